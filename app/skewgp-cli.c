@@ -1,0 +1,302 @@
+/* skewgp-cli.c — reading, checking and writing the CLI's JSON documents. */
+#include "skewgp-cli.h"
+
+#include <math.h>
+#include <stdio.h>
+
+G_DEFINE_QUARK (skewgp-cli-error-quark, skewgp_cli_error)
+
+static gboolean
+input_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+input_error (GError **error, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, msg);
+  return FALSE;
+}
+
+JsonNode *
+skewgp_read_document (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr (GError) local = NULL;
+
+  if (g_strcmp0 (path, "-") == 0)
+    {
+      g_autoptr (GString) buf = g_string_new (NULL);
+      char chunk[65536];
+      size_t got;
+      while ((got = fread (chunk, 1, sizeof chunk, stdin)) > 0)
+        g_string_append_len (buf, chunk, (gssize) got);
+      len = buf->len;
+      text = g_string_free (g_steal_pointer (&buf), FALSE);
+    }
+  else if (!g_file_get_contents (path, &text, &len, &local))
+    {
+      input_error (error, "cannot read '%s': %s", path, local->message);
+      return NULL;
+    }
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, text, (gssize) len, &local))
+    {
+      /* json-glib's message already names the line and column:
+       * "<data>:3:14: Parse error: ..." */
+      input_error (error, "malformed JSON: %s", local->message);
+      return NULL;
+    }
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      input_error (error, "the document must be a JSON object");
+      return NULL;
+    }
+  return json_node_copy (root);
+}
+
+void
+skewgp_print_json (JsonNode *node)
+{
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, node);
+  g_autofree char *text = json_generator_to_data (gen, NULL);
+  fputs (text, stdout);
+  fputc ('\n', stdout);
+  fflush (stdout);
+}
+
+static gboolean
+node_is_number (JsonNode *node)
+{
+  if (!JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  GType t = json_node_get_value_type (node);
+  return t == G_TYPE_DOUBLE || t == G_TYPE_INT64;
+}
+
+/* Looks FIELD up; FALSE with an error if it is required and absent (or null
+ * where a value is needed). *NODE is NULL for an absent optional field. */
+static gboolean
+lookup (JsonObject *obj, const char *field, gboolean required, JsonNode **node,
+        GError **error)
+{
+  *node = json_object_has_member (obj, field) ? json_object_get_member (obj, field) : NULL;
+  if (*node != NULL && JSON_NODE_HOLDS_NULL (*node) && !required)
+    *node = NULL;
+  if (*node == NULL && required)
+    return input_error (error, "field '%s' is required", field);
+  return TRUE;
+}
+
+gboolean
+skewgp_get_double (JsonObject *obj, const char *field, gboolean required,
+                   double *out, GError **error)
+{
+  JsonNode *node;
+  if (!lookup (obj, field, required, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+  if (!node_is_number (node))
+    return input_error (error, "field '%s' must be a number", field);
+  double v = json_node_get_double (node);
+  if (!isfinite (v))
+    return input_error (error, "field '%s' must be finite", field);
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+skewgp_get_int (JsonObject *obj, const char *field, gboolean required,
+                gint64 min, gint64 max, gint64 *out, GError **error)
+{
+  JsonNode *node;
+  if (!lookup (obj, field, required, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+  if (!node_is_number (node))
+    return input_error (error, "field '%s' must be an integer", field);
+  double v = json_node_get_double (node);
+  if (v != floor (v))
+    return input_error (error, "field '%s' must be an integer, got %g", field, v);
+  if (v < (double) min || v > (double) max)
+    return input_error (error, "field '%s' must be between %" G_GINT64_FORMAT
+                        " and %" G_GINT64_FORMAT ", got %.0f", field, min, max, v);
+  *out = (gint64) v;
+  return TRUE;
+}
+
+gboolean
+skewgp_get_bool (JsonObject *obj, const char *field, gboolean required,
+                 gboolean *out, GError **error)
+{
+  JsonNode *node;
+  if (!lookup (obj, field, required, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return input_error (error, "field '%s' must be true or false", field);
+  *out = json_node_get_boolean (node);
+  return TRUE;
+}
+
+gboolean
+skewgp_get_string (JsonObject *obj, const char *field, gboolean required,
+                   const char **out, GError **error)
+{
+  JsonNode *node;
+  if (!lookup (obj, field, required, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return input_error (error, "field '%s' must be a string", field);
+  *out = json_node_get_string (node);
+  return TRUE;
+}
+
+/* Reads ARRAY's numbers into DST; WHAT names it in errors. */
+static gboolean
+read_numbers (JsonArray *array, const char *what, gboolean allow_null,
+              double null_value, double *dst, GError **error)
+{
+  guint n = json_array_get_length (array);
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *el = json_array_get_element (array, i);
+      if (JSON_NODE_HOLDS_NULL (el) && allow_null)
+        dst[i] = null_value;
+      else if (!node_is_number (el))
+        return input_error (error, "%s: entry %u is not a number%s", what, i,
+                            allow_null ? " or null" : "");
+      else if (!isfinite (dst[i] = json_node_get_double (el)))
+        return input_error (error, "%s: entry %u is not finite", what, i);
+    }
+  return TRUE;
+}
+
+gboolean
+skewgp_get_vector (JsonObject *obj, const char *field, gboolean required,
+                   gsize expect_len, gboolean allow_null, double null_value,
+                   double **out, gsize *len, GError **error)
+{
+  JsonNode *node;
+  if (!lookup (obj, field, required, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return input_error (error, "field '%s' must be an array of numbers", field);
+  JsonArray *array = json_node_get_array (node);
+  gsize n = json_array_get_length (array);
+  if (n == 0)
+    return input_error (error, "field '%s' is empty", field);
+  if (expect_len != 0 && n != expect_len)
+    return input_error (error, "field '%s' has %" G_GSIZE_FORMAT " entries, expected %"
+                        G_GSIZE_FORMAT, field, n, expect_len);
+  g_autofree double *v = g_new (double, n);
+  g_autofree char *what = g_strdup_printf ("field '%s'", field);
+  if (!read_numbers (array, what, allow_null, null_value, v, error))
+    return FALSE;
+  *out = g_steal_pointer (&v);
+  if (len)
+    *len = n;
+  return TRUE;
+}
+
+gboolean
+skewgp_get_matrix (JsonObject *obj, const char *field, gboolean required,
+                   gsize expect_rows, gsize expect_cols,
+                   double **out, gsize *rows, gsize *cols, GError **error)
+{
+  JsonNode *node;
+  if (!lookup (obj, field, required, &node, error))
+    return FALSE;
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return input_error (error, "field '%s' must be an array of rows", field);
+  JsonArray *array = json_node_get_array (node);
+  gsize r = json_array_get_length (array);
+  if (r == 0)
+    return input_error (error, "field '%s' is empty", field);
+  if (expect_rows != 0 && r != expect_rows)
+    return input_error (error, "field '%s' has %" G_GSIZE_FORMAT " rows, expected %"
+                        G_GSIZE_FORMAT, field, r, expect_rows);
+  gsize c = 0;
+  g_autofree double *m = NULL;
+  for (gsize i = 0; i < r; i++)
+    {
+      JsonNode *row = json_array_get_element (array, (guint) i);
+      if (!JSON_NODE_HOLDS_ARRAY (row))
+        return input_error (error, "field '%s': row %" G_GSIZE_FORMAT " is not an array",
+                            field, i);
+      JsonArray *ra = json_node_get_array (row);
+      gsize len = json_array_get_length (ra);
+      if (i == 0)
+        {
+          c = len;
+          if (c == 0)
+            return input_error (error, "field '%s': row 0 is empty", field);
+          if (expect_cols != 0 && c != expect_cols)
+            return input_error (error, "field '%s' has %" G_GSIZE_FORMAT
+                                " columns, expected %" G_GSIZE_FORMAT, field, c, expect_cols);
+          m = g_new (double, r * c);
+        }
+      else if (len != c)
+        return input_error (error, "field '%s': row %" G_GSIZE_FORMAT " has %" G_GSIZE_FORMAT
+                            " entries, expected %" G_GSIZE_FORMAT, field, i, len, c);
+      g_autofree char *what = g_strdup_printf ("field '%s', row %" G_GSIZE_FORMAT, field, i);
+      if (!read_numbers (ra, what, FALSE, 0, m + i * c, error))
+        return FALSE;
+    }
+  *out = g_steal_pointer (&m);
+  if (rows)
+    *rows = r;
+  if (cols)
+    *cols = c;
+  return TRUE;
+}
+
+gboolean
+skewgp_check_fields (JsonObject *obj, const char *where,
+                     const char *const *known, GError **error)
+{
+  g_autoptr (GList) members = json_object_get_members (obj);
+  for (GList *l = members; l; l = l->next)
+    if (!g_strv_contains (known, l->data))
+      return input_error (error, "unknown field '%s'%s%s", (const char *) l->data,
+                          where ? " in " : "", where ? where : "");
+  return TRUE;
+}
+
+JsonNode *
+skewgp_vector_node (const double *x, gsize n)
+{
+  JsonArray *array = json_array_sized_new ((guint) n);
+  for (gsize i = 0; i < n; i++)
+    json_array_add_double_element (array, x[i]);
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (node, array);
+  return node;
+}
+
+JsonNode *
+skewgp_matrix_node (const double *a, gsize rows, gsize cols)
+{
+  JsonArray *array = json_array_sized_new ((guint) rows);
+  for (gsize i = 0; i < rows; i++)
+    json_array_add_element (array, skewgp_vector_node (a + i * cols, cols));
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (node, array);
+  return node;
+}

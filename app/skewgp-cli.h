@@ -1,0 +1,72 @@
+/* skewgp-cli.h — shared plumbing of the `skewgp` subcommands.
+ *
+ * Contract (DESIGN §5): JSON in (a file or "-" for stdin), JSON out on
+ * stdout, one line on stderr and exit status 2 for bad input, 1 for a
+ * numerical failure. Nothing is written to stdout unless the command
+ * succeeds.
+ */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+enum {
+  SKEWGP_EXIT_OK = 0,
+  SKEWGP_EXIT_NUMERIC = 1,
+  SKEWGP_EXIT_INPUT = 2,
+};
+
+#define SKEWGP_CLI_ERROR (skewgp_cli_error_quark ())
+GQuark skewgp_cli_error_quark (void);
+typedef enum {
+  SKEWGP_CLI_ERROR_INPUT,    /* bad input: exit 2 */
+  SKEWGP_CLI_ERROR_NUMERIC,  /* numerical failure: exit 1 */
+} SkewgpCliError;
+
+typedef struct {
+  const char *name;
+  const char *summary;
+  const char *help;            /* full help: every field documented */
+  /* Runs the command on a parsed document; prints the result to stdout on
+   * success. Returns FALSE with ERROR set on failure. */
+  gboolean (*run) (JsonObject *input, GError **error);
+} SkewgpCommand;
+
+/* Reads and parses FILE ("-" = stdin); the root must be an object. Parse
+ * errors name the line and column. */
+JsonNode *skewgp_read_document (const char *path, GError **error);
+/* Pretty-prints NODE to stdout followed by a newline. */
+void skewgp_print_json (JsonNode *node);
+
+/* Field readers. Each one names the field in its error message:
+ * "field 'cov': row 2 has 3 entries, expected 4". Absent optional fields
+ * leave the output untouched and return TRUE. */
+gboolean skewgp_get_double (JsonObject *obj, const char *field, gboolean required,
+                            double *out, GError **error);
+gboolean skewgp_get_int (JsonObject *obj, const char *field, gboolean required,
+                         gint64 min, gint64 max, gint64 *out, GError **error);
+gboolean skewgp_get_bool (JsonObject *obj, const char *field, gboolean required,
+                          gboolean *out, GError **error);
+gboolean skewgp_get_string (JsonObject *obj, const char *field, gboolean required,
+                            const char **out, GError **error);
+/* A vector of finite numbers; null entries become NULL_VALUE when ALLOW_NULL
+ * (used for infinite bounds), otherwise they are an error. EXPECT_LEN = 0
+ * accepts any non-zero length. *OUT is g_free-able; *LEN receives the size. */
+gboolean skewgp_get_vector (JsonObject *obj, const char *field, gboolean required,
+                            gsize expect_len, gboolean allow_null, double null_value,
+                            double **out, gsize *len, GError **error);
+/* A matrix (array of equal-length rows of finite numbers), row-major. */
+gboolean skewgp_get_matrix (JsonObject *obj, const char *field, gboolean required,
+                            gsize expect_rows, gsize expect_cols,
+                            double **out, gsize *rows, gsize *cols, GError **error);
+/* Rejects unknown fields so that typos are not silently ignored. */
+gboolean skewgp_check_fields (JsonObject *obj, const char *where,
+                              const char *const *known, GError **error);
+
+/* JSON builders for results. */
+JsonNode *skewgp_vector_node (const double *x, gsize n);
+JsonNode *skewgp_matrix_node (const double *a, gsize rows, gsize cols);
+
+G_END_DECLS

@@ -1,0 +1,7 @@
+/* skewgp-commands.h — the subcommands of `skewgp`, one file each. */
+#pragma once
+
+#include "skewgp-cli.h"
+
+extern const SkewgpCommand skewgp_command_mvn_cdf;      /* skewgp-mvn-cdf.c */
+extern const SkewgpCommand skewgp_command_tmvn_sample;  /* skewgp-tmvn-sample.c */

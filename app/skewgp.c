@@ -1,0 +1,71 @@
+/* skewgp.c — the headless SkewBench command line (DESIGN §5). */
+#include "skewgp-cli.h"
+#include "skewgp-commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const SkewgpCommand *const commands[] = {
+  &skewgp_command_mvn_cdf,
+  &skewgp_command_tmvn_sample,
+};
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: skewgp COMMAND FILE|-\n"
+           "       skewgp COMMAND --help\n\n"
+           "Reads one JSON document from FILE (or standard input for '-'),\n"
+           "writes one JSON document to standard output.\n"
+           "Exit status: 0 success, 1 numerical failure, 2 bad input.\n\n"
+           "Commands:\n");
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
+}
+
+static const SkewgpCommand *
+find_command (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (commands[i]->name, name) == 0)
+      return commands[i];
+  return NULL;
+}
+
+int
+main (int argc, char *argv[])
+{
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
+    {
+      print_usage (argc < 2 ? stderr : stdout);
+      return argc < 2 ? SKEWGP_EXIT_INPUT : SKEWGP_EXIT_OK;
+    }
+
+  const SkewgpCommand *cmd = find_command (argv[1]);
+  if (cmd == NULL)
+    {
+      fprintf (stderr, "skewgp: unknown command '%s' (see skewgp --help)\n", argv[1]);
+      return SKEWGP_EXIT_INPUT;
+    }
+  if (argc >= 3 && (strcmp (argv[2], "--help") == 0 || strcmp (argv[2], "-h") == 0))
+    {
+      fputs (cmd->help, stdout);
+      return SKEWGP_EXIT_OK;
+    }
+  if (argc != 3)
+    {
+      fprintf (stderr, "skewgp %s: expected exactly one argument, FILE or '-'\n", cmd->name);
+      return SKEWGP_EXIT_INPUT;
+    }
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) doc = skewgp_read_document (argv[2], &error);
+  if (doc == NULL || !cmd->run (json_node_get_object (doc), &error))
+    {
+      fprintf (stderr, "skewgp %s: %s\n", cmd->name, error->message);
+      return g_error_matches (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC)
+               ? SKEWGP_EXIT_NUMERIC : SKEWGP_EXIT_INPUT;
+    }
+  return SKEWGP_EXIT_OK;
+}

@@ -1,0 +1,194 @@
+/* sg-linalg.c — Cholesky with a jitter ladder and BLAS wrappers.
+ *
+ * The jitter ladder follows common GP practice (e.g. GPy's jitchol): kernel
+ * matrices are PSD in exact arithmetic but often numerically singular, so a
+ * small multiple of the mean diagonal is added, growing tenfold per try.
+ */
+#include "sg-linalg.h"
+#include "sg-common.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+sg_all_finite (const double *x, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite (x[i]))
+      return 0;
+  return 1;
+}
+
+static int
+try_cholesky (const double *A, size_t n, double add, double *work)
+{
+  memcpy (work, A, n * n * sizeof *work);
+  for (size_t i = 0; i < n; i++)
+    work[i * n + i] += add;
+  lapack_int info = LAPACKE_dpotrf (LAPACK_ROW_MAJOR, 'L', (lapack_int) n,
+                                    work, (lapack_int) n);
+  return info == 0;
+}
+
+int
+sg_cholesky (const double *A, size_t n, double max_rel_jitter,
+             double *L, double *jitter_used)
+{
+  if (n == 0)
+    return SG_OK;
+  if (A == NULL || L == NULL || !sg_all_finite (A, n * n))
+    return SG_EINVAL;
+  if (max_rel_jitter <= 0)
+    max_rel_jitter = 1e-6;
+
+  double mean_diag = 0;
+  for (size_t i = 0; i < n; i++)
+    mean_diag += A[i * n + i];
+  mean_diag /= (double) n;
+  if (!(mean_diag > 0))
+    return SG_ENOTPD;
+
+  double *work = malloc (n * n * sizeof *work);
+  if (work == NULL)
+    return SG_ENOMEM;
+
+  double jitter = 0;
+  int ok = try_cholesky (A, n, 0, work);
+  while (!ok)
+    {
+      jitter = jitter == 0 ? 1e-12 : jitter * 10;
+      if (jitter > max_rel_jitter * (1 + 1e-9))
+        {
+          free (work);
+          return SG_ENOTPD;
+        }
+      ok = try_cholesky (A, n, jitter * mean_diag, work);
+    }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      work[i * n + j] = 0;
+  memcpy (L, work, n * n * sizeof *L);
+  free (work);
+  if (jitter_used)
+    *jitter_used = jitter;
+  return SG_OK;
+}
+
+void
+sg_trsm_lower (const double *L, size_t n, double *B, size_t nrhs)
+{
+  if (n == 0 || nrhs == 0)
+    return;
+  cblas_dtrsm (CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans,
+               CblasNonUnit, (int) n, (int) nrhs, 1.0, L, (int) n, B,
+               (int) nrhs);
+}
+
+void
+sg_trsm_lower_trans (const double *L, size_t n, double *B, size_t nrhs)
+{
+  if (n == 0 || nrhs == 0)
+    return;
+  cblas_dtrsm (CblasRowMajor, CblasLeft, CblasLower, CblasTrans,
+               CblasNonUnit, (int) n, (int) nrhs, 1.0, L, (int) n, B,
+               (int) nrhs);
+}
+
+void
+sg_cholesky_solve (const double *L, size_t n, double *B, size_t nrhs)
+{
+  sg_trsm_lower (L, n, B, nrhs);
+  sg_trsm_lower_trans (L, n, B, nrhs);
+}
+
+double
+sg_cholesky_logdet (const double *L, size_t n)
+{
+  double s = 0;
+  for (size_t i = 0; i < n; i++)
+    s += log (L[i * n + i]);
+  return 2 * s;
+}
+
+int
+sg_cholesky_inverse (const double *L, size_t n, double *Ainv)
+{
+  if (n == 0)
+    return SG_OK;
+  double *work = malloc (n * n * sizeof *work);
+  if (work == NULL)
+    return SG_ENOMEM;
+  memcpy (work, L, n * n * sizeof *work);
+  lapack_int info = LAPACKE_dpotri (LAPACK_ROW_MAJOR, 'L', (lapack_int) n,
+                                    work, (lapack_int) n);
+  if (info != 0)
+    {
+      free (work);
+      return SG_ENUMERIC;
+    }
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      work[i * n + j] = work[j * n + i];
+  memcpy (Ainv, work, n * n * sizeof *work);
+  free (work);
+  return SG_OK;
+}
+
+void
+sg_gemm (int trans_a, int trans_b, size_t m, size_t n, size_t k,
+         double alpha, const double *A, const double *B,
+         double beta, double *C)
+{
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0)
+    {
+      for (size_t i = 0; i < m * n; i++)
+        C[i] = beta == 0 ? 0 : beta * C[i];
+      return;
+    }
+  cblas_dgemm (CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+               trans_b ? CblasTrans : CblasNoTrans, (int) m, (int) n, (int) k,
+               alpha, A, trans_a ? (int) m : (int) k, B,
+               trans_b ? (int) k : (int) n, beta, C, (int) n);
+}
+
+void
+sg_gemv (int trans, size_t m, size_t n, double alpha, const double *A,
+         const double *x, double beta, double *y)
+{
+  size_t out = trans ? n : m;
+  if (out == 0)
+    return;
+  if (m == 0 || n == 0)
+    {
+      for (size_t i = 0; i < out; i++)
+        y[i] = beta == 0 ? 0 : beta * y[i];
+      return;
+    }
+  cblas_dgemv (CblasRowMajor, trans ? CblasTrans : CblasNoTrans, (int) m,
+               (int) n, alpha, A, (int) n, x, 1, beta, y, 1);
+}
+
+void
+sg_trmv_lower (const double *L, size_t n, double *x)
+{
+  if (n == 0)
+    return;
+  cblas_dtrmv (CblasRowMajor, CblasLower, CblasNoTrans, CblasNonUnit,
+               (int) n, L, (int) n, x, 1);
+}
+
+void
+sg_symmetrize (double *A, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      {
+        double v = 0.5 * (A[i * n + j] + A[j * n + i]);
+        A[i * n + j] = A[j * n + i] = v;
+      }
+}

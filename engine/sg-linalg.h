@@ -1,0 +1,45 @@
+/* sg-linalg.h — dense linear algebra on row-major, contiguous matrices.
+ *
+ * Thin wrappers over CBLAS/LAPACKE (OpenBLAS); matrix products go to BLAS,
+ * never to hand-written loops. An n x m matrix A is stored as A[i*m + j].
+ */
+#pragma once
+
+#include <stddef.h>
+
+/* Lower Cholesky factor L of the symmetric n x n matrix A (A = L L^T),
+ * written to L (may alias A only if the call succeeds: on failure L is left
+ * untouched, so pass a separate buffer to keep A). Tries no jitter first,
+ * then adds jitter * mean(diag A) to the diagonal with jitter = 1e-12, 1e-11,
+ * ..., up to MAX_REL_JITTER (<= 0 means the default 1e-6). The jitter used
+ * (relative) is stored in *JITTER_USED when non-NULL. The strict upper
+ * triangle of L is set to zero.
+ * Returns SG_OK, SG_EINVAL (NaN/inf, n = 0 with non-NULL...) or SG_ENOTPD. */
+int sg_cholesky (const double *A, size_t n, double max_rel_jitter,
+                 double *L, double *jitter_used);
+
+/* Solve L X = B (lower) or L^T X = B in place; B is n x nrhs. */
+void sg_trsm_lower (const double *L, size_t n, double *B, size_t nrhs);
+void sg_trsm_lower_trans (const double *L, size_t n, double *B, size_t nrhs);
+/* Solve (L L^T) X = B in place; B is n x nrhs. */
+void sg_cholesky_solve (const double *L, size_t n, double *B, size_t nrhs);
+/* log det(L L^T) = 2 sum log L_ii. */
+double sg_cholesky_logdet (const double *L, size_t n);
+/* Inverse of L L^T (full symmetric), from its Cholesky factor, into Ainv. */
+int sg_cholesky_inverse (const double *L, size_t n, double *Ainv);
+
+/* C = alpha op(A) op(B) + beta C, with op = transpose when trans_* != 0.
+ * op(A) is m x k, op(B) is k x n, C is m x n. */
+void sg_gemm (int trans_a, int trans_b, size_t m, size_t n, size_t k,
+              double alpha, const double *A, const double *B,
+              double beta, double *C);
+/* y = alpha op(A) x + beta y; A is m x n. */
+void sg_gemv (int trans, size_t m, size_t n, double alpha, const double *A,
+              const double *x, double beta, double *y);
+/* y = L x in place (L lower triangular n x n). */
+void sg_trmv_lower (const double *L, size_t n, double *x);
+
+/* Symmetrise A in place: A = (A + A^T) / 2. */
+void sg_symmetrize (double *A, size_t n);
+/* 1 if every entry is finite. */
+int sg_all_finite (const double *x, size_t n);
