@@ -174,6 +174,42 @@ sg_gemv (int trans, size_t m, size_t n, double alpha, const double *A,
 }
 
 void
+sg_gemm_ld (int trans_a, int trans_b, size_t m, size_t n, size_t k,
+            double alpha, const double *A, size_t lda, const double *B,
+            size_t ldb, double beta, double *C, size_t ldc)
+{
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0)
+    {
+      for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++)
+          C[i * ldc + j] = beta == 0 ? 0 : beta * C[i * ldc + j];
+      return;
+    }
+  cblas_dgemm (CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+               trans_b ? CblasTrans : CblasNoTrans, (int) m, (int) n, (int) k,
+               alpha, A, (int) lda, B, (int) ldb, beta, C, (int) ldc);
+}
+
+void
+sg_gemv_ld (int trans, size_t m, size_t n, double alpha, const double *A,
+            size_t lda, const double *x, double beta, double *y)
+{
+  size_t out = trans ? n : m;
+  if (out == 0)
+    return;
+  if (m == 0 || n == 0)
+    {
+      for (size_t i = 0; i < out; i++)
+        y[i] = beta == 0 ? 0 : beta * y[i];
+      return;
+    }
+  cblas_dgemv (CblasRowMajor, trans ? CblasTrans : CblasNoTrans, (int) m,
+               (int) n, alpha, A, (int) lda, x, 1, beta, y, 1);
+}
+
+void
 sg_trmv_lower (const double *L, size_t n, double *x)
 {
   if (n == 0)

@@ -36,6 +36,13 @@ void sg_gemm (int trans_a, int trans_b, size_t m, size_t n, size_t k,
 /* y = alpha op(A) x + beta y; A is m x n. */
 void sg_gemv (int trans, size_t m, size_t n, double alpha, const double *A,
               const double *x, double beta, double *y);
+/* As sg_gemm / sg_gemv on submatrices of row-major arrays: LDA, LDB, LDC
+ * are the row strides (leading dimensions) of A, B and C as stored. */
+void sg_gemm_ld (int trans_a, int trans_b, size_t m, size_t n, size_t k,
+                 double alpha, const double *A, size_t lda, const double *B,
+                 size_t ldb, double beta, double *C, size_t ldc);
+void sg_gemv_ld (int trans, size_t m, size_t n, double alpha, const double *A,
+                 size_t lda, const double *x, double beta, double *y);
 /* y = L x in place (L lower triangular n x n). */
 void sg_trmv_lower (const double *L, size_t n, double *x);
 
