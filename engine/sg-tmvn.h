@@ -9,6 +9,18 @@
  * closed form as a union of arcs and theta is drawn uniformly from them, so
  * no proposal is ever rejected. The orthant t > 0 that SkewGP needs is
  * lower = 0, upper = +inf.
+ *
+ * COV only has to be positive semi-definite: it is factorised by a pivoted
+ * Cholesky decomposition with rank detection, so the chain moves in the
+ * r-dimensional subspace cov spans (r = rank). A coordinate of zero
+ * variance is fixed at its mean, which must then lie in [lower, upper].
+ *
+ * Mixing. Successive lin-ess states are correlated; on SkewGP preference
+ * posteriors the integrated autocorrelation time (IAT) is tens to hundreds
+ * of steps. Two remedies, combinable: THIN > 1 keeps every thin-th state
+ * (THIN = 0 chooses it from the IAT measured on a pilot run), and
+ * N_CHAINS > 1 runs independent chains, each with its own burn-in, on
+ * threads. See sg-mcmc.h for the IAT / effective-sample-size estimator.
  */
 #pragma once
 
@@ -17,25 +29,63 @@
 #include <gsl/gsl_rng.h>
 
 typedef struct {
-  size_t burn_in;   /* steps discarded at the start (default 100)        */
-  size_t thin;      /* keep every thin-th state (default 1)              */
+  size_t burn_in;      /* steps discarded at the start of each chain
+                          (default 100)                                    */
+  size_t thin;         /* keep every thin-th state (default 1); 0 = choose
+                          it automatically: after burn-in a pilot run of
+                          PILOT steps per chain measures the largest IAT
+                          over the coordinates, and thin = ceil(IAT), so
+                          the kept states are nearly independent           */
+  size_t pilot;        /* pilot length per chain for thin = 0 (default
+                          2000; the IAT estimate needs ~50 IAT of data)    */
+  size_t max_thin;     /* cap on the automatic thin (default 1000)         */
+  size_t n_chains;     /* independent chains (default 1)                   */
+  size_t n_threads;    /* threads to run them on; 0 = one per chain up to
+                          the number of online processors (default 0)      */
 } sg_tmvn_options;
 
 typedef struct sg_tmvn sg_tmvn;
 
+/* What the sampler did so far (for reports and tests). */
+typedef struct {
+  size_t rank;         /* rank of COV found by the pivoted factorisation   */
+  size_t thin;         /* thinning in use (the automatic choice if any)    */
+  double pilot_iat;    /* largest IAT over coordinates measured on the
+                          pilot run, in steps; 0 if no pilot was run       */
+  size_t steps;        /* lin-ess transitions made, all chains, burn-in
+                          and pilot included                               */
+  size_t multi_arc;    /* transitions whose feasible set on the ellipse
+                          was two or more disjoint arcs                    */
+  size_t stuck;        /* transitions that kept the current state because
+                          round-off left no usable arc (should stay 0)     */
+} sg_tmvn_info;
+
 void sg_tmvn_options_default (sg_tmvn_options *opt);
 
-/* Sets up the sampler: factorises COV (jitter ladder), finds a feasible
- * start. LOWER/UPPER may be NULL (unbounded) and hold +-INFINITY entries.
- * Returns SG_OK, SG_EINVAL, SG_ENOTPD, SG_EINFEASIBLE (empty box), SG_ENOMEM;
- * *OUT is set only on success. */
+/* Sets up the sampler: factorises COV (pivoted Cholesky; COV must be
+ * symmetric positive semi-definite up to round-off), finds a feasible start
+ * for every chain. LOWER/UPPER may be NULL (unbounded) and hold +-INFINITY
+ * entries. OPT may be NULL for the defaults.
+ * Returns SG_OK, SG_EINVAL (NaN or infinite mean/cov, COV not symmetric to
+ * 1e-8 max(diag), lower > upper, n_chains = 0), SG_ENOTPD (COV is not
+ * positive semi-definite), SG_EINFEASIBLE (no feasible start: the box has
+ * probability zero, e.g. lower = upper for a coordinate that varies, or a
+ * zero-variance coordinate whose mean lies outside [lower, upper]),
+ * SG_ENOMEM; *OUT is set only on success. */
 int sg_tmvn_new (size_t d, const double *mean, const double *cov,
                  const double *lower, const double *upper,
                  const sg_tmvn_options *opt, sg_tmvn **out);
 void sg_tmvn_free (sg_tmvn *s);
 
-/* Draws N states (after burn-in on the first call, thinning always) into
- * OUT (n x d, row-major). Continues the chain on later calls. PROGRESS may
- * be NULL; on SG_ECANCELLED OUT is left in an unspecified state. */
+/* Draws N states (after burn-in and, for thin = 0, the pilot run on the
+ * first call; thinning always) into OUT (n x d, row-major). Continues the
+ * chains on later calls. With several chains, chain c fills the contiguous
+ * rows [c n / n_chains, (c + 1) n / n_chains); each chain gets its own
+ * random stream seeded from RNG, so the result depends only on RNG's state,
+ * never on thread timing. With one chain RNG is used directly.
+ * PROGRESS may be NULL; it is called from the calling thread only. On
+ * SG_ECANCELLED OUT is left in an unspecified state. */
 int sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n, double *out,
                     const sg_progress *progress);
+
+void sg_tmvn_get_info (const sg_tmvn *s, sg_tmvn_info *info);
