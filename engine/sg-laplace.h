@@ -1,0 +1,61 @@
+/* sg-laplace.h — Laplace approximation for GP models with probit (or
+ * logistic) factors mixed with numeric observations.
+ *
+ * Paper 002 (binary GPC; its eq. 286 should read (K^{-1} - W)^{-1} with W
+ * the negative Hessian convention of eq. 283, and its eq. 295 plug-in
+ * sigma(E f*) is not the predictive probability: sg_gauss_post_summaries
+ * averages the link over the Gaussian, R&W eq. 3.25), implemented as
+ * Rasmussen & Williams (2006) algorithms 3.1 (mode, evidence 3.32), 3.2
+ * (prediction) and 5.1 (evidence gradient) in the row space of
+ * sg-gaussian-post.h: the Newton iteration runs on u = t - E[t] with
+ * prior N(0, Kt), Kt = A K A^T, and B = I + D^{1/2} Kt D^{1/2}, where D
+ * is the negative second derivative of the row log-likelihoods. For
+ * binary data A is a signed selection and this is R&W verbatim; for
+ * preferences Kt = W K W^T couples the two duel inputs of each row.
+ * Each Newton step is damped by step halving when the objective
+ * Psi = log p(y|u) - u^T Kt^{-1} u / 2 would decrease (as GPML's infLaplace).
+ */
+#pragma once
+
+#include "sg-gaussian-post.h"
+
+typedef struct {
+  int max_iter;        /* Newton iterations; <= 0 means 100 */
+  double tol;          /* converged when max_k |du_k| <= tol (1 + max |u|);
+                          <= 0 means 1e-10 */
+  const sg_progress *progress;   /* may be NULL; checked every iteration */
+} sg_laplace_options;
+
+/* Warm start for repeated fits (hyperparameter search, one more answer):
+ * the mode as alpha = Kt^{-1} u, rows in the order of the lowering.
+ * Initialise with `sg_laplace_warm w = { 0 };`, free with
+ * sg_laplace_warm_clear. A warm start from a data set with fewer or more
+ * rows reuses the rows they share (observations are appended / undone at
+ * the end); it is used only if its objective beats the cold start u = 0. */
+typedef struct {
+  size_t m_probit, m_numeric;
+  double *alpha;
+} sg_laplace_warm;
+
+void sg_laplace_warm_clear (sg_laplace_warm *warm);
+
+/* Finds the mode and fills POST (initialised by the call; free with
+ * sg_gauss_post_clear), including post->log_evidence (R&W eq. 3.32).
+ * OPT and WARM may be NULL; WARM is updated on success.
+ * SG_EINVAL for a malformed model or data (kernel dimension != data
+ * dimension, bad noise), SG_ENUMERIC when Newton does not converge within
+ * opt->max_iter, SG_ECANCELLED, SG_ENOMEM. */
+int sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
+                          const sg_laplace_options *opt,
+                          sg_laplace_warm *warm, sg_gauss_post *post);
+
+/* The Laplace approximation of log p(data | kernel) and, when GRAD is not
+ * NULL, its gradient with respect to the kernel's log-hyperparameters
+ * theta = (log variance, log l_1, ..., log l_d) (sg_kernel_n_params
+ * entries; R&W alg. 5.1 including the implicit dependence of the mode).
+ * Errors as sg_laplace_posterior; outputs untouched on failure. */
+int sg_laplace_log_evidence (const sg_approx_model *model,
+                             const sg_data *data,
+                             const sg_laplace_options *opt,
+                             sg_laplace_warm *warm, double *log_evidence,
+                             double *grad);
