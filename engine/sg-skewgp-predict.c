@@ -1,0 +1,592 @@
+/* sg-skewgp-predict.c — samples of t once, then anything at any points.
+ *
+ * Per point x (sg-skewgp.c for notation): w(x) = Lh^{-1} P k(Z, x), and for
+ * the stored samples e_j = Lh^{-1} (h_j - mu_h),
+ *     f_j(x) = xi + w(x)^T e_j + r0,  r0 ~ N(0, v(x)),  v = k(x,x) - |w|^2,
+ * with r0 independent of t (001 eq. 8). A batch of points costs one GEMM
+ * W_Q^T E. Summaries integrate r0 exactly where that is cheap
+ * (Rao-Blackwellisation) and otherwise use one stored vector of N standard
+ * normal variates eps_j, the same for every point: each point's marginal
+ * sample is exact, and maps of quantiles are smooth across points.
+ */
+#include "sg-skewgp.h"
+#include "sg-linalg.h"
+#include "sg-normal.h"
+#include "sg-rng.h"
+#include "sg-skewgp-private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+sg_skewgp_sample_options_default (sg_skewgp_sample_options *opt)
+{
+  sg_tmvn_options_default (&opt->tmvn);
+  opt->tmvn.thin = SG_SKEWGP_DEFAULT_THIN;
+}
+
+void
+sg_skewgp_samples_free (sg_skewgp_samples *samples)
+{
+  if (samples == NULL)
+    return;
+  free (samples->T);
+  free (samples->E);
+  free (samples->eps);
+  free (samples);
+}
+
+size_t
+sg_skewgp_samples_count (const sg_skewgp_samples *samples)
+{
+  return samples->N;
+}
+
+const double *
+sg_skewgp_samples_t (const sg_skewgp_samples *samples)
+{
+  return samples->T;
+}
+
+/* E = Lh^{-1} (h_j - mu_h) for every sample, h_j = [y; t_j]. */
+static void
+whiten_samples (const sg_skewgp_posterior *p, sg_skewgp_samples *s)
+{
+  size_t N = s->N, mr = p->mr;
+  for (size_t k = 0; k < mr; k++)
+    for (size_t j = 0; j < N; j++)
+      s->E[k * N + j] = p->y[k] - p->mu_h[k];
+  for (size_t a = 0; a < p->m; a++)
+    for (size_t j = 0; j < N; j++)
+      s->E[(mr + a) * N + j] = s->T[j * p->m + a] - p->mu_h[mr + a];
+  sg_trsm_lower (p->Lh, p->mh, s->E, N);
+}
+
+int
+sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
+                  const sg_skewgp_sample_options *opt, gsl_rng *rng,
+                  const sg_progress *progress, sg_skewgp_samples **out)
+{
+  if (post == NULL || rng == NULL || out == NULL || n_samples < 2)
+    return SG_EINVAL;
+  sg_skewgp_sample_options defaults;
+  if (opt == NULL)
+    {
+      sg_skewgp_sample_options_default (&defaults);
+      opt = &defaults;
+    }
+  size_t N = n_samples, m = post->m;
+  sg_skewgp_samples *s = calloc (1, sizeof *s);
+  if (s == NULL)
+    return SG_ENOMEM;
+  s->N = N;
+  s->m = m;
+  s->mh = post->mh;
+  s->T = malloc ((N * m + 1) * sizeof *s->T);
+  s->E = malloc ((post->mh * N + 1) * sizeof *s->E);
+  s->eps = malloc (N * sizeof *s->eps);
+  double *lower = calloc (m + 1, sizeof *lower);
+  int status = (s->T && s->E && s->eps && lower) ? SG_OK : SG_ENOMEM;
+  if (status == SG_OK && m > 0)
+    {
+      sg_tmvn *chain = NULL;
+      status = sg_tmvn_new (m, post->mu_t, post->S_tt, lower, NULL,
+                            &opt->tmvn, &chain);
+      if (status == SG_OK)
+        status = sg_tmvn_sample (chain, rng, N, s->T, progress);
+      sg_tmvn_free (chain);
+    }
+  free (lower);
+  if (status != SG_OK)
+    {
+      sg_skewgp_samples_free (s);
+      return status;
+    }
+  for (size_t j = 0; j < N; j++)
+    s->eps[j] = sg_rng_gaussian (rng);
+  whiten_samples (post, s);
+  *out = s;
+  return SG_OK;
+}
+
+/* ---- Order statistics ---------------------------------------------------- */
+
+static inline void
+swap_d (double *a, double *b)
+{
+  double t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* Quickselect (Hoare partition, median of three): afterwards a[k] is the
+ * k-th smallest, nothing before it is larger, nothing after it smaller. */
+static void
+select_kth (double *a, long n, long k)
+{
+  long lo = 0, hi = n - 1;
+  while (hi > lo)
+    {
+      if (hi - lo < 16)
+        {
+          for (long i = lo + 1; i <= hi; i++)
+            for (long j = i; j > lo && a[j] < a[j - 1]; j--)
+              swap_d (&a[j], &a[j - 1]);
+          return;
+        }
+      long mid = lo + (hi - lo) / 2;
+      if (a[mid] < a[lo]) swap_d (&a[mid], &a[lo]);
+      if (a[hi] < a[lo]) swap_d (&a[hi], &a[lo]);
+      if (a[hi] < a[mid]) swap_d (&a[hi], &a[mid]);
+      double pivot = a[mid];
+      long i = lo, j = hi;
+      while (i <= j)
+        {
+          while (a[i] < pivot) i++;
+          while (a[j] > pivot) j--;
+          if (i <= j)
+            {
+              swap_d (&a[i], &a[j]);
+              i++;
+              j--;
+            }
+        }
+      if (k <= j)
+        hi = j;
+      else if (k >= i)
+        lo = i;
+      else
+        return;
+    }
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* A partially ordered sample: a[0..n_low) and a[hi_start..n) sorted and in
+ * their final places, the middle unordered. */
+typedef struct {
+  double *a;
+  long n, n_low, hi_start;
+} ordered_sample;
+
+/* Prepares the two sorted tails an HPD interval holding K points needs:
+ * the N - K + 1 smallest and the N - K + 1 largest values. */
+static void
+order_tails (ordered_sample *o, double *a, long n, long K)
+{
+  o->a = a;
+  o->n = n;
+  long n_low = n - K + 1;
+  if (n < 64 || n_low >= K - 1)
+    {
+      qsort (a, (size_t) n, sizeof *a, cmp_double);
+      o->n_low = o->hi_start = n;
+      return;
+    }
+  select_kth (a, n, n_low - 1);
+  qsort (a, (size_t) n_low, sizeof *a, cmp_double);
+  select_kth (a + n_low, n - n_low, (K - 1) - n_low);
+  qsort (a + K - 1, (size_t) (n - K + 1), sizeof *a, cmp_double);
+  o->n_low = n_low;
+  o->hi_start = K - 1;
+}
+
+static double
+order_stat (ordered_sample *o, long k)
+{
+  if (k < o->n_low || k >= o->hi_start)
+    return o->a[k];
+  select_kth (o->a + o->n_low, o->hi_start - o->n_low, k - o->n_low);
+  return o->a[k];
+}
+
+/* Type-7 sample quantile (linear interpolation between order statistics). */
+static double
+quantile (ordered_sample *o, double p)
+{
+  double h = p * (double) (o->n - 1);
+  long k = (long) floor (h);
+  if (k >= o->n - 1)
+    return order_stat (o, o->n - 1);
+  double lo = order_stat (o, k);
+  double next;
+  if (k + 1 < o->n_low || k + 1 >= o->hi_start)
+    next = o->a[k + 1];
+  else
+    {
+      /* after selecting k, the (k+1)-th is the minimum of what follows it
+       * in the unordered middle */
+      next = INFINITY;
+      for (long i = k + 1; i < o->hi_start; i++)
+        if (o->a[i] < next)
+          next = o->a[i];
+    }
+  return lo + (h - (double) k) * (next - lo);
+}
+
+/* The shortest interval [a_i, a_{i+K-1}] (Chen & Shao 1999 estimator of the
+ * HPD interval from a sample). */
+static void
+hpd_interval (const ordered_sample *o, long K, double *lo, double *hi)
+{
+  long best = 0;
+  double width = INFINITY;
+  for (long i = 0; i + K - 1 < o->n; i++)
+    {
+      double w = o->a[i + K - 1] - o->a[i];
+      if (w < width)
+        {
+          width = w;
+          best = i;
+        }
+    }
+  *lo = o->a[best];
+  *hi = o->a[best + K - 1];
+}
+
+/* ---- Summaries ------------------------------------------------------------ */
+
+void
+sg_summary_options_default (sg_summary_options *opt)
+{
+  opt->fields = SG_SUMMARY_ALL;
+  opt->level = 0.95;
+  opt->reference = NULL;
+  opt->batch = 256;
+}
+
+typedef struct {
+  const sg_summary_options *opt;
+  double xi;
+  size_t N;
+  const double *eps;
+  const double *Fr;   /* reference linear part (N) or NULL */
+  double vr;
+  double *buf;        /* N scratch */
+} summary_ctx;
+
+static void
+summarize_point (const summary_ctx *c, const double *F, double v,
+                 double cov_ref, sg_point_summary *out)
+{
+  size_t N = c->N;
+  unsigned fields = c->opt->fields;
+  double nan = NAN;
+  *out = (sg_point_summary) { nan, nan, nan, nan, nan, nan, nan, nan, nan, nan };
+
+  double mu = 0;
+  for (size_t j = 0; j < N; j++)
+    mu += F[j];
+  mu /= (double) N;
+  if (fields & SG_SUMMARY_MOMENTS)
+    {
+      double c2 = 0, c3 = 0;
+      for (size_t j = 0; j < N; j++)
+        {
+          double d = F[j] - mu;
+          c2 += d * d;
+          c3 += d * d * d;
+        }
+      c2 /= (double) N;
+      c3 /= (double) N;
+      double var = c2 + v;  /* the remainder adds variance, no skewness */
+      out->mean = c->xi + mu;
+      out->sd = sqrt (var);
+      out->skewness = var > 0 ? c3 / (var * sqrt (var)) : 0;
+    }
+  if (fields & SG_SUMMARY_CLASS_PROB)
+    {
+      /* E[Phi(f)] with f = m_j + r0: E_r0[Phi(m_j + r0)] = Phi(m_j / sqrt(1+v)) */
+      double scale = 1 / sqrt (1 + v), acc = 0;
+      for (size_t j = 0; j < N; j++)
+        acc += sg_norm_cdf ((c->xi + F[j]) * scale);
+      out->class_probability = acc / (double) N;
+    }
+  if ((fields & SG_SUMMARY_PROB_BETTER) && c->Fr != NULL)
+    {
+      double vd = v + c->vr - 2 * cov_ref, acc = 0;
+      if (vd > 1e-14 * (v + c->vr) && vd > 0)
+        {
+          double scale = 1 / sqrt (vd);
+          for (size_t j = 0; j < N; j++)
+            acc += sg_norm_cdf ((F[j] - c->Fr[j]) * scale);
+        }
+      else
+        for (size_t j = 0; j < N; j++)
+          {
+            double d = F[j] - c->Fr[j];
+            acc += d > 0 ? 1 : d == 0 ? 0.5 : 0;
+          }
+      out->prob_better = acc / (double) N;
+    }
+  if (fields & (SG_SUMMARY_QUANTILES | SG_SUMMARY_HPD))
+    {
+      double sd = sqrt (v);
+      for (size_t j = 0; j < N; j++)
+        c->buf[j] = c->xi + F[j] + sd * c->eps[j];
+      double level = c->opt->level;
+      long K = (long) ceil (level * (double) N - 1e-9);
+      if (K < 2)
+        K = 2;
+      if (K > (long) N)
+        K = (long) N;
+      ordered_sample o;
+      order_tails (&o, c->buf, (long) N, K);
+      if (fields & SG_SUMMARY_HPD)
+        hpd_interval (&o, K, &out->hpd_lower, &out->hpd_upper);
+      if (fields & SG_SUMMARY_QUANTILES)
+        {
+          double tail = 0.5 * (1 - level);
+          out->lower = quantile (&o, tail);
+          out->upper = quantile (&o, 1 - tail);
+          out->median = quantile (&o, 0.5);
+        }
+    }
+}
+
+int
+sg_skewgp_summarize (const sg_skewgp_posterior *post,
+                     const sg_skewgp_samples *samples,
+                     const double *XS, size_t b,
+                     const sg_summary_options *opt,
+                     const sg_progress *progress,
+                     sg_point_summary *out)
+{
+  if (post == NULL || samples == NULL || samples->mh != post->mh
+      || (b > 0 && (XS == NULL || out == NULL)))
+    return SG_EINVAL;
+  sg_summary_options defaults;
+  if (opt == NULL)
+    {
+      sg_summary_options_default (&defaults);
+      opt = &defaults;
+    }
+  if (!(opt->level > 0 && opt->level < 1) || opt->batch == 0)
+    return SG_EINVAL;
+  size_t N = samples->N, mh = post->mh, nz = post->nz, dim = post->dim;
+  size_t bs = opt->batch < b ? opt->batch : (b ? b : 1);
+  int want_ref = opt->reference != NULL && (opt->fields & SG_SUMMARY_PROB_BETTER);
+
+  double *WQ = malloc ((mh * bs + 1) * sizeof *WQ);
+  double *V = malloc (bs * sizeof *V);
+  double *scratch = malloc ((bs * nz + 1) * sizeof *scratch);
+  double *F = malloc (bs * N * sizeof *F);
+  double *buf = malloc (N * sizeof *buf);
+  double *wr = malloc ((mh + 1) * sizeof *wr);
+  double *Fr = malloc (N * sizeof *Fr);
+  sg_point_summary *res = malloc ((b + 1) * sizeof *res);
+  int status = (WQ && V && scratch && F && buf && wr && Fr && res) ? SG_OK : SG_ENOMEM;
+
+  summary_ctx ctx = { .opt = opt, .xi = post->xi, .N = N, .eps = samples->eps,
+                      .buf = buf };
+  if (status == SG_OK && want_ref)
+    {
+      sg_skewgp_whiten_points (post, opt->reference, 1, wr, &ctx.vr, scratch);
+      sg_gemv (1, mh, N, 1, samples->E, wr, 0, Fr);
+      ctx.Fr = Fr;
+    }
+  for (size_t start = 0; status == SG_OK && start < b; start += bs)
+    {
+      status = sg_progress_report (progress, (double) start / (double) b);
+      if (status != SG_OK)
+        break;
+      size_t bb = b - start < bs ? b - start : bs;
+      const double *Xb = XS + start * dim;
+      sg_skewgp_whiten_points (post, Xb, bb, WQ, V, scratch);
+      sg_gemm (1, 0, bb, N, mh, 1, WQ, samples->E, 0, F);
+      for (size_t i = 0; i < bb; i++)
+        {
+          double cov_ref = 0;
+          if (want_ref)
+            {
+              cov_ref = sg_kernel_eval (&post->kernel, Xb + i * dim, opt->reference);
+              for (size_t k = 0; k < mh; k++)
+                cov_ref -= WQ[k * bb + i] * wr[k];
+            }
+          summarize_point (&ctx, F + i * N, V[i], cov_ref, &res[start + i]);
+        }
+    }
+  if (status == SG_OK)
+    memcpy (out, res, b * sizeof *res);
+  free (WQ); free (V); free (scratch); free (F); free (buf); free (wr);
+  free (Fr); free (res);
+  return status;
+}
+
+/* ---- Joint samples, density, exact class probability --------------------- */
+
+int
+sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
+                         const sg_skewgp_samples *samples,
+                         const double *XS, size_t b, gsl_rng *rng,
+                         double *out)
+{
+  if (post == NULL || samples == NULL || rng == NULL || samples->mh != post->mh
+      || b == 0 || XS == NULL || out == NULL)
+    return SG_EINVAL;
+  size_t N = samples->N, mh = post->mh;
+  double *WQ = malloc ((mh * b + 1) * sizeof *WQ);
+  double *scratch = malloc ((b * post->nz + b * b + 1) * sizeof *scratch);
+  double *R0 = malloc (b * b * sizeof *R0);
+  double *L0 = malloc (b * b * sizeof *L0);
+  double *G = malloc (b * N * sizeof *G);
+  double *F = malloc (b * N * sizeof *F);
+  int status = (WQ && scratch && R0 && L0 && G && F) ? SG_OK : SG_ENOMEM;
+  if (status == SG_OK)
+    {
+      sg_skewgp_whiten_points (post, XS, b, WQ, NULL, scratch);
+      sg_gemm (1, 0, b, N, mh, 1, WQ, samples->E, 0, F);
+      for (size_t i = 0; i < b * N; i++)
+        F[i] += post->xi;
+      /* Remainder covariance K(XS,XS) - W_Q^T W_Q. */
+      sg_kernel_matrix (&post->kernel, XS, b, XS, b, R0);
+      sg_gemm (1, 0, b, b, mh, -1, WQ, WQ, 1, R0);
+      sg_symmetrize (R0, b);
+      double max_diag = 0, kdiag = 0;
+      for (size_t i = 0; i < b; i++)
+        {
+          max_diag = fmax (max_diag, R0[i * b + i]);
+          kdiag = fmax (kdiag, sg_kernel_eval (&post->kernel, XS + i * post->dim,
+                                               XS + i * post->dim));
+        }
+      /* A remainder below round-off of the prior variance is zero: the
+       * points are determined by t (noise-free pseudo-points). */
+      if (max_diag > 1e-12 * kdiag)
+        {
+          status = sg_cholesky (R0, b, 1e-6, L0, NULL);
+          if (status == SG_OK)
+            {
+              for (size_t i = 0; i < b * N; i++)
+                G[i] = sg_rng_gaussian (rng);
+              sg_gemm (0, 0, b, N, b, 1, L0, G, 1, F);
+            }
+        }
+    }
+  if (status == SG_OK)
+    memcpy (out, F, b * N * sizeof *F);
+  free (WQ); free (scratch); free (R0); free (L0); free (G); free (F);
+  return status;
+}
+
+int
+sg_skewgp_density (const sg_skewgp_posterior *post,
+                   const sg_skewgp_samples *samples, const double *x,
+                   const double *grid, size_t k, double *density)
+{
+  if (post == NULL || samples == NULL || x == NULL || samples->mh != post->mh
+      || (k > 0 && (grid == NULL || density == NULL)))
+    return SG_EINVAL;
+  size_t N = samples->N, mh = post->mh;
+  double *w = malloc ((mh + 1) * sizeof *w);
+  double *scratch = malloc ((post->nz + 1) * sizeof *scratch);
+  double *F = malloc (N * sizeof *F);
+  double *res = malloc ((k + 1) * sizeof *res);
+  if (!w || !scratch || !F || !res)
+    {
+      free (w); free (scratch); free (F); free (res);
+      return SG_ENOMEM;
+    }
+  double v;
+  sg_skewgp_whiten_points (post, x, 1, w, &v, scratch);
+  sg_gemv (1, mh, N, 1, samples->E, w, 0, F);
+  double mu = 0, c2 = 0;
+  for (size_t j = 0; j < N; j++)
+    mu += F[j];
+  mu /= (double) N;
+  for (size_t j = 0; j < N; j++)
+    c2 += (F[j] - mu) * (F[j] - mu);
+  c2 /= (double) N;
+  /* Silverman's rule for the linear part, used only when the exact
+   * remainder is too narrow to smooth the sample by itself. */
+  double h = 1.06 * sqrt (c2) * pow ((double) N, -0.2);
+  double var = v >= h * h ? v : v + h * h;
+  if (!(var > 0))
+    var = 1e-300;
+  double sd = sqrt (var);
+  for (size_t g = 0; g < k; g++)
+    {
+      double acc = 0;
+      for (size_t j = 0; j < N; j++)
+        acc += sg_norm_pdf ((grid[g] - post->xi - F[j]) / sd);
+      res[g] = acc / ((double) N * sd);
+    }
+  memcpy (density, res, k * sizeof *res);
+  free (w); free (scratch); free (F); free (res);
+  return SG_OK;
+}
+
+int
+sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
+                                   const double *x, sg_mvn_workspace *w,
+                                   const sg_mvn_options *opt,
+                                   double *prob, double *error)
+{
+  if (post == NULL || x == NULL || prob == NULL)
+    return SG_EINVAL;
+  size_t m = post->m, mr = post->mr, mh = post->mh, d = m + 1;
+  sg_mvn_options defaults;
+  if (opt == NULL)
+    {
+      sg_mvn_options_default (&defaults);
+      opt = &defaults;
+    }
+  double *wq = malloc ((mh + 1) * sizeof *wq);
+  double *scratch = malloc ((post->nz + 1) * sizeof *scratch);
+  double *mean = malloc (d * sizeof *mean);
+  double *cov = malloc (d * d * sizeof *cov);
+  double *lower = calloc (d, sizeof *lower);
+  int owned = 0;
+  if (w == NULL)
+    {
+      w = sg_mvn_workspace_new (d);
+      owned = 1;
+    }
+  int status = (wq && scratch && mean && cov && lower && w) ? SG_OK : SG_ENOMEM;
+  sg_mvn_result num = { 0 }, den = { 0 };
+  if (status == SG_OK)
+    {
+      /* (t, t*) | y with t* = f(x) + e, e ~ N(0,1): with w = Lh^{-1} q,
+       * Cov(t, t* | y) = Lc w_t, Var(t* | y) = k(x,x) + 1 - |w_y|^2,
+       * E[t* | y] = xi + w_y^T r (see the top of sg-skewgp.c). */
+      sg_skewgp_whiten_points (post, x, 1, wq, NULL, scratch);
+      double var = sg_kernel_eval (&post->kernel, x, x) + 1, mu = post->xi;
+      for (size_t k = 0; k < mr; k++)
+        {
+          var -= wq[k] * wq[k];
+          mu += wq[k] * post->r[k];
+        }
+      for (size_t a = 0; a < m; a++)
+        {
+          mean[a] = post->mu_t[a];
+          for (size_t b = 0; b < m; b++)
+            cov[a * d + b] = post->S_tt[a * m + b];
+          double c = 0;
+          for (size_t k = 0; k <= a; k++)
+            c += post->Lh[(mr + a) * mh + mr + k] * wq[mr + k];
+          cov[a * d + m] = cov[m * d + a] = c;
+        }
+      mean[m] = mu;
+      cov[m * d + m] = var;
+      status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, &num);
+      if (status == SG_OK && m > 0)
+        status = sg_mvn_prob (w, m, post->mu_t, post->S_tt, lower, NULL, opt, &den);
+      else if (status == SG_OK)
+        den = (sg_mvn_result) { .value = 1, .log_value = 0, .exact = 1 };
+    }
+  if (owned)
+    sg_mvn_workspace_free (w);
+  free (wq); free (scratch); free (mean); free (cov); free (lower);
+  if (status != SG_OK)
+    return status;
+  double p = exp (num.log_value - den.log_value);
+  *prob = p;
+  if (error)
+    *error = p * ((num.exact ? 0 : num.log_error) + (den.exact ? 0 : den.log_error));
+  return SG_OK;
+}

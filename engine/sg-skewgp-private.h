@@ -1,0 +1,39 @@
+/* sg-skewgp-private.h — the posterior's layout, shared by the sg-skewgp*.c
+ * files only (not installed, not for callers). See sg-skewgp.c for the
+ * notation. */
+#pragma once
+
+#include "sg-skewgp.h"
+
+struct sg_skewgp_posterior {
+  sg_kernel kernel;
+  double xi;            /* constant prior mean                              */
+  size_t dim, n, s, ma, mr;
+  size_t m;             /* s + ma: rows of t                                */
+  size_t mh;            /* mr + m: rows of h = [y; t]                       */
+  size_t nz;            /* n + s: inputs Z = [X; U]                         */
+  double *Z;            /* nz x dim                                         */
+  double *P;            /* mh x nz                                          */
+  double *mu_h;         /* mh: prior mean of h                              */
+  double *y;            /* mr: observed numeric values                      */
+  double *Lh;           /* mh x mh: Cholesky factor of S_hh                 */
+  double jitter;        /* relative jitter the Cholesky needed              */
+  double *r;            /* mr: Ly^{-1} (y - C xi)                           */
+  double log_normal;    /* log N(y; C xi, C K C^T + R)                      */
+  double *mu_t;         /* m: E[t | y]                                      */
+  double *S_tt;         /* m x m: Cov[t | y]                                */
+  double *gamma;        /* s                                                */
+  double *Gamma;        /* s x s: prior L Kbar(U,U) L                       */
+};
+
+struct sg_skewgp_samples {
+  size_t N, m, mh;
+  double *T;    /* N x m samples of t                                       */
+  double *E;    /* mh x N: Lh^{-1} (h_j - mu_h), h_j = [y; t_j]             */
+  double *eps;  /* N standard normal variates (remainder of marginals)      */
+};
+
+/* WQ (mh x b) = Lh^{-1} P K(Z, XS); V (b, may be NULL) = k(x,x) - |w|^2.
+ * SCRATCH holds b * nz doubles. */
+int sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
+                             size_t b, double *WQ, double *V, double *scratch);

@@ -1,0 +1,54 @@
+/* sg-skewgp-sun.h — the SUN distribution and the paper's literal formulas.
+ *
+ * SUN_{p,s}(xi, Omega, Delta, gamma, Gamma) (001 eq. 6, Azzalini 2013
+ * ch. 7), Omega = D Omegabar D, D = diag(sqrt(diag Omega)). These functions
+ * implement 001 Lemma 2 (eqs. 25-29) and Lemma 1 (eqs. 13-17) exactly as
+ * printed, so that tests can check the production route of sg-skewgp.c
+ * (joint Gaussian + truncation) against the paper. They are O(p^3) with
+ * explicit inverses: reference code, not for large problems.
+ *
+ * Invariance: for a positive diagonal V, (Delta V, V gamma, V Gamma V)
+ * describe the same distribution (001 sec. 2.1, footnote 1);
+ * sg_sun_normalize picks V with diag(Gamma) = 1.
+ */
+#pragma once
+
+#include "sg-common.h"
+#include "sg-skewgp.h"
+
+typedef struct {
+  size_t p, s;
+  double *xi;      /* p     */
+  double *Omega;   /* p x p */
+  double *Delta;   /* p x s */
+  double *gamma;   /* s     */
+  double *Gamma;   /* s x s */
+} sg_sun;
+
+/* Allocates a zeroed SUN_{p,s}; SG_ENOMEM. */
+int sg_sun_init (sg_sun *sun, size_t p, size_t s);
+void sg_sun_clear (sg_sun *sun);
+
+/* The SkewGP_s prior at inputs X (n x dim) as a SUN_{n,s} (001 eqs. 10-11):
+ * xi = mean, Omega = K(X,X), Delta = Kbar(X,U) L, Gamma = L Kbar(U,U) L. */
+int sg_sun_from_skewgp_prior (const sg_skewgp_prior *prior, const double *X,
+                              size_t n, sg_sun *out);
+
+/* 001 Lemma 2: prior SUN_{p,s} times Phi_ma(z + W f; Sigma) gives
+ * SUN_{p,s+ma} (eqs. 26-29). W is ma x p, Sigma ma x ma. */
+int sg_sun_probit_update (const sg_sun *prior, size_t ma, const double *W,
+                          const double *z, const double *Sigma, sg_sun *post);
+
+/* 001 Lemma 1: prior SUN_{p,s} times phi_mr(y - C f; R) gives SUN_{p,s}
+ * (eqs. 13-17). C is mr x p, R mr x mr. */
+int sg_sun_normal_update (const sg_sun *prior, size_t mr, const double *C,
+                          const double *y, const double *R, sg_sun *post);
+
+/* Rescales (Delta, gamma, Gamma) so that diag(Gamma) = 1. */
+void sg_sun_normalize (sg_sun *sun);
+
+/* The posterior of f at the training inputs as the implementation sees it:
+ * xi = E[f | y], Omega = Cov[f | y], Delta = D^{-1} Cov[f, t | y],
+ * gamma = E[t | y], Gamma = Cov[t | y] (001 eq. 8: f = xi + D(r0 +
+ * Delta Gamma^{-1} r1), r1 = t - gamma truncated to r1 > -gamma). */
+int sg_skewgp_posterior_sun (const sg_skewgp_posterior *post, sg_sun *out);
