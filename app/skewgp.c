@@ -8,6 +8,7 @@
 static const SkewgpCommand *const commands[] = {
   &skewgp_command_mvn_cdf,
   &skewgp_command_tmvn_sample,
+  &skewgp_command_posterior,
 };
 
 static void

@@ -181,6 +181,7 @@ build_shh (const sg_skewgp_posterior *p, const sg_likelihood *lik, double *out)
   sg_gemm (0, 0, mh, nz, nz, 1, p->P, K, 0, PK);
   sg_gemm (0, 1, mh, mh, nz, 1, PK, p->P, 0, out);
   sg_symmetrize (out, mh);
+  int finite = sg_all_finite (out, mh * mh);
   for (size_t k = 0; k < p->mr; k++)
     out[k * mh + k] += lik->noise_var[k];
   for (size_t k = 0; k < p->ma; k++)
@@ -190,7 +191,8 @@ build_shh (const sg_skewgp_posterior *p, const sg_likelihood *lik, double *out)
     }
   free (K);
   free (PK);
-  return SG_OK;
+  /* an overflowing kernel variance is a numerical, not an argument, error */
+  return finite ? SG_OK : SG_ENUMERIC;
 }
 
 /* From Lh = [[Ly, 0], [B, Lc]]: r = Ly^{-1}(y - C xi), log N(y; ...),

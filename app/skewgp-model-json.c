@@ -1,0 +1,286 @@
+/* skewgp-model-json.c — JSON -> (kernel, skew prior, noise, sg_data). */
+#include "skewgp-model-json.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Rewrites "field 'NAME'" in ERROR's message into "PATH.NAME" (or "PATH"
+ * when NAME is NULL), so nested fields are named by their full path. */
+static gboolean
+qualify (GError **error, const char *path, const char *name)
+{
+  if (error == NULL || *error == NULL)
+    return FALSE;
+  g_autofree char *needle = g_strdup_printf ("field '%s'", name);
+  g_autofree char *full = g_strdup_printf ("%s.%s", path, name);
+  char *at = strstr ((*error)->message, needle);
+  if (at != NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("%.*s%s%s", (int) (at - (*error)->message),
+                                              (*error)->message, full, at + strlen (needle));
+      g_free ((*error)->message);
+      (*error)->message = g_steal_pointer (&msg);
+    }
+  return FALSE;
+}
+
+static gboolean
+input_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+input_error (GError **error, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, msg);
+  return FALSE;
+}
+
+/* The object at ROOT.FIELD (NULL if absent and optional). */
+static gboolean
+get_object (JsonObject *root, const char *field, gboolean required,
+            JsonObject **out, GError **error)
+{
+  JsonNode *node = json_object_has_member (root, field)
+                     ? json_object_get_member (root, field) : NULL;
+  if (node != NULL && JSON_NODE_HOLDS_NULL (node))
+    node = NULL;
+  if (node == NULL)
+    {
+      *out = NULL;
+      return required ? input_error (error, "field '%s' is required", field) : TRUE;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return input_error (error, "field '%s' must be an object", field);
+  *out = json_node_get_object (node);
+  return TRUE;
+}
+
+static gboolean
+read_kernel (JsonObject *root, SkewgpModel *model, GError **error)
+{
+  JsonObject *k;
+  if (!get_object (root, "kernel", TRUE, &k, error))
+    return FALSE;
+  static const char *const known[] = { "type", "variance", "lengthscales", NULL };
+  if (!skewgp_check_fields (k, "kernel", known, error))
+    return FALSE;
+  const char *type = NULL;
+  double variance = 0;
+  g_autofree double *ls = NULL;
+  gsize dim = 0;
+  if (!skewgp_get_string (k, "type", TRUE, &type, error))
+    return qualify (error, "kernel", "type");
+  sg_kernel_type kt;
+  if (sg_kernel_type_parse (type, &kt) != SG_OK)
+    return input_error (error, "kernel.type must be \"rbf\" or \"matern52\", got \"%s\"", type);
+  if (!skewgp_get_double (k, "variance", TRUE, &variance, error))
+    return qualify (error, "kernel", "variance");
+  if (!(variance > 0))
+    return input_error (error, "kernel.variance must be positive, got %g", variance);
+  if (!skewgp_get_vector (k, "lengthscales", TRUE, 0, FALSE, 0, &ls, &dim, error))
+    return qualify (error, "kernel", "lengthscales");
+  if (dim > SG_KERNEL_MAX_DIM)
+    return input_error (error, "kernel.lengthscales has %" G_GSIZE_FORMAT
+                        " entries, at most %d are supported", dim, SG_KERNEL_MAX_DIM);
+  sg_kernel_init (&model->kernel, kt, dim, variance, 1.0);
+  for (gsize j = 0; j < dim; j++)
+    {
+      if (!(ls[j] > 0))
+        return input_error (error, "kernel.lengthscales[%" G_GSIZE_FORMAT
+                            "] must be positive, got %g", j, ls[j]);
+      model->kernel.lengthscales[j] = ls[j];
+    }
+  return TRUE;
+}
+
+static gboolean
+read_skew (JsonObject *root, SkewgpModel *model, GError **error)
+{
+  JsonObject *sk;
+  if (!get_object (root, "skew", FALSE, &sk, error))
+    return FALSE;
+  if (sk == NULL)
+    return TRUE;
+  static const char *const known[] = { "pseudo_points", "phases", "gamma", NULL };
+  if (!skewgp_check_fields (sk, "skew", known, error))
+    return FALSE;
+  gsize dim = model->kernel.dim, s = 0, cols = 0, len = 0;
+  if (!skewgp_get_matrix (sk, "pseudo_points", TRUE, 0, dim, &model->pseudo_points,
+                          &s, &cols, error))
+    return qualify (error, "skew", "pseudo_points");
+  model->s = s;
+  if (!skewgp_get_vector (sk, "phases", TRUE, s, FALSE, 0, &model->phases, &len, error))
+    return qualify (error, "skew", "phases");
+  for (gsize i = 0; i < s; i++)
+    if (model->phases[i] != 1 && model->phases[i] != -1)
+      return input_error (error, "skew.phases[%" G_GSIZE_FORMAT "] must be 1 or -1, got %g",
+                          i, model->phases[i]);
+  if (!skewgp_get_vector (sk, "gamma", TRUE, s, FALSE, 0, &model->gamma, &len, error))
+    return qualify (error, "skew", "gamma");
+  return TRUE;
+}
+
+static gboolean
+read_noise (JsonObject *root, SkewgpModel *model, GError **error)
+{
+  JsonObject *no;
+  model->noise = (sg_noise) { .numeric_sd = 1, .probit_sd = 1 };
+  if (!get_object (root, "noise", FALSE, &no, error))
+    return FALSE;
+  if (no == NULL)
+    return TRUE;
+  static const char *const known[] = { "numeric_sd", "probit_sd", NULL };
+  if (!skewgp_check_fields (no, "noise", known, error))
+    return FALSE;
+  if (!skewgp_get_double (no, "numeric_sd", FALSE, &model->noise.numeric_sd, error))
+    return qualify (error, "noise", "numeric_sd");
+  if (!skewgp_get_double (no, "probit_sd", FALSE, &model->noise.probit_sd, error))
+    return qualify (error, "noise", "probit_sd");
+  if (!(model->noise.numeric_sd > 0))
+    return input_error (error, "noise.numeric_sd must be positive");
+  if (!(model->noise.probit_sd > 0))
+    return input_error (error, "noise.probit_sd must be positive");
+  return TRUE;
+}
+
+static gboolean
+read_point (JsonObject *o, const char *path, const char *field, gsize dim,
+            double **out, GError **error)
+{
+  gsize len;
+  if (!skewgp_get_vector (o, field, TRUE, dim, FALSE, 0, out, &len, error))
+    return qualify (error, path, field);
+  return TRUE;
+}
+
+static gboolean
+read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **error)
+{
+  gsize dim = model->kernel.dim;
+  const char *kind = NULL;
+  if (!skewgp_get_string (o, "kind", TRUE, &kind, error))
+    return qualify (error, path, "kind");
+  g_autofree double *x = NULL, *loser = NULL;
+  double y = 0, label = 0, h = 0;
+  int status;
+  if (strcmp (kind, "preference") == 0)
+    {
+      static const char *const known[] = { "kind", "winner", "loser", NULL };
+      if (!skewgp_check_fields (o, path, known, error)
+          || !read_point (o, path, "winner", dim, &x, error)
+          || !read_point (o, path, "loser", dim, &loser, error))
+        return FALSE;
+      status = sg_data_add_preference (&model->data, x, loser);
+      if (status == SG_EINVAL)
+        return input_error (error, "%s: winner and loser are the same point", path);
+    }
+  else if (strcmp (kind, "numeric") == 0 || strcmp (kind, "valid") == 0)
+    {
+      gboolean valid = kind[0] == 'v';
+      static const char *const known_n[] = { "kind", "x", "y", NULL };
+      static const char *const known_v[] = { "kind", "x", "y", "threshold", NULL };
+      if (!skewgp_check_fields (o, path, valid ? known_v : known_n, error)
+          || !read_point (o, path, "x", dim, &x, error))
+        return FALSE;
+      if (!skewgp_get_double (o, "y", TRUE, &y, error))
+        return qualify (error, path, "y");
+      if (valid && !skewgp_get_double (o, "threshold", TRUE, &h, error))
+        return qualify (error, path, "threshold");
+      status = valid ? sg_data_add_valid (&model->data, x, y, h)
+                     : sg_data_add_numeric (&model->data, x, y);
+    }
+  else if (strcmp (kind, "binary") == 0)
+    {
+      static const char *const known[] = { "kind", "x", "label", NULL };
+      if (!skewgp_check_fields (o, path, known, error)
+          || !read_point (o, path, "x", dim, &x, error))
+        return FALSE;
+      if (!skewgp_get_double (o, "label", TRUE, &label, error))
+        return qualify (error, path, "label");
+      if (label != 1 && label != -1)
+        return input_error (error, "%s.label must be 1 or -1, got %g", path, label);
+      status = sg_data_add_binary (&model->data, x, (int) label);
+    }
+  else if (strcmp (kind, "invalid") == 0)
+    {
+      static const char *const known[] = { "kind", "x", "threshold", NULL };
+      if (!skewgp_check_fields (o, path, known, error)
+          || !read_point (o, path, "x", dim, &x, error))
+        return FALSE;
+      if (!skewgp_get_double (o, "threshold", TRUE, &h, error))
+        return qualify (error, path, "threshold");
+      status = sg_data_add_invalid (&model->data, x, h);
+    }
+  else
+    return input_error (error, "%s.kind must be \"numeric\", \"binary\", \"preference\", "
+                        "\"valid\" or \"invalid\", got \"%s\"", path, kind);
+  if (status != SG_OK)
+    {
+      g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s: %s", path,
+                   sg_strerror (status));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_observations (JsonObject *root, SkewgpModel *model, GError **error)
+{
+  JsonNode *node = json_object_has_member (root, "observations")
+                     ? json_object_get_member (root, "observations") : NULL;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return input_error (error, "field 'observations' is required");
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return input_error (error, "field 'observations' must be an array of objects");
+  JsonArray *array = json_node_get_array (node);
+  guint n = json_array_get_length (array);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("observations[%u]", i);
+      JsonNode *el = json_array_get_element (array, i);
+      if (!JSON_NODE_HOLDS_OBJECT (el))
+        return input_error (error, "%s must be an object", path);
+      if (!read_observation (json_node_get_object (el), path, model, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+skewgp_model_from_json (JsonObject *root, SkewgpModel *model, GError **error)
+{
+  memset (model, 0, sizeof *model);
+  sg_data_init (&model->data, 1);
+  if (!read_kernel (root, model, error))
+    return FALSE;
+  sg_data_init (&model->data, model->kernel.dim);
+  if (!skewgp_get_double (root, "mean", FALSE, &model->mean, error))
+    return FALSE;
+  return read_skew (root, model, error) && read_noise (root, model, error)
+         && read_observations (root, model, error);
+}
+
+void
+skewgp_model_clear (SkewgpModel *model)
+{
+  g_clear_pointer (&model->pseudo_points, g_free);
+  g_clear_pointer (&model->phases, g_free);
+  g_clear_pointer (&model->gamma, g_free);
+  sg_data_clear (&model->data);
+}
+
+void
+skewgp_model_prior (const SkewgpModel *model, sg_skewgp_prior *prior)
+{
+  *prior = (sg_skewgp_prior) {
+    .kernel = model->kernel,
+    .mean = model->mean,
+    .s = model->s,
+    .pseudo_points = model->pseudo_points,
+    .phases = model->phases,
+    .gamma = model->gamma,
+  };
+}

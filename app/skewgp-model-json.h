@@ -1,0 +1,69 @@
+/* skewgp-model-json.h — the SkewGP model document shared by `skewgp
+ * posterior` and `skewgp fit`: kernel, constant mean, optional skew prior,
+ * noise, observations (issue 3 contract):
+ *
+ *   "kernel": {"type": "rbf"|"matern52", "variance": v, "lengthscales": [...]},
+ *   "mean": c?,
+ *   "skew": {"pseudo_points": [[...]], "phases": [...], "gamma": [...]}?,
+ *   "noise": {"numeric_sd": s1?, "probit_sd": s2?}   (each defaults to 1),
+ *   "observations": [{"kind": "numeric", "x": [...], "y": y}
+ *                  | {"kind": "binary", "x": [...], "label": 1|-1}
+ *                  | {"kind": "preference", "winner": [...], "loser": [...]}
+ *                  | {"kind": "valid", "x": [...], "y": y, "threshold": h}
+ *                  | {"kind": "invalid", "x": [...], "threshold": h}]
+ *
+ * The input dimension is the length of "lengthscales". Errors are input
+ * errors (exit 2) naming the field by its path, e.g.
+ * "observations[3].x has 1 entries, expected 2".
+ */
+#pragma once
+
+#include "skewgp-cli.h"
+
+#include "sg-data.h"
+#include "sg-kernel.h"
+#include "sg-skewgp.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  sg_kernel kernel;
+  double mean;
+  size_t s;
+  double *pseudo_points;  /* s x dim */
+  double *phases;         /* s */
+  double *gamma;          /* s */
+  sg_noise noise;
+  sg_data data;
+} SkewgpModel;
+
+/* The top-level fields the model reads; commands append their own (e.g.
+ * "predict", "fit") before calling skewgp_check_fields. */
+#define SKEWGP_MODEL_FIELDS "kernel", "mean", "skew", "noise", "observations"
+
+/* Reads the model fields of ROOT into MODEL (initialised by this call;
+ * skewgp_model_clear it even on failure). */
+gboolean skewgp_model_from_json (JsonObject *root, SkewgpModel *model, GError **error);
+void skewgp_model_clear (SkewgpModel *model);
+/* The SkewGP prior of MODEL; its arrays are borrowed from MODEL. */
+void skewgp_model_prior (const SkewgpModel *model, sg_skewgp_prior *prior);
+/* Help text for the model fields, for the commands' --help (a string
+ * literal, so commands can concatenate it into their static help). */
+#define SKEWGP_MODEL_HELP \
+  "  \"kernel\": {\"type\": \"rbf\" | \"matern52\", \"variance\": v > 0,\n" \
+  "             \"lengthscales\": [l1, ..., ld]}   (d = input dimension)\n" \
+  "  \"mean\": c                      constant prior mean (default 0)\n" \
+  "  \"skew\": {\"pseudo_points\": [[...], ...] (s x d), \"phases\": [+-1, ...],\n" \
+  "           \"gamma\": [...]}       SkewGP_s prior (001 eq. 11); absent = GP\n" \
+  "  \"noise\": {\"numeric_sd\": s1, \"probit_sd\": s2}   (each default 1)\n" \
+  "  \"observations\": [...], each one of\n" \
+  "     {\"kind\": \"numeric\", \"x\": [...], \"y\": y}       N(y; f(x), s1^2)\n" \
+  "     {\"kind\": \"binary\", \"x\": [...], \"label\": 1|-1}  Phi(label f(x) / s2)\n" \
+  "     {\"kind\": \"preference\", \"winner\": [...], \"loser\": [...]}\n" \
+  "                                  Phi((f(winner) - f(loser)) / (sqrt2 s2))\n" \
+  "     {\"kind\": \"valid\", \"x\": [...], \"y\": y, \"threshold\": h}\n" \
+  "                                  N(y; f(x), s1^2) Phi((f(x) - h) / s1)\n" \
+  "     {\"kind\": \"invalid\", \"x\": [...], \"threshold\": h}\n" \
+  "                                  Phi((h - f(x)) / s1)\n"
+
+G_END_DECLS

@@ -1,0 +1,191 @@
+/* test-cli-posterior.c — `skewgp posterior` end to end: a case with a
+ * closed-form answer, a mixed data set, and bad input naming the field. */
+#include "cli-harness.h"
+
+#include <math.h>
+#include <string.h>
+
+#define KERNEL_2D "\"kernel\": {\"type\": \"rbf\", \"variance\": 1.0, \"lengthscales\": [0.5, 0.7]}"
+
+/* One numeric observation: everything is Gaussian and known in closed form.
+ * f(0) ~ N(0.5, 2), y = 1, noise sd 0.5: p(y) = N(1; 0.5, 2.25),
+ * f(0) | y ~ N(0.5 + 2/2.25 * 0.5, 2 - 4/2.25). */
+static void
+test_closed_form (void)
+{
+  const char *doc =
+    "{\"kernel\": {\"type\": \"matern52\", \"variance\": 2.0, \"lengthscales\": [1.0]},"
+    " \"mean\": 0.5, \"noise\": {\"numeric_sd\": 0.5},"
+    " \"observations\": [{\"kind\": \"numeric\", \"x\": [0], \"y\": 1}],"
+    " \"predict\": {\"points\": [[0]], \"samples\": 100, \"seed\": 3}}";
+  CliResult r = cli_run ("posterior", NULL, doc);
+  if (r.status != 0)
+    g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (r.json);
+  JsonObject *o = json_node_get_object (r.json);
+  double lml = json_object_get_double_member (o, "log_marginal_likelihood");
+  double want = -0.5 * log (2 * M_PI * 2.25) - 0.5 * 0.25 / 2.25;
+  /* exact Gaussian formulas on both sides: round-off only */
+  g_assert_cmpfloat (fabs (lml - want), <, 1e-12);
+  g_assert_cmpfloat (json_object_get_double_member (o, "log_marginal_likelihood_error"), ==, 0);
+  JsonArray *pts = json_object_get_array_member (o, "points");
+  g_assert_cmpuint (json_array_get_length (pts), ==, 1);
+  JsonObject *p = json_array_get_object_element (pts, 0);
+  double mean = 0.5 + 2 / 2.25 * 0.5, sd = sqrt (2 - 4 / 2.25);
+  g_assert_cmpfloat (fabs (json_object_get_double_member (p, "mean") - mean), <, 1e-12);
+  g_assert_cmpfloat (fabs (json_object_get_double_member (p, "sd") - sd), <, 1e-12);
+  g_assert_cmpfloat (fabs (json_object_get_double_member (p, "skewness")), <, 1e-12);
+  g_assert_false (json_object_has_member (p, "prob_better"));
+  /* the median of 100 draws of a Gaussian: within 5 standard errors
+   * (se of a sample median = 1.2533 sd / sqrt(N)) */
+  g_assert_cmpfloat (fabs (json_object_get_double_member (p, "median") - mean), <,
+                     5 * 1.2533 * sd / 10);
+  cli_result_clear (&r);
+}
+
+static void
+test_mixed (void)
+{
+  const char *doc =
+    "{" KERNEL_2D ", \"mean\": 0,"
+    " \"skew\": {\"pseudo_points\": [[0.5, 0.5]], \"phases\": [-1], \"gamma\": [0.3]},"
+    " \"noise\": {\"numeric_sd\": 0.2, \"probit_sd\": 0.5},"
+    " \"observations\": ["
+    "  {\"kind\": \"numeric\", \"x\": [0, 0], \"y\": 0.3},"
+    "  {\"kind\": \"binary\", \"x\": [1, 0], \"label\": -1},"
+    "  {\"kind\": \"preference\", \"winner\": [0, 1], \"loser\": [1, 1]},"
+    "  {\"kind\": \"valid\", \"x\": [0.5, 0], \"y\": 0.8, \"threshold\": 0.1},"
+    "  {\"kind\": \"invalid\", \"x\": [1, 0.5], \"threshold\": 0.1}],"
+    " \"predict\": {\"points\": [[0, 1], [1, 1], [0.2, 0.3]], \"reference\": [0, 0],"
+    "   \"samples\": 1000, \"seed\": 1, \"credible\": 0.9}}";
+  CliResult r = cli_run ("posterior", NULL, doc);
+  if (r.status != 0)
+    g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *o = json_node_get_object (r.json);
+  g_assert_true (isfinite (json_object_get_double_member (o, "log_marginal_likelihood")));
+  JsonArray *pts = json_object_get_array_member (o, "points");
+  g_assert_cmpuint (json_array_get_length (pts), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *p = json_array_get_object_element (pts, i);
+      double lo = json_object_get_double_member (p, "lower");
+      double med = json_object_get_double_member (p, "median");
+      double hi = json_object_get_double_member (p, "upper");
+      double hlo = json_object_get_double_member (p, "hpd_lower");
+      double hhi = json_object_get_double_member (p, "hpd_upper");
+      double cp = json_object_get_double_member (p, "class_probability");
+      double pb = json_object_get_double_member (p, "prob_better");
+      g_assert_cmpfloat (lo, <, med);
+      g_assert_cmpfloat (med, <, hi);
+      g_assert_cmpfloat (hlo, <, hhi);
+      /* the HPD interval is the shortest one with the same coverage */
+      g_assert_cmpfloat (hhi - hlo, <=, hi - lo + 1e-12);
+      g_assert_cmpfloat (cp, >, 0);
+      g_assert_cmpfloat (cp, <, 1);
+      g_assert_cmpfloat (pb, >=, 0);
+      g_assert_cmpfloat (pb, <=, 1);
+    }
+  /* the preference says f([0,1]) > f([1,1]) */
+  double m0 = json_object_get_double_member (json_array_get_object_element (pts, 0), "mean");
+  double m1 = json_object_get_double_member (json_array_get_object_element (pts, 1), "mean");
+  g_assert_cmpfloat (m0, >, m1);
+  cli_result_clear (&r);
+}
+
+#define OBS_OK "{\"kind\": \"numeric\", \"x\": [0, 0], \"y\": 1}"
+#define PREDICT_OK "\"predict\": {\"points\": [[0, 0]]}"
+
+static void
+test_bad_input (void)
+{
+  /* the example of the contract */
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [" OBS_OK ", " OBS_OK ", " OBS_OK ","
+    " {\"kind\": \"numeric\", \"x\": [0], \"y\": 1}], " PREDICT_OK "}",
+    "observations[3].x has 1 entries, expected 2");
+  cli_assert_input_error ("posterior", "{\"observations\": [], " PREDICT_OK "}",
+                          "'kernel' is required");
+  cli_assert_input_error ("posterior",
+    "{\"kernel\": {\"type\": \"cubic\", \"variance\": 1, \"lengthscales\": [1]},"
+    " \"observations\": [], \"predict\": {\"points\": [[0]]}}", "kernel.type");
+  cli_assert_input_error ("posterior",
+    "{\"kernel\": {\"type\": \"rbf\", \"variance\": -1, \"lengthscales\": [1]},"
+    " \"observations\": [], \"predict\": {\"points\": [[0]]}}", "kernel.variance");
+  cli_assert_input_error ("posterior",
+    "{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, \"lengthscales\": [1, 0]},"
+    " \"observations\": [], " PREDICT_OK "}", "kernel.lengthscales[1]");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [{\"kind\": \"binary\", \"x\": [0, 0], \"label\": 0}], "
+    PREDICT_OK "}", "observations[0].label must be 1 or -1");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [{\"kind\": \"preference\", \"winner\": [0, 0],"
+    " \"loser\": [0, 0]}], " PREDICT_OK "}", "observations[0]: winner and loser");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [{\"kind\": \"preference\", \"winner\": [0, 0]}], "
+    PREDICT_OK "}", "observations[0].loser");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [{\"kind\": \"valid\", \"x\": [0, 0], \"y\": 1}], "
+    PREDICT_OK "}", "observations[0].threshold");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [{\"kind\": \"guess\", \"x\": [0, 0]}], "
+    PREDICT_OK "}", "observations[0].kind");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [{\"kind\": \"numeric\", \"x\": [0, 0], \"y\": 1,"
+    " \"z\": 2}], " PREDICT_OK "}", "unknown field 'z' in observations[0]");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"skew\": {\"pseudo_points\": [[0, 0]], \"phases\": [0.5],"
+    " \"gamma\": [0]}, \"observations\": [], " PREDICT_OK "}", "skew.phases[0]");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"skew\": {\"pseudo_points\": [[0, 0, 1]], \"phases\": [1],"
+    " \"gamma\": [0]}, \"observations\": [], " PREDICT_OK "}", "skew.pseudo_points");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"skew\": {\"pseudo_points\": [[0, 0]], \"phases\": [1],"
+    " \"gamma\": [0, 1]}, \"observations\": [], " PREDICT_OK "}", "skew.gamma");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"noise\": {\"numeric_sd\": 0}, \"observations\": [], " PREDICT_OK "}",
+    "noise.numeric_sd");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [" OBS_OK "]}", "'predict' is required");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [" OBS_OK "], \"predict\": {\"points\": [[0]]}}",
+    "'points' has 1 columns, expected 2");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [" OBS_OK "], \"predict\": {\"points\": [[0, 0]],"
+    " \"credible\": 1.5}}", "predict.credible");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [" OBS_OK "], \"predict\": {\"points\": [[0, 0]],"
+    " \"reference\": [1]}}", "'reference' has 1 entries, expected 2");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_2D ", \"observations\": [" OBS_OK "], " PREDICT_OK ", \"extra\": 1}",
+    "unknown field 'extra'");
+  cli_assert_input_error ("posterior", "{\"kernel\": ", "malformed JSON");
+}
+
+/* A kernel variance that overflows the covariance is a numerical failure:
+ * exit 1, one line on stderr, nothing on stdout. */
+static void
+test_numeric_failure (void)
+{
+  CliResult r = cli_run ("posterior", NULL,
+    "{\"kernel\": {\"type\": \"rbf\", \"variance\": 1e308, \"lengthscales\": [1]},"
+    " \"observations\": [{\"kind\": \"preference\", \"winner\": [0], \"loser\": [5]}],"
+    " \"predict\": {\"points\": [[0]]}}");
+  g_test_message ("status %d, stderr: %s", r.status, r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_true (strchr (r.err, '\n') == r.err + strlen (r.err) - 1);
+  cli_result_clear (&r);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/posterior/closed-form", test_closed_form);
+  g_test_add_func ("/cli/posterior/mixed", test_mixed);
+  g_test_add_func ("/cli/posterior/bad-input", test_bad_input);
+  g_test_add_func ("/cli/posterior/numeric-failure", test_numeric_failure);
+  return g_test_run ();
+}
