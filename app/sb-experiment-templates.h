@@ -1,0 +1,42 @@
+/* sb-experiment-templates.h — the experiments offered by "New experiment".
+ *
+ * Each template is a complete, runnable experiment definition:
+ *   colour     a human preference experiment over hue, saturation and
+ *              lightness; the duel shows two large swatches (the default
+ *              demo, so a newcomer can answer right away);
+ *   benchmark  a problem of the engine's benchmark set (sg-bo.h), answered
+ *              by the simulated oracle (auto-play) or by the human;
+ *   custom     parameters named by the user, shown side by side as a table.
+ */
+#pragma once
+
+#include "sb-session.h"
+
+G_BEGIN_DECLS
+
+/* The favourite-colour experiment (preferential, 3-D). */
+SbExperiment *sb_template_colour (void);
+/* A benchmark problem by its engine name; NULL with ERROR for unknown
+ * names. Parameters and bounds come from the engine's problem table. */
+SbExperiment *sb_template_benchmark (const char *problem, GError **error);
+/* A custom experiment with two example parameters the user then edits. */
+SbExperiment *sb_template_custom (void);
+
+/* Engine benchmark problems usable by the benchmark template: a
+ * NULL-terminated array of names (free with g_strfreev) and a one-line
+ * description of each. */
+char **sb_template_list_problems (void);
+char *sb_template_describe_problem (const char *problem);
+
+/* The colour shown for a point of the colour experiment, as sRGB
+ * components in [0, 1] (HSL to RGB, CSS Color 4 §7). */
+void sb_template_colour_rgb (const SbExperiment *exp, const double *x,
+                             double *red, double *green, double *blue);
+/* "hsl(210°, 60%, 45%)" for the point. */
+char *sb_template_colour_describe (const SbExperiment *exp, const double *x);
+
+/* "12.5 ms" — a coordinate formatted with a sensible number of digits for
+ * its range, with its unit. */
+char *sb_format_coordinate (const SbParameter *param, double value);
+
+G_END_DECLS

@@ -1,0 +1,139 @@
+/* sb-jobs.h — the engine jobs the window runs on the worker (DESIGN §2).
+ *
+ *   answer -> session appends + saves -> sb_job_input_new (copies the
+ *   experiment, the observation log and the stored hyperparameters)
+ *   -> worker thread: sg_bo rebuilt from the log, sg_bo_propose
+ *   -> SbQuestion (an immutable result snapshot) -> main thread, applied
+ *   only if the job is still current (sb-worker.h).
+ *
+ * Every job rebuilds its sg_bo from the copied log: the session stays the
+ * single source of truth, undo is just a shorter log, and a job never
+ * shares mutable state with the main thread. Replaying answers is cheap;
+ * the posterior and the acquisition search are the heavy part anyway.
+ *
+ * Jobs:
+ *   sb_job_propose   the next question (+ the simulated oracle's answer,
+ *                    + true values for benchmark problems); keeps the
+ *                    model (SbModel) for the plot job;
+ *   sb_job_fit       a hyperparameter refit (progress, cancellable);
+ *   sb_job_plot      summaries of the model on a 1-D / 2-D grid.
+ */
+#pragma once
+
+#include "sb-session.h"
+#include "sb-worker.h"
+
+#include "sg-summary.h"
+
+G_BEGIN_DECLS
+
+/* ---- Inputs ------------------------------------------------------------- */
+
+typedef struct {
+  SbExperiment *experiment;
+  GPtrArray *observations;   /* SbObservation */
+  SbHyper hyper;
+} SbJobInput;
+
+SbJobInput *sb_job_input_new (SbSession *session);
+void sb_job_input_free (SbJobInput *input);
+
+/* ---- The model of a proposal (shared, immutable once published) -------- */
+
+typedef struct _SbModel SbModel;
+SbModel *sb_model_ref (SbModel *model);
+void sb_model_unref (SbModel *model);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbModel, sb_model_unref)
+
+/* ---- Questions ----------------------------------------------------------- */
+
+typedef enum {
+  SB_QUESTION_DUEL = 0,   /* "A (the current best) or B?"                 */
+  SB_QUESTION_VALUE,      /* "what did you measure at B?" (or "failed")   */
+} SbQuestionKind;
+
+typedef struct {
+  SbQuestionKind kind;
+  guint dim;
+  /* A = the current best (duels), B = the new candidate. For value
+   * questions only B is asked about; A is the current best if any. */
+  double a[SB_MAX_PARAMETERS];
+  double b[SB_MAX_PARAMETERS];
+  gboolean has_best;
+  double best[SB_MAX_PARAMETERS];
+  guint n_log;               /* session log length the question answers   */
+  guint n_answers;           /* answers (non-skips) behind it             */
+  gboolean initial;          /* from the random initial design            */
+  double prob_better;        /* P(f(B) > f(A)) from the model, or NaN      */
+  double prob_safe;          /* safe mode: P(f(B) >= h), or NaN           */
+  /* Simulated oracle (benchmark template with simulated = TRUE). */
+  gboolean has_oracle;
+  int oracle_winner;         /* duels: 0 = A, 1 = B                       */
+  gboolean oracle_failed;    /* value questions: invalid (safe mode)      */
+  double oracle_value;
+  /* True objective (benchmark template), NaN otherwise. */
+  double truth_a, truth_b, truth_best, truth_optimum;
+  gboolean refit_due;        /* the engine's schedule asks for a refit    */
+  double seconds;            /* time spent in the job                     */
+  SbModel *model;            /* owned reference, NULL for random proposals */
+} SbQuestion;
+
+void sb_question_free (SbQuestion *q);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbQuestion, sb_question_free)
+
+/* SbWorkerFunc: INPUT is an SbJobInput, the result an SbQuestion
+ * (free with sb_question_free). */
+gpointer sb_job_propose (SbWorkerJob *job, gpointer input, GError **error);
+
+/* ---- Hyperparameter fits -------------------------------------------------- */
+
+typedef struct {
+  SbHyper hyper;            /* the fitted values (valid)                  */
+  guint n_evals;
+  double seconds;
+} SbFitResult;
+
+/* SbWorkerFunc: INPUT an SbJobInput, result an SbFitResult (g_free). */
+gpointer sb_job_fit (SbWorkerJob *job, gpointer input, GError **error);
+
+/* ---- Plot data ------------------------------------------------------------ */
+
+/* Summaries of the model on a grid over one or two parameters (AXES), the
+ * other coordinates fixed at the current best (FIXED). 1-D: N[0] points;
+ * 2-D: N[0] x N[1] points, the first axis varying fastest. */
+typedef struct {
+  guint dim;                 /* of the experiment                          */
+  guint n_axes;              /* 1 or 2                                     */
+  guint axes[2];             /* parameter indices                          */
+  guint n[2];
+  double lower[2], upper[2];
+  double fixed[SB_MAX_PARAMETERS];
+  guint n_points;
+  double *points;            /* n_points x dim                             */
+  sg_point_summary *summary; /* n_points                                   */
+  double *truth;             /* n_points true values, or NULL              */
+  guint n_log;               /* session log length the model describes     */
+} SbPlotData;
+
+typedef struct {
+  SbModel *model;            /* reference */
+  SbExperiment *experiment;  /* copy */
+  guint n_axes;
+  guint axes[2];
+  guint n[2];
+  double level;              /* credible level (0.95) */
+} SbPlotInput;
+
+SbPlotInput *sb_plot_input_new (SbModel *model, const SbExperiment *exp,
+                                guint n_axes, guint axis0, guint axis1, guint n);
+void sb_plot_input_free (SbPlotInput *input);
+void sb_plot_data_free (SbPlotData *data);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbPlotData, sb_plot_data_free)
+/* SbWorkerFunc: INPUT an SbPlotInput, result an SbPlotData. */
+gpointer sb_job_plot (SbWorkerJob *job, gpointer input, GError **error);
+
+/* Error domain of engine failures: the code is the sg_status. */
+#define SB_ENGINE_ERROR (sb_engine_error_quark ())
+GQuark sb_engine_error_quark (void);
+
+G_END_DECLS

@@ -1,0 +1,190 @@
+/* sb-session.h — an experiment and every answer ever given (DESIGN §4).
+ *
+ * The session is the single source of truth of the workbench: the
+ * experiment definition plus the full observation log, each observation
+ * with its timestamp. Everything the engine computes can be recomputed from
+ * it. It is one JSON document
+ *
+ *   { "format": "skewbench-session", "version": 1,
+ *     "experiment": { ... }, "observations": [ ... ] }
+ *
+ * written atomically (temporary file + rename, g_file_set_contents_full)
+ * after every answer. A damaged or foreign file is refused with an error
+ * that names the line and column, and it is never overwritten: a session
+ * that failed to load has no file and therefore never saves.
+ *
+ * No GTK here: the session is testable without a display.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+#define SB_SESSION_FORMAT "skewbench-session"
+#define SB_SESSION_VERSION 1
+#define SB_MAX_PARAMETERS 32
+
+#define SB_SESSION_ERROR (sb_session_error_quark ())
+GQuark sb_session_error_quark (void);
+typedef enum {
+  SB_SESSION_ERROR_PARSE,    /* not JSON: line and column of the fault      */
+  SB_SESSION_ERROR_FOREIGN,  /* JSON, but not a SkewBench session           */
+  SB_SESSION_ERROR_VERSION,  /* a newer session version than this program's */
+  SB_SESSION_ERROR_INVALID,  /* a session whose content is malformed        */
+  SB_SESSION_ERROR_NO_FILE,  /* saving a session that has no file           */
+} SbSessionError;
+
+typedef enum {
+  SB_MODE_PREFERENCE = 0,  /* every question is a duel                  */
+  SB_MODE_MIXED,           /* some questions ask for a measured value   */
+  SB_MODE_SAFE,            /* values, or "this setting failed"          */
+} SbMode;
+
+typedef enum {
+  SB_TEMPLATE_COLOUR = 0,  /* favourite colour: hue, saturation, lightness */
+  SB_TEMPLATE_BENCHMARK,   /* a benchmark function of the engine           */
+  SB_TEMPLATE_CUSTOM,      /* parameters named by the user                 */
+} SbTemplate;
+
+const char *sb_mode_to_string (SbMode mode);
+gboolean sb_mode_from_string (const char *name, SbMode *mode);
+const char *sb_template_to_string (SbTemplate kind);
+gboolean sb_template_from_string (const char *name, SbTemplate *kind);
+
+typedef struct {
+  char *name;
+  char *unit;     /* may be "" */
+  double lower;
+  double upper;   /* > lower */
+} SbParameter;
+
+/* The experiment definition. Plain data, deep-copied into every job. */
+typedef struct {
+  char *title;
+  SbTemplate template_kind;
+  SbMode mode;
+  char *acquisition;      /* "ucb", "eiig", "epi", "thompson"              */
+  char *surrogate;        /* "skewgp", "laplace", "ep", "random"           */
+  guint budget;           /* number of questions planned                  */
+  guint initial;          /* random initial questions before the model    */
+  guint64 seed;
+  double threshold;       /* safe mode: a setting is safe when f >= this  */
+  guint numeric_every;    /* mixed mode: every k-th question is a value   */
+  /* Benchmark template */
+  char *problem;          /* engine benchmark name, e.g. "six-hump-camel" */
+  gboolean simulated;     /* answered by the simulated oracle             */
+  gboolean show_truth;    /* show the true function                       */
+  guint autoplay_ms;      /* delay between simulated answers              */
+  double oracle_noise;    /* sd of the oracle's preference noise          */
+  guint n_parameters;
+  SbParameter parameters[SB_MAX_PARAMETERS];
+} SbExperiment;
+
+#define SB_TYPE_EXPERIMENT (sb_experiment_get_type ())
+GType sb_experiment_get_type (void) G_GNUC_CONST;
+/* Zeroed experiment with the defaults (preference, ucb, skewgp, budget 30). */
+SbExperiment *sb_experiment_new (void);
+SbExperiment *sb_experiment_copy (const SbExperiment *exp);
+void sb_experiment_free (SbExperiment *exp);
+/* Appends a parameter; FALSE (and nothing added) when the table is full,
+ * the name is empty or lower >= upper. */
+gboolean sb_experiment_add_parameter (SbExperiment *exp, const char *name,
+                                      const char *unit, double lower, double upper);
+/* TRUE when the experiment can run; otherwise ERROR says what is wrong. */
+gboolean sb_experiment_validate (const SbExperiment *exp, GError **error);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbExperiment, sb_experiment_free)
+
+typedef enum {
+  SB_OBSERVATION_DUEL = 0,  /* a vs b; winner 0 = a, 1 = b               */
+  SB_OBSERVATION_VALUE,     /* a measured value at a                     */
+  SB_OBSERVATION_FAILED,    /* safe mode: the setting a failed           */
+  SB_OBSERVATION_SKIP,      /* a question left unanswered; logged only   */
+} SbObservationKind;
+
+typedef struct {
+  SbObservationKind kind;
+  int winner;        /* duels: 0 = a preferred, 1 = b preferred          */
+  double value;      /* value observations                              */
+  gint64 time;       /* wall-clock time, microseconds since the epoch    */
+  guint dim;
+  double *a;         /* dim: the first candidate (the current best)      */
+  double *b;         /* dim for duels and skips, otherwise NULL          */
+} SbObservation;
+
+#define SB_TYPE_OBSERVATION (sb_observation_get_type ())
+GType sb_observation_get_type (void) G_GNUC_CONST;
+SbObservation *sb_observation_copy (const SbObservation *obs);
+void sb_observation_free (SbObservation *obs);
+const char *sb_observation_kind_to_string (SbObservationKind kind);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbObservation, sb_observation_free)
+
+/* Hyperparameters of a refit (the engine's sg_hyper with s = 0), stored
+ * with the session because they are not a function of the answers alone
+ * (sg-bo.h). VALID = FALSE: the engine's defaults. */
+typedef struct {
+  gboolean valid;
+  guint n_answers;          /* answers the fit saw                      */
+  gboolean matern52;        /* kernel: RBF (FALSE) or Matern 5/2        */
+  double variance;
+  double lengthscales[SB_MAX_PARAMETERS];
+  double mean;
+  double numeric_sd;
+  double probit_sd;
+  double log_evidence;
+} SbHyper;
+
+#define SB_TYPE_SESSION (sb_session_get_type ())
+G_DECLARE_FINAL_TYPE (SbSession, sb_session, SB, SESSION, GObject)
+
+/* A new session for EXP (copied), without a file. */
+SbSession *sb_session_new (const SbExperiment *exp);
+/* Reads FILE. On failure returns NULL with ERROR in SB_SESSION_ERROR (or
+ * G_IO_ERROR / G_FILE_ERROR for I/O); parse errors read
+ * "FILE:LINE:COLUMN: message". The file is never modified. */
+SbSession *sb_session_load (GFile *file, GError **error);
+/* The same from a buffer; NAME is used in messages. */
+SbSession *sb_session_load_from_data (const char *data, gssize len,
+                                      const char *name, GError **error);
+
+const SbExperiment *sb_session_get_experiment (SbSession *self);
+GFile *sb_session_get_file (SbSession *self);
+/* Binds the session to FILE and saves it there now (atomically). */
+gboolean sb_session_save_as (SbSession *self, GFile *file, GError **error);
+/* Saves to the bound file, atomically (temp + rename). */
+gboolean sb_session_save (SbSession *self, GError **error);
+/* The JSON document (pretty-printed, newline-terminated). */
+char *sb_session_to_data (SbSession *self, gsize *length);
+
+guint sb_session_get_n_observations (SbSession *self);
+const SbObservation *sb_session_get_observation (SbSession *self, guint index);
+/* Observations that count as answers (everything except skips). */
+guint sb_session_get_n_answers (SbSession *self);
+/* A deep copy of the log (element type SbObservation, owns its items). */
+GPtrArray *sb_session_dup_observations (SbSession *self);
+
+/* Appending saves the session when it has a file. If saving fails the
+ * answer stays in memory, ERROR says why, and FALSE is returned; the caller
+ * shows the error. Vectors have the experiment's dimension. */
+gboolean sb_session_add_duel (SbSession *self, const double *a, const double *b,
+                              int winner, GError **error);
+gboolean sb_session_add_value (SbSession *self, const double *x, double value,
+                               GError **error);
+gboolean sb_session_add_failed (SbSession *self, const double *x, GError **error);
+gboolean sb_session_add_skip (SbSession *self, const double *a, const double *b,
+                              GError **error);
+/* Removes the last observation (skips included) and saves. FALSE with
+ * ERROR when the log is empty or saving failed. */
+gboolean sb_session_undo (SbSession *self, GError **error);
+
+/* The stored hyperparameters (valid = FALSE when none) and their update;
+ * setting them saves the session when it has a file. */
+const SbHyper *sb_session_get_hyper (SbSession *self);
+gboolean sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error);
+
+/* CSV of the observations: a header row, then one row per observation:
+ * index,time,kind,answer,value,a_<name>...,b_<name>... */
+char *sb_session_to_csv (SbSession *self);
+gboolean sb_session_export_csv (SbSession *self, GFile *file, GError **error);
+
+G_END_DECLS
