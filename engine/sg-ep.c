@@ -136,14 +136,19 @@ update_site (const sg_rows *R, ep_state *st, size_t k, double damping)
   double dtau = tau_new - st->tau[k], dnu = nu_new - st->nu[k];
   double change = fmax (fabs (dtau) / (1 + st->tau[k]),
                         fabs (dnu) / (1 + fabs (st->nu[k])));
-  /* Sigma <- Sigma - c s_k s_k^T, c = dtau / (1 + dtau Sigma_kk) */
-  double c = dtau / (1 + dtau * st->Sigma[k * m + k]);
+  /* Sigma <- Sigma - c s_k s_k^T, c = dtau / (1 + dtau Sigma_kk), with
+   * s_k = Sigma e_k; then mu = Sigma nu follows in O(m): since
+   * s_k^T nu = mu_k,  mu <- mu + s_k (dnu (1 - c Sigma_kk) - c mu_k). */
+  double Skk = st->Sigma[k * m + k];
+  double c = dtau / (1 + dtau * Skk);
+  double coef = dnu * (1 - c * Skk) - c * st->mu[k];
   for (size_t i = 0; i < m; i++)
     st->col[i] = st->Sigma[i * m + k];
   sg_gemm (0, 0, m, m, 1, -c, st->col, st->col, 1.0, st->Sigma);
+  for (size_t i = 0; i < m; i++)
+    st->mu[i] += coef * st->col[i];
   st->tau[k] = tau_new;
   st->nu[k] = nu_new;
-  sg_gemv (0, m, m, 1.0, st->Sigma, st->nu, 0.0, st->mu);
   return change;
 }
 

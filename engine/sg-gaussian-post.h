@@ -84,7 +84,8 @@ int sg_gauss_post_joint (const sg_gauss_post *post, const double *Xs,
 int sg_gauss_post_summaries (const sg_gauss_post *post, const double *Xs,
                              size_t ns, double level, const double *x_ref,
                              sg_point_summary *out);
-/* Approximate posterior density of f(X) at NV values. */
+/* Approximate posterior density N(value; mu(x), v(x)) of f(X) at NV
+ * values; SG_ENUMERIC where v(x) = 0 (a noise-free observation at x). */
 int sg_gauss_post_density (const sg_gauss_post *post, const double *x,
                            size_t nv, const double *values, double *density);
 
