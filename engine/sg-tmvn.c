@@ -58,10 +58,10 @@ typedef struct {
 typedef struct {
   double *x;      /* current state, permuted coordinates (d)             */
   double *w;      /* L nu for the current ellipse (d)                     */
-  double *xnew;   /* proposal (d)                                         */
+  double *xnew;   /* proposal; exact HMC: the position offset (d)          */
   arc *arcs;      /* violated arcs (up to 2 per bound, 4 d in all)        */
   arc *gaps;      /* feasible arcs (up to 4 d + 1)                        */
-  size_t steps, multi_arc, stuck;
+  size_t steps, multi_arc, bounces, stuck;
 } chain;
 
 struct sg_tmvn {
@@ -69,6 +69,7 @@ struct sg_tmvn {
   size_t *perm;              /* permuted coordinate k is original perm[k] */
   double *mean, *lower, *upper;  /* permuted                              */
   double *L;                 /* d x r pivoted Cholesky factor, lda = r    */
+  double *cov;               /* permuted cov, exact HMC only (else NULL)  */
   unsigned char *moving;     /* 0 for a zero-variance (fixed) coordinate  */
   sg_tmvn_options opt;
   size_t thin;               /* in use (automatic choice once made)       */
@@ -86,6 +87,8 @@ sg_tmvn_options_default (sg_tmvn_options *opt)
   opt->max_thin = 1000;
   opt->n_chains = 1;
   opt->n_threads = 0;
+  opt->method = SG_TMVN_LIN_ESS;
+  opt->hmc_time = M_PI / 2;
 }
 
 /* ---- Factorisation -------------------------------------------------- */
@@ -295,6 +298,7 @@ sg_tmvn_free (sg_tmvn *s)
   free (s->lower);
   free (s->upper);
   free (s->L);
+  free (s->cov);
   free (s->moving);
   free (s);
 }
@@ -315,6 +319,11 @@ check_arguments (size_t d, const double *mean, const double *cov,
         return SG_EINVAL;
     }
   if (opt->n_chains == 0 || (opt->thin == 0 && opt->pilot < 2))
+    return SG_EINVAL;
+  if (opt->method != SG_TMVN_LIN_ESS && opt->method != SG_TMVN_EXACT_HMC)
+    return SG_EINVAL;
+  if (opt->method == SG_TMVN_EXACT_HMC
+      && !(opt->hmc_time > 0 && isfinite (opt->hmc_time)))
     return SG_EINVAL;
   return SG_OK;
 }
@@ -379,6 +388,16 @@ sg_tmvn_new (size_t d, const double *mean, const double *cov,
           s->upper[k] = upper ? upper[i] : INFINITY;
         }
       status = feasible_start (s, s->chains[0].x);
+    }
+  if (status == SG_OK && opt->method == SG_TMVN_EXACT_HMC)
+    {
+      /* the reflections need cov's columns (in permuted order) */
+      if ((s->cov = malloc (d * d * sizeof *s->cov)) == NULL)
+        status = SG_ENOMEM;
+      else
+        for (size_t k = 0; k < d; k++)
+          for (size_t l = 0; l < d; l++)
+            s->cov[k * d + l] = cov[s->perm[k] * d + s->perm[l]];
     }
   if (status != SG_OK)
     {
@@ -540,22 +559,25 @@ inside_box (const sg_tmvn *s, const double *x)
   return 1;
 }
 
+/* w = L nu, nu ~ N(0, I_r), i.e. w ~ N(0, cov): the bottom (d - r) rows
+ * first, since the triangular product overwrites nu in place. */
 static void
-chain_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
+draw_direction (const sg_tmvn *s, double *w, gsl_rng *rng)
 {
   size_t d = s->d, r = s->r;
-  double *x = ch->x, *w = ch->w;
-  ch->steps++;
-  if (r == 0)
-    return;   /* cov = 0: the distribution is the point mass at mean */
-
-  /* w = L nu, nu ~ N(0, I_r): the bottom (d - r) rows first, since the
-   * triangular product overwrites nu in place. */
   for (size_t j = 0; j < r; j++)
     w[j] = sg_rng_gaussian (rng);
   if (d > r)
     sg_gemv (0, d - r, r, 1.0, s->L + r * r, w, 0.0, w + r);
   sg_trmv_lower (s->L, r, w);
+}
+
+static void
+lin_ess_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
+{
+  size_t d = s->d;
+  double *x = ch->x, *w = ch->w;
+  draw_direction (s, w, rng);
 
   size_t n_arcs = 0;
   for (size_t k = 0; k < d; k++)
@@ -590,6 +612,128 @@ chain_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
         }
     }
   ch->stuck++;   /* keep x: a valid, if lazy, transition */
+}
+
+/* ---- One exact-HMC transition ----------------------------------------- */
+
+/* Pakman & Paninski (2014), sec. 2-3, written in x rather than whitened
+ * coordinates. With z-space momentum v ~ N(0, I) the motion is
+ *   x(t) = mean + A cos t + B sin t,   A = x0 - mean,  B = L v ~ N(0, cov),
+ * a bound on coordinate i is a wall with normal f_i = L^T e_i in z-space,
+ * and the elastic reflection v' = v - 2 (f_i.v / f_i.f_i) f_i reads in x
+ *   xdot' = xdot - 2 (xdot_i / cov_ii) cov[:, i]
+ * (f_i.v = xdot_i, f_i.f_i = cov_ii, L f_i = cov e_i): O(d) per bounce. */
+
+/* Reflections closer than this (in time) to the previous one are ignored:
+ * after a reflection the particle sits on the wall moving inwards, and
+ * round-off can place the wall's crossing at t = 1e-17 instead of 0. */
+#define HIT_EPS 1e-12
+
+/* First time in (HIT_EPS, 2 pi + HIT_EPS] at which a cos t + b sin t + c
+ * turns negative; INFINITY if it never does. The crossings are at
+ * phi -+ alpha (phi = atan2(b, a), alpha = acos(-c / R)); at phi + alpha the
+ * derivative -R sin(alpha) is negative: that is the exit. */
+static double
+exit_time (double a, double b, double c)
+{
+  double r2 = a * a + b * b;
+  if (c >= 0 && r2 <= c * c)
+    return INFINITY;
+  double R = sqrt (r2);
+  if (R == 0)
+    return INFINITY;
+  double ratio = -c / R;
+  if (ratio >= 1)
+    return INFINITY;   /* only touches the wall */
+  double t = fmod (atan2 (b, a) + acos (ratio < -1 ? -1 : ratio), TWO_PI);
+  if (t < 0)
+    t += TWO_PI;
+  if (t <= HIT_EPS)
+    t += TWO_PI;
+  return t;
+}
+
+static void
+hmc_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
+{
+  size_t d = s->d;
+  double *x = ch->x, *A = ch->xnew, *B = ch->w;
+  draw_direction (s, B, rng);
+  for (size_t k = 0; k < d; k++)
+    A[k] = x[k] - s->mean[k];
+
+  double left = s->opt.hmc_time;
+  size_t max_bounces = 1000 + 100 * d, bounces = 0;
+  for (;;)
+    {
+      double t_hit = INFINITY, bound = 0;
+      size_t wall = 0;
+      for (size_t k = 0; k < d; k++)
+        {
+          if (!s->moving[k])
+            continue;
+          if (s->lower[k] > -INFINITY)
+            {
+              double t = exit_time (A[k], B[k], s->mean[k] - s->lower[k]);
+              if (t < t_hit)
+                t_hit = t, wall = k, bound = s->lower[k];
+            }
+          if (s->upper[k] < INFINITY)
+            {
+              double t = exit_time (-A[k], -B[k], s->upper[k] - s->mean[k]);
+              if (t < t_hit)
+                t_hit = t, wall = k, bound = s->upper[k];
+            }
+        }
+      double t = t_hit < left ? t_hit : left;
+      double ct = cos (t), st = sin (t);
+      for (size_t k = 0; k < d; k++)
+        {
+          double a = A[k], b = B[k];
+          A[k] = a * ct + b * st;      /* position offset at time t */
+          B[k] = b * ct - a * st;      /* velocity at time t */
+        }
+      if (t_hit >= left)
+        break;
+      /* reflect at the wall; put the particle exactly on it */
+      A[wall] = bound - s->mean[wall];
+      double f = 2 * B[wall] / s->cov[wall * d + wall];
+      const double *col = s->cov + wall * d;   /* cov is symmetric */
+      for (size_t k = 0; k < d; k++)
+        B[k] -= f * col[k];
+      left -= t_hit;
+      if (++bounces > max_bounces)
+        {
+          ch->stuck++;
+          return;
+        }
+    }
+  ch->bounces += bounces;
+  for (size_t k = 0; k < d; k++)
+    if (s->moving[k])
+      {
+        double xk = s->mean[k] + A[k];
+        if (!(xk > s->lower[k] && xk < s->upper[k]))
+          {
+            ch->stuck++;   /* round-off left it on a wall: keep x */
+            return;
+          }
+      }
+  for (size_t k = 0; k < d; k++)
+    if (s->moving[k])
+      x[k] = s->mean[k] + A[k];
+}
+
+static void
+chain_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
+{
+  ch->steps++;
+  if (s->r == 0)
+    return;   /* cov = 0: the distribution is the point mass at mean */
+  if (s->opt.method == SG_TMVN_EXACT_HMC)
+    hmc_step (s, ch, rng);
+  else
+    lin_ess_step (s, ch, rng);
 }
 
 /* ---- Running chains, possibly on threads ------------------------------ */
@@ -791,7 +935,9 @@ start_chains (sg_tmvn *s, chain_task *tasks, const sg_progress *progress)
       status = sg_mcmc_iat_max (pilot_out, nc, pilot, d, &tau, NULL);
       if (status == SG_OK)
         {
-          double thin = ceil (tau);
+          /* rounded: an IAT of 1.02 (independent states plus noise)
+           * should not double the cost */
+          double thin = floor (tau + 0.5);
           s->pilot_iat = tau;
           s->thin = thin > (double) s->opt.max_thin ? s->opt.max_thin
                     : thin < 1 ? 1 : (size_t) thin;
@@ -852,11 +998,12 @@ sg_tmvn_get_info (const sg_tmvn *s, sg_tmvn_info *info)
   info->rank = s->r;
   info->thin = s->thin;
   info->pilot_iat = s->pilot_iat;
-  info->steps = info->multi_arc = info->stuck = 0;
+  info->steps = info->multi_arc = info->bounces = info->stuck = 0;
   for (size_t c = 0; c < s->opt.n_chains; c++)
     {
       info->steps += s->chains[c].steps;
       info->multi_arc += s->chains[c].multi_arc;
+      info->bounces += s->chains[c].bounces;
       info->stuck += s->chains[c].stuck;
     }
 }

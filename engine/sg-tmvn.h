@@ -28,20 +28,41 @@
 
 #include <gsl/gsl_rng.h>
 
+/* The Markov transition.
+ * SG_TMVN_LIN_ESS: linear elliptical slice sampling (above).
+ * SG_TMVN_EXACT_HMC: exact Hamiltonian Monte Carlo for truncated Gaussians
+ *   (Pakman & Paninski 2014, "Exact Hamiltonian Monte Carlo for truncated
+ *   multivariate Gaussians", J. Comput. Graph. Stat. 23:518). The same
+ *   ellipses, but instead of jumping to a random feasible angle the state
+ *   travels along the ellipse for a time HMC_TIME and is reflected, like a
+ *   billiard ball, at every bound it meets. Also rejection-free and exact;
+ *   each transition costs one L nu plus O(d) per reflection, and it mixes
+ *   far better when the box cuts away most of the Gaussian (SkewGP
+ *   preference posteriors: see tests/bench/results-tmvn.md). */
+typedef enum {
+  SG_TMVN_LIN_ESS = 0,
+  SG_TMVN_EXACT_HMC,
+} sg_tmvn_method;
+
 typedef struct {
   size_t burn_in;      /* steps discarded at the start of each chain
                           (default 100)                                    */
   size_t thin;         /* keep every thin-th state (default 1); 0 = choose
                           it automatically: after burn-in a pilot run of
                           PILOT steps per chain measures the largest IAT
-                          over the coordinates, and thin = ceil(IAT), so
-                          the kept states are nearly independent           */
+                          over the coordinates, and thin = IAT rounded
+                          (at least 1), so the kept states are nearly
+                          independent (their IAT is ~2 at most)            */
   size_t pilot;        /* pilot length per chain for thin = 0 (default
                           2000; the IAT estimate needs ~50 IAT of data)    */
   size_t max_thin;     /* cap on the automatic thin (default 1000)         */
   size_t n_chains;     /* independent chains (default 1)                   */
   size_t n_threads;    /* threads to run them on; 0 = one per chain up to
                           the number of online processors (default 0)      */
+  sg_tmvn_method method;  /* default SG_TMVN_LIN_ESS                      */
+  double hmc_time;     /* travel time per exact-HMC transition (default
+                          pi / 2: without bounds one transition is then an
+                          independent draw)                                */
 } sg_tmvn_options;
 
 typedef struct sg_tmvn sg_tmvn;
@@ -56,8 +77,11 @@ typedef struct {
                           and pilot included                               */
   size_t multi_arc;    /* transitions whose feasible set on the ellipse
                           was two or more disjoint arcs                    */
+  size_t bounces;      /* exact HMC: reflections at a bound, in all      */
   size_t stuck;        /* transitions that kept the current state because
-                          round-off left no usable arc (should stay 0)     */
+                          round-off left no usable arc, or an exact-HMC
+                          trajectory that ended outside the box or made
+                          over 1000 + 100 d reflections (should stay 0)    */
 } sg_tmvn_info;
 
 void sg_tmvn_options_default (sg_tmvn_options *opt);
@@ -67,7 +91,8 @@ void sg_tmvn_options_default (sg_tmvn_options *opt);
  * for every chain. LOWER/UPPER may be NULL (unbounded) and hold +-INFINITY
  * entries. OPT may be NULL for the defaults.
  * Returns SG_OK, SG_EINVAL (NaN or infinite mean/cov, COV not symmetric to
- * 1e-8 max(diag), lower > upper, n_chains = 0), SG_ENOTPD (COV is not
+ * 1e-8 max(diag), lower > upper, n_chains = 0, unknown method, hmc_time
+ * not positive), SG_ENOTPD (COV is not
  * positive semi-definite), SG_EINFEASIBLE (no feasible start: the box has
  * probability zero, e.g. lower = upper for a coordinate that varies, or a
  * zero-variance coordinate whose mean lies outside [lower, upper]),
