@@ -1,18 +1,22 @@
 /* sg-laplace.h — Laplace approximation for GP models with probit (or
  * logistic) factors mixed with numeric observations.
  *
- * Paper 002 (binary GPC; its eq. 286 should read (K^{-1} - W)^{-1} with W
- * the negative Hessian convention of eq. 283, and its eq. 295 plug-in
- * sigma(E f*) is not the predictive probability: sg_gauss_post_summaries
- * averages the link over the Gaussian, R&W eq. 3.25), implemented as
- * Rasmussen & Williams (2006) algorithms 3.1 (mode, evidence 3.32), 3.2
- * (prediction) and 5.1 (evidence gradient) in the row space of
- * sg-gaussian-post.h: the Newton iteration runs on u = t - E[t] with
- * prior N(0, Kt), Kt = A K A^T, and B = I + D^{1/2} Kt D^{1/2}, where D
- * is the negative second derivative of the row log-likelihoods. For
- * binary data A is a signed selection and this is R&W verbatim; for
+ * Paper 002 treats binary labels with the logistic link. Two of its
+ * formulas are misprinted: eq. 286 must read (K^{-1} - W)^{-1} (its W is
+ * the negative-definite Hessian of eq. 283, as in eqs. 284 and 287), and
+ * the plug-in sigma(E f*) of eq. 295 is not the predictive probability:
+ * sg_gauss_post_summaries averages the link over the Gaussian (R&W
+ * eq. 3.25). Below, D = -(paper's W) >= 0 and W is the probit row matrix
+ * of sg-data.h.
+ *
+ * Implemented as Rasmussen & Williams (2006) algorithms 3.1 (mode,
+ * evidence eq. 3.32), 3.2 (prediction) and 5.1 (evidence gradient) in the
+ * row space of sg-gaussian-post.h: the Newton iteration runs on
+ * u = t - E[t] with prior N(0, Kt), Kt = A K A^T, and B = I + D^{1/2} Kt
+ * D^{1/2}, D the negative second derivatives of the row log-likelihoods.
+ * For binary data A is a signed selection and this is R&W verbatim; for
  * preferences Kt = W K W^T couples the two duel inputs of each row.
- * Each Newton step is damped by step halving when the objective
+ * A Newton step is halved while the objective
  * Psi = log p(y|u) - u^T Kt^{-1} u / 2 would decrease (as GPML's infLaplace).
  */
 #pragma once
