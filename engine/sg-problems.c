@@ -1,0 +1,366 @@
+/* sg-problems.c — benchmark objectives and simulated oracles (see header). */
+#include "sg-problems.h"
+
+#include "sg-kernel.h"
+#include "sg-linalg.h"
+#include "sg-rng.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef double (*objective_fn) (const sg_problem *p, const double *x);
+
+typedef struct {
+  const char *name;
+  const char *description;
+  size_t dim;
+  double lower[SG_PROBLEM_MAX_DIM], upper[SG_PROBLEM_MAX_DIM];
+  objective_fn value;
+  double optimum;            /* max value (NaN: computed at creation)     */
+  double optimizer[SG_PROBLEM_MAX_DIM];
+  int safe;                  /* has a threshold and a safe start          */
+} problem_spec;
+
+struct sg_problem {
+  const problem_spec *spec;
+  double lower[SG_PROBLEM_MAX_DIM], upper[SG_PROBLEM_MAX_DIM];
+  double optimum;
+  double optimizer[SG_PROBLEM_MAX_DIM];
+  double threshold;
+  double safe_start[SG_PROBLEM_MAX_DIM];
+  /* safe-gp1d: g(x) = k(x, grid) alpha, the GP mean through the draw */
+  sg_kernel kernel;
+  double *grid;    /* SG_SAFE_GP_GRID points */
+  double *alpha;   /* SG_SAFE_GP_GRID weights */
+};
+
+/* ---- The objectives, already in the maximisation convention ------------ */
+
+static double
+cos1d (const sg_problem *p, const double *x)
+{
+  (void) p;
+  return cos (5 * x[0]) + exp (-0.5 * x[0] * x[0]);
+}
+
+static double
+six_hump_camel (const sg_problem *p, const double *x)
+{
+  (void) p;
+  double x1 = x[0], x2 = x[1], a = x1 * x1, b = x2 * x2;
+  return -((4 - 2.1 * a + a * a / 3) * a + x1 * x2 + (-4 + 4 * b) * b);
+}
+
+static double
+langermann (const sg_problem *p, const double *x)
+{
+  (void) p;
+  static const double A[5][2] = { { 3, 5 }, { 5, 2 }, { 2, 1 }, { 1, 4 }, { 7, 9 } };
+  static const double c[5] = { 1, 2, 5, 2, 3 };
+  double s = 0;
+  for (int i = 0; i < 5; i++)
+    {
+      double d = (x[0] - A[i][0]) * (x[0] - A[i][0]) + (x[1] - A[i][1]) * (x[1] - A[i][1]);
+      s += c[i] * exp (-d / M_PI) * cos (M_PI * d);
+    }
+  return -s;
+}
+
+static double
+colville (const sg_problem *p, const double *x)
+{
+  (void) p;
+  double x1 = x[0], x2 = x[1], x3 = x[2], x4 = x[3];
+  double f = 100 * (x1 * x1 - x2) * (x1 * x1 - x2) + (x1 - 1) * (x1 - 1)
+             + (x3 - 1) * (x3 - 1) + 90 * (x3 * x3 - x4) * (x3 * x3 - x4)
+             + 10.1 * ((x2 - 1) * (x2 - 1) + (x4 - 1) * (x4 - 1))
+             + 19.8 * (x2 - 1) * (x4 - 1);
+  return -f;
+}
+
+static double
+rosenbrock5 (const sg_problem *p, const double *x)
+{
+  (void) p;
+  double f = 0;
+  for (int i = 0; i < 4; i++)
+    f += 100 * (x[i + 1] - x[i] * x[i]) * (x[i + 1] - x[i] * x[i])
+         + (1 - x[i]) * (1 - x[i]);
+  return -f;
+}
+
+static double
+hartmann6 (const sg_problem *p, const double *x)
+{
+  (void) p;
+  static const double alpha[4] = { 1.0, 1.2, 3.0, 3.2 };
+  static const double A[4][6] = { { 10, 3, 17, 3.5, 1.7, 8 },
+                                  { 0.05, 10, 17, 0.1, 8, 14 },
+                                  { 3, 3.5, 1.7, 10, 17, 8 },
+                                  { 17, 8, 0.05, 10, 0.1, 14 } };
+  static const double P[4][6] = { { 1312, 1696, 5569, 124, 8283, 5886 },
+                                  { 2329, 4135, 8307, 3736, 1004, 9991 },
+                                  { 2348, 1451, 3522, 2883, 3047, 6650 },
+                                  { 4047, 8828, 8732, 5743, 1091, 381 } };
+  double s = 0;
+  for (int i = 0; i < 4; i++)
+    {
+      double e = 0;
+      for (int j = 0; j < 6; j++)
+        e += A[i][j] * (x[j] - 1e-4 * P[i][j]) * (x[j] - 1e-4 * P[i][j]);
+      s += alpha[i] * exp (-e);
+    }
+  return s;
+}
+
+static double
+safe_gp (const sg_problem *p, const double *x)
+{
+  double s = 0;
+  for (size_t i = 0; i < SG_SAFE_GP_GRID; i++)
+    s += sg_kernel_eval (&p->kernel, x, p->grid + i) * p->alpha[i];
+  return s;
+}
+
+static const problem_spec problems[] = {
+  { "cos1d", "cos(5x) + exp(-x^2/2) on [-2.6, 2.6] (1-D)", 1, { -2.6 }, { 2.6 },
+    cos1d, 2.0, { 0 }, 0 },
+  { "six-hump-camel", "negated Six-hump camel on [-2,2]x[-1,1] (2-D)", 2, { -2, -1 }, { 2, 1 },
+    six_hump_camel, 1.0316284534898774, { 0.08984201, -0.71265641 }, 0 },
+  { "langermann", "negated Langermann (m = 5) on [0,10]^2 (2-D)", 2, { 0, 0 }, { 10, 10 },
+    langermann, 4.1558092918477865, { 2.79340221, 1.5972325 }, 0 },
+  { "colville", "negated Colville on [-10,10]^4 (4-D)", 4, { -10, -10, -10, -10 }, { 10, 10, 10, 10 },
+    colville, 0.0, { 1, 1, 1, 1 }, 0 },
+  { "rosenbrock5", "negated Rosenbrock on [-3,3]^5 (5-D)", 5, { -3, -3, -3, -3, -3 }, { 3, 3, 3, 3, 3 },
+    rosenbrock5, 0.0, { 1, 1, 1, 1, 1 }, 0 },
+  { "hartmann6", "Hartmann-6 (negated minimisation form) on [0,1]^6 (6-D)", 6, { 0, 0, 0, 0, 0, 0 }, { 1, 1, 1, 1, 1, 1 },
+    hartmann6, 3.3223680114155143,
+    { 0.20168951, 0.1500107, 0.47687397, 0.27533243, 0.31165162, 0.65730054 }, 0 },
+  { "safe-gp1d", "random GP draw (variance 2, lengthscale U[1,2], g(0) >= 0) "
+    "on [-10,10], threshold 0, safe start 0; the seed picks it (1-D, safe)",
+    1, { -10 }, { 10 }, safe_gp, NAN, { 0 }, 1 },
+};
+
+#define N_PROBLEMS (sizeof problems / sizeof problems[0])
+
+size_t
+sg_problem_count (void)
+{
+  return N_PROBLEMS;
+}
+
+const char *
+sg_problem_name_at (size_t i)
+{
+  return i < N_PROBLEMS ? problems[i].name : NULL;
+}
+
+const char *
+sg_problem_description_at (size_t i)
+{
+  return i < N_PROBLEMS ? problems[i].description : NULL;
+}
+
+/* ---- safe-gp1d: one GP draw ---------------------------------------------- */
+
+/* Draws the grid values v ~ N(0, K + nugget I) with K the RBF kernel on the
+ * grid, until v at x = 0 (the middle grid point) is >= 0 (rejection as in
+ * 001 sec. 5.2.3), and stores alpha = (K + nugget I)^{-1} v = L^{-T} z for
+ * v = L z, so g(x) = k(x, grid) alpha interpolates the draw. The nugget
+ * (1e-8 of the variance) keeps the interpolation well posed. */
+static int
+safe_gp_draw (sg_problem *p, uint64_t seed)
+{
+  const size_t G = SG_SAFE_GP_GRID, mid = G / 2;
+  gsl_rng *rng = sg_rng_new (seed, 0x5afe);
+  p->grid = malloc (G * sizeof *p->grid);
+  p->alpha = malloc (G * sizeof *p->alpha);
+  double *K = malloc (G * G * sizeof *K);
+  double *L = malloc (G * G * sizeof *L);
+  double *z = malloc (G * sizeof *z);
+  int status = (rng && p->grid && p->alpha && K && L && z) ? SG_OK : SG_ENOMEM;
+  if (status == SG_OK)
+    {
+      double lengthscale = 1 + gsl_rng_uniform (rng);
+      sg_kernel_init (&p->kernel, SG_KERNEL_RBF, 1, 2.0, lengthscale);
+      for (size_t i = 0; i < G; i++)
+        p->grid[i] = -10 + 20.0 * (double) i / (double) (G - 1);
+      sg_kernel_matrix (&p->kernel, p->grid, G, p->grid, G, K);
+      for (size_t i = 0; i < G; i++)
+        K[i * G + i] += 1e-8 * p->kernel.variance;
+      status = sg_cholesky (K, G, 1e-6, L, NULL);
+    }
+  if (status == SG_OK)
+    {
+      double v_mid;
+      do
+        {
+          for (size_t i = 0; i < G; i++)
+            z[i] = sg_rng_gaussian (rng);
+          v_mid = 0; /* row MID of L z */
+          for (size_t j = 0; j <= mid; j++)
+            v_mid += L[mid * G + j] * z[j];
+        }
+      while (v_mid < 0);
+      memcpy (p->alpha, z, G * sizeof *z);
+      sg_trsm_lower_trans (L, G, p->alpha, 1);
+    }
+  free (K); free (L); free (z);
+  sg_rng_free (rng);
+  return status;
+}
+
+/* The maximum of a 1-D objective: a grid of 4001 points, then golden-section
+ * search on the bracket around the best grid point. */
+static void
+maximise_1d (sg_problem *p)
+{
+  const int n = 4001;
+  double lo = p->lower[0], hi = p->upper[0], h = (hi - lo) / (n - 1);
+  double best = -INFINITY, xb = lo;
+  for (int i = 0; i < n; i++)
+    {
+      double x = lo + i * h, v = p->spec->value (p, &x);
+      if (v > best)
+        best = v, xb = x;
+    }
+  double a = fmax (lo, xb - h), b = fmin (hi, xb + h);
+  const double r = 0.5 * (sqrt (5.0) - 1);
+  for (int it = 0; it < 60; it++)
+    {
+      double c = b - r * (b - a), d = a + r * (b - a);
+      if (p->spec->value (p, &c) >= p->spec->value (p, &d))
+        b = d;
+      else
+        a = c;
+    }
+  double xm = 0.5 * (a + b), vm = p->spec->value (p, &xm);
+  if (vm > best)
+    best = vm, xb = xm;
+  p->optimum = best;
+  p->optimizer[0] = xb;
+}
+
+int
+sg_problem_new (const char *name, uint64_t seed, sg_problem **out)
+{
+  if (name == NULL || out == NULL)
+    return SG_EINVAL;
+  const problem_spec *spec = NULL;
+  for (size_t i = 0; i < N_PROBLEMS; i++)
+    if (strcmp (problems[i].name, name) == 0)
+      spec = &problems[i];
+  if (spec == NULL)
+    return SG_EINVAL;
+  sg_problem *p = calloc (1, sizeof *p);
+  if (p == NULL)
+    return SG_ENOMEM;
+  p->spec = spec;
+  for (size_t j = 0; j < spec->dim; j++)
+    {
+      p->lower[j] = spec->lower[j];
+      p->upper[j] = spec->upper[j];
+      p->optimizer[j] = spec->optimizer[j];
+    }
+  p->optimum = spec->optimum;
+  p->threshold = spec->safe ? 0.0 : NAN;
+  if (spec->safe)
+    {
+      int status = safe_gp_draw (p, seed);
+      if (status != SG_OK)
+        {
+          sg_problem_free (p);
+          return status;
+        }
+      maximise_1d (p);
+    }
+  *out = p;
+  return SG_OK;
+}
+
+void
+sg_problem_free (sg_problem *p)
+{
+  if (p == NULL)
+    return;
+  free (p->grid);
+  free (p->alpha);
+  free (p);
+}
+
+const char *sg_problem_name (const sg_problem *p) { return p->spec->name; }
+size_t sg_problem_dim (const sg_problem *p) { return p->spec->dim; }
+const double *sg_problem_lower (const sg_problem *p) { return p->lower; }
+const double *sg_problem_upper (const sg_problem *p) { return p->upper; }
+double sg_problem_optimum (const sg_problem *p) { return p->optimum; }
+const double *sg_problem_optimizer (const sg_problem *p) { return p->optimizer; }
+double sg_problem_threshold (const sg_problem *p) { return p->threshold; }
+
+const double *
+sg_problem_safe_start (const sg_problem *p)
+{
+  return p->spec->safe ? p->safe_start : NULL;
+}
+
+double
+sg_problem_value (const sg_problem *p, const double *x)
+{
+  return p->spec->value (p, x);
+}
+
+int
+sg_problem_is_valid (const sg_problem *p, const double *x)
+{
+  return !p->spec->safe || sg_problem_value (p, x) >= p->threshold;
+}
+
+/* ---- Oracles -------------------------------------------------------------- */
+
+void
+sg_oracle_init (sg_oracle *o, const sg_problem *p)
+{
+  o->problem = p;
+  o->preference_sd = 0;
+  o->measurement_sd = 0;
+  o->threshold = sg_problem_threshold (p);
+}
+
+int
+sg_oracle_duel (const sg_oracle *o, gsl_rng *rng, const double *xa,
+                const double *xb, int *a_wins)
+{
+  if (o == NULL || o->problem == NULL || xa == NULL || xb == NULL || a_wins == NULL
+      || !(o->preference_sd >= 0) || (o->preference_sd > 0 && rng == NULL))
+    return SG_EINVAL;
+  double ga = sg_problem_value (o->problem, xa);
+  double gb = sg_problem_value (o->problem, xb);
+  if (o->preference_sd > 0)
+    {
+      ga += o->preference_sd * sg_rng_gaussian (rng);
+      gb += o->preference_sd * sg_rng_gaussian (rng);
+    }
+  *a_wins = ga >= gb;
+  return SG_OK;
+}
+
+int
+sg_oracle_measure (const sg_oracle *o, gsl_rng *rng, const double *x,
+                   double *y, int *valid)
+{
+  if (o == NULL || o->problem == NULL || x == NULL || y == NULL || valid == NULL
+      || !(o->measurement_sd >= 0) || (o->measurement_sd > 0 && rng == NULL))
+    return SG_EINVAL;
+  double v = sg_problem_value (o->problem, x);
+  if (!isnan (o->threshold) && v < o->threshold)
+    {
+      *valid = 0;
+      *y = NAN;
+      return SG_OK;
+    }
+  if (o->measurement_sd > 0)
+    v += o->measurement_sd * sg_rng_gaussian (rng);
+  *valid = 1;
+  *y = v;
+  return SG_OK;
+}

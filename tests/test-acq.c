@@ -1,0 +1,302 @@
+/* test-acq.c — acquisition functions on hand-computed samples, and the box
+ * maximiser (sg-acq). */
+#include "sg-acq.h"
+#include "sg-normal.h"
+#include "sg-rng.h"
+
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Exact formulas evaluated in a few flops: agreement to a few ulps. */
+#define TIGHT 1e-14
+
+static void
+test_entropy (void)
+{
+  g_assert_cmpfloat (fabs (sg_acq_binary_entropy (0.5) - M_LN2), <, TIGHT);
+  /* H(0.1) = -0.1 log 0.1 - 0.9 log 0.9 = 0.325082973391448... */
+  g_assert_cmpfloat (fabs (sg_acq_binary_entropy (0.1) - 0.3250829733914482), <, TIGHT);
+  /* the clamp of the reference code keeps 0 and 1 finite and tiny */
+  double h0 = sg_acq_binary_entropy (0.0), h1 = sg_acq_binary_entropy (1.0);
+  g_assert_true (h0 > 0 && h0 < 1e-13);
+  /* 1 - 1e-15 is not representable: the two clamps differ by an ulp */
+  g_assert_cmpfloat (fabs (h0 - h1), <, 1e-16);
+}
+
+static int
+cmp_d (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* Brute force: sort everything, scan all windows. */
+static double
+hpd_brute (const double *v, size_t n, double level, double *lower)
+{
+  double *s = g_memdup2 (v, n * sizeof *v);
+  qsort (s, n, sizeof *s, cmp_d);
+  size_t K = (size_t) ceil (level * n - 1e-9 * n);
+  if (K < 1) K = 1;
+  size_t best = 0;
+  for (size_t i = 0; i + K <= n; i++)
+    if (s[i + K - 1] - s[i] < s[best + K - 1] - s[best])
+      best = i;
+  *lower = s[best];
+  double up = s[best + K - 1];
+  g_free (s);
+  return up;
+}
+
+static void
+test_hpd (void)
+{
+  double scratch[16], lo;
+  /* windows of K = ceil(0.6 * 5) = 3: [0,2] w2, [1,3] w2, [2,10] w8: the
+   * first narrowest is [0, 2] */
+  const double v1[] = { 3, 0, 10, 2, 1 };
+  g_assert_cmpfloat (sg_acq_hpd (v1, 5, 0.6, scratch, &lo), ==, 2);
+  g_assert_cmpfloat (lo, ==, 0);
+  g_assert_cmpfloat (v1[2], ==, 10); /* input untouched */
+  /* K = ceil(3.5) = 4 of sorted -50,1,2,3,4,5,100: [1, 4] */
+  const double v2[] = { 5, 1, 4, 2, 3, 100, -50 };
+  g_assert_cmpfloat (sg_acq_hpd (v2, 7, 0.5, scratch, &lo), ==, 4);
+  g_assert_cmpfloat (lo, ==, 1);
+  /* a right-skewed sample: the HPD hugs the mode, the upper end is
+   * below the equal-tailed one */
+  const double v3[] = { 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 5, 9, 20 };
+  g_assert_cmpfloat (sg_acq_hpd (v3, 10, 0.7, scratch, &lo), ==, 0.6);
+  g_assert_cmpfloat (lo, ==, 0);
+  /* level 1 covers everything */
+  g_assert_cmpfloat (sg_acq_hpd (v2, 7, 1.0, scratch, &lo), ==, 100);
+  g_assert_cmpfloat (lo, ==, -50);
+  /* single sample */
+  g_assert_cmpfloat (sg_acq_hpd (v1 + 2, 1, 0.95, scratch, NULL), ==, 10);
+
+  /* the selection path equals brute force on random data with ties */
+  gsl_rng *rng = sg_rng_new (5, 0);
+  size_t sizes[] = { 2, 3, 10, 57, 1000, 3001 };
+  double levels[] = { 0.5, 0.9, 0.95, 0.99 };
+  for (size_t a = 0; a < G_N_ELEMENTS (sizes); a++)
+    for (size_t b = 0; b < G_N_ELEMENTS (levels); b++)
+      for (int rep = 0; rep < 20; rep++)
+        {
+          size_t n = sizes[a];
+          double *v = g_new (double, n), *s = g_new (double, n);
+          for (size_t i = 0; i < n; i++)
+            v[i] = rep % 2 ? floor (10 * sg_rng_gaussian (rng)) : exp (sg_rng_gaussian (rng));
+          double lo_b, up_b = hpd_brute (v, n, levels[b], &lo_b);
+          double up = sg_acq_hpd (v, n, levels[b], s, &lo);
+          g_assert_cmpfloat (up, ==, up_b);
+          g_assert_cmpfloat (lo, ==, lo_b);
+          g_free (v);
+          g_free (s);
+        }
+  sg_rng_free (rng);
+}
+
+static void
+test_probabilities (void)
+{
+  const double sd = M_SQRT1_2; /* Phi(h / (sqrt2 sd)) = Phi(h) */
+  const double h0[] = { 0, 0 }, h1[] = { 1, -1 }, h2[] = { 1 };
+  g_assert_cmpfloat (fabs (sg_acq_epi (h0, 2, sd) - 0.5), <, TIGHT);
+  g_assert_cmpfloat (fabs (sg_acq_epi (h1, 2, sd) - 0.5), <, TIGHT);
+  g_assert_cmpfloat (fabs (sg_acq_epi (h2, 1, sd) - 0.8413447460685429), <, TIGHT);
+  /* sd = 1: Phi(1 / sqrt2) = 0.760249938906523 */
+  g_assert_cmpfloat (fabs (sg_acq_epi (h2, 1, 1.0) - 0.7602499389065233), <, TIGHT);
+
+  /* IG: identical samples carry no information */
+  const double same[] = { 0.7, 0.7, 0.7 };
+  g_assert_cmpfloat (fabs (sg_acq_info_gain (same, 3, sd)), <, TIGHT);
+  /* two certain but opposite outcomes: p = 1/2, IG = log 2 - H(Phi(40)) */
+  const double split[] = { 40, -40 };
+  g_assert_cmpfloat (fabs (sg_acq_info_gain (split, 2, sd) - (M_LN2 - 3.55e-14)), <, 1e-15);
+  /* EIIG = k log p + IG; hand value for h = {1, -1}, k = 0.1:
+   * p = 1/2, IG = log 2 - H(Phi(1)) */
+  double ig = M_LN2 - sg_acq_binary_entropy (sg_norm_cdf (1.0));
+  g_assert_cmpfloat (fabs (sg_acq_eiig (h1, 2, sd, 0.1) - (0.1 * log (0.5) + ig)), <, TIGHT);
+  g_assert_cmpfloat (fabs (sg_acq_eiig (h1, 2, sd, 0.0) - sg_acq_info_gain (h1, 2, sd)), <, TIGHT);
+  /* EPI below the clamp: log p stays finite (-34.5 = log 1e-15) */
+  const double far[] = { -60 };
+  g_assert_cmpfloat (fabs (sg_acq_eiig (far, 1, sd, 1.0) - log (1e-15)), <, 1e-9);
+
+  /* BALD (001 eq. 43) with probabilities Phi(f / sd): f = {0, 0} gives
+   * p = 1/2 and no disagreement; f = {+-40} gives log 2 */
+  g_assert_cmpfloat (fabs (sg_acq_bald (h0, 2, 1.0)), <, TIGHT);
+  g_assert_cmpfloat (fabs (sg_acq_bald (split, 2, 1.0) - M_LN2), <, 1e-13);
+  /* f = {1, 2}, sd = 1: H((Phi(1)+Phi(2))/2) - (H(Phi(1)) + H(Phi(2)))/2 */
+  const double f12[] = { 1, 2 };
+  double p1 = sg_norm_cdf (1), p2 = sg_norm_cdf (2);
+  double bald = sg_acq_binary_entropy ((p1 + p2) / 2)
+                - (sg_acq_binary_entropy (p1) + sg_acq_binary_entropy (p2)) / 2;
+  g_assert_cmpfloat (fabs (sg_acq_bald (f12, 2, 1.0) - bald), <, TIGHT);
+  g_assert_cmpfloat (bald, >, 0);
+}
+
+static void
+test_numeric (void)
+{
+  const double h[] = { -1, 0, 2, 3 };
+  g_assert_cmpfloat (sg_acq_expected_improvement (h, 4), ==, 1.25);
+  g_assert_cmpfloat (sg_acq_prob_at_least (h, 4, 0), ==, 0.75);
+  g_assert_cmpfloat (sg_acq_prob_at_least (h, 4, 2.5), ==, 0.25);
+  /* safe UCB: 10 samples 0..9, level 0.9 -> K = 9, windows [0,8], [1,9]
+   * both of width 8: the first, upper end 8. P(f >= 3) = 0.7: no penalty
+   * at p_safe = 0.7 (strict '<'), penalty at 0.71. */
+  double f[10], scratch[10];
+  for (int i = 0; i < 10; i++)
+    f[i] = i;
+  g_assert_cmpfloat (sg_acq_safe_ucb (f, 10, 0.9, 3, 0.7, 1000, scratch), ==, 8);
+  g_assert_cmpfloat (sg_acq_safe_ucb (f, 10, 0.9, 3, 0.71, 1000, scratch), ==, 8 - 1000);
+  g_assert_cmpfloat (sg_acq_safe_ucb (f, 10, 0.9, 3, 0.71, 0, scratch), ==, 8);
+}
+
+/* ---- The maximiser ---------------------------------------------------------- */
+
+typedef struct {
+  double centre[4];
+  size_t dim;
+  int calls;
+  int nan_region;
+} quad_ctx;
+
+static double
+quad (const double *x, void *data)
+{
+  quad_ctx *q = data;
+  q->calls++;
+  if (q->nan_region && x[0] < -0.5)
+    return NAN;
+  double s = 0;
+  for (size_t j = 0; j < q->dim; j++)
+    s -= (x[j] - q->centre[j]) * (x[j] - q->centre[j]);
+  return s;
+}
+
+static void
+test_maximize (void)
+{
+  const double lo[] = { -1, -1, -1, -1 }, up[] = { 1, 1, 1, 1 };
+  for (size_t dim = 1; dim <= 4; dim++)
+    {
+      quad_ctx q = { { 0.31, -0.22, 0.05, 0.7 }, dim, 0, 1 };
+      gsl_rng *rng = sg_rng_new (3, dim);
+      double x[4], v;
+      sg_acq_max_options o;
+      sg_acq_max_options_default (&o);
+      o.n_candidates = 64;
+      o.local_maxeval = 200;
+      o.xtol_rel = 1e-8;
+      g_assert_cmpint (sg_acq_maximize (dim, lo, up, quad, &q, NULL, 0, &o, rng, NULL, x, &v),
+                       ==, SG_OK);
+      /* a smooth quadratic: the local search converges to xtol; 1e-4 is
+       * far above it and far below the candidates' spacing (~0.1) */
+      for (size_t j = 0; j < dim; j++)
+        g_assert_cmpfloat (fabs (x[j] - q.centre[j]), <, 1e-4);
+      g_assert_cmpint (q.calls, <=, 64 + 2 * 200 + 2);
+      /* the optimum on the boundary: the bounds hold */
+      quad_ctx qb = { { 1.5, -3, 0, 0 }, dim, 0, 0 };
+      sg_acq_maximize (dim, lo, up, quad, &qb, NULL, 0, &o, rng, NULL, x, &v);
+      g_assert_cmpfloat (fabs (x[0] - 1), <, 1e-4);
+      if (dim > 1)
+        g_assert_cmpfloat (fabs (x[1] + 1), <, 1e-4);
+      for (size_t j = 0; j < dim; j++)
+        g_assert_true (x[j] >= lo[j] && x[j] <= up[j]);
+      sg_rng_free (rng);
+    }
+}
+
+/* An extra point (e.g. a training input) on a narrow peak that the
+ * candidates miss is found through the EXTRA list. */
+static double
+spike (const double *x, void *data)
+{
+  (void) data;
+  double d = (x[0] - 0.123456) * (x[0] - 0.123456) + (x[1] + 0.654321) * (x[1] + 0.654321);
+  return d < 1e-10 ? 1.0 : 0.0;
+}
+
+static void
+test_maximize_extra (void)
+{
+  const double lo[] = { -1, -1 }, up[] = { 1, 1 }, extra[] = { 0.5, 0.5, 0.123456, -0.654321 };
+  gsl_rng *rng = sg_rng_new (1, 0);
+  double x[2], v;
+  sg_acq_max_options o;
+  sg_acq_max_options_default (&o);
+  o.n_candidates = 32;
+  g_assert_cmpint (sg_acq_maximize (2, lo, up, spike, NULL, extra, 2, &o, rng, NULL, x, &v), ==,
+                   SG_OK);
+  g_assert_cmpfloat (v, ==, 1.0);
+  g_assert_cmpfloat (x[0], ==, 0.123456);
+  sg_rng_free (rng);
+}
+
+static void
+test_maximize_deterministic (void)
+{
+  const double lo[] = { 0, 0, 0 }, up[] = { 2, 3, 1 };
+  double x1[3], x2[3], x3[3], v1, v2, v3;
+  for (int k = 0; k < 3; k++)
+    {
+      quad_ctx q = { { 1.2, 0.4, 0.9 }, 3, 0, 0 };
+      gsl_rng *rng = sg_rng_new (k == 2 ? 9 : 8, 0);
+      sg_acq_max_options o;
+      sg_acq_max_options_default (&o);
+      o.local_maxeval = 5; /* stop early, so the start point matters */
+      sg_acq_maximize (3, lo, up, quad, &q, NULL, 0, &o, rng, NULL,
+                       k == 0 ? x1 : k == 1 ? x2 : x3, k == 0 ? &v1 : k == 1 ? &v2 : &v3);
+      sg_rng_free (rng);
+    }
+  g_assert_true (memcmp (x1, x2, sizeof x1) == 0 && v1 == v2);
+  g_assert_true (memcmp (x1, x3, sizeof x1) != 0); /* another seed, other candidates */
+}
+
+static int
+cancel_after (double fraction, void *data)
+{
+  (void) fraction;
+  int *n = data;
+  return ++*n >= 3;
+}
+
+static void
+test_maximize_cancel (void)
+{
+  const double lo[] = { -1, -1 }, up[] = { 1, 1 };
+  quad_ctx q = { { 0, 0 }, 2, 0, 0 };
+  int polls = 0;
+  sg_progress p = { cancel_after, &polls };
+  gsl_rng *rng = sg_rng_new (1, 0);
+  double x[2] = { 7, 7 }, v = 7;
+  g_assert_cmpint (sg_acq_maximize (2, lo, up, quad, &q, NULL, 0, NULL, rng, &p, x, &v), ==,
+                   SG_ECANCELLED);
+  g_assert_cmpfloat (x[0], ==, 7); /* outputs untouched */
+  g_assert_cmpfloat (v, ==, 7);
+  g_assert_cmpint (q.calls, ==, 3 * 16); /* stopped at the third poll */
+  /* bad arguments */
+  double bad_up[] = { -2, 1 };
+  g_assert_cmpint (sg_acq_maximize (2, lo, bad_up, quad, &q, NULL, 0, NULL, rng, NULL, x, &v),
+                   ==, SG_EINVAL);
+  g_assert_cmpint (sg_acq_maximize (0, lo, up, quad, &q, NULL, 0, NULL, rng, NULL, x, &v), ==,
+                   SG_EINVAL);
+  sg_rng_free (rng);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/acq/entropy", test_entropy);
+  g_test_add_func ("/acq/hpd", test_hpd);
+  g_test_add_func ("/acq/probabilities", test_probabilities);
+  g_test_add_func ("/acq/numeric", test_numeric);
+  g_test_add_func ("/acq/maximize", test_maximize);
+  g_test_add_func ("/acq/maximize-extra", test_maximize_extra);
+  g_test_add_func ("/acq/maximize-deterministic", test_maximize_deterministic);
+  g_test_add_func ("/acq/maximize-cancel", test_maximize_cancel);
+  return g_test_run ();
+}
