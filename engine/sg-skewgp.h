@@ -118,11 +118,14 @@ int sg_skewgp_posterior_batch_bound (const sg_skewgp_posterior *post,
 /* ---- Samples of t, then anything at any points ------------------------ */
 
 typedef struct {
-  sg_tmvn_options tmvn;  /* lin-ess burn-in / thinning (sg_tmvn_options_default
-                            then burn_in = 200, thin = SG_SKEWGP_DEFAULT_THIN) */
+  sg_tmvn_options tmvn;  /* the truncated-Gaussian sampler: defaults are
+                            sg_tmvn_options_default with method =
+                            SG_TMVN_EXACT_HMC, thin = 1, n_chains =
+                            SG_SKEWGP_DEFAULT_CHAINS (see the .c file for
+                            the measurements behind this choice)          */
 } sg_skewgp_sample_options;
 
-#define SG_SKEWGP_DEFAULT_THIN 10
+#define SG_SKEWGP_DEFAULT_CHAINS 2
 
 void sg_skewgp_sample_options_default (sg_skewgp_sample_options *opt);
 
