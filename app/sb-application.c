@@ -1,5 +1,15 @@
-/* sb-application.c — the GtkApplication: actions, accelerators, windows. */
+/* sb-application.c — the GtkApplication: actions, accelerators, windows.
+ *
+ * Single instance (GApplication uniqueness on the session bus when there
+ * is one): a second `skewbench --session PATH` opens PATH in the running
+ * instance. `--session PATH` opens PATH, or creates it from the default
+ * demo when it does not exist; a bare launch starts the built-in demo (the
+ * favourite-colour experiment) in a new session file under the user's
+ * data directory, so every answer is saved from the first one.
+ */
 #include "sb-application.h"
+
+#include "sb-experiment-templates.h"
 #include "sb-window.h"
 
 struct _SbApplication
@@ -9,22 +19,76 @@ struct _SbApplication
 
 G_DEFINE_FINAL_TYPE (SbApplication, sb_application, GTK_TYPE_APPLICATION)
 
+static SbWindow *
+window_for_file (SbApplication *self, GFile *file)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l; l = l->next)
+    {
+      SbSession *session;
+      GFile *current;
+
+      if (!SB_IS_WINDOW (l->data))
+        continue;
+      session = sb_window_get_session (l->data);
+      current = session ? sb_session_get_file (session) : NULL;
+      if (current && g_file_equal (current, file))
+        return l->data;
+    }
+  return NULL;
+}
+
+static void
+open_demo (SbApplication *self)
+{
+  SbWindow *window = sb_window_new (GTK_APPLICATION (self));
+  g_autoptr (SbExperiment) demo = sb_template_colour ();
+
+  gtk_window_present (GTK_WINDOW (window));
+  sb_window_start_experiment (window, demo);
+}
+
 static void
 sb_application_activate (GApplication *app)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
-    window = GTK_WINDOW (sb_window_new (GTK_APPLICATION (app)));
-  gtk_window_present (window);
+    open_demo (SB_APPLICATION (app));
+  else
+    gtk_window_present (window);
+}
+
+static int
+sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline)
+{
+  SbApplication *self = SB_APPLICATION (app);
+  GVariantDict *options = g_application_command_line_get_options_dict (cmdline);
+  g_autofree char *path = NULL;
+
+  if (g_variant_dict_lookup (options, "session", "^ay", &path) && path && *path)
+    {
+      g_autoptr (GFile) file = g_application_command_line_create_file_for_arg (cmdline, path);
+      SbWindow *window = window_for_file (self, file);
+
+      if (window == NULL)
+        {
+          window = sb_window_new (GTK_APPLICATION (self));
+          sb_window_open_file (window, file, TRUE);
+        }
+      gtk_window_present (GTK_WINDOW (window));
+      return 0;
+    }
+  g_application_activate (app);
+  return 0;
 }
 
 static void
 sb_application_startup (GApplication *app)
 {
-  G_APPLICATION_CLASS (sb_application_parent_class)->startup (app);
-
   g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
+
+  G_APPLICATION_CLASS (sb_application_parent_class)->startup (app);
+  g_set_application_name ("SkewBench");
   gtk_css_provider_load_from_resource (css, "/org/skewbench/SkewBench/style.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (),
                                               GTK_STYLE_PROVIDER (css),
@@ -39,6 +103,7 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 
   gtk_show_about_dialog (gtk_application_get_active_window (app),
                          "program-name", "SkewBench",
+                         "logo-icon-name", "applications-science",
                          "comments", "Human-in-the-loop Bayesian optimisation with exact Skew Gaussian Process posteriors",
                          "version", PACKAGE_VERSION,
                          "license-type", GTK_LICENSE_GPL_3_0,
@@ -49,12 +114,28 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 static void
 quit_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
+  /* Every answer is already on disk (saved atomically when given), so
+   * quitting needs no confirmation and loses nothing. */
   g_application_quit (G_APPLICATION (user_data));
 }
 
 static const GActionEntry app_actions[] = {
   { .name = "about", .activate = about_action },
   { .name = "quit", .activate = quit_action },
+};
+
+static const struct {
+  const char *action;
+  const char *accels[3];
+} accelerators[] = {
+  { "app.quit", { "<Control>q", NULL } },
+  { "win.new-experiment", { "<Control>n", NULL } },
+  { "win.open", { "<Control>o", NULL } },
+  { "win.save-as", { "<Control><Shift>s", NULL } },
+  { "win.export-csv", { "<Control>e", NULL } },
+  { "win.undo", { "<Control>z", NULL } },
+  { "win.refit", { "<Control>r", NULL } },
+  { "win.show-help-overlay", { "<Control>question", NULL } },
 };
 
 static void
@@ -64,16 +145,24 @@ sb_application_class_init (SbApplicationClass *klass)
 
   app_class->activate = sb_application_activate;
   app_class->startup = sb_application_startup;
+  app_class->command_line = sb_application_command_line;
 }
 
 static void
 sb_application_init (SbApplication *self)
 {
-  static const char *quit_accels[] = { "<Control>q", NULL };
+  static const GOptionEntry entries[] = {
+    { "session", 's', 0, G_OPTION_ARG_FILENAME, NULL,
+      "Open the session file PATH (created from the demo if it does not exist)", "PATH" },
+    { NULL }
+  };
 
+  g_application_add_main_option_entries (G_APPLICATION (self), entries);
   g_action_map_add_action_entries (G_ACTION_MAP (self), app_actions,
                                    G_N_ELEMENTS (app_actions), self);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (self), "app.quit", quit_accels);
+  for (guint i = 0; i < G_N_ELEMENTS (accelerators); i++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (self), accelerators[i].action,
+                                           accelerators[i].accels);
 }
 
 SbApplication *
@@ -81,6 +170,6 @@ sb_application_new (void)
 {
   return g_object_new (SB_TYPE_APPLICATION,
                        "application-id", SB_APPLICATION_ID,
-                       "flags", G_APPLICATION_DEFAULT_FLAGS,
+                       "flags", G_APPLICATION_HANDLES_COMMAND_LINE,
                        NULL);
 }

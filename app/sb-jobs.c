@@ -210,21 +210,21 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
   *n_skips = 0;
   for (guint i = 0; i < input->observations->len; i++)
     {
-      const SbObservation *obs = g_ptr_array_index (input->observations, i);
+      const SbLogEntry *obs = g_ptr_array_index (input->observations, i);
       int status = SG_OK;
 
       switch (obs->kind)
         {
-        case SB_OBSERVATION_DUEL:
+        case SB_LOG_DUEL:
           status = sg_bo_answer_duel (bo, obs->a, obs->b, obs->winner == 0);
           break;
-        case SB_OBSERVATION_VALUE:
+        case SB_LOG_VALUE:
           status = sg_bo_answer_value (bo, obs->a, obs->value);
           break;
-        case SB_OBSERVATION_FAILED:
+        case SB_LOG_FAILED:
           status = sg_bo_answer_invalid (bo, obs->a);
           break;
-        case SB_OBSERVATION_SKIP:
+        case SB_LOG_SKIP:
           (*n_skips)++;
           continue;
         }
@@ -233,7 +233,7 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
         {
           g_set_error (error, SB_ENGINE_ERROR, status,
                        "observation %u (%s) does not fit this experiment: %s",
-                       i + 1, sb_observation_kind_to_string (obs->kind), sg_strerror (status));
+                       i + 1, sb_log_kind_to_string (obs->kind), sg_strerror (status));
           sg_bo_free (bo);
           return NULL;
         }
@@ -426,18 +426,21 @@ sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
 /* ---- Plot data -------------------------------------------------------------- */
 
 SbPlotInput *
-sb_plot_input_new (SbModel *model, const SbExperiment *exp, guint n_axes,
-                   guint axis0, guint axis1, guint n)
+sb_plot_input_new (SbModel *model, SbSession *session, const SbQuestion *next, guint axis,
+                   guint64 generation)
 {
   SbPlotInput *input = g_new0 (SbPlotInput, 1);
+  const SbExperiment *exp = sb_session_get_experiment (session);
 
   input->model = sb_model_ref (model);
   input->experiment = sb_experiment_copy (exp);
-  input->n_axes = CLAMP (n_axes, 1, MIN (2, exp->n_parameters));
-  input->axes[0] = MIN (axis0, exp->n_parameters - 1);
-  input->axes[1] = MIN (axis1, exp->n_parameters - 1);
-  input->n[0] = input->n[1] = MAX (n, 2);
-  input->level = 0.95;
+  input->log = sb_session_dup_observations (session);
+  input->next = *next;
+  input->next.model = NULL;
+  input->axis = MIN (axis, exp->n_parameters - 1);
+  input->n_curve = 160;
+  input->n_slice = 40;
+  input->generation = generation;
   return input;
 }
 
@@ -448,18 +451,189 @@ sb_plot_input_free (SbPlotInput *input)
     return;
   sb_model_unref (input->model);
   sb_experiment_free (input->experiment);
+  g_ptr_array_unref (input->log);
   g_free (input);
 }
 
-void
-sb_plot_data_free (SbPlotData *data)
+static int
+summarize_locked (SbModel *model, const double *xs, gsize n, const sg_progress *progress,
+                  sg_point_summary *out)
 {
-  if (data == NULL)
-    return;
-  g_free (data->points);
-  g_free (data->summary);
-  g_free (data->truth);
-  g_free (data);
+  int status;
+
+  g_mutex_lock (&model->lock);
+  status = sg_bo_summarize (model->bo, xs, n, 0.95, progress, out);
+  g_mutex_unlock (&model->lock);
+  return status;
+}
+
+/* Observations as the plots draw them. */
+static void
+add_observations (SbPlotSnapshot *snap, const SbPlotInput *input)
+{
+  gboolean safe = input->experiment->mode == SB_MODE_SAFE;
+
+  for (guint i = 0; i < input->log->len; i++)
+    {
+      const SbLogEntry *e = g_ptr_array_index (input->log, i);
+      switch (e->kind)
+        {
+        case SB_LOG_DUEL:
+          sb_plot_snapshot_add_observation (snap, SB_OBS_DUEL, e->winner ? e->b : e->a,
+                                            e->winner ? e->a : e->b, NAN);
+          break;
+        case SB_LOG_VALUE:
+          sb_plot_snapshot_add_observation (snap, safe ? SB_OBS_VALID : SB_OBS_NUMERIC,
+                                            e->a, NULL, e->value);
+          break;
+        case SB_LOG_FAILED:
+          sb_plot_snapshot_add_observation (snap, SB_OBS_INVALID, e->a, NULL, NAN);
+          break;
+        case SB_LOG_SKIP:
+        default:
+          break;
+        }
+    }
+}
+
+/* Best value after each answer: the true objective at the current best for
+ * benchmark problems (the curve of 001 Figures 11-12), otherwise the best
+ * measured value when the experiment measures values. */
+static void
+add_convergence (SbPlotSnapshot *snap, const SbPlotInput *input, sg_problem *problem)
+{
+  guint dim = input->experiment->n_parameters;
+  g_autoptr (GArray) best = g_array_new (FALSE, FALSE, sizeof (double));
+  double best_x[SB_MAX_PARAMETERS];
+  gboolean has_x = FALSE;
+  double best_value = -INFINITY;
+
+  for (guint i = 0; i < input->log->len; i++)
+    {
+      const SbLogEntry *e = g_ptr_array_index (input->log, i);
+      double v;
+
+      switch (e->kind)
+        {
+        case SB_LOG_DUEL:
+          memcpy (best_x, e->winner ? e->b : e->a, dim * sizeof (double));
+          has_x = TRUE;
+          break;
+        case SB_LOG_VALUE:
+          if (e->value > best_value || !has_x)
+            {
+              memcpy (best_x, e->a, dim * sizeof (double));
+              has_x = TRUE;
+            }
+          best_value = MAX (best_value, e->value);
+          break;
+        default:
+          continue;
+        }
+      v = problem && has_x ? sg_problem_value (problem, best_x) : best_value;
+      if (isfinite (v))
+        g_array_append_val (best, v);
+    }
+  if (best->len > 0)
+    sb_plot_snapshot_set_convergence (snap, best->len, (const double *) best->data,
+                                      problem ? sg_problem_optimum (problem) : NAN);
+}
+
+static gboolean
+add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
+           sg_problem *problem, const sg_progress *progress, GError **error)
+{
+  const SbExperiment *exp = input->experiment;
+  guint dim = exp->n_parameters, n = input->n_curve, axis = input->axis;
+  g_autofree double *grid = g_new (double, n);
+  g_autofree double *xs = g_new (double, (gsize) n * dim);
+  g_autofree sg_point_summary *summary = g_new (sg_point_summary, n);
+  const SbParameter *p = &exp->parameters[axis];
+
+  for (guint i = 0; i < n; i++)
+    {
+      grid[i] = p->lower + (p->upper - p->lower) * i / (n - 1);
+      memcpy (xs + (gsize) i * dim, fixed, dim * sizeof (double));
+      xs[(gsize) i * dim + axis] = grid[i];
+    }
+  if (engine_failed (summarize_locked (input->model, xs, n, progress, summary),
+                     "summarising the posterior", error))
+    return FALSE;
+  sb_plot_snapshot_set_curve_grid (snap, axis, n, grid);
+  sb_plot_snapshot_set_summaries (snap, SB_SURROGATE_EXACT, summary);
+
+  if (problem)
+    {
+      g_autofree double *truth = g_new (double, n);
+      for (guint i = 0; i < n; i++)
+        truth[i] = sg_problem_value (problem, xs + (gsize) i * dim);
+      sb_plot_snapshot_set_truth (snap, truth);
+    }
+
+  /* A few joint sample paths of the exact posterior (the truncated samples
+   * of t are shared; only the Gaussian remainder is drawn here). */
+  {
+    const sg_skewgp_posterior *post = sg_bo_skewgp_posterior (input->model->bo);
+    const sg_skewgp_samples *samples = sg_bo_skewgp_samples (input->model->bo);
+    if (post && samples && sg_skewgp_samples_count (samples) > 0)
+      {
+        enum { N_PATHS = 8 };
+        gsize ns = sg_skewgp_samples_count (samples);
+        g_autofree double *all = g_new (double, (gsize) n * ns);
+        gsl_rng *rng = sg_rng_new (exp->seed, G_GUINT64_CONSTANT (0x9a7b5) + input->log->len);
+        int status;
+
+        g_mutex_lock (&input->model->lock);
+        status = rng ? sg_skewgp_joint_samples (post, samples, xs, n, rng, all) : SG_ENOMEM;
+        g_mutex_unlock (&input->model->lock);
+        sg_rng_free (rng);
+        if (status == SG_OK)
+          {
+            guint k = MIN (N_PATHS, ns);
+            g_autofree double *paths = g_new (double, (gsize) k * n);
+            for (guint j = 0; j < k; j++)
+              for (guint i = 0; i < n; i++)
+                paths[(gsize) j * n + i] = all[(gsize) i * ns + j * (ns / k)];
+            sb_plot_snapshot_set_sample_paths (snap, k, paths);
+          }
+      }
+  }
+  return TRUE;
+}
+
+static gboolean
+add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
+           const sg_progress *progress, GError **error)
+{
+  const SbExperiment *exp = input->experiment;
+  guint dim = exp->n_parameters, m = input->n_slice, n = m * m;
+  const SbParameter *px = &exp->parameters[0], *py = &exp->parameters[1];
+  g_autofree double *xs = g_new (double, (gsize) n * dim);
+  g_autofree sg_point_summary *summary = g_new (sg_point_summary, n);
+  g_autofree double *values = g_new (double, n);
+
+  for (guint j = 0; j < m; j++)
+    for (guint i = 0; i < m; i++)
+      {
+        double *x = xs + ((gsize) j * m + i) * dim;
+        memcpy (x, fixed, dim * sizeof (double));
+        x[0] = px->lower + (px->upper - px->lower) * i / (m - 1);
+        x[1] = py->lower + (py->upper - py->lower) * j / (m - 1);
+      }
+  if (engine_failed (summarize_locked (input->model, xs, n, progress, summary),
+                     "summarising the posterior on the slice", error))
+    return FALSE;
+  sb_plot_snapshot_set_slice (snap, 0, 1, fixed);
+  for (SbField f = SB_FIELD_MEAN; f <= SB_FIELD_SKEWNESS; f++)
+    {
+      g_autoptr (SbGrid2) grid = NULL;
+      for (guint i = 0; i < n; i++)
+        values[i] = f == SB_FIELD_MEAN ? summary[i].mean
+                    : f == SB_FIELD_SD ? summary[i].sd : summary[i].skewness;
+      grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower, py->upper, values);
+      sb_plot_snapshot_set_field (snap, f, SB_SURROGATE_EXACT, grid);
+    }
+  return TRUE;
 }
 
 gpointer
@@ -467,60 +641,41 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
 {
   SbPlotInput *input = data;
   const SbExperiment *exp = input->experiment;
-  g_autoptr (SbPlotData) plot = g_new0 (SbPlotData, 1);
+  guint dim = exp->n_parameters;
+  g_autoptr (SbPlotSnapshot) snap = sb_plot_snapshot_new (dim, input->generation);
   ProgressContext pctx = { job, NULL };
   sg_progress progress = { forward_progress, &pctx };
-  guint dim = exp->n_parameters;
-  int status;
+  double fixed[SB_MAX_PARAMETERS];
+  sg_problem *problem = NULL;
+  gboolean ok;
 
-  plot->dim = dim;
-  plot->n_axes = input->n_axes;
-  plot->n_log = input->model->n_log;
-  for (guint k = 0; k < 2; k++)
-    {
-      plot->axes[k] = input->axes[k];
-      plot->n[k] = k < plot->n_axes ? input->n[k] : 1;
-      plot->lower[k] = exp->parameters[plot->axes[k]].lower;
-      plot->upper[k] = exp->parameters[plot->axes[k]].upper;
-    }
   for (guint j = 0; j < dim; j++)
-    plot->fixed[j] = input->model->has_best
-                     ? input->model->best[j]
-                     : 0.5 * (exp->parameters[j].lower + exp->parameters[j].upper);
-  plot->n_points = plot->n[0] * plot->n[1];
-  plot->points = g_new (double, (gsize) plot->n_points * dim);
-  for (guint i1 = 0; i1 < plot->n[1]; i1++)
-    for (guint i0 = 0; i0 < plot->n[0]; i0++)
-      {
-        double *x = plot->points + ((gsize) i1 * plot->n[0] + i0) * dim;
-        memcpy (x, plot->fixed, dim * sizeof (double));
-        x[plot->axes[0]] = plot->lower[0]
-                           + (plot->upper[0] - plot->lower[0]) * i0 / (plot->n[0] - 1);
-        if (plot->n_axes == 2)
-          x[plot->axes[1]] = plot->lower[1]
-                             + (plot->upper[1] - plot->lower[1]) * i1 / (plot->n[1] - 1);
-      }
-  plot->summary = g_new (sg_point_summary, plot->n_points);
-  g_mutex_lock (&input->model->lock);
-  status = sg_bo_summarize (input->model->bo, plot->points, plot->n_points,
-                            input->level, &progress, plot->summary);
-  g_mutex_unlock (&input->model->lock);
-  if (engine_failed (status, "summarising the posterior", error))
-    return NULL;
-
-  if (exp->template_kind == SB_TEMPLATE_BENCHMARK)
     {
-      sg_problem *p = NULL;
-      if (sg_problem_new (exp->problem, exp->seed, &p) == SG_OK)
-        {
-          if (sg_problem_dim (p) == dim)
-            {
-              plot->truth = g_new (double, plot->n_points);
-              for (guint i = 0; i < plot->n_points; i++)
-                plot->truth[i] = sg_problem_value (p, plot->points + (gsize) i * dim);
-            }
-          sg_problem_free (p);
-        }
+      const SbParameter *p = &exp->parameters[j];
+      g_autofree char *name = p->unit && *p->unit ? g_strdup_printf ("%s [%s]", p->name, p->unit)
+                                                  : g_strdup (p->name);
+      sb_plot_snapshot_set_parameter (snap, j, name, p->lower, p->upper);
+      fixed[j] = input->model->has_best ? input->model->best[j] : 0.5 * (p->lower + p->upper);
     }
-  return g_steal_pointer (&plot);
+  if (exp->template_kind == SB_TEMPLATE_BENCHMARK
+      && (sg_problem_new (exp->problem, exp->seed, &problem) != SG_OK
+          || sg_problem_dim (problem) != dim))
+    g_clear_pointer (&problem, sg_problem_free);
+
+  ok = add_curve (snap, input, fixed, exp->show_truth ? problem : NULL, &progress, error)
+       && (dim < 2 || add_slice (snap, input, fixed, &progress, error));
+  if (ok)
+    {
+      add_observations (snap, input);
+      add_convergence (snap, input, problem);
+      if (input->model->has_best)
+        sb_plot_snapshot_set_best (snap, input->model->best);
+      if (input->next.kind == SB_QUESTION_DUEL)
+        sb_plot_snapshot_set_next (snap, input->next.a, input->next.b);
+      else
+        sb_plot_snapshot_set_next (snap, input->next.b, NULL);
+      sb_plot_snapshot_freeze (snap);
+    }
+  g_clear_pointer (&problem, sg_problem_free);
+  return ok ? g_steal_pointer (&snap) : NULL;
 }

@@ -23,6 +23,7 @@
 #include "sb-session.h"
 #include "sb-worker.h"
 
+#include "sb-plot-data.h"
 #include "sg-summary.h"
 
 G_BEGIN_DECLS
@@ -31,7 +32,7 @@ G_BEGIN_DECLS
 
 typedef struct {
   SbExperiment *experiment;
-  GPtrArray *observations;   /* SbObservation */
+  GPtrArray *observations;   /* SbLogEntry */
   SbHyper hyper;
 } SbJobInput;
 
@@ -96,40 +97,32 @@ typedef struct {
 /* SbWorkerFunc: INPUT an SbJobInput, result an SbFitResult (g_free). */
 gpointer sb_job_fit (SbWorkerJob *job, gpointer input, GError **error);
 
-/* ---- Plot data ------------------------------------------------------------ */
-
-/* Summaries of the model on a grid over one or two parameters (AXES), the
- * other coordinates fixed at the current best (FIXED). 1-D: N[0] points;
- * 2-D: N[0] x N[1] points, the first axis varying fastest. */
-typedef struct {
-  guint dim;                 /* of the experiment                          */
-  guint n_axes;              /* 1 or 2                                     */
-  guint axes[2];             /* parameter indices                          */
-  guint n[2];
-  double lower[2], upper[2];
-  double fixed[SB_MAX_PARAMETERS];
-  guint n_points;
-  double *points;            /* n_points x dim                             */
-  sg_point_summary *summary; /* n_points                                   */
-  double *truth;             /* n_points true values, or NULL              */
-  guint n_log;               /* session log length the model describes     */
-} SbPlotData;
+/* ---- Plot data ------------------------------------------------------------
+ * The plot job fills an SbPlotSnapshot (ui/sb-plot-data.h, the plots'
+ * immutable input) from the model of a proposal: exact summaries on a 1-D
+ * curve grid along parameter AXIS (other coordinates at the current best),
+ * for dim >= 2 mean / sd / skewness fields on the slice of the first two
+ * parameters, a few joint posterior sample paths (SkewGP), the true
+ * function (benchmarks), the observations, the best point, the next
+ * question and, when a numeric best is known, the convergence history. */
 
 typedef struct {
-  SbModel *model;            /* reference */
-  SbExperiment *experiment;  /* copy */
-  guint n_axes;
-  guint axes[2];
-  guint n[2];
-  double level;              /* credible level (0.95) */
+  SbModel *model;             /* reference                                 */
+  SbExperiment *experiment;   /* copy                                      */
+  GPtrArray *log;             /* SbLogEntry copies                         */
+  SbQuestion next;            /* the question shown (model not referenced) */
+  guint axis;                 /* 1-D curve parameter                       */
+  guint n_curve;              /* points on the curve (default 160)         */
+  guint n_slice;              /* points per side of the 2-D slice (40)     */
+  guint64 generation;
 } SbPlotInput;
 
-SbPlotInput *sb_plot_input_new (SbModel *model, const SbExperiment *exp,
-                                guint n_axes, guint axis0, guint axis1, guint n);
+SbPlotInput *sb_plot_input_new (SbModel *model, SbSession *session,
+                                const SbQuestion *next, guint axis,
+                                guint64 generation);
 void sb_plot_input_free (SbPlotInput *input);
-void sb_plot_data_free (SbPlotData *data);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbPlotData, sb_plot_data_free)
-/* SbWorkerFunc: INPUT an SbPlotInput, result an SbPlotData. */
+/* SbWorkerFunc: INPUT an SbPlotInput, the result a frozen SbPlotSnapshot
+ * (free with sb_plot_snapshot_unref). */
 gpointer sb_job_plot (SbWorkerJob *job, gpointer input, GError **error);
 
 /* Error domain of engine failures: the code is the sg_status. */

@@ -19,7 +19,7 @@ struct _SbSession
   GObject parent_instance;
 
   SbExperiment *experiment;
-  GPtrArray *observations;  /* SbObservation, owned */
+  GPtrArray *observations;  /* SbLogEntry, owned */
   GFile *file;              /* NULL: not saved anywhere */
   SbHyper hyper;
   gint64 created;
@@ -93,7 +93,7 @@ sb_template_from_string (const char *name, SbTemplate *kind)
 }
 
 const char *
-sb_observation_kind_to_string (SbObservationKind kind)
+sb_log_kind_to_string (SbLogKind kind)
 {
   return (guint) kind < G_N_ELEMENTS (kind_names) ? kind_names[kind] : "skip";
 }
@@ -228,12 +228,12 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
 
 /* ---- Observations ------------------------------------------------------ */
 
-G_DEFINE_BOXED_TYPE (SbObservation, sb_observation, sb_observation_copy, sb_observation_free)
+G_DEFINE_BOXED_TYPE (SbLogEntry, sb_log_entry, sb_log_entry_copy, sb_log_entry_free)
 
-static SbObservation *
-observation_new (SbObservationKind kind, guint dim, const double *a, const double *b)
+static SbLogEntry *
+log_entry_new (SbLogKind kind, guint dim, const double *a, const double *b)
 {
-  SbObservation *obs = g_new0 (SbObservation, 1);
+  SbLogEntry *obs = g_new0 (SbLogEntry, 1);
 
   obs->kind = kind;
   obs->dim = dim;
@@ -244,10 +244,10 @@ observation_new (SbObservationKind kind, guint dim, const double *a, const doubl
   return obs;
 }
 
-SbObservation *
-sb_observation_copy (const SbObservation *obs)
+SbLogEntry *
+sb_log_entry_copy (const SbLogEntry *obs)
 {
-  SbObservation *copy = g_memdup2 (obs, sizeof *obs);
+  SbLogEntry *copy = g_memdup2 (obs, sizeof *obs);
 
   copy->a = g_memdup2 (obs->a, obs->dim * sizeof (double));
   copy->b = obs->b ? g_memdup2 (obs->b, obs->dim * sizeof (double)) : NULL;
@@ -255,7 +255,7 @@ sb_observation_copy (const SbObservation *obs)
 }
 
 void
-sb_observation_free (SbObservation *obs)
+sb_log_entry_free (SbLogEntry *obs)
 {
   if (obs == NULL)
     return;
@@ -320,7 +320,7 @@ sb_session_class_init (SbSessionClass *klass)
 static void
 sb_session_init (SbSession *self)
 {
-  self->observations = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_observation_free);
+  self->observations = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_log_entry_free);
   self->created = g_get_real_time ();
 }
 
@@ -354,7 +354,7 @@ sb_session_get_n_observations (SbSession *self)
   return self->observations->len;
 }
 
-const SbObservation *
+const SbLogEntry *
 sb_session_get_observation (SbSession *self, guint index)
 {
   g_return_val_if_fail (SB_IS_SESSION (self), NULL);
@@ -369,7 +369,7 @@ sb_session_get_n_answers (SbSession *self)
 
   g_return_val_if_fail (SB_IS_SESSION (self), 0);
   for (guint i = 0; i < self->observations->len; i++)
-    if (((SbObservation *) g_ptr_array_index (self->observations, i))->kind != SB_OBSERVATION_SKIP)
+    if (((SbLogEntry *) g_ptr_array_index (self->observations, i))->kind != SB_LOG_SKIP)
       n++;
   return n;
 }
@@ -380,9 +380,9 @@ sb_session_dup_observations (SbSession *self)
   GPtrArray *copy;
 
   g_return_val_if_fail (SB_IS_SESSION (self), NULL);
-  copy = g_ptr_array_new_full (self->observations->len, (GDestroyNotify) sb_observation_free);
+  copy = g_ptr_array_new_full (self->observations->len, (GDestroyNotify) sb_log_entry_free);
   for (guint i = 0; i < self->observations->len; i++)
-    g_ptr_array_add (copy, sb_observation_copy (g_ptr_array_index (self->observations, i)));
+    g_ptr_array_add (copy, sb_log_entry_copy (g_ptr_array_index (self->observations, i)));
   return copy;
 }
 
@@ -466,12 +466,12 @@ experiment_to_node (const SbExperiment *exp)
 }
 
 static JsonNode *
-observation_to_node (const SbObservation *obs)
+observation_to_node (const SbLogEntry *obs)
 {
   JsonObject *o = json_object_new ();
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
-  json_object_set_string_member (o, "kind", sb_observation_kind_to_string (obs->kind));
+  json_object_set_string_member (o, "kind", sb_log_kind_to_string (obs->kind));
   {
     g_autofree char *t = format_time (obs->time);
     json_object_set_string_member (o, "time", t);
@@ -480,9 +480,9 @@ observation_to_node (const SbObservation *obs)
   json_object_set_member (o, obs->b ? "a" : "x", vector_node (obs->a, obs->dim));
   if (obs->b)
     json_object_set_member (o, "b", vector_node (obs->b, obs->dim));
-  if (obs->kind == SB_OBSERVATION_DUEL)
+  if (obs->kind == SB_LOG_DUEL)
     json_object_set_string_member (o, "winner", obs->winner ? "b" : "a");
-  if (obs->kind == SB_OBSERVATION_VALUE)
+  if (obs->kind == SB_LOG_VALUE)
     json_object_set_double_member (o, "value", obs->value);
   json_node_take_object (node, o);
   return node;
@@ -860,9 +860,9 @@ parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, guint i
 
 static gboolean
 parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
-                   const SbExperiment *exp, SbObservation **out, GError **error)
+                   const SbExperiment *exp, SbLogEntry **out, GError **error)
 {
-  g_autoptr (SbObservation) obs = g_new0 (SbObservation, 1);
+  g_autoptr (SbLogEntry) obs = g_new0 (SbLogEntry, 1);
   g_autofree char *kind = NULL;
   JsonObject *o;
   JsonNode *member;
@@ -883,10 +883,10 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
                      "observation %u: unknown kind '%s'", index + 1, kind);
       return FALSE;
     }
-  obs->kind = (SbObservationKind) k;
+  obs->kind = (SbLogKind) k;
   obs->dim = exp->n_parameters;
   obs->value = NAN;
-  if (obs->kind == SB_OBSERVATION_DUEL || obs->kind == SB_OBSERVATION_SKIP)
+  if (obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP)
     {
       if (!parse_vector (ctx, o, "a", index, exp, &obs->a, error)
           || !parse_vector (ctx, o, "b", index, exp, &obs->b, error))
@@ -895,7 +895,7 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
   else if (!parse_vector (ctx, o, "x", index, exp, &obs->a, error))
     return FALSE;
 
-  if (obs->kind == SB_OBSERVATION_DUEL)
+  if (obs->kind == SB_LOG_DUEL)
     {
       g_autofree char *winner = NULL;
       if (!parse_string (ctx, o, "winner", TRUE, &winner, error))
@@ -908,7 +908,7 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
         }
       obs->winner = g_str_equal (winner, "b");
     }
-  if (obs->kind == SB_OBSERVATION_VALUE)
+  if (obs->kind == SB_LOG_VALUE)
     {
       GET_OR_FAIL (o, "value", G_TYPE_DOUBLE, TRUE, member);
       obs->value = json_node_get_double (member);
@@ -1055,10 +1055,10 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
   if (!get_member (ctx, obj, "observations", JSON_TYPE_ARRAY, TRUE, &node, error))
     return NULL;
 
-  log = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_observation_free);
+  log = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_log_entry_free);
   for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
     {
-      SbObservation *obs;
+      SbLogEntry *obs;
       if (!parse_observation (ctx, json_array_get_element (json_node_get_array (node), i),
                               i, exp, &obs, error))
         return NULL;
@@ -1142,13 +1142,13 @@ gboolean
 sb_session_add_duel (SbSession *self, const double *a, const double *b, int winner,
                      GError **error)
 {
-  SbObservation *obs;
+  SbLogEntry *obs;
 
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
   g_return_val_if_fail (winner == 0 || winner == 1, FALSE);
   if (!check_point (self, a, error) || !check_point (self, b, error))
     return FALSE;
-  obs = observation_new (SB_OBSERVATION_DUEL, self->experiment->n_parameters, a, b);
+  obs = log_entry_new (SB_LOG_DUEL, self->experiment->n_parameters, a, b);
   obs->winner = winner;
   g_ptr_array_add (self->observations, obs);
   return commit_change (self, error);
@@ -1157,7 +1157,7 @@ sb_session_add_duel (SbSession *self, const double *a, const double *b, int winn
 gboolean
 sb_session_add_value (SbSession *self, const double *x, double value, GError **error)
 {
-  SbObservation *obs;
+  SbLogEntry *obs;
 
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
   if (!check_point (self, x, error))
@@ -1168,7 +1168,7 @@ sb_session_add_value (SbSession *self, const double *x, double value, GError **e
                    "the measured value is not a finite number");
       return FALSE;
     }
-  obs = observation_new (SB_OBSERVATION_VALUE, self->experiment->n_parameters, x, NULL);
+  obs = log_entry_new (SB_LOG_VALUE, self->experiment->n_parameters, x, NULL);
   obs->value = value;
   g_ptr_array_add (self->observations, obs);
   return commit_change (self, error);
@@ -1181,7 +1181,7 @@ sb_session_add_failed (SbSession *self, const double *x, GError **error)
   if (!check_point (self, x, error))
     return FALSE;
   g_ptr_array_add (self->observations,
-                   observation_new (SB_OBSERVATION_FAILED, self->experiment->n_parameters, x, NULL));
+                   log_entry_new (SB_LOG_FAILED, self->experiment->n_parameters, x, NULL));
   return commit_change (self, error);
 }
 
@@ -1192,7 +1192,7 @@ sb_session_add_skip (SbSession *self, const double *a, const double *b, GError *
   if (!check_point (self, a, error) || (b && !check_point (self, b, error)))
     return FALSE;
   g_ptr_array_add (self->observations,
-                   observation_new (SB_OBSERVATION_SKIP, self->experiment->n_parameters, a,
+                   log_entry_new (SB_LOG_SKIP, self->experiment->n_parameters, a,
                                     b ? b : a));
   return commit_change (self, error);
 }
@@ -1273,17 +1273,17 @@ sb_session_to_csv (SbSession *self)
 
   for (guint i = 0; i < self->observations->len; i++)
     {
-      const SbObservation *obs = g_ptr_array_index (self->observations, i);
+      const SbLogEntry *obs = g_ptr_array_index (self->observations, i);
       g_autofree char *time = format_time (obs->time);
 
       g_string_append_printf (out, "%u,%s,%s,", i + 1, time,
-                              sb_observation_kind_to_string (obs->kind));
-      if (obs->kind == SB_OBSERVATION_DUEL)
+                              sb_log_kind_to_string (obs->kind));
+      if (obs->kind == SB_LOG_DUEL)
         g_string_append (out, obs->winner ? "b" : "a");
-      else if (obs->kind == SB_OBSERVATION_FAILED)
+      else if (obs->kind == SB_LOG_FAILED)
         g_string_append (out, "failed");
       g_string_append_c (out, ',');
-      if (obs->kind == SB_OBSERVATION_VALUE)
+      if (obs->kind == SB_LOG_VALUE)
         csv_number (out, obs->value);
       for (guint side = 0; side < 2; side++)
         for (guint j = 0; j < exp->n_parameters; j++)

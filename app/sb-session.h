@@ -96,28 +96,28 @@ gboolean sb_experiment_validate (const SbExperiment *exp, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbExperiment, sb_experiment_free)
 
 typedef enum {
-  SB_OBSERVATION_DUEL = 0,  /* a vs b; winner 0 = a, 1 = b               */
-  SB_OBSERVATION_VALUE,     /* a measured value at a                     */
-  SB_OBSERVATION_FAILED,    /* safe mode: the setting a failed           */
-  SB_OBSERVATION_SKIP,      /* a question left unanswered; logged only   */
-} SbObservationKind;
+  SB_LOG_DUEL = 0,  /* a vs b; winner 0 = a, 1 = b               */
+  SB_LOG_VALUE,     /* a measured value at a                     */
+  SB_LOG_FAILED,    /* safe mode: the setting a failed           */
+  SB_LOG_SKIP,      /* a question left unanswered; logged only   */
+} SbLogKind;
 
 typedef struct {
-  SbObservationKind kind;
+  SbLogKind kind;
   int winner;        /* duels: 0 = a preferred, 1 = b preferred          */
   double value;      /* value observations                              */
   gint64 time;       /* wall-clock time, microseconds since the epoch    */
   guint dim;
   double *a;         /* dim: the first candidate (the current best)      */
   double *b;         /* dim for duels and skips, otherwise NULL          */
-} SbObservation;
+} SbLogEntry;
 
-#define SB_TYPE_OBSERVATION (sb_observation_get_type ())
-GType sb_observation_get_type (void) G_GNUC_CONST;
-SbObservation *sb_observation_copy (const SbObservation *obs);
-void sb_observation_free (SbObservation *obs);
-const char *sb_observation_kind_to_string (SbObservationKind kind);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbObservation, sb_observation_free)
+#define SB_TYPE_LOG_ENTRY (sb_log_entry_get_type ())
+GType sb_log_entry_get_type (void) G_GNUC_CONST;
+SbLogEntry *sb_log_entry_copy (const SbLogEntry *obs);
+void sb_log_entry_free (SbLogEntry *obs);
+const char *sb_log_kind_to_string (SbLogKind kind);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbLogEntry, sb_log_entry_free)
 
 /* Hyperparameters of a refit (the engine's sg_hyper with s = 0), stored
  * with the session because they are not a function of the answers alone
@@ -157,10 +157,10 @@ gboolean sb_session_save (SbSession *self, GError **error);
 char *sb_session_to_data (SbSession *self, gsize *length);
 
 guint sb_session_get_n_observations (SbSession *self);
-const SbObservation *sb_session_get_observation (SbSession *self, guint index);
+const SbLogEntry *sb_session_get_observation (SbSession *self, guint index);
 /* Observations that count as answers (everything except skips). */
 guint sb_session_get_n_answers (SbSession *self);
-/* A deep copy of the log (element type SbObservation, owns its items). */
+/* A deep copy of the log (element type SbLogEntry, owns its items). */
 GPtrArray *sb_session_dup_observations (SbSession *self);
 
 /* Appending saves the session when it has a file. If saving fails the

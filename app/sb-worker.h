@@ -35,6 +35,7 @@ G_BEGIN_DECLS
 typedef enum {
   SB_WORKER_LANE_PROPOSE = 0,  /* posterior + acquisition: the next question */
   SB_WORKER_LANE_FIT,          /* hyperparameter fitting (slower)           */
+  SB_WORKER_LANE_PLOT,         /* plot snapshots of the latest model        */
   SB_WORKER_N_LANES
 } SbWorkerLane;
 

@@ -1,6 +1,31 @@
+/* sb-window.h — the main workbench window.
+ *
+ * The window owns a session (the source of truth), a worker (engine jobs
+ * off the main thread) and the duel panel. Its flow (DESIGN §2):
+ *
+ *   answer (key / button) -> session appends + saves atomically
+ *     -> propose job (supersedes any running one) -> next question shown
+ *
+ * Answers given while the engine is computing are queued, in order, and
+ * applied to the following questions as soon as they are shown; Ctrl+Z
+ * first takes back a queued answer, then the last recorded one.
+ *
+ * Signals:
+ *   ::question-shown     a new question is on screen (after the panel
+ *                        was updated)
+ *   ::plot-updated       a new SbPlotSnapshot is available
+ *                        (sb_window_get_plot_snapshot)
+ *   ::fit-finished       a hyperparameter fit was stored in the session
+ */
 #pragma once
 
 #include <gtk/gtk.h>
+
+#include "sb-duel-panel.h"
+#include "sb-jobs.h"
+#include "sb-plot-data.h"
+#include "sb-session.h"
+#include "sb-worker.h"
 
 G_BEGIN_DECLS
 
@@ -8,5 +33,36 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SbWindow, sb_window, SB, WINDOW, GtkApplicationWindow)
 
 SbWindow *sb_window_new (GtkApplication *application);
+
+/* Shows SESSION (a reference is taken) and asks the engine for the first
+ * question. */
+void sb_window_set_session (SbWindow *self, SbSession *session);
+SbSession *sb_window_get_session (SbWindow *self);
+/* Opens FILE. When it does not exist and CREATE_FROM_DEMO, a new session
+ * of the default demo is created there. A damaged or foreign file is
+ * shown as refused (with line and column) and left untouched; returns
+ * FALSE then. */
+gboolean sb_window_open_file (SbWindow *self, GFile *file, gboolean create_from_demo);
+/* A new session for EXP saved under the user's data directory. */
+gboolean sb_window_start_experiment (SbWindow *self, const SbExperiment *exp);
+
+SbWorker *sb_window_get_worker (SbWindow *self);
+SbDuelPanel *sb_window_get_duel_panel (SbWindow *self);
+/* The question on screen, or NULL while the engine computes. */
+const SbQuestion *sb_window_get_question (SbWindow *self);
+/* TRUE while a proposal job runs. */
+gboolean sb_window_get_computing (SbWindow *self);
+guint sb_window_get_n_queued (SbWindow *self);
+/* The error shown in the window (engine or file), or NULL. */
+const char *sb_window_get_error (SbWindow *self);
+/* TRUE when the window shows a refused session file. */
+gboolean sb_window_get_refused (SbWindow *self);
+/* The latest plot snapshot (borrowed), or NULL. */
+SbPlotSnapshot *sb_window_get_plot_snapshot (SbWindow *self);
+/* Starts a hyperparameter fit now (also win.refit). */
+void sb_window_refit (SbWindow *self);
+
+/* The default directory of new sessions ($XDG_DATA_HOME/skewbench/sessions). */
+char *sb_window_default_session_dir (void);
 
 G_END_DECLS

@@ -1,0 +1,288 @@
+/* test-ui-session.c — the session file: round trip, atomic save, refusal
+ * of damaged and foreign files (with line and column), CSV export.
+ * Needs no display (the session has no widgets). */
+#include "sb-experiment-templates.h"
+#include "sb-session.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static char *
+temp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("sb-session-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+static void
+test_round_trip (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (SbSession) loaded = NULL;
+  g_autoptr (GError) error = NULL;
+  double a[2] = { 25.0, 3.5 }, b[2] = { 70.25, 12.0 }, c[2] = { 33.0, 1.0 };
+  SbHyper hyper = { .valid = TRUE, .n_answers = 2, .variance = 1.5, .lengthscales = { 4, 2 },
+                    .mean = 0.25, .numeric_sd = 0.1, .probit_sd = 0.70710678118654752,
+                    .log_evidence = -3.25 };
+  const SbExperiment *e;
+
+  exp->mode = SB_MODE_SAFE;
+  exp->threshold = 1.5;
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (sb_session_add_duel (session, a, b, 1, &error));
+  g_assert_true (sb_session_add_skip (session, b, c, &error));
+  g_assert_true (sb_session_add_value (session, c, 2.75, &error));
+  g_assert_true (sb_session_add_failed (session, a, &error));
+  g_assert_true (sb_session_set_hyper (session, &hyper, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 4);
+  g_assert_cmpuint (sb_session_get_n_answers (session), ==, 3);
+
+  /* Every append saved the file: reading it back gives the same log. */
+  loaded = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (loaded);
+  e = sb_session_get_experiment (loaded);
+  g_assert_cmpstr (e->title, ==, exp->title);
+  g_assert_cmpint (e->mode, ==, SB_MODE_SAFE);
+  g_assert_cmpfloat (e->threshold, ==, 1.5);
+  g_assert_cmpuint (e->n_parameters, ==, 2);
+  g_assert_cmpstr (e->parameters[0].unit, ==, "°C");
+  g_assert_cmpuint (sb_session_get_n_observations (loaded), ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      const SbLogEntry *x = sb_session_get_observation (session, i);
+      const SbLogEntry *y = sb_session_get_observation (loaded, i);
+      g_assert_cmpint (x->kind, ==, y->kind);
+      g_assert_cmpint (x->winner, ==, y->winner);
+      /* Timestamps keep microseconds (the time_us member). */
+      g_assert_cmpint (x->time, ==, y->time);
+      for (guint j = 0; j < 2; j++)
+        {
+          /* Doubles survive the JSON text exactly (json-glib prints 17
+           * significant digits). */
+          g_assert_cmpfloat (x->a[j], ==, y->a[j]);
+          if (x->b)
+            g_assert_cmpfloat (x->b[j], ==, y->b[j]);
+        }
+      if (x->kind == SB_LOG_VALUE)
+        g_assert_cmpfloat (x->value, ==, y->value);
+    }
+  g_assert_true (sb_session_get_hyper (loaded)->valid);
+  g_assert_cmpfloat (sb_session_get_hyper (loaded)->lengthscales[1], ==, 2.0);
+  g_assert_cmpfloat (sb_session_get_hyper (loaded)->probit_sd, ==, hyper.probit_sd);
+
+  /* Undo removes the last entry and saves. */
+  g_assert_true (sb_session_undo (session, &error));
+  g_clear_object (&loaded);
+  loaded = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sb_session_get_n_observations (loaded), ==, 3);
+  remove_dir (dir);
+}
+
+/* Saving leaves no temporary file behind and the document always parses. */
+static void
+test_atomic_save (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GDir) d = NULL;
+  double a[3] = { 10, 50, 50 }, b[3] = { 200, 60, 40 };
+  guint n_files = 0;
+
+  g_assert_true (sb_session_save_as (session, file, &error));
+  for (int i = 0; i < 50; i++)
+    {
+      g_autoptr (SbSession) again = NULL;
+      g_assert_true (sb_session_add_duel (session, a, b, i % 2, &error));
+      again = sb_session_load (file, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (sb_session_get_n_observations (again), ==, i + 1);
+    }
+  d = g_dir_open (dir, 0, NULL);
+  while (g_dir_read_name (d))
+    n_files++;
+  g_assert_cmpuint (n_files, ==, 1);
+  remove_dir (dir);
+}
+
+typedef struct {
+  const char *text;
+  SbSessionError code;
+  guint line, column;   /* expected position in the message (0: any) */
+} BadFile;
+
+static void
+test_refuse_damaged (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) good = sb_session_new (exp);
+  g_autofree char *valid = sb_session_to_data (good, NULL);
+  g_autofree char *truncated = g_strndup (valid, strlen (valid) / 2);
+  g_autofree char *newer = NULL;
+  char *v;
+  const BadFile cases[] = {
+    /* Not JSON: json-glib's own line and column. */
+    { "{\n  \"format\": \"skewbench-session\",\n  \"version\": 1,,\n}\n", SB_SESSION_ERROR_PARSE, 3, 15 },
+    { truncated, SB_SESSION_ERROR_PARSE, 0, 0 },
+    /* JSON, but someone else's. */
+    { "{\n  \"name\": \"package\",\n  \"format\": \"npm\"\n}\n", SB_SESSION_ERROR_FOREIGN, 3, 3 },
+    { "[1, 2, 3]\n", SB_SESSION_ERROR_FOREIGN, 1, 1 },
+    { "", SB_SESSION_ERROR_FOREIGN, 1, 1 },
+    /* Ours, but malformed. */
+    { "{\"format\": \"skewbench-session\", \"version\": 1,\n \"experiment\": {\"template\": \"colour\", \"mode\": \"preference\", \"parameters\": []},\n \"observations\": []}\n",
+      SB_SESSION_ERROR_INVALID, 0, 0 },
+    { NULL, SB_SESSION_ERROR_VERSION, 0, 0 },
+  };
+
+  newer = g_strdup (valid);
+  v = strstr (newer, "\"version\" : 1");
+  g_assert_nonnull (v);
+  v[strlen ("\"version\" : ")] = '9';
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *text = cases[i].text ? cases[i].text : newer;
+      g_autofree char *path = g_strdup_printf ("%s/bad%u.json", dir, i);
+      g_autoptr (GFile) file = g_file_new_for_path (path);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SbSession) session = NULL;
+      g_autofree char *after = NULL;
+      gsize len;
+
+      g_assert_true (g_file_set_contents (path, text, -1, NULL));
+      session = sb_session_load (file, &error);
+      g_assert_null (session);
+      g_assert_error (error, SB_SESSION_ERROR, cases[i].code);
+      g_test_message ("case %u: %s", i, error->message);
+      /* "PATH:LINE:COLUMN: message" */
+      g_assert_true (g_str_has_prefix (error->message, path));
+      {
+        guint line = 0, column = 0;
+        g_assert_cmpint (sscanf (error->message + strlen (path), ":%u:%u:", &line, &column), ==, 2);
+        g_assert_cmpuint (line, >=, 1);
+        g_assert_cmpuint (column, >=, 1);
+        if (cases[i].line)
+          {
+            g_assert_cmpuint (line, ==, cases[i].line);
+            g_assert_cmpuint (column, ==, cases[i].column);
+          }
+      }
+      /* Never modified. */
+      g_assert_true (g_file_get_contents (path, &after, &len, NULL));
+      g_assert_cmpstr (after, ==, text);
+    }
+  remove_dir (dir);
+}
+
+static void
+test_csv (void)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  g_autofree char *csv = NULL;
+  g_auto (GStrv) lines = NULL;
+  double a[2] = { 25.0, 3.5 }, b[2] = { 70.25, 12.0 };
+
+  g_free (exp->parameters[1].name);
+  exp->parameters[1].name = g_strdup ("time, \"wall\"");
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_add_duel (session, a, b, 0, NULL));
+  g_assert_true (sb_session_add_value (session, b, -1.5, NULL));
+  csv = sb_session_to_csv (session);
+  lines = g_strsplit (csv, "\n", -1);
+  g_assert_cmpstr (lines[0], ==,
+                   "index,time,kind,answer,value,a_temperature,\"a_time, \"\"wall\"\"\","
+                   "b_temperature,\"b_time, \"\"wall\"\"\"");
+  g_assert_true (g_str_has_prefix (lines[1], "1,"));
+  g_assert_true (g_str_has_suffix (lines[1], ",duel,a,,25,3.5,70.25,12"));
+  g_assert_true (g_str_has_suffix (lines[2], ",value,,-1.5,70.25,12,,"));
+  g_assert_cmpstr (lines[3], ==, "");
+}
+
+static void
+test_validation (void)
+{
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (sb_experiment_validate (exp, &error));
+  g_clear_error (&error);
+  g_assert_false (sb_experiment_add_parameter (exp, "x", "", 1.0, 1.0));
+  g_assert_false (sb_experiment_add_parameter (exp, "", "", 0.0, 1.0));
+  g_assert_true (sb_experiment_add_parameter (exp, "x", "", 0.0, 1.0));
+  g_assert_true (sb_experiment_add_parameter (exp, "x", "", 0.0, 2.0));
+  g_assert_false (sb_experiment_validate (exp, &error));
+  g_assert_nonnull (strstr (error->message, "two parameters"));
+}
+
+static void
+test_templates (void)
+{
+  g_autoptr (SbExperiment) colour = sb_template_colour ();
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) problems = sb_template_list_problems ();
+  double red[3] = { 0, 100, 50 }, r, g, b;
+
+  g_assert_true (sb_experiment_validate (colour, NULL));
+  g_assert_cmpuint (colour->n_parameters, ==, 3);
+  sb_template_colour_rgb (colour, red, &r, &g, &b);
+  /* hsl(0, 100%, 50%) is pure red (exact arithmetic). */
+  g_assert_cmpfloat (r, ==, 1.0);
+  g_assert_cmpfloat (g, ==, 0.0);
+  g_assert_cmpfloat (b, ==, 0.0);
+
+  g_assert_nonnull (problems);
+  g_assert_true (g_strv_contains ((const char *const *) problems, "six-hump-camel"));
+  for (guint i = 0; problems[i]; i++)
+    {
+      g_autoptr (SbExperiment) exp = sb_template_benchmark (problems[i], &error);
+      g_assert_no_error (error);
+      g_assert_true (sb_experiment_validate (exp, NULL));
+    }
+  g_assert_null (sb_template_benchmark ("no-such-problem", &error));
+  g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/session/round-trip", test_round_trip);
+  g_test_add_func ("/session/atomic-save", test_atomic_save);
+  g_test_add_func ("/session/refuse-damaged", test_refuse_damaged);
+  g_test_add_func ("/session/csv", test_csv);
+  g_test_add_func ("/session/validation", test_validation);
+  g_test_add_func ("/session/templates", test_templates);
+  return g_test_run ();
+}

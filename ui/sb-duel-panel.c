@@ -1,0 +1,603 @@
+/* sb-duel-panel.c — the question being asked: A (the current best) vs B. */
+#include "sb-duel-panel.h"
+
+#include "sb-experiment-templates.h"
+
+#include <math.h>
+
+struct _SbDuelPanel
+{
+  GtkWidget parent_instance;
+
+  /* Owned */
+  SbExperiment *experiment;
+  SbQuestion question;     /* valid when has_question; model not kept */
+  gboolean has_question;
+  guint n_answers;
+  gboolean busy;
+  gboolean finished;
+  guint n_queued;
+  GPtrArray *value_labels; /* GtkLabel per table cell: 2 per parameter row */
+
+  /* Template widgets (borrowed) */
+  GtkWidget *root;
+  GtkLabel *question_label;
+  GtkSpinner *spinner;
+  GtkLabel *busy_label;
+  GtkLabel *prompt_label;
+  GtkWidget *swatch_box;
+  GtkLabel *swatch_a_title;
+  GtkLabel *swatch_b_title;
+  GtkDrawingArea *swatch_a;
+  GtkDrawingArea *swatch_b;
+  GtkLabel *swatch_a_label;
+  GtkLabel *swatch_b_label;
+  GtkGrid *table;
+  GtkWidget *answer_box;
+  GtkWidget *value_box;
+  GtkLabel *value_label;
+  GtkEntry *value_entry;
+  GtkWidget *failed_button;
+  GtkLabel *value_hint;
+  GtkWidget *autoplay_box;
+  GtkAdjustment *speed_adjustment;
+  GtkLabel *best_label;
+  GtkLabel *queued_label;
+  GtkLabel *keys_label;
+};
+
+G_DEFINE_FINAL_TYPE (SbDuelPanel, sb_duel_panel, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_BUSY,
+  PROP_N_QUEUED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* ---- Swatches ----------------------------------------------------------- */
+
+static void
+draw_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
+{
+  SbDuelPanel *self = SB_DUEL_PANEL (user_data);
+  const double *x;
+  double r, g, b, radius = 14;
+
+  if (!self->has_question || self->experiment == NULL
+      || self->experiment->template_kind != SB_TEMPLATE_COLOUR)
+    return;
+  if (area == self->swatch_a && self->question.kind != SB_QUESTION_DUEL)
+    return;
+  x = area == self->swatch_a ? self->question.a : self->question.b;
+  sb_template_colour_rgb (self->experiment, x, &r, &g, &b);
+
+  cairo_new_sub_path (cr);
+  cairo_arc (cr, width - radius, radius, radius, -G_PI / 2, 0);
+  cairo_arc (cr, width - radius, height - radius, radius, 0, G_PI / 2);
+  cairo_arc (cr, radius, height - radius, radius, G_PI / 2, G_PI);
+  cairo_arc (cr, radius, radius, radius, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+  cairo_set_source_rgb (cr, r, g, b);
+  cairo_fill (cr);
+}
+
+/* ---- Table -------------------------------------------------------------- */
+
+static GtkLabel *
+table_label (SbDuelPanel *self, const char *text, int column, int row, const char *css)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), column == 0 ? 0.0f : 1.0f);
+  gtk_widget_set_hexpand (label, column > 0);
+  if (css)
+    gtk_widget_add_css_class (label, css);
+  gtk_grid_attach (self->table, label, column, row, 1, 1);
+  return GTK_LABEL (label);
+}
+
+static void
+rebuild_table (SbDuelPanel *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->table))))
+    gtk_grid_remove (self->table, child);
+  g_ptr_array_set_size (self->value_labels, 0);
+  if (self->experiment == NULL)
+    return;
+
+  table_label (self, "", 0, 0, NULL);
+  table_label (self, "A · current best", 1, 0, "heading");
+  table_label (self, "B · new candidate", 2, 0, "heading");
+  for (guint j = 0; j < self->experiment->n_parameters; j++)
+    {
+      const SbParameter *p = &self->experiment->parameters[j];
+      table_label (self, p->name, 0, j + 1, NULL);
+      g_ptr_array_add (self->value_labels, table_label (self, "—", 1, j + 1, "sb-value"));
+      g_ptr_array_add (self->value_labels, table_label (self, "—", 2, j + 1, "sb-value"));
+    }
+  /* Extra rows: the true objective, the model's probability. */
+  for (guint k = 0; k < 2; k++)
+    {
+      guint row = self->experiment->n_parameters + 1 + k;
+      table_label (self, k == 0 ? "True value" : "P(B better than A)", 0, row, "dim-label");
+      g_ptr_array_add (self->value_labels, table_label (self, "", 1, row, "sb-value"));
+      g_ptr_array_add (self->value_labels, table_label (self, "", 2, row, "sb-value"));
+    }
+}
+
+static void
+set_cell (SbDuelPanel *self, guint index, const char *text, gboolean emphasise)
+{
+  GtkLabel *label = g_ptr_array_index (self->value_labels, index);
+
+  gtk_label_set_text (label, text);
+  if (emphasise)
+    gtk_widget_add_css_class (GTK_WIDGET (label), "sb-differs");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (label), "sb-differs");
+}
+
+static char *
+format_truth (double v)
+{
+  return isfinite (v) ? g_strdup_printf ("%.4g", v) : g_strdup ("");
+}
+
+static void
+update_table (SbDuelPanel *self)
+{
+  const SbExperiment *exp = self->experiment;
+  const SbQuestion *q = &self->question;
+  gboolean duel = q->kind == SB_QUESTION_DUEL;
+  gboolean show_a = self->has_question && (duel || q->has_best);
+  gboolean truth;
+  guint n;
+  GtkWidget *header_b;
+
+  if (exp == NULL || self->value_labels->len == 0)
+    return;
+  n = exp->n_parameters;
+  header_b = gtk_grid_get_child_at (self->table, 2, 0);
+  gtk_label_set_text (GTK_LABEL (header_b),
+                      self->has_question && !duel ? "B · setting to measure"
+                      : self->has_question && !q->has_best ? "B" : "B · new candidate");
+  gtk_label_set_text (GTK_LABEL (gtk_grid_get_child_at (self->table, 1, 0)),
+                      self->has_question && !q->has_best ? "A" : "A · current best");
+
+  for (guint j = 0; j < n; j++)
+    {
+      g_autofree char *a = show_a ? sb_format_coordinate (&exp->parameters[j], q->a[j]) : g_strdup ("—");
+      g_autofree char *b = self->has_question ? sb_format_coordinate (&exp->parameters[j], q->b[j])
+                                              : g_strdup ("—");
+      gboolean differs = show_a && self->has_question && g_strcmp0 (a, b) != 0;
+      set_cell (self, 2 * j, a, FALSE);
+      set_cell (self, 2 * j + 1, b, differs);
+    }
+
+  truth = self->has_question && exp->show_truth && isfinite (q->truth_b);
+  {
+    g_autofree char *ta = truth && show_a ? format_truth (q->truth_a) : g_strdup ("");
+    g_autofree char *tb = truth ? format_truth (q->truth_b) : g_strdup ("");
+    set_cell (self, 2 * n, ta, FALSE);
+    set_cell (self, 2 * n + 1, tb, FALSE);
+  }
+  for (int col = 0; col < 3; col++)
+    gtk_widget_set_visible (gtk_grid_get_child_at (self->table, col, n + 1), truth);
+
+  {
+    gboolean prob = self->has_question && duel && isfinite (q->prob_better);
+    gboolean safe = self->has_question && !duel && isfinite (q->prob_safe);
+    g_autofree char *p = prob ? g_strdup_printf ("%.0f %%", 100 * q->prob_better)
+                       : safe ? g_strdup_printf ("%.0f %%", 100 * q->prob_safe) : g_strdup ("");
+    GtkWidget *name = gtk_grid_get_child_at (self->table, 0, n + 2);
+    gtk_label_set_text (GTK_LABEL (name), safe ? "P(B is safe)" : "P(B better than A)");
+    set_cell (self, 2 * n + 2, "", FALSE);
+    set_cell (self, 2 * n + 3, p, FALSE);
+    for (int col = 0; col < 3; col++)
+      gtk_widget_set_visible (gtk_grid_get_child_at (self->table, col, n + 2), prob || safe);
+  }
+}
+
+/* ---- State -------------------------------------------------------------- */
+
+static const char *
+prompt_for (const SbExperiment *exp, const SbQuestion *q)
+{
+  if (q->kind == SB_QUESTION_VALUE)
+    return exp->mode == SB_MODE_SAFE
+           ? "Try setting B. Enter the value you measured, or report that it failed."
+           : "Try setting B and enter the value you measured.";
+  switch (exp->template_kind)
+    {
+    case SB_TEMPLATE_COLOUR:
+      return "Which colour do you like better?";
+    case SB_TEMPLATE_BENCHMARK:
+      return exp->simulated ? "Which point scores higher? (The simulated oracle knows.)"
+                            : "Which point scores higher?";
+    case SB_TEMPLATE_CUSTOM:
+    default:
+      return "Which setting works better?";
+    }
+}
+
+static void
+update_best (SbDuelPanel *self)
+{
+  const SbExperiment *exp = self->experiment;
+  const SbQuestion *q = &self->question;
+  g_autoptr (GString) text = g_string_new ("Current best: ");
+
+  if (!self->has_question || !q->has_best)
+    {
+      gtk_label_set_text (self->best_label, "Current best: none yet — the first questions explore at random.");
+      return;
+    }
+  if (exp->template_kind == SB_TEMPLATE_COLOUR)
+    {
+      g_autofree char *c = sb_template_colour_describe (exp, q->best);
+      g_string_append (text, c);
+    }
+  else
+    for (guint j = 0; j < exp->n_parameters; j++)
+      {
+        g_autofree char *v = sb_format_coordinate (&exp->parameters[j], q->best[j]);
+        g_string_append_printf (text, "%s%s = %s", j ? ", " : "", exp->parameters[j].name, v);
+      }
+  if (exp->show_truth && isfinite (q->truth_best))
+    g_string_append_printf (text, "  (true value %.4g; optimum %.4g)", q->truth_best, q->truth_optimum);
+  gtk_label_set_text (self->best_label, text->str);
+}
+
+static void
+update (SbDuelPanel *self)
+{
+  const SbExperiment *exp = self->experiment;
+  const SbQuestion *q = &self->question;
+  gboolean duel, colour;
+  g_autofree char *number = NULL;
+
+  if (exp == NULL)
+    return;
+  duel = !self->has_question || q->kind == SB_QUESTION_DUEL;
+  colour = exp->template_kind == SB_TEMPLATE_COLOUR;
+
+  if (self->finished)
+    number = g_strdup_printf ("All %u questions answered", exp->budget);
+  else
+    number = g_strdup_printf ("Question %u of %u%s", self->n_answers + 1, exp->budget,
+                              self->has_question && q->initial ? " · initial design" : "");
+  gtk_label_set_text (self->question_label, number);
+
+  gtk_widget_set_visible (GTK_WIDGET (self->spinner), self->busy);
+  gtk_spinner_set_spinning (self->spinner, self->busy);
+  gtk_widget_set_visible (GTK_WIDGET (self->busy_label), self->busy);
+
+  if (self->finished)
+    gtk_label_set_text (self->prompt_label,
+                        "The budget is used up. The current best is below; "
+                        "undo (Ctrl+Z) to revise the last answer, or start a new experiment.");
+  else if (self->busy && !self->has_question)
+    gtk_label_set_text (self->prompt_label,
+                        "The engine is choosing the next question. Answers you give now are queued.");
+  else if (self->has_question)
+    gtk_label_set_text (self->prompt_label, prompt_for (exp, q));
+  else
+    gtk_label_set_text (self->prompt_label, "");
+
+  gtk_widget_set_visible (self->swatch_box, colour);
+  gtk_widget_set_visible (GTK_WIDGET (self->swatch_a), duel || q->has_best);
+  gtk_label_set_text (self->swatch_a_title,
+                      !duel ? "Current best" : self->has_question && !q->has_best ? "A" : "A · current best");
+  gtk_label_set_text (self->swatch_b_title,
+                      !duel ? "B · setting to try" : self->has_question && !q->has_best ? "B" : "B · new candidate");
+  if (colour && self->has_question)
+    {
+      g_autofree char *a = (duel || q->has_best) ? sb_template_colour_describe (exp, q->a) : g_strdup ("");
+      g_autofree char *b = sb_template_colour_describe (exp, q->b);
+      gtk_label_set_text (self->swatch_a_label, a);
+      gtk_label_set_text (self->swatch_b_label, b);
+    }
+  else
+    {
+      gtk_label_set_text (self->swatch_a_label, "");
+      gtk_label_set_text (self->swatch_b_label, "");
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self->swatch_a));
+  gtk_widget_queue_draw (GTK_WIDGET (self->swatch_b));
+
+  gtk_widget_set_visible (self->answer_box, duel && !self->finished);
+  gtk_widget_set_visible (self->value_box, !duel && !self->finished);
+  gtk_widget_set_visible (self->failed_button, exp->mode == SB_MODE_SAFE);
+  gtk_widget_set_visible (GTK_WIDGET (self->value_hint), !duel && !self->finished);
+  if (!duel && exp->mode == SB_MODE_SAFE)
+    {
+      g_autofree char *hint = g_strdup_printf ("Safe mode: a setting counts as safe when its value is "
+                                               "at least %g. Report \"failed\" if it produced nothing.",
+                                               exp->threshold);
+      gtk_label_set_text (self->value_hint, hint);
+    }
+  else
+    gtk_label_set_text (self->value_hint, "Type the number and press Enter.");
+  gtk_widget_set_visible (self->autoplay_box, exp->simulated);
+
+  update_table (self);
+  update_best (self);
+
+  if (self->n_queued > 0)
+    {
+      g_autofree char *queued = g_strdup_printf (self->n_queued == 1
+                                                 ? "%u answer queued: it applies to the next question as soon as it is ready."
+                                                 : "%u answers queued: they apply to the next questions as soon as they are ready.",
+                                                 self->n_queued);
+      gtk_label_set_text (self->queued_label, queued);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->queued_label), self->n_queued > 0);
+}
+
+void
+sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+
+  g_clear_pointer (&self->experiment, sb_experiment_free);
+  self->experiment = exp ? sb_experiment_copy (exp) : NULL;
+  self->has_question = FALSE;
+  self->finished = FALSE;
+  if (exp)
+    gtk_adjustment_set_value (self->speed_adjustment, exp->autoplay_ms);
+  rebuild_table (self);
+  update (self);
+}
+
+void
+sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question, guint n_answers)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+
+  self->n_answers = n_answers;
+  self->has_question = question != NULL;
+  if (question)
+    {
+      self->question = *question;
+      self->question.model = NULL;
+    }
+  if (question && question->kind == SB_QUESTION_VALUE)
+    sb_duel_panel_clear_entered_value (self);
+  update (self);
+}
+
+const SbQuestion *
+sb_duel_panel_get_question (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), NULL);
+  return self->has_question ? &self->question : NULL;
+}
+
+gboolean
+sb_duel_panel_get_busy (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), FALSE);
+  return self->busy;
+}
+
+void
+sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+
+  busy = !!busy;
+  if (self->busy == busy)
+    return;
+  self->busy = busy;
+  update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+guint
+sb_duel_panel_get_n_queued (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), 0);
+  return self->n_queued;
+}
+
+void
+sb_duel_panel_set_n_queued (SbDuelPanel *self, guint n_queued)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+
+  if (self->n_queued == n_queued)
+    return;
+  self->n_queued = n_queued;
+  update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_QUEUED]);
+}
+
+void
+sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+
+  if (self->finished == !!finished)
+    return;
+  self->finished = !!finished;
+  update (self);
+}
+
+gboolean
+sb_duel_panel_get_entered_value (SbDuelPanel *self, double *value)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->value_entry));
+  g_autofree char *trimmed = g_strstrip (g_strdup (text));
+  char *end = NULL;
+  double v;
+
+  /* Accept the locale's decimal comma as well as the point. */
+  g_strdelimit (trimmed, ",", '.');
+  v = g_ascii_strtod (trimmed, &end);
+  if (*trimmed == '\0' || end == NULL || *end != '\0' || !isfinite (v))
+    {
+      gtk_label_set_text (self->value_hint, "That is not a number: type a value such as 12.5.");
+      gtk_widget_add_css_class (GTK_WIDGET (self->value_entry), "error");
+      return FALSE;
+    }
+  gtk_widget_remove_css_class (GTK_WIDGET (self->value_entry), "error");
+  *value = v;
+  return TRUE;
+}
+
+void
+sb_duel_panel_clear_entered_value (SbDuelPanel *self)
+{
+  gtk_editable_set_text (GTK_EDITABLE (self->value_entry), "");
+  gtk_widget_remove_css_class (GTK_WIDGET (self->value_entry), "error");
+}
+
+guint
+sb_duel_panel_get_autoplay_delay (SbDuelPanel *self)
+{
+  return (guint) gtk_adjustment_get_value (self->speed_adjustment);
+}
+
+void
+sb_duel_panel_set_autoplay_delay (SbDuelPanel *self, guint delay_ms)
+{
+  gtk_adjustment_set_value (self->speed_adjustment, delay_ms);
+}
+
+GtkWidget *
+sb_duel_panel_get_value_entry (SbDuelPanel *self)
+{
+  return GTK_WIDGET (self->value_entry);
+}
+
+static void
+value_entry_activate (GtkEntry *entry, SbDuelPanel *self)
+{
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.answer-value", NULL);
+}
+
+/* ---- GObject ------------------------------------------------------------ */
+
+static void
+sb_duel_panel_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SbDuelPanel *self = SB_DUEL_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_BUSY:
+      g_value_set_boolean (value, self->busy);
+      break;
+    case PROP_N_QUEUED:
+      g_value_set_uint (value, self->n_queued);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sb_duel_panel_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  SbDuelPanel *self = SB_DUEL_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_BUSY:
+      sb_duel_panel_set_busy (self, g_value_get_boolean (value));
+      break;
+    case PROP_N_QUEUED:
+      sb_duel_panel_set_n_queued (self, g_value_get_uint (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sb_duel_panel_dispose (GObject *object)
+{
+  SbDuelPanel *self = SB_DUEL_PANEL (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_DUEL_PANEL);
+  G_OBJECT_CLASS (sb_duel_panel_parent_class)->dispose (object);
+}
+
+static void
+sb_duel_panel_finalize (GObject *object)
+{
+  SbDuelPanel *self = SB_DUEL_PANEL (object);
+
+  g_clear_pointer (&self->experiment, sb_experiment_free);
+  g_clear_pointer (&self->value_labels, g_ptr_array_unref);
+  G_OBJECT_CLASS (sb_duel_panel_parent_class)->finalize (object);
+}
+
+static void
+sb_duel_panel_class_init (SbDuelPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = sb_duel_panel_get_property;
+  object_class->set_property = sb_duel_panel_set_property;
+  object_class->dispose = sb_duel_panel_dispose;
+  object_class->finalize = sb_duel_panel_finalize;
+
+  properties[PROP_BUSY] =
+    g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_N_QUEUED] =
+    g_param_spec_uint ("n-queued", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/skewbench/SkewBench/ui/sb-duel-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, root);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, question_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, spinner);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, busy_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, prompt_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, swatch_box);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, swatch_a_title);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, swatch_b_title);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, swatch_a);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, swatch_b);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, swatch_a_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, swatch_b_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, table);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, answer_box);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, value_box);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, value_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, value_entry);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, failed_button);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, value_hint);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, autoplay_box);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, speed_adjustment);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, best_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, queued_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, keys_label);
+  gtk_widget_class_set_css_name (widget_class, "duelpanel");
+}
+
+static void
+sb_duel_panel_init (SbDuelPanel *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->value_labels = g_ptr_array_new ();
+  gtk_drawing_area_set_draw_func (self->swatch_a, draw_swatch, self, NULL);
+  gtk_drawing_area_set_draw_func (self->swatch_b, draw_swatch, self, NULL);
+  g_signal_connect (self->value_entry, "activate", G_CALLBACK (value_entry_activate), self);
+}
+
+GtkWidget *
+sb_duel_panel_new (void)
+{
+  return g_object_new (SB_TYPE_DUEL_PANEL, NULL);
+}

@@ -1,0 +1,49 @@
+/* sb-duel-panel.h — the question being asked: A (the current best) vs B.
+ *
+ * A view: it shows the question it is given and the state of the engine;
+ * its buttons activate the window's actions (win.answer-a, win.answer-b,
+ * win.skip, win.answer-value, win.answer-failed, win.autoplay,
+ * win.oracle-answer), which own the logic.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sb-jobs.h"
+#include "sb-session.h"
+
+G_BEGIN_DECLS
+
+#define SB_TYPE_DUEL_PANEL (sb_duel_panel_get_type ())
+G_DECLARE_FINAL_TYPE (SbDuelPanel, sb_duel_panel, SB, DUEL_PANEL, GtkWidget)
+
+GtkWidget *sb_duel_panel_new (void);
+
+/* The experiment whose questions are shown (copied). */
+void sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp);
+/* The question to show (copied), or NULL for none. N_ANSWERS is the
+ * number of answers so far: the question is number N_ANSWERS + 1. */
+void sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question,
+                                 guint n_answers);
+const SbQuestion *sb_duel_panel_get_question (SbDuelPanel *self);
+
+/* The engine is computing: the panel says so (answers are queued by the
+ * window, N_QUEUED of them are waiting). */
+gboolean sb_duel_panel_get_busy (SbDuelPanel *self);
+void sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy);
+guint sb_duel_panel_get_n_queued (SbDuelPanel *self);
+void sb_duel_panel_set_n_queued (SbDuelPanel *self, guint n_queued);
+/* The budget is used up: the panel says the experiment is complete. */
+void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);
+
+/* The number typed in the value entry. FALSE (and a visible hint) when it
+ * is not a finite number. */
+gboolean sb_duel_panel_get_entered_value (SbDuelPanel *self, double *value);
+void sb_duel_panel_clear_entered_value (SbDuelPanel *self);
+/* The auto-play delay chosen with the slider, in milliseconds. */
+guint sb_duel_panel_get_autoplay_delay (SbDuelPanel *self);
+void sb_duel_panel_set_autoplay_delay (SbDuelPanel *self, guint delay_ms);
+/* The widget that receives the value; the window keeps keys away from it. */
+GtkWidget *sb_duel_panel_get_value_entry (SbDuelPanel *self);
+
+G_END_DECLS

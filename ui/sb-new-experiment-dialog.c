@@ -1,0 +1,431 @@
+/* sb-new-experiment-dialog.c — choose a template and its settings. */
+#include "sb-new-experiment-dialog.h"
+
+#include "sb-experiment-templates.h"
+
+#include <math.h>
+
+struct _SbNewExperimentDialog
+{
+  GtkWindow parent_instance;
+
+  /* Owned */
+  char **problems;           /* engine benchmark names */
+  SbTemplate last_template;
+
+  /* Template widgets (borrowed) */
+  GtkCheckButton *colour_radio;
+  GtkCheckButton *benchmark_radio;
+  GtkCheckButton *custom_radio;
+  GtkStack *template_stack;
+  GtkDropDown *problem_dropdown;
+  GtkLabel *problem_description;
+  GtkCheckButton *simulated_check;
+  GtkCheckButton *truth_check;
+  GtkSpinButton *noise_spin;
+  GtkListBox *parameter_list;
+  GtkEntry *title_entry;
+  GtkDropDown *mode_dropdown;
+  GtkDropDown *acquisition_dropdown;
+  GtkDropDown *surrogate_dropdown;
+  GtkSpinButton *budget_spin;
+  GtkSpinButton *initial_spin;
+  GtkSpinButton *seed_spin;
+  GtkWidget *threshold_label;
+  GtkSpinButton *threshold_spin;
+  GtkWidget *numeric_every_label;
+  GtkSpinButton *numeric_every_spin;
+  GtkLabel *error_label;
+};
+
+G_DEFINE_FINAL_TYPE (SbNewExperimentDialog, sb_new_experiment_dialog, GTK_TYPE_WINDOW)
+
+enum {
+  EXPERIMENT_CHOSEN,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static const char *const acquisition_names[] = { "ucb", "eiig", "epi", "thompson" };
+static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random" };
+
+/* ---- Parameter rows (custom template) ------------------------------------ */
+
+typedef struct {
+  GtkEntry *name;
+  GtkSpinButton *lower;
+  GtkSpinButton *upper;
+  GtkEntry *unit;
+} ParameterRow;
+
+static GtkSpinButton *
+bound_spin (double value)
+{
+  GtkAdjustment *adj = gtk_adjustment_new (value, -1e9, 1e9, 1, 10, 0);
+  GtkWidget *spin = gtk_spin_button_new (adj, 1, 3);
+
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 8);
+  return GTK_SPIN_BUTTON (spin);
+}
+
+static void
+remove_row_clicked (GtkButton *button, GtkListBox *list)
+{
+  GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_LIST_BOX_ROW);
+
+  if (row)
+    gtk_list_box_remove (list, row);
+}
+
+static void
+add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, double upper,
+                   const char *unit)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  ParameterRow *row = g_new0 (ParameterRow, 1);
+  GtkWidget *remove, *list_row;
+
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  gtk_widget_set_margin_start (box, 6);
+  gtk_widget_set_margin_end (box, 6);
+  row->name = GTK_ENTRY (gtk_entry_new ());
+  gtk_entry_set_placeholder_text (row->name, "name");
+  gtk_editable_set_text (GTK_EDITABLE (row->name), name);
+  gtk_widget_set_hexpand (GTK_WIDGET (row->name), TRUE);
+  row->lower = bound_spin (lower);
+  row->upper = bound_spin (upper);
+  row->unit = GTK_ENTRY (gtk_entry_new ());
+  gtk_entry_set_placeholder_text (row->unit, "unit");
+  gtk_editable_set_text (GTK_EDITABLE (row->unit), unit);
+  gtk_editable_set_width_chars (GTK_EDITABLE (row->unit), 5);
+  remove = gtk_button_new_from_icon_name ("list-remove-symbolic");
+  gtk_widget_set_tooltip_text (remove, "Remove this parameter");
+  g_signal_connect (remove, "clicked", G_CALLBACK (remove_row_clicked), self->parameter_list);
+
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->name));
+  gtk_box_append (GTK_BOX (box), gtk_label_new ("from"));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->lower));
+  gtk_box_append (GTK_BOX (box), gtk_label_new ("to"));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->upper));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->unit));
+  gtk_box_append (GTK_BOX (box), remove);
+
+  list_row = gtk_list_box_row_new ();
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (list_row), box);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (list_row), FALSE);
+  g_object_set_data_full (G_OBJECT (list_row), "sb-parameter-row", row, g_free);
+  gtk_list_box_append (self->parameter_list, list_row);
+}
+
+static void
+add_parameter_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SbNewExperimentDialog *self = SB_NEW_EXPERIMENT_DIALOG (widget);
+  guint n = 0;
+
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->parameter_list)); c;
+       c = gtk_widget_get_next_sibling (c))
+    n++;
+  {
+    g_autofree char *pname = g_strdup_printf ("parameter %u", n + 1);
+    add_parameter_row (self, pname, 0.0, 1.0, "");
+  }
+}
+
+/* ---- State ---------------------------------------------------------------- */
+
+static SbTemplate
+current_template (SbNewExperimentDialog *self)
+{
+  if (gtk_check_button_get_active (self->benchmark_radio))
+    return SB_TEMPLATE_BENCHMARK;
+  if (gtk_check_button_get_active (self->custom_radio))
+    return SB_TEMPLATE_CUSTOM;
+  return SB_TEMPLATE_COLOUR;
+}
+
+static const char *
+current_problem (SbNewExperimentDialog *self)
+{
+  guint i = gtk_drop_down_get_selected (self->problem_dropdown);
+  return self->problems && i < g_strv_length (self->problems) ? self->problems[i] : NULL;
+}
+
+static void
+apply_defaults (SbNewExperimentDialog *self, const SbExperiment *exp)
+{
+  gtk_editable_set_text (GTK_EDITABLE (self->title_entry), exp->title);
+  gtk_drop_down_set_selected (self->mode_dropdown, exp->mode);
+  gtk_spin_button_set_value (self->budget_spin, exp->budget);
+  gtk_spin_button_set_value (self->initial_spin, MAX (exp->initial, 1));
+  gtk_spin_button_set_value (self->threshold_spin, exp->threshold);
+}
+
+static void
+update_sensitivity (SbNewExperimentDialog *self)
+{
+  guint mode = gtk_drop_down_get_selected (self->mode_dropdown);
+  gboolean simulated = gtk_check_button_get_active (self->simulated_check);
+
+  gtk_widget_set_visible (self->threshold_label, mode == SB_MODE_SAFE);
+  gtk_widget_set_visible (GTK_WIDGET (self->threshold_spin), mode == SB_MODE_SAFE);
+  gtk_widget_set_visible (self->numeric_every_label, mode == SB_MODE_MIXED);
+  gtk_widget_set_visible (GTK_WIDGET (self->numeric_every_spin), mode == SB_MODE_MIXED);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->noise_spin), simulated);
+  gtk_widget_set_visible (GTK_WIDGET (self->acquisition_dropdown), TRUE);
+}
+
+static void
+template_changed (SbNewExperimentDialog *self)
+{
+  SbTemplate kind = current_template (self);
+  g_autoptr (SbExperiment) exp = NULL;
+
+  gtk_stack_set_visible_child_name (self->template_stack, sb_template_to_string (kind));
+  if (kind == self->last_template)
+    return;
+  self->last_template = kind;
+  switch (kind)
+    {
+    case SB_TEMPLATE_BENCHMARK:
+      exp = current_problem (self) ? sb_template_benchmark (current_problem (self), NULL) : NULL;
+      break;
+    case SB_TEMPLATE_CUSTOM:
+      exp = sb_template_custom ();
+      break;
+    case SB_TEMPLATE_COLOUR:
+    default:
+      exp = sb_template_colour ();
+      break;
+    }
+  if (exp)
+    apply_defaults (self, exp);
+  update_sensitivity (self);
+}
+
+static void
+problem_changed (SbNewExperimentDialog *self)
+{
+  const char *problem = current_problem (self);
+  g_autofree char *text = problem ? sb_template_describe_problem (problem) : g_strdup ("");
+  g_autoptr (SbExperiment) exp = problem ? sb_template_benchmark (problem, NULL) : NULL;
+
+  gtk_label_set_text (self->problem_description, text);
+  if (exp && current_template (self) == SB_TEMPLATE_BENCHMARK)
+    apply_defaults (self, exp);
+  update_sensitivity (self);
+}
+
+void
+sb_new_experiment_dialog_set_template (SbNewExperimentDialog *self, SbTemplate kind)
+{
+  g_return_if_fail (SB_IS_NEW_EXPERIMENT_DIALOG (self));
+
+  gtk_check_button_set_active (kind == SB_TEMPLATE_BENCHMARK ? self->benchmark_radio
+                               : kind == SB_TEMPLATE_CUSTOM ? self->custom_radio
+                               : self->colour_radio, TRUE);
+  template_changed (self);
+}
+
+SbExperiment *
+sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
+{
+  SbTemplate kind = current_template (self);
+  g_autoptr (SbExperiment) exp = NULL;
+  const char *title = gtk_editable_get_text (GTK_EDITABLE (self->title_entry));
+  guint acq = gtk_drop_down_get_selected (self->acquisition_dropdown);
+  guint sur = gtk_drop_down_get_selected (self->surrogate_dropdown);
+
+  switch (kind)
+    {
+    case SB_TEMPLATE_BENCHMARK:
+      if (current_problem (self) == NULL)
+        {
+          g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                       "the engine offers no benchmark problem");
+          return NULL;
+        }
+      exp = sb_template_benchmark (current_problem (self), error);
+      if (exp == NULL)
+        return NULL;
+      exp->simulated = gtk_check_button_get_active (self->simulated_check);
+      exp->show_truth = gtk_check_button_get_active (self->truth_check);
+      exp->oracle_noise = gtk_spin_button_get_value (self->noise_spin);
+      break;
+    case SB_TEMPLATE_CUSTOM:
+      exp = sb_template_custom ();
+      for (guint i = 0; i < exp->n_parameters; i++)
+        {
+          g_free (exp->parameters[i].name);
+          g_free (exp->parameters[i].unit);
+        }
+      exp->n_parameters = 0;
+      for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->parameter_list)); c;
+           c = gtk_widget_get_next_sibling (c))
+        {
+          ParameterRow *row = g_object_get_data (G_OBJECT (c), "sb-parameter-row");
+          g_autofree char *name = NULL;
+          double lower, upper;
+
+          if (row == NULL)
+            continue;
+          name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row->name))));
+          lower = gtk_spin_button_get_value (row->lower);
+          upper = gtk_spin_button_get_value (row->upper);
+          if (*name == '\0' || !(lower < upper))
+            {
+              g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                           *name == '\0' ? "parameter %u has no name"
+                                         : "parameter %u: the lower bound must be below the upper bound",
+                           exp->n_parameters + 1);
+              return NULL;
+            }
+          if (!sb_experiment_add_parameter (exp, name, gtk_editable_get_text (GTK_EDITABLE (row->unit)),
+                                            lower, upper))
+            {
+              g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                           "at most %d parameters are supported", SB_MAX_PARAMETERS);
+              return NULL;
+            }
+        }
+      break;
+    case SB_TEMPLATE_COLOUR:
+    default:
+      exp = sb_template_colour ();
+      break;
+    }
+
+  if (title && *title)
+    {
+      g_free (exp->title);
+      exp->title = g_strdup (title);
+    }
+  exp->mode = (SbMode) gtk_drop_down_get_selected (self->mode_dropdown);
+  g_free (exp->acquisition);
+  exp->acquisition = g_strdup (acquisition_names[MIN (acq, G_N_ELEMENTS (acquisition_names) - 1)]);
+  g_free (exp->surrogate);
+  exp->surrogate = g_strdup (surrogate_names[MIN (sur, G_N_ELEMENTS (surrogate_names) - 1)]);
+  exp->budget = gtk_spin_button_get_value_as_int (self->budget_spin);
+  exp->initial = gtk_spin_button_get_value_as_int (self->initial_spin);
+  exp->seed = (guint64) gtk_spin_button_get_value (self->seed_spin);
+  exp->threshold = gtk_spin_button_get_value (self->threshold_spin);
+  exp->numeric_every = gtk_spin_button_get_value_as_int (self->numeric_every_spin);
+  if (!sb_experiment_validate (exp, error))
+    return NULL;
+  return g_steal_pointer (&exp);
+}
+
+static void
+create_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SbNewExperimentDialog *self = SB_NEW_EXPERIMENT_DIALOG (widget);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbExperiment) exp = sb_new_experiment_dialog_build (self, &error);
+
+  if (exp == NULL)
+    {
+      gtk_label_set_text (self->error_label, error->message);
+      gtk_widget_set_visible (GTK_WIDGET (self->error_label), TRUE);
+      return;
+    }
+  g_signal_emit (self, signals[EXPERIMENT_CHOSEN], 0, exp);
+  gtk_window_destroy (GTK_WINDOW (self));
+}
+
+static void
+cancel_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  gtk_window_destroy (GTK_WINDOW (widget));
+}
+
+/* ---- GObject -------------------------------------------------------------- */
+
+static void
+sb_new_experiment_dialog_dispose (GObject *object)
+{
+  SbNewExperimentDialog *self = SB_NEW_EXPERIMENT_DIALOG (object);
+
+  g_clear_pointer (&self->problems, g_strfreev);
+  G_OBJECT_CLASS (sb_new_experiment_dialog_parent_class)->dispose (object);
+}
+
+static void
+sb_new_experiment_dialog_class_init (SbNewExperimentDialogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = sb_new_experiment_dialog_dispose;
+
+  signals[EXPERIMENT_CHOSEN] =
+    g_signal_new ("experiment-chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, SB_TYPE_EXPERIMENT);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/org/skewbench/SkewBench/ui/sb-new-experiment-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, colour_radio);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, benchmark_radio);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, custom_radio);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, template_stack);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, problem_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, problem_description);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, simulated_check);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, truth_check);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, noise_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, parameter_list);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, title_entry);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, mode_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, acquisition_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, surrogate_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, budget_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, initial_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, seed_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, threshold_label);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, threshold_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, numeric_every_label);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, numeric_every_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, error_label);
+
+  gtk_widget_class_install_action (widget_class, "dialog.create", NULL, create_action);
+  gtk_widget_class_install_action (widget_class, "dialog.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "dialog.add-parameter", NULL, add_parameter_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "dialog.cancel", NULL);
+}
+
+static void
+sb_new_experiment_dialog_init (SbNewExperimentDialog *self)
+{
+  g_autoptr (SbExperiment) custom = sb_template_custom ();
+  g_autoptr (GtkStringList) problems = NULL;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->problems = sb_template_list_problems ();
+  problems = gtk_string_list_new ((const char *const *) self->problems);
+  gtk_drop_down_set_model (self->problem_dropdown, G_LIST_MODEL (problems));
+  for (guint i = 0; self->problems[i]; i++)
+    if (g_str_equal (self->problems[i], "six-hump-camel"))
+      gtk_drop_down_set_selected (self->problem_dropdown, i);
+
+  for (guint i = 0; i < custom->n_parameters; i++)
+    add_parameter_row (self, custom->parameters[i].name, custom->parameters[i].lower,
+                       custom->parameters[i].upper, custom->parameters[i].unit);
+
+  self->last_template = (SbTemplate) -1;
+  g_signal_connect_swapped (self->colour_radio, "toggled", G_CALLBACK (template_changed), self);
+  g_signal_connect_swapped (self->benchmark_radio, "toggled", G_CALLBACK (template_changed), self);
+  g_signal_connect_swapped (self->custom_radio, "toggled", G_CALLBACK (template_changed), self);
+  g_signal_connect_swapped (self->problem_dropdown, "notify::selected", G_CALLBACK (problem_changed), self);
+  g_signal_connect_swapped (self->mode_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
+  g_signal_connect_swapped (self->simulated_check, "toggled", G_CALLBACK (update_sensitivity), self);
+  problem_changed (self);
+  template_changed (self);
+}
+
+SbNewExperimentDialog *
+sb_new_experiment_dialog_new (GtkWindow *parent)
+{
+  return g_object_new (SB_TYPE_NEW_EXPERIMENT_DIALOG, "transient-for", parent, NULL);
+}
