@@ -66,20 +66,16 @@ ep_state_init (ep_state *st, size_t m)
   return SG_OK;
 }
 
-/* Numeric rows: the exact site N(y - b; u, r). Probit rows: the warm
- * start's shared prefix, or zero (the site that does nothing). */
+/* The warm start's shared prefix of sites, or zero (the site that does
+ * nothing). */
 static void
 init_sites (const sg_rows *R, const sg_ep_warm *warm, ep_state *st)
 {
-  for (size_t k = 0; k < R->m; k++)
-    {
-      int numeric = k >= R->m_probit;
-      st->tau[k] = numeric ? 1 / R->r[k] : 0;
-      st->nu[k] = numeric ? (R->y[k] - R->b[k]) / R->r[k] : 0;
-    }
+  memset (st->tau, 0, R->m * sizeof *st->tau);
+  memset (st->nu, 0, R->m * sizeof *st->nu);
   if (warm && warm->tau && warm->nu)
     {
-      size_t np = warm->m_probit < R->m_probit ? warm->m_probit : R->m_probit;
+      size_t np = warm->m_probit < R->m ? warm->m_probit : R->m;
       memcpy (st->tau, warm->tau, np * sizeof *st->tau);
       memcpy (st->nu, warm->nu, np * sizeof *st->nu);
     }
@@ -152,34 +148,43 @@ update_site (const sg_rows *R, ep_state *st, size_t k, double damping)
   return change;
 }
 
-/* log Z_EP of the converged sites (sg-ep.h; R&W eq. 3.65). */
+/* The cavity of row k at convergence: x_k = (b_k + mc) / sd and sd =
+ * sqrt(sigma_k^2 + vc), so that Zhat_k = Phi(x_k). An empty site
+ * (tau_k = 0) has the posterior marginal as its cavity. 0 if degenerate. */
+static int
+final_cavity (const sg_rows *R, const ep_state *st, size_t k, double *mc,
+              double *vc, double *x, double *sd)
+{
+  double Skk = st->Sigma[k * st->m + k];
+  if (st->tau[k] == 0)
+    {
+      *mc = st->mu[k];
+      *vc = Skk > 0 ? Skk : 0;
+    }
+  else if (!cavity (st, k, mc, vc))
+    return 0;
+  *sd = sqrt (R->sigma[k] * R->sigma[k] + *vc);
+  *x = (R->b[k] + *mc) / *sd;
+  return 1;
+}
+
+/* log Z_EP of the converged sites (sg-ep.h; R&W eq. 3.65) plus the exact
+ * numeric part. */
 static int
 ep_evidence (const sg_rows *R, ep_state *st)
 {
   size_t m = st->m;
-  double sum = 0;
+  double sum = R->log_evidence_numeric;
   for (size_t k = 0; k < m; k++)
     {
-      if (k >= R->m_probit)
-        {
-          double e = R->y[k] - R->b[k];
-          sum += -0.5 * log (2 * M_PI * R->r[k]) - 0.5 * e * e / R->r[k];
-          continue;
-        }
-      double Skk = st->Sigma[k * m + k], mc, vc;
-      double sig2 = R->sigma[k] * R->sigma[k];
-      if (st->tau[k] == 0)
-        {
-          /* an empty site: C_k = Zhat_k and the quadratic terms cancel */
-          sum += sg_norm_logcdf ((R->b[k] + st->mu[k])
-                                 / sqrt (sig2 + (Skk > 0 ? Skk : 0)));
-          continue;
-        }
-      if (!cavity (st, k, &mc, &vc))
+      double mc, vc, x, sd, Skk = st->Sigma[k * m + k];
+      if (!final_cavity (R, st, k, &mc, &vc, &x, &sd))
         return SG_ENUMERIC;
-      sum += sg_norm_logcdf ((R->b[k] + mc) / sqrt (sig2 + vc))
-             + 0.5 * log1p (st->tau[k] * vc)
-             - 0.5 * st->mu[k] * st->mu[k] / Skk + 0.5 * mc * mc / vc;
+      sum += sg_norm_logcdf (x);
+      /* for an empty site C_k = Zhat_k: the other terms cancel */
+      if (st->tau[k] != 0)
+        sum += 0.5 * log1p (st->tau[k] * vc) - 0.5 * st->mu[k] * st->mu[k] / Skk
+               + 0.5 * mc * mc / vc;
     }
   double quad = 0;
   for (size_t k = 0; k < m; k++)
@@ -197,12 +202,12 @@ run_sweeps (const sg_rows *R, const sg_ep_options *opt, ep_state *st)
   const sg_progress *progress = opt ? opt->progress : NULL;
 
   int status = recompute_posterior (R, st);
-  int converged = R->m_probit == 0;
+  int converged = R->m == 0;
   for (int sweep = 1; status == SG_OK && !converged && sweep <= max_sweeps; sweep++)
     {
       status = sg_progress_report (progress, (double) sweep / max_sweeps);
       double change = 0;
-      for (size_t k = 0; status == SG_OK && k < R->m_probit; k++)
+      for (size_t k = 0; status == SG_OK && k < R->m; k++)
         change = fmax (change, update_site (R, st, k, damping));
       if (status == SG_OK)
         status = recompute_posterior (R, st);
@@ -262,7 +267,7 @@ store_warm (sg_ep_warm *warm, const sg_rows *R, const ep_state *st)
 {
   if (warm == NULL)
     return SG_OK;
-  size_t mp = R->m_probit;
+  size_t mp = R->m;
   double *tau = malloc ((mp + 1) * sizeof *tau);
   double *nu = malloc ((mp + 1) * sizeof *nu);
   if (tau == NULL || nu == NULL)
@@ -314,7 +319,10 @@ sg_ep_posterior (const sg_approx_model *model, const sg_data *data,
   return status;
 }
 
-/* R&W eq. 5.27 for every kernel parameter. */
+/* R&W eq. 5.27 for every kernel parameter, plus the numeric part and the
+ * dependence on the conditioned prior mean b of the probit rows: with the
+ * sites at their fixed point only log Zhat_k depends on b_k explicitly,
+ * d log Zhat_k / d b_k = h(x_k) / sd_k. */
 static int
 evidence_gradient (const sg_rows *R, const sg_kernel *kernel,
                    const ep_state *st, double *grad)
@@ -323,21 +331,40 @@ evidence_gradient (const sg_rows *R, const sg_kernel *kernel,
   double *alpha = malloc ((m + 1) * sizeof *alpha);
   double *Rp = malloc ((m * m + 1) * sizeof *Rp);
   double *dKt = malloc ((m * m + 1) * sizeof *dKt);
-  int status = alpha && Rp && dKt ? SG_OK : SG_ENOMEM;
+  double *db = malloc ((m + 1) * sizeof *db);
+  double *gb = malloc ((m + 1) * sizeof *gb);
+  sg_rows_grad_work *work = NULL;
+  int status = alpha && Rp && dKt && db && gb ? SG_OK : SG_ENOMEM;
+  if (status == SG_OK)
+    status = sg_rows_grad_work_new (R, &work);
   if (status == SG_OK)
     {
       sg_rows_alpha (R, st->s, st->L, st->nu, alpha);
-      status = sg_rows_prec_term (R, st->s, st->L, Rp);
+      sg_rows_prec_term (R, st->s, st->L, Rp);
+    }
+  for (size_t k = 0; status == SG_OK && k < m; k++)
+    {
+      double mc, vc, x, sd;
+      if (!final_cavity (R, st, k, &mc, &vc, &x, &sd))
+        status = SG_ENUMERIC;
+      else
+        gb[k] = sg_norm_hazard (x) / sd;
     }
   for (size_t p = 0; status == SG_OK && p < np; p++)
     {
-      status = sg_rows_kt_grad (R, kernel, p, dKt);
+      double dnum, through_mean = 0;
+      status = sg_rows_prior_grad (R, kernel, p, work, dKt, db, &dnum);
+      for (size_t k = 0; k < m; k++)
+        through_mean += gb[k] * db[k];
       if (status == SG_OK)
-        grad[p] = sg_rows_explicit_grad (R, alpha, Rp, dKt);
+        grad[p] = dnum + sg_rows_explicit_grad (R, alpha, Rp, dKt) + through_mean;
     }
+  sg_rows_grad_work_free (work);
   free (alpha);
   free (Rp);
   free (dKt);
+  free (db);
+  free (gb);
   return status;
 }
 

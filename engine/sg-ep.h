@@ -11,8 +11,8 @@
  *   tau_new = g / (sigma_k^2 + vc (1 - g)),  g = h (x + h),
  *   nu_new  = tau_new mc + (1 + tau_new vc) h / sqrt(sigma_k^2 + vc),
  * the first written so that it stays positive and exact far in the tails.
- * Numeric rows are Gaussian and their sites are exact and fixed
- * (tau = 1 / noise_var), which is the same as conditioning on them first.
+ * Numeric rows are Gaussian and are conditioned on exactly first
+ * (sg-gaussian-post.h); EP runs on the probit rows only.
  *
  * Damping: site <- damping * new + (1 - damping) * old. Convergence: the
  * largest change of any probit site parameter over a sweep,
@@ -23,8 +23,10 @@
  * with the zeroth-moment condition for each probit site
  *   log C_k = log Zhat_k + log(1 + tau_k vc_k) / 2 - mu_k^2 / (2 Sigma_kk)
  *             + mc_k^2 / (2 vc_k),   Zhat_k = Phi(x_k),
- * and log C_k = log N(y_k; b_k, r_k) for a numeric row (its site is its
- * likelihood). Gradient: R&W eq. 5.27, 0.5 tr((alpha alpha^T - Rp) dKt).
+ * plus the exact numeric part log N(y; C m0, C K C^T + R). Gradient:
+ * R&W eq. 5.27, 0.5 tr((alpha alpha^T - Rp) dKt), plus the numeric part
+ * and h(x_k) / sqrt(sigma_k^2 + vc_k) times the derivative of the probit
+ * rows' conditioned prior mean.
  * Only the probit link is supported.
  */
 #pragma once

@@ -1,27 +1,41 @@
 /* sg-gaussian-post-private.h — the row-space problem shared by the Laplace
  * and EP code (not part of the public engine API).
  *
- * Rows 0 .. m_probit-1 are the probit block, rows m_probit .. m-1 the
- * numeric block of the lowered likelihood (sg-data.h). For each row the
- * prior mean of t_k is b_k; the approximations work with u = t - b.
+ * The numeric block is Gaussian and is conditioned on exactly first
+ * (GP regression, R&W alg. 2.1): with S = C K C^T + R = Ls Ls^T,
+ *   beta = S^{-1} (y - C m0),  m1 = m0 + K C^T beta,
+ *   K1 = K - Q^T Q,  Q = Ls^{-1} C K,
+ * and log N(y; C m0, S) is the numeric part of the evidence. The probit
+ * rows t = z + W f then have the prior N(b, Kt) with b = z + W m1 and
+ * Kt = W K1 W^T = W K W^T - P^T P, P = Q W^T, and Laplace / EP run on
+ * u = t - b ~ N(0, Kt) (rows 0 .. m-1 are the probit rows only).
  */
 #pragma once
 
 #include "sg-gaussian-post.h"
 
 typedef struct {
-  size_t n, dim, m, m_probit;
+  size_t n, dim, m, m_numeric;
   const double *X;  /* borrowed: the data's input table */
-  double *A;        /* m x n */
-  double *b;        /* m: prior mean of t_k */
-  double *sigma;    /* m: probit scale (probit rows) */
-  double *y;        /* m: observed value (numeric rows) */
-  double *r;        /* m: noise variance (numeric rows) */
   double *K;        /* n x n prior covariance k(X, X) */
-  double *Kt;       /* m x m: A K A^T */
+  /* probit block */
+  double *A;        /* m x n: W */
+  double *b;        /* m: E[t_k | numeric data] */
+  double *sigma;    /* m: probit scales */
+  double *Kt;       /* m x m: Cov[t | numeric data] (without probit noise) */
+  /* numeric block */
+  double *C;        /* m_numeric x n */
+  double *Ls;       /* m_numeric x m_numeric: chol(C K C^T + R) */
+  double *beta;     /* m_numeric */
+  double *G;        /* m_numeric x n: Ls^{-1} C */
+  double *P;        /* m_numeric x m: Ls^{-1} C K W^T */
+  double *gamma;    /* n: C^T beta */
+  double log_evidence_numeric;
 } sg_rows;
 
-/* Validates MODEL against DATA, lowers the data and forms A, b, Kt. */
+/* Validates MODEL against DATA, lowers the data, conditions on the numeric
+ * rows and forms the probit-row prior (b, Kt). SG_ENUMERIC if C K C^T + R
+ * cannot be factorised. */
 int sg_rows_build (const sg_approx_model *model, const sg_data *data,
                    sg_rows *rows);
 void sg_rows_clear (sg_rows *rows);
@@ -43,9 +57,15 @@ int sg_rows_posterior_cov (const sg_rows *rows, const double *s,
 int sg_rows_prec_term (const sg_rows *rows, const double *s, const double *L,
                        double *Rp);
 
-/* dKt = A (d K / d theta_p) A^T for kernel parameter P. */
-int sg_rows_kt_grad (const sg_rows *rows, const sg_kernel *kernel, size_t p,
-                     double *dKt);
+/* The derivatives with respect to kernel parameter P (sg-kernel.h) of the
+ * three things the kernel moves: the probit-row prior covariance
+ * (dKt, m x m), its mean (db, m) and the numeric evidence (*dnum). */
+typedef struct sg_rows_grad_work sg_rows_grad_work;
+int sg_rows_grad_work_new (const sg_rows *rows, sg_rows_grad_work **work);
+void sg_rows_grad_work_free (sg_rows_grad_work *work);
+int sg_rows_prior_grad (const sg_rows *rows, const sg_kernel *kernel, size_t p,
+                        sg_rows_grad_work *work, double *dKt, double *db,
+                        double *dnum);
 
 /* 0.5 alpha^T dKt alpha - 0.5 tr(Rp dKt): the explicit derivative of
  * either approximate log evidence (R&W eqs. 5.23 first part, 5.27). */

@@ -1,9 +1,7 @@
-/* sg-gaussian-post.c — the row-space problem and Gaussian-posterior
- * predictions shared by Laplace (sg-laplace.c) and EP (sg-ep.c).
- *
- * Notation of Rasmussen & Williams, Gaussian Processes for Machine
- * Learning (2006), chapter 3, with K replaced by Kt = A K A^T (see
- * sg-gaussian-post.h): s = D^{1/2}, B = I + s Kt s = L L^T.
+/* sg-gaussian-post.c — predictions and summaries of the Gaussian
+ * posteriors that Laplace (sg-laplace.c) and EP (sg-ep.c) produce; the
+ * formulas are in sg-gaussian-post.h (R&W 2006 alg. 3.2 / 3.6 with the
+ * numeric conditioning of sg-gaussian-rows.c written out).
  */
 #include "sg-gaussian-post-private.h"
 #include "sg-linalg.h"
@@ -33,191 +31,13 @@ sg_approx_model_check (const sg_approx_model *model, size_t dim)
 }
 
 void
-sg_rows_clear (sg_rows *rows)
-{
-  free (rows->A);
-  free (rows->b);
-  free (rows->sigma);
-  free (rows->y);
-  free (rows->r);
-  free (rows->K);
-  free (rows->Kt);
-  memset (rows, 0, sizeof *rows);
-}
-
-/* Stacks the probit block over the numeric block; b_k = z_k + m0 sum_j
- * A_kj is the prior mean of t_k under the constant prior mean m0. */
-static void
-stack_rows (const sg_likelihood *lik, double m0, sg_rows *R)
-{
-  size_t n = R->n, ma = lik->m_probit;
-  memcpy (R->A, lik->W, ma * n * sizeof *R->A);
-  memcpy (R->A + ma * n, lik->C, lik->m_numeric * n * sizeof *R->A);
-  for (size_t k = 0; k < R->m; k++)
-    {
-      double rowsum = 0;
-      for (size_t j = 0; j < n; j++)
-        rowsum += R->A[k * n + j];
-      R->b[k] = m0 * rowsum + (k < ma ? lik->z[k] : 0);
-      R->sigma[k] = k < ma ? lik->sigma[k] : 0;
-      R->y[k] = k < ma ? 0 : lik->y[k - ma];
-      R->r[k] = k < ma ? 0 : lik->noise_var[k - ma];
-    }
-}
-
-int
-sg_rows_build (const sg_approx_model *model, const sg_data *data,
-               sg_rows *rows)
-{
-  if (data == NULL || sg_approx_model_check (model, data->dim) != SG_OK)
-    return SG_EINVAL;
-  sg_likelihood lik;
-  int status = sg_likelihood_build (data, &model->noise, &lik);
-  if (status != SG_OK)
-    return status;
-  size_t n = data->n_inputs, m = lik.m_probit + lik.m_numeric;
-  sg_rows R = { .n = n, .dim = data->dim, .m = m, .m_probit = lik.m_probit,
-                .X = data->X };
-  R.A = malloc ((m * n + 1) * sizeof *R.A);
-  R.b = malloc ((m + 1) * sizeof *R.b);
-  R.sigma = malloc ((m + 1) * sizeof *R.sigma);
-  R.y = malloc ((m + 1) * sizeof *R.y);
-  R.r = malloc ((m + 1) * sizeof *R.r);
-  R.K = malloc ((n * n + 1) * sizeof *R.K);
-  R.Kt = malloc ((m * m + 1) * sizeof *R.Kt);
-  double *AK = malloc ((m * n + 1) * sizeof *AK);
-  if (!R.A || !R.b || !R.sigma || !R.y || !R.r || !R.K || !R.Kt || !AK)
-    {
-      free (AK);
-      sg_rows_clear (&R);
-      sg_likelihood_clear (&lik);
-      return SG_ENOMEM;
-    }
-  stack_rows (&lik, model->prior_mean, &R);
-  sg_likelihood_clear (&lik);
-  sg_kernel_matrix (&model->kernel, data->X, n, data->X, n, R.K);
-  sg_gemm (0, 0, m, n, n, 1.0, R.A, R.K, 0.0, AK);
-  sg_gemm (0, 1, m, m, n, 1.0, AK, R.A, 0.0, R.Kt);
-  sg_symmetrize (R.Kt, m);
-  free (AK);
-  *rows = R;
-  return SG_OK;
-}
-
-int
-sg_rows_factor (const sg_rows *rows, const double *s, double *L)
-{
-  size_t m = rows->m;
-  if (m == 0)
-    return SG_OK;
-  double *B = malloc (m * m * sizeof *B);
-  if (B == NULL)
-    return SG_ENOMEM;
-  for (size_t i = 0; i < m; i++)
-    for (size_t j = 0; j < m; j++)
-      B[i * m + j] = (i == j) + s[i] * rows->Kt[i * m + j] * s[j];
-  /* B >= I, so a failure means non-finite input, not indefiniteness. */
-  int status = sg_cholesky (B, m, 1e-12, L, NULL);
-  free (B);
-  return status == SG_OK ? SG_OK : SG_ENUMERIC;
-}
-
-void
-sg_rows_alpha (const sg_rows *rows, const double *s, const double *L,
-               const double *nu, double *alpha)
-{
-  size_t m = rows->m;
-  if (m == 0)
-    return;
-  sg_gemv (0, m, m, 1.0, rows->Kt, nu, 0.0, alpha);
-  for (size_t i = 0; i < m; i++)
-    alpha[i] *= s[i];
-  sg_cholesky_solve (L, m, alpha, 1);
-  for (size_t i = 0; i < m; i++)
-    alpha[i] = nu[i] - s[i] * alpha[i];
-}
-
-int
-sg_rows_posterior_cov (const sg_rows *rows, const double *s, const double *L,
-                       double *Sigma)
-{
-  size_t m = rows->m;
-  if (m == 0)
-    return SG_OK;
-  double *V = malloc (m * m * sizeof *V);
-  if (V == NULL)
-    return SG_ENOMEM;
-  for (size_t i = 0; i < m; i++)
-    for (size_t j = 0; j < m; j++)
-      V[i * m + j] = s[i] * rows->Kt[i * m + j];
-  sg_trsm_lower (L, m, V, m);
-  memcpy (Sigma, rows->Kt, m * m * sizeof *Sigma);
-  sg_gemm (1, 0, m, m, m, -1.0, V, V, 1.0, Sigma);
-  sg_symmetrize (Sigma, m);
-  free (V);
-  return SG_OK;
-}
-
-int
-sg_rows_prec_term (const sg_rows *rows, const double *s, const double *L,
-                   double *Rp)
-{
-  size_t m = rows->m;
-  memset (Rp, 0, m * m * sizeof *Rp);
-  for (size_t i = 0; i < m; i++)
-    Rp[i * m + i] = s[i];
-  sg_cholesky_solve (L, m, Rp, m);
-  for (size_t i = 0; i < m; i++)
-    for (size_t j = 0; j < m; j++)
-      Rp[i * m + j] *= s[i];
-  sg_symmetrize (Rp, m);
-  return SG_OK;
-}
-
-int
-sg_rows_kt_grad (const sg_rows *rows, const sg_kernel *kernel, size_t p,
-                 double *dKt)
-{
-  size_t n = rows->n, m = rows->m;
-  double *dK = malloc ((n * n + 1) * sizeof *dK);
-  double *AdK = malloc ((m * n + 1) * sizeof *AdK);
-  if (dK == NULL || AdK == NULL)
-    {
-      free (dK);
-      free (AdK);
-      return SG_ENOMEM;
-    }
-  sg_kernel_matrix_grad (kernel, rows->X, n, rows->X, n, p, dK);
-  sg_gemm (0, 0, m, n, n, 1.0, rows->A, dK, 0.0, AdK);
-  sg_gemm (0, 1, m, m, n, 1.0, AdK, rows->A, 0.0, dKt);
-  free (dK);
-  free (AdK);
-  return SG_OK;
-}
-
-double
-sg_rows_explicit_grad (const sg_rows *rows, const double *alpha,
-                       const double *Rp, const double *dKt)
-{
-  size_t m = rows->m;
-  double quad = 0, trace = 0;
-  for (size_t i = 0; i < m; i++)
-    for (size_t j = 0; j < m; j++)
-      {
-        quad += alpha[i] * dKt[i * m + j] * alpha[j];
-        trace += Rp[i * m + j] * dKt[i * m + j];   /* both symmetric */
-      }
-  return 0.5 * quad - 0.5 * trace;
-}
-
-void
 sg_gauss_post_clear (sg_gauss_post *post)
 {
-  free (post->X);
-  free (post->A);
-  free (post->sqrt_prec);
-  free (post->L);
-  free (post->alpha);
+  double **arrays[] = { &post->X, &post->A, &post->sqrt_prec, &post->L,
+                        &post->alpha, &post->G, &post->P, &post->weights,
+                        &post->p_alpha };
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    free (*arrays[i]);
   memset (post, 0, sizeof *post);
 }
 
@@ -235,11 +55,11 @@ sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
                    const sg_rows *rows, const double *s, const double *L,
                    const double *alpha, double log_evidence, int iterations)
 {
-  size_t n = rows->n, m = rows->m;
+  size_t n = rows->n, m = rows->m, mr = rows->m_numeric;
   sg_gauss_post P = {
     .kernel = model->kernel, .prior_mean = model->prior_mean,
     .link = model->link, .probit_sd = model->noise.probit_sd,
-    .dim = rows->dim, .n = n, .m = m,
+    .dim = rows->dim, .n = n, .m = m, .m_numeric = mr,
     .log_evidence = log_evidence, .iterations = iterations,
   };
   P.X = dup_array (rows->X, n * rows->dim);
@@ -247,52 +67,78 @@ sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
   P.sqrt_prec = dup_array (s, m);
   P.L = dup_array (L, m * m);
   P.alpha = dup_array (alpha, m);
-  if (!P.X || !P.A || !P.sqrt_prec || !P.L || !P.alpha)
+  P.G = dup_array (rows->G, mr * n);
+  P.P = dup_array (rows->P, mr * m);
+  P.weights = dup_array (rows->gamma, n);
+  P.p_alpha = calloc (mr + 1, sizeof *P.p_alpha);
+  if (!P.X || !P.A || !P.sqrt_prec || !P.L || !P.alpha || !P.G || !P.P
+      || !P.weights || !P.p_alpha)
     {
       sg_gauss_post_clear (&P);
       return SG_ENOMEM;
     }
+  sg_gemv (1, m, n, 1.0, P.A, alpha, 1.0, P.weights);   /* + W^T alpha */
+  sg_gemv (0, mr, m, 1.0, P.P, alpha, 0.0, P.p_alpha);
   *post = P;
   return SG_OK;
 }
 
-/* For a block of NS test points: mean (ns) and V = L^{-1} s A k(X, Xs)
- * (m x ns), the two pieces of R&W alg. 3.2 lines 4-5. KXS is an n x ns
- * workspace. Cannot fail. */
+/* For a block of NS test points: the mean (ns), q = G k(X, Xs)
+ * (m_numeric x ns) and V = L^{-1} s (W k(X, Xs) - P^T q) (m x ns), the
+ * pieces of R&W alg. 3.2 lines 4-5 after the numeric conditioning.
+ * KXS is an n x ns workspace. Cannot fail. */
 static void
 predict_block (const sg_gauss_post *post, const double *Xs, size_t ns,
-               double *Kxs, double *mean, double *V)
+               double *Kxs, double *mean, double *q, double *V)
 {
-  size_t n = post->n, m = post->m;
+  size_t n = post->n, m = post->m, mr = post->m_numeric;
   sg_kernel_matrix (&post->kernel, post->X, n, Xs, ns, Kxs);
-  sg_gemm (0, 0, m, ns, n, 1.0, post->A, Kxs, 0.0, V);
   for (size_t j = 0; j < ns; j++)
     mean[j] = post->prior_mean;
-  sg_gemv (1, m, ns, 1.0, V, post->alpha, 1.0, mean);
+  sg_gemv (1, n, ns, 1.0, Kxs, post->weights, 1.0, mean);
+  sg_gemm (0, 0, mr, ns, n, 1.0, post->G, Kxs, 0.0, q);
+  sg_gemv (1, mr, ns, -1.0, q, post->p_alpha, 1.0, mean);
+  sg_gemm (0, 0, m, ns, n, 1.0, post->A, Kxs, 0.0, V);
+  sg_gemm (1, 0, m, ns, mr, -1.0, post->P, q, 1.0, V);
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < ns; j++)
       V[i * ns + j] *= post->sqrt_prec[i];
   sg_trsm_lower (post->L, m, V, ns);
 }
 
+/* k(x, x') - q_x^T q_x' - V_x^T V_x' for columns J, K of a block of NS. */
+static double
+block_cov (const sg_gauss_post *post, const double *xj, const double *xk,
+           const double *q, const double *V, size_t ns, size_t j, size_t k)
+{
+  double c = sg_kernel_eval (&post->kernel, xj, xk);
+  for (size_t i = 0; i < post->m_numeric; i++)
+    c -= q[i * ns + j] * q[i * ns + k];
+  for (size_t i = 0; i < post->m; i++)
+    c -= V[i * ns + j] * V[i * ns + k];
+  return c;
+}
+
 /* Workspaces for blocks of up to COLS test points. */
 typedef struct {
-  double *Kxs, *V, *mu;
+  double *Kxs, *q, *V, *mu;
 } predict_work;
 
 static int
 predict_work_init (predict_work *w, const sg_gauss_post *post, size_t cols)
 {
   w->Kxs = malloc ((post->n * cols + 1) * sizeof *w->Kxs);
+  w->q = malloc ((post->m_numeric * cols + 1) * sizeof *w->q);
   w->V = malloc ((post->m * cols + 1) * sizeof *w->V);
   w->mu = malloc ((cols + 1) * sizeof *w->mu);
-  return w->Kxs && w->V && w->mu ? SG_OK : SG_ENOMEM;
+  return w->Kxs && w->q && w->V && w->mu ? SG_OK : SG_ENOMEM;
 }
 
 static void
 predict_work_clear (predict_work *w)
 {
   free (w->Kxs);
+  free (w->q);
   free (w->V);
   free (w->mu);
 }
@@ -312,19 +158,17 @@ sg_gauss_post_predict (const sg_gauss_post *post, const double *Xs,
   int status = check_points (post, Xs, ns);
   if (status != SG_OK)
     return status;
-  size_t m = post->m, d = post->dim;
+  size_t d = post->dim;
   predict_work w;
   status = predict_work_init (&w, post, PREDICT_BLOCK);
   for (size_t start = 0; status == SG_OK && start < ns; start += PREDICT_BLOCK)
     {
       size_t nb = ns - start < PREDICT_BLOCK ? ns - start : PREDICT_BLOCK;
-      predict_block (post, Xs + start * d, nb, w.Kxs, w.mu, w.V);
+      const double *Xb = Xs + start * d;
+      predict_block (post, Xb, nb, w.Kxs, w.mu, w.q, w.V);
       for (size_t j = 0; j < nb; j++)
         {
-          const double *x = Xs + (start + j) * d;
-          double v = sg_kernel_eval (&post->kernel, x, x);
-          for (size_t i = 0; i < m; i++)
-            v -= w.V[i * nb + j] * w.V[i * nb + j];
+          double v = block_cov (post, Xb + j * d, Xb + j * d, w.q, w.V, nb, j, j);
           mean[start + j] = w.mu[j];
           var[start + j] = v > 0 ? v : 0;
         }
@@ -340,14 +184,15 @@ sg_gauss_post_joint (const sg_gauss_post *post, const double *Xs, size_t ns,
   int status = check_points (post, Xs, ns);
   if (status != SG_OK)
     return status;
-  size_t m = post->m;
+  size_t m = post->m, mr = post->m_numeric;
   predict_work w;
   double *S = malloc ((ns * ns + 1) * sizeof *S);
   status = predict_work_init (&w, post, ns);
   if (status == SG_OK && S != NULL)
     {
-      predict_block (post, Xs, ns, w.Kxs, w.mu, w.V);
+      predict_block (post, Xs, ns, w.Kxs, w.mu, w.q, w.V);
       sg_kernel_matrix (&post->kernel, Xs, ns, Xs, ns, S);
+      sg_gemm (1, 0, ns, ns, mr, -1.0, w.q, w.q, 1.0, S);
       sg_gemm (1, 0, ns, ns, m, -1.0, w.V, w.V, 1.0, S);
       sg_symmetrize (S, ns);
       memcpy (mean, w.mu, ns * sizeof *mean);
@@ -457,33 +302,25 @@ summaries_block (const sg_gauss_post *post, const double *P, size_t nb,
                  int with_ref, double z, predict_work *w,
                  sg_point_summary *out)
 {
-  size_t d = post->dim, m = post->m, cols = nb + (with_ref != 0);
-  const double *V = w->V, *mu = w->mu;
-  predict_block (post, P, cols, w->Kxs, w->mu, w->V);
+  size_t d = post->dim, cols = nb + (with_ref != 0);
+  const double *mu = w->mu, *xr = P + nb * d;
+  predict_block (post, P, cols, w->Kxs, w->mu, w->q, w->V);
   double vr = 0;
   if (with_ref)
     {
-      const double *xr = P + nb * d;
-      vr = sg_kernel_eval (&post->kernel, xr, xr);
-      for (size_t i = 0; i < m; i++)
-        vr -= V[i * cols + nb] * V[i * cols + nb];
+      vr = block_cov (post, xr, xr, w->q, w->V, cols, nb, nb);
       vr = vr > 0 ? vr : 0;
     }
   for (size_t j = 0; j < nb; j++)
     {
       const double *x = P + j * d;
-      double v = sg_kernel_eval (&post->kernel, x, x);
-      for (size_t i = 0; i < m; i++)
-        v -= V[i * cols + j] * V[i * cols + j];
+      double v = block_cov (post, x, x, w->q, w->V, cols, j, j);
       v = v > 0 ? v : 0;
       fill_summary (post, mu[j], v, z, &out[j]);
       if (!with_ref)
         continue;
-      /* h = f(x) - f(x_r): var h = v + vr - 2 cov, with
-       * cov(f(x), f(x_r)) = k(x, x_r) - V_x^T V_r */
-      double c = sg_kernel_eval (&post->kernel, x, P + nb * d);
-      for (size_t i = 0; i < m; i++)
-        c -= V[i * cols + j] * V[i * cols + nb];
+      /* h = f(x) - f(x_r): var h = v + vr - 2 cov(f(x), f(x_r)) */
+      double c = block_cov (post, x, xr, w->q, w->V, cols, j, nb);
       double vh = v + vr - 2 * c;
       /* at x = x_r, h is identically zero; rounding must not make it 1/2 */
       if (vh <= 1e-12 * (v + vr))

@@ -9,18 +9,22 @@
  *                 eq. 269, with SG_LINK_LOGISTIC)
  *   numeric rows  t_k = c_k^T f,        factor N(y_k; t_k, noise_var_k)
  *
- * Both approximations work in the row space: with A = [W; C] (m x n) and
- * u = t - E[t] ~ N(0, Kt), Kt = A K A^T, the likelihood depends on f only
- * through u, so the approximation is a Gaussian in u with a diagonal
- * precision D added to the prior (Laplace: D = -d^2 log p(y|u), EP: the
- * site precisions). Rasmussen & Williams (2006) algorithms 3.1, 3.2, 3.5,
- * 5.1 with K replaced by Kt. Numeric rows are Gaussian, so their "site" is
- * exact (D_k = 1 / noise_var_k): this is identical to conditioning the GP
- * on the numeric data first and approximating only the probit rows.
+ * Numeric rows are Gaussian: the GP is conditioned on them exactly first
+ * (GP regression, R&W alg. 2.1), and only the probit rows are
+ * approximated. Both approximations work in the probit row space: with
+ * t = z + W f ~ N(b, Kt) under the numeric-conditioned prior, the
+ * likelihood depends on f only through u = t - b ~ N(0, Kt), so the
+ * approximation is a Gaussian in u with a diagonal precision D added to
+ * the prior (Laplace: D = -d^2 log p(y|u), EP: the site precisions).
+ * Rasmussen & Williams (2006) algorithms 3.1, 3.2, 3.5, 5.1 with K
+ * replaced by Kt.
  *
- * The approximate posterior at any inputs X* (R&W eqs. 3.21, 3.24, 3.60):
- *   E[f(X*)]   = prior_mean + k(X*, X) A^T alpha
- *   Cov[f(X*)] = k(X*, X*) - V^T V,  V = L^{-1} D^{1/2} A k(X, X*)
+ * The approximate posterior at any inputs X* (R&W eqs. 3.21, 3.24, 3.60,
+ * with the numeric conditioning written out; notation of
+ * sg-gaussian-post-private.h, q* = Ls^{-1} C k(X, X*)):
+ *   E[f(X*)]   = prior_mean + k(X*, X) (C^T beta + W^T alpha) - q*^T P alpha
+ *   Cov[f(X*)] = k(X*, X*) - q*^T q* - V^T V,
+ *   V = L^{-1} D^{1/2} (W k(X, X*) - P^T q*),
  * with L the Cholesky factor of B = I + D^{1/2} Kt D^{1/2}.
  */
 #pragma once
@@ -56,12 +60,17 @@ typedef struct {
   double prior_mean;
   sg_link link;
   double probit_sd;     /* for the class probability of a new point */
-  size_t dim, n, m;     /* input dimension, training inputs, rows */
+  size_t dim, n;        /* input dimension, training inputs */
+  size_t m, m_numeric;  /* probit rows, numeric rows */
   double *X;            /* n x dim training inputs */
-  double *A;            /* m x n stacked row matrix [W; C] */
+  double *A;            /* m x n probit row matrix W */
   double *sqrt_prec;    /* m: D^{1/2} */
   double *L;            /* m x m: lower Cholesky factor of B */
-  double *alpha;        /* m: E[f(x)] = prior_mean + k(x, X) A^T alpha */
+  double *alpha;        /* m: Kt^{-1} E[u] */
+  double *G;            /* m_numeric x n: Ls^{-1} C */
+  double *P;            /* m_numeric x m: Ls^{-1} C K W^T */
+  double *weights;      /* n: C^T beta + W^T alpha */
+  double *p_alpha;      /* m_numeric: P alpha */
   double log_evidence;  /* the method's approximation of log p(data) */
   int iterations;       /* Newton iterations (Laplace) or sweeps (EP) */
 } sg_gauss_post;

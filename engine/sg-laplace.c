@@ -21,15 +21,14 @@ sg_laplace_warm_clear (sg_laplace_warm *warm)
   memset (warm, 0, sizeof *warm);
 }
 
-/* Log-likelihood of every row at u and its derivatives in u:
+/* Log-likelihood of every probit row at u and its derivatives in u:
  * d1 = l', D = -l'' >= 0, d3 = l'''. Returns sum_k l_k(u_k).
  *   probit   l = log Phi(x), x = (b + u) / sigma, h = phi(x) / Phi(x):
  *            l' = h / sigma, -l'' = h (x + h) / sigma^2,
  *            l''' = -h (1 - (x + h)(x + 2h)) / sigma^3
  *   logistic l = log sigma(x), p = sigma(x) (paper 002 eqs. 281-283):
  *            l' = (1 - p) / sigma, -l'' = p (1 - p) / sigma^2,
- *            l''' = -p (1 - p)(1 - 2p) / sigma^3
- *   numeric  l = log N(y; b + u, r): l' = (y - b - u) / r, -l'' = 1 / r. */
+ *            l''' = -p (1 - p)(1 - 2p) / sigma^3 */
 static double
 row_terms (const sg_rows *R, sg_link link, const double *u, double *d1,
            double *D, double *d3)
@@ -37,37 +36,25 @@ row_terms (const sg_rows *R, sg_link link, const double *u, double *d1,
   double sum = 0;
   for (size_t k = 0; k < R->m; k++)
     {
-      double l, g1, g2, g3;
-      if (k >= R->m_probit)
+      double l, g1, g2, g3, s = R->sigma[k], x = (R->b[k] + u[k]) / s;
+      if (link == SG_LINK_PROBIT)
         {
-          double e = R->y[k] - R->b[k] - u[k], r = R->r[k];
-          l = -0.5 * log (2 * M_PI * r) - 0.5 * e * e / r;
-          g1 = e / r;
-          g2 = 1 / r;
-          g3 = 0;
+          double h = sg_norm_hazard (x), g = h * (x + h);
+          l = sg_norm_logcdf (x);
+          /* 0 < h (x + h) < 1 exactly; keep rounding inside */
+          g = g < 0 ? 0 : (g > 1 ? 1 : g);
+          g1 = h / s;
+          g2 = g / (s * s);
+          g3 = -h * (1 - (x + h) * (x + 2 * h)) / (s * s * s);
         }
       else
         {
-          double s = R->sigma[k], x = (R->b[k] + u[k]) / s;
-          if (link == SG_LINK_PROBIT)
-            {
-              double h = sg_norm_hazard (x), g = h * (x + h);
-              l = sg_norm_logcdf (x);
-              /* 0 < h (x + h) < 1 exactly; keep rounding inside */
-              g = g < 0 ? 0 : (g > 1 ? 1 : g);
-              g1 = h / s;
-              g2 = g / (s * s);
-              g3 = -h * (1 - (x + h) * (x + 2 * h)) / (s * s * s);
-            }
-          else
-            {
-              double p = x >= 0 ? 1 / (1 + exp (-x)) : exp (x) / (1 + exp (x));
-              double q = x >= 0 ? exp (-x) / (1 + exp (-x)) : 1 / (1 + exp (x));
-              l = x >= 0 ? -log1p (exp (-x)) : x - log1p (exp (x));
-              g1 = q / s;
-              g2 = p * q / (s * s);
-              g3 = -p * q * (q - p) / (s * s * s);
-            }
+          double p = x >= 0 ? 1 / (1 + exp (-x)) : exp (x) / (1 + exp (x));
+          double q = x >= 0 ? exp (-x) / (1 + exp (-x)) : 1 / (1 + exp (x));
+          l = x >= 0 ? -log1p (exp (-x)) : x - log1p (exp (x));
+          g1 = q / s;
+          g2 = p * q / (s * s);
+          g3 = -p * q * (q - p) / (s * s * s);
         }
       sum += l;
       if (d1)
@@ -133,20 +120,17 @@ mode_state_init (mode_state *st, size_t m)
   return SG_OK;
 }
 
-/* Copies the rows a warm start shares with R (probit prefix, numeric
- * prefix) into A; returns 0 if there is nothing to reuse. */
+/* Copies the probit rows a warm start shares with R (a prefix) into A;
+ * returns 0 if there is nothing to reuse. */
 static int
 warm_rows (const sg_laplace_warm *warm, const sg_rows *R, double *a)
 {
   if (warm == NULL || warm->alpha == NULL)
     return 0;
-  size_t mp = R->m_probit, mr = R->m - mp;
-  size_t np = warm->m_probit < mp ? warm->m_probit : mp;
-  size_t nr = warm->m_numeric < mr ? warm->m_numeric : mr;
+  size_t np = warm->m_probit < R->m ? warm->m_probit : R->m;
   memset (a, 0, R->m * sizeof *a);
   memcpy (a, warm->alpha, np * sizeof *a);
-  memcpy (a + mp, warm->alpha + warm->m_probit, nr * sizeof *a);
-  return np + nr > 0;
+  return np > 0;
 }
 
 /* Sets s = sqrt(D) and L = chol(I + s Kt s) at the current u. */
@@ -245,7 +229,8 @@ find_mode (const sg_rows *R, sg_link link, const sg_laplace_options *opt,
   for (size_t k = 0; k < m; k++)
     quad += st->a[k] * st->u[k];
   double ll = row_terms (R, link, st->u, NULL, NULL, NULL);
-  st->log_evidence = ll - 0.5 * quad - 0.5 * sg_cholesky_logdet (st->L, m);
+  st->log_evidence = R->log_evidence_numeric + ll - 0.5 * quad
+                     - 0.5 * sg_cholesky_logdet (st->L, m);
   return isfinite (st->log_evidence) ? SG_OK : SG_ENUMERIC;
 }
 
@@ -259,8 +244,7 @@ store_warm (sg_laplace_warm *warm, const sg_rows *R, const mode_state *st)
     return SG_ENOMEM;
   memcpy (alpha, st->a, R->m * sizeof *alpha);
   warm->alpha = alpha;
-  warm->m_probit = R->m_probit;
-  warm->m_numeric = R->m - R->m_probit;
+  warm->m_probit = R->m;
   return SG_OK;
 }
 
@@ -311,50 +295,103 @@ sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
   return status;
 }
 
-/* R&W alg. 5.1 lines 7-15 at the mode held in ST. */
+/* d log q / d b: the mode moves with the prior mean b of the rows too.
+ * Explicitly log p(y|u + b) gives l'; through the mode, the log-determinant
+ * term gives s2 (I + Kt D)^{-1} = s2 (I - Kt Rp), since the mode condition
+ * u = Kt l'(u + b) implies d(u + b) = (I + Kt D)^{-1} db. */
+static void
+mean_gradient (const sg_rows *R, const double *d1, const double *Rp,
+               const double *s2, double *gb, double *work)
+{
+  size_t m = R->m;
+  sg_gemv (0, m, m, 1.0, R->Kt, s2, 0.0, work);
+  sg_gemv (0, m, m, 1.0, Rp, work, 0.0, gb);
+  for (size_t k = 0; k < m; k++)
+    gb[k] = d1[k] + s2[k] - gb[k];
+}
+
+typedef struct {
+  double *Rp, *Sigma, *dKt, *db, *s2, *gb, *bj, *rb;
+  sg_rows_grad_work *prior;
+} grad_work;
+
+static void
+grad_work_clear (grad_work *g)
+{
+  free (g->Rp);
+  free (g->Sigma);
+  free (g->dKt);
+  free (g->db);
+  free (g->s2);
+  free (g->gb);
+  free (g->bj);
+  free (g->rb);
+  sg_rows_grad_work_free (g->prior);
+}
+
+static int
+grad_work_init (grad_work *g, const sg_rows *R)
+{
+  size_t m = R->m;
+  memset (g, 0, sizeof *g);
+  g->Rp = calloc (m * m + 1, sizeof (double));
+  g->Sigma = calloc (m * m + 1, sizeof (double));
+  g->dKt = calloc (m * m + 1, sizeof (double));
+  g->db = calloc (m + 1, sizeof (double));
+  g->s2 = calloc (m + 1, sizeof (double));
+  g->gb = calloc (m + 1, sizeof (double));
+  g->bj = calloc (m + 1, sizeof (double));
+  g->rb = calloc (m + 1, sizeof (double));
+  int status = g->Rp && g->Sigma && g->dKt && g->db && g->s2 && g->gb
+               && g->bj && g->rb ? SG_OK : SG_ENOMEM;
+  if (status == SG_OK)
+    status = sg_rows_grad_work_new (R, &g->prior);
+  if (status != SG_OK)
+    grad_work_clear (g);
+  return status;
+}
+
+/* R&W alg. 5.1 lines 7-15 at the mode held in ST, plus the numeric
+ * evidence and the dependence on the conditioned prior mean b. */
 static int
 evidence_gradient (const sg_rows *R, const sg_kernel *kernel,
                    const mode_state *st, double *grad)
 {
   size_t m = R->m, np = sg_kernel_n_params (kernel);
-  double *Rp = malloc ((m * m + 1) * sizeof *Rp);
-  double *Sigma = malloc ((m * m + 1) * sizeof *Sigma);
-  double *dKt = malloc ((m * m + 1) * sizeof *dKt);
-  double *s2 = malloc ((m + 1) * sizeof *s2);
-  double *bj = malloc ((m + 1) * sizeof *bj);
-  double *rb = malloc ((m + 1) * sizeof *rb);
-  int status = Rp && Sigma && dKt && s2 && bj && rb ? SG_OK : SG_ENOMEM;
-  if (status == SG_OK)
-    status = sg_rows_prec_term (R, st->s, st->L, Rp);
-  if (status == SG_OK)
-    status = sg_rows_posterior_cov (R, st->s, st->L, Sigma);
+  grad_work g;
+  int status = grad_work_init (&g, R);
+  if (status != SG_OK)
+    return status;
+  sg_rows_prec_term (R, st->s, st->L, g.Rp);
+  status = sg_rows_posterior_cov (R, st->s, st->L, g.Sigma);
   /* s2 = d log q / d u at fixed Kt: only -log|B| / 2 moves with the mode,
    * through D = -l'', so s2_k = +Sigma_kk l'''_k / 2. (Line 9 of the book
    * prints -1/2; GPML's infLaplace and sklearn use +1/2, and the
    * finite-difference test agrees.) */
   for (size_t k = 0; status == SG_OK && k < m; k++)
-    s2[k] = 0.5 * Sigma[k * m + k] * st->d3[k];
+    g.s2[k] = 0.5 * g.Sigma[k * m + k] * st->d3[k];
+  if (status == SG_OK)
+    mean_gradient (R, st->d1, g.Rp, g.s2, g.gb, g.bj);
   for (size_t p = 0; status == SG_OK && p < np; p++)
     {
-      status = sg_rows_kt_grad (R, kernel, p, dKt);
+      double dnum;
+      status = sg_rows_prior_grad (R, kernel, p, g.prior, g.dKt, g.db, &dnum);
       if (status != SG_OK)
         break;
-      double s1 = sg_rows_explicit_grad (R, st->d1, Rp, dKt);
+      double s1 = sg_rows_explicit_grad (R, st->d1, g.Rp, g.dKt);
       /* s3 = b - Kt Rp b, b = dKt grad log p: the mode's own derivative */
-      sg_gemv (0, m, m, 1.0, dKt, st->d1, 0.0, bj);
-      sg_gemv (0, m, m, 1.0, Rp, bj, 0.0, rb);
-      sg_gemv (0, m, m, -1.0, R->Kt, rb, 1.0, bj);
-      double implicit = 0;
+      sg_gemv (0, m, m, 1.0, g.dKt, st->d1, 0.0, g.bj);
+      sg_gemv (0, m, m, 1.0, g.Rp, g.bj, 0.0, g.rb);
+      sg_gemv (0, m, m, -1.0, R->Kt, g.rb, 1.0, g.bj);
+      double implicit = 0, through_mean = 0;
       for (size_t k = 0; k < m; k++)
-        implicit += s2[k] * bj[k];
-      grad[p] = s1 + implicit;
+        {
+          implicit += g.s2[k] * g.bj[k];
+          through_mean += g.gb[k] * g.db[k];
+        }
+      grad[p] = dnum + s1 + implicit + through_mean;
     }
-  free (Rp);
-  free (Sigma);
-  free (dKt);
-  free (s2);
-  free (bj);
-  free (rb);
+  grad_work_clear (&g);
   return status;
 }
 

@@ -9,9 +9,10 @@
  * eq. 3.25). Below, D = -(paper's W) >= 0 and W is the probit row matrix
  * of sg-data.h.
  *
- * Implemented as Rasmussen & Williams (2006) algorithms 3.1 (mode,
- * evidence eq. 3.32), 3.2 (prediction) and 5.1 (evidence gradient) in the
- * row space of sg-gaussian-post.h: the Newton iteration runs on
+ * Numeric rows are conditioned on exactly (sg-gaussian-post.h); the
+ * Laplace approximation treats the probit rows, as Rasmussen & Williams
+ * (2006) algorithms 3.1 (mode, evidence eq. 3.32), 3.2 (prediction) and
+ * 5.1 (evidence gradient) in the row space: the Newton iteration runs on
  * u = t - E[t] with prior N(0, Kt), Kt = A K A^T, and B = I + D^{1/2} Kt
  * D^{1/2}, D the negative second derivatives of the row log-likelihoods.
  * For binary data A is a signed selection and this is R&W verbatim; for
@@ -31,13 +32,14 @@ typedef struct {
 } sg_laplace_options;
 
 /* Warm start for repeated fits (hyperparameter search, one more answer):
- * the mode as alpha = Kt^{-1} u, rows in the order of the lowering.
- * Initialise with `sg_laplace_warm w = { 0 };`, free with
+ * the mode of the probit rows as alpha = Kt^{-1} u, in the order of the
+ * lowering. Initialise with `sg_laplace_warm w = { 0 };`, free with
  * sg_laplace_warm_clear. A warm start from a data set with fewer or more
- * rows reuses the rows they share (observations are appended / undone at
- * the end); it is used only if its objective beats the cold start u = 0. */
+ * probit rows reuses the rows they share (observations are appended /
+ * undone at the end); it is used only if its objective beats the cold
+ * start u = 0. */
 typedef struct {
-  size_t m_probit, m_numeric;
+  size_t m_probit;
   double *alpha;
 } sg_laplace_warm;
 
@@ -56,7 +58,9 @@ int sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
 /* The Laplace approximation of log p(data | kernel) and, when GRAD is not
  * NULL, its gradient with respect to the kernel's log-hyperparameters
  * theta = (log variance, log l_1, ..., log l_d) (sg_kernel_n_params
- * entries; R&W alg. 5.1 including the implicit dependence of the mode).
+ * entries; R&W alg. 5.1 including the implicit dependence of the mode,
+ * plus the numeric part, R&W eq. 5.9, and the dependence of the probit
+ * rows' conditioned prior mean on the kernel).
  * Errors as sg_laplace_posterior; outputs untouched on failure. */
 int sg_laplace_log_evidence (const sg_approx_model *model,
                              const sg_data *data,
