@@ -1,0 +1,56 @@
+/* sb-render-private.h — internals shared by the sb-render-*.c files. */
+#pragma once
+
+#include "sb-render.h"
+
+#include <pango/pangocairo.h>
+
+struct _SbLayer
+{
+  gatomicrefcount ref;
+  SbLayerKind kind;
+  char *id;
+  char *label;
+  SbStyle style;
+
+  /* Point data (LINE, STEP, BAND, MARKERS, LINKS, HISTOGRAM, rules). A LINE
+   * may hold N_ROWS polylines sharing x: y is then n_rows x n. */
+  gsize n;
+  gsize n_rows;
+  double *x, *y, *x2, *y2;
+
+  /* Grid data (HEATMAP, CONTOURS). */
+  guint nx, ny;
+  double gx0, gx1, gy0, gy1;
+  double *grid;
+  SbColormap map;
+  double vmin, vmax;
+  cairo_surface_t *image;   /* HEATMAP: nx x ny colours, computed once */
+  gsize n_levels;
+  double *levels;
+  GArray *segments;         /* CONTOURS: 4 doubles per segment, once   */
+};
+
+/* The heatmap layer's colour map and value range (for the colour bar). */
+void _sb_layer_get_colormap (const SbLayer *layer, SbColormap *map,
+                             double *vmin, double *vmax);
+
+/* Text helpers: a layout in the plot font at SCALE x the base size. */
+PangoLayout *_sb_text_layout (cairo_t *cr, const char *text, double scale,
+                              gboolean bold);
+void _sb_set_color (cairo_t *cr, const SbColor *c, double alpha);
+void _sb_apply_dash (cairo_t *cr, SbDash dash, double line_width);
+/* Path of marker SHAPE of size S centred at (X, Y), in device units. */
+void _sb_marker_path (cairo_t *cr, SbMarker shape, double x, double y,
+                      double s);
+/* Draws one marker in the layer's manner (filled with an outline in the
+ * background colour, or hollow). */
+void _sb_draw_marker (cairo_t *cr, SbMarker shape, double x, double y,
+                      double size, gboolean filled, const SbColor *c,
+                      double alpha, const SbPalette *palette);
+/* Small legend swatch for LAYER in the box (X, Y, W, H). */
+void _sb_layer_render_swatch (const SbLayer *layer, cairo_t *cr, double x,
+                              double y, double w, double h,
+                              const SbPalette *palette);
+
+#define SB_BASE_FONT_SIZE 9.0   /* points */

@@ -1,0 +1,799 @@
+/* sb-render-scene.c — a scene: axes, titles, legend, colour bar and the
+ * layers; layout for a size, hover read-outs, export to PNG/SVG/PDF. */
+#include "sb-render-private.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <gio/gio.h>
+#include <math.h>
+#include <string.h>
+
+struct _SbScene
+{
+  gatomicrefcount ref;
+  char *title, *subtitle, *x_label, *y_label;
+  GPtrArray *layers;
+  double fx0, fx1, fy0, fy1;   /* fixed ranges (NaN = auto) */
+  gboolean y_log;
+  gboolean aspect_equal;
+  char *colorbar_layer, *colorbar_label;
+};
+
+#define PAD 8.0
+#define TICK 5.0
+#define MAX_TICKS 64
+#define SWATCH_W 22.0
+#define COLORBAR_W 12.0
+
+SbScene *
+sb_scene_new (const char *title, const char *x_label, const char *y_label)
+{
+  SbScene *s = g_new0 (SbScene, 1);
+
+  g_atomic_ref_count_init (&s->ref);
+  s->title = g_strdup (title);
+  s->x_label = g_strdup (x_label);
+  s->y_label = g_strdup (y_label);
+  s->layers = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_layer_unref);
+  s->fx0 = s->fx1 = s->fy0 = s->fy1 = NAN;
+  return s;
+}
+
+SbScene *
+sb_scene_ref (SbScene *s)
+{
+  g_return_val_if_fail (s != NULL, NULL);
+  g_atomic_ref_count_inc (&s->ref);
+  return s;
+}
+
+void
+sb_scene_unref (SbScene *s)
+{
+  if (s == NULL || !g_atomic_ref_count_dec (&s->ref))
+    return;
+  g_free (s->title);
+  g_free (s->subtitle);
+  g_free (s->x_label);
+  g_free (s->y_label);
+  g_free (s->colorbar_layer);
+  g_free (s->colorbar_label);
+  g_ptr_array_unref (s->layers);
+  g_free (s);
+}
+
+void
+sb_scene_take_layer (SbScene *s, SbLayer *layer)
+{
+  g_return_if_fail (s != NULL && layer != NULL);
+  g_ptr_array_add (s->layers, layer);
+}
+
+guint sb_scene_get_n_layers (const SbScene *s) { return s->layers->len; }
+
+SbLayer *
+sb_scene_get_layer (const SbScene *s, guint i)
+{
+  g_return_val_if_fail (i < s->layers->len, NULL);
+  return g_ptr_array_index (s->layers, i);
+}
+
+SbLayer *
+sb_scene_find_layer (const SbScene *s, const char *id)
+{
+  for (guint i = 0; i < s->layers->len; i++)
+    {
+      SbLayer *l = g_ptr_array_index (s->layers, i);
+      if (g_strcmp0 (sb_layer_get_id (l), id) == 0)
+        return l;
+    }
+  return NULL;
+}
+
+const char *sb_scene_get_title (const SbScene *s) { return s->title; }
+
+void
+sb_scene_set_x_range (SbScene *s, double x0, double x1)
+{
+  s->fx0 = x0;
+  s->fx1 = x1;
+}
+
+void
+sb_scene_set_y_range (SbScene *s, double y0, double y1)
+{
+  s->fy0 = y0;
+  s->fy1 = y1;
+}
+
+void sb_scene_set_y_log (SbScene *s, gboolean y_log) { s->y_log = y_log; }
+void sb_scene_set_aspect_equal (SbScene *s, gboolean eq) { s->aspect_equal = eq; }
+
+void
+sb_scene_set_colorbar (SbScene *s, const char *layer_id, const char *label)
+{
+  g_free (s->colorbar_layer);
+  g_free (s->colorbar_label);
+  s->colorbar_layer = g_strdup (layer_id);
+  s->colorbar_label = g_strdup (label);
+}
+
+void
+sb_scene_set_subtitle (SbScene *s, const char *subtitle)
+{
+  g_free (s->subtitle);
+  s->subtitle = g_strdup (subtitle);
+}
+
+void
+sb_view_init_auto (SbView *v)
+{
+  v->x0 = v->x1 = v->y0 = v->y1 = NAN;
+}
+
+gboolean
+sb_view_is_auto (const SbView *v)
+{
+  return v == NULL || (isnan (v->x0) && isnan (v->x1) && isnan (v->y0) && isnan (v->y1));
+}
+
+/* ---- Text ---------------------------------------------------------------- */
+
+PangoLayout *
+_sb_text_layout (cairo_t *cr, const char *text, double scale, gboolean bold)
+{
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *fd = pango_font_description_from_string ("Sans");
+
+  pango_font_description_set_size (fd, (int) (SB_BASE_FONT_SIZE * scale * PANGO_SCALE));
+  if (bold)
+    pango_font_description_set_weight (fd, PANGO_WEIGHT_BOLD);
+  pango_layout_set_font_description (layout, fd);
+  pango_font_description_free (fd);
+  pango_layout_set_text (layout, text ? text : "", -1);
+  return layout;
+}
+
+static void
+text_size (cairo_t *cr, const char *text, double scale, gboolean bold,
+           double *w, double *h)
+{
+  PangoLayout *layout = _sb_text_layout (cr, text, scale, bold);
+  int pw, ph;
+
+  pango_layout_get_pixel_size (layout, &pw, &ph);
+  *w = pw;
+  *h = ph;
+  g_object_unref (layout);
+}
+
+/* Draws TEXT with its anchor point (AX, AY) at relative position (FX, FY)
+ * of its box: (0, 0) top-left, (0.5, 0.5) centre, (1, 1) bottom-right. */
+static void
+draw_text (cairo_t *cr, const char *text, double scale, gboolean bold,
+           double x, double y, double fx, double fy, const SbColor *c)
+{
+  PangoLayout *layout = _sb_text_layout (cr, text, scale, bold);
+  int w, h;
+
+  pango_layout_get_pixel_size (layout, &w, &h);
+  _sb_set_color (cr, c, 1.0);
+  cairo_move_to (cr, round (x - fx * w), round (y - fy * h));
+  pango_cairo_show_layout (cr, layout);
+  cairo_new_path (cr);
+  g_object_unref (layout);
+}
+
+/* ---- Ranges and ticks ---------------------------------------------------- */
+
+static SbLayer *
+colorbar_layer (const SbScene *s)
+{
+  if (s->colorbar_layer == NULL)
+    return NULL;
+  SbLayer *l = sb_scene_find_layer (s, s->colorbar_layer);
+  return l && sb_layer_get_kind (l) == SB_LAYER_HEATMAP ? l : NULL;
+}
+
+static void
+data_extent (const SbScene *s, double *x0, double *x1, double *y0, double *y1)
+{
+  *x0 = *x1 = *y0 = *y1 = NAN;
+  for (guint i = 0; i < s->layers->len; i++)
+    {
+      double a, b, c, d;
+      if (!sb_layer_get_extent (g_ptr_array_index (s->layers, i), &a, &b, &c, &d))
+        continue;
+      if (s->y_log)
+        {
+          c = c > 0 ? log10 (c) : NAN;
+          d = d > 0 ? log10 (d) : NAN;
+        }
+      if (!isnan (a)) { *x0 = isnan (*x0) ? a : MIN (*x0, a); }
+      if (!isnan (b)) { *x1 = isnan (*x1) ? b : MAX (*x1, b); }
+      if (!isnan (c)) { *y0 = isnan (*y0) ? c : MIN (*y0, c); }
+      if (!isnan (d)) { *y1 = isnan (*y1) ? d : MAX (*y1, d); }
+    }
+}
+
+static void
+ensure_span (double *a, double *b, double fallback_lo, double fallback_hi)
+{
+  if (isnan (*a) || isnan (*b))
+    {
+      *a = fallback_lo;
+      *b = fallback_hi;
+    }
+  if (*b <= *a)
+    {
+      double pad = *a == 0 ? 0.5 : fabs (*a) * 0.1;
+      *a -= pad;
+      *b += pad;
+    }
+}
+
+static void
+compute_ranges (const SbScene *s, const SbView *v, SbFrame *f)
+{
+  double x0, x1, y0, y1;
+  data_extent (s, &x0, &x1, &y0, &y1);
+
+  /* x: fixed, else the data extent with a little air for markers. */
+  if (!isnan (s->fx0) && !isnan (s->fx1))
+    {
+      x0 = s->fx0;
+      x1 = s->fx1;
+    }
+  else
+    {
+      ensure_span (&x0, &x1, 0, 1);
+      double pad = 0.02 * (x1 - x0);
+      x0 -= pad;
+      x1 += pad;
+    }
+  ensure_span (&x0, &x1, 0, 1);
+
+  /* y: fixed, else the extent padded and widened to nice ticks (in log10
+   * units on a log axis). */
+  if (!isnan (s->fy0) && !isnan (s->fy1))
+    {
+      y0 = s->y_log ? log10 (s->fy0) : s->fy0;
+      y1 = s->y_log ? log10 (s->fy1) : s->fy1;
+    }
+  else
+    {
+      ensure_span (&y0, &y1, 0, 1);
+      /* Non-negative data that reach down to about zero (densities,
+       * probabilities, counts) keep zero as the axis floor. */
+      gboolean floor_zero = !s->y_log && y0 >= 0 && y0 <= 0.05 * (y1 - y0);
+      double pad = 0.04 * (y1 - y0);
+      y0 = floor_zero ? 0 : y0 - pad;
+      y1 += pad;
+      if (!s->y_log)
+        {
+          double t[MAX_TICKS];
+          /* Widen to the next multiple of a fine nice step only, so the
+           * plot wastes at most about a tenth of its height. */
+          sb_ticks (&y0, &y1, 10, TRUE, t, MAX_TICKS, NULL);
+        }
+    }
+  ensure_span (&y0, &y1, 0, 1);
+
+  /* The zoom window overrides whatever it sets. */
+  if (v)
+    {
+      if (isfinite (v->x0) && isfinite (v->x1) && v->x1 > v->x0)
+        {
+          x0 = v->x0;
+          x1 = v->x1;
+        }
+      if (isfinite (v->y0) && isfinite (v->y1) && v->y1 > v->y0)
+        {
+          y0 = s->y_log ? log10 (v->y0) : v->y0;
+          y1 = s->y_log ? log10 (v->y1) : v->y1;
+        }
+    }
+  f->x0 = x0; f->x1 = x1; f->y0 = y0; f->y1 = y1;
+  f->y_log = s->y_log;
+}
+
+/* Tick values of an axis (data units) and the decimals to print them. */
+static int
+axis_ticks (const SbFrame *f, gboolean y_axis, double *ticks, int *decimals)
+{
+  double lo = y_axis ? f->y0 : f->x0, hi = y_axis ? f->y1 : f->x1;
+  int target = y_axis ? MAX (2, (int) (f->ph / 45)) : MAX (2, (int) (f->pw / 90));
+
+  *decimals = 0;
+  if (y_axis && f->y_log)
+    return sb_ticks_log (pow (10, lo), pow (10, hi), ticks, MAX_TICKS);
+  target = MIN (target, 10);
+  return sb_ticks (&lo, &hi, target, FALSE, ticks, MAX_TICKS, decimals);
+}
+
+static void
+tick_label (const SbFrame *f, gboolean y_axis, double v, int decimals,
+            char *buf, gsize size)
+{
+  if (y_axis && f->y_log)
+    g_snprintf (buf, size, "%g", v);
+  else
+    sb_format_tick (v, decimals, buf, size);
+}
+
+/* ---- Legend -------------------------------------------------------------- */
+
+typedef struct {
+  double title_h, subtitle_h, legend_h;
+} Header;
+
+/* Lays out the legend entries in rows within WIDTH; when DRAW, draws them
+ * with the first row's top at (X, Y). Returns the height used. */
+static double
+legend_flow (const SbScene *s, cairo_t *cr, double x, double y, double width,
+             const SbPalette *palette, gboolean draw)
+{
+  double cx = x, cy = y, row_h = 0, gap = 16;
+  GPtrArray *seen = g_ptr_array_new ();
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < s->layers->len; i++)
+    {
+      SbLayer *l = g_ptr_array_index (s->layers, i);
+      const char *label = sb_layer_get_label (l);
+      gboolean dup = FALSE;
+      if (label == NULL || sb_layer_get_kind (l) == SB_LAYER_HEATMAP)
+        continue;
+      for (guint k = 0; k < seen->len; k++)
+        if (g_strcmp0 (seen->pdata[k], label) == 0)
+          dup = TRUE;
+      if (dup)
+        continue;
+      g_ptr_array_add (seen, (gpointer) label);
+
+      double tw, th;
+      text_size (cr, label, 0.95, FALSE, &tw, &th);
+      double ew = SWATCH_W + 5 + tw;
+      if (cx > x && cx + ew > x + width)
+        {
+          cx = x;
+          cy += row_h + 3;
+          row_h = 0;
+        }
+      if (draw)
+        {
+          _sb_layer_render_swatch (l, cr, cx, cy, SWATCH_W, th, palette);
+          draw_text (cr, label, 0.95, FALSE, cx + SWATCH_W + 5, cy, 0, 0, &palette->foreground);
+        }
+      cx += ew + gap;
+      row_h = MAX (row_h, th);
+      any = TRUE;
+    }
+  g_ptr_array_unref (seen);
+  return any ? cy - y + row_h : 0;
+}
+
+static void
+measure_header (const SbScene *s, cairo_t *cr, double width, Header *h)
+{
+  double w;
+  h->title_h = h->subtitle_h = 0;
+  if (s->title && *s->title)
+    text_size (cr, s->title, 1.15, TRUE, &w, &h->title_h);
+  if (s->subtitle && *s->subtitle)
+    text_size (cr, s->subtitle, 0.9, FALSE, &w, &h->subtitle_h);
+  h->legend_h = legend_flow (s, cr, 0, 0, width, NULL, FALSE);
+}
+
+/* ---- Layout ---------------------------------------------------------------- */
+
+static double
+colorbar_extra (const SbScene *s, cairo_t *cr)
+{
+  SbLayer *cb = colorbar_layer (s);
+  if (cb == NULL)
+    return 0;
+  SbColormap map;
+  double vmin, vmax, t[MAX_TICKS], wmax = 0, w, h;
+  int dec;
+  _sb_layer_get_colormap (cb, &map, &vmin, &vmax);
+  int n = sb_ticks (&vmin, &vmax, 5, FALSE, t, MAX_TICKS, &dec);
+  for (int i = 0; i < n; i++)
+    {
+      char buf[64];
+      sb_format_tick (t[i], dec, buf, sizeof buf);
+      text_size (cr, buf, 0.9, FALSE, &w, &h);
+      wmax = MAX (wmax, w);
+    }
+  double lh = 0;
+  if (s->colorbar_label)
+    text_size (cr, s->colorbar_label, 0.95, FALSE, &w, &lh);
+  return 12 + COLORBAR_W + 4 + wmax + 6 + lh;
+}
+
+void
+sb_scene_layout (const SbScene *s, const SbView *v, cairo_t *cr, double width,
+                 double height, SbFrame *f)
+{
+  memset (f, 0, sizeof *f);
+  f->width = width;
+  f->height = height;
+  compute_ranges (s, v, f);
+
+  /* Left: y tick labels and the rotated y label. Ticks depend on the plot
+   * height, which depends only on the top/bottom margins: estimate it. */
+  double w, h, lab_h = 0, tick_h = 0, xlab_h = 0;
+  text_size (cr, "0", 0.9, FALSE, &w, &tick_h);
+  if (s->y_label && *s->y_label)
+    text_size (cr, s->y_label, 1.0, FALSE, &w, &lab_h);
+  if (s->x_label && *s->x_label)
+    text_size (cr, s->x_label, 1.0, FALSE, &w, &xlab_h);
+
+  double bottom = TICK + 3 + tick_h + (xlab_h > 0 ? 4 + xlab_h : 0) + PAD;
+  double right = PAD + 4 + colorbar_extra (s, cr);
+
+  /* Two passes: the legend's rows depend on the plot width, which depends
+   * on the left margin, which depends on the tick labels. */
+  double left = PAD + 40;
+  for (int pass = 0; pass < 2; pass++)
+    {
+      Header hd;
+      measure_header (s, cr, MAX (width - left - right, 50), &hd);
+      double top = PAD + hd.title_h + (hd.subtitle_h > 0 ? 2 + hd.subtitle_h : 0)
+                   + (hd.legend_h > 0 ? 6 + hd.legend_h : 0) + PAD;
+      f->px = left;
+      f->py = top;
+      f->pw = MAX (width - left - right, 10);
+      f->ph = MAX (height - top - bottom, 10);
+
+      double t[MAX_TICKS];
+      int dec;
+      int n = axis_ticks (f, TRUE, t, &dec);
+      double wmax = 0;
+      for (int i = 0; i < n; i++)
+        {
+          char buf[64];
+          tick_label (f, TRUE, t[i], dec, buf, sizeof buf);
+          text_size (cr, buf, 0.9, FALSE, &w, &h);
+          wmax = MAX (wmax, w);
+        }
+      left = PAD + (lab_h > 0 ? lab_h + 6 : 0) + wmax + 3 + TICK;
+    }
+  f->px = left;
+  f->pw = MAX (width - left - right, 10);
+
+  if (s->aspect_equal)
+    {
+      /* Equal data units on both axes: shrink one side, centred. */
+      double sx = f->pw / (f->x1 - f->x0), sy = f->ph / (f->y1 - f->y0);
+      if (sx > sy)
+        {
+          double nw = sy * (f->x1 - f->x0);
+          f->px += (f->pw - nw) / 2;
+          f->pw = nw;
+        }
+      else
+        {
+          double nh = sx * (f->y1 - f->y0);
+          f->py += (f->ph - nh) / 2;
+          f->ph = nh;
+        }
+    }
+}
+
+/* ---- Axes ------------------------------------------------------------------ */
+
+static void
+render_colorbar (const SbScene *s, cairo_t *cr, const SbFrame *f,
+                 const SbPalette *p)
+{
+  SbLayer *cb = colorbar_layer (s);
+  if (cb == NULL)
+    return;
+  SbColormap map;
+  double vmin, vmax;
+  _sb_layer_get_colormap (cb, &map, &vmin, &vmax);
+
+  double x = f->px + f->pw + 12, y0 = f->py, h = f->ph;
+  cairo_pattern_t *pat = cairo_pattern_create_linear (0, y0 + h, 0, y0);
+  for (int k = 0; k <= 32; k++)
+    {
+      SbColor c;
+      sb_colormap_eval (map, k / 32.0, &c);
+      cairo_pattern_add_color_stop_rgba (pat, k / 32.0, c.r, c.g, c.b, c.a);
+    }
+  cairo_rectangle (cr, x, y0, COLORBAR_W, h);
+  cairo_set_source (cr, pat);
+  cairo_fill_preserve (cr);
+  cairo_pattern_destroy (pat);
+  _sb_set_color (cr, &p->foreground, 0.6);
+  cairo_set_line_width (cr, 1);
+  cairo_set_dash (cr, NULL, 0, 0);
+  cairo_stroke (cr);
+
+  double lo = vmin, hi = vmax, t[MAX_TICKS], wmax = 0;
+  int dec;
+  int n = sb_ticks (&lo, &hi, 5, FALSE, t, MAX_TICKS, &dec);
+  for (int i = 0; i < n; i++)
+    {
+      char buf[64];
+      double w, th;
+      double ty = y0 + h - (t[i] - vmin) / (vmax - vmin) * h;
+      sb_format_tick (t[i], dec, buf, sizeof buf);
+      cairo_move_to (cr, x + COLORBAR_W, round (ty) + 0.5);
+      cairo_line_to (cr, x + COLORBAR_W + 3, round (ty) + 0.5);
+      cairo_stroke (cr);
+      draw_text (cr, buf, 0.9, FALSE, x + COLORBAR_W + 4, ty, 0, 0.5, &p->foreground);
+      text_size (cr, buf, 0.9, FALSE, &w, &th);
+      wmax = MAX (wmax, w);
+    }
+  if (s->colorbar_label)
+    {
+      cairo_save (cr);
+      cairo_translate (cr, x + COLORBAR_W + 4 + wmax + 6, y0 + h / 2);
+      cairo_rotate (cr, G_PI / 2);
+      draw_text (cr, s->colorbar_label, 0.95, FALSE, 0, 0, 0.5, 1.0, &p->foreground);
+      cairo_restore (cr);
+    }
+}
+
+void
+sb_scene_render_axes (const SbScene *s, cairo_t *cr, const SbFrame *f,
+                      const SbPalette *p, gboolean draw_background)
+{
+  cairo_save (cr);
+  if (draw_background)
+    {
+      _sb_set_color (cr, &p->background, 1.0);
+      cairo_paint (cr);
+    }
+
+  double xt[MAX_TICKS], yt[MAX_TICKS];
+  int xdec, ydec;
+  int nx = axis_ticks (f, FALSE, xt, &xdec);
+  int ny = axis_ticks (f, TRUE, yt, &ydec);
+
+  /* Grid, snapped to pixel centres so 1-unit lines stay crisp. */
+  cairo_set_line_width (cr, 1.0);
+  _sb_set_color (cr, &p->grid, 1.0);
+  for (int i = 0; i < nx; i++)
+    {
+      double dx = round (sb_frame_x_to_device (f, xt[i])) + 0.5;
+      cairo_move_to (cr, dx, f->py);
+      cairo_line_to (cr, dx, f->py + f->ph);
+    }
+  for (int i = 0; i < ny; i++)
+    {
+      double dy = round (sb_frame_y_to_device (f, yt[i])) + 0.5;
+      cairo_move_to (cr, f->px, dy);
+      cairo_line_to (cr, f->px + f->pw, dy);
+    }
+  cairo_stroke (cr);
+
+  /* Frame and ticks. */
+  _sb_set_color (cr, &p->foreground, 0.55);
+  cairo_rectangle (cr, round (f->px) + 0.5, round (f->py) + 0.5, round (f->pw), round (f->ph));
+  cairo_stroke (cr);
+  char buf[64];
+  double base_y = f->py + f->ph;
+  for (int i = 0; i < nx; i++)
+    {
+      double dx = round (sb_frame_x_to_device (f, xt[i])) + 0.5;
+      _sb_set_color (cr, &p->foreground, 0.55);
+      cairo_move_to (cr, dx, base_y);
+      cairo_line_to (cr, dx, base_y + TICK);
+      cairo_stroke (cr);
+      tick_label (f, FALSE, xt[i], xdec, buf, sizeof buf);
+      draw_text (cr, buf, 0.9, FALSE, dx, base_y + TICK + 2, 0.5, 0, &p->foreground);
+    }
+  for (int i = 0; i < ny; i++)
+    {
+      double dy = round (sb_frame_y_to_device (f, yt[i])) + 0.5;
+      _sb_set_color (cr, &p->foreground, 0.55);
+      cairo_move_to (cr, f->px - TICK, dy);
+      cairo_line_to (cr, f->px, dy);
+      cairo_stroke (cr);
+      tick_label (f, TRUE, yt[i], ydec, buf, sizeof buf);
+      draw_text (cr, buf, 0.9, FALSE, f->px - TICK - 3, dy, 1, 0.5, &p->foreground);
+    }
+
+  /* Axis titles. */
+  double w, th;
+  text_size (cr, "0", 0.9, FALSE, &w, &th);
+  if (s->x_label && *s->x_label)
+    draw_text (cr, s->x_label, 1.0, FALSE, f->px + f->pw / 2,
+               base_y + TICK + 3 + th + 3, 0.5, 0, &p->foreground);
+  if (s->y_label && *s->y_label)
+    {
+      cairo_save (cr);
+      cairo_translate (cr, PAD, f->py + f->ph / 2);
+      cairo_rotate (cr, -G_PI / 2);
+      draw_text (cr, s->y_label, 1.0, FALSE, 0, 0, 0.5, 0, &p->foreground);
+      cairo_restore (cr);
+    }
+
+  /* Title, subtitle, legend: above the plot, left-aligned with it. */
+  Header hd;
+  measure_header (s, cr, f->width - f->px - PAD, &hd);
+  double y = PAD;
+  if (hd.title_h > 0)
+    {
+      draw_text (cr, s->title, 1.15, TRUE, f->px, y, 0, 0, &p->foreground);
+      y += hd.title_h;
+    }
+  if (hd.subtitle_h > 0)
+    {
+      SbColor dim = p->foreground;
+      dim.a = 0.75;
+      draw_text (cr, s->subtitle, 0.9, FALSE, f->px, y + 2, 0, 0, &dim);
+      y += 2 + hd.subtitle_h;
+    }
+  if (hd.legend_h > 0)
+    legend_flow (s, cr, f->px, y + 6, f->width - f->px - PAD, p, TRUE);
+
+  render_colorbar (s, cr, f, p);
+  cairo_restore (cr);
+}
+
+void
+sb_scene_render (const SbScene *s, const SbView *v, cairo_t *cr, double width,
+                 double height, const SbPalette *p, gboolean draw_background)
+{
+  SbFrame f;
+  sb_scene_layout (s, v, cr, width, height, &f);
+  sb_scene_render_axes (s, cr, &f, p, draw_background);
+  for (guint i = 0; i < s->layers->len; i++)
+    sb_layer_render (g_ptr_array_index (s->layers, i), cr, &f, p);
+}
+
+/* ---- Hover ------------------------------------------------------------------ */
+
+static gboolean
+is_2d (const SbScene *s)
+{
+  if (s->aspect_equal)
+    return TRUE;
+  for (guint i = 0; i < s->layers->len; i++)
+    if (sb_layer_get_kind (g_ptr_array_index (s->layers, i)) == SB_LAYER_HEATMAP)
+      return TRUE;
+  return FALSE;
+}
+
+char *
+sb_scene_hover_text (const SbScene *s, const SbFrame *f, double dx, double dy)
+{
+  if (!sb_frame_contains (f, dx, dy))
+    return NULL;
+  double x = sb_frame_x_from_device (f, dx), y = sb_frame_y_from_device (f, dy);
+  GString *out = g_string_new (NULL);
+
+  if (is_2d (s))
+    g_string_append_printf (out, "x = %.4g, y = %.4g", x, y);
+  else
+    g_string_append_printf (out, "x = %.4g", x);
+  for (guint i = 0; i < s->layers->len; i++)
+    {
+      gsize len = out->len;
+      g_string_append_c (out, '\n');
+      if (!sb_layer_describe (g_ptr_array_index (s->layers, i), f, x, y, out))
+        g_string_truncate (out, len);
+    }
+  return g_string_free (out, FALSE);
+}
+
+void
+sb_scene_render_hover (const SbScene *s, cairo_t *cr, const SbFrame *f,
+                       const SbPalette *p, double dx, double dy)
+{
+  g_autofree char *text = sb_scene_hover_text (s, f, dx, dy);
+  if (text == NULL)
+    return;
+
+  cairo_save (cr);
+  _sb_set_color (cr, &p->foreground, 0.35);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, round (dx) + 0.5, f->py);
+  cairo_line_to (cr, round (dx) + 0.5, f->py + f->ph);
+  if (is_2d (s))
+    {
+      cairo_move_to (cr, f->px, round (dy) + 0.5);
+      cairo_line_to (cr, f->px + f->pw, round (dy) + 0.5);
+    }
+  cairo_stroke (cr);
+
+  PangoLayout *layout = _sb_text_layout (cr, text, 0.9, FALSE);
+  int w, h;
+  pango_layout_get_pixel_size (layout, &w, &h);
+  double bw = w + 12, bh = h + 10;
+  double bx = dx + 14, by = dy + 14;
+  if (bx + bw > f->width - 2)
+    bx = dx - 14 - bw;
+  if (by + bh > f->height - 2)
+    by = dy - 14 - bh;
+  bx = MAX (bx, 2);
+  by = MAX (by, 2);
+  cairo_new_path (cr);
+  double r = 4;
+  cairo_arc (cr, bx + bw - r, by + r, r, -G_PI / 2, 0);
+  cairo_arc (cr, bx + bw - r, by + bh - r, r, 0, G_PI / 2);
+  cairo_arc (cr, bx + r, by + bh - r, r, G_PI / 2, G_PI);
+  cairo_arc (cr, bx + r, by + r, r, G_PI, 3 * G_PI / 2);
+  cairo_close_path (cr);
+  _sb_set_color (cr, &p->legend_bg, 1.0);
+  cairo_fill_preserve (cr);
+  _sb_set_color (cr, &p->grid, 1.0);
+  cairo_stroke (cr);
+  _sb_set_color (cr, &p->foreground, 1.0);
+  cairo_move_to (cr, bx + 6, by + 5);
+  pango_cairo_show_layout (cr, layout);
+  g_object_unref (layout);
+  cairo_restore (cr);
+}
+
+/* ---- Export ------------------------------------------------------------------ */
+
+gboolean
+sb_export_format_from_path (const char *path, SbExportFormat *format)
+{
+  if (path == NULL)
+    return FALSE;
+  g_autofree char *lower = g_ascii_strdown (path, -1);
+  if (g_str_has_suffix (lower, ".png"))
+    *format = SB_EXPORT_PNG;
+  else if (g_str_has_suffix (lower, ".svg"))
+    *format = SB_EXPORT_SVG;
+  else if (g_str_has_suffix (lower, ".pdf"))
+    *format = SB_EXPORT_PDF;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+sb_scene_export (const SbScene *s, const SbView *v, const SbPalette *p,
+                 const char *path, SbExportFormat format, double width,
+                 double height, GError **error)
+{
+  g_return_val_if_fail (s != NULL && p != NULL && path != NULL, FALSE);
+  if (!(width >= 16 && height >= 16 && width <= 20000 && height <= 20000))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Export size %g x %g is out of range", width, height);
+      return FALSE;
+    }
+
+  cairo_surface_t *surface;
+  switch (format)
+    {
+    case SB_EXPORT_SVG:
+      surface = cairo_svg_surface_create (path, width, height);
+      break;
+    case SB_EXPORT_PDF:
+      surface = cairo_pdf_surface_create (path, width, height);
+      break;
+    case SB_EXPORT_PNG:
+    default:
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) ceil (width),
+                                            (int) ceil (height));
+      break;
+    }
+
+  cairo_t *cr = cairo_create (surface);
+  sb_scene_render (s, v, cr, width, height, p, TRUE);
+  cairo_status_t status = cairo_status (cr);
+  cairo_destroy (cr);
+  if (status == CAIRO_STATUS_SUCCESS && format == SB_EXPORT_PNG)
+    status = cairo_surface_write_to_png (surface, path);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "Could not write “%s”: %s", path, cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}
