@@ -288,6 +288,69 @@ random_mixed_data (gsl_rng *rng, sg_data *data, size_t n)
     sg_data_add_preference (data, &x[i], &x[i - 1]);
 }
 
+/* 001 Theorem 3.3 eqs. 37-38 as printed: Delta_p = Omega~ D~ D^{-1}
+ * Omegabar^{-1} Delta*, Gamma~ = Gamma_p - Delta*^T Omegabar^{-1} Delta*
+ * + Delta_p^T Omega~^{-1} Delta_p. With BARRED = 1 the correlation matrix
+ * Omegabar~ replaces Omega~ in both places, which is Lemma 1 (eqs. 15,
+ * 17) applied to Lemma 2, as the paper says the theorem is obtained.
+ * Writes Gamma~ (s x s) to OUT. */
+static void
+theorem33_gamma (const sg_sun *lemma2, const sg_sun *post, int barred, double *out)
+{
+  size_t p = lemma2->p, s = lemma2->s;
+  gsl_matrix *OB = gsl_matrix_alloc (p, p), *OT = gsl_matrix_alloc (p, p);
+  gsl_matrix *A = gsl_matrix_alloc (p, s), *B = gsl_matrix_alloc (p, s);
+  gsl_matrix *Dp = gsl_matrix_alloc (p, s), *T = gsl_matrix_alloc (p, s);
+  double D[16], Dt[16];
+  for (size_t i = 0; i < p; i++)
+    {
+      D[i] = sqrt (lemma2->Omega[i * p + i]);
+      Dt[i] = sqrt (post->Omega[i * p + i]);
+    }
+  for (size_t i = 0; i < p; i++)
+    for (size_t j = 0; j < p; j++)
+      {
+        gsl_matrix_set (OB, i, j, lemma2->Omega[i * p + j] / (D[i] * D[j]));
+        double o = post->Omega[i * p + j];
+        gsl_matrix_set (OT, i, j, barred ? o / (Dt[i] * Dt[j]) : o);
+      }
+  for (size_t i = 0; i < p; i++)
+    for (size_t a = 0; a < s; a++)
+      gsl_matrix_set (A, i, a, lemma2->Delta[i * s + a]);
+  /* B = Omegabar^{-1} Delta* */
+  gsl_matrix_memcpy (B, A);
+  gsl_linalg_cholesky_decomp1 (OB);
+  for (size_t a = 0; a < s; a++)
+    {
+      gsl_vector_view col = gsl_matrix_column (B, a);
+      gsl_linalg_cholesky_svx (OB, &col.vector);
+    }
+  /* Delta_p = OT D~ D^{-1} B */
+  for (size_t i = 0; i < p; i++)
+    for (size_t a = 0; a < s; a++)
+      gsl_matrix_set (T, i, a, Dt[i] / D[i] * gsl_matrix_get (B, i, a));
+  gsl_blas_dgemm (CblasNoTrans, CblasNoTrans, 1, OT, T, 0, Dp);
+  /* Gamma~ = Gamma_p - Delta*^T B + Delta_p^T OT^{-1} Delta_p */
+  gsl_matrix *G = gsl_matrix_alloc (s, s);
+  for (size_t a = 0; a < s; a++)
+    for (size_t b = 0; b < s; b++)
+      gsl_matrix_set (G, a, b, lemma2->Gamma[a * s + b]);
+  gsl_blas_dgemm (CblasTrans, CblasNoTrans, -1, A, B, 1, G);
+  gsl_matrix_memcpy (T, Dp);
+  gsl_linalg_cholesky_decomp1 (OT);
+  for (size_t a = 0; a < s; a++)
+    {
+      gsl_vector_view col = gsl_matrix_column (T, a);
+      gsl_linalg_cholesky_svx (OT, &col.vector);
+    }
+  gsl_blas_dgemm (CblasTrans, CblasNoTrans, 1, Dp, T, 1, G);
+  for (size_t a = 0; a < s; a++)
+    for (size_t b = 0; b < s; b++)
+      out[a * s + b] = gsl_matrix_get (G, a, b);
+  gsl_matrix_free (OB); gsl_matrix_free (OT); gsl_matrix_free (A); gsl_matrix_free (B);
+  gsl_matrix_free (Dp); gsl_matrix_free (T); gsl_matrix_free (G);
+}
+
 static void
 test_sun_literal (void)
 {
@@ -329,6 +392,19 @@ test_sun_literal (void)
        * comparison is made in the normalisation diag(Gamma) = 1, the
        * SUN's only invariance here. */
       double raw = max_rel_diff (s2.Gamma, impl.Gamma, s2.s * s2.s);
+      /* Theorem 3.3 eqs. 37-38: as printed (Omega~ where Lemma 1 has the
+       * correlation Omegabar~) they differ unless diag Omega~ = 1; with
+       * the bars restored they are Lemma 1's eq. 17. */
+      double *g_printed = g_new (double, s2.s * s2.s), *g_barred = g_new (double, s2.s * s2.s);
+      theorem33_gamma (&s1, &s2, 0, g_printed);
+      theorem33_gamma (&s1, &s2, 1, g_barred);
+      double d_printed = max_rel_diff (impl.Gamma, g_printed, s2.s * s2.s);
+      double d_barred = max_rel_diff (impl.Gamma, g_barred, s2.s * s2.s);
+      g_test_message ("rep %d: Theorem 3.3 Gamma~ as printed: rel diff %.2g; with "
+                      "Omegabar~ in eqs. 37-38: %.2g", rep, d_printed, d_barred);
+      g_assert_cmpfloat (d_barred, <, 1e-8);
+      g_free (g_printed);
+      g_free (g_barred);
       sg_sun_normalize (&s2);
       sg_sun_normalize (&impl);
       size_t p = nx, sl = s2.s;
