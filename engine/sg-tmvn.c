@@ -630,14 +630,20 @@ lin_ess_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
 #define HIT_EPS 1e-12
 
 /* First time in (HIT_EPS, 2 pi + HIT_EPS] at which a cos t + b sin t + c
- * turns negative; INFINITY if it never does. The crossings are at
- * phi -+ alpha (phi = atan2(b, a), alpha = acos(-c / R)); at phi + alpha the
- * derivative -R sin(alpha) is negative: that is the exit. */
+ * turns negative; INFINITY if it never does, or not before HORIZON. The
+ * crossings are at phi -+ alpha (phi = atan2(b, a), alpha = acos(-c / R));
+ * at phi + alpha the derivative -R sin(alpha) is negative: that is the
+ * exit. Cheap tests first: the value g(0) = a + c cannot fall to 0 faster
+ * than |g'| <= R allows, so a wall at distance g(0) >= R HORIZON is out of
+ * reach without any trigonometry (most walls, most of the time). */
 static double
-exit_time (double a, double b, double c)
+exit_time (double a, double b, double c, double horizon)
 {
   double r2 = a * a + b * b;
   if (c >= 0 && r2 <= c * c)
+    return INFINITY;
+  double g0 = a + c;
+  if (g0 > 0 && g0 * g0 >= r2 * horizon * horizon)
     return INFINITY;
   double R = sqrt (r2);
   if (R == 0)
@@ -672,15 +678,17 @@ hmc_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
         {
           if (!s->moving[k])
             continue;
+          double horizon = t_hit < left ? t_hit : left;
           if (s->lower[k] > -INFINITY)
             {
-              double t = exit_time (A[k], B[k], s->mean[k] - s->lower[k]);
+              double t = exit_time (A[k], B[k], s->mean[k] - s->lower[k], horizon);
               if (t < t_hit)
                 t_hit = t, wall = k, bound = s->lower[k];
             }
           if (s->upper[k] < INFINITY)
             {
-              double t = exit_time (-A[k], -B[k], s->upper[k] - s->mean[k]);
+              double t = exit_time (-A[k], -B[k], s->upper[k] - s->mean[k],
+                                    t_hit < left ? t_hit : left);
               if (t < t_hit)
                 t_hit = t, wall = k, bound = s->upper[k];
             }
