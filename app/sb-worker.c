@@ -2,6 +2,11 @@
 #include "sb-worker.h"
 
 #include <math.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 typedef struct {
   guint64 generation;        /* of the newest job submitted to this lane  */
@@ -132,6 +137,23 @@ sb_worker_job_progress (SbWorkerJob *job, double fraction, const char *text)
   g_mutex_unlock (&self->progress_mutex);
 }
 
+/* Engine jobs run at a lower priority than the main thread, so that on a
+ * busy machine the window still gets the CPU first when it wakes up
+ * (Linux: nice is per thread, and threads the job starts inherit it). */
+static void
+lower_thread_priority (void)
+{
+#ifdef __linux__
+  static GPrivate lowered;
+
+  if (g_private_get (&lowered) == NULL)
+    {
+      (void) setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), 5);
+      g_private_set (&lowered, GINT_TO_POINTER (1));
+    }
+#endif
+}
+
 static void
 job_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -139,6 +161,7 @@ job_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
   GError *error = NULL;
   gpointer result;
 
+  lower_thread_priority ();
   if (g_cancellable_set_error_if_cancelled (cancellable, &error))
     {
       g_task_return_error (task, error);
