@@ -7,20 +7,37 @@
  * randomised Richtmyer lattice QMC; several random shifts give the error
  * estimate. Each point's product of conditional probabilities is summed in
  * log space, so probabilities like 1e-200 keep a small relative error.
- * d = 1 and d = 2 use exact closed forms (the bivariate normal CDF of Drezner
- * & Wesolowsky 1990 / Genz 2004).
+ * By default the conditional normals are exponentially tilted with Botev's
+ * minimax shifts (Botev 2017, JRSS-B 79:125), which keeps the relative error
+ * small for tiny probabilities; with the shifts set to zero the integrand is
+ * exactly Genz's. d = 1 is closed form; d = 2 is Genz's one-dimensional
+ * conditional integral done by adaptive Gauss-Kronrod quadrature to ~1e-13
+ * relative error, also in the far tails (exact to round-off).
  */
 #pragma once
 
 #include "sg-common.h"
 
+typedef enum {
+  SG_MVN_TILTED = 0,  /* Genz SOV + minimax exponential tilting (default)   */
+  SG_MVN_GENZ = 1,    /* plain Genz SOV (no tilting)                        */
+} sg_mvn_method;
+
 typedef struct {
-  size_t n_points;    /* total QMC points, split over the shifts (default 10000) */
-  size_t n_shifts;    /* random shifts for the error estimate (default 10)     */
+  size_t n_points;    /* total QMC points, split over the shifts (default 10000;
+                         0 means the default)                                   */
+  size_t n_shifts;    /* random shifts for the error estimate (default 10,
+                         0 means the default, otherwise at least 2)             */
   uint64_t seed;      /* seed of the random shifts                              */
   int deterministic;  /* nonzero: the same point set on every call with the same
-                         seed and d (common random numbers inside optimisers)   */
+                         seed and d (common random numbers inside optimisers);
+                         rel_tol is then ignored so the point count is fixed.
+                         Zero: call k on a workspace uses stream k of SEED, so
+                         repeated calls give independent estimates.            */
   double rel_tol;     /* stop early when error <= rel_tol * value (0 = never)   */
+  /* Fields added after the first version (zero = default): */
+  sg_mvn_method method;
+  const sg_progress *progress; /* polled between point blocks (may be NULL)    */
 } sg_mvn_options;
 
 typedef struct {
@@ -40,9 +57,22 @@ sg_mvn_workspace *sg_mvn_workspace_new (size_t d_max);
 void sg_mvn_workspace_free (sg_mvn_workspace *w);
 
 /* MEAN may be NULL (zeros); LOWER NULL means all -inf, UPPER NULL all +inf;
- * single bounds may be -INFINITY / INFINITY. COV is d x d row-major, PSD.
- * Returns SG_OK, SG_EINVAL (sizes, NaN, lower > upper, d > d_max),
- * SG_ENOTPD (cov not PSD), SG_ENOMEM. RES is written only on success. */
+ * single bounds may be -INFINITY / INFINITY. COV is d x d row-major, PSD
+ * (symmetric to 1e-8 relative; singular is fine). OPT may be NULL (defaults).
+ * Coordinates with both bounds infinite are integrated out exactly; the PSD
+ * check covers the others (use sg_mvn_check_cov for the whole matrix).
+ * lower == upper somewhere gives value 0, log_value -inf (exact).
+ * Returns SG_OK, SG_EINVAL (sizes, NaN, lower > upper, d > d_max, asymmetric
+ * cov), SG_ENOTPD (cov not PSD), SG_ENOMEM, SG_ECANCELLED. RES is written
+ * only on success. */
 int sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
                  const double *cov, const double *lower, const double *upper,
                  const sg_mvn_options *opt, sg_mvn_result *res);
+
+/* Checks that the d x d row-major COV is finite, symmetric (to 1e-8 relative)
+ * and positive semi-definite (no pivot of a diagonally pivoted Cholesky
+ * below -1e-9 of its diagonal entry). SG_OK, SG_EINVAL (non-finite or
+ * asymmetric; *BAD_ROW and *BAD_COL name the entry when non-NULL), SG_ENOTPD
+ * (*BAD_ROW names the offending variable), SG_ENOMEM. */
+int sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row,
+                      size_t *bad_col);

@@ -1,0 +1,1101 @@
+/* sg-mvn.c — multivariate normal rectangle probabilities (Genz SOV).
+ *
+ * Outline (X ~ N(0, Sigma) after subtracting the mean from the bounds):
+ *
+ * 1. Coordinates with both bounds infinite are dropped (integrated out
+ *    exactly). lower == upper anywhere gives probability 0.
+ * 2. Ordered Cholesky Sigma = L L^T (Gibson, Glasbey & Elston 1994, as in
+ *    Genz & Bretz 2009 sec. 4.1.3 and Botev 2017 "cholperm"): at step j the
+ *    variable with the smallest conditional interval probability is taken
+ *    next, and its conditional expectation given the truncation feeds the
+ *    conditional means of the others. Rows are then scaled so that L has a
+ *    unit diagonal, X_k = sum_{j<k} L_kj Z_j + Z_k with independent
+ *    Z_j ~ N(0, 1), the bounds divided by the diagonal.
+ * 3. Separation of variables (Genz 1992): with c_k = sum_{j<k} L_kj z_j,
+ *      P = E[ prod_k (Phi(u_k - c_k) - Phi(l_k - c_k)) ]
+ *    where z_k is drawn from N(0,1) truncated to [l_k - c_k, u_k - c_k] by
+ *    the inverse CDF of a uniform w_k. Minimax exponential tilting (Botev
+ *    2017, sec. 3-4) draws z_k from N(mu_k, 1) truncated instead and
+ *    multiplies the weight by exp(mu_k^2 / 2 - mu_k z_k); the shifts mu solve
+ *    the saddle-point equations of Botev's psi(x, mu) by Newton's method.
+ *    mu = 0 is exactly Genz's integrand. The w_k are a randomly shifted
+ *    Richtmyer lattice (w = frac(i sqrt(p_k) + shift_k), p_k the k-th prime)
+ *    with Genz's periodising baker's transform w -> 1 - |2w - 1|.
+ * 4. Points are processed in blocks of BLOCK: the conditional means of a
+ *    panel of PANEL variables are one GEMM over the block, the remaining
+ *    in-panel terms one GEMV per variable. Each point's product of
+ *    conditional probabilities is kept as a product in linear scale that is
+ *    folded into a log sum whenever it gets small, and the average over
+ *    points is a log-sum-exp: no underflow at any probability size.
+ * 5. Each random shift gives an independent unbiased estimate; the error is
+ *    the Student-t 99% quantile times the standard error over shifts.
+ *
+ * Dimension 1 is closed form; dimension 2 is the conditional 1-D integral
+ * of step 3 done by adaptive Gauss-Kronrod quadrature in scaled log space.
+ */
+#include "sg-mvn.h"
+#include "sg-linalg.h"
+#include "sg-normal.h"
+#include "sg-rng.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK 128         /* QMC points processed together */
+#define PANEL 32          /* variables whose conditional means share a GEMM */
+#define SYM_TOL 1e-8      /* |S_ij - S_ji| <= SYM_TOL sqrt(S_ii S_jj) */
+#define PSD_TOL 1e-9      /* a pivot below -PSD_TOL S_jj means "not PSD" */
+#define VAR_FLOOR 1e-10   /* pivots are floored at VAR_FLOOR S_jj (singular) */
+#define FOLD_BELOW 1e-200 /* fold a point's running product into its log sum */
+#define DEFAULT_POINTS 10000
+#define DEFAULT_SHIFTS 10
+#define ERROR_QUANTILE 0.995 /* two-sided 99% Student-t interval over shifts */
+
+struct sg_mvn_workspace {
+  size_t d_max;
+  uint64_t calls;   /* stream counter of non-deterministic calls */
+  size_t *active;   /* original index of each kept coordinate */
+  size_t *perm;     /* pivot order (kept-coordinate numbering) */
+  double *S;        /* d_max^2: covariance of the kept coordinates */
+  double *L;        /* d_max^2: ordered Cholesky factor, unit diagonal */
+  double *lo, *up;  /* scaled bounds */
+  double *resid;    /* residual variances during the factorisation */
+  double *cmean;    /* conditional means during the factorisation */
+  double *mu, *x;   /* tilting shifts and Botev's x */
+  double *gen;      /* Richtmyer generators: sqrt(prime) mod 1 */
+  double *G, *H;    /* d_max^2 each: Newton matrices */
+  double *vec;      /* 10 d_max scratch */
+  double *Y;        /* d_max x BLOCK sampled z's of a block */
+  double *C;        /* PANEL x BLOCK conditional means */
+  double *logw;     /* BLOCK per-point log weights */
+  double *prod;     /* BLOCK per-point running products */
+};
+
+/* ---------------------------------------------------------------- options */
+
+void
+sg_mvn_options_default (sg_mvn_options *opt)
+{
+  memset (opt, 0, sizeof *opt);
+  opt->n_points = DEFAULT_POINTS;
+  opt->n_shifts = DEFAULT_SHIFTS;
+  opt->seed = 0;
+  opt->deterministic = 0;
+  opt->rel_tol = 0;
+  opt->method = SG_MVN_TILTED;
+  opt->progress = NULL;
+}
+
+/* -------------------------------------------------------------- workspace */
+
+/* The first N primes into P (trial division: N is at most a few thousand). */
+static void
+first_primes (size_t n, double *p)
+{
+  size_t found = 0;
+  for (unsigned long c = 2; found < n; c++)
+    {
+      int prime = 1;
+      for (size_t i = 0; i < found && p[i] * p[i] <= (double) c; i++)
+        if (c % (unsigned long) p[i] == 0)
+          {
+            prime = 0;
+            break;
+          }
+      if (prime)
+        p[found++] = (double) c;
+    }
+}
+
+sg_mvn_workspace *
+sg_mvn_workspace_new (size_t d_max)
+{
+  if (d_max == 0)
+    d_max = 1;
+  sg_mvn_workspace *w = calloc (1, sizeof *w);
+  if (w == NULL)
+    return NULL;
+  size_t d = d_max, d2 = d_max * d_max;
+  w->d_max = d;
+  w->active = malloc (d * sizeof *w->active);
+  w->perm = malloc (d * sizeof *w->perm);
+  w->S = malloc (d2 * sizeof (double));
+  w->L = malloc (d2 * sizeof (double));
+  w->G = malloc (d2 * sizeof (double));
+  w->H = malloc (d2 * sizeof (double));
+  w->lo = malloc (d * sizeof (double));
+  w->up = malloc (d * sizeof (double));
+  w->resid = malloc (d * sizeof (double));
+  w->cmean = malloc (d * sizeof (double));
+  w->mu = malloc (d * sizeof (double));
+  w->x = malloc (d * sizeof (double));
+  w->gen = malloc (d * sizeof (double));
+  w->vec = malloc (10 * d * sizeof (double));
+  w->Y = malloc (d * BLOCK * sizeof (double));
+  w->C = malloc (PANEL * BLOCK * sizeof (double));
+  w->logw = malloc (BLOCK * sizeof (double));
+  w->prod = malloc (BLOCK * sizeof (double));
+  if (!w->active || !w->perm || !w->S || !w->L || !w->G || !w->H || !w->lo
+      || !w->up || !w->resid || !w->cmean || !w->mu || !w->x || !w->gen
+      || !w->vec || !w->Y || !w->C || !w->logw || !w->prod)
+    {
+      sg_mvn_workspace_free (w);
+      return NULL;
+    }
+  first_primes (d, w->gen);
+  for (size_t k = 0; k < d; k++)
+    {
+      double s = sqrt (w->gen[k]);
+      w->gen[k] = s - floor (s);
+    }
+  return w;
+}
+
+void
+sg_mvn_workspace_free (sg_mvn_workspace *w)
+{
+  if (w == NULL)
+    return;
+  free (w->active);
+  free (w->perm);
+  free (w->S);
+  free (w->L);
+  free (w->G);
+  free (w->H);
+  free (w->lo);
+  free (w->up);
+  free (w->resid);
+  free (w->cmean);
+  free (w->mu);
+  free (w->x);
+  free (w->gen);
+  free (w->vec);
+  free (w->Y);
+  free (w->C);
+  free (w->logw);
+  free (w->prod);
+  free (w);
+}
+
+/* ------------------------------------------------------ normal primitives */
+
+/* Phi(x) by Cody's rational Chebyshev approximations (W. J. Cody, "Rational
+ * Chebyshev approximations for the error function", Math. Comp. 23 (1969)
+ * 631-637; ACM TOMS Algorithm 715), the form used by R's pnorm. The Gaussian
+ * factor exp(-x^2/2) is one exp with an fma correction for the rounding of
+ * x^2, instead of glibc erfc's two exps. Relative error ~1e-15 for all x. */
+static inline double
+fast_Phi (double x)
+{
+  static const double a[5] = { 2.2352520354606839287, 161.02823106855587881,
+    1067.6894854603709582, 18154.981253343561249, 0.065682337918207449113 };
+  static const double b[4] = { 47.20258190468824187, 976.09855173777669322,
+    10260.932208618978205, 45507.789335026729956 };
+  static const double c[9] = { 0.39894151208813466764, 8.8831497943883759412,
+    93.506656132177855979, 597.27027639480026226, 2494.5375852903726711,
+    6848.1904505362823326, 11602.651437647350124, 9842.7148383839780218,
+    1.0765576773720192317e-8 };
+  static const double d[8] = { 22.266688044328115691, 235.38790178262499861,
+    1519.377599407554805, 6485.558298266760755, 18615.571640885098091,
+    34900.952721145977266, 38912.003286093271411, 19685.429676859990727 };
+  static const double p[6] = { 0.21589853405795699, 0.1274011611602473639,
+    0.022235277870649807, 0.001421619193227893466, 2.9112874951168792e-5,
+    0.02307344176494017303 };
+  static const double q[5] = { 1.28426009614491121, 0.468238212480865118,
+    0.0659881378689285515, 0.00378239633202758244, 7.29751555083966205e-5 };
+  double y = fabs (x), tail;
+  if (y <= 0.67448975)
+    {
+      double xsq = x * x;
+      double xnum = a[4] * xsq, xden = xsq;
+      for (int i = 0; i < 3; i++)
+        {
+          xnum = (xnum + a[i]) * xsq;
+          xden = (xden + b[i]) * xsq;
+        }
+      return 0.5 + x * (xnum + a[3]) / (xden + b[3]);
+    }
+  if (y > 38.5)
+    return x > 0 ? 1.0 : 0.0;
+  double r;
+  if (y <= 5.656854249492380195206754896838792314)
+    {
+      double xnum = c[8] * y, xden = y;
+      for (int i = 0; i < 7; i++)
+        {
+          xnum = (xnum + c[i]) * y;
+          xden = (xden + d[i]) * y;
+        }
+      r = (xnum + c[7]) / (xden + d[7]);
+    }
+  else
+    {
+      double xsq = 1.0 / (x * x);
+      double xnum = p[5] * xsq, xden = xsq;
+      for (int i = 0; i < 4; i++)
+        {
+          xnum = (xnum + p[i]) * xsq;
+          xden = (xden + q[i]) * xsq;
+        }
+      r = xsq * (xnum + p[4]) / (xden + q[4]);
+      r = (0.398942280401432677939946059934 - r) / y;
+    }
+  double h = y * y, lo = fma (y, y, -h);
+  tail = exp (-0.5 * h) * (1 - 0.5 * lo) * r;
+  return x > 0 ? 1 - tail : tail;
+}
+
+/* Phi^{-1}(p), 0 < p < 1: Wichura's algorithm AS 241 (PPND16), Applied
+ * Statistics 37 (1988) 477-484, relative error ~1e-16. */
+static inline double
+fast_Phiinv (double p)
+{
+  double q = p - 0.5;
+  if (fabs (q) <= 0.425)
+    {
+      double r = 0.180625 - q * q;
+      return q * (((((((2509.0809287301226727 * r + 33430.575583588128105) * r
+               + 67265.770927008700853) * r + 45921.953931549871457) * r
+               + 13731.693765509461125) * r + 1971.5909503065514427) * r
+               + 133.14166789178437745) * r + 3.387132872796366608)
+           / (((((((5226.495278852545925 * r + 28729.085735721942674) * r
+               + 39307.89580009271061) * r + 21213.794301586595867) * r
+               + 5394.1960214247511077) * r + 687.1870074920579083) * r
+               + 42.313330701600911252) * r + 1.0);
+    }
+  double r = q < 0 ? p : 1 - p;
+  r = sqrt (-log (r));
+  double x;
+  if (r <= 5)
+    {
+      r -= 1.6;
+      x = (((((((7.7454501427834140764e-4 * r + 0.0227238449892691845833) * r
+            + 0.24178072517745061177) * r + 1.27045825245236838258) * r
+            + 3.64784832476320460504) * r + 5.7694972214606914055) * r
+            + 4.6303378461565452959) * r + 1.42343711074968357734)
+        / (((((((1.05075007164441684324e-9 * r + 5.475938084995344946e-4) * r
+            + 0.0151986665636164571966) * r + 0.14810397642748007459) * r
+            + 0.68976733498510000455) * r + 1.6763848301838038494) * r
+            + 2.05319162663775882187) * r + 1.0);
+    }
+  else
+    {
+      r -= 5;
+      x = (((((((2.01033439929228813265e-7 * r + 2.71155556874348757815e-5) * r
+            + 0.0012426609473880784386) * r + 0.026532189526576123093) * r
+            + 0.29656057182850489123) * r + 1.7848265399172913358) * r
+            + 5.4637849111641143699) * r + 6.6579046435011037772)
+        / (((((((2.04426310338993978564e-15 * r + 1.4215117583164458887e-7) * r
+            + 1.8463183175100546818e-5) * r + 7.868691311456132591e-4) * r
+            + 0.0148753612908506148525) * r + 0.13692988092273580531) * r
+            + 0.59983220655588793769) * r + 1.0);
+    }
+  return q < 0 ? -x : x;
+}
+
+/* E[Z | a < Z < b] for Z ~ N(0,1): (phi(a) - phi(b)) / (Phi(b) - Phi(a)),
+ * with the ratio formed in log space so that it holds in the far tails. */
+static double
+trunc_mean (double a, double b)
+{
+  double ld = sg_norm_logdiff (a, b);
+  if (!isfinite (ld))
+    return isfinite (a) ? a : (isfinite (b) ? b : 0);
+  double ta = isfinite (a) ? exp (sg_norm_logpdf (a) - ld) : 0;
+  double tb = isfinite (b) ? exp (sg_norm_logpdf (b) - ld) : 0;
+  return ta - tb;
+}
+
+/* ------------------------------------------------ ordered Cholesky (GGE) */
+
+static void
+swap_d (double *a, size_t i, size_t j)
+{
+  double t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+}
+
+/* Swaps variables I < J of the symmetric M x M matrix S (rows and columns)
+ * and rows I, J of the first I columns of L. */
+static void
+swap_vars (double *S, double *L, size_t m, size_t i, size_t j)
+{
+  for (size_t k = 0; k < m; k++)
+    {
+      double t = S[i * m + k];
+      S[i * m + k] = S[j * m + k];
+      S[j * m + k] = t;
+    }
+  for (size_t k = 0; k < m; k++)
+    {
+      double t = S[k * m + i];
+      S[k * m + i] = S[k * m + j];
+      S[k * m + j] = t;
+    }
+  for (size_t k = 0; k < i; k++)
+    {
+      double t = L[i * m + k];
+      L[i * m + k] = L[j * m + k];
+      L[j * m + k] = t;
+    }
+}
+
+/* Pivoted Cholesky of the M x M matrix S (overwritten by its permutation)
+ * into L (M x M, lower). With bounds LO/UP (not NULL) the pivot is the
+ * variable with the smallest conditional interval probability given the
+ * truncated conditional expectations of the variables already chosen
+ * (Gibson, Glasbey & Elston 1994); without bounds it is the largest
+ * residual variance (the usual PSD test). LO, UP and PERM are permuted along.
+ * Pivots between -PSD_TOL S_jj and VAR_FLOOR S_jj are floored (singular but
+ * PSD); below, SG_ENOTPD with *BAD = PERM entry of the variable.
+ * RESID, CMEAN, TMP: M doubles of scratch. */
+static int
+ordered_cholesky (double *S, size_t m, double *lo, double *up, size_t *perm,
+                  double *L, double *resid, double *cmean, double *tmp,
+                  size_t *bad)
+{
+  double max_diag = 0;
+  for (size_t i = 0; i < m; i++)
+    {
+      resid[i] = S[i * m + i];
+      cmean[i] = 0;
+      if (resid[i] > max_diag)
+        max_diag = resid[i];
+    }
+  memset (L, 0, m * m * sizeof *L);
+  for (size_t j = 0; j < m; j++)
+    {
+      size_t piv = j;
+      double best = INFINITY;
+      for (size_t i = j; i < m; i++)
+        {
+          double score;
+          if (lo != NULL)
+            {
+              double floor_i = VAR_FLOOR * (S[i * m + i] > 0 ? S[i * m + i] : max_diag);
+              double s = sqrt (fmax (resid[i], floor_i));
+              if (!(s > 0))
+                s = 1;
+              score = sg_norm_logdiff ((lo[i] - cmean[i]) / s, (up[i] - cmean[i]) / s);
+            }
+          else
+            score = -resid[i];
+          if (score < best)
+            {
+              best = score;
+              piv = i;
+            }
+        }
+      if (piv != j)
+        {
+          swap_vars (S, L, m, j, piv);
+          swap_d (resid, j, piv);
+          swap_d (cmean, j, piv);
+          if (lo != NULL)
+            {
+              swap_d (lo, j, piv);
+              swap_d (up, j, piv);
+            }
+          size_t t = perm[j];
+          perm[j] = perm[piv];
+          perm[piv] = t;
+        }
+      double sjj = S[j * m + j];
+      if (resid[j] < -PSD_TOL * sjj || sjj < 0)
+        {
+          *bad = perm[j];
+          return SG_ENOTPD;
+        }
+      double floor_j = VAR_FLOOR * (sjj > 0 ? sjj : max_diag);
+      double ljj = sqrt (fmax (resid[j], floor_j));
+      if (!(ljj > 0))
+        ljj = 1;   /* max_diag == 0: every variable is a constant */
+      L[j * m + j] = ljj;
+      size_t rest = m - j - 1;
+      if (rest == 0)
+        break;
+      /* column j below the diagonal: (S_ij - sum_k<j L_ik L_jk) / L_jj */
+      for (size_t i = 0; i < rest; i++)
+        tmp[i] = S[(j + 1 + i) * m + j];
+      sg_gemv_ld (0, rest, j, -1.0, L + (j + 1) * m, m, L + j * m, 1.0, tmp);
+      double y = 0;
+      if (lo != NULL)
+        y = trunc_mean ((lo[j] - cmean[j]) / ljj, (up[j] - cmean[j]) / ljj);
+      for (size_t i = 0; i < rest; i++)
+        {
+          double lij = tmp[i] / ljj;
+          L[(j + 1 + i) * m + j] = lij;
+          resid[j + 1 + i] -= lij * lij;
+          cmean[j + 1 + i] += lij * y;
+        }
+    }
+  return SG_OK;
+}
+
+int
+sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row, size_t *bad_col)
+{
+  if (d == 0 || cov == NULL)
+    return SG_EINVAL;
+  for (size_t i = 0; i < d; i++)
+    for (size_t j = 0; j < d; j++)
+      if (!isfinite (cov[i * d + j]))
+        {
+          if (bad_row)
+            *bad_row = i;
+          if (bad_col)
+            *bad_col = j;
+          return SG_EINVAL;
+        }
+  for (size_t i = 0; i < d; i++)
+    {
+      if (cov[i * d + i] < 0)
+        {
+          if (bad_row)
+            *bad_row = i;
+          if (bad_col)
+            *bad_col = i;
+          return SG_ENOTPD;
+        }
+      for (size_t j = 0; j < i; j++)
+        if (fabs (cov[i * d + j] - cov[j * d + i])
+            > SYM_TOL * sqrt (cov[i * d + i] * cov[j * d + j]) + 1e-300)
+          {
+            if (bad_row)
+              *bad_row = i;
+            if (bad_col)
+              *bad_col = j;
+            return SG_EINVAL;
+          }
+    }
+  double *S = malloc (d * d * sizeof *S), *L = malloc (d * d * sizeof *L);
+  double *v = malloc (3 * d * sizeof *v);
+  size_t *perm = malloc (d * sizeof *perm);
+  int status = SG_ENOMEM;
+  if (S && L && v && perm)
+    {
+      for (size_t i = 0; i < d; i++)
+        {
+          perm[i] = i;
+          for (size_t j = 0; j < d; j++)
+            S[i * d + j] = 0.5 * (cov[i * d + j] + cov[j * d + i]);
+        }
+      size_t bad = 0;
+      status = ordered_cholesky (S, d, NULL, NULL, perm, L, v, v + d, v + 2 * d, &bad);
+      if (status == SG_ENOTPD)
+        {
+          if (bad_row)
+            *bad_row = bad;
+          if (bad_col)
+            *bad_col = bad;
+        }
+    }
+  free (S);
+  free (L);
+  free (v);
+  free (perm);
+  return status;
+}
+
+/* ------------------------------------------------------- problem set-up */
+
+/* Validates the input and copies the kept coordinates (at least one finite
+ * bound) into W: S, lo, up (centred), active. *M = their number; *ZERO = 1
+ * when some lower == upper (probability 0). */
+static int
+extract_problem (sg_mvn_workspace *w, size_t d, const double *mean,
+                 const double *cov, const double *lower, const double *upper,
+                 size_t *m_out, int *zero)
+{
+  size_t m = 0;
+  *zero = 0;
+  for (size_t i = 0; i < d; i++)
+    {
+      double lo = lower ? lower[i] : -INFINITY;
+      double up = upper ? upper[i] : INFINITY;
+      double mi = mean ? mean[i] : 0;
+      if (isnan (lo) || isnan (up) || !isfinite (mi) || lo > up)
+        return SG_EINVAL;
+      if (lo == up)
+        *zero = 1;
+      if (lo == -INFINITY && up == INFINITY)
+        continue;
+      w->active[m] = i;
+      w->lo[m] = lo - mi;
+      w->up[m] = up - mi;
+      m++;
+    }
+  for (size_t i = 0; i < d * d; i++)
+    if (!isfinite (cov[i]))
+      return SG_EINVAL;
+  for (size_t i = 0; i < d; i++)
+    for (size_t j = 0; j < i; j++)
+      if (fabs (cov[i * d + j] - cov[j * d + i])
+          > SYM_TOL * sqrt (fabs (cov[i * d + i] * cov[j * d + j])) + 1e-300)
+        return SG_EINVAL;
+  for (size_t a = 0; a < m; a++)
+    {
+      size_t ia = w->active[a];
+      if (cov[ia * d + ia] < 0)
+        return SG_ENOTPD;
+      for (size_t b = 0; b < m; b++)
+        {
+          size_t ib = w->active[b];
+          w->S[a * m + b] = 0.5 * (cov[ia * d + ib] + cov[ib * d + ia]);
+        }
+    }
+  *m_out = m;
+  return SG_OK;
+}
+
+/* Ordered Cholesky of the kept coordinates, then unit-diagonal scaling:
+ * row k of L and the bounds l_k, u_k are divided by L_kk. */
+static int
+prepare_factor (sg_mvn_workspace *w, size_t m)
+{
+  for (size_t i = 0; i < m; i++)
+    w->perm[i] = i;
+  size_t bad;
+  int status = ordered_cholesky (w->S, m, w->lo, w->up, w->perm, w->L,
+                                 w->resid, w->cmean, w->vec, &bad);
+  if (status != SG_OK)
+    return status;
+  for (size_t k = 0; k < m; k++)
+    {
+      double dk = w->L[k * m + k];
+      for (size_t j = 0; j < k; j++)
+        w->L[k * m + j] /= dk;
+      w->L[k * m + k] = 1;
+      w->lo[k] /= dk;
+      w->up[k] /= dk;
+    }
+  return SG_OK;
+}
+
+/* ------------------------------------------------- minimax tilting (Botev) */
+
+/* Botev (2017) eq. (9)-(10): psi(x, mu) = sum_k [ log(Phi(u_k - mu_k - c_k)
+ * - Phi(l_k - mu_k - c_k)) + mu_k^2/2 - x_k mu_k ], c = (L - I) x, with
+ * x, mu in R^{m-1} (x_m = mu_m = 0). Fills the gradient (GX, GM: m-1 each)
+ * and, for the Newton step, P (truncated means) and DP (variance - 1) of
+ * each of the m conditional truncated normals. Returns |grad|^2. */
+static double
+tilt_gradient (sg_mvn_workspace *w, size_t m, const double *x, const double *mu,
+               double *gx, double *gm, double *P, double *dP)
+{
+  size_t n = m - 1;
+  double *c = w->vec + 8 * w->d_max;
+  /* c = L x - x (x has x_{m-1} = 0) */
+  sg_gemv (0, m, m, 1.0, w->L, x, 0.0, c);
+  for (size_t k = 0; k < m; k++)
+    {
+      c[k] -= x[k];
+      double lt = w->lo[k] - mu[k] - c[k], ut = w->up[k] - mu[k] - c[k];
+      double lw = sg_norm_logdiff (lt, ut);
+      double pl = isfinite (lt) ? exp (sg_norm_logpdf (lt) - lw) : 0;
+      double pu = isfinite (ut) ? exp (sg_norm_logpdf (ut) - lw) : 0;
+      P[k] = pl - pu;
+      dP[k] = -P[k] * P[k] + (isfinite (lt) ? lt * pl : 0) - (isfinite (ut) ? ut * pu : 0);
+      if (!(dP[k] > -1 + 1e-12))
+        dP[k] = -1 + 1e-12;
+      if (dP[k] > 0)
+        dP[k] = 0;
+    }
+  /* gx = (L - I)^T P - mu, restricted to the first n entries */
+  sg_gemv (1, m, m, 1.0, w->L, P, 0.0, gx);
+  double norm2 = 0;
+  for (size_t j = 0; j < n; j++)
+    {
+      gx[j] += -P[j] - mu[j];
+      gm[j] = mu[j] - x[j] + P[j];
+      norm2 += gx[j] * gx[j] + gm[j] * gm[j];
+    }
+  return norm2;
+}
+
+/* Newton step for grad psi = 0. The Jacobian [[A, B^T], [B, C]] has
+ * A = Lo^T diag(dP) Lo, B = -I + diag(dP) Lo, C = diag(1 + dP) (Lo = L - I,
+ * restricted). The Schur complement on C simplifies to
+ *   A - B^T C^{-1} B = -(G^T G + I),  G = diag(r) L[:, :n],
+ *   r_k = sqrt(-dP_k / (1 + dP_k)) (k < n),  r_{m-1} = sqrt(-dP_{m-1}),
+ * which is negative definite, so one Cholesky solves the step. */
+static int
+tilt_newton_step (sg_mvn_workspace *w, size_t m, const double *gx,
+                  const double *gm, const double *dP, double *dx, double *dm)
+{
+  size_t n = m - 1;
+  double *G = w->G, *H = w->H;
+  double *v = w->vec + 9 * w->d_max;
+  for (size_t k = 0; k < m; k++)
+    {
+      double r = k < n ? sqrt (-dP[k] / (1 + dP[k])) : sqrt (-dP[k]);
+      for (size_t j = 0; j < n; j++)
+        G[k * n + j] = r * w->L[k * m + j];
+    }
+  sg_gemm (1, 0, n, n, m, 1.0, G, G, 0.0, H);
+  for (size_t j = 0; j < n; j++)
+    H[j * n + j] += 1;
+  /* H dx = gx + v - Lo^T (dP o v),  v = gm / (1 + dP) */
+  for (size_t k = 0; k < n; k++)
+    {
+      v[k] = gm[k] / (1 + dP[k]);
+      dm[k] = dP[k] * v[k];   /* temporary: dP o v */
+    }
+  sg_gemv_ld (1, n, n, 1.0, w->L, m, dm, 0.0, dx);   /* L[:n,:n]^T (dP o v) */
+  for (size_t j = 0; j < n; j++)
+    dx[j] = gx[j] + v[j] - (dx[j] - dm[j]);
+  int status = sg_cholesky (H, n, 0, H, NULL);
+  if (status != SG_OK)
+    return status;
+  sg_cholesky_solve (H, n, dx, 1);
+  /* dm = (-gm + dx - dP o (Lo dx)) / (1 + dP) */
+  sg_gemv_ld (0, n, n, 1.0, w->L, m, dx, 0.0, dm);
+  for (size_t k = 0; k < n; k++)
+    {
+      double lo_dx = dm[k] - dx[k];
+      dm[k] = (-gm[k] + dx[k] - dP[k] * lo_dx) / (1 + dP[k]);
+    }
+  return SG_OK;
+}
+
+/* Solves for the tilting shifts w->mu by damped Newton from (x, mu) = 0.
+ * On failure mu is left at zero (plain Genz), which is still unbiased. */
+static void
+solve_tilting (sg_mvn_workspace *w, size_t m)
+{
+  size_t n = m - 1, D = w->d_max;
+  double *x = w->x, *mu = w->mu;
+  double *gx = w->vec, *gm = w->vec + D, *P = w->vec + 2 * D, *dP = w->vec + 3 * D;
+  double *dx = w->vec + 4 * D, *dm = w->vec + 5 * D;
+  double *xt = w->vec + 6 * D, *mt = w->vec + 7 * D;
+  memset (x, 0, m * sizeof *x);
+  memset (mu, 0, m * sizeof *mu);
+  double norm2 = tilt_gradient (w, m, x, mu, gx, gm, P, dP);
+  const double tol = 1e-20 * (double) m;
+  int converged = norm2 <= tol;
+  for (int iter = 0; iter < 100 && !converged; iter++)
+    {
+      if (tilt_newton_step (w, m, gx, gm, dP, dx, dm) != SG_OK)
+        break;
+      double t = 1, trial = INFINITY;
+      for (int half = 0; half < 40; half++, t *= 0.5)
+        {
+          for (size_t j = 0; j < n; j++)
+            {
+              xt[j] = x[j] + t * dx[j];
+              mt[j] = mu[j] + t * dm[j];
+            }
+          xt[n] = mt[n] = 0;
+          trial = tilt_gradient (w, m, xt, mt, gx, gm, P, dP);
+          if (trial < (1 - 1e-4 * t) * norm2)
+            break;
+        }
+      if (!(trial < norm2))
+        {
+          converged = norm2 <= 1e-10 * (double) m;   /* stuck at round-off */
+          break;
+        }
+      memcpy (x, xt, m * sizeof *x);
+      memcpy (mu, mt, m * sizeof *mu);
+      norm2 = trial;
+      converged = norm2 <= tol;
+    }
+  if (!converged)
+    memset (mu, 0, m * sizeof *mu);
+}
+
+/* ------------------------------------------------------------ QMC kernel */
+
+/* Variable k for NB points: conditional bounds l - mu - c, u - mu - c;
+ * multiplies each point's weight by Phi(tu) - Phi(tl) (times the tilting
+ * factor) and, unless LAST, draws z = mu + the truncated-normal quantile of
+ * the lattice coordinate (baker-transformed) into Z. The fast path uses
+ * Phi and its inverse on whichever side of 0 the interval starts, so no
+ * probability is formed as 1 - tiny; intervals too narrow or too deep in a
+ * tail for that fall back to the log-space routines of sg-normal. */
+static void
+sample_variable (size_t nb, double l, double u, double mu, const double *c,
+                 double gen, double shift, size_t i0, double *z,
+                 double *prod, double *logw, int last)
+{
+  for (size_t b = 0; b < nb; b++)
+    {
+      double tl = l - mu - c[b], tu = u - mu - c[b];
+      double diff, e = 0, q = 0;
+      if (!last)
+        {
+          q = (double) (i0 + b) * gen + shift;
+          q -= floor (q);
+          q = 1 - fabs (2 * q - 1);
+          q = q < 1e-15 ? 1e-15 : (q > 1 - 1e-15 ? 1 - 1e-15 : q);
+        }
+      int slow = 0;
+      if (tl > 0)
+        {
+          double qa = fast_Phi (-tl), qb = tu == INFINITY ? 0 : fast_Phi (-tu);
+          diff = qa - qb;
+          if (!(qa > 1e-300 && diff > 1e-4 * qa))
+            slow = 1;
+          else if (!last)
+            e = -fast_Phiinv (qa - q * diff);
+        }
+      else
+        {
+          double pa = tl == -INFINITY ? 0 : fast_Phi (tl), pb = tu == INFINITY ? 1 : fast_Phi (tu);
+          diff = pb - pa;
+          if (!(pb > 1e-300 && diff > 1e-4 * pb))
+            slow = 1;
+          else if (!last)
+            e = fast_Phiinv (pa + q * diff);
+        }
+      if (slow)
+        {
+          logw[b] += sg_norm_logdiff (tl, tu);
+          diff = 1;
+          if (!last)
+            e = sg_norm_trunc_quantile (tl, tu, q);
+        }
+      if (diff < 1e-100)   /* keep prod[b] * diff >= 1e-300: no underflow */
+        logw[b] += log (diff);
+      else
+        prod[b] *= diff;
+      if (!last)
+        {
+          e = e < tl ? tl : (e > tu ? tu : e);
+          z[b] = mu + e;
+          if (mu != 0)
+            logw[b] += mu * (0.5 * mu - z[b]);
+        }
+      if (prod[b] < FOLD_BELOW)
+        {
+          logw[b] += log (prod[b]);
+          prod[b] = 1;
+        }
+    }
+}
+
+/* Log weights of lattice points I0 .. I0+NB-1 of one shift into w->logw. */
+static void
+run_block (sg_mvn_workspace *w, size_t m, const double *shift, size_t i0, size_t nb)
+{
+  double *Y = w->Y, *C = w->C, *L = w->L;
+  for (size_t b = 0; b < nb; b++)
+    {
+      w->prod[b] = 1;
+      w->logw[b] = 0;
+    }
+  for (size_t k0 = 0; k0 < m; k0 += PANEL)
+    {
+      size_t kp = m - k0 < PANEL ? m - k0 : PANEL;
+      /* C = L[k0:k0+kp, 0:k0] Y[0:k0, :] */
+      sg_gemm_ld (0, 0, kp, nb, k0, 1.0, L + k0 * m, m, Y, BLOCK, 0.0, C, BLOCK);
+      for (size_t k = k0; k < k0 + kp; k++)
+        {
+          double *c = C + (k - k0) * BLOCK;
+          if (k > k0)   /* c += Y[k0:k, :]^T L[k, k0:k] */
+            sg_gemv_ld (1, k - k0, nb, 1.0, Y + k0 * BLOCK, BLOCK, L + k * m + k0, 1.0, c);
+          int last = k == m - 1;
+          sample_variable (nb, w->lo[k], w->up[k], last ? 0 : w->mu[k], c,
+                           last ? 0 : w->gen[k], last ? 0 : shift[k], i0,
+                           Y + k * BLOCK, w->prod, w->logw, last);
+        }
+    }
+  for (size_t b = 0; b < nb; b++)
+    w->logw[b] += log (w->prod[b]);
+}
+
+/* Adds exp(LOGW[0..n)) to the running sum exp(*MAX) * *SUM. */
+static void
+accumulate_logsumexp (const double *logw, size_t n, double *max, double *sum)
+{
+  double bmax = -INFINITY;
+  for (size_t b = 0; b < n; b++)
+    if (logw[b] > bmax)
+      bmax = logw[b];
+  if (bmax == -INFINITY)
+    return;
+  if (bmax > *max)
+    {
+      *sum = *max == -INFINITY ? 0 : *sum * exp (*max - bmax);
+      *max = bmax;
+    }
+  double s = 0;
+  for (size_t b = 0; b < n; b++)
+    s += exp (logw[b] - *max);
+  *sum += s;
+}
+
+/* Combines the per-shift log estimates LS[0..S) into the result. */
+static void
+combine_shifts (const double *ls, size_t S, sg_mvn_result *res)
+{
+  double lmax = -INFINITY;
+  for (size_t s = 0; s < S; s++)
+    if (ls[s] > lmax)
+      lmax = ls[s];
+  if (lmax == -INFINITY)
+    {
+      res->value = 0;
+      res->log_value = -INFINITY;
+      res->error = 0;
+      res->log_error = 0;
+      return;
+    }
+  double mean = 0, var = 0;
+  for (size_t s = 0; s < S; s++)
+    mean += exp (ls[s] - lmax);
+  mean /= (double) S;
+  for (size_t s = 0; s < S; s++)
+    {
+      double dv = exp (ls[s] - lmax) - mean;
+      var += dv * dv;
+    }
+  var /= (double) (S - 1);
+  double tq = gsl_cdf_tdist_Pinv (ERROR_QUANTILE, (double) (S - 1));
+  res->log_value = lmax + log (mean);
+  res->value = exp (res->log_value);
+  res->log_error = tq * sqrt (var / (double) S) / mean;
+  res->error = res->log_error * res->value;
+}
+
+static int
+qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
+              uint64_t stream, sg_mvn_result *res)
+{
+  size_t S = opt->n_shifts, n_per = opt->n_points / S;
+  if (n_per < 1)
+    n_per = 1;
+  size_t dims = m - 1;
+  double *shifts = malloc ((S * (dims + 1) + 3 * S) * sizeof *shifts);
+  gsl_rng *rng = sg_rng_new (opt->seed, stream);
+  if (shifts == NULL || rng == NULL)
+    {
+      free (shifts);
+      sg_rng_free (rng);
+      return SG_ENOMEM;
+    }
+  double *amax = shifts + S * (dims + 1), *asum = amax + S, *ls = asum + S;
+  for (size_t s = 0; s < S; s++)
+    {
+      for (size_t k = 0; k < dims; k++)
+        shifts[s * (dims + 1) + k] = gsl_rng_uniform (rng);
+      amax[s] = -INFINITY;
+      asum[s] = 0;
+    }
+  sg_rng_free (rng);
+
+  int staged = opt->rel_tol > 0 && !opt->deterministic;
+  size_t done = 0, target = staged ? (n_per / 16 > BLOCK ? n_per / 16 : BLOCK) : n_per;
+  if (target > n_per)
+    target = n_per;
+  size_t total_blocks = S * ((n_per + BLOCK - 1) / BLOCK), blocks_done = 0;
+  int status = SG_OK;
+  sg_mvn_result r = { 0 };
+  for (;;)
+    {
+      for (size_t s = 0; s < S && status == SG_OK; s++)
+        for (size_t i0 = done; i0 < target; i0 += BLOCK)
+          {
+            size_t nb = target - i0 < BLOCK ? target - i0 : BLOCK;
+            /* lattice index starts at 1: point 0 would be the shift itself */
+            run_block (w, m, shifts + s * (dims + 1), i0 + 1, nb);
+            accumulate_logsumexp (w->logw, nb, &amax[s], &asum[s]);
+            blocks_done++;
+            status = sg_progress_report (opt->progress,
+                                         (double) blocks_done / (double) total_blocks);
+            if (status != SG_OK)
+              break;
+          }
+      if (status != SG_OK)
+        break;
+      done = target;
+      for (size_t s = 0; s < S; s++)
+        ls[s] = amax[s] + log (asum[s]) - log ((double) done);
+      combine_shifts (ls, S, &r);
+      if (done >= n_per || !(r.error > opt->rel_tol * r.value))
+        break;
+      target = 2 * done < n_per ? 2 * done : n_per;
+    }
+  free (shifts);
+  if (status != SG_OK)
+    return status;
+  r.n_points = done * S;
+  r.exact = 0;
+  *res = r;
+  return SG_OK;
+}
+
+/* ------------------------------------------------- dimension 2 quadrature */
+
+/* Gauss-Kronrod 7-15 nodes and weights (QUADPACK qk15). */
+static const double xgk[8] = {
+  0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
+  0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
+  0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
+  0.207784955007898467600689403773245, 0.000000000000000000000000000000000
+};
+static const double wgk[8] = {
+  0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
+  0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
+  0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
+  0.204432940075298892414161999234649, 0.209482141084727828012999174891714
+};
+static const double wg[4] = {
+  0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
+  0.381830050505118944950369775488975, 0.417959183673469387755102040816327
+};
+
+typedef struct {
+  double l0, u0, l1, u1, l10;   /* scaled bounds and L[1][0] */
+  double shift;                  /* log scale subtracted before exp */
+} bvn_problem;
+
+/* log of the conditional probability of variable 1 at quantile W of the
+ * truncated variable 0 (Genz's SOV integrand for d = 2). */
+static double
+bvn_log_integrand (const bvn_problem *p, double w)
+{
+  double z = sg_norm_trunc_quantile (p->l0, p->u0, w);
+  return sg_norm_logdiff (p->l1 - p->l10 * z, p->u1 - p->l10 * z);
+}
+
+static void
+gk15 (const bvn_problem *p, double a, double b, double *kr, double *err)
+{
+  double c = 0.5 * (a + b), h = 0.5 * (b - a);
+  double fc = exp (bvn_log_integrand (p, c) - p->shift);
+  double rk = fc * wgk[7], rg = fc * wg[3];
+  for (int j = 0; j < 7; j++)
+    {
+      double f1 = exp (bvn_log_integrand (p, c - h * xgk[j]) - p->shift);
+      double f2 = exp (bvn_log_integrand (p, c + h * xgk[j]) - p->shift);
+      rk += wgk[j] * (f1 + f2);
+      if (j % 2 == 1)
+        rg += wg[j / 2] * (f1 + f2);
+    }
+  *kr = rk * h;
+  *err = fabs ((rk - rg) * h);
+}
+
+#define BVN_MAX_INTERVALS 400
+
+/* P for m = 2 by globally adaptive GK15 on w in [0, 1]. */
+static void
+bvn_prob (const sg_mvn_workspace *w, sg_mvn_result *res)
+{
+  bvn_problem p = { w->lo[0], w->up[0], w->lo[1], w->up[1], w->L[2], 0 };
+  double peak = -INFINITY;
+  for (int i = 0; i <= 64; i++)
+    {
+      double v = bvn_log_integrand (&p, (i + 0.5) / 65.5);
+      if (v > peak)
+        peak = v;
+    }
+  p.shift = isfinite (peak) ? peak : 0;
+  double ia[BVN_MAX_INTERVALS], ib[BVN_MAX_INTERVALS], ik[BVN_MAX_INTERVALS],
+         ie[BVN_MAX_INTERVALS];
+  size_t n = 1;
+  ia[0] = 0;
+  ib[0] = 1;
+  gk15 (&p, 0, 1, &ik[0], &ie[0]);
+  double total = ik[0], terr = ie[0];
+  while (n + 1 < BVN_MAX_INTERVALS && terr > 1e-14 * total)
+    {
+      size_t worst = 0;
+      for (size_t i = 1; i < n; i++)
+        if (ie[i] > ie[worst])
+          worst = i;
+      double mid = 0.5 * (ia[worst] + ib[worst]);
+      ia[n] = mid;
+      ib[n] = ib[worst];
+      ib[worst] = mid;
+      gk15 (&p, ia[worst], ib[worst], &ik[worst], &ie[worst]);
+      gk15 (&p, ia[n], ib[n], &ik[n], &ie[n]);
+      n++;
+      total = 0;
+      terr = 0;
+      for (size_t i = 0; i < n; i++)
+        {
+          total += ik[i];
+          terr += ie[i];
+        }
+    }
+  double l0 = sg_norm_logdiff (p.l0, p.u0);
+  res->log_value = total > 0 ? l0 + p.shift + log (total) : -INFINITY;
+  res->value = exp (res->log_value);
+  res->log_error = total > 0 ? terr / total + 1e-14 : 0;
+  res->error = res->log_error * res->value;
+  res->n_points = 0;
+  res->exact = 1;
+}
+
+/* ------------------------------------------------------------ entry point */
+
+static void
+set_exact (sg_mvn_result *res, double log_value)
+{
+  res->log_value = log_value;
+  res->value = exp (log_value);
+  res->log_error = isfinite (log_value) ? 1e-14 : 0;
+  res->error = res->log_error * res->value;
+  res->n_points = 0;
+  res->exact = 1;
+}
+
+int
+sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
+             const double *cov, const double *lower, const double *upper,
+             const sg_mvn_options *opt_in, sg_mvn_result *res)
+{
+  sg_mvn_options opt;
+  if (opt_in != NULL)
+    opt = *opt_in;
+  else
+    sg_mvn_options_default (&opt);
+  if (opt.n_points == 0)
+    opt.n_points = DEFAULT_POINTS;
+  if (opt.n_shifts == 0)
+    opt.n_shifts = DEFAULT_SHIFTS;
+  if (w == NULL || res == NULL || d == 0 || d > w->d_max || cov == NULL
+      || opt.n_shifts < 2 || !(opt.rel_tol >= 0)
+      || (opt.method != SG_MVN_TILTED && opt.method != SG_MVN_GENZ))
+    return SG_EINVAL;
+
+  size_t m;
+  int zero;
+  int status = extract_problem (w, d, mean, cov, lower, upper, &m, &zero);
+  if (status != SG_OK)
+    return status;
+  status = prepare_factor (w, m);   /* also the PSD check of the kept block */
+  if (status != SG_OK)
+    return status;
+  sg_mvn_result r = { 0 };
+  if (zero)
+    set_exact (&r, -INFINITY);
+  else if (m == 0)
+    set_exact (&r, 0);
+  else if (m == 1)
+    set_exact (&r, sg_norm_logdiff (w->lo[0], w->up[0]));
+  else if (m == 2)
+    bvn_prob (w, &r);
+  else
+    {
+      if (opt.method == SG_MVN_TILTED)
+        solve_tilting (w, m);
+      else
+        memset (w->mu, 0, m * sizeof *w->mu);
+      uint64_t stream = opt.deterministic ? 0 : w->calls;
+      status = qmc_estimate (w, m, &opt, stream, &r);
+      if (status != SG_OK)
+        return status;
+      if (!opt.deterministic)
+        w->calls++;
+      if (!isfinite (r.log_value) && r.log_value != -INFINITY)
+        return SG_ENUMERIC;
+    }
+  *res = r;
+  return SG_OK;
+}
