@@ -15,6 +15,7 @@
 #include "sg-rng.h"
 #include "sg-skewgp-private.h"
 
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -586,28 +587,60 @@ sg_skewgp_summarize (const sg_skewgp_posterior *post,
 
 /* ---- Joint samples, density, exact class probability --------------------- */
 
-int
-sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
-                         const sg_skewgp_samples *samples,
-                         const double *XS, size_t b, gsl_rng *rng,
-                         double *out)
+/* A square root B (b x b, B B^T = R) of the PSD remainder covariance R:
+ * Cholesky with a relative jitter up to 1e-6, or, for the numerically
+ * rank-deficient covariances of fine grids, a symmetric eigendecomposition
+ * with negative round-off eigenvalues set to zero. R is destroyed. */
+static int
+psd_sqrt (double *R, size_t b, double *B)
 {
-  if (post == NULL || samples == NULL || rng == NULL || samples->mh != post->mh
-      || b == 0 || XS == NULL || out == NULL)
-    return SG_EINVAL;
+  if (sg_cholesky (R, b, 1e-6, B, NULL) == SG_OK)
+    return SG_OK;
+  double *lambda = malloc (b * sizeof *lambda);
+  if (lambda == NULL)
+    return SG_ENOMEM;
+  lapack_int info = LAPACKE_dsyevd (LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int) b, R,
+                                    (lapack_int) b, lambda);
+  if (info != 0)
+    {
+      free (lambda);
+      return SG_ENUMERIC;
+    }
+  /* R now holds the eigenvectors in its columns: B = V diag(sqrt lambda) */
+  for (size_t i = 0; i < b; i++)
+    for (size_t k = 0; k < b; k++)
+      B[i * b + k] = R[i * b + k] * sqrt (fmax (lambda[k], 0));
+  free (lambda);
+  return SG_OK;
+}
+
+/* Joint samples at XS for the K stored samples listed in WHICH (all N when
+ * WHICH is NULL), written b x K. */
+static int
+joint_samples (const sg_skewgp_posterior *post, const sg_skewgp_samples *samples,
+               const double *XS, size_t b, const size_t *which, size_t K,
+               gsl_rng *rng, double *out)
+{
   size_t N = samples->N, mh = post->mh;
   double *WQ = malloc ((mh * b + 1) * sizeof *WQ);
-  double *scratch = malloc ((b * post->nz + b * b + 1) * sizeof *scratch);
+  double *scratch = malloc ((b * post->nz + 1) * sizeof *scratch);
+  double *E = malloc ((mh * K + 1) * sizeof *E);
   double *R0 = malloc (b * b * sizeof *R0);
   double *L0 = malloc (b * b * sizeof *L0);
-  double *G = malloc (b * N * sizeof *G);
-  double *F = malloc (b * N * sizeof *F);
-  int status = (WQ && scratch && R0 && L0 && G && F) ? SG_OK : SG_ENOMEM;
+  double *G = malloc (b * K * sizeof *G);
+  double *F = malloc (b * K * sizeof *F);
+  int status = (WQ && scratch && E && R0 && L0 && G && F) ? SG_OK : SG_ENOMEM;
+  for (size_t j = 0; status == SG_OK && which && j < K; j++)
+    if (which[j] >= N)
+      status = SG_EINVAL;
   if (status == SG_OK)
     {
+      for (size_t k = 0; k < mh; k++)
+        for (size_t j = 0; j < K; j++)
+          E[k * K + j] = samples->E[k * N + (which ? which[j] : j)];
       sg_skewgp_whiten_points (post, XS, b, WQ, NULL, scratch);
-      sg_gemm (1, 0, b, N, mh, 1, WQ, samples->E, 0, F);
-      for (size_t i = 0; i < b * N; i++)
+      sg_gemm (1, 0, b, K, mh, 1, WQ, E, 0, F);
+      for (size_t i = 0; i < b * K; i++)
         F[i] += post->xi;
       /* Remainder covariance K(XS,XS) - W_Q^T W_Q. */
       sg_kernel_matrix (&post->kernel, XS, b, XS, b, R0);
@@ -624,19 +657,43 @@ sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
        * points are determined by t (noise-free pseudo-points). */
       if (max_diag > 1e-12 * kdiag)
         {
-          status = sg_cholesky (R0, b, 1e-6, L0, NULL);
+          status = psd_sqrt (R0, b, L0);
           if (status == SG_OK)
             {
-              for (size_t i = 0; i < b * N; i++)
+              for (size_t i = 0; i < b * K; i++)
                 G[i] = sg_rng_gaussian (rng);
-              sg_gemm (0, 0, b, N, b, 1, L0, G, 1, F);
+              sg_gemm (0, 0, b, K, b, 1, L0, G, 1, F);
             }
         }
     }
   if (status == SG_OK)
-    memcpy (out, F, b * N * sizeof *F);
-  free (WQ); free (scratch); free (R0); free (L0); free (G); free (F);
+    memcpy (out, F, b * K * sizeof *F);
+  free (WQ); free (scratch); free (E); free (R0); free (L0); free (G); free (F);
   return status;
+}
+
+int
+sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
+                         const sg_skewgp_samples *samples,
+                         const double *XS, size_t b, gsl_rng *rng,
+                         double *out)
+{
+  if (post == NULL || samples == NULL || rng == NULL || samples->mh != post->mh
+      || b == 0 || XS == NULL || out == NULL)
+    return SG_EINVAL;
+  return joint_samples (post, samples, XS, b, NULL, samples->N, rng, out);
+}
+
+int
+sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
+                        const sg_skewgp_samples *samples,
+                        const double *XS, size_t b, const size_t *which,
+                        size_t k, gsl_rng *rng, double *out)
+{
+  if (post == NULL || samples == NULL || rng == NULL || samples->mh != post->mh
+      || b == 0 || XS == NULL || which == NULL || k == 0 || out == NULL)
+    return SG_EINVAL;
+  return joint_samples (post, samples, XS, b, which, k, rng, out);
 }
 
 int

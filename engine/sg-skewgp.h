@@ -147,11 +147,22 @@ const double *sg_skewgp_samples_t (const sg_skewgp_samples *samples);
  * (row i = the N samples of f(XS_i)). The Gaussian remainder is drawn
  * jointly for the B points from RNG, so differences such as
  * f(x) - f(x_r) have the right distribution. Meant for a few points
- * (O(b^3) for the remainder). */
+ * (O(b^3) for the remainder, O(b N) Gaussian draws); for plot paths use
+ * sg_skewgp_sample_paths. */
 int sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
                              const sg_skewgp_samples *samples,
                              const double *XS, size_t b, gsl_rng *rng,
                              double *out);
+
+/* Sample paths for plots: like sg_skewgp_joint_samples, but only for the K
+ * stored samples whose indices (< N) are listed in WHICH; OUT is b x K.
+ * The remainder covariance of a fine grid is numerically singular; it is
+ * factorised by Cholesky with jitter or, failing that, by an
+ * eigendecomposition with the round-off eigenvalues clipped at zero. */
+int sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
+                            const sg_skewgp_samples *samples,
+                            const double *XS, size_t b, const size_t *which,
+                            size_t k, gsl_rng *rng, double *out);
 
 /* Which fields sg_skewgp_summarize fills (others are set to NaN). */
 enum {

@@ -257,6 +257,75 @@ test_order_statistics (void)
   sg_data_clear (&data);
 }
 
+/* ---- 1c. Sample paths on a fine grid (numerically singular remainder) ---- */
+
+static void
+test_sample_paths (void)
+{
+  double x[3] = { 0.2, 1.0, 2.1 };
+  sg_data data;
+  sg_data_init (&data, 1);
+  sg_data_add_numeric (&data, &x[0], 0.5);
+  sg_data_add_preference (&data, &x[1], &x[2]);
+  sg_kernel k;
+  sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, 0.7);
+  sg_skewgp_prior prior;
+  sg_skewgp_prior_gp (&prior, &k, 0);
+  sg_noise noise = { 0.3, 0.5 };
+  sg_likelihood lik;
+  sg_skewgp_posterior *post = make_posterior (&prior, &data, &noise, &lik);
+  const size_t N = 2000, b = 300;
+  sg_skewgp_samples *s = make_samples (post, N, 21);
+  double ess = samples_ess (post, s);
+  double *XS = g_new (double, b);
+  for (size_t i = 0; i < b; i++)
+    XS[i] = 3.0 * (double) i / (double) (b - 1);
+  size_t *which = g_new (size_t, N);
+  for (size_t j = 0; j < N; j++)
+    which[j] = j;
+  double *paths = g_new (double, b * N);
+  gsl_rng *rng = sg_rng_new (22, 0);
+  /* a 300-point grid at lengthscale 0.7: the remainder covariance is
+   * numerically singular (condition number far beyond 1e16); the jitter
+   * ladder of its factorisation must cope */
+  g_assert_cmpint (sg_skewgp_sample_paths (post, s, XS, b, which, N, rng, paths), ==, SG_OK);
+  sg_point_summary *sum = g_new (sg_point_summary, b);
+  g_assert_cmpint (sg_skewgp_summarize (post, s, XS, b, NULL, NULL, sum), ==, SG_OK);
+  double worst = 0;
+  for (size_t i = 0; i < b; i += 7)
+    {
+      double mu = 0, v = 0;
+      for (size_t j = 0; j < N; j++)
+        mu += paths[i * N + j];
+      mu /= N;
+      for (size_t j = 0; j < N; j++)
+        v += gsl_pow_2 (paths[i * N + j] - mu);
+      v /= N;
+      /* the paths share the t samples with the summary; only the remainder
+       * is redrawn, so 5 standard errors of the remainder bound the mean
+       * difference and the variance agrees to 5 standard errors of a
+       * sample variance (sqrt(2/ESS) relative) */
+      g_assert_cmpfloat (fabs (mu - sum[i].mean), <, 5 * sum[i].sd / sqrt (ess));
+      g_assert_cmpfloat (fabs (v - gsl_pow_2 (sum[i].sd)), <,
+                         5 * sqrt (2 / ess) * gsl_pow_2 (sum[i].sd));
+      worst = fmax (worst, fabs (mu - sum[i].mean) / sum[i].sd);
+    }
+  g_test_message ("sample paths: max |mean difference| %.3f sd (ESS %.0f)", worst, ess);
+  /* bad index */
+  which[0] = N;
+  g_assert_cmpint (sg_skewgp_sample_paths (post, s, XS, b, which, 1, rng, paths), ==,
+                   SG_EINVAL);
+  sg_rng_free (rng);
+  g_free (sum);
+  g_free (paths);
+  g_free (which);
+  g_free (XS);
+  sg_skewgp_samples_free (s);
+  sg_skewgp_posterior_free (post);
+  sg_likelihood_clear (&lik);
+  sg_data_clear (&data);
+}
+
 /* ---- 2. SUN parameters: paper literally vs implementation ---------------- */
 
 static double
@@ -992,6 +1061,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/skewgp/gp-regression", test_gp_regression);
   g_test_add_func ("/skewgp/order-statistics", test_order_statistics);
+  g_test_add_func ("/skewgp/sample-paths", test_sample_paths);
   g_test_add_func ("/skewgp/sun-literal", test_sun_literal);
   g_test_add_func ("/skewgp/quadrature", test_quadrature);
   g_test_add_func ("/skewgp/class-probability-mc", test_class_probability_mc);
