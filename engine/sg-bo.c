@@ -1,0 +1,1036 @@
+/* sg-bo.c — the BO loops as a state machine (see sg-bo.h). */
+#include "sg-bo.h"
+
+#include "sg-ep.h"
+#include "sg-laplace.h"
+#include "sg-linalg.h"
+#include "sg-normal.h"
+#include "sg-rng.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What an answer changed besides the data: x_r and its known value, so
+ * that undo can restore them. */
+typedef struct {
+  int had_ref;
+  double ref[SG_BO_MAX_DIM];
+  double ref_value;
+} answer_record;
+
+struct sg_bo {
+  sg_bo_config cfg;      /* cfg.prior points into prior_buf                */
+  double *prior_buf;
+  sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf  */
+  double *hyper_buf;
+  sg_data data;
+  answer_record *log;
+  size_t n_log, cap_log;
+  int has_ref;
+  double ref[SG_BO_MAX_DIM];
+  double ref_value;      /* a measured value of x_r, NaN if none           */
+  int refit_done;        /* a refit happened at refit_n answers            */
+  size_t refit_n;
+  /* The model of the last proposal. */
+  size_t model_n;        /* answers it was built from; SIZE_MAX = none     */
+  sg_skewgp_posterior *post;
+  sg_skewgp_samples *samples;
+  int has_gpost;
+  sg_gauss_post gpost;
+  sg_laplace_warm laplace_warm;
+  sg_ep_warm ep_warm;
+};
+
+/* ---- Configuration --------------------------------------------------------- */
+
+int
+sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
+                      const double *upper)
+{
+  if (c == NULL || dim == 0 || dim > SG_BO_MAX_DIM || lower == NULL || upper == NULL)
+    return SG_EINVAL;
+  for (size_t j = 0; j < dim; j++)
+    if (!isfinite (lower[j]) || !isfinite (upper[j]) || !(lower[j] < upper[j]))
+      return SG_EINVAL;
+  memset (c, 0, sizeof *c);
+  c->dim = dim;
+  memcpy (c->lower, lower, dim * sizeof *lower);
+  memcpy (c->upper, upper, dim * sizeof *upper);
+  c->mode = SG_BO_PREFERENCE;
+  c->acquisition = SG_BO_ACQ_UCB;
+  c->numeric_acquisition = SG_BO_NUMERIC_UCB;
+  c->surrogate = SG_BO_SURROGATE_SKEWGP;
+  sg_kernel_init (&c->prior.kernel, SG_KERNEL_RBF, dim, 1.0, 1.0);
+  for (size_t j = 0; j < dim; j++)
+    c->prior.kernel.lengthscales[j] = 0.2 * (upper[j] - lower[j]);
+  c->prior.mean = 0;
+  c->prior.noise.numeric_sd = 0.1;
+  c->prior.noise.probit_sd = M_SQRT1_2;
+  c->ucb_level = 0.95;
+  c->eiig_k = 0.1;
+  c->threshold = 0;
+  c->safe_probability = 0.7;
+  c->safe_penalty = 1000;
+  c->mixed_policy = SG_BO_MIXED_SCHEDULE;
+  c->mixed_every = 4;
+  c->mixed_confidence = 0.95;
+  c->n_initial = 5;
+  c->refit_until = 30;
+  c->refit_every = 10;
+  c->refit_free = SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE;
+  sg_fit_options_default (&c->refit);
+  c->refit.n_starts = 1;
+  c->refit.max_evals = 150;
+  c->refit_lengthscale_min = 0.05;
+  c->refit_lengthscale_max = 2.0;
+  c->n_samples = 1000;
+  sg_skewgp_sample_options_default (&c->sampling);
+  sg_acq_max_options_default (&c->search);
+  c->seed = 0;
+  return SG_OK;
+}
+
+static int
+inside_box (const sg_bo_config *c, const double *x)
+{
+  for (size_t j = 0; j < c->dim; j++)
+    if (!isfinite (x[j]) || x[j] < c->lower[j] || x[j] > c->upper[j])
+      return 0;
+  return 1;
+}
+
+int
+sg_bo_config_check (const sg_bo_config *c)
+{
+  if (c == NULL || c->dim == 0 || c->dim > SG_BO_MAX_DIM)
+    return SG_EINVAL;
+  for (size_t j = 0; j < c->dim; j++)
+    if (!isfinite (c->lower[j]) || !isfinite (c->upper[j]) || !(c->lower[j] < c->upper[j]))
+      return SG_EINVAL;
+  if ((unsigned) c->mode > SG_BO_SAFE || (unsigned) c->acquisition > SG_BO_ACQ_THOMPSON
+      || (unsigned) c->numeric_acquisition > SG_BO_NUMERIC_EI
+      || (unsigned) c->surrogate > SG_BO_SURROGATE_RANDOM
+      || (unsigned) c->mixed_policy > SG_BO_MIXED_CONFIDENT)
+    return SG_EINVAL;
+  const sg_hyper *h = &c->prior;
+  if (sg_kernel_check (&h->kernel) != SG_OK || h->kernel.dim != c->dim
+      || !isfinite (h->mean) || !(h->noise.numeric_sd > 0) || !(h->noise.probit_sd > 0)
+      || !isfinite (h->noise.numeric_sd) || !isfinite (h->noise.probit_sd))
+    return SG_EINVAL;
+  if (h->s > 0)
+    {
+      if (c->surrogate == SG_BO_SURROGATE_LAPLACE || c->surrogate == SG_BO_SURROGATE_EP
+          || h->pseudo_points == NULL || h->phases == NULL || h->gamma == NULL)
+        return SG_EINVAL;
+      sg_skewgp_prior prior;
+      sg_hyper_skewgp_prior (h, &prior);
+      if (sg_skewgp_prior_check (&prior) != SG_OK)
+        return SG_EINVAL;
+    }
+  if (!(c->ucb_level > 0 && c->ucb_level < 1) || !(c->eiig_k >= 0) || !isfinite (c->eiig_k)
+      || !isfinite (c->threshold) || !(c->safe_probability >= 0 && c->safe_probability <= 1)
+      || !(c->safe_penalty >= 0) || !isfinite (c->safe_penalty) || c->mixed_every == 0
+      || !(c->mixed_confidence > 0.5 && c->mixed_confidence <= 1) || c->n_samples < 2
+      || c->search.n_candidates == 0 || !(c->refit_lengthscale_min > 0)
+      || !(c->refit_lengthscale_max > c->refit_lengthscale_min)
+      || !isfinite (c->refit_lengthscale_max))
+    return SG_EINVAL;
+  if (c->has_safe_start && !inside_box (c, c->safe_start))
+    return SG_EINVAL;
+  return SG_OK;
+}
+
+/* Copies the latent-part arrays of SRC into BUF (s*dim + 2s doubles) and
+ * points DST at them. */
+static void
+hyper_copy (sg_hyper *dst, const sg_hyper *src, double *buf, size_t dim)
+{
+  *dst = *src;
+  size_t s = src->s;
+  if (s == 0)
+    {
+      dst->pseudo_points = dst->phases = dst->gamma = NULL;
+      return;
+    }
+  dst->pseudo_points = buf;
+  dst->phases = buf + s * dim;
+  dst->gamma = buf + s * dim + s;
+  memcpy (dst->pseudo_points, src->pseudo_points, s * dim * sizeof *buf);
+  memcpy (dst->phases, src->phases, s * sizeof *buf);
+  memcpy (dst->gamma, src->gamma, s * sizeof *buf);
+}
+
+int
+sg_bo_new (const sg_bo_config *config, sg_bo **out)
+{
+  if (out == NULL || sg_bo_config_check (config) != SG_OK)
+    return SG_EINVAL;
+  sg_bo *bo = calloc (1, sizeof *bo);
+  if (bo == NULL)
+    return SG_ENOMEM;
+  size_t s = config->prior.s, nbuf = s * config->dim + 2 * s + 1;
+  bo->prior_buf = malloc (nbuf * sizeof *bo->prior_buf);
+  bo->hyper_buf = malloc (nbuf * sizeof *bo->hyper_buf);
+  if (bo->prior_buf == NULL || bo->hyper_buf == NULL)
+    {
+      free (bo->prior_buf); free (bo->hyper_buf); free (bo);
+      return SG_ENOMEM;
+    }
+  bo->cfg = *config;
+  hyper_copy (&bo->cfg.prior, &config->prior, bo->prior_buf, config->dim);
+  hyper_copy (&bo->hyper, &config->prior, bo->hyper_buf, config->dim);
+  sg_data_init (&bo->data, config->dim);
+  bo->ref_value = NAN;
+  bo->model_n = SIZE_MAX;
+  *out = bo;
+  return SG_OK;
+}
+
+static void
+drop_model (sg_bo *bo)
+{
+  sg_skewgp_samples_free (bo->samples);
+  sg_skewgp_posterior_free (bo->post);
+  bo->samples = NULL;
+  bo->post = NULL;
+  if (bo->has_gpost)
+    sg_gauss_post_clear (&bo->gpost);
+  bo->has_gpost = 0;
+  bo->model_n = SIZE_MAX;
+}
+
+void
+sg_bo_free (sg_bo *bo)
+{
+  if (bo == NULL)
+    return;
+  drop_model (bo);
+  sg_laplace_warm_clear (&bo->laplace_warm);
+  sg_ep_warm_clear (&bo->ep_warm);
+  sg_data_clear (&bo->data);
+  free (bo->log);
+  free (bo->prior_buf);
+  free (bo->hyper_buf);
+  free (bo);
+}
+
+const sg_bo_config *
+sg_bo_get_config (const sg_bo *bo)
+{
+  return &bo->cfg;
+}
+
+/* ---- Answers -------------------------------------------------------------- */
+
+static int
+reserve_log (sg_bo *bo)
+{
+  if (bo->n_log < bo->cap_log)
+    return SG_OK;
+  size_t cap = bo->cap_log ? 2 * bo->cap_log : 64;
+  answer_record *log = realloc (bo->log, cap * sizeof *log);
+  if (log == NULL)
+    return SG_ENOMEM;
+  bo->log = log;
+  bo->cap_log = cap;
+  return SG_OK;
+}
+
+/* Records x_r and the best value as they are before an answer. */
+static void
+push_record (sg_bo *bo)
+{
+  answer_record *r = &bo->log[bo->n_log++];
+  r->had_ref = bo->has_ref;
+  memcpy (r->ref, bo->ref, sizeof r->ref);
+  r->ref_value = bo->ref_value;
+}
+
+static int
+is_ref (const sg_bo *bo, const double *x)
+{
+  return bo->has_ref && memcmp (bo->ref, x, bo->cfg.dim * sizeof *x) == 0;
+}
+
+/* X becomes x_r with the known value VALUE (NaN: unknown). */
+static void
+set_ref (sg_bo *bo, const double *x, double value)
+{
+  bo->has_ref = 1;
+  memcpy (bo->ref, x, bo->cfg.dim * sizeof *x);
+  bo->ref_value = value;
+}
+
+int
+sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
+{
+  if (bo == NULL || xa == NULL || xb == NULL || bo->cfg.mode == SG_BO_SAFE
+      || !inside_box (&bo->cfg, xa) || !inside_box (&bo->cfg, xb)
+      || memcmp (xa, xb, bo->cfg.dim * sizeof *xa) == 0)
+    return SG_EINVAL;
+  int status = reserve_log (bo);
+  if (status != SG_OK)
+    return status;
+  const double *winner = a_won ? xa : xb, *loser = a_won ? xb : xa;
+  status = sg_data_add_preference (&bo->data, winner, loser);
+  if (status != SG_OK)
+    return status;
+  push_record (bo);
+  /* 001 sec. 5.2.1: the winner becomes x_r (keeping its measured value
+   * when it already was x_r) */
+  set_ref (bo, winner, is_ref (bo, winner) ? bo->ref_value : NAN);
+  return SG_OK;
+}
+
+int
+sg_bo_answer_value (sg_bo *bo, const double *x, double y)
+{
+  if (bo == NULL || x == NULL || !isfinite (y) || bo->cfg.mode == SG_BO_PREFERENCE
+      || !inside_box (&bo->cfg, x))
+    return SG_EINVAL;
+  int status = reserve_log (bo);
+  if (status != SG_OK)
+    return status;
+  if (bo->cfg.mode == SG_BO_SAFE)
+    status = sg_data_add_valid (&bo->data, x, y, bo->cfg.threshold);
+  else
+    status = sg_data_add_numeric (&bo->data, x, y);
+  if (status != SG_OK)
+    return status;
+  push_record (bo);
+  /* A value moves x_r only when it can be compared with x_r's own value
+   * (or there is no x_r yet): a duel winner whose value was never
+   * measured stays x_r, since a value alone says nothing about it. In
+   * safe mode every x_r was measured, so x_r is the best valid value. */
+  if (!bo->has_ref || is_ref (bo, x) || (isfinite (bo->ref_value) && y > bo->ref_value))
+    set_ref (bo, x, y);
+  return SG_OK;
+}
+
+int
+sg_bo_answer_invalid (sg_bo *bo, const double *x)
+{
+  if (bo == NULL || x == NULL || bo->cfg.mode != SG_BO_SAFE || !inside_box (&bo->cfg, x))
+    return SG_EINVAL;
+  int status = reserve_log (bo);
+  if (status != SG_OK)
+    return status;
+  status = sg_data_add_invalid (&bo->data, x, bo->cfg.threshold);
+  if (status != SG_OK)
+    return status;
+  push_record (bo);
+  return SG_OK;
+}
+
+int
+sg_bo_undo (sg_bo *bo)
+{
+  if (bo == NULL || bo->n_log == 0)
+    return SG_EINVAL;
+  int status = sg_data_remove_last (&bo->data);
+  if (status != SG_OK)
+    return status;
+  const answer_record *r = &bo->log[--bo->n_log];
+  bo->has_ref = r->had_ref;
+  memcpy (bo->ref, r->ref, sizeof bo->ref);
+  bo->ref_value = r->ref_value;
+  if (bo->refit_done && bo->refit_n > bo->n_log)
+    bo->refit_done = 0;
+  return SG_OK;
+}
+
+size_t sg_bo_n_answers (const sg_bo *bo) { return bo->n_log; }
+const sg_data *sg_bo_data (const sg_bo *bo) { return &bo->data; }
+
+int
+sg_bo_best (const sg_bo *bo, double *x)
+{
+  if (!bo->has_ref)
+    return 0;
+  if (x)
+    memcpy (x, bo->ref, bo->cfg.dim * sizeof *x);
+  return 1;
+}
+
+gsl_rng *
+sg_bo_rng (const sg_bo *bo)
+{
+  return sg_rng_new (bo->cfg.seed, 1 + (uint64_t) bo->n_log);
+}
+
+/* ---- Progress of a sub-step ------------------------------------------------ */
+
+typedef struct {
+  const sg_progress *parent;
+  double from, to;
+  sg_progress self;
+} sub_progress;
+
+static int
+sub_progress_fn (double fraction, void *user_data)
+{
+  sub_progress *s = user_data;
+  return sg_progress_report (s->parent, s->from + (s->to - s->from) * fraction) != SG_OK;
+}
+
+static const sg_progress *
+sub_progress_init (sub_progress *s, const sg_progress *parent, double from, double to)
+{
+  if (parent == NULL)
+    return NULL;
+  s->parent = parent;
+  s->from = from;
+  s->to = to;
+  s->self.func = sub_progress_fn;
+  s->self.user_data = s;
+  return &s->self;
+}
+
+/* ---- Random and initial queries -------------------------------------------- */
+
+static void
+random_point (const sg_bo_config *c, gsl_rng *rng, double *x)
+{
+  for (size_t j = 0; j < c->dim; j++)
+    x[j] = c->lower[j] + gsl_rng_uniform (rng) * (c->upper[j] - c->lower[j]);
+}
+
+static void
+query_reset (sg_bo_query *q)
+{
+  memset (q, 0, sizeof *q);
+  q->acquisition = NAN;
+  q->prob_better = NAN;
+  q->prob_safe = NAN;
+}
+
+/* A duel of a random point against x_r (or against another random point
+ * when there is no x_r yet). */
+static void
+random_duel (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
+{
+  q->kind = SG_BO_QUERY_DUEL;
+  q->random = 1;
+  random_point (&bo->cfg, rng, q->x);
+  if (bo->has_ref)
+    memcpy (q->x_ref, bo->ref, bo->cfg.dim * sizeof *q->x_ref);
+  else
+    random_point (&bo->cfg, rng, q->x_ref);
+}
+
+static void
+random_value (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
+{
+  q->kind = SG_BO_QUERY_VALUE;
+  q->random = 1;
+  random_point (&bo->cfg, rng, q->x);
+  if (bo->has_ref)
+    memcpy (q->x_ref, bo->ref, bo->cfg.dim * sizeof *q->x_ref);
+}
+
+/* Answers given after the initial design (mixed mode counts both parts). */
+static size_t
+n_initial_answers (const sg_bo *bo)
+{
+  return bo->cfg.mode == SG_BO_MIXED ? 2 * bo->cfg.n_initial : bo->cfg.n_initial;
+}
+
+/* Mixed schedule (001 sec. 5.2.2): BO iteration k = 1, 2, ... after the
+ * initial design asks for a value when k is a multiple of MIXED_EVERY. */
+static int
+schedule_wants_value (const sg_bo *bo)
+{
+  size_t n0 = n_initial_answers (bo);
+  size_t k = bo->n_log >= n0 ? bo->n_log - n0 + 1 : 1;
+  return k % bo->cfg.mixed_every == 0;
+}
+
+/* Fills Q and returns 1 when the query does not need the model: the
+ * initial design, or the random surrogate. */
+static int
+initial_query (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
+{
+  const sg_bo_config *c = &bo->cfg;
+  size_t n = bo->n_log;
+  int is_random = c->surrogate == SG_BO_SURROGATE_RANDOM;
+  switch (c->mode)
+    {
+    case SG_BO_PREFERENCE:
+      if (n < c->n_initial || !bo->has_ref || is_random)
+        {
+          random_duel (bo, rng, q);
+          q->initial = n < c->n_initial || !bo->has_ref;
+          return 1;
+        }
+      return 0;
+    case SG_BO_MIXED:
+      if (n < c->n_initial || !bo->has_ref)
+        {
+          random_duel (bo, rng, q);
+          q->initial = 1;
+          return 1;
+        }
+      if (n < 2 * c->n_initial)
+        {
+          random_value (bo, rng, q);
+          q->initial = 1;
+          return 1;
+        }
+      if (is_random)
+        {
+          if (schedule_wants_value (bo))
+            random_value (bo, rng, q);
+          else
+            random_duel (bo, rng, q);
+          return 1;
+        }
+      return 0;
+    case SG_BO_SAFE:
+    default:
+      if (c->has_safe_start && bo->data.n_obs == 0)
+        {
+          q->kind = SG_BO_QUERY_VALUE;
+          memcpy (q->x, c->safe_start, c->dim * sizeof *q->x);
+          q->initial = 1;
+          return 1;
+        }
+      if ((!c->has_safe_start && n < c->n_initial) || is_random)
+        {
+          random_value (bo, rng, q);
+          q->initial = !is_random || n < c->n_initial;
+          return 1;
+        }
+      return 0;
+    }
+}
+
+/* ---- The model -------------------------------------------------------------- */
+
+static int
+build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
+{
+  int status;
+  if (bo->cfg.surrogate == SG_BO_SURROGATE_SKEWGP)
+    {
+      sg_skewgp_prior prior;
+      sg_hyper_skewgp_prior (&bo->hyper, &prior);
+      sg_likelihood lik;
+      status = sg_likelihood_build (&bo->data, &bo->hyper.noise, &lik);
+      if (status != SG_OK)
+        return status;
+      status = sg_skewgp_posterior_new (&prior, bo->data.X, &lik, &bo->post);
+      sg_likelihood_clear (&lik);
+      if (status == SG_OK)
+        status = sg_skewgp_sample (bo->post, bo->cfg.n_samples, &bo->cfg.sampling,
+                                   rng, progress, &bo->samples);
+    }
+  else
+    {
+      sg_approx_model model;
+      sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
+      if (bo->cfg.surrogate == SG_BO_SURROGATE_LAPLACE)
+        {
+          sg_laplace_options o = { 0 };
+          o.progress = progress;
+          status = sg_laplace_posterior (&model, &bo->data, &o, &bo->laplace_warm,
+                                         &bo->gpost);
+        }
+      else
+        {
+          sg_ep_options o = { 0 };
+          o.progress = progress;
+          status = sg_ep_posterior (&model, &bo->data, &o, &bo->ep_warm, &bo->gpost);
+        }
+      bo->has_gpost = status == SG_OK;
+    }
+  if (status != SG_OK)
+    drop_model (bo);
+  else
+    bo->model_n = bo->n_log;
+  return status;
+}
+
+/* ---- Acquisition on joint samples -------------------------------------------- */
+
+typedef enum {
+  TARGET_DUEL,      /* dueling acquisition of h = f(x) - f(x_r)  */
+  TARGET_NUMERIC,   /* numeric UCB / EI (mixed value queries)    */
+  TARGET_SAFE,      /* safe UCB of f(x)                          */
+} acq_target;
+
+typedef struct {
+  const sg_bo *bo;
+  acq_target target;
+  size_t N, b;          /* samples; points per evaluation (1 or 2)  */
+  double XX[2 * SG_BO_MAX_DIM];
+  double *F;            /* b x N joint samples                      */
+  double *h;            /* N: f(x) - f(x_r)                          */
+  double *scratch;      /* N                                         */
+  double *Z;            /* b x N common normal variates (Gaussian)  */
+  gsl_rng *crn;         /* common random numbers (SkewGP remainder) */
+  unsigned long crn_seed;
+  double min_sep[SG_BO_MAX_DIM];  /* a duel needs |x - x_r| above this */
+  int status;           /* first failure inside an evaluation        */
+} acq_ctx;
+
+/* F = joint samples of f at XX (b points), with the same normal variates
+ * at every call. */
+static int
+joint_samples (acq_ctx *a)
+{
+  const sg_bo *bo = a->bo;
+  size_t N = a->N, b = a->b;
+  if (bo->post != NULL)
+    {
+      gsl_rng_set (a->crn, a->crn_seed);
+      return sg_skewgp_joint_samples (bo->post, bo->samples, a->XX, b, a->crn, a->F);
+    }
+  double mean[2], cov[4], L[4] = { 0, 0, 0, 0 };
+  int status = sg_gauss_post_joint (&bo->gpost, a->XX, b, mean, cov);
+  if (status != SG_OK)
+    return status;
+  /* 2 x 2 (or 1 x 1) Cholesky factor; a (near-)singular remainder, as at
+   * x = x_r, gets a zero pivot instead of failing. */
+  L[0] = sqrt (fmax (cov[0], 0));
+  if (b == 2)
+    {
+      L[2] = L[0] > 0 ? cov[2] / L[0] : 0;
+      L[3] = sqrt (fmax (cov[3] - L[2] * L[2], 0));
+    }
+  sg_gemm (0, 0, b, N, b, 1.0, L, a->Z, 0.0, a->F);
+  for (size_t i = 0; i < b; i++)
+    for (size_t j = 0; j < N; j++)
+      a->F[i * N + j] += mean[i];
+  return SG_OK;
+}
+
+static int
+too_close_to_ref (const acq_ctx *a, const double *x)
+{
+  const sg_bo *bo = a->bo;
+  for (size_t j = 0; j < bo->cfg.dim; j++)
+    if (fabs (x[j] - bo->ref[j]) > a->min_sep[j])
+      return 0;
+  return 1;
+}
+
+/* Fills F (and h when b = 2) at X; returns SG_OK or a status. */
+static int
+samples_at (acq_ctx *a, const double *x)
+{
+  size_t dim = a->bo->cfg.dim, N = a->N;
+  memcpy (a->XX, x, dim * sizeof *x);
+  if (a->b == 2)
+    memcpy (a->XX + dim, a->bo->ref, dim * sizeof *x);
+  int status = joint_samples (a);
+  if (status == SG_OK && a->b == 2)
+    for (size_t j = 0; j < N; j++)
+      a->h[j] = a->F[j] - a->F[N + j];
+  return status;
+}
+
+static double
+acquisition_value (const acq_ctx *a)
+{
+  const sg_bo_config *c = &a->bo->cfg;
+  size_t N = a->N;
+  double sd = a->bo->hyper.noise.probit_sd;
+  switch (a->target)
+    {
+    case TARGET_DUEL:
+      switch (c->acquisition)
+        {
+        case SG_BO_ACQ_EIIG: return sg_acq_eiig (a->h, N, sd, c->eiig_k);
+        case SG_BO_ACQ_EPI: return sg_acq_epi (a->h, N, sd);
+        case SG_BO_ACQ_THOMPSON: return a->h[N - 1];
+        case SG_BO_ACQ_UCB:
+        default: return sg_acq_hpd (a->h, N, c->ucb_level, a->scratch, NULL);
+        }
+    case TARGET_NUMERIC:
+      if (c->numeric_acquisition == SG_BO_NUMERIC_EI && a->b == 2)
+        return sg_acq_expected_improvement (a->h, N);
+      return sg_acq_hpd (a->F, N, c->ucb_level, a->scratch, NULL);
+    case TARGET_SAFE:
+    default:
+      return sg_acq_safe_ucb (a->F, N, c->ucb_level, c->threshold,
+                              c->safe_probability, c->safe_penalty, a->scratch);
+    }
+}
+
+static double
+acq_eval (const double *x, void *user_data)
+{
+  acq_ctx *a = user_data;
+  if (a->status != SG_OK)
+    return -INFINITY;
+  if (a->target == TARGET_DUEL && too_close_to_ref (a, x))
+    return -INFINITY;  /* a duel of x_r against itself says nothing */
+  int status = samples_at (a, x);
+  if (status != SG_OK)
+    {
+      a->status = status;
+      return -INFINITY;
+    }
+  return acquisition_value (a);
+}
+
+static void
+acq_ctx_clear (acq_ctx *a)
+{
+  free (a->F);
+  free (a->h);
+  free (a->scratch);
+  free (a->Z);
+  if (a->crn)
+    gsl_rng_free (a->crn);
+}
+
+static int
+acq_ctx_init (acq_ctx *a, const sg_bo *bo, gsl_rng *rng)
+{
+  memset (a, 0, sizeof *a);
+  a->bo = bo;
+  a->N = bo->post ? sg_skewgp_samples_count (bo->samples) : bo->cfg.n_samples;
+  a->b = bo->has_ref && bo->cfg.mode != SG_BO_SAFE ? 2 : 1;
+  size_t N = a->N;
+  a->F = malloc (2 * N * sizeof *a->F);
+  a->h = malloc (N * sizeof *a->h);
+  a->scratch = malloc (N * sizeof *a->scratch);
+  a->Z = malloc (2 * N * sizeof *a->Z);
+  a->crn = gsl_rng_alloc (gsl_rng_mt19937);
+  if (!a->F || !a->h || !a->scratch || !a->Z || !a->crn)
+    {
+      acq_ctx_clear (a);
+      return SG_ENOMEM;
+    }
+  a->crn_seed = gsl_rng_get (rng);
+  gsl_rng_set (a->crn, a->crn_seed);
+  for (size_t i = 0; i < 2 * N; i++)
+    a->Z[i] = sg_rng_gaussian (a->crn);
+  for (size_t j = 0; j < bo->cfg.dim; j++)
+    a->min_sep[j] = 1e-6 * (bo->cfg.upper[j] - bo->cfg.lower[j]);
+  return SG_OK;
+}
+
+/* Maximises the acquisition for TARGET; X and *VALUE receive the result. */
+static int
+maximise (acq_ctx *a, acq_target target, gsl_rng *rng, const sg_progress *progress,
+          double *x, double *value)
+{
+  const sg_bo *bo = a->bo;
+  a->target = target;
+  a->status = SG_OK;
+  int status = sg_acq_maximize (bo->cfg.dim, bo->cfg.lower, bo->cfg.upper, acq_eval, a,
+                                bo->data.X, bo->data.n_inputs, &bo->cfg.search, rng,
+                                progress, x, value);
+  if (status == SG_OK && a->status != SG_OK)
+    status = a->status;
+  if (status == SG_OK && !isfinite (*value))
+    {
+      /* Every candidate was excluded (only possible for a duel whose box
+       * has collapsed onto x_r): fall back to a random distinct point. */
+      do
+        random_point (&bo->cfg, rng, x);
+      while (target == TARGET_DUEL && too_close_to_ref (a, x));
+      *value = NAN;
+    }
+  return status;
+}
+
+/* The probabilities reported with a query, from the samples at X. */
+static int
+describe (acq_ctx *a, const double *x, sg_bo_query *q)
+{
+  int status = samples_at (a, x);
+  if (status != SG_OK)
+    return status;
+  if (a->b == 2)
+    {
+      size_t c = 0;
+      for (size_t j = 0; j < a->N; j++)
+        c += a->h[j] > 0;
+      q->prob_better = (double) c / (double) a->N;
+    }
+  if (a->bo->cfg.mode == SG_BO_SAFE)
+    q->prob_safe = sg_acq_prob_at_least (a->F, a->N, a->bo->cfg.threshold);
+  return SG_OK;
+}
+
+static int
+model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *q)
+{
+  acq_ctx a;
+  int status = acq_ctx_init (&a, bo, rng);
+  if (status != SG_OK)
+    return status;
+  const sg_bo_config *c = &bo->cfg;
+  double x[SG_BO_MAX_DIM], v = NAN;
+  sub_progress sp;
+  if (c->mode == SG_BO_SAFE)
+    {
+      q->kind = SG_BO_QUERY_VALUE;
+      status = maximise (&a, TARGET_SAFE, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
+                         x, &v);
+    }
+  else if (c->mode == SG_BO_MIXED && c->mixed_policy == SG_BO_MIXED_SCHEDULE
+           && schedule_wants_value (bo))
+    {
+      q->kind = SG_BO_QUERY_VALUE;
+      status = maximise (&a, TARGET_NUMERIC, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
+                         x, &v);
+    }
+  else
+    {
+      q->kind = SG_BO_QUERY_DUEL;
+      status = maximise (&a, TARGET_DUEL, rng, sub_progress_init (&sp, progress, 0.5, 0.8),
+                         x, &v);
+      if (status == SG_OK && c->mode == SG_BO_MIXED && c->mixed_policy == SG_BO_MIXED_CONFIDENT)
+        {
+          status = samples_at (&a, x);
+          double p = status == SG_OK
+                       ? sg_acq_epi (a.h, a.N, bo->hyper.noise.probit_sd) : NAN;
+          if (status == SG_OK && (p > c->mixed_confidence || p < 1 - c->mixed_confidence))
+            {
+              q->kind = SG_BO_QUERY_VALUE;
+              status = maximise (&a, TARGET_NUMERIC, rng,
+                                 sub_progress_init (&sp, progress, 0.8, 1.0), x, &v);
+            }
+        }
+    }
+  if (status == SG_OK)
+    status = describe (&a, x, q);
+  if (status == SG_OK)
+    {
+      memcpy (q->x, x, c->dim * sizeof *x);
+      if (bo->has_ref)
+        memcpy (q->x_ref, bo->ref, c->dim * sizeof *x);
+      q->acquisition = v;
+    }
+  acq_ctx_clear (&a);
+  return status;
+}
+
+int
+sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
+               sg_bo_query *query)
+{
+  if (bo == NULL || rng == NULL || query == NULL)
+    return SG_EINVAL;
+  sg_bo_query q;
+  query_reset (&q);
+  if (initial_query (bo, rng, &q))
+    {
+      *query = q;
+      return SG_OK;
+    }
+  drop_model (bo);
+  sub_progress sp;
+  int status = build_model (bo, rng, sub_progress_init (&sp, progress, 0.0, 0.5));
+  if (status == SG_OK)
+    status = model_query (bo, rng, progress, &q);
+  if (status == SG_OK)
+    *query = q;
+  return status;
+}
+
+/* ---- Hyperparameters ------------------------------------------------------- */
+
+int
+sg_bo_refit_due (const sg_bo *bo)
+{
+  size_t n = bo->n_log;
+  if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || n == 0
+      || (bo->refit_done && bo->refit_n == n))
+    return 0;
+  return n <= bo->cfg.refit_until
+         || (bo->cfg.refit_every > 0 && n % bo->cfg.refit_every == 0);
+}
+
+static int
+has_numeric_data (const sg_data *d)
+{
+  for (size_t i = 0; i < d->n_obs; i++)
+    if (d->obs[i].kind == SG_OBS_NUMERIC || d->obs[i].kind == SG_OBS_VALID)
+      return 1;
+  return 0;
+}
+
+int
+sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_fit_result *res)
+{
+  if (bo == NULL)
+    return SG_EINVAL;
+  sg_fit_result r;
+  memset (&r, 0, sizeof r);
+  unsigned free_mask = bo->cfg.refit_free;
+  if (!has_numeric_data (&bo->data))
+    free_mask &= ~(unsigned) (SG_FIT_MEAN | SG_FIT_NUMERIC_SD);
+  if (bo->hyper.s == 0)
+    free_mask &= ~(unsigned) (SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS);
+  if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || bo->data.n_obs < 2 || free_mask == 0)
+    {
+      bo->refit_done = 1;
+      bo->refit_n = bo->n_log;
+      if (res)
+        *res = r;
+      return SG_OK;
+    }
+  size_t s = bo->hyper.s, dim = bo->cfg.dim;
+  double *buf = malloc ((s * dim + 2 * s + 1) * sizeof *buf);
+  if (buf == NULL)
+    return SG_ENOMEM;
+  sg_hyper h;
+  hyper_copy (&h, &bo->hyper, buf, dim);
+
+  sg_fit_spec spec;
+  int status = sg_fit_spec_default (&spec, free_mask, &bo->data);
+  /* Duels alone barely identify the scale of f (the evidence keeps
+   * growing with the variance as the data get separable): cap it as the
+   * reference code does (variance in [e^-5, e^4.1] = [0.0067, 60]). */
+  if (!has_numeric_data (&bo->data))
+    spec.variance.upper = fmin (spec.variance.upper, 60.0);
+  for (size_t j = 0; j < dim; j++)
+    {
+      double w = bo->cfg.upper[j] - bo->cfg.lower[j];
+      spec.lengthscale[j].lower = bo->cfg.refit_lengthscale_min * w;
+      spec.lengthscale[j].upper = bo->cfg.refit_lengthscale_max * w;
+    }
+  sg_fit_method method = bo->cfg.surrogate == SG_BO_SURROGATE_LAPLACE ? SG_FIT_METHOD_LAPLACE
+                         : bo->cfg.surrogate == SG_BO_SURROGATE_EP    ? SG_FIT_METHOD_EP
+                                                                      : SG_FIT_METHOD_SKEWGP;
+  sg_evidence_ctx ctx;
+  sg_evidence_ctx_init (&ctx, method, &bo->data);
+  sg_fit_options opt = bo->cfg.refit;
+  opt.progress = progress;
+  if (opt.n_starts > 1 && rng == NULL)
+    opt.n_starts = 1;
+  if (status == SG_OK)
+    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, &h, &r);
+  if (status == SG_OK)
+    {
+      hyper_copy (&bo->hyper, &h, bo->hyper_buf, dim);
+      drop_model (bo);
+      bo->refit_done = 1;
+      bo->refit_n = bo->n_log;
+      if (res)
+        *res = r;
+    }
+  free (buf);
+  return status;
+}
+
+const sg_hyper *
+sg_bo_get_hyper (const sg_bo *bo)
+{
+  return &bo->hyper;
+}
+
+int
+sg_bo_set_hyper (sg_bo *bo, const sg_hyper *hyper)
+{
+  if (bo == NULL || hyper == NULL || hyper->s != bo->cfg.prior.s)
+    return SG_EINVAL;
+  sg_bo_config c = bo->cfg;
+  c.prior = *hyper;
+  if (sg_bo_config_check (&c) != SG_OK)
+    return SG_EINVAL;
+  hyper_copy (&bo->hyper, hyper, bo->hyper_buf, bo->cfg.dim);
+  drop_model (bo);
+  return SG_OK;
+}
+
+/* ---- The model for plots ----------------------------------------------------- */
+
+size_t sg_bo_model_n_answers (const sg_bo *bo) { return bo->model_n; }
+const sg_skewgp_posterior *sg_bo_skewgp_posterior (const sg_bo *bo) { return bo->post; }
+const sg_skewgp_samples *sg_bo_skewgp_samples (const sg_bo *bo) { return bo->samples; }
+const sg_gauss_post *sg_bo_gauss_post (const sg_bo *bo) { return bo->has_gpost ? &bo->gpost : NULL; }
+
+int
+sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b, double level,
+                 const sg_progress *progress, sg_point_summary *out)
+{
+  if (bo == NULL || XS == NULL || out == NULL || b == 0 || !(level > 0 && level < 1))
+    return SG_EINVAL;
+  const double *ref = bo->has_ref ? bo->ref : NULL;
+  if (bo->post != NULL)
+    {
+      sg_summary_options o;
+      sg_summary_options_default (&o);
+      o.level = level;
+      o.reference = ref;
+      return sg_skewgp_summarize (bo->post, bo->samples, XS, b, &o, progress, out);
+    }
+  if (bo->has_gpost)
+    return sg_gauss_post_summaries (&bo->gpost, XS, b, level, ref, out);
+  return SG_EINVAL;
+}
+
+/* ---- Names --------------------------------------------------------------------- */
+
+static const char *const mode_names[] = { "preference", "mixed", "safe" };
+static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson" };
+static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random" };
+
+const char *
+sg_bo_mode_name (sg_bo_mode m)
+{
+  return (unsigned) m < 3 ? mode_names[m] : "?";
+}
+
+const char *
+sg_bo_acquisition_name (sg_bo_acquisition a)
+{
+  return (unsigned) a < 4 ? acq_names[a] : "?";
+}
+
+const char *
+sg_bo_surrogate_name (sg_bo_surrogate s)
+{
+  return (unsigned) s < 4 ? surrogate_names[s] : "?";
+}
+
+static int
+parse_name (const char *name, const char *const *names, int n, int *out)
+{
+  if (name == NULL)
+    return SG_EINVAL;
+  for (int i = 0; i < n; i++)
+    if (strcmp (name, names[i]) == 0)
+      {
+        *out = i;
+        return SG_OK;
+      }
+  return SG_EINVAL;
+}
+
+int
+sg_bo_mode_parse (const char *name, sg_bo_mode *mode)
+{
+  int i;
+  int status = parse_name (name, mode_names, 3, &i);
+  if (status == SG_OK)
+    *mode = (sg_bo_mode) i;
+  return status;
+}
+
+int
+sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq)
+{
+  int i;
+  int status = parse_name (name, acq_names, 4, &i);
+  if (status == SG_OK)
+    *acq = (sg_bo_acquisition) i;
+  return status;
+}
+
+int
+sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate)
+{
+  int i;
+  int status = parse_name (name, surrogate_names, 4, &i);
+  if (status == SG_OK)
+    *surrogate = (sg_bo_surrogate) i;
+  return status;
+}

@@ -1,0 +1,274 @@
+/* sg-bo.h — the Bayesian-optimisation loops as a state machine
+ * (DESIGN §2, §3.8, §3.10; paper 001 section 5.2).
+ *
+ * One sg_bo holds an experiment's configuration, its answers so far and
+ * the surrogate model of the last proposal. A GUI (or the CLI, or a test)
+ * drives it one answer at a time:
+ *
+ *     sg_bo_new (config)                      once per job (cheap)
+ *     sg_bo_answer_duel / _value / _invalid   replay the session's log
+ *     [sg_bo_refit]                           when sg_bo_refit_due says so
+ *     sg_bo_propose (bo, rng, progress, &q)   the heavy, cancellable step
+ *     ... show q, wait for the person ...
+ *     sg_bo_answer_*  or  sg_bo_undo
+ *
+ * The three loops (001 sec. 5.2):
+ *   preference  every query is a duel "x or x_r?" with x_r the current
+ *               best; the winner becomes x_r (001 sec. 5.2.1).
+ *   mixed       as preference, but some iterations ask for the value
+ *               g(x) instead: every MIXED_EVERY-th iteration after the
+ *               initial design (001 sec. 5.2.2: iterations 4, 8, 12, ...),
+ *               or, with the CONFIDENT policy, whenever the duel's outcome
+ *               is already nearly certain (P(x beats x_r) outside
+ *               [1 - c, c]), so a duel would teach little. A value y
+ *               at x makes x the new x_r when x_r's own measured value
+ *               is lower (or x is x_r, or there is no x_r yet); a duel
+ *               winner whose value was never measured stays x_r.
+ *   safe        every query asks for g(x), answered by a value or
+ *               "invalid" (g(x) < h, no output); likelihood 001 eq. 40;
+ *               x_r is the valid point with the largest value (the last
+ *               measurement counts when a point is measured again).
+ *
+ * Before the model is used, an initial design of random points (from the
+ * caller's RNG) is asked: preference N_INITIAL duels (the first one
+ * between two random points); mixed N_INITIAL duels then N_INITIAL
+ * values; safe the SAFE_START point (or N_INITIAL random points when no
+ * safe start is given).
+ *
+ * Surrogates: the exact SkewGP posterior (default; sg-skewgp.h), its
+ * Laplace or EP Gaussian approximation (sg-laplace.h, sg-ep.h), or random
+ * search (uniform proposals: the floor every method must beat).
+ *
+ * Acquisitions (sg-acq.h) are computed from N joint posterior samples of
+ * (f(x), f(x_r)) for every model, as in 001 sec. 5 (footnote 13: sampling
+ * for LP and EP too, so the comparison is fair). For the SkewGP the
+ * truncated samples of t are drawn once per proposal and reused for every
+ * candidate point (001 sec. 4); the Gaussian remainder and, for
+ * Laplace/EP, the Gaussian samples use common random numbers (the same
+ * normal variates at every x), so the acquisition is a deterministic,
+ * piecewise-smooth function of x that a local optimiser can climb.
+ *
+ * Determinism: everything depends only on the configuration, the answers
+ * and the RNG states passed in. sg_bo_rng gives the recommended stream
+ * for a proposal (seed, number of answers), so rebuilding an sg_bo from
+ * a session log and proposing again gives the same query.
+ *
+ * Threading: no globals; an sg_bo may be used from one thread at a time.
+ * Hyperparameters changed by sg_bo_refit are NOT derived from the answers
+ * alone: store them (sg_bo_get_hyper) with the session and restore them
+ * with sg_bo_set_hyper when rebuilding.
+ */
+#pragma once
+
+#include "sg-acq.h"
+#include "sg-common.h"
+#include "sg-data.h"
+#include "sg-fit.h"
+#include "sg-gaussian-post.h"
+#include "sg-kernel.h"
+#include "sg-skewgp.h"
+#include "sg-summary.h"
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+#define SG_BO_MAX_DIM SG_KERNEL_MAX_DIM
+
+typedef enum {
+  SG_BO_PREFERENCE = 0,
+  SG_BO_MIXED,
+  SG_BO_SAFE,
+} sg_bo_mode;
+
+/* The acquisition for duels (and, in safe mode, ignored). */
+typedef enum {
+  SG_BO_ACQ_UCB = 0,    /* dueling UCB, upper end of the HPD of f(x)-f(x_r) */
+  SG_BO_ACQ_EIIG,       /* k log E[Phi] + information gain                 */
+  SG_BO_ACQ_EPI,        /* expected probability of improvement            */
+  SG_BO_ACQ_THOMPSON,   /* one posterior sample of f(x) - f(x_r)          */
+} sg_bo_acquisition;
+
+/* The acquisition for value queries of mixed mode. */
+typedef enum {
+  SG_BO_NUMERIC_UCB = 0,  /* upper end of the HPD interval of f(x)        */
+  SG_BO_NUMERIC_EI,       /* E[max(f(x) - f(x_r), 0)]                     */
+} sg_bo_numeric_acquisition;
+
+typedef enum {
+  SG_BO_SURROGATE_SKEWGP = 0,
+  SG_BO_SURROGATE_LAPLACE,
+  SG_BO_SURROGATE_EP,
+  SG_BO_SURROGATE_RANDOM,
+} sg_bo_surrogate;
+
+typedef enum {
+  SG_BO_MIXED_SCHEDULE = 0,  /* a value every MIXED_EVERY-th iteration      */
+  SG_BO_MIXED_CONFIDENT,     /* a value when the duel's outcome is certain */
+} sg_bo_mixed_policy;
+
+typedef struct {
+  size_t dim;
+  double lower[SG_BO_MAX_DIM], upper[SG_BO_MAX_DIM];   /* the search box */
+  sg_bo_mode mode;
+  sg_bo_acquisition acquisition;
+  sg_bo_numeric_acquisition numeric_acquisition;
+  sg_bo_surrogate surrogate;
+
+  /* Prior and noise (sg-fit.h): kernel, constant mean, numeric_sd and
+   * probit_sd, and an optional SkewGP latent part (s pseudo-points with
+   * phases and gamma; the arrays are copied by sg_bo_new). Laplace / EP
+   * use the GP part only (s must be 0 for them). */
+  sg_hyper prior;
+
+  /* Acquisition parameters. */
+  double ucb_level;        /* HPD level of the UCBs (default 0.95)         */
+  double eiig_k;           /* k of EIIG (default 0.1)                      */
+  double threshold;        /* safe mode: h (default 0)                     */
+  double safe_probability; /* safe mode: required P(f >= h) (default 0.7)  */
+  double safe_penalty;     /* safe mode: penalty below it (default 1000)   */
+
+  /* Mixed mode. */
+  sg_bo_mixed_policy mixed_policy;
+  size_t mixed_every;      /* default 4                                    */
+  double mixed_confidence; /* c of the CONFIDENT policy (default 0.95)     */
+
+  /* Initial design. */
+  size_t n_initial;        /* default 5                                    */
+  int has_safe_start;
+  double safe_start[SG_BO_MAX_DIM];
+
+  /* Hyperparameter refits (sg_bo_refit_due): after every answer while
+   * there are at most REFIT_UNTIL answers, then every REFIT_EVERY-th
+   * answer (the reference code: 30 and 10); 0 and 0 = never. */
+  size_t refit_until;
+  size_t refit_every;
+  unsigned refit_free;     /* SG_FIT_* groups (default lengthscales +
+                              variance; mean and numeric_sd are freed
+                              automatically only if listed here)           */
+  sg_fit_options refit;    /* budget of one refit (default 1 start, 150
+                              evaluations, BOBYQA)                         */
+  double refit_lengthscale_min;  /* box of the fitted lengthscales, as     */
+  double refit_lengthscale_max;  /* fractions of the box width (default
+                                    0.05 and 2: a few duels otherwise
+                                    favour white-noise lengthscales)       */
+
+  /* Model and search effort. */
+  size_t n_samples;              /* posterior samples (default 1000)        */
+  sg_skewgp_sample_options sampling;  /* lin-ess burn-in / thinning          */
+  sg_acq_max_options search;     /* candidates + local refinement          */
+  uint64_t seed;                 /* for sg_bo_rng                          */
+} sg_bo_config;
+
+/* Defaults for a box (DIM <= SG_BO_MAX_DIM): preference mode, UCB, exact
+ * SkewGP, RBF kernel with variance 1 and lengthscales 0.2 x the box
+ * widths, mean 0, numeric_sd 0.1, probit_sd 1/sqrt2 (so a duel's
+ * likelihood is Phi(f(a) - f(b)), as in the reference code), s = 0,
+ * threshold 0, safe 0.7 / 1000, mixed every 4, 5 initial, refits 30 / 10,
+ * 1000 samples, seed 0. Returns SG_EINVAL for a bad box. */
+int sg_bo_config_default (sg_bo_config *config, size_t dim,
+                          const double *lower, const double *upper);
+/* SG_OK if the configuration is usable. */
+int sg_bo_config_check (const sg_bo_config *config);
+
+typedef struct sg_bo sg_bo;
+
+/* A new loop with no answers. Copies CONFIG (and its prior arrays).
+ * SG_EINVAL (sg_bo_config_check), SG_ENOMEM. */
+int sg_bo_new (const sg_bo_config *config, sg_bo **out);
+void sg_bo_free (sg_bo *bo);
+const sg_bo_config *sg_bo_get_config (const sg_bo *bo);
+
+/* ---- Answers ------------------------------------------------------------
+ * Points must be finite and inside the box. On any error nothing changes.
+ */
+
+/* A duel between XA and XB; A_WON = 1 if XA was preferred. The winner
+ * becomes x_r. Preference and mixed modes; SG_EINVAL when XA == XB. */
+int sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won);
+/* A measured value Y at X: a numeric observation (mixed) or a valid one
+ * (safe, threshold h). SG_EINVAL in preference mode. */
+int sg_bo_answer_value (sg_bo *bo, const double *x, double y);
+/* X produced no output (g(x) < h). Safe mode only. */
+int sg_bo_answer_invalid (sg_bo *bo, const double *x);
+/* Removes the last answer and restores x_r as it was before it.
+ * SG_EINVAL when there is no answer. */
+int sg_bo_undo (sg_bo *bo);
+
+size_t sg_bo_n_answers (const sg_bo *bo);
+/* The data (sg-data.h) of all answers, borrowed. */
+const sg_data *sg_bo_data (const sg_bo *bo);
+/* The current best point x_r into X (dim); returns 0 if there is none yet. */
+int sg_bo_best (const sg_bo *bo, double *x);
+
+/* ---- Proposals ---------------------------------------------------------- */
+
+typedef enum {
+  SG_BO_QUERY_DUEL = 0,    /* "x (A) or x_ref (B)?"                        */
+  SG_BO_QUERY_VALUE,       /* "what is g(x)?" (or "invalid" in safe mode)  */
+} sg_bo_query_kind;
+
+typedef struct {
+  sg_bo_query_kind kind;
+  double x[SG_BO_MAX_DIM];      /* the new point (A of a duel)             */
+  double x_ref[SG_BO_MAX_DIM];  /* B of a duel (the current best)          */
+  int initial;                  /* 1: from the initial random design       */
+  int random;                   /* 1: random (initial design or surrogate) */
+  double acquisition;           /* acquisition value at x (NaN if random)  */
+  double prob_better;           /* P(f(x) > f(x_ref)) from the samples
+                                   (NaN when unknown)                     */
+  double prob_safe;             /* safe mode: P(f(x) >= h) (else NaN)      */
+} sg_bo_query;
+
+/* The recommended RNG for the next proposal: sg_rng_new(config.seed,
+ * 1 + number of answers). NULL on ENOMEM; free with sg_rng_free. */
+gsl_rng *sg_bo_rng (const sg_bo *bo);
+
+/* Computes the next query: builds the surrogate posterior from the
+ * answers (kept for sg_bo_summarize / the accessors below), draws its
+ * samples, maximises the acquisition over the box. PROGRESS (may be NULL)
+ * is polled throughout; on SG_ECANCELLED the loop is unchanged except
+ * that the previous model may have been dropped. Errors: SG_ENOMEM,
+ * SG_ENOTPD / SG_ENUMERIC / SG_EINFEASIBLE from the surrogate. */
+int sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
+                   sg_bo_query *query);
+
+/* ---- Hyperparameters ----------------------------------------------------- */
+
+/* 1 if the refit schedule asks for a refit now (and none was done at the
+ * current number of answers). Never for the random surrogate. */
+int sg_bo_refit_due (const sg_bo *bo);
+/* Refits the free hyperparameters (config.refit_free) by maximising the
+ * surrogate's log evidence (exact SkewGP evidence, or the Laplace / EP
+ * approximation; sg_fit) from the current values. RNG is used only for
+ * extra starts (may be NULL with one start); RES may be NULL. With fewer
+ * than two observations nothing is fitted (SG_OK, RES->n_evals = 0).
+ * On failure the hyperparameters are unchanged. */
+int sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
+                 sg_fit_result *res);
+/* The current hyperparameters (borrowed; arrays owned by BO). */
+const sg_hyper *sg_bo_get_hyper (const sg_bo *bo);
+/* Replaces them (arrays copied; s must match the configuration's). */
+int sg_bo_set_hyper (sg_bo *bo, const sg_hyper *hyper);
+
+/* ---- The model of the last proposal (for plots) -------------------------
+ * Valid until the next sg_bo_propose / sg_bo_refit / sg_bo_free; it
+ * describes the data as they were when it was built
+ * (sg_bo_model_n_answers). NULL / SIZE_MAX when there is none. */
+size_t sg_bo_model_n_answers (const sg_bo *bo);
+const sg_skewgp_posterior *sg_bo_skewgp_posterior (const sg_bo *bo);
+const sg_skewgp_samples *sg_bo_skewgp_samples (const sg_bo *bo);
+const sg_gauss_post *sg_bo_gauss_post (const sg_bo *bo);
+/* Per-point summaries (sg-summary.h) of the current model at B points XS
+ * (b x dim) at credible LEVEL, prob_better against x_r when there is one.
+ * SG_EINVAL when there is no model. */
+int sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b,
+                     double level, const sg_progress *progress,
+                     sg_point_summary *out);
+
+const char *sg_bo_mode_name (sg_bo_mode mode);
+const char *sg_bo_acquisition_name (sg_bo_acquisition acq);
+const char *sg_bo_surrogate_name (sg_bo_surrogate surrogate);
+/* Parse the names above; SG_EINVAL for unknown ones. */
+int sg_bo_mode_parse (const char *name, sg_bo_mode *mode);
+int sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq);
+int sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate);

@@ -1,0 +1,303 @@
+/* test-cli-bo.c — `skewgp bo` end to end: the problem list, the JSON Lines
+ * of each mode and surrogate, determinism, and bad flags. */
+#include "cli-harness.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Runs `skewgp bo ARGS...` (NULL-terminated). */
+static CliResult
+run_bo (const char *first, ...)
+{
+  const char *exe = g_getenv ("SKEWGP");
+  g_assert_nonnull (exe);
+  GPtrArray *argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) exe);
+  g_ptr_array_add (argv, (gpointer) "bo");
+  va_list ap;
+  va_start (ap, first);
+  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_newv (
+      (const char *const *) argv->pdata,
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_ptr_array_free (argv, TRUE);
+  CliResult r = { 0 };
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  r.status = g_subprocess_get_exit_status (proc);
+  return r;
+}
+
+/* The JSON objects of the output lines. */
+static GPtrArray *
+parse_lines (const char *out)
+{
+  GPtrArray *objs = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      if (**l == '\0')
+        continue;
+      g_autoptr (JsonParser) p = json_parser_new ();
+      g_autoptr (GError) error = NULL;
+      g_assert_true (json_parser_load_from_data (p, *l, -1, &error));
+      g_assert_no_error (error);
+      g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p)));
+      g_ptr_array_add (objs, json_node_copy (json_parser_get_root (p)));
+    }
+  return objs;
+}
+
+static JsonObject *
+line (GPtrArray *objs, guint i)
+{
+  return json_node_get_object (g_ptr_array_index (objs, i));
+}
+
+static void
+test_list (void)
+{
+  CliResult r = run_bo ("--list", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autoptr (GPtrArray) objs = parse_lines (r.out);
+  const char *names[] = { "cos1d", "six-hump-camel", "langermann", "colville",
+                          "rosenbrock5", "hartmann6", "safe-gp1d" };
+  for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      gboolean found = FALSE;
+      for (guint i = 0; i < objs->len; i++)
+        if (strcmp (json_object_get_string_member (line (objs, i), "name"), names[k]) == 0)
+          {
+            found = TRUE;
+            JsonObject *o = line (objs, i);
+            gint64 dim = json_object_get_int_member (o, "dim");
+            g_assert_cmpint (json_array_get_length (json_object_get_array_member (o, "lower")),
+                             ==, dim);
+          }
+      g_assert_true (found);
+    }
+  cli_result_clear (&r);
+}
+
+/* Checks the common fields of a run's output and returns the lines. */
+static GPtrArray *
+check_run (CliResult *r, guint expect_lines, gint64 dim, gboolean safe)
+{
+  if (r->status != 0)
+    g_test_message ("stderr: %s", r->err);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (r->err, ==, "");
+  GPtrArray *objs = parse_lines (r->out);
+  g_assert_cmpuint (objs->len, ==, expect_lines + 1);
+  double last_best = NAN;
+  for (guint i = 0; i < expect_lines; i++)
+    {
+      JsonObject *o = line (objs, i);
+      g_assert_cmpint (json_object_get_int_member (o, "iteration"), ==, i + 1);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "query")), ==,
+                        dim);
+      g_assert_true (json_object_has_member (o, "answer"));
+      g_assert_true (json_object_has_member (o, "best_x"));
+      g_assert_true (json_object_has_member (o, "best_value"));
+      g_assert_cmpfloat (json_object_get_double_member (o, "seconds"), >=, 0);
+      g_assert_cmpint (json_object_has_member (o, "violation"), ==, safe);
+      if (!json_object_get_null_member (o, "best_value"))
+        last_best = json_object_get_double_member (o, "best_value");
+    }
+  JsonObject *s = line (objs, expect_lines);
+  g_assert_true (json_object_get_boolean_member (s, "summary"));
+  double best = json_object_get_double_member (s, "best_value");
+  g_assert_cmpfloat (best, ==, last_best);
+  /* the true objective at x_r can never beat the problem's optimum */
+  g_assert_cmpfloat (best, <=, json_object_get_double_member (s, "optimum") + 1e-12);
+  g_assert_cmpfloat (fabs (json_object_get_double_member (s, "regret")
+                           - (json_object_get_double_member (s, "optimum") - best)),
+                     <, 1e-12);
+  return objs;
+}
+
+static void
+test_preference (void)
+{
+  CliResult r = run_bo ("--problem", "six-hump-camel", "--iterations", "3", "--initial", "2",
+                        "--seed", "4", "--samples", "200", "--candidates", "50", NULL);
+  g_autoptr (GPtrArray) objs = check_run (&r, 5, 2, FALSE);
+  for (guint i = 0; i < 5; i++)
+    {
+      JsonObject *o = line (objs, i);
+      g_assert_cmpstr (json_object_get_string_member (o, "kind"), ==, "duel");
+      g_assert_cmpint (json_object_get_boolean_member (o, "initial"), ==, i < 2);
+      const char *ans = json_object_get_string_member (o, "answer");
+      g_assert_true (strcmp (ans, "A") == 0 || strcmp (ans, "B") == 0);
+      JsonArray *q = json_object_get_array_member (o, "query");
+      /* inside the box [-2,2] x [-1,1] */
+      g_assert_cmpfloat (fabs (json_array_get_double_element (q, 0)), <=, 2);
+      g_assert_cmpfloat (fabs (json_array_get_double_element (q, 1)), <=, 1);
+      /* the winner becomes best_x */
+      JsonArray *best = json_object_get_array_member (o, "best_x");
+      JsonArray *win = strcmp (ans, "A") == 0 ? q : json_object_get_array_member (o, "reference");
+      g_assert_cmpfloat (json_array_get_double_element (best, 0), ==,
+                         json_array_get_double_element (win, 0));
+    }
+  /* the same seed gives the same queries and answers */
+  CliResult r2 = run_bo ("--problem", "six-hump-camel", "--iterations", "3", "--initial", "2",
+                         "--seed", "4", "--samples", "200", "--candidates", "50", NULL);
+  g_autoptr (GPtrArray) objs2 = check_run (&r2, 5, 2, FALSE);
+  for (guint i = 0; i < 5; i++)
+    {
+      JsonArray *a = json_object_get_array_member (line (objs, i), "query");
+      JsonArray *b = json_object_get_array_member (line (objs2, i), "query");
+      g_assert_cmpfloat (json_array_get_double_element (a, 0), ==,
+                         json_array_get_double_element (b, 0));
+      g_assert_cmpstr (json_object_get_string_member (line (objs, i), "answer"), ==,
+                       json_object_get_string_member (line (objs2, i), "answer"));
+    }
+  cli_result_clear (&r);
+  cli_result_clear (&r2);
+}
+
+static void
+test_surrogates (void)
+{
+  const char *sur[] = { "laplace", "ep", "random" };
+  const char *acq[] = { "eiig", "epi", "thompson" };
+  for (gsize k = 0; k < G_N_ELEMENTS (sur); k++)
+    {
+      CliResult r = run_bo ("--problem", "cos1d", "--surrogate", sur[k], "--acquisition", acq[k],
+                            "--iterations", "3", "--initial", "2", "--samples", "100",
+                            "--candidates", "30", "--noise", "0.1", NULL);
+      g_autoptr (GPtrArray) objs = check_run (&r, 5, 1, FALSE);
+      JsonObject *s = line (objs, 5);
+      g_assert_cmpstr (json_object_get_string_member (s, "surrogate"), ==, sur[k]);
+      /* random search proposes no model-based point */
+      g_assert_cmpint (json_object_get_int_member (s, "proposals"), ==,
+                       strcmp (sur[k], "random") == 0 ? 0 : 3);
+      cli_result_clear (&r);
+    }
+}
+
+static void
+test_mixed (void)
+{
+  CliResult r = run_bo ("--problem", "cos1d", "--mode", "mixed", "--iterations", "4",
+                        "--initial", "1", "--samples", "100", "--candidates", "30", NULL);
+  g_autoptr (GPtrArray) objs = check_run (&r, 6, 1, FALSE);
+  /* 1 initial duel, 1 initial value, then BO iterations 1-4: a value at 4 */
+  const char *kinds[] = { "duel", "value", "duel", "duel", "duel", "value" };
+  for (guint i = 0; i < 6; i++)
+    {
+      JsonObject *o = line (objs, i);
+      g_assert_cmpstr (json_object_get_string_member (o, "kind"), ==, kinds[i]);
+      if (strcmp (kinds[i], "value") == 0)
+        {
+          /* noiseless: the answer is g(x) = cos 5x + exp(-x^2/2) */
+          double x = json_array_get_double_element (json_object_get_array_member (o, "query"), 0);
+          g_assert_cmpfloat (fabs (json_object_get_double_member (o, "answer")
+                                   - (cos (5 * x) + exp (-x * x / 2))), <, 1e-12);
+        }
+    }
+  cli_result_clear (&r);
+}
+
+static void
+test_safe (void)
+{
+  CliResult r = run_bo ("--problem", "safe-gp1d", "--mode", "safe", "--iterations", "4",
+                        "--seed", "3", "--samples", "200", "--candidates", "50", NULL);
+  g_autoptr (GPtrArray) objs = check_run (&r, 5, 1, TRUE);
+  /* the safe start x = 0 first, which is valid by construction */
+  JsonObject *o = line (objs, 0);
+  g_assert_cmpfloat (json_array_get_double_element (json_object_get_array_member (o, "query"), 0),
+                     ==, 0);
+  g_assert_false (json_object_get_boolean_member (o, "violation"));
+  g_assert_true (json_object_get_boolean_member (o, "initial"));
+  gint64 violations = 0;
+  for (guint i = 0; i < 5; i++)
+    {
+      JsonObject *l = line (objs, i);
+      gboolean v = json_object_get_boolean_member (l, "violation");
+      violations += v;
+      JsonNode *ans = json_object_get_member (l, "answer");
+      g_assert_cmpint (v, ==, JSON_NODE_HOLDS_VALUE (ans)
+                                && json_node_get_value_type (ans) == G_TYPE_STRING);
+    }
+  g_assert_cmpint (json_object_get_int_member (line (objs, 5), "violations"), ==, violations);
+  cli_result_clear (&r);
+
+  /* any problem can run safe with a threshold */
+  r = run_bo ("--problem", "cos1d", "--mode", "safe", "--threshold", "0.5", "--iterations", "2",
+              "--initial", "2", "--samples", "100", "--candidates", "30", NULL);
+  g_autoptr (GPtrArray) objs2 = check_run (&r, 4, 1, TRUE);
+  cli_result_clear (&r);
+}
+
+static void
+assert_bad (const char *needle, const char *first, ...)
+{
+  const char *args[16];
+  int n = 0;
+  va_list ap;
+  va_start (ap, first);
+  for (const char *a = first; a != NULL && n < 15; a = va_arg (ap, const char *))
+    args[n++] = a;
+  va_end (ap);
+  args[n] = NULL;
+  CliResult r = run_bo (n > 0 ? args[0] : NULL, n > 1 ? args[1] : NULL, n > 2 ? args[2] : NULL,
+                        n > 3 ? args[3] : NULL, n > 4 ? args[4] : NULL, n > 5 ? args[5] : NULL,
+                        NULL);
+  if (r.status != 2 || !strstr (r.err, needle))
+    g_test_message ("status %d stderr: %s", r.status, r.err);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, needle));
+  g_assert_true (strchr (r.err, '\n') == r.err + strlen (r.err) - 1); /* one line */
+  cli_result_clear (&r);
+}
+
+static void
+test_bad_input (void)
+{
+  assert_bad ("--problem is required", NULL);
+  assert_bad ("unknown problem 'nope'", "--problem", "nope", NULL);
+  assert_bad ("--mode", "--problem", "cos1d", "--mode", "greedy", NULL);
+  assert_bad ("--surrogate", "--problem", "cos1d", "--surrogate", "gp", NULL);
+  assert_bad ("--acquisition", "--problem", "cos1d", "--acquisition", "ei", NULL);
+  assert_bad ("--iterations", "--problem", "cos1d", "--iterations", "-3", NULL);
+  assert_bad ("--noise", "--problem", "cos1d", "--noise", "x", NULL);
+  assert_bad ("--threshold", "--problem", "cos1d", "--mode", "safe", NULL);
+  assert_bad ("unknown option '--bogus'", "--problem", "cos1d", "--bogus", "1", NULL);
+  assert_bad ("--seed needs a value", "--problem", "cos1d", "--seed", NULL);
+
+  /* help documents the flags */
+  const char *exe = g_getenv ("SKEWGP");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error, exe,
+                                                   "bo", "--help", NULL);
+  g_autofree char *out = NULL;
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  const char *flags[] = { "--problem", "--mode", "--acquisition", "--surrogate", "--iterations",
+                          "--initial", "--seed", "--noise", "--list" };
+  for (gsize k = 0; k < G_N_ELEMENTS (flags); k++)
+    g_assert_nonnull (strstr (out, flags[k]));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/bo/list", test_list);
+  g_test_add_func ("/cli/bo/preference", test_preference);
+  g_test_add_func ("/cli/bo/surrogates", test_surrogates);
+  g_test_add_func ("/cli/bo/mixed", test_mixed);
+  g_test_add_func ("/cli/bo/safe", test_safe);
+  g_test_add_func ("/cli/bo/bad-input", test_bad_input);
+  return g_test_run ();
+}
