@@ -758,6 +758,7 @@ typedef struct {
   atomic_int *cancel;
   const sg_progress *progress;   /* only for the task on the calling thread */
   double *done, total;           /* shared step counter of that thread     */
+  double frac0, frac_span;       /* this phase's share of the progress bar */
   int status;
 } chain_task;
 
@@ -769,7 +770,8 @@ task_tick (chain_task *t)
   if (t->progress == NULL)
     return SG_OK;
   *t->done += PROGRESS_EVERY;
-  if (sg_progress_report (t->progress, fmin (1, *t->done / t->total)) != SG_OK)
+  double fraction = t->frac0 + t->frac_span * fmin (1, *t->done / t->total);
+  if (sg_progress_report (t->progress, fraction) != SG_OK)
     {
       atomic_store (t->cancel, 1);
       return SG_ECANCELLED;
@@ -838,7 +840,8 @@ thread_count (const sg_tmvn_options *opt)
  * t, t + T, ... A thread that cannot be created leaves its tasks to the
  * calling thread, which only costs time. */
 static int
-run_tasks (const sg_tmvn *s, chain_task *tasks, const sg_progress *progress)
+run_tasks (const sg_tmvn *s, chain_task *tasks, const sg_progress *progress,
+           double frac0, double frac_span)
 {
   size_t nc = s->opt.n_chains, nt = thread_count (&s->opt);
   pthread_t *threads = calloc (nt, sizeof *threads);
@@ -862,6 +865,8 @@ run_tasks (const sg_tmvn *s, chain_task *tasks, const sg_progress *progress)
       tasks[c].progress = progress;
       tasks[c].done = &done;
       tasks[c].total = total > 0 ? total : 1;
+      tasks[c].frac0 = frac0;
+      tasks[c].frac_span = frac_span;
     }
 
   for (size_t t = 1; t < nt; t++)
@@ -922,7 +927,8 @@ chain_rngs_free (const sg_tmvn *s, gsl_rng **rngs)
 
 /* Burn-in and, for thin = 0, the pilot run that sets the thinning. */
 static int
-start_chains (sg_tmvn *s, chain_task *tasks, const sg_progress *progress)
+start_chains (sg_tmvn *s, chain_task *tasks, const sg_progress *progress,
+              double frac_span)
 {
   size_t nc = s->opt.n_chains, d = s->d;
   size_t pilot = s->opt.thin == 0 ? s->opt.pilot : 0;
@@ -936,7 +942,7 @@ start_chains (sg_tmvn *s, chain_task *tasks, const sg_progress *progress)
       tasks[c].pilot_out = pilot_out ? pilot_out + c * pilot * d : NULL;
       tasks[c].rows = 0;
     }
-  int status = run_tasks (s, tasks, progress);
+  int status = run_tasks (s, tasks, progress, 0, frac_span);
   if (status == SG_OK && pilot > 0)
     {
       double tau;
@@ -980,8 +986,16 @@ sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n, double *out,
     tasks[c] = (chain_task) { .s = s, .ch = &s->chains[c], .rng = rngs[c],
                               .cancel = &cancel };
 
+  /* Progress: burn-in (and pilot) first, then sampling, in proportion to
+   * their steps (with an automatic thin not chosen yet counted as 1). */
+  double start_share = 0;
   if (!s->started)
-    status = start_chains (s, tasks, progress);
+    {
+      double w1 = (double) (s->opt.burn_in + (s->opt.thin == 0 ? s->opt.pilot : 0));
+      double w2 = (double) ((n + nc - 1) / nc) * (double) (s->thin ? s->thin : 1);
+      start_share = w1 / (w1 + w2);
+      status = start_chains (s, tasks, progress, start_share);
+    }
   if (status == SG_OK)
     {
       for (size_t c = 0; c < nc; c++)
@@ -992,7 +1006,7 @@ sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n, double *out,
           tasks[c].thin = s->thin;
           tasks[c].out = out + r0 * s->d;
         }
-      status = run_tasks (s, tasks, progress);
+      status = run_tasks (s, tasks, progress, start_share, 1 - start_share);
     }
   chain_rngs_free (s, rngs);
   free (rngs);

@@ -638,6 +638,130 @@ test_continuation_and_cancel (void)
   sg_tmvn_free (s);
 }
 
+/* ---- progress -------------------------------------------------------------- */
+
+typedef struct {
+  double last;
+  size_t calls;
+} progress_log;
+
+static int
+record_progress (double fraction, void *data)
+{
+  progress_log *log = data;
+  g_assert_cmpfloat (fraction, >=, log->last);   /* never goes back */
+  g_assert_cmpfloat (fraction, <=, 1);
+  log->last = fraction;
+  log->calls++;
+  return 0;
+}
+
+static void
+test_progress (void)
+{
+  /* burn-in + pilot + sampling on two chains: one monotone bar */
+  double mean[2] = { 0.3, -0.2 }, cov[4] = { 1.0, 0.8, 0.8, 1.5 }, lower[2] = { 0, 0 };
+  sg_tmvn_options opt;
+  sg_tmvn_options_default (&opt);
+  opt.thin = 0;
+  opt.pilot = 3000;
+  opt.burn_in = 3000;
+  opt.n_chains = 2;
+  sg_tmvn *s;
+  g_assert_cmpint (sg_tmvn_new (2, mean, cov, lower, NULL, &opt, &s), ==, SG_OK);
+  gsl_rng *rng = sg_rng_new (4, 0);
+  size_t n = 20000;
+  double *x = g_new (double, n * 2);
+  progress_log log = { 0, 0 };
+  sg_progress progress = { record_progress, &log };
+  g_assert_cmpint (sg_tmvn_sample (s, rng, n, x, &progress), ==, SG_OK);
+  g_test_message ("%zu progress calls, last %.3f", log.calls, log.last);
+  g_assert_cmpuint (log.calls, >, 20);
+  g_assert_cmpfloat (log.last, >, 0.9);
+  g_free (x);
+  sg_rng_free (rng);
+  sg_tmvn_free (s);
+}
+
+/* ---- a SkewGP-like preference posterior ----------------------------------- */
+
+/* t ~ N(0, S) on t > 0 with S = W K W^T + s2 I: W the difference rows of M
+ * duels between random points of [0, 1], K an RBF kernel (lengthscale 0.2),
+ * s2 = 0.02 — the truncated part of a preference posterior (DESIGN §3.3). */
+static double *
+duel_covariance (size_t m, uint64_t seed)
+{
+  gsl_rng *rng = sg_rng_new (seed, 0);
+  size_t n = 2 * m;
+  double *X = g_new (double, n), *K = g_new (double, n * n);
+  double *W = g_new0 (double, m * n), *WK = g_new (double, m * n);
+  double *S = g_new (double, m * m);
+  for (size_t i = 0; i < n; i++)
+    X[i] = gsl_rng_uniform (rng);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++)
+      K[i * n + j] = exp (-0.5 * (X[i] - X[j]) * (X[i] - X[j]) / 0.04);
+  for (size_t i = 0; i < m; i++)
+    {
+      double sign = sin (6 * X[2 * i]) > sin (6 * X[2 * i + 1]) ? 1 : -1;
+      W[i * n + 2 * i] = sign;
+      W[i * n + 2 * i + 1] = -sign;
+    }
+  sg_gemm (0, 0, m, n, n, 1.0, W, K, 0.0, WK);
+  sg_gemm (0, 1, m, m, n, 1.0, WK, W, 0.0, S);
+  sg_symmetrize (S, m);
+  for (size_t i = 0; i < m; i++)
+    S[i * m + i] += 0.02;
+  g_free (X);
+  g_free (K);
+  g_free (W);
+  g_free (WK);
+  sg_rng_free (rng);
+  return S;
+}
+
+static void
+test_duel_posterior (void)
+{
+  /* Both transitions target the same distribution: their means agree
+   * within the combined Markov-chain standard error. And the better-mixing
+   * option does mix better: exact HMC's IAT is a few steps where lin-ess
+   * needs hundreds (results-tmvn.md); this guards against a regression. */
+  const size_t m = 20;
+  double *S = duel_covariance (m, 12);
+  double *mean = g_new0 (double, m), *lower = g_new0 (double, m);
+  sg_tmvn_options opt;
+  sg_tmvn_options_default (&opt);
+  opt.burn_in = 2000;
+  size_t n_ess = 300000, n_hmc = 20000;
+  double *xe = draw (m, mean, S, lower, NULL, &opt, 13, n_ess, NULL);
+  opt.method = SG_TMVN_EXACT_HMC;
+  sg_tmvn_info info;
+  double *xh = draw (m, mean, S, lower, NULL, &opt, 14, n_hmc, &info);
+  g_assert_cmpuint (info.stuck, ==, 0);
+  double tau_ess_max = 0, tau_hmc_max = 0;
+  for (size_t j = 0; j < m; j++)
+    {
+      double me, se_e, te, mh, se_h, th;
+      mean_and_se (xe + j, 1, n_ess, m, &me, &se_e, &te);
+      mean_and_se (xh + j, 1, n_hmc, m, &mh, &se_h, &th);
+      g_test_message ("duels t%zu: lin-ess %.4f (se %.4f, IAT %.0f), HMC %.4f (se %.4f, IAT %.2f)",
+                      j, me, se_e, te, mh, se_h, th);
+      g_assert_cmpfloat (fabs (me - mh), <=, NSE * hypot (se_e, se_h));
+      tau_ess_max = fmax (tau_ess_max, te);
+      tau_hmc_max = fmax (tau_hmc_max, th);
+    }
+  g_test_message ("IAT max: lin-ess %.1f, exact HMC %.2f (%.1f reflections per step)",
+                  tau_ess_max, tau_hmc_max, (double) info.bounces / (double) info.steps);
+  g_assert_cmpfloat (tau_hmc_max, <, 3);
+  g_assert_cmpfloat (tau_ess_max, >, 10 * tau_hmc_max);
+  g_free (xe);
+  g_free (xh);
+  g_free (S);
+  g_free (mean);
+  g_free (lower);
+}
+
 /* ---- the IAT estimator itself -------------------------------------------- */
 
 static void
@@ -707,5 +831,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/tmvn/auto-thin", test_auto_thin);
   g_test_add_func ("/tmvn/bad-input", test_bad_input);
   g_test_add_func ("/tmvn/continuation-and-cancel", test_continuation_and_cancel);
+  g_test_add_func ("/tmvn/progress", test_progress);
+  g_test_add_func ("/tmvn/duel-posterior", test_duel_posterior);
   return g_test_run ();
 }
