@@ -61,6 +61,7 @@ const char *sb_field_name (SbField f);
  * heatmap is then not redrawn. */
 typedef struct _SbGrid2 SbGrid2;
 
+#define SB_TYPE_GRID2 (sb_grid2_get_type ())
 GType sb_grid2_get_type (void) G_GNUC_CONST;
 SbGrid2 *sb_grid2_new (guint nx, guint ny, double x0, double x1, double y0,
                        double y1, const double *values);
@@ -79,6 +80,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbGrid2, sb_grid2_unref)
 
 typedef struct _SbPlotSnapshot SbPlotSnapshot;
 
+#define SB_TYPE_PLOT_SNAPSHOT (sb_plot_snapshot_get_type ())
 GType sb_plot_snapshot_get_type (void) G_GNUC_CONST;
 /* A snapshot for a DIM-dimensional problem; GENERATION is the worker's job
  * counter (views ignore a snapshot older than the one they show). */
@@ -184,6 +186,7 @@ gsize sb_plot_snapshot_get_hyper_history (const SbPlotSnapshot *snap,
 
 typedef struct _SbDensityData SbDensityData;
 
+#define SB_TYPE_DENSITY_DATA (sb_density_data_get_type ())
 GType sb_density_data_get_type (void) G_GNUC_CONST;
 /* Density of f(x) at X (dim), or of f(x) - f(x_r) when DIFFERENCE. */
 SbDensityData *sb_density_data_new (guint dim, const double *x,

@@ -174,8 +174,19 @@ sb_layer_new_heatmap (const char *id, const char *label, guint nx, guint ny,
   l->vmin = vmin;
   l->vmax = vmax;
 
-  /* Normalise once: the colours of the grid nodes, row 0 of the image at
-   * the top (largest y). Premultiplied ARGB as Cairo wants it. */
+  return l;
+}
+
+/* The colours of the grid nodes, computed once, on first draw: a layer that
+ * a chart discards as equal to the one it shows never pays for it. Row 0 of
+ * the image is the top (largest y); premultiplied ARGB as Cairo wants it.
+ * (Layers are drawn from one thread at a time: the main loop, or a test.) */
+static cairo_surface_t *
+heatmap_image (SbLayer *l)
+{
+  if (l->image)
+    return l->image;
+  guint nx = l->nx, ny = l->ny;
   l->image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, nx, ny);
   cairo_surface_flush (l->image);
   unsigned char *data = cairo_image_surface_get_data (l->image);
@@ -185,9 +196,9 @@ sb_layer_new_heatmap (const char *id, const char *label, guint nx, guint ny,
       guint32 *row = (guint32 *) (data + (gsize) (ny - 1 - j) * stride);
       for (guint i = 0; i < nx; i++)
         {
-          double v = values[(gsize) j * nx + i];
+          double v = l->grid[(gsize) j * nx + i];
           SbColor c;
-          sb_colormap_eval (map, isfinite (v) ? (v - vmin) / (vmax - vmin) : NAN, &c);
+          sb_colormap_eval (l->map, isfinite (v) ? (v - l->vmin) / (l->vmax - l->vmin) : NAN, &c);
           guint32 a = (guint32) lround (c.a * 255);
           guint32 r = (guint32) lround (c.r * c.a * 255);
           guint32 g = (guint32) lround (c.g * c.a * 255);
@@ -196,7 +207,7 @@ sb_layer_new_heatmap (const char *id, const char *label, guint nx, guint ny,
         }
     }
   cairo_surface_mark_dirty (l->image);
-  return l;
+  return l->image;
 }
 
 static void
@@ -601,7 +612,7 @@ render_heatmap (const SbLayer *l, cairo_t *cr, const SbFrame *f)
   double dx1 = sb_frame_x_to_device (f, l->gx1 + 0.5 * hx);
   double dy0 = sb_frame_y_to_device (f, l->gy1 + 0.5 * hy);   /* top    */
   double dy1 = sb_frame_y_to_device (f, l->gy0 - 0.5 * hy);   /* bottom */
-  cairo_pattern_t *pat = cairo_pattern_create_for_surface (l->image);
+  cairo_pattern_t *pat = cairo_pattern_create_for_surface (heatmap_image ((SbLayer *) l));
   cairo_matrix_t m;
 
   cairo_matrix_init_scale (&m, l->nx / (dx1 - dx0), l->ny / (dy1 - dy0));

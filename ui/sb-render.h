@@ -212,7 +212,7 @@ SbLayer *sb_layer_new_histogram (const char *id, const char *label,
 /* Heatmap of a grid (NY rows of NX values, layout as sb_contour_segments)
  * over [X0, X1] x [Y0, Y1]; VMIN..VMAX maps onto the colour map (for the
  * diverging map pass a range symmetric about the centre value). The colour
- * image is computed here, once. */
+ * image is computed once, when the layer is first drawn. */
 SbLayer *sb_layer_new_heatmap (const char *id, const char *label,
                                guint nx, guint ny, const double *values,
                                double x0, double x1, double y0, double y1,

@@ -1,0 +1,316 @@
+/* test-ui-plot.c — the plot widgets in a real window (suite 'ui'):
+ * layers are redrawn only when their data change, hover and zoom work,
+ * the plot view's controls drive the scene, stale results are dropped,
+ * export works from the widget, the palette follows a dark theme.
+ * TAP-skips when there is no display (gtk_test_init would abort). */
+#include "sb-chart.h"
+#include "sb-chart-layer.h"
+#include "sb-plot-view.h"
+#include "test-plot-fixture.h"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+static gboolean
+have_display (void)
+{
+  const char *x = g_getenv ("DISPLAY"), *w = g_getenv ("WAYLAND_DISPLAY");
+  return (x && *x) || (w && *w);
+}
+
+/* Runs the main loop until COND (polled) holds or 3 s passed. */
+typedef gboolean (*Cond) (gpointer data);
+
+static gboolean
+wait_for (Cond cond, gpointer data)
+{
+  gint64 end = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  while (!cond (data) && g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+  return cond (data);
+}
+
+static void
+spin (int ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
+}
+
+static guint
+draws (SbChart *chart, const char *id)
+{
+  GtkWidget *w = sb_chart_get_layer_widget (chart, id);
+  g_assert_nonnull (w);
+  return sb_chart_layer_get_draw_count (SB_CHART_LAYER (w));
+}
+
+static gboolean
+layer_drawn (gpointer data)
+{
+  SbChart *chart = data;
+  GtkWidget *w = sb_chart_get_layer_widget (chart, "band/exact");
+  return w && sb_chart_layer_get_draw_count (SB_CHART_LAYER (w)) > 0;
+}
+
+static void
+count_cb (guint *counter)
+{
+  (*counter)++;
+}
+
+static GtkWindow *
+window_with (GtkWidget *child)
+{
+  GtkWindow *win = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (win, 760, 520);
+  gtk_window_set_child (win, child);
+  gtk_window_present (win);
+  return win;
+}
+
+static SbScene *
+posterior_scene (SbPlotSnapshot *snap, gboolean compare)
+{
+  SbPlotOptions o;
+  sb_plot_options_init (&o, SB_PLOT_POSTERIOR);
+  o.compare[SB_SURROGATE_LAPLACE] = compare;
+  return sb_plot_build (&o, snap, NULL);
+}
+
+static void
+test_chart_caching (void)
+{
+  g_autoptr (SbPlotSnapshot) snap = plot_fixture_load ("plot-1d.ini", NULL);
+  g_autoptr (SbPlotSnapshot) same = plot_fixture_load ("plot-1d.ini", NULL);
+  SbChart *chart = SB_CHART (sb_chart_new ());
+  GtkWindow *win = window_with (GTK_WIDGET (chart));
+  g_autoptr (SbScene) scene = posterior_scene (snap, FALSE);
+
+  sb_chart_set_scene (chart, scene);
+  g_assert_true (wait_for (layer_drawn, chart));
+  spin (100);
+  SbFrame frame;
+  g_assert_true (sb_chart_get_frame (chart, &frame));
+  g_assert_cmpfloat (frame.x0, ==, -2.6);
+  g_assert_cmpfloat (frame.x1, ==, 2.6);
+  guint band = draws (chart, "band/exact"), mean = draws (chart, "mean/exact");
+  g_assert_cmpuint (band, >=, 1);
+
+  /* A new result with the same data: the layers keep their drawings. */
+  g_autoptr (SbScene) scene2 = posterior_scene (same, FALSE);
+  sb_chart_set_scene (chart, scene2);
+  spin (150);
+  g_assert_cmpuint (draws (chart, "band/exact"), ==, band);
+  g_assert_cmpuint (draws (chart, "mean/exact"), ==, mean);
+
+  /* Hovering redraws only the overlay, and reads every layer. */
+  double dx = sb_frame_x_to_device (&frame, 0.5), dy = frame.py + frame.ph / 2;
+  g_autofree char *text = sb_chart_hover_at (chart, dx, dy);
+  g_assert_nonnull (text);
+  g_test_message ("hover: %s", text);
+  g_assert_nonnull (strstr (text, "mean (exact): "));
+  g_assert_nonnull (strstr (text, "95% HPD band (exact): ["));
+  spin (150);
+  g_assert_cmpuint (draws (chart, "band/exact"), ==, band);
+  sb_chart_hover_at (chart, -1, -1);
+
+  /* "Compare with Laplace": new layers appear, the exact band is kept. */
+  g_autoptr (SbScene) scene3 = posterior_scene (same, TRUE);
+  sb_chart_set_scene (chart, scene3);
+  spin (150);
+  g_assert_nonnull (sb_chart_get_layer_widget (chart, "mean/Laplace"));
+  g_assert_cmpuint (draws (chart, "mean/Laplace"), >=, 1);
+  g_assert_cmpuint (draws (chart, "band/exact"), ==, band);
+
+  /* Zoom moves everything: every layer is redrawn, the frame follows. */
+  guint zoomed_notified = 0;
+  g_signal_connect_swapped (chart, "notify::zoomed", G_CALLBACK (count_cb), &zoomed_notified);
+  SbView view = { -1, 1, NAN, NAN };
+  sb_chart_set_view (chart, &view);
+  sb_chart_set_view (chart, &view);
+  g_assert_cmpuint (zoomed_notified, ==, 1);
+  g_assert_true (sb_chart_get_zoomed (chart));
+  spin (150);
+  g_assert_true (sb_chart_get_frame (chart, &frame));
+  g_assert_cmpfloat (frame.x0, ==, -1);
+  g_assert_cmpfloat (frame.x1, ==, 1);
+  g_assert_cmpuint (draws (chart, "band/exact"), >, band);
+  sb_chart_reset_zoom (chart);
+  g_assert_false (sb_chart_get_zoomed (chart));
+
+  /* Export from the widget. */
+  g_autofree char *dir = g_dir_make_tmp ("sb-ui-plot-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "p.png", NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (sb_chart_export (chart, png, 500, 300, &error));
+  g_assert_no_error (error);
+  cairo_surface_t *img = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (img), ==, 500);
+  cairo_surface_destroy (img);
+  g_autofree char *bad = g_build_filename (dir, "p.bmp", NULL);
+  g_assert_false (sb_chart_export (chart, bad, 500, 300, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_FILENAME);
+  g_remove (png);
+  g_rmdir (dir);
+
+  gtk_window_destroy (win);
+}
+
+static void
+on_point (SbPlotView *view, GVariant *v, GVariant **out)
+{
+  g_clear_pointer (out, g_variant_unref);
+  *out = g_variant_ref (v);
+}
+
+static void
+test_plot_view (void)
+{
+  g_autoptr (SbDensityData) density = NULL;
+  g_autoptr (SbPlotSnapshot) snap = plot_fixture_load ("plot-1d.ini", &density);
+  SbPlotView *view = SB_PLOT_VIEW (sb_plot_view_new (SB_PLOT_POSTERIOR));
+  GtkWindow *win = window_with (GTK_WIDGET (view));
+  SbChart *chart = sb_plot_view_get_chart (view);
+
+  sb_plot_view_set_snapshot (view, snap);
+  g_assert_true (wait_for (layer_drawn, chart));
+  g_assert_null (sb_chart_get_layer_widget (chart, "mean/EP"));
+
+  /* The compare toggle is a property with notify-on-change. */
+  guint notified = 0;
+  g_signal_connect_swapped (view, "notify::show-ep", G_CALLBACK (count_cb), &notified);
+  sb_plot_view_set_compare (view, SB_SURROGATE_EP, TRUE);
+  sb_plot_view_set_compare (view, SB_SURROGATE_EP, TRUE);
+  g_assert_cmpuint (notified, ==, 1);
+  g_assert_nonnull (sb_chart_get_layer_widget (chart, "mean/EP"));
+  g_object_set (view, "show-samples", FALSE, NULL);
+  g_assert_null (sb_chart_get_layer_widget (chart, "samples"));
+
+  /* A stale result (older generation) is ignored. */
+  g_autoptr (SbPlotSnapshot) old = sb_plot_snapshot_new (1, 3);
+  sb_plot_snapshot_freeze (old);
+  sb_plot_view_set_snapshot (view, old);
+  g_assert_true (sb_plot_view_get_snapshot (view) == snap);
+
+  /* A click on a curve asks for that point's density. */
+  GVariant *point = NULL;
+  g_signal_connect (view, "point-activated", G_CALLBACK (on_point), &point);
+  g_signal_emit_by_name (chart, "point-clicked", -0.75, 1.0);
+  g_assert_nonnull (point);
+  gsize n;
+  const double *xs = g_variant_get_fixed_array (point, &n, sizeof (double));
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpfloat (xs[0], ==, -0.75);
+  g_variant_unref (point);
+
+  /* The density plot with its comparisons. */
+  sb_plot_view_set_kind (view, SB_PLOT_DENSITY);
+  sb_plot_view_set_density (view, density);
+  g_assert_nonnull (sb_chart_get_layer_widget (chart, "density/exact"));
+  g_assert_nonnull (sb_chart_get_layer_widget (chart, "density/EP"));
+  g_assert_null (sb_chart_get_layer_widget (chart, "density/Laplace"));
+  spin (100);
+  gtk_window_destroy (win);
+}
+
+static void
+test_slice_controls (void)
+{
+  /* A 4-D snapshot with a 2-D field over (x1, x3), others fixed. */
+  g_autoptr (SbPlotSnapshot) s = sb_plot_snapshot_new (4, 7);
+  static const char *names[] = { "a", "b", "c", "d" };
+  for (guint i = 0; i < 4; i++)
+    sb_plot_snapshot_set_parameter (s, i, names[i], -1, 1);
+  double fixed[4] = { 0.1, 0.2, 0.3, 0.4 }, v[9] = { 0, 1, 2, 1, 2, 3, 2, 3, 4 };
+  sb_plot_snapshot_set_best (s, fixed);
+  sb_plot_snapshot_set_slice (s, 0, 2, fixed);
+  g_autoptr (SbGrid2) g = sb_grid2_new (3, 3, -1, 1, -1, 1, v);
+  sb_plot_snapshot_set_field (s, SB_FIELD_MEAN, SB_SURROGATE_EXACT, g);
+  sb_plot_snapshot_freeze (s);
+
+  SbPlotView *view = SB_PLOT_VIEW (sb_plot_view_new (SB_PLOT_HEATMAP));
+  GtkWindow *win = window_with (GTK_WIDGET (view));
+  sb_plot_view_set_snapshot (view, s);
+  guint ax, ay;
+  double got[4];
+  g_assert_true (sb_plot_view_get_slice (view, &ax, &ay, got));
+  g_assert_cmpuint (ax, ==, 0);
+  g_assert_cmpuint (ay, ==, 2);
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat (got[i], ==, fixed[i]);
+  g_assert_nonnull (sb_chart_get_layer_widget (sb_plot_view_get_chart (view), "heatmap"));
+  SbScene *scene = sb_chart_get_scene (sb_plot_view_get_chart (view));
+  g_assert_cmpstr (sb_scene_get_title (scene), ==, "Posterior mean");
+  spin (100);
+  gtk_window_destroy (win);
+}
+
+static gboolean
+palette_is_dark (gpointer data)
+{
+  return sb_chart_get_palette (data)->dark;
+}
+
+static gboolean
+palette_is_light (gpointer data)
+{
+  return !sb_chart_get_palette (data)->dark;
+}
+
+static void
+test_dark_theme (void)
+{
+  g_autoptr (SbPlotSnapshot) snap = plot_fixture_load ("plot-1d.ini", NULL);
+  SbChart *chart = SB_CHART (sb_chart_new ());
+  GtkWindow *win = window_with (GTK_WIDGET (chart));
+  g_autoptr (SbScene) scene = posterior_scene (snap, FALSE);
+  GtkSettings *settings = gtk_settings_get_default ();
+
+  sb_chart_set_scene (chart, scene);
+  g_assert_true (wait_for (layer_drawn, chart));
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  g_assert_true (wait_for (palette_is_light, chart));
+  guint band = draws (chart, "band/exact");
+  g_object_set (settings, "gtk-application-prefer-dark-theme", TRUE, NULL);
+  g_assert_true (wait_for (palette_is_dark, chart));
+  spin (150);
+  /* New colours: the layers were redrawn. */
+  g_assert_cmpuint (draws (chart, "band/exact"), >, band);
+  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  g_assert_true (wait_for (palette_is_light, chart));
+  gtk_window_destroy (win);
+}
+
+static void
+skip_without_display (void)
+{
+  g_test_skip ("no display: run under xvfb-run (build-aux/run-tests does)");
+}
+
+int
+main (int argc, char *argv[])
+{
+  static const struct { const char *path; GTestFunc func; } tests[] = {
+    { "/ui/plot/chart-caching", test_chart_caching },
+    { "/ui/plot/view", test_plot_view },
+    { "/ui/plot/slice", test_slice_controls },
+    { "/ui/plot/dark-theme", test_dark_theme },
+  };
+
+  if (!have_display ())
+    {
+      g_test_init (&argc, &argv, NULL);
+      for (gsize i = 0; i < G_N_ELEMENTS (tests); i++)
+        g_test_add_func (tests[i].path, skip_without_display);
+      return g_test_run ();
+    }
+  gtk_test_init (&argc, &argv, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (tests); i++)
+    g_test_add_func (tests[i].path, tests[i].func);
+  return g_test_run ();
+}
