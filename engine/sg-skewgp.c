@@ -251,8 +251,10 @@ sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
     return SG_ENOMEM;
   p->kernel = prior->kernel;
   p->xi = prior->mean;
-  memcpy (p->Z, X, p->n * dim * sizeof *X);
-  memcpy (p->Z + p->n * dim, prior->pseudo_points, p->s * dim * sizeof *X);
+  if (p->n > 0)
+    memcpy (p->Z, X, p->n * dim * sizeof *X);
+  if (p->s > 0)
+    memcpy (p->Z + p->n * dim, prior->pseudo_points, p->s * dim * sizeof *X);
   build_observation_map (p, prior, lik);
 
   double *Shh = malloc ((p->mh * p->mh + 1) * sizeof *Shh);
