@@ -13,6 +13,7 @@
 #include "test-plot-fixture.h"
 
 #include <cairo.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -809,6 +810,51 @@ test_export (void)
   g_assert_cmpfloat (count.width, ==, 800);
   g_assert_cmpuint (count.paths, >, 50);
 
+  /* Drawn back by librsvg (through gdk-pixbuf's SVG loader, when the
+   * system has it) at the PNG's size, the SVG shows the same picture as the
+   * PNG. The two rasterisers differ in text hinting and in where exactly an
+   * antialiased edge falls (about half a pixel), so the images are compared
+   * as 10 x 10 block averages: the mean absolute channel difference of the
+   * blocks is then ~2 / 255, while a missing curve, band or legend entry
+   * moves whole blocks by tens of levels. */
+  g_autoptr (GdkPixbuf) raster = gdk_pixbuf_new_from_file_at_scale (svg, 800, 500, FALSE, NULL);
+  if (raster == NULL)
+    g_test_message ("no SVG loader for gdk-pixbuf: SVG raster comparison not done");
+  else
+    {
+      cairo_surface_t *ref = cairo_image_surface_create_from_png (png);
+      const unsigned char *a = cairo_image_surface_get_data (ref);
+      const guchar *b = gdk_pixbuf_read_pixels (raster);
+      int sa = cairo_image_surface_get_stride (ref), sb = gdk_pixbuf_get_rowstride (raster);
+      int nch = gdk_pixbuf_get_n_channels (raster);
+      double diff = 0, worst = 0;
+      g_assert_cmpint (gdk_pixbuf_get_width (raster), ==, 800);
+      for (int by = 0; by < 50; by++)
+        for (int bx = 0; bx < 80; bx++)
+          {
+            double da[3] = { 0 }, db[3] = { 0 };
+            for (int y = by * 10; y < by * 10 + 10; y++)
+              for (int x = bx * 10; x < bx * 10 + 10; x++)
+                {
+                  guint32 pa = ((const guint32 *) (a + y * sa))[x];
+                  const guchar *pb = b + y * sb + x * nch;
+                  for (int ch = 0; ch < 3; ch++)
+                    {
+                      da[ch] += (pa >> (16 - 8 * ch)) & 0xff;
+                      db[ch] += pb[ch];
+                    }
+                }
+            double d = (fabs (da[0] - db[0]) + fabs (da[1] - db[1]) + fabs (da[2] - db[2])) / 300;
+            diff += d;
+            worst = MAX (worst, d);
+          }
+      diff /= 50 * 80;
+      g_test_message ("SVG raster vs PNG, 10x10 blocks: mean |difference| %.2f / 255, worst block %.1f",
+                      diff, worst);
+      g_assert_cmpfloat (diff, <, 4.0);
+      cairo_surface_destroy (ref);
+    }
+
   /* PDF: header, one page, trailer; startxref points at the xref table. */
   g_assert_true (sb_export_format_from_path (pdf, &fmt));
   g_assert_true (sb_scene_export (scene, NULL, &p, pdf, fmt, 800, 500, &error));
@@ -939,6 +985,68 @@ test_views (gconstpointer data)
 }
 
 static void
+test_validity_heatmap (void)
+{
+  /* Safe mode in 2-D: P(valid) = 1 / (1 + exp(-4 (1 - r^2))) on [-2, 2]^2.
+   * The required-probability contour (0.7) is the circle where
+   * 4 (1 - r^2) = log(0.7 / 0.3), r = 0.7624; it must be drawn as its own
+   * layer, and the colour map spans exactly [0, 1]. */
+  enum { N = 61 };
+  g_autofree double *v = g_new (double, N * N);
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < N; i++)
+      {
+        double x = -2 + 4.0 * i / (N - 1), y = -2 + 4.0 * j / (N - 1);
+        v[j * N + i] = 1 / (1 + exp (-4 * (1 - x * x - y * y)));
+      }
+  g_autoptr (SbPlotSnapshot) s = sb_plot_snapshot_new (2, 1);
+  double best[2] = { 0.1, -0.2 };
+  sb_plot_snapshot_set_parameter (s, 0, "x1", -2, 2);
+  sb_plot_snapshot_set_parameter (s, 1, "x2", -2, 2);
+  sb_plot_snapshot_set_best (s, best);
+  sb_plot_snapshot_set_slice (s, 0, 1, best);
+  g_autoptr (SbGrid2) g = sb_grid2_new (N, N, -2, 2, -2, 2, v);
+  sb_plot_snapshot_set_field (s, SB_FIELD_P_VALID, SB_SURROGATE_EXACT, g);
+  sb_plot_snapshot_add_observation (s, SB_OBS_INVALID, (double[]) { 1.5, 1.5 }, NULL, NAN);
+  sb_plot_snapshot_add_observation (s, SB_OBS_VALID, (double[]) { 0.2, 0.1 }, NULL, 0.4);
+  sb_plot_snapshot_freeze (s);
+
+  SbPlotOptions o;
+  sb_plot_options_init (&o, SB_PLOT_HEATMAP);
+  o.field = SB_FIELD_P_VALID;
+  o.compare[SB_SURROGATE_LAPLACE] = TRUE;   /* meaningless here: ignored */
+  g_assert_false (sb_plot_supports_compare (SB_PLOT_HEATMAP, SB_FIELD_P_VALID));
+  g_autoptr (SbScene) scene = sb_plot_build (&o, s, NULL);
+  g_assert_nonnull (sb_scene_find_layer (scene, "contours/required"));
+  g_assert_nonnull (sb_scene_find_layer (scene, "obs/invalid"));
+  g_assert_nonnull (sb_scene_find_layer (scene, "obs/points"));
+  g_assert_null (sb_scene_find_layer (scene, "contours/Laplace"));
+
+  /* The 0.7 contour from the same marching squares lies on the circle. */
+  CircleCheck c = { 0, 0, 0, 0, sqrt (1 - log (0.7 / 0.3) / 4) };
+  sb_contour_segments (v, N, N, -2, 2, -2, 2, 0.7, check_on_circle, &c);
+  g_assert_cmpuint (c.n, >, 20);
+  /* Linear interpolation of a steep logistic over h = 1/15: a few 1e-3. */
+  g_assert_cmpfloat (c.max_err, <, 0.01);
+
+  /* Colours: the corners (P ~ 0) are the bottom of viridis, the valid disc
+   * (P ~ 0.98) its light end. */
+  SbPalette p;
+  Canvas cv;
+  test_palette (&p);
+  canvas_render (&cv, scene, NULL, &p);
+  SbColor bottom;
+  sb_colormap_eval (SB_COLORMAP_VIRIDIS, 0.0, &bottom);
+  guint32 centre = pixel (&cv, (int) sb_frame_x_to_device (&cv.frame, -0.5), (int) sb_frame_y_to_device (&cv.frame, 0.0));
+  guint32 corner = pixel (&cv, (int) sb_frame_x_to_device (&cv.frame, -1.9), (int) sb_frame_y_to_device (&cv.frame, 1.9));
+  g_assert_cmpint (abs ((int) ((corner >> 16) & 0xff) - (int) lround (bottom.r * 255)), <, 8);
+  g_assert_cmpint (abs ((int) (corner & 0xff) - (int) lround (bottom.b * 255)), <, 8);
+  /* Inside the valid disc the map is in its light (yellow-green) end. */
+  g_assert_cmpint ((centre >> 8) & 0xff, >, 180);
+  canvas_clear (&cv);
+}
+
+static void
 test_empty_scenes (void)
 {
   for (int k = 0; k < SB_N_PLOTS; k++)
@@ -1033,6 +1141,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/plot/layers/equal", test_layer_equality);
   g_test_add_func ("/plot/export", test_export);
   g_test_add_func ("/plot/empty", test_empty_scenes);
+  g_test_add_func ("/plot/heatmap/validity", test_validity_heatmap);
   g_test_add_func ("/plot/snapshot/frozen", test_snapshot_frozen);
   for (gsize i = 0; i < G_N_ELEMENTS (view_cases); i++)
     {

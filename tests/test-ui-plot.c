@@ -72,6 +72,31 @@ window_with (GtkWidget *child)
   return win;
 }
 
+/* With SB_PLOT_PNG_DIR set, writes what WIDGET shows (toolbar included)
+ * to NAME.png there, through the window's own renderer. */
+static void
+maybe_screenshot (GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("SB_PLOT_PNG_DIR");
+  if (dir == NULL)
+    return;
+  spin (300);
+  /* The whole window, so the theme's background is under the plot. */
+  widget = GTK_WIDGET (gtk_widget_get_root (widget));
+  GdkPaintable *paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  GskRenderNode *node = gtk_snapshot_free_to_node (snapshot);
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
+  GdkTexture *texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  g_autofree char *file = g_strdup_printf ("%s/%s.png", dir, name);
+  g_assert_true (gdk_texture_save_to_png (texture, file));
+  g_object_unref (texture);
+  gsk_render_node_unref (node);
+  g_object_unref (paintable);
+}
+
 static SbScene *
 posterior_scene (SbPlotSnapshot *snap, gboolean compare)
 {
@@ -180,6 +205,9 @@ test_plot_view (void)
   sb_plot_view_set_snapshot (view, snap);
   g_assert_true (wait_for (layer_drawn, chart));
   g_assert_null (sb_chart_get_layer_widget (chart, "mean/EP"));
+  sb_chart_hover_at (chart, 420, 260);
+  maybe_screenshot (GTK_WIDGET (view), "widget-posterior");
+  sb_chart_hover_at (chart, -1, -1);
 
   /* The compare toggle is a property with notify-on-change. */
   guint notified = 0;
@@ -214,6 +242,7 @@ test_plot_view (void)
   g_assert_nonnull (sb_chart_get_layer_widget (chart, "density/exact"));
   g_assert_nonnull (sb_chart_get_layer_widget (chart, "density/EP"));
   g_assert_null (sb_chart_get_layer_widget (chart, "density/Laplace"));
+  maybe_screenshot (GTK_WIDGET (view), "widget-density");
   spin (100);
   gtk_window_destroy (win);
 }
@@ -279,6 +308,7 @@ test_dark_theme (void)
   g_object_set (settings, "gtk-application-prefer-dark-theme", TRUE, NULL);
   g_assert_true (wait_for (palette_is_dark, chart));
   spin (150);
+  maybe_screenshot (GTK_WIDGET (chart), "widget-dark");
   /* New colours: the layers were redrawn. */
   g_assert_cmpuint (draws (chart, "band/exact"), >, band);
   g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);

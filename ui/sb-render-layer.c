@@ -548,6 +548,14 @@ marker_y (const SbFrame *f, double y, double size)
   return isnan (y) ? f->py + f->ph - size - 2 : sb_frame_y_to_device (f, y);
 }
 
+/* Marker centre within the plot area (half a unit of slack). */
+static gboolean
+inside (const SbFrame *f, double dx, double dy)
+{
+  return dx >= f->px - 0.5 && dx <= f->px + f->pw + 0.5
+         && dy >= f->py - 0.5 && dy <= f->py + f->ph + 0.5;
+}
+
 static void
 render_markers (const SbLayer *l, cairo_t *cr, const SbFrame *f,
                 const SbPalette *palette)
@@ -557,10 +565,12 @@ render_markers (const SbLayer *l, cairo_t *cr, const SbFrame *f,
     {
       if (!isfinite (l->x[i]) || isinf (l->y[i]))
         continue;
-      _sb_draw_marker (cr, l->style.marker, sb_frame_x_to_device (f, l->x[i]),
-                       marker_y (f, l->y[i], l->style.marker_size),
-                       l->style.marker_size, l->style.filled, c,
-                       l->style.alpha, palette);
+      double dx = sb_frame_x_to_device (f, l->x[i]);
+      double dy = marker_y (f, l->y[i], l->style.marker_size);
+      if (!inside (f, dx, dy))
+        continue;
+      _sb_draw_marker (cr, l->style.marker, dx, dy, l->style.marker_size,
+                       l->style.filled, c, l->style.alpha, palette);
     }
 }
 
@@ -571,6 +581,11 @@ render_links (const SbLayer *l, cairo_t *cr, const SbFrame *f,
   const SbColor *c = sb_palette_role (palette, l->style.role);
   double s = l->style.marker_size;
 
+  /* The links stay inside the plot area; the markers may overhang it. */
+  cairo_save (cr);
+  cairo_reset_clip (cr);
+  cairo_rectangle (cr, f->px, f->py, f->pw, f->ph);
+  cairo_clip (cr);
   stroke_style (cr, l, palette);
   _sb_set_color (cr, c, 0.4 * l->style.alpha);
   cairo_set_line_width (cr, MAX (l->style.line_width * 0.8, 1.0));
@@ -582,6 +597,7 @@ render_links (const SbLayer *l, cairo_t *cr, const SbFrame *f,
       cairo_line_to (cr, sb_frame_x_to_device (f, l->x2[i]), marker_y (f, l->y2[i], s));
     }
   cairo_stroke (cr);
+  cairo_restore (cr);
   /* All second ends, then all first ends: a point that won one duel and
    * lost another shows as a winner. */
   for (int end = 1; end >= 0; end--)
@@ -589,13 +605,11 @@ render_links (const SbLayer *l, cairo_t *cr, const SbFrame *f,
       {
         if (!(isfinite (l->x[i]) && isfinite (l->x2[i])))
           continue;
-        if (end)
-          _sb_draw_marker (cr, l->style.marker2, sb_frame_x_to_device (f, l->x2[i]),
-                           marker_y (f, l->y2[i], s), s, !l->style.filled, c,
-                           l->style.alpha, palette);
-        else
-          _sb_draw_marker (cr, l->style.marker, sb_frame_x_to_device (f, l->x[i]),
-                           marker_y (f, l->y[i], s), s, l->style.filled, c,
+        double dx = sb_frame_x_to_device (f, end ? l->x2[i] : l->x[i]);
+        double dy = marker_y (f, end ? l->y2[i] : l->y[i], s);
+        if (inside (f, dx, dy))
+          _sb_draw_marker (cr, end ? l->style.marker2 : l->style.marker, dx, dy, s,
+                           end ? !l->style.filled : l->style.filled, c,
                            l->style.alpha, palette);
       }
 }
@@ -706,7 +720,15 @@ sb_layer_render (const SbLayer *l, cairo_t *cr, const SbFrame *f,
     return;
 
   cairo_save (cr);
-  cairo_rectangle (cr, f->px, f->py, f->pw, f->ph);
+  if (l->kind == SB_LAYER_MARKERS || l->kind == SB_LAYER_LINKS)
+    {
+      /* Markers on the edge of the box (boundary maximisers are common in
+       * BO) are drawn whole; those whose centre is outside are skipped. */
+      double m = 2.0 * l->style.marker_size + 3.0;
+      cairo_rectangle (cr, f->px - m, f->py - m, f->pw + 2 * m, f->ph + 2 * m);
+    }
+  else
+    cairo_rectangle (cr, f->px, f->py, f->pw, f->ph);
   cairo_clip (cr);
   cairo_new_path (cr);
   switch (l->kind)
