@@ -96,6 +96,15 @@ sb_application_startup (GApplication *app)
 }
 
 static void
+sb_application_shutdown (GApplication *app)
+{
+  /* Answers still being written by the session writer reach the disk
+   * before the process ends. */
+  sb_session_flush_all ();
+  G_APPLICATION_CLASS (sb_application_parent_class)->shutdown (app);
+}
+
+static void
 about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   GtkApplication *app = GTK_APPLICATION (user_data);
@@ -145,6 +154,7 @@ sb_application_class_init (SbApplicationClass *klass)
 
   app_class->activate = sb_application_activate;
   app_class->startup = sb_application_startup;
+  app_class->shutdown = sb_application_shutdown;
   app_class->command_line = sb_application_command_line;
 }
 

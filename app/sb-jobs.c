@@ -141,6 +141,11 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
     config->mixed_every = exp->numeric_every;
   config->n_initial = exp->initial;
   config->seed = exp->seed;
+  /* A person answers every few seconds: refit every 5 answers rather than
+   * after each of the first 30 (the batch experiments' schedule), so the
+   * fit does not compete with every proposal for the CPU. */
+  config->refit_until = 0;
+  config->refit_every = 5;
   /* Values have units of the person's measurements: let the refit move the
    * constant mean and the measurement noise too. */
   if (exp->mode != SB_MODE_PREFERENCE)

@@ -22,6 +22,7 @@ struct _SbSession
   GPtrArray *observations;  /* SbLogEntry, owned */
   GFile *file;              /* NULL: not saved anywhere */
   SbHyper hyper;
+  gboolean background_save;
   gint64 created;
 };
 
@@ -36,6 +37,8 @@ enum {
 
 enum {
   CHANGED,
+  SAVED,
+  SAVE_FAILED,
   N_SIGNALS
 };
 
@@ -315,6 +318,14 @@ sb_session_class_init (SbSessionClass *klass)
   signals[CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass),
                                    G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                    G_TYPE_NONE, 0);
+  /* The log with N entries is on disk (after a change was saved). */
+  signals[SAVED] = g_signal_new ("saved", G_TYPE_FROM_CLASS (klass),
+                                 G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                 G_TYPE_NONE, 1, G_TYPE_UINT);
+  /* A background save failed; the answers stay in memory. */
+  signals[SAVE_FAILED] = g_signal_new ("save-failed", G_TYPE_FROM_CLASS (klass),
+                                       G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                       G_TYPE_NONE, 1, G_TYPE_ERROR);
 }
 
 static void
@@ -568,6 +579,91 @@ sb_session_save (SbSession *self, GError **error)
    * always a complete document (the old one or the new one). */
   return g_file_set_contents_full (path, data, len,
                                    G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+/* ---- Saving in the background --------------------------------------------
+ * One writer thread takes the serialised documents in the order they were
+ * made and replaces the file atomically (with the fsync that
+ * G_FILE_SET_CONTENTS_CONSISTENT implies), so a slow disk never blocks the
+ * main loop. The document is serialised on the main thread, at the moment
+ * of the change; ::saved is emitted on the main thread once it is on disk. */
+
+typedef struct {
+  SbSession *session;   /* strong reference */
+  char *path;
+  char *data;
+  gsize length;
+  guint n_observations;
+  GError *error;
+} SaveTask;
+
+static GMutex writer_mutex;
+static GCond writer_cond;
+static guint writer_pending;
+static GThreadPool *writer_pool;
+
+static gboolean
+save_done_idle (gpointer user_data)
+{
+  SaveTask *task = user_data;
+
+  if (task->error)
+    g_signal_emit (task->session, signals[SAVE_FAILED], 0, task->error);
+  else
+    g_signal_emit (task->session, signals[SAVED], 0, task->n_observations);
+  g_object_unref (task->session);
+  g_clear_error (&task->error);
+  g_free (task->path);
+  g_free (task->data);
+  g_free (task);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+writer_thread (gpointer data, gpointer user_data)
+{
+  SaveTask *task = data;
+
+  g_file_set_contents_full (task->path, task->data, task->length,
+                            G_FILE_SET_CONTENTS_CONSISTENT, 0644, &task->error);
+  g_mutex_lock (&writer_mutex);
+  writer_pending--;
+  g_cond_broadcast (&writer_cond);
+  g_mutex_unlock (&writer_mutex);
+  g_idle_add_full (G_PRIORITY_DEFAULT, save_done_idle, task, NULL);
+}
+
+static void
+save_in_background (SbSession *self)
+{
+  SaveTask *task = g_new0 (SaveTask, 1);
+
+  task->session = g_object_ref (self);
+  task->path = g_file_get_path (self->file);
+  task->data = sb_session_to_data (self, &task->length);
+  task->n_observations = self->observations->len;
+  g_mutex_lock (&writer_mutex);
+  if (writer_pool == NULL)
+    writer_pool = g_thread_pool_new (writer_thread, NULL, 1, FALSE, NULL);
+  writer_pending++;
+  g_mutex_unlock (&writer_mutex);
+  g_thread_pool_push (writer_pool, task, NULL);
+}
+
+void
+sb_session_set_save_in_background (SbSession *self, gboolean background)
+{
+  g_return_if_fail (SB_IS_SESSION (self));
+  self->background_save = !!background;
+}
+
+void
+sb_session_flush_all (void)
+{
+  g_mutex_lock (&writer_mutex);
+  while (writer_pending > 0)
+    g_cond_wait (&writer_cond, &writer_mutex);
+  g_mutex_unlock (&writer_mutex);
 }
 
 gboolean
@@ -1117,9 +1213,16 @@ static gboolean
 commit_change (SbSession *self, GError **error)
 {
   gboolean saved = TRUE;
+  gboolean background = self->file && self->background_save && g_file_is_native (self->file);
 
-  if (self->file)
-    saved = sb_session_save (self, error);
+  if (background)
+    save_in_background (self);
+  else if (self->file)
+    {
+      saved = sb_session_save (self, error);
+      if (saved)
+        g_signal_emit (self, signals[SAVED], 0, self->observations->len);
+    }
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_OBSERVATIONS]);
   g_signal_emit (self, signals[CHANGED], 0);
   return saved;
@@ -1223,6 +1326,11 @@ sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error)
 {
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
   self->hyper = *hyper;
+  if (self->file && self->background_save && g_file_is_native (self->file))
+    {
+      save_in_background (self);
+      return TRUE;
+    }
   return self->file ? sb_session_save (self, error) : TRUE;
 }
 

@@ -153,6 +153,14 @@ GFile *sb_session_get_file (SbSession *self);
 gboolean sb_session_save_as (SbSession *self, GFile *file, GError **error);
 /* Saves to the bound file, atomically (temp + rename). */
 gboolean sb_session_save (SbSession *self, GError **error);
+/* Changes (answers, undo, hyperparameters) are saved before the call
+ * returns, unless BACKGROUND: then the document is serialised at once and
+ * written by a writer thread (in order, atomically), ::saved (guint n,
+ * the log length on disk) follows on the main thread, ::save-failed
+ * (GError) if it could not be written. Sync saves emit ::saved too. */
+void sb_session_set_save_in_background (SbSession *self, gboolean background);
+/* Blocks until every background save of every session is on disk. */
+void sb_session_flush_all (void);
 /* The JSON document (pretty-printed, newline-terminated). */
 char *sb_session_to_data (SbSession *self, gsize *length);
 

@@ -183,7 +183,7 @@ test_refuse_damaged (void)
       g_assert_true (g_file_set_contents (path, text, -1, NULL));
       session = sb_session_load (file, &error);
       g_assert_null (session);
-      g_assert_error (error, SB_SESSION_ERROR, cases[i].code);
+      g_assert_error (error, SB_SESSION_ERROR, (int) cases[i].code);
       g_test_message ("case %u: %s", i, error->message);
       /* "PATH:LINE:COLUMN: message" */
       g_assert_true (g_str_has_prefix (error->message, path));

@@ -79,6 +79,7 @@ fixture_tear_down (Fixture *f, gconstpointer data)
 
   gtk_window_destroy (GTK_WINDOW (f->window));
   g_object_unref (f->window);
+  sb_session_flush_all ();
   spin_for (20);
   while (d && (name = g_dir_read_name (d)))
     {
@@ -91,10 +92,14 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   g_object_unref (f->file);
 }
 
+/* The log length in the file once the writer thread has caught up. */
 static guint
 answers_on_disk (Fixture *f)
 {
-  g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
+  g_autoptr (SbSession) s = NULL;
+
+  sb_session_flush_all ();
+  s = sb_session_load (f->file, NULL);
   g_assert_nonnull (s);
   return sb_session_get_n_observations (s);
 }
@@ -153,7 +158,7 @@ test_answers_and_undo (Fixture *f, gconstpointer data)
   activate (f, "answer-b");
   g_assert_cmpuint (answers_on_disk (f), ==, 1);
   {
-    g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
+    g_autoptr (SbSession) s = (sb_session_flush_all (), sb_session_load (f->file, NULL));
     const SbLogEntry *e = sb_session_get_observation (s, 0);
     g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
     g_assert_cmpint (e->winner, ==, 1);
@@ -203,7 +208,7 @@ test_queued_answers (Fixture *f, gconstpointer data)
   SPIN_UNTIL (sb_window_get_n_queued (f->window) == 0 && question_shown (f));
   g_assert_cmpuint (answers_on_disk (f), ==, 3);
   {
-    g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
+    g_autoptr (SbSession) s = (sb_session_flush_all (), sb_session_load (f->file, NULL));
     g_assert_cmpint (sb_session_get_observation (s, 0)->winner, ==, 0);
     g_assert_cmpint (sb_session_get_observation (s, 1)->winner, ==, 1);
     g_assert_cmpint (sb_session_get_observation (s, 2)->winner, ==, 0);

@@ -34,6 +34,7 @@ struct _SbWindow
   gboolean refused;
   gboolean fit_requested;      /* by the user: report its outcome         */
   GtkRecentManager *recent;    /* borrowed singleton, signal connected    */
+  guint history_len;           /* log entries the history list reflects   */
 
   /* Template widgets (borrowed) */
   GtkLabel *title_label;
@@ -131,6 +132,47 @@ describe_point (const SbExperiment *exp, const double *x)
   return g_string_free (s, FALSE);
 }
 
+static GtkWidget *
+history_row (const SbExperiment *exp, const SbLogEntry *e, guint index)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *point = NULL;
+  GtkWidget *label;
+
+  switch (e->kind)
+    {
+    case SB_LOG_DUEL:
+      point = describe_point (exp, e->winner ? e->b : e->a);
+      text = g_strdup_printf ("%u. %s preferred: %s", index + 1, e->winner ? "B" : "A", point);
+      break;
+    case SB_LOG_VALUE:
+      point = describe_point (exp, e->a);
+      text = g_strdup_printf ("%u. value %g at %s", index + 1, e->value, point);
+      break;
+    case SB_LOG_FAILED:
+      point = describe_point (exp, e->a);
+      text = g_strdup_printf ("%u. failed: %s", index + 1, point);
+      break;
+    case SB_LOG_SKIP:
+    default:
+      text = g_strdup_printf ("%u. skipped", index + 1);
+      break;
+    }
+  label = gtk_label_new (text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_margin_start (label, 6);
+  gtk_widget_set_margin_end (label, 6);
+  gtk_widget_set_margin_top (label, 3);
+  gtk_widget_set_margin_bottom (label, 3);
+  return label;
+}
+
+/* The most recent HISTORY_ROWS entries, newest first. Updated by one row
+ * per answer or undo (a rebuild of hundreds of labels per answer would
+ * cost the main loop tens of milliseconds). */
+#define HISTORY_ROWS 200
+
 static void
 rebuild_history (SbWindow *self)
 {
@@ -140,48 +182,42 @@ rebuild_history (SbWindow *self)
 
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->history_list))))
     gtk_list_box_remove (self->history_list, child);
+  self->history_len = 0;
   if (self->session == NULL)
     return;
   exp = sb_session_get_experiment (self->session);
   n = sb_session_get_n_observations (self->session);
-  /* The most recent 200 entries, newest first: enough to review, cheap to
-   * rebuild after every answer. */
-  first = n > 200 ? n - 200 : 0;
+  first = n > HISTORY_ROWS ? n - HISTORY_ROWS : 0;
   for (guint i = n; i-- > first;)
-    {
-      const SbLogEntry *e = sb_session_get_observation (self->session, i);
-      g_autofree char *text = NULL;
-      g_autofree char *point = NULL;
-      GtkWidget *label;
+    gtk_list_box_append (self->history_list,
+                         history_row (exp, sb_session_get_observation (self->session, i), i));
+  self->history_len = n;
+}
 
-      switch (e->kind)
-        {
-        case SB_LOG_DUEL:
-          point = describe_point (exp, e->winner ? e->b : e->a);
-          text = g_strdup_printf ("%u. %s preferred: %s", i + 1, e->winner ? "B" : "A", point);
-          break;
-        case SB_LOG_VALUE:
-          point = describe_point (exp, e->a);
-          text = g_strdup_printf ("%u. value %g at %s", i + 1, e->value, point);
-          break;
-        case SB_LOG_FAILED:
-          point = describe_point (exp, e->a);
-          text = g_strdup_printf ("%u. failed: %s", i + 1, point);
-          break;
-        case SB_LOG_SKIP:
-        default:
-          text = g_strdup_printf ("%u. skipped", i + 1);
-          break;
-        }
-      label = gtk_label_new (text);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-      gtk_widget_set_margin_start (label, 6);
-      gtk_widget_set_margin_end (label, 6);
-      gtk_widget_set_margin_top (label, 3);
-      gtk_widget_set_margin_bottom (label, 3);
-      gtk_list_box_append (self->history_list, label);
+static void
+update_history (SbWindow *self)
+{
+  guint n = self->session ? sb_session_get_n_observations (self->session) : 0;
+
+  if (self->session && n == self->history_len + 1)
+    {
+      GtkWidget *last;
+      gtk_list_box_prepend (self->history_list,
+                            history_row (sb_session_get_experiment (self->session),
+                                         sb_session_get_observation (self->session, n - 1), n - 1));
+      if (n > HISTORY_ROWS && (last = gtk_widget_get_last_child (GTK_WIDGET (self->history_list))))
+        gtk_list_box_remove (self->history_list, last);
+      self->history_len = n;
     }
+  else if (self->session && n + 1 == self->history_len && n + 1 <= HISTORY_ROWS)
+    {
+      GtkWidget *first = GTK_WIDGET (gtk_list_box_get_row_at_index (self->history_list, 0));
+      if (first)
+        gtk_list_box_remove (self->history_list, first);
+      self->history_len = n;
+    }
+  else
+    rebuild_history (self);
 }
 
 /* ---- Recent sessions ------------------------------------------------------- */
@@ -568,8 +604,25 @@ on_progress (SbWorker *worker, guint lane, guint64 generation, double fraction,
 static void
 on_session_changed (SbSession *session, SbWindow *self)
 {
-  rebuild_history (self);
+  update_history (self);
   update_status (self);
+}
+
+/* The acknowledgement: the log with N entries is on disk (the end-to-end
+ * test checks that every acknowledged answer survives a SIGKILL). */
+static void
+on_session_saved (SbSession *session, guint n, SbWindow *self)
+{
+  g_log ("SkewBench", G_LOG_LEVEL_DEBUG, "answer %u saved", n);
+}
+
+static void
+on_session_save_failed (SbSession *session, const GError *error, SbWindow *self)
+{
+  g_autofree char *msg = g_strdup_printf ("The session could not be saved (the answers are kept "
+                                          "in memory; use Save As to save them elsewhere): %s",
+                                          error->message);
+  show_error (self, msg, FALSE);
 }
 
 static void
@@ -592,6 +645,11 @@ sb_window_set_session (SbWindow *self, SbSession *session)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_set_object (&self->session, session);
   g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
+  g_signal_connect (session, "saved", G_CALLBACK (on_session_saved), self);
+  g_signal_connect (session, "save-failed", G_CALLBACK (on_session_save_failed), self);
+  /* Writes (with their fsync) happen on a writer thread, never blocking
+   * the main loop; quitting waits for them (sb_session_flush_all). */
+  sb_session_set_save_in_background (session, TRUE);
   self->refused = FALSE;
   clear_error (self);
   gtk_revealer_set_reveal_child (self->progress_revealer, FALSE);

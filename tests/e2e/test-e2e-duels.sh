@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# End-to-end test of the real binary under X (Xvfb in build-aux/run-tests):
+#   1. start `skewbench --session FILE` on a file that does not exist (it is
+#      created from the demo), answer 10 duels with real key presses
+#      (xdotool: 5 one by one, then 5 in a burst that the window must queue),
+#      quit with Ctrl+Q; the file must hold the 10 answers in order, and
+#      the app must reopen it;
+#   2. answer a burst of duels and SIGKILL the process right after the last
+#      key press: every answer the app acknowledged ("answer N saved" in its
+#      debug log, written after the atomic save) must be in the file, and
+#      the file must still open.
+# Output: TAP only. Skips (TAP "1..0 # SKIP") without a display or xdotool.
+# Usage: test-e2e-duels.sh PATH-TO-skewbench
+set -u
+
+app=${1:-}
+plan=8
+
+skip_all () { echo "1..0 # SKIP $1"; exit 0; }
+[ -n "$app" ] && [ -x "$app" ] || skip_all "skewbench binary not given"
+command -v xdotool >/dev/null 2>&1 || skip_all "xdotool is not installed"
+[ -n "${DISPLAY:-}" ] || skip_all "no X display (run under xvfb-run; build-aux/run-tests does)"
+xdotool getmouselocation >/dev/null 2>&1 || skip_all "cannot talk to the X display"
+
+tmp=$(mktemp -d)
+pid=
+cleanup () {
+  [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+export XDG_DATA_HOME="$tmp/data" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache"
+export GTK_A11Y=none NO_AT_BRIDGE=1 GSETTINGS_BACKEND=memory DBUS_SESSION_BUS_ADDRESS=disabled:
+# No GPU under Xvfb: the Cairo renderer instead of llvmpipe GL.
+export GSK_RENDERER=${GSK_RENDERER:-cairo}
+export G_MESSAGES_DEBUG=SkewBench
+
+n=0
+ok () { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok () { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+
+# The window of PID (waits up to 30 s).
+find_window () {
+  local i w
+  for i in $(seq 300); do
+    w=$(xdotool search --onlyvisible --pid "$1" --name '.' 2>/dev/null | head -n 1)
+    if [ -n "$w" ]; then echo "$w"; return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+count_answers () { grep -c '"kind" : "duel"' "$1" 2>/dev/null || true; }
+winners () { grep -o '"winner" : "[ab]"' "$1" 2>/dev/null | sed 's/.*"\([ab]\)"/\1/' | tr -d '\n'; }
+
+# Waits until FILE holds N duel answers (60 s).
+wait_answers () {
+  local i
+  for i in $(seq 600); do
+    [ "$(count_answers "$1")" -ge "$2" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+press () { xdotool key --window "$win" --clearmodifiers "$1" 2>/dev/null; }
+
+# Xvfb resets when its last client disconnects (e.g. after a SIGKILL); wait
+# until it accepts connections again before starting the next client.
+wait_display () {
+  local i
+  for i in $(seq 100); do
+    xdotool getmouselocation >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  return 1
+}
+focus () { xdotool windowactivate --sync "$win" >/dev/null 2>&1 || xdotool windowfocus --sync "$win" >/dev/null 2>&1; }
+
+echo "1..$plan"
+
+# ---- 1. ten answers by key presses, quit with Ctrl+Q -----------------------
+session="$tmp/sessions/colour.json"
+"$app" --session "$session" >"$tmp/app1.log" 2>&1 &
+pid=$!
+if win=$(find_window "$pid"); then ok "the window appears"; else not_ok "the window appears" "$(tail -n 5 "$tmp/app1.log")"; fi
+focus
+
+keys=(Left Right a b Right Left Right b a Left)
+expect=""
+for k in "${keys[@]}"; do
+  case $k in Left|a) expect+="a";; *) expect+="b";; esac
+done
+status=0
+for i in 0 1 2 3 4; do
+  press "${keys[$i]}"
+  wait_answers "$session" $((i + 1)) || { status=1; break; }
+done
+for i in 5 6 7 8 9; do press "${keys[$i]}"; done
+wait_answers "$session" 10 || status=1
+if [ $status = 0 ]; then ok "10 key presses give 10 saved answers"; else not_ok "10 key presses give 10 saved answers" "file has $(count_answers "$session")"; fi
+
+press ctrl+q
+for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$pid" 2>/dev/null; then
+  not_ok "Ctrl+Q quits" "still running after 10 s"; kill -9 "$pid"; wait "$pid" 2>/dev/null
+else
+  wait "$pid"; rc=$?
+  if [ $rc = 0 ]; then ok "Ctrl+Q quits (status 0)"; else not_ok "Ctrl+Q quits (status 0)" "status $rc"; fi
+fi
+pid=
+
+got=$(winners "$session")
+if [ "$(count_answers "$session")" = 10 ] && [ "$got" = "$expect" ]; then
+  ok "the file holds the 10 answers in order ($got)"
+else
+  not_ok "the file holds the 10 answers in order" "expected $expect, got $got ($(count_answers "$session") duels)"
+fi
+
+# Reopen: the window shows the experiment (a refused file would title the
+# window "SkewBench"), and quitting leaves the 10 answers.
+wait_display
+"$app" --session "$session" >"$tmp/app2.log" 2>&1 &
+pid=$!
+title=
+if win=$(find_window "$pid"); then
+  for i in $(seq 50); do
+    title=$(xdotool getwindowname "$win" 2>/dev/null)
+    [ "$title" = "Favourite colour" ] && break
+    sleep 0.1
+  done
+  focus
+  press ctrl+q
+fi
+for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+if [ "$title" = "Favourite colour" ] && [ "$(count_answers "$session")" = 10 ]; then
+  ok "the session reopens with its 10 answers"
+else
+  not_ok "the session reopens with its 10 answers" "title '$title', $(count_answers "$session") duels" "$(tail -n 3 "$tmp/app2.log")"
+fi
+
+# ---- 2. SIGKILL right after a burst of answers --------------------------------
+session2="$tmp/sessions/killed.json"
+wait_display
+"$app" --session "$session2" >"$tmp/app3.log" 2>&1 &
+pid=$!
+win=$(find_window "$pid") || true
+focus
+# Let the first question arrive, answer two, then a burst of six and kill.
+wait_answers "$session2" 0
+press Left; wait_answers "$session2" 1
+press Right; wait_answers "$session2" 2
+for k in Left Right Left Right Left Right; do press "$k"; done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+pid=
+acked=$(grep -o 'answer [0-9]* saved' "$tmp/app3.log" | awk '{print $2}' | sort -n | tail -n 1)
+acked=${acked:-0}
+saved=$(count_answers "$session2")
+if [ "$acked" -ge 2 ] && [ "$saved" -ge "$acked" ] && [ "$saved" -le 8 ]; then
+  ok "after SIGKILL the file holds every acknowledged answer ($saved saved, $acked acknowledged)"
+else
+  not_ok "after SIGKILL the file holds every acknowledged answer" "saved $saved, acknowledged $acked"
+fi
+kw=$(winners "$session2")
+if [ "$kw" = "$(echo abababab | cut -c1-"$saved")" ]; then
+  ok "the surviving answers are the first ones, in order ($kw)"
+else
+  not_ok "the surviving answers are the first ones, in order" "got $kw"
+fi
+
+wait_display
+"$app" --session "$session2" >"$tmp/app4.log" 2>&1 &
+pid=$!
+title=
+if win=$(find_window "$pid"); then
+  for i in $(seq 50); do
+    title=$(xdotool getwindowname "$win" 2>/dev/null)
+    [ "$title" = "Favourite colour" ] && break
+    sleep 0.1
+  done
+fi
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+if [ "$title" = "Favourite colour" ]; then
+  ok "the killed session reopens"
+else
+  not_ok "the killed session reopens" "title '$title'" "$(tail -n 3 "$tmp/app4.log")"
+fi
