@@ -575,30 +575,34 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
       sb_plot_snapshot_set_truth (snap, truth);
     }
 
-  /* A few joint sample paths of the exact posterior (the truncated samples
-   * of t are shared; only the Gaussian remainder is drawn here). */
+  /* A few sample paths of the exact posterior (the truncated samples of t
+   * are shared; only the Gaussian remainder is drawn here). */
   {
     const sg_skewgp_posterior *post = sg_bo_skewgp_posterior (input->model->bo);
     const sg_skewgp_samples *samples = sg_bo_skewgp_samples (input->model->bo);
-    if (post && samples && sg_skewgp_samples_count (samples) > 0)
+    gsize ns = samples ? sg_skewgp_samples_count (samples) : 0;
+    if (post && ns > 0)
       {
         enum { N_PATHS = 8 };
-        gsize ns = sg_skewgp_samples_count (samples);
-        g_autofree double *all = g_new (double, (gsize) n * ns);
+        size_t which[N_PATHS];
+        guint k = MIN (N_PATHS, ns);
+        g_autofree double *out = g_new (double, (gsize) n * k);
         gsl_rng *rng = sg_rng_new (exp->seed, G_GUINT64_CONSTANT (0x9a7b5) + input->log->len);
         int status;
 
+        for (guint j = 0; j < k; j++)
+          which[j] = j * (ns / k);
         g_mutex_lock (&input->model->lock);
-        status = rng ? sg_skewgp_joint_samples (post, samples, xs, n, rng, all) : SG_ENOMEM;
+        status = rng ? sg_skewgp_sample_paths (post, samples, xs, n, which, k, rng, out) : SG_ENOMEM;
         g_mutex_unlock (&input->model->lock);
         sg_rng_free (rng);
         if (status == SG_OK)
           {
-            guint k = MIN (N_PATHS, ns);
+            /* OUT is n x k; the snapshot wants k paths of n values. */
             g_autofree double *paths = g_new (double, (gsize) k * n);
             for (guint j = 0; j < k; j++)
               for (guint i = 0; i < n; i++)
-                paths[(gsize) j * n + i] = all[(gsize) i * ns + j * (ns / k)];
+                paths[(gsize) j * n + i] = out[(gsize) i * k + j];
             sb_plot_snapshot_set_sample_paths (snap, k, paths);
           }
       }
@@ -607,12 +611,14 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
 }
 
 static gboolean
-add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
+add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
            const sg_progress *progress, GError **error)
 {
   const SbExperiment *exp = input->experiment;
   guint dim = exp->n_parameters, m = input->n_slice, n = m * m;
-  const SbParameter *px = &exp->parameters[0], *py = &exp->parameters[1];
+  guint ax = input->has_slice ? input->slice_x : 0, ay = input->has_slice ? input->slice_y : 1;
+  const double *fixed = input->has_slice ? input->slice_fixed : best;
+  const SbParameter *px = &exp->parameters[ax], *py = &exp->parameters[ay];
   g_autofree double *xs = g_new (double, (gsize) n * dim);
   g_autofree sg_point_summary *summary = g_new (sg_point_summary, n);
   g_autofree double *values = g_new (double, n);
@@ -622,13 +628,13 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
       {
         double *x = xs + ((gsize) j * m + i) * dim;
         memcpy (x, fixed, dim * sizeof (double));
-        x[0] = px->lower + (px->upper - px->lower) * i / (m - 1);
-        x[1] = py->lower + (py->upper - py->lower) * j / (m - 1);
+        x[ax] = px->lower + (px->upper - px->lower) * i / (m - 1);
+        x[ay] = py->lower + (py->upper - py->lower) * j / (m - 1);
       }
   if (engine_failed (summarize_locked (input->model, xs, n, progress, summary),
                      "summarising the posterior on the slice", error))
     return FALSE;
-  sb_plot_snapshot_set_slice (snap, 0, 1, fixed);
+  sb_plot_snapshot_set_slice (snap, ax, ay, fixed);
   for (SbField f = SB_FIELD_MEAN; f <= SB_FIELD_SKEWNESS; f++)
     {
       g_autoptr (SbGrid2) grid = NULL;
@@ -683,4 +689,90 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
     }
   g_clear_pointer (&problem, sg_problem_free);
   return ok ? g_steal_pointer (&snap) : NULL;
+}
+
+/* ---- Density at a point --------------------------------------------------------- */
+
+SbDensityInput *
+sb_density_input_new (SbModel *model, guint dim, const double *x, guint64 generation)
+{
+  SbDensityInput *input = g_new0 (SbDensityInput, 1);
+
+  input->model = sb_model_ref (model);
+  input->dim = MIN (dim, SB_MAX_PARAMETERS);
+  memcpy (input->x, x, input->dim * sizeof (double));
+  input->generation = generation;
+  return input;
+}
+
+void
+sb_density_input_free (SbDensityInput *input)
+{
+  if (input == NULL)
+    return;
+  sb_model_unref (input->model);
+  g_free (input);
+}
+
+gpointer
+sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
+{
+  SbDensityInput *input = data;
+  g_autoptr (SbDensityData) d = sb_density_data_new (input->dim, input->x, FALSE, input->generation);
+  ProgressContext pctx = { job, NULL };
+  sg_progress progress = { forward_progress, &pctx };
+  const sg_skewgp_posterior *post = sg_bo_skewgp_posterior (input->model->bo);
+  const sg_skewgp_samples *samples = sg_bo_skewgp_samples (input->model->bo);
+  enum { K = 200 };
+  double grid[K], density[K];
+  sg_point_summary summary;
+  double lo, hi;
+  int status;
+
+  if (engine_failed (summarize_locked (input->model, input->x, 1, &progress, &summary),
+                     "summarising the posterior", error))
+    return NULL;
+  /* A grid over the bulk of the distribution and a little beyond. */
+  lo = MIN (summary.mean - 4.5 * summary.sd, summary.lower);
+  hi = MAX (summary.mean + 4.5 * summary.sd, summary.upper);
+  if (!(hi > lo) || !isfinite (lo) || !isfinite (hi))
+    {
+      g_set_error (error, SB_ENGINE_ERROR, SG_ENUMERIC, "the posterior at this point is degenerate");
+      return NULL;
+    }
+  for (guint i = 0; i < K; i++)
+    grid[i] = lo + (hi - lo) * i / (K - 1);
+  sb_density_data_set_grid (d, K, grid);
+
+  if (post && samples)
+    {
+      gsize ns = sg_skewgp_samples_count (samples);
+      g_autofree double *draws = g_new (double, ns);
+      gsl_rng *rng = sg_rng_new (G_GUINT64_CONSTANT (0xde57), input->generation);
+
+      g_mutex_lock (&input->model->lock);
+      status = sg_skewgp_density (post, samples, input->x, grid, K, density);
+      if (status == SG_OK)
+        status = rng ? sg_skewgp_joint_samples (post, samples, input->x, 1, rng, draws) : SG_ENOMEM;
+      g_mutex_unlock (&input->model->lock);
+      sg_rng_free (rng);
+      if (engine_failed (status, "computing the density", error))
+        return NULL;
+      sb_density_data_set_density (d, SB_SURROGATE_EXACT, density);
+      sb_density_data_set_samples (d, ns, draws);
+    }
+  else
+    {
+      /* Laplace / EP: their Gaussian at x. */
+      SbSurrogate which = sg_bo_get_config (input->model->bo)->surrogate == SG_BO_SURROGATE_EP
+                          ? SB_SURROGATE_EP : SB_SURROGATE_LAPLACE;
+      for (guint i = 0; i < K; i++)
+        {
+          double z = (grid[i] - summary.mean) / summary.sd;
+          density[i] = exp (-0.5 * z * z) / (summary.sd * sqrt (2 * G_PI));
+        }
+      sb_density_data_set_density (d, which, density);
+    }
+  sb_density_data_freeze (d);
+  return g_steal_pointer (&d);
 }

@@ -114,6 +114,10 @@ typedef struct {
   guint axis;                 /* 1-D curve parameter                       */
   guint n_curve;              /* points on the curve (default 160)         */
   guint n_slice;              /* points per side of the 2-D slice (40)     */
+  gboolean has_slice;         /* the user chose the slice (else: axes 0, 1
+                                 through the current best)                 */
+  guint slice_x, slice_y;
+  double slice_fixed[SB_MAX_PARAMETERS];
   guint64 generation;
 } SbPlotInput;
 
@@ -124,6 +128,25 @@ void sb_plot_input_free (SbPlotInput *input);
 /* SbWorkerFunc: INPUT an SbPlotInput, the result a frozen SbPlotSnapshot
  * (free with sb_plot_snapshot_unref). */
 gpointer sb_job_plot (SbWorkerJob *job, gpointer input, GError **error);
+
+/* ---- Predictive density at a point --------------------------------------
+ * The density of f(x) at a clicked point (DESIGN §3.7): the exact
+ * Rao-Blackwellised mixture on a grid spanning the posterior there, and the
+ * raw joint samples for the histogram; for a Laplace / EP model its
+ * Gaussian. */
+typedef struct {
+  SbModel *model;             /* reference */
+  guint dim;
+  double x[SB_MAX_PARAMETERS];
+  guint64 generation;
+} SbDensityInput;
+
+SbDensityInput *sb_density_input_new (SbModel *model, guint dim, const double *x,
+                                      guint64 generation);
+void sb_density_input_free (SbDensityInput *input);
+/* SbWorkerFunc: INPUT an SbDensityInput, the result a frozen SbDensityData
+ * (free with sb_density_data_unref). */
+gpointer sb_job_density (SbWorkerJob *job, gpointer input, GError **error);
 
 /* Error domain of engine failures: the code is the sg_status. */
 #define SB_ENGINE_ERROR (sb_engine_error_quark ())

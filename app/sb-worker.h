@@ -36,6 +36,7 @@ typedef enum {
   SB_WORKER_LANE_PROPOSE = 0,  /* posterior + acquisition: the next question */
   SB_WORKER_LANE_FIT,          /* hyperparameter fitting (slower)           */
   SB_WORKER_LANE_PLOT,         /* plot snapshots of the latest model        */
+  SB_WORKER_LANE_DENSITY,      /* the density at a point the user clicked   */
   SB_WORKER_N_LANES
 } SbWorkerLane;
 

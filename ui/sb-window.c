@@ -3,6 +3,7 @@
 
 #include "sb-experiment-templates.h"
 #include "sb-new-experiment-dialog.h"
+#include "sb-plot-view.h"
 
 #include <math.h>
 
@@ -35,6 +36,8 @@ struct _SbWindow
   gboolean fit_requested;      /* by the user: report its outcome         */
   GtkRecentManager *recent;    /* borrowed singleton, signal connected    */
   guint history_len;           /* log entries the history list reflects   */
+  SbPlotView *plot_view;       /* in plots_box                            */
+  gboolean user_slice;         /* the user chose the 2-D slice            */
 
   /* Template widgets (borrowed) */
   GtkLabel *title_label;
@@ -280,9 +283,37 @@ request_plot (SbWindow *self)
     return;
   input = sb_plot_input_new (self->question->model, self->session, self->question, 0,
                              sb_worker_get_generation (self->worker, SB_WORKER_LANE_PROPOSE));
+  if (self->user_slice)
+    {
+      input->has_slice = sb_plot_view_get_slice (self->plot_view, &input->slice_x,
+                                                 &input->slice_y, input->slice_fixed)
+                         && input->slice_x != input->slice_y;
+    }
   sb_worker_submit (self->worker, SB_WORKER_LANE_PLOT, sb_job_plot, input,
                     (GDestroyNotify) sb_plot_input_free,
                     (GDestroyNotify) sb_plot_snapshot_unref);
+}
+
+static void
+on_slice_changed (SbPlotView *view, SbWindow *self)
+{
+  self->user_slice = TRUE;
+  request_plot (self);
+}
+
+static void
+on_point_activated (SbPlotView *view, GVariant *point, SbWindow *self)
+{
+  gsize n = 0;
+  const double *x = g_variant_get_fixed_array (point, &n, sizeof (double));
+
+  if (self->question == NULL || self->question->model == NULL || n != self->question->dim)
+    return;
+  sb_worker_submit (self->worker, SB_WORKER_LANE_DENSITY, sb_job_density,
+                    sb_density_input_new (self->question->model, n, x,
+                                          sb_worker_get_generation (self->worker, SB_WORKER_LANE_PROPOSE)),
+                    (GDestroyNotify) sb_density_input_free,
+                    (GDestroyNotify) sb_density_data_unref);
 }
 
 /* ---- Fits ---------------------------------------------------------------------- */
@@ -338,6 +369,7 @@ request_question (SbWindow *self)
 {
   g_clear_handle_id (&self->autoplay_source, g_source_remove);
   sb_worker_cancel (self->worker, SB_WORKER_LANE_PLOT);
+  sb_worker_cancel (self->worker, SB_WORKER_LANE_DENSITY);
   set_question (self, NULL);
   if (self->session == NULL)
     return;
@@ -540,7 +572,11 @@ on_job_finished (SbWorker *worker, guint lane, guint64 generation, gpointer resu
     case SB_WORKER_LANE_PLOT:
       g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
       self->plot = sb_plot_snapshot_ref (result);
+      sb_plot_view_set_snapshot (self->plot_view, self->plot);
       g_signal_emit (self, signals[PLOT_UPDATED], 0);
+      break;
+    case SB_WORKER_LANE_DENSITY:
+      sb_plot_view_set_density (self->plot_view, result);
       break;
     default:
       break;
@@ -655,6 +691,10 @@ sb_window_set_session (SbWindow *self, SbSession *session)
   gtk_revealer_set_reveal_child (self->progress_revealer, FALSE);
   gtk_stack_set_visible_child_name (self->main_stack, "duel");
   sb_duel_panel_set_experiment (self->duel_panel, sb_session_get_experiment (session));
+  self->user_slice = FALSE;
+  sb_plot_view_set_kind (self->plot_view,
+                         sb_session_get_experiment (session)->n_parameters >= 2
+                         ? SB_PLOT_HEATMAP : SB_PLOT_POSTERIOR);
   if (sb_session_get_file (session))
     remember_file (self, sb_session_get_file (session));
   update_titles (self);
@@ -1253,6 +1293,12 @@ sb_window_init (SbWindow *self)
   gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
   g_signal_connect (keys, "key-pressed", G_CALLBACK (on_key_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self), keys);
+
+  self->plot_view = SB_PLOT_VIEW (sb_plot_view_new (SB_PLOT_HEATMAP));
+  gtk_widget_set_vexpand (GTK_WIDGET (self->plot_view), TRUE);
+  gtk_box_append (self->plots_box, GTK_WIDGET (self->plot_view));
+  g_signal_connect (self->plot_view, "slice-changed", G_CALLBACK (on_slice_changed), self);
+  g_signal_connect (self->plot_view, "point-activated", G_CALLBACK (on_point_activated), self);
 
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_swapped (self->recent, "changed", G_CALLBACK (rebuild_recent_menu), self);
