@@ -45,7 +45,9 @@ static const char bo_help[] =
   "  --refit-every N      then every N-th answer (default 10; safe: never)\n"
   "  --refit-evals N      evidence evaluations per refit (default 150)\n\n"
   "Model: RBF kernel, variance 1 and lengthscales 0.2 x the box widths before\n"
-  "the first refit, probit_sd 1/sqrt2; safe mode follows paper 001 sec. 5.2.3:\n"
+  "the first refit, probit_sd 1/sqrt2. Refits fit lengthscales and variance\n"
+  "(mixed mode also the mean and probit_sd, which the values make\n"
+  "identifiable); safe mode follows paper 001 sec. 5.2.3:\n"
   "variance 2, lengthscale 1.5 (x box width / 20 for other boxes), fixed, and\n"
   "measurement sd max(SD, 0.05) in the likelihood.\n\n"
   "Each iteration line: iteration, initial (bool), kind (duel|value), query,\n"
@@ -328,7 +330,7 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   c->seed = a->seed;
   c->refit.max_evals = (size_t) a->refit_evals;
   if (a->mode == SG_BO_MIXED)
-    c->refit_free |= SG_FIT_MEAN;
+    c->refit_free |= SG_FIT_MEAN | SG_FIT_PROBIT_SD;
   if (a->mode == SG_BO_SAFE)
     {
       /* 001 sec. 5.2.3: hyperparameters fixed, variance 2, lengthscale 1.5

