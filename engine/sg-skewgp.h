@@ -18,8 +18,9 @@
  *     t | y ~ N(mu_t, S_tt),   truncated to t > 0,
  * and, for any points X*, f(X*) | t, y is Gaussian with a mean linear in t
  * and a covariance that does not depend on t (001 eq. 8, the additive
- * representation). So samples of t are drawn once (lin-ess, sg_tmvn) and
- * reused for every set of test points: one GEMM per batch of points.
+ * representation). So samples of t are drawn once (sg_tmvn: exact HMC by
+ * default, or lin-ess) and reused for every set of test points: one GEMM
+ * per batch of points.
  *
  * Log marginal likelihood (001 Corollaries 1-3, eq. 39):
  *     log p(data) = log N(y; C xi, C K C^T + R) + log Phi_m(mu_t; S_tt)

@@ -847,6 +847,78 @@ test_quadrature (void)
     }
 }
 
+/* ---- 3b. Log evidence vs R (mvtnorm) for m = 8-12 -------------------------- */
+
+/* The data sets of tests/data/gen-skewgp-ref.R, rebuilt here. */
+static void
+build_r_case (size_t n, size_t s, sg_data *data, sg_skewgp_prior *prior,
+              double *U, double *L, double *g)
+{
+  double x[16];
+  for (size_t i = 0; i < n; i++)
+    x[i] = fmod (0.37 * (double) i, 3.1);
+  sg_data_init (data, 1);
+  sg_data_add_numeric (data, &x[0], 0.4);
+  sg_data_add_numeric (data, &x[1], -0.3);
+  sg_data_add_valid (data, &x[2], 0.9, 0.5);
+  sg_data_add_invalid (data, &x[3], 0.6);
+  sg_data_add_binary (data, &x[4], 1);
+  sg_data_add_binary (data, &x[5], -1);
+  for (size_t i = 6; i + 1 < n; i++)
+    sg_data_add_preference (data, &x[i], &x[i + 1]);
+  sg_data_add_preference (data, &x[6], &x[0]);
+  sg_kernel k;
+  sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.3, 0.6);
+  U[0] = 0.8; U[1] = 2.2; L[0] = 1; L[1] = -1; g[0] = 0.3; g[1] = -0.2;
+  *prior = (sg_skewgp_prior) { .kernel = k, .mean = 0.1, .s = s, .pseudo_points = U,
+                               .phases = L, .gamma = g };
+}
+
+static void
+test_evidence_r (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data",
+                                                 "skewgp-evidence-ref.csv", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  int checked = 0;
+  for (int i = 1; lines[i] && *lines[i]; i++)
+    {
+      size_t n, s, m;
+      double ref, ref_err;
+      g_assert_cmpint (sscanf (lines[i], "%zu,%zu,%zu,%lf,%lf", &n, &s, &m, &ref, &ref_err),
+                       ==, 5);
+      sg_data data;
+      sg_skewgp_prior prior;
+      double U[2], L[2], g[2];
+      build_r_case (n, s, &data, &prior, U, L, g);
+      sg_noise noise = { 0.3, 0.5 };
+      sg_likelihood lik;
+      sg_skewgp_posterior *post = make_posterior (&prior, &data, &noise, &lik);
+      g_assert_cmpuint (sg_skewgp_posterior_n_latent (post), ==, m);
+      sg_mvn_options mo;
+      sg_mvn_options_default (&mo);
+      mo.n_points = 400000;
+      sg_skewgp_evidence ev;
+      g_assert_cmpint (sg_skewgp_posterior_log_evidence (post, NULL, &mo, &ev), ==, SG_OK);
+      g_test_message ("n=%zu s=%zu m=%zu: log ML %.8f, R %.8f (errors %.2g, %.2g)", n, s,
+                      m, ev.log_ml, ref, ev.error, ref_err);
+      /* both error estimates are ~99% bounds of relative errors */
+      g_assert_cmpfloat (fabs (ev.log_ml - ref), <, 2 * (ev.error + ref_err) + 1e-9);
+      /* the paper's batch bound: below the evidence (up to the QMC error) */
+      double bound, lbound;
+      g_assert_cmpint (sg_skewgp_posterior_batch_bound (post, 4, NULL, NULL, &mo, &bound,
+                                                        &lbound), ==, SG_OK);
+      g_assert_cmpfloat (lbound, <=, ev.log_ml + 2 * ev.error);
+      checked++;
+      sg_skewgp_posterior_free (post);
+      sg_likelihood_clear (&lik);
+      sg_data_clear (&data);
+    }
+  g_assert_cmpint (checked, ==, 3);
+}
+
 /* ---- 4. Exact class probability vs Monte Carlo on a larger problem ------- */
 
 static void
@@ -1136,6 +1208,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/skewgp/density", test_density);
   g_test_add_func ("/skewgp/sun-literal", test_sun_literal);
   g_test_add_func ("/skewgp/quadrature", test_quadrature);
+  g_test_add_func ("/skewgp/evidence-r", test_evidence_r);
   g_test_add_func ("/skewgp/class-probability-mc", test_class_probability_mc);
   g_test_add_func ("/skewgp/preference-example", test_preference_example);
   g_test_add_func ("/skewgp/skewed-prior", test_skewed_prior);
