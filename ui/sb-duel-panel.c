@@ -369,6 +369,9 @@ sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question, guint
   if (question && question->kind == SB_QUESTION_VALUE)
     sb_duel_panel_clear_entered_value (self);
   update (self);
+  /* A value question is answered by typing: put the cursor there. */
+  if (question && question->kind == SB_QUESTION_VALUE && !self->finished)
+    gtk_widget_grab_focus (GTK_WIDGET (self->value_entry));
 }
 
 const SbQuestion *
