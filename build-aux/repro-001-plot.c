@@ -1,0 +1,343 @@
+/* repro-001-plot.c — averaged BO curves for build-aux/repro-001 (paper 001
+ * Figures 11, 12, 15), drawn with Cairo, plus a CSV of the numbers.
+ *
+ * Usage: repro-001-plot MANIFEST
+ * The manifest (written by build-aux/repro-001) is a list of lines:
+ *   figure OUT_BASENAME ROWS COLS TITLE...   starts a figure
+ *   panel TITLE...                           starts a panel
+ *   curve LABEL FILE...                      one curve: `skewgp bo` JSON Lines
+ *                                            outputs (one per trial)
+ * For every curve the true objective at x_r (best_value) after each BO
+ * iteration (iteration 0 = after the initial design) is averaged
+ * over the trials; the panel also shows the problem's optimum (dashed).
+ * Writes OUT_BASENAME.png, OUT_BASENAME.pdf and OUT_BASENAME.csv
+ * (panel,curve,iteration,mean,sd,trials,violations).
+ */
+#include <cairo-pdf.h>
+#include <cairo.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ITER 1024
+
+typedef struct {
+  char *label;
+  int n_iter;                  /* longest run                          */
+  double sum[MAX_ITER], sum2[MAX_ITER];
+  int count[MAX_ITER];
+  int trials;
+  long violations;
+} curve;
+
+typedef struct {
+  char *title;
+  GPtrArray *curves;
+  double optimum;
+} panel;
+
+typedef struct {
+  char *base, *title;
+  int rows, cols;
+  GPtrArray *panels;
+} figure;
+
+static void
+add_point (curve *c, int k, double v)
+{
+  if (k >= MAX_ITER || !isfinite (v))
+    return;
+  c->sum[k] += v;
+  c->sum2[k] += v * v;
+  c->count[k]++;
+  if (k + 1 > c->n_iter)
+    c->n_iter = k + 1;
+}
+
+/* Adds one run (a JSON Lines file) to curve C; records the optimum. */
+static void
+add_run (curve *c, const char *path, double *optimum)
+{
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    {
+      fprintf (stderr, "repro-001-plot: cannot read %s (skipped)\n", path);
+      return;
+    }
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  double last = NAN;
+  int k = 0, started = 0;
+  for (char **l = lines; *l; l++)
+    {
+      if (**l == '\0')
+        continue;
+      g_autoptr (JsonParser) p = json_parser_new ();
+      if (!json_parser_load_from_data (p, *l, -1, NULL))
+        continue;
+      JsonObject *o = json_node_get_object (json_parser_get_root (p));
+      if (json_object_has_member (o, "summary"))
+        {
+          if (json_object_has_member (o, "optimum")
+              && !json_node_is_null (json_object_get_member (o, "optimum")))
+            *optimum = json_object_get_double_member (o, "optimum");
+          c->violations += json_object_get_int_member_with_default (o, "violations", 0);
+          continue;
+        }
+      gboolean initial = json_object_get_boolean_member_with_default (o, "initial", FALSE);
+      if (!initial && !started)
+        {
+          /* iteration 0: the state after the initial design */
+          started = 1;
+          add_point (c, k++, last);
+        }
+      JsonNode *bv = json_object_get_member (o, "best_value");
+      if (bv && !json_node_is_null (bv))
+        last = json_node_get_double (bv);
+      if (!initial)
+        add_point (c, k++, last);
+    }
+  c->trials++;
+}
+
+static int
+parse_manifest (const char *path, GPtrArray *figures)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &error))
+    {
+      fprintf (stderr, "repro-001-plot: %s\n", error->message);
+      return 0;
+    }
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  figure *f = NULL;
+  panel *pa = NULL;
+  for (char **l = lines; *l; l++)
+    {
+      g_auto (GStrv) tok = g_strsplit_set (g_strstrip (*l), " \t", -1);
+      if (tok[0] == NULL || tok[0][0] == '\0' || tok[0][0] == '#')
+        continue;
+      if (strcmp (tok[0], "figure") == 0 && g_strv_length (tok) >= 4)
+        {
+          f = g_new0 (figure, 1);
+          f->base = g_strdup (tok[1]);
+          f->rows = atoi (tok[2]);
+          f->cols = atoi (tok[3]);
+          f->title = tok[4] ? g_strjoinv (" ", tok + 4) : g_strdup ("");
+          f->panels = g_ptr_array_new ();
+          g_ptr_array_add (figures, f);
+          pa = NULL;
+        }
+      else if (strcmp (tok[0], "panel") == 0 && f)
+        {
+          pa = g_new0 (panel, 1);
+          pa->title = tok[1] ? g_strjoinv (" ", tok + 1) : g_strdup ("");
+          pa->curves = g_ptr_array_new ();
+          pa->optimum = NAN;
+          g_ptr_array_add (f->panels, pa);
+        }
+      else if (strcmp (tok[0], "curve") == 0 && pa && tok[1])
+        {
+          curve *c = g_new0 (curve, 1);
+          c->label = g_strdup (tok[1]);
+          for (char **file = tok + 2; *file; file++)
+            if (**file)
+              add_run (c, *file, &pa->optimum);
+          g_ptr_array_add (pa->curves, c);
+        }
+    }
+  return 1;
+}
+
+static const double palette[][3] = {
+  { 0.00, 0.45, 0.70 }, { 0.84, 0.37, 0.00 }, { 0.00, 0.62, 0.45 },
+  { 0.50, 0.50, 0.50 }, { 0.80, 0.47, 0.65 }, { 0.94, 0.89, 0.26 },
+};
+
+static void
+draw_panel (cairo_t *cr, const panel *pa, double x0, double y0, double w, double h)
+{
+  double ml = 52, mr = 10, mt = 22, mb = 30;
+  double px = x0 + ml, py = y0 + mt, pw = w - ml - mr, ph = h - mt - mb;
+  /* ranges */
+  int nmax = 1;
+  double lo = INFINITY, hi = -INFINITY;
+  for (guint i = 0; i < pa->curves->len; i++)
+    {
+      const curve *c = g_ptr_array_index (pa->curves, i);
+      nmax = MAX (nmax, c->n_iter);
+      for (int k = 0; k < c->n_iter; k++)
+        if (c->count[k])
+          {
+            double m = c->sum[k] / c->count[k];
+            lo = fmin (lo, m);
+            hi = fmax (hi, m);
+          }
+    }
+  if (isfinite (pa->optimum))
+    {
+      lo = fmin (lo, pa->optimum);
+      hi = fmax (hi, pa->optimum);
+    }
+  if (!isfinite (lo))
+    lo = 0, hi = 1;
+  if (hi - lo < 1e-9)
+    hi = lo + 1;
+  double pad = 0.05 * (hi - lo);
+  lo -= pad;
+  hi += pad;
+#define SX(k) (px + pw * (double) (k) / (double) MAX (1, nmax - 1))
+#define SY(v) (py + ph * (1 - ((v) - lo) / (hi - lo)))
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  cairo_set_line_width (cr, 1);
+  cairo_rectangle (cr, px, py, pw, ph);
+  cairo_stroke (cr);
+  cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  cairo_set_font_size (cr, 12);
+  cairo_move_to (cr, px, y0 + 15);
+  cairo_show_text (cr, pa->title);
+  cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size (cr, 9);
+  char buf[64];
+  for (int t = 0; t <= 4; t++)
+    {
+      double v = lo + (hi - lo) * t / 4;
+      snprintf (buf, sizeof buf, "%.3g", v);
+      cairo_move_to (cr, x0 + 4, SY (v) + 3);
+      cairo_show_text (cr, buf);
+      int k = (int) lround ((double) (nmax - 1) * t / 4);
+      snprintf (buf, sizeof buf, "%d", k);
+      cairo_move_to (cr, SX (k) - 4, py + ph + 13);
+      cairo_show_text (cr, buf);
+    }
+  cairo_move_to (cr, px + pw / 2 - 20, py + ph + 26);
+  cairo_show_text (cr, "iteration");
+  if (isfinite (pa->optimum))
+    {
+      double dash[] = { 4, 3 };
+      cairo_set_dash (cr, dash, 2, 0);
+      cairo_set_source_rgb (cr, 0.3, 0.3, 0.3);
+      cairo_move_to (cr, px, SY (pa->optimum));
+      cairo_line_to (cr, px + pw, SY (pa->optimum));
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+  for (guint i = 0; i < pa->curves->len; i++)
+    {
+      const curve *c = g_ptr_array_index (pa->curves, i);
+      const double *col = palette[i % G_N_ELEMENTS (palette)];
+      cairo_set_source_rgb (cr, col[0], col[1], col[2]);
+      cairo_set_line_width (cr, 1.8);
+      int first = 1;
+      for (int k = 0; k < c->n_iter; k++)
+        {
+          if (!c->count[k])
+            continue;
+          double m = c->sum[k] / c->count[k];
+          if (first)
+            cairo_move_to (cr, SX (k), SY (m));
+          else
+            cairo_line_to (cr, SX (k), SY (m));
+          first = 0;
+        }
+      cairo_stroke (cr);
+      /* legend */
+      cairo_move_to (cr, px + 8, py + 12 + 11 * i);
+      cairo_rel_line_to (cr, 14, 0);
+      cairo_stroke (cr);
+      cairo_set_source_rgb (cr, 0, 0, 0);
+      if (c->violations > 0)
+        snprintf (buf, sizeof buf, "%s (n=%d, %ld violations)", c->label, c->trials,
+                  c->violations);
+      else
+        snprintf (buf, sizeof buf, "%s (n=%d)", c->label, c->trials);
+      cairo_move_to (cr, px + 26, py + 15 + 11 * i);
+      cairo_show_text (cr, buf);
+    }
+#undef SX
+#undef SY
+}
+
+static void
+draw_figure (cairo_t *cr, const figure *f, double W, double H)
+{
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  cairo_set_source_rgb (cr, 0, 0, 0);
+  cairo_select_font_face (cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  cairo_set_font_size (cr, 14);
+  cairo_move_to (cr, 10, 20);
+  cairo_show_text (cr, f->title);
+  double top = 30, pw = W / f->cols, ph = (H - top) / f->rows;
+  for (guint i = 0; i < f->panels->len; i++)
+    {
+      int r = (int) i / f->cols, c = (int) i % f->cols;
+      draw_panel (cr, g_ptr_array_index (f->panels, i), c * pw, top + r * ph, pw, ph);
+    }
+}
+
+static void
+write_csv (const figure *f)
+{
+  g_autofree char *path = g_strconcat (f->base, ".csv", NULL);
+  FILE *out = fopen (path, "w");
+  if (out == NULL)
+    return;
+  fprintf (out, "panel,curve,iteration,mean,sd,trials,violations\n");
+  for (guint i = 0; i < f->panels->len; i++)
+    {
+      const panel *pa = g_ptr_array_index (f->panels, i);
+      for (guint j = 0; j < pa->curves->len; j++)
+        {
+          const curve *c = g_ptr_array_index (pa->curves, j);
+          for (int k = 0; k < c->n_iter; k++)
+            {
+              if (!c->count[k])
+                continue;
+              double m = c->sum[k] / c->count[k];
+              double v = c->count[k] > 1
+                           ? fmax (0, (c->sum2[k] - c->count[k] * m * m) / (c->count[k] - 1))
+                           : 0;
+              fprintf (out, "\"%s\",%s,%d,%.6g,%.6g,%d,%ld\n", pa->title, c->label, k, m,
+                       sqrt (v), c->count[k], c->violations);
+            }
+        }
+    }
+  fclose (out);
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc != 2)
+    {
+      fprintf (stderr, "usage: repro-001-plot MANIFEST\n");
+      return 2;
+    }
+  g_autoptr (GPtrArray) figures = g_ptr_array_new ();
+  if (!parse_manifest (argv[1], figures))
+    return 2;
+  for (guint i = 0; i < figures->len; i++)
+    {
+      const figure *f = g_ptr_array_index (figures, i);
+      double W = 380.0 * f->cols, H = 30 + 260.0 * f->rows;
+      g_autofree char *png = g_strconcat (f->base, ".png", NULL);
+      g_autofree char *pdf = g_strconcat (f->base, ".pdf", NULL);
+      cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) W, (int) H);
+      cairo_t *cr = cairo_create (s);
+      draw_figure (cr, f, W, H);
+      cairo_destroy (cr);
+      cairo_surface_write_to_png (s, png);
+      cairo_surface_destroy (s);
+      s = cairo_pdf_surface_create (pdf, W, H);
+      cr = cairo_create (s);
+      draw_figure (cr, f, W, H);
+      cairo_destroy (cr);
+      cairo_surface_destroy (s);
+      write_csv (f);
+      printf ("wrote %s, %s and %s.csv\n", png, pdf, f->base);
+    }
+  return 0;
+}
