@@ -13,7 +13,9 @@
 #include "test-plot-fixture.h"
 
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
+#include <pango/pangocairo.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -287,6 +289,38 @@ test_contours (void)
   sb_contour_segments (w, 31, 21, 0, 3, -1, 1, 0.49, check_on_circle, &c2);
   g_assert_cmpuint (c2.n, >, 20);
   g_assert_cmpfloat (c2.max_err, <, 5e-3);
+
+  /* Joined into polylines: the circle is one closed line through every
+   * segment end; a level crossing the box edge gives an open line whose
+   * ends lie on the border. */
+  GArray *pts = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *lens = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_assert_cmpuint (sb_contour_lines (v, n, n, -1, 1, -1, 1, 0.25, pts, lens), ==, 1);
+  guint np = g_array_index (lens, guint, 0);
+  /* Every segment but the zero-length ones at grid nodes that lie exactly
+   * on the circle (e.g. (0.3, 0.4)). */
+  g_assert_cmpuint (np, >=, segs - 12);
+  g_assert_cmpuint (np, <=, segs + 1);
+  const double *pp = (const double *) pts->data;
+  g_assert_cmpfloat (hypot (pp[0] - pp[2 * (np - 1)], pp[1] - pp[2 * (np - 1) + 1]), <, 1e-9);
+  for (guint i = 0; i < np; i++)
+    g_assert_cmpfloat (fabs (hypot (pp[2 * i], pp[2 * i + 1]) - 0.5), <, 1e-3);
+  g_array_set_size (pts, 0);
+  g_array_set_size (lens, 0);
+  /* v = x^2 + y^2 at level 1.2: four arcs cut by the square's sides. */
+  g_assert_cmpuint (sb_contour_lines (v, n, n, -1, 1, -1, 1, 1.2, pts, lens), ==, 4);
+  gsize at = 0;
+  for (guint k = 0; k < 4; k++)
+    {
+      guint m = g_array_index (lens, guint, k);
+      const double *a = &g_array_index (pts, double, 2 * at);
+      const double *b = &g_array_index (pts, double, 2 * (at + m - 1));
+      g_assert_cmpfloat (MAX (fabs (a[0]), fabs (a[1])), >, 1 - 1e-9);
+      g_assert_cmpfloat (MAX (fabs (b[0]), fabs (b[1])), >, 1 - 1e-9);
+      at += m;
+    }
+  g_array_unref (pts);
+  g_array_unref (lens);
 
   /* Saddle: v = x y on a 2 x 2 grid over [-1, 1]^2 has corners + - + -
    * around; level 0.1 (centre 0 < level) gives two segments, and so does
@@ -1148,5 +1182,11 @@ main (int argc, char *argv[])
       g_autofree char *path = g_strdup_printf ("/plot/views/%s", view_cases[i].name);
       g_test_add_data_func (path, &view_cases[i], test_views);
     }
-  return g_test_run ();
+  int status = g_test_run ();
+  /* Release the font caches (Pango's font map, Cairo's static data,
+   * fontconfig) so memory checkers see only real leaks. */
+  pango_cairo_font_map_set_default (NULL);
+  cairo_debug_reset_static_data ();
+  FcFini ();
+  return status;
 }

@@ -62,6 +62,13 @@ count_cb (guint *counter)
   (*counter)++;
 }
 
+static gboolean
+layer_drawn_heatmap (gpointer data)
+{
+  GtkWidget *w = sb_chart_get_layer_widget (data, "heatmap");
+  return w && sb_chart_layer_get_draw_count (SB_CHART_LAYER (w)) > 0;
+}
+
 static GtkWindow *
 window_with (GtkWidget *child)
 {
@@ -275,6 +282,28 @@ test_slice_controls (void)
   g_assert_nonnull (sb_chart_get_layer_widget (sb_plot_view_get_chart (view), "heatmap"));
   SbScene *scene = sb_chart_get_scene (sb_plot_view_get_chart (view));
   g_assert_cmpstr (sb_scene_get_title (scene), ==, "Posterior mean");
+
+  /* The next result shares the field (the worker reuses an unchanged
+   * SbGrid2) but has a new best point: the heatmap and its contours keep
+   * their drawings, the best-point marker is redrawn. */
+  SbChart *chart = sb_plot_view_get_chart (view);
+  gboolean drawn = wait_for (layer_drawn_heatmap, chart);
+  g_assert_true (drawn);
+  spin (100);
+  guint heat = draws (chart, "heatmap"), contours = draws (chart, "contours/exact");
+  guint best = draws (chart, "best/marker");
+  g_autoptr (SbPlotSnapshot) s2 = sb_plot_snapshot_new (4, 8);
+  for (guint i = 0; i < 4; i++)
+    sb_plot_snapshot_set_parameter (s2, i, names[i], -1, 1);
+  double best2[4] = { -0.5, 0.2, 0.6, 0.4 };
+  sb_plot_snapshot_set_best (s2, best2);
+  sb_plot_snapshot_set_slice (s2, 0, 2, fixed);
+  sb_plot_snapshot_set_field (s2, SB_FIELD_MEAN, SB_SURROGATE_EXACT, g);
+  sb_plot_view_set_snapshot (view, s2);
+  spin (200);
+  g_assert_cmpuint (draws (chart, "heatmap"), ==, heat);
+  g_assert_cmpuint (draws (chart, "contours/exact"), ==, contours);
+  g_assert_cmpuint (draws (chart, "best/marker"), >, best);
   spin (100);
   gtk_window_destroy (win);
 }

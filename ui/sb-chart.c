@@ -69,6 +69,48 @@ queue_draw_layers (SbChart *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* Field-wise comparisons (struct copies need not copy padding bytes). */
+static gboolean
+frame_equal (const SbFrame *a, const SbFrame *b)
+{
+  return a->width == b->width && a->height == b->height && a->px == b->px && a->py == b->py
+         && a->pw == b->pw && a->ph == b->ph && a->x0 == b->x0 && a->x1 == b->x1
+         && a->y0 == b->y0 && a->y1 == b->y1 && !a->y_log == !b->y_log;
+}
+
+static gboolean
+color_equal (const SbColor *a, const SbColor *b)
+{
+  return a->r == b->r && a->g == b->g && a->b == b->b && a->a == b->a;
+}
+
+static gboolean
+palette_equal (const SbPalette *a, const SbPalette *b)
+{
+  if (!a->dark != !b->dark || !color_equal (&a->background, &b->background)
+      || !color_equal (&a->foreground, &b->foreground) || !color_equal (&a->grid, &b->grid)
+      || !color_equal (&a->legend_bg, &b->legend_bg))
+    return FALSE;
+  for (int i = 0; i < SB_N_ROLES; i++)
+    if (!color_equal (&a->roles[i], &b->roles[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* Views hold NaN for "automatic": NaN matches NaN here. */
+static gboolean
+same_value (double a, double b)
+{
+  return a == b || (isnan (a) && isnan (b));
+}
+
+static gboolean
+view_equal (const SbView *a, const SbView *b)
+{
+  return same_value (a->x0, b->x0) && same_value (a->x1, b->x1)
+         && same_value (a->y0, b->y0) && same_value (a->y1, b->y1);
+}
+
 /* Lays the scene out for the current size; redraws every layer when the
  * mapping changed (a new range or zoom moves everything). */
 static void
@@ -88,7 +130,7 @@ update_frame (SbChart *self)
   cairo_destroy (cr);
   cairo_surface_destroy (surface);
 
-  if (!self->have_frame || memcmp (&frame, &self->frame, sizeof frame) != 0)
+  if (!self->have_frame || !frame_equal (&frame, &self->frame))
     {
       self->frame = frame;
       self->have_frame = TRUE;
@@ -105,7 +147,7 @@ update_palette (SbChart *self)
   /* gtk_widget_get_color() is 4.10; this is the 4.8 way. */
   gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (self)), &fg);
   sb_palette_init_from_foreground (&palette, &(SbColor) { fg.red, fg.green, fg.blue, fg.alpha });
-  if (memcmp (&palette, &self->palette, sizeof palette) != 0)
+  if (!palette_equal (&palette, &self->palette))
     {
       self->palette = palette;
       queue_draw_layers (self);
@@ -246,7 +288,7 @@ set_view_internal (SbChart *self, const SbView *view)
 {
   gboolean was_zoomed = !sb_view_is_auto (&self->view);
 
-  if (memcmp (view, &self->view, sizeof *view) == 0)
+  if (view_equal (view, &self->view))
     return;
   self->view = *view;
   update_frame (self);

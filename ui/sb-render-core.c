@@ -450,6 +450,127 @@ sb_contour_segments (const double *values, guint nx, guint ny, double x0,
   return count;
 }
 
+/* ---- Joining segments into polylines --------------------------------------- */
+
+typedef struct {
+  GArray *seg;       /* 4 doubles per segment */
+  double qx, qy;     /* quantum for end-point matching */
+} SegCollect;
+
+static void
+collect_segment (double ax, double ay, double bx, double by, gpointer data)
+{
+  SegCollect *c = data;
+  double s[4] = { ax, ay, bx, by };
+  g_array_append_vals (c->seg, s, 4);
+}
+
+/* End points computed in two neighbouring cells interpolate the same edge,
+ * possibly from opposite corners, so they agree only to round-off: match
+ * them on a grid a million times finer than a cell. */
+static char *
+point_key (const SegCollect *c, double x, double y)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT,
+                          (gint64) llround (x / c->qx), (gint64) llround (y / c->qy));
+}
+
+gsize
+sb_contour_lines (const double *values, guint nx, guint ny, double x0,
+                  double x1, double y0, double y1, double level,
+                  GArray *points, GArray *lengths)
+{
+  if (nx < 2 || ny < 2)
+    return 0;
+  SegCollect c = { g_array_new (FALSE, FALSE, sizeof (double)),
+                   fabs (x1 - x0) / (nx - 1) * 1e-6, fabs (y1 - y0) / (ny - 1) * 1e-6 };
+  if (!(c.qx > 0) || !(c.qy > 0))
+    {
+      g_array_unref (c.seg);
+      return 0;
+    }
+  sb_contour_segments (values, nx, ny, x0, x1, y0, y1, level, collect_segment, &c);
+  gsize n = c.seg->len / 4;
+  const double *s = (const double *) c.seg->data;
+
+  /* End point -> the (at most two) segment ends there, as 2 * seg + end. */
+  GHashTable *ends = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (gsize k = 0; k < 2 * n; k++)
+    {
+      char *key = point_key (&c, s[2 * k], s[2 * k + 1]);
+      GArray *list = g_hash_table_lookup (ends, key);
+      if (list == NULL)
+        {
+          list = g_array_new (FALSE, FALSE, sizeof (gsize));
+          g_hash_table_insert (ends, key, list);
+        }
+      else
+        g_free (key);
+      g_array_append_val (list, k);
+    }
+
+  /* A level through a grid node gives zero-length segments at the node in
+   * the cells around it: they carry no line, drop them. */
+  gboolean *used = g_new0 (gboolean, n);
+  for (gsize k = 0; k < n; k++)
+    {
+      g_autofree char *a = point_key (&c, s[4 * k], s[4 * k + 1]);
+      g_autofree char *b = point_key (&c, s[4 * k + 2], s[4 * k + 3]);
+      used[k] = g_str_equal (a, b);
+    }
+  GArray *line = g_array_new (FALSE, FALSE, sizeof (double));
+  gsize count = 0;
+  for (gsize start = 0; start < n; start++)
+    {
+      if (used[start])
+        continue;
+      used[start] = TRUE;
+      g_array_set_size (line, 0);
+      g_array_append_vals (line, s + 4 * start, 4);
+      /* Walk forward from the last point, then backward from the first. */
+      for (int dir = 0; dir < 2; dir++)
+        for (;;)
+          {
+            const double *p = dir == 0 ? &g_array_index (line, double, line->len - 2)
+                                       : &g_array_index (line, double, 0);
+            g_autofree char *key = point_key (&c, p[0], p[1]);
+            GArray *list = g_hash_table_lookup (ends, key);
+            gssize next = -1;
+            for (guint i = 0; list && i < list->len; i++)
+              {
+                gsize e = g_array_index (list, gsize, i);
+                if (!used[e / 2])
+                  {
+                    next = e;
+                    break;
+                  }
+              }
+            if (next < 0)
+              break;
+            gsize seg = next / 2, other = 2 * seg + (1 - next % 2);
+            used[seg] = TRUE;
+            if (dir == 0)
+              g_array_append_vals (line, s + 2 * other, 2);
+            else
+              g_array_prepend_vals (line, s + 2 * other, 2);
+          }
+      guint npts = line->len / 2;
+      g_array_append_vals (points, line->data, line->len);
+      g_array_append_val (lengths, npts);
+      count++;
+    }
+  g_array_unref (line);
+  g_free (used);
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init (&it, ends);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    g_array_unref (value);
+  g_hash_table_unref (ends);
+  g_array_unref (c.seg);
+  return count;
+}
+
 /* ---- Frame ------------------------------------------------------------------ */
 
 double

@@ -1,6 +1,6 @@
 /* sb-render-layer.c — the drawables of a scene. Each layer copies its data
  * at creation and derives what drawing needs (heatmap colours, contour
- * segments) once, so a redraw is only a matter of mapping and stroking. */
+ * polylines) once, so a redraw is only a matter of mapping and stroking. */
 #include "sb-render-private.h"
 
 #include <math.h>
@@ -66,7 +66,8 @@ sb_layer_unref (SbLayer *l)
   g_free (l->grid);
   g_free (l->levels);
   g_clear_pointer (&l->image, cairo_surface_destroy);
-  g_clear_pointer (&l->segments, g_array_unref);
+  g_clear_pointer (&l->points, g_array_unref);
+  g_clear_pointer (&l->lengths, g_array_unref);
   g_free (l);
 }
 
@@ -210,13 +211,6 @@ heatmap_image (SbLayer *l)
   return l->image;
 }
 
-static void
-append_segment (double ax, double ay, double bx, double by, gpointer data)
-{
-  double s[4] = { ax, ay, bx, by };
-  g_array_append_vals (data, s, 4);
-}
-
 SbLayer *
 sb_layer_new_contours (const char *id, const char *label, const SbStyle *style,
                        guint nx, guint ny, const double *values, double x0,
@@ -229,10 +223,10 @@ sb_layer_new_contours (const char *id, const char *label, const SbStyle *style,
   set_grid (l, nx, ny, values, x0, x1, y0, y1);
   l->n_levels = n_levels;
   l->levels = dup_doubles (levels, n_levels);
-  l->segments = g_array_new (FALSE, FALSE, sizeof (double));
+  l->points = g_array_new (FALSE, FALSE, sizeof (double));
+  l->lengths = g_array_new (FALSE, FALSE, sizeof (guint));
   for (gsize k = 0; k < n_levels; k++)
-    sb_contour_segments (values, nx, ny, x0, x1, y0, y1, levels[k],
-                         append_segment, l->segments);
+    sb_contour_lines (values, nx, ny, x0, x1, y0, y1, levels[k], l->points, l->lengths);
   return l;
 }
 
@@ -313,6 +307,16 @@ same_doubles (const double *a, const double *b, gsize n)
   return a == NULL || memcmp (a, b, n * sizeof (double)) == 0;
 }
 
+/* Field by field: a struct copy need not copy padding, so memcmp of two
+ * equal styles can differ. */
+static gboolean
+style_equal (const SbStyle *a, const SbStyle *b)
+{
+  return a->role == b->role && a->alpha == b->alpha && a->line_width == b->line_width
+         && a->dash == b->dash && a->marker == b->marker && a->marker2 == b->marker2
+         && a->marker_size == b->marker_size && !a->filled == !b->filled;
+}
+
 gboolean
 sb_layer_equal (const SbLayer *a, const SbLayer *b)
 {
@@ -321,7 +325,7 @@ sb_layer_equal (const SbLayer *a, const SbLayer *b)
   if (a == NULL || b == NULL)
     return FALSE;
   if (a->kind != b->kind || a->n != b->n || a->n_rows != b->n_rows
-      || memcmp (&a->style, &b->style, sizeof a->style) != 0
+      || !style_equal (&a->style, &b->style)
       || g_strcmp0 (a->label, b->label) != 0 || g_strcmp0 (a->id, b->id) != 0)
     return FALSE;
   gsize nx = a->kind == SB_LAYER_HISTOGRAM ? a->n + 1 : a->n;
@@ -647,8 +651,8 @@ static void
 render_contours (const SbLayer *l, cairo_t *cr, const SbFrame *f,
                  const SbPalette *palette)
 {
-  const double *s = (const double *) l->segments->data;
-  gsize n = l->segments->len / 4;
+  const double *p = (const double *) l->points->data;
+  const guint *len = (const guint *) l->lengths->data;
 
   /* A thin halo under the line keeps contours visible on any colour. */
   for (int pass = 0; pass < 2; pass++)
@@ -659,10 +663,18 @@ render_contours (const SbLayer *l, cairo_t *cr, const SbFrame *f,
           _sb_set_color (cr, &palette->background, 0.35 * l->style.alpha);
           cairo_set_line_width (cr, l->style.line_width + 1.5);
         }
-      for (gsize k = 0; k < n; k++)
+      gsize at = 0;
+      for (guint k = 0; k < l->lengths->len; k++)
         {
-          cairo_move_to (cr, sb_frame_x_to_device (f, s[4 * k]), sb_frame_y_to_device (f, s[4 * k + 1]));
-          cairo_line_to (cr, sb_frame_x_to_device (f, s[4 * k + 2]), sb_frame_y_to_device (f, s[4 * k + 3]));
+          for (guint i = 0; i < len[k]; i++, at++)
+            {
+              double dx = sb_frame_x_to_device (f, p[2 * at]);
+              double dy = sb_frame_y_to_device (f, p[2 * at + 1]);
+              if (i == 0)
+                cairo_move_to (cr, dx, dy);
+              else
+                cairo_line_to (cr, dx, dy);
+            }
         }
       cairo_stroke (cr);
     }

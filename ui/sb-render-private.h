@@ -28,7 +28,8 @@ struct _SbLayer
   cairo_surface_t *image;   /* HEATMAP: nx x ny colours, computed once */
   gsize n_levels;
   double *levels;
-  GArray *segments;         /* CONTOURS: 4 doubles per segment, once   */
+  GArray *points;           /* CONTOURS: polyline points (x, y), once  */
+  GArray *lengths;          /* CONTOURS: points per polyline (guint)   */
 };
 
 /* The heatmap layer's colour map and value range (for the colour bar). */

@@ -110,6 +110,16 @@ gsize sb_contour_segments (const double *values, guint nx, guint ny,
                            double level, SbSegmentFunc segment,
                            gpointer user_data);
 
+/* The same level set joined into polylines: segments sharing an end point
+ * (the crossing on an edge two cells share) are chained, so each contour is
+ * one path (continuous dash patterns, one join per vertex). Appends the
+ * points (x, y pairs of doubles) to POINTS and each polyline's number of
+ * points (guint) to LENGTHS; a closed contour repeats its first point at
+ * the end. Returns the number of polylines appended. */
+gsize sb_contour_lines (const double *values, guint nx, guint ny, double x0,
+                        double x1, double y0, double y1, double level,
+                        GArray *points, GArray *lengths);
+
 /* ---- Frame --------------------------------------------------------------- */
 
 typedef struct {
