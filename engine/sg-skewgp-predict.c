@@ -17,6 +17,8 @@
 
 #include <lapacke.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -418,6 +420,7 @@ sg_summary_options_default (sg_summary_options *opt)
   opt->level = 0.95;
   opt->reference = NULL;
   opt->batch = 256;
+  opt->n_threads = 1;
 }
 
 typedef struct {
@@ -511,6 +514,134 @@ summarize_point (const summary_ctx *c, const double *F, double v,
     }
 }
 
+/* What every worker of sg_skewgp_summarize shares (read-only). */
+typedef struct {
+  const sg_skewgp_posterior *post;
+  const sg_skewgp_samples *samples;
+  const double *XS;
+  const sg_summary_options *opt;
+  const phi_table *phi;
+  const double *wr, *Fr;   /* reference point: w(x_r), its linear part */
+  double vr;
+  size_t bs;               /* batch size */
+  atomic_int *stop;        /* set when any worker fails or is cancelled */
+} summary_shared;
+
+typedef struct {
+  const summary_shared *sh;
+  size_t start, end;       /* points [start, end) */
+  const sg_progress *progress;  /* only the calling thread's job polls */
+  sg_point_summary *res;   /* the full result array */
+  int status;
+} summary_job;
+
+/* Summaries of points [start, end) in batches of sh->bs, with this job's
+ * own scratch. */
+static int
+summarize_range (const summary_shared *sh, size_t start, size_t end,
+                 const sg_progress *progress, sg_point_summary *res)
+{
+  const sg_skewgp_posterior *post = sh->post;
+  const sg_summary_options *opt = sh->opt;
+  size_t N = sh->samples->N, mh = post->mh, nz = post->nz, dim = post->dim;
+  size_t bs = sh->bs;
+  double *WQ = malloc ((mh * bs + 1) * sizeof *WQ);
+  double *V = malloc (bs * sizeof *V);
+  double *scratch = malloc ((bs * nz + 1) * sizeof *scratch);
+  double *F = malloc (bs * N * sizeof *F);
+  double *buf = malloc (N * sizeof *buf);
+  double *oscratch = malloc ((3 * N + N / 8 + 8) * sizeof *oscratch);
+  int status = (WQ && V && scratch && F && buf && oscratch) ? SG_OK : SG_ENOMEM;
+  summary_ctx ctx = { .opt = opt, .xi = post->xi, .N = N, .eps = sh->samples->eps,
+                      .Fr = sh->Fr, .vr = sh->vr, .buf = buf, .scratch = oscratch,
+                      .phi = sh->phi };
+  for (size_t b0 = start; status == SG_OK && b0 < end; b0 += bs)
+    {
+      if (atomic_load (sh->stop))
+        {
+          status = SG_ECANCELLED;
+          break;
+        }
+      if (progress != NULL)
+        {
+          status = sg_progress_report (progress, (double) (b0 - start)
+                                                 / (double) (end - start));
+          if (status != SG_OK)
+            break;
+        }
+      size_t bb = end - b0 < bs ? end - b0 : bs;
+      const double *Xb = sh->XS + b0 * dim;
+      sg_skewgp_whiten_points (post, Xb, bb, WQ, V, scratch);
+      sg_gemm (1, 0, bb, N, mh, 1, WQ, sh->samples->E, 0, F);
+      for (size_t i = 0; i < bb; i++)
+        {
+          double cov_ref = 0;
+          if (sh->Fr != NULL)
+            {
+              cov_ref = sg_kernel_eval (&post->kernel, Xb + i * dim, opt->reference);
+              for (size_t k = 0; k < mh; k++)
+                cov_ref -= WQ[k * bb + i] * sh->wr[k];
+            }
+          summarize_point (&ctx, F + i * N, V[i], cov_ref, &res[b0 + i]);
+        }
+    }
+  if (status != SG_OK)
+    atomic_store (sh->stop, 1);
+  free (WQ); free (V); free (scratch); free (F); free (buf); free (oscratch);
+  return status;
+}
+
+static void *
+summary_thread (void *data)
+{
+  summary_job *job = data;
+  job->status = summarize_range (job->sh, job->start, job->end, NULL, job->res);
+  return NULL;
+}
+
+/* Splits [0, b) over NT jobs; job 0 runs on the calling thread (and polls
+ * PROGRESS), the others on new threads. Results land in disjoint parts of
+ * RES, so the outcome does not depend on the number of threads. */
+static int
+summarize_threads (const summary_shared *sh, size_t b, size_t nt,
+                   const sg_progress *progress, sg_point_summary *res)
+{
+  summary_job *jobs = calloc (nt, sizeof *jobs);
+  pthread_t *threads = calloc (nt, sizeof *threads);
+  int *started = calloc (nt, sizeof *started);
+  if (!jobs || !threads || !started)
+    {
+      free (jobs); free (threads); free (started);
+      return SG_ENOMEM;
+    }
+  /* whole batches per job, so the batches (and their BLAS round-off) are
+   * the same as with one thread */
+  size_t nb = (b + sh->bs - 1) / sh->bs;
+  for (size_t t = 0; t < nt; t++)
+    {
+      size_t s0 = nb * t / nt * sh->bs, s1 = nb * (t + 1) / nt * sh->bs;
+      jobs[t] = (summary_job) { .sh = sh, .start = s0 < b ? s0 : b,
+                                .end = s1 < b ? s1 : b, .res = res };
+    }
+  for (size_t t = 1; t < nt; t++)
+    started[t] = pthread_create (&threads[t], NULL, summary_thread, &jobs[t]) == 0;
+  /* a thread that could not start: its share runs here */
+  int status = summarize_range (sh, jobs[0].start, jobs[0].end, progress, res);
+  for (size_t t = 1; t < nt; t++)
+    {
+      if (started[t])
+        pthread_join (threads[t], NULL);
+      else
+        jobs[t].status = status == SG_OK
+                           ? summarize_range (sh, jobs[t].start, jobs[t].end, progress, res)
+                           : status;
+      if (status == SG_OK)
+        status = jobs[t].status;
+    }
+  free (jobs); free (threads); free (started);
+  return status;
+}
+
 int
 sg_skewgp_summarize (const sg_skewgp_posterior *post,
                      const sg_skewgp_samples *samples,
@@ -530,58 +661,39 @@ sg_skewgp_summarize (const sg_skewgp_posterior *post,
     }
   if (!(opt->level > 0 && opt->level < 1) || opt->batch == 0)
     return SG_EINVAL;
-  size_t N = samples->N, mh = post->mh, nz = post->nz, dim = post->dim;
+  size_t N = samples->N, mh = post->mh;
   size_t bs = opt->batch < b ? opt->batch : (b ? b : 1);
+  /* threads: at most one per batch, and only when asked for */
+  size_t nt = opt->n_threads > 1 ? opt->n_threads : 1;
+  if (nt > (b + bs - 1) / bs)
+    nt = b ? (b + bs - 1) / bs : 1;
   int want_ref = opt->reference != NULL && (opt->fields & SG_SUMMARY_PROB_BETTER);
 
-  double *WQ = malloc ((mh * bs + 1) * sizeof *WQ);
-  double *V = malloc (bs * sizeof *V);
-  double *scratch = malloc ((bs * nz + 1) * sizeof *scratch);
-  double *F = malloc (bs * N * sizeof *F);
-  double *buf = malloc (N * sizeof *buf);
-  double *oscratch = malloc ((3 * N + N / 8 + 8) * sizeof *oscratch);
   double *wr = malloc ((mh + 1) * sizeof *wr);
   double *Fr = malloc (N * sizeof *Fr);
+  double *scratch = malloc ((post->nz + 1) * sizeof *scratch);
   sg_point_summary *res = malloc ((b + 1) * sizeof *res);
   phi_table *phi = malloc (sizeof *phi);
-  int status = (WQ && V && scratch && F && buf && oscratch && wr && Fr && res && phi)
-               ? SG_OK : SG_ENOMEM;
+  atomic_int stop = 0;
+  int status = (wr && Fr && scratch && res && phi) ? SG_OK : SG_ENOMEM;
+  summary_shared sh = { .post = post, .samples = samples, .XS = XS, .opt = opt,
+                        .phi = phi, .bs = bs, .stop = &stop };
   if (status == SG_OK)
-    phi_table_init (phi);
-
-  summary_ctx ctx = { .opt = opt, .xi = post->xi, .N = N, .eps = samples->eps,
-                      .buf = buf, .scratch = oscratch, .phi = phi };
-  if (status == SG_OK && want_ref)
     {
-      sg_skewgp_whiten_points (post, opt->reference, 1, wr, &ctx.vr, scratch);
-      sg_gemv (1, mh, N, 1, samples->E, wr, 0, Fr);
-      ctx.Fr = Fr;
-    }
-  for (size_t start = 0; status == SG_OK && start < b; start += bs)
-    {
-      status = sg_progress_report (progress, (double) start / (double) b);
-      if (status != SG_OK)
-        break;
-      size_t bb = b - start < bs ? b - start : bs;
-      const double *Xb = XS + start * dim;
-      sg_skewgp_whiten_points (post, Xb, bb, WQ, V, scratch);
-      sg_gemm (1, 0, bb, N, mh, 1, WQ, samples->E, 0, F);
-      for (size_t i = 0; i < bb; i++)
+      phi_table_init (phi);
+      if (want_ref)
         {
-          double cov_ref = 0;
-          if (want_ref)
-            {
-              cov_ref = sg_kernel_eval (&post->kernel, Xb + i * dim, opt->reference);
-              for (size_t k = 0; k < mh; k++)
-                cov_ref -= WQ[k * bb + i] * wr[k];
-            }
-          summarize_point (&ctx, F + i * N, V[i], cov_ref, &res[start + i]);
+          sg_skewgp_whiten_points (post, opt->reference, 1, wr, &sh.vr, scratch);
+          sg_gemv (1, mh, N, 1, samples->E, wr, 0, Fr);
+          sh.wr = wr;
+          sh.Fr = Fr;
         }
+      status = nt > 1 ? summarize_threads (&sh, b, nt, progress, res)
+                      : summarize_range (&sh, 0, b, progress, res);
     }
   if (status == SG_OK)
     memcpy (out, res, b * sizeof *res);
-  free (WQ); free (V); free (scratch); free (F); free (buf); free (oscratch); free (wr);
-  free (Fr); free (res); free (phi);
+  free (wr); free (Fr); free (scratch); free (res); free (phi);
   return status;
 }
 

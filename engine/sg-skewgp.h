@@ -180,6 +180,10 @@ typedef struct {
   double level;             /* credible level in (0, 1) (default 0.95)        */
   const double *reference;  /* x_r (dim) for prob_better, or NULL             */
   size_t batch;             /* points per GEMM batch (default 256)            */
+  size_t n_threads;         /* threads sharing the points (default 1; 0 and 1
+                               = the calling thread only). Results do not
+                               depend on it; PROGRESS is called from the
+                               calling thread only                           */
 } sg_summary_options;
 
 void sg_summary_options_default (sg_summary_options *opt);

@@ -1187,6 +1187,29 @@ test_cancel (void)
   g_assert_cmpint (sg_skewgp_summarize (post, s, &x, 1, NULL, &p, &sum), ==, SG_ECANCELLED);
   g_assert_cmpfloat (sum.mean, ==, 42);   /* untouched */
   g_assert_cmpint (calls, ==, 1);
+  /* threads: identical results, and a cancel stops every thread */
+  const size_t b = 1000;
+  double *XS = g_new (double, b);
+  for (size_t i = 0; i < b; i++)
+    XS[i] = -1 + 3.0 * (double) i / (double) b;
+  sg_point_summary *one = g_new (sg_point_summary, b), *two = g_new (sg_point_summary, b);
+  sg_summary_options o;
+  sg_summary_options_default (&o);
+  o.batch = 16;
+  o.reference = XS;
+  g_assert_cmpint (sg_skewgp_summarize (post, s, XS, b, &o, NULL, one), ==, SG_OK);
+  o.n_threads = 2;
+  g_assert_cmpint (sg_skewgp_summarize (post, s, XS, b, &o, NULL, two), ==, SG_OK);
+  g_assert_cmpint (memcmp (one, two, b * sizeof *one), ==, 0);
+  two[0].mean = 42;
+  calls = 0;
+  g_assert_cmpint (sg_skewgp_summarize (post, s, XS, b, &o, &p, two), ==, SG_ECANCELLED);
+  g_assert_cmpfloat (two[0].mean, ==, 42);
+  g_assert_cmpint (calls, ==, 1);
+  g_free (one);
+  g_free (two);
+  g_free (XS);
+
   sg_skewgp_samples *s2 = NULL;
   gsl_rng *rng = sg_rng_new (1, 0);
   g_assert_cmpint (sg_skewgp_sample (post, 100000, NULL, rng, &p, &s2), ==, SG_ECANCELLED);
