@@ -345,6 +345,78 @@ test_dark_theme (void)
   gtk_window_destroy (win);
 }
 
+static GtkGesture *
+find_drag (GtkWidget *widget)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (widget);
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr (GObject) c = g_list_model_get_item (controllers, i);
+      if (GTK_IS_GESTURE_DRAG (c))
+        return GTK_GESTURE (c);
+    }
+  return NULL;
+}
+
+static void
+on_clicked (SbChart *chart, double x, double y, double *out)
+{
+  out[0] = x;
+  out[1] = y;
+}
+
+static void
+test_drag_zoom_and_click (void)
+{
+  /* The pointer gestures, driven through their signals: a wide drag zooms
+   * x to the dragged range, a tall one y too, a tiny one is a click. */
+  g_autoptr (SbPlotSnapshot) snap = plot_fixture_load ("plot-1d.ini", NULL);
+  SbChart *chart = SB_CHART (sb_chart_new ());
+  GtkWindow *win = window_with (GTK_WIDGET (chart));
+  g_autoptr (SbScene) scene = posterior_scene (snap, FALSE);
+  sb_chart_set_scene (chart, scene);
+  g_assert_true (wait_for (layer_drawn, chart));
+  SbFrame f;
+  g_assert_true (sb_chart_get_frame (chart, &f));
+  GtkGesture *drag = find_drag (GTK_WIDGET (chart));
+  g_assert_nonnull (drag);
+
+  double x0 = sb_frame_x_to_device (&f, -1.0), x1 = sb_frame_x_to_device (&f, 0.5);
+  double ymid = f.py + f.ph / 2;
+  g_signal_emit_by_name (drag, "drag-begin", x0, ymid);
+  g_signal_emit_by_name (drag, "drag-update", x1 - x0, 3.0);
+  g_signal_emit_by_name (drag, "drag-end", x1 - x0, 3.0);
+  SbView v;
+  sb_chart_get_view (chart, &v);
+  g_assert_cmpfloat (fabs (v.x0 + 1.0), <, 1e-9);
+  g_assert_cmpfloat (fabs (v.x1 - 0.5), <, 1e-9);
+  g_assert_true (isnan (v.y0) && isnan (v.y1));   /* flat drag: x only */
+  g_assert_true (sb_chart_get_zoomed (chart));
+
+  /* A tall drag also zooms y (upwards drag: the range is ordered). */
+  g_assert_true (sb_chart_get_frame (chart, &f));
+  double ya = sb_frame_y_to_device (&f, 2.0), yb = sb_frame_y_to_device (&f, -1.0);
+  g_signal_emit_by_name (drag, "drag-begin", x0, yb);
+  g_signal_emit_by_name (drag, "drag-end", x1 - x0, ya - yb);
+  sb_chart_get_view (chart, &v);
+  g_assert_cmpfloat (fabs (v.y0 + 1.0), <, 1e-9);
+  g_assert_cmpfloat (fabs (v.y1 - 2.0), <, 1e-9);
+  sb_chart_reset_zoom (chart);
+  g_assert_false (sb_chart_get_zoomed (chart));
+
+  /* A click: point-clicked with data coordinates. */
+  g_assert_true (sb_chart_get_frame (chart, &f));
+  double at[2] = { NAN, NAN };
+  g_signal_connect (chart, "point-clicked", G_CALLBACK (on_clicked), at);
+  double cx = sb_frame_x_to_device (&f, 1.25), cy = sb_frame_y_to_device (&f, 0.5);
+  g_signal_emit_by_name (drag, "drag-begin", cx, cy);
+  g_signal_emit_by_name (drag, "drag-end", 1.0, -1.0);
+  g_assert_cmpfloat (fabs (at[0] - 1.25), <, 1e-9);
+  g_assert_cmpfloat (fabs (at[1] - 0.5), <, 1e-9);
+  g_assert_false (sb_chart_get_zoomed (chart));
+  gtk_window_destroy (win);
+}
+
 static void
 skip_without_display (void)
 {
@@ -359,6 +431,7 @@ main (int argc, char *argv[])
     { "/ui/plot/view", test_plot_view },
     { "/ui/plot/slice", test_slice_controls },
     { "/ui/plot/dark-theme", test_dark_theme },
+    { "/ui/plot/drag-zoom-click", test_drag_zoom_and_click },
   };
 
   if (!have_display ())

@@ -462,6 +462,7 @@ sb_chart_class_init (SbChartClass *klass)
                   NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_DOUBLE, G_TYPE_DOUBLE);
 
   gtk_widget_class_set_css_name (widget_class, "chart");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
 
 static void
@@ -559,6 +560,10 @@ sb_chart_set_scene (SbChart *self, SbScene *scene)
       gtk_widget_unparent (child);
       child = next;
     }
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  scene && sb_scene_get_title (scene) ? sb_scene_get_title (scene) : "Plot",
+                                  -1);
 
   /* Titles and legend may have changed; the mapping too. */
   gtk_widget_queue_draw (self->axes);
