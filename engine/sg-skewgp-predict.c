@@ -11,6 +11,7 @@
  */
 #include "sg-skewgp.h"
 #include "sg-linalg.h"
+#include "sg-mcmc.h"
 #include "sg-normal.h"
 #include "sg-rng.h"
 #include "sg-skewgp-private.h"
@@ -60,6 +61,37 @@ sg_skewgp_samples_t (const sg_skewgp_samples *samples)
   return samples->T;
 }
 
+size_t
+sg_skewgp_samples_n_chains (const sg_skewgp_samples *samples)
+{
+  return samples->n_chains;
+}
+
+int
+sg_skewgp_samples_ess (const sg_skewgp_samples *samples, double *ess)
+{
+  if (samples == NULL || ess == NULL)
+    return SG_EINVAL;
+  size_t N = samples->N, c = samples->n_chains;
+  if (samples->m == 0)
+    {
+      *ess = (double) N;   /* no chain: independent Gaussian draws */
+      return SG_OK;
+    }
+  /* sg_tmvn gives chain k the rows [k N / c, (k + 1) N / c); use the
+   * common length when N is not a multiple of c */
+  size_t len = N / c;
+  double tau;
+  int status = len >= 2 ? sg_mcmc_iat_max (samples->T, 1, len, samples->m, &tau, NULL)
+                        : SG_EINVAL;
+  if (status == SG_OK && c > 1 && N % c == 0)
+    status = sg_mcmc_iat_max (samples->T, c, len, samples->m, &tau, NULL);
+  if (status != SG_OK)
+    return status;
+  *ess = (double) N / (tau > 1 ? tau : 1);
+  return SG_OK;
+}
+
 /* E = Lh^{-1} (h_j - mu_h) for every sample, h_j = [y; t_j]. */
 static void
 whiten_samples (const sg_skewgp_posterior *p, sg_skewgp_samples *s)
@@ -94,6 +126,7 @@ sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
   s->N = N;
   s->m = m;
   s->mh = post->mh;
+  s->n_chains = m > 0 && opt->tmvn.n_chains > 0 ? opt->tmvn.n_chains : 1;
   s->T = malloc ((N * m + 1) * sizeof *s->T);
   s->E = malloc ((post->mh * N + 1) * sizeof *s->E);
   s->eps = malloc (N * sizeof *s->eps);

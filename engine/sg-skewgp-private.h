@@ -28,6 +28,7 @@ struct sg_skewgp_posterior {
 
 struct sg_skewgp_samples {
   size_t N, m, mh;
+  size_t n_chains;  /* chains, in contiguous row blocks of T (sg-tmvn.h) */
   double *T;    /* N x m samples of t                                       */
   double *E;    /* mh x N: Lh^{-1} (h_j - mu_h), h_j = [y; t_j]             */
   double *eps;  /* N standard normal variates (remainder of marginals)      */

@@ -141,8 +141,13 @@ int sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
                       const sg_progress *progress, sg_skewgp_samples **out);
 void sg_skewgp_samples_free (sg_skewgp_samples *samples);
 size_t sg_skewgp_samples_count (const sg_skewgp_samples *samples);
-/* The samples of t, N x m row-major (borrowed). */
+/* The samples of t, N x m row-major (borrowed); with several chains,
+ * chain k holds the contiguous rows [k N / c, (k + 1) N / c). */
 const double *sg_skewgp_samples_t (const sg_skewgp_samples *samples);
+size_t sg_skewgp_samples_n_chains (const sg_skewgp_samples *samples);
+/* Effective sample size: N / (largest integrated autocorrelation time over
+ * the m coordinates of t, sg_mcmc_iat_max over the chains). N when m = 0. */
+int sg_skewgp_samples_ess (const sg_skewgp_samples *samples, double *ess);
 
 /* Joint posterior samples of f at B points XS (b x dim): OUT is b x N
  * (row i = the N samples of f(XS_i)). The Gaussian remainder is drawn
