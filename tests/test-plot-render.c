@@ -741,6 +741,23 @@ test_layer_equality (void)
   g_assert_false (sb_layer_equal (l1, l3));
   g_assert_false (sb_layer_equal (l1, l4));
 
+  /* The hover read-out of a compared 2-D view names each field's value. */
+  {
+    SbPlotOptions oc = o;
+    oc.compare[SB_SURROGATE_EP] = TRUE;
+    g_autoptr (SbScene) hs = sb_plot_build (&oc, a, NULL);
+    SbPalette p;
+    Canvas c;
+    test_palette (&p);
+    canvas_render (&c, hs, NULL, &p);
+    g_autofree char *text = sb_scene_hover_text (hs, &c.frame, c.frame.px + c.frame.pw / 2,
+                                                 c.frame.py + c.frame.ph / 2);
+    g_test_message ("2-D hover: %s", text);
+    g_assert_nonnull (strstr (text, "posterior mean: "));
+    g_assert_nonnull (strstr (text, "EP mean (contours): "));
+    canvas_clear (&c);
+  }
+
   /* Compare toggles add layers and leave the others equal. */
   o.compare[SB_SURROGATE_LAPLACE] = TRUE;
   g_autoptr (SbScene) sc = sb_plot_build (&o, a, NULL);

@@ -965,6 +965,7 @@ sb_layer_describe (const SbLayer *l, const SbFrame *f, double x, double y,
         return TRUE;
       }
     case SB_LAYER_HEATMAP:
+    case SB_LAYER_CONTOURS:   /* e.g. the Laplace field under the pointer */
       {
         double v = grid_value (l, x, y);
         if (!isfinite (v))
@@ -988,7 +989,6 @@ sb_layer_describe (const SbLayer *l, const SbFrame *f, double x, double y,
     case SB_LAYER_HLINE:
       g_string_append_printf (out, "%s: %.4g", name, l->y[0]);
       return TRUE;
-    case SB_LAYER_CONTOURS:
     default:
       return FALSE;
     }

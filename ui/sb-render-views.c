@@ -682,7 +682,8 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
       sb_grid2_get_box (gk, &a0, &a1, &b0, &b1);
       char id[32], label[64];
       g_snprintf (id, sizeof id, "contours/%s", sb_surrogate_name (k));
-      g_snprintf (label, sizeof label, "%s contours", sb_surrogate_name (k));
+      g_snprintf (label, sizeof label, "%s %s (contours)", sb_surrogate_name (k),
+                  o->field == SB_FIELD_SD ? "sd" : "mean");
       st = style (surrogate_role[k], 1.6, surrogate_dash[k], 1.0);
       sb_scene_take_layer (scene, sb_layer_new_contours (id, label, &st, sb_grid2_get_nx (gk),
                                                          sb_grid2_get_ny (gk), sb_grid2_get_values (gk),
