@@ -667,10 +667,13 @@ sb_scene_hover_text (const SbScene *s, const SbFrame *f, double dx, double dy)
   double x = sb_frame_x_from_device (f, dx), y = sb_frame_y_from_device (f, dy);
   GString *out = g_string_new (NULL);
 
+  /* Named after the axes (parameter names) when they have titles. */
+  const char *xn = s->x_label && *s->x_label ? s->x_label : "x";
+  const char *yn = s->y_label && *s->y_label ? s->y_label : "y";
   if (is_2d (s))
-    g_string_append_printf (out, "x = %.4g, y = %.4g", x, y);
+    g_string_append_printf (out, "%s = %.4g, %s = %.4g", xn, x, yn, y);
   else
-    g_string_append_printf (out, "x = %.4g", x);
+    g_string_append_printf (out, "%s = %.4g", xn, x);
   for (guint i = 0; i < s->layers->len; i++)
     {
       gsize len = out->len;
