@@ -514,9 +514,32 @@ sort_arcs (arc *a, size_t n)
 static size_t
 feasible_gaps (arc *arcs, size_t n_arcs, arc *gaps, double *total)
 {
-  sort_arcs (arcs, n_arcs);
   size_t n = 0;
   double cur = 0, sum = 0;
+  if (n_arcs > 1)
+    {
+      /* Fast path, O(k): if the arc that starts first overlaps the arc that
+       * ends last, together they cover [min start, max end] and the only
+       * gap is the arc through theta = 0. This is the usual case (always
+       * when the mean sits on the bounds, since every cut is then a half
+       * circle); only otherwise are the arcs sorted and merged. */
+      size_t first = 0, last = 0;
+      for (size_t i = 1; i < n_arcs; i++)
+        {
+          if (arcs[i].s < arcs[first].s)
+            first = i;
+          if (arcs[i].e > arcs[last].e)
+            last = i;
+        }
+      if (arcs[first].e >= arcs[last].s)
+        {
+          arc lo = arcs[first], hi = arcs[last];
+          arcs[0] = lo;
+          arcs[1] = (arc) { lo.e, hi.e > lo.e ? hi.e : lo.e };
+          n_arcs = 2;
+        }
+    }
+  sort_arcs (arcs, n_arcs);
   for (size_t i = 0; i < n_arcs; i++)
     {
       if (arcs[i].s > cur)

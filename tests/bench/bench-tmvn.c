@@ -15,7 +15,7 @@
  * one plain chain, two chains on two threads, and two chains with the
  * automatic thinning (thin = 0).
  *
- * Usage: bench-tmvn [--quick]
+ * Usage: bench-tmvn [--quick] [--speed]   (--speed: part 1 only)
  */
 #include "sg-common.h"
 #include "sg-kernel.h"
@@ -249,7 +249,12 @@ mixing (size_t m, size_t D, double lengthscale, double s2, size_t n, int quick)
 int
 main (int argc, char *argv[])
 {
-  int quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
+  int quick = 0, speed_only = 0;
+  for (int i = 1; i < argc; i++)
+    {
+      quick |= strcmp (argv[i], "--quick") == 0;
+      speed_only |= strcmp (argv[i], "--speed") == 0;
+    }
   setvbuf (stdout, NULL, _IOLBF, 0);   /* tables appear as they are made */
   printf ("OpenBLAS: %s (core %s)\n", openblas_get_config (), openblas_get_corename ());
   printf ("OPENBLAS_NUM_THREADS=%s\n\n", getenv ("OPENBLAS_NUM_THREADS")
@@ -262,6 +267,8 @@ main (int argc, char *argv[])
   speed (50, 10000);
   speed (200, 10000);
   speed (1000, quick ? 1000 : 5000);
+  if (speed_only)
+    return 0;
 
   mixing (50, 1, 0.2, 0.02, 0, quick);
   mixing (100, 1, 0.2, 0.02, 0, quick);
