@@ -38,6 +38,7 @@
 #include "sg-normal.h"
 #include "sg-rng.h"
 
+#include <float.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1026,7 +1027,7 @@ bvn_prob (const sg_mvn_workspace *w, sg_mvn_result *res)
   double l0 = sg_norm_logdiff (p.l0, p.u0);
   res->log_value = total > 0 ? l0 + p.shift + log (total) : -INFINITY;
   res->value = exp (res->log_value);
-  res->log_error = total > 0 ? terr / total + 1e-14 : 0;
+  res->log_error = total > 0 ? terr / total + 100 * DBL_EPSILON : 0;
   res->error = res->log_error * res->value;
   res->n_points = 0;
   res->exact = 1;
@@ -1039,7 +1040,7 @@ set_exact (sg_mvn_result *res, double log_value)
 {
   res->log_value = log_value;
   res->value = exp (log_value);
-  res->log_error = isfinite (log_value) ? 1e-14 : 0;
+  res->log_error = isfinite (log_value) ? 100 * DBL_EPSILON : 0;   /* round-off */
   res->error = res->log_error * res->value;
   res->n_points = 0;
   res->exact = 1;

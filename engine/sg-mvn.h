@@ -52,7 +52,8 @@ typedef struct {
 typedef struct sg_mvn_workspace sg_mvn_workspace;
 
 void sg_mvn_options_default (sg_mvn_options *opt);
-/* Workspace for dimensions up to D_MAX; NULL on ENOMEM. */
+/* Workspace for dimensions up to D_MAX (about 4 D_MAX^2 doubles); NULL on
+ * ENOMEM. One workspace per thread: calls on it must not overlap. */
 sg_mvn_workspace *sg_mvn_workspace_new (size_t d_max);
 void sg_mvn_workspace_free (sg_mvn_workspace *w);
 
