@@ -16,10 +16,12 @@
  * variance is fixed at its mean, which must then lie in [lower, upper].
  *
  * Mixing. Successive lin-ess states are correlated; on SkewGP preference
- * posteriors the integrated autocorrelation time (IAT) is tens to hundreds
- * of steps. Two remedies, combinable: THIN > 1 keeps every thin-th state
- * (THIN = 0 chooses it from the IAT measured on a pilot run), and
- * N_CHAINS > 1 runs independent chains, each with its own burn-in, on
+ * posteriors the integrated autocorrelation time (IAT) is hundreds to
+ * thousands of steps (tests/bench/results-tmvn.md). Three remedies,
+ * combinable: METHOD = SG_TMVN_EXACT_HMC (below) has an IAT of 1-2 steps
+ * on the same posteriors and is the one to use for them; THIN > 1 keeps
+ * every thin-th state (THIN = 0 chooses it from the IAT measured on a pilot
+ * run); N_CHAINS > 1 runs independent chains, each with its own burn-in, on
  * threads. See sg-mcmc.h for the IAT / effective-sample-size estimator.
  */
 #pragma once
