@@ -26,7 +26,7 @@ static const char posterior_help[] =
   "                     \"hpd_lower\", \"hpd_upper\", \"skewness\",\n"
   "                     \"class_probability\", \"prob_better\"?}]}\n"
   "lower/upper: equal-tailed interval; hpd_*: highest-density interval;\n"
-  "skewness: E[(f-mu)^3] / E[(f-mu)^2]^(3/2); class_probability: E[Phi(f(x))];\n"
+  "skewness: E[(f-mu)^3] / E[(f-mu)^2]^(3/2); class_probability: E[Phi(f(x)/probit_sd)];\n"
   "prob_better: P(f(x) > f(reference)), only with a reference.\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input.\n";
 
@@ -190,6 +190,7 @@ run_posterior (JsonObject *input, GError **error)
   sg_summary_options_default (&so);
   so.level = req.credible;
   so.reference = req.reference;
+  so.probit_sd = model.noise.probit_sd;
   sum = g_new (sg_point_summary, req.n_points);
   status = sg_skewgp_summarize (post, samples, req.points, req.n_points, &so, NULL, sum);
   if (status != SG_OK)

@@ -453,6 +453,7 @@ sg_summary_options_default (sg_summary_options *opt)
   opt->level = 0.95;
   opt->reference = NULL;
   opt->batch = 256;
+  opt->probit_sd = 1;
   opt->n_threads = 1;
 }
 
@@ -499,8 +500,10 @@ summarize_point (const summary_ctx *c, const double *F, double v,
     }
   if (fields & SG_SUMMARY_CLASS_PROB)
     {
-      /* E[Phi(f)] with f = m_j + r0: E_r0[Phi(m_j + r0)] = Phi(m_j / sqrt(1+v)) */
-      double scale = 1 / sqrt (1 + v), acc = 0;
+      /* E[Phi(f / s)] with f = m_j + r0, r0 ~ N(0, v):
+       * E_r0[Phi((m_j + r0) / s)] = Phi(m_j / sqrt(s^2 + v)) */
+      double s = c->opt->probit_sd;
+      double scale = 1 / sqrt (s * s + v), acc = 0;
       for (size_t j = 0; j < N; j++)
         acc += phi_table_eval (c->phi, (c->xi + F[j]) * scale);
       out->class_probability = acc / (double) N;
@@ -692,7 +695,8 @@ sg_skewgp_summarize (const sg_skewgp_posterior *post,
       sg_summary_options_default (&defaults);
       opt = &defaults;
     }
-  if (!(opt->level > 0 && opt->level < 1) || opt->batch == 0)
+  if (!(opt->level > 0 && opt->level < 1) || opt->batch == 0
+      || !(opt->probit_sd > 0) || !isfinite (opt->probit_sd))
     return SG_EINVAL;
   size_t N = samples->N, mh = post->mh;
   size_t bs = opt->batch < b ? opt->batch : (b ? b : 1);

@@ -185,6 +185,8 @@ typedef struct {
   double level;             /* credible level in (0, 1) (default 0.95)        */
   const double *reference;  /* x_r (dim) for prob_better, or NULL             */
   size_t batch;             /* points per GEMM batch (default 256)            */
+  double probit_sd;         /* class_probability = E[Phi(f(x) / probit_sd)],
+                               the predictive P(label = +1) (default 1)      */
   size_t n_threads;         /* threads sharing the points (default 1; 0 and 1
                                = the calling thread only). Results do not
                                depend on it; PROGRESS is called from the
@@ -199,7 +201,7 @@ void sg_summary_options_default (sg_summary_options *opt);
  * and P(f(x) > f(x_r)) are Rao-Blackwellised (the Gaussian remainder is
  * integrated exactly: mean = xi + mean_j a^T(t_j - mu), var = var_j(.) + v,
  * third central moment of the linear part only; E[Phi(f)] =
- * mean_j Phi(m_j / sqrt(1 + v)); P(f(x) > f(x_r)) = mean_j Phi(d_j / s_d)).
+ * mean_j Phi(m_j / sqrt(probit_sd^2 + v)); P(f(x) > f(x_r)) = mean_j Phi(d_j / s_d)).
  * Quantiles by selection and the HPD interval (shortest interval holding
  * ceil(level N) sorted samples) from the two sorted tails only, O(N) per
  * point. PROGRESS is polled once per batch. */

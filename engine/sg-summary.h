@@ -13,6 +13,6 @@ typedef struct {
   double lower, upper;          /* equal-tailed credible interval          */
   double hpd_lower, hpd_upper;  /* highest-density (minimum-width) interval */
   double skewness;              /* SS(x) = E[(f-mu)^3] / E[(f-mu)^2]^{3/2}  */
-  double class_probability;     /* E[Phi(f(x))] (probit_sd = 1 convention)  */
+  double class_probability;     /* E[Phi(f(x) / probit_sd)] = P(label = +1) */
   double prob_better;           /* P(f(x) > f(x_r)); NaN without reference */
 } sg_point_summary;
