@@ -387,6 +387,7 @@ run_loop (const bo_args *a)
   sg_oracle_init (&oracle, p);
   oracle.preference_sd = a->noise;
   oracle.measurement_sd = a->noise;
+  oracle.has_threshold = 1;
   oracle.threshold = a->mode == SG_BO_SAFE ? cfg.threshold : NAN;
   gsl_rng *oracle_rng = sg_rng_new (a->seed, 0x0a11ce);
   gsl_rng *refit_rng = sg_rng_new (a->seed, 0x4ef17);

@@ -32,6 +32,10 @@ typedef struct {
   /* Runs the command on a parsed document; prints the result to stdout on
    * success. Returns FALSE with ERROR set on failure. */
   gboolean (*run) (JsonObject *input, GError **error);
+  /* Optional: commands that take flags instead of one JSON document (bo).
+   * When set, main() passes the arguments after the command name and
+   * returns its exit status; --help is still handled by main(). */
+  int (*run_argv) (int argc, char **argv);
 } SkewgpCommand;
 
 /* Reads and parses FILE ("-" = stdin); the root must be an object. Parse

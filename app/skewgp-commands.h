@@ -6,3 +6,4 @@
 extern const SkewgpCommand skewgp_command_mvn_cdf;      /* skewgp-mvn-cdf.c */
 extern const SkewgpCommand skewgp_command_tmvn_sample;  /* skewgp-tmvn-sample.c */
 extern const SkewgpCommand skewgp_command_posterior;    /* skewgp-posterior.c */
+extern const SkewgpCommand skewgp_command_bo;           /* skewgp-bo.c */

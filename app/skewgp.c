@@ -9,6 +9,7 @@ static const SkewgpCommand *const commands[] = {
   &skewgp_command_mvn_cdf,
   &skewgp_command_tmvn_sample,
   &skewgp_command_posterior,
+  &skewgp_command_bo,
 };
 
 static void
@@ -54,6 +55,8 @@ main (int argc, char *argv[])
       fputs (cmd->help, stdout);
       return SKEWGP_EXIT_OK;
     }
+  if (cmd->run_argv != NULL)
+    return cmd->run_argv (argc - 2, argv + 2);
   if (argc != 3)
     {
       fprintf (stderr, "skewgp %s: expected exactly one argument, FILE or '-'\n", cmd->name);

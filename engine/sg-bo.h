@@ -154,7 +154,7 @@ typedef struct {
 
   /* Model and search effort. */
   size_t n_samples;              /* posterior samples (default 1000)        */
-  sg_skewgp_sample_options sampling;  /* lin-ess burn-in / thinning          */
+  sg_skewgp_sample_options sampling;  /* truncated-Gaussian sampler options   */
   sg_acq_max_options search;     /* candidates + local refinement          */
   uint64_t seed;                 /* for sg_bo_rng                          */
 } sg_bo_config;

@@ -323,7 +323,8 @@ sg_oracle_init (sg_oracle *o, const sg_problem *p)
   o->problem = p;
   o->preference_sd = 0;
   o->measurement_sd = 0;
-  o->threshold = sg_problem_threshold (p);
+  o->threshold = NAN;
+  o->has_threshold = 0;
 }
 
 int
@@ -352,7 +353,8 @@ sg_oracle_measure (const sg_oracle *o, gsl_rng *rng, const double *x,
       || !(o->measurement_sd >= 0) || (o->measurement_sd > 0 && rng == NULL))
     return SG_EINVAL;
   double v = sg_problem_value (o->problem, x);
-  if (!isnan (o->threshold) && v < o->threshold)
+  double h = o->has_threshold ? o->threshold : sg_problem_threshold (o->problem);
+  if (!isnan (h) && v < h)
     {
       *valid = 0;
       *y = NAN;

@@ -82,12 +82,17 @@ int sg_problem_is_valid (const sg_problem *p, const double *x);
  * model of sg-data.h); s_p = 0 is an exact judge (ties go to A, as in the
  * reference code's queryf). A measurement is g(x) + s_m e, or "invalid"
  * (no value) when the true g(x) < h for the oracle's threshold h (any
- * problem can be run as a safe problem by giving it a threshold). */
+ * problem can be run as a safe problem by giving the oracle a threshold). */
 typedef struct {
   const sg_problem *problem;  /* borrowed */
   double preference_sd;       /* s_p >= 0 */
   double measurement_sd;      /* s_m >= 0 */
-  double threshold;           /* h: "invalid" when g(x) < h; NaN = never */
+  double threshold;           /* h: "invalid" when g(x) < h (NaN: never)  */
+  int has_threshold;          /* 0: use the problem's own threshold
+                                 (sg_problem_threshold: NaN, i.e. always
+                                 valid, except for safe problems), so a
+                                 zero-initialised tail means "as the
+                                 problem says"; 1: use THRESHOLD        */
 } sg_oracle;
 
 /* An exact oracle for P: no noise, the problem's own threshold. */

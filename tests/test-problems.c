@@ -109,6 +109,7 @@ static void
 test_safe_gp (void)
 {
   double s2 = 0, prev = NAN;
+  int invalid_seen = 0;
   const int n = 300;
   for (int seed = 0; seed < n; seed++)
     {
@@ -124,14 +125,24 @@ test_safe_gp (void)
       g_assert_true (v != prev);
       prev = v;
       s2 += v * v;
-      /* the optimum is the maximum: not beaten on a grid */
+      /* the optimum is the maximum: not beaten on a grid; a zero-initialised
+       * oracle uses the problem's threshold 0 */
+      sg_oracle o = { p, 0, 0 };
       for (int k = 0; k <= 2000; k++)
         {
-          double x = -10 + 0.01 * k;
+          double x = -10 + 0.01 * k, y;
+          int valid;
           g_assert_cmpfloat (sg_problem_value (p, &x), <=, sg_problem_optimum (p) + 1e-9);
+          if (k % 50 == 0)
+            {
+              sg_oracle_measure (&o, NULL, &x, &y, &valid);
+              g_assert_cmpint (valid, ==, sg_problem_value (p, &x) >= 0);
+              invalid_seen += !valid;
+            }
         }
       sg_problem_free (p);
     }
+  g_assert_cmpint (invalid_seen, >, 0);
   double var = s2 / n;
   g_test_message ("Var g(9) over %d draws = %.3f (expect 2)", n, var);
   g_assert_cmpfloat (fabs (var / 2 - 1), <, 0.37);
@@ -164,6 +175,13 @@ test_oracle (void)
   g_assert_cmpint (sg_oracle_measure (&o, NULL, &b, &y, &valid), ==, SG_OK);
   g_assert_cmpint (valid, ==, 1);
   g_assert_cmpfloat (y, ==, cos (5.0) + exp (-0.5));
+  /* a zero-initialised threshold means "the problem's own": none here,
+   * so a negative value is still valid */
+  sg_oracle z = { p, 0, 0 };
+  double neg = 0.6;
+  g_assert_cmpint (sg_oracle_measure (&z, NULL, &neg, &y, &valid), ==, SG_OK);
+  g_assert_cmpint (valid, ==, 1);
+  g_assert_cmpfloat (y, <, 0);
   /* noise needs an RNG */
   o.preference_sd = 0.5;
   g_assert_cmpint (sg_oracle_duel (&o, NULL, &a, &b, &w), ==, SG_EINVAL);
@@ -200,6 +218,7 @@ test_oracle (void)
   g_assert_cmpfloat (fabs (sqrt (ss / n) - 0.2), <, 4.5 * 0.2 / sqrt (2.0 * n));
 
   /* a threshold makes low points invalid: g(0.6) = cos 3 + e^-0.18 < 0 */
+  o.has_threshold = 1;
   o.threshold = 0;
   double low = 0.6;
   g_assert_cmpfloat (sg_problem_value (p, &low), <, 0);

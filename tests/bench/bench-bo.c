@@ -7,16 +7,17 @@
  * The duels are those a preferential loop makes: uniform points dueled
  * against the running best x_r by the exact oracle (so n duels have n + 1
  * distinct inputs and the x_r chain structure of real runs). Settings are
- * the defaults of sg_bo_config_default (1000 samples, lin-ess burn-in 200
- * and thinning 10, 500 Sobol candidates + training inputs, 2 BOBYQA
- * starts of 60 evaluations, dueling UCB), fixed hyperparameters
+ * the defaults of sg_bo_config_default (1000 samples with the default
+ * truncated-Gaussian sampler of sg_skewgp_sample_options_default, 500
+ * Sobol candidates + training inputs, 2 BOBYQA starts of 60 evaluations,
+ * dueling UCB), fixed hyperparameters
  * (variance 10, lengthscales 0.2 x box width) so every repetition does
  * the same work.
  *
  * Usage: bench-bo [REPS [REFIT_MAX_DUELS]]   (defaults 5 and 100)
- * Prints markdown tables. Times are process CPU milliseconds with one
- * BLAS thread and one lin-ess chain (= wall time on one idle core); the
- * median over REPS proposals (different random streams).
+ * Prints markdown tables. Times are process CPU milliseconds (all threads:
+ * one BLAS thread, the sampler's chains) and wall milliseconds; the median
+ * over REPS proposals (different random streams).
  */
 #include "sg-bo.h"
 #include "sg-problems.h"
