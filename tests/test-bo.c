@@ -524,7 +524,57 @@ test_refit (void)
   copy.kernel.variance = -1;
   g_assert_cmpint (sg_bo_set_hyper (bo, &copy), ==, SG_EINVAL);
   g_assert_cmpfloat (sg_bo_get_hyper (bo)->kernel.variance, >, 0);
+  /* a cancelled refit changes nothing */
+  int calls = 0;
+  sg_progress cancel = { cancel_now, &calls };
+  double before = sg_bo_get_hyper (bo)->kernel.lengthscales[0];
+  g_assert_cmpint (sg_bo_refit (bo, NULL, &cancel, NULL), ==, SG_ECANCELLED);
+  g_assert_cmpint (calls, >=, 1);
+  g_assert_cmpfloat (sg_bo_get_hyper (bo)->kernel.lengthscales[0], ==, before);
   sg_bo_free (bo);
+  sg_problem_free (p);
+}
+
+/* The CONFIDENT mixed policy asks for a value when P(x beats x_r) is
+ * outside [1 - c, c]: with c just above 1/2 (almost any duel is
+ * "certain") every model query is a value, with c = 1 none is. */
+static void
+test_mixed_confident (void)
+{
+  sg_problem *p = NULL;
+  sg_problem_new ("cos1d", 0, &p);
+  for (int k = 0; k < 2; k++)
+    {
+      sg_bo_config c;
+      small_config (&c, 1, SG_BO_MIXED, SG_BO_SURROGATE_SKEWGP);
+      c.mixed_policy = SG_BO_MIXED_CONFIDENT;
+      c.mixed_confidence = k == 0 ? 0.5 + 1e-9 : 1.0;
+      c.n_initial = 2;
+      double lo = -2.6, up = 2.6;
+      c.lower[0] = lo;
+      c.upper[0] = up;
+      c.prior.kernel.lengthscales[0] = 0.5;
+      sg_bo *bo = NULL;
+      g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      int values = 0, model_queries = 0;
+      for (int it = 0; it < 10; it++)
+        {
+          gsl_rng *rng = sg_bo_rng (bo);
+          sg_bo_query q;
+          g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+          sg_rng_free (rng);
+          if (!q.initial)
+            {
+              model_queries++;
+              values += q.kind == SG_BO_QUERY_VALUE;
+            }
+          int v;
+          g_assert_cmpint (answer (bo, p, &q, 0, &v), ==, SG_OK);
+        }
+      g_assert_cmpint (model_queries, ==, 6);
+      g_assert_cmpint (values, ==, k == 0 ? model_queries : 0);
+      sg_bo_free (bo);
+    }
   sg_problem_free (p);
 }
 
@@ -683,6 +733,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/fuzz", test_fuzz);
   g_test_add_func ("/bo/cancel-and-model", test_cancel_and_model);
   g_test_add_func ("/bo/refit", test_refit);
+  g_test_add_func ("/bo/mixed-confident", test_mixed_confident);
   g_test_add_func ("/bo/beats-random", test_beats_random);
   return g_test_run ();
 }
