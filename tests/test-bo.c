@@ -382,6 +382,9 @@ test_fuzz (void)
                 g_assert_cmpint (st, ==, SG_OK);
                 for (size_t j = 0; j < 2; j++)
                   g_assert_true (last.x[j] >= -1 && last.x[j] <= 1);
+                /* never a duel of x_r against itself */
+                if (last.kind == SG_BO_QUERY_DUEL)
+                  g_assert_true (memcmp (last.x, last.x_ref, sizeof last.x) != 0);
                 have_last = 1;
               }
             else
