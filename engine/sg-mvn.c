@@ -59,6 +59,7 @@ struct sg_mvn_workspace {
   uint64_t calls;   /* stream counter of non-deterministic calls */
   size_t *active;   /* original index of each kept coordinate */
   size_t *perm;     /* pivot order (kept-coordinate numbering) */
+  size_t *perm2;    /* pivot order of the PSD check */
   double *S;        /* d_max^2: covariance of the kept coordinates */
   double *L;        /* d_max^2: ordered Cholesky factor, unit diagonal */
   double *lo, *up;  /* scaled bounds */
@@ -72,6 +73,7 @@ struct sg_mvn_workspace {
   double *C;        /* PANEL x BLOCK conditional means */
   double *logw;     /* BLOCK per-point log weights */
   double *prod;     /* BLOCK per-point running products */
+  double *sgn;      /* BLOCK scratch of sample_variable */
 };
 
 /* ---------------------------------------------------------------- options */
@@ -122,6 +124,7 @@ sg_mvn_workspace_new (size_t d_max)
   w->d_max = d;
   w->active = malloc (d * sizeof *w->active);
   w->perm = malloc (d * sizeof *w->perm);
+  w->perm2 = malloc (d * sizeof *w->perm2);
   w->S = malloc (d2 * sizeof (double));
   w->L = malloc (d2 * sizeof (double));
   w->G = malloc (d2 * sizeof (double));
@@ -138,9 +141,10 @@ sg_mvn_workspace_new (size_t d_max)
   w->C = malloc (PANEL * BLOCK * sizeof (double));
   w->logw = malloc (BLOCK * sizeof (double));
   w->prod = malloc (BLOCK * sizeof (double));
-  if (!w->active || !w->perm || !w->S || !w->L || !w->G || !w->H || !w->lo
+  w->sgn = malloc (BLOCK * sizeof (double));
+  if (!w->active || !w->perm || !w->perm2 || !w->S || !w->L || !w->G || !w->H || !w->lo
       || !w->up || !w->resid || !w->cmean || !w->mu || !w->x || !w->gen
-      || !w->vec || !w->Y || !w->C || !w->logw || !w->prod)
+      || !w->vec || !w->Y || !w->C || !w->logw || !w->prod || !w->sgn)
     {
       sg_mvn_workspace_free (w);
       return NULL;
@@ -161,6 +165,7 @@ sg_mvn_workspace_free (sg_mvn_workspace *w)
     return;
   free (w->active);
   free (w->perm);
+  free (w->perm2);
   free (w->S);
   free (w->L);
   free (w->G);
@@ -177,6 +182,7 @@ sg_mvn_workspace_free (sg_mvn_workspace *w)
   free (w->C);
   free (w->logw);
   free (w->prod);
+  free (w->sgn);
   free (w);
 }
 
@@ -349,9 +355,12 @@ swap_vars (double *S, double *L, size_t m, size_t i, size_t j)
  * variable with the smallest conditional interval probability given the
  * truncated conditional expectations of the variables already chosen
  * (Gibson, Glasbey & Elston 1994); without bounds it is the largest
- * residual variance (the usual PSD test). LO, UP and PERM are permuted along.
- * Pivots between -PSD_TOL S_jj and VAR_FLOOR S_jj are floored (singular but
- * PSD); below, SG_ENOTPD with *BAD = PERM entry of the variable.
+ * residual variance: the usual PSD test, which fails with SG_ENOTPD (*BAD =
+ * PERM entry of the variable) at a pivot below -PSD_TOL S_jj. LO, UP and
+ * PERM are permuted along. Pivots below VAR_FLOOR S_jj are floored
+ * (singular but PSD; with bounds the matrix has passed the PSD test, and
+ * the probability ordering can leave rounding noise of ~1e-9 S_jj in the
+ * pivots of a singular matrix, which is not evidence of indefiniteness).
  * RESID, CMEAN, TMP: M doubles of scratch. */
 static int
 ordered_cholesky (double *S, size_t m, double *lo, double *up, size_t *perm,
@@ -405,7 +414,7 @@ ordered_cholesky (double *S, size_t m, double *lo, double *up, size_t *perm,
           perm[piv] = t;
         }
       double sjj = S[j * m + j];
-      if (resid[j] < -PSD_TOL * sjj || sjj < 0)
+      if (lo == NULL && (resid[j] < -PSD_TOL * sjj || sjj < 0))
         {
           *bad = perm[j];
           return SG_ENOTPD;
@@ -557,13 +566,17 @@ extract_problem (sg_mvn_workspace *w, size_t d, const double *mean,
 static int
 prepare_factor (sg_mvn_workspace *w, size_t m)
 {
+  /* PSD test first, with diagonal pivoting (scratch: G, H, perm2) */
+  memcpy (w->G, w->S, m * m * sizeof *w->G);
   for (size_t i = 0; i < m; i++)
-    w->perm[i] = i;
+    w->perm[i] = w->perm2[i] = i;
   size_t bad;
-  int status = ordered_cholesky (w->S, m, w->lo, w->up, w->perm, w->L,
+  int status = ordered_cholesky (w->G, m, NULL, NULL, w->perm2, w->H,
                                  w->resid, w->cmean, w->vec, &bad);
   if (status != SG_OK)
     return status;
+  ordered_cholesky (w->S, m, w->lo, w->up, w->perm, w->L, w->resid,
+                    w->cmean, w->vec, &bad);
   for (size_t k = 0; k < m; k++)
     {
       double dk = w->L[k * m + k];
@@ -716,48 +729,58 @@ solve_tilting (sg_mvn_workspace *w, size_t m)
  * the lattice coordinate (baker-transformed) into Z. The fast path uses
  * Phi and its inverse on whichever side of 0 the interval starts, so no
  * probability is formed as 1 - tiny; intervals too narrow or too deep in a
- * tail for that fall back to the log-space routines of sg-normal. */
+ * tail for that fall back to the log-space routines of sg-normal.
+ * Three passes over the block (probabilities, quantiles, weights) keep the
+ * loop bodies short, so the processor overlaps the independent quantile
+ * evaluations of different points; SGN is BLOCK doubles of scratch. */
 static void
 sample_variable (size_t nb, double l, double u, double mu, const double *c,
-                 double gen, double shift, size_t i0, double *z,
+                 double gen, double shift, size_t i0, double *z, double *sgn,
                  double *prod, double *logw, int last)
 {
   for (size_t b = 0; b < nb; b++)
     {
       double tl = l - mu - c[b], tu = u - mu - c[b];
-      double diff, e = 0, q = 0;
+      double diff, arg = 0, q = 0;
       if (!last)
         {
           q = (double) (i0 + b) * gen + shift;
-          q -= floor (q);
+          q -= (double) (int64_t) q;   /* q >= 0: floor */
           q = 1 - fabs (2 * q - 1);
           q = q < 1e-15 ? 1e-15 : (q > 1 - 1e-15 ? 1 - 1e-15 : q);
         }
       int slow = 0;
+      double sign = 1;
       if (tl > 0)
         {
           double qa = fast_Phi (-tl), qb = tu == INFINITY ? 0 : fast_Phi (-tu);
           diff = qa - qb;
-          if (!(qa > 1e-300 && diff > 1e-4 * qa))
-            slow = 1;
-          else if (!last)
-            e = -fast_Phiinv (qa - q * diff);
+          slow = !(qa > 1e-300 && diff > 1e-4 * qa);
+          arg = qa - q * diff;
+          sign = -1;
         }
       else
         {
           double pa = tl == -INFINITY ? 0 : fast_Phi (tl), pb = tu == INFINITY ? 1 : fast_Phi (tu);
           diff = pb - pa;
-          if (!(pb > 1e-300 && diff > 1e-4 * pb))
-            slow = 1;
-          else if (!last)
-            e = fast_Phiinv (pa + q * diff);
+          slow = !(pb > 1e-300 && diff > 1e-4 * pb);
+          arg = pa + q * diff;
         }
       if (slow)
         {
           logw[b] += sg_norm_logdiff (tl, tu);
           diff = 1;
           if (!last)
-            e = sg_norm_trunc_quantile (tl, tu, q);
+            {
+              double e = sg_norm_trunc_quantile (tl, tu, q);
+              /* intervals ~1e10 sd out (floored singular pivots) defeat the
+               * quantile's Newton steps; the mass sits within 1/|t| of the
+               * bound nearest to 0 */
+              if (!isfinite (e))
+                e = tl > 0 ? tl : (tu < 0 ? tu : 0);
+              arg = e;
+              sign = 0;   /* quantile done */
+            }
         }
       if (diff < 1e-100)   /* keep prod[b] * diff >= 1e-300: no underflow */
         logw[b] += log (diff);
@@ -765,17 +788,30 @@ sample_variable (size_t nb, double l, double u, double mu, const double *c,
         prod[b] *= diff;
       if (!last)
         {
-          e = e < tl ? tl : (e > tu ? tu : e);
+          z[b] = arg;
+          sgn[b] = sign;
+        }
+    }
+  if (!last)
+    {
+      for (size_t b = 0; b < nb; b++)
+        if (sgn[b] != 0)
+          z[b] = sgn[b] * fast_Phiinv (z[b]);
+      for (size_t b = 0; b < nb; b++)
+        {
+          double tl = l - mu - c[b], tu = u - mu - c[b];
+          double e = z[b] < tl ? tl : (z[b] > tu ? tu : z[b]);
           z[b] = mu + e;
           if (mu != 0)
             logw[b] += mu * (0.5 * mu - z[b]);
         }
-      if (prod[b] < FOLD_BELOW)
-        {
-          logw[b] += log (prod[b]);
-          prod[b] = 1;
-        }
     }
+  for (size_t b = 0; b < nb; b++)
+    if (prod[b] < FOLD_BELOW)
+      {
+        logw[b] += log (prod[b]);
+        prod[b] = 1;
+      }
 }
 
 /* Log weights of lattice points I0 .. I0+NB-1 of one shift into w->logw. */
@@ -801,7 +837,7 @@ run_block (sg_mvn_workspace *w, size_t m, const double *shift, size_t i0, size_t
           int last = k == m - 1;
           sample_variable (nb, w->lo[k], w->up[k], last ? 0 : w->mu[k], c,
                            last ? 0 : w->gen[k], last ? 0 : shift[k], i0,
-                           Y + k * BLOCK, w->prod, w->logw, last);
+                           Y + k * BLOCK, w->sgn, w->prod, w->logw, last);
         }
     }
   for (size_t b = 0; b < nb; b++)
