@@ -64,7 +64,7 @@ random_cov (gsl_rng *rng, size_t d, double *S)
 /* ---- Part 1 ------------------------------------------------------------- */
 
 static void
-speed (size_t d, size_t n)
+speed (sg_tmvn_method method, size_t d, size_t n)
 {
   gsl_rng *rng = sg_rng_new (1000 + d, 0);
   double *S = malloc (d * d * sizeof *S), *mean = calloc (d, sizeof *mean);
@@ -73,6 +73,7 @@ speed (size_t d, size_t n)
   sg_tmvn_options opt;
   sg_tmvn_options_default (&opt);
   opt.burn_in = 0;
+  opt.method = method;
 
   double t0 = now ();
   sg_tmvn *s;
@@ -85,10 +86,12 @@ speed (size_t d, size_t n)
   die_if (sg_mcmc_iat_max (out, 1, n, d, &tau, &which), "iat");
   sg_tmvn_info info;
   sg_tmvn_get_info (s, &info);
-  printf ("| %5zu | %6zu | %8.3f | %8.3f | %10.0f | %8.1f | %7.1f | %9.3f |\n",
-          d, n, t1 - t0, t2 - t1, (double) n / (t2 - t1),
-          1e6 * (t2 - t1) / (double) n, tau,
-          (double) info.multi_arc / (double) info.steps);
+  printf ("| %-9s | %5zu | %6zu | %8.3f | %8.3f | %10.0f | %8.1f | %7.1f | %9.0f | %9.3f | %9.1f |\n",
+          method == SG_TMVN_EXACT_HMC ? "exact HMC" : "lin-ess", d, n, t1 - t0, t2 - t1,
+          (double) n / (t2 - t1), 1e6 * (t2 - t1) / (double) n, tau,
+          (double) n / tau / (t2 - t1),
+          (double) info.multi_arc / (double) info.steps,
+          (double) info.bounces / (double) info.steps);
   sg_tmvn_free (s);
   free (S);
   free (mean);
@@ -261,12 +264,16 @@ main (int argc, char *argv[])
           ? getenv ("OPENBLAS_NUM_THREADS") : "(unset)");
 
   printf ("Speed: N(0, S) truncated to t > 0, S random correlated, one chain, thin 1\n\n");
-  printf ("| %5s | %6s | %8s | %8s | %10s | %8s | %7s | %9s |\n", "d", "N",
-          "setup s", "sample s", "samples/s", "us/step", "IAT max", "multi-arc");
-  printf ("|-------|--------|----------|----------|------------|----------|---------|-----------|\n");
-  speed (50, 10000);
-  speed (200, 10000);
-  speed (1000, quick ? 1000 : 5000);
+  printf ("| %-9s | %5s | %6s | %8s | %8s | %10s | %8s | %7s | %9s | %9s | %9s |\n", "method",
+          "d", "N", "setup s", "sample s", "samples/s", "us/step", "IAT max", "ESS/s",
+          "multi-arc", "refl/step");
+  printf ("|-----------|-------|--------|----------|----------|------------|----------|---------|-----------|-----------|-----------|\n");
+  speed (SG_TMVN_LIN_ESS, 50, 10000);
+  speed (SG_TMVN_LIN_ESS, 200, 10000);
+  speed (SG_TMVN_LIN_ESS, 1000, quick ? 1000 : 5000);
+  speed (SG_TMVN_EXACT_HMC, 50, 2000);
+  speed (SG_TMVN_EXACT_HMC, 200, quick ? 200 : 1000);
+  speed (SG_TMVN_EXACT_HMC, 1000, quick ? 50 : 200);
   if (speed_only)
     return 0;
 
