@@ -22,7 +22,13 @@
  * use a pivoted Cholesky factor, which also handles a singular cov.
  *
  * Cost of a transition: one triangular product L nu (O(d r)), O(d) for the
- * 2d bounds, O(k log k) to sort the k arcs that the ellipse actually cuts.
+ * 2d bounds, and O(k) to combine the k arcs that the ellipse actually cuts
+ * (O(k log k), a sort, only when the feasible set is several arcs).
+ *
+ * The second transition, exact Hamiltonian Monte Carlo (Pakman & Paninski
+ * 2014), is further below: same ellipses, but the state travels along them
+ * and reflects off the bounds; it mixes far better when the box removes most
+ * of the Gaussian's mass (tests/bench/results-tmvn.md).
  */
 #include "sg-tmvn.h"
 #include "sg-linalg.h"
