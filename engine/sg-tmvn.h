@@ -75,8 +75,8 @@ typedef struct {
   size_t thin;         /* thinning in use (the automatic choice if any)    */
   double pilot_iat;    /* largest IAT over coordinates measured on the
                           pilot run, in steps; 0 if no pilot was run       */
-  size_t steps;        /* lin-ess transitions made, all chains, burn-in
-                          and pilot included                               */
+  size_t steps;        /* transitions made, all chains, burn-in and pilot
+                          included                                         */
   size_t multi_arc;    /* transitions whose feasible set on the ellipse
                           was two or more disjoint arcs                    */
   size_t bounces;      /* exact HMC: reflections at a bound, in all      */
@@ -98,7 +98,10 @@ void sg_tmvn_options_default (sg_tmvn_options *opt);
  * positive semi-definite), SG_EINFEASIBLE (no feasible start: the box has
  * probability zero, e.g. lower = upper for a coordinate that varies, or a
  * zero-variance coordinate whose mean lies outside [lower, upper]),
- * SG_ENOMEM; *OUT is set only on success. */
+ * SG_ENOMEM; *OUT is set only on success. The start is chosen coordinate by
+ * coordinate (conditional medians); that is complete for a positive
+ * definite COV, while for a singular one a box reachable only by moving
+ * coordinates already chosen is reported as SG_EINFEASIBLE. */
 int sg_tmvn_new (size_t d, const double *mean, const double *cov,
                  const double *lower, const double *upper,
                  const sg_tmvn_options *opt, sg_tmvn **out);
