@@ -7,4 +7,5 @@ extern const SkewgpCommand skewgp_command_mvn_cdf;      /* skewgp-mvn-cdf.c */
 extern const SkewgpCommand skewgp_command_tmvn_sample;  /* skewgp-tmvn-sample.c */
 extern const SkewgpCommand skewgp_command_posterior;    /* skewgp-posterior.c */
 extern const SkewgpCommand skewgp_command_bo;           /* skewgp-bo.c */
+extern const SkewgpCommand skewgp_command_fit;          /* skewgp-fit.c */
 extern const SkewgpCommand skewgp_command_classify;     /* skewgp-classify.c */

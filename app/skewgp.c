@@ -10,6 +10,7 @@ static const SkewgpCommand *const commands[] = {
   &skewgp_command_tmvn_sample,
   &skewgp_command_posterior,
   &skewgp_command_bo,
+  &skewgp_command_fit,
   &skewgp_command_classify,
 };
 
