@@ -13,7 +13,7 @@
 
 /* QMC points of the CRN objective while fitting, and of the reported log
  * evidence: see tests/bench/results-fit.md (the noise measurement). */
-#define FIT_POINTS 2000
+#define FIT_POINTS 1000
 #define FINAL_POINTS 40000
 
 static const char fit_help[] =
@@ -43,7 +43,7 @@ static const char fit_help[] =
   "     \"max_evaluations\": n total over all starts (default 400)\n"
   "     \"max_seconds\": t     wall-clock budget, 0 = none (default 0)\n"
   "     \"points\": n          QMC points per evaluation while fitting\n"
-  "                          (skewgp; default 2000)\n"
+  "                          (skewgp; default 1000)\n"
   "     \"final_points\": n    QMC points of the reported evidence (default 40000)\n"
   "     \"bounds\": {          optional boxes, natural units (not logs):\n"
   "        \"lengthscales\": [lo, hi] | [[lo, hi], ...] (one per dimension),\n"
