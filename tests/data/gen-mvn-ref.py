@@ -199,13 +199,19 @@ def main():
             for ln in f:
                 pid, lv, err, secs = ln.split()
                 rres[int(pid)] = (float(lv), float(err), float(secs))
+        # optional id range [first, last) to run pieces in parallel; the
+        # header is written by the piece that starts at 0
+        first = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+        last = int(sys.argv[5]) if len(sys.argv) > 5 else len(probs)
+        probs = [p for p in probs if first <= p["id"] < last]
         out = sys.stdout
-        out.write("# mvn reference problems with truth; made by tests/data/gen-mvn-ref.py\n"
-                  "# (see tests/data/README.md). Sigma = W W^T + diag(v).\n"
-                  "# P id kind d k / mean / lower / upper / v / W (row-major d x k)\n"
-                  "# T log_truth abs_err_of_log_truth source\n"
-                  "# R log_value abs_err_of_log seconds   (mvtnorm::pmvnorm, if run)\n"
-                  "# S log_value seconds                  (scipy multivariate_normal.cdf)\n")
+        if first == 0:
+            out.write("# mvn reference problems with truth; made by tests/data/gen-mvn-ref.py\n"
+                      "# (see tests/data/README.md). Sigma = W W^T + diag(v).\n"
+                      "# P id kind d k / mean / lower / upper / v / W (row-major d x k)\n"
+                      "# T log_truth rel_err_of_truth source\n"
+                      "# R log_value rel_err seconds   (mvtnorm::pmvnorm, if run)\n"
+                      "# S log_value seconds           (scipy multivariate_normal.cdf)\n")
         for p in probs:
             write_problem(p["id"], p, out)
             if p["kind"] == "factor":
