@@ -1,0 +1,516 @@
+/* test-cli-classify.c — `skewgp classify` end to end: predictions against
+ * scikit-learn and exact orthant-probability references
+ * (tests/data/gen-classify-data.py), cross-validation scores (the
+ * information formula at its two ends, consistency, determinism), and the
+ * rejection of bad CSV files and flags. */
+#include "cli-harness.h"
+
+#include <glib/gstdio.h>
+
+#include <math.h>
+#include <string.h>
+
+/* Runs `skewgp classify ARGV...` (NULL-terminated vector). */
+static CliResult
+run_classify_v (const char *const *args)
+{
+  const char *exe = g_getenv ("SKEWGP");
+  g_assert_nonnull (exe);
+  GPtrArray *argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) exe);
+  g_ptr_array_add (argv, (gpointer) "classify");
+  for (const char *const *a = args; *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  g_ptr_array_add (argv, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = g_subprocess_newv (
+      (const char *const *) argv->pdata,
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_ptr_array_free (argv, TRUE);
+  CliResult r = { 0 };
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  r.status = g_subprocess_get_exit_status (proc);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  if (r.out && *r.out == '{' && json_parser_load_from_data (parser, r.out, -1, NULL))
+    r.json = json_node_copy (json_parser_get_root (parser));
+  return r;
+}
+
+#define run_classify(...) run_classify_v ((const char *const[]) { __VA_ARGS__, NULL })
+
+static char *
+data_path (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+}
+
+/* The predictions of a successful train/test run: rows x 3. */
+static double *
+parse_predictions (const CliResult *r, gsize expect_rows)
+{
+  if (r->status != 0)
+    g_test_message ("stderr: %s", r->err);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_cmpstr (r->err, ==, "");
+  g_auto (GStrv) lines = g_strsplit (r->out, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "probability,latent_mean,latent_sd");
+  g_assert_cmpuint (g_strv_length (lines), ==, expect_rows + 2);  /* + header, last "" */
+  g_assert_cmpstr (lines[expect_rows + 1], ==, "");
+  double *p = g_new (double, expect_rows * 3);
+  for (gsize i = 0; i < expect_rows; i++)
+    {
+      g_auto (GStrv) cells = g_strsplit (lines[i + 1], ",", -1);
+      g_assert_cmpuint (g_strv_length (cells), ==, 3);
+      for (int j = 0; j < 3; j++)
+        {
+          char *end;
+          p[i * 3 + j] = g_ascii_strtod (cells[j], &end);
+          g_assert_true (*end == '\0' && isfinite (p[i * 3 + j]));
+        }
+      g_assert_cmpfloat (p[i * 3], >, 0);
+      g_assert_cmpfloat (p[i * 3], <, 1);
+      g_assert_cmpfloat (p[i * 3 + 2], >, 0);
+    }
+  return p;
+}
+
+/* Reference rows of classify-ref.csv for CASE: 6 x (probability, mean, sd). */
+static void
+read_reference (const char *which, double ref[6][3])
+{
+  g_autofree char *path = data_path ("classify-ref.csv");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  int found = 0;
+  for (char **l = lines + 1; *l && **l; l++)
+    {
+      g_auto (GStrv) c = g_strsplit (*l, ",", -1);
+      if (strcmp (c[0], which) != 0)
+        continue;
+      int row = atoi (c[1]);
+      g_assert_true (row >= 0 && row < 6);
+      for (int j = 0; j < 3; j++)
+        ref[row][j] = g_ascii_strtod (c[2 + j], NULL);
+      found++;
+    }
+  g_assert_cmpint (found, ==, 6);
+}
+
+/* Laplace with the logistic likelihood on standardised inputs equals
+ * scikit-learn's GaussianProcessClassifier (fixed kernel). Both find the
+ * Newton mode to ~1e-14 and the probability is a quadrature to ~1e-13 on
+ * both sides; the CSV prints 10 significant digits, so 1e-8. */
+static void
+test_laplace_logistic_vs_sklearn (void)
+{
+  g_autofree char *train = data_path ("classify-train.csv");
+  g_autofree char *test = data_path ("classify-test.csv");
+  CliResult r = run_classify ("--train", train, "--test", test, "--method", "laplace-logistic",
+                              "--standardize", "--variance", "2", "--lengthscale", "1.5");
+  g_autofree double *p = parse_predictions (&r, 6);
+  double ref[6][3];
+  read_reference ("laplace-logistic", ref);
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 3; j++)
+      g_assert_cmpfloat_with_epsilon (p[i * 3 + j], ref[i][j], 1e-8);
+  cli_result_clear (&r);
+}
+
+/* Exact probit GP (SkewGP s = 0) class probabilities (000 Corollary 2)
+ * against scipy's orthant probabilities (rel. accuracy ~1e-9), on 8
+ * training rows with ARD lengthscales (1, 10). */
+static void
+test_skewgp_vs_exact (void)
+{
+  g_autofree char *train = data_path ("classify-small.csv");
+  g_autofree char *test = data_path ("classify-test.csv");
+  double ref[6][3];
+  read_reference ("skewgp-exact", ref);
+
+  /* --exact-probability: sg_mvn with 10,000 QMC points; its error
+   * estimate for these 8-9 dimensional orthants is ~1e-4 relative, so
+   * the ratio is good to a few 1e-4: tolerance 2e-3. */
+  CliResult r = run_classify ("--train", train, "--test", test, "--method", "skewgp",
+                              "--lengthscale", "1,10", "--exact-probability");
+  g_autofree double *pe = parse_predictions (&r, 6);
+  cli_result_clear (&r);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat_with_epsilon (pe[i * 3], ref[i][0], 2e-3);
+
+  /* Monte Carlo: E[Phi(f)] Rao-Blackwellised over 2000 exact-HMC samples
+   * (ESS ~1500). Each term Phi(m_j / sqrt(1 + v)) lies in [0, 1] and
+   * varies here over far less than that: its sd is below 0.3, so the
+   * standard error is below 0.3 / sqrt(1500) = 0.008; 4 se = 0.03. */
+  r = run_classify ("--train", train, "--test", test, "--method", "skewgp",
+                    "--lengthscale", "1,10");
+  g_autofree double *pm = parse_predictions (&r, 6);
+  cli_result_clear (&r);
+  for (int i = 0; i < 6; i++)
+    {
+      g_assert_cmpfloat_with_epsilon (pm[i * 3], ref[i][0], 0.03);
+      /* same seed, same samples: the latent summaries agree exactly */
+      g_assert_cmpfloat (pm[i * 3 + 1], ==, pe[i * 3 + 1]);
+      g_assert_cmpfloat (pm[i * 3 + 2], ==, pe[i * 3 + 2]);
+    }
+
+  /* Laplace and EP (probit): the probability is their Gaussian's
+   * E[Phi(f)] = Phi(mean / sqrt(1 + sd^2)) (to the 10 printed digits),
+   * and EP is closer to the exact answer than Laplace on every row
+   * (observed: EP within 7e-4, Laplace off by up to 1e-2). */
+  r = run_classify ("--train", train, "--test", test, "--method", "ep",
+                    "--lengthscale", "1,10");
+  g_autofree double *pep = parse_predictions (&r, 6);
+  cli_result_clear (&r);
+  r = run_classify ("--train", train, "--test", test, "--method", "laplace",
+                    "--lengthscale", "1,10");
+  g_autofree double *pla = parse_predictions (&r, 6);
+  cli_result_clear (&r);
+  double err_ep = 0, err_la = 0;
+  for (int i = 0; i < 6; i++)
+    {
+      for (const double *q = pep; q; q = q == pep ? pla : NULL)
+        {
+          double m = q[i * 3 + 1], s = q[i * 3 + 2];
+          double phi = 0.5 * erfc (-m / sqrt (1 + s * s) / M_SQRT2);
+          g_assert_cmpfloat_with_epsilon (q[i * 3], phi, 1e-8);
+        }
+      g_assert_cmpfloat_with_epsilon (pep[i * 3], ref[i][0], 5e-3);
+      err_ep += fabs (pep[i * 3] - ref[i][0]);
+      err_la += fabs (pla[i * 3] - ref[i][0]);
+    }
+  g_test_message ("mean |p - exact|: EP %.2e, Laplace %.2e", err_ep / 6, err_la / 6);
+  g_assert_cmpfloat (err_ep, <, err_la);
+}
+
+/* Test rows may carry the label column (checked, not used): same output. */
+static void
+test_labelled_test_file (void)
+{
+  g_autofree char *train = data_path ("classify-train.csv");
+  g_autofree char *small = data_path ("classify-small.csv");
+  CliResult a = run_classify ("--train", train, "--test", small, "--method", "ep");
+  g_autofree double *pa = parse_predictions (&a, 8);
+  g_autofree char *dir = g_dir_make_tmp ("classify-XXXXXX", NULL);
+  g_autofree char *nolab = g_build_filename (dir, "nolabel.csv", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (small, &text, NULL, NULL));
+  GString *s = g_string_new ("x1,x2\n");
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l && **l; l++)
+    {
+      char *comma = strrchr (*l, ',');
+      g_string_append_len (s, *l, comma - *l);
+      g_string_append_c (s, '\n');
+    }
+  g_assert_true (g_file_set_contents (nolab, s->str, -1, NULL));
+  g_string_free (s, TRUE);
+  CliResult b = run_classify ("--train", train, "--test", nolab, "--method", "ep");
+  g_assert_cmpstr (a.out, ==, b.out);
+  cli_result_clear (&a);
+  cli_result_clear (&b);
+  g_unlink (nolab);
+  g_rmdir (dir);
+}
+
+static JsonObject *
+cv_method (const CliResult *r, guint i)
+{
+  if (r->status != 0 || r->json == NULL)
+    g_test_message ("status %d\nstdout: %s\nstderr: %s", r->status, r->out, r->err);
+  g_assert_cmpint (r->status, ==, 0);
+  g_assert_nonnull (r->json);
+  JsonArray *m = json_object_get_array_member (json_node_get_object (r->json), "methods");
+  return json_array_get_object_element (m, i);
+}
+
+/* Cross-validation output: one entry per method, per-fold scores whose
+ * size-weighted means are the pooled scores, plausible values, and the
+ * same output for the same seed. */
+static void
+test_cv_scores (void)
+{
+  g_autofree char *data = data_path ("classify-train.csv");
+  CliResult r = run_classify ("--cv", "3", "--data", data, "--method", "skewgp,laplace,ep",
+                              "--standardize", "--seed", "5");
+  JsonObject *root = json_node_get_object (r.json);
+  g_assert_cmpint (json_object_get_int_member (root, "n"), ==, 30);
+  g_assert_cmpint (json_object_get_int_member (root, "n_positive"), ==, 17);
+  g_assert_cmpint (json_object_get_int_member (root, "folds"), ==, 3);
+  const char *names[] = { "skewgp", "laplace", "ep" };
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *m = cv_method (&r, i);
+      g_assert_cmpstr (json_object_get_string_member (m, "method"), ==, names[i]);
+      double acc = json_object_get_double_member (m, "accuracy");
+      double info = json_object_get_double_member (m, "information_bits");
+      g_test_message ("%s: accuracy %.3f, information %.3f bits", names[i], acc, info);
+      /* The rule is learnable: well above chance (17/30 = 0.57 by always
+       * predicting 1; 0 bits) and below perfect. */
+      g_assert_cmpfloat (acc, >=, 0.7);
+      g_assert_cmpfloat (info, >, 0.1);
+      g_assert_cmpfloat (info, <, 1);
+      /* 30 rows in 3 stratified folds: 10 rows each, so the pooled scores
+       * are the plain means of the fold scores. */
+      JsonArray *fa = json_object_get_array_member (m, "fold_accuracy");
+      JsonArray *fi = json_object_get_array_member (m, "fold_information_bits");
+      g_assert_cmpuint (json_array_get_length (fa), ==, 3);
+      double sa = 0, si = 0;
+      for (guint f = 0; f < 3; f++)
+        {
+          double a = json_array_get_double_element (fa, f);
+          sa += a;
+          si += json_array_get_double_element (fi, f);
+          /* 10 rows: accuracy is a multiple of 0.1 */
+          g_assert_cmpfloat_with_epsilon (a * 10, round (a * 10), 1e-9);
+        }
+      g_assert_cmpfloat_with_epsilon (sa / 3, acc, 1e-12);
+      g_assert_cmpfloat_with_epsilon (si / 3, info, 1e-12);
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (m, "hyperparameters")),
+                        ==, 3);
+    }
+  CliResult again = run_classify ("--cv", "3", "--data", data, "--method", "skewgp,laplace,ep",
+                                  "--standardize", "--seed", "5");
+  /* Identical up to the timing fields. */
+  for (guint i = 0; i < 3; i++)
+    {
+      JsonObject *a = cv_method (&r, i), *b = cv_method (&again, i);
+      g_assert_cmpfloat (json_object_get_double_member (a, "information_bits"), ==,
+                         json_object_get_double_member (b, "information_bits"));
+    }
+  cli_result_clear (&r);
+  cli_result_clear (&again);
+}
+
+static char *
+write_temp (const char *dir, const char *name, const char *contents)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  return path;
+}
+
+/* I = 1 + mean log2 p(y_true): 0 bits at chance, 1 bit when certain and
+ * right (000 sec. 7.1). A nearly zero kernel variance gives p = 1/2
+ * everywhere; two far-apart clusters with a large variance give p ~ 1 for
+ * the right class. */
+static void
+test_information_ends (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("classify-XXXXXX", NULL);
+  GString *s = g_string_new ("");
+  for (int i = 0; i < 20; i++)
+    g_string_append_printf (s, "%d,%d,%d\n", i % 2 ? 10 + i % 3 : -10 - i % 3, i % 5, i % 2);
+  g_autofree char *path = write_temp (dir, "clusters.csv", s->str);
+  g_string_free (s, TRUE);
+
+  /* variance 1e-10: |f| < 1e-4, so |log2 p - log2 1/2| < 1e-4 */
+  CliResult r = run_classify ("--cv", "4", "--data", path, "--method", "laplace,ep",
+                              "--variance", "1e-10");
+  for (guint i = 0; i < 2; i++)
+    g_assert_cmpfloat_with_epsilon (
+        json_object_get_double_member (cv_method (&r, i), "information_bits"), 0, 1e-4);
+  cli_result_clear (&r);
+
+  r = run_classify ("--cv", "4", "--data", path, "--method", "skewgp,ep", "--variance",
+                    "100", "--lengthscale", "5");
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *m = cv_method (&r, i);
+      g_assert_cmpfloat (json_object_get_double_member (m, "accuracy"), ==, 1);
+      g_assert_cmpfloat (json_object_get_double_member (m, "information_bits"), >, 0.9);
+      g_assert_cmpfloat (json_object_get_double_member (m, "information_bits"), <=, 1);
+    }
+  cli_result_clear (&r);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* --fit: every method fits on the training set (s = 2: gamma too) and
+ * reports its hyperparameters; a fitted model predicts the training rule
+ * at least as well as chance on the held-out folds. */
+static void
+test_fit (void)
+{
+  g_autofree char *data = data_path ("classify-train.csv");
+  CliResult r = run_classify ("--cv", "2", "--data", data, "--method", "skewgp",
+                              "--skew-dim", "2", "--standardize", "--fit", "--fit-evals", "40");
+  JsonObject *m = cv_method (&r, 0);
+  g_assert_cmpint (json_object_get_int_member (m, "skew_dim"), ==, 2);
+  JsonArray *h = json_object_get_array_member (m, "hyperparameters");
+  for (guint f = 0; f < 2; f++)
+    {
+      JsonObject *hf = json_array_get_object_element (h, f);
+      double v = json_object_get_double_member (hf, "variance");
+      g_assert_cmpfloat (v, >=, 0.01);
+      g_assert_cmpfloat (v, <=, 100);
+      JsonArray *g = json_object_get_array_member (hf, "gamma");
+      g_assert_cmpuint (json_array_get_length (g), ==, 2);
+      for (guint k = 0; k < 2; k++)
+        {
+          double gk = json_array_get_double_element (g, k);
+          g_assert_cmpfloat (fabs (gk), <=, 3);
+        }
+      JsonArray *ph = json_object_get_array_member (hf, "phases");
+      g_assert_cmpfloat (json_array_get_double_element (ph, 0), ==, 1);
+      g_assert_cmpfloat (json_array_get_double_element (ph, 1), ==, -1);
+      /* tied lengthscales: one value in every coordinate */
+      JsonArray *ls = json_object_get_array_member (hf, "lengthscales");
+      g_assert_cmpfloat (json_array_get_double_element (ls, 0), ==,
+                         json_array_get_double_element (ls, 1));
+      g_assert_true (JSON_NODE_HOLDS_VALUE (json_object_get_member (hf, "log_evidence")));
+    }
+  g_assert_cmpfloat (json_object_get_double_member (m, "information_bits"), >, 0);
+  cli_result_clear (&r);
+
+  g_autofree char *test = data_path ("classify-test.csv");
+  const char *methods[] = { "laplace", "ep", "laplace-logistic" };
+  for (int i = 0; i < 3; i++)
+    {
+      r = run_classify ("--train", data, "--test", test, "--method", methods[i],
+                        "--standardize", "--fit", "--lengthscale", "1,1");
+      g_autofree double *p = parse_predictions (&r, 6);
+      cli_result_clear (&r);
+    }
+}
+
+/* Bad input: exit 2, nothing on stdout, one line on stderr naming the
+ * problem (and the line of the file). */
+static void
+assert_input_error (const CliResult *r, const char *needle)
+{
+  if (r->status != 2 || *r->out || !strstr (r->err, needle))
+    g_test_message ("status %d\nstdout: %s\nstderr: %s\nexpected: %s", r->status, r->out,
+                    r->err, needle);
+  g_assert_cmpint (r->status, ==, 2);
+  g_assert_cmpstr (r->out, ==, "");
+  g_assert_nonnull (strstr (r->err, needle));
+  g_assert_true (strchr (r->err, '\n') == r->err + strlen (r->err) - 1);
+}
+
+static void
+test_bad_csv (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("classify-XXXXXX", NULL);
+  g_autofree char *test = data_path ("classify-test.csv");
+  struct {
+    const char *name, *contents, *needle;
+  } cases[] = {
+    { "ragged.csv", "a,b,label\n1,2,0\n3,4,1\n5,1\n6,7,0\n", "ragged.csv line 4: 2 cells, expected 3" },
+    { "cell.csv", "1,2,0\n3,4,1\n5,x9,1\n", "cell.csv line 3: cell 2 'x9' is not a finite number" },
+    { "nan.csv", "1,2,0\n3,nan,1\n", "nan.csv line 2: cell 2 'nan'" },
+    { "oneclass.csv", "1,2,1\n3,4,1\n5,6,1\n", "oneclass.csv: all 3 rows have label 1" },
+    { "label.csv", "1,2,0\n3,4,1\n5,6,2\n", "label.csv line 3: label 2" },
+    { "mixed.csv", "1,2,0\n3,4,1\n5,6,-1\n", "mixed.csv line 3: label -1" },
+    { "header.csv", "a,b,label\n\n", "header.csv: no data rows" },
+    { "nolabel.csv", "1\n0\n", "needs at least one input column" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = write_temp (dir, cases[i].name, cases[i].contents);
+      CliResult r = run_classify ("--train", path, "--test", test, "--method", "laplace");
+      assert_input_error (&r, cases[i].needle);
+      cli_result_clear (&r);
+      r = run_classify ("--cv", "2", "--data", path);
+      assert_input_error (&r, cases[i].needle);
+      cli_result_clear (&r);
+      g_unlink (path);
+    }
+
+  /* Too many inputs for the kernel. */
+  GString *wide = g_string_new ("");
+  for (int row = 0; row < 2; row++)
+    {
+      for (int j = 0; j < 33; j++)
+        g_string_append (wide, "1,");
+      g_string_append_printf (wide, "%d\n", row);
+    }
+  g_autofree char *wpath = write_temp (dir, "wide.csv", wide->str);
+  g_string_free (wide, TRUE);
+  CliResult r = run_classify ("--cv", "2", "--data", wpath);
+  assert_input_error (&r, "33 input columns; at most 32");
+  cli_result_clear (&r);
+  g_unlink (wpath);
+
+  /* Test file with the wrong number of columns. */
+  g_autofree char *train = data_path ("classify-train.csv");
+  g_autofree char *tpath = write_temp (dir, "t.csv", "1,2,3,4\n");
+  r = run_classify ("--train", train, "--test", tpath, "--method", "ep");
+  assert_input_error (&r, "has 4 columns; expected 3");
+  cli_result_clear (&r);
+  g_unlink (tpath);
+  g_rmdir (dir);
+}
+
+static void
+test_bad_flags (void)
+{
+  g_autofree char *train = data_path ("classify-train.csv");
+  g_autofree char *test = data_path ("classify-test.csv");
+  CliResult r;
+#define EXPECT(needle, ...)                 \
+  r = run_classify (__VA_ARGS__);           \
+  assert_input_error (&r, needle);          \
+  cli_result_clear (&r)
+  EXPECT ("unknown method 'gp'", "--train", train, "--test", test, "--method", "gp");
+  EXPECT ("--method is required", "--train", train, "--test", test);
+  EXPECT ("exactly one --method", "--train", train, "--test", test, "--method", "ep,laplace");
+  EXPECT ("--train and --test are required", "--train", train, "--method", "ep");
+  EXPECT ("needs --method skewgp only", "--cv", "3", "--data", train, "--skew-dim", "2");
+  EXPECT ("--cv expects an integer", "--cv", "1", "--data", train);
+  EXPECT ("only 13 rows of the smaller class", "--cv", "14", "--data", train);
+  EXPECT ("--lengthscale has 3 values", "--cv", "3", "--data", train, "--lengthscale", "1,2,3");
+  EXPECT ("--variance expects a positive number", "--train", train, "--test", test,
+          "--method", "ep", "--variance", "-1");
+  EXPECT ("unknown kernel 'linear'", "--train", train, "--test", test, "--method", "ep",
+          "--kernel", "linear");
+  EXPECT ("unknown option '--foo'", "--foo", "1");
+  EXPECT ("--seed needs a value", "--cv", "3", "--data", train, "--seed");
+  EXPECT ("no-such.csv", "--cv", "3", "--data", "no-such.csv");
+#undef EXPECT
+}
+
+/* A numerical failure exits 1 with nothing on stdout. */
+static void
+test_numeric_failure (void)
+{
+  g_autofree char *train = data_path ("classify-small.csv");
+  g_autofree char *test = data_path ("classify-test.csv");
+  CliResult r = run_classify ("--train", train, "--test", test, "--method", "laplace",
+                              "--variance", "1e300");
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, "laplace"));
+  cli_result_clear (&r);
+}
+
+static void
+test_help (void)
+{
+  CliResult r = run_classify ("--help");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "probability,latent_mean,latent_sd"));
+  g_assert_nonnull (strstr (r.out, "Kuss & Rasmussen"));
+  g_assert_nonnull (strstr (r.out, "pseudo-points"));
+  cli_result_clear (&r);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/cli/classify/laplace-logistic-vs-sklearn", test_laplace_logistic_vs_sklearn);
+  g_test_add_func ("/cli/classify/skewgp-vs-exact", test_skewgp_vs_exact);
+  g_test_add_func ("/cli/classify/labelled-test-file", test_labelled_test_file);
+  g_test_add_func ("/cli/classify/cv-scores", test_cv_scores);
+  g_test_add_func ("/cli/classify/information-ends", test_information_ends);
+  g_test_add_func ("/cli/classify/fit", test_fit);
+  g_test_add_func ("/cli/classify/bad-csv", test_bad_csv);
+  g_test_add_func ("/cli/classify/bad-flags", test_bad_flags);
+  g_test_add_func ("/cli/classify/numeric-failure", test_numeric_failure);
+  g_test_add_func ("/cli/classify/help", test_help);
+  return g_test_run ();
+}
