@@ -21,9 +21,16 @@
  * exact SkewGP evidence the objective is an estimate of log Phi_m (sg_mvn);
  * with sg_mvn_options.deterministic = 1 the same QMC point set is used on
  * every call (common random numbers), so the optimiser sees a deterministic
- * function of theta (DESIGN §3.4). The evaluation and time budgets are
- * shared by all starts; the progress callback is polled at every
- * evaluation and can cancel the fit.
+ * function of theta (DESIGN §3.4). Deterministic is not smooth: sg_mvn
+ * re-orders the variables for every problem, and a change of order moves
+ * the estimate by about its QMC error (jumps of 0.01-0.2 in log evidence
+ * at 1000-16000 points on 50-100 duels, tests/bench/results-fit.md).
+ * BOBYQA copes, but the best value it reports is biased upwards by up to
+ * that much (it picks points where the fixed point set overestimates):
+ * re-evaluate the fitted hyperparameters with a fresh, larger point set
+ * before reporting the evidence (as `skewgp fit` does). The evaluation and
+ * time budgets are shared by all starts; the progress callback is polled
+ * at every evaluation and can cancel the fit.
  *
  * Threading: nothing global; randomness only from the gsl_rng the caller
  * passes (for the starts) and from the seed in the mvn options.
