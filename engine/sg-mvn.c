@@ -59,7 +59,10 @@ struct sg_mvn_workspace {
   uint64_t calls;   /* stream counter of non-deterministic calls */
   size_t *active;   /* original index of each kept coordinate */
   size_t *perm;     /* pivot order (kept-coordinate numbering) */
-  size_t *perm2;    /* pivot order of the PSD check */
+  size_t *perm2;    /* pivot order of the PSD check; scratch */
+  size_t *order;    /* coordinates in the factor order of the last call */
+  size_t order_m;   /* ... their number */
+  int order_valid;
   double *S;        /* d_max^2: covariance of the kept coordinates */
   double *L;        /* d_max^2: ordered Cholesky factor, unit diagonal */
   double *lo, *up;  /* scaled bounds */
@@ -125,6 +128,7 @@ sg_mvn_workspace_new (size_t d_max)
   w->active = malloc (d * sizeof *w->active);
   w->perm = malloc (d * sizeof *w->perm);
   w->perm2 = malloc (d * sizeof *w->perm2);
+  w->order = malloc (d * sizeof *w->order);
   w->S = malloc (d2 * sizeof (double));
   w->L = malloc (d2 * sizeof (double));
   w->G = malloc (d2 * sizeof (double));
@@ -142,7 +146,7 @@ sg_mvn_workspace_new (size_t d_max)
   w->logw = malloc (BLOCK * sizeof (double));
   w->prod = malloc (BLOCK * sizeof (double));
   w->sgn = malloc (BLOCK * sizeof (double));
-  if (!w->active || !w->perm || !w->perm2 || !w->S || !w->L || !w->G || !w->H || !w->lo
+  if (!w->active || !w->perm || !w->perm2 || !w->order || !w->S || !w->L || !w->G || !w->H || !w->lo
       || !w->up || !w->resid || !w->cmean || !w->mu || !w->x || !w->gen
       || !w->vec || !w->Y || !w->C || !w->logw || !w->prod || !w->sgn)
     {
@@ -166,6 +170,7 @@ sg_mvn_workspace_free (sg_mvn_workspace *w)
   free (w->active);
   free (w->perm);
   free (w->perm2);
+  free (w->order);
   free (w->S);
   free (w->L);
   free (w->G);
@@ -357,15 +362,16 @@ swap_vars (double *S, double *L, size_t m, size_t i, size_t j)
  * (Gibson, Glasbey & Elston 1994); without bounds it is the largest
  * residual variance: the usual PSD test, which fails with SG_ENOTPD (*BAD =
  * PERM entry of the variable) at a pivot below -PSD_TOL S_jj. LO, UP and
- * PERM are permuted along. Pivots below VAR_FLOOR S_jj are floored
+ * PERM are permuted along; FIXED_ORDER keeps the given order (no pivoting).
+ * Pivots below VAR_FLOOR S_jj are floored
  * (singular but PSD; with bounds the matrix has passed the PSD test, and
  * the probability ordering can leave rounding noise of ~1e-9 S_jj in the
  * pivots of a singular matrix, which is not evidence of indefiniteness).
  * RESID, CMEAN, TMP: M doubles of scratch. */
 static int
-ordered_cholesky (double *S, size_t m, double *lo, double *up, size_t *perm,
-                  double *L, double *resid, double *cmean, double *tmp,
-                  size_t *bad)
+ordered_cholesky (double *S, size_t m, double *lo, double *up, int fixed_order,
+                  size_t *perm, double *L, double *resid, double *cmean,
+                  double *tmp, size_t *bad)
 {
   double max_diag = 0;
   for (size_t i = 0; i < m; i++)
@@ -380,7 +386,7 @@ ordered_cholesky (double *S, size_t m, double *lo, double *up, size_t *perm,
     {
       size_t piv = j;
       double best = INFINITY;
-      for (size_t i = j; i < m; i++)
+      for (size_t i = j; i < m && !fixed_order; i++)
         {
           double score;
           if (lo != NULL)
@@ -494,7 +500,7 @@ sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row, size_t *bad_col)
             S[i * d + j] = 0.5 * (cov[i * d + j] + cov[j * d + i]);
         }
       size_t bad = 0;
-      status = ordered_cholesky (S, d, NULL, NULL, perm, L, v, v + d, v + 2 * d, &bad);
+      status = ordered_cholesky (S, d, NULL, NULL, 0, perm, L, v, v + d, v + 2 * d, &bad);
       if (status == SG_ENOTPD)
         {
           if (bad_row)
@@ -561,22 +567,72 @@ extract_problem (sg_mvn_workspace *w, size_t d, const double *mean,
   return SG_OK;
 }
 
-/* Ordered Cholesky of the kept coordinates, then unit-diagonal scaling:
- * row k of L and the bounds l_k, u_k are divided by L_kk. */
+/* Position of coordinate C among the sorted kept coordinates, or M. */
+static size_t
+active_position (const sg_mvn_workspace *w, size_t m, size_t c)
+{
+  size_t lo = 0, hi = m;
+  while (lo < hi)
+    {
+      size_t mid = (lo + hi) / 2;
+      if (w->active[mid] < c)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < m && w->active[lo] == c ? lo : m;
+}
+
+/* Reorders S, lo, up of the kept coordinates into the order of the previous
+ * call (w->order) when that call kept the same coordinates; 1 if done. */
 static int
-prepare_factor (sg_mvn_workspace *w, size_t m)
+apply_previous_order (sg_mvn_workspace *w, size_t m)
+{
+  if (!w->order_valid || w->order_m != m)
+    return 0;
+  size_t *pos = w->perm2;
+  for (size_t i = 0; i < m; i++)
+    if ((pos[i] = active_position (w, m, w->order[i])) == m)
+      return 0;
+  double *v = w->vec;
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < m; j++)
+      w->G[i * m + j] = w->S[pos[i] * m + pos[j]];
+  memcpy (w->S, w->G, m * m * sizeof *w->S);
+  for (size_t i = 0; i < m; i++)
+    v[i] = w->lo[pos[i]];
+  memcpy (w->lo, v, m * sizeof *v);
+  for (size_t i = 0; i < m; i++)
+    v[i] = w->up[pos[i]];
+  memcpy (w->up, v, m * sizeof *v);
+  for (size_t i = 0; i < m; i++)
+    w->active[i] = w->order[i];   /* active now lists the factor order */
+  return 1;
+}
+
+/* PSD test, then the ordered Cholesky of the kept coordinates (in the
+ * previous call's order when KEEP_ORDER allows), then unit-diagonal
+ * scaling: row k of L and the bounds l_k, u_k are divided by L_kk. The
+ * order used is remembered in w->order. */
+static int
+prepare_factor (sg_mvn_workspace *w, size_t m, int keep_order)
 {
   /* PSD test first, with diagonal pivoting (scratch: G, H, perm2) */
   memcpy (w->G, w->S, m * m * sizeof *w->G);
   for (size_t i = 0; i < m; i++)
     w->perm[i] = w->perm2[i] = i;
   size_t bad;
-  int status = ordered_cholesky (w->G, m, NULL, NULL, w->perm2, w->H,
+  int status = ordered_cholesky (w->G, m, NULL, NULL, 0, w->perm2, w->H,
                                  w->resid, w->cmean, w->vec, &bad);
   if (status != SG_OK)
     return status;
-  ordered_cholesky (w->S, m, w->lo, w->up, w->perm, w->L, w->resid,
+  int fixed = keep_order && apply_previous_order (w, m);
+  ordered_cholesky (w->S, m, w->lo, w->up, fixed, w->perm, w->L, w->resid,
                     w->cmean, w->vec, &bad);
+  for (size_t i = 0; i < m; i++)
+    w->order[i] = w->active[w->perm[i]];
+  w->order_m = m;
+  w->order_valid = 1;
   for (size_t k = 0; k < m; k++)
     {
       double dk = w->L[k * m + k];
@@ -1106,7 +1162,7 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
   int status = extract_problem (w, d, mean, cov, lower, upper, &m, &zero);
   if (status != SG_OK)
     return status;
-  status = prepare_factor (w, m);   /* also the PSD check of the kept block */
+  status = prepare_factor (w, m, opt.keep_order);   /* also the PSD check */
   if (status != SG_OK)
     return status;
   sg_mvn_result r = { 0 };
