@@ -9,7 +9,8 @@
  *                                            outputs (one per trial)
  * For every curve the true objective at x_r (best_value) after each BO
  * iteration (iteration 0 = after the initial design) is averaged
- * over the trials; the panel also shows the problem's optimum (dashed).
+ * over the trials; the panel also shows the problem's optimum (dashed; the
+ * mean of the runs' optima for random families such as safe-gp1d).
  * Writes OUT_BASENAME.png, OUT_BASENAME.pdf and OUT_BASENAME.csv
  * (panel,curve,iteration,mean,sd,trials,violations).
  */
@@ -36,6 +37,7 @@ typedef struct {
   char *title;
   GPtrArray *curves;
   double optimum;
+  double optimum_acc[2];   /* sum, count over the runs */
 } panel;
 
 typedef struct {
@@ -56,7 +58,8 @@ add_point (curve *c, int k, double v)
     c->n_iter = k + 1;
 }
 
-/* Adds one run (a JSON Lines file) to curve C; records the optimum. */
+/* Adds one run (a JSON Lines file) to curve C; accumulates its optimum
+ * into OPTIMUM[0] (sum) and OPTIMUM[1] (count). */
 static void
 add_run (curve *c, const char *path, double *optimum)
 {
@@ -81,7 +84,12 @@ add_run (curve *c, const char *path, double *optimum)
         {
           if (json_object_has_member (o, "optimum")
               && !json_node_is_null (json_object_get_member (o, "optimum")))
-            *optimum = json_object_get_double_member (o, "optimum");
+            {
+              /* the mean over runs: random problem families (safe-gp1d)
+               * have one optimum per seed */
+              optimum[0] += json_object_get_double_member (o, "optimum");
+              optimum[1] += 1;
+            }
           c->violations += json_object_get_int_member_with_default (o, "violations", 0);
           continue;
         }
@@ -144,7 +152,9 @@ parse_manifest (const char *path, GPtrArray *figures)
           c->label = g_strdup (tok[1]);
           for (char **file = tok + 2; *file; file++)
             if (**file)
-              add_run (c, *file, &pa->optimum);
+              add_run (c, *file, pa->optimum_acc);
+          if (pa->optimum_acc[1] > 0)
+            pa->optimum = pa->optimum_acc[0] / pa->optimum_acc[1];
           g_ptr_array_add (pa->curves, c);
         }
     }
@@ -322,7 +332,7 @@ main (int argc, char **argv)
   for (guint i = 0; i < figures->len; i++)
     {
       const figure *f = g_ptr_array_index (figures, i);
-      double W = 380.0 * f->cols, H = 30 + 260.0 * f->rows;
+      double W = fmax (640.0, 380.0 * f->cols), H = 30 + (f->cols == 1 ? 400.0 : 260.0) * f->rows;
       g_autofree char *png = g_strconcat (f->base, ".png", NULL);
       g_autofree char *pdf = g_strconcat (f->base, ".pdf", NULL);
       cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) W, (int) H);

@@ -498,7 +498,8 @@ initial_query (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
       if ((!c->has_safe_start && n < c->n_initial) || is_random)
         {
           random_value (bo, rng, q);
-          q->initial = !is_random || n < c->n_initial;
+          /* the initial design is the safe start alone when there is one */
+          q->initial = !c->has_safe_start && n < c->n_initial;
           return 1;
         }
       return 0;
