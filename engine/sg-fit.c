@@ -255,14 +255,20 @@ sg_evidence_ctx_init (sg_evidence_ctx *ctx, sg_fit_method method,
   ctx->data = data;
   sg_mvn_options_default (&ctx->mvn);
   ctx->mvn.deterministic = 1;
+  ctx->mvn.keep_order = 1;
   ctx->link = SG_LINK_PROBIT;
 }
 
-/* 001 eq. 39 through sg_skewgp_log_evidence. */
+/* 001 eq. 39 through sg_skewgp_log_evidence. The first call through CTX
+ * lets sg_mvn choose the variable order; later calls keep it when asked
+ * (see sg_evidence_ctx). */
 static int
-skewgp_evidence (const sg_hyper *h, const sg_evidence_ctx *ctx,
+skewgp_evidence (const sg_hyper *h, sg_evidence_ctx *ctx,
                  double *log_evidence, double *error)
 {
+  sg_mvn_options mvn = ctx->mvn;
+  mvn.keep_order = ctx->mvn.keep_order && ctx->calls > 0;
+  ctx->calls++;
   sg_likelihood lik;
   int status = sg_likelihood_build (ctx->data, &h->noise, &lik);
   if (status != SG_OK)
@@ -271,7 +277,7 @@ skewgp_evidence (const sg_hyper *h, const sg_evidence_ctx *ctx,
   sg_hyper_skewgp_prior (h, &prior);
   sg_skewgp_evidence ev;
   status = sg_skewgp_log_evidence (&prior, ctx->data->X, &lik, ctx->workspace,
-                                   &ctx->mvn, &ev);
+                                   &mvn, &ev);
   sg_likelihood_clear (&lik);
   if (status != SG_OK)
     return status;
@@ -314,7 +320,7 @@ int
 sg_evidence_eval (const sg_hyper *h, void *user_data, double *log_evidence,
                   double *error)
 {
-  const sg_evidence_ctx *ctx = user_data;
+  sg_evidence_ctx *ctx = user_data;
   if (h == NULL || ctx == NULL || ctx->data == NULL || log_evidence == NULL
       || h->kernel.dim != ctx->data->dim)
     return SG_EINVAL;

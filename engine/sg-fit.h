@@ -21,16 +21,18 @@
  * exact SkewGP evidence the objective is an estimate of log Phi_m (sg_mvn);
  * with sg_mvn_options.deterministic = 1 the same QMC point set is used on
  * every call (common random numbers), so the optimiser sees a deterministic
- * function of theta (DESIGN §3.4). Deterministic is not smooth: sg_mvn
+ * function of theta (DESIGN §3.4). Deterministic is not yet smooth: sg_mvn
  * re-orders the variables for every problem, and a change of order moves
  * the estimate by about its QMC error (jumps of 0.01-0.2 in log evidence
- * at 1000-16000 points on 50-100 duels, tests/bench/results-fit.md).
- * BOBYQA copes, but the best value it reports is biased upwards by up to
- * that much (it picks points where the fixed point set overestimates):
- * re-evaluate the fitted hyperparameters with a fresh, larger point set
- * before reporting the evidence (as `skewgp fit` does). The evaluation and
- * time budgets are shared by all starts; the progress callback is polled
- * at every evaluation and can cancel the fit.
+ * at 1000-16000 points on 50-100 duels, tests/bench/results-fit.md), which
+ * leaves BOBYQA up to ~0.1 nats short of the maximum and biases its best
+ * value upwards. So the SkewGP adapter also keeps the variable order that
+ * sg_mvn chose at the first evaluation (sg_mvn_options.keep_order; this
+ * needs a workspace in the context): the objective is then smooth.
+ * Either way, re-evaluate the fitted hyperparameters with a fresh, larger
+ * point set before reporting the evidence (as `skewgp fit` does). The
+ * evaluation and time budgets are shared by all starts; the progress
+ * callback is polled at every evaluation and can cancel the fit.
  *
  * Threading: nothing global; randomness only from the gsl_rng the caller
  * passes (for the starts) and from the seed in the mvn options.
@@ -153,9 +155,13 @@ typedef struct {
   sg_fit_method method;
   const sg_data *data;
   /* SkewGP: a workspace of dimension >= s + m_probit (NULL: one per
-   * call) and the mvn options; for fitting set mvn.deterministic = 1. */
+   * call, and then no order is kept) and the mvn options; for fitting
+   * mvn.deterministic = 1 and mvn.keep_order = 1 (the defaults here): the
+   * first evaluation through this context chooses the variable order of
+   * log Phi_m, the later ones keep it (a smooth objective). */
   sg_mvn_workspace *workspace;
   sg_mvn_options mvn;
+  size_t calls;            /* SkewGP evaluations so far through this context */
   /* Laplace / EP (GP prior only, h->s must be 0): the link of the
    * probit-block rows (EP: probit only), the options (their progress
    * fields are ignored: the fitter polls its own), and optional warm
@@ -168,8 +174,9 @@ typedef struct {
   sg_ep_warm *ep_warm;
 } sg_evidence_ctx;
 
-/* Sets METHOD and DATA, mvn defaults with deterministic = 1, probit link,
- * default Laplace / EP options, no warm starts. */
+/* Sets METHOD and DATA, mvn defaults with deterministic = 1 and
+ * keep_order = 1, probit link, default Laplace / EP options, no warm
+ * starts, calls = 0. */
 void sg_evidence_ctx_init (sg_evidence_ctx *ctx, sg_fit_method method,
                            const sg_data *data);
 /* An sg_evidence_fn; USER_DATA is an sg_evidence_ctx. */

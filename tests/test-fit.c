@@ -731,6 +731,64 @@ test_skewgp_gamma (void)
   sg_data_clear (&data);
 }
 
+/* Second differences of the SkewGP objective of one context along log l
+ * (N points, step 0.002): the largest one. */
+static double
+max_second_difference (sg_evidence_ctx *ctx, const sg_hyper *h0)
+{
+  enum { N = 31 };
+  double f[N], worst = 0;
+  for (int i = 0; i < N; i++)
+    {
+      sg_hyper h = *h0;
+      h.kernel.lengthscales[0] *= exp ((i - N / 2) * 0.002);
+      g_assert_cmpint (sg_evidence_eval (&h, ctx, &f[i], NULL), ==, SG_OK);
+    }
+  for (int i = 1; i < N - 1; i++)
+    worst = fmax (worst, fabs (f[i - 1] - 2 * f[i] + f[i + 1]));
+  return worst;
+}
+
+/* The fitting objective is smooth: with the variable order kept from the
+ * first evaluation the second differences are ~h^2 |f''| (~1e-4 here);
+ * with the order chosen per call they jump by about the QMC error. */
+static void
+test_skewgp_objective_smooth (void)
+{
+  gsl_rng *rng = sg_rng_new (2024, 0);
+  sg_data data;
+  sg_data_init (&data, 1);
+  for (int k = 0; k < 40; k++)
+    {
+      double a = -2.6 + 5.2 * gsl_rng_uniform (rng), b = -2.6 + 5.2 * gsl_rng_uniform (rng);
+      double ga = cos (5 * a) + exp (-a * a / 2), gb = cos (5 * b) + exp (-b * b / 2);
+      if (ga - gb + 0.1 * sqrt (2) * sg_rng_gaussian (rng) >= 0)
+        sg_data_add_preference (&data, &a, &b);
+      else
+        sg_data_add_preference (&data, &b, &a);
+    }
+  sg_rng_free (rng);
+  sg_hyper h;
+  hyper_gp (&h, 1, 50.0, 0.4);
+  sg_mvn_workspace *w = sg_mvn_workspace_new (40);
+  sg_evidence_ctx ctx;
+  sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_SKEWGP, &data);
+  ctx.workspace = w;
+  ctx.mvn.n_points = 1000;
+  g_assert_cmpint (ctx.mvn.keep_order, ==, 1);
+  double kept = max_second_difference (&ctx, &h);
+  sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_SKEWGP, &data);
+  ctx.workspace = w;
+  ctx.mvn.n_points = 1000;
+  ctx.mvn.keep_order = 0;
+  double per_call = max_second_difference (&ctx, &h);
+  g_test_message ("largest second difference: %.2e kept, %.2e per call", kept, per_call);
+  g_assert_cmpfloat (kept, <, 1e-3);
+  g_assert_cmpfloat (per_call, >, 1e-3);
+  sg_mvn_workspace_free (w);
+  sg_data_clear (&data);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -745,5 +803,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/gpc-laplace-sklearn", test_gpc_laplace_sklearn);
   g_test_add_func ("/fit/skewgp-gp-prior", test_skewgp_gp_prior);
   g_test_add_func ("/fit/skewgp-gamma", test_skewgp_gamma);
+  g_test_add_func ("/fit/skewgp-objective-smooth", test_skewgp_objective_smooth);
   return g_test_run ();
 }
