@@ -274,15 +274,18 @@ refine (max_ctx *c, size_t dim, const double *lower, const double *upper,
   nlopt_opt opt = nlopt_create (alg, (unsigned) dim);
   if (opt == NULL)
     return;
-  double step[32];
+  double step[32], xtol[32];
   for (size_t j = 0; j < dim; j++)
-    step[j] = 0.05 * (upper[j] - lower[j]);
+    {
+      step[j] = 0.05 * (upper[j] - lower[j]);
+      xtol[j] = o->xtol_rel * (upper[j] - lower[j]);
+    }
   nlopt_set_lower_bounds (opt, lower);
   nlopt_set_upper_bounds (opt, upper);
   nlopt_set_initial_step (opt, step);
   nlopt_set_max_objective (opt, nlopt_objective, c);
   nlopt_set_maxeval (opt, (int) o->local_maxeval);
-  nlopt_set_xtol_rel (opt, o->xtol_rel);
+  nlopt_set_xtol_abs (opt, xtol);  /* relative to the box, not to |x| */
   c->opt = opt;
   double y[32], fy = -HUGE_VAL;
   memcpy (y, x, dim * sizeof *x);
