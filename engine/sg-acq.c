@@ -2,6 +2,7 @@
 #include "sg-acq.h"
 
 #include "sg-normal.h"
+#include "sg-order.h"
 
 #include <gsl/gsl_qrng.h>
 #include <math.h>
@@ -30,58 +31,6 @@ sg_acq_binary_entropy (double p)
  * quickselect partitions and two small sorts, O(N) instead of O(N log N).
  */
 
-static void
-swap_d (double *a, double *b)
-{
-  double t = *a;
-  *a = *b;
-  *b = t;
-}
-
-/* Rearranges A[0..n) so that A[k] is the k-th smallest, smaller (or equal)
- * values before it, larger (or equal) after (Hoare's selection with a
- * median-of-three pivot). */
-static void
-select_kth (double *a, size_t n, size_t k)
-{
-  size_t lo = 0, hi = n - 1;
-  while (hi > lo)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (a[mid] < a[lo]) swap_d (&a[mid], &a[lo]);
-      if (a[hi] < a[lo]) swap_d (&a[hi], &a[lo]);
-      if (a[hi] < a[mid]) swap_d (&a[hi], &a[mid]);
-      double pivot = a[mid];
-      size_t i = lo, j = hi;
-      while (i <= j)
-        {
-          while (a[i] < pivot) i++;
-          while (a[j] > pivot) j--;
-          if (i <= j)
-            {
-              swap_d (&a[i], &a[j]);
-              i++;
-              if (j == 0)
-                break;
-              j--;
-            }
-        }
-      if (k <= j)
-        hi = j;
-      else if (k >= i)
-        lo = i;
-      else
-        return;
-    }
-}
-
-static int
-cmp_double (const void *pa, const void *pb)
-{
-  double a = *(const double *) pa, b = *(const double *) pb;
-  return (a > b) - (a < b);
-}
-
 double
 sg_acq_hpd (const double *v, size_t n, double level, double *scratch,
             double *lower)
@@ -98,14 +47,14 @@ sg_acq_hpd (const double *v, size_t n, double level, double *scratch,
       /* scratch[0..w) = the w smallest, scratch[n-w..n) = the w largest
        * (K - 1 = n - w), each then sorted: exactly the order statistics
        * the windows use. */
-      select_kth (scratch, n, w - 1);
+      sg_select_kth (scratch, n, w - 1);
       if (n - w > w)
-        select_kth (scratch + w, n - w, n - 2 * w);
-      qsort (scratch, w, sizeof *scratch, cmp_double);
-      qsort (scratch + (n - w), w, sizeof *scratch, cmp_double);
+        sg_select_kth (scratch + w, n - w, n - 2 * w);
+      sg_sort_doubles (scratch, w);
+      sg_sort_doubles (scratch + (n - w), w);
     }
   else /* the two tails overlap (small N or LEVEL): sort everything */
-    qsort (scratch, n, sizeof *scratch, cmp_double);
+    sg_sort_doubles (scratch, n);
   size_t best = 0;
   double width = INFINITY;
   for (size_t i = 0; i < w; i++)

@@ -13,6 +13,7 @@
 #include "sg-linalg.h"
 #include "sg-mcmc.h"
 #include "sg-normal.h"
+#include "sg-order.h"
 #include "sg-rng.h"
 #include "sg-skewgp-private.h"
 
@@ -156,104 +157,6 @@ sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
 
 /* ---- Order statistics ---------------------------------------------------- */
 
-static inline void
-swap_d (double *a, double *b)
-{
-  double t = *a;
-  *a = *b;
-  *b = t;
-}
-
-/* Quickselect (Hoare partition, median of three): afterwards a[k] is the
- * k-th smallest, nothing before it is larger, nothing after it smaller. */
-static void
-select_kth (double *a, long n, long k)
-{
-  long lo = 0, hi = n - 1;
-  while (hi > lo)
-    {
-      if (hi - lo < 16)
-        {
-          for (long i = lo + 1; i <= hi; i++)
-            for (long j = i; j > lo && a[j] < a[j - 1]; j--)
-              swap_d (&a[j], &a[j - 1]);
-          return;
-        }
-      long mid = lo + (hi - lo) / 2;
-      if (a[mid] < a[lo]) swap_d (&a[mid], &a[lo]);
-      if (a[hi] < a[lo]) swap_d (&a[hi], &a[lo]);
-      if (a[hi] < a[mid]) swap_d (&a[hi], &a[mid]);
-      double pivot = a[mid];
-      long i = lo, j = hi;
-      while (i <= j)
-        {
-          while (a[i] < pivot) i++;
-          while (a[j] > pivot) j--;
-          if (i <= j)
-            {
-              swap_d (&a[i], &a[j]);
-              i++;
-              j--;
-            }
-        }
-      if (k <= j)
-        hi = j;
-      else if (k >= i)
-        lo = i;
-      else
-        return;
-    }
-}
-
-/* Sorts doubles ascending: quicksort (median of three, Hoare partition,
- * recursion on the smaller side) with insertion sort below 16 elements;
- * inline comparisons make it several times faster than the C library's
- * generic sort here. */
-static void
-sort_doubles (double *a, long n)
-{
-  while (n > 16)
-    {
-      long mid = n / 2, hi = n - 1;
-      if (a[mid] < a[0]) swap_d (&a[mid], &a[0]);
-      if (a[hi] < a[0]) swap_d (&a[hi], &a[0]);
-      if (a[hi] < a[mid]) swap_d (&a[hi], &a[mid]);
-      double pivot = a[mid];
-      long i = 0, j = hi;
-      while (i <= j)
-        {
-          while (a[i] < pivot) i++;
-          while (a[j] > pivot) j--;
-          if (i <= j)
-            {
-              swap_d (&a[i], &a[j]);
-              i++;
-              j--;
-            }
-        }
-      /* [0, j] and [i, n) remain; recurse on the smaller one */
-      if (j + 1 < n - i)
-        {
-          sort_doubles (a, j + 1);
-          a += i;
-          n -= i;
-        }
-      else
-        {
-          sort_doubles (a + i, n - i);
-          n = j + 1;
-        }
-    }
-  for (long i = 1; i < n; i++)
-    {
-      double x = a[i];
-      long j = i;
-      for (; j > 0 && a[j - 1] > x; j--)
-        a[j] = a[j - 1];
-      a[j] = x;
-    }
-}
-
 /* The order statistics one point's summaries need, without sorting the
  * whole sample: an HPD interval holding K of N values needs the N - K + 1
  * smallest and the N - K + 1 largest values sorted; the equal-tailed
@@ -282,7 +185,7 @@ order_prepare (ordered_sample *o, double *a, long n, long K, double *scratch)
   *o = (ordered_sample) { .a = a, .n = n, .n_low = n - K + 1, .hi_start = K - 1 };
   if (n < 256 || o->n_low >= o->hi_start)
     {
-      sort_doubles (a, n);
+      sg_sort_doubles (a, n);
       o->full = 1;
       return;
     }
@@ -290,7 +193,7 @@ order_prepare (ordered_sample *o, double *a, long n, long K, double *scratch)
   long stride = 16, M = n / stride;
   for (long i = 0; i < M; i++)
     sub[i] = a[i * stride];
-  sort_doubles (sub, M);
+  sg_sort_doubles (sub, M);
   /* aim at ~1.4 times the needed count plus a few standard deviations */
   double want = 1.2 * (double) o->n_low + 4 * sqrt ((double) o->n_low) + 8;
   long idx = (long) ceil (want / (double) n * (double) M);
@@ -316,8 +219,8 @@ order_prepare (ordered_sample *o, double *a, long n, long K, double *scratch)
   long n_high = n - o->hi_start;
   if (nl >= o->n_low && nh >= n_high)
     {
-      sort_doubles (low, nl);
-      sort_doubles (high, nh);
+      sg_sort_doubles (low, nl);
+      sg_sort_doubles (high, nh);
       o->low = low;
       o->high = high + (nh - n_high);
       o->tails_ok = 1;
@@ -336,7 +239,7 @@ static void
 order_sort_all (ordered_sample *o)
 {
   if (!o->full)
-    sort_doubles (o->a, o->n);
+    sg_sort_doubles (o->a, o->n);
   o->full = 1;
 }
 
@@ -352,7 +255,7 @@ order_stat (ordered_sample *o, long k)
     return o->high[k - o->hi_start];
   if (o->mid_ok && k >= o->below && k < o->below + o->n_mid)
     {
-      select_kth (o->mid, o->n_mid, k - o->below);
+      sg_select_kth (o->mid, o->n_mid, k - o->below);
       return o->mid[k - o->below];
     }
   order_sort_all (o);
