@@ -146,10 +146,7 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
    * fit does not compete with every proposal for the CPU. */
   config->refit_until = 0;
   config->refit_every = 5;
-  /* Values have units of the person's measurements: let the refit move the
-   * constant mean and the measurement noise too. */
-  if (exp->mode != SB_MODE_PREFERENCE)
-    config->refit_free |= SG_FIT_MEAN | SG_FIT_NUMERIC_SD;
+  config->refit_free = sg_bo_default_refit_free (config->mode);
 
   if (exp->mode == SB_MODE_SAFE && exp->template_kind == SB_TEMPLATE_BENCHMARK)
     {
@@ -284,7 +281,11 @@ fill_oracle (const SbJobInput *input, SbQuestion *q)
       /* The simulated person has its own random stream, separate from the
        * proposal's, and deterministic per question. */
       gsl_rng *rng = sg_rng_new (exp->seed ^ G_GUINT64_CONSTANT (0x5eedface), q->n_log + 1);
-      sg_oracle oracle = { p, exp->oracle_noise, exp->oracle_noise };
+      /* In safe mode the simulated setting fails below the experiment's
+       * threshold, whatever the problem's own default. */
+      sg_oracle oracle = { p, exp->oracle_noise, exp->oracle_noise,
+                           .threshold = exp->threshold,
+                           .has_threshold = exp->mode == SB_MODE_SAFE };
       if (rng)
         {
           if (q->kind == SB_QUESTION_DUEL)

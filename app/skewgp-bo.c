@@ -329,8 +329,7 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   c->mixed_every = (size_t) a->mixed_every;
   c->seed = a->seed;
   c->refit.max_evals = (size_t) a->refit_evals;
-  if (a->mode == SG_BO_MIXED)
-    c->refit_free |= SG_FIT_MEAN | SG_FIT_PROBIT_SD;
+  c->refit_free = sg_bo_default_refit_free (a->mode);
   if (a->mode == SG_BO_SAFE)
     {
       /* 001 sec. 5.2.3: hyperparameters fixed, variance 2, lengthscale 1.5

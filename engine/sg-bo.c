@@ -974,6 +974,15 @@ static const char *const mode_names[] = { "preference", "mixed", "safe" };
 static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson" };
 static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random" };
 
+unsigned
+sg_bo_default_refit_free (sg_bo_mode mode)
+{
+  unsigned groups = SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE;
+  if (mode == SG_BO_MIXED)
+    groups |= SG_FIT_MEAN | SG_FIT_PROBIT_SD;
+  return groups;
+}
+
 const char *
 sg_bo_mode_name (sg_bo_mode m)
 {

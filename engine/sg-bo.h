@@ -266,6 +266,12 @@ int sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b,
                      sg_point_summary *out);
 
 const char *sg_bo_mode_name (sg_bo_mode mode);
+/* The SG_FIT_* groups a refit should free in MODE: lengthscales + variance
+ * always; in mixed mode also the constant mean and probit_sd (the measured
+ * values fix the scale of f, so the duels' noise becomes identifiable).
+ * numeric_sd is never freed by default: fitted from a handful of values it
+ * collapses the kernel variance and turns the fit into pure noise. */
+unsigned sg_bo_default_refit_free (sg_bo_mode mode);
 const char *sg_bo_acquisition_name (sg_bo_acquisition acq);
 const char *sg_bo_surrogate_name (sg_bo_surrogate surrogate);
 /* Parse the names above; SG_EINVAL for unknown ones. */
