@@ -11,6 +11,7 @@
 
 #include "sb-experiment-templates.h"
 #include "sb-window.h"
+#include "sb-worker.h"
 
 struct _SbApplication
 {
@@ -98,6 +99,17 @@ sb_application_startup (GApplication *app)
 static void
 sb_application_shutdown (GApplication *app)
 {
+  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
+
+  /* Destroying the windows cancels their engine jobs; the jobs stop at
+   * their next progress poll, and the process must not exit while one is
+   * still inside the engine. */
+  for (GList *l = windows; l; l = l->next)
+    if (SB_IS_WINDOW (l->data))
+      gtk_window_destroy (l->data);
+  g_list_free (windows);
+  if (!sb_worker_wait_all (30 * G_USEC_PER_SEC))
+    g_warning ("an engine job did not stop within 30 s of quitting");
   /* Answers still being written by the session writer reach the disk
    * before the process ends. */
   sb_session_flush_all ();

@@ -35,6 +35,13 @@ struct _SbWorker
 
 G_DEFINE_FINAL_TYPE (SbWorker, sb_worker, G_TYPE_OBJECT)
 
+/* Job functions running on threads, over all workers: the process must
+ * not exit while one of them is inside the engine (libraries such as
+ * OpenBLAS tear their state down at exit). */
+static GMutex running_mutex;
+static GCond running_cond;
+static guint running_jobs;
+
 enum {
   JOB_STARTED,
   JOB_FINISHED,
@@ -163,17 +170,37 @@ job_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
 
   lower_thread_priority ();
   if (g_cancellable_set_error_if_cancelled (cancellable, &error))
+    result = NULL;   /* superseded before it started */
+  else
     {
-      g_task_return_error (task, error);
-      return;
+      result = job->func (job, job->input, &error);
+      if (result == NULL && error == NULL)
+        g_set_error (&error, G_IO_ERROR, G_IO_ERROR_FAILED, "the job returned no result");
     }
-  result = job->func (job, job->input, &error);
-  if (result == NULL && error == NULL)
-    g_set_error (&error, G_IO_ERROR, G_IO_ERROR_FAILED, "the job returned no result");
   if (error)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, result, job->result_free);
+
+  g_mutex_lock (&running_mutex);
+  running_jobs--;
+  g_cond_broadcast (&running_cond);
+  g_mutex_unlock (&running_mutex);
+}
+
+gboolean
+sb_worker_wait_all (gint64 timeout_us)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_us;
+  gboolean idle;
+
+  g_mutex_lock (&running_mutex);
+  while (running_jobs > 0)
+    if (!g_cond_wait_until (&running_cond, &running_mutex, deadline))
+      break;
+  idle = running_jobs == 0;
+  g_mutex_unlock (&running_mutex);
+  return idle;
 }
 
 static void
@@ -250,6 +277,9 @@ sb_worker_submit (SbWorker *self, SbWorkerLane lane_id, SbWorkerFunc func, gpoin
   /* The task's own cancellable check would return before our callback can
    * free the result; we check the generation instead. */
   g_task_set_check_cancellable (task, FALSE);
+  g_mutex_lock (&running_mutex);
+  running_jobs++;
+  g_mutex_unlock (&running_mutex);
   g_task_run_in_thread (task, job_thread);
 
   g_signal_emit (self, signals[JOB_STARTED], 0, lane_id, job->generation);

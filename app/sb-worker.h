@@ -68,6 +68,10 @@ void sb_worker_cancel (SbWorker *self, SbWorkerLane lane);
 void sb_worker_cancel_all (SbWorker *self);
 gboolean sb_worker_is_busy (SbWorker *self, SbWorkerLane lane);
 guint64 sb_worker_get_generation (SbWorker *self, SbWorkerLane lane);
+/* Waits until no job function of any worker is running (cancel them
+ * first), at most TIMEOUT_US microseconds; TRUE when all have returned.
+ * For shutdown: the process must not exit while a job is in the engine. */
+gboolean sb_worker_wait_all (gint64 timeout_us);
 /* Number of results dropped because they were stale (for tests). */
 guint sb_worker_get_n_dropped (SbWorker *self);
 

@@ -492,6 +492,82 @@ test_autoplay (Fixture *f, gconstpointer data)
   g_assert_null (sb_window_get_error (f->window));
 }
 
+/* Mixed mode asks for measured values after the initial duels; safe mode
+ * accepts "this setting failed". Values are typed into the entry. */
+static void
+test_value_questions (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  SbDuelPanel *panel = sb_window_get_duel_panel (f->window);
+  GtkWidget *entry = sb_duel_panel_get_value_entry (panel);
+  guint duels = 0, values = 0;
+
+  exp->mode = SB_MODE_MIXED;
+  exp->initial = 2;
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, f->file, &error));
+  sb_window_set_session (f->window, session);
+  /* The initial design: duels first, then values (sg-bo.h). */
+  while (values < 2)
+    {
+      const SbQuestion *q;
+      SPIN_UNTIL (question_shown (f));
+      q = sb_window_get_question (f->window);
+      if (q->kind == SB_QUESTION_DUEL)
+        {
+          g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "answer-failed"));
+          activate (f, "answer-b");
+          duels++;
+          continue;
+        }
+      g_assert_true (gtk_widget_get_visible (entry));
+      /* Not a number: refused, nothing recorded. */
+      gtk_editable_set_text (GTK_EDITABLE (entry), "twelve");
+      activate (f, "answer-value");
+      g_assert_nonnull (sb_window_get_question (f->window));
+      gtk_editable_set_text (GTK_EDITABLE (entry), values ? "4,25" : "3.5");
+      activate (f, "answer-value");
+      values++;
+    }
+  g_assert_cmpuint (duels, >=, 2);
+  sb_session_flush_all ();
+  {
+    g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
+    guint n = sb_session_get_n_observations (s);
+    const SbLogEntry *last = sb_session_get_observation (s, n - 1);
+    const SbLogEntry *before = sb_session_get_observation (s, n - 2);
+    g_assert_cmpint (last->kind, ==, SB_LOG_VALUE);
+    g_assert_cmpfloat (last->value, ==, 4.25);
+    g_assert_cmpint (before->kind, ==, SB_LOG_VALUE);
+    g_assert_cmpfloat (before->value, ==, 3.5);
+  }
+  SPIN_UNTIL (question_shown (f));
+
+  /* Safe mode: every question asks for a value or "failed". */
+  {
+    g_autoptr (SbExperiment) safe = sb_template_custom ();
+    g_autoptr (SbSession) s2 = NULL;
+    safe->mode = SB_MODE_SAFE;
+    safe->threshold = 1.0;
+    safe->initial = 1;
+    s2 = sb_session_new (safe);
+    sb_window_set_session (f->window, s2);
+    SPIN_UNTIL (question_shown (f));
+    g_assert_cmpint (sb_window_get_question (f->window)->kind, ==, SB_QUESTION_VALUE);
+    gtk_editable_set_text (GTK_EDITABLE (entry), "2.0");
+    activate (f, "answer-value");
+    SPIN_UNTIL (question_shown (f));
+    g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "answer-failed"));
+    activate (f, "answer-failed");
+    g_assert_cmpuint (sb_session_get_n_observations (s2), ==, 2);
+    g_assert_cmpint (sb_session_get_observation (s2, 1)->kind, ==, SB_LOG_FAILED);
+    SPIN_UNTIL (question_shown (f));
+    g_assert_null (sb_window_get_error (f->window));
+  }
+}
+
 static void
 skip_without_display (void)
 {
@@ -505,7 +581,8 @@ main (int argc, char *argv[])
     "/ui/window/template", "/ui/window/answers-and-undo", "/ui/window/queued-answers",
     "/ui/window/superseded-result-dropped", "/ui/window/engine-error-shown",
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
-    "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/new-experiment-dialog",
+    "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
+    "/ui/new-experiment-dialog",
   };
   int status;
 
@@ -540,6 +617,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/responsive-during-fit", Fixture, NULL, fixture_set_up, test_responsive_during_fit, fixture_tear_down);
   g_test_add ("/ui/window/cancel-fit", Fixture, NULL, fixture_set_up, test_cancel_fit, fixture_tear_down);
   g_test_add ("/ui/window/autoplay", Fixture, NULL, fixture_set_up, test_autoplay, fixture_tear_down);
+  g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   status = g_test_run ();
   g_object_unref (app);

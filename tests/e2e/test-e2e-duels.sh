@@ -24,8 +24,14 @@ xdotool getmouselocation >/dev/null 2>&1 || skip_all "cannot talk to the X displ
 
 tmp=$(mktemp -d)
 pid=
+# Xvfb resets itself whenever its last client disconnects (after each run
+# of the app), and refuses connections meanwhile: a client that waits for
+# a window that never appears keeps the server up for the whole test.
+xdotool search --sync --name "sb-e2e-keepalive-$$" >/dev/null 2>&1 &
+keepalive=$!
 cleanup () {
   [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+  kill "$keepalive" 2>/dev/null
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -37,7 +43,9 @@ export GSK_RENDERER=${GSK_RENDERER:-cairo}
 export G_MESSAGES_DEBUG=SkewBench
 
 n=0
-ok () { n=$((n + 1)); echo "ok $n - $1"; }
+t_start=$(date +%s%N)
+elapsed () { echo "$(( ($(date +%s%N) - t_start) / 1000000 )) ms"; }
+ok () { n=$((n + 1)); echo "ok $n - $1"; echo "# at $(elapsed)"; }
 not_ok () { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
 
 # The window of PID (waits up to 30 s).
@@ -46,6 +54,17 @@ find_window () {
   for i in $(seq 300); do
     w=$(xdotool search --onlyvisible --pid "$1" --name '.' 2>/dev/null | head -n 1)
     if [ -n "$w" ]; then echo "$w"; return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# Waits until window $win is titled like the experiment (the session is
+# loaded and the window is drawn), then lets it settle.
+wait_title () {
+  local i
+  for i in $(seq 100); do
+    [ "$(xdotool getwindowname "$win" 2>/dev/null)" = "Favourite colour" ] && { sleep 0.5; return 0; }
     sleep 0.1
   done
   return 1
@@ -64,7 +83,11 @@ wait_answers () {
   return 1
 }
 
-press () { xdotool key --window "$win" --clearmodifiers "$1" 2>/dev/null; }
+# Keyboard focus to our window (no window manager under Xvfb), then the key.
+press () {
+  xdotool windowfocus "$win" 2>/dev/null
+  xdotool key --window "$win" --clearmodifiers "$1" 2>/dev/null
+}
 
 # Xvfb resets when its last client disconnects (e.g. after a SIGKILL); wait
 # until it accepts connections again before starting the next client.
@@ -84,7 +107,7 @@ echo "1..$plan"
 session="$tmp/sessions/colour.json"
 "$app" --session "$session" >"$tmp/app1.log" 2>&1 &
 pid=$!
-if win=$(find_window "$pid"); then ok "the window appears"; else not_ok "the window appears" "$(tail -n 5 "$tmp/app1.log")"; fi
+if win=$(find_window "$pid") && wait_title; then ok "the window appears"; else not_ok "the window appears" "$(tail -n 5 "$tmp/app1.log")"; fi
 focus
 
 keys=(Left Right a b Right Left Right b a Left)
@@ -104,7 +127,8 @@ if [ $status = 0 ]; then ok "10 key presses give 10 saved answers"; else not_ok 
 press ctrl+q
 for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 if kill -0 "$pid" 2>/dev/null; then
-  not_ok "Ctrl+Q quits" "still running after 10 s"; kill -9 "$pid"; wait "$pid" 2>/dev/null
+  not_ok "Ctrl+Q quits" "still running after 10 s" "$(grep -v 'answer [0-9]* saved' "$tmp/app1.log" | tail -n 5)"
+  kill -9 "$pid"; wait "$pid" 2>/dev/null
 else
   wait "$pid"; rc=$?
   if [ $rc = 0 ]; then ok "Ctrl+Q quits (status 0)"; else not_ok "Ctrl+Q quits (status 0)" "status $rc"; fi
@@ -146,7 +170,7 @@ session2="$tmp/sessions/killed.json"
 wait_display
 "$app" --session "$session2" >"$tmp/app3.log" 2>&1 &
 pid=$!
-win=$(find_window "$pid") || true
+win=$(find_window "$pid") && wait_title || true
 focus
 # Let the first question arrive, answer two, then a burst of six and kill.
 wait_answers "$session2" 0
@@ -162,7 +186,8 @@ saved=$(count_answers "$session2")
 if [ "$acked" -ge 2 ] && [ "$saved" -ge "$acked" ] && [ "$saved" -le 8 ]; then
   ok "after SIGKILL the file holds every acknowledged answer ($saved saved, $acked acknowledged)"
 else
-  not_ok "after SIGKILL the file holds every acknowledged answer" "saved $saved, acknowledged $acked"
+  not_ok "after SIGKILL the file holds every acknowledged answer" "saved $saved, acknowledged $acked" \
+    "window '$win' titled '$(xdotool getwindowname "$win" 2>/dev/null)'" "$(grep -v 'saved$' "$tmp/app3.log" | tail -n 5)"
 fi
 kw=$(winners "$session2")
 if [ "$kw" = "$(echo abababab | cut -c1-"$saved")" ]; then
