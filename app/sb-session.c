@@ -7,6 +7,7 @@
  * either the previous or the new complete file, never a torn one.
  */
 #include "sb-session.h"
+#include "sb-json-write.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -521,12 +522,10 @@ hyper_to_node (const SbHyper *h, guint dim)
 char *
 sb_session_to_data (SbSession *self, gsize *length)
 {
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
   JsonObject *root = json_object_new ();
   JsonArray *log = json_array_sized_new (self->observations->len);
   g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
   g_autofree char *created = format_time (self->created);
-  g_autofree char *text = NULL;
 
   json_object_set_string_member (root, "format", SB_SESSION_FORMAT);
   json_object_set_int_member (root, "version", SB_SESSION_VERSION);
@@ -540,16 +539,8 @@ sb_session_to_data (SbSession *self, gsize *length)
                             hyper_to_node (&self->hyper, self->experiment->n_parameters));
   json_node_take_object (node, root);
 
-  json_generator_set_root (gen, node);
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_indent (gen, 2);
-  text = json_generator_to_data (gen, NULL);
-  {
-    char *with_newline = g_strconcat (text, "\n", NULL);
-    if (length)
-      *length = strlen (with_newline);
-    return with_newline;
-  }
+  /* Not json_generator: json-glib 1.6 writes 1e-14 as "1e-14.0". */
+  return sb_json_write (node, TRUE, length);
 }
 
 gboolean

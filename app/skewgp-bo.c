@@ -235,12 +235,7 @@ static void
 print_line (JsonBuilder *b)
 {
   g_autoptr (JsonNode) root = json_builder_get_root (b);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  json_generator_set_root (gen, root);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
-  fputs (text, stdout);
-  fputc ('\n', stdout);
-  fflush (stdout);
+  skewgp_print_json_line (root);
 }
 
 static void

@@ -959,23 +959,6 @@ add_cv_method_json (JsonBuilder *b, const ClsArgs *a, ClsMethod method, gsize n,
   json_builder_end_object (b);
 }
 
-/* json-glib 1.6 writes a double whose shortest form has an exponent but
- * no decimal point with ".0" appended ("1e-10.0"), which is not JSON
- * (e.g. --variance 1e-10 echoed back). Print with that suffix removed. */
-static void
-print_json_valid (JsonNode *node)
-{
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, node);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
-  g_autoptr (GRegex) re = g_regex_new ("([0-9]e[-+]?[0-9]+)\\.0\\b", 0, 0, NULL);
-  g_autofree char *fixed = g_regex_replace (re, text, -1, 0, "\\1", 0, NULL);
-  fputs (fixed, stdout);
-  fputc ('\n', stdout);
-  fflush (stdout);
-}
-
 static void
 print_cv_result (const ClsArgs *a, const ClsTable *t, gsize n_pos, const CvScore *scores)
 {
@@ -1009,7 +992,7 @@ print_cv_result (const ClsArgs *a, const ClsTable *t, gsize n_pos, const CvScore
   json_builder_end_array (b);
   json_builder_end_object (b);
   g_autoptr (JsonNode) root = json_builder_get_root (b);
-  print_json_valid (root);
+  skewgp_print_json (root);
 }
 
 static int

@@ -1,5 +1,6 @@
 /* skewgp-cli.c — reading, checking and writing the CLI's JSON documents. */
 #include "skewgp-cli.h"
+#include "sb-json-write.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -63,10 +64,15 @@ skewgp_read_document (const char *path, GError **error)
 void
 skewgp_print_json (JsonNode *node)
 {
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, node);
-  g_autofree char *text = json_generator_to_data (gen, NULL);
+  g_autofree char *text = sb_json_write (node, TRUE, NULL);
+  fputs (text, stdout);
+  fflush (stdout);
+}
+
+void
+skewgp_print_json_line (JsonNode *node)
+{
+  g_autofree char *text = sb_json_write (node, FALSE, NULL);
   fputs (text, stdout);
   fputc ('\n', stdout);
   fflush (stdout);

@@ -41,8 +41,11 @@ typedef struct {
 /* Reads and parses FILE ("-" = stdin); the root must be an object. Parse
  * errors name the line and column. */
 JsonNode *skewgp_read_document (const char *path, GError **error);
-/* Pretty-prints NODE to stdout followed by a newline. */
+/* Pretty-prints NODE to stdout followed by a newline (sb-json-write: valid
+ * JSON numbers, unlike json-glib 1.6's generator). */
 void skewgp_print_json (JsonNode *node);
+/* NODE on one line (JSON Lines output of `skewgp bo`). */
+void skewgp_print_json_line (JsonNode *node);
 
 /* Field readers. Each one names the field in its error message:
  * "field 'cov': row 2 has 3 entries, expected 4". Absent optional fields

@@ -166,9 +166,9 @@ test_refuse_damaged (void)
   };
 
   newer = g_strdup (valid);
-  v = strstr (newer, "\"version\" : 1");
+  v = strstr (newer, "\"version\": 1");
   g_assert_nonnull (v);
-  v[strlen ("\"version\" : ")] = '9';
+  v[strlen ("\"version\": ")] = '9';
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {

@@ -1,0 +1,22 @@
+/* sb-json-write.h — JSON text from a JsonNode, with valid numbers.
+ *
+ * json-glib 1.6's generator prints a double such as 1e-14 as "1e-14.0"
+ * (it appends ".0" to any %g output without a '.'), which is not JSON:
+ * every document SkewBench writes (CLI output, session files) goes through
+ * this writer instead. Doubles are printed in the shortest form that reads
+ * back to the same value; NaN and infinities (not representable in JSON)
+ * become null. Member order is preserved.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/* Newly allocated text; PRETTY indents by two spaces per level. */
+char *sb_json_write (JsonNode *node, gboolean pretty, gsize *length);
+/* The shortest "%.*g" form of X (15 to 17 digits) that reads back to X,
+ * into BUF (at least 32 bytes); "null" for NaN and infinities. */
+void sb_json_format_double (double x, char *buf, gsize size);
+
+G_END_DECLS
