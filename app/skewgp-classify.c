@@ -145,26 +145,12 @@ typedef struct {
 /* ---- Argument parsing --------------------------------------------------- */
 
 static gboolean
-input_error (GError **error, const char *fmt, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-input_error (GError **error, const char *fmt, ...)
-{
-  va_list ap;
-  va_start (ap, fmt);
-  g_autofree char *msg = g_strdup_vprintf (fmt, ap);
-  va_end (ap);
-  g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, msg);
-  return FALSE;
-}
-
-static gboolean
 parse_long (const char *flag, const char *s, long min, long max, long *out, GError **error)
 {
   char *end = NULL;
   long v = strtol (s, &end, 10);
   if (*s == '\0' || *end != '\0' || v < min || v > max)
-    return input_error (error, "%s expects an integer in [%ld, %ld], got '%s'", flag, min,
+    return skewgp_input_error (error, "%s expects an integer in [%ld, %ld], got '%s'", flag, min,
                         max, s);
   *out = v;
   return TRUE;
@@ -176,7 +162,7 @@ parse_positive (const char *flag, const char *s, double *out, GError **error)
   char *end = NULL;
   double v = g_ascii_strtod (s, &end);
   if (*s == '\0' || *end != '\0' || !isfinite (v) || !(v > 0))
-    return input_error (error, "%s expects a positive number, got '%s'", flag, s);
+    return skewgp_input_error (error, "%s expects a positive number, got '%s'", flag, s);
   *out = v;
   return TRUE;
 }
@@ -192,15 +178,15 @@ parse_methods (const char *s, ClsArgs *a, GError **error)
       while (k < N_METHODS && strcmp (names[i], method_names[k]) != 0)
         k++;
       if (k == N_METHODS)
-        return input_error (error, "unknown method '%s' (skewgp, laplace, ep, "
+        return skewgp_input_error (error, "unknown method '%s' (skewgp, laplace, ep, "
                                    "laplace-logistic)", names[i]);
       for (gsize j = 0; j < a->n_methods; j++)
         if (a->methods[j] == (ClsMethod) k)
-          return input_error (error, "method '%s' listed twice", names[i]);
+          return skewgp_input_error (error, "method '%s' listed twice", names[i]);
       a->methods[a->n_methods++] = (ClsMethod) k;
     }
   if (a->n_methods == 0)
-    return input_error (error, "--method needs at least one method");
+    return skewgp_input_error (error, "--method needs at least one method");
   return TRUE;
 }
 
@@ -210,7 +196,7 @@ parse_lengthscales (const char *s, ClsArgs *a, GError **error)
   g_auto (GStrv) parts = g_strsplit (s, ",", -1);
   gsize n = g_strv_length (parts);
   if (n > SG_KERNEL_MAX_DIM)
-    return input_error (error, "--lengthscale: at most %d values", SG_KERNEL_MAX_DIM);
+    return skewgp_input_error (error, "--lengthscale: at most %d values", SG_KERNEL_MAX_DIM);
   for (gsize i = 0; i < n; i++)
     if (!parse_positive ("--lengthscale", parts[i], &a->lengthscales[i], error))
       return FALSE;
@@ -254,7 +240,7 @@ parse_option (const char *f, const char *v, ClsArgs *a, gboolean *method_given,
   else if (strcmp (f, "--kernel") == 0)
     {
       if (sg_kernel_type_parse (v, &a->kernel) != SG_OK)
-        return input_error (error, "--kernel: unknown kernel '%s' (rbf, matern52)", v);
+        return skewgp_input_error (error, "--kernel: unknown kernel '%s' (rbf, matern52)", v);
     }
   else if (strcmp (f, "--variance") == 0)
     return parse_positive (f, v, &a->variance, error);
@@ -273,7 +259,7 @@ parse_option (const char *f, const char *v, ClsArgs *a, gboolean *method_given,
       a->seed = (guint64) l;
     }
   else
-    return input_error (error, "unknown option '%s' (see skewgp classify --help)", f);
+    return skewgp_input_error (error, "unknown option '%s' (see skewgp classify --help)", f);
   return TRUE;
 }
 
@@ -290,11 +276,11 @@ parse_args (int argc, char **argv, ClsArgs *a, GError **error)
     {
       const char *f = argv[i];
       if (strncmp (f, "--", 2) != 0)
-        return input_error (error, "unexpected argument '%s' (options start with --)", f);
+        return skewgp_input_error (error, "unexpected argument '%s' (options start with --)", f);
       if (parse_switch (f, a))
         continue;
       if (i + 1 >= argc)
-        return input_error (error, "%s needs a value", f);
+        return skewgp_input_error (error, "%s needs a value", f);
       if (!parse_option (f, argv[++i], a, &method_given, error))
         return FALSE;
     }
@@ -302,26 +288,26 @@ parse_args (int argc, char **argv, ClsArgs *a, GError **error)
   if (cv_mode)
     {
       if (a->cv == 0 || a->data == NULL)
-        return input_error (error, "cross-validation needs both --cv K and --data FILE");
+        return skewgp_input_error (error, "cross-validation needs both --cv K and --data FILE");
       if (a->train || a->test)
-        return input_error (error, "--train/--test cannot be combined with --cv");
+        return skewgp_input_error (error, "--train/--test cannot be combined with --cv");
       if (!method_given)
         parse_methods ("skewgp,laplace,ep", a, NULL);
     }
   else
     {
       if (a->train == NULL || a->test == NULL)
-        return input_error (error, "--train and --test are required (or --cv K --data "
+        return skewgp_input_error (error, "--train and --test are required (or --cv K --data "
                                    "FILE; see skewgp classify --help)");
       if (!method_given)
-        return input_error (error, "--method is required with --train/--test");
+        return skewgp_input_error (error, "--method is required with --train/--test");
       if (a->n_methods != 1)
-        return input_error (error, "--train/--test take exactly one --method");
+        return skewgp_input_error (error, "--train/--test take exactly one --method");
     }
   if (a->skew_dim > 0)
     for (gsize k = 0; k < a->n_methods; k++)
       if (a->methods[k] != METHOD_SKEWGP)
-        return input_error (error, "--skew-dim %ld needs --method skewgp only (%s has a "
+        return skewgp_input_error (error, "--skew-dim %ld needs --method skewgp only (%s has a "
                                    "GP prior)", a->skew_dim, method_names[a->methods[k]]);
   return TRUE;
 }
@@ -351,9 +337,9 @@ table_from_csv (const SkewgpCsv *csv, const char *path, gboolean labelled, ClsTa
   t->n = csv->rows;
   t->dim = labelled ? csv->cols - 1 : csv->cols;
   if (t->dim == 0)
-    return input_error (error, "%s: needs at least one input column before the label", path);
+    return skewgp_input_error (error, "%s: needs at least one input column before the label", path);
   if (t->dim > SG_KERNEL_MAX_DIM)
-    return input_error (error, "%s: %" G_GSIZE_FORMAT " input columns; at most %d are "
+    return skewgp_input_error (error, "%s: %" G_GSIZE_FORMAT " input columns; at most %d are "
                                "supported", path, t->dim, SG_KERNEL_MAX_DIM);
   t->X = g_new (double, t->n * t->dim);
   for (gsize i = 0; i < t->n; i++)
@@ -377,7 +363,7 @@ check_two_classes (const ClsTable *t, const char *path, gsize *n_pos, gsize *n_n
   *n_pos = pos;
   *n_neg = t->n - pos;
   if (pos == 0 || pos == t->n)
-    return input_error (error, "%s: all %" G_GSIZE_FORMAT " rows have label %s; "
+    return skewgp_input_error (error, "%s: all %" G_GSIZE_FORMAT " rows have label %s; "
                                "classification needs both classes", path, t->n,
                         pos == 0 ? "0/-1" : "1");
   return TRUE;
@@ -762,7 +748,7 @@ run_train_test (const ClsArgs *a)
     goto fail;
   if (test_csv.cols != train.dim + 1 && test_csv.cols != train.dim)
     {
-      input_error (&error, "%s has %" G_GSIZE_FORMAT " columns; expected %" G_GSIZE_FORMAT
+      skewgp_input_error (&error, "%s has %" G_GSIZE_FORMAT " columns; expected %" G_GSIZE_FORMAT
                    " (inputs and label, as %s) or %" G_GSIZE_FORMAT " (inputs only)",
                    a->test, test_csv.cols, train.dim + 1, a->train, train.dim);
       goto fail;
@@ -771,7 +757,7 @@ run_train_test (const ClsArgs *a)
     goto fail;
   if ((gsize) a->n_lengthscales > 1 && a->n_lengthscales != train.dim)
     {
-      input_error (&error, "--lengthscale has %" G_GSIZE_FORMAT " values; %s has %"
+      skewgp_input_error (&error, "--lengthscale has %" G_GSIZE_FORMAT " values; %s has %"
                    G_GSIZE_FORMAT " inputs (give 1 or %" G_GSIZE_FORMAT ")",
                    a->n_lengthscales, a->train, train.dim, train.dim);
       goto fail;
@@ -1010,13 +996,13 @@ run_cv (const ClsArgs *a)
     goto fail;
   if ((gsize) a->cv > MIN (n_pos, n_neg))
     {
-      input_error (&error, "--cv %ld: %s has only %" G_GSIZE_FORMAT " rows of the smaller "
+      skewgp_input_error (&error, "--cv %ld: %s has only %" G_GSIZE_FORMAT " rows of the smaller "
                    "class; every fold needs one", a->cv, a->data, MIN (n_pos, n_neg));
       goto fail;
     }
   if (a->n_lengthscales > 1 && a->n_lengthscales != t.dim)
     {
-      input_error (&error, "--lengthscale has %" G_GSIZE_FORMAT " values; %s has %"
+      skewgp_input_error (&error, "--lengthscale has %" G_GSIZE_FORMAT " values; %s has %"
                    G_GSIZE_FORMAT " inputs (give 1 or %" G_GSIZE_FORMAT ")",
                    a->n_lengthscales, a->data, t.dim, t.dim);
       goto fail;
@@ -1066,7 +1052,7 @@ static gboolean
 run_classify_json (JsonObject *input, GError **error)
 {
   (void) input;
-  return input_error (error, "classify takes command-line flags, not JSON "
+  return skewgp_input_error (error, "classify takes command-line flags, not JSON "
                              "(see skewgp classify --help)");
 }
 

@@ -1,23 +1,29 @@
 /* skewgp-cli.c — reading, checking and writing the CLI's JSON documents. */
 #include "skewgp-cli.h"
 #include "sb-json-write.h"
+#include "sg-common.h"
 
 #include <math.h>
 #include <stdio.h>
 
 G_DEFINE_QUARK (skewgp-cli-error-quark, skewgp_cli_error)
 
-static gboolean
-input_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-input_error (GError **error, const char *format, ...)
+gboolean
+skewgp_input_error (GError **error, const char *format, ...)
 {
   va_list args;
   va_start (args, format);
   g_autofree char *msg = g_strdup_vprintf (format, args);
   va_end (args);
   g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, msg);
+  return FALSE;
+}
+
+gboolean
+skewgp_numeric_error (GError **error, const char *what, int status)
+{
+  g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s: %s", what,
+               sg_strerror (status));
   return FALSE;
 }
 
@@ -40,7 +46,7 @@ skewgp_read_document (const char *path, GError **error)
     }
   else if (!g_file_get_contents (path, &text, &len, &local))
     {
-      input_error (error, "cannot read '%s': %s", path, local->message);
+      skewgp_input_error (error, "cannot read '%s': %s", path, local->message);
       return NULL;
     }
 
@@ -49,13 +55,13 @@ skewgp_read_document (const char *path, GError **error)
     {
       /* json-glib's message already names the line and column:
        * "<data>:3:14: Parse error: ..." */
-      input_error (error, "malformed JSON: %s", local->message);
+      skewgp_input_error (error, "malformed JSON: %s", local->message);
       return NULL;
     }
   JsonNode *root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {
-      input_error (error, "the document must be a JSON object");
+      skewgp_input_error (error, "the document must be a JSON object");
       return NULL;
     }
   return json_node_copy (root);
@@ -97,7 +103,7 @@ lookup (JsonObject *obj, const char *field, gboolean required, JsonNode **node,
   if (*node != NULL && JSON_NODE_HOLDS_NULL (*node) && !required)
     *node = NULL;
   if (*node == NULL && required)
-    return input_error (error, "field '%s' is required", field);
+    return skewgp_input_error (error, "field '%s' is required", field);
   return TRUE;
 }
 
@@ -111,10 +117,10 @@ skewgp_get_double (JsonObject *obj, const char *field, gboolean required,
   if (node == NULL)
     return TRUE;
   if (!node_is_number (node))
-    return input_error (error, "field '%s' must be a number", field);
+    return skewgp_input_error (error, "field '%s' must be a number", field);
   double v = json_node_get_double (node);
   if (!isfinite (v))
-    return input_error (error, "field '%s' must be finite", field);
+    return skewgp_input_error (error, "field '%s' must be finite", field);
   *out = v;
   return TRUE;
 }
@@ -129,12 +135,12 @@ skewgp_get_int (JsonObject *obj, const char *field, gboolean required,
   if (node == NULL)
     return TRUE;
   if (!node_is_number (node))
-    return input_error (error, "field '%s' must be an integer", field);
+    return skewgp_input_error (error, "field '%s' must be an integer", field);
   double v = json_node_get_double (node);
   if (v != floor (v))
-    return input_error (error, "field '%s' must be an integer, got %g", field, v);
+    return skewgp_input_error (error, "field '%s' must be an integer, got %g", field, v);
   if (v < (double) min || v > (double) max)
-    return input_error (error, "field '%s' must be between %" G_GINT64_FORMAT
+    return skewgp_input_error (error, "field '%s' must be between %" G_GINT64_FORMAT
                         " and %" G_GINT64_FORMAT ", got %.0f", field, min, max, v);
   *out = (gint64) v;
   return TRUE;
@@ -150,7 +156,7 @@ skewgp_get_bool (JsonObject *obj, const char *field, gboolean required,
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-    return input_error (error, "field '%s' must be true or false", field);
+    return skewgp_input_error (error, "field '%s' must be true or false", field);
   *out = json_node_get_boolean (node);
   return TRUE;
 }
@@ -165,7 +171,7 @@ skewgp_get_string (JsonObject *obj, const char *field, gboolean required,
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return input_error (error, "field '%s' must be a string", field);
+    return skewgp_input_error (error, "field '%s' must be a string", field);
   *out = json_node_get_string (node);
   return TRUE;
 }
@@ -182,10 +188,10 @@ read_numbers (JsonArray *array, const char *what, gboolean allow_null,
       if (JSON_NODE_HOLDS_NULL (el) && allow_null)
         dst[i] = null_value;
       else if (!node_is_number (el))
-        return input_error (error, "%s: entry %u is not a number%s", what, i,
+        return skewgp_input_error (error, "%s: entry %u is not a number%s", what, i,
                             allow_null ? " or null" : "");
       else if (!isfinite (dst[i] = json_node_get_double (el)))
-        return input_error (error, "%s: entry %u is not finite", what, i);
+        return skewgp_input_error (error, "%s: entry %u is not finite", what, i);
     }
   return TRUE;
 }
@@ -201,13 +207,13 @@ skewgp_get_vector (JsonObject *obj, const char *field, gboolean required,
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_ARRAY (node))
-    return input_error (error, "field '%s' must be an array of numbers", field);
+    return skewgp_input_error (error, "field '%s' must be an array of numbers", field);
   JsonArray *array = json_node_get_array (node);
   gsize n = json_array_get_length (array);
   if (n == 0)
-    return input_error (error, "field '%s' is empty", field);
+    return skewgp_input_error (error, "field '%s' is empty", field);
   if (expect_len != 0 && n != expect_len)
-    return input_error (error, "field '%s' has %" G_GSIZE_FORMAT " entries, expected %"
+    return skewgp_input_error (error, "field '%s' has %" G_GSIZE_FORMAT " entries, expected %"
                         G_GSIZE_FORMAT, field, n, expect_len);
   g_autofree double *v = g_new (double, n);
   g_autofree char *what = g_strdup_printf ("field '%s'", field);
@@ -230,13 +236,13 @@ skewgp_get_matrix (JsonObject *obj, const char *field, gboolean required,
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_ARRAY (node))
-    return input_error (error, "field '%s' must be an array of rows", field);
+    return skewgp_input_error (error, "field '%s' must be an array of rows", field);
   JsonArray *array = json_node_get_array (node);
   gsize r = json_array_get_length (array);
   if (r == 0)
-    return input_error (error, "field '%s' is empty", field);
+    return skewgp_input_error (error, "field '%s' is empty", field);
   if (expect_rows != 0 && r != expect_rows)
-    return input_error (error, "field '%s' has %" G_GSIZE_FORMAT " rows, expected %"
+    return skewgp_input_error (error, "field '%s' has %" G_GSIZE_FORMAT " rows, expected %"
                         G_GSIZE_FORMAT, field, r, expect_rows);
   gsize c = 0;
   g_autofree double *m = NULL;
@@ -244,7 +250,7 @@ skewgp_get_matrix (JsonObject *obj, const char *field, gboolean required,
     {
       JsonNode *row = json_array_get_element (array, (guint) i);
       if (!JSON_NODE_HOLDS_ARRAY (row))
-        return input_error (error, "field '%s': row %" G_GSIZE_FORMAT " is not an array",
+        return skewgp_input_error (error, "field '%s': row %" G_GSIZE_FORMAT " is not an array",
                             field, i);
       JsonArray *ra = json_node_get_array (row);
       gsize len = json_array_get_length (ra);
@@ -252,14 +258,14 @@ skewgp_get_matrix (JsonObject *obj, const char *field, gboolean required,
         {
           c = len;
           if (c == 0)
-            return input_error (error, "field '%s': row 0 is empty", field);
+            return skewgp_input_error (error, "field '%s': row 0 is empty", field);
           if (expect_cols != 0 && c != expect_cols)
-            return input_error (error, "field '%s' has %" G_GSIZE_FORMAT
+            return skewgp_input_error (error, "field '%s' has %" G_GSIZE_FORMAT
                                 " columns, expected %" G_GSIZE_FORMAT, field, c, expect_cols);
           m = g_new (double, r * c);
         }
       else if (len != c)
-        return input_error (error, "field '%s': row %" G_GSIZE_FORMAT " has %" G_GSIZE_FORMAT
+        return skewgp_input_error (error, "field '%s': row %" G_GSIZE_FORMAT " has %" G_GSIZE_FORMAT
                             " entries, expected %" G_GSIZE_FORMAT, field, i, len, c);
       g_autofree char *what = g_strdup_printf ("field '%s', row %" G_GSIZE_FORMAT, field, i);
       if (!read_numbers (ra, what, FALSE, 0, m + i * c, error))
@@ -280,7 +286,7 @@ skewgp_check_fields (JsonObject *obj, const char *where,
   g_autoptr (GList) members = json_object_get_members (obj);
   for (GList *l = members; l; l = l->next)
     if (!g_strv_contains (known, l->data))
-      return input_error (error, "unknown field '%s'%s%s", (const char *) l->data,
+      return skewgp_input_error (error, "unknown field '%s'%s%s", (const char *) l->data,
                           where ? " in " : "", where ? where : "");
   return TRUE;
 }

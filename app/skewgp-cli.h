@@ -38,6 +38,13 @@ typedef struct {
   int (*run_argv) (int argc, char **argv);
 } SkewgpCommand;
 
+/* Set ERROR (bad input: exit 2) from a printf-style message naming the
+ * field and the problem; always returns FALSE. */
+gboolean skewgp_input_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+/* Set ERROR (numerical failure: exit 1) to "WHAT: <sg_strerror (STATUS)>";
+ * always returns FALSE. */
+gboolean skewgp_numeric_error (GError **error, const char *what, int status);
+
 /* Reads and parses FILE ("-" = stdin); the root must be an object. Parse
  * errors name the line and column. */
 JsonNode *skewgp_read_document (const char *path, GError **error);

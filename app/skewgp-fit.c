@@ -76,28 +76,6 @@ typedef struct {
   gint64 restarts, seed, max_evals, points, final_points;
 } FitRequest;
 
-static gboolean
-input_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-input_error (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, msg);
-  return FALSE;
-}
-
-static gboolean
-numeric_error (GError **error, const char *what, int status)
-{
-  g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s: %s", what,
-               sg_strerror (status));
-  return FALSE;
-}
-
 static const struct {
   const char *name;
   unsigned flag;
@@ -119,7 +97,7 @@ read_free (JsonObject *fit, unsigned *mask, GError **error)
     return TRUE;
   JsonNode *node = json_object_get_member (fit, "free");
   if (!JSON_NODE_HOLDS_ARRAY (node))
-    return input_error (error, "fit.free must be an array of names");
+    return skewgp_input_error (error, "fit.free must be an array of names");
   JsonArray *a = json_node_get_array (node);
   *mask = 0;
   for (guint i = 0; i < json_array_get_length (a); i++)
@@ -132,7 +110,7 @@ read_free (JsonObject *fit, unsigned *mask, GError **error)
       while (name && k < G_N_ELEMENTS (free_names) && strcmp (free_names[k].name, name))
         k++;
       if (name == NULL || k == G_N_ELEMENTS (free_names))
-        return input_error (error, "fit.free: entry %u is not one of lengthscales, "
+        return skewgp_input_error (error, "fit.free: entry %u is not one of lengthscales, "
                             "variance, numeric_sd, probit_sd, mean, gamma, pseudo_points", i);
       *mask |= free_names[k].flag;
     }
@@ -156,9 +134,9 @@ read_pair (JsonNode *node, const char *what, gboolean scale, sg_fit_range *r,
         v[i] = json_node_get_double (el);
     }
   if (a == NULL || json_array_get_length (a) != 2)
-    return input_error (error, "%s must be [lower, upper]", what);
+    return skewgp_input_error (error, "%s must be [lower, upper]", what);
   if (!(isfinite (v[0]) && isfinite (v[1]) && v[0] < v[1]) || (scale && !(v[0] > 0)))
-    return input_error (error, "%s must have %slower < upper, got [%g, %g]", what,
+    return skewgp_input_error (error, "%s must have %slower < upper, got [%g, %g]", what,
                         scale ? "0 < " : "", v[0], v[1]);
   *r = (sg_fit_range) { v[0], v[1] };
   return TRUE;
@@ -174,7 +152,7 @@ read_pairs (JsonNode *node, const char *what, gboolean scale, size_t dim,
       && JSON_NODE_HOLDS_ARRAY (json_array_get_element (a, 0)))
     {
       if (json_array_get_length (a) != dim)
-        return input_error (error, "%s has %u entries, expected %zu (one per dimension)",
+        return skewgp_input_error (error, "%s has %u entries, expected %zu (one per dimension)",
                             what, json_array_get_length (a), dim);
       for (size_t j = 0; j < dim; j++)
         {
@@ -199,7 +177,7 @@ read_bounds (JsonObject *fit, size_t dim, sg_fit_spec *spec, GError **error)
     return TRUE;
   JsonNode *node = json_object_get_member (fit, "bounds");
   if (!JSON_NODE_HOLDS_OBJECT (node))
-    return input_error (error, "fit.bounds must be an object");
+    return skewgp_input_error (error, "fit.bounds must be an object");
   JsonObject *b = json_node_get_object (node);
   static const char *const known[] = { "lengthscales", "variance", "numeric_sd",
                                        "probit_sd", "mean", "gamma", "pseudo_points",
@@ -254,7 +232,7 @@ read_choice (JsonObject *fit, const char *field, const char *const *names,
         return TRUE;
       }
   g_autofree char *list = g_strjoinv (", ", (char **) names);
-  return input_error (error, "fit.%s must be one of %s, got '%s'", field, list, value);
+  return skewgp_input_error (error, "fit.%s must be one of %s, got '%s'", field, list, value);
 }
 
 static gboolean
@@ -263,7 +241,7 @@ read_fit (JsonObject *root, const SkewgpModel *model, FitRequest *req, GError **
   JsonNode *node = json_object_has_member (root, "fit")
                      ? json_object_get_member (root, "fit") : NULL;
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-    return input_error (error, node ? "field 'fit' must be an object"
+    return skewgp_input_error (error, node ? "field 'fit' must be an object"
                                     : "field 'fit' is required");
   JsonObject *fit = json_node_get_object (node);
   static const char *const known[] = { "free", "method", "link", "restarts", "seed",
@@ -297,18 +275,18 @@ read_fit (JsonObject *root, const SkewgpModel *model, FitRequest *req, GError **
       return FALSE;
     }
   if (!(max_seconds >= 0) || !isfinite (max_seconds))
-    return input_error (error, "fit.max_seconds must be >= 0, got %g", max_seconds);
+    return skewgp_input_error (error, "fit.max_seconds must be >= 0, got %g", max_seconds);
   req->method = (sg_fit_method) method;
   req->link = link == 1 ? SG_LINK_LOGISTIC : SG_LINK_PROBIT;
   if (req->method != SG_FIT_METHOD_LAPLACE && req->link != SG_LINK_PROBIT)
-    return input_error (error, "fit.link: 'logistic' is only available with method 'laplace'");
+    return skewgp_input_error (error, "fit.link: 'logistic' is only available with method 'laplace'");
   if (req->method != SG_FIT_METHOD_SKEWGP && model->s > 0)
-    return input_error (error, "fit.method: '%s' needs a GP prior; remove 'skew'",
+    return skewgp_input_error (error, "fit.method: '%s' needs a GP prior; remove 'skew'",
                         methods[method]);
   if ((mask & (SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS)) && model->s == 0)
-    return input_error (error, "fit.free: 'gamma' and 'pseudo_points' need a 'skew' prior");
+    return skewgp_input_error (error, "fit.free: 'gamma' and 'pseudo_points' need a 'skew' prior");
   if (sg_fit_spec_default (&req->spec, mask, &model->data) != SG_OK)
-    return input_error (error, "fit: input dimension too large");
+    return skewgp_input_error (error, "fit: input dimension too large");
   if (!read_bounds (fit, model->kernel.dim, &req->spec, error))
     return FALSE;
   sg_fit_options_default (&req->opt);
@@ -436,7 +414,7 @@ run_fit (JsonObject *input, GError **error)
     goto out;
   if (model.data.n_obs == 0)
     {
-      input_error (error, "field 'observations' is empty: nothing to fit");
+      skewgp_input_error (error, "field 'observations' is empty: nothing to fit");
       goto out;
     }
   model_hyper (&model, &h);
@@ -452,7 +430,7 @@ run_fit (JsonObject *input, GError **error)
       status = sg_likelihood_build (&model.data, &model.noise, &lik);
       if (status != SG_OK)
         {
-          numeric_error (error, "likelihood", status);
+          skewgp_numeric_error (error, "likelihood", status);
           goto out;
         }
       size_t m = model.s + lik.m_probit;
@@ -460,7 +438,7 @@ run_fit (JsonObject *input, GError **error)
       w = sg_mvn_workspace_new (m > 0 ? m : 1);
       if (w == NULL)
         {
-          numeric_error (error, "workspace", SG_ENOMEM);
+          skewgp_numeric_error (error, "workspace", SG_ENOMEM);
           goto out;
         }
       ctx.workspace = w;
@@ -468,7 +446,7 @@ run_fit (JsonObject *input, GError **error)
   rng = sg_rng_new ((uint64_t) req.seed, 1);
   if (rng == NULL)
     {
-      numeric_error (error, "fit", SG_ENOMEM);
+      skewgp_numeric_error (error, "fit", SG_ENOMEM);
       goto out;
     }
   status = sg_fit (&req.spec, sg_evidence_eval, &ctx, &req.opt, rng, &h, &res);
@@ -480,7 +458,7 @@ run_fit (JsonObject *input, GError **error)
     }
   if (status != SG_OK)
     {
-      numeric_error (error, "fit", status);
+      skewgp_numeric_error (error, "fit", status);
       goto out;
     }
 
@@ -494,7 +472,7 @@ run_fit (JsonObject *input, GError **error)
       status = sg_evidence_eval (&h, &ctx, &le, &err);
       if (status != SG_OK)
         {
-          numeric_error (error, "log marginal likelihood at the fit", status);
+          skewgp_numeric_error (error, "log marginal likelihood at the fit", status);
           goto out;
         }
     }

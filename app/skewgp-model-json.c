@@ -24,20 +24,6 @@ qualify (GError **error, const char *path, const char *name)
   return FALSE;
 }
 
-static gboolean
-input_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-input_error (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, msg);
-  return FALSE;
-}
-
 /* The object at ROOT.FIELD (NULL if absent and optional). */
 static gboolean
 get_object (JsonObject *root, const char *field, gboolean required,
@@ -50,10 +36,10 @@ get_object (JsonObject *root, const char *field, gboolean required,
   if (node == NULL)
     {
       *out = NULL;
-      return required ? input_error (error, "field '%s' is required", field) : TRUE;
+      return required ? skewgp_input_error (error, "field '%s' is required", field) : TRUE;
     }
   if (!JSON_NODE_HOLDS_OBJECT (node))
-    return input_error (error, "field '%s' must be an object", field);
+    return skewgp_input_error (error, "field '%s' must be an object", field);
   *out = json_node_get_object (node);
   return TRUE;
 }
@@ -75,21 +61,21 @@ read_kernel (JsonObject *root, SkewgpModel *model, GError **error)
     return qualify (error, "kernel", "type");
   sg_kernel_type kt;
   if (sg_kernel_type_parse (type, &kt) != SG_OK)
-    return input_error (error, "kernel.type must be \"rbf\" or \"matern52\", got \"%s\"", type);
+    return skewgp_input_error (error, "kernel.type must be \"rbf\" or \"matern52\", got \"%s\"", type);
   if (!skewgp_get_double (k, "variance", TRUE, &variance, error))
     return qualify (error, "kernel", "variance");
   if (!(variance > 0))
-    return input_error (error, "kernel.variance must be positive, got %g", variance);
+    return skewgp_input_error (error, "kernel.variance must be positive, got %g", variance);
   if (!skewgp_get_vector (k, "lengthscales", TRUE, 0, FALSE, 0, &ls, &dim, error))
     return qualify (error, "kernel", "lengthscales");
   if (dim > SG_KERNEL_MAX_DIM)
-    return input_error (error, "kernel.lengthscales has %" G_GSIZE_FORMAT
+    return skewgp_input_error (error, "kernel.lengthscales has %" G_GSIZE_FORMAT
                         " entries, at most %d are supported", dim, SG_KERNEL_MAX_DIM);
   sg_kernel_init (&model->kernel, kt, dim, variance, 1.0);
   for (gsize j = 0; j < dim; j++)
     {
       if (!(ls[j] > 0))
-        return input_error (error, "kernel.lengthscales[%" G_GSIZE_FORMAT
+        return skewgp_input_error (error, "kernel.lengthscales[%" G_GSIZE_FORMAT
                             "] must be positive, got %g", j, ls[j]);
       model->kernel.lengthscales[j] = ls[j];
     }
@@ -116,7 +102,7 @@ read_skew (JsonObject *root, SkewgpModel *model, GError **error)
     return qualify (error, "skew", "phases");
   for (gsize i = 0; i < s; i++)
     if (model->phases[i] != 1 && model->phases[i] != -1)
-      return input_error (error, "skew.phases[%" G_GSIZE_FORMAT "] must be 1 or -1, got %g",
+      return skewgp_input_error (error, "skew.phases[%" G_GSIZE_FORMAT "] must be 1 or -1, got %g",
                           i, model->phases[i]);
   if (!skewgp_get_vector (sk, "gamma", TRUE, s, FALSE, 0, &model->gamma, &len, error))
     return qualify (error, "skew", "gamma");
@@ -140,9 +126,9 @@ read_noise (JsonObject *root, SkewgpModel *model, GError **error)
   if (!skewgp_get_double (no, "probit_sd", FALSE, &model->noise.probit_sd, error))
     return qualify (error, "noise", "probit_sd");
   if (!(model->noise.numeric_sd > 0))
-    return input_error (error, "noise.numeric_sd must be positive");
+    return skewgp_input_error (error, "noise.numeric_sd must be positive");
   if (!(model->noise.probit_sd > 0))
-    return input_error (error, "noise.probit_sd must be positive");
+    return skewgp_input_error (error, "noise.probit_sd must be positive");
   return TRUE;
 }
 
@@ -175,7 +161,7 @@ read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **
         return FALSE;
       status = sg_data_add_preference (&model->data, x, loser);
       if (status == SG_EINVAL)
-        return input_error (error, "%s: winner and loser are the same point", path);
+        return skewgp_input_error (error, "%s: winner and loser are the same point", path);
     }
   else if (strcmp (kind, "numeric") == 0 || strcmp (kind, "valid") == 0)
     {
@@ -201,7 +187,7 @@ read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **
       if (!skewgp_get_double (o, "label", TRUE, &label, error))
         return qualify (error, path, "label");
       if (label != 1 && label != -1)
-        return input_error (error, "%s.label must be 1 or -1, got %g", path, label);
+        return skewgp_input_error (error, "%s.label must be 1 or -1, got %g", path, label);
       status = sg_data_add_binary (&model->data, x, (int) label);
     }
   else if (strcmp (kind, "invalid") == 0)
@@ -215,7 +201,7 @@ read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **
       status = sg_data_add_invalid (&model->data, x, h);
     }
   else
-    return input_error (error, "%s.kind must be \"numeric\", \"binary\", \"preference\", "
+    return skewgp_input_error (error, "%s.kind must be \"numeric\", \"binary\", \"preference\", "
                         "\"valid\" or \"invalid\", got \"%s\"", path, kind);
   if (status != SG_OK)
     {
@@ -232,9 +218,9 @@ read_observations (JsonObject *root, SkewgpModel *model, GError **error)
   JsonNode *node = json_object_has_member (root, "observations")
                      ? json_object_get_member (root, "observations") : NULL;
   if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return input_error (error, "field 'observations' is required");
+    return skewgp_input_error (error, "field 'observations' is required");
   if (!JSON_NODE_HOLDS_ARRAY (node))
-    return input_error (error, "field 'observations' must be an array of objects");
+    return skewgp_input_error (error, "field 'observations' must be an array of objects");
   JsonArray *array = json_node_get_array (node);
   guint n = json_array_get_length (array);
   for (guint i = 0; i < n; i++)
@@ -242,7 +228,7 @@ read_observations (JsonObject *root, SkewgpModel *model, GError **error)
       g_autofree char *path = g_strdup_printf ("observations[%u]", i);
       JsonNode *el = json_array_get_element (array, i);
       if (!JSON_NODE_HOLDS_OBJECT (el))
-        return input_error (error, "%s must be an object", path);
+        return skewgp_input_error (error, "%s must be an object", path);
       if (!read_observation (json_node_get_object (el), path, model, error))
         return FALSE;
     }

@@ -52,20 +52,6 @@ static const char mvn_help[] =
   "JSON, wrong sizes, non-finite numbers, lower > upper, cov not symmetric\n"
   "or not positive semi-definite).\n";
 
-static gboolean
-input_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-input_error (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, msg);
-  return FALSE;
-}
-
 typedef struct {
   double *cov, *mean, *lower, *upper;
   gsize d;
@@ -92,11 +78,11 @@ check_covariance (const MvnRequest *r, GError **error)
     case SG_OK:
       return TRUE;
     case SG_EINVAL:
-      return input_error (error, "field 'cov' is not symmetric: entry [%zu][%zu] = %g "
+      return skewgp_input_error (error, "field 'cov' is not symmetric: entry [%zu][%zu] = %g "
                           "but [%zu][%zu] = %g", row, col, r->cov[row * r->d + col],
                           col, row, r->cov[col * r->d + row]);
     case SG_ENOTPD:
-      return input_error (error, "field 'cov' is not positive semi-definite "
+      return skewgp_input_error (error, "field 'cov' is not positive semi-definite "
                           "(detected at variable %zu)", row);
     default:
       g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC,
@@ -116,10 +102,10 @@ read_request (JsonObject *in, MvnRequest *r, GError **error)
   if (!skewgp_get_matrix (in, "cov", TRUE, 0, 0, &r->cov, &rows, &cols, error))
     return FALSE;
   if (rows != cols)
-    return input_error (error, "field 'cov' must be square, got %" G_GSIZE_FORMAT " x %"
+    return skewgp_input_error (error, "field 'cov' must be square, got %" G_GSIZE_FORMAT " x %"
                         G_GSIZE_FORMAT, rows, cols);
   if (rows > MAX_DIM)
-    return input_error (error, "field 'cov': dimension %" G_GSIZE_FORMAT " is above the "
+    return skewgp_input_error (error, "field 'cov': dimension %" G_GSIZE_FORMAT " is above the "
                         "limit %d", rows, MAX_DIM);
   r->d = rows;
   if (!skewgp_get_vector (in, "mean", FALSE, r->d, FALSE, 0, &r->mean, NULL, error)
@@ -128,7 +114,7 @@ read_request (JsonObject *in, MvnRequest *r, GError **error)
     return FALSE;
   for (gsize i = 0; r->lower && i < r->d; i++)
     if (r->lower[i] > r->upper[i])
-      return input_error (error, "field 'lower': entry %" G_GSIZE_FORMAT " (%g) is above "
+      return skewgp_input_error (error, "field 'lower': entry %" G_GSIZE_FORMAT " (%g) is above "
                           "the upper bound (%g)", i, r->lower[i], r->upper[i]);
 
   sg_mvn_options_default (&r->opt);
@@ -142,16 +128,16 @@ read_request (JsonObject *in, MvnRequest *r, GError **error)
       || !skewgp_get_string (in, "method", FALSE, &method, error))
     return FALSE;
   if (rel_tol < 0)
-    return input_error (error, "field 'rel_tol' must be >= 0, got %g", rel_tol);
+    return skewgp_input_error (error, "field 'rel_tol' must be >= 0, got %g", rel_tol);
   if (strcmp (method, "tilted") == 0)
     r->opt.method = SG_MVN_TILTED;
   else if (strcmp (method, "genz") == 0)
     r->opt.method = SG_MVN_GENZ;
   else
-    return input_error (error, "field 'method' must be \"tilted\" or \"genz\", got \"%s\"",
+    return skewgp_input_error (error, "field 'method' must be \"tilted\" or \"genz\", got \"%s\"",
                         method);
   if (points < shifts)
-    return input_error (error, "field 'points' (%" G_GINT64_FORMAT ") must be at least "
+    return skewgp_input_error (error, "field 'points' (%" G_GINT64_FORMAT ") must be at least "
                         "'shifts' (%" G_GINT64_FORMAT ")", points, shifts);
   r->opt.n_points = (size_t) points;
   r->opt.n_shifts = (size_t) shifts;
@@ -180,7 +166,7 @@ mvn_cdf_run (JsonObject *in, GError **error)
   int status = sg_mvn_prob (w, r.d, r.mean, r.cov, r.lower, r.upper, &r.opt, &res);
   sg_mvn_workspace_free (w);
   if (status == SG_EINVAL || status == SG_ENOTPD)   /* caught above; kept for safety */
-    return input_error (error, "field 'cov' or bounds rejected: %s", sg_strerror (status));
+    return skewgp_input_error (error, "field 'cov' or bounds rejected: %s", sg_strerror (status));
   if (status != SG_OK)
     {
       g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s",

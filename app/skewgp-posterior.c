@@ -82,14 +82,6 @@ read_predict (JsonObject *root, gsize dim, PredictRequest *req, GError **error)
   return TRUE;
 }
 
-static gboolean
-numeric_error (GError **error, const char *what, int status)
-{
-  g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s: %s", what,
-               sg_strerror (status));
-  return FALSE;
-}
-
 static JsonNode *
 summary_node (const sg_point_summary *s, gboolean with_ref)
 {
@@ -162,13 +154,13 @@ run_posterior (JsonObject *input, GError **error)
   status = sg_likelihood_build (&model.data, &model.noise, &lik);
   if (status != SG_OK)
     {
-      numeric_error (error, "likelihood", status);
+      skewgp_numeric_error (error, "likelihood", status);
       goto out;
     }
   status = sg_skewgp_posterior_new (&prior, model.data.X, &lik, &post);
   if (status != SG_OK)
     {
-      numeric_error (error, "posterior", status);
+      skewgp_numeric_error (error, "posterior", status);
       goto out;
     }
   sg_mvn_options_default (&mo);
@@ -176,7 +168,7 @@ run_posterior (JsonObject *input, GError **error)
   status = sg_skewgp_posterior_log_evidence (post, NULL, &mo, &ev);
   if (status != SG_OK)
     {
-      numeric_error (error, "log marginal likelihood", status);
+      skewgp_numeric_error (error, "log marginal likelihood", status);
       goto out;
     }
   rng = sg_rng_new ((uint64_t) req.seed, 0);
@@ -184,7 +176,7 @@ run_posterior (JsonObject *input, GError **error)
                : SG_ENOMEM;
   if (status != SG_OK)
     {
-      numeric_error (error, "posterior sampling", status);
+      skewgp_numeric_error (error, "posterior sampling", status);
       goto out;
     }
   sg_summary_options_default (&so);
@@ -195,7 +187,7 @@ run_posterior (JsonObject *input, GError **error)
   status = sg_skewgp_summarize (post, samples, req.points, req.n_points, &so, NULL, sum);
   if (status != SG_OK)
     {
-      numeric_error (error, "summaries", status);
+      skewgp_numeric_error (error, "summaries", status);
       goto out;
     }
 

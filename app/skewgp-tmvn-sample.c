@@ -77,20 +77,6 @@ tmvn_request_clear (TmvnRequest *r)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TmvnRequest, tmvn_request_clear)
 
 static gboolean
-input_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-input_error (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, msg);
-  return FALSE;
-}
-
-static gboolean
 read_method (JsonObject *input, sg_tmvn_method *method, GError **error)
 {
   const char *name = NULL;
@@ -101,7 +87,7 @@ read_method (JsonObject *input, sg_tmvn_method *method, GError **error)
   else if (strcmp (name, "exact-hmc") == 0)
     *method = SG_TMVN_EXACT_HMC;
   else
-    return input_error (error, "field 'method' must be \"lin-ess\" or \"exact-hmc\", got \"%s\"",
+    return skewgp_input_error (error, "field 'method' must be \"lin-ess\" or \"exact-hmc\", got \"%s\"",
                         name);
   return TRUE;
 }
@@ -134,7 +120,7 @@ read_request (JsonObject *input, TmvnRequest *r, GError **error)
     return FALSE;
 
   if ((double) r->samples * (double) r->d > MAX_NUMBERS)
-    return input_error (error, "field 'samples': %" G_GINT64_FORMAT " samples of dimension %"
+    return skewgp_input_error (error, "field 'samples': %" G_GINT64_FORMAT " samples of dimension %"
                         G_GSIZE_FORMAT " exceed the limit of %d numbers", r->samples, r->d,
                         MAX_NUMBERS);
   double maxdiag = 0;
@@ -143,18 +129,18 @@ read_request (JsonObject *input, TmvnRequest *r, GError **error)
   for (gsize i = 0; i < r->d; i++)
     {
       if (r->cov[i * r->d + i] < 0)
-        return input_error (error, "field 'cov': diagonal entry %" G_GSIZE_FORMAT
+        return skewgp_input_error (error, "field 'cov': diagonal entry %" G_GSIZE_FORMAT
                             " is negative, so cov is not positive semi-definite", i);
       for (gsize j = 0; j < i; j++)
         if (!(fabs (r->cov[i * r->d + j] - r->cov[j * r->d + i]) <= 1e-8 * maxdiag))
-          return input_error (error, "field 'cov' is not symmetric: entries [%" G_GSIZE_FORMAT
+          return skewgp_input_error (error, "field 'cov' is not symmetric: entries [%" G_GSIZE_FORMAT
                               "][%" G_GSIZE_FORMAT "] and [%" G_GSIZE_FORMAT "][%"
                               G_GSIZE_FORMAT "] differ", i, j, j, i);
     }
   if (r->lower && r->upper)
     for (gsize i = 0; i < r->d; i++)
       if (r->lower[i] > r->upper[i])
-        return input_error (error, "fields 'lower' and 'upper': entry %" G_GSIZE_FORMAT
+        return skewgp_input_error (error, "fields 'lower' and 'upper': entry %" G_GSIZE_FORMAT
                             " has lower %g > upper %g", i, r->lower[i], r->upper[i]);
   return TRUE;
 }
@@ -201,12 +187,12 @@ engine_error (int status, GError **error)
   switch (status)
     {
     case SG_ENOTPD:
-      return input_error (error, "field 'cov' is not positive semi-definite");
+      return skewgp_input_error (error, "field 'cov' is not positive semi-definite");
     case SG_EINFEASIBLE:
-      return input_error (error, "fields 'lower' and 'upper': the box has probability zero "
+      return skewgp_input_error (error, "fields 'lower' and 'upper': the box has probability zero "
                           "under N(mean, cov)");
     case SG_EINVAL:
-      return input_error (error, "invalid input: %s", sg_strerror (status));
+      return skewgp_input_error (error, "invalid input: %s", sg_strerror (status));
     default:
       g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "sampling failed: %s",
                    sg_strerror (status));
