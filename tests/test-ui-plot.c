@@ -212,9 +212,9 @@ test_plot_view (void)
   sb_plot_view_set_snapshot (view, snap);
   g_assert_true (wait_for (layer_drawn, chart));
   g_assert_null (sb_chart_get_layer_widget (chart, "mean/EP"));
-  sb_chart_hover_at (chart, 420, 260);
+  g_free (sb_chart_hover_at (chart, 420, 260));
   maybe_screenshot (GTK_WIDGET (view), "widget-posterior");
-  sb_chart_hover_at (chart, -1, -1);
+  g_assert_null (sb_chart_hover_at (chart, -1, -1));
 
   /* The compare toggle is a property with notify-on-change. */
   guint notified = 0;
