@@ -137,6 +137,7 @@ quit_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   /* Every answer is already on disk (saved atomically when given), so
    * quitting needs no confirmation and loses nothing. */
+  g_log ("SkewBench", G_LOG_LEVEL_DEBUG, "quit requested");
   g_application_quit (G_APPLICATION (user_data));
 }
 

@@ -32,7 +32,7 @@ keepalive=$!
 cleanup () {
   [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
   kill "$keepalive" 2>/dev/null
-  rm -rf "$tmp"
+  [ -n "${SB_E2E_KEEP:-}" ] && echo "# kept $tmp" || rm -rf "$tmp"
 }
 trap cleanup EXIT
 
@@ -70,8 +70,8 @@ wait_title () {
   return 1
 }
 
-count_answers () { grep -c '"kind" : "duel"' "$1" 2>/dev/null || true; }
-winners () { grep -o '"winner" : "[ab]"' "$1" 2>/dev/null | sed 's/.*"\([ab]\)"/\1/' | tr -d '\n'; }
+count_answers () { grep -cE '"kind" ?: "duel"' "$1" 2>/dev/null || true; }
+winners () { grep -oE '"winner" ?: "[ab]"' "$1" 2>/dev/null | sed 's/.*"\([ab]\)"/\1/' | tr -d '\n'; }
 
 # Waits until FILE holds N duel answers (60 s).
 wait_answers () {
@@ -126,6 +126,10 @@ if [ $status = 0 ]; then ok "10 key presses give 10 saved answers"; else not_ok 
 
 press ctrl+q
 for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+# The app quits on the key press, before the release reaches it: make sure
+# the X server does not keep Ctrl+Q held (auto-repeat would quit the next
+# app that gets the focus).
+xdotool keyup ctrl q Control_L 2>/dev/null
 if kill -0 "$pid" 2>/dev/null; then
   not_ok "Ctrl+Q quits" "still running after 10 s" "$(grep -v 'answer [0-9]* saved' "$tmp/app1.log" | tail -n 5)"
   kill -9 "$pid"; wait "$pid" 2>/dev/null
@@ -154,8 +158,9 @@ if win=$(find_window "$pid"); then
     [ "$title" = "Favourite colour" ] && break
     sleep 0.1
   done
-  focus
-  press ctrl+q
+  # Quitting by key was tested above; a key sent in the first moments
+  # after a window maps (no window manager) can reach the next client.
+  kill -TERM "$pid" 2>/dev/null
 fi
 for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
@@ -190,7 +195,7 @@ else
     "window '$win' titled '$(xdotool getwindowname "$win" 2>/dev/null)'" "$(grep -v 'saved$' "$tmp/app3.log" | tail -n 5)"
 fi
 kw=$(winners "$session2")
-if [ "$kw" = "$(echo abababab | cut -c1-"$saved")" ]; then
+if [ "$saved" -gt 0 ] && [ "$kw" = "$(echo abababab | cut -c1-"$saved")" ]; then
   ok "the surviving answers are the first ones, in order ($kw)"
 else
   not_ok "the surviving answers are the first ones, in order" "got $kw"
