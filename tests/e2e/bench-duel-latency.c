@@ -22,6 +22,7 @@
 #include "sb-application.h"
 #include "sb-experiment-templates.h"
 #include "sb-window.h"
+#include "sb-worker.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -227,7 +228,11 @@ main (int argc, char *argv[])
   if (total >= 100)
     report ("~100", job, 96, MIN (105, total));
 
+  /* The window's jobs are cancelled; the process must not exit while one
+   * is still inside the engine, nor before the last save is on disk. */
   gtk_window_destroy (GTK_WINDOW (b.window));
+  sb_worker_wait_all (60 * G_USEC_PER_SEC);
+  sb_session_flush_all ();
   g_unlink (path);
   {
     g_autofree char *sessions = g_build_filename (dir, "recently-used.xbel", NULL);
