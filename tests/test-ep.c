@@ -22,6 +22,7 @@
  * measured (both printed with g_test_message), and these are deterministic
  * computations, so the margins only have to absorb round-off.
  */
+#include "gauss-fixtures.h"
 #include "sg-common.h"
 #include "sg-ep.h"
 #include "sg-gaussian-post.h"
@@ -420,22 +421,6 @@ test_skewed (void)
 }
 
 /* ---- gradient, damping, warm start, errors ---------------------------- */
-
-static void
-mixed_data (sg_data *data)
-{
-  const double p[7][2] = { { 0, 0 }, { 0.5, 0.2 }, { -0.4, 0.9 }, { 1.0, -0.6 },
-                           { 0.3, 0.4 }, { -0.8, -0.5 }, { 0.9, 0.8 } };
-  sg_data_init (data, 2);
-  g_assert_cmpint (sg_data_add_preference (data, p[0], p[1]), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_preference (data, p[2], p[1]), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_preference (data, p[2], p[3]), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_binary (data, p[4], 1), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_binary (data, p[5], -1), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_numeric (data, p[0], 0.8), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_valid (data, p[6], 0.4, 0.1), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_invalid (data, p[3], 0.1), ==, SG_OK);
-}
 
 static void
 mixed_model (sg_approx_model *model)

@@ -16,6 +16,7 @@
  *   hyperparameters: truncation error ~h^2 * third derivative ~1e-9, plus
  *   round-off ~1e-15 / 1e-5 from Newton converged to 1e-13): 1e-6.
  */
+#include "gauss-fixtures.h"
 #include "sg-common.h"
 #include "sg-gaussian-post.h"
 #include "sg-laplace.h"
@@ -297,23 +298,6 @@ test_gp_regression (void)
 }
 
 /* ---- gradients ------------------------------------------------------- */
-
-/* Every observation kind at once, in 2-D with an ARD Matern kernel. */
-static void
-mixed_data (sg_data *data)
-{
-  const double p[7][2] = { { 0, 0 }, { 0.5, 0.2 }, { -0.4, 0.9 }, { 1.0, -0.6 },
-                           { 0.3, 0.4 }, { -0.8, -0.5 }, { 0.9, 0.8 } };
-  sg_data_init (data, 2);
-  g_assert_cmpint (sg_data_add_preference (data, p[0], p[1]), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_preference (data, p[2], p[1]), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_preference (data, p[2], p[3]), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_binary (data, p[4], 1), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_binary (data, p[5], -1), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_numeric (data, p[0], 0.8), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_valid (data, p[6], 0.4, 0.1), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_invalid (data, p[3], 0.1), ==, SG_OK);
-}
 
 static void
 check_gradient_fd (sg_link link)
