@@ -19,6 +19,19 @@ typedef struct {
   double ref_value;
 } answer_record;
 
+/* What sg_bo_acquisition_at needs to re-evaluate the last proposal's
+ * acquisition exactly: its target, the seed of its common random numbers
+ * and x_r as it was then (a later answer may move x_r). */
+typedef struct {
+  int valid;
+  sg_bo_acq_target target;
+  unsigned long crn_seed;
+  int has_ref;
+  double ref[SG_BO_MAX_DIM];
+  double x[SG_BO_MAX_DIM];
+  double value;
+} acq_record;
+
 struct sg_bo {
   sg_bo_config cfg;      /* cfg.prior points into prior_buf                */
   double *prior_buf;
@@ -40,6 +53,7 @@ struct sg_bo {
   sg_gauss_post gpost;
   sg_laplace_warm laplace_warm;
   sg_ep_warm ep_warm;
+  acq_record acq;        /* the acquisition of the last proposal          */
 };
 
 /* ---- Configuration --------------------------------------------------------- */
@@ -198,6 +212,7 @@ drop_model (sg_bo *bo)
     sg_gauss_post_clear (&bo->gpost);
   bo->has_gpost = 0;
   bo->model_n = SIZE_MAX;
+  bo->acq.valid = 0;
 }
 
 void
@@ -554,15 +569,9 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
 
 /* ---- Acquisition on joint samples -------------------------------------------- */
 
-typedef enum {
-  TARGET_DUEL,      /* dueling acquisition of h = f(x) - f(x_r)  */
-  TARGET_NUMERIC,   /* numeric UCB / EI (mixed value queries)    */
-  TARGET_SAFE,      /* safe UCB of f(x)                          */
-} acq_target;
-
 typedef struct {
   const sg_bo *bo;
-  acq_target target;
+  sg_bo_acq_target target;
   size_t N, b;          /* samples; points per evaluation (1 or 2)  */
   double XX[2 * SG_BO_MAX_DIM];
   double *F;            /* b x N joint samples                      */
@@ -571,6 +580,8 @@ typedef struct {
   double *Z;            /* b x N common normal variates (Gaussian)  */
   gsl_rng *crn;         /* common random numbers (SkewGP remainder) */
   unsigned long crn_seed;
+  int has_ref;          /* x_r of the proposal                       */
+  double ref[SG_BO_MAX_DIM];
   double min_sep[SG_BO_MAX_DIM];  /* a duel needs |x - x_r| above this */
   int status;           /* first failure inside an evaluation        */
 } acq_ctx;
@@ -611,7 +622,7 @@ too_close_to_ref (const acq_ctx *a, const double *x)
 {
   const sg_bo *bo = a->bo;
   for (size_t j = 0; j < bo->cfg.dim; j++)
-    if (fabs (x[j] - bo->ref[j]) > a->min_sep[j])
+    if (fabs (x[j] - a->ref[j]) > a->min_sep[j])
       return 0;
   return 1;
 }
@@ -623,7 +634,7 @@ samples_at (acq_ctx *a, const double *x)
   size_t dim = a->bo->cfg.dim, N = a->N;
   memcpy (a->XX, x, dim * sizeof *x);
   if (a->b == 2)
-    memcpy (a->XX + dim, a->bo->ref, dim * sizeof *x);
+    memcpy (a->XX + dim, a->ref, dim * sizeof *x);
   int status = joint_samples (a);
   if (status == SG_OK && a->b == 2)
     for (size_t j = 0; j < N; j++)
@@ -639,7 +650,7 @@ acquisition_value (const acq_ctx *a)
   double sd = a->bo->hyper.noise.probit_sd;
   switch (a->target)
     {
-    case TARGET_DUEL:
+    case SG_BO_ACQ_TARGET_DUEL:
       switch (c->acquisition)
         {
         case SG_BO_ACQ_EIIG: return sg_acq_eiig (a->h, N, sd, c->eiig_k);
@@ -648,11 +659,11 @@ acquisition_value (const acq_ctx *a)
         case SG_BO_ACQ_UCB:
         default: return sg_acq_hpd (a->h, N, c->ucb_level, a->scratch, NULL);
         }
-    case TARGET_NUMERIC:
+    case SG_BO_ACQ_TARGET_NUMERIC:
       if (c->numeric_acquisition == SG_BO_NUMERIC_EI && a->b == 2)
         return sg_acq_expected_improvement (a->h, N);
       return sg_acq_hpd (a->F, N, c->ucb_level, a->scratch, NULL);
-    case TARGET_SAFE:
+    case SG_BO_ACQ_TARGET_SAFE:
     default:
       return sg_acq_safe_ucb (a->F, N, c->ucb_level, c->threshold,
                               c->safe_probability, c->safe_penalty, a->scratch);
@@ -665,7 +676,7 @@ acq_eval (const double *x, void *user_data)
   acq_ctx *a = user_data;
   if (a->status != SG_OK)
     return -INFINITY;
-  if (a->target == TARGET_DUEL && too_close_to_ref (a, x))
+  if (a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
     return -INFINITY;  /* a duel of x_r against itself says nothing */
   int status = samples_at (a, x);
   if (status != SG_OK)
@@ -687,13 +698,20 @@ acq_ctx_clear (acq_ctx *a)
     gsl_rng_free (a->crn);
 }
 
+/* A context for the acquisitions of BO's model with x_r = REF (NULL: none)
+ * and the common random numbers of CRN_SEED: the Gaussian variates Z are
+ * the first 2N normals of that stream, and the SkewGP remainder restarts
+ * it at every evaluation, so the same seed gives the same function. */
 static int
-acq_ctx_init (acq_ctx *a, const sg_bo *bo, gsl_rng *rng)
+acq_ctx_init (acq_ctx *a, const sg_bo *bo, unsigned long crn_seed, const double *ref)
 {
   memset (a, 0, sizeof *a);
   a->bo = bo;
   a->N = bo->post ? sg_skewgp_samples_count (bo->samples) : bo->cfg.n_samples;
-  a->b = bo->has_ref && bo->cfg.mode != SG_BO_SAFE ? 2 : 1;
+  a->has_ref = ref != NULL;
+  if (ref)
+    memcpy (a->ref, ref, bo->cfg.dim * sizeof *ref);
+  a->b = a->has_ref && bo->cfg.mode != SG_BO_SAFE ? 2 : 1;
   size_t N = a->N;
   a->F = malloc (2 * N * sizeof *a->F);
   a->h = malloc (N * sizeof *a->h);
@@ -705,7 +723,7 @@ acq_ctx_init (acq_ctx *a, const sg_bo *bo, gsl_rng *rng)
       acq_ctx_clear (a);
       return SG_ENOMEM;
     }
-  a->crn_seed = gsl_rng_get (rng);
+  a->crn_seed = crn_seed;
   gsl_rng_set (a->crn, a->crn_seed);
   for (size_t i = 0; i < 2 * N; i++)
     a->Z[i] = sg_rng_gaussian (a->crn);
@@ -716,7 +734,7 @@ acq_ctx_init (acq_ctx *a, const sg_bo *bo, gsl_rng *rng)
 
 /* Maximises the acquisition for TARGET; X and *VALUE receive the result. */
 static int
-maximise (acq_ctx *a, acq_target target, gsl_rng *rng, const sg_progress *progress,
+maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *progress,
           double *x, double *value)
 {
   const sg_bo *bo = a->bo;
@@ -733,7 +751,7 @@ maximise (acq_ctx *a, acq_target target, gsl_rng *rng, const sg_progress *progre
        * has collapsed onto x_r): fall back to a random distinct point. */
       do
         random_point (&bo->cfg, rng, x);
-      while (target == TARGET_DUEL && too_close_to_ref (a, x));
+      while (target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x));
       *value = NAN;
     }
   return status;
@@ -762,7 +780,7 @@ static int
 model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *q)
 {
   acq_ctx a;
-  int status = acq_ctx_init (&a, bo, rng);
+  int status = acq_ctx_init (&a, bo, gsl_rng_get (rng), bo->has_ref ? bo->ref : NULL);
   if (status != SG_OK)
     return status;
   const sg_bo_config *c = &bo->cfg;
@@ -771,20 +789,20 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
   if (c->mode == SG_BO_SAFE)
     {
       q->kind = SG_BO_QUERY_VALUE;
-      status = maximise (&a, TARGET_SAFE, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
+      status = maximise (&a, SG_BO_ACQ_TARGET_SAFE, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
                          x, &v);
     }
   else if (c->mode == SG_BO_MIXED && c->mixed_policy == SG_BO_MIXED_SCHEDULE
            && schedule_wants_value (bo))
     {
       q->kind = SG_BO_QUERY_VALUE;
-      status = maximise (&a, TARGET_NUMERIC, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
+      status = maximise (&a, SG_BO_ACQ_TARGET_NUMERIC, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
                          x, &v);
     }
   else
     {
       q->kind = SG_BO_QUERY_DUEL;
-      status = maximise (&a, TARGET_DUEL, rng, sub_progress_init (&sp, progress, 0.5, 0.8),
+      status = maximise (&a, SG_BO_ACQ_TARGET_DUEL, rng, sub_progress_init (&sp, progress, 0.5, 0.8),
                          x, &v);
       if (status == SG_OK && c->mode == SG_BO_MIXED && c->mixed_policy == SG_BO_MIXED_CONFIDENT)
         {
@@ -794,7 +812,7 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
           if (status == SG_OK && (p > c->mixed_confidence || p < 1 - c->mixed_confidence))
             {
               q->kind = SG_BO_QUERY_VALUE;
-              status = maximise (&a, TARGET_NUMERIC, rng,
+              status = maximise (&a, SG_BO_ACQ_TARGET_NUMERIC, rng,
                                  sub_progress_init (&sp, progress, 0.8, 1.0), x, &v);
             }
         }
@@ -807,6 +825,15 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
       if (bo->has_ref)
         memcpy (q->x_ref, bo->ref, c->dim * sizeof *x);
       q->acquisition = v;
+      /* Remember the function just maximised, for sg_bo_acquisition_at. */
+      acq_record *r = &bo->acq;
+      r->valid = 1;
+      r->target = a.target;
+      r->crn_seed = a.crn_seed;
+      r->has_ref = a.has_ref;
+      memcpy (r->ref, a.ref, sizeof r->ref);
+      memcpy (r->x, x, c->dim * sizeof *x);
+      r->value = v;
     }
   acq_ctx_clear (&a);
   return status;
@@ -966,6 +993,118 @@ sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b, double level,
   if (bo->has_gpost)
     return sg_gauss_post_summaries (&bo->gpost, XS, b, level, ref, out);
   return SG_EINVAL;
+}
+
+/* ---- The acquisition of the last proposal ------------------------------------- */
+
+static const char *
+acq_target_name (const sg_bo_config *c, sg_bo_acq_target target)
+{
+  switch (target)
+    {
+    case SG_BO_ACQ_TARGET_DUEL:
+      switch (c->acquisition)
+        {
+        case SG_BO_ACQ_EIIG: return "EIIG";
+        case SG_BO_ACQ_EPI: return "EPI";
+        case SG_BO_ACQ_THOMPSON: return "Thompson";
+        case SG_BO_ACQ_UCB: default: return "dueling UCB";
+        }
+    case SG_BO_ACQ_TARGET_NUMERIC:
+      return c->numeric_acquisition == SG_BO_NUMERIC_EI ? "EI" : "UCB";
+    case SG_BO_ACQ_TARGET_SAFE:
+      return "safe UCB";
+    case SG_BO_ACQ_TARGET_NONE:
+    default:
+      return NULL;
+    }
+}
+
+int
+sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info)
+{
+  if (bo == NULL || info == NULL || !bo->acq.valid)
+    return SG_EINVAL;
+  const acq_record *r = &bo->acq;
+  memset (info, 0, sizeof *info);
+  info->target = r->target;
+  info->name = acq_target_name (&bo->cfg, r->target);
+  memcpy (info->x, r->x, sizeof info->x);
+  info->value = r->value;
+  info->has_ref = r->has_ref;
+  memcpy (info->x_ref, r->ref, sizeof info->x_ref);
+  return SG_OK;
+}
+
+/* Shared loop of sg_bo_acquisition_at / sg_bo_prob_valid_at: the joint
+ * samples at each point, as the proposal drew them, turned into a number
+ * by VALUE_AT. Writes OUT only on success. */
+static int
+eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progress,
+           double (*value_at) (acq_ctx *a, const double *x), double *out)
+{
+  if (bo == NULL || XS == NULL || out == NULL || b == 0 || !bo->acq.valid)
+    return SG_EINVAL;
+  size_t dim = bo->cfg.dim;
+  for (size_t i = 0; i < b * dim; i++)
+    if (!isfinite (XS[i]))
+      return SG_EINVAL;
+  double *v = malloc (b * sizeof *v);
+  if (v == NULL)
+    return SG_ENOMEM;
+  acq_ctx a;
+  int status = acq_ctx_init (&a, bo, bo->acq.crn_seed, bo->acq.has_ref ? bo->acq.ref : NULL);
+  if (status == SG_OK)
+    {
+      a.target = bo->acq.target;
+      for (size_t i = 0; i < b && status == SG_OK; i++)
+        {
+          if (i % 16 == 0)
+            status = sg_progress_report (progress, (double) i / (double) b);
+          if (status == SG_OK)
+            {
+              v[i] = value_at (&a, XS + i * dim);
+              status = a.status;
+            }
+        }
+      acq_ctx_clear (&a);
+    }
+  if (status == SG_OK)
+    memcpy (out, v, b * sizeof *v);
+  free (v);
+  return status;
+}
+
+static double
+acquisition_at_point (acq_ctx *a, const double *x)
+{
+  return acq_eval (x, a);
+}
+
+static double
+prob_valid_at_point (acq_ctx *a, const double *x)
+{
+  int status = samples_at (a, x);
+  if (status != SG_OK)
+    {
+      a->status = status;
+      return NAN;
+    }
+  return sg_acq_prob_at_least (a->F, a->N, a->bo->cfg.threshold);
+}
+
+int
+sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
+                      const sg_progress *progress, double *out)
+{
+  return eval_last (bo, XS, b, progress, acquisition_at_point, out);
+}
+
+int
+sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
+                     const sg_progress *progress, double *out)
+{
+  return eval_last (bo, XS, b, progress, prob_valid_at_point, out);
 }
 
 /* ---- Names --------------------------------------------------------------------- */

@@ -265,6 +265,50 @@ int sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b,
                      double level, const sg_progress *progress,
                      sg_point_summary *out);
 
+/* ---- The acquisition of the last proposal (for plots) -------------------
+ * The function sg_bo_propose maximised, evaluated anywhere: same model,
+ * same posterior samples, same common random numbers and the same x_r
+ * (as it was at the proposal, even if answers came since), so the curve's
+ * maximum is where the proposal went and its value at query.x is
+ * query.acquisition exactly. Valid while the model is (until the next
+ * sg_bo_propose / sg_bo_refit / sg_bo_set_hyper); SG_EINVAL when the last
+ * proposal did not use the model (initial design, random surrogate).
+ */
+typedef enum {
+  SG_BO_ACQ_TARGET_NONE = 0,
+  SG_BO_ACQ_TARGET_DUEL,     /* config.acquisition of h = f(x) - f(x_r)    */
+  SG_BO_ACQ_TARGET_NUMERIC,  /* config.numeric_acquisition (mixed values)  */
+  SG_BO_ACQ_TARGET_SAFE,     /* safe UCB of f(x) (safe mode)               */
+} sg_bo_acq_target;
+
+typedef struct {
+  sg_bo_acq_target target;   /* which acquisition was maximised            */
+  const char *name;          /* "dueling UCB", "EIIG", "EPI", "Thompson",
+                                "UCB", "EI" or "safe UCB" (static)         */
+  double x[SG_BO_MAX_DIM];   /* its maximiser (the proposed x)             */
+  double value;              /* the value there (query.acquisition; NaN
+                                when every candidate was excluded)         */
+  int has_ref;               /* x_r of the proposal, if there was one      */
+  double x_ref[SG_BO_MAX_DIM];
+} sg_bo_acq_info;
+
+/* Describes the last proposal's acquisition; SG_EINVAL when there is none. */
+int sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info);
+/* The last proposal's acquisition at B finite points XS (b x dim; outside
+ * the box is allowed) into OUT (b). For duels, points within 1e-6 box
+ * widths of x_r get -inf, as in the search (a duel of x_r against itself
+ * says nothing). Cost: one joint sample of (f(x), f(x_r)) per point, as in
+ * the search. PROGRESS is polled every 16 points. SG_EINVAL, SG_ENOMEM,
+ * SG_ECANCELLED, or the surrogate's sampling failure; OUT is untouched on
+ * failure. */
+int sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
+                          const sg_progress *progress, double *out);
+/* P(f(x) >= config.threshold) at B points (001 sec. 5.2.3; the h of safe
+ * mode), as the fraction of the same joint samples at or above h, so its
+ * value at the proposal is query.prob_safe. Any mode; same errors. */
+int sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
+                         const sg_progress *progress, double *out);
+
 const char *sg_bo_mode_name (sg_bo_mode mode);
 /* The SG_FIT_* groups a refit should free in MODE: lengthscales + variance
  * always; in mixed mode also the constant mean and probit_sd (the measured

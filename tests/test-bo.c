@@ -775,6 +775,242 @@ test_beats_random (void)
     }
 }
 
+/* ---- The last proposal's acquisition, evaluated anywhere -------------------- */
+
+/* Runs LOOP on cos1d (scaled into [-1, 1]) until it has proposed from the
+ * model after at least MIN_ANSWERS answers; Q receives that proposal. */
+static sg_bo *
+loop_to_model_query (const sg_bo_config *c, int min_answers, sg_bo_query *q)
+{
+  sg_problem *p = NULL;
+  g_assert_cmpint (sg_problem_new ("cos1d", 0, &p), ==, SG_OK);
+  sg_bo *bo = NULL;
+  g_assert_cmpint (sg_bo_new (c, &bo), ==, SG_OK);
+  for (int it = 0; it < 40; it++)
+    {
+      gsl_rng *rng = sg_bo_rng (bo);
+      g_assert_cmpint (sg_bo_propose (bo, rng, NULL, q), ==, SG_OK);
+      sg_rng_free (rng);
+      if (!q->random && (int) sg_bo_n_answers (bo) >= min_answers)
+        break;
+      /* answer with cos1d on [-1, 1] mapped to its box [-2.6, 2.6] */
+      double v = sg_problem_value (p, (double[]) { 2.6 * q->x[0] });
+      int ok;
+      if (q->kind == SG_BO_QUERY_DUEL)
+        ok = sg_bo_answer_duel (bo, q->x, q->x_ref,
+                                v >= sg_problem_value (p, (double[]) { 2.6 * q->x_ref[0] }));
+      else if (c->mode == SG_BO_SAFE && v < c->threshold)
+        ok = sg_bo_answer_invalid (bo, q->x);
+      else
+        ok = sg_bo_answer_value (bo, q->x, v);
+      g_assert_cmpint (ok, ==, SG_OK);
+    }
+  g_assert_false (q->random);
+  sg_problem_free (p);
+  return bo;
+}
+
+/* sg_bo_acquisition_at is the function the proposal maximised:
+ *  - at the proposed x it returns query.acquisition exactly (same samples,
+ *    same common random numbers, same arithmetic);
+ *  - on a fine grid nothing beats the proposal by more than what the
+ *    search can miss: the search starts from 500 Sobol candidates (spacing
+ *    ~ 1/512 of the box in 1-D, finer than the grid's 1/400), so the grid's
+ *    best point has a candidate closer than one grid step, whose value is
+ *    lower by at most the grid's change over one step around that point;
+ *  - it stays the same function after an answer moves x_r, and is gone
+ *    after a refit of the hyperparameters.
+ * For every surrogate family (SkewGP samples, Laplace Gaussian) and every
+ * target (dueling UCB / EIIG, numeric EI of mixed mode, safe UCB). */
+static void
+test_acquisition_at (void)
+{
+  struct {
+    sg_bo_mode mode;
+    sg_bo_surrogate surrogate;
+    sg_bo_acquisition acq;
+    sg_bo_acq_target target;
+    const char *name;
+  } cases[] = {
+    { SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP, SG_BO_ACQ_UCB, SG_BO_ACQ_TARGET_DUEL, "dueling UCB" },
+    { SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP, SG_BO_ACQ_EIIG, SG_BO_ACQ_TARGET_DUEL, "EIIG" },
+    { SG_BO_PREFERENCE, SG_BO_SURROGATE_LAPLACE, SG_BO_ACQ_UCB, SG_BO_ACQ_TARGET_DUEL, "dueling UCB" },
+    { SG_BO_MIXED, SG_BO_SURROGATE_SKEWGP, SG_BO_ACQ_UCB, SG_BO_ACQ_TARGET_NUMERIC, "EI" },
+    { SG_BO_SAFE, SG_BO_SURROGATE_SKEWGP, SG_BO_ACQ_UCB, SG_BO_ACQ_TARGET_SAFE, "safe UCB" },
+  };
+  enum { G = 401 };
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      sg_bo_config c;
+      small_config (&c, 1, cases[k].mode, cases[k].surrogate);
+      c.acquisition = cases[k].acq;
+      c.numeric_acquisition = SG_BO_NUMERIC_EI;
+      c.mixed_every = 1;                 /* every model query is a value */
+      c.n_samples = 200;
+      c.search.n_candidates = 500;
+      c.search.n_starts = 2;
+      c.search.local_maxeval = 60;
+      c.threshold = 0.3;
+      c.safe_start[0] = 0;
+      c.prior.kernel.lengthscales[0] = 0.3;
+      sg_bo_query q;
+      sg_bo *bo = loop_to_model_query (&c, 6, &q);
+      g_assert_cmpint (q.kind, ==, cases[k].target == SG_BO_ACQ_TARGET_DUEL
+                                     ? SG_BO_QUERY_DUEL : SG_BO_QUERY_VALUE);
+
+      sg_bo_acq_info info;
+      g_assert_cmpint (sg_bo_last_acquisition (bo, &info), ==, SG_OK);
+      g_assert_cmpint (info.target, ==, cases[k].target);
+      g_assert_cmpstr (info.name, ==, cases[k].name);
+      g_assert_cmpfloat (info.x[0], ==, q.x[0]);
+      g_assert_cmpfloat (info.value, ==, q.acquisition);
+
+      double at_q;
+      g_assert_cmpint (sg_bo_acquisition_at (bo, q.x, 1, NULL, &at_q), ==, SG_OK);
+      g_assert_cmpfloat (at_q, ==, q.acquisition);
+
+      double grid[G], a[G], again[G];
+      for (int i = 0; i < G; i++)
+        grid[i] = -1 + 2.0 * i / (G - 1);
+      g_assert_cmpint (sg_bo_acquisition_at (bo, grid, G, NULL, a), ==, SG_OK);
+      double amax = -INFINITY, step = 0, range = 0;
+      int finite = 0, imax = 0;
+      for (int i = 0; i < G; i++)
+        {
+          finite += isfinite (a[i]) != 0;
+          if (a[i] > amax)
+            {
+              amax = a[i];
+              imax = i;
+            }
+        }
+      for (int i = MAX (imax - 1, 1); i <= MIN (imax + 1, G - 1); i++)
+        if (isfinite (a[i]) && isfinite (a[i - 1]))
+          step = fmax (step, fabs (a[i] - a[i - 1]));
+      for (int i = 1; i < G; i++)
+        if (isfinite (a[i]) && isfinite (a[0]))
+          range = fmax (range, fabs (a[i] - a[0]));
+      g_test_message ("%s/%s: a(x_q = %.4f) = %.5f, grid max %.5f at %.4f, step there %.5f",
+                      sg_bo_mode_name (c.mode), info.name, q.x[0], q.acquisition, amax,
+                      grid[imax], step);
+      g_assert_cmpint (finite, >=, G - 1);     /* at most x_r itself excluded */
+      g_assert_cmpfloat (amax, <=, q.acquisition + step);
+      g_assert_cmpfloat (range, >, 0);         /* not a constant function */
+
+      /* the same function after an answer that moves x_r */
+      if (cases[k].mode == SG_BO_PREFERENCE)
+        g_assert_cmpint (sg_bo_answer_duel (bo, q.x, q.x_ref, 1), ==, SG_OK);
+      else
+        g_assert_cmpint (sg_bo_answer_value (bo, q.x, 5.0), ==, SG_OK);
+      g_assert_cmpint (sg_bo_acquisition_at (bo, grid, G, NULL, again), ==, SG_OK);
+      g_assert_cmpmem (a, sizeof a, again, sizeof again);
+
+      /* a cancelled evaluation leaves OUT alone */
+      int calls = 0;
+      sg_progress cancel = { cancel_now, &calls };
+      again[0] = 12345;
+      g_assert_cmpint (sg_bo_acquisition_at (bo, grid, G, &cancel, again), ==, SG_ECANCELLED);
+      g_assert_cmpfloat (again[0], ==, 12345);
+      g_assert_cmpint (sg_bo_acquisition_at (bo, grid, 0, NULL, again), ==, SG_EINVAL);
+      double bad = NAN;
+      g_assert_cmpint (sg_bo_acquisition_at (bo, &bad, 1, NULL, again), ==, SG_EINVAL);
+
+      /* new hyperparameters drop the model and its acquisition */
+      g_assert_cmpint (sg_bo_set_hyper (bo, sg_bo_get_hyper (bo)), ==, SG_OK);
+      g_assert_cmpint (sg_bo_last_acquisition (bo, &info), ==, SG_EINVAL);
+      g_assert_cmpint (sg_bo_acquisition_at (bo, grid, 1, NULL, again), ==, SG_EINVAL);
+      sg_bo_free (bo);
+    }
+
+  /* no model yet: nothing to evaluate */
+  sg_bo_config c;
+  small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  sg_bo *bo = NULL;
+  sg_bo_new (&c, &bo);
+  double x = 0, out;
+  sg_bo_acq_info info;
+  g_assert_cmpint (sg_bo_acquisition_at (bo, &x, 1, NULL, &out), ==, SG_EINVAL);
+  g_assert_cmpint (sg_bo_prob_valid_at (bo, &x, 1, NULL, &out), ==, SG_EINVAL);
+  g_assert_cmpint (sg_bo_last_acquisition (bo, &info), ==, SG_EINVAL);
+  sg_bo_free (bo);
+}
+
+/* P(valid) = P(f(x) >= h) in safe mode on a constructed case: with h = 0,
+ * values well above h at x = -0.6 and -0.3 and failures at 0.5 and 0.8
+ * (lengthscale 0.3), P(valid) is a probability everywhere, equals
+ * query.prob_safe at the proposal, is near 1 at the valid points and (for
+ * the exact posterior; Laplace's mode-centred Gaussian is known to be
+ * poor for such sharp probit factors) near 0 at the failed ones, and
+ * decreases from the valid region to the failed one. With the Laplace surrogate it matches the closed form
+ * Phi((mu(x) - h) / sd(x)) of its Gaussian up to Monte Carlo error: with
+ * N = 2000 samples the sd is sqrt(p (1 - p) / N) <= 0.0112; tolerance
+ * 5 sd = 0.056. */
+static void
+test_prob_valid (void)
+{
+  for (int k = 0; k < 2; k++)
+    {
+      sg_bo_config c;
+      small_config (&c, 1, SG_BO_SAFE, k == 0 ? SG_BO_SURROGATE_SKEWGP : SG_BO_SURROGATE_LAPLACE);
+      c.n_samples = 2000;
+      c.threshold = 0;
+      c.has_safe_start = 1;
+      c.safe_start[0] = -0.6;
+      c.prior.kernel.lengthscales[0] = 0.3;
+      sg_bo *bo = NULL;
+      g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      double xv[2] = { -0.6, -0.3 }, yv[2] = { 1.5, 1.2 }, xi[2] = { 0.5, 0.8 };
+      for (int i = 0; i < 2; i++)
+        {
+          g_assert_cmpint (sg_bo_answer_value (bo, &xv[i], yv[i]), ==, SG_OK);
+          g_assert_cmpint (sg_bo_answer_invalid (bo, &xi[i]), ==, SG_OK);
+        }
+      gsl_rng *rng = sg_bo_rng (bo);
+      sg_bo_query q;
+      g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+      sg_rng_free (rng);
+      g_assert_false (q.random);
+
+      double pq;
+      g_assert_cmpint (sg_bo_prob_valid_at (bo, q.x, 1, NULL, &pq), ==, SG_OK);
+      g_assert_cmpfloat (pq, ==, q.prob_safe);
+
+      enum { G = 101 };
+      double grid[G], p[G];
+      for (int i = 0; i < G; i++)
+        grid[i] = -1 + 2.0 * i / (G - 1);
+      g_assert_cmpint (sg_bo_prob_valid_at (bo, grid, G, NULL, p), ==, SG_OK);
+      for (int i = 0; i < G; i++)
+        g_assert_true (p[i] >= 0 && p[i] <= 1);
+      /* grid index of x: (x + 1) * 50 */
+      double p_valid = fmin (p[20], p[35]), p_failed = fmax (p[75], p[90]);
+      g_test_message ("%s: P(valid) at the valid points %.3f %.3f, at the failures %.3f %.3f, "
+                      "at 0.1: %.3f", sg_bo_surrogate_name (c.surrogate), p[20], p[35], p[75],
+                      p[90], p[55]);
+      g_assert_cmpfloat (p_valid, >, 0.9);
+      if (c.surrogate == SG_BO_SURROGATE_SKEWGP)
+        g_assert_cmpfloat (p_failed, <, 0.1);
+      else
+        g_assert_cmpfloat (p_failed, <, 0.5);
+      /* decreasing through the gap between the last valid and the first
+       * failed point, up to Monte Carlo noise (5 sd of the larger value) */
+      for (int i = 35; i < 75; i++)
+        g_assert_cmpfloat (p[i + 1], <=, p[i] + 5 * sqrt (0.25 / c.n_samples));
+
+      const sg_gauss_post *gp = sg_bo_gauss_post (bo);
+      if (gp)
+        {
+          double mean[G], var[G], worst = 0;
+          g_assert_cmpint (sg_gauss_post_predict (gp, grid, G, mean, var), ==, SG_OK);
+          for (int i = 0; i < G; i++)
+            worst = fmax (worst, fabs (p[i] - sg_norm_cdf ((mean[i] - c.threshold) / sqrt (var[i]))));
+          g_test_message ("Laplace: largest |P(valid) - Phi((mu - h) / sd)| = %.4f", worst);
+          g_assert_cmpfloat (worst, <, 0.056);
+        }
+      sg_bo_free (bo);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -790,5 +1026,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/mixed-confident", test_mixed_confident);
   g_test_add_func ("/bo/acquisition-closed-form", test_acquisition_closed_form);
   g_test_add_func ("/bo/beats-random", test_beats_random);
+  g_test_add_func ("/bo/acquisition-at", test_acquisition_at);
+  g_test_add_func ("/bo/prob-valid", test_prob_valid);
   return g_test_run ();
 }
