@@ -2,6 +2,9 @@
 #include "sb-jobs.h"
 
 #include "sg-bo.h"
+#include "sg-ep.h"
+#include "sg-fit.h"
+#include "sg-laplace.h"
 #include "sg-problems.h"
 #include "sg-rng.h"
 
@@ -19,6 +22,12 @@ struct _SbModel
   guint n_log;
   gboolean has_best;
   double best[SB_MAX_PARAMETERS];
+  /* The Laplace and EP posteriors of the same data and GP hyperparameters
+   * (the "compare" overlays), built once under LOCK by the first plot or
+   * density job that needs them (index SB_SURROGATE_LAPLACE / _EP). */
+  gboolean approx_tried;
+  gboolean has_approx[SB_N_SURROGATES];
+  sg_gauss_post approx[SB_N_SURROGATES];
 };
 
 SbModel *
@@ -33,6 +42,9 @@ sb_model_unref (SbModel *model)
 {
   if (model && g_atomic_ref_count_dec (&model->ref_count))
     {
+      for (int k = 0; k < SB_N_SURROGATES; k++)
+        if (model->has_approx[k])
+          sg_gauss_post_clear (&model->approx[k]);
       sg_bo_free (model->bo);
       g_mutex_clear (&model->lock);
       g_free (model);
@@ -446,6 +458,7 @@ sb_plot_input_new (SbModel *model, SbSession *session, const SbQuestion *next, g
   input->axis = MIN (axis, exp->n_parameters - 1);
   input->n_curve = 160;
   input->n_slice = 40;
+  input->compare = TRUE;
   input->generation = generation;
   return input;
 }
@@ -471,6 +484,91 @@ summarize_locked (SbModel *model, const double *xs, gsize n, const sg_progress *
   status = sg_bo_summarize (model->bo, xs, n, 0.95, progress, out);
   g_mutex_unlock (&model->lock);
   return status;
+}
+
+/* The Laplace (002; R&W alg. 3.1/3.2) and EP (R&W alg. 3.5) posteriors
+ * of the model's data with its GP hyperparameters (DESIGN §3.9: the s = 0
+ * part of a SkewGP prior), computed once per model. A failure (EP not
+ * converging, say) leaves that overlay out; the plots go on without it.
+ * Call with model->lock held. */
+static void
+ensure_approx_locked (SbModel *model, const sg_progress *progress)
+{
+  const sg_data *data = sg_bo_data (model->bo);
+  sg_approx_model am;
+
+  if (model->approx_tried)
+    return;
+  sg_hyper_approx_model (sg_bo_get_hyper (model->bo), SG_LINK_PROBIT, &am);
+  {
+    sg_laplace_options o = { 0 };
+    o.progress = progress;
+    model->has_approx[SB_SURROGATE_LAPLACE]
+      = sg_laplace_posterior (&am, data, &o, NULL, &model->approx[SB_SURROGATE_LAPLACE]) == SG_OK;
+  }
+  {
+    sg_ep_options o = { 0 };
+    o.progress = progress;
+    model->has_approx[SB_SURROGATE_EP]
+      = sg_ep_posterior (&am, data, &o, NULL, &model->approx[SB_SURROGATE_EP]) == SG_OK;
+  }
+  /* A cancelled attempt is not final: the next job tries again. */
+  model->approx_tried = sg_progress_report (progress, 0) == SG_OK;
+  if (!model->approx_tried)
+    for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+      if (model->has_approx[k])
+        {
+          sg_gauss_post_clear (&model->approx[k]);
+          model->has_approx[k] = FALSE;
+        }
+}
+
+/* Summaries of the Laplace / EP overlay K at XS (FALSE when it failed). */
+static gboolean
+approx_summaries (SbModel *model, SbSurrogate k, const double *xs, gsize n,
+                  const sg_progress *progress, sg_point_summary *out)
+{
+  gboolean ok;
+
+  g_mutex_lock (&model->lock);
+  ensure_approx_locked (model, progress);
+  ok = model->has_approx[k]
+       && sg_gauss_post_summaries (&model->approx[k], xs, n, 0.95,
+                                   model->has_best ? model->best : NULL, out) == SG_OK;
+  g_mutex_unlock (&model->lock);
+  return ok;
+}
+
+/* The last proposal's acquisition (and, with P_VALID, P(f >= h)) at XS.
+ * The safe UCB's penalty (1000 where P(valid) < required) would squash
+ * the rest of the curve into a line, so penalised points are left out
+ * (NaN: a gap, or a transparent cell) instead. FALSE when the proposal
+ * did not use the model. */
+static gboolean
+acquisition_locked (SbModel *model, const double *xs, gsize n, const sg_progress *progress,
+                    sg_bo_acq_info *info, double *acq, double *p_valid, int *status)
+{
+  const sg_bo_config *c = sg_bo_get_config (model->bo);
+
+  g_mutex_lock (&model->lock);
+  *status = sg_bo_last_acquisition (model->bo, info);
+  if (*status == SG_OK)
+    *status = sg_bo_acquisition_at (model->bo, xs, n, progress, acq);
+  if (*status == SG_OK && p_valid)
+    *status = sg_bo_prob_valid_at (model->bo, xs, n, progress, p_valid);
+  g_mutex_unlock (&model->lock);
+  if (*status == SG_EINVAL)
+    {
+      *status = SG_OK;   /* no acquisition to show */
+      return FALSE;
+    }
+  if (*status != SG_OK)
+    return FALSE;
+  if (info->target == SG_BO_ACQ_TARGET_SAFE && p_valid)
+    for (gsize i = 0; i < n; i++)
+      if (p_valid[i] < c->safe_probability)
+        acq[i] = NAN;
+  return TRUE;
 }
 
 /* Observations as the plots draw them. */
@@ -608,6 +706,33 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
           }
       }
   }
+
+  /* The acquisition the proposal maximised, its maximiser, and P(valid). */
+  {
+    gboolean safe = exp->mode == SB_MODE_SAFE;
+    g_autofree double *acq = g_new (double, n);
+    g_autofree double *p_valid = safe ? g_new (double, n) : NULL;
+    sg_bo_acq_info info;
+    int status;
+
+    if (acquisition_locked (input->model, xs, n, progress, &info, acq, p_valid, &status))
+      {
+        sb_plot_snapshot_set_acquisition (snap, info.name, acq, info.x);
+        if (safe)
+          sb_plot_snapshot_set_validity (snap, p_valid,
+                                         sg_bo_get_config (input->model->bo)->safe_probability);
+      }
+    if (engine_failed (status, "evaluating the acquisition", error))
+      return FALSE;
+  }
+
+  /* Laplace and EP on the same curve (the "compare" overlays). */
+  if (input->compare)
+    for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+      if (approx_summaries (input->model, k, xs, n, progress, summary))
+        sb_plot_snapshot_set_summaries (snap, k, summary);
+  if (sg_progress_report (progress, 0) != SG_OK)
+    return !engine_failed (SG_ECANCELLED, "the plot", error);
   return TRUE;
 }
 
@@ -645,6 +770,43 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
       grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower, py->upper, values);
       sb_plot_snapshot_set_field (snap, f, SB_SURROGATE_EXACT, grid);
     }
+
+  /* Acquisition and P(valid) fields on the slice. */
+  {
+    gboolean safe = exp->mode == SB_MODE_SAFE;
+    g_autofree double *p_valid = safe ? g_new (double, n) : NULL;
+    sg_bo_acq_info info;
+    int status;
+
+    if (acquisition_locked (input->model, xs, n, progress, &info, values, p_valid, &status))
+      {
+        g_autoptr (SbGrid2) grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower,
+                                                 py->upper, values);
+        sb_plot_snapshot_set_field (snap, SB_FIELD_ACQUISITION, SB_SURROGATE_EXACT, grid);
+        if (safe)
+          {
+            g_autoptr (SbGrid2) pv = sb_grid2_new (m, m, px->lower, px->upper, py->lower,
+                                                   py->upper, p_valid);
+            sb_plot_snapshot_set_field (snap, SB_FIELD_P_VALID, SB_SURROGATE_EXACT, pv);
+          }
+      }
+    if (engine_failed (status, "evaluating the acquisition on the slice", error))
+      return FALSE;
+  }
+
+  /* Laplace / EP mean and sd fields (drawn as contours over the exact
+   * field when "compare" is on). */
+  if (input->compare)
+    for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+      if (approx_summaries (input->model, k, xs, n, progress, summary))
+        for (SbField f = SB_FIELD_MEAN; f <= SB_FIELD_SD; f++)
+          {
+            g_autoptr (SbGrid2) grid = NULL;
+            for (guint i = 0; i < n; i++)
+              values[i] = f == SB_FIELD_MEAN ? summary[i].mean : summary[i].sd;
+            grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower, py->upper, values);
+            sb_plot_snapshot_set_field (snap, f, k, grid);
+          }
   return TRUE;
 }
 
@@ -761,6 +923,21 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
         return NULL;
       sb_density_data_set_density (d, SB_SURROGATE_EXACT, density);
       sb_density_data_set_samples (d, ns, draws);
+
+      /* The Laplace and EP Gaussians at x, for the compare toggles. */
+      g_mutex_lock (&input->model->lock);
+      ensure_approx_locked (input->model, &progress);
+      for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+        if (input->model->has_approx[k]
+            && sg_gauss_post_density (&input->model->approx[k], input->x, K, grid,
+                                      density) == SG_OK)
+          sb_density_data_set_density (d, k, density);
+      g_mutex_unlock (&input->model->lock);
+      if (sg_progress_report (&progress, 0) != SG_OK)
+        {
+          engine_failed (SG_ECANCELLED, "the density", error);
+          return NULL;
+        }
     }
   else
     {

@@ -104,7 +104,14 @@ gpointer sb_job_fit (SbWorkerJob *job, gpointer input, GError **error);
  * for dim >= 2 mean / sd / skewness fields on the slice of the first two
  * parameters, a few joint posterior sample paths (SkewGP), the true
  * function (benchmarks), the observations, the best point, the next
- * question and, when a numeric best is known, the convergence history. */
+ * question and, when a numeric best is known, the convergence history.
+ * Also the acquisition the proposal maximised (sg_bo_acquisition_at: same
+ * samples and random numbers, so the curve peaks at the proposal) with its
+ * maximiser, as a curve and a slice field; in safe mode P(f(x) >= h) as a
+ * curve and a field (the safe UCB is left out where P(valid) is below the
+ * required probability: its penalty would flatten the plot); and, with
+ * COMPARE, the Laplace and EP posteriors of the same data and GP
+ * hyperparameters (summaries on the curve, mean and sd on the slice). */
 
 typedef struct {
   SbModel *model;             /* reference                                 */
@@ -118,6 +125,7 @@ typedef struct {
                                  through the current best)                 */
   guint slice_x, slice_y;
   double slice_fixed[SB_MAX_PARAMETERS];
+  gboolean compare;           /* also Laplace and EP (default TRUE)        */
   guint64 generation;
 } SbPlotInput;
 
@@ -132,8 +140,9 @@ gpointer sb_job_plot (SbWorkerJob *job, gpointer input, GError **error);
 /* ---- Predictive density at a point --------------------------------------
  * The density of f(x) at a clicked point (DESIGN §3.7): the exact
  * Rao-Blackwellised mixture on a grid spanning the posterior there, and the
- * raw joint samples for the histogram; for a Laplace / EP model its
- * Gaussian. */
+ * raw joint samples for the histogram, next to the Laplace and EP
+ * Gaussians of the same data (the compare overlays); for a Laplace / EP
+ * model its Gaussian. */
 typedef struct {
   SbModel *model;             /* reference */
   guint dim;

@@ -1,8 +1,15 @@
 /* test-ui-worker.c — the worker: results delivered on the main thread,
  * superseded jobs' results dropped (generation), cancellation reaches the
  * job, progress coalesced into idle callbacks, a worker freed while a job
- * runs is harmless. Needs no display. */
+ * runs is harmless; and the real engine jobs (propose -> plot / density)
+ * fill the plot snapshots: acquisition curve and field with the proposal
+ * as their maximiser, P(valid) in safe mode, Laplace/EP overlays.
+ * Needs no display. */
+#include "sb-experiment-templates.h"
+#include "sb-jobs.h"
 #include "sb-worker.h"
+
+#include <math.h>
 
 typedef struct {
   GMutex lock;
@@ -303,6 +310,320 @@ test_error (void)
   g_clear_error (&r.last_error);
 }
 
+/* ---- The real jobs: propose, then plot / density ------------------------------ */
+
+/* Result of one job run to completion (the worker frees nothing: the jobs
+ * are submitted without RESULT_FREE, so the result belongs to the test). */
+typedef struct {
+  gboolean done;
+  gpointer result;
+  GError *error;
+} JobRun;
+
+static void
+on_job_finished (SbWorker *w, guint lane, guint64 gen, gpointer result, JobRun *run)
+{
+  run->done = TRUE;
+  run->result = result;
+}
+
+static void
+on_job_failed (SbWorker *w, guint lane, guint64 gen, const GError *error, JobRun *run)
+{
+  run->done = TRUE;
+  run->error = g_error_copy (error);
+}
+
+static gpointer
+run_job (SbWorker *w, SbWorkerLane lane, SbWorkerFunc func, gpointer input,
+         GDestroyNotify input_free)
+{
+  JobRun run = { 0 };
+  gulong a = g_signal_connect (w, "job-finished", G_CALLBACK (on_job_finished), &run);
+  gulong b = g_signal_connect (w, "job-failed", G_CALLBACK (on_job_failed), &run);
+  gint64 deadline = g_get_monotonic_time () + 120 * G_TIME_SPAN_SECOND;
+
+  sb_worker_submit (w, lane, func, input, input_free, NULL);
+  while (!run.done && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE), g_usleep (1000);
+  g_signal_handler_disconnect (w, a);
+  g_signal_handler_disconnect (w, b);
+  g_assert_true (run.done);
+  g_assert_no_error (run.error);
+  g_assert_nonnull (run.result);
+  return run.result;
+}
+
+/* Answers the simulated oracle's questions until N_ANSWERS answers are
+ * in, then returns the next question (which has a model). */
+static SbQuestion *
+play (SbWorker *w, SbSession *session, guint n_answers)
+{
+  for (;;)
+    {
+      SbQuestion *q = run_job (w, SB_WORKER_LANE_PROPOSE, sb_job_propose,
+                               sb_job_input_new (session), (GDestroyNotify) sb_job_input_free);
+      g_autoptr (GError) error = NULL;
+      gboolean ok;
+
+      g_assert_true (q->has_oracle);
+      if (sb_session_get_n_answers (session) >= n_answers && q->model)
+        return q;
+      if (q->kind == SB_QUESTION_DUEL)
+        ok = sb_session_add_duel (session, q->a, q->b, q->oracle_winner, &error);
+      else if (q->oracle_failed)
+        ok = sb_session_add_failed (session, q->b, &error);
+      else
+        ok = sb_session_add_value (session, q->b, q->oracle_value, &error);
+      g_assert_no_error (error);
+      g_assert_true (ok);
+      sb_question_free (q);
+    }
+}
+
+static SbPlotSnapshot *
+plot (SbWorker *w, SbSession *session, SbQuestion *q, gboolean compare)
+{
+  SbPlotInput *input = sb_plot_input_new (q->model, session, q, 0, 1);
+  SbPlotSnapshot *snap;
+
+  input->compare = compare;
+  snap = run_job (w, SB_WORKER_LANE_PLOT, sb_job_plot, input, (GDestroyNotify) sb_plot_input_free);
+  g_assert_true (sb_plot_snapshot_is_frozen (snap));
+  return snap;
+}
+
+/* The acquisition curve: finite (but for x_r itself, excluded from duels,
+ * and the penalised part of a safe UCB), its maximiser is the proposed
+ * point B, and no grid point beats the grid points next to B by more than
+ * the curve's change over one step there (the search starts from 500
+ * candidates, finer than the 160-point grid; see test-bo's
+ * /bo/acquisition-at). 1-D problems only: then the curve is the whole
+ * acquisition. Returns the index of B's nearest grid point. */
+static gsize
+check_acquisition_curve (SbPlotSnapshot *snap, const SbQuestion *q, const char *name,
+                         gsize min_finite)
+{
+  const double *x, *x_max;
+  const char *acq_name;
+  gsize n = sb_plot_snapshot_get_curve_grid (snap, NULL, &x);
+  const double *acq = sb_plot_snapshot_get_acquisition (snap, &acq_name, &x_max);
+  gsize finite = 0, near = 0;
+  double amax = -INFINITY, around = -INFINITY, step = 0;
+
+  g_assert_nonnull (acq);
+  g_assert_nonnull (x_max);
+  g_assert_cmpstr (acq_name, ==, name);
+  g_assert_cmpfloat (x_max[0], ==, q->b[0]);
+  for (gsize i = 0; i < n; i++)
+    {
+      finite += isfinite (acq[i]) != 0;
+      if (isfinite (acq[i]))
+        amax = MAX (amax, acq[i]);
+      if (fabs (x[i] - x_max[0]) < fabs (x[near] - x_max[0]))
+        near = i;
+    }
+  for (gsize i = near > 0 ? near - 1 : 0; i <= MIN (near + 1, n - 1); i++)
+    if (isfinite (acq[i]))
+      {
+        around = MAX (around, acq[i]);
+        if (i > 0 && isfinite (acq[i - 1]))
+          step = MAX (step, fabs (acq[i] - acq[i - 1]));
+        if (i + 1 < n && isfinite (acq[i + 1]))
+          step = MAX (step, fabs (acq[i + 1] - acq[i]));
+      }
+  g_test_message ("%s: %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " finite, max %.4g, "
+                  "at the proposal %.4g (x = %.4g), local step %.4g", name, finite, n,
+                  amax, around, x_max[0], step);
+  g_assert_cmpuint (finite, >=, min_finite);
+  g_assert_cmpfloat (amax, <=, around + step);
+  return near;
+}
+
+/* 1-D preferential run on cos1d: the acquisition curve peaks at the
+ * proposal; Laplace and EP summaries are there with compare and not
+ * without; the density job adds their Gaussians to the exact density. */
+static void
+test_plot_job_preference_1d (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbExperiment) exp = sb_template_benchmark ("cos1d", &error);
+  g_autoptr (SbWorker) w = sb_worker_new ();
+  g_autoptr (SbSession) session = NULL;
+
+  g_assert_no_error (error);
+  exp->seed = 3;
+  session = sb_session_new (exp);
+  SbQuestion *q = play (w, session, 9);
+  g_assert_cmpint (q->kind, ==, SB_QUESTION_DUEL);
+
+  SbPlotSnapshot *snap = plot (w, session, q, TRUE);
+  gsize n = sb_plot_snapshot_get_curve_grid (snap, NULL, NULL);
+  check_acquisition_curve (snap, q, "dueling UCB", n - 1);
+  g_assert_null (sb_plot_snapshot_get_validity (snap, NULL));
+  const sg_point_summary *ex = sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_EXACT);
+  for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+    {
+      const sg_point_summary *g = sb_plot_snapshot_get_summaries (snap, k);
+      double dist = 0;
+      g_assert_nonnull (g);
+      for (gsize i = 0; i < n; i++)
+        {
+          g_assert_true (isfinite (g[i].mean) && g[i].sd > 0);
+          g_assert_cmpfloat (g[i].hpd_lower, <, g[i].hpd_upper);
+          g_assert_cmpfloat (g[i].skewness, ==, 0);
+          dist = MAX (dist, fabs (g[i].mean - ex[i].mean) / ex[i].sd);
+        }
+      /* the same data and kernel: the Gaussian means follow the exact
+       * one (within a few posterior sd; they are not identical) */
+      g_test_message ("%s: largest |mean - exact mean| / exact sd = %.3f",
+                      sb_surrogate_name (k), dist);
+      g_assert_cmpfloat (dist, <, 3);
+    }
+
+  /* the density at the proposal: exact, Laplace and EP */
+  SbDensityData *d = run_job (w, SB_WORKER_LANE_DENSITY, sb_job_density,
+                              sb_density_input_new (q->model, 1, q->b, 2),
+                              (GDestroyNotify) sb_density_input_free);
+  const double *grid;
+  gsize k = sb_density_data_get_grid (d, &grid);
+  g_assert_cmpuint (k, >, 10);
+  for (SbSurrogate s = SB_SURROGATE_EXACT; s < SB_N_SURROGATES; s++)
+    {
+      const double *dens = sb_density_data_get_density (d, s);
+      double mass = 0;
+      g_assert_nonnull (dens);
+      for (gsize i = 1; i < k; i++)
+        mass += 0.5 * (dens[i] + dens[i - 1]) * (grid[i] - grid[i - 1]);
+      /* the grid spans the exact posterior's bulk (mean -+ 4.5 sd and the
+       * 95% interval); the Gaussians are centred nearby */
+      g_test_message ("density %s: mass on the grid %.4f", sb_surrogate_name (s), mass);
+      g_assert_cmpfloat (mass, >, s == SB_SURROGATE_EXACT ? 0.99 : 0.5);
+      g_assert_cmpfloat (mass, <, 1.01);
+    }
+  sb_density_data_unref (d);
+  sb_plot_snapshot_unref (snap);
+
+  /* without compare: no overlays, the rest unchanged */
+  snap = plot (w, session, q, FALSE);
+  g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_LAPLACE));
+  g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_EP));
+  g_assert_nonnull (sb_plot_snapshot_get_acquisition (snap, NULL, NULL));
+  sb_plot_snapshot_unref (snap);
+  sb_question_free (q);
+}
+
+/* Safe run on the 1-D GP draw of 001 sec. 5.2.3: P(valid) is a curve of
+ * probabilities with the required 0.7; the safe UCB is shown only where
+ * P(valid) >= 0.7, and the proposal is such a point. */
+static void
+test_plot_job_safe_1d (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbExperiment) exp = sb_template_benchmark ("safe-gp1d", &error);
+  g_autoptr (SbWorker) w = sb_worker_new ();
+  g_autoptr (SbSession) session = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (exp->mode, ==, SB_MODE_SAFE);
+  session = sb_session_new (exp);
+  SbQuestion *q = play (w, session, 6);
+  g_assert_cmpint (q->kind, ==, SB_QUESTION_VALUE);
+
+  SbPlotSnapshot *snap = plot (w, session, q, TRUE);
+  const double *x;
+  gsize n = sb_plot_snapshot_get_curve_grid (snap, NULL, &x);
+  double required = 0;
+  const double *pv = sb_plot_snapshot_get_validity (snap, &required);
+  const double *acq = sb_plot_snapshot_get_acquisition (snap, NULL, NULL);
+  gsize n_safe = 0;
+
+  g_assert_nonnull (pv);
+  g_assert_cmpfloat (required, ==, 0.7);
+  for (gsize i = 0; i < n; i++)
+    {
+      g_assert_true (pv[i] >= 0 && pv[i] <= 1);
+      g_assert_cmpint (isfinite (acq[i]), ==, pv[i] >= required);
+      n_safe += pv[i] >= required;
+    }
+  g_assert_cmpuint (n_safe, >, 0);
+  gsize near = check_acquisition_curve (snap, q, "safe UCB", 1);
+  /* the proposal lies in the safe set: q->prob_safe is P(valid) there,
+   * computed from the same samples */
+  g_test_message ("P(valid) at the proposal %.3f (grid neighbour %.3f)", q->prob_safe, pv[near]);
+  g_assert_cmpfloat (q->prob_safe, >=, required);
+  sb_plot_snapshot_unref (snap);
+  sb_question_free (q);
+}
+
+/* 2-D runs on Six-hump camel: the acquisition field exists and is finite;
+ * in safe mode (h = -1) also the P(valid) field, probabilities; the
+ * Laplace / EP mean and sd fields are there with compare. */
+static void
+test_plot_job_fields_2d (void)
+{
+  for (int safe = 0; safe < 2; safe++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SbExperiment) exp = sb_template_benchmark ("six-hump-camel", &error);
+      g_autoptr (SbWorker) w = sb_worker_new ();
+      g_autoptr (SbSession) session = NULL;
+
+      g_assert_no_error (error);
+      exp->seed = 5;
+      if (safe)
+        {
+          exp->mode = SB_MODE_SAFE;
+          exp->threshold = -1;
+          exp->initial = 4;
+        }
+      session = sb_session_new (exp);
+      SbQuestion *q = play (w, session, 8);
+      SbPlotSnapshot *snap = plot (w, session, q, TRUE);
+      SbGrid2 *acq = sb_plot_snapshot_get_field (snap, SB_FIELD_ACQUISITION, SB_SURROGATE_EXACT);
+      SbGrid2 *pv = sb_plot_snapshot_get_field (snap, SB_FIELD_P_VALID, SB_SURROGATE_EXACT);
+      const double *v;
+      guint cells, finite = 0;
+      double lo, hi;
+
+      g_assert_nonnull (acq);
+      cells = sb_grid2_get_nx (acq) * sb_grid2_get_ny (acq);
+      v = sb_grid2_get_values (acq);
+      for (guint i = 0; i < cells; i++)
+        finite += isfinite (v[i]) != 0;
+      g_assert_true (sb_grid2_get_range (acq, &lo, &hi));
+      g_test_message ("%s: acquisition field %u of %u finite, range [%.4g, %.4g]",
+                      safe ? "safe" : "preference", finite, cells, lo, hi);
+      g_assert_cmpfloat (hi, >, lo);
+      if (safe)
+        {
+          g_assert_nonnull (pv);
+          g_assert_true (sb_grid2_get_range (pv, &lo, &hi));
+          g_assert_cmpfloat (lo, >=, 0);
+          g_assert_cmpfloat (hi, <=, 1);
+          g_assert_cmpfloat (hi, >=, 0.7);   /* the safe start's region */
+          v = sb_grid2_get_values (pv);
+          const double *a = sb_grid2_get_values (acq);
+          for (guint i = 0; i < cells; i++)
+            g_assert_cmpint (isfinite (a[i]), ==, v[i] >= 0.7);
+          g_assert_cmpfloat (q->prob_safe, >=, 0.7);
+        }
+      else
+        {
+          g_assert_null (pv);
+          g_assert_cmpuint (finite, >=, cells - 1);   /* x_r itself excluded */
+        }
+      for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+        {
+          g_assert_nonnull (sb_plot_snapshot_get_field (snap, SB_FIELD_MEAN, k));
+          g_assert_nonnull (sb_plot_snapshot_get_field (snap, SB_FIELD_SD, k));
+          g_assert_null (sb_plot_snapshot_get_field (snap, SB_FIELD_SKEWNESS, k));
+        }
+      sb_plot_snapshot_unref (snap);
+      sb_question_free (q);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -314,5 +635,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/worker/progress-coalesced", test_progress_coalesced);
   g_test_add_func ("/worker/worker-gone", test_worker_gone);
   g_test_add_func ("/worker/error", test_error);
+  g_test_add_func ("/jobs/plot-preference-1d", test_plot_job_preference_1d);
+  g_test_add_func ("/jobs/plot-safe-1d", test_plot_job_safe_1d);
+  g_test_add_func ("/jobs/plot-fields-2d", test_plot_job_fields_2d);
   return g_test_run ();
 }
