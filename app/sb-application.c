@@ -158,6 +158,21 @@ static const struct {
   { "win.undo", { "<Control>z", NULL } },
   { "win.refit", { "<Control>r", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },
+  { "win.plot-kind::posterior", { "<Control>1", NULL } },
+  { "win.plot-kind::skewness", { "<Control>2", NULL } },
+  { "win.plot-kind::acquisition", { "<Control>3", NULL } },
+  { "win.plot-kind::validity", { "<Control>4", NULL } },
+  { "win.plot-kind::heatmap", { "<Control>5", NULL } },
+  { "win.plot-kind::density", { "<Control>6", NULL } },
+  { "win.plot-kind::convergence", { "<Control>7", NULL } },
+  { "win.plot-kind::hyperparameters", { "<Control>8", NULL } },
+  { "win.plot-field::mean", { "<Alt>1", NULL } },
+  { "win.plot-field::sd", { "<Alt>2", NULL } },
+  { "win.plot-field::skewness", { "<Alt>3", NULL } },
+  { "win.plot-field::acquisition", { "<Alt>4", NULL } },
+  { "win.plot-field::p-valid", { "<Alt>5", NULL } },
+  { "win.compare-laplace", { "<Control><Shift>l", NULL } },
+  { "win.compare-ep", { "<Control><Shift>e", NULL } },
 };
 
 static void

@@ -1299,6 +1299,21 @@ sb_window_init (SbWindow *self)
   gtk_box_append (self->plots_box, GTK_WIDGET (self->plot_view));
   g_signal_connect (self->plot_view, "slice-changed", G_CALLBACK (on_slice_changed), self);
   g_signal_connect (self->plot_view, "point-activated", G_CALLBACK (on_point_activated), self);
+  /* The plot's controls as window actions, so keys drive them too
+   * (accelerators in sb-application.c): which plot, which 2-D field,
+   * and the Laplace / EP overlays. */
+  {
+    static const char *const plot_actions[][2] = {
+      { "plot-kind", "kind" }, { "plot-field", "field" },
+      { "compare-laplace", "show-laplace" }, { "compare-ep", "show-ep" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (plot_actions); i++)
+      {
+        g_autoptr (GPropertyAction) action
+          = g_property_action_new (plot_actions[i][0], self->plot_view, plot_actions[i][1]);
+        g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (action));
+      }
+  }
 
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_swapped (self->recent, "changed", G_CALLBACK (rebuild_recent_menu), self);
