@@ -6,9 +6,13 @@
  * demo when it does not exist; a bare launch starts the built-in demo (the
  * favourite-colour experiment) in a new session file under the user's
  * data directory, so every answer is saved from the first one.
+ * `--demo ID` opens a guided demo (app/sb-demos.h; `--demo list` prints
+ * the ids), e.g. for screenshots and tests.
  */
 #include "sb-application.h"
 
+#include "sb-demo-chooser.h"
+#include "sb-demos.h"
 #include "sb-experiment-templates.h"
 #include "sb-window.h"
 #include "sb-worker.h"
@@ -65,7 +69,32 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   SbApplication *self = SB_APPLICATION (app);
   GVariantDict *options = g_application_command_line_get_options_dict (cmdline);
   g_autofree char *path = NULL;
+  g_autofree char *demo_id = NULL;
 
+  if (g_variant_dict_lookup (options, "demo", "s", &demo_id))
+    {
+      const SbDemo *demo = sb_demos_lookup (demo_id);
+      g_autoptr (GError) error = NULL;
+
+      if (demo == NULL || g_str_equal (demo_id, "list"))
+        {
+          if (demo == NULL && !g_str_equal (demo_id, "list"))
+            g_application_command_line_printerr (cmdline, "skewbench: no demo '%s'; the demos are:\n",
+                                                 demo_id);
+          for (guint i = 0; i < sb_demos_get_n (); i++)
+            g_application_command_line_print (cmdline, "%-28s %s\n", sb_demos_get (i)->id,
+                                              sb_demos_get (i)->title);
+          return g_str_equal (demo_id, "list") ? 0 : 2;
+        }
+      if (!sb_demo_open (demo, GTK_APPLICATION (self),
+                         gtk_application_get_active_window (GTK_APPLICATION (self)), &error))
+        {
+          g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' could not be opened: %s\n",
+                                               demo_id, error->message);
+          return 1;
+        }
+      return 0;
+    }
   if (g_variant_dict_lookup (options, "session", "^ay", &path) && path && *path)
     {
       g_autoptr (GFile) file = g_application_command_line_create_file_for_arg (cmdline, path);
@@ -133,6 +162,15 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 }
 
 static void
+demos_action (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  GtkApplication *app = GTK_APPLICATION (user_data);
+  SbDemoChooser *chooser = sb_demo_chooser_new (app, gtk_application_get_active_window (app));
+
+  gtk_window_present (GTK_WINDOW (chooser));
+}
+
+static void
 quit_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   /* Every answer is already on disk (saved atomically when given), so
@@ -143,6 +181,7 @@ quit_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 
 static const GActionEntry app_actions[] = {
   { .name = "about", .activate = about_action },
+  { .name = "demos", .activate = demos_action },
   { .name = "quit", .activate = quit_action },
 };
 
@@ -192,6 +231,8 @@ sb_application_init (SbApplication *self)
   static const GOptionEntry entries[] = {
     { "session", 's', 0, G_OPTION_ARG_FILENAME, NULL,
       "Open the session file PATH (created from the demo if it does not exist)", "PATH" },
+    { "demo", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "Open the guided demo ID (a copy of its session; 'list' lists them)", "ID" },
     { NULL }
   };
 

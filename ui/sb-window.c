@@ -1,6 +1,7 @@
 /* sb-window.c — the main workbench window: session, worker, duel panel. */
 #include "sb-window.h"
 
+#include "sb-demos.h"
 #include "sb-experiment-templates.h"
 #include "sb-new-experiment-dialog.h"
 #include "sb-plot-view.h"
@@ -38,6 +39,9 @@ struct _SbWindow
   guint history_len;           /* log entries the history list reflects   */
   SbPlotView *plot_view;       /* in plots_box                            */
   gboolean user_slice;         /* the user chose the 2-D slice            */
+  const SbDemo *demo;          /* the guided demo shown (static), or NULL */
+  GPtrArray *demo_log;         /* its full prepared log (SbLogEntry)      */
+  gboolean demo_density;       /* show the demo's density when a model is */
 
   /* Template widgets (borrowed) */
   GtkLabel *title_label;
@@ -54,6 +58,13 @@ struct _SbWindow
   GtkProgressBar *progress_bar;
   GtkLabel *status_label;
   GMenu *recent_menu;
+  GtkRevealer *demo_revealer;
+  GtkLabel *demo_title_label;
+  GtkLabel *demo_text_label;
+  GtkLabel *demo_settings_label;
+  GtkBox *demo_views_box;
+  GtkWidget *demo_step_box;
+  GtkLabel *demo_step_label;
 };
 
 G_DEFINE_FINAL_TYPE (SbWindow, sb_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -69,6 +80,9 @@ static guint signals[N_SIGNALS];
 
 static void request_question (SbWindow *self);
 static void update_actions (SbWindow *self);
+static void clear_demo (SbWindow *self);
+static void update_demo (SbWindow *self);
+static void demo_request_density (SbWindow *self);
 
 /* ---- Errors and status ------------------------------------------------------ */
 
@@ -135,12 +149,11 @@ describe_point (const SbExperiment *exp, const double *x)
   return g_string_free (s, FALSE);
 }
 
-static GtkWidget *
-history_row (const SbExperiment *exp, const SbLogEntry *e, guint index)
+static char *
+history_text (const SbExperiment *exp, const SbLogEntry *e, guint index)
 {
   g_autofree char *text = NULL;
   g_autofree char *point = NULL;
-  GtkWidget *label;
 
   switch (e->kind)
     {
@@ -161,7 +174,15 @@ history_row (const SbExperiment *exp, const SbLogEntry *e, guint index)
       text = g_strdup_printf ("%u. skipped", index + 1);
       break;
     }
-  label = gtk_label_new (text);
+  return g_steal_pointer (&text);
+}
+
+static GtkWidget *
+history_row (const SbExperiment *exp, const SbLogEntry *e, guint index)
+{
+  g_autofree char *text = history_text (exp, e, index);
+  GtkWidget *label = gtk_label_new (text);
+
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_widget_set_margin_start (label, 6);
@@ -437,9 +458,12 @@ question_ready (SbWindow *self, const SbQuestion *result)
   clear_error (self);
   g_signal_emit (self, signals[QUESTION_SHOWN], 0);
 
-  if (q->refit_due && !sb_worker_is_busy (self->worker, SB_WORKER_LANE_FIT))
+  /* A demo keeps the paper's hyperparameters (a refit is still one
+   * Ctrl+R away). */
+  if (q->refit_due && self->demo == NULL && !sb_worker_is_busy (self->worker, SB_WORKER_LANE_FIT))
     start_fit (self);
   request_plot (self);
+  demo_request_density (self);
 
   /* Answers given while the engine was busy apply now, in order. */
   if (!g_queue_is_empty (&self->pending))
@@ -642,6 +666,7 @@ on_session_changed (SbSession *session, SbWindow *self)
 {
   update_history (self);
   update_status (self);
+  update_demo (self);
 }
 
 /* The acknowledgement: the log with N entries is on disk (the end-to-end
@@ -676,6 +701,7 @@ sb_window_set_session (SbWindow *self, SbSession *session)
 
   sb_worker_cancel_all (self->worker);
   drop_pending (self);
+  clear_demo (self);
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
   if (self->session)
     g_signal_handlers_disconnect_by_data (self->session, self);
@@ -715,6 +741,7 @@ show_refused (SbWindow *self, const GError *error)
 {
   sb_worker_cancel_all (self->worker);
   drop_pending (self);
+  clear_demo (self);
   g_clear_pointer (&self->question, sb_question_free);
   if (self->session)
     g_signal_handlers_disconnect_by_data (self->session, self);
@@ -885,6 +912,7 @@ update_actions (SbWindow *self)
   set_enabled (self, "autoplay", simulated);
   set_enabled (self, "oracle-answer", simulated && self->question && self->question->has_oracle);
   set_enabled (self, "none", FALSE);
+  update_demo (self);
 }
 
 static void
@@ -1126,6 +1154,263 @@ export_csv_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 }
 
+/* ---- Guided demos (app/sb-demos.h) ---------------------------------------------
+ * The banner says what to look at and offers the demo's views as buttons;
+ * a stepping demo replays its prepared log one answer at a time: "next"
+ * appends the demo's next answer, "previous" is an undo, so every step is
+ * an ordinary session state computed by the ordinary jobs. */
+
+static gboolean
+log_entry_equal (const SbLogEntry *x, const SbLogEntry *y)
+{
+  if (x->kind != y->kind || x->dim != y->dim || (x->b == NULL) != (y->b == NULL)
+      || memcmp (x->a, y->a, x->dim * sizeof (double)) != 0
+      || (x->b && memcmp (x->b, y->b, x->dim * sizeof (double)) != 0))
+    return FALSE;
+  if (x->kind == SB_LOG_DUEL)
+    return x->winner == y->winner;
+  if (x->kind == SB_LOG_VALUE)
+    return x->value == y->value;
+  return TRUE;
+}
+
+/* The number of leading log entries that are the demo's own: the step
+ * shown. "Next" needs the whole log to be such a prefix. */
+static guint
+demo_prefix (SbWindow *self)
+{
+  guint n, i;
+
+  if (self->demo_log == NULL || self->session == NULL)
+    return 0;
+  n = MIN (sb_session_get_n_observations (self->session), self->demo_log->len);
+  for (i = 0; i < n; i++)
+    if (!log_entry_equal (sb_session_get_observation (self->session, i),
+                          g_ptr_array_index (self->demo_log, i)))
+      break;
+  return i;
+}
+
+static void
+update_demo (SbWindow *self)
+{
+  guint n, prefix;
+  gboolean on_track;
+  g_autofree char *text = NULL;
+
+  if (self->demo == NULL || self->session == NULL || self->demo_log == NULL)
+    {
+      set_enabled (self, "demo-previous", FALSE);
+      set_enabled (self, "demo-next", FALSE);
+      return;
+    }
+  n = sb_session_get_n_observations (self->session);
+  prefix = demo_prefix (self);
+  on_track = prefix == n;
+  set_enabled (self, "demo-previous", self->demo->stepping && n > 1);
+  set_enabled (self, "demo-next", self->demo->stepping && on_track && n < self->demo_log->len);
+  if (!self->demo->stepping)
+    return;
+  if (on_track && n > 0)
+    {
+      g_autofree char *what = history_text (sb_session_get_experiment (self->session),
+                                            sb_session_get_observation (self->session, n - 1),
+                                            n - 1);
+      text = g_strdup_printf ("Step %u of %u — %s", n, self->demo_log->len, what);
+    }
+  else if (on_track)
+    text = g_strdup_printf ("Step 0 of %u", self->demo_log->len);
+  else
+    text = g_strdup_printf ("Your own answers after step %u of %u", prefix, self->demo_log->len);
+  gtk_label_set_text (self->demo_step_label, text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->demo_step_label), text);
+}
+
+static void
+clear_demo (SbWindow *self)
+{
+  GtkWidget *child;
+
+  self->demo = NULL;
+  self->demo_density = FALSE;
+  g_clear_pointer (&self->demo_log, g_ptr_array_unref);
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->demo_views_box))))
+    gtk_box_remove (self->demo_views_box, child);
+  gtk_revealer_set_reveal_child (self->demo_revealer, FALSE);
+  update_demo (self);
+}
+
+/* The demo's density view: the predictive density at its point, through
+ * the ordinary density job as if the point had been clicked. Deferred
+ * until a model exists. */
+static void
+demo_request_density (SbWindow *self)
+{
+  double x[SB_MAX_PARAMETERS] = { 0 };
+  g_autoptr (GVariant) point = NULL;
+
+  if (!self->demo_density || self->demo == NULL || self->question == NULL
+      || self->question->model == NULL || self->question->dim != 1)
+    return;
+  x[0] = self->demo->density_x;
+  point = g_variant_ref_sink (g_variant_new_fixed_array (G_VARIANT_TYPE_DOUBLE, x, 1,
+                                                         sizeof (double)));
+  g_signal_emit_by_name (self->plot_view, "point-activated", point);
+}
+
+static void
+demo_show_view (SbWindow *self, const char *nick)
+{
+  GEnumClass *klass = g_type_class_ref (SB_TYPE_PLOT_KIND);
+  GEnumValue *value = g_enum_get_value_by_nick (klass, nick);
+
+  if (value)
+    {
+      sb_plot_view_set_kind (self->plot_view, value->value);
+      self->demo_density = value->value == SB_PLOT_DENSITY;
+      demo_request_density (self);
+    }
+  g_type_class_unref (klass);
+}
+
+static void
+demo_add_view_buttons (SbWindow *self, const char *views)
+{
+  g_auto (GStrv) nicks = g_strsplit (views ? views : "", " ", -1);
+  GEnumClass *klass = g_type_class_ref (SB_TYPE_PLOT_KIND);
+
+  for (guint i = 0; nicks[i]; i++)
+    {
+      GEnumValue *value = g_enum_get_value_by_nick (klass, nicks[i]);
+      GtkWidget *button;
+      g_autofree char *label = NULL;
+
+      if (value == NULL)
+        continue;
+      if (value->value == SB_PLOT_DENSITY)
+        label = g_strdup_printf ("Density at x = %g", self->demo->density_x);
+      else
+        label = g_strdup (sb_plot_kind_title (value->value));
+      button = gtk_button_new_with_label (label);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.demo-view");
+      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", nicks[i]);
+      gtk_box_append (self->demo_views_box, button);
+    }
+  g_type_class_unref (klass);
+}
+
+void
+sb_window_show_demo (SbWindow *self, const SbDemo *demo, SbSession *session)
+{
+  g_auto (GStrv) views = NULL;
+
+  g_return_if_fail (SB_IS_WINDOW (self));
+  g_return_if_fail (demo != NULL && demo->session != NULL);
+  g_return_if_fail (SB_IS_SESSION (session));
+
+  sb_window_set_session (self, session);
+  self->demo = demo;
+  self->demo_log = sb_session_dup_observations (session);
+  gtk_label_set_text (self->demo_title_label, demo->title);
+  gtk_label_set_text (self->demo_text_label, demo->explanation);
+  gtk_label_set_text (self->demo_settings_label, demo->settings);
+  demo_add_view_buttons (self, demo->views);
+  gtk_widget_set_visible (self->demo_step_box, demo->stepping);
+  gtk_revealer_set_reveal_child (self->demo_revealer, TRUE);
+  views = g_strsplit (demo->views ? demo->views : "", " ", 2);
+  if (views[0] && *views[0])
+    demo_show_view (self, views[0]);
+
+  /* A stepping demo starts at its first answer (the paper's iteration 0):
+   * the copy is rewound, and "next" replays the rest. */
+  if (demo->stepping)
+    {
+      while (sb_session_get_n_observations (session) > 1)
+        if (!sb_session_undo (session, NULL))
+          break;
+      request_question (self);
+    }
+  update_demo (self);
+}
+
+const SbDemo *
+sb_window_get_demo (SbWindow *self)
+{
+  g_return_val_if_fail (SB_IS_WINDOW (self), NULL);
+  return self->demo;
+}
+
+guint
+sb_window_get_demo_step (SbWindow *self)
+{
+  g_return_val_if_fail (SB_IS_WINDOW (self), 0);
+  return self->demo && self->session ? sb_session_get_n_observations (self->session) : 0;
+}
+
+static gboolean
+demo_append (SbSession *session, const SbLogEntry *e, GError **error)
+{
+  switch (e->kind)
+    {
+    case SB_LOG_DUEL:
+      return sb_session_add_duel (session, e->a, e->b, e->winner, error);
+    case SB_LOG_VALUE:
+      return sb_session_add_value (session, e->a, e->value, error);
+    case SB_LOG_FAILED:
+      return sb_session_add_failed (session, e->a, error);
+    case SB_LOG_SKIP:
+    default:
+      return sb_session_add_skip (session, e->a, e->b, error);
+    }
+}
+
+static void
+demo_next_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  g_autoptr (GError) error = NULL;
+  guint n;
+
+  if (self->demo == NULL || self->session == NULL)
+    return;
+  n = sb_session_get_n_observations (self->session);
+  if (demo_prefix (self) != n || n >= self->demo_log->len)
+    return;
+  drop_pending (self);
+  if (!demo_append (self->session, g_ptr_array_index (self->demo_log, n), &error))
+    {
+      g_autofree char *msg = g_strdup_printf ("The step could not be saved: %s", error->message);
+      show_error (self, msg, FALSE);
+    }
+  request_question (self);
+}
+
+static void
+demo_previous_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+
+  if (self->demo == NULL || self->session == NULL
+      || sb_session_get_n_observations (self->session) <= 1)
+    return;
+  drop_pending (self);
+  g_action_group_activate_action (G_ACTION_GROUP (self), "undo", NULL);
+}
+
+static void
+demo_view_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  demo_show_view (SB_WINDOW (user_data), g_variant_get_string (p, NULL));
+}
+
+static void
+demo_close_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+
+  gtk_revealer_set_reveal_child (self->demo_revealer, FALSE);
+}
+
 static const GActionEntry win_actions[] = {
   { .name = "answer-a", .activate = answer_a_action },
   { .name = "answer-b", .activate = answer_b_action },
@@ -1144,6 +1429,10 @@ static const GActionEntry win_actions[] = {
   { .name = "open-recent", .activate = open_recent_action, .parameter_type = "s" },
   { .name = "save-as", .activate = save_as_action },
   { .name = "export-csv", .activate = export_csv_action },
+  { .name = "demo-previous", .activate = demo_previous_action },
+  { .name = "demo-next", .activate = demo_next_action },
+  { .name = "demo-view", .activate = demo_view_action, .parameter_type = "s" },
+  { .name = "demo-close", .activate = demo_close_action },
   { .name = "none" },
 };
 
@@ -1225,6 +1514,8 @@ sb_window_dispose (GObject *object)
   g_clear_pointer (&self->question, sb_question_free);
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
   g_queue_clear_full (&self->pending, g_free);
+  g_clear_pointer (&self->demo_log, g_ptr_array_unref);
+  self->demo = NULL;
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_WINDOW);
   G_OBJECT_CLASS (sb_window_parent_class)->dispose (object);
 }
@@ -1271,6 +1562,13 @@ sb_window_class_init (SbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbWindow, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, recent_menu);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_revealer);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_title_label);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_text_label);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_settings_label);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_views_box);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_step_box);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_step_label);
 }
 
 static void

@@ -21,6 +21,7 @@
 
 #include <gtk/gtk.h>
 
+#include "sb-demos.h"
 #include "sb-duel-panel.h"
 #include "sb-jobs.h"
 #include "sb-plot-data.h"
@@ -61,6 +62,19 @@ gboolean sb_window_get_refused (SbWindow *self);
 SbPlotSnapshot *sb_window_get_plot_snapshot (SbWindow *self);
 /* Starts a hyperparameter fit now (also win.refit). */
 void sb_window_refit (SbWindow *self);
+
+/* Guided demos (app/sb-demos.h). Shows SESSION (a copy of DEMO's
+ * prepared session, sb_demo_copy_session) with the demo's explanation
+ * banner: its views as buttons and, for a stepping demo, previous / next
+ * step controls (win.demo-previous, win.demo-next) that replay the
+ * prepared log one answer at a time, starting at the first answer. The
+ * stored hyperparameters (the paper's) are not refitted automatically.
+ * Setting another session ends the demo. */
+void sb_window_show_demo (SbWindow *self, const SbDemo *demo, SbSession *session);
+/* The demo shown, or NULL. */
+const SbDemo *sb_window_get_demo (SbWindow *self);
+/* The step shown: the number of log entries of the demo's session. */
+guint sb_window_get_demo_step (SbWindow *self);
 
 /* The default directory of new sessions ($XDG_DATA_HOME/skewbench/sessions). */
 char *sb_window_default_session_dir (void);

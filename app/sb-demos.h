@@ -1,0 +1,77 @@
+/* sb-demos.h — the guided demos (issue 8): a prepared state plus a few
+ * sentences that say what to look at, each reproducing a figure of the
+ * papers with the paper's settings.
+ *
+ * A demo opens in one of two ways:
+ *   SESSION   a prepared session (a JSON document in the GResource under
+ *             /org/skewbench/SkewBench/demos/<id>.json) is copied to a NEW
+ *             file under $XDG_DATA_HOME/skewbench/demos/ (never overwriting
+ *             anything) and shown in a main window with an explanation
+ *             banner; the demo's hyperparameters (the paper's) stay fixed;
+ *   OPEN      a callback that opens another window (e.g. the
+ *             classification playground with a preset).
+ *
+ * Adding a demo is one entry of the table in sb-demos.c:
+ *
+ *   { .id = "my-demo", .title = "…", .explanation = "…",
+ *     .settings = "…", .open = my_window_open_demo },
+ *
+ * The table is static and constant: no initialisation, safe from any
+ * thread.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sb-session.h"
+
+G_BEGIN_DECLS
+
+#define SB_DEMO_RESOURCE_PREFIX "/org/skewbench/SkewBench/demos/"
+
+typedef struct {
+  const char *id;           /* stable, for `skewbench --demo ID`          */
+  const char *title;        /* "Preference posteriors are skewed"         */
+  const char *explanation;  /* one paragraph: what to look at             */
+  const char *settings;     /* the paper's settings reproduced, with the
+                               paper file and figure                      */
+  /* Exactly one of the two: */
+  const char *session;      /* resource name under SB_DEMO_RESOURCE_PREFIX,
+                               e.g. "preference-skewed.json"              */
+  void (*open) (GtkWindow *parent);  /* opens the demo's own window       */
+  /* Session demos only: */
+  guint n_answers;          /* answers in the prepared log (tests check)  */
+  gboolean stepping;        /* the banner offers previous / next step
+                               controls that replay the log one answer at
+                               a time                                     */
+  const char *views;        /* plots the banner offers as buttons, by
+                               SbPlotKind nick ("posterior skewness
+                               density"); the first is shown on opening   */
+  double density_x;         /* 1-D: the point of the "density" view       */
+} SbDemo;
+
+/* The registry, in menu order. */
+guint sb_demos_get_n (void);
+const SbDemo *sb_demos_get (guint index);
+/* NULL for an unknown id. */
+const SbDemo *sb_demos_lookup (const char *id);
+
+/* A session demo's prepared session, parsed from the resource (no file:
+ * it never saves). NULL with ERROR for callback demos or a broken
+ * resource. */
+SbSession *sb_demo_load_prepared (const SbDemo *demo, GError **error);
+/* The prepared session copied to a new file in DIR (NULL: the default,
+ * sb_demo_default_dir) and bound to it. An existing file is never
+ * touched: the name gets a time stamp and, if taken, a counter. */
+SbSession *sb_demo_copy_session (const SbDemo *demo, const char *dir, GError **error);
+/* $XDG_DATA_HOME/skewbench/demos */
+char *sb_demo_default_dir (void);
+
+/* Opens DEMO: a session demo as a copy (sb_demo_copy_session) in a new
+ * main window of APP with the explanation banner; a callback demo through
+ * its callback with PARENT. FALSE with ERROR when the copy could not be
+ * made (nothing is shown then). */
+gboolean sb_demo_open (const SbDemo *demo, GtkApplication *app,
+                       GtkWindow *parent, GError **error);
+
+G_END_DECLS

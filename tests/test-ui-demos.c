@@ -1,0 +1,540 @@
+/* test-ui-demos.c — the guided demos (app/sb-demos.h) in-process under
+ * Xvfb: the registry is well formed and its prepared sessions hold the
+ * papers' settings and the stated number of answers; every entry opens
+ * without error; opening a demo never touches an existing file; a demo
+ * keeps the paper's hyperparameters (no automatic refit); the step
+ * controls of the safe demo change the step shown (session, question and
+ * plot); the chooser lists and opens the demos. TAP-skips without a
+ * display. */
+#include "sb-application.h"
+#include "sb-demo-chooser.h"
+#include "sb-demos.h"
+#include "sb-window.h"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+static SbApplication *app;
+
+static gboolean
+have_display (void)
+{
+  const char *x = g_getenv ("DISPLAY"), *w = g_getenv ("WAYLAND_DISPLAY");
+  return (x && *x) || (w && *w);
+}
+
+/* Iterates the main loop until COND holds; 90 s without it is a failure
+ * (a question of these 1-D demos takes well under a few seconds, even on
+ * a loaded 2-core machine). */
+#define SPIN_UNTIL(cond)                                                        \
+  G_STMT_START {                                                                \
+    gint64 deadline_ = g_get_monotonic_time () + 90 * G_TIME_SPAN_SECOND;       \
+    while (!(cond) && g_get_monotonic_time () < deadline_)                      \
+      g_main_context_iteration (NULL, TRUE);                                    \
+    g_assert_true (cond);                                                       \
+  } G_STMT_END
+
+static gboolean
+wake (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+spin_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
+  guint id = g_timeout_add (5, wake, NULL);
+
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (id);
+}
+
+static GList *
+windows_now (void)
+{
+  return g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
+}
+
+/* The one application window that is not in BEFORE. */
+static GtkWindow *
+new_window (GList *before)
+{
+  GtkWindow *found = NULL;
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
+    if (!g_list_find (before, l->data))
+      {
+        g_assert_null (found);
+        found = l->data;
+      }
+  g_assert_nonnull (found);
+  return found;
+}
+
+static void
+destroy_windows (void)
+{
+  GList *all = windows_now ();
+
+  for (GList *l = all; l; l = l->next)
+    gtk_window_destroy (l->data);
+  g_list_free (all);
+  sb_session_flush_all ();
+  spin_for (20);
+}
+
+/* ---- Registry and prepared sessions ---------------------------------------- */
+
+static void
+test_registry (void)
+{
+  g_autoptr (GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+
+  g_assert_cmpuint (sb_demos_get_n (), >=, 3);
+  for (guint i = 0; i < sb_demos_get_n (); i++)
+    {
+      const SbDemo *d = sb_demos_get (i);
+
+      g_assert_true (d->id && *d->id && d->title && *d->title);
+      g_assert_true (d->explanation && strlen (d->explanation) > 40);
+      /* The paper's settings are stated. */
+      g_assert_true (d->settings && strstr (d->settings, "Paper") != NULL);
+      g_assert_true ((d->session != NULL) != (d->open != NULL));
+      g_assert_true (g_hash_table_add (ids, (gpointer) d->id));
+      g_assert_true (sb_demos_lookup (d->id) == d);
+      if (d->session)
+        {
+          g_autoptr (GError) error = NULL;
+          g_autoptr (SbSession) s = sb_demo_load_prepared (d, &error);
+
+          g_assert_no_error (error);
+          g_assert_cmpuint (sb_session_get_n_answers (s), ==, d->n_answers);
+          g_assert_cmpuint (sb_session_get_n_observations (s), ==, d->n_answers);
+          g_assert_null (sb_session_get_file (s));
+          g_assert_true (sb_session_get_hyper (s)->valid);
+        }
+    }
+  g_assert_null (sb_demos_lookup ("no-such-demo"));
+}
+
+static void
+count_kinds (SbSession *s, guint *duels, guint *values, guint *failed)
+{
+  *duels = *values = *failed = 0;
+  for (guint i = 0; i < sb_session_get_n_observations (s); i++)
+    switch (sb_session_get_observation (s, i)->kind)
+      {
+      case SB_LOG_DUEL: (*duels)++; break;
+      case SB_LOG_VALUE: (*values)++; break;
+      case SB_LOG_FAILED: (*failed)++; break;
+      case SB_LOG_SKIP: default: break;
+      }
+}
+
+/* The numbers of 001 Figures 5, 6, 13-14 (see tests/make-demos.c). The
+ * hyperparameters are stored as decimal literals, so they compare exactly
+ * (up to the JSON round trip: 1e-12 relative). */
+static void
+test_paper_settings (void)
+{
+  g_autoptr (SbSession) pref = sb_demo_load_prepared (sb_demos_lookup ("preference-skewed"), NULL);
+  g_autoptr (SbSession) mixed = sb_demo_load_prepared (sb_demos_lookup ("mixed-numeric-preference"), NULL);
+  g_autoptr (SbSession) safe = sb_demo_load_prepared (sb_demos_lookup ("safe-step-by-step"), NULL);
+  g_autoptr (GHashTable) points = g_hash_table_new (g_double_hash, g_double_equal);
+  const SbHyper *h;
+  guint duels, values, failed;
+
+  /* Figure 5: 45 duels between 25 points of [-2.6, 2.6] of cos1d; RBF
+   * lengthscale 0.33, variance 50. */
+  g_assert_nonnull (pref);
+  g_assert_cmpstr (sb_session_get_experiment (pref)->problem, ==, "cos1d");
+  count_kinds (pref, &duels, &values, &failed);
+  g_assert_cmpuint (duels, ==, 45);
+  for (guint i = 0; i < 45; i++)
+    {
+      const SbLogEntry *e = sb_session_get_observation (pref, i);
+      double ga = cos (5 * e->a[0]) + exp (-e->a[0] * e->a[0] / 2);
+      double gb = cos (5 * e->b[0]) + exp (-e->b[0] * e->b[0] / 2);
+
+      g_assert_cmpfloat (fabs (e->a[0]), <=, 2.6);
+      g_assert_cmpfloat (fabs (e->b[0]), <=, 2.6);
+      /* Answered exactly by g. */
+      g_assert_cmpint (e->winner, ==, gb > ga);
+      g_hash_table_add (points, (gpointer) &e->a[0]);
+      g_hash_table_add (points, (gpointer) &e->b[0]);
+    }
+  g_assert_cmpuint (g_hash_table_size (points), ==, 25);
+  h = sb_session_get_hyper (pref);
+  g_assert_false (h->matern52);
+  g_assert_cmpfloat_with_epsilon (h->lengthscales[0], 0.33, 1e-12);
+  g_assert_cmpfloat_with_epsilon (h->variance, 50.0, 1e-10);
+  g_assert_cmpfloat_with_epsilon (h->mean, 0.0, 1e-12);
+
+  /* Figure 6: 30 values for x < 2.5, 30 duels against x_23 = 1.949 for
+   * x > 2.5; lengthscale 0.19, variance 1, noise variance 0.001. */
+  g_assert_nonnull (mixed);
+  g_assert_cmpint (sb_session_get_experiment (mixed)->mode, ==, SB_MODE_MIXED);
+  count_kinds (mixed, &duels, &values, &failed);
+  g_assert_cmpuint (values, ==, 30);
+  g_assert_cmpuint (duels, ==, 30);
+  for (guint i = 0; i < 60; i++)
+    {
+      const SbLogEntry *e = sb_session_get_observation (mixed, i);
+      if (e->kind == SB_LOG_VALUE)
+        g_assert_cmpfloat (e->a[0], <, 2.5);
+      else
+        {
+          g_assert_cmpfloat_with_epsilon (e->a[0], 5.0 * 23 / 59, 1e-12);
+          g_assert_cmpfloat (e->b[0], >, 2.5);
+        }
+    }
+  h = sb_session_get_hyper (mixed);
+  g_assert_cmpfloat_with_epsilon (h->lengthscales[0], 0.19, 1e-12);
+  g_assert_cmpfloat_with_epsilon (h->variance, 1.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (h->numeric_sd * h->numeric_sd, 0.001, 1e-12);
+
+  /* Figures 13-14: safe mode, threshold 0, start at x = 0, both kinds of
+   * answers among 8 (iterations 0-7); prior variance 2, lengthscale 1.5. */
+  g_assert_nonnull (safe);
+  g_assert_cmpint (sb_session_get_experiment (safe)->mode, ==, SB_MODE_SAFE);
+  g_assert_cmpstr (sb_session_get_experiment (safe)->problem, ==, "safe-gp1d");
+  g_assert_cmpfloat (sb_session_get_experiment (safe)->threshold, ==, 0.0);
+  count_kinds (safe, &duels, &values, &failed);
+  g_assert_cmpuint (duels, ==, 0);
+  g_assert_cmpuint (values + failed, ==, 8);
+  g_assert_cmpuint (failed, >=, 2);
+  g_assert_cmpfloat (sb_session_get_observation (safe, 0)->a[0], ==, 0.0);
+  g_assert_cmpint (sb_session_get_observation (safe, 0)->kind, ==, SB_LOG_VALUE);
+  for (guint i = 0; i < 8; i++)
+    {
+      const SbLogEntry *e = sb_session_get_observation (safe, i);
+      if (e->kind == SB_LOG_VALUE)
+        g_assert_cmpfloat (e->value, >=, 0.0);   /* valid means g(x) >= h */
+    }
+  h = sb_session_get_hyper (safe);
+  g_assert_cmpfloat_with_epsilon (h->lengthscales[0], 1.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (h->variance, 2.0, 1e-12);
+}
+
+/* ---- Opening --------------------------------------------------------------- */
+
+static void
+test_open_all (void)
+{
+  for (guint i = 0; i < sb_demos_get_n (); i++)
+    {
+      const SbDemo *d = sb_demos_get (i);
+      g_autoptr (GError) error = NULL;
+      GList *before = windows_now ();
+      GtkWindow *window;
+
+      g_test_message ("opening demo %s", d->id);
+      g_assert_true (sb_demo_open (d, GTK_APPLICATION (app), NULL, &error));
+      g_assert_no_error (error);
+      spin_for (50);
+      window = new_window (before);
+      g_list_free (before);
+      if (SB_IS_WINDOW (window))
+        {
+          SbWindow *w = SB_WINDOW (window);
+          SbSession *s = sb_window_get_session (w);
+
+          g_assert_true (sb_window_get_demo (w) == d);
+          g_assert_nonnull (sb_session_get_file (s));
+          /* A stepping demo starts at its first answer; the others show
+           * the whole prepared log. */
+          g_assert_cmpuint (sb_session_get_n_answers (s), ==, d->stepping ? 1 : d->n_answers);
+          SPIN_UNTIL (sb_window_get_question (w) != NULL);
+          g_assert_null (sb_window_get_error (w));
+          g_assert_false (sb_window_get_refused (w));
+          SPIN_UNTIL (sb_window_get_plot_snapshot (w) != NULL);
+          g_assert_cmpuint (sb_plot_snapshot_get_n_observations (sb_window_get_plot_snapshot (w)), ==,
+                            sb_session_get_n_answers (s));
+        }
+      destroy_windows ();
+    }
+}
+
+/* The preference demo has 45 answers, a multiple of the window's refit
+ * period (5): an ordinary session would start a refit now. The demo keeps
+ * the paper's hyperparameters. */
+static void
+test_hyper_fixed (void)
+{
+  const SbDemo *d = sb_demos_lookup ("preference-skewed");
+  GList *before = windows_now ();
+  SbWindow *w;
+  const SbQuestion *q;
+
+  g_assert_true (sb_demo_open (d, GTK_APPLICATION (app), NULL, NULL));
+  w = SB_WINDOW (new_window (before));
+  g_list_free (before);
+  SPIN_UNTIL (sb_window_get_question (w) != NULL);
+  q = sb_window_get_question (w);
+  g_assert_true (q->refit_due);
+  spin_for (300);
+  g_assert_false (sb_worker_is_busy (sb_window_get_worker (w), SB_WORKER_LANE_FIT));
+  g_assert_cmpfloat (sb_session_get_hyper (sb_window_get_session (w))->variance, ==, 50.0);
+  g_assert_cmpfloat (sb_session_get_hyper (sb_window_get_session (w))->lengthscales[0], ==, 0.33);
+  destroy_windows ();
+}
+
+static char *
+read_all (const char *path)
+{
+  char *data = NULL;
+
+  g_assert_true (g_file_get_contents (path, &data, NULL, NULL));
+  return data;
+}
+
+/* Copies go to new files: neither files that happen to have the copy's
+ * name, nor a session open in another window, are touched. */
+static void
+test_never_overwrites (void)
+{
+  const SbDemo *d = sb_demos_lookup ("mixed-numeric-preference");
+  g_autofree char *dir = g_dir_make_tmp ("sb-demos-XXXXXX", NULL);
+  g_autoptr (GPtrArray) planted = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autoptr (SbSession) c1 = NULL, c2 = NULL;
+  g_autofree char *p1 = NULL, *p2 = NULL;
+  g_autoptr (GError) error = NULL;
+
+  /* Files with the names a copy made in the next three seconds would
+   * take (the copy's name is the demo id and the local time). */
+  for (int k = 0; k < 3; k++)
+    {
+      g_autoptr (GDateTime) t = g_date_time_add_seconds (now, k);
+      g_autofree char *stamp = g_date_time_format (t, "%Y%m%d-%H%M%S");
+      g_autofree char *name = g_strdup_printf ("%s-%s.json", d->id, stamp);
+      char *path = g_build_filename (dir, name, NULL);
+
+      g_assert_true (g_file_set_contents (path, "precious", -1, NULL));
+      g_ptr_array_add (planted, path);
+    }
+  c1 = sb_demo_copy_session (d, dir, &error);
+  g_assert_no_error (error);
+  c2 = sb_demo_copy_session (d, dir, &error);
+  g_assert_no_error (error);
+  p1 = g_file_get_path (sb_session_get_file (c1));
+  p2 = g_file_get_path (sb_session_get_file (c2));
+  g_assert_cmpstr (p1, !=, p2);
+  for (guint i = 0; i < planted->len; i++)
+    {
+      g_autofree char *data = read_all (g_ptr_array_index (planted, i));
+      g_assert_cmpstr (p1, !=, g_ptr_array_index (planted, i));
+      g_assert_cmpstr (p2, !=, g_ptr_array_index (planted, i));
+      g_assert_cmpstr (data, ==, "precious");
+    }
+  /* Each copy is a complete session file of the demo. */
+  {
+    g_autoptr (SbSession) back = sb_session_load (sb_session_get_file (c2), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (sb_session_get_n_answers (back), ==, d->n_answers);
+  }
+
+  /* A session open in a window stays as it is when a demo opens. */
+  {
+    g_autofree char *path = g_build_filename (dir, "mine.json", NULL);
+    g_autoptr (GFile) file = g_file_new_for_path (path);
+    SbWindow *mine = sb_window_new (GTK_APPLICATION (app));
+    g_autofree char *before_data = NULL, *after_data = NULL;
+    GList *before;
+
+    gtk_window_present (GTK_WINDOW (mine));
+    g_assert_true (sb_window_open_file (mine, file, TRUE));
+    SPIN_UNTIL (sb_window_get_question (mine) != NULL);
+    g_action_group_activate_action (G_ACTION_GROUP (mine), "answer-a", NULL);
+    SPIN_UNTIL (sb_window_get_question (mine) != NULL);
+    sb_session_flush_all ();
+    before_data = read_all (path);
+
+    before = windows_now ();
+    for (guint i = 0; i < sb_demos_get_n (); i++)
+      if (sb_demos_get (i)->session)
+        g_assert_true (sb_demo_open (sb_demos_get (i), GTK_APPLICATION (app), GTK_WINDOW (mine), NULL));
+    spin_for (200);
+    g_list_free (before);
+    sb_session_flush_all ();
+    after_data = read_all (path);
+    g_assert_cmpstr (before_data, ==, after_data);
+    g_assert_true (sb_session_get_file (sb_window_get_session (mine)) != NULL);
+    g_assert_true (g_file_equal (sb_session_get_file (sb_window_get_session (mine)), file));
+    g_assert_null (sb_window_get_demo (mine));
+    destroy_windows ();
+  }
+
+  {
+    g_autoptr (GDir) dd = g_dir_open (dir, 0, NULL);
+    const char *name;
+    while ((name = g_dir_read_name (dd)))
+      {
+        g_autofree char *p = g_build_filename (dir, name, NULL);
+        g_unlink (p);
+      }
+    g_rmdir (dir);
+  }
+}
+
+/* ---- Steps ----------------------------------------------------------------- */
+
+static gboolean
+enabled (SbWindow *w, const char *action)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (w), action);
+}
+
+static gboolean
+plot_at_step (SbWindow *w, guint step)
+{
+  SbPlotSnapshot *snap = sb_window_get_plot_snapshot (w);
+  return snap && sb_plot_snapshot_get_n_observations (snap) == step;
+}
+
+static void
+test_steps (void)
+{
+  const SbDemo *d = sb_demos_lookup ("safe-step-by-step");
+  g_autoptr (SbSession) prepared = sb_demo_load_prepared (d, NULL);
+  GList *before = windows_now ();
+  SbWindow *w;
+  SbSession *s;
+
+  g_assert_true (d->stepping);
+  g_assert_true (sb_demo_open (d, GTK_APPLICATION (app), NULL, NULL));
+  w = SB_WINDOW (new_window (before));
+  g_list_free (before);
+  s = sb_window_get_session (w);
+
+  /* Step 1: the paper's iteration 0 (x = 0 observed). */
+  g_assert_cmpuint (sb_window_get_demo_step (w), ==, 1);
+  SPIN_UNTIL (sb_window_get_question (w) != NULL);
+  SPIN_UNTIL (plot_at_step (w, 1));
+  g_assert_false (enabled (w, "demo-previous"));
+  g_assert_true (enabled (w, "demo-next"));
+
+  /* Forward to the end: each step appends the prepared answer and the
+   * question and the plot follow. */
+  for (guint step = 2; step <= d->n_answers; step++)
+    {
+      g_action_group_activate_action (G_ACTION_GROUP (w), "demo-next", NULL);
+      g_assert_cmpuint (sb_window_get_demo_step (w), ==, step);
+      g_assert_cmpint (sb_session_get_observation (s, step - 1)->kind, ==,
+                       sb_session_get_observation (prepared, step - 1)->kind);
+      g_assert_cmpfloat (sb_session_get_observation (s, step - 1)->a[0], ==,
+                         sb_session_get_observation (prepared, step - 1)->a[0]);
+      SPIN_UNTIL (sb_window_get_question (w) != NULL && sb_window_get_question (w)->n_log == step);
+      SPIN_UNTIL (plot_at_step (w, step));
+      g_assert_true (enabled (w, "demo-previous"));
+    }
+  g_assert_false (enabled (w, "demo-next"));
+  g_assert_null (sb_window_get_error (w));
+
+  /* And back. */
+  g_action_group_activate_action (G_ACTION_GROUP (w), "demo-previous", NULL);
+  g_assert_cmpuint (sb_window_get_demo_step (w), ==, d->n_answers - 1);
+  SPIN_UNTIL (plot_at_step (w, d->n_answers - 1));
+  g_assert_true (enabled (w, "demo-next"));
+
+  /* An answer of one's own leaves the demo's track: "next" is off until
+   * it is taken back. */
+  SPIN_UNTIL (sb_window_get_question (w) != NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (w), "answer-failed", NULL);
+  g_assert_cmpuint (sb_session_get_n_observations (s), ==, d->n_answers);
+  g_assert_false (enabled (w, "demo-next"));
+  g_action_group_activate_action (G_ACTION_GROUP (w), "demo-previous", NULL);
+  g_assert_true (enabled (w, "demo-next"));
+  destroy_windows ();
+}
+
+/* ---- The chooser ----------------------------------------------------------- */
+
+static void
+on_demo_opened (SbDemoChooser *chooser, const char *id, char **out)
+{
+  g_free (*out);
+  *out = g_strdup (id);
+}
+
+static void
+test_chooser (void)
+{
+  SbDemoChooser *chooser = sb_demo_chooser_new (GTK_APPLICATION (app), NULL);
+  GtkListBox *list = sb_demo_chooser_get_list (chooser);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *opened = NULL;
+  GList *before;
+
+  gtk_window_present (GTK_WINDOW (chooser));
+  for (guint i = 0; i < sb_demos_get_n (); i++)
+    {
+      GtkListBoxRow *row = gtk_list_box_get_row_at_index (list, i);
+      g_assert_nonnull (row);
+      g_assert_cmpstr (gtk_widget_get_name (GTK_WIDGET (row)), ==, sb_demos_get (i)->id);
+    }
+  g_assert_null (gtk_list_box_get_row_at_index (list, sb_demos_get_n ()));
+
+  g_assert_false (sb_demo_chooser_open (chooser, "no-such-demo", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+
+  /* Activating a row opens its demo and closes the chooser. */
+  g_object_ref (chooser);
+  g_signal_connect (chooser, "demo-opened", G_CALLBACK (on_demo_opened), &opened);
+  before = windows_now ();
+  g_signal_emit_by_name (list, "row-activated", gtk_list_box_get_row_at_index (list, 0));
+  g_assert_cmpstr (opened, ==, sb_demos_get (0)->id);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (chooser)));
+  {
+    GtkWindow *w = new_window (before);
+    g_assert_true (SB_IS_WINDOW (w) || sb_demos_get (0)->open != NULL);
+  }
+  g_list_free (before);
+  g_object_unref (chooser);
+  destroy_windows ();
+}
+
+static void
+skip_without_display (void)
+{
+  g_test_skip ("no display: run under xvfb-run (build-aux/run-tests does)");
+}
+
+int
+main (int argc, char *argv[])
+{
+  static const struct { const char *path; GTestFunc func; } tests[] = {
+    { "/ui/demos/registry", test_registry },
+    { "/ui/demos/paper-settings", test_paper_settings },
+    { "/ui/demos/open-all", test_open_all },
+    { "/ui/demos/hyper-fixed", test_hyper_fixed },
+    { "/ui/demos/never-overwrites", test_never_overwrites },
+    { "/ui/demos/steps", test_steps },
+    { "/ui/demos/chooser", test_chooser },
+  };
+
+  if (!have_display ())
+    {
+      g_test_init (&argc, &argv, NULL);
+      for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
+        g_test_add_func (tests[i].path, skip_without_display);
+      return g_test_run ();
+    }
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  gtk_test_init (&argc, &argv, NULL);
+  {
+    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
+  app = sb_application_new ();
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
+    g_test_add_func (tests[i].path, tests[i].func);
+  return g_test_run ();
+}
