@@ -954,3 +954,11 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
   sb_density_data_freeze (d);
   return g_steal_pointer (&d);
 }
+
+sg_bo *
+sb_job_replay (const SbJobInput *input, GError **error)
+{
+  guint n_skips;
+
+  return replay (input, &n_skips, error);
+}

@@ -157,6 +157,14 @@ void sb_density_input_free (SbDensityInput *input);
  * (free with sb_density_data_unref). */
 gpointer sb_job_density (SbWorkerJob *job, gpointer input, GError **error);
 
+/* ---- Replay --------------------------------------------------------------
+ * The optimisation loop rebuilt from INPUT's log, with the stored
+ * hyperparameters restored: the first step of every job above, for jobs
+ * that live elsewhere (the link diagnostic, sb-link-job.c). NULL with
+ * ERROR (SB_ENGINE_ERROR) when the log does not fit the experiment.
+ * Free with sg_bo_free. */
+struct sg_bo *sb_job_replay (const SbJobInput *input, GError **error);
+
 /* Error domain of engine failures: the code is the sg_status. */
 #define SB_ENGINE_ERROR (sb_engine_error_quark ())
 GQuark sb_engine_error_quark (void);

@@ -9,3 +9,4 @@ extern const SkewgpCommand skewgp_command_posterior;    /* skewgp-posterior.c */
 extern const SkewgpCommand skewgp_command_bo;           /* skewgp-bo.c */
 extern const SkewgpCommand skewgp_command_fit;          /* skewgp-fit.c */
 extern const SkewgpCommand skewgp_command_classify;     /* skewgp-classify.c */
+extern const SkewgpCommand skewgp_command_link;         /* skewgp-link.c */

@@ -12,6 +12,7 @@ static const SkewgpCommand *const commands[] = {
   &skewgp_command_bo,
   &skewgp_command_fit,
   &skewgp_command_classify,
+  &skewgp_command_link,
 };
 
 static void
