@@ -30,6 +30,23 @@ sb_link_duels_clear (SbLinkDuels *duels)
   duels->n = 0;
 }
 
+SbLinkResult *
+sb_link_result_copy (const SbLinkResult *res)
+{
+  SbLinkResult *c = g_memdup2 (res, sizeof *res);
+  gsize g = res->n_grid * sizeof (double);
+
+  c->d = g_memdup2 (res->d, res->n * sizeof (double));
+  c->answer = g_memdup2 (res->answer, res->n * sizeof (double));
+  c->grid = g_memdup2 (res->grid, g);
+  c->p_mean = g_memdup2 (res->p_mean, g);
+  c->p_lower = g_memdup2 (res->p_lower, g);
+  c->p_upper = g_memdup2 (res->p_upper, g);
+  c->p_probit = g_memdup2 (res->p_probit, g);
+  c->verdict = g_strdup (res->verdict);
+  return c;
+}
+
 void
 sb_link_result_free (SbLinkResult *res)
 {

@@ -85,6 +85,7 @@ typedef struct {
   double seconds;      /* whole computation                              */
 } SbLinkResult;
 
+SbLinkResult *sb_link_result_copy (const SbLinkResult *res);
 void sb_link_result_free (SbLinkResult *res);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbLinkResult, sb_link_result_free)
 

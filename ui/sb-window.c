@@ -3,6 +3,7 @@
 
 #include "sb-demos.h"
 #include "sb-experiment-templates.h"
+#include "sb-link-dialog.h"
 #include "sb-new-experiment-dialog.h"
 #include "sb-plot-view.h"
 
@@ -908,6 +909,10 @@ update_actions (SbWindow *self)
   set_enabled (self, "save-as", have);
   set_enabled (self, "export-csv", have);
   set_enabled (self, "refit", have && !sb_worker_is_busy (self->worker, SB_WORKER_LANE_FIT));
+  /* The link diagnostic needs answered duels (it says so when there are none). */
+  set_enabled (self, "link-diagnostic",
+               have && sb_session_get_experiment (self->session)->mode != SB_MODE_SAFE
+               && sb_session_get_n_answers (self->session) > 0);
   set_enabled (self, "cancel-fit", sb_worker_is_busy (self->worker, SB_WORKER_LANE_FIT));
   set_enabled (self, "autoplay", simulated);
   set_enabled (self, "oracle-answer", simulated && self->question && self->question->has_oracle);
@@ -1041,6 +1046,16 @@ new_experiment_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 
   g_signal_connect_object (dialog, "experiment-chosen", G_CALLBACK (experiment_chosen), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+link_diagnostic_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+
+  if (self->session == NULL)
+    return;
+  gtk_window_present (GTK_WINDOW (sb_link_dialog_new (GTK_WINDOW (self), self->session)));
 }
 
 static GtkFileFilter *
@@ -1433,6 +1448,7 @@ static const GActionEntry win_actions[] = {
   { .name = "demo-next", .activate = demo_next_action },
   { .name = "demo-view", .activate = demo_view_action, .parameter_type = "s" },
   { .name = "demo-close", .activate = demo_close_action },
+  { .name = "link-diagnostic", .activate = link_diagnostic_action },
   { .name = "none" },
 };
 

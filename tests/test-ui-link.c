@@ -1,0 +1,260 @@
+/* test-ui-link.c — the link diagnostic window (ui/sb-link-dialog.c) under
+ * Xvfb: the main window's win.link-diagnostic opens it on the session,
+ * its worker job finishes with a fit, the chart shows the band, the fitted
+ * link, the probit reference and the duels as rug marks, and the verdict
+ * matches the session fixtures (tests/data/gen-link-session.py: probit
+ * answers are consistent, decisive ones are not); a session without duels
+ * shows an error instead. TAP-skips when there is no display. */
+#include "sb-application.h"
+#include "sb-chart.h"
+#include "sb-link-dialog.h"
+#include "sb-window.h"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <string.h>
+
+static SbApplication *app;
+
+static gboolean
+have_display (void)
+{
+  const char *x = g_getenv ("DISPLAY"), *w = g_getenv ("WAYLAND_DISPLAY");
+  return (x && *x) || (w && *w);
+}
+
+/* Iterates the main loop until COND holds; 60 s without it is a failure
+ * (the whole diagnostic takes well under a second on the fixtures). */
+#define SPIN_UNTIL(cond)                                                        \
+  G_STMT_START {                                                                \
+    gint64 deadline_ = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;       \
+    while (!(cond) && g_get_monotonic_time () < deadline_)                      \
+      g_main_context_iteration (NULL, TRUE);                                    \
+    g_assert_true (cond);                                                       \
+  } G_STMT_END
+
+static gboolean
+wake (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+spin_for (guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
+  guint id = g_timeout_add (5, wake, NULL);
+  while (g_get_monotonic_time () < end)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (id);
+}
+
+/* A scratch copy of a fixture (the window may save into its file). */
+static GFile *
+copy_fixture (const char *name, char **dir)
+{
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_file_get_contents (src, &text, NULL, &error);
+  g_assert_no_error (error);
+  *dir = g_dir_make_tmp ("sb-link-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (*dir, name, NULL);
+  g_file_set_contents (path, text, -1, &error);
+  g_assert_no_error (error);
+  return g_file_new_for_path (path);
+}
+
+static void
+remove_dir (char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+static SbLinkDialog *
+find_link_dialog (void)
+{
+  GListModel *tops = gtk_window_get_toplevels ();   /* transfer none */
+  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+    {
+      g_autoptr (GObject) w = g_list_model_get_item (tops, i);
+      if (SB_IS_LINK_DIALOG (w) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        return SB_LINK_DIALOG (w);
+    }
+  return NULL;
+}
+
+static gboolean
+finished (SbLinkDialog *d)
+{
+  return !sb_link_dialog_is_busy (d) && *sb_link_dialog_get_message (d) != '\0';
+}
+
+static void
+assert_plot (SbLinkDialog *dialog, guint n_duels)
+{
+  SbChart *chart = SB_CHART (sb_link_dialog_get_chart (dialog));
+  SbScene *scene = sb_chart_get_scene (chart);
+  g_assert_nonnull (scene);
+  static const char *const ids[] = { "band/link", "mean/link", "probit", "rug/first",
+                                     "rug/second" };
+  gsize rug = 0;
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      SbLayer *layer = sb_scene_find_layer (scene, ids[i]);
+      g_assert_nonnull (layer);
+      if (g_str_has_prefix (ids[i], "rug/"))
+        rug += sb_layer_get_n (layer);
+    }
+  g_assert_cmpuint (rug, ==, n_duels);
+  /* The chart is on screen and can read out the curves under the pointer. */
+  SPIN_UNTIL (gtk_widget_get_mapped (GTK_WIDGET (chart)) && sb_chart_get_frame (chart, &(SbFrame) { 0 }));
+  SbFrame frame;
+  g_assert_true (sb_chart_get_frame (chart, &frame));
+  g_autofree char *hover = sb_chart_hover_at (chart, frame.px + frame.pw / 2, frame.py + frame.ph / 2);
+  g_assert_nonnull (hover);
+  g_assert_nonnull (strstr (hover, "probit"));
+}
+
+/* The main window's menu action opens the diagnostic on its session. */
+static void
+test_from_window (void)
+{
+  char *dir = NULL;
+  g_autoptr (GFile) file = copy_fixture ("link-session.json", &dir);
+  SbWindow *window = sb_window_new (GTK_APPLICATION (app));
+  g_object_ref_sink (window);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (sb_window_open_file (window, file, FALSE));
+
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (window), "link-diagnostic");
+  g_assert_nonnull (action);
+  g_assert_true (g_action_get_enabled (action));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "link-diagnostic", NULL);
+  SbLinkDialog *dialog = find_link_dialog ();
+  g_assert_nonnull (dialog);
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (dialog)) == GTK_WINDOW (window));
+  SPIN_UNTIL (finished (dialog));
+
+  const SbLinkResult *res = sb_link_dialog_get_result (dialog);
+  g_assert_nonnull (res);
+  g_test_message ("%s (%.2f s)", res->verdict, res->seconds);
+  g_assert_cmpuint (res->n, ==, 60);
+  g_assert_true (res->consistent);
+  g_assert_cmpstr (sb_link_dialog_get_message (dialog), ==, res->verdict);
+  assert_plot (dialog, 60);
+
+  /* Recompute gives the same fit (same seed, same answers). */
+  double coverage = res->coverage;
+  g_autofree char *verdict = g_strdup (res->verdict);
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "link.recompute", NULL);
+  g_assert_true (sb_link_dialog_is_busy (dialog));
+  SPIN_UNTIL (finished (dialog));
+  g_assert_cmpfloat (sb_link_dialog_get_result (dialog)->coverage, ==, coverage);
+  g_assert_cmpstr (sb_link_dialog_get_result (dialog)->verdict, ==, verdict);
+
+  /* The dialog goes with its parent. */
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (window);
+  spin_for (50);
+  g_assert_null (find_link_dialog ());
+  sb_session_flush_all ();
+  remove_dir (dir);
+}
+
+static void
+test_decisive_not_consistent (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data",
+                                                 "link-session-decisive.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbSession) session = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  SbLinkDialog *dialog = sb_link_dialog_new (NULL, session);
+  gtk_window_present (GTK_WINDOW (dialog));
+  SPIN_UNTIL (finished (dialog));
+  const SbLinkResult *res = sb_link_dialog_get_result (dialog);
+  g_assert_nonnull (res);
+  g_test_message ("%s", res->verdict);
+  g_assert_false (res->consistent);
+  g_assert_true (g_str_has_prefix (sb_link_dialog_get_message (dialog), "Not consistent"));
+  assert_plot (dialog, 100);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  spin_for (20);
+}
+
+static void
+test_no_duels (void)
+{
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  exp->title = g_strdup ("empty");
+  exp->template_kind = SB_TEMPLATE_CUSTOM;
+  g_assert_true (sb_experiment_add_parameter (exp, "x", "", 0.0, 1.0));
+  g_autoptr (SbSession) session = sb_session_new (exp);
+
+  /* The window keeps the action disabled without answers ... */
+  SbWindow *window = sb_window_new (GTK_APPLICATION (app));
+  g_object_ref_sink (window);
+  sb_window_set_session (window, session);
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (window), "link-diagnostic");
+  g_assert_false (g_action_get_enabled (action));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (window);
+
+  /* ... and the dialog itself explains the problem. */
+  SbLinkDialog *dialog = sb_link_dialog_new (NULL, session);
+  gtk_window_present (GTK_WINDOW (dialog));
+  SPIN_UNTIL (finished (dialog));
+  g_assert_null (sb_link_dialog_get_result (dialog));
+  g_assert_nonnull (strstr (sb_link_dialog_get_message (dialog), "no answered duel"));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  spin_for (20);
+}
+
+static void
+skip_without_display (void)
+{
+  g_test_skip ("no display (run under xvfb-run)");
+}
+
+int
+main (int argc, char *argv[])
+{
+  static const char *paths[] = { "/ui/link/from-window", "/ui/link/decisive-not-consistent",
+                                 "/ui/link/no-duels" };
+  int status;
+
+  if (!have_display ())
+    {
+      g_test_init (&argc, &argv, NULL);
+      for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+        g_test_add_func (paths[i], skip_without_display);
+      return g_test_run ();
+    }
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  gtk_test_init (&argc, &argv, NULL);
+  {
+    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
+  app = sb_application_new ();
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
+  g_application_register (G_APPLICATION (app), NULL, NULL);
+
+  g_test_add_func (paths[0], test_from_window);
+  g_test_add_func (paths[1], test_decisive_not_consistent);
+  g_test_add_func (paths[2], test_no_duels);
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}
