@@ -23,10 +23,12 @@ static const char bo_help[] =
   "(JSON Lines), then one summary object.\n\n"
   "Options:\n"
   "  --problem NAME       benchmark (see --list)\n"
-  "  --mode MODE          preference (default) | mixed | safe\n"
+  "  --mode MODE          preference (default) | mixed | safe | active\n"
   "  --acquisition A      ucb (default) | eiig | epi | thompson (duels)\n"
   "  --numeric-acquisition A  ucb (default) | ei (value queries of mixed mode)\n"
-  "  --surrogate S        skewgp (default) | laplace | ep | random\n"
+  "  --surrogate S        skewgp (default) | laplace | ep | random |\n"
+  "                       two-gp (safe mode: SafeOpt-style EP classifier of\n"
+  "                       validity + GP regression of the valid values)\n"
   "  --iterations N       BO iterations after the initial design (default 20)\n"
   "  --initial K          initial random duels (mixed: K duels and K values;\n"
   "                       safe: ignored when the problem has a safe start)\n"
@@ -37,8 +39,12 @@ static const char bo_help[] =
   "                       value, and measurement noise sd (default 0)\n"
   "  --samples N          posterior samples per proposal (default 1000)\n"
   "  --candidates N       space-filling candidates per proposal (default 500)\n"
-  "  --threshold H        safe mode: validity threshold (default: the\n"
-  "                       problem's; required for problems without one)\n"
+  "  --threshold H        safe mode: validity threshold; active mode: the\n"
+  "                       class boundary, label +1 iff g(x) >= H (default:\n"
+  "                       the problem's; required for problems without one)\n"
+  "  --test-points N      active mode: accuracy test points per dimension\n"
+  "                       for 1-D (default 201) and 2-D (41) grids; more\n"
+  "                       dimensions use 2000 uniform points\n"
   "  --mixed-every K      mixed mode: a value query every K-th iteration (4)\n"
   "  --refit-until N      refit hyperparameters after every answer up to N\n"
   "                       answers (default 30; safe mode: never)\n"
@@ -58,7 +64,18 @@ static const char bo_help[] =
   "query was invalid), acquisition, seconds (proposal), refit_seconds.\n"
   "Summary line: summary=true, the settings, best_x, best_value, optimum,\n"
   "regret, violations, proposals, median_seconds, total_seconds,\n"
-  "refits, refit_seconds.\n";
+  "refits, refit_seconds.\n\n"
+  "Active mode (paper 001 sec. 5.1): active learning of the classifier\n"
+  "y = sign(g(x) - H) by BALD (001 eq. 43) on posterior samples; --initial\n"
+  "random labels first; refits as in preference mode. With --surrogate\n"
+  "random the points are uniform and the accuracy is that of the exact\n"
+  "SkewGP classifier given the same labels (random labelling). Each line:\n"
+  "iteration, initial, kind (label), query, answer (1 or -1),\n"
+  "acquisition (BALD), accuracy (fraction of test points whose predicted\n"
+  "P(y = +1) > 0.5 matches the true label, after this answer), seconds,\n"
+  "refit_seconds. Summary: the settings, labels, accuracy, unique_fraction\n"
+  "(distinct labelled points / labels: the paper's pool diversity),\n"
+  "median_seconds, total_seconds, refits, refit_seconds.\n";
 
 typedef struct {
   const char *problem;
@@ -67,7 +84,7 @@ typedef struct {
   sg_bo_numeric_acquisition numeric_acquisition;
   sg_bo_surrogate surrogate;
   long iterations, initial, samples, candidates, mixed_every;
-  long refit_until, refit_every, refit_evals;
+  long refit_until, refit_every, refit_evals, test_points;
   guint64 seed;
   double noise, threshold;
   gboolean list;
@@ -115,6 +132,7 @@ parse_args (int argc, char **argv, bo_args *a, GError **error)
   a->refit_until = -1;
   a->refit_every = -1;
   a->refit_evals = 150;
+  a->test_points = 0;
   a->threshold = NAN;
   for (int i = 0; i < argc; i++)
     {
@@ -203,6 +221,11 @@ parse_args (int argc, char **argv, bo_args *a, GError **error)
       else if (strcmp (f, "--refit-every") == 0)
         {
           if (!parse_long (f, v, 0, &a->refit_every, error))
+            return FALSE;
+        }
+      else if (strcmp (f, "--test-points") == 0)
+        {
+          if (!parse_long (f, v, 2, &a->test_points, error))
             return FALSE;
         }
       else if (strcmp (f, "--refit-evals") == 0)
@@ -545,6 +568,221 @@ run_loop (const bo_args *a)
   return exit_code;
 }
 
+/* ---- Active mode --------------------------------------------------------- */
+
+/* The accuracy test points of the active mode (see the help text). */
+static double *
+active_test_points (const bo_args *a, const sg_problem *p, size_t *n_out)
+{
+  size_t dim = sg_problem_dim (p);
+  const double *lo = sg_problem_lower (p), *up = sg_problem_upper (p);
+  size_t g = a->test_points > 0 ? (size_t) a->test_points : dim == 1 ? 201 : 41;
+  size_t n = dim == 1 ? g : dim == 2 ? g * g : 2000;
+  double *X = g_new (double, n * dim);
+  if (dim <= 2)
+    for (size_t i = 0; i < n; i++)
+      {
+        size_t idx[2] = { i % g, i / g };
+        for (size_t j = 0; j < dim; j++)
+          X[i * dim + j] = lo[j] + (up[j] - lo[j]) * (double) idx[j] / (double) (g - 1);
+      }
+  else
+    {
+      gsl_rng *r = sg_rng_new (a->seed, 0x7e57);
+      for (size_t i = 0; i < n * dim; i++)
+        X[i] = lo[i % dim] + (up[i % dim] - lo[i % dim]) * gsl_rng_uniform (r);
+      sg_rng_free (r);
+    }
+  *n_out = n;
+  return X;
+}
+
+/* Fraction of the N test points X whose predicted class (P(y=+1) > 0.5 under
+ * EVAL's model) matches the true one (LABELS); NaN on failure. */
+static double
+active_accuracy (sg_bo *eval, guint64 seed, const double *X, const int *labels, size_t n,
+                 double *prob)
+{
+  gsl_rng *r = sg_rng_new (seed, 0xacc0 + sg_bo_n_answers (eval));
+  int status = sg_bo_fit_model (eval, r, NULL);
+  sg_rng_free (r);
+  if (status == SG_OK)
+    status = sg_bo_class_probability (eval, X, n, NULL, prob);
+  if (status != SG_OK)
+    return NAN;
+  size_t right = 0;
+  for (size_t i = 0; i < n; i++)
+    right += (prob[i] > 0.5 ? 1 : -1) == labels[i];
+  return (double) right / (double) n;
+}
+
+static int
+run_active (const bo_args *a)
+{
+  sg_problem *p = NULL;
+  if (sg_problem_new (a->problem, a->seed, &p) != SG_OK)
+    {
+      fprintf (stderr, "skewgp bo: unknown problem '%s' (see skewgp bo --list)\n", a->problem);
+      return SKEWGP_EXIT_INPUT;
+    }
+  double h = isnan (a->threshold) ? sg_problem_threshold (p) : a->threshold;
+  if (isnan (h))
+    {
+      fprintf (stderr, "skewgp bo: problem '%s' has no threshold; give --threshold for "
+               "active mode (the class boundary)\n", a->problem);
+      sg_problem_free (p);
+      return SKEWGP_EXIT_INPUT;
+    }
+  if (a->surrogate == SG_BO_SURROGATE_TWO_GP)
+    {
+      fprintf (stderr, "skewgp bo: the two-gp surrogate is for safe mode only\n");
+      sg_problem_free (p);
+      return SKEWGP_EXIT_INPUT;
+    }
+  sg_bo_config cfg, ecfg;
+  int status = make_config (a, p, &cfg);
+  sg_bo *bo = NULL, *eval = NULL;
+  if (status == SG_OK)
+    status = sg_bo_new (&cfg, &bo);
+  /* random labelling is judged by the exact SkewGP on the same labels */
+  ecfg = cfg;
+  ecfg.surrogate = SG_BO_SURROGATE_SKEWGP;
+  if (status == SG_OK && a->surrogate == SG_BO_SURROGATE_RANDOM)
+    status = sg_bo_new (&ecfg, &eval);
+  if (status != SG_OK)
+    {
+      sg_bo_free (bo);
+      sg_problem_free (p);
+      return fail ("configuration", status);
+    }
+  sg_bo *judge = eval ? eval : bo;
+  size_t dim = cfg.dim, n_test = 0;
+  double *X = active_test_points (a, p, &n_test);
+  int *truth = g_new (int, n_test);
+  double *prob = g_new (double, n_test);
+  for (size_t i = 0; i < n_test; i++)
+    truth[i] = sg_problem_value (p, X + i * dim) >= h ? 1 : -1;
+  gsl_rng *refit_rng = sg_rng_new (a->seed, 0x4ef17);
+  size_t total = (size_t) a->initial + (size_t) a->iterations;
+  double *times = g_new0 (double, total + 1);
+  size_t n_times = 0, refits = 0;
+  double refit_seconds = 0, total_seconds = 0, accuracy = NAN;
+  g_autoptr (GTimer) timer = g_timer_new ();
+  int exit_code = SKEWGP_EXIT_OK;
+
+  for (size_t it = 1; it <= total; it++)
+    {
+      double t_refit = 0;
+      if (sg_bo_refit_due (judge))
+        {
+          g_timer_start (timer);
+          status = sg_bo_refit (judge, refit_rng, NULL, NULL);
+          if (status == SG_OK && judge != bo)
+            status = sg_bo_refit (bo, refit_rng, NULL, NULL);  /* no-op (random) */
+          t_refit = g_timer_elapsed (timer, NULL);
+          refit_seconds += t_refit;
+          refits++;
+          if (status != SG_OK)
+            {
+              exit_code = fail ("hyperparameter refit", status);
+              break;
+            }
+        }
+      gsl_rng *rng = sg_bo_rng (bo);
+      sg_bo_query q;
+      g_timer_start (timer);
+      status = sg_bo_propose (bo, rng, NULL, &q);
+      double t = g_timer_elapsed (timer, NULL);
+      sg_rng_free (rng);
+      if (status != SG_OK)
+        {
+          exit_code = fail ("proposal", status);
+          break;
+        }
+      total_seconds += t;
+      if (!q.random)
+        times[n_times++] = t;
+      int label = sg_problem_value (p, q.x) >= h ? 1 : -1;
+      status = sg_bo_answer_label (bo, q.x, label);
+      if (status == SG_OK && eval)
+        status = sg_bo_answer_label (eval, q.x, label);
+      if (status != SG_OK)
+        {
+          exit_code = fail ("answer", status);
+          break;
+        }
+      accuracy = active_accuracy (judge, a->seed, X, truth, n_test, prob);
+
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "iteration");
+      json_builder_add_int_value (b, (gint64) it);
+      json_builder_set_member_name (b, "initial");
+      json_builder_add_boolean_value (b, q.initial);
+      json_builder_set_member_name (b, "kind");
+      json_builder_add_string_value (b, "label");
+      add_vector (b, "query", q.x, dim);
+      json_builder_set_member_name (b, "answer");
+      json_builder_add_int_value (b, label);
+      add_number_or_null (b, "acquisition", q.acquisition);
+      add_number_or_null (b, "accuracy", accuracy);
+      json_builder_set_member_name (b, "seconds");
+      json_builder_add_double_value (b, t);
+      json_builder_set_member_name (b, "refit_seconds");
+      json_builder_add_double_value (b, t_refit);
+      json_builder_end_object (b);
+      print_line (b);
+    }
+
+  if (exit_code == SKEWGP_EXIT_OK)
+    {
+      qsort (times, n_times, sizeof *times, cmp_double);
+      double median = n_times == 0 ? NAN
+                      : n_times % 2 ? times[n_times / 2]
+                                    : 0.5 * (times[n_times / 2 - 1] + times[n_times / 2]);
+      const sg_data *d = sg_bo_data (bo);
+      g_autoptr (JsonBuilder) b = json_builder_new ();
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "summary");
+      json_builder_add_boolean_value (b, TRUE);
+      json_builder_set_member_name (b, "problem");
+      json_builder_add_string_value (b, a->problem);
+      json_builder_set_member_name (b, "mode");
+      json_builder_add_string_value (b, "active");
+      json_builder_set_member_name (b, "surrogate");
+      json_builder_add_string_value (b, sg_bo_surrogate_name (a->surrogate));
+      json_builder_set_member_name (b, "seed");
+      json_builder_add_int_value (b, (gint64) a->seed);
+      json_builder_set_member_name (b, "threshold");
+      json_builder_add_double_value (b, h);
+      json_builder_set_member_name (b, "labels");
+      json_builder_add_int_value (b, (gint64) d->n_obs);
+      add_number_or_null (b, "accuracy", accuracy);
+      add_number_or_null (b, "unique_fraction",
+                          d->n_obs ? (double) d->n_inputs / (double) d->n_obs : NAN);
+      json_builder_set_member_name (b, "test_points");
+      json_builder_add_int_value (b, (gint64) n_test);
+      add_number_or_null (b, "median_seconds", median);
+      json_builder_set_member_name (b, "total_seconds");
+      json_builder_add_double_value (b, total_seconds);
+      json_builder_set_member_name (b, "refits");
+      json_builder_add_int_value (b, (gint64) refits);
+      json_builder_set_member_name (b, "refit_seconds");
+      json_builder_add_double_value (b, refit_seconds);
+      json_builder_end_object (b);
+      print_line (b);
+    }
+  g_free (times);
+  g_free (X);
+  g_free (truth);
+  g_free (prob);
+  sg_rng_free (refit_rng);
+  sg_bo_free (eval);
+  sg_bo_free (bo);
+  sg_problem_free (p);
+  return exit_code;
+}
+
 static int
 run_bo_argv (int argc, char **argv)
 {
@@ -555,7 +793,9 @@ run_bo_argv (int argc, char **argv)
       fprintf (stderr, "skewgp bo: %s\n", error->message);
       return SKEWGP_EXIT_INPUT;
     }
-  return a.list ? list_problems () : run_loop (&a);
+  if (a.list)
+    return list_problems ();
+  return a.mode == SG_BO_ACTIVE ? run_active (&a) : run_loop (&a);
 }
 
 static gboolean

@@ -11,8 +11,12 @@
  * iteration (iteration 0 = after the initial design) is averaged
  * over the trials; the panel also shows the problem's optimum (dashed; the
  * mean of the runs' optima for random families such as safe-gp1d).
- * Writes OUT_BASENAME.png, OUT_BASENAME.pdf and OUT_BASENAME.csv
- * (panel,curve,iteration,mean,sd,trials,violations).
+ * Writes OUT_BASENAME.png, OUT_BASENAME.pdf, OUT_BASENAME.csv
+ * (panel,curve,iteration,mean,sd,trials,violations) and OUT_BASENAME.md (a
+ * Markdown table of every curve's last iteration: mean +- standard error
+ * over the trials, the number of trials, and for safe BO the violations).
+ * Missing run files (not run yet) are skipped silently; a run that failed
+ * ends with a {"failed":true} line and counts up to where it stopped.
  */
 #include <cairo-pdf.h>
 #include <cairo.h>
@@ -30,6 +34,7 @@ typedef struct {
   double sum[MAX_ITER], sum2[MAX_ITER];
   int count[MAX_ITER];
   int trials;
+  int failed;                  /* runs that stopped on an error        */
   long violations;
 } curve;
 
@@ -65,10 +70,7 @@ add_run (curve *c, const char *path, double *optimum)
 {
   g_autofree char *text = NULL;
   if (!g_file_get_contents (path, &text, NULL, NULL))
-    {
-      fprintf (stderr, "repro-001-plot: cannot read %s (skipped)\n", path);
-      return;
-    }
+    return;  /* not run (yet) */
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   double last = NAN;
   int k = 0, started = 0;
@@ -80,6 +82,11 @@ add_run (curve *c, const char *path, double *optimum)
       if (!json_parser_load_from_data (p, *l, -1, NULL))
         continue;
       JsonObject *o = json_node_get_object (json_parser_get_root (p));
+      if (json_object_has_member (o, "failed"))
+        {
+          c->failed++;
+          continue;
+        }
       if (json_object_has_member (o, "summary"))
         {
           if (json_object_has_member (o, "optimum")
@@ -318,6 +325,59 @@ write_csv (const figure *f)
   fclose (out);
 }
 
+/* The last iteration of every curve of every panel as a Markdown table. */
+static void
+write_md (const figure *f)
+{
+  g_autofree char *path = g_strconcat (f->base, ".md", NULL);
+  FILE *out = fopen (path, "w");
+  if (out == NULL || f->panels->len == 0)
+    {
+      if (out)
+        fclose (out);
+      return;
+    }
+  const panel *p0 = g_ptr_array_index (f->panels, 0);
+  fprintf (out, "| panel | iteration | optimum |");
+  for (guint j = 0; j < p0->curves->len; j++)
+    fprintf (out, " %s |", ((const curve *) g_ptr_array_index (p0->curves, j))->label);
+  fprintf (out, "\n|---|---:|---:|");
+  for (guint j = 0; j < p0->curves->len; j++)
+    fprintf (out, "---:|");
+  fprintf (out, "\n");
+  for (guint i = 0; i < f->panels->len; i++)
+    {
+      const panel *pa = g_ptr_array_index (f->panels, i);
+      int last = 0;
+      for (guint j = 0; j < pa->curves->len; j++)
+        last = MAX (last, ((const curve *) g_ptr_array_index (pa->curves, j))->n_iter - 1);
+      fprintf (out, "| %s | %d | %.4g |", pa->title, last, pa->optimum);
+      for (guint j = 0; j < pa->curves->len; j++)
+        {
+          const curve *c = g_ptr_array_index (pa->curves, j);
+          int k = c->n_iter - 1;
+          if (k < 0 || !c->count[k])
+            {
+              fprintf (out, " - |");
+              continue;
+            }
+          double m = c->sum[k] / c->count[k];
+          double v = c->count[k] > 1
+                       ? fmax (0, (c->sum2[k] - c->count[k] * m * m) / (c->count[k] - 1))
+                       : 0;
+          fprintf (out, " %.4g +- %.2g (%d", m, sqrt (v / c->count[k]), c->count[k]);
+          if (c->failed)
+            fprintf (out, ", %d failed", c->failed);
+          fprintf (out, ")");
+          if (c->violations > 0 || strstr (pa->title, "safe"))
+            fprintf (out, ", %ld violations", c->violations);
+          fprintf (out, " |");
+        }
+      fprintf (out, "\n");
+    }
+  fclose (out);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -347,7 +407,8 @@ main (int argc, char **argv)
       cairo_destroy (cr);
       cairo_surface_destroy (s);
       write_csv (f);
-      printf ("wrote %s, %s and %s.csv\n", png, pdf, f->base);
+      write_md (f);
+      printf ("wrote %s, %s, %s.csv and %s.md\n", png, pdf, f->base, f->base);
     }
   return 0;
 }

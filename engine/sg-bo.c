@@ -54,7 +54,20 @@ struct sg_bo {
   sg_laplace_warm laplace_warm;
   sg_ep_warm ep_warm;
   acq_record acq;        /* the acquisition of the last proposal          */
+  /* The two-GP surrogate of the last proposal (see "Two-GP surrogate"). */
+  int has_two_gp;        /* cls_post (and reg_post when has_reg) are set   */
+  int has_reg;           /* 0: no valid value yet; the regression is the prior */
+  sg_gauss_post cls_post, reg_post;
+  sg_ep_warm cls_warm;
 };
+
+/* The two-GP surrogate (section "Two-GP surrogate" at the end). */
+static int two_gp_split (const sg_data *data, sg_data *reg, sg_data *cls);
+static int two_gp_build (sg_bo *bo, const sg_progress *progress);
+static int two_gp_samples (const sg_bo *bo, const double *x, size_t n,
+                           const double *Z, double *F);
+static double two_gp_safe_ucb (const sg_bo *bo, const double *F, size_t n,
+                               double *scratch);
 
 /* ---- Configuration --------------------------------------------------------- */
 
@@ -122,9 +135,10 @@ sg_bo_config_check (const sg_bo_config *c)
   for (size_t j = 0; j < c->dim; j++)
     if (!isfinite (c->lower[j]) || !isfinite (c->upper[j]) || !(c->lower[j] < c->upper[j]))
       return SG_EINVAL;
-  if ((unsigned) c->mode > SG_BO_SAFE || (unsigned) c->acquisition > SG_BO_ACQ_THOMPSON
+  if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_THOMPSON
       || (unsigned) c->numeric_acquisition > SG_BO_NUMERIC_EI
-      || (unsigned) c->surrogate > SG_BO_SURROGATE_RANDOM
+      || (unsigned) c->surrogate > SG_BO_SURROGATE_TWO_GP
+      || (c->surrogate == SG_BO_SURROGATE_TWO_GP && c->mode != SG_BO_SAFE)
       || (unsigned) c->mixed_policy > SG_BO_MIXED_CONFIDENT)
     return SG_EINVAL;
   const sg_hyper *h = &c->prior;
@@ -135,7 +149,7 @@ sg_bo_config_check (const sg_bo_config *c)
   if (h->s > 0)
     {
       if (c->surrogate == SG_BO_SURROGATE_LAPLACE || c->surrogate == SG_BO_SURROGATE_EP
-          || h->pseudo_points == NULL || h->phases == NULL || h->gamma == NULL)
+          || c->surrogate == SG_BO_SURROGATE_TWO_GP || h->pseudo_points == NULL || h->phases == NULL || h->gamma == NULL)
         return SG_EINVAL;
       sg_skewgp_prior prior;
       sg_hyper_skewgp_prior (h, &prior);
@@ -211,6 +225,13 @@ drop_model (sg_bo *bo)
   if (bo->has_gpost)
     sg_gauss_post_clear (&bo->gpost);
   bo->has_gpost = 0;
+  if (bo->has_two_gp)
+    {
+      sg_gauss_post_clear (&bo->cls_post);
+      if (bo->has_reg)
+        sg_gauss_post_clear (&bo->reg_post);
+    }
+  bo->has_two_gp = bo->has_reg = 0;
   bo->model_n = SIZE_MAX;
   bo->acq.valid = 0;
 }
@@ -223,6 +244,7 @@ sg_bo_free (sg_bo *bo)
   drop_model (bo);
   sg_laplace_warm_clear (&bo->laplace_warm);
   sg_ep_warm_clear (&bo->ep_warm);
+  sg_ep_warm_clear (&bo->cls_warm);
   sg_data_clear (&bo->data);
   free (bo->log);
   free (bo->prior_buf);
@@ -280,7 +302,8 @@ set_ref (sg_bo *bo, const double *x, double value)
 int
 sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
 {
-  if (bo == NULL || xa == NULL || xb == NULL || bo->cfg.mode == SG_BO_SAFE
+  if (bo == NULL || xa == NULL || xb == NULL
+      || (bo->cfg.mode != SG_BO_PREFERENCE && bo->cfg.mode != SG_BO_MIXED)
       || !inside_box (&bo->cfg, xa) || !inside_box (&bo->cfg, xb)
       || memcmp (xa, xb, bo->cfg.dim * sizeof *xa) == 0)
     return SG_EINVAL;
@@ -301,7 +324,8 @@ sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
 int
 sg_bo_answer_value (sg_bo *bo, const double *x, double y)
 {
-  if (bo == NULL || x == NULL || !isfinite (y) || bo->cfg.mode == SG_BO_PREFERENCE
+  if (bo == NULL || x == NULL || !isfinite (y)
+      || (bo->cfg.mode != SG_BO_MIXED && bo->cfg.mode != SG_BO_SAFE)
       || !inside_box (&bo->cfg, x))
     return SG_EINVAL;
   int status = reserve_log (bo);
@@ -332,6 +356,22 @@ sg_bo_answer_invalid (sg_bo *bo, const double *x)
   if (status != SG_OK)
     return status;
   status = sg_data_add_invalid (&bo->data, x, bo->cfg.threshold);
+  if (status != SG_OK)
+    return status;
+  push_record (bo);
+  return SG_OK;
+}
+
+int
+sg_bo_answer_label (sg_bo *bo, const double *x, int label)
+{
+  if (bo == NULL || x == NULL || bo->cfg.mode != SG_BO_ACTIVE || (label != 1 && label != -1)
+      || !inside_box (&bo->cfg, x))
+    return SG_EINVAL;
+  int status = reserve_log (bo);
+  if (status != SG_OK)
+    return status;
+  status = sg_data_add_binary (&bo->data, x, label);
   if (status != SG_OK)
     return status;
   push_record (bo);
@@ -501,6 +541,16 @@ initial_query (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
           return 1;
         }
       return 0;
+    case SG_BO_ACTIVE:
+      if (n < c->n_initial || is_random)
+        {
+          q->kind = SG_BO_QUERY_LABEL;
+          q->random = 1;
+          q->initial = n < c->n_initial;
+          random_point (c, rng, q->x);
+          return 1;
+        }
+      return 0;
     case SG_BO_SAFE:
     default:
       if (c->has_safe_start && bo->data.n_obs == 0)
@@ -527,7 +577,9 @@ static int
 build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
 {
   int status;
-  if (bo->cfg.surrogate == SG_BO_SURROGATE_SKEWGP)
+  if (bo->cfg.surrogate == SG_BO_SURROGATE_TWO_GP)
+    status = two_gp_build (bo, progress);
+  else if (bo->cfg.surrogate == SG_BO_SURROGATE_SKEWGP)
     {
       sg_skewgp_prior prior;
       sg_hyper_skewgp_prior (&bo->hyper, &prior);
@@ -635,6 +687,8 @@ samples_at (acq_ctx *a, const double *x)
   memcpy (a->XX, x, dim * sizeof *x);
   if (a->b == 2)
     memcpy (a->XX + dim, a->ref, dim * sizeof *x);
+  if (a->bo->has_two_gp)
+    return two_gp_samples (a->bo, x, N, a->Z, a->F);
   int status = joint_samples (a);
   if (status == SG_OK && a->b == 2)
     for (size_t j = 0; j < N; j++)
@@ -663,8 +717,12 @@ acquisition_value (const acq_ctx *a)
       if (c->numeric_acquisition == SG_BO_NUMERIC_EI && a->b == 2)
         return sg_acq_expected_improvement (a->h, N);
       return sg_acq_hpd (a->F, N, c->ucb_level, a->scratch, NULL);
+    case SG_BO_ACQ_TARGET_BALD:
+      return sg_acq_bald (a->F, N, sd);
     case SG_BO_ACQ_TARGET_SAFE:
     default:
+      if (a->bo->has_two_gp)
+        return two_gp_safe_ucb (a->bo, a->F, N, a->scratch);
       return sg_acq_safe_ucb (a->F, N, c->ucb_level, c->threshold,
                               c->safe_probability, c->safe_penalty, a->scratch);
     }
@@ -772,7 +830,8 @@ describe (acq_ctx *a, const double *x, sg_bo_query *q)
       q->prob_better = (double) c / (double) a->N;
     }
   if (a->bo->cfg.mode == SG_BO_SAFE)
-    q->prob_safe = sg_acq_prob_at_least (a->F, a->N, a->bo->cfg.threshold);
+    q->prob_safe = a->bo->has_two_gp ? sg_acq_prob_at_least (a->F + a->N, a->N, 0.0)
+                                     : sg_acq_prob_at_least (a->F, a->N, a->bo->cfg.threshold);
   return SG_OK;
 }
 
@@ -786,7 +845,13 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
   const sg_bo_config *c = &bo->cfg;
   double x[SG_BO_MAX_DIM], v = NAN;
   sub_progress sp;
-  if (c->mode == SG_BO_SAFE)
+  if (c->mode == SG_BO_ACTIVE)
+    {
+      q->kind = SG_BO_QUERY_LABEL;
+      status = maximise (&a, SG_BO_ACQ_TARGET_BALD, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
+                         x, &v);
+    }
+  else if (c->mode == SG_BO_SAFE)
     {
       q->kind = SG_BO_QUERY_VALUE;
       status = maximise (&a, SG_BO_ACQ_TARGET_SAFE, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
@@ -884,19 +949,20 @@ has_numeric_data (const sg_data *d)
   return 0;
 }
 
-int
-sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_fit_result *res)
+/* Refits on DATA: the loop's data, or the two-GP surrogate's regression
+ * data (its classifier shares the kernel). */
+static int
+refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progress,
+          sg_fit_result *res)
 {
-  if (bo == NULL)
-    return SG_EINVAL;
   sg_fit_result r;
   memset (&r, 0, sizeof r);
   unsigned free_mask = bo->cfg.refit_free;
-  if (!has_numeric_data (&bo->data))
+  if (!has_numeric_data (data))
     free_mask &= ~(unsigned) (SG_FIT_MEAN | SG_FIT_NUMERIC_SD);
   if (bo->hyper.s == 0)
     free_mask &= ~(unsigned) (SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS);
-  if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || bo->data.n_obs < 2 || free_mask == 0)
+  if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || data->n_obs < 2 || free_mask == 0)
     {
       bo->refit_done = 1;
       bo->refit_n = bo->n_log;
@@ -912,11 +978,11 @@ sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_fit_result
   hyper_copy (&h, &bo->hyper, buf, dim);
 
   sg_fit_spec spec;
-  int status = sg_fit_spec_default (&spec, free_mask, &bo->data);
+  int status = sg_fit_spec_default (&spec, free_mask, data);
   /* Duels alone barely identify the scale of f (the evidence keeps
    * growing with the variance as the data get separable): cap it as the
    * reference code does (variance in [e^-5, e^4.1] = [0.0067, 60]). */
-  if (!has_numeric_data (&bo->data))
+  if (!has_numeric_data (data))
     spec.variance.upper = fmin (spec.variance.upper, 60.0);
   for (size_t j = 0; j < dim; j++)
     {
@@ -924,11 +990,14 @@ sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_fit_result
       spec.lengthscale[j].lower = bo->cfg.refit_lengthscale_min * w;
       spec.lengthscale[j].upper = bo->cfg.refit_lengthscale_max * w;
     }
+  /* the two-GP regression data are numeric only: the Laplace "approximation"
+   * is then the exact GP evidence */
   sg_fit_method method = bo->cfg.surrogate == SG_BO_SURROGATE_LAPLACE ? SG_FIT_METHOD_LAPLACE
+                         : bo->cfg.surrogate == SG_BO_SURROGATE_TWO_GP ? SG_FIT_METHOD_LAPLACE
                          : bo->cfg.surrogate == SG_BO_SURROGATE_EP    ? SG_FIT_METHOD_EP
                                                                       : SG_FIT_METHOD_SKEWGP;
   sg_evidence_ctx ctx;
-  sg_evidence_ctx_init (&ctx, method, &bo->data);
+  sg_evidence_ctx_init (&ctx, method, data);
   sg_fit_options opt = bo->cfg.refit;
   opt.progress = progress;
   if (opt.n_starts > 1 && rng == NULL)
@@ -945,6 +1014,23 @@ sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_fit_result
         *res = r;
     }
   free (buf);
+  return status;
+}
+
+int
+sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_fit_result *res)
+{
+  if (bo == NULL)
+    return SG_EINVAL;
+  if (bo->cfg.surrogate != SG_BO_SURROGATE_TWO_GP)
+    return refit_on (bo, &bo->data, rng, progress, res);
+  sg_data reg, cls;
+  int status = two_gp_split (&bo->data, &reg, &cls);
+  if (status != SG_OK)
+    return status;
+  status = refit_on (bo, &reg, rng, progress, res);
+  sg_data_clear (&reg);
+  sg_data_clear (&cls);
   return status;
 }
 
@@ -992,6 +1078,8 @@ sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b, double level,
     }
   if (bo->has_gpost)
     return sg_gauss_post_summaries (&bo->gpost, XS, b, level, ref, out);
+  if (bo->has_reg)
+    return sg_gauss_post_summaries (&bo->reg_post, XS, b, level, ref, out);
   return SG_EINVAL;
 }
 
@@ -1014,6 +1102,8 @@ acq_target_name (const sg_bo_config *c, sg_bo_acq_target target)
       return c->numeric_acquisition == SG_BO_NUMERIC_EI ? "EI" : "UCB";
     case SG_BO_ACQ_TARGET_SAFE:
       return "safe UCB";
+    case SG_BO_ACQ_TARGET_BALD:
+      return "BALD";
     case SG_BO_ACQ_TARGET_NONE:
     default:
       return NULL;
@@ -1090,6 +1180,8 @@ prob_valid_at_point (acq_ctx *a, const double *x)
       a->status = status;
       return NAN;
     }
+  if (a->bo->has_two_gp)  /* the classifier's P(f_c(x) >= 0) */
+    return sg_acq_prob_at_least (a->F + a->N, a->N, 0.0);
   return sg_acq_prob_at_least (a->F, a->N, a->bo->cfg.threshold);
 }
 
@@ -1105,13 +1197,164 @@ sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                      const sg_progress *progress, double *out)
 {
   return eval_last (bo, XS, b, progress, prob_valid_at_point, out);
+/* ---- Two-GP surrogate ----------------------------------------------------------
+ * SafeOpt-style baseline (sg-bo.h): an EP GP classifier of validity and a
+ * GP regression of the valid values, independent given the kernel. */
+
+/* REG: the valid values as numeric observations; CLS: every safe answer as
+ * a binary label (+1 valid, -1 invalid). Both initialised by the call. */
+static int
+two_gp_split (const sg_data *data, sg_data *reg, sg_data *cls)
+{
+  sg_data_init (reg, data->dim);
+  sg_data_init (cls, data->dim);
+  int status = SG_OK;
+  for (size_t i = 0; i < data->n_obs && status == SG_OK; i++)
+    {
+      const sg_obs *o = &data->obs[i];
+      const double *x = data->X + o->a * data->dim;
+      if (o->kind == SG_OBS_VALID)
+        {
+          status = sg_data_add_numeric (reg, x, o->y);
+          if (status == SG_OK)
+            status = sg_data_add_binary (cls, x, +1);
+        }
+      else if (o->kind == SG_OBS_INVALID)
+        status = sg_data_add_binary (cls, x, -1);
+    }
+  if (status != SG_OK)
+    {
+      sg_data_clear (reg);
+      sg_data_clear (cls);
+    }
+  return status;
+}
+
+static int
+two_gp_build (sg_bo *bo, const sg_progress *progress)
+{
+  sg_data reg, cls;
+  int status = two_gp_split (&bo->data, &reg, &cls);
+  if (status != SG_OK)
+    return status;
+  /* the classifier: latent f_c with mean 0, labels through probit_sd */
+  sg_approx_model model;
+  sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
+  model.prior_mean = 0;
+  sg_ep_options o = { 0 };
+  o.progress = progress;
+  status = sg_ep_posterior (&model, &cls, &o, &bo->cls_warm, &bo->cls_post);
+  if (status == SG_OK)
+    {
+      bo->has_two_gp = 1;
+      /* the regression: exact GP on the valid values (numeric rows only, so
+       * sg_laplace_posterior does no approximation) */
+      if (reg.n_obs > 0)
+        {
+          sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
+          sg_laplace_options lo = { 0 };
+          lo.progress = progress;
+          status = sg_laplace_posterior (&model, &reg, &lo, NULL, &bo->reg_post);
+          bo->has_reg = status == SG_OK;
+        }
+    }
+  sg_data_clear (&reg);
+  sg_data_clear (&cls);
+  return status;
+}
+
+/* F[0..n): samples of the regression GP at X; F[n..2n): of the classifier's
+ * latent f_c(x); from the common normal variates Z (2n). */
+static int
+two_gp_samples (const sg_bo *bo, const double *x, size_t n, const double *Z, double *F)
+{
+  double mean = bo->hyper.mean, var = bo->hyper.kernel.variance;  /* the prior */
+  int status = SG_OK;
+  if (bo->has_reg)
+    status = sg_gauss_post_predict (&bo->reg_post, x, 1, &mean, &var);
+  double mc = 0, vc = 0;
+  if (status == SG_OK)
+    status = sg_gauss_post_predict (&bo->cls_post, x, 1, &mc, &vc);
+  if (status != SG_OK)
+    return status;
+  double sd = sqrt (fmax (var, 0)), sdc = sqrt (fmax (vc, 0));
+  for (size_t j = 0; j < n; j++)
+    {
+      F[j] = mean + sd * Z[j];
+      F[n + j] = mc + sdc * Z[n + j];
+    }
+  return SG_OK;
+}
+
+/* The safe-UCB rule of sg_acq_safe_ucb with the two models: the HPD upper
+ * end of the regression samples, penalised where the classifier's
+ * P(f_c(x) >= 0) is below safe_probability. */
+static double
+two_gp_safe_ucb (const sg_bo *bo, const double *F, size_t n, double *scratch)
+{
+  const sg_bo_config *c = &bo->cfg;
+  double ucb = sg_acq_hpd (F, n, c->ucb_level, scratch, NULL);
+  double p_valid = sg_acq_prob_at_least (F + n, n, 0.0);
+  return p_valid < c->safe_probability ? ucb - c->safe_penalty : ucb;
+}
+
+const sg_gauss_post *
+sg_bo_two_gp_classifier (const sg_bo *bo)
+{
+  return bo->has_two_gp ? &bo->cls_post : NULL;
+}
+
+const sg_gauss_post *
+sg_bo_two_gp_regression (const sg_bo *bo)
+{
+  return bo->has_reg ? &bo->reg_post : NULL;
+}
+
+/* ---- Active mode: the classifier ------------------------------------------------ */
+
+int
+sg_bo_fit_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
+{
+  if (bo == NULL || rng == NULL || bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM)
+    return SG_EINVAL;
+  drop_model (bo);
+  return build_model (bo, rng, progress);
+}
+
+int
+sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
+                         const sg_progress *progress, double *prob)
+{
+  if (bo == NULL || XS == NULL || prob == NULL || b == 0)
+    return SG_EINVAL;
+  if (bo->post == NULL && !bo->has_gpost)
+    return SG_EINVAL;
+  sg_point_summary *s = malloc (b * sizeof *s);
+  if (s == NULL)
+    return SG_ENOMEM;
+  int status;
+  if (bo->post != NULL)
+    {
+      sg_summary_options o;
+      sg_summary_options_default (&o);
+      o.fields = SG_SUMMARY_CLASS_PROB;
+      o.probit_sd = bo->hyper.noise.probit_sd;
+      status = sg_skewgp_summarize (bo->post, bo->samples, XS, b, &o, progress, s);
+    }
+  else
+    status = sg_gauss_post_summaries (&bo->gpost, XS, b, 0.95, NULL, s);
+  if (status == SG_OK)
+    for (size_t i = 0; i < b; i++)
+      prob[i] = s[i].class_probability;
+  free (s);
+  return status;
 }
 
 /* ---- Names --------------------------------------------------------------------- */
 
-static const char *const mode_names[] = { "preference", "mixed", "safe" };
+static const char *const mode_names[] = { "preference", "mixed", "safe", "active" };
 static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson" };
-static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random" };
+static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random", "two-gp" };
 
 unsigned
 sg_bo_default_refit_free (sg_bo_mode mode)
@@ -1125,7 +1368,7 @@ sg_bo_default_refit_free (sg_bo_mode mode)
 const char *
 sg_bo_mode_name (sg_bo_mode m)
 {
-  return (unsigned) m < 3 ? mode_names[m] : "?";
+  return (unsigned) m < 4 ? mode_names[m] : "?";
 }
 
 const char *
@@ -1137,7 +1380,7 @@ sg_bo_acquisition_name (sg_bo_acquisition a)
 const char *
 sg_bo_surrogate_name (sg_bo_surrogate s)
 {
-  return (unsigned) s < 4 ? surrogate_names[s] : "?";
+  return (unsigned) s < 5 ? surrogate_names[s] : "?";
 }
 
 static int
@@ -1158,7 +1401,7 @@ int
 sg_bo_mode_parse (const char *name, sg_bo_mode *mode)
 {
   int i;
-  int status = parse_name (name, mode_names, 3, &i);
+  int status = parse_name (name, mode_names, 4, &i);
   if (status == SG_OK)
     *mode = (sg_bo_mode) i;
   return status;
@@ -1178,7 +1421,7 @@ int
 sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate)
 {
   int i;
-  int status = parse_name (name, surrogate_names, 4, &i);
+  int status = parse_name (name, surrogate_names, 5, &i);
   if (status == SG_OK)
     *surrogate = (sg_bo_surrogate) i;
   return status;

@@ -28,12 +28,23 @@
  *               "invalid" (g(x) < h, no output); likelihood 001 eq. 40;
  *               x_r is the valid point with the largest value (the last
  *               measurement counts when a point is measured again).
+ *   active      active learning of a binary classifier (001 sec. 5.1):
+ *               every query asks for the label (+1 / -1) of x, chosen by
+ *               maximising BALD (001 eq. 43, sg_acq_bald) on posterior
+ *               samples of f(x) under the probit model Phi(y f / probit_sd)
+ *               of sg-data.h; there is no x_r (sg_bo_best returns 0). The
+ *               paper selects from a finite pool of unlabelled UCI points;
+ *               here the box is searched (sg_acq_maximize, the labelled
+ *               inputs among the candidates, so a point may be asked
+ *               again, as in the paper's "pool diversity").
+ *               sg_bo_class_probability gives the predictive
+ *               P(y = +1 | x) for accuracy curves.
  *
  * Before the model is used, an initial design of random points (from the
  * caller's RNG) is asked: preference N_INITIAL duels (the first one
  * between two random points); mixed N_INITIAL duels then N_INITIAL
  * values; safe the SAFE_START point (or N_INITIAL random points when no
- * safe start is given).
+ * safe start is given); active N_INITIAL random labels.
  *
  * Surrogates: the exact SkewGP posterior (default; sg-skewgp.h), its
  * Laplace or EP Gaussian approximation (sg-laplace.h, sg-ep.h), or random
@@ -78,6 +89,7 @@ typedef enum {
   SG_BO_PREFERENCE = 0,
   SG_BO_MIXED,
   SG_BO_SAFE,
+  SG_BO_ACTIVE,     /* active binary classification by BALD (001 sec. 5.1) */
 } sg_bo_mode;
 
 /* The acquisition for duels (and, in safe mode, ignored). */
@@ -99,6 +111,10 @@ typedef enum {
   SG_BO_SURROGATE_LAPLACE,
   SG_BO_SURROGATE_EP,
   SG_BO_SURROGATE_RANDOM,
+  SG_BO_SURROGATE_TWO_GP,  /* safe mode only: SafeOpt-style GP classifier
+                              (EP) of validity + GP regression of the valid
+                              values (001 sec. 5.2.3, the Figure 15
+                              baseline); see "Two-GP surrogate" below     */
 } sg_bo_surrogate;
 
 typedef enum {
@@ -190,6 +206,8 @@ int sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
 int sg_bo_answer_value (sg_bo *bo, const double *x, double y);
 /* X produced no output (g(x) < h). Safe mode only. */
 int sg_bo_answer_invalid (sg_bo *bo, const double *x);
+/* The class LABEL (+1 or -1) of X. Active mode only; SG_EINVAL else. */
+int sg_bo_answer_label (sg_bo *bo, const double *x, int label);
 /* Removes the last answer and restores x_r as it was before it.
  * SG_EINVAL when there is no answer. */
 int sg_bo_undo (sg_bo *bo);
@@ -205,6 +223,7 @@ int sg_bo_best (const sg_bo *bo, double *x);
 typedef enum {
   SG_BO_QUERY_DUEL = 0,    /* "x (A) or x_ref (B)?"                        */
   SG_BO_QUERY_VALUE,       /* "what is g(x)?" (or "invalid" in safe mode)  */
+  SG_BO_QUERY_LABEL,       /* "is x in class +1 or -1?" (active mode)      */
 } sg_bo_query_kind;
 
 typedef struct {
@@ -216,7 +235,9 @@ typedef struct {
   double acquisition;           /* acquisition value at x (NaN if random)  */
   double prob_better;           /* P(f(x) > f(x_ref)) from the samples
                                    (NaN when unknown)                     */
-  double prob_safe;             /* safe mode: P(f(x) >= h) (else NaN)      */
+  double prob_safe;             /* safe mode: P(f(x) >= h) (else NaN); with
+                                   the two-GP surrogate the classifier's
+                                   P(f_c(x) >= 0)                          */
 } sg_bo_query;
 
 /* The recommended RNG for the next proposal: sg_rng_new(config.seed,
@@ -279,12 +300,13 @@ typedef enum {
   SG_BO_ACQ_TARGET_DUEL,     /* config.acquisition of h = f(x) - f(x_r)    */
   SG_BO_ACQ_TARGET_NUMERIC,  /* config.numeric_acquisition (mixed values)  */
   SG_BO_ACQ_TARGET_SAFE,     /* safe UCB of f(x) (safe mode)               */
+  SG_BO_ACQ_TARGET_BALD,     /* BALD of the label at x (active mode)       */
 } sg_bo_acq_target;
 
 typedef struct {
   sg_bo_acq_target target;   /* which acquisition was maximised            */
   const char *name;          /* "dueling UCB", "EIIG", "EPI", "Thompson",
-                                "UCB", "EI" or "safe UCB" (static)         */
+                                "UCB", "EI", "safe UCB" or "BALD" (static) */
   double x[SG_BO_MAX_DIM];   /* its maximiser (the proposed x)             */
   double value;              /* the value there (query.acquisition; NaN
                                 when every candidate was excluded)         */
@@ -305,9 +327,45 @@ int sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
                           const sg_progress *progress, double *out);
 /* P(f(x) >= config.threshold) at B points (001 sec. 5.2.3; the h of safe
  * mode), as the fraction of the same joint samples at or above h, so its
- * value at the proposal is query.prob_safe. Any mode; same errors. */
+ * value at the proposal is query.prob_safe. Any mode; same errors. With
+ * the two-GP surrogate: the classifier's P(f_c(x) >= 0) (its samples). */
 int sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                          const sg_progress *progress, double *out);
+/* ---- Active mode: the classifier ---------------------------------------- */
+
+/* Builds the surrogate's model of the current answers, as sg_bo_propose
+ * does, without choosing a query (for accuracy curves and plots; the
+ * model accessors above then describe it). SG_EINVAL for the random
+ * surrogate or with no data the surrogate can use; errors as
+ * sg_bo_propose. */
+int sg_bo_fit_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress);
+
+/* Predictive class probabilities P(y = +1 | data) = E[Phi(f(x) / probit_sd)]
+ * of the current model at B points XS (b x dim) into PROB (b), with the
+ * current hyperparameters' probit_sd (SkewGP: Rao-Blackwellised over the
+ * samples, sg_skewgp_summarize; Laplace / EP: closed form). Any mode with a
+ * model; SG_EINVAL when there is none (random surrogate, initial design). */
+int sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
+                             const sg_progress *progress, double *prob);
+
+/* ---- Two-GP surrogate (safe mode; SG_BO_SURROGATE_TWO_GP) ------------------
+ * The baseline of 001 sec. 5.2.3 / Figure 15 in the style of SafeOpt
+ * (Berkenkamp et al. 2016): two independent GPs with the same kernel
+ * (the current hyperparameters):
+ *   classifier  f_c ~ GP(0, k), labels +1 (valid) / -1 (invalid),
+ *               likelihood Phi(label f_c(x) / probit_sd), approximated by
+ *               EP (as the paper's SafeOpt run; sg-ep.h);
+ *   regression  g ~ GP(mean, k) on the valid points' values only, noise
+ *               numeric_sd (exact; the prior where nothing is valid yet).
+ * The acquisition is the same safe-UCB rule as the SkewGP's (sg-acq.h):
+ * the LEVEL HPD upper end of the regression GP at x minus PENALTY where
+ * P(f_c(x) >= 0) < SAFE_PROBABILITY, both from N common-random-number
+ * samples (001 footnote 13). Refits (when enabled) maximise the exact GP
+ * evidence of the valid values. The accessors below give the two
+ * posteriors of the last proposal (NULL otherwise); sg_bo_summarize
+ * summarises the regression GP. */
+const sg_gauss_post *sg_bo_two_gp_classifier (const sg_bo *bo);
+const sg_gauss_post *sg_bo_two_gp_regression (const sg_bo *bo);
 
 const char *sg_bo_mode_name (sg_bo_mode mode);
 /* The SG_FIT_* groups a refit should free in MODE: lengthscales + variance
