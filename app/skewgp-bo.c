@@ -390,6 +390,12 @@ run_loop (const bo_args *a)
       sg_problem_free (p);
       return SKEWGP_EXIT_INPUT;
     }
+  if (a->surrogate == SG_BO_SURROGATE_TWO_GP && a->mode != SG_BO_SAFE)
+    {
+      fprintf (stderr, "skewgp bo: the two-gp surrogate is for safe mode only\n");
+      sg_problem_free (p);
+      return SKEWGP_EXIT_INPUT;
+    }
   sg_bo_config cfg;
   status = make_config (a, p, &cfg);
   sg_bo *bo = NULL;

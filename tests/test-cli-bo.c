@@ -289,6 +289,86 @@ test_bad_input (void)
     g_assert_nonnull (strstr (out, flags[k]));
 }
 
+/* Safe mode with the SafeOpt-style two-GP baseline: same line format,
+ * the safe start first; the run is deterministic; the two-GP surrogate is
+ * refused outside safe mode. */
+static void
+test_safe_two_gp (void)
+{
+  CliResult r = run_bo ("--problem", "safe-gp1d", "--mode", "safe", "--surrogate", "two-gp",
+                        "--iterations", "6", "--seed", "2", "--samples", "200", NULL);
+  g_autoptr (GPtrArray) objs = check_run (&r, 7, 1, TRUE);
+  g_assert_cmpfloat (json_array_get_double_element (
+                       json_object_get_array_member (line (objs, 0), "query"), 0), ==, 0);
+  JsonObject *s = line (objs, 7);
+  g_assert_cmpstr (json_object_get_string_member (s, "surrogate"), ==, "two-gp");
+  for (guint i = 1; i < 7; i++)
+    {
+      double x = json_array_get_double_element (
+        json_object_get_array_member (line (objs, i), "query"), 0);
+      g_assert_cmpfloat (x, >=, -10);
+      g_assert_cmpfloat (x, <=, 10);
+      g_assert_false (json_object_get_null_member (line (objs, i), "acquisition"));
+    }
+  CliResult r2 = run_bo ("--problem", "safe-gp1d", "--mode", "safe", "--surrogate", "two-gp",
+                         "--iterations", "6", "--seed", "2", "--samples", "200", NULL);
+  g_autoptr (GPtrArray) objs2 = check_run (&r2, 7, 1, TRUE);
+  for (guint i = 0; i < 7; i++)
+    g_assert_cmpfloat (json_array_get_double_element (
+                         json_object_get_array_member (line (objs, i), "query"), 0), ==,
+                       json_array_get_double_element (
+                         json_object_get_array_member (line (objs2, i), "query"), 0));
+  cli_result_clear (&r);
+  cli_result_clear (&r2);
+  assert_bad ("safe mode only", "--problem", "cos1d", "--surrogate", "two-gp", NULL);
+}
+
+/* Active mode: label queries, accuracy in [0, 1] after every answer, the
+ * summary's labels / unique_fraction; random labelling is judged by a
+ * SkewGP classifier (so it has an accuracy too); a threshold is needed
+ * for problems without one. */
+static void
+test_active (void)
+{
+  const char *sur[] = { "skewgp", "ep", "random" };
+  for (gsize k = 0; k < G_N_ELEMENTS (sur); k++)
+    {
+      CliResult r = run_bo ("--problem", "cos1d", "--mode", "active", "--threshold", "0.5",
+                            "--surrogate", sur[k], "--iterations", "3", "--initial", "3",
+                            "--seed", "1", "--samples", "200", "--candidates", "50", NULL);
+      if (r.status != 0)
+        g_test_message ("stderr: %s", r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      g_autoptr (GPtrArray) objs = parse_lines (r.out);
+      g_assert_cmpuint (objs->len, ==, 7);
+      for (guint i = 0; i < 6; i++)
+        {
+          JsonObject *o = line (objs, i);
+          g_assert_cmpstr (json_object_get_string_member (o, "kind"), ==, "label");
+          gint64 label = json_object_get_int_member (o, "answer");
+          g_assert_true (label == 1 || label == -1);
+          g_assert_cmpint (json_object_get_boolean_member (o, "initial"), ==, i < 3);
+          double acc = json_object_get_double_member (o, "accuracy");
+          g_assert_cmpfloat (acc, >=, 0);
+          g_assert_cmpfloat (acc, <=, 1);
+          if (i >= 3 && strcmp (sur[k], "random") != 0)
+            g_assert_false (json_object_get_null_member (o, "acquisition"));  /* BALD */
+        }
+      JsonObject *s = line (objs, 6);
+      g_assert_true (json_object_get_boolean_member (s, "summary"));
+      g_assert_cmpstr (json_object_get_string_member (s, "mode"), ==, "active");
+      g_assert_cmpint (json_object_get_int_member (s, "labels"), ==, 6);
+      g_assert_cmpint (json_object_get_int_member (s, "test_points"), ==, 201);
+      double u = json_object_get_double_member (s, "unique_fraction");
+      g_assert_cmpfloat (u, >, 0);
+      g_assert_cmpfloat (u, <=, 1);
+      g_assert_cmpfloat (json_object_get_double_member (s, "accuracy"), ==,
+                         json_object_get_double_member (line (objs, 5), "accuracy"));
+      cli_result_clear (&r);
+    }
+  assert_bad ("--threshold", "--problem", "cos1d", "--mode", "active", NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -299,5 +379,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bo/mixed", test_mixed);
   g_test_add_func ("/cli/bo/safe", test_safe);
   g_test_add_func ("/cli/bo/bad-input", test_bad_input);
+  g_test_add_func ("/cli/bo/safe-two-gp", test_safe_two_gp);
+  g_test_add_func ("/cli/bo/active", test_active);
   return g_test_run ();
 }
