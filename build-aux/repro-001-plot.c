@@ -7,6 +7,10 @@
  *   panel TITLE...                           starts a panel
  *   curve LABEL FILE...                      one curve: `skewgp bo` JSON Lines
  *                                            outputs (one per trial)
+ *   metric FIELD                             the per-iteration field averaged
+ *                                            by the figure's curves (default
+ *                                            best_value; active learning:
+ *                                            accuracy)
  * For every curve the true objective at x_r (best_value) after each BO
  * iteration (iteration 0 = after the initial design) is averaged
  * over the trials; the panel also shows the problem's optimum (dashed; the
@@ -49,6 +53,7 @@ typedef struct {
   char *base, *title;
   int rows, cols;
   GPtrArray *panels;
+  char *metric;            /* the averaged field */
 } figure;
 
 static void
@@ -66,7 +71,7 @@ add_point (curve *c, int k, double v)
 /* Adds one run (a JSON Lines file) to curve C; accumulates its optimum
  * into OPTIMUM[0] (sum) and OPTIMUM[1] (count). */
 static void
-add_run (curve *c, const char *path, double *optimum)
+add_run (curve *c, const char *path, double *optimum, const char *metric)
 {
   g_autofree char *text = NULL;
   if (!g_file_get_contents (path, &text, NULL, NULL))
@@ -107,7 +112,7 @@ add_run (curve *c, const char *path, double *optimum)
           started = 1;
           add_point (c, k++, last);
         }
-      JsonNode *bv = json_object_get_member (o, "best_value");
+      JsonNode *bv = json_object_get_member (o, metric);
       if (bv && !json_node_is_null (bv))
         last = json_node_get_double (bv);
       if (!initial)
@@ -142,8 +147,14 @@ parse_manifest (const char *path, GPtrArray *figures)
           f->cols = atoi (tok[3]);
           f->title = tok[4] ? g_strjoinv (" ", tok + 4) : g_strdup ("");
           f->panels = g_ptr_array_new ();
+          f->metric = g_strdup ("best_value");
           g_ptr_array_add (figures, f);
           pa = NULL;
+        }
+      else if (strcmp (tok[0], "metric") == 0 && f && tok[1])
+        {
+          g_free (f->metric);
+          f->metric = g_strdup (tok[1]);
         }
       else if (strcmp (tok[0], "panel") == 0 && f)
         {
@@ -159,7 +170,7 @@ parse_manifest (const char *path, GPtrArray *figures)
           c->label = g_strdup (tok[1]);
           for (char **file = tok + 2; *file; file++)
             if (**file)
-              add_run (c, *file, pa->optimum_acc);
+              add_run (c, *file, pa->optimum_acc, f->metric);
           if (pa->optimum_acc[1] > 0)
             pa->optimum = pa->optimum_acc[0] / pa->optimum_acc[1];
           g_ptr_array_add (pa->curves, c);
@@ -351,7 +362,10 @@ write_md (const figure *f)
       int last = 0;
       for (guint j = 0; j < pa->curves->len; j++)
         last = MAX (last, ((const curve *) g_ptr_array_index (pa->curves, j))->n_iter - 1);
-      fprintf (out, "| %s | %d | %.4g |", pa->title, last, pa->optimum);
+      if (isfinite (pa->optimum))
+        fprintf (out, "| %s | %d | %.4g |", pa->title, last, pa->optimum);
+      else
+        fprintf (out, "| %s | %d | - |", pa->title, last);
       for (guint j = 0; j < pa->curves->len; j++)
         {
           const curve *c = g_ptr_array_index (pa->curves, j);
@@ -369,7 +383,8 @@ write_md (const figure *f)
           if (c->failed)
             fprintf (out, ", %d failed", c->failed);
           fprintf (out, ")");
-          if (c->violations > 0 || strstr (pa->title, "safe"))
+          if (strcmp (f->metric, "best_value") == 0
+              && (c->violations > 0 || strstr (pa->title, "safe")))
             fprintf (out, ", %ld violations", c->violations);
           fprintf (out, " |");
         }

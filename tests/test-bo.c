@@ -1189,6 +1189,64 @@ test_two_gp_beats_random (void)
   g_assert_cmpint (tv, <, rv);
 }
 
+/* Odd answer sequences for the new surrogate / mode: the two-GP safe loop
+ * and the active loop take random, repeated and contradictory answers
+ * (the same point valid and invalid, or labelled +1 and -1) and undos in
+ * any order; every proposal succeeds, stays in the box, and the data hold
+ * one observation per answer. */
+static void
+test_two_gp_active_fuzz (void)
+{
+  gsl_rng *r = sg_rng_new (77, 0);
+  for (int k = 0; k < 2; k++)
+    {
+      sg_bo_config c;
+      if (k == 0)
+        small_config (&c, 2, SG_BO_SAFE, SG_BO_SURROGATE_TWO_GP);
+      else
+        small_config (&c, 2, SG_BO_ACTIVE, SG_BO_SURROGATE_SKEWGP);
+      c.seed = 5 + (uint64_t) k;
+      sg_bo *bo = NULL;
+      g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      sg_bo_query last;
+      int have_last = 0, model_proposals = 0;
+      for (int step = 0; step < 40; step++)
+        {
+          double u = gsl_rng_uniform (r);
+          if (u < 0.15 && sg_bo_n_answers (bo) > 0)
+            g_assert_cmpint (sg_bo_undo (bo), ==, SG_OK);
+          else if (u < 0.4 || !have_last)
+            {
+              gsl_rng *rng = sg_bo_rng (bo);
+              int st = sg_bo_propose (bo, rng, NULL, &last);
+              sg_rng_free (rng);
+              if (st != SG_OK)
+                g_test_message ("case %d step %d: %s", k, step, sg_strerror (st));
+              g_assert_cmpint (st, ==, SG_OK);
+              for (size_t j = 0; j < 2; j++)
+                g_assert_true (last.x[j] >= -1 && last.x[j] <= 1);
+              have_last = 1;
+              model_proposals += !last.random;
+            }
+          else if (k == 0)
+            {
+              if (gsl_rng_uniform (r) < 0.4)
+                g_assert_cmpint (sg_bo_answer_invalid (bo, last.x), ==, SG_OK);
+              else
+                g_assert_cmpint (sg_bo_answer_value (bo, last.x, sg_rng_gaussian (r)), ==, SG_OK);
+            }
+          else
+            g_assert_cmpint (sg_bo_answer_label (bo, last.x, gsl_rng_uniform (r) < 0.5 ? 1 : -1),
+                             ==, SG_OK);
+          g_assert_cmpuint (sg_bo_data (bo)->n_obs, ==, sg_bo_n_answers (bo));
+        }
+      g_test_message ("case %d: %d proposals from the model", k, model_proposals);
+      g_assert_cmpint (model_proposals, >, 3);  /* the models were exercised */
+      sg_bo_free (bo);
+    }
+  sg_rng_free (r);
+}
+
 /* ---- Active learning (BALD; 001 sec. 5.1) --------------------------------- */
 
 static void
@@ -1353,6 +1411,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/two-gp/runs", test_two_gp_runs);
   g_test_add_func ("/bo/two-gp/penalty", test_two_gp_penalty);
   g_test_add_func ("/bo/two-gp/beats-random", test_two_gp_beats_random);
+  g_test_add_func ("/bo/two-gp-active/fuzz", test_two_gp_active_fuzz);
   g_test_add_func ("/bo/active/answers", test_active_answers);
   g_test_add_func ("/bo/active/beats-random", test_active_beats_random);
   return g_test_run ();
