@@ -1197,6 +1197,8 @@ sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                      const sg_progress *progress, double *out)
 {
   return eval_last (bo, XS, b, progress, prob_valid_at_point, out);
+}
+
 /* ---- Two-GP surrogate ----------------------------------------------------------
  * SafeOpt-style baseline (sg-bo.h): an EP GP classifier of validity and a
  * GP regression of the valid values, independent given the kernel. */

@@ -1247,6 +1247,59 @@ test_two_gp_active_fuzz (void)
   sg_rng_free (r);
 }
 
+/* The plot accessors of the last proposal (sg_bo_acquisition_at,
+ * sg_bo_prob_valid_at) know the new surrogate and mode: at the proposal
+ * they return exactly query.acquisition and query.prob_safe (same samples
+ * and common random numbers), and the target is named. */
+static void
+test_two_gp_active_plot_accessors (void)
+{
+  for (int k = 0; k < 2; k++)
+    {
+      sg_bo_config c;
+      if (k == 0)
+        small_config (&c, 1, SG_BO_SAFE, SG_BO_SURROGATE_TWO_GP);
+      else
+        small_config (&c, 1, SG_BO_ACTIVE, SG_BO_SURROGATE_SKEWGP);
+      sg_bo *bo = NULL;
+      g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      double x0 = 0, x1 = 0.6, x2 = -0.5;
+      if (k == 0)
+        {
+          g_assert_cmpint (sg_bo_answer_value (bo, &x0, 0.5), ==, SG_OK);
+          g_assert_cmpint (sg_bo_answer_invalid (bo, &x1), ==, SG_OK);
+        }
+      else
+        {
+          g_assert_cmpint (sg_bo_answer_label (bo, &x0, 1), ==, SG_OK);
+          g_assert_cmpint (sg_bo_answer_label (bo, &x1, -1), ==, SG_OK);
+          g_assert_cmpint (sg_bo_answer_label (bo, &x2, 1), ==, SG_OK);
+        }
+      gsl_rng *rng = sg_bo_rng (bo);
+      sg_bo_query q;
+      g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+      sg_rng_free (rng);
+      g_assert_false (q.random);
+      sg_bo_acq_info info;
+      g_assert_cmpint (sg_bo_last_acquisition (bo, &info), ==, SG_OK);
+      g_assert_cmpint (info.target, ==, k == 0 ? SG_BO_ACQ_TARGET_SAFE : SG_BO_ACQ_TARGET_BALD);
+      g_assert_cmpstr (info.name, ==, k == 0 ? "safe UCB" : "BALD");
+      double acq, pv;
+      g_assert_cmpint (sg_bo_acquisition_at (bo, q.x, 1, NULL, &acq), ==, SG_OK);
+      g_assert_cmpfloat (acq, ==, q.acquisition);
+      if (k == 0)
+        {
+          g_assert_cmpint (sg_bo_prob_valid_at (bo, q.x, 1, NULL, &pv), ==, SG_OK);
+          g_assert_cmpfloat (pv, ==, q.prob_safe);
+          /* the classifier: valid at 0 is likelier than at the invalid 0.6 */
+          double pts[2] = { 0, 0.6 }, p2[2];
+          g_assert_cmpint (sg_bo_prob_valid_at (bo, pts, 2, NULL, p2), ==, SG_OK);
+          g_assert_cmpfloat (p2[0], >, p2[1]);
+        }
+      sg_bo_free (bo);
+    }
+}
+
 /* ---- Active learning (BALD; 001 sec. 5.1) --------------------------------- */
 
 static void
@@ -1412,6 +1465,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/two-gp/penalty", test_two_gp_penalty);
   g_test_add_func ("/bo/two-gp/beats-random", test_two_gp_beats_random);
   g_test_add_func ("/bo/two-gp-active/fuzz", test_two_gp_active_fuzz);
+  g_test_add_func ("/bo/two-gp-active/plot-accessors", test_two_gp_active_plot_accessors);
   g_test_add_func ("/bo/active/answers", test_active_answers);
   g_test_add_func ("/bo/active/beats-random", test_active_beats_random);
   return g_test_run ();
