@@ -7,6 +7,7 @@
  */
 #include "sb-demos.h"
 
+#include "sb-playground.h"
 #include "sb-window.h"
 
 /* The table. Keep the explanations to a few sentences: they are shown in
@@ -81,6 +82,25 @@ static const SbDemo demos[] = {
     .n_answers = 8,
     .stepping = TRUE,
     .views = "posterior validity acquisition",
+  },
+  /* 000 Figure 5 (sec. 6): the classification playground with the preset
+   * SB_PLAYGROUND_PRESET_LAPLACE (ui/sb-playground.c states the points
+   * and how the hyperparameters were found). */
+  {
+    .id = SB_PLAYGROUND_PRESET_LAPLACE,
+    .title = "Is Laplace overconfident?",
+    .explanation =
+      "Fifty binary labels on one input. The exact posterior of GP classification "
+      "is skewed wherever the labels agree; Laplace centres a Gaussian at its mode, "
+      "so its class probabilities there are too close to 0.5, while inside the "
+      "class-0 cluster its credible band is too narrow. EP follows the exact "
+      "probabilities closely. Add, move or delete points and watch all three.",
+    .settings =
+      "Paper 000, Figure 5: 50 labels on one input (a stand-in for the paper's "
+      "unpublished points, drawn from a fixed seed); GP prior (s = 0) with zero "
+      "mean and RBF kernel, lengthscale 2.54 and variance 26.1, the maximiser of "
+      "Laplace's evidence, for all three methods.",
+    .open = sb_playground_open_demo,
   },
 };
 

@@ -5,6 +5,7 @@
 #include "sb-experiment-templates.h"
 #include "sb-link-dialog.h"
 #include "sb-new-experiment-dialog.h"
+#include "sb-playground.h"
 #include "sb-plot-view.h"
 
 #include <math.h>
@@ -1426,6 +1427,15 @@ demo_close_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   gtk_revealer_set_reveal_child (self->demo_revealer, FALSE);
 }
 
+/* Teaching: the classification playground, a window of its own. */
+static void
+playground_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbPlayground *playground = sb_playground_new (gtk_window_get_application (GTK_WINDOW (user_data)));
+
+  gtk_window_present (GTK_WINDOW (playground));
+}
+
 static const GActionEntry win_actions[] = {
   { .name = "answer-a", .activate = answer_a_action },
   { .name = "answer-b", .activate = answer_b_action },
@@ -1449,6 +1459,7 @@ static const GActionEntry win_actions[] = {
   { .name = "demo-view", .activate = demo_view_action, .parameter_type = "s" },
   { .name = "demo-close", .activate = demo_close_action },
   { .name = "link-diagnostic", .activate = link_diagnostic_action },
+  { .name = "playground", .activate = playground_action },
   { .name = "none" },
 };
 

@@ -1,0 +1,431 @@
+/* sb-playground-job.c — exact SkewGP vs Laplace vs EP on a grid, and BALD
+ * (see sb-playground-job.h). */
+#include "sb-playground-job.h"
+
+#include "sb-jobs.h"
+#include "sg-acq.h"
+#include "sg-fit.h"
+#include "sg-rng.h"
+#include "sg-skewgp.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- Inputs ----------------------------------------------------------------- */
+
+SbPlaygroundInput *
+sb_playground_input_new (guint dim, const double *lower, const double *upper)
+{
+  SbPlaygroundInput *in = g_new0 (SbPlaygroundInput, 1);
+
+  in->dim = CLAMP (dim, 1, 2);
+  for (guint j = 0; j < in->dim; j++)
+    {
+      in->lower[j] = lower[j];
+      in->upper[j] = upper[j];
+    }
+  in->points = g_new0 (SbPlaygroundPoint, SB_PLAYGROUND_MAX_POINTS);
+  in->lengthscale = 1;
+  in->variance = 1;
+  in->laplace = in->ep = TRUE;
+  in->n_grid = in->dim == 1 ? 160 : 36;
+  in->n_samples = 2000;
+  in->seed = 1;
+  return in;
+}
+
+SbPlaygroundInput *
+sb_playground_input_copy (const SbPlaygroundInput *input)
+{
+  SbPlaygroundInput *in = g_memdup2 (input, sizeof *input);
+
+  in->points = g_memdup2 (input->points, SB_PLAYGROUND_MAX_POINTS * sizeof *input->points);
+  return in;
+}
+
+void
+sb_playground_input_free (SbPlaygroundInput *input)
+{
+  if (input == NULL)
+    return;
+  g_free (input->points);
+  g_free (input);
+}
+
+gboolean
+sb_playground_input_add (SbPlaygroundInput *input, const double *x, gboolean positive)
+{
+  SbPlaygroundPoint *p;
+
+  if (input->n_points >= SB_PLAYGROUND_MAX_POINTS)
+    return FALSE;
+  p = &input->points[input->n_points++];
+  memset (p, 0, sizeof *p);
+  for (guint j = 0; j < input->dim; j++)
+    p->x[j] = CLAMP (x[j], input->lower[j], input->upper[j]);
+  p->positive = positive;
+  return TRUE;
+}
+
+guint
+sb_playground_input_n_cells (const SbPlaygroundInput *input)
+{
+  return input->dim == 1 ? input->n_grid : input->n_grid * input->n_grid;
+}
+
+void
+sb_playground_input_cell (const SbPlaygroundInput *input, guint c, double *x)
+{
+  guint n = input->n_grid, i = input->dim == 1 ? c : c % n, j = input->dim == 1 ? 0 : c / n;
+
+  x[0] = input->lower[0] + (input->upper[0] - input->lower[0]) * i / (n - 1);
+  if (input->dim == 2)
+    x[1] = input->lower[1] + (input->upper[1] - input->lower[1]) * j / (n - 1);
+}
+
+void
+sb_playground_result_free (SbPlaygroundResult *result)
+{
+  if (result == NULL)
+    return;
+  for (int k = 0; k < SB_N_SURROGATES; k++)
+    {
+      g_free (result->method[k].error);
+      g_free (result->method[k].summary);
+    }
+  g_free (result->bald);
+  sb_playground_input_free (result->input);
+  g_free (result);
+}
+
+/* ---- Engine plumbing ------------------------------------------------------------ */
+
+typedef struct {
+  SbWorkerJob *job;
+  const char *text;
+} Progress;
+
+/* Forwards progress to the worker (which coalesces it) and stops the
+ * engine loop as soon as the job is superseded. */
+static int
+forward_progress (double fraction, void *user_data)
+{
+  Progress *p = user_data;
+
+  if (p->job == NULL)
+    return 0;
+  if (sb_worker_job_is_cancelled (p->job))
+    return 1;
+  sb_worker_job_progress (p->job, fraction, p->text);
+  return 0;
+}
+
+static gboolean
+engine_failed (int status, const char *what, GError **error)
+{
+  if (status == SG_OK)
+    return FALSE;
+  if (status == SG_ECANCELLED)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s was cancelled", what);
+  else
+    g_set_error (error, SB_ENGINE_ERROR, status, "%s failed: %s", what, sg_strerror (status));
+  return TRUE;
+}
+
+static void
+init_hyper (const SbPlaygroundInput *in, sg_hyper *h)
+{
+  memset (h, 0, sizeof *h);
+  /* RBF kernel, zero prior mean, probit noise 1: the model of 000 sec. 6
+   * (Figures 5-6) with s = 0, i.e. a GP prior. */
+  sg_kernel_init (&h->kernel, SG_KERNEL_RBF, in->dim, in->variance, in->lengthscale);
+  h->mean = 0;
+  h->noise.numeric_sd = 1;
+  h->noise.probit_sd = 1;
+  h->s = 0;
+}
+
+/* Type-II maximum likelihood of the kernel's lengthscales and variance
+ * for METHOD's evidence (sg-fit.h). The box: lengthscales within
+ * [0.02, 2] domain widths; the variance in [0.05, 60] — with separable
+ * labels the evidence keeps growing with the variance, so it needs a cap
+ * (sg-bo.c caps at 60 for the same reason). */
+static int
+fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method method,
+           gsl_rng *rng, const sg_progress *progress, sg_hyper *h)
+{
+  sg_fit_spec spec;
+  sg_evidence_ctx ctx;
+  sg_fit_options opt;
+  sg_fit_result res;
+  int status;
+
+  status = sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data);
+  if (status != SG_OK)
+    return status;
+  for (guint j = 0; j < in->dim; j++)
+    {
+      double w = in->upper[j] - in->lower[j];
+      spec.lengthscale[j] = (sg_fit_range) { 0.02 * w, 2 * w };
+    }
+  spec.variance = (sg_fit_range) { 0.05, 60 };
+  sg_evidence_ctx_init (&ctx, method, data);
+  if (method == SG_FIT_METHOD_SKEWGP)
+    {
+      ctx.workspace = sg_mvn_workspace_new (data->n_obs + 1);
+      if (ctx.workspace == NULL)
+        return SG_ENOMEM;
+    }
+  sg_fit_options_default (&opt);
+  opt.progress = progress;
+  opt.n_starts = 3;
+  opt.max_seconds = 20;
+  status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, h, &res);
+  if (ctx.workspace)
+    sg_mvn_workspace_free (ctx.workspace);
+  return status;
+}
+
+static void
+method_hyper (SbPlaygroundMethod *m, const sg_hyper *h, guint dim)
+{
+  m->lengthscale[0] = h->kernel.lengthscales[0];
+  m->lengthscale[1] = dim > 1 ? h->kernel.lengthscales[1] : NAN;
+  m->variance = h->kernel.variance;
+}
+
+/* ---- The exact posterior ----------------------------------------------------------- */
+
+typedef struct {
+  const SbPlaygroundInput *in;
+  const sg_data *data;
+  const double *cells;       /* n_cells x dim */
+  guint n_cells;
+  gsl_rng *rng;
+  SbWorkerJob *job;
+} Ctx;
+
+/* BALD (001 eq. 43) at every cell from N samples of f(x) under the exact
+ * posterior. Samples are drawn for batches of cells at once
+ * (sg_skewgp_joint_samples); BALD depends only on each cell's marginal,
+ * which joint draws reproduce exactly, and a batch shares one GEMM. */
+static int
+compute_bald (const Ctx *c, const sg_skewgp_posterior *post, const sg_skewgp_samples *samples,
+              const sg_progress *progress, SbPlaygroundResult *r)
+{
+  enum { BATCH = 32 };
+  gsize N = sg_skewgp_samples_count (samples);
+  guint dim = c->in->dim;
+  g_autofree double *f = g_new (double, BATCH * N);
+  g_autofree double *bald = g_new (double, c->n_cells);
+  guint best = 0;
+
+  for (guint c0 = 0; c0 < c->n_cells; c0 += BATCH)
+    {
+      guint b = MIN (BATCH, c->n_cells - c0);
+      int status = sg_progress_report (progress, (double) c0 / c->n_cells);
+      if (status == SG_OK)
+        status = sg_skewgp_joint_samples (post, samples, c->cells + (gsize) c0 * dim, b,
+                                          c->rng, f);
+      if (status != SG_OK)
+        return status;
+      for (guint i = 0; i < b; i++)
+        {
+          bald[c0 + i] = sg_acq_bald (f + (gsize) i * N, N, 1.0);
+          if (bald[c0 + i] > bald[best])
+            best = c0 + i;
+        }
+    }
+  r->bald = g_steal_pointer (&bald);
+  r->bald_cell = best;
+  r->bald_max = r->bald[best];
+  memcpy (r->bald_x, c->cells + (gsize) best * dim, dim * sizeof (double));
+  return SG_OK;
+}
+
+static gboolean
+compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
+{
+  const SbPlaygroundInput *in = c->in;
+  SbPlaygroundMethod *m = &r->method[SB_SURROGATE_EXACT];
+  Progress pctx = { c->job, "Fitting the exact SkewGP evidence" };
+  sg_progress progress = { forward_progress, &pctx };
+  sg_skewgp_posterior *post = NULL;
+  sg_skewgp_samples *samples = NULL;
+  sg_skewgp_sample_options so;
+  sg_summary_options sopt;
+  sg_skewgp_evidence ev;
+  sg_skewgp_prior prior;
+  sg_likelihood lik;
+  sg_hyper h;
+  int status;
+
+  init_hyper (in, &h);
+  if (in->fit && c->data->n_obs >= 2)
+    {
+      status = fit_hyper (in, c->data, SG_FIT_METHOD_SKEWGP, c->rng, &progress, &h);
+      if (engine_failed (status, "fitting the exact evidence", error))
+        return FALSE;
+    }
+  method_hyper (m, &h, in->dim);
+
+  sg_hyper_skewgp_prior (&h, &prior);
+  status = sg_likelihood_build (c->data, &h.noise, &lik);
+  if (engine_failed (status, "building the likelihood", error))
+    return FALSE;
+  status = sg_skewgp_posterior_new (&prior, c->data->X, &lik, &post);
+  sg_likelihood_clear (&lik);
+  if (engine_failed (status, "the exact posterior", error))
+    return FALSE;
+
+  pctx.text = "Sampling the exact posterior";
+  sg_skewgp_sample_options_default (&so);
+  status = sg_skewgp_sample (post, in->n_samples, &so, c->rng, &progress, &samples);
+  if (status == SG_OK)
+    status = sg_skewgp_samples_ess (samples, &r->ess);
+  if (status == SG_OK)
+    {
+      pctx.text = "Summarising the exact posterior";
+      sg_summary_options_default (&sopt);
+      sopt.fields = SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES | SG_SUMMARY_HPD
+                    | SG_SUMMARY_CLASS_PROB;
+      m->summary = g_new (sg_point_summary, c->n_cells);
+      status = sg_skewgp_summarize (post, samples, c->cells, c->n_cells, &sopt, &progress,
+                                    m->summary);
+    }
+  /* The evidence at the hyperparameters used, for the read-out. */
+  m->log_evidence = status == SG_OK
+                      && sg_skewgp_posterior_log_evidence (post, NULL, NULL, &ev) == SG_OK
+                      ? ev.log_ml : NAN;
+  if (status == SG_OK && in->bald)
+    {
+      pctx.text = "BALD on the grid";
+      status = compute_bald (c, post, samples, &progress, r);
+    }
+  sg_skewgp_samples_free (samples);
+  sg_skewgp_posterior_free (post);
+  if (engine_failed (status, "the exact posterior summaries", error))
+    return FALSE;
+  m->ok = TRUE;
+  return TRUE;
+}
+
+/* ---- Laplace and EP ------------------------------------------------------------------ */
+
+/* Returns FALSE only on cancellation (ERROR set); any other failure is
+ * recorded in the method and the job goes on. */
+static gboolean
+compute_gaussian (const Ctx *c, SbSurrogate which, SbPlaygroundResult *r, GError **error)
+{
+  const SbPlaygroundInput *in = c->in;
+  SbPlaygroundMethod *m = &r->method[which];
+  gboolean laplace = which == SB_SURROGATE_LAPLACE;
+  Progress pctx = { c->job, laplace ? "Laplace approximation" : "Expectation propagation" };
+  sg_progress progress = { forward_progress, &pctx };
+  sg_gauss_post gp;
+  sg_approx_model model;
+  sg_hyper h;
+  int status = SG_OK;
+
+  init_hyper (in, &h);
+  if (in->fit && c->data->n_obs >= 2)
+    status = fit_hyper (in, c->data, laplace ? SG_FIT_METHOD_LAPLACE : SG_FIT_METHOD_EP,
+                        c->rng, &progress, &h);
+  method_hyper (m, &h, in->dim);
+  if (status == SG_OK)
+    {
+      sg_hyper_approx_model (&h, SG_LINK_PROBIT, &model);
+      if (laplace)
+        {
+          sg_laplace_options o = { .progress = &progress };
+          status = sg_laplace_posterior (&model, c->data, &o, NULL, &gp);
+        }
+      else
+        {
+          sg_ep_options o = { .progress = &progress };
+          status = sg_ep_posterior (&model, c->data, &o, NULL, &gp);
+        }
+      if (status == SG_OK)
+        {
+          m->log_evidence = gp.log_evidence;
+          m->summary = g_new (sg_point_summary, c->n_cells);
+          status = sg_gauss_post_summaries (&gp, c->cells, c->n_cells, 0.95, NULL, m->summary);
+          sg_gauss_post_clear (&gp);
+        }
+    }
+  if (status == SG_ECANCELLED)
+    return !engine_failed (status, pctx.text, error);
+  if (status != SG_OK)
+    {
+      g_clear_pointer (&m->summary, g_free);
+      m->error = g_strdup_printf ("%s failed: %s", pctx.text, sg_strerror (status));
+      return TRUE;
+    }
+  m->ok = TRUE;
+  return TRUE;
+}
+
+/* ---- The job -------------------------------------------------------------------------- */
+
+SbPlaygroundResult *
+sb_playground_compute (SbWorkerJob *job, const SbPlaygroundInput *input, GError **error)
+{
+  g_autoptr (SbPlaygroundResult) r = g_new0 (SbPlaygroundResult, 1);
+  gint64 start = g_get_monotonic_time ();
+  guint dim = input->dim;
+  g_autofree double *cells = NULL;
+  gboolean ok = TRUE;
+  sg_data data;
+  Ctx c;
+
+  if (input->n_grid < 2 || input->n_samples < 2 || !(input->lengthscale > 0)
+      || !(input->variance > 0))
+    {
+      g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "invalid playground settings");
+      return NULL;
+    }
+  r->generation = input->generation;
+  r->input = sb_playground_input_copy (input);
+  r->n_cells = sb_playground_input_n_cells (input);
+  for (int k = 0; k < SB_N_SURROGATES; k++)
+    r->method[k].log_evidence = NAN;
+  r->ess = NAN;
+
+  cells = g_new (double, (gsize) r->n_cells * dim);
+  for (guint i = 0; i < r->n_cells; i++)
+    sb_playground_input_cell (input, i, cells + (gsize) i * dim);
+
+  sg_data_init (&data, dim);
+  for (guint i = 0; i < input->n_points && ok; i++)
+    ok = sg_data_add_binary (&data, input->points[i].x, input->points[i].positive ? 1 : -1)
+         == SG_OK;
+  if (!ok)
+    {
+      sg_data_clear (&data);
+      g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "a point is not finite");
+      return NULL;
+    }
+
+  /* One random stream per input: the same points give the same picture. */
+  c = (Ctx) { input, &data, cells, r->n_cells, sg_rng_new (input->seed, input->n_points), job };
+  if (c.rng == NULL)
+    ok = !engine_failed (SG_ENOMEM, "the random stream", error);
+  if (ok)
+    ok = compute_exact (&c, r, error);
+  if (ok && input->laplace)
+    ok = compute_gaussian (&c, SB_SURROGATE_LAPLACE, r, error);
+  if (ok && input->ep)
+    ok = compute_gaussian (&c, SB_SURROGATE_EP, r, error);
+  sg_rng_free (c.rng);
+  sg_data_clear (&data);
+  if (!ok)
+    return NULL;
+  r->seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
+  return g_steal_pointer (&r);
+}
+
+gpointer
+sb_playground_job (SbWorkerJob *job, gpointer input, GError **error)
+{
+  return sb_playground_compute (job, input, error);
+}

@@ -1,0 +1,117 @@
+/* sb-playground-job.h — the classification playground's engine job.
+ *
+ * The playground (ui/sb-playground.c) lets a person place binary class
+ * labels on a 1-D line or a 2-D square and compares, on a grid over the
+ * domain, the exact SkewGP posterior (001 Theorem 3.3 with s = 0: a GP
+ * prior and the probit likelihood, whose posterior is a SUN, 000 sec. 5)
+ * with its Laplace and EP approximations. Every edit copies the points
+ * into an SbPlaygroundInput and submits sb_playground_job to the
+ * window's worker (sb-worker.h): a newer edit supersedes the running job
+ * and its result is dropped.
+ *
+ * The job, on a worker thread:
+ *   1. hyperparameters: the fixed values of the input, or (fit = TRUE)
+ *      each method's own type-II maximum likelihood (sg_fit): the exact
+ *      evidence (001 eq. 39) for SkewGP, the Laplace and EP evidences for
+ *      their posteriors, as in 000 Figure 6;
+ *   2. the exact posterior (sg_skewgp_posterior_new), N samples of its
+ *      truncated part (sg_skewgp_sample) and per-cell summaries
+ *      (sg_skewgp_summarize): mean, 95% HPD band, skewness and the
+ *      predictive class probability E[Phi(f(x))] (Rao-Blackwellised over
+ *      the Gaussian remainder, i.e. Monte Carlo only in the truncated
+ *      part; 000 Corollary 2 gives the same number as a ratio of orthant
+ *      probabilities, sg_skewgp_class_probability_exact);
+ *   3. Laplace and EP (sg_laplace_posterior, sg_ep_posterior) and their
+ *      closed-form summaries (sg_gauss_post_summaries);
+ *   4. on request, BALD (001 eq. 43, sg_acq_bald) at every grid cell from
+ *      samples of f(x) under the exact posterior, and its maximiser.
+ */
+#pragma once
+
+#include "sb-worker.h"
+
+#include "sb-plot-data.h"
+#include "sg-summary.h"
+
+G_BEGIN_DECLS
+
+#define SB_PLAYGROUND_MAX_POINTS 500
+
+typedef struct {
+  double x[2];         /* x[1] unused in 1-D                 */
+  gboolean positive;   /* class 1 (label +1) or class 0 (-1)  */
+} SbPlaygroundPoint;
+
+typedef struct {
+  guint dim;                   /* 1 or 2                                    */
+  double lower[2], upper[2];   /* the domain (a box)                        */
+  guint n_points;
+  SbPlaygroundPoint *points;   /* owned                                     */
+  gboolean fit;                /* each method maximises its own evidence    */
+  double lengthscale;          /* kernel (RBF) values when fit is off, and  */
+  double variance;             /*   the start of the fits when it is on     */
+  gboolean laplace, ep;        /* compute these approximations too          */
+  gboolean bald;               /* compute BALD and its maximiser            */
+  guint n_grid;                /* 1-D: points; 2-D: points per side         */
+  guint n_samples;             /* exact posterior samples (N)               */
+  guint64 seed;
+  guint64 generation;          /* echoed in the result                      */
+} SbPlaygroundInput;
+
+/* A playground input with no points, the domain [LOWER, UPPER] (DIM
+ * entries each), lengthscale 1, variance 1, Laplace and EP on, no fit, no
+ * BALD, 160 grid points in 1-D / 36 per side in 2-D, N = 2000, seed 1. */
+SbPlaygroundInput *sb_playground_input_new (guint dim, const double *lower,
+                                            const double *upper);
+SbPlaygroundInput *sb_playground_input_copy (const SbPlaygroundInput *input);
+void sb_playground_input_free (SbPlaygroundInput *input);
+/* Appends a point (clamped into the domain); FALSE when full. */
+gboolean sb_playground_input_add (SbPlaygroundInput *input, const double *x,
+                                  gboolean positive);
+/* Number of grid cells: n_grid in 1-D, n_grid^2 in 2-D. Cell c is at
+ * sb_playground_input_cell (c): in 2-D row j = c / n_grid (x[1]) holds
+ * n_grid cells i = c % n_grid (x[0]), the layout of SbGrid2. */
+guint sb_playground_input_n_cells (const SbPlaygroundInput *input);
+void sb_playground_input_cell (const SbPlaygroundInput *input, guint c,
+                               double *x);
+
+typedef struct {
+  gboolean ok;                 /* the method produced summaries             */
+  char *error;                 /* why not (NULL when ok or not requested)   */
+  double lengthscale[2];       /* hyperparameters used (fitted or fixed)    */
+  double variance;
+  double log_evidence;         /* the method's log evidence at them (NaN
+                                  when not computed)                        */
+  sg_point_summary *summary;   /* n_cells summaries (NULL unless ok)        */
+} SbPlaygroundMethod;
+
+typedef struct {
+  guint64 generation;
+  SbPlaygroundInput *input;    /* a copy of what was computed               */
+  guint n_cells;
+  SbPlaygroundMethod method[SB_N_SURROGATES];  /* exact, Laplace, EP        */
+  double *bald;                /* n_cells values, or NULL                   */
+  guint bald_cell;             /* the maximiser's cell                      */
+  double bald_x[2];            /* and its coordinates                       */
+  double bald_max;
+  double ess;                  /* effective sample size of the exact chain  */
+  double seconds;              /* wall-clock time of the job                */
+} SbPlaygroundResult;
+
+void sb_playground_result_free (SbPlaygroundResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbPlaygroundResult, sb_playground_result_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbPlaygroundInput, sb_playground_input_free)
+
+/* SbWorkerFunc: INPUT an SbPlaygroundInput, the result an
+ * SbPlaygroundResult (free with sb_playground_result_free). Fails only
+ * when the exact posterior cannot be computed; a Laplace or EP failure is
+ * reported in its SbPlaygroundMethod. Cancellable at every engine loop. */
+gpointer sb_playground_job (SbWorkerJob *job, gpointer input, GError **error);
+
+/* Runs the same computation on the calling thread (JOB may be NULL: no
+ * progress, no cancellation); for tests and the CLI-style screenshots. */
+SbPlaygroundResult *sb_playground_compute (SbWorkerJob *job,
+                                           const SbPlaygroundInput *input,
+                                           GError **error);
+
+G_END_DECLS
