@@ -23,6 +23,7 @@
  *      probabilities, sg_skewgp_class_probability_exact);
  *   3. Laplace and EP (sg_laplace_posterior, sg_ep_posterior) and their
  *      closed-form summaries (sg_gauss_post_summaries);
+ *      in 1-D also 000 Corollary 2 at a few check cells;
  *   4. on request, BALD (001 eq. 43, sg_acq_bald) at every grid cell from
  *      samples of f(x) under the exact posterior, and its maximiser.
  */
@@ -36,6 +37,9 @@
 G_BEGIN_DECLS
 
 #define SB_PLAYGROUND_MAX_POINTS 500
+/* Check cells of the exact formula (1-D, at most this many labels). */
+#define SB_PLAYGROUND_N_CHECK 9
+#define SB_PLAYGROUND_CHECK_MAX_LABELS 120
 
 typedef struct {
   double x[2];         /* x[1] unused in 1-D                 */
@@ -94,6 +98,13 @@ typedef struct {
   guint bald_cell;             /* the maximiser's cell                      */
   double bald_x[2];            /* and its coordinates                       */
   double bald_max;
+  /* 1-D: the exact predictive probability by 000 Corollary 2 (a ratio of
+   * orthant probabilities, sg_skewgp_class_probability_exact) at a few
+   * check cells, against which the sampled curve can be judged. */
+  guint n_check;
+  guint check_cell[SB_PLAYGROUND_N_CHECK];
+  double check_prob[SB_PLAYGROUND_N_CHECK];
+  double check_error[SB_PLAYGROUND_N_CHECK];   /* its error estimate */
   double ess;                  /* effective sample size of the exact chain  */
   double seconds;              /* wall-clock time of the job                */
 } SbPlaygroundResult;

@@ -397,6 +397,22 @@ test_preset (void)
                     ex[0].class_probability, ex[0].mean, la[0].class_probability, la[0].mean);
     g_assert_cmpfloat (la[0].class_probability, <, ex[0].class_probability - 0.1);
     g_assert_cmpfloat (la[0].mean, <, ex[0].mean - 1);
+
+    /* The sampled class probability agrees with 000 Corollary 2 at the
+     * check cells. The sampled value is a mean over the chain of
+     * Phi(m_j / sqrt(1 + v)) in [0, 1], so its standard error is at most
+     * 0.5 / sqrt(ESS) (0.012 here); the formula's own error estimate
+     * (a 99% bound from the QMC shifts) adds to it. */
+    g_assert_cmpuint (r->n_check, ==, SB_PLAYGROUND_N_CHECK);
+    for (guint k = 0; k < r->n_check; k++)
+      {
+        double sampled = ex[r->check_cell[k]].class_probability;
+        double tol = 4 * 0.5 / sqrt (r->ess) + r->check_error[k];
+        g_test_message ("check cell %u: Cor. 2 %.4f (error %.1e), sampled %.4f",
+                        r->check_cell[k], r->check_prob[k], r->check_error[k], sampled);
+        g_assert_cmpfloat (r->check_error[k], <, 0.02);
+        g_assert_cmpfloat (fabs (r->check_prob[k] - sampled), <, tol);
+      }
   }
   destroy (pg);
 }

@@ -146,7 +146,7 @@ static const char help_text[] =
   "Shift+click for class 0, and the next suggestion follows.";
 
 static const Preset presets[] = {
-  { SB_PLAYGROUND_PRESET_LAPLACE, "Laplace is overconfident (000 Figure 5)",
+  { SB_PLAYGROUND_PRESET_LAPLACE, "Is Laplace overconfident? (000 Figure 5)",
     "The setting of 000 Figure 5: 50 labels on one input, a GP prior "
     "(SkewGP with s = 0) with zero mean and an RBF kernel whose lengthscale "
     "(2.54) and variance (26.1) maximise the Laplace approximation of the "
@@ -154,15 +154,15 @@ static const Preset presets[] = {
     "(from Kuss & Rasmussen 2005) are not printed in it: these are 50 "
     "points of the same kind (29 of class 1), drawn once from a fixed seed.\n\n"
     "What to look at: where all labels agree (x < 4 and 5 < x < 7) the "
-    "exact latent posterior is skewed away from zero (SS(x) about 0.5-0.65). "
-    "Laplace centres a Gaussian at the mode: its mean is too close to zero "
-    "(3.2 instead of 5.6 at x = 0) and its class probability too close to "
-    "0.5 (0.77 instead of 0.97 at x = 0), the over-conservative predictions "
-    "that Kuss & Rasmussen report. Inside the class-0 cluster its 95% band "
-    "is narrower than the exact one and shifted towards zero (about "
-    "[-4.2, -1.0] against [-4.9, -1.5] at x = 6): there it is "
-    "overconfident about f. EP matches the first two moments and follows "
-    "the exact probability closely.\n\n"
+    "exact latent posterior is skewed away from zero (|SS(x)| about "
+    "0.4-0.65). Laplace centres a Gaussian at the mode: its mean is too "
+    "close to zero (3.2 instead of about 5.6 at x = 0) and its class "
+    "probability too close to 0.5 (0.77 instead of 0.97 at x = 0); there "
+    "its predictions are over-conservative, as Kuss & Rasmussen report. "
+    "Inside the class-0 cluster its 95% band is narrower than the exact one "
+    "and shifted towards zero (about [-4.2, -1.0] against [-4.9, -1.5] at "
+    "x = 6): there it is overconfident about f. EP matches the first two "
+    "moments and follows the exact probability closely.\n\n"
     "Tick \"Fit\" for the setting of 000 Figure 6: each method with the "
     "hyperparameters that maximise its own evidence." },
   { "empty-1d", "Empty line (1-D)", help_text },
@@ -432,6 +432,15 @@ update_info (SbPlayground *self)
         }
       g_string_append_printf (s, "\nExact posterior: %u samples, effective %.0f; %.2f s.",
                               r->input->n_samples, r->ess, r->seconds);
+      if (r->n_check > 0 && r->method[SB_SURROGATE_EXACT].ok)
+        {
+          double worst = 0;
+          for (guint k = 0; k < r->n_check; k++)
+            worst = MAX (worst, fabs (r->check_prob[k]
+                                      - r->method[SB_SURROGATE_EXACT].summary[r->check_cell[k]].class_probability));
+          g_string_append_printf (s, "\nSampled vs exact P(y = 1) (000 Cor. 2, □): "
+                                  "largest difference %.4f.", worst);
+        }
       if (r->bald)
         {
           g_string_append_printf (s, "\nBALD maximum %.3f nats at x = %.3g", r->bald_max,
@@ -544,7 +553,7 @@ column (const sg_point_summary *s, guint n, Column c)
  * two classes (NaN: the bottom edge). */
 static void
 add_points (SbPlayground *self, SbScene *scene, const char *prefix, double y1, double y0,
-            gboolean with_selection)
+            gboolean primary)
 {
   guint n = self->points->len;
   g_autofree double *x1 = g_new (double, n + 1), *yy1 = g_new (double, n + 1);
@@ -564,12 +573,15 @@ add_points (SbPlayground *self, SbScene *scene, const char *prefix, double y1, d
     }
   st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, TRUE);
   g_snprintf (id, sizeof id, "%s/class1", prefix);
-  sb_scene_take_layer (scene, sb_layer_new_markers (id, "class 1 (click)", &st, k1, x1, yy1));
+  sb_scene_take_layer (scene, sb_layer_new_markers (id, primary ? "class 1 (click)" : NULL, &st,
+                                                    k1, x1, yy1));
   st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, FALSE);
   g_snprintf (id, sizeof id, "%s/class0", prefix);
-  sb_scene_take_layer (scene, sb_layer_new_markers (id, "class 0 (Shift+click)", &st, k0, x0, yy0));
+  sb_scene_take_layer (scene, sb_layer_new_markers (id, primary ? "class 0 (Shift+click)" : NULL,
+                                                    &st, k0, x0, yy0));
 
-  if (with_selection && self->selected >= 0 && self->selected < (int) n)
+  /* The charts other than the editing one repeat the markers unlabelled. */
+  if (primary && self->selected >= 0 && self->selected < (int) n)
     {
       const SbPlaygroundPoint *p = point_at (self, self->selected);
       double y = self->dim == 2 ? p->x[1] : p->positive ? y1 : y0;
@@ -645,6 +657,19 @@ build_prob_1d (SbPlayground *self)
           sb_scene_take_layer (scene, sb_layer_new_line (id, method_label[k], &st, n, grid, p));
         }
       pex = column (ex, n, COL_PROB);
+      if (self->result->n_check > 0)
+        {
+          /* The exact formula at the check cells: the curve must pass
+           * through these markers (up to its Monte Carlo error). */
+          double cx[SB_PLAYGROUND_N_CHECK];
+          for (guint k = 0; k < self->result->n_check; k++)
+            cx[k] = grid[self->result->check_cell[k]];
+          st = marker_style (SB_ROLE_EXACT, SB_MARKER_SQUARE, 4.0, FALSE);
+          st.line_width = 1.6;
+          sb_scene_take_layer (scene, sb_layer_new_markers ("prob/check", "exact, 000 Cor. 2", &st,
+                                                            self->result->n_check, cx,
+                                                            self->result->check_prob));
+        }
     }
   else
     sb_scene_set_subtitle (scene, self->points->len ? "Computing…" : "Click to add a point of class 1, Shift+click for class 0");
@@ -739,7 +764,7 @@ new_plane_scene (SbPlayground *self, const char *title)
 }
 
 static void
-add_suggestion_2d (SbPlayground *self, SbScene *scene)
+add_suggestion_2d (SbPlayground *self, SbScene *scene, gboolean primary)
 {
   SbStyle st;
 
@@ -747,8 +772,8 @@ add_suggestion_2d (SbPlayground *self, SbScene *scene)
     return;
   st = marker_style (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 8.0, FALSE);
   st.line_width = 2.2;
-  sb_scene_take_layer (scene, sb_layer_new_markers ("bald-marker", "BALD: label me next", &st, 1,
-                                                    &self->suggestion[0], &self->suggestion[1]));
+  sb_scene_take_layer (scene, sb_layer_new_markers ("bald-marker", primary ? "BALD: label me next" : NULL,
+                                                    &st, 1, &self->suggestion[0], &self->suggestion[1]));
 }
 
 /* Contours of column C of every shown method at LEVEL (the exact one
@@ -780,7 +805,7 @@ add_method_contours (SbPlayground *self, SbScene *scene, Column c, double level,
 static SbScene *
 build_prob_2d (SbPlayground *self)
 {
-  SbScene *scene = new_plane_scene (self, "Predictive probability of class 1 (exact SkewGP)");
+  SbScene *scene = new_plane_scene (self, "P(class 1 | data), exact SkewGP");
   const sg_point_summary *ex = summaries (self, SB_SURROGATE_EXACT);
 
   if (ex)
@@ -799,7 +824,7 @@ build_prob_2d (SbPlayground *self)
   else
     sb_scene_set_subtitle (scene, self->points->len ? "Computing…" : "Click to add a point of class 1, Shift+click for class 0");
   add_points (self, scene, "points", NAN, NAN, TRUE);
-  add_suggestion_2d (self, scene);
+  add_suggestion_2d (self, scene, TRUE);
   return scene;
 }
 
@@ -808,8 +833,8 @@ build_second_2d (SbPlayground *self)
 {
   SecondField f = gtk_drop_down_get_selected (self->field_dropdown);
   static const char *const titles[] = {
-    "Latent mean (exact); lines: mean = 0", "Latent skewness SS(x) (exact)",
-    "Latent standard deviation (exact)", "BALD (001 eq. 43)",
+    "Latent mean, exact; lines: mean = 0", "Latent skewness SS(x), exact",
+    "Latent standard deviation, exact", "BALD (001 eq. 43)",
   };
   SbScene *scene = new_plane_scene (self, titles[MIN (f, FIELD_BALD)]);
   const sg_point_summary *ex = summaries (self, SB_SURROGATE_EXACT);
@@ -857,7 +882,7 @@ build_second_2d (SbPlayground *self)
         sb_scene_set_subtitle (scene, "Press \"Suggest Next Point\" to compute BALD");
     }
   add_points (self, scene, "points", NAN, NAN, FALSE);
-  add_suggestion_2d (self, scene);
+  add_suggestion_2d (self, scene, FALSE);
   return scene;
 }
 
