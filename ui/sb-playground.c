@@ -137,12 +137,13 @@ typedef struct {
 static const char help_text[] =
   "Click in the probability plot to add a point of class 1, Shift+click "
   "for class 0. Drag a point to move it; right-click it, or click it and "
-  "press Delete, to remove it. Ctrl+Z undoes.\n\n"
+  "press Delete, to remove it. Ctrl+Z undoes, Ctrl+1 / Ctrl+2 switch "
+  "between a line and a plane.\n\n"
   "The solid curves are the exact posterior of GP classification (000 "
   "sec. 5: a SkewGP, computed from 2000 samples of its truncated part); "
   "the dashed ones are the Laplace and EP approximations of the same "
   "model. \"Suggest Next Point\" computes BALD (001 eq. 43) on the grid "
-  "and marks its maximiser with a diamond: click it to label it class 1, "
+  "(Ctrl+B) and marks its maximiser with a diamond: click it to label it class 1, "
   "Shift+click for class 0, and the next suggestion follows.";
 
 static const Preset presets[] = {
@@ -1468,6 +1469,17 @@ sb_playground_init (SbPlayground *self)
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
     gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_z, GDK_CONTROL_MASK),
                       gtk_named_action_new ("win.undo")));
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+    gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_b, GDK_CONTROL_MASK),
+                      gtk_named_action_new ("win.suggest")));
+  for (guint d = 1; d <= 2; d++)
+    {
+      GtkShortcut *sc = gtk_shortcut_new (gtk_keyval_trigger_new (d == 1 ? GDK_KEY_1 : GDK_KEY_2,
+                                                                  GDK_CONTROL_MASK),
+                                          gtk_named_action_new ("win.mode"));
+      gtk_shortcut_set_arguments (sc, g_variant_new_string (d == 1 ? "1d" : "2d"));
+      gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), sc);
+    }
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 
   g_signal_connect (self->lengthscale_scale, "value-changed", G_CALLBACK (scale_changed_cb), self);
