@@ -1,7 +1,8 @@
 /* skewgp-classify.c — `skewgp classify`: binary GP classification from CSV
- * files with the exact SkewGP posterior (paper 000) or the Laplace / EP
- * approximations, on a train/test split or by stratified K-fold
- * cross-validation (paper 000 sec. 7.1).
+ * files with the exact SkewGP posterior (paper 000), the Laplace / EP
+ * approximations or the sparse variational GP of paper 004 (sg-svgp.h),
+ * on a train/test split or by stratified K-fold cross-validation (paper
+ * 000 sec. 7.1).
  *
  * Like `skewgp bo` it takes flags rather than a JSON document. Train/test
  * mode writes CSV (probability,latent_mean,latent_sd); cross-validation
@@ -17,6 +18,7 @@
 #include "sg-laplace.h"
 #include "sg-rng.h"
 #include "sg-skewgp.h"
+#include "sg-svgp.h"
 
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -33,6 +35,12 @@
  * score, so one confidently wrong prediction costs at most
  * -log2(P_CLIP) ~ 50 bits instead of an infinite penalty. */
 #define P_CLIP 1e-15
+/* Without --method: training sets of at least SVGP_CROSSOVER rows use the
+ * sparse variational GP, smaller ones EP (train/test) or the
+ * skewgp,laplace,ep comparison (--cv). Measured crossover: see
+ * tests/bench/results-svgp.md. */
+#define SVGP_CROSSOVER 1000
+#define DEFAULT_SVGP_INDUCING 100
 
 static const char classify_help[] =
   "Usage: skewgp classify --train A.csv --test B.csv --method M [options]\n"
@@ -50,7 +58,7 @@ static const char classify_help[] =
   "Cross-validation mode (--cv K --data C.csv) splits the rows into K\n"
   "stratified folds (each class shuffled with --seed and dealt out in turn),\n"
   "trains on K-1 folds and predicts the held-out one, for every method in\n"
-  "the comma-separated --method list (default skewgp,laplace,ep), and writes\n"
+  "the comma-separated --method list (default below), and writes\n"
   "one JSON document: per method the accuracy (P(y = 1) >= 0.5 predicts 1)\n"
   "and the average information in bits (000 sec. 7.1; Kuss & Rasmussen 2005)\n"
   "  I = 1 + (1/n) sum_i [ (1 + y_i)/2 log2 p_i + (1 - y_i)/2 log2 (1 - p_i) ],\n"
@@ -69,7 +77,21 @@ static const char classify_help[] =
   "  ep                expectation propagation, probit (R&W alg. 3.5/3.6);\n"
   "                    restarted with damping 0.5 if it does not converge\n"
   "  laplace-logistic  Laplace approximation with the logistic likelihood\n"
-  "                    (paper 002)\n\n"
+  "                    (paper 002)\n"
+  "  svgp              sparse variational GP with additive noise (paper 004,\n"
+  "                    probit case, sigma = 1): M inducing points at k-means\n"
+  "                    centres of the training inputs, q(u) = N(m, S), the\n"
+  "                    closed-form ELBO (004 eq. 8) maximised by minibatch Adam\n"
+  "                    together with the label-flip probability delta;\n"
+  "                    P(y = 1) = delta + (1 - 2 delta) Phi(mu / sqrt(1 + v))\n"
+  "                    (004 eq. 9). Cost O(n M d + iterations B M^2), so it\n"
+  "                    scales to large n; with --fit the lengthscales (ARD)\n"
+  "                    are learned by the same ELBO, the variance stays as\n"
+  "                    given (the ELBO grows without bound in it, 004 app. B);\n"
+  "                    log_evidence reports the ELBO\n\n"
+  "Default method (no --method): with fewer than 1000 training rows ep\n"
+  "(train/test) or skewgp,laplace,ep (--cv); from 1000 rows on svgp, where it\n"
+  "becomes faster than the O(n^3) methods (tests/bench/results-svgp.md).\n\n"
   "Options:\n"
   "  --kernel K          rbf (default) | matern52\n"
   "  --variance V        kernel variance (default 1)\n"
@@ -92,8 +114,12 @@ static const char classify_help[] =
   "                      statistics of the training rows (per fold in --cv)\n"
   "  --samples N         skewgp posterior samples (default 2000)\n"
   "  --exact-probability skewgp: class probability by 000 Corollary 2\n"
-  "  --seed S            seed of the folds, pseudo-points, fit starts and\n"
-  "                      sampling (default 0)\n\n"
+  "  --inducing M        svgp: inducing points (default min(100, rows))\n"
+  "  --batch B           svgp: minibatch rows per Adam step (default 256;\n"
+  "                      >= rows means full batches)\n"
+  "  --iterations N      svgp: Adam steps (default 2000)\n"
+  "  --seed S            seed of the folds, pseudo-points, fit starts,\n"
+  "                      sampling and svgp's k-means and minibatches (default 0)\n\n"
   "SkewGP_s prior for s > 0 (000 eq. 14: Gamma = L Kbar(R,R) L,\n"
   "Delta = Kbar(X,R) L): the pseudo-points R are s training inputs drawn at\n"
   "random (000 sec. 7.2's initialisation), alternately from class 1 and\n"
@@ -109,11 +135,12 @@ typedef enum {
   METHOD_LAPLACE,
   METHOD_EP,
   METHOD_LAPLACE_LOGISTIC,
+  METHOD_SVGP,
   N_METHODS
 } ClsMethod;
 
 static const char *const method_names[N_METHODS] = {
-  "skewgp", "laplace", "ep", "laplace-logistic",
+  "skewgp", "laplace", "ep", "laplace-logistic", "svgp",
 };
 
 #define MAX_SKEW_DIM 8
@@ -128,8 +155,10 @@ typedef struct {
   double lengthscales[SG_KERNEL_MAX_DIM];
   gsize n_lengthscales;
   long skew_dim, samples, fit_evals;
+  long inducing, batch, iterations;   /* svgp; 0 = default */
   guint64 seed;
   gboolean fit, standardize, exact_probability;
+  gboolean method_given;
 } ClsArgs;
 
 /* What one training run produced. */
@@ -139,6 +168,8 @@ typedef struct {
   double pseudo_points[MAX_SKEW_DIM * SG_KERNEL_MAX_DIM];
   double phases[MAX_SKEW_DIM], gamma[MAX_SKEW_DIM];
   double log_evidence;        /* the method's evidence at HYPER (NaN if unknown) */
+  double delta;               /* svgp's label-flip probability (NaN otherwise) */
+  gsize inducing;             /* svgp's inducing points (0 otherwise) */
   double seconds;
 } ClsRun;
 
@@ -179,7 +210,7 @@ parse_methods (const char *s, ClsArgs *a, GError **error)
         k++;
       if (k == N_METHODS)
         return skewgp_input_error (error, "unknown method '%s' (skewgp, laplace, ep, "
-                                   "laplace-logistic)", names[i]);
+                                   "laplace-logistic, svgp)", names[i]);
       for (gsize j = 0; j < a->n_methods; j++)
         if (a->methods[j] == (ClsMethod) k)
           return skewgp_input_error (error, "method '%s' listed twice", names[i]);
@@ -252,6 +283,12 @@ parse_option (const char *f, const char *v, ClsArgs *a, gboolean *method_given,
     return parse_long (f, v, 10, 10000000, &a->samples, error);
   else if (strcmp (f, "--fit-evals") == 0)
     return parse_long (f, v, 1, 1000000, &a->fit_evals, error);
+  else if (strcmp (f, "--inducing") == 0)
+    return parse_long (f, v, 1, 100000, &a->inducing, error);
+  else if (strcmp (f, "--batch") == 0)
+    return parse_long (f, v, 1, 100000000, &a->batch, error);
+  else if (strcmp (f, "--iterations") == 0)
+    return parse_long (f, v, 1, 100000000, &a->iterations, error);
   else if (strcmp (f, "--seed") == 0)
     {
       if (!parse_long (f, v, 0, G_MAXLONG, &l, error))
@@ -260,6 +297,17 @@ parse_option (const char *f, const char *v, ClsArgs *a, gboolean *method_given,
     }
   else
     return skewgp_input_error (error, "unknown option '%s' (see skewgp classify --help)", f);
+  return TRUE;
+}
+
+static gboolean
+check_skew_dim (const ClsArgs *a, GError **error)
+{
+  if (a->skew_dim > 0)
+    for (gsize k = 0; k < a->n_methods; k++)
+      if (a->methods[k] != METHOD_SKEWGP)
+        return skewgp_input_error (error, "--skew-dim %ld needs --method skewgp only (%s has a "
+                                   "GP prior)", a->skew_dim, method_names[a->methods[k]]);
   return TRUE;
 }
 
@@ -291,25 +339,31 @@ parse_args (int argc, char **argv, ClsArgs *a, GError **error)
         return skewgp_input_error (error, "cross-validation needs both --cv K and --data FILE");
       if (a->train || a->test)
         return skewgp_input_error (error, "--train/--test cannot be combined with --cv");
-      if (!method_given)
-        parse_methods ("skewgp,laplace,ep", a, NULL);
     }
   else
     {
       if (a->train == NULL || a->test == NULL)
         return skewgp_input_error (error, "--train and --test are required (or --cv K --data "
                                    "FILE; see skewgp classify --help)");
-      if (!method_given)
-        return skewgp_input_error (error, "--method is required with --train/--test");
-      if (a->n_methods != 1)
+      if (method_given && a->n_methods != 1)
         return skewgp_input_error (error, "--train/--test take exactly one --method");
     }
-  if (a->skew_dim > 0)
-    for (gsize k = 0; k < a->n_methods; k++)
-      if (a->methods[k] != METHOD_SKEWGP)
-        return skewgp_input_error (error, "--skew-dim %ld needs --method skewgp only (%s has a "
-                                   "GP prior)", a->skew_dim, method_names[a->methods[k]]);
-  return TRUE;
+  a->method_given = method_given;
+  return !method_given || check_skew_dim (a, error);
+}
+
+/* The default methods, once the training set's size N_TRAIN is known
+ * (SVGP_CROSSOVER), and the --skew-dim check that needs them. */
+static gboolean
+resolve_methods (ClsArgs *a, gsize n_train, GError **error)
+{
+  if (a->method_given)
+    return TRUE;
+  if (n_train >= SVGP_CROSSOVER)
+    parse_methods ("svgp", a, NULL);
+  else
+    parse_methods (a->cv > 0 ? "skewgp,laplace,ep" : "ep", a, NULL);
+  return check_skew_dim (a, error);
 }
 
 /* ---- Data ---------------------------------------------------------------- */
@@ -673,6 +727,51 @@ predict_gaussian (ClsMethod method, const sg_data *data, const double *Xte, gsiz
   return TRUE;
 }
 
+/* Paper 004's sparse variational GP on the training rows (no sg_data: its
+ * duplicate-input lookup is quadratic in n and SVGP does not need it). */
+static gboolean
+predict_svgp (const ClsArgs *a, const double *Xtr, const int *ytr, gsize ntr, gsize dim,
+              const double *Xte, gsize nte, ClsRun *run, GError **error)
+{
+  const char *name = method_names[METHOD_SVGP];
+  g_autofree double *y = g_new (double, ntr);
+  for (gsize i = 0; i < ntr; i++)
+    y[i] = ytr[i];
+  sg_svgp_data data = { .dim = dim, .n = ntr, .X = Xtr, .X2 = NULL, .y = y };
+  sg_svgp_options opt;
+  sg_svgp_options_default (&opt);
+  gsize M = a->inducing > 0 ? (gsize) a->inducing : DEFAULT_SVGP_INDUCING;
+  opt.n_inducing = MIN (M, ntr);
+  opt.noise_sd = run->hyper.noise.probit_sd;
+  opt.train.batch = (size_t) a->batch;
+  opt.train.iterations = (int) a->iterations;
+  opt.train.fix_kernel = !a->fit;
+  gsl_rng *rng = sg_rng_new (a->seed, 4);
+  sg_svgp q;
+  int status = sg_svgp_fit (&run->hyper.kernel, &data, &opt, rng, &q);
+  sg_rng_free (rng);
+  if (status != SG_OK)
+    return numeric_error (error, name, "training", status);
+  run->hyper.kernel = q.kernel;
+  run->log_evidence = q.elbo;
+  run->delta = q.delta;
+  run->inducing = q.M;
+  sg_point_summary *sum = g_new (sg_point_summary, nte > 0 ? nte : 1);
+  status = sg_svgp_summaries (&q, Xte, nte, 0.95, NULL, sum);
+  if (status == SG_OK)
+    for (gsize i = 0; i < nte; i++)
+      {
+        run->prob[i] = sum[i].class_probability;
+        run->mean[i] = sum[i].mean;
+        run->sd[i] = sum[i].sd;
+      }
+  g_free (sum);
+  sg_svgp_clear (&q);
+  if (status != SG_OK)
+    return numeric_error (error, name, "predictions", status);
+  return TRUE;
+}
+
 static double
 now_seconds (void)
 {
@@ -699,6 +798,14 @@ train_and_predict (const ClsArgs *a, ClsMethod method, const double *Xtr, const 
     }
   init_hyper (a, method, dim, run);
   run->log_evidence = NAN;
+  run->delta = NAN;
+  run->inducing = 0;
+  if (method == METHOD_SVGP)
+    {
+      gboolean ok = predict_svgp (a, tr, ytr, ntr, dim, te, nte, run, error);
+      run->seconds = now_seconds () - t0;
+      return ok;
+    }
   if (run->hyper.s > 0)
     choose_pseudo_points (tr, ytr, ntr, dim, run->hyper.s, a->seed, run);
 
@@ -733,7 +840,7 @@ report_failure (GError *error)
 }
 
 static int
-run_train_test (const ClsArgs *a)
+run_train_test (ClsArgs *a)
 {
   g_autoptr (GError) error = NULL;
   ClsTable train = { 0 }, test = { 0 };
@@ -744,6 +851,7 @@ run_train_test (const ClsArgs *a)
 
   if (!read_table (a->train, TRUE, &train, &error)
       || !check_two_classes (&train, a->train, &n_pos, &n_neg, &error)
+      || !resolve_methods (a, train.n, &error)
       || !skewgp_csv_read (a->test, &test_csv, &error))
     goto fail;
   if (test_csv.cols != train.dim + 1 && test_csv.cols != train.dim)
@@ -850,6 +958,13 @@ add_hyper_json (JsonBuilder *b, const ClsRun *run)
       json_builder_add_value (b, skewgp_vector_node (h->phases, h->s));
       json_builder_set_member_name (b, "pseudo_points");
       json_builder_add_value (b, skewgp_matrix_node (h->pseudo_points, h->s, h->kernel.dim));
+    }
+  if (run->inducing > 0)
+    {
+      json_builder_set_member_name (b, "delta");
+      json_builder_add_double_value (b, run->delta);
+      json_builder_set_member_name (b, "inducing");
+      json_builder_add_int_value (b, (gint64) run->inducing);
     }
   json_builder_set_member_name (b, "log_evidence");
   if (isfinite (run->log_evidence))
@@ -982,7 +1097,7 @@ print_cv_result (const ClsArgs *a, const ClsTable *t, gsize n_pos, const CvScore
 }
 
 static int
-run_cv (const ClsArgs *a)
+run_cv (ClsArgs *a)
 {
   g_autoptr (GError) error = NULL;
   ClsTable t = { 0 };
@@ -992,7 +1107,8 @@ run_cv (const ClsArgs *a)
   int code = SKEWGP_EXIT_OK;
 
   if (!read_table (a->data, TRUE, &t, &error)
-      || !check_two_classes (&t, a->data, &n_pos, &n_neg, &error))
+      || !check_two_classes (&t, a->data, &n_pos, &n_neg, &error)
+      || !resolve_methods (a, t.n - t.n / (gsize) a->cv, &error))
     goto fail;
   if ((gsize) a->cv > MIN (n_pos, n_neg))
     {

@@ -774,12 +774,14 @@ next_batch (size_t *perm, size_t n, size_t b, size_t *pos, gsl_rng *rng)
   return rows;
 }
 
+/* One Adam step on entries [from, to); T counts the steps this block has
+ * taken (its bias correction). */
 static void
 adam_step (double *params, const double *grad, double *m1, double *m2,
-           size_t np, int t, double lr)
+           size_t from, size_t to, int t, double lr)
 {
   double c1 = 1 - pow (ADAM_BETA1, t), c2 = 1 - pow (ADAM_BETA2, t);
-  for (size_t k = 0; k < np; k++)
+  for (size_t k = from; k < to; k++)
     {
       m1[k] = ADAM_BETA1 * m1[k] + (1 - ADAM_BETA1) * grad[k];
       m2[k] = ADAM_BETA2 * m2[k] + (1 - ADAM_BETA2) * grad[k] * grad[k];
@@ -797,6 +799,8 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
   size_t k_eta = work->M + n_lower (work->M);
   double *params = buf, *grad = buf + np, *m1 = buf + 2 * np, *m2 = buf + 3 * np;
   int iterations = opt && opt->iterations > 0 ? opt->iterations : DEFAULT_ITERATIONS;
+  int warmup = !opt || opt->warmup == 0 ? iterations / 4 : (opt->warmup < 0 ? 0 : opt->warmup);
+  int learn_kernel = !(opt && opt->fix_kernel);
   double lr = opt && opt->learning_rate > 0 ? opt->learning_rate : DEFAULT_LEARNING_RATE;
   const sg_progress *progress = opt ? opt->progress : NULL;
   size_t pos = n;   /* forces a shuffle before the first minibatch */
@@ -815,9 +819,13 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
         return SG_ENUMERIC;
       if (opt && opt->fix_delta)
         grad[k_eta] = 0;
-      if (opt && opt->fix_kernel)
+      if (!learn_kernel)
         memset (grad + k_eta + 1, 0, (np - k_eta - 1) * sizeof *grad);
-      adam_step (params, grad, m1, m2, np, t, lr);
+      if (!(opt && opt->learn_variance))
+        grad[k_eta + 1] = 0;   /* log variance: see sg-svgp.h */
+      adam_step (params, grad, m1, m2, 0, k_eta, t, lr);
+      if (t > warmup)   /* delta and the kernel */
+        adam_step (params, grad, m1, m2, k_eta, np, t - warmup, lr);
       status = sg_svgp_set_params (work, params);
       if (status != SG_OK)
         return status == SG_ENOMEM ? SG_ENOMEM : SG_ENUMERIC;

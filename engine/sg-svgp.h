@@ -41,6 +41,7 @@
  * unless fixed, the RBF / Matern log-hyperparameters are moved by Adam
  * (Kingma & Ba 2015) on the minibatch estimate of the ELBO,
  * (n / |B|) sum_{i in B} [...] - KL, with exact gradients (see sg-svgp.c).
+ * The kernel variance is fixed by default (see sg_svgp_train).
  * The prior mean is zero.
  */
 #pragma once
@@ -132,17 +133,35 @@ typedef struct {
   size_t batch;          /* minibatch rows; 0: min(n, 256); >= n: full batch */
   int iterations;        /* Adam steps; <= 0 means 2000 */
   double learning_rate;  /* Adam step size; <= 0 means 0.01 */
-  int fix_kernel;        /* 1: keep the kernel hyperparameters */
+  int fix_kernel;        /* 1: keep all kernel hyperparameters */
+  int warmup;            /* steps before delta and the kernel move:
+                            0 means iterations / 4, negative none */
+  int learn_variance;    /* 1: also move the kernel variance (see below) */
   int fix_delta;         /* 1: keep delta */
   const sg_progress *progress;  /* may be NULL; checked every step */
 } sg_svgp_train_options;
 
-/* Maximises the ELBO over m, L, delta and theta with Adam (beta1 = 0.9,
+/* Maximises the ELBO over m, L, delta and the lengthscales with Adam (beta1 = 0.9,
  * beta2 = 0.999, eps = 1e-8) on minibatches drawn without replacement
  * (a new random permutation of the rows every epoch, from RNG), starting
  * from Q's current state. On success Q holds the final parameters and
  * Q->elbo the full-data ELBO. WS must have been made for Q's dim and M and
- * a batch >= the effective batch. SG_ECANCELLED, SG_ENUMERIC (a step gave a
+ * a batch >= the effective batch.
+ * The kernel variance v stays fixed unless LEARN_VARIANCE: the ELBO
+ * depends on v and sigma only through v / sigma^2 (z_i is scale-free and
+ * the whitened KL does not involve v), and paper 004 (sec. III-C,
+ * appendix B) shows it increases as sigma^2 decreases, i.e. as v grows:
+ * learning v drives the model towards the step likelihood (v -> infinity,
+ * observed: v ~ 10^3 within 2000 steps) with over-confident predictions.
+ * Delta and the kernel are held for the first WARMUP steps: while q(u)
+ * is still near the prior (every Phi_i = 1/2) the ELBO pulls delta towards
+ * its closed-form optimum mean(1 - Phi_i) = 1/2 (004 eq. 27), where the
+ * likelihood term goes flat and q stays at the prior (seen on 20 rows:
+ * delta 0.46, every P(y = 1) within 0.01 of 1/2), and its lengthscale
+ * gradient favours over-smooth kernels (seen: one lengthscale 16x too
+ * long, training accuracy 0.87 instead of 0.99 on test-svgp's
+ * /svgp/train problem).
+ * SG_ECANCELLED, SG_ENUMERIC (a step gave a
  * non-finite ELBO or k(Z, Z) stopped being factorisable), SG_EINVAL;
  * Q is untouched on failure. */
 int sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,

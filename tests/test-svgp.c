@@ -550,7 +550,7 @@ test_train (void)
   opt.n_inducing = 30;
   opt.train.batch = 64;
   opt.train.iterations = 1500;
-  opt.train.learning_rate = 0.02;
+  opt.train.learning_rate = 0.02;   /* warm-up: the first 375 steps hold the kernel */
   sg_svgp q;
   g_assert_cmpint (sg_svgp_fit (&k, &data, &opt, rng, &q), ==, SG_OK);
   /* the prior's ELBO: q(v) = N(0, I) at the initial kernel */
@@ -571,6 +571,7 @@ test_train (void)
   g_assert_cmpfloat (q.elbo, >, e0 + 100);
   g_assert_cmpfloat (correct / (double) n, >=, 0.95);
   g_assert_cmpint (q.iterations, ==, 1500);
+  g_assert_cmpfloat (q.kernel.variance, ==, 1.0);   /* fixed by default */
 
   /* cancelling leaves q untouched */
   double elbo_before = q.elbo, m0 = q.m[0];
