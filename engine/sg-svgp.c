@@ -593,7 +593,7 @@ chunk_theta_grad (const sg_svgp *q, int duel, size_t b, sg_svgp_workspace *ws)
 /* One chunk of B rows already gathered in WS. */
 static void
 elbo_chunk (const sg_svgp *q, int duel, size_t b, double scale, int want_grad,
-            sg_svgp_workspace *ws, elbo_acc *acc)
+            int want_theta, sg_svgp_workspace *ws, elbo_acc *acc)
 {
   size_t M = q->M;
   double delta = q->delta, s2 = q->noise_sd * q->noise_sd;
@@ -621,7 +621,8 @@ elbo_chunk (const sg_svgp *q, int duel, size_t b, double scale, int want_grad,
     for (size_t i = 0; i < b; i++)
       ws->AD[j * b + i] = ws->A[j * b + i] * ws->gnu[i];
   sg_gemm (0, 1, M, M, b, 1, ws->AD, ws->A, 1, ws->GS);
-  chunk_theta_grad (q, duel, b, ws);
+  if (want_theta)
+    chunk_theta_grad (q, duel, b, ws);
 }
 
 /* dF/dK from dF/dLk (Murray 2016), written to ws->tmp2 (symmetric). */
@@ -684,8 +685,8 @@ whitened_kl (const sg_svgp *q)
 
 /* Packs the gradient: likelihood parts accumulated in WS plus the KL. */
 static void
-pack_gradient (const sg_svgp *q, const elbo_acc *acc, sg_svgp_workspace *ws,
-               double *grad)
+pack_gradient (const sg_svgp *q, const elbo_acc *acc, int want_theta,
+               sg_svgp_workspace *ws, double *grad)
 {
   size_t M = q->M, k = M, np = sg_kernel_n_params (&q->kernel);
   for (size_t j = 0; j < M; j++)
@@ -702,13 +703,17 @@ pack_gradient (const sg_svgp *q, const elbo_acc *acc, sg_svgp_workspace *ws,
       }
   double delta = q->delta;
   grad[k++] = acc->gdelta * delta * (1 - 2 * delta);
-  kzz_theta_grad (q, ws);
+  if (want_theta)
+    kzz_theta_grad (q, ws);
   memcpy (grad + k, ws->gtheta, np * sizeof *grad);
 }
 
-int
-sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
-              size_t nb, sg_svgp_workspace *ws, double *elbo, double *grad)
+/* As sg_svgp_elbo; without WANT_THETA the kernel part of GRAD is left 0
+ * (training with a held kernel skips its cost). */
+static int
+elbo_eval (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
+           size_t nb, sg_svgp_workspace *ws, int want_theta, double *elbo,
+           double *grad)
 {
   if (q == NULL || data == NULL || ws == NULL || elbo == NULL
       || data->X == NULL || data->y == NULL || data->n == 0
@@ -737,15 +742,22 @@ sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
     {
       size_t b = nb - start < ws->batch ? nb - start : ws->batch;
       gather_rows (data, rows, start, b, ws);
-      elbo_chunk (q, duel, b, scale, want_grad, ws, &acc);
+      elbo_chunk (q, duel, b, scale, want_grad, want_theta, ws, &acc);
     }
   double value = acc.sum_e - whitened_kl (q);
   if (!isfinite (value))
     return SG_ENUMERIC;
   if (want_grad)
-    pack_gradient (q, &acc, ws, grad);
+    pack_gradient (q, &acc, want_theta, ws, grad);
   *elbo = value;
   return SG_OK;
+}
+
+int
+sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
+              size_t nb, sg_svgp_workspace *ws, double *elbo, double *grad)
+{
+  return elbo_eval (q, data, rows, nb, ws, 1, elbo, grad);
 }
 
 /* ---- Training --------------------------------------------------------- */
@@ -814,7 +826,7 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
         return SG_ECANCELLED;
       const size_t *rows = next_batch (perm, n, b, &pos, rng);
       double e;
-      int status = sg_svgp_elbo (work, data, rows, b, ws, &e, grad);
+      int status = elbo_eval (work, data, rows, b, ws, learn_kernel && t > warmup, &e, grad);
       if (status != SG_OK || !sg_all_finite (grad, np))
         return SG_ENUMERIC;
       if (opt && opt->fix_delta)
