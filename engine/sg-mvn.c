@@ -53,6 +53,7 @@
 #define DEFAULT_POINTS 10000
 #define DEFAULT_SHIFTS 10
 #define ERROR_QUANTILE 0.995 /* two-sided 99% Student-t interval over shifts */
+#define ORDER_SLOTS 4     /* problem shapes whose variable order is remembered */
 
 struct sg_mvn_workspace {
   size_t d_max;
@@ -60,9 +61,15 @@ struct sg_mvn_workspace {
   size_t *active;   /* original index of each kept coordinate */
   size_t *perm;     /* pivot order (kept-coordinate numbering) */
   size_t *perm2;    /* pivot order of the PSD check; scratch */
-  size_t *order;    /* coordinates in the factor order of the last call */
-  size_t order_m;   /* ... their number */
-  int order_valid;
+  /* Remembered variable orders (keep_order), one per problem shape: the
+   * slot of a call is the one with the same d and the same bounded
+   * coordinates; a new shape takes the least recently used slot. */
+  struct {
+    size_t *order;  /* coordinates in the factor order chosen          */
+    size_t m, d;    /* their number; the dimension of that call        */
+    uint64_t used;  /* stamp of the last call that used the slot (0 = empty) */
+  } slot[ORDER_SLOTS];
+  uint64_t stamp;
   double *S;        /* d_max^2: covariance of the kept coordinates */
   double *L;        /* d_max^2: ordered Cholesky factor, unit diagonal */
   double *lo, *up;  /* scaled bounds */
@@ -128,7 +135,9 @@ sg_mvn_workspace_new (size_t d_max)
   w->active = malloc (d * sizeof *w->active);
   w->perm = malloc (d * sizeof *w->perm);
   w->perm2 = malloc (d * sizeof *w->perm2);
-  w->order = malloc (d * sizeof *w->order);
+  int slots_ok = 1;
+  for (size_t k = 0; k < ORDER_SLOTS; k++)
+    slots_ok &= (w->slot[k].order = malloc (d * sizeof (size_t))) != NULL;
   w->S = malloc (d2 * sizeof (double));
   w->L = malloc (d2 * sizeof (double));
   w->G = malloc (d2 * sizeof (double));
@@ -146,7 +155,7 @@ sg_mvn_workspace_new (size_t d_max)
   w->logw = malloc (BLOCK * sizeof (double));
   w->prod = malloc (BLOCK * sizeof (double));
   w->sgn = malloc (BLOCK * sizeof (double));
-  if (!w->active || !w->perm || !w->perm2 || !w->order || !w->S || !w->L || !w->G || !w->H || !w->lo
+  if (!w->active || !w->perm || !w->perm2 || !slots_ok || !w->S || !w->L || !w->G || !w->H || !w->lo
       || !w->up || !w->resid || !w->cmean || !w->mu || !w->x || !w->gen
       || !w->vec || !w->Y || !w->C || !w->logw || !w->prod || !w->sgn)
     {
@@ -170,7 +179,8 @@ sg_mvn_workspace_free (sg_mvn_workspace *w)
   free (w->active);
   free (w->perm);
   free (w->perm2);
-  free (w->order);
+  for (size_t k = 0; k < ORDER_SLOTS; k++)
+    free (w->slot[k].order);
   free (w->S);
   free (w->L);
   free (w->G);
@@ -583,17 +593,33 @@ active_position (const sg_mvn_workspace *w, size_t m, size_t c)
   return lo < m && w->active[lo] == c ? lo : m;
 }
 
-/* Reorders S, lo, up of the kept coordinates into the order of the previous
- * call (w->order) when that call kept the same coordinates; 1 if done. */
-static int
-apply_previous_order (sg_mvn_workspace *w, size_t m)
+/* The slot remembering the order of problems shaped like this call's (the
+ * same D and bounded coordinates active[0..M)), or ORDER_SLOTS. */
+static size_t
+find_order_slot (sg_mvn_workspace *w, size_t m, size_t d)
 {
-  if (!w->order_valid || w->order_m != m)
-    return 0;
+  for (size_t k = 0; k < ORDER_SLOTS; k++)
+    {
+      if (w->slot[k].used == 0 || w->slot[k].m != m || w->slot[k].d != d)
+        continue;
+      size_t i = 0;
+      while (i < m && active_position (w, m, w->slot[k].order[i]) < m)
+        i++;
+      if (i == m)   /* m distinct coordinates, all bounded now: same set */
+        return k;
+    }
+  return ORDER_SLOTS;
+}
+
+/* Reorders S, lo, up of the kept coordinates into the order remembered in
+ * slot K (which has the same coordinates). */
+static void
+apply_order (sg_mvn_workspace *w, size_t m, size_t k)
+{
+  const size_t *order = w->slot[k].order;
   size_t *pos = w->perm2;
   for (size_t i = 0; i < m; i++)
-    if ((pos[i] = active_position (w, m, w->order[i])) == m)
-      return 0;
+    pos[i] = active_position (w, m, order[i]);
   double *v = w->vec;
   for (size_t i = 0; i < m; i++)
     for (size_t j = 0; j < m; j++)
@@ -606,16 +632,17 @@ apply_previous_order (sg_mvn_workspace *w, size_t m)
     v[i] = w->up[pos[i]];
   memcpy (w->up, v, m * sizeof *v);
   for (size_t i = 0; i < m; i++)
-    w->active[i] = w->order[i];   /* active now lists the factor order */
-  return 1;
+    w->active[i] = order[i];   /* active now lists the factor order */
 }
 
 /* PSD test, then the ordered Cholesky of the kept coordinates (in the
- * previous call's order when KEEP_ORDER allows), then unit-diagonal
- * scaling: row k of L and the bounds l_k, u_k are divided by L_kk. The
- * order used is remembered in w->order. */
+ * remembered order of this problem shape when KEEP_ORDER allows), then
+ * unit-diagonal scaling: row k of L and the bounds l_k, u_k are divided by
+ * L_kk. The order used is remembered in the shape's slot (a new shape
+ * replaces the least recently used one), so interleaved problems of
+ * different shapes on one workspace each keep their own order. */
 static int
-prepare_factor (sg_mvn_workspace *w, size_t m, int keep_order)
+prepare_factor (sg_mvn_workspace *w, size_t m, size_t d, int keep_order)
 {
   /* PSD test first, with diagonal pivoting (scratch: G, H, perm2) */
   memcpy (w->G, w->S, m * m * sizeof *w->G);
@@ -626,21 +653,32 @@ prepare_factor (sg_mvn_workspace *w, size_t m, int keep_order)
                                  w->resid, w->cmean, w->vec, &bad);
   if (status != SG_OK)
     return status;
-  int fixed = keep_order && apply_previous_order (w, m);
+  size_t k = find_order_slot (w, m, d);
+  int fixed = keep_order && k < ORDER_SLOTS;
+  if (fixed)
+    apply_order (w, m, k);
   ordered_cholesky (w->S, m, w->lo, w->up, fixed, w->perm, w->L, w->resid,
                     w->cmean, w->vec, &bad);
-  for (size_t i = 0; i < m; i++)
-    w->order[i] = w->active[w->perm[i]];
-  w->order_m = m;
-  w->order_valid = 1;
-  for (size_t k = 0; k < m; k++)
+  if (k == ORDER_SLOTS)
     {
-      double dk = w->L[k * m + k];
-      for (size_t j = 0; j < k; j++)
-        w->L[k * m + j] /= dk;
-      w->L[k * m + k] = 1;
-      w->lo[k] /= dk;
-      w->up[k] /= dk;
+      k = 0;
+      for (size_t j = 1; j < ORDER_SLOTS; j++)
+        if (w->slot[j].used < w->slot[k].used)
+          k = j;
+    }
+  for (size_t i = 0; i < m; i++)
+    w->slot[k].order[i] = w->active[w->perm[i]];
+  w->slot[k].m = m;
+  w->slot[k].d = d;
+  w->slot[k].used = ++w->stamp;
+  for (size_t r = 0; r < m; r++)
+    {
+      double dk = w->L[r * m + r];
+      for (size_t j = 0; j < r; j++)
+        w->L[r * m + j] /= dk;
+      w->L[r * m + r] = 1;
+      w->lo[r] /= dk;
+      w->up[r] /= dk;
     }
   return SG_OK;
 }
@@ -1162,7 +1200,7 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
   int status = extract_problem (w, d, mean, cov, lower, upper, &m, &zero);
   if (status != SG_OK)
     return status;
-  status = prepare_factor (w, m, opt.keep_order);   /* also the PSD check */
+  status = prepare_factor (w, m, d, opt.keep_order);   /* also the PSD check */
   if (status != SG_OK)
     return status;
   sg_mvn_result r = { 0 };

@@ -43,8 +43,12 @@ typedef struct {
   sg_mvn_method method;
   const sg_progress *progress; /* polled between point blocks (may be NULL)    */
   int keep_order;     /* nonzero: factor the variables in the order chosen by the
-                         previous call on this workspace, when that call had
-                         the same coordinates bounded (else choose afresh).
+                         last call on this workspace with the same d and the
+                         same coordinates bounded (else choose afresh). The
+                         workspace remembers the orders of the 4 most recently
+                         used such problem shapes, so problems of different
+                         shapes may be interleaved on it (e.g. the m- and
+                         s-dimensional probabilities of a SkewGP evidence).
                          With deterministic, keeps an optimiser's objective
                          smooth across parameter changes that would reorder. */
 } sg_mvn_options;

@@ -1153,6 +1153,127 @@ test_batch_bound (void)
   sg_rng_free (rng);
 }
 
+/* ---- 8. Kept variable order across evidence calls (fitting) --------------- */
+
+/* A SkewGP_3 prior with binary data in 1-D: the log evidence needs two QMC
+ * probabilities on one workspace, the m-dimensional P(t > 0 | y) (m = 3 + 8)
+ * and the 3-dimensional prior normaliser Phi_3(gamma; Gamma). */
+static sg_skewgp_posterior *
+keep_order_posterior (double lengthscale, const double *gamma, sg_data *data,
+                      sg_likelihood *lik)
+{
+  static const double U[3] = { -0.8, 0.1, 0.9 }, L[3] = { 1, -1, 1 };
+  sg_kernel k;
+  sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, lengthscale);
+  sg_skewgp_prior prior = { .kernel = k, .mean = 0, .s = 3, .pseudo_points = U,
+                            .phases = L, .gamma = gamma };
+  sg_noise noise = { 0.5, 0.3 };
+  return make_posterior (&prior, data, &noise, lik);
+}
+
+/* log P(t > 0) of N(mean, cov), deterministic points, on workspace W. */
+static double
+orthant_on (sg_mvn_workspace *w, size_t d, const double *mean, const double *cov,
+            int keep_order)
+{
+  double lower[16] = { 0 };
+  sg_mvn_options mo;
+  sg_mvn_options_default (&mo);
+  mo.n_points = 2000;
+  mo.deterministic = 1;
+  mo.keep_order = keep_order;
+  sg_mvn_result r;
+  g_assert_cmpint (sg_mvn_prob (w, d, mean, cov, lower, NULL, &mo, &r), ==, SG_OK);
+  return r.log_value;
+}
+
+/* The fitter evaluates the evidence through one workspace with
+ * deterministic points and keep_order, so that the objective is a smooth
+ * function of the hyperparameters: after the first call, both
+ * probabilities must use the variable order chosen at that first call,
+ * whatever the other probability did on the workspace in between. The
+ * reference computes each probability alone on its own workspace, primed
+ * at the first hyperparameters: the values must agree to the last bit
+ * (same points, same order, same arithmetic). The two hyperparameter
+ * settings are chosen so that a fresh order differs (checked below: the
+ * test could not detect a lost order otherwise). */
+static void
+test_evidence_keeps_order (void)
+{
+  sg_data data;
+  sg_data_init (&data, 1);
+  static const double xs[8] = { -0.9, -0.6, -0.35, -0.1, 0.2, 0.45, 0.7, 0.95 };
+  static const int labels[8] = { 1, 1, -1, 1, -1, -1, 1, -1 };
+  for (size_t i = 0; i < 8; i++)
+    sg_data_add_binary (&data, &xs[i], labels[i]);
+  const double gamma1[3] = { 0.3, -0.4, 0.8 }, gamma2[3] = { -0.9, 1.2, -0.2 };
+  sg_likelihood lik1, lik2;
+  sg_skewgp_posterior *p1 = keep_order_posterior (0.3, gamma1, &data, &lik1);
+  sg_skewgp_posterior *p2 = keep_order_posterior (1.5, gamma2, &data, &lik2);
+  size_t m = sg_skewgp_posterior_n_latent (p1), s = 3;
+  g_assert_cmpuint (m, ==, 11);
+
+  /* the evidence path: one workspace, first call chooses, second keeps */
+  sg_mvn_workspace *w = sg_mvn_workspace_new (m);
+  sg_mvn_options mo;
+  sg_mvn_options_default (&mo);
+  mo.n_points = 2000;
+  mo.deterministic = 1;
+  sg_skewgp_evidence e1, e2;
+  g_assert_cmpint (sg_skewgp_posterior_log_evidence (p1, w, &mo, &e1), ==, SG_OK);
+  mo.keep_order = 1;
+  g_assert_cmpint (sg_skewgp_posterior_log_evidence (p2, w, &mo, &e2), ==, SG_OK);
+
+  /* references: each probability on its own workspace */
+  sg_mvn_workspace *wm = sg_mvn_workspace_new (m), *ws = sg_mvn_workspace_new (s);
+  double first_m = orthant_on (wm, m, sg_skewgp_posterior_t_mean (p1),
+                               sg_skewgp_posterior_t_cov (p1), 0);
+  double kept_m = orthant_on (wm, m, sg_skewgp_posterior_t_mean (p2),
+                              sg_skewgp_posterior_t_cov (p2), 1);
+  double fresh_m = orthant_on (wm, m, sg_skewgp_posterior_t_mean (p2),
+                               sg_skewgp_posterior_t_cov (p2), 0);
+  /* the prior normaliser: Gamma = L Kbar(U,U) L is the pseudo-point block
+   * of S_tt before conditioning; recompute it here from the kernel */
+  static const double U[3] = { -0.8, 0.1, 0.9 }, L[3] = { 1, -1, 1 };
+  double Gam1[9], Gam2[9];
+  sg_kernel k1, k2;
+  sg_kernel_init (&k1, SG_KERNEL_RBF, 1, 1.0, 0.3);
+  sg_kernel_init (&k2, SG_KERNEL_RBF, 1, 1.0, 1.5);
+  sg_kernel_matrix (&k1, U, 3, U, 3, Gam1);
+  sg_kernel_matrix (&k2, U, 3, U, 3, Gam2);
+  for (size_t i = 0; i < 3; i++)
+    for (size_t j = 0; j < 3; j++)
+      {
+        Gam1[i * 3 + j] *= L[i] * L[j];
+        Gam2[i * 3 + j] *= L[i] * L[j];
+      }
+  double first_s = orthant_on (ws, s, gamma1, Gam1, 0);
+  double kept_s = orthant_on (ws, s, gamma2, Gam2, 1);
+  double fresh_s = orthant_on (ws, s, gamma2, Gam2, 0);
+  g_test_message ("log Phi_m: first %.10f, kept %.10f, fresh %.10f, evidence path %.10f",
+                  first_m, kept_m, fresh_m, e2.log_phi_m);
+  g_test_message ("log Phi_s: first %.10f, kept %.10f, fresh %.10f, evidence path %.10f",
+                  first_s, kept_s, fresh_s, e2.log_phi_s);
+  /* the first call chose afresh, like the references */
+  g_assert_cmpfloat (e1.log_phi_m, ==, first_m);
+  g_assert_cmpfloat (e1.log_phi_s, ==, first_s);
+  /* a new order would change the estimates by far more than round-off */
+  g_assert_cmpfloat (fabs (fresh_m - kept_m), >, 1e-9);
+  g_assert_cmpfloat (fabs (fresh_s - kept_s), >, 1e-9);
+  /* the evidence path kept both orders */
+  g_assert_cmpfloat (e2.log_phi_m, ==, kept_m);
+  g_assert_cmpfloat (e2.log_phi_s, ==, kept_s);
+
+  sg_mvn_workspace_free (w);
+  sg_mvn_workspace_free (wm);
+  sg_mvn_workspace_free (ws);
+  sg_skewgp_posterior_free (p1);
+  sg_skewgp_posterior_free (p2);
+  sg_likelihood_clear (&lik1);
+  sg_likelihood_clear (&lik2);
+  sg_data_clear (&data);
+}
+
 static int
 cancel_now (double fraction, void *user_data)
 {
@@ -1231,5 +1352,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/skewgp/skewed-prior", test_skewed_prior);
   g_test_add_func ("/skewgp/batch-bound", test_batch_bound);
   g_test_add_func ("/skewgp/cancel", test_cancel);
+  g_test_add_func ("/skewgp/evidence-keeps-order", test_evidence_keeps_order);
   return g_test_run ();
 }
