@@ -358,6 +358,7 @@ sg_summary_options_default (sg_summary_options *opt)
   opt->batch = 256;
   opt->probit_sd = 1;
   opt->n_threads = 1;
+  opt->fast_moments = 0;
 }
 
 typedef struct {
@@ -607,6 +608,17 @@ sg_skewgp_summarize (const sg_skewgp_posterior *post,
   size_t nt = opt->n_threads > 1 ? opt->n_threads : 1;
   if (nt > (b + bs - 1) / bs)
     nt = b ? (b + bs - 1) / bs : 1;
+  if (opt->fast_moments && opt->fields == SG_SUMMARY_MOMENTS)
+    {
+      sg_point_summary *res = malloc ((b + 1) * sizeof *res);
+      if (res == NULL)
+        return SG_ENOMEM;
+      int status = sg_skewgp_summarize_moments (post, samples, XS, b, bs, progress, res);
+      if (status == SG_OK)
+        memcpy (out, res, b * sizeof *res);
+      free (res);
+      return status;
+    }
   int want_ref = opt->reference != NULL && (opt->fields & SG_SUMMARY_PROB_BETTER);
 
   double *wr = malloc ((mh + 1) * sizeof *wr);

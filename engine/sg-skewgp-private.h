@@ -14,6 +14,11 @@ struct sg_skewgp_posterior {
   size_t nz;            /* n + s: inputs Z = [X; U]                         */
   double *Z;            /* nz x dim                                         */
   double *P;            /* mh x nz                                          */
+  /* P in compressed rows when it is sparse (preferences, binary and
+   * numeric rows touch one or two inputs each): row k holds the entries
+   * p_col[j], p_val[j] for j in [p_row[k], p_row[k+1]). NULL when dense. */
+  size_t *p_row, *p_col;
+  double *p_val;
   double *mu_h;         /* mh: prior mean of h                              */
   double *y;            /* mr: observed numeric values                      */
   double *Lh;           /* mh x mh: Cholesky factor of S_hh                 */
@@ -35,6 +40,15 @@ struct sg_skewgp_samples {
 };
 
 /* WQ (mh x b) = Lh^{-1} P K(Z, XS); V (b, may be NULL) = k(x,x) - |w|^2.
- * SCRATCH holds b * nz doubles. */
+ * SCRATCH holds b * nz doubles. With a sparse P the product P K(Z, XS)
+ * costs nnz(P) b instead of mh nz b. */
 int sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
                              size_t b, double *WQ, double *V, double *scratch);
+
+/* The fast_moments path of sg_skewgp_summarize (sg-skewgp-moments.c):
+ * mean, sd and skewness of B points in batches of BS. */
+int sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
+                                 const sg_skewgp_samples *samples,
+                                 const double *XS, size_t b, size_t bs,
+                                 const sg_progress *progress,
+                                 sg_point_summary *res);

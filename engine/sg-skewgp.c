@@ -64,6 +64,9 @@ sg_skewgp_posterior_free (sg_skewgp_posterior *post)
     return;
   free (post->Z);
   free (post->P);
+  free (post->p_row);
+  free (post->p_col);
+  free (post->p_val);
   free (post->mu_h);
   free (post->y);
   free (post->Lh);
@@ -164,6 +167,36 @@ build_observation_map (sg_skewgp_posterior *p, const sg_skewgp_prior *prior,
     }
 }
 
+/* The compressed-row copy of P when at most a quarter of its entries are
+ * nonzero (otherwise a dense GEMM is as fast). SG_ENOMEM on failure. */
+static int
+build_sparse_map (sg_skewgp_posterior *p)
+{
+  size_t mh = p->mh, nz = p->nz, nnz = 0;
+  for (size_t i = 0; i < mh * nz; i++)
+    nnz += p->P[i] != 0;
+  if (4 * nnz > mh * nz)
+    return SG_OK;
+  p->p_row = malloc ((mh + 1) * sizeof *p->p_row);
+  p->p_col = malloc ((nnz + 1) * sizeof *p->p_col);
+  p->p_val = malloc ((nnz + 1) * sizeof *p->p_val);
+  if (!p->p_row || !p->p_col || !p->p_val)
+    return SG_ENOMEM;
+  size_t j = 0;
+  for (size_t k = 0; k < mh; k++)
+    {
+      p->p_row[k] = j;
+      for (size_t i = 0; i < nz; i++)
+        if (p->P[k * nz + i] != 0)
+          {
+            p->p_col[j] = i;
+            p->p_val[j++] = p->P[k * nz + i];
+          }
+    }
+  p->p_row[mh] = j;
+  return SG_OK;
+}
+
 /* S_hh = P K(Z,Z) P^T + diag(noise), written to OUT (mh x mh). */
 static int
 build_shh (const sg_skewgp_posterior *p, const sg_likelihood *lik, double *out)
@@ -256,6 +289,11 @@ sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
   if (p->s > 0)
     memcpy (p->Z + p->n * dim, prior->pseudo_points, p->s * dim * sizeof *X);
   build_observation_map (p, prior, lik);
+  if (build_sparse_map (p) != SG_OK)
+    {
+      sg_skewgp_posterior_free (p);
+      return SG_ENOMEM;
+    }
 
   double *Shh = malloc ((p->mh * p->mh + 1) * sizeof *Shh);
   if (Shh == NULL)
@@ -461,9 +499,23 @@ sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
                          size_t b, double *WQ, double *V, double *scratch)
 {
   size_t nz = p->nz, mh = p->mh;
-  double *Ks = scratch;  /* b x nz */
-  sg_kernel_matrix (&p->kernel, XS, b, p->Z, nz, Ks);
-  sg_gemm (0, 1, mh, b, nz, 1, p->P, Ks, 0, WQ);
+  double *Ks = scratch;  /* nz x b: K(Z, XS) */
+  sg_kernel_matrix (&p->kernel, p->Z, nz, XS, b, Ks);
+  if (p->p_row != NULL)
+    for (size_t k = 0; k < mh; k++)
+      {
+        double *row = WQ + k * b;
+        memset (row, 0, b * sizeof *row);
+        for (size_t j = p->p_row[k]; j < p->p_row[k + 1]; j++)
+          {
+            const double *kc = Ks + p->p_col[j] * b;
+            double v = p->p_val[j];
+            for (size_t i = 0; i < b; i++)
+              row[i] += v * kc[i];
+          }
+      }
+  else
+    sg_gemm (0, 0, mh, b, nz, 1, p->P, Ks, 0, WQ);
   sg_trsm_lower (p->Lh, mh, WQ, b);
   if (V != NULL)
     for (size_t i = 0; i < b; i++)

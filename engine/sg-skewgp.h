@@ -191,6 +191,18 @@ typedef struct {
                                = the calling thread only). Results do not
                                depend on it; PROGRESS is called from the
                                calling thread only                           */
+  int fast_moments;         /* nonzero, with fields == SG_SUMMARY_MOMENTS: the
+                               map path for large grids (sg-skewgp-moments.c).
+                               Mean and sd are the sample mean and sd of the
+                               full-sample path to round-off, computed from
+                               the first two sample moments of t (O(m^2) per
+                               point instead of O(N m)); the skewness comes
+                               from a low-rank expansion of the field with an
+                               exact fallback where the expansion misses
+                               more than 1e-4 of a point's variance (error
+                               vs the full-sample statistic measured below
+                               0.01, tests/bench/results-skewgp.md). One
+                               thread; default 0 (the sample path)          */
 } sg_summary_options;
 
 void sg_summary_options_default (sg_summary_options *opt);
