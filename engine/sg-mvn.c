@@ -32,6 +32,9 @@
  *
  * Dimension 1 is closed form; dimension 2 is the conditional 1-D integral
  * of step 3 done by adaptive Gauss-Kronrod quadrature in scaled log space.
+ * A one-factor covariance (a a^T + positive diagonal, e.g. equicorrelated)
+ * is recognised and integrated over its factor, also a 1-D integral done
+ * the same way (see one_factor_prob), unless qmc_only asks for the QMC.
  */
 #include "sg-mvn.h"
 #include "sg-linalg.h"
@@ -1079,30 +1082,30 @@ static const double wg[4] = {
   0.381830050505118944950369775488975, 0.417959183673469387755102040816327
 };
 
+/* A log-integrand on an interval and the log scale subtracted before exp
+ * (so that the integrand's peak is ~1 and nothing underflows). */
 typedef struct {
-  double l0, u0, l1, u1, l10;   /* scaled bounds and L[1][0] */
-  double shift;                  /* log scale subtracted before exp */
-} bvn_problem;
+  double (*log_f) (const void *ctx, double x);
+  const void *ctx;
+  double shift;
+} log_integrand;
 
-/* log of the conditional probability of variable 1 at quantile W of the
- * truncated variable 0 (Genz's SOV integrand for d = 2). */
 static double
-bvn_log_integrand (const bvn_problem *p, double w)
+scaled_f (const log_integrand *f, double x)
 {
-  double z = sg_norm_trunc_quantile (p->l0, p->u0, w);
-  return sg_norm_logdiff (p->l1 - p->l10 * z, p->u1 - p->l10 * z);
+  return exp (f->log_f (f->ctx, x) - f->shift);
 }
 
 static void
-gk15 (const bvn_problem *p, double a, double b, double *kr, double *err)
+gk15 (const log_integrand *f, double a, double b, double *kr, double *err)
 {
   double c = 0.5 * (a + b), h = 0.5 * (b - a);
-  double fc = exp (bvn_log_integrand (p, c) - p->shift);
+  double fc = scaled_f (f, c);
   double rk = fc * wgk[7], rg = fc * wg[3];
   for (int j = 0; j < 7; j++)
     {
-      double f1 = exp (bvn_log_integrand (p, c - h * xgk[j]) - p->shift);
-      double f2 = exp (bvn_log_integrand (p, c + h * xgk[j]) - p->shift);
+      double f1 = scaled_f (f, c - h * xgk[j]);
+      double f2 = scaled_f (f, c + h * xgk[j]);
       rk += wgk[j] * (f1 + f2);
       if (j % 2 == 1)
         rg += wg[j / 2] * (f1 + f2);
@@ -1111,29 +1114,22 @@ gk15 (const bvn_problem *p, double a, double b, double *kr, double *err)
   *err = fabs ((rk - rg) * h);
 }
 
-#define BVN_MAX_INTERVALS 400
+#define GK_MAX_INTERVALS 400
 
-/* P for m = 2 by globally adaptive GK15 on w in [0, 1]. */
+/* Integral of exp(log_f - shift) over [a, b] by globally adaptive GK15
+ * (bisect the interval with the largest error estimate) to REL_TOL. */
 static void
-bvn_prob (const sg_mvn_workspace *w, sg_mvn_result *res)
+adaptive_gk15 (const log_integrand *f, double a, double b, double rel_tol,
+               double *total_out, double *err_out)
 {
-  bvn_problem p = { w->lo[0], w->up[0], w->lo[1], w->up[1], w->L[2], 0 };
-  double peak = -INFINITY;
-  for (int i = 0; i <= 64; i++)
-    {
-      double v = bvn_log_integrand (&p, (i + 0.5) / 65.5);
-      if (v > peak)
-        peak = v;
-    }
-  p.shift = isfinite (peak) ? peak : 0;
-  double ia[BVN_MAX_INTERVALS], ib[BVN_MAX_INTERVALS], ik[BVN_MAX_INTERVALS],
-         ie[BVN_MAX_INTERVALS];
+  double ia[GK_MAX_INTERVALS], ib[GK_MAX_INTERVALS], ik[GK_MAX_INTERVALS],
+         ie[GK_MAX_INTERVALS];
   size_t n = 1;
-  ia[0] = 0;
-  ib[0] = 1;
-  gk15 (&p, 0, 1, &ik[0], &ie[0]);
+  ia[0] = a;
+  ib[0] = b;
+  gk15 (f, a, b, &ik[0], &ie[0]);
   double total = ik[0], terr = ie[0];
-  while (n + 1 < BVN_MAX_INTERVALS && terr > 1e-14 * total)
+  while (n + 1 < GK_MAX_INTERVALS && terr > rel_tol * total)
     {
       size_t worst = 0;
       for (size_t i = 1; i < n; i++)
@@ -1143,8 +1139,8 @@ bvn_prob (const sg_mvn_workspace *w, sg_mvn_result *res)
       ia[n] = mid;
       ib[n] = ib[worst];
       ib[worst] = mid;
-      gk15 (&p, ia[worst], ib[worst], &ik[worst], &ie[worst]);
-      gk15 (&p, ia[n], ib[n], &ik[n], &ie[n]);
+      gk15 (f, ia[worst], ib[worst], &ik[worst], &ie[worst]);
+      gk15 (f, ia[n], ib[n], &ik[n], &ie[n]);
       n++;
       total = 0;
       terr = 0;
@@ -1154,16 +1150,48 @@ bvn_prob (const sg_mvn_workspace *w, sg_mvn_result *res)
           terr += ie[i];
         }
     }
+  *total_out = total;
+  *err_out = terr;
+}
+
+typedef struct {
+  double l0, u0, l1, u1, l10;   /* scaled bounds and L[1][0] */
+} bvn_problem;
+
+/* log of the conditional probability of variable 1 at quantile W of the
+ * truncated variable 0 (Genz's SOV integrand for d = 2). */
+static double
+bvn_log_integrand (const void *ctx, double w)
+{
+  const bvn_problem *p = ctx;
+  double z = sg_norm_trunc_quantile (p->l0, p->u0, w);
+  return sg_norm_logdiff (p->l1 - p->l10 * z, p->u1 - p->l10 * z);
+}
+
+/* P for m = 2 by globally adaptive GK15 on w in [0, 1]. */
+static void
+bvn_prob (const sg_mvn_workspace *w, sg_mvn_result *res)
+{
+  bvn_problem p = { w->lo[0], w->up[0], w->lo[1], w->up[1], w->L[2] };
+  log_integrand f = { bvn_log_integrand, &p, 0 };
+  double peak = -INFINITY;
+  for (int i = 0; i <= 64; i++)
+    {
+      double v = bvn_log_integrand (&p, (i + 0.5) / 65.5);
+      if (v > peak)
+        peak = v;
+    }
+  f.shift = isfinite (peak) ? peak : 0;
+  double total, terr;
+  adaptive_gk15 (&f, 0, 1, 1e-14, &total, &terr);
   double l0 = sg_norm_logdiff (p.l0, p.u0);
-  res->log_value = total > 0 ? l0 + p.shift + log (total) : -INFINITY;
+  res->log_value = total > 0 ? l0 + f.shift + log (total) : -INFINITY;
   res->value = exp (res->log_value);
   res->log_error = total > 0 ? terr / total + 100 * DBL_EPSILON : 0;
   res->error = res->log_error * res->value;
   res->n_points = 0;
   res->exact = 1;
 }
-
-/* ------------------------------------------------------------ entry point */
 
 static void
 set_exact (sg_mvn_result *res, double log_value)
@@ -1175,6 +1203,194 @@ set_exact (sg_mvn_result *res, double log_value)
   res->n_points = 0;
   res->exact = 1;
 }
+
+/* ------------------------------------------------ one-factor covariances */
+
+/* A covariance S = a a^T + diag(s^2) with all s_i > 0 (equicorrelated
+ * matrices, one-factor models) makes the X_i independent given the factor
+ * z ~ N(0, 1): X_i = a_i z + s_i E_i, so
+ *   P(l < X < u) = int phi(z) prod_i [Phi((u_i - a_i z)/s_i) - Phi((l_i - a_i z)/s_i)] dz
+ * (Dunnett & Sobel 1955; Genz & Bretz 2009 sec. 2.2.1), a one-dimensional
+ * integral of a log-concave function (each factor is a log-concave
+ * function of z, Prekopa 1973). It is done in log space: the peak by
+ * golden-section search, the support where the log integrand is within
+ * ONE_FACTOR_DROP of it, then adaptive Gauss-Kronrod to 1e-13. */
+#define ONE_FACTOR_TOL 1e-12   /* |S_ij - a_i a_j| <= tol sqrt(S_ii S_jj)  */
+#define ONE_FACTOR_MIN_RESID 1e-8  /* s_i^2 >= this * S_ii (else not smooth) */
+#define ONE_FACTOR_DROP 60.0   /* exp(-60) = 9e-27 of the peak is negligible */
+
+typedef struct {
+  size_t m;
+  const double *a, *s, *lo, *up;
+} one_factor;
+
+static double
+one_factor_log_integrand (const void *ctx, double z)
+{
+  const one_factor *f = ctx;
+  double acc = sg_norm_logpdf (z);
+  for (size_t i = 0; i < f->m && acc > -INFINITY; i++)
+    acc += sg_norm_logdiff ((f->lo[i] - f->a[i] * z) / f->s[i],
+                            (f->up[i] - f->a[i] * z) / f->s[i]);
+  return acc;
+}
+
+/* Fits a, s to the kept covariance w->S (m x m, m >= 3) into A and SD;
+ * 1 if S is one-factor to ONE_FACTOR_TOL with every s_i^2 above
+ * ONE_FACTOR_MIN_RESID S_ii. The loading of the pivot row j comes from a
+ * triple (j, k, l): a_j^2 = S_jk S_jl / S_kl; then a_i = S_ij / a_j. */
+static int
+detect_one_factor (const sg_mvn_workspace *w, size_t m, double *a, double *sd)
+{
+  const double *S = w->S;
+  for (size_t i = 0; i < m; i++)
+    if (!(S[i * m + i] > 0))
+      return 0;
+  /* the pair (j, k) with the largest correlation */
+  size_t j = 0, k = 1;
+  double best = -1;
+  for (size_t p = 0; p < m; p++)
+    for (size_t q = p + 1; q < m; q++)
+      {
+        double c = fabs (S[p * m + q]) / sqrt (S[p * m + p] * S[q * m + q]);
+        if (c > best)
+          {
+            best = c;
+            j = p;
+            k = q;
+          }
+      }
+  if (best == 0)
+    memset (a, 0, m * sizeof *a);   /* independent coordinates */
+  else
+    {
+      size_t l = m;
+      double lbest = 0;
+      for (size_t q = 0; q < m; q++)
+        if (q != j && q != k)
+          {
+            double c = fabs (S[k * m + q]) * fabs (S[j * m + q]);
+            if (c > lbest)
+              {
+                lbest = c;
+                l = q;
+              }
+          }
+      if (l == m)
+        return 0;   /* k and j correlated with nothing else: not one factor */
+      double aj2 = S[j * m + k] * S[j * m + l] / S[k * m + l];
+      if (!(aj2 > 0) || !isfinite (aj2))
+        return 0;
+      double aj = sqrt (aj2);
+      for (size_t i = 0; i < m; i++)
+        a[i] = i == j ? aj : S[i * m + j] / aj;
+    }
+  for (size_t i = 0; i < m; i++)
+    {
+      double r = S[i * m + i] - a[i] * a[i];
+      if (!(r >= ONE_FACTOR_MIN_RESID * S[i * m + i]))
+        return 0;
+      sd[i] = sqrt (r);
+      for (size_t q = 0; q < i; q++)
+        if (fabs (S[i * m + q] - a[i] * a[q])
+            > ONE_FACTOR_TOL * sqrt (S[i * m + i] * S[q * m + q]))
+          return 0;
+    }
+  return 1;
+}
+
+/* The peak of the concave log integrand G by golden-section search on
+ * [-40, 40] (the factor's density is below e^-800 outside), then the
+ * points left and right where G has dropped by ONE_FACTOR_DROP. */
+static void
+one_factor_support (const log_integrand *g, double *peak_z, double *peak,
+                    double *za, double *zb)
+{
+  const double phi = 0.6180339887498949;
+  double a = -40, b = 40;
+  double x1 = b - phi * (b - a), x2 = a + phi * (b - a);
+  double f1 = g->log_f (g->ctx, x1), f2 = g->log_f (g->ctx, x2);
+  for (int it = 0; it < 80 && b - a > 1e-9; it++)
+    {
+      if (f1 < f2)
+        {
+          a = x1;
+          x1 = x2;
+          f1 = f2;
+          x2 = a + phi * (b - a);
+          f2 = g->log_f (g->ctx, x2);
+        }
+      else
+        {
+          b = x2;
+          x2 = x1;
+          f2 = f1;
+          x1 = b - phi * (b - a);
+          f1 = g->log_f (g->ctx, x1);
+        }
+    }
+  double zm = 0.5 * (a + b), gm = g->log_f (g->ctx, zm);
+  *peak_z = zm;
+  *peak = gm;
+  /* step out by doubling until below the drop (concavity: stays below) */
+  for (int side = 0; side < 2; side++)
+    {
+      double dir = side == 0 ? -1 : 1, step = 0.25, z = zm;
+      while (step < 80 && g->log_f (g->ctx, zm + dir * step) > gm - ONE_FACTOR_DROP)
+        step *= 2;
+      z = zm + dir * step;
+      if (side == 0)
+        *za = z;
+      else
+        *zb = z;
+    }
+}
+
+/* P(lo < X < up) for the one-factor w->S with loadings A and residual
+ * sds SD, by 1-D adaptive quadrature in log space. */
+static void
+one_factor_prob (const sg_mvn_workspace *w, size_t m, const double *a,
+                 const double *sd, sg_mvn_result *res)
+{
+  int independent = 1;
+  for (size_t i = 0; i < m; i++)
+    independent &= a[i] == 0;
+  if (independent)
+    {
+      double lp = 0;
+      for (size_t i = 0; i < m; i++)
+        lp += sg_norm_logdiff (w->lo[i] / sd[i], w->up[i] / sd[i]);
+      set_exact (res, lp);
+      return;
+    }
+  one_factor f = { m, a, sd, w->lo, w->up };
+  log_integrand g = { one_factor_log_integrand, &f, 0 };
+  double zm, peak, za, zb;
+  one_factor_support (&g, &zm, &peak, &za, &zb);
+  if (!isfinite (peak))
+    {
+      res->log_value = -INFINITY;
+      res->value = 0;
+      res->log_error = res->error = 0;
+    }
+  else
+    {
+      g.shift = peak;
+      double total, terr;
+      adaptive_gk15 (&g, za, zb, 1e-13, &total, &terr);
+      res->log_value = peak + log (total);
+      res->value = exp (res->log_value);
+      /* quadrature error plus the round-off of the sum of m log terms
+       * (each relative ~eps, all of one sign below the peak) */
+      res->log_error = terr / total + 16 * DBL_EPSILON * (1 + fabs (peak));
+      res->error = res->log_error * res->value;
+    }
+  res->n_points = 0;
+  res->exact = 1;
+}
+
+/* ------------------------------------------------------------ entry point */
+
 
 int
 sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
@@ -1200,10 +1416,17 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
   int status = extract_problem (w, d, mean, cov, lower, upper, &m, &zero);
   if (status != SG_OK)
     return status;
+  sg_mvn_result r = { 0 };
+  if (!zero && m >= 3 && !opt.qmc_only && detect_one_factor (w, m, w->mu, w->x))
+    {
+      /* PSD by construction; no order, no points */
+      one_factor_prob (w, m, w->mu, w->x, &r);
+      *res = r;
+      return SG_OK;
+    }
   status = prepare_factor (w, m, d, opt.keep_order);   /* also the PSD check */
   if (status != SG_OK)
     return status;
-  sg_mvn_result r = { 0 };
   if (zero)
     set_exact (&r, -INFINITY);
   else if (m == 0)

@@ -12,7 +12,8 @@
  * small for tiny probabilities; with the shifts set to zero the integrand is
  * exactly Genz's. d = 1 is closed form; d = 2 is Genz's one-dimensional
  * conditional integral done by adaptive Gauss-Kronrod quadrature to ~1e-13
- * relative error, also in the far tails (exact to round-off).
+ * relative error, also in the far tails (exact to round-off). One-factor
+ * covariances (see qmc_only) are integrated the same way over the factor.
  */
 #pragma once
 
@@ -51,6 +52,13 @@ typedef struct {
                          s-dimensional probabilities of a SkewGP evidence).
                          With deterministic, keeps an optimiser's objective
                          smooth across parameter changes that would reorder. */
+  int qmc_only;       /* nonzero: always use the QMC algorithm. Zero: a
+                         covariance that is one-factor, a a^T + diag(s^2)
+                         with s_i^2 > 1e-8 S_ii and off-diagonals matching to
+                         1e-12 relative (equicorrelated matrices, one-factor
+                         models), is integrated exactly over its factor: a
+                         1-D adaptive Gauss-Kronrod quadrature in log space
+                         to ~1e-13 (result marked exact, no points used).  */
 } sg_mvn_options;
 
 typedef struct {
