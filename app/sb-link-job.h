@@ -19,8 +19,14 @@
  * in runs; 0.8 tolerates one such run (tests/test-link.c measures 0.91-1.0
  * coverage on probit data and 0.09 on answers four times steeper).
  *
- * Caveat shown with the result: d uses the same answers that fitted f,
- * so in-sample differences lean towards agreeing with the answers.
+ * Caveats shown with the result: d uses the same answers that fitted f,
+ * so in-sample differences lean towards agreeing with the answers; and the
+ * scale of f and probit_sd are confounded, so after a hyperparameter refit
+ * (variance free, probit_sd fixed) a uniformly steeper or flatter link is
+ * absorbed by the kernel variance (tests/data/link-session-decisive.json:
+ * not consistent with the default hyperparameters, consistent after the
+ * window's refit). Departures in shape are not absorbed: asymmetry, a bias
+ * towards the first candidate (g(0) != 0), lapses (plateaus below 1).
  *
  * No GTK here: the `skewgp link` command uses the same code.
  */
