@@ -924,6 +924,45 @@ sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
   return status;
 }
 
+int
+sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
+                         const sg_data *data, const sg_svgp_options *opt,
+                         gsl_rng *rng, sg_svgp *q)
+{
+  if (data == NULL || opt == NULL || data->n_obs == 0 || !(probit_sd > 0)
+      || !isfinite (probit_sd))
+    return SG_EINVAL;
+  size_t n = data->n_obs, d = data->dim;
+  for (size_t i = 0; i < n; i++)
+    if (data->obs[i].kind != SG_OBS_PREFERENCE)
+      return SG_EINVAL;
+  double *X = malloc (n * d * sizeof *X), *X2 = malloc (n * d * sizeof *X2);
+  double *y = malloc (n * sizeof *y);
+  if (!X || !X2 || !y)
+    {
+      free (X);
+      free (X2);
+      free (y);
+      return SG_ENOMEM;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      memcpy (X + i * d, data->X + data->obs[i].a * d, d * sizeof *X);
+      memcpy (X2 + i * d, data->X + data->obs[i].b * d, d * sizeof *X2);
+      y[i] = 1;
+    }
+  sg_svgp_data sd = { .dim = d, .n = n, .X = X, .X2 = X2, .y = y };
+  sg_svgp_options o = *opt;
+  o.noise_sd = M_SQRT2 * probit_sd;
+  if (o.n_inducing == 0)
+    o.n_inducing = data->n_inputs < DEFAULT_INDUCING ? data->n_inputs : DEFAULT_INDUCING;
+  int status = sg_svgp_fit (kernel, &sd, &o, rng, q);
+  free (X);
+  free (X2);
+  free (y);
+  return status;
+}
+
 /* ---- Prediction ------------------------------------------------------- */
 
 typedef struct {
@@ -1032,6 +1071,33 @@ sg_svgp_predict_duel (const sg_svgp *q, const double *Xs, const double *Xs2,
   if (Xs2 == NULL)
     return SG_EINVAL;
   return predict_rows (q, Xs, Xs2, ns, mean, var);
+}
+
+int
+sg_svgp_joint (const sg_svgp *q, const double *Xs, size_t ns, double *mean,
+               double *cov)
+{
+  if (q == NULL || Xs == NULL || mean == NULL || cov == NULL || ns == 0
+      || !sg_all_finite (Xs, ns * q->dim))
+    return SG_EINVAL;
+  size_t M = q->M;
+  predict_work w;
+  double *K = malloc (ns * ns * sizeof *K);
+  if (K == NULL || predict_work_init (&w, M, ns) != SG_OK)
+    {
+      free (K);
+      return SG_ENOMEM;
+    }
+  sg_kernel_matrix (&q->kernel, Xs, ns, q->Z, M, w.C);
+  sg_gemv (0, ns, M, 1, w.C, q->w, 0, mean);
+  predict_factors (q, ns, &w);
+  sg_kernel_matrix (&q->kernel, Xs, ns, Xs, ns, K);
+  for (size_t i = 0; i < ns; i++)
+    for (size_t j = 0; j <= i; j++)
+      cov[i * ns + j] = cov[j * ns + i] = block_cov (q, &w, ns, i, j, K[i * ns + j]);
+  predict_work_clear (&w);
+  free (K);
+  return SG_OK;
 }
 
 double

@@ -47,6 +47,7 @@
 #pragma once
 
 #include "sg-common.h"
+#include "sg-data.h"
 #include "sg-kernel.h"
 #include "sg-summary.h"
 
@@ -183,6 +184,15 @@ void sg_svgp_options_default (sg_svgp_options *opt);
 int sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
                  const sg_svgp_options *opt, gsl_rng *rng, sg_svgp *q);
 
+/* sg_svgp_fit on the preference observations of DATA (sg-data.h): row i
+ * is the duel winner - loser with y = +1, noise_sd = sqrt2 * PROBIT_SD
+ * (sg-data.h's convention; OPT's noise_sd is ignored). n_inducing 0 means
+ * min(100, number of distinct inputs). SG_EINVAL if DATA has an
+ * observation of another kind or none. */
+int sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
+                             const sg_data *data, const sg_svgp_options *opt,
+                             gsl_rng *rng, sg_svgp *q);
+
 /* Latent marginals mu*, nu* of f at NS points XS (ns x dim). */
 int sg_svgp_predict (const sg_svgp *q, const double *Xs, size_t ns,
                      double *mean, double *var);
@@ -190,6 +200,9 @@ int sg_svgp_predict (const sg_svgp *q, const double *Xs, size_t ns,
 int sg_svgp_predict_duel (const sg_svgp *q, const double *Xs,
                           const double *Xs2, size_t ns, double *mean,
                           double *var);
+/* Joint q of f at NS points: MEAN (ns) and COV (ns x ns). */
+int sg_svgp_joint (const sg_svgp *q, const double *Xs, size_t ns,
+                   double *mean, double *cov);
 /* 004 eq. 9: delta + (1 - 2 delta) Phi(mean / sqrt(var + sigma^2)). */
 double sg_svgp_class_probability (const sg_svgp *q, double mean, double var);
 

@@ -32,6 +32,9 @@
  *                     (defaults 4000, 1000, 1000; larger n are skipped)
  *        bench-svgp --csv DIR   writes DIR/svgp-train.csv (20000 rows) and
  *                               DIR/svgp-test.csv (5000 rows) and exits
+ *        bench-svgp --ablation  SVGP alone at n = 20000: M = 50, 100, 200
+ *                               inducing points, 2000 / 8000 Adam steps,
+ *                               and the kernel variance learned too
  */
 #include "sg-ep.h"
 #include "sg-laplace.h"
@@ -210,18 +213,20 @@ run_skewgp (const sg_kernel *k, const double *X, const double *y, size_t n, cons
   return s;
 }
 
+/* ARD: 0 kernel fixed, 1 lengthscales learned, 2 variance too. */
 static score
-run_svgp (int ard, const sg_kernel *k, const double *X, const double *y, size_t n,
-          const double *Xs, const double *ys, double *p, sg_point_summary *sum,
-          sg_kernel *fitted)
+run_svgp_with (int ard, size_t M, int iterations, const sg_kernel *k, const double *X,
+               const double *y, size_t n, const double *Xs, const double *ys, double *p,
+               sg_point_summary *sum, sg_kernel *fitted)
 {
   sg_svgp_data data = { .dim = DIM, .n = n, .X = X, .X2 = NULL, .y = y };
   sg_svgp_options opt;
   sg_svgp_options_default (&opt);
-  opt.n_inducing = 100;
+  opt.n_inducing = M;
   opt.train.batch = 256;
-  opt.train.iterations = 2000;
+  opt.train.iterations = iterations;
   opt.train.fix_kernel = !ard;
+  opt.train.learn_variance = ard == 2;
   gsl_rng *rng = sg_rng_new (SEED, 1);
   sg_svgp q;
   double t0 = now_ms (), w0 = wall_ms ();
@@ -239,6 +244,38 @@ run_svgp (int ard, const sg_kernel *k, const double *X, const double *y, size_t 
   sg_svgp_clear (&q);
   sg_rng_free (rng);
   return s;
+}
+
+static score
+run_svgp (int ard, const sg_kernel *k, const double *X, const double *y, size_t n,
+          const double *Xs, const double *ys, double *p, sg_point_summary *sum,
+          sg_kernel *fitted)
+{
+  return run_svgp_with (ard, 100, 2000, k, X, y, n, Xs, ys, p, sum, fitted);
+}
+
+/* n = 20000: inducing points, Adam steps, and learning the variance. */
+static void
+ablation (const sg_kernel *k, const double *X, const double *y, const double *Xs,
+          const double *ys, double *p, sg_point_summary *sum)
+{
+  printf ("\nAblation at n = %d (lengthscales learned unless noted):\n\n", N_POOL);
+  printf ("| M | Adam steps | CPU ms | test accuracy | information (bits) | "
+          "mean abs(P - P_Bayes) | delta | variance | lengthscales |\n"
+          "|---|---|---|---|---|---|---|---|---|\n");
+  const size_t Ms[] = { 50, 100, 200 };
+  const int its[] = { 2000, 8000 };
+  for (size_t a = 0; a < 3; a++)
+    for (size_t b = 0; b < 2; b++)
+      for (int ard = 1; ard <= (Ms[a] == 100 && its[b] == 2000 ? 2 : 1); ard++)
+        {
+          sg_kernel f;
+          score s = run_svgp_with (ard, Ms[a], its[b], k, X, y, N_POOL, Xs, ys, p, sum, &f);
+          printf ("| %zu | %d%s | %.0f | %.4f | %.4f | %.4f | %.4f | %.3g | %.3f %.3f |\n", Ms[a],
+                  its[b], ard == 2 ? " (variance learned too)" : "", s.ms, s.accuracy, s.info,
+                  s.dbayes, s.extra, f.variance, f.lengthscales[0], f.lengthscales[1]);
+          fflush (stdout);
+        }
 }
 
 static void
@@ -267,6 +304,9 @@ main (int argc, char **argv)
       free (y);
       return bad;
     }
+  int do_ablation = argc > 1 && strcmp (argv[1], "--ablation") == 0;
+  if (do_ablation)
+    argc = 1;
   size_t max_laplace = argc > 1 ? (size_t) atol (argv[1]) : 4000;
   size_t max_ep = argc > 2 ? (size_t) atol (argv[2]) : 1000;
   size_t max_skewgp = argc > 3 ? (size_t) atol (argv[3]) : 1000;
@@ -285,13 +325,22 @@ main (int argc, char **argv)
   printf ("Data: %d training rows (%zu positive), %d test rows, seed %d; Bayes classifier on "
           "the test rows: accuracy %.4f, information %.4f bits\n\n", N_POOL, pos, N_TEST, SEED,
           bayes_acc / N_TEST, 1 + bayes_info / N_TEST);
-  printf ("| n | method | CPU ms | wall ms | test accuracy | information (bits) | "
-          "mean abs(P - P_Bayes) | notes |\n|---|---|---|---|---|---|---|---|\n");
-
   sg_kernel k;
   sg_kernel_init (&k, SG_KERNEL_RBF, DIM, 1.0, 0.5);
   double *p = malloc (N_TEST * sizeof *p);
   sg_point_summary *sum = malloc (N_TEST * sizeof *sum);
+  if (do_ablation)
+    {
+      ablation (&k, X, y, Xs, ys, p, sum);
+      free (p);
+      free (sum);
+      free (X);
+      free (y);
+      return 0;
+    }
+  printf ("| n | method | CPU ms | wall ms | test accuracy | information (bits) | "
+          "mean abs(P - P_Bayes) | notes |\n|---|---|---|---|---|---|---|---|\n");
+
   const size_t ns[] = { 250, 500, 1000, 2000, 4000, 8000, 20000 };
   char note[128];
   for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++)
