@@ -70,6 +70,9 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   GVariantDict *options = g_application_command_line_get_options_dict (cmdline);
   g_autofree char *path = NULL;
   g_autofree char *demo_id = NULL;
+  g_autofree char *view = NULL;
+  GtkWindow *demo_window;
+  int step;
 
   if (g_variant_dict_lookup (options, "demo", "s", &demo_id))
     {
@@ -86,13 +89,32 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
                                               sb_demos_get (i)->title);
           return g_str_equal (demo_id, "list") ? 0 : 2;
         }
-      if (!sb_demo_open (demo, GTK_APPLICATION (self),
-                         gtk_application_get_active_window (GTK_APPLICATION (self)), &error))
+      if (demo->session == NULL)
+        {
+          if (!sb_demo_open (demo, GTK_APPLICATION (self),
+                             gtk_application_get_active_window (GTK_APPLICATION (self)), &error))
+            {
+              g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' could not be opened: %s\n",
+                                                   demo_id, error->message);
+              return 1;
+            }
+          return 0;
+        }
+      demo_window = sb_demo_open_session (demo, GTK_APPLICATION (self), &error);
+      if (demo_window == NULL)
         {
           g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' could not be opened: %s\n",
                                                demo_id, error->message);
           return 1;
         }
+      /* --demo-step N, --demo-view NICK: a given state of the demo (for
+       * screenshots, or a lecture that starts at a later step). */
+      if (g_variant_dict_lookup (options, "demo-step", "i", &step)
+          && !sb_window_demo_go_to_step (SB_WINDOW (demo_window), (guint) MAX (step, 0)))
+        g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' has no step %d\n",
+                                             demo_id, step);
+      if (g_variant_dict_lookup (options, "demo-view", "s", &view))
+        sb_window_demo_show_view (SB_WINDOW (demo_window), view);
       return 0;
     }
   if (g_variant_dict_lookup (options, "session", "^ay", &path) && path && *path)
@@ -197,6 +219,9 @@ static const struct {
   { "win.undo", { "<Control>z", NULL } },
   { "win.refit", { "<Control>r", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },
+  { "app.demos", { "<Control><Shift>d", NULL } },
+  { "win.demo-previous", { "<Alt>Left", NULL } },
+  { "win.demo-next", { "<Alt>Right", NULL } },
   { "win.plot-kind::posterior", { "<Control>1", NULL } },
   { "win.plot-kind::skewness", { "<Control>2", NULL } },
   { "win.plot-kind::acquisition", { "<Control>3", NULL } },
@@ -233,6 +258,10 @@ sb_application_init (SbApplication *self)
       "Open the session file PATH (created from the demo if it does not exist)", "PATH" },
     { "demo", 0, 0, G_OPTION_ARG_STRING, NULL,
       "Open the guided demo ID (a copy of its session; 'list' lists them)", "ID" },
+    { "demo-step", 0, 0, G_OPTION_ARG_INT, NULL,
+      "With --demo: show step N of a step-by-step demo", "N" },
+    { "demo-view", 0, 0, G_OPTION_ARG_STRING, NULL,
+      "With --demo: show the plot NICK (posterior, skewness, acquisition, validity, density, ...)", "NICK" },
     { NULL }
   };
 

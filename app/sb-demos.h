@@ -48,6 +48,7 @@ typedef struct {
                                SbPlotKind nick ("posterior skewness
                                density"); the first is shown on opening   */
   double density_x;         /* 1-D: the point of the "density" view       */
+  gboolean compare;         /* overlay Laplace and EP from the start      */
 } SbDemo;
 
 /* The registry, in menu order. */
@@ -73,5 +74,9 @@ char *sb_demo_default_dir (void);
  * made (nothing is shown then). */
 gboolean sb_demo_open (const SbDemo *demo, GtkApplication *app,
                        GtkWindow *parent, GError **error);
+
+/* A session demo (DEMO->session) opened in a new main window of APP, as
+ * sb_demo_open does; the window (owned by APP) or NULL with ERROR. */
+GtkWindow *sb_demo_open_session (const SbDemo *demo, GtkApplication *app, GError **error);
 
 G_END_DECLS

@@ -254,6 +254,12 @@ test_open_all (void)
           SPIN_UNTIL (sb_window_get_plot_snapshot (w) != NULL);
           g_assert_cmpuint (sb_plot_snapshot_get_n_observations (sb_window_get_plot_snapshot (w)), ==,
                             sb_session_get_n_answers (s));
+          /* The figures' Laplace and EP overlays are on where stated. */
+          {
+            g_autoptr (GVariant) on = g_action_group_get_action_state (G_ACTION_GROUP (w),
+                                                                       "compare-laplace");
+            g_assert_cmpint (g_variant_get_boolean (on), ==, d->compare);
+          }
         }
       destroy_windows ();
     }
@@ -417,6 +423,9 @@ test_steps (void)
   SPIN_UNTIL (plot_at_step (w, 1));
   g_assert_false (enabled (w, "demo-previous"));
   g_assert_true (enabled (w, "demo-next"));
+  /* P(valid) and the safe acquisition are in the plot. */
+  g_assert_nonnull (sb_plot_snapshot_get_validity (sb_window_get_plot_snapshot (w), NULL));
+  g_assert_nonnull (sb_plot_snapshot_get_acquisition (sb_window_get_plot_snapshot (w), NULL, NULL));
 
   /* Forward to the end: each step appends the prepared answer and the
    * question and the plot follow. */
@@ -449,6 +458,18 @@ test_steps (void)
   g_assert_false (enabled (w, "demo-next"));
   g_action_group_activate_action (G_ACTION_GROUP (w), "demo-previous", NULL);
   g_assert_true (enabled (w, "demo-next"));
+
+  /* Jumps (skewbench --demo-step N). */
+  g_assert_true (sb_window_demo_go_to_step (w, 3));
+  g_assert_cmpuint (sb_window_get_demo_step (w), ==, 3);
+  SPIN_UNTIL (plot_at_step (w, 3));
+  g_assert_true (sb_window_demo_go_to_step (w, d->n_answers));
+  g_assert_cmpuint (sb_window_get_demo_step (w), ==, d->n_answers);
+  g_assert_false (sb_window_demo_go_to_step (w, 0));
+  g_assert_false (sb_window_demo_go_to_step (w, d->n_answers + 1));
+  g_assert_cmpuint (sb_window_get_demo_step (w), ==, d->n_answers);
+  SPIN_UNTIL (plot_at_step (w, d->n_answers));
+  g_assert_null (sb_window_get_error (w));
   destroy_windows ();
 }
 

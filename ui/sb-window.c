@@ -1331,6 +1331,8 @@ sb_window_show_demo (SbWindow *self, const SbDemo *demo, SbSession *session)
   gtk_label_set_text (self->demo_text_label, demo->explanation);
   gtk_label_set_text (self->demo_settings_label, demo->settings);
   demo_add_view_buttons (self, demo->views);
+  sb_plot_view_set_compare (self->plot_view, SB_SURROGATE_LAPLACE, demo->compare);
+  sb_plot_view_set_compare (self->plot_view, SB_SURROGATE_EP, demo->compare);
   gtk_widget_set_visible (self->demo_step_box, demo->stepping);
   gtk_revealer_set_reveal_child (self->demo_revealer, TRUE);
   views = g_strsplit (demo->views ? demo->views : "", " ", 2);
@@ -1380,37 +1382,71 @@ demo_append (SbSession *session, const SbLogEntry *e, GError **error)
     }
 }
 
-static void
-demo_next_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+/* One step forward (append the demo's next answer) or back (undo). */
+static gboolean
+demo_step (SbWindow *self, gboolean forward)
 {
-  SbWindow *self = SB_WINDOW (user_data);
   g_autoptr (GError) error = NULL;
   guint n;
 
-  if (self->demo == NULL || self->session == NULL)
-    return;
+  if (self->demo == NULL || self->session == NULL || !self->demo->stepping)
+    return FALSE;
   n = sb_session_get_n_observations (self->session);
-  if (demo_prefix (self) != n || n >= self->demo_log->len)
-    return;
+  if (forward && (demo_prefix (self) != n || n >= self->demo_log->len))
+    return FALSE;
+  if (!forward && n <= 1)
+    return FALSE;
   drop_pending (self);
-  if (!demo_append (self->session, g_ptr_array_index (self->demo_log, n), &error))
+  if (forward && !demo_append (self->session, g_ptr_array_index (self->demo_log, n), &error))
     {
       g_autofree char *msg = g_strdup_printf ("The step could not be saved: %s", error->message);
       show_error (self, msg, FALSE);
     }
+  else if (!forward && !sb_session_undo (self->session, &error))
+    {
+      g_autofree char *msg = g_strdup_printf ("Undo could not be saved: %s", error->message);
+      show_error (self, msg, FALSE);
+    }
   request_question (self);
+  return TRUE;
+}
+
+gboolean
+sb_window_demo_go_to_step (SbWindow *self, guint step)
+{
+  guint n;
+
+  g_return_val_if_fail (SB_IS_WINDOW (self), FALSE);
+  if (self->demo == NULL || self->session == NULL || !self->demo->stepping
+      || step < 1 || step > self->demo_log->len)
+    return FALSE;
+  n = sb_session_get_n_observations (self->session);
+  if (step > n && demo_prefix (self) != n)
+    return FALSE;
+  while (sb_session_get_n_observations (self->session) != step)
+    if (!demo_step (self, step > sb_session_get_n_observations (self->session)))
+      return FALSE;
+  return TRUE;
+}
+
+void
+sb_window_demo_show_view (SbWindow *self, const char *nick)
+{
+  g_return_if_fail (SB_IS_WINDOW (self));
+  g_return_if_fail (nick != NULL);
+  demo_show_view (self, nick);
+}
+
+static void
+demo_next_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  demo_step (SB_WINDOW (user_data), TRUE);
 }
 
 static void
 demo_previous_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
-  SbWindow *self = SB_WINDOW (user_data);
-
-  if (self->demo == NULL || self->session == NULL
-      || sb_session_get_n_observations (self->session) <= 1)
-    return;
-  drop_pending (self);
-  g_action_group_activate_action (G_ACTION_GROUP (self), "undo", NULL);
+  demo_step (SB_WINDOW (user_data), FALSE);
 }
 
 static void

@@ -75,6 +75,13 @@ void sb_window_show_demo (SbWindow *self, const SbDemo *demo, SbSession *session
 const SbDemo *sb_window_get_demo (SbWindow *self);
 /* The step shown: the number of log entries of the demo's session. */
 guint sb_window_get_demo_step (SbWindow *self);
+/* Shows the demo's view NICK (an SbPlotKind nick, as the banner's
+ * buttons do; "density" computes the density at the demo's point). */
+void sb_window_demo_show_view (SbWindow *self, const char *nick);
+/* Replays or takes back answers until STEP answers of a stepping demo are
+ * shown. FALSE (nothing changed) when STEP is out of 1..n, the log has
+ * left the demo's track, or the window shows no stepping demo. */
+gboolean sb_window_demo_go_to_step (SbWindow *self, guint step);
 
 /* The default directory of new sessions ($XDG_DATA_HOME/skewbench/sessions). */
 char *sb_window_default_session_dir (void);
