@@ -28,7 +28,9 @@ static const char bo_help[] =
   "  --numeric-acquisition A  ucb (default) | ei (value queries of mixed mode)\n"
   "  --surrogate S        skewgp (default) | laplace | ep | random |\n"
   "                       two-gp (safe mode: SafeOpt-style EP classifier of\n"
-  "                       validity + GP regression of the valid values)\n"
+  "                       validity + GP regression of the valid values) |\n"
+  "                       svgp (preference mode: sparse variational GP of\n"
+  "                       paper 004 on the duels, for long campaigns)\n"
   "  --iterations N       BO iterations after the initial design (default 20)\n"
   "  --initial K          initial random duels (mixed: K duels and K values;\n"
   "                       safe: ignored when the problem has a safe start)\n"
@@ -396,6 +398,12 @@ run_loop (const bo_args *a)
       sg_problem_free (p);
       return SKEWGP_EXIT_INPUT;
     }
+  if (a->surrogate == SG_BO_SURROGATE_SVGP && a->mode != SG_BO_PREFERENCE)
+    {
+      fprintf (stderr, "skewgp bo: the svgp surrogate is for preference mode only\n");
+      sg_problem_free (p);
+      return SKEWGP_EXIT_INPUT;
+    }
   sg_bo_config cfg;
   status = make_config (a, p, &cfg);
   sg_bo *bo = NULL;
@@ -639,9 +647,10 @@ run_active (const bo_args *a)
       sg_problem_free (p);
       return SKEWGP_EXIT_INPUT;
     }
-  if (a->surrogate == SG_BO_SURROGATE_TWO_GP)
+  if (a->surrogate == SG_BO_SURROGATE_TWO_GP || a->surrogate == SG_BO_SURROGATE_SVGP)
     {
-      fprintf (stderr, "skewgp bo: the two-gp surrogate is for safe mode only\n");
+      fprintf (stderr, "skewgp bo: the %s surrogate is not for active mode\n",
+               sg_bo_surrogate_name (a->surrogate));
       sg_problem_free (p);
       return SKEWGP_EXIT_INPUT;
     }

@@ -6,6 +6,7 @@
 #include "sg-linalg.h"
 #include "sg-normal.h"
 #include "sg-rng.h"
+#include "sg-svgp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -59,6 +60,8 @@ struct sg_bo {
   int has_reg;           /* 0: no valid value yet; the regression is the prior */
   sg_gauss_post cls_post, reg_post;
   sg_ep_warm cls_warm;
+  int has_svgp;          /* the SVGP surrogate of the last proposal        */
+  sg_svgp svgp;
 };
 
 /* The two-GP surrogate (section "Two-GP surrogate" at the end). */
@@ -137,8 +140,9 @@ sg_bo_config_check (const sg_bo_config *c)
       return SG_EINVAL;
   if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_THOMPSON
       || (unsigned) c->numeric_acquisition > SG_BO_NUMERIC_EI
-      || (unsigned) c->surrogate > SG_BO_SURROGATE_TWO_GP
+      || (unsigned) c->surrogate > SG_BO_SURROGATE_SVGP
       || (c->surrogate == SG_BO_SURROGATE_TWO_GP && c->mode != SG_BO_SAFE)
+      || (c->surrogate == SG_BO_SURROGATE_SVGP && c->mode != SG_BO_PREFERENCE)
       || (unsigned) c->mixed_policy > SG_BO_MIXED_CONFIDENT)
     return SG_EINVAL;
   const sg_hyper *h = &c->prior;
@@ -149,7 +153,8 @@ sg_bo_config_check (const sg_bo_config *c)
   if (h->s > 0)
     {
       if (c->surrogate == SG_BO_SURROGATE_LAPLACE || c->surrogate == SG_BO_SURROGATE_EP
-          || c->surrogate == SG_BO_SURROGATE_TWO_GP || h->pseudo_points == NULL || h->phases == NULL || h->gamma == NULL)
+          || c->surrogate == SG_BO_SURROGATE_TWO_GP || c->surrogate == SG_BO_SURROGATE_SVGP
+          || h->pseudo_points == NULL || h->phases == NULL || h->gamma == NULL)
         return SG_EINVAL;
       sg_skewgp_prior prior;
       sg_hyper_skewgp_prior (h, &prior);
@@ -232,6 +237,9 @@ drop_model (sg_bo *bo)
         sg_gauss_post_clear (&bo->reg_post);
     }
   bo->has_two_gp = bo->has_reg = 0;
+  if (bo->has_svgp)
+    sg_svgp_clear (&bo->svgp);
+  bo->has_svgp = 0;
   bo->model_n = SIZE_MAX;
   bo->acq.valid = 0;
 }
@@ -579,6 +587,16 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
   int status;
   if (bo->cfg.surrogate == SG_BO_SURROGATE_TWO_GP)
     status = two_gp_build (bo, progress);
+  else if (bo->cfg.surrogate == SG_BO_SURROGATE_SVGP)
+    {
+      sg_svgp_options o;
+      sg_svgp_options_default (&o);
+      o.train.progress = progress;
+      status = rng ? sg_svgp_fit_preferences (&bo->hyper.kernel, bo->hyper.noise.probit_sd,
+                                              &bo->data, &o, rng, &bo->svgp)
+                   : SG_EINVAL;
+      bo->has_svgp = status == SG_OK;
+    }
   else if (bo->cfg.surrogate == SG_BO_SURROGATE_SKEWGP)
     {
       sg_skewgp_prior prior;
@@ -651,7 +669,8 @@ joint_samples (acq_ctx *a)
       return sg_skewgp_joint_samples (bo->post, bo->samples, a->XX, b, a->crn, a->F);
     }
   double mean[2], cov[4], L[4] = { 0, 0, 0, 0 };
-  int status = sg_gauss_post_joint (&bo->gpost, a->XX, b, mean, cov);
+  int status = bo->has_svgp ? sg_svgp_joint (&bo->svgp, a->XX, b, mean, cov)
+                            : sg_gauss_post_joint (&bo->gpost, a->XX, b, mean, cov);
   if (status != SG_OK)
     return status;
   /* 2 x 2 (or 1 x 1) Cholesky factor; a (near-)singular remainder, as at
@@ -962,7 +981,8 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
     free_mask &= ~(unsigned) (SG_FIT_MEAN | SG_FIT_NUMERIC_SD);
   if (bo->hyper.s == 0)
     free_mask &= ~(unsigned) (SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS);
-  if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || data->n_obs < 2 || free_mask == 0)
+  if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || bo->cfg.surrogate == SG_BO_SURROGATE_SVGP
+      || data->n_obs < 2 || free_mask == 0)
     {
       bo->refit_done = 1;
       bo->refit_n = bo->n_log;
@@ -1078,6 +1098,8 @@ sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b, double level,
     }
   if (bo->has_gpost)
     return sg_gauss_post_summaries (&bo->gpost, XS, b, level, ref, out);
+  if (bo->has_svgp)
+    return sg_svgp_summaries (&bo->svgp, XS, b, level, ref, out);
   if (bo->has_reg)
     return sg_gauss_post_summaries (&bo->reg_post, XS, b, level, ref, out);
   return SG_EINVAL;
@@ -1356,7 +1378,8 @@ sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
 
 static const char *const mode_names[] = { "preference", "mixed", "safe", "active" };
 static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson" };
-static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random", "two-gp" };
+static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random", "two-gp",
+                                                "svgp" };
 
 unsigned
 sg_bo_default_refit_free (sg_bo_mode mode)
@@ -1382,7 +1405,7 @@ sg_bo_acquisition_name (sg_bo_acquisition a)
 const char *
 sg_bo_surrogate_name (sg_bo_surrogate s)
 {
-  return (unsigned) s < 5 ? surrogate_names[s] : "?";
+  return (unsigned) s < 6 ? surrogate_names[s] : "?";
 }
 
 static int
@@ -1423,7 +1446,7 @@ int
 sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate)
 {
   int i;
-  int status = parse_name (name, surrogate_names, 5, &i);
+  int status = parse_name (name, surrogate_names, 6, &i);
   if (status == SG_OK)
     *surrogate = (sg_bo_surrogate) i;
   return status;

@@ -115,6 +115,12 @@ typedef enum {
                               (EP) of validity + GP regression of the valid
                               values (001 sec. 5.2.3, the Figure 15
                               baseline); see "Two-GP surrogate" below     */
+  SG_BO_SURROGATE_SVGP,    /* preference mode only: the sparse variational
+                              GP of paper 004 on the duels (sg-svgp.h:
+                              sg_svgp_fit_preferences with default options,
+                              rebuilt for every proposal; its lengthscales
+                              are learned by its ELBO, so a refit leaves
+                              the hyperparameters alone)                 */
 } sg_bo_surrogate;
 
 typedef enum {
