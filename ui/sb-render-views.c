@@ -652,9 +652,10 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
   sb_scene_set_colorbar (scene, "heatmap", fname);
 
   double levels[16];
-  /* SS(x) is a Monte Carlo estimate with visible noise: few levels. */
-  gsize nl = contour_levels (vmin, vmax, o->field == SB_FIELD_SKEWNESS ? 4 : 8,
-                             levels, G_N_ELEMENTS (levels));
+  /* SS(x) and the acquisition are Monte Carlo estimates with visible
+   * noise: few levels, or the noise becomes a tangle of lines. */
+  gboolean noisy = o->field == SB_FIELD_SKEWNESS || o->field == SB_FIELD_ACQUISITION;
+  gsize nl = contour_levels (vmin, vmax, noisy ? 4 : 8, levels, G_N_ELEMENTS (levels));
   SbStyle st = style (SB_ROLE_FOREGROUND, 0.8, SB_DASH_SOLID, 0.55);
   sb_scene_take_layer (scene, sb_layer_new_contours ("contours/exact", NULL, &st, nx, ny, v,
                                                      x0, x1, y0, y1, nl, levels));

@@ -9,6 +9,7 @@
 #include "sb-render-views.h"
 #include "test-plot-fixture.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -46,9 +47,181 @@ median (double *v, int n)
 }
 
 static double
+minimum (const double *v, int n)
+{
+  double m = v[0];
+  for (int i = 1; i < n; i++)
+    m = v[i] < m ? v[i] : m;
+  return m;
+}
+
+static double
 now_ms (void)
 {
   return g_get_monotonic_time () / 1000.0;
+}
+
+/* A 2-D snapshot with a 200 x 200 mean field (the issue's frame budget):
+ * the negated Six-hump camel on [-2,2]x[-1,1] (smooth, several extrema,
+ * so its contours are long), with the 2-D fixture's observations, best
+ * point and next duel. */
+static SbPlotSnapshot *
+heatmap_200 (void)
+{
+  g_autoptr (SbPlotSnapshot) fx = plot_fixture_load ("plot-2d.ini", NULL);
+  SbPlotSnapshot *s = sb_plot_snapshot_new (2, 1);
+  enum { N = 200 };
+  double *v = g_new (double, N * N), fixed[2] = { 0, 0 };
+
+  for (guint i = 0; i < 2; i++)
+    {
+      double lo, hi;
+      const char *name = sb_plot_snapshot_get_parameter (fx, i, &lo, &hi);
+      sb_plot_snapshot_set_parameter (s, i, name, lo, hi);
+    }
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < N; i++)
+      {
+        double x = -2 + 4.0 * i / (N - 1), y = -1 + 2.0 * j / (N - 1);
+        v[j * N + i] = -((4 - 2.1 * x * x + pow (x, 4) / 3) * x * x + x * y
+                         + (-4 + 4 * y * y) * y * y);
+      }
+  sb_plot_snapshot_set_slice (s, 0, 1, fixed);
+  g_autoptr (SbGrid2) g = sb_grid2_new (N, N, -2, 2, -1, 1, v);
+  sb_plot_snapshot_set_field (s, SB_FIELD_MEAN, SB_SURROGATE_EXACT, g);
+  for (gsize i = 0; i < sb_plot_snapshot_get_n_observations (fx); i++)
+    {
+      const SbObservation *o = sb_plot_snapshot_get_observation (fx, i);
+      sb_plot_snapshot_add_observation (s, o->kind, o->x, o->x_loser, o->y);
+    }
+  const double *nb = NULL, *na = sb_plot_snapshot_get_next (fx, &nb);
+  if (sb_plot_snapshot_get_best (fx))
+    sb_plot_snapshot_set_best (s, sb_plot_snapshot_get_best (fx));
+  if (na)
+    sb_plot_snapshot_set_next (s, na, nb);
+  sb_plot_snapshot_freeze (s);
+  g_free (v);
+  return s;
+}
+
+/* The frame budget of issue 7: a full redraw of a window showing a 200 x
+ * 200 heat map (with its contours, observations and markers) and four
+ * plots (posterior with the Laplace/EP overlays, acquisition, P(valid),
+ * convergence), every layer drawn afresh, on one 1600 x 900 surface: the
+ * heat map fills the left half, the four plots a 2 x 2 grid on the right.
+ * The scenes are built once (a new result rebuilds only its scene). The
+ * first draw also turns the 200 x 200 field into its colour image; a
+ * redraw (resize, theme change, zoom) reuses it. */
+static void
+frame_budget (int reps)
+{
+  const double W = 1600, H = 900;
+  g_autoptr (SbPlotSnapshot) s2 = heatmap_200 ();
+  g_autoptr (SbDensityData) d = NULL;
+  g_autoptr (SbPlotSnapshot) s1 = plot_fixture_load ("plot-1d.ini", &d);
+  g_autoptr (SbPlotSnapshot) ss = plot_fixture_load ("plot-safe.ini", NULL);
+  const struct { SbPlotKind kind; SbPlotSnapshot *snap; double x, y, w, h; } tiles[] = {
+    { SB_PLOT_HEATMAP, s2, 0, 0, W / 2, H },
+    { SB_PLOT_POSTERIOR, s1, W / 2, 0, W / 4, H / 2 },
+    { SB_PLOT_ACQUISITION, s1, 3 * W / 4, 0, W / 4, H / 2 },
+    { SB_PLOT_VALIDITY, ss, W / 2, H / 2, W / 4, H / 2 },
+    { SB_PLOT_CONVERGENCE, s1, 3 * W / 4, H / 2, W / 4, H / 2 },
+  };
+  enum { T = G_N_ELEMENTS (tiles) };
+  SbScene *scenes[T];
+  SbPalette p;
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, H);
+  cairo_t *cr = cairo_create (surface);
+  double *first = g_new (double, reps), *again = g_new (double, reps);
+  double *tile = g_new (double, (gsize) reps * T);
+
+  sb_palette_init_light (&p);
+  for (int r = 0; r < reps; r++)
+    {
+      for (int k = 0; k < T; k++)
+        {
+          SbPlotOptions o;
+          sb_plot_options_init (&o, tiles[k].kind);
+          o.compare[SB_SURROGATE_LAPLACE] = o.compare[SB_SURROGATE_EP] = TRUE;
+          scenes[k] = sb_plot_build (&o, tiles[k].snap, d);
+        }
+      for (int pass = 0; pass < 2; pass++)
+        {
+          double t0 = now_ms ();
+          cairo_set_source_rgb (cr, 1, 1, 1);
+          cairo_paint (cr);
+          for (int k = 0; k < T; k++)
+            {
+              double tk = now_ms ();
+              cairo_save (cr);
+              cairo_translate (cr, tiles[k].x, tiles[k].y);
+              sb_scene_render (scenes[k], NULL, cr, tiles[k].w, tiles[k].h, &p, TRUE);
+              cairo_restore (cr);
+              cairo_surface_flush (surface);
+              if (pass == 1)
+                tile[k * reps + r] = now_ms () - tk;
+            }
+          cairo_surface_flush (surface);
+          (pass == 0 ? first : again)[r] = now_ms () - t0;
+        }
+      for (int k = 0; k < T; k++)
+        sb_scene_unref (scenes[k]);
+    }
+  printf ("\n# frame budget: full redraw of a %gx%g window, 200x200 heat map + four plots,"
+          " %d runs (ms)\n", W, H, reps);
+  printf ("%-32s %9s %9s\n", "", "median", "min");
+  printf ("%-32s %9.2f %9.2f\n", "first draw", median (first, reps), minimum (first, reps));
+  printf ("%-32s %9.2f %9.2f\n", "full redraw", median (again, reps), minimum (again, reps));
+  for (int k = 0; k < T; k++)
+    printf ("  %-30s %9.2f %9.2f\n", sb_plot_kind_title (tiles[k].kind),
+            median (tile + k * reps, reps), minimum (tile + k * reps, reps));
+
+  /* Where a redraw's time goes: layout (text measurement), axes and
+   * legend, each layer. */
+  for (int k = 0; k < 2; k++)
+    {
+      SbPlotOptions o;
+      sb_plot_options_init (&o, tiles[k].kind);
+      o.compare[SB_SURROGATE_LAPLACE] = o.compare[SB_SURROGATE_EP] = TRUE;
+      g_autoptr (SbScene) scene = sb_plot_build (&o, tiles[k].snap, d);
+      SbFrame f;
+      double *t = g_new (double, reps);
+      printf ("  # %s, by part\n", sb_plot_kind_title (tiles[k].kind));
+      sb_scene_render (scene, NULL, cr, tiles[k].w, tiles[k].h, &p, TRUE);
+      for (int r = 0; r < reps; r++)
+        {
+          double t0 = now_ms ();
+          sb_scene_layout (scene, NULL, cr, tiles[k].w, tiles[k].h, &f);
+          t[r] = now_ms () - t0;
+        }
+      printf ("  %-30s %9.2f %9.2f\n", "(layout)", median (t, reps), minimum (t, reps));
+      for (int r = 0; r < reps; r++)
+        {
+          double t0 = now_ms ();
+          sb_scene_render_axes (scene, cr, &f, &p, TRUE);
+          cairo_surface_flush (surface);
+          t[r] = now_ms () - t0;
+        }
+      printf ("  %-30s %9.2f %9.2f\n", "(axes, legend)", median (t, reps), minimum (t, reps));
+      for (guint i = 0; i < sb_scene_get_n_layers (scene); i++)
+        {
+          SbLayer *l = sb_scene_get_layer (scene, i);
+          for (int r = 0; r < reps; r++)
+            {
+              double t0 = now_ms ();
+              sb_layer_render (l, cr, &f, &p);
+              cairo_surface_flush (surface);
+              t[r] = now_ms () - t0;
+            }
+          printf ("  %-30s %9.2f %9.2f\n", sb_layer_get_id (l), median (t, reps), minimum (t, reps));
+        }
+      g_free (t);
+    }
+  g_free (first);
+  g_free (again);
+  g_free (tile);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
 }
 
 int
@@ -171,5 +344,7 @@ main (int argc, char *argv[])
       cairo_destroy (cr);
       cairo_surface_destroy (surface);
     }
+
+  frame_budget (reps);
   return 0;
 }
