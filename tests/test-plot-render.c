@@ -1097,6 +1097,70 @@ test_validity_heatmap (void)
   canvas_clear (&cv);
 }
 
+/* The acquisition field of a safe run leaves the penalised (unsafe) cells
+ * out as NaN (app/sb-jobs.c): they must stay transparent, so the plot
+ * background shows there, while the safe cells carry the colour map; the
+ * next query and x_r are drawn on top. */
+static void
+test_acquisition_heatmap_gaps (void)
+{
+  enum { N = 41 };
+  g_autofree double *v = g_new (double, N * N);
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < N; i++)
+      {
+        double x = -2 + 4.0 * i / (N - 1), y = -1 + 2.0 * j / (N - 1);
+        v[j * N + i] = x >= 0 ? 1 + x - y * y : NAN;
+      }
+  g_autoptr (SbPlotSnapshot) s = sb_plot_snapshot_new (2, 1);
+  double best[2] = { 1.0, 0.0 }, next[2] = { 1.9, 0.1 };
+  double curve[3] = { -2, 0, 2 }, acq[3] = { NAN, 1, 3 };
+  sb_plot_snapshot_set_parameter (s, 0, "x1", -2, 2);
+  sb_plot_snapshot_set_parameter (s, 1, "x2", -1, 1);
+  sb_plot_snapshot_set_curve_grid (s, 0, 3, curve);
+  sb_plot_snapshot_set_acquisition (s, "safe UCB", acq, next);
+  sb_plot_snapshot_set_best (s, best);
+  sb_plot_snapshot_set_next (s, next, NULL);
+  sb_plot_snapshot_set_slice (s, 0, 1, best);
+  g_autoptr (SbGrid2) g = sb_grid2_new (N, N, -2, 2, -1, 1, v);
+  sb_plot_snapshot_set_field (s, SB_FIELD_ACQUISITION, SB_SURROGATE_EXACT, g);
+  sb_plot_snapshot_freeze (s);
+
+  SbPlotOptions o;
+  sb_plot_options_init (&o, SB_PLOT_HEATMAP);
+  o.field = SB_FIELD_ACQUISITION;
+  g_autoptr (SbScene) scene = sb_plot_build (&o, s, NULL);
+  g_assert_cmpstr (sb_scene_get_title (scene), ==, "Acquisition: safe UCB");
+  g_assert_nonnull (sb_scene_find_layer (scene, "next/marker"));
+  g_assert_nonnull (sb_scene_find_layer (scene, "best/marker"));
+
+  SbPalette p;
+  Canvas c;
+  test_palette (&p);
+  canvas_render (&c, scene, NULL, &p);
+  /* (between the grid lines) */
+  guint32 gap = pixel (&c, (int) sb_frame_x_to_device (&c.frame, -1.25),
+                       (int) sb_frame_y_to_device (&c.frame, 0.3));
+  guint32 gap2 = pixel (&c, (int) sb_frame_x_to_device (&c.frame, -1.75),
+                        (int) sb_frame_y_to_device (&c.frame, -0.7));
+  guint32 safe = pixel (&c, (int) sb_frame_x_to_device (&c.frame, 1.5),
+                        (int) sb_frame_y_to_device (&c.frame, 0.5));
+  /* v(1.5, 0.5) = 2.25 of the range [0, 3]: colour map at 0.75 */
+  SbColor want;
+  sb_colormap_eval (SB_COLORMAP_VIRIDIS, 2.25 / 3.0, &want);
+  g_test_message ("gap #%06x #%06x, safe #%06x, want (%g, %g, %g)", gap, gap2, safe,
+                  want.r, want.g, want.b);
+  g_assert_cmpuint (gap, ==, gap2);          /* one flat background */
+  double r = ((safe >> 16) & 0xff) / 255.0, gr = ((safe >> 8) & 0xff) / 255.0;
+  g_assert_cmpfloat (fabs (r - want.r), <, 0.05);
+  g_assert_cmpfloat (fabs (gr - want.g), <, 0.05);
+  /* the gap is not a colour of the map: the background (light palette) */
+  g_assert_cmpint ((gap >> 16) & 0xff, >, 200);
+  g_assert_cmpint ((gap >> 8) & 0xff, >, 200);
+  g_assert_cmpint (gap & 0xff, >, 200);
+  canvas_clear (&c);
+}
+
 static void
 test_empty_scenes (void)
 {
@@ -1193,6 +1257,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/plot/export", test_export);
   g_test_add_func ("/plot/empty", test_empty_scenes);
   g_test_add_func ("/plot/heatmap/validity", test_validity_heatmap);
+  g_test_add_func ("/plot/heatmap/acquisition-gaps", test_acquisition_heatmap_gaps);
   g_test_add_func ("/plot/snapshot/frozen", test_snapshot_frozen);
   for (gsize i = 0; i < G_N_ELEMENTS (view_cases); i++)
     {

@@ -660,7 +660,8 @@ render_contours (const SbLayer *l, cairo_t *cr, const SbFrame *f,
    * (coarser coverage sampling: for thin lines it looks the same, and it
    * is 4-8x cheaper, ~2 ms instead of 7-15 ms for 3500 points here). */
   cairo_save (cr);
-  cairo_set_antialias (cr, CAIRO_ANTIALIAS_FAST);
+  if (cairo_get_antialias (cr) == CAIRO_ANTIALIAS_DEFAULT)  /* keep a caller's NONE */
+    cairo_set_antialias (cr, CAIRO_ANTIALIAS_FAST);
   /* A thin halo under the line keeps contours visible on any colour. */
   for (int pass = 0; pass < 2; pass++)
     {
