@@ -36,10 +36,12 @@
  */
 #include "sg-skewgp.h"
 #include "sg-linalg.h"
+#include "sg-order.h"
 #include "sg-skewgp-private.h"
 
 #include <lapacke.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,7 @@
 #define MAX_RANK 48         /* cap of the basis (cost grows like r^3 per point) */
 #define POINT_TOL 1e-2      /* a point whose left-out variance exceeds this
                                fraction of its variance gets the exact moment */
+#define PAIR_CHUNK 64        /* pair products formed per GEMM (cache-sized)    */
 #define SIGMA_FLOOR 1e-13   /* directions of C_w below this * its largest
                                eigenvalue carry no sample variation          */
 
@@ -226,6 +229,141 @@ out:
   return status;
 }
 
+/* ---- K(Z, XS) for RBF kernels on grids ------------------------------------
+ * The RBF kernel is a product over coordinates,
+ *   k(z, x) = v prod_d exp(-(z_d - x_d)^2 / (2 l_d^2)),
+ * so when the points share few distinct values per coordinate (a 200 x 200
+ * grid has 200 + 200) the exponentials are tabulated once per distinct
+ * value: nz (q_1 + ... + q_dim) exps instead of nz b, and each kernel entry
+ * is a product of dim table entries. The values equal sg_kernel_matrix's to
+ * a few ulp (a product of exps instead of the exp of a sum). */
+typedef struct {
+  size_t dim, nz, b;
+  double variance;
+  size_t *off;      /* dim + 1: start of coordinate d's table columns      */
+  double *tab;      /* nz x off[dim]: table of coordinate d at column off[d] + q */
+  uint32_t *idx;    /* b x dim: the point's value index in its coordinate  */
+} grid_kernel;
+
+static void
+grid_kernel_clear (grid_kernel *g)
+{
+  free (g->off);
+  free (g->tab);
+  free (g->idx);
+  memset (g, 0, sizeof *g);
+}
+
+/* Builds the tables when the kernel is RBF and the distinct values of all
+ * coordinates together number at most b / 8; returns 1 if built, 0 if not
+ * worthwhile (or out of memory: the caller then evaluates the kernel). */
+static int
+grid_kernel_init (grid_kernel *g, const sg_skewgp_posterior *post,
+                  const double *XS, size_t b)
+{
+  size_t dim = post->dim, nz = post->nz;
+  memset (g, 0, sizeof *g);
+  if (post->kernel.type != SG_KERNEL_RBF || b < 64)
+    return 0;
+  double *vals = malloc (b * sizeof *vals);
+  double *uniq = malloc ((b * dim + 1) * sizeof *uniq);
+  g->off = malloc ((dim + 1) * sizeof *g->off);
+  g->idx = malloc ((b * dim + 1) * sizeof *g->idx);
+  int ok = vals && uniq && g->off && g->idx;
+  size_t total = 0;
+  for (size_t d = 0; ok && d < dim; d++)
+    {
+      for (size_t i = 0; i < b; i++)
+        vals[i] = XS[i * dim + d];
+      sg_sort_doubles (vals, b);
+      size_t q = 0;
+      for (size_t i = 0; i < b; i++)
+        if (q == 0 || vals[i] != uniq[total + q - 1])
+          uniq[total + q++] = vals[i];
+      g->off[d] = total;
+      total += q;
+      ok = 8 * total <= b;
+    }
+  if (ok)
+    {
+      g->off[dim] = total;
+      g->tab = malloc ((nz * total + 1) * sizeof *g->tab);
+      ok = g->tab != NULL;
+    }
+  for (size_t d = 0; ok && d < dim; d++)
+    {
+      const double *u = uniq + g->off[d];
+      size_t q = g->off[d + 1] - g->off[d];
+      double inv = 1 / post->kernel.lengthscales[d];
+      for (size_t i = 0; i < nz; i++)
+        for (size_t c = 0; c < q; c++)
+          {
+            double t = (post->Z[i * dim + d] - u[c]) * inv;
+            g->tab[i * total + g->off[d] + c] = exp (-0.5 * t * t);
+          }
+      for (size_t i = 0; i < b; i++)
+        {
+          /* binary search of the point's value among the sorted q values */
+          double x = XS[i * dim + d];
+          size_t lo = 0, hi = q;
+          while (hi - lo > 1)
+            {
+              size_t mid = (lo + hi) / 2;
+              if (u[mid] <= x)
+                lo = mid;
+              else
+                hi = mid;
+            }
+          g->idx[i * dim + d] = (uint32_t) lo;
+        }
+    }
+  free (vals);
+  free (uniq);
+  if (!ok)
+    {
+      grid_kernel_clear (g);
+      return 0;
+    }
+  g->dim = dim;
+  g->nz = nz;
+  g->b = b;
+  g->variance = post->kernel.variance;
+  return 1;
+}
+
+/* KS (nz x bb) = K(Z, XS[b0 .. b0 + bb)) from the tables. */
+static void
+grid_kernel_matrix (const grid_kernel *g, size_t b0, size_t bb, double *Ks)
+{
+  size_t dim = g->dim, total = g->off[dim];
+  for (size_t i = 0; i < g->nz; i++)
+    {
+      const double *t = g->tab + i * total;
+      double *row = Ks + i * bb;
+      for (size_t j = 0; j < bb; j++)
+        {
+          const uint32_t *ix = g->idx + (b0 + j) * dim;
+          double acc = g->variance;
+          for (size_t d = 0; d < dim; d++)
+            acc *= t[g->off[d] + ix[d]];
+          row[j] = acc;
+        }
+    }
+}
+
+/* OUT = X .* Y (n entries). The loop is written for the vectoriser, which
+ * GCC runs at -O2 only in its "very cheap" mode: ask for it here. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__ ((optimize ("tree-vectorize")))
+#endif
+static void
+elementwise_product (const double *restrict x, const double *restrict y, size_t n,
+                     double *restrict out)
+{
+  for (size_t i = 0; i < n; i++)
+    out[i] = x[i] * y[i];
+}
+
 int
 sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
                              const sg_skewgp_samples *smp, const double *XS,
@@ -241,47 +379,71 @@ sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
   double *V = malloc (bs * sizeof *V);
   double *scratch = malloc ((bs * post->nz + 1) * sizeof *scratch);
   double *O = malloc (((m + 1) * bs + 1) * sizeof *O);
-  double *S = malloc ((P * bs + 1) * sizeof *S);
+  double *S = malloc ((PAIR_CHUNK * bs + 1) * sizeof *S);
+  double *vl = malloc (bs * sizeof *vl), *left = malloc (bs * sizeof *left);
   double *G = malloc ((r * bs + 1) * sizeof *G);
   double *Af = malloc ((mh * bs + 1) * sizeof *Af);
   double *F = malloc ((bs * N + 1) * sizeof *F);
   double *c3 = malloc (bs * sizeof *c3);
   size_t *fb = malloc (bs * sizeof *fb);
-  status = (WQ && V && scratch && O && S && G && Af && F && c3 && fb) ? SG_OK : SG_ENOMEM;
+  status = (WQ && V && scratch && O && S && G && Af && F && c3 && fb && vl && left)
+           ? SG_OK : SG_ENOMEM;
+  grid_kernel gk;
+  int tables = status == SG_OK && grid_kernel_init (&gk, post, XS, b);
   for (size_t b0 = 0; status == SG_OK && b0 < b; b0 += bs)
     {
       if (progress != NULL
           && (status = sg_progress_report (progress, (double) b0 / (double) b)) != SG_OK)
         break;
       size_t bb = b - b0 < bs ? b - b0 : bs;
-      sg_skewgp_whiten_points (post, XS + b0 * dim, bb, WQ, V, scratch);
+      if (tables)
+        {
+          grid_kernel_matrix (&gk, b0, bb, scratch);
+          sg_skewgp_whiten_kernel (post, scratch, XS + b0 * dim, bb, WQ, V);
+        }
+      else
+        sg_skewgp_whiten_points (post, XS + b0 * dim, bb, WQ, V, scratch);
       /* O = M WQ: rows 0..m-1 the coordinates c, row m the linear mean */
       sg_gemm (0, 0, m + 1, bb, mh, 1, mb.M, WQ, 0, O);
       if (r > 0)
         {
-          /* S = pair products c_a c_b (P x bb); G = T S (r x bb) */
-          size_t p = 0;
-          for (size_t a = 0; a < r; a++)
-            for (size_t c = a; c < r; c++, p++)
-              for (size_t i = 0; i < bb; i++)
-                S[p * bb + i] = O[a * bb + i] * O[c * bb + i];
-          sg_gemm (0, 0, r, bb, P, 1, mb.T, S, 0, G);
+          /* G = T S (r x bb), S the pair products c_a c_b (P x bb), in
+           * chunks of PAIR_CHUNK pairs so that S stays in cache */
+          size_t p = 0, a = 0, c = 0;
+          while (p < P)
+            {
+              size_t np = P - p < PAIR_CHUNK ? P - p : PAIR_CHUNK;
+              for (size_t q = 0; q < np; q++)
+                {
+                  elementwise_product (O + a * bb, O + c * bb, bb, S + q * bb);
+                  if (++c == r)
+                    c = ++a;
+                }
+              sg_gemm_ld (0, 0, r, bb, np, 1, mb.T + p, P, S, bb, p == 0 ? 0 : 1, G, bb);
+              p += np;
+            }
+        }
+      /* per point: linear variance, the part left out of the basis, c3 */
+      for (size_t i = 0; i < bb; i++)
+        c3[i] = vl[i] = left[i] = 0;
+      for (size_t k = 0; k < m; k++)
+        {
+          const double *ok = O + k * bb;
+          double *acc = k < r ? vl : left;
+          for (size_t i = 0; i < bb; i++)
+            acc[i] += ok[i] * ok[i];
+        }
+      for (size_t k = 0; k < r; k++)
+        {
+          const double *ok = O + k * bb, *gkk = G + k * bb;
+          for (size_t i = 0; i < bb; i++)
+            c3[i] += gkk[i] * ok[i];
         }
       size_t nf = 0;
       for (size_t i = 0; i < bb; i++)
         {
-          double vlin = 0, left = 0, acc = 0;
-          for (size_t k = 0; k < m; k++)
-            {
-              double c = O[k * bb + i];
-              vlin += c * c;
-              left += k >= r ? c * c : 0;
-            }
-          for (size_t k = 0; k < r; k++)
-            acc += G[k * bb + i] * O[k * bb + i];
-          c3[i] = acc;
-          V[i] += vlin;   /* the total variance from here on */
-          if (left > POINT_TOL * V[i])
+          V[i] += vl[i] + left[i];   /* the total variance from here on */
+          if (left[i] > POINT_TOL * V[i])
             fb[nf++] = i;
         }
       if (nf > 0)
@@ -313,7 +475,9 @@ sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
         }
     }
   free (WQ); free (V); free (scratch); free (O); free (S); free (G);
-  free (Af); free (F); free (c3); free (fb);
+  free (Af); free (F); free (c3); free (fb); free (vl); free (left);
+  if (tables)
+    grid_kernel_clear (&gk);
   moment_basis_clear (&mb);
   return status;
 }

@@ -44,6 +44,9 @@ struct sg_skewgp_samples {
  * costs nnz(P) b instead of mh nz b. */
 int sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
                              size_t b, double *WQ, double *V, double *scratch);
+/* The same from a kernel matrix KS = K(Z, XS) (nz x b) already computed. */
+void sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
+                              const double *XS, size_t b, double *WQ, double *V);
 
 /* The fast_moments path of sg_skewgp_summarize (sg-skewgp-moments.c):
  * mean, sd and skewness of B points in batches of BS. */

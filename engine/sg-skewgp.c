@@ -498,9 +498,17 @@ int
 sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
                          size_t b, double *WQ, double *V, double *scratch)
 {
-  size_t nz = p->nz, mh = p->mh;
   double *Ks = scratch;  /* nz x b: K(Z, XS) */
-  sg_kernel_matrix (&p->kernel, p->Z, nz, XS, b, Ks);
+  sg_kernel_matrix (&p->kernel, p->Z, p->nz, XS, b, Ks);
+  sg_skewgp_whiten_kernel (p, Ks, XS, b, WQ, V);
+  return SG_OK;
+}
+
+void
+sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
+                         const double *XS, size_t b, double *WQ, double *V)
+{
+  size_t nz = p->nz, mh = p->mh;
   if (p->p_row != NULL)
     for (size_t k = 0; k < mh; k++)
       {
@@ -525,7 +533,6 @@ sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
           acc -= WQ[k * b + i] * WQ[k * b + i];
         V[i] = acc > 0 ? acc : 0;
       }
-  return SG_OK;
 }
 
 int

@@ -1279,8 +1279,8 @@ test_evidence_keeps_order (void)
 /* 2-D preference posterior: DUELS duels between uniform points, winner by
  * sin(3 x1) + cos(3 x2) (the benchmark's problem), RBF l = 0.2. */
 static double
-moment_map_max_errors (size_t duels, size_t grid, double *dmean, double *dsd,
-                       double *dskew)
+moment_map_max_errors (size_t duels, size_t grid, int jitter, double *dmean,
+                       double *dsd, double *dskew)
 {
   gsl_rng *rng = sg_rng_new (40 + duels, 0);
   sg_data data;
@@ -1306,6 +1306,11 @@ moment_map_max_errors (size_t duels, size_t grid, double *dmean, double *dsd,
     {
       XS[2 * i] = (double) (i / grid) / (double) (grid - 1);
       XS[2 * i + 1] = (double) (i % grid) / (double) (grid - 1);
+      if (jitter)   /* scattered points: no shared coordinate values */
+        {
+          XS[2 * i] += 1e-3 * gsl_rng_uniform (rng);
+          XS[2 * i + 1] += 1e-3 * gsl_rng_uniform (rng);
+        }
     }
   sg_point_summary *exact = g_new (sg_point_summary, b), *fast = g_new (sg_point_summary, b);
   sg_summary_options o;
@@ -1338,7 +1343,8 @@ moment_map_max_errors (size_t duels, size_t grid, double *dmean, double *dsd,
 
 /* Mean and sd are the same sample moments computed in another order: they
  * agree to round-off (1e-10 of the sd; the sums run over N = 2000 terms of
- * size ~sd). With m = 20 duels the rank of the expansion is at most m <= 48
+ * size ~sd; on grids the RBF kernel comes from per-coordinate tables, equal
+ * to a few ulp). With m = 20 duels the rank of the expansion is at most m <= 48
  * and nothing is left out, so the skewness agrees to round-off as well.
  * With m = 80 the expansion is truncated: the skewness may differ from the
  * full-sample statistic by the left-out part, measured below 0.012 on the
@@ -1350,14 +1356,18 @@ static void
 test_fast_moments (void)
 {
   double dm, ds, dk;
-  double sk = moment_map_max_errors (20, 25, &dm, &ds, &dk);
-  g_test_message ("m = 20: max |dmean|/sd %.2g, |dsd|/sd %.2g, |dskew| %.2g (max |SS| %.2f)",
-                  dm, ds, dk, sk);
-  g_assert_cmpfloat (dm, <, 1e-10);
-  g_assert_cmpfloat (ds, <, 1e-10);
-  g_assert_cmpfloat (dk, <, 1e-10);
-  g_assert_cmpfloat (sk, >, 0.15);
-  sk = moment_map_max_errors (80, 40, &dm, &ds, &dk);
+  /* a grid (the kernel from per-coordinate tables) and scattered points */
+  for (int jitter = 0; jitter < 2; jitter++)
+    {
+      double sk = moment_map_max_errors (20, 25, jitter, &dm, &ds, &dk);
+      g_test_message ("m = 20%s: max |dmean|/sd %.2g, |dsd|/sd %.2g, |dskew| %.2g "
+                      "(max |SS| %.2f)", jitter ? " scattered" : "", dm, ds, dk, sk);
+      g_assert_cmpfloat (dm, <, 1e-10);
+      g_assert_cmpfloat (ds, <, 1e-10);
+      g_assert_cmpfloat (dk, <, 1e-10);
+      g_assert_cmpfloat (sk, >, 0.15);
+    }
+  double sk = moment_map_max_errors (80, 40, 0, &dm, &ds, &dk);
   g_test_message ("m = 80: max |dmean|/sd %.2g, |dsd|/sd %.2g, |dskew| %.2g (max |SS| %.2f)",
                   dm, ds, dk, sk);
   g_assert_cmpfloat (dm, <, 1e-10);
