@@ -1214,7 +1214,8 @@ set_exact (sg_mvn_result *res, double log_value)
  * integral of a log-concave function (each factor is a log-concave
  * function of z, Prekopa 1973). It is done in log space: the peak by
  * golden-section search, the support where the log integrand is within
- * ONE_FACTOR_DROP of it, then adaptive Gauss-Kronrod to 1e-13. */
+ * ONE_FACTOR_DROP of it, then adaptive Gauss-Kronrod to 1e-13 relative
+ * (plus the round-off of the log integrand, ~1e-14 |log peak|). */
 #define ONE_FACTOR_TOL 1e-12   /* |S_ij - a_i a_j| <= tol sqrt(S_ii S_jj)  */
 #define ONE_FACTOR_MIN_RESID 1e-8  /* s_i^2 >= this * S_ii (else not smooth) */
 #define ONE_FACTOR_DROP 60.0   /* exp(-60) = 9e-27 of the peak is negligible */
@@ -1376,8 +1377,10 @@ one_factor_prob (const sg_mvn_workspace *w, size_t m, const double *a,
   else
     {
       g.shift = peak;
-      double total, terr;
-      adaptive_gk15 (&g, za, zb, 1e-13, &total, &terr);
+      /* the log integrand is a sum of m terms with round-off ~eps |peak|:
+       * asking the quadrature for less than that only bisects noise */
+      double noise = 64 * DBL_EPSILON * (1 + fabs (peak)), total, terr;
+      adaptive_gk15 (&g, za, zb, 1e-13 + noise, &total, &terr);
       res->log_value = peak + log (total);
       res->value = exp (res->log_value);
       /* quadrature error plus the round-off of the sum of m log terms
