@@ -1171,8 +1171,8 @@ sb_playground_load_preset (SbPlayground *self, const char *preset_id)
           SbPlaygroundPoint pt = { { clusters_x[i][0], clusters_x[i][1] }, clusters_y[i] };
           g_array_append_val (self->points, pt);
         }
-      self->lengthscale = 2.5;
-      self->variance = 4;
+      self->lengthscale = 3;
+      self->variance = 20;
       self->fit = FALSE;
     }
   else
