@@ -132,8 +132,17 @@ engine_failed (int status, const char *what, GError **error)
   return TRUE;
 }
 
+/* Storage of a SkewGP prior's arrays for an sg_hyper (which borrows them). */
+typedef struct {
+  double pseudo_points[SB_PLAYGROUND_MAX_S * 2];
+  double gamma[SB_PLAYGROUND_MAX_S];
+  double phases[SB_PLAYGROUND_MAX_S];
+} SkewArrays;
+
+/* The hyperparameters of the input; with SKEW (the exact method) its
+ * SkewGP prior when in->s > 0, arrays in A. */
 static void
-init_hyper (const SbPlaygroundInput *in, sg_hyper *h)
+init_hyper (const SbPlaygroundInput *in, gboolean skew, SkewArrays *a, sg_hyper *h)
 {
   memset (h, 0, sizeof *h);
   /* RBF kernel, zero prior mean, probit noise 1: the model of 000 sec. 6
@@ -143,6 +152,17 @@ init_hyper (const SbPlaygroundInput *in, sg_hyper *h)
   h->noise.numeric_sd = 1;
   h->noise.probit_sd = 1;
   h->s = 0;
+  if (skew && in->s > 0)
+    {
+      h->s = MIN (in->s, SB_PLAYGROUND_MAX_S);
+      memcpy (a->pseudo_points, in->pseudo_points, h->s * in->dim * sizeof (double));
+      memcpy (a->gamma, in->gamma, h->s * sizeof (double));
+      for (size_t i = 0; i < h->s; i++)
+        a->phases[i] = 1;
+      h->pseudo_points = a->pseudo_points;
+      h->gamma = a->gamma;
+      h->phases = a->phases;
+    }
 }
 
 /* Type-II maximum likelihood of the kernel's lengthscales and variance
@@ -160,7 +180,11 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
   sg_fit_result res;
   int status;
 
-  status = sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data);
+  /* A SkewGP prior also frees its pseudo-points (boxed by the inputs'
+   * range) and gamma (in [-3, 3]), as 000 sec. 6 does for Figure 7. */
+  status = sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE
+                                       | (h->s > 0 ? SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS : 0),
+                                data);
   if (status != SG_OK)
     return status;
   for (guint j = 0; j < in->dim; j++)
@@ -172,7 +196,7 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
   sg_evidence_ctx_init (&ctx, method, data);
   if (method == SG_FIT_METHOD_SKEWGP)
     {
-      ctx.workspace = sg_mvn_workspace_new (data->n_obs + 1);
+      ctx.workspace = sg_mvn_workspace_new (data->n_obs + h->s + 1);
       if (ctx.workspace == NULL)
         return SG_ENOMEM;
     }
@@ -192,6 +216,12 @@ method_hyper (SbPlaygroundMethod *m, const sg_hyper *h, guint dim)
   m->lengthscale[0] = h->kernel.lengthscales[0];
   m->lengthscale[1] = dim > 1 ? h->kernel.lengthscales[1] : NAN;
   m->variance = h->kernel.variance;
+  m->s = (guint) h->s;
+  if (h->s > 0)
+    {
+      memcpy (m->pseudo_points, h->pseudo_points, h->s * dim * sizeof (double));
+      memcpy (m->gamma, h->gamma, h->s * sizeof (double));
+    }
 }
 
 /* ---- The exact posterior ----------------------------------------------------------- */
@@ -290,10 +320,11 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
   sg_skewgp_evidence ev;
   sg_skewgp_prior prior;
   sg_likelihood lik;
+  SkewArrays arrays;
   sg_hyper h;
   int status;
 
-  init_hyper (in, &h);
+  init_hyper (in, TRUE, &arrays, &h);
   if (in->fit && c->data->n_obs >= 2)
     {
       status = fit_hyper (in, c->data, SG_FIT_METHOD_SKEWGP, c->rng, &progress, &h);
@@ -362,10 +393,11 @@ compute_gaussian (const Ctx *c, SbSurrogate which, SbPlaygroundResult *r, GError
   sg_progress progress = { forward_progress, &pctx };
   sg_gauss_post gp;
   sg_approx_model model;
+  SkewArrays arrays;
   sg_hyper h;
   int status = SG_OK;
 
-  init_hyper (in, &h);
+  init_hyper (in, FALSE, &arrays, &h);
   if (in->fit && c->data->n_obs >= 2)
     status = fit_hyper (in, c->data, laplace ? SG_FIT_METHOD_LAPLACE : SG_FIT_METHOD_EP,
                         c->rng, &progress, &h);

@@ -37,6 +37,8 @@
 G_BEGIN_DECLS
 
 #define SB_PLAYGROUND_MAX_POINTS 500
+/* Pseudo-points of the exact method's SkewGP prior (000 Figure 7: s = 2). */
+#define SB_PLAYGROUND_MAX_S 2
 /* Check cells of the exact formula (1-D, at most this many labels). */
 #define SB_PLAYGROUND_N_CHECK 9
 #define SB_PLAYGROUND_CHECK_MAX_LABELS 120
@@ -54,6 +56,13 @@ typedef struct {
   gboolean fit;                /* each method maximises its own evidence    */
   double lengthscale;          /* kernel (RBF) values when fit is off, and  */
   double variance;             /*   the start of the fits when it is on     */
+  /* The exact method's prior: a GP (s = 0) or a SkewGP_s (001 eq. 11,
+   * 000 eq. 14) with pseudo-points U (s x dim), phases +1 and gamma;
+   * fixed values, or the start of the fit (which then frees U and gamma
+   * too). Laplace and EP always use the GP prior. */
+  guint s;
+  double pseudo_points[SB_PLAYGROUND_MAX_S * 2];
+  double gamma[SB_PLAYGROUND_MAX_S];
   gboolean laplace, ep;        /* compute these approximations too          */
   gboolean bald;               /* compute BALD and its maximiser            */
   guint n_grid;                /* 1-D: points; 2-D: points per side         */
@@ -84,6 +93,9 @@ typedef struct {
   char *error;                 /* why not (NULL when ok or not requested)   */
   double lengthscale[2];       /* hyperparameters used (fitted or fixed)    */
   double variance;
+  guint s;                     /* the exact method's SkewGP prior: s, U     */
+  double pseudo_points[SB_PLAYGROUND_MAX_S * 2];  /* (s x dim) and gamma,  */
+  double gamma[SB_PLAYGROUND_MAX_S];              /* fitted or fixed       */
   double log_evidence;         /* the method's log evidence at them (NaN
                                   when not computed)                        */
   sg_point_summary *summary;   /* n_cells summaries (NULL unless ok)        */

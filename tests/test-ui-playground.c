@@ -461,6 +461,39 @@ test_fit (void)
   /* ...and the three methods choose differently. */
   g_assert_cmpfloat (fabs (r->method[SB_SURROGATE_EXACT].lengthscale[0]
                            - r->method[SB_SURROGATE_LAPLACE].lengthscale[0]), >, 0.05);
+  g_assert_cmpuint (r->method[SB_SURROGATE_EXACT].s, ==, 0);
+
+  /* 000 Figure 7: the exact method's prior becomes a SkewGP with s = 2
+   * pseudo-points, fitted with the kernel: they stay inside the inputs'
+   * range (the fit's box), gamma in [-3, 3]; Laplace and EP keep the GP
+   * prior. */
+  g_action_group_change_action_state (G_ACTION_GROUP (pg), "skew", g_variant_new_boolean (TRUE));
+  {
+    const SbPlaygroundInput *in = sb_playground_get_last_input (pg);
+    g_assert_cmpuint (in->s, ==, 2);
+    g_assert_cmpfloat (in->pseudo_points[0], ==, 5.8);  /* the paper's start */
+    g_assert_cmpfloat (in->pseudo_points[1], ==, 6.0);
+  }
+  g_assert_true (wait_for (result_current, pg, 180));
+  r = sb_playground_get_result (pg);
+  g_assert_true (r->method[SB_SURROGATE_EXACT].ok);
+  g_assert_cmpuint (r->method[SB_SURROGATE_EXACT].s, ==, 2);
+  g_assert_cmpuint (r->method[SB_SURROGATE_LAPLACE].s, ==, 0);
+  for (guint i = 0; i < 2; i++)
+    {
+      const SbPlaygroundMethod *m = &r->method[SB_SURROGATE_EXACT];
+      g_test_message ("SkewGP prior: r%u = %.3f, gamma%u = %.3f", i + 1, m->pseudo_points[i], i + 1,
+                      m->gamma[i]);
+      g_assert_cmpfloat (m->pseudo_points[i], >=, 0.034);
+      g_assert_cmpfloat (m->pseudo_points[i], <=, 9.606);
+      g_assert_cmpfloat (fabs (m->gamma[i]), <=, 3);
+    }
+  g_test_message ("s = 2: l = %.3f, v = %.3f, log evidence %.4f",
+                  r->method[SB_SURROGATE_EXACT].lengthscale[0], r->method[SB_SURROGATE_EXACT].variance,
+                  r->method[SB_SURROGATE_EXACT].log_evidence);
+  g_assert_true (isfinite (r->method[SB_SURROGATE_EXACT].log_evidence));
+  g_assert_nonnull (sb_scene_find_layer (sb_chart_get_scene (sb_playground_get_chart (pg, 1)),
+                                         "pseudo-points"));
   destroy (pg);
 }
 

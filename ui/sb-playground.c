@@ -41,6 +41,7 @@ struct _SbPlayground
   double lower[2], upper[2];
   double lengthscale, variance;
   gboolean fit, laplace, ep;
+  gboolean skew;               /* exact method: SkewGP prior with s = 2  */
   gboolean want_bald;          /* the next jobs compute BALD             */
   gboolean has_suggestion;     /* the result's BALD maximiser is current */
   double suggestion[2];
@@ -165,7 +166,10 @@ static const Preset presets[] = {
     "x = 6): there it is overconfident about f. EP matches the first two "
     "moments and follows the exact probability closely.\n\n"
     "Tick \"Fit\" for the setting of 000 Figure 6: each method with the "
-    "hyperparameters that maximise its own evidence." },
+    "hyperparameters that maximise its own evidence. Tick \"SkewGP prior\" "
+    "too for Figure 7: the exact method's prior becomes a SkewGP with s = 2 "
+    "pseudo-points (starting at 5.8 and 6, as in the paper; the stars), "
+    "fitted with the kernel." },
   { "empty-1d", "Empty line (1-D)", help_text },
   { "clusters-2d", "Two clusters (2-D)", help_text },
 };
@@ -244,6 +248,8 @@ sync_controls (SbPlayground *self)
   gtk_range_set_value (GTK_RANGE (self->variance_scale), log10 (self->variance));
   a = g_action_map_lookup_action (G_ACTION_MAP (self), "fit");
   g_simple_action_set_state (G_SIMPLE_ACTION (a), g_variant_new_boolean (self->fit));
+  a = g_action_map_lookup_action (G_ACTION_MAP (self), "skew");
+  g_simple_action_set_state (G_SIMPLE_ACTION (a), g_variant_new_boolean (self->skew));
   a = g_action_map_lookup_action (G_ACTION_MAP (self), "compare-laplace");
   g_simple_action_set_state (G_SIMPLE_ACTION (a), g_variant_new_boolean (self->laplace));
   a = g_action_map_lookup_action (G_ACTION_MAP (self), "compare-ep");
@@ -390,6 +396,17 @@ submit (SbPlayground *self)
   in->variance = self->variance;
   in->laplace = self->laplace;
   in->ep = self->ep;
+  if (self->skew)
+    {
+      /* 000 Figure 7: s = 2 pseudo-points, in 1-D starting at 5.8 and 6
+       * as in the paper (000 sec. 6), gamma 0; fitted with the kernel
+       * when "Fit" is on. In 2-D two points near the centre. */
+      static const double u1[] = { 5.8, 6.0 }, u2[] = { 4.5, 5.0, 5.5, 5.0 };
+      in->s = 2;
+      memcpy (in->pseudo_points, self->dim == 1 ? u1 : u2,
+              (self->dim == 1 ? sizeof u1 : sizeof u2));
+      in->gamma[0] = in->gamma[1] = 0;
+    }
   in->bald = self->want_bald;
   in->generation = sb_worker_get_generation (self->worker, SB_WORKER_LANE_PLOT) + 1;
 
@@ -429,6 +446,16 @@ update_info (SbPlayground *self)
                 g_string_append_printf (s, ", %.3g", m->lengthscale[1]);
               g_string_append_printf (s, ", σ² = %.3g, log p(y) ≈ %.2f", m->variance,
                                       m->log_evidence);
+              for (guint i = 0; i < m->s; i++)
+                {
+                  if (r->input->dim == 1)
+                    g_string_append_printf (s, "%s r%u = %.3g", i ? "," : "; SkewGP prior:", i + 1,
+                                            m->pseudo_points[i]);
+                  else
+                    g_string_append_printf (s, "%s r%u = (%.3g, %.3g)", i ? "," : "; SkewGP prior:",
+                                            i + 1, m->pseudo_points[2 * i], m->pseudo_points[2 * i + 1]);
+                  g_string_append_printf (s, " γ%u = %.2f", i + 1, m->gamma[i]);
+                }
             }
         }
       g_string_append_printf (s, "\nExact posterior: %u samples, effective %.0f; %.2f s.",
@@ -618,6 +645,38 @@ add_suggestion_1d (SbPlayground *self, SbScene *scene, const double *grid,
     }
 }
 
+/* The exact prior's pseudo-points (000 Figure 7's red dot): in 1-D on
+ * the curve CURVE over GRID (nearest cell), in 2-D at their place. */
+static void
+add_pseudo_points (SbPlayground *self, SbScene *scene, const double *grid, const double *curve,
+                   guint n)
+{
+  const SbPlaygroundMethod *m = &self->result->method[SB_SURROGATE_EXACT];
+  double x[SB_PLAYGROUND_MAX_S], y[SB_PLAYGROUND_MAX_S];
+  SbStyle st;
+
+  if (m->s == 0 || self->result->input->dim != self->dim)
+    return;
+  for (guint i = 0; i < m->s; i++)
+    if (self->dim == 1)
+      {
+        guint c = 0;
+        x[i] = m->pseudo_points[i];
+        for (guint k = 1; k < n; k++)
+          if (fabs (grid[k] - x[i]) < fabs (grid[c] - x[i]))
+            c = k;
+        y[i] = n ? curve[c] : NAN;
+      }
+    else
+      {
+        x[i] = m->pseudo_points[2 * i];
+        y[i] = m->pseudo_points[2 * i + 1];
+      }
+  st = marker_style (SB_ROLE_BEST, SB_MARKER_STAR, 6.5, TRUE);
+  sb_scene_take_layer (scene, sb_layer_new_markers ("pseudo-points", "SkewGP pseudo-points r", &st,
+                                                    m->s, x, y));
+}
+
 static double *
 grid_1d (SbPlayground *self, guint *n)
 {
@@ -724,6 +783,7 @@ build_latent_1d (SbPlayground *self)
         }
       st = line_style (SB_ROLE_EXACT, 2.6, SB_DASH_SOLID, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", "exact mean", &st, n, grid, mean));
+      add_pseudo_points (self, scene, grid, mean, n);
       add_suggestion_1d (self, scene, grid, NULL, n, "latent");
     }
   /* The labels as a rug on the bottom edge (NaN heights). */
@@ -821,6 +881,7 @@ build_prob_2d (SbPlayground *self)
                                                         in->upper[1], SB_COLORMAP_COOLWARM, 0, 1));
       sb_scene_set_colorbar (scene, "heatmap", "P(y = 1)");
       add_method_contours (self, scene, COL_PROB, 0.5, "P = 0.5");
+      add_pseudo_points (self, scene, NULL, NULL, 0);
     }
   else
     sb_scene_set_subtitle (scene, self->points->len ? "Computing…" : "Click to add a point of class 1, Shift+click for class 0");
@@ -1161,6 +1222,7 @@ sb_playground_load_preset (SbPlayground *self, const char *preset_id)
       self->lengthscale = LAPLACE_LENGTHSCALE;
       self->variance = LAPLACE_VARIANCE;
       self->fit = FALSE;
+      self->skew = FALSE;
       self->laplace = self->ep = TRUE;
     }
   else if (g_str_equal (p->id, "clusters-2d"))
@@ -1319,6 +1381,8 @@ toggle_change_state (GSimpleAction *a, GVariant *value, gpointer data)
     return;
   if (g_str_equal (name, "fit"))
     self->fit = on;
+  else if (g_str_equal (name, "skew"))
+    self->skew = on;
   else if (g_str_equal (name, "compare-laplace"))
     self->laplace = on;
   else
@@ -1359,6 +1423,7 @@ static const GActionEntry win_actions[] = {
   { .name = "load-preset", .activate = load_preset_action, .parameter_type = "s" },
   { .name = "mode", .state = "'1d'", .change_state = mode_change_state, .parameter_type = "s" },
   { .name = "fit", .state = "false", .change_state = toggle_change_state },
+  { .name = "skew", .state = "false", .change_state = toggle_change_state },
   { .name = "compare-laplace", .state = "true", .change_state = toggle_change_state },
   { .name = "compare-ep", .state = "true", .change_state = toggle_change_state },
 };

@@ -19,7 +19,8 @@
  * window's worker; a newer edit supersedes the running job.
  *
  * Actions (win.): mode (state "1d" / "2d"), undo, clear, delete-selected,
- * suggest (BALD), fit (bool), compare-laplace / compare-ep (bool),
+ * suggest (BALD), fit (bool), skew (bool: the exact method's prior is a
+ * SkewGP with s = 2, 000 Figure 7), compare-laplace / compare-ep (bool),
  * load-preset (string: a preset id).
  *
  * Signals:
