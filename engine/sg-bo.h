@@ -337,6 +337,7 @@ int sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
  * the two-GP surrogate: the classifier's P(f_c(x) >= 0) (its samples). */
 int sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                          const sg_progress *progress, double *out);
+
 /* ---- Active mode: the classifier ---------------------------------------- */
 
 /* Builds the surrogate's model of the current answers, as sg_bo_propose
