@@ -54,24 +54,29 @@ spin_for (guint ms)
   g_source_remove (id);
 }
 
+/* Every toplevel, the application's or not: a callback demo (another
+ * helper's window) need not belong to the application. */
 static GList *
 windows_now (void)
 {
-  return g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
+  return gtk_window_list_toplevels ();
 }
 
-/* The one application window that is not in BEFORE. */
+/* The one toplevel that is not in BEFORE (a chooser closed since does not
+ * count: it is gone from the list). */
 static GtkWindow *
 new_window (GList *before)
 {
   GtkWindow *found = NULL;
+  GList *now = gtk_window_list_toplevels ();
 
-  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l; l = l->next)
-    if (!g_list_find (before, l->data))
+  for (GList *l = now; l; l = l->next)
+    if (!g_list_find (before, l->data) && gtk_widget_get_visible (l->data))
       {
         g_assert_null (found);
         found = l->data;
       }
+  g_list_free (now);
   g_assert_nonnull (found);
   return found;
 }
@@ -82,8 +87,10 @@ destroy_windows (void)
   GList *all = windows_now ();
 
   for (GList *l = all; l; l = l->next)
+    g_object_ref (l->data);
+  for (GList *l = all; l; l = l->next)
     gtk_window_destroy (l->data);
-  g_list_free (all);
+  g_list_free_full (all, g_object_unref);
   sb_session_flush_all ();
   spin_for (20);
 }
