@@ -315,3 +315,236 @@ sg_skewgp_posterior_sun (const sg_skewgp_posterior *post, sg_sun *out)
   *out = r;
   return SG_OK;
 }
+
+/* ---- Density and moments --------------------------------------------------- */
+
+/* log Phi_d(c; S) = log P(X <= c), X ~ N(0, S); 0 for d = 0. */
+static int
+log_cdf (sg_mvn_workspace *w, size_t d, const double *c, const double *S,
+         const sg_mvn_options *opt, double *out)
+{
+  if (d == 0)
+    {
+      *out = 0;
+      return SG_OK;
+    }
+  sg_mvn_result res;
+  int status = sg_mvn_prob (w, d, NULL, S, NULL, c, opt, &res);
+  if (status == SG_OK)
+    *out = res.log_value;
+  return status;
+}
+
+/* An mvn workspace for dimension S: W itself, or a new one in *OWNED. */
+static sg_mvn_workspace *
+workspace_for (sg_mvn_workspace *w, size_t s, sg_mvn_workspace **owned)
+{
+  *owned = NULL;
+  if (w != NULL)
+    return w;
+  *owned = sg_mvn_workspace_new (s > 0 ? s : 1);
+  return *owned;
+}
+
+int
+sg_sun_density (const sg_sun *sun, const double *Z, size_t k,
+                sg_mvn_workspace *w, const sg_mvn_options *opt,
+                double *density)
+{
+  if (sun == NULL || sun->p == 0 || (k > 0 && (Z == NULL || density == NULL))
+      || !sg_all_finite (Z, k * sun->p))
+    return SG_EINVAL;
+  size_t p = sun->p, s = sun->s;
+  sg_mvn_workspace *owned;
+  sg_mvn_workspace *ws = workspace_for (w, s, &owned);
+  double *Lo = malloc ((p * p + 1) * sizeof *Lo);
+  double *B = malloc ((p * s + 1) * sizeof *B);   /* D Delta            */
+  double *X = malloc ((p * s + 1) * sizeof *X);   /* Omega^{-1} D Delta */
+  double *S = malloc ((s * s + 1) * sizeof *S);   /* conditional Gamma  */
+  double *r = malloc ((2 * p + s + 1) * sizeof *r);
+  double *out = malloc ((k + 1) * sizeof *out);
+  int status = (ws && Lo && B && X && S && r && out) ? SG_OK : SG_ENOMEM;
+  if (status == SG_OK)
+    status = sg_cholesky (sun->Omega, p, 1e-300, Lo, NULL);
+  double log_z = 0;
+  if (status == SG_OK)
+    status = log_cdf (ws, s, sun->gamma, sun->Gamma, opt, &log_z);
+  if (status == SG_OK)
+    {
+      for (size_t i = 0; i < p; i++)
+        for (size_t a = 0; a < s; a++)
+          B[i * s + a] = sqrt (sun->Omega[i * p + i]) * sun->Delta[i * s + a];
+      memcpy (X, B, p * s * sizeof *X);
+      if (s > 0)
+        sg_cholesky_solve (Lo, p, X, s);
+      /* S = Gamma - Delta^T Omegabar^{-1} Delta = Gamma - B^T Omega^{-1} B,
+       * plus a 1e-12 relative jitter: where a pseudo-point coincides with
+       * a point of Z, S is singular and round-off would make it indefinite. */
+      double dmax = 0;
+      memcpy (S, sun->Gamma, s * s * sizeof *S);
+      if (s > 0)
+        sg_gemm (1, 0, s, s, p, -1, B, X, 1, S);
+      sg_symmetrize (S, s);
+      for (size_t a = 0; a < s; a++)
+        dmax = fmax (dmax, sun->Gamma[a * s + a]);
+      for (size_t a = 0; a < s; a++)
+        S[a * s + a] = fmax (S[a * s + a], 0) + 1e-12 * dmax;
+    }
+  double log_norm = -0.5 * (double) p * log (2 * M_PI)
+                    - (status == SG_OK ? 0.5 * sg_cholesky_logdet (Lo, p) : 0);
+  for (size_t j = 0; j < k && status == SG_OK; j++)
+    {
+      double *u = r, *c = r + p;
+      for (size_t i = 0; i < p; i++)
+        u[i] = Z[j * p + i] - sun->xi[i];
+      memcpy (c, sun->gamma, s * sizeof *c);
+      if (s > 0)
+        sg_gemv (1, p, s, 1, X, u, 1, c);
+      double log_phi_s = 0;
+      status = log_cdf (ws, s, c, S, opt, &log_phi_s);
+      sg_trsm_lower (Lo, p, u, 1);
+      double q = 0;
+      for (size_t i = 0; i < p; i++)
+        q += u[i] * u[i];
+      out[j] = exp (log_norm - 0.5 * q + log_phi_s - log_z);
+    }
+  if (status == SG_OK && k > 0)
+    memcpy (density, out, k * sizeof *out);
+  sg_mvn_workspace_free (owned);
+  free (Lo);
+  free (B);
+  free (X);
+  free (S);
+  free (r);
+  free (out);
+  return status;
+}
+
+/* log of the density of the NA (1 or 2) coordinates IDX of N(0, Gamma) at
+ * C[IDX] plus log Phi of the other s - NA coordinates given them:
+ * log(phi_A(c_A) Phi_{s-na}(c_B - G_BA G_AA^{-1} c_A;
+ *                            G_BB - G_BA G_AA^{-1} G_AB)).
+ * SCRATCH holds s + s^2 doubles. */
+static int
+log_partial (const sg_sun *sun, const double *c, const size_t *idx, size_t na,
+             sg_mvn_workspace *w, const sg_mvn_options *opt, double *scratch,
+             double *out)
+{
+  size_t s = sun->s;
+  const double *G = sun->Gamma;
+  size_t a0 = idx[0], a1 = na > 1 ? idx[1] : idx[0];
+  /* G_AA^{-1} (1 x 1 or 2 x 2) and phi_A(c_A). */
+  double inv[4] = { 0, 0, 0, 0 }, log_phi;
+  if (na == 1)
+    {
+      double v = G[a0 * s + a0];
+      if (!(v > 0))
+        return SG_ENOTPD;
+      inv[0] = 1 / v;
+      log_phi = -0.5 * log (2 * M_PI * v) - 0.5 * c[a0] * c[a0] / v;
+    }
+  else
+    {
+      double g00 = G[a0 * s + a0], g11 = G[a1 * s + a1], g01 = G[a0 * s + a1];
+      double det = g00 * g11 - g01 * g01;
+      if (!(det > 1e-12 * g00 * g11))
+        return SG_ENOTPD;
+      inv[0] = g11 / det;
+      inv[1] = inv[2] = -g01 / det;
+      inv[3] = g00 / det;
+      double q = c[a0] * (inv[0] * c[a0] + inv[1] * c[a1])
+                 + c[a1] * (inv[2] * c[a0] + inv[3] * c[a1]);
+      log_phi = -log (2 * M_PI) - 0.5 * log (det) - 0.5 * q;
+    }
+  size_t nb = 0, rest[64];
+  for (size_t b = 0; b < s; b++)
+    if (b != a0 && b != a1)
+      rest[nb++] = b;
+  double *cb = scratch, *Sb = scratch + s;
+  for (size_t i = 0; i < nb; i++)
+    {
+      size_t bi = rest[i];
+      double gba[2] = { G[bi * s + a0], G[bi * s + a1] };
+      double h0 = na == 1 ? gba[0] * inv[0] : gba[0] * inv[0] + gba[1] * inv[2];
+      double h1 = na == 1 ? 0 : gba[0] * inv[1] + gba[1] * inv[3];
+      cb[i] = c[bi] - h0 * c[a0] - (na > 1 ? h1 * c[a1] : 0);
+      for (size_t j = 0; j < nb; j++)
+        {
+          size_t bj = rest[j];
+          Sb[i * nb + j] = G[bi * s + bj] - h0 * G[a0 * s + bj]
+                           - (na > 1 ? h1 * G[a1 * s + bj] : 0);
+        }
+    }
+  sg_symmetrize (Sb, nb);
+  double log_rest;
+  int status = log_cdf (w, nb, cb, Sb, opt, &log_rest);
+  if (status == SG_OK)
+    *out = log_phi + log_rest;
+  return status;
+}
+
+int
+sg_sun_marginal_moments (const sg_sun *sun, sg_mvn_workspace *w,
+                         const sg_mvn_options *opt, double *mean, double *var)
+{
+  if (sun == NULL || sun->p == 0 || sun->s > 64)
+    return SG_EINVAL;
+  size_t p = sun->p, s = sun->s;
+  sg_mvn_workspace *owned;
+  sg_mvn_workspace *ws = workspace_for (w, s, &owned);
+  double *g = malloc ((s + 1) * sizeof *g);        /* grad Phi_s / Phi_s    */
+  double *H = malloc ((s * s + 1) * sizeof *H);    /* Hessian  / Phi_s      */
+  double *scratch = malloc ((s + s * s + 1) * sizeof *scratch);
+  double *m = malloc ((2 * p + 1) * sizeof *m);
+  int status = (ws && g && H && scratch && m) ? SG_OK : SG_ENOMEM;
+  double log_z = 0;
+  if (status == SG_OK)
+    status = log_cdf (ws, s, sun->gamma, sun->Gamma, opt, &log_z);
+  for (size_t k = 0; k < s && status == SG_OK; k++)
+    {
+      double lp;
+      status = log_partial (sun, sun->gamma, &k, 1, ws, opt, scratch, &lp);
+      g[k] = exp (lp - log_z);
+      for (size_t l = k + 1; l < s && status == SG_OK; l++)
+        {
+          size_t idx[2] = { k, l };
+          status = log_partial (sun, sun->gamma, idx, 2, ws, opt, scratch, &lp);
+          H[k * s + l] = H[l * s + k] = exp (lp - log_z);
+        }
+    }
+  /* The diagonal: d g_k / d c_k = -(c_k g_k + sum_l Gamma_kl H_kl) / Gamma_kk. */
+  for (size_t k = 0; k < s && status == SG_OK; k++)
+    {
+      double acc = sun->gamma[k] * g[k];
+      for (size_t l = 0; l < s; l++)
+        if (l != k)
+          acc += sun->Gamma[k * s + l] * H[k * s + l];
+      H[k * s + k] = -acc / sun->Gamma[k * s + k];
+    }
+  for (size_t i = 0; i < p && status == SG_OK; i++)
+    {
+      const double *d = sun->Delta + i * s;
+      double omega = sqrt (sun->Omega[i * p + i]), dg = 0, dhd = 0;
+      for (size_t k = 0; k < s; k++)
+        {
+          dg += d[k] * g[k];
+          for (size_t l = 0; l < s; l++)
+            dhd += d[k] * H[k * s + l] * d[l];
+        }
+      m[i] = sun->xi[i] + omega * dg;
+      m[p + i] = omega * omega * (1 + dhd - dg * dg);
+    }
+  if (status == SG_OK)
+    {
+      if (mean)
+        memcpy (mean, m, p * sizeof *m);
+      if (var)
+        memcpy (var, m + p, p * sizeof *m);
+    }
+  sg_mvn_workspace_free (owned);
+  free (g);
+  free (H);
+  free (scratch);
+  free (m);
+  return status;
+}

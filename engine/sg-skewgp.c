@@ -316,6 +316,15 @@ sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
   return SG_OK;
 }
 
+int
+sg_skewgp_prior_posterior (const sg_skewgp_prior *prior,
+                           sg_skewgp_posterior **out)
+{
+  sg_likelihood none;
+  memset (&none, 0, sizeof none);
+  return sg_skewgp_posterior_new (prior, NULL, &none, out);
+}
+
 size_t
 sg_skewgp_posterior_n_latent (const sg_skewgp_posterior *post)
 {

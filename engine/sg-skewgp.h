@@ -70,6 +70,13 @@ int sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
                              const sg_likelihood *lik,
                              sg_skewgp_posterior **out);
 void sg_skewgp_posterior_free (sg_skewgp_posterior *post);
+/* The prior itself as a "posterior" with no data (n = 0, no likelihood
+ * rows): t is then the s pseudo-point events alone, truncated to t > 0, so
+ * sg_skewgp_sample, sg_skewgp_sample_paths, sg_skewgp_summarize and
+ * sg_skewgp_density give prior sample paths and prior summaries (000
+ * Figure 3; the prior explorer). The evidence is exactly 1. */
+int sg_skewgp_prior_posterior (const sg_skewgp_prior *prior,
+                               sg_skewgp_posterior **out);
 
 /* Sizes: n inputs, s pseudo-points, m = s + m_probit truncated rows,
  * m_numeric numeric rows, dim. */
