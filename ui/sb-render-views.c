@@ -350,7 +350,8 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
   guint axis;
   const double *x;
   gsize n;
-  SbScene *scene = new_curve_scene (s, "Posterior of f", "f(x)", &axis, &x, &n);
+  SbScene *scene = new_curve_scene (s, o->prior ? "Prior of f" : "Posterior of f", "f(x)",
+                                    &axis, &x, &n);
   const sg_point_summary *ex = sb_plot_snapshot_get_summaries (s, SB_SURROGATE_EXACT);
   int pct = (int) lround (100 * o->level);
   char label[96];
@@ -367,7 +368,8 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
   if (o->show_samples && paths && n_paths)
     {
       st = style (SB_ROLE_EXACT, 0.8, SB_DASH_SOLID, 0.45);
-      sb_scene_take_layer (scene, sb_layer_new_lines ("samples", "posterior samples", &st, n, x, n_paths, paths));
+      sb_scene_take_layer (scene, sb_layer_new_lines ("samples", o->prior ? "prior samples" : "posterior samples",
+                                                       &st, n, x, n_paths, paths));
     }
 
   /* Gaussian approximations: their mean and equal-tailed (= HPD) bounds. */
@@ -433,7 +435,8 @@ build_skewness (const SbPlotOptions *o, const SbPlotSnapshot *s)
   sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_HLINE, "zero",
                                                  gauss ? "Laplace / EP: SS = 0" : NULL, &st, 0.0));
   st = style (SB_ROLE_EXACT, 2.2, SB_DASH_SOLID, 1.0);
-  sb_scene_take_layer (scene, sb_layer_new_line ("skewness/exact", "SS(x), exact posterior", &st, n, x, ss));
+  sb_scene_take_layer (scene, sb_layer_new_line ("skewness/exact", o->prior ? "SS(x), prior" : "SS(x), exact posterior",
+                                                 &st, n, x, ss));
   add_best_1d (scene, s, axis, x, ss, n, FALSE);
   return scene;
 }

@@ -34,6 +34,9 @@ typedef struct {
   gboolean show_median;
   gboolean show_observations;
   double level;                       /* credible level, for the legend    */
+  gboolean prior;                     /* POSTERIOR, SKEWNESS: the snapshot
+                                         holds a prior (no data): titles and
+                                         legend say "prior"                */
 } SbPlotOptions;
 
 void sb_plot_options_init (SbPlotOptions *options, SbPlotKind kind);
