@@ -218,6 +218,7 @@ static const struct {
   { "win.export-csv", { "<Control>e", NULL } },
   { "win.undo", { "<Control>z", NULL } },
   { "win.refit", { "<Control>r", NULL } },
+  { "win.prior-explorer", { "<Control><Shift>p", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },
   { "app.demos", { "<Control><Shift>d", NULL } },
   { "win.demo-previous", { "<Alt>Left", NULL } },

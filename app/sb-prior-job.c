@@ -35,8 +35,8 @@ sb_prior_input_init (SbPriorInput *in)
   in->n_paths = 12;
   in->seed = 8;
   in->pair = SB_PRIOR_PAIR_POINTS;
-  in->pair_x[0] = 0.3;
-  in->pair_x[1] = 0.5;
+  in->pair_x[0] = 0.25;   /* Omega_12 = 0.88 at l = 0.3, as in 000 Figure 2 */
+  in->pair_x[1] = 0.4;
   in->n_pair_grid = 61;
 }
 
@@ -345,7 +345,7 @@ sb_prior_job_pair (SbWorkerJob *job, gpointer data, GError **error)
         return NULL;
       pair->title = g_strdup_printf ("SUN density of f(%.2f), f(%.2f)", in->pair_x[0],
                                      in->pair_x[1]);
-      pair->subtitle = g_strdup ("the current prior at x_a, x_b (000 eq. 1); dashed: the GP (s = 0)");
+      pair->subtitle = g_strdup ("000 eq. 1 at x_a, x_b; dashed: the GP (s = 0)");
       pair->x_label = g_strdup_printf ("f(x_a = %.2f)", in->pair_x[0]);
       pair->y_label = g_strdup_printf ("f(x_b = %.2f)", in->pair_x[1]);
     }
@@ -362,21 +362,21 @@ sb_prior_job_pair (SbWorkerJob *job, gpointer data, GError **error)
   sg_mvn_options_default (&mo);
   mo.deterministic = 1;   /* one QMC point set for the whole grid: smooth contours */
   mo.n_points = 4000;
-  double mean[2] = { NAN, NAN };
-  if (sg_sun_marginal_moments (&sun, NULL, &mo, mean, NULL) != SG_OK)
-    mean[0] = mean[1] = NAN;
-  /* The box: the Gaussian's +-3.5 sd around xi widened to hold the SUN's
-   * mean +- 3 sd (the SUN is a shifted, squeezed Gaussian). */
+  double mean[2] = { NAN, NAN }, var[2] = { NAN, NAN };
+  if (sg_sun_marginal_moments (&sun, NULL, &mo, mean, var) != SG_OK)
+    mean[0] = mean[1] = var[0] = var[1] = NAN;
+  /* The box: the SUN's mean +- 3.5 of its sd joined with the Gaussian's
+   * +-2.5 sd around xi (its inner contours; the SUN is a shifted, often
+   * squeezed Gaussian, so this keeps the SUN large on the plot). */
   for (int a = 0; a < 2; a++)
     {
       double sd = sqrt (sun.Omega[a * 2 + a]);
-      double c = sun.xi[a];
-      box[2 * a] = c - 3.5 * sd;
-      box[2 * a + 1] = c + 3.5 * sd;
-      if (isfinite (mean[a]))
+      box[2 * a] = sun.xi[a] - 2.5 * sd;
+      box[2 * a + 1] = sun.xi[a] + 2.5 * sd;
+      if (isfinite (mean[a]) && var[a] > 0)
         {
-          box[2 * a] = MIN (box[2 * a], mean[a] - 3 * sd);
-          box[2 * a + 1] = MAX (box[2 * a + 1], mean[a] + 3 * sd);
+          box[2 * a] = MIN (box[2 * a], mean[a] - 3.5 * sqrt (var[a]));
+          box[2 * a + 1] = MAX (box[2 * a + 1], mean[a] + 3.5 * sqrt (var[a]));
         }
     }
   int status = density_grid (&sun, ng, box, &mo, job, &pair->sun);

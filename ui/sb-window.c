@@ -7,6 +7,7 @@
 #include "sb-new-experiment-dialog.h"
 #include "sb-playground.h"
 #include "sb-plot-view.h"
+#include "sb-prior-explorer.h"
 
 #include <math.h>
 
@@ -1059,6 +1060,13 @@ link_diagnostic_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   gtk_window_present (GTK_WINDOW (sb_link_dialog_new (GTK_WINDOW (self), self->session)));
 }
 
+/* Teaching: the SkewGP prior explorer (issue 8); it needs no session. */
+static void
+prior_explorer_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  gtk_window_present (GTK_WINDOW (sb_prior_explorer_new (GTK_WINDOW (user_data))));
+}
+
 static GtkFileFilter *
 json_filter (void)
 {
@@ -1496,6 +1504,7 @@ static const GActionEntry win_actions[] = {
   { .name = "demo-close", .activate = demo_close_action },
   { .name = "link-diagnostic", .activate = link_diagnostic_action },
   { .name = "playground", .activate = playground_action },
+  { .name = "prior-explorer", .activate = prior_explorer_action },
   { .name = "none" },
 };
 
