@@ -361,7 +361,17 @@ sb_prior_job_pair (SbWorkerJob *job, gpointer data, GError **error)
   sg_mvn_options mo;
   sg_mvn_options_default (&mo);
   mo.deterministic = 1;   /* one QMC point set for the whole grid: smooth contours */
-  mo.n_points = 4000;
+  if (sun.s >= 3)
+    {
+      /* Phi_s, s >= 3, is QMC at every grid point: plain Genz with 500
+       * points on a 41 x 41 grid keeps the job interactive. Against 2e4
+       * tilted points the density differs by < 0.5% of its maximum
+       * (measured for s = 3, 4 on the default prior), invisible in
+       * contours drawn at 5-80% of the maximum. s <= 2 is exact. */
+      mo.method = SG_MVN_GENZ;
+      mo.n_points = 500;
+      ng = MIN (ng, 41);
+    }
   double mean[2] = { NAN, NAN }, var[2] = { NAN, NAN };
   if (sg_sun_marginal_moments (&sun, NULL, &mo, mean, var) != SG_OK)
     mean[0] = mean[1] = var[0] = var[1] = NAN;

@@ -19,7 +19,9 @@
  *       density on a grid (000 eq. 1, Figures 1-2): either of
  *       (f(x_a), f(x_b)) under the current prior, or one of the four SUNs
  *       of 000 Figure 2 with the figure's parameters; plus the Gaussian
- *       N_2(xi, Omega) drawn dashed in the figure.
+ *       N_2(xi, Omega) drawn dashed in the figure. Exact for s <= 2; for
+ *       s >= 3 a coarser grid and a 500-point QMC Phi_s (< 0.5% of the
+ *       maximum density, see the .c file).
  *
  * A fixed seed (common random numbers) keeps the sample paths from jumping
  * between successive slider positions: only the prior changes.
