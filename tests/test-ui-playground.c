@@ -6,9 +6,10 @@
  * clicking it labels exactly that point; the "laplace-overconfident"
  * preset loads the stated 50 points and Laplace-optimal hyperparameters;
  * fitting gives each method its own evidence maximiser; the 2-D view maps
- * clicks to both coordinates.
+ * clicks to both coordinates; the main window's menu action opens it.
  * TAP-skips when there is no display (gtk_test_init would abort). */
 #include "sb-playground.h"
+#include "sb-window.h"
 
 #include "sg-fit.h"
 
@@ -542,6 +543,30 @@ test_plane (void)
   destroy (pg);
 }
 
+/* ---- The main window's Teaching menu opens it ------------------------------------ */
+
+static void
+test_menu_entry (void)
+{
+  SbWindow *main_window = sb_window_new (NULL);
+  GList *before = gtk_window_list_toplevels (), *after;
+  SbPlayground *opened = NULL;
+
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (main_window), "playground"));
+  g_action_group_activate_action (G_ACTION_GROUP (main_window), "playground", NULL);
+  after = gtk_window_list_toplevels ();
+  for (GList *l = after; l; l = l->next)
+    if (SB_IS_PLAYGROUND (l->data) && !g_list_find (before, l->data))
+      opened = l->data;
+  g_list_free (before);
+  g_list_free (after);
+  g_assert_nonnull (opened);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (opened)));
+  g_assert_cmpuint (sb_playground_get_dim (opened), ==, 1);
+  destroy (opened);
+  gtk_window_destroy (GTK_WINDOW (main_window));
+}
+
 static void
 skip_without_display (void)
 {
@@ -558,6 +583,7 @@ main (int argc, char *argv[])
     { "/ui/playground/preset", test_preset },
     { "/ui/playground/fit", test_fit },
     { "/ui/playground/plane", test_plane },
+    { "/ui/playground/menu-entry", test_menu_entry },
   };
 
   if (!have_display ())
@@ -569,6 +595,12 @@ main (int argc, char *argv[])
     }
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
   gtk_test_init (&argc, &argv, NULL);
+  /* The main window of the menu test reads recent files: a scratch data
+   * directory, never the user's. */
+  {
+    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
   for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
     g_test_add_func (tests[i].path, tests[i].func);
   return g_test_run ();
