@@ -122,15 +122,15 @@ static gboolean
 make_prior (const SbPriorInput *in, sg_skewgp_prior *prior, GError **error)
 {
   sg_kernel k;
-  if (in->s > SB_PRIOR_MAX_S
-      || engine_failed (sg_kernel_init (&k, in->kernel, 1, in->variance, in->lengthscale),
-                        "the kernel", error))
+  if (in->s > SB_PRIOR_MAX_S)
     {
-      if (error && *error == NULL)
-        g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "latent dimension %u > %d", in->s,
-                     SB_PRIOR_MAX_S);
+      g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "latent dimension %u > %d", in->s,
+                   SB_PRIOR_MAX_S);
       return FALSE;
     }
+  if (engine_failed (sg_kernel_init (&k, in->kernel, 1, in->variance, in->lengthscale),
+                     "the kernel", error))
+    return FALSE;
   sg_skewgp_prior_gp (prior, &k, in->mean);
   prior->s = in->s;
   prior->pseudo_points = in->pseudo;

@@ -218,6 +218,7 @@ test_controls (void)
     {
       SbPriorInput before, after;
       guint64 gen0 = sb_prior_explorer_get_submitted (ex, FALSE, &before);
+      guint64 gp0 = sb_prior_explorer_get_submitted (ex, TRUE, NULL);
       g_autoptr (SbLayer) mean0 = sb_layer_ref (layer (ex, 0, "mean/exact"));
       g_autoptr (SbLayer) skew0 = sb_layer_ref (layer (ex, 1, "skewness/exact"));
 
@@ -231,6 +232,10 @@ test_controls (void)
       SbPriorInput now;
       sb_prior_explorer_get_input (ex, &now);
       g_assert_true (sb_prior_input_equal_curves (&now, &after));
+      /* the pair of points lives under the same prior: its job follows */
+      SbPriorInput pair_sent;
+      g_assert_cmpuint (sb_prior_explorer_get_submitted (ex, TRUE, &pair_sent), >, gp0);
+      g_assert_true (sb_prior_input_equal_pair (&now, &pair_sent));
       /* the finished job changed the plot */
       g_assert_false (sb_layer_equal (mean0, layer (ex, 0, "mean/exact")));
       if (c != 1)   /* a variance change scales SS(x) by nothing: it is scale free */

@@ -23,7 +23,7 @@ struct _SbPriorExplorer
   GHashTable *controls;         /* name -> widget (borrowed)              */
   guint update_idle;
   int drag_handle;              /* pseudo-point being dragged, or -1      */
-  double drag_x0;
+  double drag_x0, drag_y0;
 
   /* template children (borrowed) */
   GtkDropDown *kernel_dropdown;
@@ -469,11 +469,12 @@ drag_begin (SbPriorExplorer *self, double x, double y)
 {
   self->drag_handle = pick_handle (self, x, y);
   self->drag_x0 = x;
+  self->drag_y0 = y;
   return self->drag_handle >= 0;
 }
 
 static void
-drag_update (SbPriorExplorer *self, double dx)
+drag_update (SbPriorExplorer *self, double dx, double dy)
 {
   SbFrame f;
   if (self->drag_handle < 0 || !sb_chart_get_frame (self->prior_chart, &f))
@@ -481,6 +482,9 @@ drag_update (SbPriorExplorer *self, double dx)
   double u = sb_frame_x_from_device (&f, self->drag_x0 + dx);
   u = CLAMP (u, self->input.x_lo, self->input.x_hi);
   gtk_spin_button_set_value (self->u_spin[self->drag_handle], u);
+  /* The claimed sequence hides the motion from the chart: move its
+   * crosshair and read-out along with the pointer. */
+  g_free (sb_chart_hover_at (self->prior_chart, self->drag_x0 + dx, self->drag_y0 + dy));
 }
 
 static void
@@ -496,13 +500,13 @@ gesture_begin_cb (GtkGestureDrag *gesture, double x, double y, SbPriorExplorer *
 static void
 gesture_update_cb (GtkGestureDrag *gesture, double dx, double dy, SbPriorExplorer *self)
 {
-  drag_update (self, dx);
+  drag_update (self, dx, dy);
 }
 
 static void
 gesture_end_cb (GtkGestureDrag *gesture, double dx, double dy, SbPriorExplorer *self)
 {
-  drag_update (self, dx);
+  drag_update (self, dx, dy);
   self->drag_handle = -1;
 }
 
@@ -717,8 +721,8 @@ sb_prior_explorer_drag (SbPriorExplorer *self, double x0, double y0, double dx, 
   g_return_val_if_fail (SB_IS_PRIOR_EXPLORER (self), FALSE);
   if (!drag_begin (self, x0, y0))
     return FALSE;
-  drag_update (self, dx / 2);
-  drag_update (self, dx);
+  drag_update (self, dx / 2, dy / 2);
+  drag_update (self, dx, dy);
   self->drag_handle = -1;
   return TRUE;
 }
