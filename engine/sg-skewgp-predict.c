@@ -613,7 +613,9 @@ sg_skewgp_summarize (const sg_skewgp_posterior *post,
       sg_point_summary *res = malloc ((b + 1) * sizeof *res);
       if (res == NULL)
         return SG_ENOMEM;
-      int status = sg_skewgp_summarize_moments (post, samples, XS, b, bs, progress, res);
+      int status = sg_skewgp_summarize_moments (post, samples, XS, b, bs,
+                                                opt->fast_moments != SG_SUMMARY_FAST_MEAN_SD,
+                                                progress, res);
       if (status == SG_OK)
         memcpy (out, res, b * sizeof *res);
       free (res);

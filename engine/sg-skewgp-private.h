@@ -53,5 +53,5 @@ void sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
 int sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
                                  const sg_skewgp_samples *samples,
                                  const double *XS, size_t b, size_t bs,
-                                 const sg_progress *progress,
+                                 int with_skew, const sg_progress *progress,
                                  sg_point_summary *res);

@@ -209,8 +209,16 @@ typedef struct {
                                more than 1e-4 of a point's variance (error
                                vs the full-sample statistic measured below
                                0.01, tests/bench/results-skewgp.md). One
-                               thread; default 0 (the sample path)          */
+                               thread; default 0 (the sample path).
+                               SG_SUMMARY_FAST_MEAN_SD: mean and sd only
+                               (skewness NaN), about a third of the cost   */
 } sg_summary_options;
+
+/* Values of sg_summary_options.fast_moments. */
+enum {
+  SG_SUMMARY_FAST_MOMENTS = 1,   /* mean, sd, skewness (expansion)            */
+  SG_SUMMARY_FAST_MEAN_SD = 2,   /* mean and sd only                          */
+};
 
 void sg_summary_options_default (sg_summary_options *opt);
 
