@@ -1018,6 +1018,14 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
                                                                       : SG_FIT_METHOD_SKEWGP;
   sg_evidence_ctx ctx;
   sg_evidence_ctx_init (&ctx, method, data);
+  /* A workspace of its own keeps the variable order of log Phi fixed
+   * across the fit's evaluations (sg-fit.h): a smooth objective. */
+  if (method == SG_FIT_METHOD_SKEWGP && status == SG_OK)
+    {
+      ctx.workspace = sg_mvn_workspace_new (h.s + data->n_obs);
+      if (ctx.workspace == NULL)
+        status = SG_ENOMEM;
+    }
   sg_fit_options opt = bo->cfg.refit;
   opt.progress = progress;
   if (opt.n_starts > 1 && rng == NULL)
@@ -1033,6 +1041,7 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
       if (res)
         *res = r;
     }
+  sg_mvn_workspace_free (ctx.workspace);
   free (buf);
   return status;
 }
