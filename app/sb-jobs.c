@@ -443,6 +443,21 @@ sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
 
 /* ---- Plot data -------------------------------------------------------------- */
 
+/* How the plots' legends name the session's own model: the exact SkewGP
+ * posterior is "exact"; an approximate surrogate is named as such. */
+static const char *
+model_label (const SbModel *model)
+{
+  switch (sg_bo_get_config (model->bo)->surrogate)
+    {
+    case SG_BO_SURROGATE_LAPLACE: return "Laplace";
+    case SG_BO_SURROGATE_EP:      return "EP";
+    case SG_BO_SURROGATE_SVGP:    return "SVGP";
+    case SG_BO_SURROGATE_TWO_GP:  return "two-GP";
+    default:                      return "exact";
+    }
+}
+
 SbPlotInput *
 sb_plot_input_new (SbModel *model, SbSession *session, const SbQuestion *next, guint axis,
                    guint64 generation)
@@ -823,6 +838,7 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
   sg_problem *problem = NULL;
   gboolean ok;
 
+  sb_plot_snapshot_set_model_label (snap, model_label (input->model));
   for (guint j = 0; j < dim; j++)
     {
       const SbParameter *p = &exp->parameters[j];

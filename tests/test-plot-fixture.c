@@ -117,14 +117,28 @@ load_density (GKeyFile *kf, guint dim)
 SbPlotSnapshot *
 plot_fixture_load (const char *name, SbDensityData **density)
 {
+  g_autoptr (GKeyFile) kf = plot_fixture_key_file (name);
+  return plot_fixture_from_key_file (kf, density);
+}
+
+GKeyFile *
+plot_fixture_key_file (const char *name)
+{
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", name, NULL);
-  g_autoptr (GKeyFile) kf = g_key_file_new ();
+  GKeyFile *kf = g_key_file_new ();
   g_autoptr (GError) error = NULL;
-  gsize n, m;
 
   g_key_file_set_list_separator (kf, ';');
   g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &error);
   g_assert_no_error (error);
+  return kf;
+}
+
+SbPlotSnapshot *
+plot_fixture_from_key_file (GKeyFile *kf, SbDensityData **density)
+{
+  g_autoptr (GError) error = NULL;
+  gsize n, m;
 
   guint dim = g_key_file_get_integer (kf, "meta", "dim", &error);
   g_assert_no_error (error);
@@ -136,6 +150,9 @@ plot_fixture_load (const char *name, SbDensityData **density)
   g_assert_cmpuint (n, ==, dim);
   for (guint i = 0; i < dim; i++)
     sb_plot_snapshot_set_parameter (snap, i, names[i], lo[i], hi[i]);
+  g_autofree char *model_label = g_key_file_get_string (kf, "meta", "model_label", NULL);
+  if (model_label)
+    sb_plot_snapshot_set_model_label (snap, model_label);
 
   gsize ng = 0;
   if (has (kf, "curve", "x"))

@@ -507,6 +507,27 @@ interp_mean (const double *x, const sg_point_summary *s, gsize n, double at)
 }
 
 static void
+test_model_label (void)
+{
+  /* The legends name the session's own model: "exact" for the SkewGP
+   * posterior, the surrogate's name for an approximation. */
+  g_autoptr (SbPlotSnapshot) exact = plot_fixture_load ("plot-1d.ini", NULL);
+  g_autoptr (GKeyFile) kf = plot_fixture_key_file ("plot-1d.ini");
+  g_key_file_set_string (kf, "meta", "model_label", "Laplace");
+  g_autoptr (SbPlotSnapshot) laplace = plot_fixture_from_key_file (kf, NULL);
+  SbPlotOptions o;
+  sb_plot_options_init (&o, SB_PLOT_POSTERIOR);
+  o.show_median = TRUE;
+  g_autoptr (SbScene) se = sb_plot_build (&o, exact, NULL);
+  g_autoptr (SbScene) sl = sb_plot_build (&o, laplace, NULL);
+
+  g_assert_cmpstr (sb_layer_get_label (sb_scene_find_layer (se, "mean/exact")), ==, "mean (exact)");
+  g_assert_cmpstr (sb_layer_get_label (sb_scene_find_layer (sl, "mean/exact")), ==, "mean (Laplace)");
+  g_assert_cmpstr (sb_layer_get_label (sb_scene_find_layer (sl, "median/exact")), ==, "median (Laplace)");
+  g_assert_nonnull (strstr (sb_layer_get_label (sb_scene_find_layer (sl, "band/exact")), "(Laplace)"));
+}
+
+static void
 test_duel_markers_fixture (void)
 {
   /* The posterior view of the 1-D fixture: every duel has a winner marker
@@ -1249,6 +1270,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/plot/band/synthetic", test_band_pixels);
   g_test_add_func ("/plot/band/fixture", test_band_pixels_fixture);
   g_test_add_func ("/plot/markers/positions", test_marker_positions);
+  g_test_add_func ("/plot/legend/model-label", test_model_label);
   g_test_add_func ("/plot/markers/duels", test_duel_markers_fixture);
   g_test_add_func ("/plot/heatmap/colors", test_heatmap_colors);
   g_test_add_func ("/plot/zoom", test_zoom_and_clip);

@@ -130,6 +130,7 @@ struct _SbPlotSnapshot
   gsize n_paths;
   double *paths;
   double *truth;
+  char *model_label;
   char *acq_name;
   double *acq;
   double *acq_max;
@@ -211,6 +212,7 @@ sb_plot_snapshot_unref (SbPlotSnapshot *s)
     g_free (s->summaries[k]);
   g_free (s->paths);
   g_free (s->truth);
+  g_free (s->model_label);
   g_free (s->acq_name);
   g_free (s->acq);
   g_free (s->acq_max);
@@ -302,6 +304,20 @@ sb_plot_snapshot_set_truth (SbPlotSnapshot *s, const double *values)
 {
   RETURN_IF_FROZEN (s);
   replace (&s->truth, values, s->n);
+}
+
+void
+sb_plot_snapshot_set_model_label (SbPlotSnapshot *s, const char *label)
+{
+  RETURN_IF_FROZEN (s);
+  g_free (s->model_label);
+  s->model_label = g_strdup (label);
+}
+
+const char *
+sb_plot_snapshot_get_model_label (const SbPlotSnapshot *s)
+{
+  return s->model_label ? s->model_label : "exact";
 }
 
 void

@@ -109,6 +109,11 @@ void sb_plot_snapshot_set_sample_paths (SbPlotSnapshot *snap, gsize n_paths,
                                         const double *paths);
 /* The true latent function at the grid (simulated oracles only). */
 void sb_plot_snapshot_set_truth (SbPlotSnapshot *snap, const double *values);
+/* How the legends name the main model's curves: "exact" (the default, the
+ * SkewGP posterior) or the session's approximate surrogate ("Laplace",
+ * "EP", "SVGP", "two-GP"), so an approximation is never labelled exact. */
+void sb_plot_snapshot_set_model_label (SbPlotSnapshot *snap, const char *label);
+const char *sb_plot_snapshot_get_model_label (const SbPlotSnapshot *snap);
 /* The acquisition function at the grid, its name ("EIIG", "UCB", ...) and
  * its maximiser (dim coordinates; NULL = unknown). */
 void sb_plot_snapshot_set_acquisition (SbPlotSnapshot *snap, const char *name,

@@ -360,7 +360,8 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
   g_autofree double *lo = summary_column (ex, n, F_HPD_LO);
   g_autofree double *hi = summary_column (ex, n, F_HPD_HI);
   SbStyle st = style (SB_ROLE_EXACT, 0, SB_DASH_SOLID, 0.22);
-  g_snprintf (label, sizeof label, "%d%% HPD band (exact)", pct);
+  const char *model = sb_plot_snapshot_get_model_label (s);
+  g_snprintf (label, sizeof label, "%d%% HPD band (%s)", pct, model);
   sb_scene_take_layer (scene, sb_layer_new_band ("band/exact", label, &st, n, x, lo, hi));
 
   gsize n_paths;
@@ -406,10 +407,12 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
     {
       g_autofree double *med = summary_column (ex, n, F_MEDIAN);
       st = style (SB_ROLE_EXACT, 1.6, SB_DASH_DASHED, 0.9);
-      sb_scene_take_layer (scene, sb_layer_new_line ("median/exact", "median (exact)", &st, n, x, med));
+      g_snprintf (label, sizeof label, "median (%s)", model);
+      sb_scene_take_layer (scene, sb_layer_new_line ("median/exact", label, &st, n, x, med));
     }
   st = style (SB_ROLE_EXACT, 2.4, SB_DASH_SOLID, 1.0);
-  sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", "mean (exact)", &st, n, x, mean));
+  g_snprintf (label, sizeof label, "mean (%s)", model);
+  sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", label, &st, n, x, mean));
 
   if (o->show_observations)
     add_observations_1d (scene, s, axis, x, mean, n);
