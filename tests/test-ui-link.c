@@ -199,6 +199,7 @@ static void
 test_no_duels (void)
 {
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_free (exp->title);
   exp->title = g_strdup ("empty");
   exp->template_kind = SB_TEMPLATE_CUSTOM;
   g_assert_true (sb_experiment_add_parameter (exp, "x", "", 0.0, 1.0));

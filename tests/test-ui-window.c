@@ -406,6 +406,14 @@ test_responsive_during_fit (Fixture *f, gconstpointer data)
   g_assert_true (sb_session_get_hyper (session)->valid);
   g_assert_cmpuint (r.progress, >=, 1);
   g_assert_cmpuint (r.frames, >=, 2);
+  /* Under ASan / valgrind a single redraw of the plots costs more than the
+   * budget: the bounds below mean nothing there. The frames drawn while
+   * the fit ran (above) still show that the fit left the main loop free. */
+  if (g_getenv ("SB_TEST_INSTRUMENTED"))
+    {
+      g_test_message ("instrumented build: main-loop gap bounds not asserted");
+      return;
+    }
   g_assert_cmpint (r.max_cpu_gap, <, 50 * G_TIME_SPAN_MILLISECOND);
   /* Wall-clock gaps also include the scheduler's delays on a loaded
    * machine; they are asserted when the idle baseline shows the machine
