@@ -8,6 +8,7 @@
  */
 #include "sb-session.h"
 #include "sb-json-write.h"
+#include "sg-bo.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -176,6 +177,31 @@ sb_experiment_add_parameter (SbExperiment *exp, const char *name, const char *un
   return TRUE;
 }
 
+/* The surrogate is one the engine knows, and one that serves the mode:
+ * the sparse variational GP models duels only (preference mode), the
+ * two-GP baseline is a safe-mode method. */
+static gboolean
+surrogate_fits_mode (const SbExperiment *exp, GError **error)
+{
+  sg_bo_surrogate s;
+
+  if (exp->surrogate == NULL || sg_bo_surrogate_parse (exp->surrogate, &s) != SG_OK)
+    {
+      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                   "unknown surrogate '%s'", exp->surrogate ? exp->surrogate : "");
+      return FALSE;
+    }
+  if ((s == SG_BO_SURROGATE_SVGP && exp->mode != SB_MODE_PREFERENCE)
+      || (s == SG_BO_SURROGATE_TWO_GP && exp->mode != SB_MODE_SAFE))
+    {
+      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                   "the surrogate '%s' serves %s mode only", exp->surrogate,
+                   s == SG_BO_SURROGATE_SVGP ? "preference" : "safe");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 sb_experiment_validate (const SbExperiment *exp, GError **error)
 {
@@ -227,7 +253,7 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
                    "the safety threshold is not a number");
       return FALSE;
     }
-  return TRUE;
+  return surrogate_fits_mode (exp, error);
 }
 
 /* ---- Observations ------------------------------------------------------ */

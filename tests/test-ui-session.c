@@ -244,6 +244,27 @@ test_validation (void)
   g_assert_true (sb_experiment_add_parameter (exp, "x", "", 0.0, 2.0));
   g_assert_false (sb_experiment_validate (exp, &error));
   g_assert_nonnull (strstr (error->message, "two parameters"));
+  g_clear_error (&error);
+
+  /* Surrogates: known names only, each in the modes it serves. */
+  g_autoptr (SbExperiment) one = sb_experiment_new ();
+  g_assert_true (sb_experiment_add_parameter (one, "x", "", 0.0, 1.0));
+  const struct { const char *surrogate; SbMode mode; gboolean ok; } cases[] = {
+    { "svgp", SB_MODE_PREFERENCE, TRUE }, { "svgp", SB_MODE_SAFE, FALSE },
+    { "svgp", SB_MODE_MIXED, FALSE },     { "two-gp", SB_MODE_SAFE, TRUE },
+    { "two-gp", SB_MODE_PREFERENCE, FALSE }, { "laplace", SB_MODE_MIXED, TRUE },
+    { "gpflow", SB_MODE_PREFERENCE, FALSE },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_free (one->surrogate);
+      one->surrogate = g_strdup (cases[i].surrogate);
+      one->mode = cases[i].mode;
+      g_assert_cmpint (sb_experiment_validate (one, &error), ==, cases[i].ok);
+      if (!cases[i].ok)
+        g_assert_nonnull (strstr (error->message, cases[i].surrogate));
+      g_clear_error (&error);
+    }
 }
 
 static void

@@ -48,7 +48,8 @@ enum {
 static guint signals[N_SIGNALS];
 
 static const char *const acquisition_names[] = { "ucb", "eiig", "epi", "thompson" };
-static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random" };
+static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random",
+                                                "svgp", "two-gp" };
 
 /* ---- Parameter rows (custom template) ------------------------------------ */
 
