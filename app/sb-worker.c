@@ -203,6 +203,30 @@ sb_worker_wait_all (gint64 timeout_us)
   return idle;
 }
 
+/* Emits the lane's last progress report if the idle has not yet: the
+ * task's completion is dispatched at a higher priority than the progress
+ * idle, so without this a short job would finish with its last report (or
+ * every report) never shown. */
+static void
+flush_lane_progress (SbWorker *self, guint lane, guint64 generation)
+{
+  gboolean pending;
+  double fraction;
+  g_autofree char *text = NULL;
+
+  g_mutex_lock (&self->progress_mutex);
+  pending = self->progress[lane].pending && self->progress[lane].generation == generation;
+  fraction = self->progress[lane].fraction;
+  if (pending)
+    {
+      text = g_steal_pointer (&self->progress[lane].text);
+      self->progress[lane].pending = FALSE;
+    }
+  g_mutex_unlock (&self->progress_mutex);
+  if (pending)
+    g_signal_emit (self, signals[PROGRESS], 0, lane, generation, fraction, text ? text : "");
+}
+
 static void
 job_done (GObject *source, GAsyncResult *res, gpointer user_data)
 {
@@ -229,6 +253,8 @@ job_done (GObject *source, GAsyncResult *res, gpointer user_data)
         job->result_free (result);
       return;
     }
+  if (error == NULL)
+    flush_lane_progress (self, job->lane, job->generation);
   lane->busy = FALSE;
   if (error)
     g_signal_emit (self, signals[JOB_FAILED], 0, job->lane, job->generation, error);

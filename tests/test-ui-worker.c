@@ -271,6 +271,28 @@ test_progress_coalesced (void)
   g_free (f);
 }
 
+/* A job that reports and finishes before the main loop wakes up: its
+ * completion is dispatched before the progress idle, and its last report
+ * must still be shown (not dropped as belonging to a finished job). */
+static void
+test_progress_before_finish (void)
+{
+  Record r = { 0 };
+  g_autoptr (SbWorker) w = worker_with_record (&r);
+  FakeInput *f = fake_new (10, FALSE);
+
+  f->n_progress = 3;
+  sb_worker_submit (w, SB_WORKER_LANE_FIT, fake_job, f, NULL, g_free);
+  fake_wait_started (f);
+  fake_release (f);
+  g_usleep (100 * 1000);   /* both the completion and the idle are pending */
+  SPIN_UNTIL (r.n_finished == 1);
+  spin_for (20);
+  g_assert_cmpuint (r.n_progress, ==, 1);
+  g_assert_cmpfloat (r.last_fraction, ==, 1.0);
+  g_free (f);
+}
+
 /* A worker finalized while its job runs: the job's late result is freed
  * and nothing crashes (the job only holds a weak reference). */
 static void
@@ -633,6 +655,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/worker/cancel", test_cancel);
   g_test_add_func ("/worker/lanes", test_lanes);
   g_test_add_func ("/worker/progress-coalesced", test_progress_coalesced);
+  g_test_add_func ("/worker/progress-before-finish", test_progress_before_finish);
   g_test_add_func ("/worker/worker-gone", test_worker_gone);
   g_test_add_func ("/worker/error", test_error);
   g_test_add_func ("/jobs/plot-preference-1d", test_plot_job_preference_1d);
