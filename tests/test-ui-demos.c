@@ -19,40 +19,10 @@
 
 static SbApplication *app;
 
-static gboolean
-have_display (void)
-{
-  const char *x = g_getenv ("DISPLAY"), *w = g_getenv ("WAYLAND_DISPLAY");
-  return (x && *x) || (w && *w);
-}
-
-/* Iterates the main loop until COND holds; 90 s without it is a failure
- * (a question of these 1-D demos takes well under a few seconds, even on
- * a loaded 2-core machine). */
-#define SPIN_UNTIL(cond)                                                        \
-  G_STMT_START {                                                                \
-    gint64 deadline_ = g_get_monotonic_time () + 90 * G_TIME_SPAN_SECOND;       \
-    while (!(cond) && g_get_monotonic_time () < deadline_)                      \
-      g_main_context_iteration (NULL, TRUE);                                    \
-    g_assert_true (cond);                                                       \
-  } G_STMT_END
-
-static gboolean
-wake (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-spin_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
-  guint id = g_timeout_add (5, wake, NULL);
-
-  while (g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (id);
-}
+/* A question of these 1-D demos takes well under a few seconds, even on a
+ * loaded 2-core machine; 90 s without one is a failure. */
+#define UI_HARNESS_SPIN_SECONDS 90
+#include "ui-harness.h"
 
 /* Every toplevel, the application's or not: a callback demo (another
  * helper's window) need not belong to the application. */

@@ -16,38 +16,7 @@
 
 static SbApplication *app;
 
-static gboolean
-have_display (void)
-{
-  const char *x = g_getenv ("DISPLAY"), *w = g_getenv ("WAYLAND_DISPLAY");
-  return (x && *x) || (w && *w);
-}
-
-/* Iterates the main loop until COND holds; 60 s without it is a failure
- * (the whole diagnostic takes well under a second on the fixtures). */
-#define SPIN_UNTIL(cond)                                                        \
-  G_STMT_START {                                                                \
-    gint64 deadline_ = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;       \
-    while (!(cond) && g_get_monotonic_time () < deadline_)                      \
-      g_main_context_iteration (NULL, TRUE);                                    \
-    g_assert_true (cond);                                                       \
-  } G_STMT_END
-
-static gboolean
-wake (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-spin_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
-  guint id = g_timeout_add (5, wake, NULL);
-  while (g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (id);
-}
+#include "ui-harness.h"
 
 /* A scratch copy of a fixture (the window may save into its file). */
 static GFile *

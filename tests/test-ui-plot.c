@@ -13,12 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-static gboolean
-have_display (void)
-{
-  const char *x = g_getenv ("DISPLAY"), *w = g_getenv ("WAYLAND_DISPLAY");
-  return (x && *x) || (w && *w);
-}
+#include "ui-harness.h"
 
 /* Runs the main loop until COND (polled) holds or 3 s passed. */
 typedef gboolean (*Cond) (gpointer data);
