@@ -375,6 +375,41 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   return sg_bo_config_check (c);
 }
 
+/* One iteration's heavy part, timed: the refit when JUDGE's schedule asks
+ * for one (JUDGE is BO, or the SkewGP that scores random labelling, then
+ * BO's own refit is a no-op), then BO's proposal Q. On failure *STEP names
+ * the step that failed. */
+static int
+refit_and_propose (sg_bo *bo, sg_bo *judge, gsl_rng *refit_rng, GTimer *timer,
+                   sg_bo_query *q, double *t, double *t_refit, double *refit_seconds,
+                   size_t *refits, const char **step)
+{
+  int status = SG_OK;
+
+  if (sg_bo_refit_due (judge))
+    {
+      g_timer_start (timer);
+      status = sg_bo_refit (judge, refit_rng, NULL, NULL);
+      if (status == SG_OK && judge != bo)
+        status = sg_bo_refit (bo, refit_rng, NULL, NULL);
+      *t_refit = g_timer_elapsed (timer, NULL);
+      *refit_seconds += *t_refit;
+      (*refits)++;
+      if (status != SG_OK)
+        {
+          *step = "hyperparameter refit";
+          return status;
+        }
+    }
+  gsl_rng *rng = sg_bo_rng (bo);
+  g_timer_start (timer);
+  status = rng ? sg_bo_propose (bo, rng, NULL, q) : SG_ENOMEM;
+  *t = g_timer_elapsed (timer, NULL);
+  sg_rng_free (rng);
+  *step = "proposal";
+  return status;
+}
+
 static int
 run_loop (const bo_args *a)
 {
@@ -437,29 +472,14 @@ run_loop (const bo_args *a)
 
   for (size_t it = 1; it <= total; it++)
     {
-      double t_refit = 0;
-      if (sg_bo_refit_due (bo))
-        {
-          g_timer_start (timer);
-          status = sg_bo_refit (bo, refit_rng, NULL, NULL);
-          t_refit = g_timer_elapsed (timer, NULL);
-          refit_seconds += t_refit;
-          refits++;
-          if (status != SG_OK)
-            {
-              exit_code = fail ("hyperparameter refit", status);
-              break;
-            }
-        }
-      gsl_rng *rng = sg_bo_rng (bo);
+      double t_refit = 0, t = 0;
       sg_bo_query q;
-      g_timer_start (timer);
-      status = sg_bo_propose (bo, rng, NULL, &q);
-      double t = g_timer_elapsed (timer, NULL);
-      sg_rng_free (rng);
+      const char *step = NULL;
+      status = refit_and_propose (bo, bo, refit_rng, timer, &q, &t, &t_refit,
+                                  &refit_seconds, &refits, &step);
       if (status != SG_OK)
         {
-          exit_code = fail ("proposal", status);
+          exit_code = fail (step, status);
           break;
         }
       total_seconds += t;
@@ -687,31 +707,14 @@ run_active (const bo_args *a)
 
   for (size_t it = 1; it <= total; it++)
     {
-      double t_refit = 0;
-      if (sg_bo_refit_due (judge))
-        {
-          g_timer_start (timer);
-          status = sg_bo_refit (judge, refit_rng, NULL, NULL);
-          if (status == SG_OK && judge != bo)
-            status = sg_bo_refit (bo, refit_rng, NULL, NULL);  /* no-op (random) */
-          t_refit = g_timer_elapsed (timer, NULL);
-          refit_seconds += t_refit;
-          refits++;
-          if (status != SG_OK)
-            {
-              exit_code = fail ("hyperparameter refit", status);
-              break;
-            }
-        }
-      gsl_rng *rng = sg_bo_rng (bo);
+      double t_refit = 0, t = 0;
       sg_bo_query q;
-      g_timer_start (timer);
-      status = sg_bo_propose (bo, rng, NULL, &q);
-      double t = g_timer_elapsed (timer, NULL);
-      sg_rng_free (rng);
+      const char *step = NULL;
+      status = refit_and_propose (bo, judge, refit_rng, timer, &q, &t, &t_refit,
+                                  &refit_seconds, &refits, &step);
       if (status != SG_OK)
         {
-          exit_code = fail ("proposal", status);
+          exit_code = fail (step, status);
           break;
         }
       total_seconds += t;
