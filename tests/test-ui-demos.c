@@ -558,16 +558,10 @@ test_command_line (void)
   }
 }
 
-static void
-skip_without_display (void)
-{
-  g_test_skip ("no display: run under xvfb-run (build-aux/run-tests does)");
-}
-
 int
 main (int argc, char *argv[])
 {
-  static const struct { const char *path; GTestFunc func; } tests[] = {
+  static const UiTest tests[] = {
     { "/ui/demos/registry", test_registry },
     { "/ui/demos/paper-settings", test_paper_settings },
     { "/ui/demos/open-all", test_open_all },
@@ -578,24 +572,7 @@ main (int argc, char *argv[])
     { "/ui/demos/command-line", test_command_line },
   };
 
-  if (!have_display ())
-    {
-      g_test_init (&argc, &argv, NULL);
-      for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
-        g_test_add_func (tests[i].path, skip_without_display);
-      return g_test_run ();
-    }
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  gtk_test_init (&argc, &argv, NULL);
-  {
-    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
-    g_setenv ("XDG_DATA_HOME", data, TRUE);
-  }
-  app = sb_application_new ();
-  g_application_set_flags (G_APPLICATION (app),
-                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
-    g_test_add_func (tests[i].path, tests[i].func);
+  if (ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests)))
+    app = ui_harness_application ();
   return g_test_run ();
 }

@@ -193,41 +193,20 @@ test_no_duels (void)
   spin_for (20);
 }
 
-static void
-skip_without_display (void)
-{
-  g_test_skip ("no display (run under xvfb-run)");
-}
-
 int
 main (int argc, char *argv[])
 {
-  static const char *paths[] = { "/ui/link/from-window", "/ui/link/decisive-not-consistent",
-                                 "/ui/link/no-duels" };
+  static const UiTest tests[] = {
+    { "/ui/link/from-window", test_from_window },
+    { "/ui/link/decisive-not-consistent", test_decisive_not_consistent },
+    { "/ui/link/no-duels", test_no_duels },
+  };
+
   int status;
 
-  if (!have_display ())
-    {
-      g_test_init (&argc, &argv, NULL);
-      for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
-        g_test_add_func (paths[i], skip_without_display);
-      return g_test_run ();
-    }
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  gtk_test_init (&argc, &argv, NULL);
-  {
-    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
-    g_setenv ("XDG_DATA_HOME", data, TRUE);
-  }
-  app = sb_application_new ();
-  g_application_set_flags (G_APPLICATION (app),
-                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, NULL);
-
-  g_test_add_func (paths[0], test_from_window);
-  g_test_add_func (paths[1], test_decisive_not_consistent);
-  g_test_add_func (paths[2], test_no_duels);
+  if (ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests)))
+    app = ui_harness_application ();
   status = g_test_run ();
-  g_object_unref (app);
+  g_clear_object (&app);
   return status;
 }

@@ -562,16 +562,10 @@ test_menu_entry (void)
   gtk_window_destroy (GTK_WINDOW (main_window));
 }
 
-static void
-skip_without_display (void)
-{
-  g_test_skip ("no display: run under xvfb-run (build-aux/run-tests does)");
-}
-
 int
 main (int argc, char *argv[])
 {
-  static const struct { const char *path; GTestFunc func; } tests[] = {
+  static const UiTest tests[] = {
     { "/ui/playground/edits", test_edits },
     { "/ui/playground/job-updates-plot", test_job_updates_plot },
     { "/ui/playground/bald", test_bald },
@@ -581,22 +575,6 @@ main (int argc, char *argv[])
     { "/ui/playground/menu-entry", test_menu_entry },
   };
 
-  if (!have_display ())
-    {
-      g_test_init (&argc, &argv, NULL);
-      for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
-        g_test_add_func (tests[i].path, skip_without_display);
-      return g_test_run ();
-    }
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  gtk_test_init (&argc, &argv, NULL);
-  /* The main window of the menu test reads recent files: a scratch data
-   * directory, never the user's. */
-  {
-    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
-    g_setenv ("XDG_DATA_HOME", data, TRUE);
-  }
-  for (guint i = 0; i < G_N_ELEMENTS (tests); i++)
-    g_test_add_func (tests[i].path, tests[i].func);
+  ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests));
   return g_test_run ();
 }

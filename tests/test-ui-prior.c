@@ -323,41 +323,21 @@ test_supersede (void)
   close_explorer (ex, window);
 }
 
-static void
-skip_without_display (void)
-{
-  g_test_skip ("no display (run under xvfb-run)");
-}
-
 int
 main (int argc, char *argv[])
 {
-  static const char *paths[] = { "/ui/prior/open", "/ui/prior/controls", "/ui/prior/drag",
-                                 "/ui/prior/supersede" };
-  static const GTestFunc funcs[] = { test_open, test_controls, test_drag, test_supersede };
+  static const UiTest tests[] = {
+    { "/ui/prior/open", test_open },
+    { "/ui/prior/controls", test_controls },
+    { "/ui/prior/drag", test_drag },
+    { "/ui/prior/supersede", test_supersede },
+  };
+
   int status;
 
-  if (!have_display ())
-    {
-      g_test_init (&argc, &argv, NULL);
-      for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
-        g_test_add_func (paths[i], skip_without_display);
-      return g_test_run ();
-    }
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  gtk_test_init (&argc, &argv, NULL);
-  {
-    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
-    g_setenv ("XDG_DATA_HOME", data, TRUE);
-  }
-  app = sb_application_new ();
-  g_application_set_flags (G_APPLICATION (app),
-                           g_application_get_flags (G_APPLICATION (app)) | G_APPLICATION_NON_UNIQUE);
-  g_application_register (G_APPLICATION (app), NULL, NULL);
-
-  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
-    g_test_add_func (paths[i], funcs[i]);
+  if (ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests)))
+    app = ui_harness_application ();
   status = g_test_run ();
-  g_object_unref (app);
+  g_clear_object (&app);
   return status;
 }

@@ -46,3 +46,55 @@ spin_for (guint ms)
     g_main_context_iteration (NULL, TRUE);
   g_source_remove (id);
 }
+
+/* ---- Test programs --------------------------------------------------- */
+#include <gtk/gtk.h>
+#include "sb-application.h"
+
+typedef struct {
+  const char *path;
+  GTestFunc func;
+} UiTest;
+
+static inline void
+ui_harness_skip_without_display (void)
+{
+  g_test_skip ("no display: run under xvfb-run (build-aux/run-tests does)");
+}
+
+/* Registers the N TESTS. Without a display they are TAP skips and this
+ * returns FALSE (the caller just runs them); otherwise GTK is initialised
+ * with the Cairo renderer and a scratch XDG_DATA_HOME (never the user's
+ * recent files or demo copies) before they are added. */
+static inline gboolean
+ui_harness_init (int *argc, char ***argv, const UiTest *tests, guint n)
+{
+  if (!have_display ())
+    {
+      g_test_init (argc, argv, NULL);
+      for (guint i = 0; i < n; i++)
+        g_test_add_func (tests[i].path, ui_harness_skip_without_display);
+      return FALSE;
+    }
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  gtk_test_init (argc, argv, NULL);
+  {
+    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
+  for (guint i = 0; i < n; i++)
+    g_test_add_func (tests[i].path, tests[i].func);
+  return TRUE;
+}
+
+/* A registered, non-unique application for tests that open its windows. */
+static inline SbApplication *
+ui_harness_application (void)
+{
+  SbApplication *application = sb_application_new ();
+  GApplication *g = G_APPLICATION (application);
+
+  g_application_set_flags (g, g_application_get_flags (g) | G_APPLICATION_NON_UNIQUE);
+  g_application_register (g, NULL, NULL);
+  return application;
+}
