@@ -16,6 +16,7 @@
 #include "sb-experiment-templates.h"
 #include "sb-window.h"
 #include "sb-worker.h"
+#include "sg-linalg.h"
 
 struct _SbApplication
 {
@@ -140,6 +141,9 @@ sb_application_startup (GApplication *app)
   g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
 
   G_APPLICATION_CLASS (sb_application_parent_class)->startup (app);
+  /* Here rather than in main() so that the in-process benchmarks and tests
+   * of the window run the engine as the application does. */
+  sg_blas_use_default_threads ();
   g_set_application_name ("SkewBench");
   gtk_css_provider_load_from_resource (css, "/org/skewbench/SkewBench/style.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (),

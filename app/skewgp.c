@@ -1,6 +1,7 @@
 /* skewgp.c — the headless SkewBench command line (DESIGN §5). */
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
+#include "sg-linalg.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,6 +48,7 @@ main (int argc, char *argv[])
       return argc < 2 ? SKEWGP_EXIT_INPUT : SKEWGP_EXIT_OK;
     }
 
+  sg_blas_use_default_threads ();
   const SkewgpCommand *cmd = find_command (argv[1]);
   if (cmd == NULL)
     {

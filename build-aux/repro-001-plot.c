@@ -2,6 +2,8 @@
  * Figures 11, 12, 15), drawn with Cairo, plus a CSV of the numbers.
  *
  * Usage: repro-001-plot MANIFEST
+ *        repro-001-plot --compact FILE   (rewrite one run file in place,
+ *                                         keeping only what the figures use)
  * The manifest (written by build-aux/repro-001) is a list of lines:
  *   figure OUT_BASENAME ROWS COLS TITLE...   starts a figure
  *   panel TITLE...                           starts a panel
@@ -393,12 +395,98 @@ write_md (const figure *f)
   fclose (out);
 }
 
+/* The fields a figure reads: per iteration the metric (and whether it is
+ * an initial-design step), per run the summary. Everything else (queries,
+ * answers, timings of each step) is dropped so that the runs of a full
+ * reproduction (1440 files) can be kept in the repository and a
+ * reproduction spread over several sessions resumes from them. */
+static const char *const kept_step_fields[] = {
+  "iteration", "initial", "best_value", "accuracy", "failed", NULL
+};
+static const char *const kept_summary_fields[] = {
+  "summary", "problem", "mode", "acquisition", "surrogate", "seed",
+  "iterations", "initial", "best_value", "optimum", "regret", "violations",
+  "proposals", "median_seconds", "total_seconds", "refits", "refit_seconds",
+  NULL
+};
+
+static void
+compact_value (GString *out, JsonNode *v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  switch (json_node_get_value_type (v))
+    {
+    case G_TYPE_INT64:
+      g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (v));
+      break;
+    case G_TYPE_DOUBLE:
+      g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.10g", json_node_get_double (v)));
+      break;
+    case G_TYPE_BOOLEAN:
+      g_string_append (out, json_node_get_boolean (v) ? "true" : "false");
+      break;
+    case G_TYPE_STRING:
+      g_string_append_printf (out, "\"%s\"", json_node_get_string (v));
+      break;
+    default:
+      g_string_append (out, "null");
+    }
+}
+
+static int
+compact_run (const char *path)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &error))
+    {
+      fprintf (stderr, "repro-001-plot: %s\n", error->message);
+      return 2;
+    }
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      if (**l == '\0')
+        continue;
+      g_autoptr (JsonParser) p = json_parser_new ();
+      if (!json_parser_load_from_data (p, *l, -1, NULL)
+          || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p)))
+        continue;  /* a line cut off by an interruption */
+      JsonObject *o = json_node_get_object (json_parser_get_root (p));
+      const char *sep = "{";
+      const char *const *kept = json_object_has_member (o, "summary")
+                                ? kept_summary_fields : kept_step_fields;
+      for (const char *const *k = kept; *k; k++)
+        {
+          JsonNode *v = json_object_get_member (o, *k);
+          if (!v || !JSON_NODE_HOLDS_VALUE (v)
+              || (strcmp (*k, "initial") == 0
+                  && json_node_get_value_type (v) == G_TYPE_BOOLEAN
+                  && !json_node_get_boolean (v)))
+            continue;
+          g_string_append_printf (out, "%s\"%s\":", sep, *k);
+          compact_value (out, v);
+          sep = ",";
+        }
+      g_string_append (out, "}\n");
+    }
+  if (!g_file_set_contents (path, out->str, (gssize) out->len, &error))
+    {
+      fprintf (stderr, "repro-001-plot: %s\n", error->message);
+      return 1;
+    }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc == 3 && strcmp (argv[1], "--compact") == 0)
+    return compact_run (argv[2]);
   if (argc != 2)
     {
-      fprintf (stderr, "usage: repro-001-plot MANIFEST\n");
+      fprintf (stderr, "usage: repro-001-plot MANIFEST | --compact FILE\n");
       return 2;
     }
   g_autoptr (GPtrArray) figures = g_ptr_array_new ();

@@ -228,3 +228,18 @@ sg_symmetrize (double *A, size_t n)
         A[i * n + j] = A[j * n + i] = v;
       }
 }
+
+void
+sg_blas_use_default_threads (void)
+{
+  static const char *const user_settings[] = {
+    "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS", NULL
+  };
+  for (const char *const *name = user_settings; *name; name++)
+    {
+      const char *value = getenv (*name);
+      if (value != NULL && *value != '\0')
+        return;
+    }
+  openblas_set_num_threads (1);
+}

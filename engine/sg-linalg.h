@@ -50,3 +50,13 @@ void sg_trmv_lower (const double *L, size_t n, double *x);
 void sg_symmetrize (double *A, size_t n);
 /* 1 if every entry is finite. */
 int sg_all_finite (const double *x, size_t n);
+
+/* Process-wide BLAS threading for the programs (call once from main(),
+ * before any other thread starts): one BLAS thread, unless the user asked
+ * for a number with OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or
+ * OMP_NUM_THREADS. Why: the engine's matrices have at most a few hundred
+ * rows and its parallelism is its own (sampler chains, the worker next to
+ * the refit); OpenBLAS's threads busy-wait between calls and, measured on
+ * the 2-core machine, made a preferential-BO run 2.4x slower in wall time
+ * (tests/bench/results-bo.md). */
+void sg_blas_use_default_threads (void);
