@@ -490,13 +490,13 @@ sb_plot_input_free (SbPlotInput *input)
 }
 
 static int
-summarize_locked (SbModel *model, const double *xs, gsize n, const sg_progress *progress,
-                  sg_point_summary *out)
+summarize_locked (SbModel *model, const double *xs, gsize n, unsigned fields,
+                  const sg_progress *progress, sg_point_summary *out)
 {
   int status;
 
   g_mutex_lock (&model->lock);
-  status = sg_bo_summarize (model->bo, xs, n, 0.95, progress, out);
+  status = sg_bo_summarize (model->bo, xs, n, fields, 0.95, progress, out);
   g_mutex_unlock (&model->lock);
   return status;
 }
@@ -675,7 +675,7 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
       memcpy (xs + (gsize) i * dim, fixed, dim * sizeof (double));
       xs[(gsize) i * dim + axis] = grid[i];
     }
-  if (engine_failed (summarize_locked (input->model, xs, n, progress, summary),
+  if (engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_ALL, progress, summary),
                      "summarising the posterior", error))
     return FALSE;
   sb_plot_snapshot_set_curve_grid (snap, axis, n, grid);
@@ -772,7 +772,7 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
         x[ax] = px->lower + (px->upper - px->lower) * i / (m - 1);
         x[ay] = py->lower + (py->upper - py->lower) * j / (m - 1);
       }
-  if (engine_failed (summarize_locked (input->model, xs, n, progress, summary),
+  if (engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_MOMENTS, progress, summary),
                      "summarising the posterior on the slice", error))
     return FALSE;
   sb_plot_snapshot_set_slice (snap, ax, ay, fixed);
@@ -908,7 +908,7 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
   double lo, hi;
   int status;
 
-  if (engine_failed (summarize_locked (input->model, input->x, 1, &progress, &summary),
+  if (engine_failed (summarize_locked (input->model, input->x, 1, SG_SUMMARY_ALL, &progress, &summary),
                      "summarising the posterior", error))
     return NULL;
   /* A grid over the bulk of the distribution and a little beyond. */

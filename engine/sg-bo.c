@@ -1091,10 +1091,11 @@ const sg_skewgp_samples *sg_bo_skewgp_samples (const sg_bo *bo) { return bo->sam
 const sg_gauss_post *sg_bo_gauss_post (const sg_bo *bo) { return bo->has_gpost ? &bo->gpost : NULL; }
 
 int
-sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b, double level,
-                 const sg_progress *progress, sg_point_summary *out)
+sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b, unsigned fields,
+                 double level, const sg_progress *progress, sg_point_summary *out)
 {
-  if (bo == NULL || XS == NULL || out == NULL || b == 0 || !(level > 0 && level < 1))
+  if (bo == NULL || XS == NULL || out == NULL || b == 0 || !(level > 0 && level < 1)
+      || fields == 0 || (fields & ~(unsigned) SG_SUMMARY_ALL) != 0)
     return SG_EINVAL;
   const double *ref = bo->has_ref ? bo->ref : NULL;
   if (bo->post != NULL)
@@ -1103,6 +1104,9 @@ sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b, double level,
       sg_summary_options_default (&o);
       o.level = level;
       o.reference = ref;
+      o.fields = fields;
+      if (fields == SG_SUMMARY_MOMENTS)
+        o.fast_moments = SG_SUMMARY_FAST_MOMENTS;
       return sg_skewgp_summarize (bo->post, bo->samples, XS, b, &o, progress, out);
     }
   if (bo->has_gpost)

@@ -287,10 +287,15 @@ const sg_skewgp_samples *sg_bo_skewgp_samples (const sg_bo *bo);
 const sg_gauss_post *sg_bo_gauss_post (const sg_bo *bo);
 /* Per-point summaries (sg-summary.h) of the current model at B points XS
  * (b x dim) at credible LEVEL, prob_better against x_r when there is one.
- * SG_EINVAL when there is no model. */
+ * FIELDS (SG_SUMMARY_* mask) says which the caller reads: with exactly
+ * SG_SUMMARY_MOMENTS the exact SkewGP takes its map path (mean and sd to
+ * round-off, skewness from the low-rank expansion: sg_summary_options.
+ * fast_moments), 10-15x cheaper on a plot's grid than every field; the
+ * other fields are then NaN. The Gaussian surrogates fill every field in
+ * closed form whatever FIELDS says. SG_EINVAL when there is no model. */
 int sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b,
-                     double level, const sg_progress *progress,
-                     sg_point_summary *out);
+                     unsigned fields, double level,
+                     const sg_progress *progress, sg_point_summary *out);
 
 /* ---- The acquisition of the last proposal (for plots) -------------------
  * The function sg_bo_propose maximised, evaluated anywhere: same model,

@@ -449,7 +449,7 @@ test_cancel_and_model (void)
   sg_bo_answer_duel (bo, &b, &a, 0);
   double grid[5] = { -1, -0.5, 0, 0.5, 1 };
   sg_point_summary sum[5];
-  g_assert_cmpint (sg_bo_summarize (bo, grid, 5, 0.9, NULL, sum), ==, SG_EINVAL); /* no model */
+  g_assert_cmpint (sg_bo_summarize (bo, grid, 5, SG_SUMMARY_ALL, 0.9, NULL, sum), ==, SG_EINVAL); /* no model */
   g_assert_cmpuint (sg_bo_model_n_answers (bo), ==, SIZE_MAX);
 
   int calls = 0;
@@ -472,15 +472,33 @@ test_cancel_and_model (void)
   g_assert_nonnull (sg_bo_skewgp_posterior (bo));
   g_assert_nonnull (sg_bo_skewgp_samples (bo));
   g_assert_null (sg_bo_gauss_post (bo));
-  g_assert_cmpint (sg_bo_summarize (bo, grid, 5, 0.9, NULL, sum), ==, SG_OK);
+  g_assert_cmpint (sg_bo_summarize (bo, grid, 5, SG_SUMMARY_ALL, 0.9, NULL, sum), ==, SG_OK);
   /* a beat b twice: at x_r = a the probability of being better than x_r
    * is 0, and the posterior mean is higher at a than at b */
   for (int i = 0; i < 5; i++)
     g_assert_true (sum[i].hpd_lower <= sum[i].hpd_upper);
   double ab[2] = { a, b };
   sg_point_summary s2[2];
-  sg_bo_summarize (bo, ab, 2, 0.9, NULL, s2);
+  sg_bo_summarize (bo, ab, 2, SG_SUMMARY_ALL, 0.9, NULL, s2);
   g_assert_cmpfloat (s2[0].mean, >, s2[1].mean);
+
+  /* moments only (the plots' map path): mean and sd are the same sample
+   * statistics (round-off: 1e-12 relative); with m = 2 truncated rows the
+   * skewness expansion keeps every direction whose variance matters or
+   * falls back to the exact sample moment, so it differs from the sample
+   * statistic by round-off too, well inside 1e-9; fields not asked for
+   * are NaN */
+  sg_point_summary mom[5];
+  g_assert_cmpint (sg_bo_summarize (bo, grid, 5, SG_SUMMARY_MOMENTS, 0.9, NULL, mom), ==, SG_OK);
+  for (int i = 0; i < 5; i++)
+    {
+      g_assert_cmpfloat (fabs (mom[i].mean - sum[i].mean), <=, 1e-12 * (1 + fabs (sum[i].mean)));
+      g_assert_cmpfloat (fabs (mom[i].sd - sum[i].sd), <=, 1e-12 * sum[i].sd);
+      g_assert_cmpfloat (fabs (mom[i].skewness - sum[i].skewness), <=, 1e-9);
+      g_assert_true (isnan (mom[i].median) && isnan (mom[i].hpd_lower));
+    }
+  g_assert_cmpint (sg_bo_summarize (bo, grid, 5, 0, 0.9, NULL, mom), ==, SG_EINVAL);
+  g_assert_cmpint (sg_bo_summarize (bo, grid, 5, 1u << 7, 0.9, NULL, mom), ==, SG_EINVAL);
   sg_bo_free (bo);
 }
 
@@ -1101,7 +1119,7 @@ test_two_gp_runs (void)
   sg_rng_free (rng);
   double x0 = 0, g0 = sg_problem_value (p, &x0);
   sg_point_summary s;
-  g_assert_cmpint (sg_bo_summarize (bo, &x0, 1, 0.95, NULL, &s), ==, SG_OK);
+  g_assert_cmpint (sg_bo_summarize (bo, &x0, 1, SG_SUMMARY_ALL, 0.95, NULL, &s), ==, SG_OK);
   g_assert_cmpfloat (fabs (s.mean - g0), <, 4 * 0.05);
   g_assert_nonnull (sg_bo_two_gp_regression (bo));
   double mc, vc;
@@ -1487,8 +1505,8 @@ test_svgp_surrogate (void)
   g_assert_null (sg_bo_gauss_post (bo));
   g_assert_cmpuint (sg_bo_model_n_answers (bo), ==, 19);
   sg_point_summary sa[20], sb[20];
-  g_assert_cmpint (sg_bo_summarize (bo, xa, 20, 0.9, NULL, sa), ==, SG_OK);
-  g_assert_cmpint (sg_bo_summarize (bo, xb, 20, 0.9, NULL, sb), ==, SG_OK);
+  g_assert_cmpint (sg_bo_summarize (bo, xa, 20, SG_SUMMARY_ALL, 0.9, NULL, sa), ==, SG_OK);
+  g_assert_cmpint (sg_bo_summarize (bo, xb, 20, SG_SUMMARY_ALL, 0.9, NULL, sb), ==, SG_OK);
   int right = 0, counted = 0;
   for (int it = 0; it < 20; it++)
     if (xa[it] != xb[it])

