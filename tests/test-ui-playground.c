@@ -17,20 +17,9 @@
 #include <math.h>
 #include <string.h>
 
+/* Fits of the playground on a loaded 2-core machine: up to minutes. */
+#define UI_HARNESS_SPIN_SECONDS 180
 #include "ui-harness.h"
-
-typedef gboolean (*Cond) (gpointer data);
-
-/* Runs the main loop until COND holds or SECONDS passed. Engine jobs run
- * on worker threads; on a loaded 2-core machine a fit may take seconds. */
-static gboolean
-wait_for (Cond cond, gpointer data, double seconds)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-  while (!cond (data) && g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE), g_usleep (1000);
-  return cond (data);
-}
 
 static gboolean
 has_frame (gpointer data)
@@ -56,8 +45,8 @@ new_playground (void)
 
   gtk_window_set_default_size (GTK_WINDOW (pg), 1100, 800);
   gtk_window_present (GTK_WINDOW (pg));
-  g_assert_true (wait_for (has_frame, pg, 10));
-  g_assert_true (wait_for (result_current, pg, 60));
+  SPIN_UNTIL (has_frame (pg));
+  SPIN_UNTIL (result_current (pg));
   return pg;
 }
 
@@ -196,7 +185,7 @@ test_job_updates_plot (void)
       sb_playground_add_point (pg, x, i % 2 == 0);
     }
   g_assert_true (sb_playground_get_busy (pg));
-  g_assert_true (wait_for (result_current, pg, 60));
+  SPIN_UNTIL (result_current (pg));
   r = sb_playground_get_result (pg);
   g_assert_cmpuint (r->input->n_points, ==, 5);
   g_assert_true (r->method[SB_SURROGATE_EXACT].ok);
@@ -226,7 +215,7 @@ test_job_updates_plot (void)
   g_action_group_change_action_state (G_ACTION_GROUP (pg), "compare-ep", g_variant_new_boolean (FALSE));
   g_assert_cmpuint (layer_n (prob, "prob/ep"), ==, 0);
   g_assert_false (sb_playground_get_last_input (pg)->ep);
-  g_assert_true (wait_for (result_current, pg, 60));
+  SPIN_UNTIL (result_current (pg));
   g_assert_false (sb_playground_get_result (pg)->method[SB_SURROGATE_EP].ok);
   destroy (pg);
 }
@@ -282,7 +271,7 @@ test_bald (void)
   g_assert_true (sb_playground_load_preset (pg, SB_PLAYGROUND_PRESET_LAPLACE));
   g_action_group_activate_action (G_ACTION_GROUP (pg), "suggest", NULL);
   g_assert_true (sb_playground_get_last_input (pg)->bald);
-  g_assert_true (wait_for (has_bald, pg, 60));
+  SPIN_UNTIL (has_bald (pg));
   check_bald (pg);
   g_assert_cmpuint (layer_n (prob, "prob/bald-marker"), ==, 1);
   g_assert_cmpuint (layer_n (sb_playground_get_chart (pg, 2), "bald"),
@@ -307,7 +296,7 @@ test_bald (void)
   g_assert_cmpfloat (pts[50].x[0], ==, x[0]);
   g_assert_false (pts[50].positive);
   g_assert_true (sb_playground_get_last_input (pg)->bald);
-  g_assert_true (wait_for (has_bald, pg, 60));
+  SPIN_UNTIL (has_bald (pg));
   check_bald (pg);
 
   /* Any other edit ends the loop. */
@@ -382,7 +371,7 @@ test_preset (void)
   /* The result: the three methods at the same hyperparameters; Laplace's
    * probability is closer to 0.5 than the exact one in the pure class-1
    * region (x < 4), as the explanation says. */
-  g_assert_true (wait_for (result_current, pg, 60));
+  SPIN_UNTIL (result_current (pg));
   {
     const SbPlaygroundResult *r = sb_playground_get_result (pg);
     const sg_point_summary *ex = r->method[SB_SURROGATE_EXACT].summary;
@@ -428,12 +417,12 @@ test_fit (void)
   double fixed_exact_evidence;
 
   g_assert_true (sb_playground_load_preset (pg, SB_PLAYGROUND_PRESET_LAPLACE));
-  g_assert_true (wait_for (result_current, pg, 60));
+  SPIN_UNTIL (result_current (pg));
   fixed_exact_evidence = sb_playground_get_result (pg)->method[SB_SURROGATE_EXACT].log_evidence;
 
   g_action_group_change_action_state (G_ACTION_GROUP (pg), "fit", g_variant_new_boolean (TRUE));
   g_assert_true (sb_playground_get_last_input (pg)->fit);
-  g_assert_true (wait_for (result_current, pg, 120));
+  SPIN_UNTIL (result_current (pg));
   r = sb_playground_get_result (pg);
   for (int k = 0; k < SB_N_SURROGATES; k++)
     {
@@ -470,7 +459,7 @@ test_fit (void)
     g_assert_cmpfloat (in->pseudo_points[0], ==, 5.8);  /* the paper's start */
     g_assert_cmpfloat (in->pseudo_points[1], ==, 6.0);
   }
-  g_assert_true (wait_for (result_current, pg, 180));
+  SPIN_UNTIL (result_current (pg));
   r = sb_playground_get_result (pg);
   g_assert_true (r->method[SB_SURROGATE_EXACT].ok);
   g_assert_cmpuint (r->method[SB_SURROGATE_EXACT].s, ==, 2);
@@ -504,7 +493,7 @@ test_plane (void)
 
   g_action_group_change_action_state (G_ACTION_GROUP (pg), "mode", g_variant_new_string ("2d"));
   g_assert_cmpuint (sb_playground_get_dim (pg), ==, 2);
-  g_assert_true (wait_for (result_current, pg, 60));
+  SPIN_UNTIL (result_current (pg));
   px = pixel (pg);
   to_widget (pg, a, TRUE, &wx, &wy);
   click (pg, GDK_BUTTON_PRIMARY, 0, wx, wy);
@@ -523,7 +512,7 @@ test_plane (void)
   g_assert_false (in->points[1].positive);
   g_assert_cmpfloat (in->points[1].x[0], >, in->points[0].x[0]);
   g_assert_cmpfloat (in->points[1].x[1], <, in->points[0].x[1]);   /* y grows upwards */
-  g_assert_true (wait_for (result_current, pg, 60));
+  SPIN_UNTIL (result_current (pg));
   {
     const SbPlaygroundResult *r = sb_playground_get_result (pg);
     SbScene *scene = sb_chart_get_scene (sb_playground_get_chart (pg, 0));
@@ -533,7 +522,7 @@ test_plane (void)
   }
   /* BALD in 2-D too. */
   sb_playground_suggest (pg);
-  g_assert_true (wait_for (has_bald, pg, 60));
+  SPIN_UNTIL (has_bald (pg));
   check_bald (pg);
   destroy (pg);
 }

@@ -15,26 +15,6 @@
 
 #include "ui-harness.h"
 
-/* Runs the main loop until COND (polled) holds or 3 s passed. */
-typedef gboolean (*Cond) (gpointer data);
-
-static gboolean
-wait_for (Cond cond, gpointer data)
-{
-  gint64 end = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
-  while (!cond (data) && g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
-  return cond (data);
-}
-
-static void
-spin (int ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * 1000;
-  while (g_get_monotonic_time () < end)
-    g_main_context_iteration (NULL, FALSE), g_usleep (2000);
-}
-
 static guint
 draws (SbChart *chart, const char *id)
 {
@@ -82,7 +62,7 @@ maybe_screenshot (GtkWidget *widget, const char *name)
   const char *dir = g_getenv ("SB_PLOT_PNG_DIR");
   if (dir == NULL)
     return;
-  spin (300);
+  spin_for (300);
   /* The whole window, so the theme's background is under the plot. */
   widget = GTK_WIDGET (gtk_widget_get_root (widget));
   GdkPaintable *paintable = gtk_widget_paintable_new (widget);
@@ -118,8 +98,8 @@ test_chart_caching (void)
   g_autoptr (SbScene) scene = posterior_scene (snap, FALSE);
 
   sb_chart_set_scene (chart, scene);
-  g_assert_true (wait_for (layer_drawn, chart));
-  spin (100);
+  SPIN_UNTIL (layer_drawn (chart));
+  spin_for (100);
   SbFrame frame;
   g_assert_true (sb_chart_get_frame (chart, &frame));
   g_assert_cmpfloat (frame.x0, ==, -2.6);
@@ -130,7 +110,7 @@ test_chart_caching (void)
   /* A new result with the same data: the layers keep their drawings. */
   g_autoptr (SbScene) scene2 = posterior_scene (same, FALSE);
   sb_chart_set_scene (chart, scene2);
-  spin (150);
+  spin_for (150);
   g_assert_cmpuint (draws (chart, "band/exact"), ==, band);
   g_assert_cmpuint (draws (chart, "mean/exact"), ==, mean);
 
@@ -141,14 +121,14 @@ test_chart_caching (void)
   g_test_message ("hover: %s", text);
   g_assert_nonnull (strstr (text, "mean (exact): "));
   g_assert_nonnull (strstr (text, "95% HPD band (exact): ["));
-  spin (150);
+  spin_for (150);
   g_assert_cmpuint (draws (chart, "band/exact"), ==, band);
   sb_chart_hover_at (chart, -1, -1);
 
   /* "Compare with Laplace": new layers appear, the exact band is kept. */
   g_autoptr (SbScene) scene3 = posterior_scene (same, TRUE);
   sb_chart_set_scene (chart, scene3);
-  spin (150);
+  spin_for (150);
   g_assert_nonnull (sb_chart_get_layer_widget (chart, "mean/Laplace"));
   g_assert_cmpuint (draws (chart, "mean/Laplace"), >=, 1);
   g_assert_cmpuint (draws (chart, "band/exact"), ==, band);
@@ -161,7 +141,7 @@ test_chart_caching (void)
   sb_chart_set_view (chart, &view);
   g_assert_cmpuint (zoomed_notified, ==, 1);
   g_assert_true (sb_chart_get_zoomed (chart));
-  spin (150);
+  spin_for (150);
   g_assert_true (sb_chart_get_frame (chart, &frame));
   g_assert_cmpfloat (frame.x0, ==, -1);
   g_assert_cmpfloat (frame.x1, ==, 1);
@@ -205,7 +185,7 @@ test_plot_view (void)
   SbChart *chart = sb_plot_view_get_chart (view);
 
   sb_plot_view_set_snapshot (view, snap);
-  g_assert_true (wait_for (layer_drawn, chart));
+  SPIN_UNTIL (layer_drawn (chart));
   g_assert_null (sb_chart_get_layer_widget (chart, "mean/EP"));
   g_free (sb_chart_hover_at (chart, 420, 260));
   maybe_screenshot (GTK_WIDGET (view), "widget-posterior");
@@ -245,7 +225,7 @@ test_plot_view (void)
   g_assert_nonnull (sb_chart_get_layer_widget (chart, "density/EP"));
   g_assert_null (sb_chart_get_layer_widget (chart, "density/Laplace"));
   maybe_screenshot (GTK_WIDGET (view), "widget-density");
-  spin (100);
+  spin_for (100);
   gtk_window_destroy (win);
 }
 
@@ -282,9 +262,8 @@ test_slice_controls (void)
    * SbGrid2) but has a new best point: the heatmap and its contours keep
    * their drawings, the best-point marker is redrawn. */
   SbChart *chart = sb_plot_view_get_chart (view);
-  gboolean drawn = wait_for (layer_drawn_heatmap, chart);
-  g_assert_true (drawn);
-  spin (100);
+  SPIN_UNTIL (layer_drawn_heatmap (chart));
+  spin_for (100);
   guint heat = draws (chart, "heatmap"), contours = draws (chart, "contours/exact");
   guint best = draws (chart, "best/marker");
   g_autoptr (SbPlotSnapshot) s2 = sb_plot_snapshot_new (4, 8);
@@ -295,11 +274,11 @@ test_slice_controls (void)
   sb_plot_snapshot_set_slice (s2, 0, 2, fixed);
   sb_plot_snapshot_set_field (s2, SB_FIELD_MEAN, SB_SURROGATE_EXACT, g);
   sb_plot_view_set_snapshot (view, s2);
-  spin (200);
+  spin_for (200);
   g_assert_cmpuint (draws (chart, "heatmap"), ==, heat);
   g_assert_cmpuint (draws (chart, "contours/exact"), ==, contours);
   g_assert_cmpuint (draws (chart, "best/marker"), >, best);
-  spin (100);
+  spin_for (100);
   gtk_window_destroy (win);
 }
 
@@ -325,18 +304,18 @@ test_dark_theme (void)
   GtkSettings *settings = gtk_settings_get_default ();
 
   sb_chart_set_scene (chart, scene);
-  g_assert_true (wait_for (layer_drawn, chart));
+  SPIN_UNTIL (layer_drawn (chart));
   g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
-  g_assert_true (wait_for (palette_is_light, chart));
+  SPIN_UNTIL (palette_is_light (chart));
   guint band = draws (chart, "band/exact");
   g_object_set (settings, "gtk-application-prefer-dark-theme", TRUE, NULL);
-  g_assert_true (wait_for (palette_is_dark, chart));
-  spin (150);
+  SPIN_UNTIL (palette_is_dark (chart));
+  spin_for (150);
   maybe_screenshot (GTK_WIDGET (chart), "widget-dark");
   /* New colours: the layers were redrawn. */
   g_assert_cmpuint (draws (chart, "band/exact"), >, band);
   g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
-  g_assert_true (wait_for (palette_is_light, chart));
+  SPIN_UNTIL (palette_is_light (chart));
   gtk_window_destroy (win);
 }
 
@@ -370,7 +349,7 @@ test_drag_zoom_and_click (void)
   GtkWindow *win = window_with (GTK_WIDGET (chart));
   g_autoptr (SbScene) scene = posterior_scene (snap, FALSE);
   sb_chart_set_scene (chart, scene);
-  g_assert_true (wait_for (layer_drawn, chart));
+  SPIN_UNTIL (layer_drawn (chart));
   SbFrame f;
   g_assert_true (sb_chart_get_frame (chart, &f));
   GtkGesture *drag = find_drag (GTK_WIDGET (chart));

@@ -8,6 +8,7 @@
 #include "sb-experiment-templates.h"
 #include "sb-jobs.h"
 #include "sb-worker.h"
+#include "ui-harness.h"
 
 #include <math.h>
 
@@ -129,25 +130,6 @@ worker_with_record (Record *r)
   return w;
 }
 
-/* Iterates the main loop until COND or 10 s (a hang is a failure). */
-#define SPIN_UNTIL(cond)                                                        \
-  G_STMT_START {                                                                \
-    gint64 deadline_ = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;       \
-    while (!(cond) && g_get_monotonic_time () < deadline_)                      \
-      g_main_context_iteration (NULL, FALSE), g_usleep (1000);                  \
-    g_assert_true (cond);                                                       \
-  } G_STMT_END
-
-static void
-spin_for (guint ms)
-{
-  gint64 end = g_get_monotonic_time () + ms * G_TIME_SPAN_MILLISECOND;
-  while (g_get_monotonic_time () < end)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-}
 
 static void
 test_delivers (void)

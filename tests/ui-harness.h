@@ -21,20 +21,24 @@ have_display (void)
   return (x && *x) || (w && *w);
 }
 
-#define SPIN_UNTIL(cond)                                                        \
-  G_STMT_START {                                                                \
-    gint64 deadline_ = g_get_monotonic_time ()                                  \
-                       + UI_HARNESS_SPIN_SECONDS * G_TIME_SPAN_SECOND;          \
-    while (!(cond) && g_get_monotonic_time () < deadline_)                      \
-      g_main_context_iteration (NULL, TRUE);                                    \
-    g_assert_true (cond);                                                       \
-  } G_STMT_END
-
 static inline gboolean
 ui_harness_wake (gpointer data)
 {
   return G_SOURCE_CONTINUE;
 }
+
+/* The 5 ms timer wakes the loop for conditions that change without a
+ * main-loop event (a flag set by a worker thread). */
+#define SPIN_UNTIL(cond)                                                        \
+  G_STMT_START {                                                                \
+    gint64 deadline_ = g_get_monotonic_time ()                                  \
+                       + UI_HARNESS_SPIN_SECONDS * G_TIME_SPAN_SECOND;          \
+    guint wake_ = g_timeout_add (5, ui_harness_wake, NULL);                     \
+    while (!(cond) && g_get_monotonic_time () < deadline_)                      \
+      g_main_context_iteration (NULL, TRUE);                                    \
+    g_source_remove (wake_);                                                    \
+    g_assert_true (cond);                                                       \
+  } G_STMT_END
 
 static inline void
 spin_for (guint ms)
