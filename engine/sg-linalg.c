@@ -229,6 +229,44 @@ sg_symmetrize (double *A, size_t n)
       }
 }
 
+/* GCC vectorises at -O2 only in its "very cheap" mode (no loops of run-time
+ * length): ask for the full vectoriser on these loops. None reassociates
+ * a sum, so the results are the same as the scalar loops'. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define SG_VECTORIZE __attribute__ ((optimize ("tree-vectorize")))
+#else
+#define SG_VECTORIZE
+#endif
+
+SG_VECTORIZE void
+sg_vec_mul (const double *restrict x, const double *restrict y, size_t n,
+            double *restrict out)
+{
+  for (size_t i = 0; i < n; i++)
+    out[i] = x[i] * y[i];
+}
+
+SG_VECTORIZE void
+sg_vec_scale (double alpha, const double *restrict x, size_t n, double *restrict out)
+{
+  for (size_t i = 0; i < n; i++)
+    out[i] = alpha * x[i];
+}
+
+SG_VECTORIZE void
+sg_vec_axpy (double alpha, const double *restrict x, size_t n, double *restrict y)
+{
+  for (size_t i = 0; i < n; i++)
+    y[i] += alpha * x[i];
+}
+
+SG_VECTORIZE void
+sg_vec_sub_squares (const double *restrict x, size_t n, double *restrict acc)
+{
+  for (size_t i = 0; i < n; i++)
+    acc[i] -= x[i] * x[i];
+}
+
 void
 sg_blas_use_default_threads (void)
 {

@@ -51,6 +51,13 @@ void sg_symmetrize (double *A, size_t n);
 /* 1 if every entry is finite. */
 int sg_all_finite (const double *x, size_t n);
 
+/* Elementwise kernels over N entries, for the loops over grid points and
+ * samples that BLAS has no call for (or none cheaper than the loop). */
+void sg_vec_mul (const double *x, const double *y, size_t n, double *out);  /* out = x .* y  */
+void sg_vec_scale (double alpha, const double *x, size_t n, double *out);   /* out = alpha x */
+void sg_vec_axpy (double alpha, const double *x, size_t n, double *y);      /* y += alpha x  */
+void sg_vec_sub_squares (const double *x, size_t n, double *acc);           /* acc -= x .* x */
+
 /* Process-wide BLAS threading for the programs (call once from main(),
  * before any other thread starts): one BLAS thread, unless the user asked
  * for a number with OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or

@@ -47,6 +47,9 @@ int sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
 /* The same from a kernel matrix KS = K(Z, XS) (nz x b) already computed. */
 void sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
                               const double *XS, size_t b, double *WQ, double *V);
+/* Its first step: PK (mh x b) = P KS, before the solve with Lh. */
+void sg_skewgp_project_kernel (const sg_skewgp_posterior *p, const double *Ks,
+                               size_t b, double *PK);
 
 /* The fast_moments path of sg_skewgp_summarize (sg-skewgp-moments.c):
  * mean, sd and skewness of B points in batches of BS. */

@@ -514,8 +514,8 @@ sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
 }
 
 void
-sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
-                         const double *XS, size_t b, double *WQ, double *V)
+sg_skewgp_project_kernel (const sg_skewgp_posterior *p, const double *Ks, size_t b,
+                          double *WQ)
 {
   size_t nz = p->nz, mh = p->mh;
   if (p->p_row != NULL)
@@ -525,23 +525,29 @@ sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
         memset (row, 0, b * sizeof *row);
         for (size_t j = p->p_row[k]; j < p->p_row[k + 1]; j++)
           {
-            const double *kc = Ks + p->p_col[j] * b;
-            double v = p->p_val[j];
-            for (size_t i = 0; i < b; i++)
-              row[i] += v * kc[i];
+            sg_vec_axpy (p->p_val[j], Ks + p->p_col[j] * b, b, row);
           }
       }
   else
     sg_gemm (0, 0, mh, b, nz, 1, p->P, Ks, 0, WQ);
+}
+
+void
+sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
+                         const double *XS, size_t b, double *WQ, double *V)
+{
+  size_t mh = p->mh;
+  sg_skewgp_project_kernel (p, Ks, b, WQ);
   sg_trsm_lower (p->Lh, mh, WQ, b);
-  if (V != NULL)
-    for (size_t i = 0; i < b; i++)
-      {
-        double acc = sg_kernel_eval (&p->kernel, XS + i * p->dim, XS + i * p->dim);
-        for (size_t k = 0; k < mh; k++)
-          acc -= WQ[k * b + i] * WQ[k * b + i];
-        V[i] = acc > 0 ? acc : 0;
-      }
+  if (V == NULL)
+    return;
+  /* row by row (contiguous), subtracting in the same order as point by point */
+  for (size_t i = 0; i < b; i++)
+    V[i] = sg_kernel_eval (&p->kernel, XS + i * p->dim, XS + i * p->dim);
+  for (size_t k = 0; k < mh; k++)
+    sg_vec_sub_squares (WQ + k * b, b, V);
+  for (size_t i = 0; i < b; i++)
+    V[i] = V[i] > 0 ? V[i] : 0;
 }
 
 int
