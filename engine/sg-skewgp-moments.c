@@ -60,22 +60,34 @@
 #define SIGMA_FLOOR 1e-13   /* directions of C_w below this * its largest
                                eigenvalue carry no sample variation          */
 
-/* Everything the batches share, built once per call. */
+/* Everything the batches share, built once per call. The points enter as
+ * u(x) = P k(Z, x) (mh), not as the whitened a(x) = Lh^{-1} u(x): in the
+ * rotated coordinates h = B^T a, B = blockdiag(I_mr, V) with V the
+ * eigenvectors of C_w = V diag(s2) V^T, the solve with Lh folds into one
+ * matrix M (one GEMM per batch instead of a triangular solve and a GEMM):
+ *   mean = xi + ebar^T a             = xi + (row mh of M) u
+ *   var  = [k(x,x) - |a|^2]_+ + a_t^T C_w a_t
+ *        = [k(x,x) - |h|^2]_+ + sum_k s2_k h_{mr+k}^2      (B orthogonal)
+ *   c    = U^T R^T a_t = U^T diag(s) h_t                     (R = V diag(s)) */
 typedef struct {
   size_t m, mh, mr, N, r, P;   /* P = r (r + 1) / 2 pairs                   */
-  double *M;      /* (m + 1) x mh: rows 0..m-1 map a to c = U^T R^T a_t,
-                     row m maps a to the linear mean ebar^T a                */
+  double *M;      /* (mh + 1) x mh: rows 0..mh-1 = B^T Lh^{-1} (u to h),
+                     row mh = ebar^T Lh^{-1} (u to the linear mean)          */
+  double *s2;     /* m: C_w's eigenvalues, 0 below the floor (order of h_t) */
+  double *C;      /* r x m: C[k][i] = U_ik s_i, so c = C h_t                */
   double *T;      /* r x P: T[c][q(a,b)] = mult(a,b,c) mean_j z_aj z_bj z_cj
                      for a <= b <= c, 0 for c < b; q(a,b) = b (b + 1) / 2 + a
                      (colex); mult = 1, 3 or 6 (all equal, two, none), so
                      c3 = sum_c c_c sum_q T[c][q] c_a c_b                    */
-  double *D;      /* mh x N: e_j - ebar (for the exact fallback)             */
+  double *D;      /* mh x N: B^T (e_j - ebar) (for the exact fallback)      */
 } moment_basis;
 
 static void
 moment_basis_clear (moment_basis *mb)
 {
   free (mb->M);
+  free (mb->s2);
+  free (mb->C);
   free (mb->T);
   free (mb->D);
 }
@@ -117,72 +129,65 @@ pilot_points (const sg_skewgp_posterior *post, const double *XS, size_t b,
   return k;
 }
 
-/* Builds the basis: C_w = V diag(s2) V^T, R = V diag(s); the pilot
- * average K of y y^T (y = R^T a_t) = U diag(lambda) U^T; M; the rank r;
- * the sample coordinates Z = U_r^T diag(1/s) V^T D_t and the tensor T. */
+/* The third-moment tensor of the r x N sample coordinates Z into mb->T. */
 static int
-moment_basis_build (const sg_skewgp_posterior *post, const sg_skewgp_samples *smp,
-                    const double *XS, size_t b, int with_skew, moment_basis *mb)
+moment_tensor (moment_basis *mb, const double *Z)
 {
-  size_t m = post->m, mh = post->mh, mr = post->mr, N = smp->N, nz = post->nz;
-  *mb = (moment_basis) { .m = m, .mh = mh, .mr = mr, .N = N };
+  size_t r = mb->r, N = mb->N;
+  double *pair = malloc ((r * N + 1) * sizeof *pair);
+  double *Tb = malloc ((r * r + 1) * sizeof *Tb);
+  mb->T = malloc ((r * mb->P + 1) * sizeof *mb->T);
+  if (!pair || !Tb || !mb->T)
+    {
+      free (pair); free (Tb);
+      return SG_ENOMEM;
+    }
+  /* for each a, the pairs (a, b >= a) against every c */
+  for (size_t a = 0; a < r; a++)
+    {
+      size_t nb = r - a;
+      for (size_t bb = 0; bb < nb; bb++)
+        sg_vec_mul (Z + a * N, Z + (a + bb) * N, N, pair + bb * N);
+      /* Tb (nb x r) = pair Z^T / N */
+      sg_gemm (0, 1, nb, r, N, 1.0 / (double) N, pair, Z, 0, Tb);
+      for (size_t bb = 0; bb < nb; bb++)
+        {
+          size_t hi = a + bb, q = hi * (hi + 1) / 2 + a;
+          for (size_t c = 0; c < r; c++)
+            mb->T[c * mb->P + q] = c < hi ? 0 : triple_multiplicity (a, hi, c) * Tb[bb * r + c];
+        }
+    }
+  free (pair); free (Tb);
+  return SG_OK;
+}
+
+/* The skewness part of the basis: the pilot average K of y y^T
+ * (y = diag(s) h_t) = U diag(lambda) U^T, the rank r, C, the whitened
+ * sample coordinates Z = U_r^T diag(1/s) D_t and the tensor T. */
+static int
+moment_basis_skew (const sg_skewgp_posterior *post, const double *XS, size_t b,
+                   moment_basis *mb)
+{
+  size_t m = mb->m, mh = mb->mh, mr = mb->mr, N = mb->N, nz = post->nz;
   size_t np = b < PILOT_POINTS ? b : PILOT_POINTS;
-  mb->M = calloc ((m + 1) * mh + 1, sizeof *mb->M);
-  mb->D = malloc ((mh * N + 1) * sizeof *mb->D);
-  double *V = malloc ((m * m + 1) * sizeof *V);        /* C_w, then its vectors */
-  double *s2 = malloc ((m + 1) * sizeof *s2);
-  double *RU = malloc ((m * m + 1) * sizeof *RU);       /* R, then R U          */
-  double *K = malloc ((m * m + 1) * sizeof *K);         /* pilot average, then U */
-  double *lam = malloc ((m + 1) * sizeof *lam);
   double *Xp = malloc ((np * post->dim + 1) * sizeof *Xp);
-  double *WQ = malloc ((mh * np + 1) * sizeof *WQ);
+  double *Ks = malloc ((np * nz + 1) * sizeof *Ks);
+  double *Up = malloc ((mh * np + 1) * sizeof *Up);
   double *Y = malloc ((m * np + 1) * sizeof *Y);
-  double *scratch = malloc ((np * nz + 1) * sizeof *scratch);
+  double *K = malloc ((m * m + 1) * sizeof *K);
+  double *lam = malloc ((m + 1) * sizeof *lam);
   double *W = malloc ((m * N + 1) * sizeof *W);
-  double *RUK = malloc ((m * m + 1) * sizeof *RUK);
-  int status = (mb->M && mb->D && V && s2 && RU && K && lam && Xp && WQ && Y
-                && scratch && W && RUK) ? SG_OK : SG_ENOMEM;
+  double *Ur = malloc ((m * m + 1) * sizeof *Ur);
+  double *Z = NULL;
+  int status = (Xp && Ks && Up && Y && K && lam && W && Ur) ? SG_OK : SG_ENOMEM;
   if (status != SG_OK)
     goto out;
-
-  /* centred samples and their mean (row m of M) */
-  for (size_t k = 0; k < mh; k++)
-    {
-      const double *e = smp->E + k * N;
-      double mean = 0;
-      for (size_t j = 0; j < N; j++)
-        mean += e[j];
-      mean /= (double) N;
-      mb->M[m * mh + k] = mean;
-      for (size_t j = 0; j < N; j++)
-        mb->D[k * N + j] = e[j] - mean;
-    }
-  if (m == 0)
-    goto out;
-
-  /* C_w = D_t D_t^T / N = V diag(s2) V^T */
-  const double *Dt = mb->D + mr * N;
-  sg_gemm (0, 1, m, m, N, 1.0 / (double) N, Dt, Dt, 0, V);
-  sg_symmetrize (V, m);
-  if ((status = sym_eigen (V, m, s2)) != SG_OK)
-    goto out;
-  double floor_s2 = SIGMA_FLOOR * (s2[m - 1] > 0 ? s2[m - 1] : 0);
-  for (size_t i = 0; i < m; i++)
-    for (size_t k = 0; k < m; k++)
-      RU[i * m + k] = s2[k] > floor_s2 ? V[i * m + k] * sqrt (s2[k]) : 0;
-
-  if (!with_skew)
-    {
-      /* mean and sd only: any orthonormal basis will do (U = I) */
-      for (size_t k = 0; k < m; k++)
-        for (size_t i = 0; i < m; i++)
-          mb->M[k * mh + mr + i] = RU[i * m + k];
-      goto out;
-    }
-  /* K = mean over pilot points of y y^T, y = R^T a_t */
   size_t npts = pilot_points (post, XS, b, Xp);
-  sg_skewgp_whiten_points (post, Xp, npts, WQ, NULL, scratch);
-  sg_gemm (1, 0, m, npts, m, 1, RU, WQ + mr * npts, 0, Y);
+  sg_kernel_matrix (&post->kernel, post->Z, nz, Xp, npts, Ks);
+  sg_skewgp_project_kernel (post, Ks, npts, Up);
+  sg_gemm (0, 0, m, npts, mh, 1, mb->M + mr * mh, Up, 0, Y);   /* h_t */
+  for (size_t k = 0; k < m; k++)
+    sg_vec_scale (sqrt (mb->s2[k]), Y + k * npts, npts, Y + k * npts);
   sg_gemm (0, 1, m, m, npts, 1.0 / (double) npts, Y, Y, 0, K);
   sg_symmetrize (K, m);
   if ((status = sym_eigen (K, m, lam)) != SG_OK)
@@ -197,61 +202,92 @@ moment_basis_build (const sg_skewgp_posterior *post, const sg_skewgp_samples *sm
     left -= fmax (lam[m - 1 - r++], 0);
   mb->r = r;
   mb->P = r * (r + 1) / 2;
-
-  /* M rows 0..m-1: (R U)^T acting on a_t (columns mr.. of M); RUK = R K
-   * holds R u_k in column m-1-k (K's eigenvectors are ascending) */
-  sg_gemm (0, 0, m, m, m, 1, RU, K, 0, RUK);
-  for (size_t k = 0; k < m; k++)
-    for (size_t i = 0; i < m; i++)
-      mb->M[k * mh + mr + i] = RUK[i * m + (m - 1 - k)];
-
   if (r == 0)
     goto out;
-  /* W = diag(1/s) V^T D_t (whitened sample coordinates, m x N), then
-   * Z = U_r^T W (r x N), stored in W's first r rows */
-  sg_gemm (1, 0, m, N, m, 1, V, Dt, 0, W);
-  for (size_t k = 0; k < m; k++)
+  mb->C = malloc (r * m * sizeof *mb->C);
+  Z = malloc (r * N * sizeof *Z);
+  if (mb->C == NULL || Z == NULL)
     {
-      double inv = s2[k] > floor_s2 ? 1 / sqrt (s2[k]) : 0;
-      for (size_t j = 0; j < N; j++)
-        W[k * N + j] *= inv;
-    }
-  double *Ur = RU;   /* m x r: the first r directions; RU no longer needed */
-  for (size_t i = 0; i < m; i++)
-    for (size_t k = 0; k < r; k++)
-      Ur[i * r + k] = K[i * m + (m - 1 - k)];
-  double *Z = malloc (r * N * sizeof *Z);
-  double *pair = malloc (r * N * sizeof *pair);
-  mb->T = malloc (r * mb->P * sizeof *mb->T);
-  double *Tb = malloc (r * r * sizeof *Tb);
-  if (!Z || !pair || !mb->T || !Tb)
-    {
-      free (Z); free (pair); free (Tb);
       status = SG_ENOMEM;
       goto out;
     }
+  for (size_t i = 0; i < m; i++)
+    for (size_t k = 0; k < r; k++)
+      {
+        Ur[i * r + k] = K[i * m + (m - 1 - k)];
+        mb->C[k * m + i] = Ur[i * r + k] * sqrt (mb->s2[i]);
+      }
+  /* W = diag(1/s) D_t (the t rows of D are V^T (e_j - ebar)_t) */
+  for (size_t k = 0; k < m; k++)
+    sg_vec_scale (mb->s2[k] > 0 ? 1 / sqrt (mb->s2[k]) : 0, mb->D + (mr + k) * N, N,
+                  W + k * N);
   sg_gemm (1, 0, r, N, m, 1, Ur, W, 0, Z);
-  /* T: for each a, the pairs (a, b >= a) against every c */
-  for (size_t a = 0; a < r; a++)
+  status = moment_tensor (mb, Z);
+out:
+  free (Xp); free (Ks); free (Up); free (Y); free (K); free (lam); free (W);
+  free (Ur); free (Z);
+  return status;
+}
+
+/* Builds the basis (see moment_basis): the centred samples, Lh^{-1}, the
+ * eigendecomposition of C_w, M and D; with WITH_SKEW the rest. */
+static int
+moment_basis_build (const sg_skewgp_posterior *post, const sg_skewgp_samples *smp,
+                    const double *XS, size_t b, int with_skew, moment_basis *mb)
+{
+  size_t m = post->m, mh = post->mh, mr = post->mr, N = smp->N;
+  *mb = (moment_basis) { .m = m, .mh = mh, .mr = mr, .N = N };
+  mb->M = calloc ((mh + 1) * mh + 1, sizeof *mb->M);
+  mb->s2 = calloc (m + 1, sizeof *mb->s2);
+  mb->D = malloc ((mh * N + 1) * sizeof *mb->D);
+  double *D0 = malloc ((mh * N + 1) * sizeof *D0);
+  double *Linv = calloc (mh * mh + 1, sizeof *Linv);
+  double *ebar = malloc ((mh + 1) * sizeof *ebar);
+  double *V = malloc ((m * m + 1) * sizeof *V);
+  int status = (mb->M && mb->s2 && mb->D && D0 && Linv && ebar && V) ? SG_OK : SG_ENOMEM;
+  if (status != SG_OK)
+    goto out;
+
+  /* centred samples and their mean */
+  for (size_t k = 0; k < mh; k++)
     {
-      size_t nb = r - a;
-      for (size_t bb = 0; bb < nb; bb++)
-        for (size_t j = 0; j < N; j++)
-          pair[bb * N + j] = Z[a * N + j] * Z[(a + bb) * N + j];
-      /* Tb (nb x r) = pair Z^T / N */
-      sg_gemm (0, 1, nb, r, N, 1.0 / (double) N, pair, Z, 0, Tb);
-      for (size_t bb = 0; bb < nb; bb++)
-        {
-          size_t hi = a + bb, q = hi * (hi + 1) / 2 + a;
-          for (size_t c = 0; c < r; c++)
-            mb->T[c * mb->P + q] = c < hi ? 0 : triple_multiplicity (a, hi, c) * Tb[bb * r + c];
-        }
+      const double *e = smp->E + k * N;
+      double mean = 0;
+      for (size_t j = 0; j < N; j++)
+        mean += e[j];
+      ebar[k] = mean / (double) N;
+      for (size_t j = 0; j < N; j++)
+        D0[k * N + j] = e[j] - ebar[k];
     }
-  free (Z); free (pair); free (Tb);
+  /* Lh^{-1} (solve Lh X = I); row mh of M = (Lh^{-T} ebar)^T; the y rows
+   * of M and D are not rotated */
+  for (size_t k = 0; k < mh; k++)
+    Linv[k * mh + k] = 1;
+  sg_trsm_lower (post->Lh, mh, Linv, mh);
+  sg_gemv (1, mh, mh, 1, Linv, ebar, 0, mb->M + mh * mh);
+  memcpy (mb->M, Linv, mr * mh * sizeof *mb->M);
+  memcpy (mb->D, D0, mr * N * sizeof *mb->D);
+  if (m == 0)
+    goto out;
+
+  /* C_w = D0_t D0_t^T / N = V diag(s2) V^T; the t rows of M and D rotated
+   * by V^T */
+  const double *Dt = D0 + mr * N;
+  sg_gemm (0, 1, m, m, N, 1.0 / (double) N, Dt, Dt, 0, V);
+  sg_symmetrize (V, m);
+  if ((status = sym_eigen (V, m, mb->s2)) != SG_OK)
+    goto out;
+  double floor_s2 = SIGMA_FLOOR * (mb->s2[m - 1] > 0 ? mb->s2[m - 1] : 0);
+  for (size_t k = 0; k < m; k++)
+    if (!(mb->s2[k] > floor_s2))
+      mb->s2[k] = 0;
+  sg_gemm (1, 0, m, mh, m, 1, V, Linv + mr * mh, 0, mb->M + mr * mh);
+  sg_gemm (1, 0, m, N, m, 1, V, Dt, 0, mb->D + mr * N);
+  if (with_skew)
+    status = moment_basis_skew (post, XS, b, mb);
 
 out:
-  free (V); free (s2); free (RU); free (K); free (lam); free (Xp); free (WQ);
-  free (Y); free (scratch); free (W); free (RUK);
+  free (D0); free (Linv); free (ebar); free (V);
   if (status != SG_OK)
     moment_basis_clear (mb);
   return status;
@@ -410,19 +446,20 @@ sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
   int status = moment_basis_build (post, smp, XS, b, with_skew, &mb);
   if (status != SG_OK)
     return status;
-  size_t m = mb.m, mh = mb.mh, r = mb.r, P = mb.P, N = mb.N, dim = post->dim;
-  double *WQ = malloc ((mh * bs + 1) * sizeof *WQ);
-  double *V = malloc (bs * sizeof *V);
-  double *scratch = malloc ((bs * post->nz + 1) * sizeof *scratch);
-  double *O = malloc (((m + 1) * bs + 1) * sizeof *O);
+  size_t m = mb.m, mh = mb.mh, mr = mb.mr, r = mb.r, P = mb.P, N = mb.N;
+  size_t dim = post->dim, nz = post->nz;
+  double *Ks = malloc ((bs * nz + 1) * sizeof *Ks);
+  double *U = malloc ((mh * bs + 1) * sizeof *U);
+  double *H = malloc (((mh + 1) * bs + 1) * sizeof *H);
+  double *Oc = malloc ((r * bs + 1) * sizeof *Oc);
   double *S = malloc ((PAIR_CHUNK * bs + 1) * sizeof *S);
-  double *vl = malloc (bs * sizeof *vl), *left = malloc (bs * sizeof *left);
   double *G = malloc ((r * bs + 1) * sizeof *G);
+  double *rem = malloc (bs * sizeof *rem), *lin = malloc (bs * sizeof *lin);
+  double *vl = malloc (bs * sizeof *vl), *c3 = malloc (bs * sizeof *c3);
   double *Af = malloc ((mh * bs + 1) * sizeof *Af);
   double *F = malloc ((bs * N + 1) * sizeof *F);
-  double *c3 = malloc (bs * sizeof *c3);
   size_t *fb = malloc (bs * sizeof *fb);
-  status = (WQ && V && scratch && O && S && G && Af && F && c3 && fb && vl && left)
+  status = (Ks && U && H && Oc && S && G && rem && lin && vl && c3 && Af && F && fb)
            ? SG_OK : SG_ENOMEM;
   grid_kernel gk;
   int tables = status == SG_OK && grid_kernel_init (&gk, post, XS, b);
@@ -432,17 +469,33 @@ sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
           && (status = sg_progress_report (progress, (double) b0 / (double) b)) != SG_OK)
         break;
       size_t bb = b - b0 < bs ? b - b0 : bs;
+      const double *xs = XS + b0 * dim;
       if (tables)
-        {
-          grid_kernel_matrix (&gk, b0, bb, scratch);
-          sg_skewgp_whiten_kernel (post, scratch, XS + b0 * dim, bb, WQ, V);
-        }
+        grid_kernel_matrix (&gk, b0, bb, Ks);
       else
-        sg_skewgp_whiten_points (post, XS + b0 * dim, bb, WQ, V, scratch);
-      /* O = M WQ: rows 0..m-1 the coordinates c, row m the linear mean */
-      sg_gemm (0, 0, m + 1, bb, mh, 1, mb.M, WQ, 0, O);
+        sg_kernel_matrix (&post->kernel, post->Z, nz, xs, bb, Ks);
+      sg_skewgp_project_kernel (post, Ks, bb, U);
+      /* H = M U: rows 0..mh-1 the coordinates h, row mh the linear mean */
+      sg_gemm (0, 0, mh + 1, bb, mh, 1, mb.M, U, 0, H);
+      /* per point: the remainder k(x,x) - |h|^2 and the linear variance */
+      for (size_t i = 0; i < bb; i++)
+        {
+          rem[i] = sg_kernel_eval (&post->kernel, xs + i * dim, xs + i * dim);
+          lin[i] = vl[i] = c3[i] = 0;
+        }
+      for (size_t k = 0; k < mh; k++)
+        sg_vec_sub_squares (H + k * bb, bb, rem);
+      for (size_t k = 0; k < m; k++)
+        if (mb.s2[k] > 0)
+          {
+            const double *hk = H + (mr + k) * bb;
+            for (size_t i = 0; i < bb; i++)
+              lin[i] += mb.s2[k] * hk[i] * hk[i];
+          }
       if (r > 0)
         {
+          /* Oc = C H_t: the coordinates c */
+          sg_gemm (0, 0, r, bb, m, 1, mb.C, H + mr * bb, 0, Oc);
           /* G = T S (r x bb), S the pair products c_a c_b (P x bb) in
            * colex order (pairs lo <= hi), in chunks of PAIR_CHUNK pairs so
            * that S stays in cache; a chunk whose first pair has hi = h0
@@ -454,7 +507,7 @@ sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
               size_t np = P - p < PAIR_CHUNK ? P - p : PAIR_CHUNK, first_b = hi;
               for (size_t q = 0; q < np; q++)
                 {
-                  sg_vec_mul (O + lo * bb, O + hi * bb, bb, S + q * bb);
+                  sg_vec_mul (Oc + lo * bb, Oc + hi * bb, bb, S + q * bb);
                   if (++lo > hi)
                     lo = 0, hi++;
                 }
@@ -462,36 +515,30 @@ sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
                           p == 0 ? 0 : 1, G + first_b * bb, bb);
               p += np;
             }
+          for (size_t k = 0; k < r; k++)
+            {
+              const double *ok = Oc + k * bb, *gkk = G + k * bb;
+              for (size_t i = 0; i < bb; i++)
+                {
+                  vl[i] += ok[i] * ok[i];
+                  c3[i] += gkk[i] * ok[i];
+                }
+            }
         }
-      /* per point: linear variance, the part left out of the basis, c3 */
-      for (size_t i = 0; i < bb; i++)
-        c3[i] = vl[i] = left[i] = 0;
-      for (size_t k = 0; k < m; k++)
-        {
-          const double *ok = O + k * bb;
-          double *acc = k < r ? vl : left;
-          for (size_t i = 0; i < bb; i++)
-            acc[i] += ok[i] * ok[i];
-        }
-      for (size_t k = 0; k < r; k++)
-        {
-          const double *ok = O + k * bb, *gkk = G + k * bb;
-          for (size_t i = 0; i < bb; i++)
-            c3[i] += gkk[i] * ok[i];
-        }
+      /* the linear variance the basis leaves out is lin - vl; where it
+       * matters, the exact sample third moment: F = Af^T D */
       size_t nf = 0;
       for (size_t i = 0; i < bb; i++)
         {
-          V[i] += vl[i] + left[i];   /* the total variance from here on */
-          if (with_skew && left[i] > POINT_TOL * V[i])
+          double var = fmax (rem[i], 0) + lin[i];
+          if (with_skew && lin[i] - vl[i] > POINT_TOL * var)
             fb[nf++] = i;
         }
       if (nf > 0)
         {
-          /* the exact sample third moment of these points: F = Af^T D */
           for (size_t k = 0; k < mh; k++)
             for (size_t f = 0; f < nf; f++)
-              Af[k * nf + f] = WQ[k * bb + fb[f]];
+              Af[k * nf + f] = H[k * bb + fb[f]];
           sg_gemm (1, 0, nf, N, mh, 1, Af, mb.D, 0, F);
           for (size_t f = 0; f < nf; f++)
             {
@@ -506,16 +553,16 @@ sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
         }
       for (size_t i = 0; i < bb; i++)
         {
-          double var = V[i], nan = NAN;
+          double var = fmax (rem[i], 0) + lin[i], nan = NAN;
           sg_point_summary *out = &res[b0 + i];
           *out = (sg_point_summary) { nan, nan, nan, nan, nan, nan, nan, nan, nan, nan };
-          out->mean = post->xi + O[m * bb + i];
+          out->mean = post->xi + H[mh * bb + i];
           out->sd = sqrt (var);
           out->skewness = !with_skew ? NAN : var > 0 ? c3[i] / (var * sqrt (var)) : 0;
         }
     }
-  free (WQ); free (V); free (scratch); free (O); free (S); free (G);
-  free (Af); free (F); free (c3); free (fb); free (vl); free (left);
+  free (Ks); free (U); free (H); free (Oc); free (S); free (G); free (rem);
+  free (lin); free (vl); free (c3); free (Af); free (F); free (fb);
   if (tables)
     grid_kernel_clear (&gk);
   moment_basis_clear (&mb);
