@@ -187,6 +187,53 @@ static const double palette[][3] = {
 };
 
 static void
+legend_label (const curve *c, char *buf, size_t size)
+{
+  if (c->violations > 0)
+    snprintf (buf, size, "%s (n=%d, %ld violations)", c->label, c->trials, c->violations);
+  else
+    snprintf (buf, size, "%s (n=%d)", c->label, c->trials);
+}
+
+/* The legend in the lower right corner of the plot box (RIGHT, BOTTOM),
+ * on white: the curves rise from the lower left towards the dashed optimum
+ * at the top, so that corner is the one they leave empty. */
+static void
+draw_legend (cairo_t *cr, const panel *pa, double right, double bottom)
+{
+  char buf[96];
+  double wmax = 0;
+  for (guint i = 0; i < pa->curves->len; i++)
+    {
+      cairo_text_extents_t ext;
+      legend_label (g_ptr_array_index (pa->curves, i), buf, sizeof buf);
+      cairo_text_extents (cr, buf, &ext);
+      wmax = fmax (wmax, ext.x_advance);
+    }
+  double bw = wmax + 34, bh = 11.0 * pa->curves->len + 8;
+  double bx = right - bw - 6, by = bottom - bh - 6;
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_rectangle (cr, bx, by, bw, bh);
+  cairo_fill_preserve (cr);
+  cairo_set_source_rgb (cr, 0.6, 0.6, 0.6);
+  cairo_set_line_width (cr, 0.8);
+  cairo_stroke (cr);
+  for (guint i = 0; i < pa->curves->len; i++)
+    {
+      const double *col = palette[i % G_N_ELEMENTS (palette)];
+      cairo_set_source_rgb (cr, col[0], col[1], col[2]);
+      cairo_set_line_width (cr, 1.8);
+      cairo_move_to (cr, bx + 6, by + 9 + 11 * i);
+      cairo_rel_line_to (cr, 14, 0);
+      cairo_stroke (cr);
+      cairo_set_source_rgb (cr, 0, 0, 0);
+      legend_label (g_ptr_array_index (pa->curves, i), buf, sizeof buf);
+      cairo_move_to (cr, bx + 24, by + 12 + 11 * i);
+      cairo_show_text (cr, buf);
+    }
+}
+
+static void
 draw_panel (cairo_t *cr, const panel *pa, double x0, double y0, double w, double h)
 {
   double ml = 52, mr = 10, mt = 22, mb = 30;
@@ -239,7 +286,9 @@ draw_panel (cairo_t *cr, const panel *pa, double x0, double y0, double w, double
       cairo_show_text (cr, buf);
       int k = (int) lround ((double) (nmax - 1) * t / 4);
       snprintf (buf, sizeof buf, "%d", k);
-      cairo_move_to (cr, SX (k) - 4, py + ph + 13);
+      cairo_text_extents_t ext;
+      cairo_text_extents (cr, buf, &ext);
+      cairo_move_to (cr, SX (k) - ext.x_advance / 2, py + ph + 13);
       cairo_show_text (cr, buf);
     }
   cairo_move_to (cr, px + pw / 2 - 20, py + ph + 26);
@@ -273,19 +322,8 @@ draw_panel (cairo_t *cr, const panel *pa, double x0, double y0, double w, double
           first = 0;
         }
       cairo_stroke (cr);
-      /* legend */
-      cairo_move_to (cr, px + 8, py + 12 + 11 * i);
-      cairo_rel_line_to (cr, 14, 0);
-      cairo_stroke (cr);
-      cairo_set_source_rgb (cr, 0, 0, 0);
-      if (c->violations > 0)
-        snprintf (buf, sizeof buf, "%s (n=%d, %ld violations)", c->label, c->trials,
-                  c->violations);
-      else
-        snprintf (buf, sizeof buf, "%s (n=%d)", c->label, c->trials);
-      cairo_move_to (cr, px + 26, py + 15 + 11 * i);
-      cairo_show_text (cr, buf);
     }
+  draw_legend (cr, pa, px + pw, py + ph);
 #undef SX
 #undef SY
 }
