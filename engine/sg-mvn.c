@@ -19,8 +19,13 @@
  *    multiplies the weight by exp(mu_k^2 / 2 - mu_k z_k); the shifts mu solve
  *    the saddle-point equations of Botev's psi(x, mu) by Newton's method.
  *    mu = 0 is exactly Genz's integrand. The w_k are a randomly shifted
- *    Richtmyer lattice (w = frac(i sqrt(p_k) + shift_k), p_k the k-th prime)
- *    with Genz's periodising baker's transform w -> 1 - |2w - 1|.
+ *    rank-1 lattice rule (w = frac(i z_k / n + shift_k), z from the CBC
+ *    table of sg-lattice.h) when the table has a rule of about the points
+ *    per shift asked for, else the Richtmyer sequence (w = frac(i sqrt(p_k)
+ *    + shift_k), p_k the k-th prime), which also serves the coordinates
+ *    beyond the table's and the staged (rel_tol) runs; both with Genz's
+ *    periodising baker's transform w -> 1 - |2w - 1|. The lattice rules
+ *    are 1.3-2x more accurate per point (tests/bench/results-mvn.md).
  * 4. Points are processed in blocks of BLOCK: the conditional means of a
  *    panel of PANEL variables are one GEMM over the block, the remaining
  *    in-panel terms one GEMV per variable. Each point's product of
@@ -37,6 +42,7 @@
  * the same way (see one_factor_prob), unless qmc_only asks for the QMC.
  */
 #include "sg-mvn.h"
+#include "sg-lattice.h"
 #include "sg-linalg.h"
 #include "sg-normal.h"
 #include "sg-rng.h"
@@ -911,9 +917,11 @@ sample_variable (size_t nb, double l, double u, double mu, const double *c,
       }
 }
 
-/* Log weights of lattice points I0 .. I0+NB-1 of one shift into w->logw. */
+/* Log weights of points I0 .. I0+NB-1 of one shift into w->logw: the
+ * point i has coordinates frac(i GEN_k + SHIFT_k). */
 static void
-run_block (sg_mvn_workspace *w, size_t m, const double *shift, size_t i0, size_t nb)
+run_block (sg_mvn_workspace *w, size_t m, const double *gen, const double *shift,
+           size_t i0, size_t nb)
 {
   double *Y = w->Y, *C = w->C, *L = w->L;
   for (size_t b = 0; b < nb; b++)
@@ -933,7 +941,7 @@ run_block (sg_mvn_workspace *w, size_t m, const double *shift, size_t i0, size_t
             sg_gemv_ld (1, k - k0, nb, 1.0, Y + k0 * BLOCK, BLOCK, L + k * m + k0, 1.0, c);
           int last = k == m - 1;
           sample_variable (nb, w->lo[k], w->up[k], last ? 0 : w->mu[k], c,
-                           last ? 0 : w->gen[k], last ? 0 : shift[k], i0,
+                           last ? 0 : gen[k], last ? 0 : shift[k], i0,
                            Y + k * BLOCK, w->sgn, w->prod, w->logw, last);
         }
     }
@@ -1003,7 +1011,7 @@ qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
   if (n_per < 1)
     n_per = 1;
   size_t dims = m - 1;
-  double *shifts = malloc ((S * (dims + 1) + 3 * S) * sizeof *shifts);
+  double *shifts = malloc ((S * (dims + 1) + 3 * S + dims + 1) * sizeof *shifts);
   gsl_rng *rng = sg_rng_new (opt->seed, stream);
   if (shifts == NULL || rng == NULL)
     {
@@ -1011,7 +1019,7 @@ qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
       sg_rng_free (rng);
       return SG_ENOMEM;
     }
-  double *amax = shifts + S * (dims + 1), *asum = amax + S, *ls = asum + S;
+  double *amax = shifts + S * (dims + 1), *asum = amax + S, *ls = asum + S, *gen = ls + S;
   for (size_t s = 0; s < S; s++)
     {
       for (size_t k = 0; k < dims; k++)
@@ -1022,6 +1030,19 @@ qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
   sg_rng_free (rng);
 
   int staged = opt->rel_tol > 0 && !opt->deterministic;
+  /* the points of each shift: a lattice rule of the table when the count
+   * is fixed and the table has about n_per points (a lattice is only
+   * balanced as a whole, so not for the staged runs' prefixes), else the
+   * Richtmyer sequence, which also fills the coordinates beyond the table */
+  memcpy (gen, w->gen, dims * sizeof *gen);
+  size_t n_lattice;
+  const uint32_t *z = staged ? NULL : sg_lattice_rule (n_per, &n_lattice);
+  if (z != NULL)
+    {
+      n_per = n_lattice;
+      for (size_t k = 0; k < dims && k < SG_LATTICE_DIMS; k++)
+        gen[k] = (double) z[k] / (double) n_lattice;
+    }
   size_t done = 0, target = staged ? (n_per / 16 > BLOCK ? n_per / 16 : BLOCK) : n_per;
   if (target > n_per)
     target = n_per;
@@ -1034,8 +1055,8 @@ qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
         for (size_t i0 = done; i0 < target; i0 += BLOCK)
           {
             size_t nb = target - i0 < BLOCK ? target - i0 : BLOCK;
-            /* lattice index starts at 1: point 0 would be the shift itself */
-            run_block (w, m, shifts + s * (dims + 1), i0 + 1, nb);
+            /* indices 1 .. n_per (for a lattice rule i = n_per is its point 0) */
+            run_block (w, m, gen, shifts + s * (dims + 1), i0 + 1, nb);
             accumulate_logsumexp (w->logw, nb, &amax[s], &asum[s]);
             blocks_done++;
             status = sg_progress_report (opt->progress,
