@@ -174,6 +174,13 @@ sg_gemv (int trans, size_t m, size_t n, double alpha, const double *A,
 }
 
 void
+sg_rot (size_t n, double *x, double *y, double c, double s)
+{
+  if (n > 0)
+    cblas_drot ((int) n, x, 1, y, 1, c, s);
+}
+
+void
 sg_gemm_ld (int trans_a, int trans_b, size_t m, size_t n, size_t k,
             double alpha, const double *A, size_t lda, const double *B,
             size_t ldb, double beta, double *C, size_t ldc)
@@ -228,22 +235,6 @@ sg_symmetrize (double *A, size_t n)
         A[i * n + j] = A[j * n + i] = v;
       }
 }
-
-/* GCC vectorises at -O2 only in its "very cheap" mode (no loops of run-time
- * length): ask for the full vectoriser on these loops, and on x86-64 for
- * AVX2 / AVX-512 versions picked at load time (the baseline is SSE2).
- * Nothing is reassociated; where the CPU fuses a multiply-add (axpy,
- * sub_squares) a result can differ in its last bit from the SSE2 loop's,
- * as OpenBLAS's own kernels differ between CPUs. Measured on the 200 x 200
- * moment maps (mean and sd): 28 -> 24 ms with the AVX-512 versions. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define SG_VECTORIZE __attribute__ ((optimize ("tree-vectorize"), \
-                                     target_clones ("avx512f", "avx2", "default")))
-#elif defined(__GNUC__) && !defined(__clang__)
-#define SG_VECTORIZE __attribute__ ((optimize ("tree-vectorize")))
-#else
-#define SG_VECTORIZE
-#endif
 
 SG_VECTORIZE void
 sg_vec_mul (const double *restrict x, const double *restrict y, size_t n,

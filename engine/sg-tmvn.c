@@ -40,6 +40,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -67,6 +68,7 @@ typedef struct {
   double *xnew;   /* proposal; exact HMC: the position offset (d)          */
   arc *arcs;      /* violated arcs (up to 2 per bound, 4 d in all)        */
   arc *gaps;      /* feasible arcs (up to 4 d + 1)                        */
+  double *u;      /* exact HMC: half-angle exit times of the walls (2 d)  */
   size_t steps, multi_arc, bounces, stuck;
 } chain;
 
@@ -76,6 +78,9 @@ struct sg_tmvn {
   double *mean, *lower, *upper;  /* permuted                              */
   double *L;                 /* d x r pivoted Cholesky factor, lda = r    */
   double *cov;               /* permuted cov, exact HMC only (else NULL)  */
+  double *c_lo, *c_up;       /* exact HMC: mean - lower, upper - mean of the
+                                moving coordinates, INFINITY where no wall  */
+  int any_lo, any_up;        /* exact HMC: some finite lower / upper wall    */
   unsigned char *moving;     /* 0 for a zero-variance (fixed) coordinate  */
   sg_tmvn_options opt;
   size_t thin;               /* in use (automatic choice once made)       */
@@ -288,6 +293,7 @@ chain_clear (chain *ch)
   free (ch->xnew);
   free (ch->arcs);
   free (ch->gaps);
+  free (ch->u);
 }
 
 void
@@ -305,6 +311,7 @@ sg_tmvn_free (sg_tmvn *s)
   free (s->upper);
   free (s->L);
   free (s->cov);
+  free (s->c_lo);
   free (s->moving);
   free (s);
 }
@@ -332,6 +339,25 @@ check_arguments (size_t d, const double *mean, const double *cov,
       && !(opt->hmc_time > 0 && isfinite (opt->hmc_time)))
     return SG_EINVAL;
   return SG_OK;
+}
+
+/* The walls of the moving coordinates as distances from the mean (exact
+ * HMC's exit times take them in this form). */
+static void
+set_wall_distances (sg_tmvn *s)
+{
+  size_t d = s->d;
+  s->c_up = s->c_lo + d;
+  s->any_lo = s->any_up = 0;
+  for (size_t k = 0; k < d; k++)
+    {
+      int lo = s->moving[k] && s->lower[k] > -INFINITY;
+      int up = s->moving[k] && s->upper[k] < INFINITY;
+      s->c_lo[k] = lo ? s->mean[k] - s->lower[k] : INFINITY;
+      s->c_up[k] = up ? s->upper[k] - s->mean[k] : INFINITY;
+      s->any_lo |= lo;
+      s->any_up |= up;
+    }
 }
 
 int
@@ -376,7 +402,8 @@ sg_tmvn_new (size_t d, const double *mean, const double *cov,
       ch->xnew = malloc (d * sizeof *ch->xnew);
       ch->arcs = malloc (4 * d * sizeof *ch->arcs);
       ch->gaps = malloc ((4 * d + 1) * sizeof *ch->gaps);
-      if (!ch->x || !ch->w || !ch->xnew || !ch->arcs || !ch->gaps)
+      ch->u = malloc (2 * d * sizeof *ch->u);
+      if (!ch->x || !ch->w || !ch->xnew || !ch->arcs || !ch->gaps || !ch->u)
         {
           sg_tmvn_free (s);
           return SG_ENOMEM;
@@ -398,12 +425,17 @@ sg_tmvn_new (size_t d, const double *mean, const double *cov,
   if (status == SG_OK && opt->method == SG_TMVN_EXACT_HMC)
     {
       /* the reflections need cov's columns (in permuted order) */
-      if ((s->cov = malloc (d * d * sizeof *s->cov)) == NULL)
+      s->cov = malloc (d * d * sizeof *s->cov);
+      s->c_lo = malloc (2 * d * sizeof *s->c_lo);
+      if (s->cov == NULL || s->c_lo == NULL)
         status = SG_ENOMEM;
       else
-        for (size_t k = 0; k < d; k++)
-          for (size_t l = 0; l < d; l++)
-            s->cov[k * d + l] = cov[s->perm[k] * d + s->perm[l]];
+        {
+          for (size_t k = 0; k < d; k++)
+            for (size_t l = 0; l < d; l++)
+              s->cov[k * d + l] = cov[s->perm[k] * d + s->perm[l]];
+          set_wall_distances (s);
+        }
     }
   if (status != SG_OK)
     {
@@ -658,34 +690,79 @@ lin_ess_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
  * round-off can place the wall's crossing at t = 1e-17 instead of 0. */
 #define HIT_EPS 1e-12
 
-/* First time in (HIT_EPS, 2 pi + HIT_EPS] at which a cos t + b sin t + c
- * turns negative; INFINITY if it never does, or not before HORIZON. The
- * crossings are at phi -+ alpha (phi = atan2(b, a), alpha = acos(-c / R));
- * at phi + alpha the derivative -R sin(alpha) is negative: that is the
- * exit. Cheap tests first: the value g(0) = a + c cannot fall to 0 faster
- * than |g'| <= R allows, so a wall at distance g(0) >= R HORIZON is out of
- * reach without any trigonometry (most walls, most of the time). */
-static double
-exit_time (double a, double b, double c, double horizon)
+/* Exit times of the walls. Along the motion a wall function is
+ * g(t) = a cos t + b sin t + c (a, b: the coordinate's position offset and
+ * velocity, c: the wall's distance from the mean), and the particle leaves
+ * through the wall where g turns negative. With u = tan(t/2),
+ * (1 + u^2) g(t) is the quadratic q(u) = (a + c) + 2 b u + (c - a) u^2, and
+ * t -> u increases on (0, pi). The root where g turns negative is
+ *   u = (a + c) / (sqrt(s) - b) = (sqrt(s) + b) / (a - c),  s = a^2 + b^2 - c^2
+ * (none when s < 0, or when the value is not positive): the first form is
+ * free of cancellation for b <= 0, the second for b > 0, in particular on
+ * the wall just left, where a + c ~ 0 and b > 0. No trigonometry and no
+ * branches per wall, so the scan over all walls vectorises, and the wall
+ * hit first costs one atan. The form covers t < pi, so a longer travel
+ * time is covered in segments of at most SEGMENT (the motion is the same;
+ * the scan restarts). Replaced a wall-by-wall atan2 / acos scan with
+ * cheap reach tests: 2.3x faster sampling at 100 duels (results-tmvn.md).
+ * U_EPS plays HIT_EPS's part (t = 2 atan u ~ 2 u). */
+#define SEGMENT 3.0
+#define U_EPS (0.5 * HIT_EPS)
+
+/* U[k] = exit time in half-angle form of one wall of each coordinate k,
+ * for the wall functions SIGN (A[k] cos t + B[k] sin t) + C[k] (C[k] =
+ * INFINITY: no wall); INFINITY where there is no exit before t = pi.
+ * Returns the smallest. One loop body with the minimum as a plain
+ * reduction, so that it vectorises (a helper with other optimisation
+ * options would not be inlined; an arg-min would not vectorise). All the
+ * values are positive (> U_EPS) or INFINITY. */
+SG_VECTORIZE static double
+exit_times_u (const double *restrict A, const double *restrict B,
+              const double *restrict C, double sign, size_t d, double *restrict U)
 {
-  double r2 = a * a + b * b;
-  if (c >= 0 && r2 <= c * c)
+  /* positive doubles order as their bit patterns: an integer minimum
+   * vectorises, a floating-point one would not (NaN and -0 rules) */
+  const double inf = INFINITY;
+  int64_t m;
+  memcpy (&m, &inf, sizeof m);
+  for (size_t k = 0; k < d; k++)
+    {
+      double a = sign * A[k], b = sign * B[k], c = C[k];
+      double s = a * a + b * b - c * c;
+      double r = sqrt (s > 0 ? s : 0);
+      double num = b > 0 ? r + b : a + c;
+      double den = b > 0 ? a - c : r - b;
+      double u = num / den;   /* c = INFINITY: -0, INFINITY or NaN, all dropped */
+      u = (s >= 0) & (u > U_EPS) ? u : INFINITY;
+      U[k] = u;
+      int64_t bits;
+      memcpy (&bits, &u, sizeof bits);
+      m = bits < m ? bits : m;
+    }
+  double u_min;
+  memcpy (&u_min, &m, sizeof u_min);
+  return u_min;
+}
+
+/* First wall hit by the motion (A, B) and when: the time (INFINITY if
+ * none before pi), its coordinate in *WALL and bound in *BOUND. */
+static double
+first_wall (const sg_tmvn *s, const double *A, const double *B,
+                       double *U, size_t *wall, double *bound)
+{
+  size_t d = s->d;
+  double lo = s->any_lo ? exit_times_u (A, B, s->c_lo, 1, d, U) : INFINITY;
+  double up = s->any_up ? exit_times_u (A, B, s->c_up, -1, d, U + d) : INFINITY;
+  double u_min = lo <= up ? lo : up;
+  if (u_min == INFINITY)
     return INFINITY;
-  double g0 = a + c;
-  if (g0 > 0 && g0 * g0 >= r2 * horizon * horizon)
-    return INFINITY;
-  double R = sqrt (r2);
-  if (R == 0)
-    return INFINITY;
-  double ratio = -c / R;
-  if (ratio >= 1)
-    return INFINITY;   /* only touches the wall */
-  double t = fmod (atan2 (b, a) + acos (ratio < -1 ? -1 : ratio), TWO_PI);
-  if (t < 0)
-    t += TWO_PI;
-  if (t <= HIT_EPS)
-    t += TWO_PI;
-  return t;
+  const double *side = lo <= up ? U : U + d;
+  size_t k = 0;
+  while (side[k] != u_min)
+    k++;
+  *wall = k;
+  *bound = lo <= up ? s->lower[k] : s->upper[k];
+  return 2 * atan (u_min);
 }
 
 static void
@@ -699,46 +776,22 @@ hmc_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
 
   double left = s->opt.hmc_time;
   size_t max_bounces = 1000 + 100 * d, bounces = 0;
-  for (;;)
+  while (left > 0)
     {
-      double t_hit = INFINITY, bound = 0;
+      double bound = 0;
       size_t wall = 0;
-      for (size_t k = 0; k < d; k++)
-        {
-          if (!s->moving[k])
-            continue;
-          double horizon = t_hit < left ? t_hit : left;
-          if (s->lower[k] > -INFINITY)
-            {
-              double t = exit_time (A[k], B[k], s->mean[k] - s->lower[k], horizon);
-              if (t < t_hit)
-                t_hit = t, wall = k, bound = s->lower[k];
-            }
-          if (s->upper[k] < INFINITY)
-            {
-              double t = exit_time (-A[k], -B[k], s->upper[k] - s->mean[k],
-                                    t_hit < left ? t_hit : left);
-              if (t < t_hit)
-                t_hit = t, wall = k, bound = s->upper[k];
-            }
-        }
-      double t = t_hit < left ? t_hit : left;
-      double ct = cos (t), st = sin (t);
-      for (size_t k = 0; k < d; k++)
-        {
-          double a = A[k], b = B[k];
-          A[k] = a * ct + b * st;      /* position offset at time t */
-          B[k] = b * ct - a * st;      /* velocity at time t */
-        }
-      if (t_hit >= left)
-        break;
+      double t_hit = first_wall (s, A, B, ch->u, &wall, &bound);
+      double segment = left < SEGMENT ? left : SEGMENT;
+      double t = t_hit < segment ? t_hit : segment;
+      /* position offset A and velocity B at time t */
+      sg_rot (d, A, B, cos (t), sin (t));
+      left -= t;
+      if (t_hit >= segment)
+        continue;
       /* reflect at the wall; put the particle exactly on it */
       A[wall] = bound - s->mean[wall];
       double f = 2 * B[wall] / s->cov[wall * d + wall];
-      const double *col = s->cov + wall * d;   /* cov is symmetric */
-      for (size_t k = 0; k < d; k++)
-        B[k] -= f * col[k];
-      left -= t_hit;
+      sg_vec_axpy (-f, s->cov + wall * d, d, B);   /* cov is symmetric */
       if (++bounces > max_bounces)
         {
           ch->stuck++;

@@ -143,20 +143,39 @@ random_cov (gsl_rng *rng, size_t d, double *S)
   g_free (B);
 }
 
+/* Test data for exact HMC with a travel time beyond pi: the walls' exit
+ * times then come from the wall-by-wall trigonometric scan instead of the
+ * vectorised half-angle form that serves the default pi / 2. */
+#define EXACT_HMC_LONG 100
+
 /* Options for the method a test was registered with (test data). */
 static sg_tmvn_options
 options_for (gconstpointer method)
 {
   sg_tmvn_options opt;
   sg_tmvn_options_default (&opt);
-  opt.method = (sg_tmvn_method) GPOINTER_TO_INT (method);
+  if (GPOINTER_TO_INT (method) == EXACT_HMC_LONG)
+    {
+      opt.method = SG_TMVN_EXACT_HMC;
+      opt.hmc_time = 4;
+    }
+  else
+    opt.method = (sg_tmvn_method) GPOINTER_TO_INT (method);
   return opt;
 }
 
 static const char *
 method_name (gconstpointer method)
 {
-  return GPOINTER_TO_INT (method) == SG_TMVN_EXACT_HMC ? "exact HMC" : "lin-ess";
+  switch (GPOINTER_TO_INT (method))
+    {
+    case SG_TMVN_EXACT_HMC:
+      return "exact HMC";
+    case EXACT_HMC_LONG:
+      return "exact HMC, travel time 4";
+    default:
+      return "lin-ess";
+    }
 }
 
 /* ---- 1-D ------------------------------------------------------------- */
@@ -825,8 +844,10 @@ main (int argc, char *argv[])
     {
       g_autofree char *p1 = g_strdup_printf ("/tmvn/lin-ess/%s", both[i].path);
       g_autofree char *p2 = g_strdup_printf ("/tmvn/exact-hmc/%s", both[i].path);
+      g_autofree char *p3 = g_strdup_printf ("/tmvn/exact-hmc-long/%s", both[i].path);
       g_test_add_data_func (p1, GINT_TO_POINTER (SG_TMVN_LIN_ESS), both[i].func);
       g_test_add_data_func (p2, GINT_TO_POINTER (SG_TMVN_EXACT_HMC), both[i].func);
+      g_test_add_data_func (p3, GINT_TO_POINTER (EXACT_HMC_LONG), both[i].func);
     }
   g_test_add_func ("/tmvn/auto-thin", test_auto_thin);
   g_test_add_func ("/tmvn/bad-input", test_bad_input);
