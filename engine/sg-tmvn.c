@@ -775,7 +775,11 @@ hmc_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
     A[k] = x[k] - s->mean[k];
 
   double left = s->opt.hmc_time;
-  size_t max_bounces = 1000 + 100 * d, bounces = 0;
+  /* A guard against endless bouncing, not a limit of the dynamics: with
+   * the mean far outside a wall the particle bounces on it like a ball on
+   * the floor, ~T R / (2 |v|) times in travel time T (a start 30 sd out
+   * makes ~600 bounces in pi / 2), so the guard grows with T. */
+  size_t max_bounces = (1000 + 100 * d) * (size_t) ceil (left / (M_PI / 2)), bounces = 0;
   while (left > 0)
     {
       double bound = 0;
