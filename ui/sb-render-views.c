@@ -373,7 +373,25 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
                                                        &st, n, x, n_paths, paths));
     }
 
-  /* Gaussian approximations: their mean and equal-tailed (= HPD) bounds. */
+  const double *truth = sb_plot_snapshot_get_truth (s);
+  if (o->show_truth && truth)
+    {
+      st = style (SB_ROLE_TRUTH, 1.4, SB_DASH_DASHED, 0.9);
+      sb_scene_take_layer (scene, sb_layer_new_line ("truth", "true f", &st, n, x, truth));
+    }
+  if (o->show_median)
+    {
+      g_autofree double *med = summary_column (ex, n, F_MEDIAN);
+      st = style (SB_ROLE_EXACT, 1.6, SB_DASH_DASHED, 0.9);
+      g_snprintf (label, sizeof label, "median (%s)", model);
+      sb_scene_take_layer (scene, sb_layer_new_line ("median/exact", label, &st, n, x, med));
+    }
+  st = style (SB_ROLE_EXACT, 2.4, SB_DASH_SOLID, 1.0);
+  g_snprintf (label, sizeof label, "mean (%s)", model);
+  sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", label, &st, n, x, mean));
+
+  /* Gaussian approximations: their mean and equal-tailed (= HPD) bounds,
+   * over the exact curves, so that one as close as EP often is still shows. */
   for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
     {
       const sg_point_summary *g = sb_plot_snapshot_get_summaries (s, k);
@@ -396,23 +414,6 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
       st = style (surrogate_role[k], 1.8, surrogate_dash[k], 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line (id, label, &st, n, x, gm));
     }
-
-  const double *truth = sb_plot_snapshot_get_truth (s);
-  if (o->show_truth && truth)
-    {
-      st = style (SB_ROLE_TRUTH, 1.4, SB_DASH_DASHED, 0.9);
-      sb_scene_take_layer (scene, sb_layer_new_line ("truth", "true f", &st, n, x, truth));
-    }
-  if (o->show_median)
-    {
-      g_autofree double *med = summary_column (ex, n, F_MEDIAN);
-      st = style (SB_ROLE_EXACT, 1.6, SB_DASH_DASHED, 0.9);
-      g_snprintf (label, sizeof label, "median (%s)", model);
-      sb_scene_take_layer (scene, sb_layer_new_line ("median/exact", label, &st, n, x, med));
-    }
-  st = style (SB_ROLE_EXACT, 2.4, SB_DASH_SOLID, 1.0);
-  g_snprintf (label, sizeof label, "mean (%s)", model);
-  sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", label, &st, n, x, mean));
 
   if (o->show_observations)
     add_observations_1d (scene, s, axis, x, mean, n);
@@ -786,7 +787,10 @@ build_density (const SbPlotOptions *o, const SbDensityData *d)
       st = style (SB_ROLE_FOREGROUND, 1.0, SB_DASH_SOLID, 0.5);
       sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_VLINE, "zero", NULL, &st, 0.0));
     }
-  for (int s = SB_N_SURROGATES - 1; s >= 0; s--)
+  /* The exact density first and the Gaussians over it: where an
+   * approximation is as good as EP often is here (within a pixel), its
+   * dashes still show on the exact curve instead of vanishing under it. */
+  for (int s = 0; s < SB_N_SURROGATES; s++)
     {
       const double *dens = sb_density_data_get_density (d, s);
       if (dens == NULL || (s != SB_SURROGATE_EXACT && !o->compare[s]))
