@@ -705,7 +705,9 @@ build_prob_1d (SbPlayground *self)
   if (ex)
     {
       grid = grid_1d (self, &n);
-      for (int k = SB_N_SURROGATES - 1; k >= 0; k--)
+      /* exact first, the approximations over it (EP is often within a
+       * pixel of it and would vanish underneath) */
+      for (int k = 0; k < SB_N_SURROGATES; k++)
         {
           const sg_point_summary *s = summaries (self, k);
           char id[32];
@@ -759,6 +761,8 @@ build_latent_1d (SbPlayground *self)
       st = line_style (SB_ROLE_EXACT, 0, SB_DASH_SOLID, 0.22);
       sb_scene_take_layer (scene, sb_layer_new_band ("band/exact", "exact 95% HPD band", &st, n,
                                                      grid, lo, hi));
+      st = line_style (SB_ROLE_EXACT, 2.6, SB_DASH_SOLID, 1.0);
+      sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", "exact mean", &st, n, grid, mean));
       for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
         {
           const sg_point_summary *s = summaries (self, k);
@@ -781,8 +785,6 @@ build_latent_1d (SbPlayground *self)
           st = line_style (method_role[k], 1.9, method_dash[k], 1.0);
           sb_scene_take_layer (scene, sb_layer_new_line (id, label, &st, n, grid, gm));
         }
-      st = line_style (SB_ROLE_EXACT, 2.6, SB_DASH_SOLID, 1.0);
-      sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", "exact mean", &st, n, grid, mean));
       add_pseudo_points (self, scene, grid, mean, n);
       add_suggestion_1d (self, scene, grid, NULL, n, "latent");
     }
