@@ -1056,6 +1056,43 @@ test_views (gconstpointer data)
     }
 }
 
+/* Index of the layer ID in SCENE (the drawing order); G_MAXUINT if absent. */
+static guint
+layer_index (SbScene *scene, const char *id)
+{
+  for (guint i = 0; i < sb_scene_get_n_layers (scene); i++)
+    if (g_strcmp0 (sb_layer_get_id (sb_scene_get_layer (scene, i)), id) == 0)
+      return i;
+  return G_MAXUINT;
+}
+
+static void
+test_approximations_over_exact (void)
+{
+  /* The Gaussian approximations the user turns on are drawn after (over)
+   * the exact curve: EP is often within a pixel of it and vanished
+   * underneath when it was drawn first. */
+  static const struct {
+    SbPlotKind kind;
+    const char *exact, *approx[2];
+  } cases[] = {
+    { SB_PLOT_POSTERIOR, "mean/exact", { "mean/Laplace", "mean/EP" } },
+    { SB_PLOT_DENSITY, "density/exact", { "density/Laplace", "density/EP" } },
+  };
+  for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_autoptr (SbScene) scene = fixture_scene (cases[c].kind, 0, TRUE);
+      guint exact = layer_index (scene, cases[c].exact);
+      g_assert_cmpuint (exact, !=, G_MAXUINT);
+      for (int k = 0; k < 2; k++)
+        {
+          guint approx = layer_index (scene, cases[c].approx[k]);
+          g_assert_cmpuint (approx, !=, G_MAXUINT);
+          g_assert_cmpuint (approx, >, exact);
+        }
+    }
+}
+
 static void
 test_validity_heatmap (void)
 {
@@ -1276,6 +1313,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/plot/zoom", test_zoom_and_clip);
   g_test_add_func ("/plot/hover", test_hover);
   g_test_add_func ("/plot/layers/equal", test_layer_equality);
+  g_test_add_func ("/plot/layers/approximations-over-exact", test_approximations_over_exact);
   g_test_add_func ("/plot/export", test_export);
   g_test_add_func ("/plot/empty", test_empty_scenes);
   g_test_add_func ("/plot/heatmap/validity", test_validity_heatmap);
