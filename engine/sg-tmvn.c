@@ -704,7 +704,8 @@ lin_ess_step (const sg_tmvn *s, chain *ch, gsl_rng *rng)
  * hit first costs one atan. The form covers t < pi, so a longer travel
  * time is covered in segments of at most SEGMENT (the motion is the same;
  * the scan restarts). Replaced a wall-by-wall atan2 / acos scan with
- * cheap reach tests: 2.3x faster sampling at 100 duels (results-tmvn.md).
+ * cheap reach tests: 2.3x faster sampling at 100 duels
+ * (tests/bench/results-skewgp.md).
  * U_EPS plays HIT_EPS's part (t = 2 atan u ~ 2 u). */
 #define SEGMENT 3.0
 #define U_EPS (0.5 * HIT_EPS)
@@ -747,8 +748,8 @@ exit_times_u (const double *restrict A, const double *restrict B,
 /* First wall hit by the motion (A, B) and when: the time (INFINITY if
  * none before pi), its coordinate in *WALL and bound in *BOUND. */
 static double
-first_wall (const sg_tmvn *s, const double *A, const double *B,
-                       double *U, size_t *wall, double *bound)
+first_wall (const sg_tmvn *s, const double *A, const double *B, double *U,
+            size_t *wall, double *bound)
 {
   size_t d = s->d;
   double lo = s->any_lo ? exit_times_u (A, B, s->c_lo, 1, d, U) : INFINITY;
