@@ -27,6 +27,7 @@
 #include <cairo-pdf.h>
 #include <cairo.h>
 #include <json-glib/json-glib.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,11 +196,48 @@ legend_label (const curve *c, char *buf, size_t size)
     snprintf (buf, size, "%s (n=%d)", c->label, c->trials);
 }
 
-/* The legend in the lower right corner of the plot box (RIGHT, BOTTOM),
- * on white: the curves rise from the lower left towards the dashed optimum
- * at the top, so that corner is the one they leave empty. */
+/* Where a panel's data go on the page: the plot box and its ranges. */
+typedef struct {
+  double px, py, pw, ph;   /* plot box */
+  int nmax;                /* iterations on the x axis */
+  double lo, hi;           /* y range */
+} frame;
+
+static double
+frame_x (const frame *f, int k)
+{
+  return f->px + f->pw * (double) k / (double) MAX (1, f->nmax - 1);
+}
+
+static double
+frame_y (const frame *f, double v)
+{
+  return f->py + f->ph * (1 - (v - f->lo) / (f->hi - f->lo));
+}
+
+/* Curve points (pixels) of PA inside the box (BX, BY, BW, BH). */
+static int
+points_under (const panel *pa, const frame *f, double bx, double by, double bw, double bh)
+{
+  int n = 0;
+  for (guint i = 0; i < pa->curves->len; i++)
+    {
+      const curve *c = g_ptr_array_index (pa->curves, i);
+      for (int k = 0; k < c->n_iter; k++)
+        if (c->count[k])
+          {
+            double x = frame_x (f, k), y = frame_y (f, c->sum[k] / c->count[k]);
+            n += x >= bx && x <= bx + bw && y >= by && y <= by + bh;
+          }
+    }
+  return n;
+}
+
+/* The legend, on white, in the corner of the plot box that hides the
+ * fewest curve points (the lower right on ties: the curves rise from the
+ * lower left towards the dashed optimum at the top). */
 static void
-draw_legend (cairo_t *cr, const panel *pa, double right, double bottom)
+draw_legend (cairo_t *cr, const panel *pa, const frame *f)
 {
   char buf[96];
   double wmax = 0;
@@ -211,7 +249,20 @@ draw_legend (cairo_t *cr, const panel *pa, double right, double bottom)
       wmax = fmax (wmax, ext.x_advance);
     }
   double bw = wmax + 34, bh = 11.0 * pa->curves->len + 8;
-  double bx = right - bw - 6, by = bottom - bh - 6;
+  const double corners[4][2] = {
+    { f->px + f->pw - bw - 6, f->py + f->ph - bh - 6 },   /* lower right */
+    { f->px + 6, f->py + f->ph - bh - 6 },                /* lower left */
+    { f->px + f->pw - bw - 6, f->py + 6 },                /* upper right */
+    { f->px + 6, f->py + 6 },                             /* upper left */
+  };
+  int best = 0, best_n = INT_MAX;
+  for (int c = 0; c < 4; c++)
+    {
+      int n = points_under (pa, f, corners[c][0], corners[c][1], bw, bh);
+      if (n < best_n)
+        best = c, best_n = n;
+    }
+  double bx = corners[best][0], by = corners[best][1];
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_rectangle (cr, bx, by, bw, bh);
   cairo_fill_preserve (cr);
@@ -265,8 +316,9 @@ draw_panel (cairo_t *cr, const panel *pa, double x0, double y0, double w, double
   double pad = 0.05 * (hi - lo);
   lo -= pad;
   hi += pad;
-#define SX(k) (px + pw * (double) (k) / (double) MAX (1, nmax - 1))
-#define SY(v) (py + ph * (1 - ((v) - lo) / (hi - lo)))
+  const frame fr = { px, py, pw, ph, nmax, lo, hi };
+#define SX(k) frame_x (&fr, (k))
+#define SY(v) frame_y (&fr, (v))
   cairo_set_source_rgb (cr, 0, 0, 0);
   cairo_set_line_width (cr, 1);
   cairo_rectangle (cr, px, py, pw, ph);
@@ -323,7 +375,7 @@ draw_panel (cairo_t *cr, const panel *pa, double x0, double y0, double w, double
         }
       cairo_stroke (cr);
     }
-  draw_legend (cr, pa, px + pw, py + ph);
+  draw_legend (cr, pa, &fr);
 #undef SX
 #undef SY
 }
