@@ -5,6 +5,7 @@
  */
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
+#include "skewgp-model-json.h"
 
 #include "sg-bo.h"
 #include "sg-problems.h"
@@ -63,7 +64,9 @@ static const char bo_help[] =
   "won; a number; or \"invalid\"), best_x,\n"
   "best_value (the true objective at the current best x_r, maximisation\n"
   "convention: minimisation problems negated), violation (safe mode: the\n"
-  "query was invalid), acquisition, seconds (proposal), refit_seconds.\n"
+  "query was invalid), acquisition, seconds (proposal), refit_seconds,\n"
+  "hyperparameters (the model's after this iteration's refit: kernel,\n"
+  "mean, noise, as skewgp fit writes them).\n"
   "Summary line: summary=true, the settings, best_x, best_value, optimum,\n"
   "regret, violations, proposals, median_seconds, total_seconds,\n"
   "refits, refit_seconds.\n\n"
@@ -75,7 +78,8 @@ static const char bo_help[] =
   "iteration, initial, kind (label), query, answer (1 or -1),\n"
   "acquisition (BALD), accuracy (fraction of test points whose predicted\n"
   "P(y = +1) > 0.5 matches the true label, after this answer), seconds,\n"
-  "refit_seconds. Summary: the settings, labels, accuracy, unique_fraction\n"
+  "refit_seconds, hyperparameters. Summary: the settings, labels,\n"
+  "accuracy, unique_fraction\n"
   "(distinct labelled points / labels: the paper's pool diversity),\n"
   "median_seconds, total_seconds, refits, refit_seconds.\n";
 
@@ -375,6 +379,17 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   return sg_bo_config_check (c);
 }
 
+/* The model's hyperparameters after this iteration's refit, as `skewgp
+ * fit` writes them (kernel, mean, noise). */
+static void
+add_hyperparameters (JsonBuilder *b, const sg_bo *bo)
+{
+  json_builder_set_member_name (b, "hyperparameters");
+  json_builder_begin_object (b);
+  skewgp_add_model_members (b, sg_bo_get_hyper (bo));
+  json_builder_end_object (b);
+}
+
 /* One iteration's heavy part, timed: the refit when JUDGE's schedule asks
  * for one (JUDGE is BO, or the SkewGP that scores random labelling, then
  * BO's own refit is a no-op), then BO's proposal Q. On failure *STEP names
@@ -544,6 +559,7 @@ run_loop (const bo_args *a)
       json_builder_add_double_value (b, t);
       json_builder_set_member_name (b, "refit_seconds");
       json_builder_add_double_value (b, t_refit);
+      add_hyperparameters (b, bo);
       json_builder_end_object (b);
       print_line (b);
     }
@@ -748,6 +764,7 @@ run_active (const bo_args *a)
       json_builder_add_double_value (b, t);
       json_builder_set_member_name (b, "refit_seconds");
       json_builder_add_double_value (b, t_refit);
+      add_hyperparameters (b, bo);
       json_builder_end_object (b);
       print_line (b);
     }

@@ -21,6 +21,7 @@
 #include "skewgp-cli.h"
 
 #include "sg-data.h"
+#include "sg-fit.h"
 #include "sg-kernel.h"
 #include "sg-skewgp.h"
 
@@ -45,6 +46,10 @@ typedef struct {
  * skewgp_model_clear it even on failure). */
 gboolean skewgp_model_from_json (JsonObject *root, SkewgpModel *model, GError **error);
 void skewgp_model_clear (SkewgpModel *model);
+/* Adds the model members of H to the object B is building, in the form
+ * the model document reads them: "kernel", "mean", "noise" and, when
+ * H->s > 0, "skew" (so `skewgp fit`'s output feeds `skewgp posterior`). */
+void skewgp_add_model_members (JsonBuilder *b, const sg_hyper *h);
 /* The SkewGP prior of MODEL; its arrays are borrowed from MODEL. */
 void skewgp_model_prior (const SkewgpModel *model, sg_skewgp_prior *prior);
 /* Help text for the model fields, for the commands' --help (a string

@@ -107,6 +107,12 @@ check_run (CliResult *r, guint expect_lines, gint64 dim, gboolean safe)
       g_assert_true (json_object_has_member (o, "best_value"));
       g_assert_cmpfloat (json_object_get_double_member (o, "seconds"), >=, 0);
       g_assert_cmpint (json_object_has_member (o, "violation"), ==, safe);
+      /* the model behind this proposal, in `skewgp fit`'s form */
+      JsonObject *kernel = json_object_get_object_member (
+        json_object_get_object_member (o, "hyperparameters"), "kernel");
+      g_assert_cmpuint (json_array_get_length (json_object_get_array_member (kernel, "lengthscales")),
+                        ==, dim);
+      g_assert_cmpfloat (json_object_get_double_member (kernel, "variance"), >, 0);
       if (!json_object_get_null_member (o, "best_value"))
         last_best = json_object_get_double_member (o, "best_value");
     }
