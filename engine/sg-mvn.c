@@ -25,7 +25,9 @@
  *    + shift_k), p_k the k-th prime), which also serves the coordinates
  *    beyond the table's and the staged (rel_tol) runs; both with Genz's
  *    periodising baker's transform w -> 1 - |2w - 1|. The lattice rules
- *    are 1.3-2x more accurate per point (tests/bench/results-mvn.md).
+ *    are 1.2-2x more accurate per point on factor-structured problems and
+ *    level with Richtmyer on SkewGP evidences (tests/bench/results-mvn.md,
+ *    results-fit.md).
  * 4. Points are processed in blocks of BLOCK: the conditional means of a
  *    panel of PANEL variables are one GEMM over the block, the remaining
  *    in-panel terms one GEMV per variable. Each point's product of

@@ -18,6 +18,7 @@
  * to put next to scipy and R. Times are CPU seconds of this process (run
  * with OPENBLAS_NUM_THREADS=1: one core).
  */
+#include "sg-linalg.h"
 #include "sg-mvn.h"
 #include "sg-normal.h"
 
@@ -195,6 +196,15 @@ part_a (void)
 
 /* ------------------------------------------------- part C: 5-factor orthants */
 
+/* COV = W W^T + diag(V): the covariance of a K-factor model (W d x k). */
+static void
+factor_covariance (const double *W, const double *v, size_t d, size_t k, double *cov)
+{
+  sg_gemm (0, 1, d, d, k, 1.0, W, W, 0.0, cov);
+  for (size_t i = 0; i < d; i++)
+    cov[i * d + i] += v[i];
+}
+
 /* Random 5-factor correlation (loadings N(0, 1/5), residual variances
  * U(0.2, 1), scaled to unit variances), d x d into COV. */
 static void
@@ -210,14 +220,7 @@ five_factor_cov (size_t d, unsigned long long *st, double *cov)
     }
   for (size_t i = 0; i < d; i++)
     v[i] = 0.2 + 0.8 * uniform (st);
-  for (size_t i = 0; i < d; i++)
-    for (size_t j = 0; j < d; j++)
-      {
-        double a = 0;
-        for (size_t c = 0; c < k; c++)
-          a += W[i * k + c] * W[j * k + c];
-        cov[i * d + j] = a + (i == j ? v[i] : 0);
-      }
+  factor_covariance (W, v, d, k, cov);
   for (size_t i = 0; i < d; i++)
     v[i] = sqrt (cov[i * d + i]);
   for (size_t i = 0; i < d; i++)
@@ -374,14 +377,7 @@ part_b (const char *path)
           return 1;
         }
       double *cov = malloc (d * d * sizeof *cov);
-      for (size_t i = 0; i < d; i++)
-        for (size_t j = 0; j < d; j++)
-          {
-            double s = i == j ? v[i] : 0;
-            for (size_t c = 0; c < k; c++)
-              s += W[i * k + c] * W[j * k + c];
-            cov[i * d + j] = s;
-          }
+      factor_covariance (W, v, d, k, cov);
       sg_mvn_workspace *w = sg_mvn_workspace_new (d);
       const size_t budgets[2] = { 10000, 40000 };
       for (int bi = 0; bi < 2; bi++)
