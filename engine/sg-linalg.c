@@ -225,6 +225,47 @@ sg_trmv_lower (const double *L, size_t n, double *x)
                (int) n, L, (int) n, x, 1);
 }
 
+int
+sg_sym_eigen (double *A, size_t n, double *ev)
+{
+  if (n == 0)
+    return SG_OK;
+  lapack_int info = LAPACKE_dsyevd (LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int) n,
+                                    A, (lapack_int) n, ev);
+  return info == 0 ? SG_OK : SG_ENUMERIC;
+}
+
+int
+sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V)
+{
+  if (k == 0 || k > n)
+    return k == 0 ? SG_OK : SG_EINVAL;
+  lapack_int *isuppz = malloc (2 * k * sizeof *isuppz), found = 0;
+  if (isuppz == NULL)
+    return SG_ENOMEM;
+  /* eigenvalues n-k+1 .. n (1-based, ascending) */
+  lapack_int info = LAPACKE_dsyevr (LAPACK_ROW_MAJOR, 'V', 'I', 'L', (lapack_int) n,
+                                    A, (lapack_int) n, 0, 0, (lapack_int) (n - k + 1),
+                                    (lapack_int) n, 0, &found, ev, V, (lapack_int) k,
+                                    isuppz);
+  free (isuppz);
+  if (info != 0 || found != (lapack_int) k)
+    return SG_ENUMERIC;
+  for (size_t a = 0, b = k - 1; a < b; a++, b--)   /* ascending -> descending */
+    {
+      double t = ev[a];
+      ev[a] = ev[b];
+      ev[b] = t;
+      for (size_t i = 0; i < n; i++)
+        {
+          t = V[i * k + a];
+          V[i * k + a] = V[i * k + b];
+          V[i * k + b] = t;
+        }
+    }
+  return SG_OK;
+}
+
 void
 sg_symmetrize (double *A, size_t n)
 {

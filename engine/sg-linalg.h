@@ -48,6 +48,16 @@ void sg_rot (size_t n, double *x, double *y, double c, double s);
 /* y = L x in place (L lower triangular n x n). */
 void sg_trmv_lower (const double *L, size_t n, double *x);
 
+/* Eigendecomposition of the symmetric n x n A in place (A becomes the
+ * eigenvectors, in its columns), eigenvalues ascending in EV (LAPACK dsyevd).
+ * SG_OK or SG_ENUMERIC. */
+int sg_sym_eigen (double *A, size_t n, double *ev);
+/* The K <= n largest eigenvalues of the symmetric n x n A (destroyed),
+ * descending in EV, and their eigenvectors as the columns of the n x K
+ * matrix V (LAPACK dsyevr: a tridiagonal reduction, then only K vectors).
+ * SG_OK, SG_ENOMEM or SG_ENUMERIC. */
+int sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V);
+
 /* Symmetrise A in place: A = (A + A^T) / 2. */
 void sg_symmetrize (double *A, size_t n);
 /* 1 if every entry is finite. */

@@ -4,7 +4,7 @@
  *
  * Genz's separation-of-variables algorithm (Genz 1992; Genz & Bretz 2009,
  * sec. 4.1.3) with variable reordering (Gibson, Glasbey & Elston 1994) and
- * randomised Richtmyer lattice QMC; several random shifts give the error
+ * randomised rank-1 lattice QMC (CBC rules, Richtmyer beyond them); several random shifts give the error
  * estimate. Each point's product of conditional probabilities is summed in
  * log space, so probabilities like 1e-200 keep a small relative error.
  * By default the conditional normals are exponentially tilted with Botev's
@@ -14,6 +14,10 @@
  * conditional integral done by adaptive Gauss-Kronrod quadrature to ~1e-13
  * relative error, also in the far tails (exact to round-off). One-factor
  * covariances (see qmc_only) are integrated the same way over the factor.
+ * Covariances with a few dominant eigenvalues (factor models) get their
+ * latent factors drawn first from a proposal fitted by a pilot run, when
+ * the pilot shows the plain SOV's weights spread (see sg-mvn.c, step 6;
+ * plain_sov turns it off).
  */
 #pragma once
 
@@ -62,6 +66,9 @@ typedef struct {
                          models), is integrated exactly over its factor: a
                          1-D adaptive Gauss-Kronrod quadrature in log space
                          to ~1e-13 (result marked exact, no points used).  */
+  int plain_sov;      /* nonzero: never split latent factors off (see the
+                         file comment); the SOV over x alone. For comparisons
+                         and independent references.                          */
 } sg_mvn_options;
 
 typedef struct {
@@ -79,7 +86,7 @@ typedef struct {
 typedef struct sg_mvn_workspace sg_mvn_workspace;
 
 void sg_mvn_options_default (sg_mvn_options *opt);
-/* Workspace for dimensions up to D_MAX (about 4 D_MAX^2 doubles); NULL on
+/* Workspace for dimensions up to D_MAX (about 6 D_MAX^2 doubles); NULL on
  * ENOMEM. One workspace per thread: calls on it must not overlap. */
 sg_mvn_workspace *sg_mvn_workspace_new (size_t d_max);
 void sg_mvn_workspace_free (sg_mvn_workspace *w);

@@ -45,7 +45,6 @@
 #include "sg-order.h"
 #include "sg-skewgp-private.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -101,18 +100,6 @@ triple_multiplicity (size_t a, size_t b, size_t c)
   if (a == b || b == c)
     return 3;
   return 6;
-}
-
-/* Symmetric eigendecomposition in place (A becomes the eigenvectors in its
- * columns), eigenvalues ascending in EV. */
-static int
-sym_eigen (double *A, size_t n, double *ev)
-{
-  if (n == 0)
-    return SG_OK;
-  lapack_int info = LAPACKE_dsyevd (LAPACK_ROW_MAJOR, 'V', 'L', (lapack_int) n,
-                                    A, (lapack_int) n, ev);
-  return info == 0 ? SG_OK : SG_ENUMERIC;
 }
 
 /* The pilot points: up to PILOT_POINTS of XS, evenly strided. */
@@ -190,7 +177,7 @@ moment_basis_skew (const sg_skewgp_posterior *post, const double *XS, size_t b,
     sg_vec_scale (sqrt (mb->s2[k]), Y + k * npts, npts, Y + k * npts);
   sg_gemm (0, 1, m, m, npts, 1.0 / (double) npts, Y, Y, 0, K);
   sg_symmetrize (K, m);
-  if ((status = sym_eigen (K, m, lam)) != SG_OK)
+  if ((status = sg_sym_eigen (K, m, lam)) != SG_OK)
     goto out;
   /* descending order: column m-1-k of K is the k-th direction */
   double total = 0, left;
@@ -275,7 +262,7 @@ moment_basis_build (const sg_skewgp_posterior *post, const sg_skewgp_samples *sm
   const double *Dt = D0 + mr * N;
   sg_gemm (0, 1, m, m, N, 1.0 / (double) N, Dt, Dt, 0, V);
   sg_symmetrize (V, m);
-  if ((status = sym_eigen (V, m, mb->s2)) != SG_OK)
+  if ((status = sg_sym_eigen (V, m, mb->s2)) != SG_OK)
     goto out;
   double floor_s2 = SIGMA_FLOOR * (mb->s2[m - 1] > 0 ? mb->s2[m - 1] : 0);
   for (size_t k = 0; k < m; k++)
