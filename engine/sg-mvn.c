@@ -121,7 +121,7 @@ struct sg_mvn_workspace {
   double *C;        /* PANEL x BLOCK conditional means */
   double *logw;     /* BLOCK per-point log weights */
   double *prod;     /* BLOCK per-point running products */
-  double *sgn;      /* BLOCK scratch of sample_variable */
+  double *scratch;  /* 3 BLOCK scratch of sample_variable */
   double *dk;       /* d_max: diagonal of the ordered Cholesky before scaling */
   /* Latent-factor split (factor_split): the problem is then the (nf + m)-
    * dimensional one of (f, x), f first; L, lo, up, mu, Y and gen have room
@@ -202,7 +202,7 @@ sg_mvn_workspace_new (size_t d_max)
   w->C = malloc (PANEL * BLOCK * sizeof (double));
   w->logw = malloc (BLOCK * sizeof (double));
   w->prod = malloc (BLOCK * sizeof (double));
-  w->sgn = malloc (BLOCK * sizeof (double));
+  w->scratch = malloc (3 * BLOCK * sizeof (double));
   w->dk = malloc (d * sizeof (double));
   w->S0 = malloc (d2 * sizeof (double));
   w->lo0 = malloc (d * sizeof (double));
@@ -210,7 +210,7 @@ sg_mvn_workspace_new (size_t d_max)
   w->F = malloc (d * FACTOR_MAX * sizeof (double));
   if (!w->active || !w->perm || !w->perm2 || !slots_ok || !w->S || !w->L || !w->G || !w->H || !w->lo
       || !w->up || !w->resid || !w->cmean || !w->mu || !w->x || !w->gen
-      || !w->vec || !w->Y || !w->C || !w->logw || !w->prod || !w->sgn || !w->dk
+      || !w->vec || !w->Y || !w->C || !w->logw || !w->prod || !w->scratch || !w->dk
       || !w->S0 || !w->lo0 || !w->up0 || !w->F)
     {
       sg_mvn_workspace_free (w);
@@ -251,7 +251,7 @@ sg_mvn_workspace_free (sg_mvn_workspace *w)
   free (w->C);
   free (w->logw);
   free (w->prod);
-  free (w->sgn);
+  free (w->scratch);
   free (w->dk);
   free (w->S0);
   free (w->lo0);
@@ -262,70 +262,136 @@ sg_mvn_workspace_free (sg_mvn_workspace *w)
 
 /* ------------------------------------------------------ normal primitives */
 
+/* The SOV's inner loop evaluates Phi and its inverse for every point and
+ * variable (~70% of its time when they were scalar calls with branches).
+ * The kernels below are written without branches or calls (every regime
+ * is computed and the right one selected), so that the loops over a
+ * block's points vectorise (SG_VECTORIZE: AVX-512 / AVX2 clones); they are
+ * forced inline because GCC does not inline across optimize attributes.
+ * No fma (neither AVX2 nor AVX-512F implies the FMA extension). */
+#define KERNEL static inline __attribute__ ((always_inline))
+
+/* exp(x) for x <= 0, relative error ~2e-16 down to x = -708; below that
+ * exp(-708) ~ 3e-308 (callers treat values below 1e-300 as underflow).
+ * Cody-Waite reduction x = k ln2 + r, |r| <= ln2 / 2, with fdlibm's split
+ * of ln2 (k ln2_hi exact); exp(r) by its Taylor polynomial of degree 13
+ * (truncation < 4e-18); 2^k written into the exponent bits. */
+KERNEL double
+exp_nonpositive (double x)
+{
+  const double magic = 6755399441055744.0;   /* 1.5 * 2^52: rounds to an integer */
+  x = x > -708 ? x : -708;
+  double kd = x * 1.4426950408889634074 + magic;
+  uint64_t ki;
+  memcpy (&ki, &kd, sizeof ki);   /* low bits: k (two's complement) */
+  kd -= magic;
+  double r = (x - kd * 6.93147180369123816490e-01) - kd * 1.90821492927058770002e-10;
+  double p = 1.0 / 6227020800.0;
+  p = p * r + 1.0 / 479001600.0;
+  p = p * r + 1.0 / 39916800.0;
+  p = p * r + 1.0 / 3628800.0;
+  p = p * r + 1.0 / 362880.0;
+  p = p * r + 1.0 / 40320.0;
+  p = p * r + 1.0 / 5040.0;
+  p = p * r + 1.0 / 720.0;
+  p = p * r + 1.0 / 120.0;
+  p = p * r + 1.0 / 24.0;
+  p = p * r + 1.0 / 6.0;
+  p = p * r + 0.5;
+  p = p * r + 1.0;
+  p = p * r + 1.0;
+  uint64_t sb = (ki + 1023) << 52;   /* k >= -1021: a normal 2^k */
+  double scale;
+  memcpy (&scale, &sb, sizeof scale);
+  return p * scale;
+}
+
 /* Phi(x) by Cody's rational Chebyshev approximations (W. J. Cody, "Rational
  * Chebyshev approximations for the error function", Math. Comp. 23 (1969)
- * 631-637; ACM TOMS Algorithm 715), the form used by R's pnorm. The Gaussian
- * factor exp(-x^2/2) is one exp with an fma correction for the rounding of
- * x^2, instead of glibc erfc's two exps. Relative error ~1e-15 for all x. */
-static inline double
-fast_Phi (double x)
+ * 631-637; ACM TOMS Algorithm 715), the form used by R's pnorm: |x| <=
+ * 0.674: 0.5 + x A(x^2)/B(x^2); up to 4 sqrt 2: e^{-x^2/2} C(y)/D(y), y =
+ * |x|; beyond: e^{-x^2/2} (1/sqrt(2 pi) - w P(w)/Q(w)) / y, w = 1/x^2, here
+ * multiplied through by x^10 so that each regime is one ratio and the three
+ * share one division. exp(-x^2/2) gets the rounding error of x^2 back
+ * (Dekker's exact product). Relative error ~1e-15 for all x; +-inf give 1, 0. */
+KERNEL double
+phi_kernel (double x)
 {
-  static const double a[5] = { 2.2352520354606839287, 161.02823106855587881,
+  const double a[5] = { 2.2352520354606839287, 161.02823106855587881,
     1067.6894854603709582, 18154.981253343561249, 0.065682337918207449113 };
-  static const double b[4] = { 47.20258190468824187, 976.09855173777669322,
+  const double b[4] = { 47.20258190468824187, 976.09855173777669322,
     10260.932208618978205, 45507.789335026729956 };
-  static const double c[9] = { 0.39894151208813466764, 8.8831497943883759412,
+  const double c[9] = { 0.39894151208813466764, 8.8831497943883759412,
     93.506656132177855979, 597.27027639480026226, 2494.5375852903726711,
     6848.1904505362823326, 11602.651437647350124, 9842.7148383839780218,
     1.0765576773720192317e-8 };
-  static const double d[8] = { 22.266688044328115691, 235.38790178262499861,
+  const double d[8] = { 22.266688044328115691, 235.38790178262499861,
     1519.377599407554805, 6485.558298266760755, 18615.571640885098091,
     34900.952721145977266, 38912.003286093271411, 19685.429676859990727 };
-  static const double p[6] = { 0.21589853405795699, 0.1274011611602473639,
+  const double p[6] = { 0.21589853405795699, 0.1274011611602473639,
     0.022235277870649807, 0.001421619193227893466, 2.9112874951168792e-5,
     0.02307344176494017303 };
-  static const double q[5] = { 1.28426009614491121, 0.468238212480865118,
+  const double q[5] = { 1.28426009614491121, 0.468238212480865118,
     0.0659881378689285515, 0.00378239633202758244, 7.29751555083966205e-5 };
-  double y = fabs (x), tail;
-  if (y <= 0.67448975)
+  double y = fabs (x), s = x * x;
+  /* central: A / B in s */
+  double an = a[4] * s, ad = s;
+#pragma GCC unroll 8
+  for (int i = 0; i < 3; i++)
     {
-      double xsq = x * x;
-      double xnum = a[4] * xsq, xden = xsq;
-      for (int i = 0; i < 3; i++)
-        {
-          xnum = (xnum + a[i]) * xsq;
-          xden = (xden + b[i]) * xsq;
-        }
-      return 0.5 + x * (xnum + a[3]) / (xden + b[3]);
+      an = (an + a[i]) * s;
+      ad = (ad + b[i]) * s;
     }
-  if (y > 38.5)
-    return x > 0 ? 1.0 : 0.0;
-  double r;
-  if (y <= 5.656854249492380195206754896838792314)
+  an += a[3];
+  ad += b[3];
+  /* middle: C / D in y */
+  double cn = c[8] * y, cd = y;
+#pragma GCC unroll 8
+  for (int i = 0; i < 7; i++)
     {
-      double xnum = c[8] * y, xden = y;
-      for (int i = 0; i < 7; i++)
-        {
-          xnum = (xnum + c[i]) * y;
-          xden = (xden + d[i]) * y;
-        }
-      r = (xnum + c[7]) / (xden + d[7]);
+      cn = (cn + c[i]) * y;
+      cd = (cd + d[i]) * y;
     }
-  else
+  cn += c[7];
+  cd += d[7];
+  /* tail: w P(w)/Q(w) = N(s) / D(s) with N = p5 + p0 s + ... + p4 s^5,
+   * D = s (1 + q0 s + ... + q4 s^5); then (1/sqrt(2 pi) - N/D) / y */
+  double tn = p[4], td = q[4];
+#pragma GCC unroll 8
+  for (int i = 3; i >= 0; i--)
     {
-      double xsq = 1.0 / (x * x);
-      double xnum = p[5] * xsq, xden = xsq;
-      for (int i = 0; i < 4; i++)
-        {
-          xnum = (xnum + p[i]) * xsq;
-          xden = (xden + q[i]) * xsq;
-        }
-      r = xsq * (xnum + p[4]) / (xden + q[4]);
-      r = (0.398942280401432677939946059934 - r) / y;
+      tn = tn * s + p[i];
+      td = td * s + q[i];
     }
-  double h = y * y, lo = fma (y, y, -h);
-  tail = exp (-0.5 * h) * (1 - 0.5 * lo) * r;
-  return x > 0 ? 1 - tail : tail;
+  tn = tn * s + p[5];
+  td = (td * s + 1) * s;
+  int central = y <= 0.67448975, middle = y <= 5.656854249492380195206754896838792314;
+  double num = central ? an : (middle ? cn : 0.398942280401432677939946059934 * td - tn);
+  double den = central ? ad : (middle ? cd : td * y);
+  double ratio = num / den;
+  /* exp(-(h + lo)/2) with h + lo = y^2 exactly (Veltkamp split of y) */
+  double h = y * y, split = 134217729.0 * y;
+  double yh = split - (split - y), yl = y - yh;
+  double lo = ((yh * yh - h) + 2 * yh * yl) + yl * yl;
+  double tail = exp_nonpositive (-0.5 * h) * (1 - 0.5 * lo) * ratio;
+  tail = y > 38.5 ? 0 : tail;   /* also +-inf, whose ratio is NaN */
+  double outer = x > 0 ? 1 - tail : tail;
+  return central ? 0.5 + x * ratio : outer;
+}
+
+/* The central branch of fast_Phiinv (|p - 1/2| <= 0.425), branch-free. */
+KERNEL double
+phiinv_central (double p)
+{
+  double q = p - 0.5, r = 0.180625 - q * q;
+  return q * (((((((2509.0809287301226727 * r + 33430.575583588128105) * r
+           + 67265.770927008700853) * r + 45921.953931549871457) * r
+           + 13731.693765509461125) * r + 1971.5909503065514427) * r
+           + 133.14166789178437745) * r + 3.387132872796366608)
+       / (((((((5226.495278852545925 * r + 28729.085735721942674) * r
+           + 39307.89580009271061) * r + 21213.794301586595867) * r
+           + 5394.1960214247511077) * r + 687.1870074920579083) * r
+           + 42.313330701600911252) * r + 1.0);
 }
 
 /* Phi^{-1}(p), 0 < p < 1: Wichura's algorithm AS 241 (PPND16), Applied
@@ -335,17 +401,7 @@ fast_Phiinv (double p)
 {
   double q = p - 0.5;
   if (fabs (q) <= 0.425)
-    {
-      double r = 0.180625 - q * q;
-      return q * (((((((2509.0809287301226727 * r + 33430.575583588128105) * r
-               + 67265.770927008700853) * r + 45921.953931549871457) * r
-               + 13731.693765509461125) * r + 1971.5909503065514427) * r
-               + 133.14166789178437745) * r + 3.387132872796366608)
-           / (((((((5226.495278852545925 * r + 28729.085735721942674) * r
-               + 39307.89580009271061) * r + 21213.794301586595867) * r
-               + 5394.1960214247511077) * r + 687.1870074920579083) * r
-               + 42.313330701600911252) * r + 1.0);
-    }
+    return phiinv_central (p);
   double r = q < 0 ? p : 1 - p;
   r = sqrt (-log (r));
   double x;
@@ -883,94 +939,126 @@ solve_tilting (sg_mvn_workspace *w, size_t m)
 /* ------------------------------------------------------------ QMC kernel */
 
 /* Coordinate frac(I GEN + SHIFT) of point I, baker-transformed (w -> 1 -
- * |2w - 1|) and kept 1e-15 away from 0 and 1. */
-static inline double
-lattice_coordinate (size_t i, double gen, double shift)
+ * |2w - 1|) and kept 1e-15 away from 0 and 1. I is a double (an integer
+ * below 2^53) because converting 64-bit integers does not vectorise
+ * without AVX-512DQ. */
+KERNEL double
+lattice_coordinate (double i, double gen, double shift)
 {
-  double q = (double) i * gen + shift;
-  q -= (double) (int64_t) q;   /* q >= 0: floor */
+  double q = i * gen + shift;
+  q -= floor (q);
   q = 1 - fabs (2 * q - 1);
   return q < 1e-15 ? 1e-15 : (q > 1 - 1e-15 ? 1 - 1e-15 : q);
+}
+
+/* Pass 1 of sample_variable, for the NB points with conditional bounds
+ * TL = LM - C, TU = UM - C: the interval probability into DIFF and the
+ * probability whose quantile is the draw (the lattice coordinate's
+ * position in the interval) into ARG, both from Phi on whichever side of 0
+ * the interval starts, so no probability is formed as 1 - tiny. SGN is the
+ * side (+-1: the draw is SGN Phi^-1(ARG)), or 0 where the fast path does
+ * not hold (interval below 1e-300 or narrower than 1e-4 of its Phi). */
+SG_VECTORIZE static void
+interval_pass (size_t nb, double lm, double um, const double *restrict c,
+               size_t i0, double gen, double shift, double *restrict arg,
+               double *restrict diff, double *restrict sgn)
+{
+  for (size_t b = 0; b < nb; b++)
+    {
+      double tl = lm - c[b], tu = um - c[b];
+      int upper = tl > 0;   /* interval in the upper tail: Phi(-t) */
+      double p1 = phi_kernel (upper ? -tl : tl), p2 = phi_kernel (upper ? -tu : tu);
+      double dp = upper ? p1 - p2 : p2 - p1, big = upper ? p1 : p2;
+      double q = lattice_coordinate ((double) i0 + (double) (int) b, gen, shift);
+      arg[b] = p1 + (upper ? -q : q) * dp;
+      diff[b] = dp;
+      sgn[b] = big > 1e-300 && dp > 1e-4 * big ? (upper ? -1.0 : 1.0) : 0.0;
+    }
+}
+
+/* Pass 3: the draws z = SGN Phi^-1(ARG) of the fast path (SGN != 0; the
+ * others hold their quantile already), by the central branch for all
+ * points; the tails (|ARG - 1/2| > 0.425, ~15% of them) follow in
+ * sample_variable. */
+SG_VECTORIZE static void
+quantile_pass (size_t nb, const double *restrict arg, const double *restrict sgn,
+               double *restrict z)
+{
+  for (size_t b = 0; b < nb; b++)
+    z[b] = sgn[b] != 0 ? sgn[b] * phiinv_central (arg[b]) : arg[b];
+}
+
+/* Pass 4: the draws clamped into their intervals (round-off), shifted by
+ * MU, the tilting factor exp(mu^2/2 - mu z) into LOGW, and the interval
+ * probabilities DIFF into PROD. */
+SG_VECTORIZE static void
+weight_pass (size_t nb, double lm, double um, double mu, const double *restrict c,
+             const double *restrict diff, double *restrict z, double *restrict prod,
+             double *restrict logw, int last)
+{
+  for (size_t b = 0; b < nb; b++)
+    {
+      prod[b] *= diff[b];
+      if (!last)
+        {
+          double tl = lm - c[b], tu = um - c[b];
+          double e = z[b] < tl ? tl : (z[b] > tu ? tu : z[b]);
+          z[b] = mu + e;
+          logw[b] += mu * (0.5 * mu - z[b]);
+        }
+    }
 }
 
 /* Variable k for NB points: conditional bounds l - mu - c, u - mu - c;
  * multiplies each point's weight by Phi(tu) - Phi(tl) (times the tilting
  * factor) and, unless LAST, draws z = mu + the truncated-normal quantile of
- * the lattice coordinate (baker-transformed) into Z. The fast path uses
- * Phi and its inverse on whichever side of 0 the interval starts, so no
- * probability is formed as 1 - tiny; intervals too narrow or too deep in a
- * tail for that fall back to the log-space routines of sg-normal.
- * Three passes over the block (probabilities, quantiles, weights) keep the
- * loop bodies short, so the processor overlaps the independent quantile
- * evaluations of different points; SGN is BLOCK doubles of scratch. */
+ * the lattice coordinate (baker-transformed) into Z. Vectorised passes
+ * over the block (interval_pass, quantile_pass, weight_pass) with scalar
+ * fix-ups in between for the few points they do not cover: intervals too
+ * narrow or too deep in a tail for the fast path (the log-space routines
+ * of sg-normal), tiny interval probabilities (into the log weight), and
+ * the quantile's tails. SCRATCH is 3 BLOCK doubles. */
 static void
 sample_variable (size_t nb, double l, double u, double mu, const double *c,
-                 double gen, double shift, size_t i0, double *z, double *sgn,
+                 double gen, double shift, size_t i0, double *z, double *scratch,
                  double *prod, double *logw, int last)
 {
+  double *arg = scratch, *diff = scratch + BLOCK, *sgn = scratch + 2 * BLOCK;
+  double lm = l - mu, um = u - mu;
+  interval_pass (nb, lm, um, c, i0, gen, shift, arg, diff, sgn);
   for (size_t b = 0; b < nb; b++)
     {
-      double tl = l - mu - c[b], tu = u - mu - c[b];
-      double diff, arg = 0, q = 0;
-      if (!last)
-        q = lattice_coordinate (i0 + b, gen, shift);
-      int slow = 0;
-      double sign = 1;
-      if (tl > 0)
+      if (sgn[b] == 0)
         {
-          double qa = fast_Phi (-tl), qb = tu == INFINITY ? 0 : fast_Phi (-tu);
-          diff = qa - qb;
-          slow = !(qa > 1e-300 && diff > 1e-4 * qa);
-          arg = qa - q * diff;
-          sign = -1;
-        }
-      else
-        {
-          double pa = tl == -INFINITY ? 0 : fast_Phi (tl), pb = tu == INFINITY ? 1 : fast_Phi (tu);
-          diff = pb - pa;
-          slow = !(pb > 1e-300 && diff > 1e-4 * pb);
-          arg = pa + q * diff;
-        }
-      if (slow)
-        {
+          double tl = lm - c[b], tu = um - c[b];
           logw[b] += sg_norm_logdiff (tl, tu);
-          diff = 1;
+          diff[b] = 1;
           if (!last)
             {
+              double q = lattice_coordinate ((double) (i0 + b), gen, shift);
               double e = sg_norm_trunc_quantile (tl, tu, q);
               /* intervals ~1e10 sd out (floored singular pivots) defeat the
                * quantile's Newton steps; the mass sits within 1/|t| of the
                * bound nearest to 0 */
               if (!isfinite (e))
                 e = tl > 0 ? tl : (tu < 0 ? tu : 0);
-              arg = e;
-              sign = 0;   /* quantile done */
+              arg[b] = e;
             }
         }
-      if (diff < 1e-100)   /* keep prod[b] * diff >= 1e-300: no underflow */
-        logw[b] += log (diff);
-      else
-        prod[b] *= diff;
-      if (!last)
+      else if (diff[b] < 1e-100)   /* keep prod * diff >= 1e-300: no underflow */
         {
-          z[b] = arg;
-          sgn[b] = sign;
+          logw[b] += log (diff[b]);
+          diff[b] = 1;
         }
     }
   if (!last)
     {
+      quantile_pass (nb, arg, sgn, z);
       for (size_t b = 0; b < nb; b++)
-        if (sgn[b] != 0)
-          z[b] = sgn[b] * fast_Phiinv (z[b]);
-      for (size_t b = 0; b < nb; b++)
-        {
-          double tl = l - mu - c[b], tu = u - mu - c[b];
-          double e = z[b] < tl ? tl : (z[b] > tu ? tu : z[b]);
-          z[b] = mu + e;
-          if (mu != 0)
-            logw[b] += mu * (0.5 * mu - z[b]);
-        }
+        if (sgn[b] != 0 && fabs (arg[b] - 0.5) > 0.425)
+          z[b] = sgn[b] * fast_Phiinv (arg[b]);
     }
+  weight_pass (nb, lm, um, mu, c, diff, z, prod, logw, last);
   for (size_t b = 0; b < nb; b++)
     if (prod[b] < FOLD_BELOW)
       {
@@ -994,7 +1082,7 @@ sample_factors (sg_mvn_workspace *w, const double *gen, const double *shift,
       double lw = w->flogdet;
       for (size_t j = 0; j < r; j++)
         {
-          u[j] = fast_Phiinv (lattice_coordinate (i0 + b, gen[j], shift[j]));
+          u[j] = fast_Phiinv (lattice_coordinate ((double) (i0 + b), gen[j], shift[j]));
           lw += 0.5 * u[j] * u[j];
         }
       for (size_t j = 0; j < r; j++)
@@ -1036,7 +1124,7 @@ run_block (sg_mvn_workspace *w, size_t m, const double *gen, const double *shift
           int last = k == m - 1;
           sample_variable (nb, w->lo[k], w->up[k], last ? 0 : w->mu[k], c,
                            last ? 0 : gen[k], last ? 0 : shift[k], i0,
-                           Y + k * BLOCK, w->sgn, w->prod, w->logw, last);
+                           Y + k * BLOCK, w->scratch, w->prod, w->logw, last);
         }
     }
   for (size_t b = 0; b < nb; b++)
