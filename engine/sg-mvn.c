@@ -379,57 +379,79 @@ phi_kernel (double x)
   return central ? 0.5 + x * ratio : outer;
 }
 
-/* The central branch of fast_Phiinv (|p - 1/2| <= 0.425), branch-free. */
+/* log(x) for x > 0 (subnormals included), relative error ~2e-16: x =
+ * 2^e m with m in [sqrt(1/2), sqrt(2)) read from the bits, log m = 2
+ * atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172, by its series to s^19
+ * (truncation < 3e-17); e ln2 with fdlibm's split of ln2. */
 KERNEL double
-phiinv_central (double p)
+log_positive (double x)
 {
-  double q = p - 0.5, r = 0.180625 - q * q;
-  return q * (((((((2509.0809287301226727 * r + 33430.575583588128105) * r
-           + 67265.770927008700853) * r + 45921.953931549871457) * r
-           + 13731.693765509461125) * r + 1971.5909503065514427) * r
-           + 133.14166789178437745) * r + 3.387132872796366608)
-       / (((((((5226.495278852545925 * r + 28729.085735721942674) * r
-           + 39307.89580009271061) * r + 21213.794301586595867) * r
-           + 5394.1960214247511077) * r + 687.1870074920579083) * r
-           + 42.313330701600911252) * r + 1.0);
+  int tiny = x < 0x1p-1000;   /* subnormal or nearly: scale up first */
+  x = tiny ? x * 0x1p200 : x;
+  uint64_t bits, eb, mb;
+  memcpy (&bits, &x, sizeof bits);
+  eb = (bits >> 52) | UINT64_C (0x4330000000000000);   /* 2^52 + biased exponent */
+  mb = (bits & UINT64_C (0x000fffffffffffff)) | UINT64_C (0x3ff0000000000000);
+  double e, m;
+  memcpy (&e, &eb, sizeof e);
+  memcpy (&m, &mb, sizeof m);
+  e -= 4503599627370496.0 + 1023.0;
+  e -= tiny ? 200 : 0;
+  int high = m > 1.4142135623730951;
+  m = high ? 0.5 * m : m;
+  e = high ? e + 1 : e;
+  double f = m - 1, t = f / (2 + f), t2 = t * t;
+  double series = 1.0 / 19;
+  series = series * t2 + 1.0 / 17;
+  series = series * t2 + 1.0 / 15;
+  series = series * t2 + 1.0 / 13;
+  series = series * t2 + 1.0 / 11;
+  series = series * t2 + 1.0 / 9;
+  series = series * t2 + 1.0 / 7;
+  series = series * t2 + 1.0 / 5;
+  series = series * t2 + 1.0 / 3;
+  series = series * t2 + 1;
+  return e * 6.93147180369123816490e-01 + (e * 1.90821492927058770002e-10 + 2 * t * series);
 }
 
 /* Phi^{-1}(p), 0 < p < 1: Wichura's algorithm AS 241 (PPND16), Applied
- * Statistics 37 (1988) 477-484, relative error ~1e-16. */
-static inline double
-fast_Phiinv (double p)
+ * Statistics 37 (1988) 477-484, relative error ~1e-16. Its three regimes
+ * (|p - 1/2| <= 0.425; r = sqrt(-log min(p, 1 - p)) <= 5; beyond) are all
+ * evaluated and the right ratio taken, one division in all. */
+KERNEL double
+phiinv_kernel (double p)
 {
-  double q = p - 0.5;
-  if (fabs (q) <= 0.425)
-    return phiinv_central (p);
-  double r = q < 0 ? p : 1 - p;
-  r = sqrt (-log (r));
-  double x;
-  if (r <= 5)
-    {
-      r -= 1.6;
-      x = (((((((7.7454501427834140764e-4 * r + 0.0227238449892691845833) * r
-            + 0.24178072517745061177) * r + 1.27045825245236838258) * r
-            + 3.64784832476320460504) * r + 5.7694972214606914055) * r
-            + 4.6303378461565452959) * r + 1.42343711074968357734)
-        / (((((((1.05075007164441684324e-9 * r + 5.475938084995344946e-4) * r
-            + 0.0151986665636164571966) * r + 0.14810397642748007459) * r
-            + 0.68976733498510000455) * r + 1.6763848301838038494) * r
-            + 2.05319162663775882187) * r + 1.0);
-    }
-  else
-    {
-      r -= 5;
-      x = (((((((2.01033439929228813265e-7 * r + 2.71155556874348757815e-5) * r
-            + 0.0012426609473880784386) * r + 0.026532189526576123093) * r
-            + 0.29656057182850489123) * r + 1.7848265399172913358) * r
-            + 5.4637849111641143699) * r + 6.6579046435011037772)
-        / (((((((2.04426310338993978564e-15 * r + 1.4215117583164458887e-7) * r
-            + 1.8463183175100546818e-5) * r + 7.868691311456132591e-4) * r
-            + 0.0148753612908506148525) * r + 0.13692988092273580531) * r
-            + 0.59983220655588793769) * r + 1.0);
-    }
-  return q < 0 ? -x : x;
+  double q = p - 0.5, c = 0.180625 - q * q;
+  double cn = (((((((2509.0809287301226727 * c + 33430.575583588128105) * c
+               + 67265.770927008700853) * c + 45921.953931549871457) * c
+               + 13731.693765509461125) * c + 1971.5909503065514427) * c
+               + 133.14166789178437745) * c + 3.387132872796366608) * q;
+  double cd = (((((((5226.495278852545925 * c + 28729.085735721942674) * c
+               + 39307.89580009271061) * c + 21213.794301586595867) * c
+               + 5394.1960214247511077) * c + 687.1870074920579083) * c
+               + 42.313330701600911252) * c + 1.0);
+  double r = sqrt (-log_positive (q < 0 ? p : 1 - p));
+  double a = r - 1.6, b = r - 5;
+  double an = (((((((7.7454501427834140764e-4 * a + 0.0227238449892691845833) * a
+               + 0.24178072517745061177) * a + 1.27045825245236838258) * a
+               + 3.64784832476320460504) * a + 5.7694972214606914055) * a
+               + 4.6303378461565452959) * a + 1.42343711074968357734);
+  double ad = (((((((1.05075007164441684324e-9 * a + 5.475938084995344946e-4) * a
+               + 0.0151986665636164571966) * a + 0.14810397642748007459) * a
+               + 0.68976733498510000455) * a + 1.6763848301838038494) * a
+               + 2.05319162663775882187) * a + 1.0);
+  double bn = (((((((2.01033439929228813265e-7 * b + 2.71155556874348757815e-5) * b
+               + 0.0012426609473880784386) * b + 0.026532189526576123093) * b
+               + 0.29656057182850489123) * b + 1.7848265399172913358) * b
+               + 5.4637849111641143699) * b + 6.6579046435011037772);
+  double bd = (((((((2.04426310338993978564e-15 * b + 1.4215117583164458887e-7) * b
+               + 1.8463183175100546818e-5) * b + 7.868691311456132591e-4) * b
+               + 0.0148753612908506148525) * b + 0.13692988092273580531) * b
+               + 0.59983220655588793769) * b + 1.0);
+  int central = fabs (q) <= 0.425, near = r <= 5;
+  double num = central ? cn : (near ? an : bn) * (q < 0 ? -1 : 1);
+  double den = central ? cd : (near ? ad : bd);
+  return num / den;
 }
 
 /* E[Z | a < Z < b] for Z ~ N(0,1): (phi(a) - phi(b)) / (Phi(b) - Phi(a)),
@@ -977,15 +999,13 @@ interval_pass (size_t nb, double lm, double um, const double *restrict c,
 }
 
 /* Pass 3: the draws z = SGN Phi^-1(ARG) of the fast path (SGN != 0; the
- * others hold their quantile already), by the central branch for all
- * points; the tails (|ARG - 1/2| > 0.425, ~15% of them) follow in
- * sample_variable. */
+ * others hold their quantile already). */
 SG_VECTORIZE static void
 quantile_pass (size_t nb, const double *restrict arg, const double *restrict sgn,
                double *restrict z)
 {
   for (size_t b = 0; b < nb; b++)
-    z[b] = sgn[b] != 0 ? sgn[b] * phiinv_central (arg[b]) : arg[b];
+    z[b] = sgn[b] != 0 ? sgn[b] * phiinv_kernel (arg[b]) : arg[b];
 }
 
 /* Pass 4: the draws clamped into their intervals (round-off), shifted by
@@ -1016,8 +1036,8 @@ weight_pass (size_t nb, double lm, double um, double mu, const double *restrict 
  * over the block (interval_pass, quantile_pass, weight_pass) with scalar
  * fix-ups in between for the few points they do not cover: intervals too
  * narrow or too deep in a tail for the fast path (the log-space routines
- * of sg-normal), tiny interval probabilities (into the log weight), and
- * the quantile's tails. SCRATCH is 3 BLOCK doubles. */
+ * of sg-normal) and tiny interval probabilities (into the log weight).
+ * SCRATCH is 3 BLOCK doubles. */
 static void
 sample_variable (size_t nb, double l, double u, double mu, const double *c,
                  double gen, double shift, size_t i0, double *z, double *scratch,
@@ -1052,12 +1072,7 @@ sample_variable (size_t nb, double l, double u, double mu, const double *c,
         }
     }
   if (!last)
-    {
-      quantile_pass (nb, arg, sgn, z);
-      for (size_t b = 0; b < nb; b++)
-        if (sgn[b] != 0 && fabs (arg[b] - 0.5) > 0.425)
-          z[b] = sgn[b] * fast_Phiinv (arg[b]);
-    }
+    quantile_pass (nb, arg, sgn, z);
   weight_pass (nb, lm, um, mu, c, diff, z, prod, logw, last);
   for (size_t b = 0; b < nb; b++)
     if (prod[b] < FOLD_BELOW)
@@ -1082,7 +1097,7 @@ sample_factors (sg_mvn_workspace *w, const double *gen, const double *shift,
       double lw = w->flogdet;
       for (size_t j = 0; j < r; j++)
         {
-          u[j] = fast_Phiinv (lattice_coordinate ((double) (i0 + b), gen[j], shift[j]));
+          u[j] = phiinv_kernel (lattice_coordinate ((double) (i0 + b), gen[j], shift[j]));
           lw += 0.5 * u[j] * u[j];
         }
       for (size_t j = 0; j < r; j++)
