@@ -4,8 +4,8 @@
  *
  * Genz's separation-of-variables algorithm (Genz 1992; Genz & Bretz 2009,
  * sec. 4.1.3) with variable reordering (Gibson, Glasbey & Elston 1994) and
- * randomised rank-1 lattice QMC (CBC rules, Richtmyer beyond them); several random shifts give the error
- * estimate. Each point's product of conditional probabilities is summed in
+ * randomised rank-1 lattice QMC (CBC rules, Richtmyer beyond them); several
+ * random shifts give the error estimate. Each point's product of conditional probabilities is summed in
  * log space, so probabilities like 1e-200 keep a small relative error.
  * By default the conditional normals are exponentially tilted with Botev's
  * minimax shifts (Botev 2017, JRSS-B 79:125), which keeps the relative error
