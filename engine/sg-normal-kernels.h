@@ -21,6 +21,18 @@
 
 #define SG_KERNEL static inline __attribute__ ((always_inline))
 
+/* c[0] + c[1] x + ... + c[n-1] x^(n-1) by Horner's rule (N a constant, so
+ * the loop unrolls and the coefficients fold into the code). */
+SG_KERNEL double
+sg_horner (double x, const double *c, int n)
+{
+  double p = c[n - 1];
+#pragma GCC unroll 16
+  for (int i = n - 2; i >= 0; i--)
+    p = p * x + c[i];
+  return p;
+}
+
 /* exp(x) for x <= 0, relative error ~2e-16 down to x = -708; below that
  * exp(-708) ~ 3e-308 (callers treat values below 1e-300 as underflow).
  * Cody-Waite reduction x = k ln2 + r, |r| <= ln2 / 2, with fdlibm's split
@@ -36,20 +48,10 @@ sg_exp_nonpositive (double x)
   memcpy (&ki, &kd, sizeof ki);   /* low bits: k (two's complement) */
   kd -= magic;
   double r = (x - kd * 6.93147180369123816490e-01) - kd * 1.90821492927058770002e-10;
-  double p = 1.0 / 6227020800.0;
-  p = p * r + 1.0 / 479001600.0;
-  p = p * r + 1.0 / 39916800.0;
-  p = p * r + 1.0 / 3628800.0;
-  p = p * r + 1.0 / 362880.0;
-  p = p * r + 1.0 / 40320.0;
-  p = p * r + 1.0 / 5040.0;
-  p = p * r + 1.0 / 720.0;
-  p = p * r + 1.0 / 120.0;
-  p = p * r + 1.0 / 24.0;
-  p = p * r + 1.0 / 6.0;
-  p = p * r + 0.5;
-  p = p * r + 1.0;
-  p = p * r + 1.0;
+  const double taylor[14] = { 1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0,
+    1.0 / 720.0, 1.0 / 5040.0, 1.0 / 40320.0, 1.0 / 362880.0, 1.0 / 3628800.0,
+    1.0 / 39916800.0, 1.0 / 479001600.0, 1.0 / 6227020800.0 };   /* 1 / k! */
+  double p = sg_horner (r, taylor, 14);
   uint64_t sb = (ki + 1023) << 52;   /* k >= -1021: a normal 2^k */
   double scale;
   memcpy (&scale, &sb, sizeof scale);
@@ -151,16 +153,9 @@ sg_log_positive (double x)
   m = high ? 0.5 * m : m;
   e = high ? e + 1 : e;
   double f = m - 1, t = f / (2 + f), t2 = t * t;
-  double series = 1.0 / 19;
-  series = series * t2 + 1.0 / 17;
-  series = series * t2 + 1.0 / 15;
-  series = series * t2 + 1.0 / 13;
-  series = series * t2 + 1.0 / 11;
-  series = series * t2 + 1.0 / 9;
-  series = series * t2 + 1.0 / 7;
-  series = series * t2 + 1.0 / 5;
-  series = series * t2 + 1.0 / 3;
-  series = series * t2 + 1;
+  const double odd[10] = { 1.0, 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11,
+    1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19 };   /* 1 / (2k + 1) */
+  double series = sg_horner (t2, odd, 10);
   return e * 6.93147180369123816490e-01 + (e * 1.90821492927058770002e-10 + 2 * t * series);
 }
 
