@@ -240,15 +240,25 @@ sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V)
 {
   if (k == 0 || k > n)
     return k == 0 ? SG_OK : SG_EINVAL;
+  /* dsyevr's W must hold n values even when only k are asked for: it is
+   * also workspace, and with tied eigenvalues its bisection fills more
+   * than k (an equicorrelated matrix overran a k-long EV on the stack) */
   lapack_int *isuppz = malloc (2 * k * sizeof *isuppz), found = 0;
-  if (isuppz == NULL)
-    return SG_ENOMEM;
+  double *w = malloc (n * sizeof *w);
+  if (isuppz == NULL || w == NULL)
+    {
+      free (isuppz);
+      free (w);
+      return SG_ENOMEM;
+    }
   /* eigenvalues n-k+1 .. n (1-based, ascending) */
   lapack_int info = LAPACKE_dsyevr (LAPACK_ROW_MAJOR, 'V', 'I', 'L', (lapack_int) n,
                                     A, (lapack_int) n, 0, 0, (lapack_int) (n - k + 1),
-                                    (lapack_int) n, 0, &found, ev, V, (lapack_int) k,
+                                    (lapack_int) n, 0, &found, w, V, (lapack_int) k,
                                     isuppz);
+  memcpy (ev, w, k * sizeof *ev);
   free (isuppz);
+  free (w);
   if (info != 0 || found != (lapack_int) k)
     return SG_ENUMERIC;
   for (size_t a = 0, b = k - 1; a < b; a++, b--)   /* ascending -> descending */

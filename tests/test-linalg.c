@@ -116,6 +116,67 @@ test_gemm_transposes (void)
   g_assert_cmpmem (C, sizeof C, want, sizeof want);
 }
 
+static void
+test_eigen_top_matches_full (void)
+{
+  /* The top K eigenpairs agree with the full decomposition's, and A v = l v.
+   * Nothing is written past EV's K entries: LAPACK's dsyevr uses its W
+   * (n long) as workspace, and an uninstrumented library's overrun is
+   * invisible to ASan, so sentinels after EV check it in every build. */
+  gsl_rng *rng = sg_rng_new (7, 0);
+  const size_t n = 30;
+  double *A = g_new (double, n * n), *work = g_new (double, n * n);
+  double *all = g_new (double, n);
+  random_spd (rng, n, A);
+  memcpy (work, A, n * n * sizeof *A);
+  g_assert_cmpint (sg_sym_eigen (work, n, all), ==, SG_OK);
+  for (size_t k = 1; k <= n; k += 14)
+    {
+      double *ev = g_new (double, k + n), *V = g_new (double, n * k);
+      for (size_t i = k; i < k + n; i++)
+        ev[i] = -1234.5;
+      memcpy (work, A, n * n * sizeof *A);
+      g_assert_cmpint (sg_sym_eigen_top (work, n, k, ev, V), ==, SG_OK);
+      for (size_t i = k; i < k + n; i++)
+        g_assert_cmpfloat (ev[i], ==, -1234.5);
+      for (size_t a = 0; a < k; a++)
+        {
+          /* backward-stable solvers: eigenvalues to ~n eps ||A|| */
+          g_assert_cmpfloat_with_epsilon (ev[a], all[n - 1 - a], 1e-12 * all[n - 1]);
+          for (size_t i = 0; i < n; i++)
+            {
+              double Av = 0;
+              for (size_t j = 0; j < n; j++)
+                Av += A[i * n + j] * V[j * k + a];
+              g_assert_cmpfloat_with_epsilon (Av, ev[a] * V[i * k + a], 1e-10 * all[n - 1]);
+            }
+        }
+      g_free (ev); g_free (V);
+    }
+  g_assert_cmpint (sg_sym_eigen_top (work, n, n + 1, all, NULL), ==, SG_EINVAL);
+
+  /* Equicorrelation rho: one eigenvalue 1 + (n-1) rho, then n-1 tied at
+   * 1 - rho; ties are where dsyevr's bisection finds more than K values. */
+  const double rho = 0.5;
+  for (size_t k = 1; k <= 3; k++)
+    {
+      double *ev = g_new (double, k + n), *V = g_new (double, n * k);
+      for (size_t i = 0; i < n * n; i++)
+        work[i] = i % (n + 1) == 0 ? 1 : rho;
+      for (size_t i = k; i < k + n; i++)
+        ev[i] = -1234.5;
+      g_assert_cmpint (sg_sym_eigen_top (work, n, k, ev, V), ==, SG_OK);
+      g_assert_cmpfloat_with_epsilon (ev[0], 1 + (n - 1) * rho, 1e-12 * n);
+      for (size_t a = 1; a < k; a++)
+        g_assert_cmpfloat_with_epsilon (ev[a], 1 - rho, 1e-12 * n);
+      for (size_t i = k; i < k + n; i++)
+        g_assert_cmpfloat (ev[i], ==, -1234.5);
+      g_free (ev); g_free (V);
+    }
+  g_free (A); g_free (work); g_free (all);
+  sg_rng_free (rng);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -124,5 +185,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/linalg/cholesky-jitter", test_cholesky_jitter_and_failure);
   g_test_add_func ("/linalg/solve", test_solve_logdet_inverse);
   g_test_add_func ("/linalg/gemm", test_gemm_transposes);
+  g_test_add_func ("/linalg/eigen-top", test_eigen_top_matches_full);
   return g_test_run ();
 }
