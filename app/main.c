@@ -1,4 +1,6 @@
 /* main.c — entry point of the SkewBench desktop application. */
+#include "config.h"
+
 #include "sb-application.h"
 
 int

@@ -1,4 +1,6 @@
 /* skewgp.c — the headless SkewBench command line (DESIGN §5). */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 #include "sg-linalg.h"

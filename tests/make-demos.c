@@ -1,5 +1,5 @@
 /* make-demos.c — generates the prepared sessions of the guided demos
- * (app/sb-demos.c) with the settings of paper 001, reproducibly (fixed
+ * (ui/sb-demos.c) with the settings of paper 001, reproducibly (fixed
  * seeds; the session times are fixed too, so the files are byte-stable):
  *
  *   build/tests/make-demos resources/demos        write the three files
@@ -24,7 +24,7 @@
  *     on the engine problem safe-gp1d (a GP draw, RBF variance 2,
  *     lengthscale ~ U[1, 2], g(0) >= 0, on [-10, 10]) with threshold 0,
  *     start x = 0, answered exactly by the simulated oracle; sg_bo in safe
- *     mode exactly as the application configures it (app/sb-jobs.c
+ *     mode exactly as the application configures it (core/sb-jobs.c
  *     build_config: UCB with penalty 1000 where P(f >= 0) < 0.7, 1000
  *     samples), prior RBF variance 2, lengthscale 1.5 kept fixed; 8
  *     answers = the paper's iterations 0-7. The draw (SAFE_SEED) was
@@ -202,7 +202,7 @@ make_mixed (void)
 
 /* ---- 001 Figures 13-14 --------------------------------------------------------- */
 
-/* The loop as app/sb-jobs.c configures it for a safe benchmark session. */
+/* The loop as core/sb-jobs.c configures it for a safe benchmark session. */
 static sg_bo *
 safe_loop (const SbExperiment *exp, const sg_problem *p)
 {

@@ -1156,7 +1156,7 @@ test_validity_heatmap (void)
 }
 
 /* The acquisition field of a safe run leaves the penalised (unsafe) cells
- * out as NaN (app/sb-jobs.c): they must stay transparent, so the plot
+ * out as NaN (core/sb-jobs.c): they must stay transparent, so the plot
  * background shows there, while the safe cells carry the colour map; the
  * next query and x_r are drawn on top. */
 static void

@@ -1,4 +1,4 @@
-/* test-ui-demos.c — the guided demos (app/sb-demos.h) in-process under
+/* test-ui-demos.c — the guided demos (ui/sb-demos.h) in-process under
  * Xvfb: the registry is well formed and its prepared sessions hold the
  * papers' settings and the stated number of answers; every entry opens
  * without error; opening a demo never touches an existing file; a demo
@@ -381,7 +381,7 @@ plot_at_step (SbWindow *w, guint step)
 }
 
 /* The window proposes the demo's next setting: the generator
- * (tests/make-demos.c) runs sg_bo exactly as app/sb-jobs.c configures
+ * (tests/make-demos.c) runs sg_bo exactly as core/sb-jobs.c configures
  * it. Floating point differences between BLAS kernels could move the
  * acquisition's maximiser slightly; 1e-6 of the box width [-10, 10]
  * allows for that and nothing else. A change of the engine's proposals

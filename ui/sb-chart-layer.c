@@ -1,4 +1,6 @@
 /* sb-chart-layer.c — a layer widget of SbChart (see sb-chart-layer.h). */
+#include "config.h"
+
 #include "sb-chart-layer.h"
 #include "sb-chart-private.h"
 

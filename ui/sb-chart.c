@@ -6,6 +6,8 @@
  * data -> device mapping (SbFrame) is computed once per allocation or scene
  * and shared by all layers.
  */
+#include "config.h"
+
 #include "sb-chart.h"
 #include "sb-chart-layer.h"
 #include "sb-chart-private.h"

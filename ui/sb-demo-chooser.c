@@ -1,4 +1,6 @@
 /* sb-demo-chooser.c — the list of guided demos. */
+#include "config.h"
+
 #include "sb-demo-chooser.h"
 
 #include "sb-demos.h"

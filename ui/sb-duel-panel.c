@@ -1,4 +1,6 @@
 /* sb-duel-panel.c — the question being asked: A (the current best) vs B. */
+#include "config.h"
+
 #include "sb-duel-panel.h"
 
 #include "sb-experiment-templates.h"

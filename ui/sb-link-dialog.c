@@ -1,4 +1,6 @@
 /* sb-link-dialog.c — the link diagnostic window (see sb-link-dialog.h). */
+#include "config.h"
+
 #include "sb-link-dialog.h"
 
 #include "sb-chart.h"

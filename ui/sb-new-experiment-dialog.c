@@ -1,4 +1,6 @@
 /* sb-new-experiment-dialog.c — choose a template and its settings. */
+#include "config.h"
+
 #include "sb-new-experiment-dialog.h"
 
 #include "sb-experiment-templates.h"

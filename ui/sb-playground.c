@@ -9,6 +9,8 @@
  * current points, so an edit shows immediately and the curves follow when
  * the job is done.
  */
+#include "config.h"
+
 #include "sb-playground.h"
 
 #include <math.h>

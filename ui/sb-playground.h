@@ -15,7 +15,7 @@
  *   drag a point          move it
  *   right-click a point   delete it; or click to select it and press Delete
  *   Ctrl+Z                undo the last edit; "Clear" removes every point
- * Each edit submits an sb_playground_job (app/sb-playground-job.h) to the
+ * Each edit submits an sb_playground_job (core/sb-playground-job.h) to the
  * window's worker; a newer edit supersedes the running job.
  *
  * Actions (win.): mode (state "1d" / "2d"), undo, clear, delete-selected,
@@ -47,7 +47,7 @@ G_DECLARE_FINAL_TYPE (SbPlayground, sb_playground, SB, PLAYGROUND, GtkApplicatio
 SbPlayground *sb_playground_new (GtkApplication *application);
 /* Opens a new playground with the SB_PLAYGROUND_PRESET_LAPLACE preset, in
  * PARENT's application (or the default one): the .open callback of the
- * guided demo "laplace-overconfident" (app/sb-demos.c). */
+ * guided demo "laplace-overconfident" (ui/sb-demos.c). */
 void sb_playground_open_demo (GtkWindow *parent);
 
 /* Loads a preset (points, domain, hyperparameters, explanation text) and

@@ -1,4 +1,6 @@
 /* sb-plot-view.c — a plot with its controls (see sb-plot-view.h). */
+#include "config.h"
+
 #include "sb-plot-view.h"
 
 #include <math.h>

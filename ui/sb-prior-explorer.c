@@ -1,4 +1,6 @@
 /* sb-prior-explorer.c — the SkewGP prior explorer (sb-prior-explorer.h). */
+#include "config.h"
+
 #include "sb-prior-explorer.h"
 
 #include "sb-render-views.h"

@@ -9,7 +9,7 @@
  * (000 eq. 1, Figures 1-2) of (f(x_a), f(x_b)) or of one of Figure 2's
  * SUNs, with the Gaussian (s = 0) contours dashed.
  *
- * Every change is copied into an SbPriorInput (app/sb-prior-job.h) and
+ * Every change is copied into an SbPriorInput (core/sb-prior-job.h) and
  * submitted, once per main-loop iteration, to the window's own SbWorker;
  * a newer change supersedes the running job, a stale result is dropped.
  *

@@ -1,4 +1,6 @@
 /* sb-window.c — the main workbench window: session, worker, duel panel. */
+#include "config.h"
+
 #include "sb-window.h"
 
 #include "sb-demos.h"
@@ -1178,7 +1180,7 @@ export_csv_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
 }
 
-/* ---- Guided demos (app/sb-demos.h) ---------------------------------------------
+/* ---- Guided demos (ui/sb-demos.h) ---------------------------------------------
  * The banner says what to look at and offers the demo's views as buttons;
  * a stepping demo replays its prepared log one answer at a time: "next"
  * appends the demo's next answer, "previous" is an undo, so every step is

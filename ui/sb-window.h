@@ -63,7 +63,7 @@ SbPlotSnapshot *sb_window_get_plot_snapshot (SbWindow *self);
 /* Starts a hyperparameter fit now (also win.refit). */
 void sb_window_refit (SbWindow *self);
 
-/* Guided demos (app/sb-demos.h). Shows SESSION (a copy of DEMO's
+/* Guided demos (ui/sb-demos.h). Shows SESSION (a copy of DEMO's
  * prepared session, sb_demo_copy_session) with the demo's explanation
  * banner: its views as buttons and, for a stepping demo, previous / next
  * step controls (win.demo-previous, win.demo-next) that replay the

@@ -1,4 +1,6 @@
 /* skewgp-cli.c — reading, checking and writing the CLI's JSON documents. */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "sb-json-write.h"
 #include "sg-common.h"

@@ -1,5 +1,7 @@
 /* sb-render-core.c — palettes, nice ticks, colour maps, marching squares and
  * the data <-> device mapping of the pure plotting toolkit. */
+#include "config.h"
+
 #include "sb-render-private.h"
 
 #include <math.h>

@@ -1,5 +1,7 @@
 /* skewgp-posterior.c — `skewgp posterior`: the exact SkewGP posterior at
  * given points, and the log marginal likelihood. */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 #include "skewgp-model-json.h"

@@ -1,4 +1,6 @@
 /* sb-prior-job.c — the prior explorer's engine jobs (sb-prior-job.h). */
+#include "config.h"
+
 #include "sb-prior-job.h"
 #include "sb-jobs.h"
 

@@ -1,4 +1,6 @@
 /* skewgp-model-json.c — JSON -> (kernel, skew prior, noise, sg_data). */
+#include "config.h"
+
 #include "skewgp-model-json.h"
 
 #include <math.h>

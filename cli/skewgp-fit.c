@@ -1,6 +1,8 @@
 /* skewgp-fit.c — `skewgp fit`: type-II maximum likelihood of the
  * hyperparameters of the model document of `skewgp posterior` (engine
  * sg_fit), for the exact SkewGP evidence or the Laplace / EP ones. */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 #include "skewgp-model-json.h"

@@ -98,7 +98,7 @@ typedef struct {
 gpointer sb_job_fit (SbWorkerJob *job, gpointer input, GError **error);
 
 /* ---- Plot data ------------------------------------------------------------
- * The plot job fills an SbPlotSnapshot (ui/sb-plot-data.h, the plots'
+ * The plot job fills an SbPlotSnapshot (core/sb-plot-data.h, the plots'
  * immutable input) from the model of a proposal: exact summaries on a 1-D
  * curve grid along parameter AXIS (other coordinates at the current best),
  * for dim >= 2 mean / sd / skewness fields on the slice of the first two

@@ -1,4 +1,6 @@
 /* sb-worker.c — lanes of cancellable, superseding engine jobs. */
+#include "config.h"
+
 #include "sb-worker.h"
 
 #include <math.h>

@@ -1,5 +1,7 @@
 /* sb-playground-job.c — exact SkewGP vs Laplace vs EP on a grid, and BALD
  * (see sb-playground-job.h). */
+#include "config.h"
+
 #include "sb-playground-job.h"
 
 #include "sb-jobs.h"

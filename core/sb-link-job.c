@@ -1,5 +1,7 @@
 /* sb-link-job.c — the link diagnostic: duel differences from the exact
  * SkewGP, the ISGP link fit, the verdict (see sb-link-job.h). */
+#include "config.h"
+
 #include "sb-link-job.h"
 
 #include "sg-bo.h"

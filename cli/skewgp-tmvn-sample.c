@@ -1,6 +1,8 @@
 /* skewgp-tmvn-sample.c — `skewgp tmvn-sample`: samples of a Gaussian
  * restricted to a box (engine/sg-tmvn), summarised by their mean and
  * covariance. */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 

@@ -1,7 +1,9 @@
 /* skewgp-link.c — `skewgp link`: a monotone function of one variable with
  * the integrated squared GP of paper 003 (engine/sg-link.h): the link
- * diagnostic of a preference campaign (app/sb-link-job.h) or a monotone
+ * diagnostic of a preference campaign (core/sb-link-job.h) or a monotone
  * 1-D regression. */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 

@@ -1,5 +1,7 @@
 /* sb-render-scene.c — a scene: axes, titles, legend, colour bar and the
  * layers; layout for a size, hover read-outs, export to PNG/SVG/PDF. */
+#include "config.h"
+
 #include "sb-render-private.h"
 
 #include <cairo-pdf.h>

@@ -1,4 +1,6 @@
 /* sb-render-views.c — scenes for every SkewBench plot (sb-render-views.h). */
+#include "config.h"
+
 #include "sb-render-views.h"
 
 #include <math.h>

@@ -9,6 +9,8 @@
  * writes one JSON document. Everything is written only after the whole
  * computation succeeded, so a failure leaves stdout empty.
  */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 #include "skewgp-csv.h"

@@ -8,7 +8,7 @@
 #include "sb-experiment-templates.h"
 #include "sb-jobs.h"
 #include "sb-worker.h"
-#include "ui-harness.h"
+#include "loop-harness.h"
 
 #include <math.h>
 

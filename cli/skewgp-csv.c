@@ -1,4 +1,6 @@
 /* skewgp-csv.c — numeric CSV tables for `skewgp classify`. */
+#include "config.h"
+
 #include "skewgp-csv.h"
 
 #include <math.h>

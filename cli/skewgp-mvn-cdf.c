@@ -1,5 +1,7 @@
 /* skewgp-mvn-cdf.c — `skewgp mvn-cdf`: P(lower < X < upper) for a
  * multivariate normal X (engine/sg-mvn). */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 

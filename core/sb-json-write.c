@@ -1,3 +1,5 @@
+#include "config.h"
+
 #include "sb-json-write.h"
 
 #include <math.h>

@@ -1,4 +1,6 @@
 /* sb-jobs.c — engine jobs: propose, refit, plot (run on worker threads). */
+#include "config.h"
+
 #include "sb-jobs.h"
 
 #include "sg-bo.h"

@@ -3,6 +3,8 @@
  * Unlike the other subcommands it takes command-line flags, not JSON, and
  * prints JSON Lines: one object per answered query, then a summary.
  */
+#include "config.h"
+
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 #include "skewgp-model-json.h"

@@ -6,9 +6,11 @@
  * demo when it does not exist; a bare launch starts the built-in demo (the
  * favourite-colour experiment) in a new session file under the user's
  * data directory, so every answer is saved from the first one.
- * `--demo ID` opens a guided demo (app/sb-demos.h; `--demo list` prints
+ * `--demo ID` opens a guided demo (ui/sb-demos.h; `--demo list` prints
  * the ids), e.g. for screenshots and tests.
  */
+#include "config.h"
+
 #include "sb-application.h"
 
 #include "sb-demo-chooser.h"

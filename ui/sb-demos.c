@@ -5,6 +5,8 @@
  * with the settings quoted in each entry; tests/test-ui-demos.c checks
  * that every entry opens and that the sessions hold the stated answers.
  */
+#include "config.h"
+
 #include "sb-demos.h"
 
 #include "sb-playground.h"

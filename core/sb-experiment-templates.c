@@ -1,4 +1,6 @@
 /* sb-experiment-templates.c — the experiments of "New experiment". */
+#include "config.h"
+
 #include "sb-experiment-templates.h"
 
 #include "sg-problems.h"

@@ -1,4 +1,6 @@
 /* sb-plot-data.c — immutable plot snapshots (see sb-plot-data.h). */
+#include "config.h"
+
 #include "sb-plot-data.h"
 
 #include <math.h>

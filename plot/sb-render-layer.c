@@ -1,6 +1,8 @@
 /* sb-render-layer.c — the drawables of a scene. Each layer copies its data
  * at creation and derives what drawing needs (heatmap colours, contour
  * polylines) once, so a redraw is only a matter of mapping and stroking. */
+#include "config.h"
+
 #include "sb-render-private.h"
 
 #include <math.h>

@@ -6,6 +6,8 @@
  * fsync it, rename it over the old one), so a crash at any moment leaves
  * either the previous or the new complete file, never a torn one.
  */
+#include "config.h"
+
 #include "sb-session.h"
 #include "sb-json-write.h"
 #include "sg-bo.h"
