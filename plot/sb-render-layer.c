@@ -22,6 +22,30 @@ sb_style_init (SbStyle *style, SbRole role)
   style->filled = TRUE;
 }
 
+SbStyle
+sb_style_line (SbRole role, double width, SbDash dash, double alpha)
+{
+  SbStyle st;
+
+  sb_style_init (&st, role);
+  st.line_width = width;
+  st.dash = dash;
+  st.alpha = alpha;
+  return st;
+}
+
+SbStyle
+sb_style_marker (SbRole role, SbMarker marker, double size, gboolean filled)
+{
+  SbStyle st;
+
+  sb_style_init (&st, role);
+  st.marker = st.marker2 = marker;
+  st.marker_size = size;
+  st.filled = filled;
+  return st;
+}
+
 static double *
 dup_doubles (const double *v, gsize n)
 {

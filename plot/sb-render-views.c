@@ -85,29 +85,6 @@ sb_plot_has_data (const SbPlotOptions *o, const SbPlotSnapshot *s,
 
 /* ---- Helpers ------------------------------------------------------------------ */
 
-static SbStyle
-style (SbRole role, double width, SbDash dash, double alpha)
-{
-  SbStyle st;
-  sb_style_init (&st, role);
-  st.line_width = width;
-  st.dash = dash;
-  st.alpha = alpha;
-  return st;
-}
-
-static SbStyle
-marker_style (SbRole role, SbMarker marker, double size, gboolean filled)
-{
-  SbStyle st;
-  sb_style_init (&st, role);
-  st.marker = marker;
-  st.marker2 = marker;
-  st.marker_size = size;
-  st.filled = filled;
-  return st;
-}
-
 /* Field of the summaries as an array. */
 typedef enum { F_MEAN, F_MEDIAN, F_HPD_LO, F_HPD_HI, F_LO, F_HI, F_SKEW } SumField;
 
@@ -246,7 +223,7 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
   SbStyle st;
   if (dw->len)
     {
-      st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_TRIANGLE_UP, 4.5, TRUE);
+      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_TRIANGLE_UP, 4.5, TRUE);
       st.marker2 = SB_MARKER_TRIANGLE_DOWN;
       st.line_width = 0.9;
       sb_scene_take_layer (scene, sb_layer_new_links ("obs/duels", "duel: winner ▲ → loser ▽", &st, dw->len,
@@ -255,19 +232,19 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
     }
   if (nx->len)
     {
-      st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 3.5, TRUE);
+      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 3.5, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers ("obs/numeric", "numeric observation", &st, nx->len,
                                                         (double *) nx->data, (double *) ny->data));
     }
   if (bx->len)
     {
-      st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_SQUARE, 3.5, TRUE);
+      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_SQUARE, 3.5, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers ("obs/binary", "class observation", &st, bx->len,
                                                         (double *) bx->data, (double *) by->data));
     }
   if (vx->len)
     {
-      st = marker_style (SB_ROLE_VALID, SB_MARKER_CIRCLE, 3.5, TRUE);
+      st = sb_style_marker (SB_ROLE_VALID, SB_MARKER_CIRCLE, 3.5, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers ("obs/valid", "valid", &st, vx->len,
                                                         (double *) vx->data, (double *) vy->data));
     }
@@ -277,7 +254,7 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
       double *y = g_new (double, ix->len);
       for (guint k = 0; k < ix->len; k++)
         y[k] = NAN;
-      st = marker_style (SB_ROLE_INVALID, SB_MARKER_CROSS, 4.0, TRUE);
+      st = sb_style_marker (SB_ROLE_INVALID, SB_MARKER_CROSS, 4.0, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers ("obs/invalid", "invalid (failed)", &st, ix->len,
                                                         (double *) ix->data, y));
       g_free (y);
@@ -310,7 +287,7 @@ add_best_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
             ys[k] = interp (grid, curve, n, xs[k]);
             k++;
           }
-      st = marker_style (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 4.5, FALSE);
+      st = sb_style_marker (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 4.5, FALSE);
       if (k)
         sb_scene_take_layer (scene, sb_layer_new_markers ("next/marker", "next query", &st, k, xs, ys));
     }
@@ -318,12 +295,12 @@ add_best_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
     {
       double y = curve ? interp (grid, curve, n, best[axis]) : NAN;
       gboolean star = isfinite (y);
-      st = style (SB_ROLE_BEST, 1.0, SB_DASH_DASHED, 0.7);
+      st = sb_style_line (SB_ROLE_BEST, 1.0, SB_DASH_DASHED, 0.7);
       sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_VLINE, "best/rule",
                                                      star ? NULL : "current best x_r", &st, best[axis]));
       if (star)
         {
-          st = marker_style (SB_ROLE_BEST, SB_MARKER_STAR, 5.0, TRUE);
+          st = sb_style_marker (SB_ROLE_BEST, SB_MARKER_STAR, 5.0, TRUE);
           sb_scene_take_layer (scene, sb_layer_new_markers ("best/marker", "current best x_r", &st, 1,
                                                             &best[axis], &y));
         }
@@ -361,7 +338,7 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
   g_autofree double *mean = summary_column (ex, n, F_MEAN);
   g_autofree double *lo = summary_column (ex, n, F_HPD_LO);
   g_autofree double *hi = summary_column (ex, n, F_HPD_HI);
-  SbStyle st = style (SB_ROLE_EXACT, 0, SB_DASH_SOLID, 0.22);
+  SbStyle st = sb_style_line (SB_ROLE_EXACT, 0, SB_DASH_SOLID, 0.22);
   const char *model = sb_plot_snapshot_get_model_label (s);
   g_snprintf (label, sizeof label, "%d%% HPD band (%s)", pct, model);
   sb_scene_take_layer (scene, sb_layer_new_band ("band/exact", label, &st, n, x, lo, hi));
@@ -370,7 +347,7 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
   const double *paths = sb_plot_snapshot_get_sample_paths (s, &n_paths);
   if (o->show_samples && paths && n_paths)
     {
-      st = style (SB_ROLE_EXACT, 0.8, SB_DASH_SOLID, 0.45);
+      st = sb_style_line (SB_ROLE_EXACT, 0.8, SB_DASH_SOLID, 0.45);
       sb_scene_take_layer (scene, sb_layer_new_lines ("samples", o->prior ? "prior samples" : "posterior samples",
                                                        &st, n, x, n_paths, paths));
     }
@@ -378,17 +355,17 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
   const double *truth = sb_plot_snapshot_get_truth (s);
   if (o->show_truth && truth)
     {
-      st = style (SB_ROLE_TRUTH, 1.4, SB_DASH_DASHED, 0.9);
+      st = sb_style_line (SB_ROLE_TRUTH, 1.4, SB_DASH_DASHED, 0.9);
       sb_scene_take_layer (scene, sb_layer_new_line ("truth", "true f", &st, n, x, truth));
     }
   if (o->show_median)
     {
       g_autofree double *med = summary_column (ex, n, F_MEDIAN);
-      st = style (SB_ROLE_EXACT, 1.6, SB_DASH_DASHED, 0.9);
+      st = sb_style_line (SB_ROLE_EXACT, 1.6, SB_DASH_DASHED, 0.9);
       g_snprintf (label, sizeof label, "median (%s)", model);
       sb_scene_take_layer (scene, sb_layer_new_line ("median/exact", label, &st, n, x, med));
     }
-  st = style (SB_ROLE_EXACT, 2.4, SB_DASH_SOLID, 1.0);
+  st = sb_style_line (SB_ROLE_EXACT, 2.4, SB_DASH_SOLID, 1.0);
   g_snprintf (label, sizeof label, "mean (%s)", model);
   sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", label, &st, n, x, mean));
 
@@ -409,11 +386,11 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
       char id[32];
       g_snprintf (id, sizeof id, "bounds/%s", sb_surrogate_name (k));
       g_snprintf (label, sizeof label, "%s %d%%", sb_surrogate_name (k), pct);
-      st = style (surrogate_role[k], 1.6, SB_DASH_DOTTED, 1.0);
+      st = sb_style_line (surrogate_role[k], 1.6, SB_DASH_DOTTED, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_lines (id, label, &st, n, x, 2, bounds));
       g_snprintf (id, sizeof id, "mean/%s", sb_surrogate_name (k));
       g_snprintf (label, sizeof label, "%s mean", sb_surrogate_name (k));
-      st = style (surrogate_role[k], 1.8, surrogate_dash[k], 1.0);
+      st = sb_style_line (surrogate_role[k], 1.8, surrogate_dash[k], 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line (id, label, &st, n, x, gm));
     }
 
@@ -436,11 +413,11 @@ build_skewness (const SbPlotOptions *o, const SbPlotSnapshot *s)
   gboolean gauss = FALSE;
   for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
     gauss |= o->compare[k] && sb_plot_snapshot_get_summaries (s, k) != NULL;
-  SbStyle st = style (SB_ROLE_FOREGROUND, 1.0, gauss ? SB_DASH_DASHED : SB_DASH_SOLID,
+  SbStyle st = sb_style_line (SB_ROLE_FOREGROUND, 1.0, gauss ? SB_DASH_DASHED : SB_DASH_SOLID,
                       gauss ? 0.8 : 0.45);
   sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_HLINE, "zero",
                                                  gauss ? "Laplace / EP: SS = 0" : NULL, &st, 0.0));
-  st = style (SB_ROLE_EXACT, 2.2, SB_DASH_SOLID, 1.0);
+  st = sb_style_line (SB_ROLE_EXACT, 2.2, SB_DASH_SOLID, 1.0);
   sb_scene_take_layer (scene, sb_layer_new_line ("skewness/exact", o->prior ? "SS(x), prior" : "SS(x), exact posterior",
                                                  &st, n, x, ss));
   add_best_1d (scene, s, axis, x, ss, n, FALSE);
@@ -459,15 +436,15 @@ build_acquisition (const SbPlotOptions *o, const SbPlotSnapshot *s)
   SbScene *scene = new_curve_scene (s, title, name ? name : "acquisition", &axis, &x, &n);
 
   /* Non-finite acquisition values (e.g. log of 0) break the line. */
-  SbStyle st = style (SB_ROLE_ACQUISITION, 2.2, SB_DASH_SOLID, 1.0);
+  SbStyle st = sb_style_line (SB_ROLE_ACQUISITION, 2.2, SB_DASH_SOLID, 1.0);
   sb_scene_take_layer (scene, sb_layer_new_line ("acquisition", name ? name : "acquisition", &st, n, x, acq));
   add_best_1d (scene, s, axis, x, acq, n, FALSE);
   if (x_max)
     {
       double y = interp (x, acq, n, x_max[axis]);
-      st = style (SB_ROLE_NEXT, 1.2, SB_DASH_DOTTED, 0.9);
+      st = sb_style_line (SB_ROLE_NEXT, 1.2, SB_DASH_DOTTED, 0.9);
       sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_VLINE, "argmax/rule", NULL, &st, x_max[axis]));
-      st = marker_style (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 5.0, TRUE);
+      st = sb_style_marker (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 5.0, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers ("argmax/marker", "maximiser (next query)", &st, 1,
                                                         &x_max[axis], &y));
     }
@@ -485,17 +462,17 @@ build_validity (const SbPlotOptions *o, const SbPlotSnapshot *s)
   SbScene *scene = new_curve_scene (s, "Probability of a valid setting", "P(f(x) ≥ h)", &axis, &x, &n);
 
   sb_scene_set_y_range (scene, 0, 1.05);
-  SbStyle st = style (SB_ROLE_VALID, 0, SB_DASH_SOLID, 0.15);
+  SbStyle st = sb_style_line (SB_ROLE_VALID, 0, SB_DASH_SOLID, 0.15);
   g_autofree double *zero = g_new0 (double, n);
   sb_scene_take_layer (scene, sb_layer_new_band ("validity/area", NULL, &st, n, x, zero, pv));
   if (isfinite (required))
     {
       char label[64];
       g_snprintf (label, sizeof label, "required %.2f", required);
-      st = style (SB_ROLE_INVALID, 1.4, SB_DASH_DASHED, 0.9);
+      st = sb_style_line (SB_ROLE_INVALID, 1.4, SB_DASH_DASHED, 0.9);
       sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_HLINE, "required", label, &st, required));
     }
-  st = style (SB_ROLE_VALID, 2.2, SB_DASH_SOLID, 1.0);
+  st = sb_style_line (SB_ROLE_VALID, 2.2, SB_DASH_SOLID, 1.0);
   sb_scene_take_layer (scene, sb_layer_new_line ("validity", "P(valid)", &st, n, x, pv));
 
   if (o->show_observations)
@@ -516,14 +493,14 @@ build_validity (const SbPlotOptions *o, const SbPlotSnapshot *s)
           g_autofree double *ones = g_new (double, vx->len);
           for (guint k = 0; k < vx->len; k++)
             ones[k] = 1.0;
-          st = marker_style (SB_ROLE_VALID, SB_MARKER_CIRCLE, 3.5, TRUE);
+          st = sb_style_marker (SB_ROLE_VALID, SB_MARKER_CIRCLE, 3.5, TRUE);
           sb_scene_take_layer (scene, sb_layer_new_markers ("obs/valid", "valid", &st, vx->len,
                                                             (double *) vx->data, ones));
         }
       if (fx->len)
         {
           g_autofree double *zeros = g_new0 (double, fx->len);
-          st = marker_style (SB_ROLE_INVALID, SB_MARKER_CROSS, 4.0, TRUE);
+          st = sb_style_marker (SB_ROLE_INVALID, SB_MARKER_CROSS, 4.0, TRUE);
           sb_scene_take_layer (scene, sb_layer_new_markers ("obs/invalid", "invalid (failed)", &st, fx->len,
                                                             (double *) fx->data, zeros));
         }
@@ -590,20 +567,20 @@ add_observations_2d (SbScene *scene, const SbPlotSnapshot *s, guint ax, guint ay
           lx[k] = g_array_index (l, double, 2 * k);
           ly[k] = g_array_index (l, double, 2 * k + 1);
         }
-      st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_TRIANGLE_UP, 4.0, TRUE);
+      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_TRIANGLE_UP, 4.0, TRUE);
       st.marker2 = SB_MARKER_TRIANGLE_DOWN;
       st.line_width = 1.2;
       sb_scene_take_layer (scene, sb_layer_new_links ("obs/duels", "duel: winner ▲ → loser ▽", &st, m, wx, wy, lx, ly));
     }
   if (px->len)
     {
-      st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 3.5, TRUE);
+      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 3.5, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers ("obs/points", "queried point", &st, px->len,
                                                         (double *) px->data, (double *) py->data));
     }
   if (ix->len)
     {
-      st = marker_style (SB_ROLE_INVALID, SB_MARKER_CROSS, 4.0, TRUE);
+      st = sb_style_marker (SB_ROLE_INVALID, SB_MARKER_CROSS, 4.0, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers ("obs/invalid", "invalid (failed)", &st, ix->len,
                                                         (double *) ix->data, (double *) iy->data));
     }
@@ -665,7 +642,7 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
    * noise: few levels, or the noise becomes a tangle of lines. */
   gboolean noisy = o->field == SB_FIELD_SKEWNESS || o->field == SB_FIELD_ACQUISITION;
   gsize nl = contour_levels (vmin, vmax, noisy ? 4 : 8, levels, G_N_ELEMENTS (levels));
-  SbStyle st = style (SB_ROLE_FOREGROUND, 0.8, SB_DASH_SOLID, 0.55);
+  SbStyle st = sb_style_line (SB_ROLE_FOREGROUND, 0.8, SB_DASH_SOLID, 0.55);
   sb_scene_take_layer (scene, sb_layer_new_contours ("contours/exact", NULL, &st, nx, ny, v,
                                                      x0, x1, y0, y1, nl, levels));
   if (o->field == SB_FIELD_P_VALID)
@@ -676,7 +653,7 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
         required = 0.7;
       char label[64];
       g_snprintf (label, sizeof label, "P(valid) = %.2f", required);
-      st = style (SB_ROLE_INVALID, 2.2, SB_DASH_SOLID, 1.0);
+      st = sb_style_line (SB_ROLE_INVALID, 2.2, SB_DASH_SOLID, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_contours ("contours/required", label, &st, nx, ny, v,
                                                          x0, x1, y0, y1, 1, &required));
     }
@@ -694,7 +671,7 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
       g_snprintf (id, sizeof id, "contours/%s", sb_surrogate_name (k));
       g_snprintf (label, sizeof label, "%s %s (contours)", sb_surrogate_name (k),
                   o->field == SB_FIELD_SD ? "sd" : "mean");
-      st = style (surrogate_role[k], 1.6, surrogate_dash[k], 1.0);
+      st = sb_style_line (surrogate_role[k], 1.6, surrogate_dash[k], 1.0);
       sb_scene_take_layer (scene, sb_layer_new_contours (id, label, &st, sb_grid2_get_nx (gk),
                                                          sb_grid2_get_ny (gk), sb_grid2_get_values (gk),
                                                          a0, a1, b0, b1, nl, levels));
@@ -706,7 +683,7 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
   const double *nb = NULL, *na = sb_plot_snapshot_get_next (s, &nb);
   if (na)
     {
-      st = marker_style (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 5.0, FALSE);
+      st = sb_style_marker (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 5.0, FALSE);
       if (nb)
         {
           st.filled = FALSE;
@@ -721,7 +698,7 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
   const double *best = sb_plot_snapshot_get_best (s);
   if (best)
     {
-      st = marker_style (SB_ROLE_BEST, SB_MARKER_STAR, 6.0, TRUE);
+      st = sb_style_marker (SB_ROLE_BEST, SB_MARKER_STAR, 6.0, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers ("best/marker", "current best x_r", &st, 1,
                                                         &best[ax], &best[ay]));
     }
@@ -780,13 +757,13 @@ build_density (const SbPlotOptions *o, const SbDensityData *d)
       g_autofree double *edges = g_new (double, nbins + 1);
       g_autofree double *h = g_new (double, nbins);
       sb_histogram_density (samples, ns, grid[0], grid[k - 1], nbins, edges, h);
-      st = style (SB_ROLE_EXACT, 1, SB_DASH_SOLID, 1.0);
+      st = sb_style_line (SB_ROLE_EXACT, 1, SB_DASH_SOLID, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_histogram ("histogram", "exact: posterior samples", &st,
                                                           nbins, edges, h));
     }
   if (diff)
     {
-      st = style (SB_ROLE_FOREGROUND, 1.0, SB_DASH_SOLID, 0.5);
+      st = sb_style_line (SB_ROLE_FOREGROUND, 1.0, SB_DASH_SOLID, 0.5);
       sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_VLINE, "zero", NULL, &st, 0.0));
     }
   /* The exact density first and the Gaussians over it: where an
@@ -801,7 +778,7 @@ build_density (const SbPlotOptions *o, const SbDensityData *d)
       g_snprintf (id, sizeof id, "density/%s", sb_surrogate_name (s));
       g_snprintf (label, sizeof label, s == SB_SURROGATE_EXACT ? "exact: kernel density"
                                                                : "%s Gaussian", sb_surrogate_name (s));
-      st = style (surrogate_role[s], s == SB_SURROGATE_EXACT ? 2.4 : 1.8, surrogate_dash[s], 1.0);
+      st = sb_style_line (surrogate_role[s], s == SB_SURROGATE_EXACT ? 2.4 : 1.8, surrogate_dash[s], 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line (id, label, &st, k, grid, dens));
     }
   return scene;
@@ -832,13 +809,13 @@ build_convergence (const SbPlotOptions *o, const SbPlotSnapshot *s)
   SbStyle st;
   if (isfinite (true_best))
     {
-      st = style (SB_ROLE_TRUTH, 1.4, SB_DASH_DASHED, 0.9);
+      st = sb_style_line (SB_ROLE_TRUTH, 1.4, SB_DASH_DASHED, 0.9);
       sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_HLINE, "true-best", "true optimum", &st, true_best));
     }
-  st = style (SB_ROLE_EXACT, 2.2, SB_DASH_SOLID, 1.0);
+  st = sb_style_line (SB_ROLE_EXACT, 2.2, SB_DASH_SOLID, 1.0);
   sb_scene_take_layer (scene, sb_layer_new_xy (SB_LAYER_STEP, "best-so-far", "best so far", &st, n, it,
                                                best, NULL, NULL));
-  st = marker_style (SB_ROLE_EXACT, SB_MARKER_CIRCLE, 2.5, TRUE);
+  st = sb_style_marker (SB_ROLE_EXACT, SB_MARKER_CIRCLE, 2.5, TRUE);
   sb_scene_take_layer (scene, sb_layer_new_markers ("best-so-far/points", NULL, &st, n, it, best));
   return scene;
 }
@@ -870,7 +847,7 @@ build_hyper (const SbPlotOptions *o, const SbPlotSnapshot *s)
         col[i] = v[i * nh + k];
       char id[32];
       g_snprintf (id, sizeof id, "hyper/%" G_GSIZE_FORMAT, k);
-      SbStyle st = style (SB_ROLE_SERIES_0 + (k % 8), 1.8, (k / 8) % 2 ? SB_DASH_DASHED : SB_DASH_SOLID, 1.0);
+      SbStyle st = sb_style_line (SB_ROLE_SERIES_0 + (k % 8), 1.8, (k / 8) % 2 ? SB_DASH_DASHED : SB_DASH_SOLID, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line (id, names[k], &st, n, it, col));
       g_strlcat (id, "/points", sizeof id);
       st.marker = SB_MARKER_CIRCLE;

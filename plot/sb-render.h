@@ -181,6 +181,10 @@ typedef struct {
 } SbStyle;
 
 void sb_style_init (SbStyle *style, SbRole role);
+/* A line or band of ROLE: WIDTH device units, DASH, ALPHA. */
+SbStyle sb_style_line (SbRole role, double width, SbDash dash, double alpha);
+/* Markers of ROLE (both ends of a link): MARKER of SIZE, FILLED or hollow. */
+SbStyle sb_style_marker (SbRole role, SbMarker marker, double size, gboolean filled);
 
 typedef struct _SbLayer SbLayer;
 

@@ -34,17 +34,6 @@ static guint signals[N_SIGNALS];
 
 /* ---- The scene --------------------------------------------------------------- */
 
-static SbStyle
-line_style (SbRole role, double width, SbDash dash, double alpha)
-{
-  SbStyle st;
-  sb_style_init (&st, role);
-  st.line_width = width;
-  st.dash = dash;
-  st.alpha = alpha;
-  return st;
-}
-
 SbScene *
 sb_link_scene_new (const SbLinkResult *res)
 {
@@ -63,13 +52,13 @@ sb_link_scene_new (const SbLinkResult *res)
   sb_scene_set_subtitle (scene, subtitle);
   sb_scene_set_y_range (scene, -0.04, 1.04);
 
-  SbStyle st = line_style (SB_ROLE_EXACT, 0, SB_DASH_SOLID, 0.25);
+  SbStyle st = sb_style_line (SB_ROLE_EXACT, 0, SB_DASH_SOLID, 0.25);
   sb_scene_take_layer (scene, sb_layer_new_band ("band/link", band, &st, n, res->grid,
                                                  res->p_lower, res->p_upper));
-  st = line_style (SB_ROLE_EXACT, 2.0, SB_DASH_SOLID, 1.0);
+  st = sb_style_line (SB_ROLE_EXACT, 2.0, SB_DASH_SOLID, 1.0);
   sb_scene_take_layer (scene, sb_layer_new_line ("mean/link", "fitted link (posterior mean)",
                                                  &st, n, res->grid, res->p_mean));
-  st = line_style (SB_ROLE_LAPLACE, 2.0, SB_DASH_DASHED, 1.0);
+  st = sb_style_line (SB_ROLE_LAPLACE, 2.0, SB_DASH_DASHED, 1.0);
   sb_scene_take_layer (scene, sb_layer_new_line ("probit", probit, &st, n, res->grid,
                                                  res->p_probit));
 

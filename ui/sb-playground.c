@@ -524,28 +524,6 @@ on_progress (SbWorker *worker, guint lane, guint64 generation, double fraction,
 
 /* ---- Scenes ------------------------------------------------------------------------------ */
 
-static SbStyle
-line_style (SbRole role, double width, SbDash dash, double alpha)
-{
-  SbStyle st;
-  sb_style_init (&st, role);
-  st.line_width = width;
-  st.dash = dash;
-  st.alpha = alpha;
-  return st;
-}
-
-static SbStyle
-marker_style (SbRole role, SbMarker marker, double size, gboolean filled)
-{
-  SbStyle st;
-  sb_style_init (&st, role);
-  st.marker = st.marker2 = marker;
-  st.marker_size = size;
-  st.filled = filled;
-  return st;
-}
-
 static const SbRole method_role[SB_N_SURROGATES] = { SB_ROLE_EXACT, SB_ROLE_LAPLACE, SB_ROLE_EP };
 static const SbDash method_dash[SB_N_SURROGATES] = { SB_DASH_SOLID, SB_DASH_DASHED, SB_DASH_DASHDOT };
 static const char *const method_label[SB_N_SURROGATES] = { "exact SkewGP", "Laplace", "EP" };
@@ -601,11 +579,11 @@ add_points (SbPlayground *self, SbScene *scene, const char *prefix, double y1, d
       else
         x0[k0] = p->x[0], yy0[k0++] = y;
     }
-  st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, TRUE);
+  st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, TRUE);
   g_snprintf (id, sizeof id, "%s/class1", prefix);
   sb_scene_take_layer (scene, sb_layer_new_markers (id, primary ? "class 1 (click)" : NULL, &st,
                                                     k1, x1, yy1));
-  st = marker_style (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, FALSE);
+  st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, FALSE);
   g_snprintf (id, sizeof id, "%s/class0", prefix);
   sb_scene_take_layer (scene, sb_layer_new_markers (id, primary ? "class 0 (Shift+click)" : NULL,
                                                     &st, k0, x0, yy0));
@@ -615,7 +593,7 @@ add_points (SbPlayground *self, SbScene *scene, const char *prefix, double y1, d
     {
       const SbPlaygroundPoint *p = point_at (self, self->selected);
       double y = self->dim == 2 ? p->x[1] : p->positive ? y1 : y0;
-      st = marker_style (SB_ROLE_NEXT, SB_MARKER_SQUARE, 8.0, FALSE);
+      st = sb_style_marker (SB_ROLE_NEXT, SB_MARKER_SQUARE, 8.0, FALSE);
       st.alpha = 0.9;
       sb_scene_take_layer (scene, sb_layer_new_markers ("selected", "selected (Delete removes it)",
                                                         &st, 1, &p->x[0], &y));
@@ -631,7 +609,7 @@ add_suggestion_1d (SbPlayground *self, SbScene *scene, const double *grid,
 
   if (!self->has_suggestion)
     return;
-  st = line_style (SB_ROLE_NEXT, 1.2, SB_DASH_DASHED, 0.8);
+  st = sb_style_line (SB_ROLE_NEXT, 1.2, SB_DASH_DASHED, 0.8);
   g_snprintf (id, sizeof id, "%s/bald-rule", prefix);
   sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_VLINE, id, NULL, &st, self->suggestion[0]));
   if (curve)
@@ -639,7 +617,7 @@ add_suggestion_1d (SbPlayground *self, SbScene *scene, const double *grid,
       /* On the curve at the grid cell that BALD chose. */
       guint c = self->result->bald_cell;
       double y = c < n ? curve[c] : NAN;
-      st = marker_style (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 7.0, FALSE);
+      st = sb_style_marker (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 7.0, FALSE);
       st.line_width = 2;
       g_snprintf (id, sizeof id, "%s/bald-marker", prefix);
       sb_scene_take_layer (scene, sb_layer_new_markers (id, "BALD: label me next", &st, 1,
@@ -674,7 +652,7 @@ add_pseudo_points (SbPlayground *self, SbScene *scene, const double *grid, const
         x[i] = m->pseudo_points[2 * i];
         y[i] = m->pseudo_points[2 * i + 1];
       }
-  st = marker_style (SB_ROLE_BEST, SB_MARKER_STAR, 6.5, TRUE);
+  st = sb_style_marker (SB_ROLE_BEST, SB_MARKER_STAR, 6.5, TRUE);
   sb_scene_take_layer (scene, sb_layer_new_markers ("pseudo-points", "SkewGP pseudo-points r", &st,
                                                     m->s, x, y));
 }
@@ -702,7 +680,7 @@ build_prob_1d (SbPlayground *self)
 
   sb_scene_set_x_range (scene, self->lower[0], self->upper[0]);
   sb_scene_set_y_range (scene, -0.06, 1.06);
-  st = line_style (SB_ROLE_FOREGROUND, 0.8, SB_DASH_DOTTED, 0.45);
+  st = sb_style_line (SB_ROLE_FOREGROUND, 0.8, SB_DASH_DOTTED, 0.45);
   sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_HLINE, "half", NULL, &st, 0.5));
   if (ex)
     {
@@ -717,7 +695,7 @@ build_prob_1d (SbPlayground *self)
             continue;
           g_autofree double *p = column (s, n, COL_PROB);
           g_snprintf (id, sizeof id, "prob/%s", method_id[k]);
-          st = line_style (method_role[k], k == SB_SURROGATE_EXACT ? 2.6 : 1.9, method_dash[k], 1.0);
+          st = sb_style_line (method_role[k], k == SB_SURROGATE_EXACT ? 2.6 : 1.9, method_dash[k], 1.0);
           sb_scene_take_layer (scene, sb_layer_new_line (id, method_label[k], &st, n, grid, p));
         }
       pex = column (ex, n, COL_PROB);
@@ -728,7 +706,7 @@ build_prob_1d (SbPlayground *self)
           double cx[SB_PLAYGROUND_N_CHECK];
           for (guint k = 0; k < self->result->n_check; k++)
             cx[k] = grid[self->result->check_cell[k]];
-          st = marker_style (SB_ROLE_EXACT, SB_MARKER_SQUARE, 4.0, FALSE);
+          st = sb_style_marker (SB_ROLE_EXACT, SB_MARKER_SQUARE, 4.0, FALSE);
           st.line_width = 1.6;
           sb_scene_take_layer (scene, sb_layer_new_markers ("prob/check", "exact, 000 Cor. 2", &st,
                                                             self->result->n_check, cx,
@@ -753,17 +731,17 @@ build_latent_1d (SbPlayground *self)
   SbStyle st;
 
   sb_scene_set_x_range (scene, self->lower[0], self->upper[0]);
-  st = line_style (SB_ROLE_FOREGROUND, 0.8, SB_DASH_DOTTED, 0.45);
+  st = sb_style_line (SB_ROLE_FOREGROUND, 0.8, SB_DASH_DOTTED, 0.45);
   sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_HLINE, "zero", NULL, &st, 0.0));
   if (ex)
     {
       grid = grid_1d (self, &n);
       g_autofree double *lo = column (ex, n, COL_LO), *hi = column (ex, n, COL_HI);
       g_autofree double *mean = column (ex, n, COL_MEAN);
-      st = line_style (SB_ROLE_EXACT, 0, SB_DASH_SOLID, 0.22);
+      st = sb_style_line (SB_ROLE_EXACT, 0, SB_DASH_SOLID, 0.22);
       sb_scene_take_layer (scene, sb_layer_new_band ("band/exact", "exact 95% HPD band", &st, n,
                                                      grid, lo, hi));
-      st = line_style (SB_ROLE_EXACT, 2.6, SB_DASH_SOLID, 1.0);
+      st = sb_style_line (SB_ROLE_EXACT, 2.6, SB_DASH_SOLID, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", "exact mean", &st, n, grid, mean));
       for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
         {
@@ -780,11 +758,11 @@ build_latent_1d (SbPlayground *self)
             }
           g_snprintf (id, sizeof id, "bounds/%s", method_id[k]);
           g_snprintf (label, sizeof label, "%s 95%%", method_label[k]);
-          st = line_style (method_role[k], 1.5, SB_DASH_DOTTED, 1.0);
+          st = sb_style_line (method_role[k], 1.5, SB_DASH_DOTTED, 1.0);
           sb_scene_take_layer (scene, sb_layer_new_lines (id, label, &st, n, grid, 2, bounds));
           g_snprintf (id, sizeof id, "mean/%s", method_id[k]);
           g_snprintf (label, sizeof label, "%s mean", method_label[k]);
-          st = line_style (method_role[k], 1.9, method_dash[k], 1.0);
+          st = sb_style_line (method_role[k], 1.9, method_dash[k], 1.0);
           sb_scene_take_layer (scene, sb_layer_new_line (id, label, &st, n, grid, gm));
         }
       add_pseudo_points (self, scene, grid, mean, n);
@@ -808,7 +786,7 @@ build_bald_1d (SbPlayground *self)
   if (self->result == NULL || self->result->bald == NULL || !self->has_suggestion)
     return scene;
   grid = grid_1d (self, &n);
-  st = line_style (SB_ROLE_ACQUISITION, 2.2, SB_DASH_SOLID, 1.0);
+  st = sb_style_line (SB_ROLE_ACQUISITION, 2.2, SB_DASH_SOLID, 1.0);
   sb_scene_take_layer (scene, sb_layer_new_line ("bald", "BALD (exact posterior samples)", &st, n,
                                                  grid, self->result->bald));
   add_suggestion_1d (self, scene, grid, self->result->bald, n, "bald");
@@ -835,7 +813,7 @@ add_suggestion_2d (SbPlayground *self, SbScene *scene, gboolean primary)
 
   if (!self->has_suggestion)
     return;
-  st = marker_style (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 8.0, FALSE);
+  st = sb_style_marker (SB_ROLE_NEXT, SB_MARKER_DIAMOND, 8.0, FALSE);
   st.line_width = 2.2;
   sb_scene_take_layer (scene, sb_layer_new_markers ("bald-marker", primary ? "BALD: label me next" : NULL,
                                                     &st, 1, &self->suggestion[0], &self->suggestion[1]));
@@ -857,7 +835,7 @@ add_method_contours (SbPlayground *self, SbScene *scene, Column c, double level,
       if (s == NULL)
         continue;
       g_autofree double *v = column (s, g * g, c);
-      SbStyle st = line_style (k == SB_SURROGATE_EXACT ? SB_ROLE_FOREGROUND : method_role[k],
+      SbStyle st = sb_style_line (k == SB_SURROGATE_EXACT ? SB_ROLE_FOREGROUND : method_role[k],
                                k == SB_SURROGATE_EXACT ? 2.4 : 2.0, method_dash[k], 1.0);
       g_snprintf (id, sizeof id, "contour/%s", method_id[k]);
       g_snprintf (label, sizeof label, "%s %s", method_label[k], what);

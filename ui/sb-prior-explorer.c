@@ -283,18 +283,6 @@ parameters_note (const SbPriorInput *in)
   return g_string_free (s, FALSE);
 }
 
-static SbStyle
-handle_style (SbMarker marker)
-{
-  SbStyle st;
-  sb_style_init (&st, SB_ROLE_NEXT);
-  st.marker = st.marker2 = marker;
-  st.marker_size = 7;
-  st.filled = TRUE;
-  st.line_width = 1.5;
-  return st;
-}
-
 /* The prior plot (sb_plot_build's posterior plot in "prior" mode) with the
  * pseudo-point handles, and the SS(x) plot with the pseudo-points marked. */
 static void
@@ -324,7 +312,7 @@ rebuild_prior_scenes (SbPriorExplorer *self)
           }
       if (k == 0)
         continue;
-      SbStyle st = handle_style (sign > 0 ? SB_MARKER_TRIANGLE_UP : SB_MARKER_TRIANGLE_DOWN);
+      SbStyle st = sb_style_marker (SB_ROLE_NEXT, sign > 0 ? SB_MARKER_TRIANGLE_UP : SB_MARKER_TRIANGLE_DOWN, 7, TRUE);
       sb_scene_take_layer (scene, sb_layer_new_markers (sign > 0 ? "pseudo/up" : "pseudo/down",
                                                         sign > 0 ? "pseudo-point u, L = +1 (drag)"
                                                                  : "pseudo-point u, L = −1 (drag)",
