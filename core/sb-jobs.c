@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-jobs.h"
+#include "sb-engine-job.h"
 
 #include "sg-bo.h"
 #include "sg-ep.h"
@@ -12,8 +13,6 @@
 
 #include <math.h>
 #include <string.h>
-
-G_DEFINE_QUARK (sb-engine-error-quark, sb_engine_error)
 
 struct _SbModel
 {
@@ -88,37 +87,6 @@ sb_question_free (SbQuestion *q)
 /* ---- Shared steps -------------------------------------------------------- */
 
 static gboolean
-engine_failed (int status, const char *what, GError **error)
-{
-  if (status == SG_OK)
-    return FALSE;
-  if (status == SG_ECANCELLED)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s was cancelled", what);
-  else
-    g_set_error (error, SB_ENGINE_ERROR, status, "%s failed: %s", what, sg_strerror (status));
-  return TRUE;
-}
-
-/* The progress callback of engine loops: forwards to the worker (which
- * coalesces) and stops the loop when the job was superseded. */
-typedef struct {
-  SbWorkerJob *job;
-  const char *text;
-} ProgressContext;
-
-static int
-forward_progress (double fraction, void *user_data)
-{
-  ProgressContext *ctx = user_data;
-
-  if (sb_worker_job_is_cancelled (ctx->job))
-    return 1;
-  if (ctx->text)
-    sb_worker_job_progress (ctx->job, fraction, ctx->text);
-  return 0;
-}
-
-static gboolean
 build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
 {
   double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
@@ -129,8 +97,8 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
       lower[j] = exp->parameters[j].lower;
       upper[j] = exp->parameters[j].upper;
     }
-  if (engine_failed (sg_bo_config_default (config, exp->n_parameters, lower, upper),
-                     "the experiment's parameter box", error))
+  if (sb_engine_failed (sg_bo_config_default (config, exp->n_parameters, lower, upper),
+                        "the experiment's parameter box", error))
     return FALSE;
 
   switch (exp->mode)
@@ -177,7 +145,7 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
         }
     }
   status = sg_bo_config_check (config);
-  return !engine_failed (status, "checking the experiment's settings", error);
+  return !sb_engine_failed (status, "checking the experiment's settings", error);
 }
 
 static void
@@ -220,7 +188,7 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
 
   if (!build_config (exp, &config, error))
     return NULL;
-  if (engine_failed (sg_bo_new (&config, &bo), "creating the optimisation loop", error))
+  if (sb_engine_failed (sg_bo_new (&config, &bo), "creating the optimisation loop", error))
     return NULL;
 
   *n_skips = 0;
@@ -339,8 +307,8 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
 {
   SbJobInput *input = data;
   g_autoptr (SbQuestion) q = g_new0 (SbQuestion, 1);
-  ProgressContext pctx = { job, NULL };
-  sg_progress progress = { forward_progress, &pctx };
+  SbJobProgress pctx = { job, NULL };
+  sg_progress progress = { sb_job_forward_progress, &pctx };
   gint64 start = g_get_monotonic_time ();
   sg_bo_query query;
   guint n_skips = 0;
@@ -363,7 +331,7 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
     }
   status = sg_bo_propose (bo, rng, &progress, &query);
   sg_rng_free (rng);
-  if (engine_failed (status, "computing the next question", error))
+  if (sb_engine_failed (status, "computing the next question", error))
     {
       sg_bo_free (bo);
       return NULL;
@@ -415,8 +383,8 @@ gpointer
 sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
 {
   SbJobInput *input = data;
-  ProgressContext pctx = { job, "Fitting hyperparameters" };
-  sg_progress progress = { forward_progress, &pctx };
+  SbJobProgress pctx = { job, "Fitting hyperparameters" };
+  sg_progress progress = { sb_job_forward_progress, &pctx };
   SbFitResult *result;
   sg_fit_result res = { 0 };
   guint n_skips;
@@ -428,7 +396,7 @@ sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
     return NULL;
   sb_worker_job_progress (job, 0.0, "Fitting hyperparameters");
   status = sg_bo_refit (bo, NULL, &progress, &res);
-  if (engine_failed (status, "fitting the hyperparameters", error))
+  if (sb_engine_failed (status, "fitting the hyperparameters", error))
     {
       sg_bo_free (bo);
       return NULL;
@@ -677,8 +645,8 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
       memcpy (xs + (gsize) i * dim, fixed, dim * sizeof (double));
       xs[(gsize) i * dim + axis] = grid[i];
     }
-  if (engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_ALL, progress, summary),
-                     "summarising the posterior", error))
+  if (sb_engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_ALL, progress, summary),
+                        "summarising the posterior", error))
     return FALSE;
   sb_plot_snapshot_set_curve_grid (snap, axis, n, grid);
   sb_plot_snapshot_set_summaries (snap, SB_SURROGATE_EXACT, summary);
@@ -739,7 +707,7 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
           sb_plot_snapshot_set_validity (snap, p_valid,
                                          sg_bo_get_config (input->model->bo)->safe_probability);
       }
-    if (engine_failed (status, "evaluating the acquisition", error))
+    if (sb_engine_failed (status, "evaluating the acquisition", error))
       return FALSE;
   }
 
@@ -749,7 +717,7 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
       if (approx_summaries (input->model, k, xs, n, progress, summary))
         sb_plot_snapshot_set_summaries (snap, k, summary);
   if (sg_progress_report (progress, 0) != SG_OK)
-    return !engine_failed (SG_ECANCELLED, "the plot", error);
+    return !sb_engine_failed (SG_ECANCELLED, "the plot", error);
   return TRUE;
 }
 
@@ -774,8 +742,8 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
         x[ax] = px->lower + (px->upper - px->lower) * i / (m - 1);
         x[ay] = py->lower + (py->upper - py->lower) * j / (m - 1);
       }
-  if (engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_MOMENTS, progress, summary),
-                     "summarising the posterior on the slice", error))
+  if (sb_engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_MOMENTS, progress, summary),
+                        "summarising the posterior on the slice", error))
     return FALSE;
   sb_plot_snapshot_set_slice (snap, ax, ay, fixed);
   for (SbField f = SB_FIELD_MEAN; f <= SB_FIELD_SKEWNESS; f++)
@@ -807,7 +775,7 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
             sb_plot_snapshot_set_field (snap, SB_FIELD_P_VALID, SB_SURROGATE_EXACT, pv);
           }
       }
-    if (engine_failed (status, "evaluating the acquisition on the slice", error))
+    if (sb_engine_failed (status, "evaluating the acquisition on the slice", error))
       return FALSE;
   }
 
@@ -834,8 +802,8 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
   const SbExperiment *exp = input->experiment;
   guint dim = exp->n_parameters;
   g_autoptr (SbPlotSnapshot) snap = sb_plot_snapshot_new (dim, input->generation);
-  ProgressContext pctx = { job, NULL };
-  sg_progress progress = { forward_progress, &pctx };
+  SbJobProgress pctx = { job, NULL };
+  sg_progress progress = { sb_job_forward_progress, &pctx };
   double fixed[SB_MAX_PARAMETERS];
   sg_problem *problem = NULL;
   gboolean ok;
@@ -900,8 +868,8 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
 {
   SbDensityInput *input = data;
   g_autoptr (SbDensityData) d = sb_density_data_new (input->dim, input->x, FALSE, input->generation);
-  ProgressContext pctx = { job, NULL };
-  sg_progress progress = { forward_progress, &pctx };
+  SbJobProgress pctx = { job, NULL };
+  sg_progress progress = { sb_job_forward_progress, &pctx };
   const sg_skewgp_posterior *post = sg_bo_skewgp_posterior (input->model->bo);
   const sg_skewgp_samples *samples = sg_bo_skewgp_samples (input->model->bo);
   enum { K = 200 };
@@ -910,8 +878,8 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
   double lo, hi;
   int status;
 
-  if (engine_failed (summarize_locked (input->model, input->x, 1, SG_SUMMARY_ALL, &progress, &summary),
-                     "summarising the posterior", error))
+  if (sb_engine_failed (summarize_locked (input->model, input->x, 1, SG_SUMMARY_ALL, &progress, &summary),
+                        "summarising the posterior", error))
     return NULL;
   /* A grid over the bulk of the distribution and a little beyond. */
   lo = MIN (summary.mean - 4.5 * summary.sd, summary.lower);
@@ -937,7 +905,7 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
         status = rng ? sg_skewgp_joint_samples (post, samples, input->x, 1, rng, draws) : SG_ENOMEM;
       g_mutex_unlock (&input->model->lock);
       sg_rng_free (rng);
-      if (engine_failed (status, "computing the density", error))
+      if (sb_engine_failed (status, "computing the density", error))
         return NULL;
       sb_density_data_set_density (d, SB_SURROGATE_EXACT, density);
       sb_density_data_set_samples (d, ns, draws);
@@ -953,7 +921,7 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
       g_mutex_unlock (&input->model->lock);
       if (sg_progress_report (&progress, 0) != SG_OK)
         {
-          engine_failed (SG_ECANCELLED, "the density", error);
+          sb_engine_failed (SG_ECANCELLED, "the density", error);
           return NULL;
         }
     }

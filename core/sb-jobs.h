@@ -22,6 +22,7 @@
 
 #include "sb-session.h"
 #include "sb-worker.h"
+#include "sb-engine-job.h"
 
 #include "sb-plot-data.h"
 #include "sg-summary.h"
@@ -164,9 +165,5 @@ gpointer sb_job_density (SbWorkerJob *job, gpointer input, GError **error);
  * ERROR (SB_ENGINE_ERROR) when the log does not fit the experiment.
  * Free with sg_bo_free. */
 struct sg_bo *sb_job_replay (const SbJobInput *input, GError **error);
-
-/* Error domain of engine failures: the code is the sg_status. */
-#define SB_ENGINE_ERROR (sb_engine_error_quark ())
-GQuark sb_engine_error_quark (void);
 
 G_END_DECLS

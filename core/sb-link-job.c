@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "sb-link-job.h"
+#include "sb-engine-job.h"
 
 #include "sg-bo.h"
 #include "sg-link.h"
@@ -65,18 +66,6 @@ sb_link_result_free (SbLinkResult *res)
   g_free (res);
 }
 
-static gboolean
-engine_failed (int status, const char *what, GError **error)
-{
-  if (status == SG_OK)
-    return FALSE;
-  if (status == SG_ECANCELLED)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s was cancelled", what);
-  else
-    g_set_error (error, SB_ENGINE_ERROR, status, "%s failed: %s", what, sg_strerror (status));
-  return TRUE;
-}
-
 /* A sub-range [FROM, TO] of an outer progress callback. */
 typedef struct {
   const sg_progress *outer;
@@ -111,7 +100,7 @@ posterior_means (const sg_bo *bo, const double *xs, gsize n_points,
   gboolean ok = FALSE;
 
   sg_hyper_skewgp_prior (h, &prior);
-  if (engine_failed (sg_likelihood_build (data, &h->noise, &lik), "lowering the answers", error))
+  if (sb_engine_failed (sg_likelihood_build (data, &h->noise, &lik), "lowering the answers", error))
     return FALSE;
   gsl_rng *rng = sg_rng_new (opt->seed, 0x11c);
   sg_point_summary *sum = g_new (sg_point_summary, n_points);
@@ -125,12 +114,12 @@ posterior_means (const sg_bo *bo, const double *xs, gsize n_points,
 
   if (rng == NULL)
     g_set_error (error, SB_ENGINE_ERROR, SG_ENOMEM, "out of memory");
-  else if (!engine_failed (sg_skewgp_posterior_new (&prior, data->X, &lik, &post),
-                           "the SkewGP posterior", error)
-           && !engine_failed (sg_skewgp_sample (post, opt->n_samples, &so, rng, &p_sample,
+  else if (!sb_engine_failed (sg_skewgp_posterior_new (&prior, data->X, &lik, &post),
+                              "the SkewGP posterior", error)
+           && !sb_engine_failed (sg_skewgp_sample (post, opt->n_samples, &so, rng, &p_sample,
                                                 &samples),
                               "sampling the SkewGP posterior", error)
-           && !engine_failed (sg_skewgp_summarize (post, samples, xs, n_points, &sopt, &p_sum,
+           && !sb_engine_failed (sg_skewgp_summarize (post, samples, xs, n_points, &sopt, &p_sum,
                                                    sum),
                               "the posterior means", error))
     {
@@ -295,7 +284,7 @@ sb_link_fit (const double *d, const double *answer, guint n, double probit_sd,
   int status = sg_link_prior_fit_domain (&prior, d, n, 0.0, 2.0);
   if (status == SG_OK)
     status = sg_link_prior_check (&prior);
-  if (engine_failed (status, "the link prior", error))
+  if (sb_engine_failed (status, "the link prior", error))
     return NULL;
   sg_link_likelihood lik = { SG_LINK_OBS_BINARY, SG_LINK_PROBIT, 0.0 };
 
@@ -308,7 +297,7 @@ sb_link_fit (const double *d, const double *answer, guint n, double probit_sd,
   else
     status = sg_link_fit_laplace (&prior, &lik, d, answer, n, NULL, &p_fit, ws, fit);
   sg_link_workspace_free (ws);
-  if (engine_failed (status, "fitting the link", error))
+  if (sb_engine_failed (status, "fitting the link", error))
     return NULL;
 
   g_autoptr (SbLinkResult) res = g_new0 (SbLinkResult, 1);
@@ -344,7 +333,7 @@ sb_link_fit (const double *d, const double *answer, guint n, double probit_sd,
                                   pt, NULL)
                : SG_ENOMEM;
   sg_rng_free (rng);
-  if (engine_failed (status, "the link's credible band", error))
+  if (sb_engine_failed (status, "the link's credible band", error))
     return NULL;
 
   guint in_range = 0, inside = 0;

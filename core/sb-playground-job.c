@@ -4,6 +4,7 @@
 
 #include "sb-playground-job.h"
 
+#include "sb-engine-job.h"
 #include "sb-jobs.h"
 #include "sg-acq.h"
 #include "sg-fit.h"
@@ -101,38 +102,6 @@ sb_playground_result_free (SbPlaygroundResult *result)
 }
 
 /* ---- Engine plumbing ------------------------------------------------------------ */
-
-typedef struct {
-  SbWorkerJob *job;
-  const char *text;
-} Progress;
-
-/* Forwards progress to the worker (which coalesces it) and stops the
- * engine loop as soon as the job is superseded. */
-static int
-forward_progress (double fraction, void *user_data)
-{
-  Progress *p = user_data;
-
-  if (p->job == NULL)
-    return 0;
-  if (sb_worker_job_is_cancelled (p->job))
-    return 1;
-  sb_worker_job_progress (p->job, fraction, p->text);
-  return 0;
-}
-
-static gboolean
-engine_failed (int status, const char *what, GError **error)
-{
-  if (status == SG_OK)
-    return FALSE;
-  if (status == SG_ECANCELLED)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s was cancelled", what);
-  else
-    g_set_error (error, SB_ENGINE_ERROR, status, "%s failed: %s", what, sg_strerror (status));
-  return TRUE;
-}
 
 /* Storage of a SkewGP prior's arrays for an sg_hyper (which borrows them). */
 typedef struct {
@@ -313,8 +282,8 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
 {
   const SbPlaygroundInput *in = c->in;
   SbPlaygroundMethod *m = &r->method[SB_SURROGATE_EXACT];
-  Progress pctx = { c->job, "Fitting the exact SkewGP evidence" };
-  sg_progress progress = { forward_progress, &pctx };
+  SbJobProgress pctx = { c->job, "Fitting the exact SkewGP evidence" };
+  sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_skewgp_posterior *post = NULL;
   sg_skewgp_samples *samples = NULL;
   sg_skewgp_sample_options so;
@@ -330,18 +299,18 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
   if (in->fit && c->data->n_obs >= 2)
     {
       status = fit_hyper (in, c->data, SG_FIT_METHOD_SKEWGP, c->rng, &progress, &h);
-      if (engine_failed (status, "fitting the exact evidence", error))
+      if (sb_engine_failed (status, "fitting the exact evidence", error))
         return FALSE;
     }
   method_hyper (m, &h, in->dim);
 
   sg_hyper_skewgp_prior (&h, &prior);
   status = sg_likelihood_build (c->data, &h.noise, &lik);
-  if (engine_failed (status, "building the likelihood", error))
+  if (sb_engine_failed (status, "building the likelihood", error))
     return FALSE;
   status = sg_skewgp_posterior_new (&prior, c->data->X, &lik, &post);
   sg_likelihood_clear (&lik);
-  if (engine_failed (status, "the exact posterior", error))
+  if (sb_engine_failed (status, "the exact posterior", error))
     return FALSE;
 
   pctx.text = "Sampling the exact posterior";
@@ -375,7 +344,7 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
     }
   sg_skewgp_samples_free (samples);
   sg_skewgp_posterior_free (post);
-  if (engine_failed (status, "the exact posterior summaries", error))
+  if (sb_engine_failed (status, "the exact posterior summaries", error))
     return FALSE;
   m->ok = TRUE;
   return TRUE;
@@ -391,8 +360,8 @@ compute_gaussian (const Ctx *c, SbSurrogate which, SbPlaygroundResult *r, GError
   const SbPlaygroundInput *in = c->in;
   SbPlaygroundMethod *m = &r->method[which];
   gboolean laplace = which == SB_SURROGATE_LAPLACE;
-  Progress pctx = { c->job, laplace ? "Laplace approximation" : "Expectation propagation" };
-  sg_progress progress = { forward_progress, &pctx };
+  SbJobProgress pctx = { c->job, laplace ? "Laplace approximation" : "Expectation propagation" };
+  sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_gauss_post gp;
   sg_approx_model model;
   SkewArrays arrays;
@@ -426,7 +395,7 @@ compute_gaussian (const Ctx *c, SbSurrogate which, SbPlaygroundResult *r, GError
         }
     }
   if (status == SG_ECANCELLED)
-    return !engine_failed (status, pctx.text, error);
+    return !sb_engine_failed (status, pctx.text, error);
   if (status != SG_OK)
     {
       g_clear_pointer (&m->summary, g_free);
@@ -481,7 +450,7 @@ sb_playground_compute (SbWorkerJob *job, const SbPlaygroundInput *input, GError 
   /* One random stream per input: the same points give the same picture. */
   c = (Ctx) { input, &data, cells, r->n_cells, sg_rng_new (input->seed, input->n_points), job };
   if (c.rng == NULL)
-    ok = !engine_failed (SG_ENOMEM, "the random stream", error);
+    ok = !sb_engine_failed (SG_ENOMEM, "the random stream", error);
   if (ok)
     ok = compute_exact (&c, r, error);
   if (ok && input->laplace)

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-prior-job.h"
+#include "sb-engine-job.h"
 #include "sb-jobs.h"
 
 #include "sg-rng.h"
@@ -101,24 +102,6 @@ sb_prior_pair_mode_label (SbPriorPairMode mode)
 
 /* ---- Shared ----------------------------------------------------------------- */
 
-static gboolean
-engine_failed (int status, const char *what, GError **error)
-{
-  if (status == SG_OK)
-    return FALSE;
-  if (status == SG_ECANCELLED)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s was cancelled", what);
-  else
-    g_set_error (error, SB_ENGINE_ERROR, status, "%s failed: %s", what, sg_strerror (status));
-  return TRUE;
-}
-
-static int
-poll_cancel (double fraction, void *user_data)
-{
-  return sb_worker_job_is_cancelled (user_data) ? 1 : 0;
-}
-
 /* The engine's prior from the input (arrays borrowed from IN). */
 static gboolean
 make_prior (const SbPriorInput *in, sg_skewgp_prior *prior, GError **error)
@@ -130,15 +113,15 @@ make_prior (const SbPriorInput *in, sg_skewgp_prior *prior, GError **error)
                    SB_PRIOR_MAX_S);
       return FALSE;
     }
-  if (engine_failed (sg_kernel_init (&k, in->kernel, 1, in->variance, in->lengthscale),
-                     "the kernel", error))
+  if (sb_engine_failed (sg_kernel_init (&k, in->kernel, 1, in->variance, in->lengthscale),
+                        "the kernel", error))
     return FALSE;
   sg_skewgp_prior_gp (prior, &k, in->mean);
   prior->s = in->s;
   prior->pseudo_points = in->pseudo;
   prior->phases = in->phase;
   prior->gamma = in->gamma;
-  return !engine_failed (sg_skewgp_prior_check (prior), "the prior", error);
+  return !sb_engine_failed (sg_skewgp_prior_check (prior), "the prior", error);
 }
 
 /* ---- Curves: 000 Figure 3 ----------------------------------------------------- */
@@ -177,7 +160,8 @@ gpointer
 sb_prior_job_curves (SbWorkerJob *job, gpointer data, GError **error)
 {
   const SbPriorInput *in = data;
-  sg_progress progress = { poll_cancel, job };
+  SbJobProgress pctx = { job, NULL };
+  sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_skewgp_prior prior;
   guint n = MAX (in->n_grid, 2);
   gsize ns = MAX (in->n_samples, 10);
@@ -189,7 +173,7 @@ sb_prior_job_curves (SbWorkerJob *job, gpointer data, GError **error)
     xs[i] = in->x_lo + (in->x_hi - in->x_lo) * i / (double) (n - 1);
 
   sg_skewgp_posterior *post = NULL;
-  if (engine_failed (sg_skewgp_prior_posterior (&prior, &post), "the prior", error))
+  if (sb_engine_failed (sg_skewgp_prior_posterior (&prior, &post), "the prior", error))
     return NULL;
 
   sg_skewgp_samples *samples = NULL;
@@ -221,7 +205,7 @@ sb_prior_job_curves (SbWorkerJob *job, gpointer data, GError **error)
   sg_skewgp_posterior_free (post);
   if (sb_worker_job_is_cancelled (job))
     status = SG_ECANCELLED;
-  if (engine_failed (status, "the prior samples", error))
+  if (sb_engine_failed (status, "the prior samples", error))
     return NULL;
 
   closed_form_moments (&prior, xs, n, sum);
@@ -342,8 +326,8 @@ sb_prior_job_pair (SbWorkerJob *job, gpointer data, GError **error)
     {
       sg_skewgp_prior prior;
       if (!make_prior (in, &prior, error)
-          || engine_failed (sg_sun_from_skewgp_prior (&prior, in->pair_x, 2, &sun),
-                            "the SUN of the pair", error))
+          || sb_engine_failed (sg_sun_from_skewgp_prior (&prior, in->pair_x, 2, &sun),
+                               "the SUN of the pair", error))
         return NULL;
       pair->title = g_strdup_printf ("SUN density of f(%.2f), f(%.2f)", in->pair_x[0],
                                      in->pair_x[1]);
@@ -405,7 +389,7 @@ sb_prior_job_pair (SbWorkerJob *job, gpointer data, GError **error)
         }
     }
   sg_sun_clear (&sun);
-  if (engine_failed (status, "the SUN density", error))
+  if (sb_engine_failed (status, "the SUN density", error))
     return NULL;
   pair->mean[0] = mean[0];
   pair->mean[1] = mean[1];
