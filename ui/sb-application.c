@@ -15,6 +15,7 @@
 
 #include "sb-demo-chooser.h"
 #include "sb-demos.h"
+#include "sb-renderer.h"
 #include "sb-experiment-templates.h"
 #include "sb-window.h"
 #include "sb-worker.h"
@@ -143,6 +144,7 @@ sb_application_startup (GApplication *app)
   g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
 
   G_APPLICATION_CLASS (sb_application_parent_class)->startup (app);
+  sb_renderer_choose (gdk_display_get_default ());
   /* Here rather than in main() so that the in-process benchmarks and tests
    * of the window run the engine as the application does. */
   sg_blas_use_default_threads ();
