@@ -21,6 +21,8 @@
 #include "sb-worker.h"
 #include "sg-linalg.h"
 
+#include <stdio.h>
+
 struct _SbApplication
 {
   GtkApplication parent_instance;
@@ -67,6 +69,37 @@ sb_application_activate (GApplication *app)
     gtk_window_present (window);
 }
 
+static void
+print_demo_list (FILE *out)
+{
+  for (guint i = 0; i < sb_demos_get_n (); i++)
+    fprintf (out, "%-28s %s\n", sb_demos_get (i)->id, sb_demos_get (i)->title);
+}
+
+/* `--demo list` and an unknown demo id are answered here, in the
+ * launching process before GTK opens a display, so they work on a
+ * machine without one (a script listing the demos, a terminal over ssh). */
+static int
+sb_application_handle_local_options (GApplication *app, GVariantDict *options)
+{
+  g_autofree char *demo_id = NULL;
+
+  if (!g_variant_dict_lookup (options, "demo", "s", &demo_id))
+    return -1;
+  if (g_str_equal (demo_id, "list"))
+    {
+      print_demo_list (stdout);
+      return 0;
+    }
+  if (sb_demos_lookup (demo_id) == NULL)
+    {
+      fprintf (stderr, "skewbench: no demo '%s'; the demos are:\n", demo_id);
+      print_demo_list (stderr);
+      return 2;
+    }
+  return -1;
+}
+
 static int
 sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline)
 {
@@ -83,15 +116,12 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
       const SbDemo *demo = sb_demos_lookup (demo_id);
       g_autoptr (GError) error = NULL;
 
-      if (demo == NULL || g_str_equal (demo_id, "list"))
+      if (demo == NULL)
         {
-          if (demo == NULL && !g_str_equal (demo_id, "list"))
-            g_application_command_line_printerr (cmdline, "skewbench: no demo '%s'; the demos are:\n",
-                                                 demo_id);
-          for (guint i = 0; i < sb_demos_get_n (); i++)
-            g_application_command_line_print (cmdline, "%-28s %s\n", sb_demos_get (i)->id,
-                                              sb_demos_get (i)->title);
-          return g_str_equal (demo_id, "list") ? 0 : 2;
+          /* An unknown id from a remote instance: handle_local_options
+           * answered a local one already. */
+          g_application_command_line_printerr (cmdline, "skewbench: no demo '%s'\n", demo_id);
+          return 2;
         }
       if (demo->session == NULL)
         {
@@ -258,6 +288,7 @@ sb_application_class_init (SbApplicationClass *klass)
   app_class->startup = sb_application_startup;
   app_class->shutdown = sb_application_shutdown;
   app_class->command_line = sb_application_command_line;
+  app_class->handle_local_options = sb_application_handle_local_options;
 }
 
 static void
