@@ -79,8 +79,11 @@ test_registry (void)
 
       g_assert_true (d->id && *d->id && d->title && *d->title);
       g_assert_true (d->explanation && strlen (d->explanation) > 40);
-      /* The paper's settings are stated. */
-      g_assert_true (d->settings && strstr (d->settings, "Paper") != NULL);
+      /* The paper's settings are stated, with the paper's authors, title
+       * and venue (not a file number only a developer knows). */
+      g_assert_nonnull (d->settings);
+      g_assert_true (g_str_has_prefix (d->settings, "Benavoli, Azzimonti & Piga, “"));
+      g_assert_nonnull (strstr (d->settings, "Machine Learning 1"));
       g_assert_true ((d->session != NULL) != (d->open != NULL));
       g_assert_true (g_hash_table_add (ids, (gpointer) d->id));
       g_assert_true (sb_demos_lookup (d->id) == d);

@@ -331,7 +331,7 @@ test_preset (void)
   g_assert_cmpfloat (in->lengthscale, ==, 2.541);
   g_assert_cmpfloat (in->variance, ==, 26.09);
   g_assert_true (in->laplace && in->ep);
-  g_assert_nonnull (strstr (sb_playground_get_explanation (pg), "000 Figure 5"));
+  g_assert_nonnull (strstr (sb_playground_get_explanation (pg), "Benavoli et al. 2020, Figure 5"));
   g_assert_nonnull (strstr (sb_playground_preset_title (SB_PLAYGROUND_PRESET_LAPLACE), "Figure 5"));
 
   /* The stated hyperparameters maximise Laplace's evidence on these

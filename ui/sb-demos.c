@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "sb-demos.h"
+#include "sb-papers.h"
 
 #include "sb-playground.h"
 #include "sb-window.h"
@@ -30,7 +31,7 @@ static const SbDemo demos[] = {
       "next to the Laplace and EP Gaussians, which are symmetric by construction "
       "(Laplace's is visibly shifted).",
     .settings =
-      "Paper 001, Figure 5: g(x) = cos(5x) + exp(−x²/2) on [−2.6, 2.6]; 45 random "
+      SB_PAPER_001 ", Figure 5: g(x) = cos(5x) + exp(−x²/2) on [−2.6, 2.6]; 45 random "
       "duels between 25 random points; GP prior with zero mean and RBF kernel, "
       "lengthscale 0.33, variance 50 (kept fixed); x_r = 0.076, the data's best point "
       "(the paper's 0.05); density at x = 0.77.",
@@ -57,7 +58,7 @@ static const SbDemo demos[] = {
       "clearly not right of it; Laplace and EP agree with the exact posterior on "
       "the left, and the Density view compares them at x = 4.7.",
     .settings =
-      "Paper 001, Figure 6 (data of Figure 1): f(x) = (4 sin(πx/2) − 0.5 sin(2πx))/6 "
+      SB_PAPER_001 ", Figure 6 (data of Figure 1): f(x) = (4 sin(πx/2) − 0.5 sin(2πx))/6 "
       "at 60 equally spaced points of [0, 5]; 30 noise-free values for x < 2.5, 30 "
       "duels against x = 1.949 for x > 2.5; GP prior with zero mean and RBF kernel, "
       "lengthscale 0.19, variance 1, noise variance 0.001 (kept fixed).",
@@ -81,7 +82,7 @@ static const SbDemo demos[] = {
       "function is above 0, and the safe acquisition (UCB minus a penalty where "
       "P(valid) < 0.7) picks the next setting inside that region.",
     .settings =
-      "Paper 001, Figures 13–14 (sec. 5.2.3): a random draw of a GP with RBF kernel "
+      SB_PAPER_001 ", Figures 13–14 (sec. 5.2.3): a random draw of a GP with RBF kernel "
       "(variance 2, lengthscale in [1, 2]) with g(0) ≥ 0 on [−10, 10]; threshold 0; "
       "start at x = 0; prior RBF with variance 2 and lengthscale 1.5 (kept fixed); "
       "UCB with a penalty of 1000 where P(f ≥ 0) < 0.7; iterations 0–7 (step 1 is "
@@ -104,7 +105,7 @@ static const SbDemo demos[] = {
       "class-0 cluster its credible band is too narrow. EP follows the exact "
       "probabilities closely. Add, move or delete points and watch all three.",
     .settings =
-      "Paper 000, Figure 5: 50 labels on one input (a stand-in for the paper's "
+      SB_PAPER_000 ", Figure 5: 50 labels on one input (a stand-in for the paper's "
       "unpublished points, drawn from a fixed seed); GP prior (s = 0) with zero "
       "mean and RBF kernel, lengthscale 2.54 and variance 26.1, the maximiser of "
       "Laplace's evidence, for all three methods.",

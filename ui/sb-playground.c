@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "sb-playground.h"
+#include "sb-papers.h"
 
 #include <math.h>
 #include <string.h>
@@ -142,16 +143,16 @@ static const char help_text[] =
   "for class 0. Drag a point to move it; right-click it, or click it and "
   "press Delete, to remove it. Ctrl+Z undoes, Ctrl+1 / Ctrl+2 switch "
   "between a line and a plane.\n\n"
-  "The solid curves are the exact posterior of GP classification (000 "
-  "sec. 5: a SkewGP, computed from 2000 samples of its truncated part); "
+  "The solid curves are the exact posterior of GP classification ("
+  SB_PAPER_000_SHORT ", sec. 5: a SkewGP, computed from 2000 samples of its truncated part); "
   "the dashed ones are the Laplace and EP approximations of the same "
-  "model. \"Suggest Next Point\" computes BALD (001 eq. 43) on the grid "
-  "(Ctrl+B) and marks its maximiser with a diamond: click it to label it class 1, "
+  "model. \"Suggest Next Point\" computes BALD (" SB_PAPER_001_SHORT ", eq. 43) "
+  "on the grid (Ctrl+B) and marks its maximiser with a diamond: click it to label it class 1, "
   "Shift+click for class 0, and the next suggestion follows.";
 
 static const Preset presets[] = {
-  { SB_PLAYGROUND_PRESET_LAPLACE, "Is Laplace overconfident? (000 Figure 5)",
-    "The setting of 000 Figure 5: 50 labels on one input, a GP prior "
+  { SB_PLAYGROUND_PRESET_LAPLACE, "Is Laplace overconfident? (" SB_PAPER_000_SHORT ", Figure 5)",
+    "The setting of " SB_PAPER_000_SHORT ", Figure 5: 50 labels on one input, a GP prior "
     "(SkewGP with s = 0) with zero mean and an RBF kernel whose lengthscale "
     "(2.54) and variance (26.1) maximise the Laplace approximation of the "
     "evidence; all three methods use these values. The paper's 50 points "
@@ -167,7 +168,7 @@ static const Preset presets[] = {
     "and shifted towards zero (about [-4.2, -1.0] against [-4.9, -1.5] at "
     "x = 6): there it is overconfident about f. EP matches the first two "
     "moments and follows the exact probability closely.\n\n"
-    "Tick \"Fit\" for the setting of 000 Figure 6: each method with the "
+    "Tick \"Fit\" for the setting of " SB_PAPER_000_SHORT ", Figure 6: each method with the "
     "hyperparameters that maximise its own evidence. Tick \"SkewGP prior\" "
     "too for Figure 7: the exact method's prior becomes a SkewGP with s = 2 "
     "pseudo-points (starting at 5.8 and 6, as in the paper; the stars), "
@@ -468,7 +469,7 @@ update_info (SbPlayground *self)
           for (guint k = 0; k < r->n_check; k++)
             worst = MAX (worst, fabs (r->check_prob[k]
                                       - r->method[SB_SURROGATE_EXACT].summary[r->check_cell[k]].class_probability));
-          g_string_append_printf (s, "\nSampled vs exact P(y = 1) (000 Cor. 2, □): "
+          g_string_append_printf (s, "\nSampled vs exact P(y = 1) (" SB_PAPER_000_SHORT ", Cor. 2, □): "
                                   "largest difference %.4f.", worst);
         }
       if (r->bald)
@@ -776,7 +777,7 @@ build_latent_1d (SbPlayground *self)
 static SbScene *
 build_bald_1d (SbPlayground *self)
 {
-  SbScene *scene = sb_scene_new ("BALD: expected information from the next label (001 eq. 43)",
+  SbScene *scene = sb_scene_new ("BALD: expected information from the next label (" SB_PAPER_001_SHORT ", eq. 43)",
                                  "x", "nats");
   g_autofree double *grid = NULL;
   guint n;
@@ -878,7 +879,7 @@ build_second_2d (SbPlayground *self)
   SecondField f = gtk_drop_down_get_selected (self->field_dropdown);
   static const char *const titles[] = {
     "Latent mean, exact; lines: mean = 0", "Latent skewness SS(x), exact",
-    "Latent standard deviation, exact", "BALD (001 eq. 43)",
+    "Latent standard deviation, exact", "BALD (" SB_PAPER_001_SHORT ", eq. 43)",
   };
   SbScene *scene = new_plane_scene (self, titles[MIN (f, FIELD_BALD)]);
   const sg_point_summary *ex = summaries (self, SB_SURROGATE_EXACT);
