@@ -16,9 +16,12 @@
 #include "sb-demo-chooser.h"
 #include "sb-demos.h"
 #include "sb-experiment-templates.h"
+#include "sb-settings.h"
 #include "sb-window.h"
 #include "sb-worker.h"
 #include "sg-linalg.h"
+
+#include <glib/gi18n.h>
 
 struct _SbApplication
 {
@@ -85,11 +88,11 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
       if (demo == NULL || g_str_equal (demo_id, "list"))
         {
           if (demo == NULL && !g_str_equal (demo_id, "list"))
-            g_application_command_line_printerr (cmdline, "skewbench: no demo '%s'; the demos are:\n",
+            g_application_command_line_printerr (cmdline, _("skewbench: no demo '%s'; the demos are:\n"),
                                                  demo_id);
           for (guint i = 0; i < sb_demos_get_n (); i++)
             g_application_command_line_print (cmdline, "%-28s %s\n", sb_demos_get (i)->id,
-                                              sb_demos_get (i)->title);
+                                              _(sb_demos_get (i)->title));
           return g_str_equal (demo_id, "list") ? 0 : 2;
         }
       if (demo->session == NULL)
@@ -97,7 +100,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
           if (!sb_demo_open (demo, GTK_APPLICATION (self),
                              gtk_application_get_active_window (GTK_APPLICATION (self)), &error))
             {
-              g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' could not be opened: %s\n",
+              g_application_command_line_printerr (cmdline, _("skewbench: the demo '%s' could not be opened: %s\n"),
                                                    demo_id, error->message);
               return 1;
             }
@@ -106,7 +109,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
       demo_window = sb_demo_open_session (demo, GTK_APPLICATION (self), &error);
       if (demo_window == NULL)
         {
-          g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' could not be opened: %s\n",
+          g_application_command_line_printerr (cmdline, _("skewbench: the demo '%s' could not be opened: %s\n"),
                                                demo_id, error->message);
           return 1;
         }
@@ -114,7 +117,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
        * screenshots, or a lecture that starts at a later step). */
       if (g_variant_dict_lookup (options, "demo-step", "i", &step)
           && !sb_window_demo_go_to_step (SB_WINDOW (demo_window), (guint) MAX (step, 0)))
-        g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' has no step %d\n",
+        g_application_command_line_printerr (cmdline, _("skewbench: the demo '%s' has no step %d\n"),
                                              demo_id, step);
       if (g_variant_dict_lookup (options, "demo-view", "s", &view))
         sb_window_demo_show_view (SB_WINDOW (demo_window), view);
@@ -137,6 +140,18 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   return 0;
 }
 
+/* app.theme (system, light, dark), stateful: the primary menu's Style
+ * items. Absent when the settings schema is not installed. */
+static void
+add_settings_actions (GApplication *app)
+{
+  GSettings *settings = sb_settings_get_default ();
+  g_autoptr (GAction) theme = settings ? g_settings_create_action (settings, "theme") : NULL;
+
+  if (theme)
+    g_action_map_add_action (G_ACTION_MAP (app), theme);
+}
+
 static void
 sb_application_startup (GApplication *app)
 {
@@ -147,6 +162,9 @@ sb_application_startup (GApplication *app)
    * of the window run the engine as the application does. */
   sg_blas_use_default_threads ();
   g_set_application_name ("SkewBench");
+  gtk_window_set_default_icon_name (APPLICATION_ID);
+  sb_settings_follow_theme (gtk_settings_get_default ());
+  add_settings_actions (app);
   gtk_css_provider_load_from_resource (css, "/org/skewbench/SkewBench/style.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (),
                                               GTK_STYLE_PROVIDER (css),
@@ -173,6 +191,15 @@ sb_application_shutdown (GApplication *app)
   G_APPLICATION_CLASS (sb_application_parent_class)->shutdown (app);
 }
 
+/* Experiment windows open at the size the last one closed with. */
+static void
+sb_application_window_added (GtkApplication *app, GtkWindow *window)
+{
+  GTK_APPLICATION_CLASS (sb_application_parent_class)->window_added (app, window);
+  if (SB_IS_WINDOW (window))
+    sb_settings_track_window_size (window);
+}
+
 static void
 about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
@@ -181,8 +208,9 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 
   gtk_show_about_dialog (gtk_application_get_active_window (app),
                          "program-name", "SkewBench",
-                         "logo-icon-name", "applications-science",
-                         "comments", "Human-in-the-loop Bayesian optimisation with exact Skew Gaussian Process posteriors",
+                         "logo-icon-name", APPLICATION_ID,
+                         "comments", _("Human-in-the-loop Bayesian optimisation with exact Skew Gaussian Process posteriors"),
+                         "translator-credits", _("translator-credits"),
                          "version", PACKAGE_VERSION,
                          "license-type", GTK_LICENSE_GPL_3_0,
                          "authors", authors,
@@ -251,11 +279,13 @@ static void
 sb_application_class_init (SbApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+  GtkApplicationClass *gtk_app_class = GTK_APPLICATION_CLASS (klass);
 
   app_class->activate = sb_application_activate;
   app_class->startup = sb_application_startup;
   app_class->shutdown = sb_application_shutdown;
   app_class->command_line = sb_application_command_line;
+  gtk_app_class->window_added = sb_application_window_added;
 }
 
 static void
@@ -263,13 +293,13 @@ sb_application_init (SbApplication *self)
 {
   static const GOptionEntry entries[] = {
     { "session", 's', 0, G_OPTION_ARG_FILENAME, NULL,
-      "Open the session file PATH (created from the demo if it does not exist)", "PATH" },
+      N_("Open the session file PATH (created from the demo if it does not exist)"), N_("PATH") },
     { "demo", 0, 0, G_OPTION_ARG_STRING, NULL,
-      "Open the guided demo ID (a copy of its session; 'list' lists them)", "ID" },
+      N_("Open the guided demo ID (a copy of its session; 'list' lists them)"), N_("ID") },
     { "demo-step", 0, 0, G_OPTION_ARG_INT, NULL,
-      "With --demo: show step N of a step-by-step demo", "N" },
+      N_("With --demo: show step N of a step-by-step demo"), N_("N") },
     { "demo-view", 0, 0, G_OPTION_ARG_STRING, NULL,
-      "With --demo: show the plot NICK (posterior, skewness, acquisition, validity, density, ...)", "NICK" },
+      N_("With --demo: show the plot NICK (posterior, skewness, acquisition, validity, density, ...)"), N_("NICK") },
     { NULL }
   };
 

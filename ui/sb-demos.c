@@ -12,6 +12,8 @@
 #include "sb-playground.h"
 #include "sb-window.h"
 
+#include <glib/gi18n.h>
+
 /* The table. Keep the explanations to a few sentences: they are shown in
  * the chooser and in the banner over the demo. */
 static const SbDemo demos[] = {
@@ -21,19 +23,19 @@ static const SbDemo demos[] = {
    * GP prior, zero mean, RBF, lengthscale 0.33, variance 50 (fixed). */
   {
     .id = "preference-skewed",
-    .title = "Preference posteriors are skewed",
+    .title = N_("Preference posteriors are skewed"),
     .explanation =
-      "Forty-five duels between 25 random points are the only information about "
-      "the function. Its exact posterior is not Gaussian: the Skewness view shows "
-      "SS(x) clearly away from zero wherever the duels only bound the function from "
-      "one side, and the Density view shows the predictive density of f(0.77) "
-      "next to the Laplace and EP Gaussians, which are symmetric by construction "
-      "(Laplace's is visibly shifted).",
+      N_("Forty-five duels between 25 random points are the only information about "
+         "the function. Its exact posterior is not Gaussian: the Skewness view shows "
+         "SS(x) clearly away from zero wherever the duels only bound the function from "
+         "one side, and the Density view shows the predictive density of f(0.77) "
+         "next to the Laplace and EP Gaussians, which are symmetric by construction "
+         "(Laplace's is visibly shifted)."),
     .settings =
-      "Paper 001, Figure 5: g(x) = cos(5x) + exp(−x²/2) on [−2.6, 2.6]; 45 random "
-      "duels between 25 random points; GP prior with zero mean and RBF kernel, "
-      "lengthscale 0.33, variance 50 (kept fixed); x_r = 0.076, the data's best point "
-      "(the paper's 0.05); density at x = 0.77.",
+      N_("Paper 001, Figure 5: g(x) = cos(5x) + exp(−x²/2) on [−2.6, 2.6]; 45 random "
+         "duels between 25 random points; GP prior with zero mean and RBF kernel, "
+         "lengthscale 0.33, variance 50 (kept fixed); x_r = 0.076, the data's best point "
+         "(the paper's 0.05); density at x = 0.77."),
     .session = "preference-skewed.json",
     .n_answers = 45,
     .views = "posterior skewness density",
@@ -48,19 +50,19 @@ static const SbDemo demos[] = {
    * mean, RBF, lengthscale 0.19, variance 1, noise variance 0.001. */
   {
     .id = "mixed-numeric-preference",
-    .title = "Mixed numeric and preference data",
+    .title = N_("Mixed numeric and preference data"),
     .explanation =
-      "Left of x = 2.5 the function was measured (30 values); right of it we only "
-      "know whether it is higher or lower than at x = 1.95 (30 duels). Where there "
-      "are values the posterior is an ordinary, symmetric GP posterior; where there "
-      "are only duels it is skewed. The Skewness view is zero left of 2.5 and "
-      "clearly not right of it; Laplace and EP agree with the exact posterior on "
-      "the left, and the Density view compares them at x = 4.7.",
+      N_("Left of x = 2.5 the function was measured (30 values); right of it we only "
+         "know whether it is higher or lower than at x = 1.95 (30 duels). Where there "
+         "are values the posterior is an ordinary, symmetric GP posterior; where there "
+         "are only duels it is skewed. The Skewness view is zero left of 2.5 and "
+         "clearly not right of it; Laplace and EP agree with the exact posterior on "
+         "the left, and the Density view compares them at x = 4.7."),
     .settings =
-      "Paper 001, Figure 6 (data of Figure 1): f(x) = (4 sin(πx/2) − 0.5 sin(2πx))/6 "
-      "at 60 equally spaced points of [0, 5]; 30 noise-free values for x < 2.5, 30 "
-      "duels against x = 1.949 for x > 2.5; GP prior with zero mean and RBF kernel, "
-      "lengthscale 0.19, variance 1, noise variance 0.001 (kept fixed).",
+      N_("Paper 001, Figure 6 (data of Figure 1): f(x) = (4 sin(πx/2) − 0.5 sin(2πx))/6 "
+         "at 60 equally spaced points of [0, 5]; 30 noise-free values for x < 2.5, 30 "
+         "duels against x = 1.949 for x > 2.5; GP prior with zero mean and RBF kernel, "
+         "lengthscale 0.19, variance 1, noise variance 0.001 (kept fixed)."),
     .session = "mixed-numeric-preference.json",
     .n_answers = 60,
     .views = "posterior skewness density",
@@ -73,19 +75,19 @@ static const SbDemo demos[] = {
    * (fixed); UCB with penalty 1000 where P(f >= 0) < 0.7; iterations 0-7. */
   {
     .id = "safe-step-by-step",
-    .title = "Safe optimisation step by step",
+    .title = N_("Safe optimisation step by step"),
     .explanation =
-      "A setting either works and gives a value, or fails (no value) when the "
-      "unknown function is below 0. One SkewGP models both answers at once. Step "
-      "through the eight iterations: P(valid) shows where the model believes the "
-      "function is above 0, and the safe acquisition (UCB minus a penalty where "
-      "P(valid) < 0.7) picks the next setting inside that region.",
+      N_("A setting either works and gives a value, or fails (no value) when the "
+         "unknown function is below 0. One SkewGP models both answers at once. Step "
+         "through the eight iterations: P(valid) shows where the model believes the "
+         "function is above 0, and the safe acquisition (UCB minus a penalty where "
+         "P(valid) < 0.7) picks the next setting inside that region."),
     .settings =
-      "Paper 001, Figures 13–14 (sec. 5.2.3): a random draw of a GP with RBF kernel "
-      "(variance 2, lengthscale in [1, 2]) with g(0) ≥ 0 on [−10, 10]; threshold 0; "
-      "start at x = 0; prior RBF with variance 2 and lengthscale 1.5 (kept fixed); "
-      "UCB with a penalty of 1000 where P(f ≥ 0) < 0.7; iterations 0–7 (step 1 is "
-      "iteration 0). Function seed 5: two of the eight settings fail, as in the paper's trial.",
+      N_("Paper 001, Figures 13–14 (sec. 5.2.3): a random draw of a GP with RBF kernel "
+         "(variance 2, lengthscale in [1, 2]) with g(0) ≥ 0 on [−10, 10]; threshold 0; "
+         "start at x = 0; prior RBF with variance 2 and lengthscale 1.5 (kept fixed); "
+         "UCB with a penalty of 1000 where P(f ≥ 0) < 0.7; iterations 0–7 (step 1 is "
+         "iteration 0). Function seed 5: two of the eight settings fail, as in the paper's trial."),
     .session = "safe-step-by-step.json",
     .n_answers = 8,
     .stepping = TRUE,
@@ -96,18 +98,18 @@ static const SbDemo demos[] = {
    * and how the hyperparameters were found). */
   {
     .id = SB_PLAYGROUND_PRESET_LAPLACE,
-    .title = "Is Laplace overconfident?",
+    .title = N_("Is Laplace overconfident?"),
     .explanation =
-      "Fifty binary labels on one input. The exact posterior of GP classification "
-      "is skewed wherever the labels agree; Laplace centres a Gaussian at its mode, "
-      "so its class probabilities there are too close to 0.5, while inside the "
-      "class-0 cluster its credible band is too narrow. EP follows the exact "
-      "probabilities closely. Add, move or delete points and watch all three.",
+      N_("Fifty binary labels on one input. The exact posterior of GP classification "
+         "is skewed wherever the labels agree; Laplace centres a Gaussian at its mode, "
+         "so its class probabilities there are too close to 0.5, while inside the "
+         "class-0 cluster its credible band is too narrow. EP follows the exact "
+         "probabilities closely. Add, move or delete points and watch all three."),
     .settings =
-      "Paper 000, Figure 5: 50 labels on one input (a stand-in for the paper's "
-      "unpublished points, drawn from a fixed seed); GP prior (s = 0) with zero "
-      "mean and RBF kernel, lengthscale 2.54 and variance 26.1, the maximiser of "
-      "Laplace's evidence, for all three methods.",
+      N_("Paper 000, Figure 5: 50 labels on one input (a stand-in for the paper's "
+         "unpublished points, drawn from a fixed seed); GP prior (s = 0) with zero "
+         "mean and RBF kernel, lengthscale 2.54 and variance 26.1, the maximiser of "
+         "Laplace's evidence, for all three methods."),
     .open = sb_playground_open_demo,
   },
 };
@@ -153,7 +155,7 @@ sb_demo_load_prepared (const SbDemo *demo, GError **error)
   if (demo->session == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "the demo '%s' has no prepared session", demo->id);
+                   _("the demo '%s' has no prepared session"), demo->id);
       return NULL;
     }
   path = g_strconcat (SB_DEMO_RESOURCE_PREFIX, demo->session, NULL);
@@ -194,7 +196,7 @@ create_unique (const char *dir, const char *id, GFile **out_file, GError **error
         }
     }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-               "no free file name for the demo '%s' in %s", id, dir);
+               _("no free file name for the demo '%s' in %s"), id, dir);
   return NULL;
 }
 
@@ -214,7 +216,7 @@ sb_demo_copy_session (const SbDemo *demo, const char *dir, GError **error)
     {
       int saved = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot create %s: %s", dir, g_strerror (saved));
+                   _("cannot create %s: %s"), dir, g_strerror (saved));
       return NULL;
     }
   /* Reserve the name first (the empty file is then replaced atomically by
