@@ -17,10 +17,12 @@
 #include "sb-demos.h"
 #include "sb-renderer.h"
 #include "sb-experiment-templates.h"
+#include "sb-settings.h"
 #include "sb-window.h"
 #include "sb-worker.h"
 #include "sg-linalg.h"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 
 struct _SbApplication
@@ -73,7 +75,7 @@ static void
 print_demo_list (FILE *out)
 {
   for (guint i = 0; i < sb_demos_get_n (); i++)
-    fprintf (out, "%-28s %s\n", sb_demos_get (i)->id, sb_demos_get (i)->title);
+    fprintf (out, "%-28s %s\n", sb_demos_get (i)->id, _(sb_demos_get (i)->title));
 }
 
 /* `--demo list` and an unknown demo id are answered here, in the
@@ -93,7 +95,7 @@ sb_application_handle_local_options (GApplication *app, GVariantDict *options)
     }
   if (sb_demos_lookup (demo_id) == NULL)
     {
-      fprintf (stderr, "skewbench: no demo '%s'; the demos are:\n", demo_id);
+      fprintf (stderr, _("skewbench: no demo '%s'; the demos are:\n"), demo_id);
       print_demo_list (stderr);
       return 2;
     }
@@ -120,7 +122,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
         {
           /* An unknown id from a remote instance: handle_local_options
            * answered a local one already. */
-          g_application_command_line_printerr (cmdline, "skewbench: no demo '%s'\n", demo_id);
+          g_application_command_line_printerr (cmdline, _("skewbench: no demo '%s'\n"), demo_id);
           return 2;
         }
       if (demo->session == NULL)
@@ -128,7 +130,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
           if (!sb_demo_open (demo, GTK_APPLICATION (self),
                              gtk_application_get_active_window (GTK_APPLICATION (self)), &error))
             {
-              g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' could not be opened: %s\n",
+              g_application_command_line_printerr (cmdline, _("skewbench: the demo '%s' could not be opened: %s\n"),
                                                    demo_id, error->message);
               return 1;
             }
@@ -137,7 +139,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
       demo_window = sb_demo_open_session (demo, GTK_APPLICATION (self), &error);
       if (demo_window == NULL)
         {
-          g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' could not be opened: %s\n",
+          g_application_command_line_printerr (cmdline, _("skewbench: the demo '%s' could not be opened: %s\n"),
                                                demo_id, error->message);
           return 1;
         }
@@ -145,7 +147,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
        * screenshots, or a lecture that starts at a later step). */
       if (g_variant_dict_lookup (options, "demo-step", "i", &step)
           && !sb_window_demo_go_to_step (SB_WINDOW (demo_window), (guint) MAX (step, 0)))
-        g_application_command_line_printerr (cmdline, "skewbench: the demo '%s' has no step %d\n",
+        g_application_command_line_printerr (cmdline, _("skewbench: the demo '%s' has no step %d\n"),
                                              demo_id, step);
       if (g_variant_dict_lookup (options, "demo-view", "s", &view))
         sb_window_demo_show_view (SB_WINDOW (demo_window), view);
@@ -168,6 +170,18 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   return 0;
 }
 
+/* app.theme (system, light, dark), stateful: the primary menu's Style
+ * items. Absent when the settings schema is not installed. */
+static void
+add_settings_actions (GApplication *app)
+{
+  GSettings *settings = sb_settings_get_default ();
+  g_autoptr (GAction) theme = settings ? g_settings_create_action (settings, "theme") : NULL;
+
+  if (theme)
+    g_action_map_add_action (G_ACTION_MAP (app), theme);
+}
+
 static void
 sb_application_startup (GApplication *app)
 {
@@ -179,6 +193,9 @@ sb_application_startup (GApplication *app)
    * of the window run the engine as the application does. */
   sg_blas_use_default_threads ();
   g_set_application_name ("SkewBench");
+  gtk_window_set_default_icon_name (APPLICATION_ID);
+  sb_settings_follow_theme (gtk_settings_get_default ());
+  add_settings_actions (app);
   gtk_css_provider_load_from_resource (css, "/org/skewbench/SkewBench/style.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (),
                                               GTK_STYLE_PROVIDER (css),
@@ -205,6 +222,15 @@ sb_application_shutdown (GApplication *app)
   G_APPLICATION_CLASS (sb_application_parent_class)->shutdown (app);
 }
 
+/* Experiment windows open at the size the last one closed with. */
+static void
+sb_application_window_added (GtkApplication *app, GtkWindow *window)
+{
+  GTK_APPLICATION_CLASS (sb_application_parent_class)->window_added (app, window);
+  if (SB_IS_WINDOW (window))
+    sb_settings_track_window_size (window);
+}
+
 static void
 about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
@@ -213,8 +239,9 @@ about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 
   gtk_show_about_dialog (gtk_application_get_active_window (app),
                          "program-name", "SkewBench",
-                         "logo-icon-name", "applications-science",
-                         "comments", "Human-in-the-loop Bayesian optimisation with exact Skew Gaussian Process posteriors",
+                         "logo-icon-name", APPLICATION_ID,
+                         "comments", _("Human-in-the-loop Bayesian optimisation with exact Skew Gaussian Process posteriors"),
+                         "translator-credits", _("translator-credits"),
                          "version", PACKAGE_VERSION,
                          "license-type", GTK_LICENSE_GPL_3_0,
                          "authors", authors,
@@ -283,12 +310,14 @@ static void
 sb_application_class_init (SbApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+  GtkApplicationClass *gtk_app_class = GTK_APPLICATION_CLASS (klass);
 
   app_class->activate = sb_application_activate;
   app_class->startup = sb_application_startup;
   app_class->shutdown = sb_application_shutdown;
   app_class->command_line = sb_application_command_line;
   app_class->handle_local_options = sb_application_handle_local_options;
+  gtk_app_class->window_added = sb_application_window_added;
 }
 
 static void
@@ -296,13 +325,13 @@ sb_application_init (SbApplication *self)
 {
   static const GOptionEntry entries[] = {
     { "session", 's', 0, G_OPTION_ARG_FILENAME, NULL,
-      "Open the session file PATH (created from the demo if it does not exist)", "PATH" },
+      N_("Open the session file PATH (created from the demo if it does not exist)"), N_("PATH") },
     { "demo", 0, 0, G_OPTION_ARG_STRING, NULL,
-      "Open the guided demo ID (a copy of its session; 'list' lists them)", "ID" },
+      N_("Open the guided demo ID (a copy of its session; 'list' lists them)"), N_("ID") },
     { "demo-step", 0, 0, G_OPTION_ARG_INT, NULL,
-      "With --demo: show step N of a step-by-step demo", "N" },
+      N_("With --demo: show step N of a step-by-step demo"), N_("N") },
     { "demo-view", 0, 0, G_OPTION_ARG_STRING, NULL,
-      "With --demo: show the plot NICK (posterior, skewness, acquisition, validity, density, ...)", "NICK" },
+      N_("With --demo: show the plot NICK (posterior, skewness, acquisition, validity, density, ...)"), N_("NICK") },
     { NULL }
   };
 

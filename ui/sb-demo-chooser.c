@@ -5,6 +5,8 @@
 
 #include "sb-demos.h"
 
+#include <glib/gi18n.h>
+
 struct _SbDemoChooser
 {
   GtkWindow parent_instance;
@@ -28,9 +30,9 @@ demo_row (const SbDemo *demo)
   GtkWidget *row = gtk_list_box_row_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
   GtkWidget *text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  GtkWidget *title = gtk_label_new (demo->title);
-  GtkWidget *explanation = gtk_label_new (demo->explanation);
-  GtkWidget *settings = gtk_label_new (demo->settings);
+  GtkWidget *title = gtk_label_new (_(demo->title));
+  GtkWidget *explanation = gtk_label_new (_(demo->explanation));
+  GtkWidget *settings = gtk_label_new (_(demo->settings));
   GtkWidget *open = gtk_image_new_from_icon_name ("go-next-symbolic");
 
   gtk_widget_set_name (row, demo->id);
@@ -53,7 +55,7 @@ demo_row (const SbDemo *demo)
   gtk_widget_set_margin_start (box, 6);
   gtk_widget_set_margin_end (box, 6);
   gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
-  gtk_widget_set_tooltip_text (row, "Open this demo");
+  gtk_widget_set_tooltip_text (row, _("Open this demo"));
   return row;
 }
 
@@ -67,7 +69,7 @@ sb_demo_chooser_open (SbDemoChooser *self, const char *id, GError **error)
   g_return_val_if_fail (SB_IS_DEMO_CHOOSER (self), FALSE);
   demo = sb_demos_lookup (id);
   if (demo == NULL)
-    g_set_error (&local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "there is no demo '%s'", id);
+    g_set_error (&local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("there is no demo '%s'"), id);
   parent = gtk_window_get_transient_for (GTK_WINDOW (self));
   if (demo && sb_demo_open (demo, self->app, parent, &local))
     {

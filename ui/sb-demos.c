@@ -13,6 +13,8 @@
 #include "sb-playground.h"
 #include "sb-window.h"
 
+#include <glib/gi18n.h>
+
 /* The table. Keep the explanations to a few sentences: they are shown in
  * the chooser and in the banner over the demo. */
 static const SbDemo demos[] = {
@@ -22,14 +24,14 @@ static const SbDemo demos[] = {
    * GP prior, zero mean, RBF, lengthscale 0.33, variance 50 (fixed). */
   {
     .id = "preference-skewed",
-    .title = "Preference posteriors are skewed",
+    .title = N_("Preference posteriors are skewed"),
     .explanation =
-      "Forty-five duels between 25 random points are the only information about "
-      "the function. Its exact posterior is not Gaussian: the Skewness view shows "
-      "SS(x) clearly away from zero wherever the duels only bound the function from "
-      "one side, and the Density view shows the predictive density of f(0.77) "
-      "next to the Laplace and EP Gaussians, which are symmetric by construction "
-      "(Laplace's is visibly shifted).",
+      N_("Forty-five duels between 25 random points are the only information about "
+         "the function. Its exact posterior is not Gaussian: the Skewness view shows "
+         "SS(x) clearly away from zero wherever the duels only bound the function from "
+         "one side, and the Density view shows the predictive density of f(0.77) "
+         "next to the Laplace and EP Gaussians, which are symmetric by construction "
+         "(Laplace's is visibly shifted)."),
     .settings =
       SB_PAPER_001 ", Figure 5: g(x) = cos(5x) + exp(−x²/2) on [−2.6, 2.6]; 45 random "
       "duels between 25 random points; GP prior with zero mean and RBF kernel, "
@@ -49,14 +51,14 @@ static const SbDemo demos[] = {
    * mean, RBF, lengthscale 0.19, variance 1, noise variance 0.001. */
   {
     .id = "mixed-numeric-preference",
-    .title = "Mixed numeric and preference data",
+    .title = N_("Mixed numeric and preference data"),
     .explanation =
-      "Left of x = 2.5 the function was measured (30 values); right of it we only "
-      "know whether it is higher or lower than at x = 1.95 (30 duels). Where there "
-      "are values the posterior is an ordinary, symmetric GP posterior; where there "
-      "are only duels it is skewed. The Skewness view is zero left of 2.5 and "
-      "clearly not right of it; Laplace and EP agree with the exact posterior on "
-      "the left, and the Density view compares them at x = 4.7.",
+      N_("Left of x = 2.5 the function was measured (30 values); right of it we only "
+         "know whether it is higher or lower than at x = 1.95 (30 duels). Where there "
+         "are values the posterior is an ordinary, symmetric GP posterior; where there "
+         "are only duels it is skewed. The Skewness view is zero left of 2.5 and "
+         "clearly not right of it; Laplace and EP agree with the exact posterior on "
+         "the left, and the Density view compares them at x = 4.7."),
     .settings =
       SB_PAPER_001 ", Figure 6 (data of Figure 1): f(x) = (4 sin(πx/2) − 0.5 sin(2πx))/6 "
       "at 60 equally spaced points of [0, 5]; 30 noise-free values for x < 2.5, 30 "
@@ -74,13 +76,13 @@ static const SbDemo demos[] = {
    * (fixed); UCB with penalty 1000 where P(f >= 0) < 0.7; iterations 0-7. */
   {
     .id = "safe-step-by-step",
-    .title = "Safe optimisation step by step",
+    .title = N_("Safe optimisation step by step"),
     .explanation =
-      "A setting either works and gives a value, or fails (no value) when the "
-      "unknown function is below 0. One SkewGP models both answers at once. Step "
-      "through the eight iterations: P(valid) shows where the model believes the "
-      "function is above 0, and the safe acquisition (UCB minus a penalty where "
-      "P(valid) < 0.7) picks the next setting inside that region.",
+      N_("A setting either works and gives a value, or fails (no value) when the "
+         "unknown function is below 0. One SkewGP models both answers at once. Step "
+         "through the eight iterations: P(valid) shows where the model believes the "
+         "function is above 0, and the safe acquisition (UCB minus a penalty where "
+         "P(valid) < 0.7) picks the next setting inside that region."),
     .settings =
       SB_PAPER_001 ", Figures 13–14 (sec. 5.2.3): a random draw of a GP with RBF kernel "
       "(variance 2, lengthscale in [1, 2]) with g(0) ≥ 0 on [−10, 10]; threshold 0; "
@@ -97,13 +99,13 @@ static const SbDemo demos[] = {
    * and how the hyperparameters were found). */
   {
     .id = SB_PLAYGROUND_PRESET_LAPLACE,
-    .title = "Is Laplace overconfident?",
+    .title = N_("Is Laplace overconfident?"),
     .explanation =
-      "Fifty binary labels on one input. The exact posterior of GP classification "
-      "is skewed wherever the labels agree; Laplace centres a Gaussian at its mode, "
-      "so its class probabilities there are too close to 0.5, while inside the "
-      "class-0 cluster its credible band is too narrow. EP follows the exact "
-      "probabilities closely. Add, move or delete points and watch all three.",
+      N_("Fifty binary labels on one input. The exact posterior of GP classification "
+         "is skewed wherever the labels agree; Laplace centres a Gaussian at its mode, "
+         "so its class probabilities there are too close to 0.5, while inside the "
+         "class-0 cluster its credible band is too narrow. EP follows the exact "
+         "probabilities closely. Add, move or delete points and watch all three."),
     .settings =
       SB_PAPER_000 ", Figure 5: 50 labels on one input (a stand-in for the paper's "
       "unpublished points, drawn from a fixed seed); GP prior (s = 0) with zero "
@@ -154,7 +156,7 @@ sb_demo_load_prepared (const SbDemo *demo, GError **error)
   if (demo->session == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "the demo '%s' has no prepared session", demo->id);
+                   _("the demo '%s' has no prepared session"), demo->id);
       return NULL;
     }
   path = g_strconcat (SB_DEMO_RESOURCE_PREFIX, demo->session, NULL);
@@ -195,7 +197,7 @@ create_unique (const char *dir, const char *id, GFile **out_file, GError **error
         }
     }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
-               "no free file name for the demo '%s' in %s", id, dir);
+               _("no free file name for the demo '%s' in %s"), id, dir);
   return NULL;
 }
 
@@ -215,7 +217,7 @@ sb_demo_copy_session (const SbDemo *demo, const char *dir, GError **error)
     {
       int saved = errno;
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-                   "cannot create %s: %s", dir, g_strerror (saved));
+                   _("cannot create %s: %s"), dir, g_strerror (saved));
       return NULL;
     }
   /* Reserve the name first (the empty file is then replaced atomically by

@@ -6,6 +6,7 @@
 #include "sb-chart.h"
 #include "sb-worker.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 
 struct _SbLinkDialog
@@ -37,13 +38,13 @@ static guint signals[N_SIGNALS];
 SbScene *
 sb_link_scene_new (const SbLinkResult *res)
 {
-  SbScene *scene = sb_scene_new ("Link diagnostic",
-                                 "d = E[f(first)] \u2212 E[f(second)]  (posterior mean utility difference)",
-                                 "P(first candidate preferred)");
+  SbScene *scene = sb_scene_new (_("Link diagnostic"),
+                                 _("d = E[f(first)] \u2212 E[f(second)]  (posterior mean utility difference)"),
+                                 _("P(first candidate preferred)"));
   g_autofree char *subtitle = g_strdup_printf (
-      "%u answered duels \u00b7 %s with the probit model (\u03a6 inside the band on %.0f%% of the range)",
-      res->n, res->consistent ? "consistent" : "not consistent", 100.0 * res->coverage);
-  g_autofree char *band = g_strdup_printf ("%.0f%% band (fitted monotone link)",
+      _("%u answered duels \u00b7 %s with the probit model (\u03a6 inside the band on %.0f%% of the range)"),
+      res->n, res->consistent ? _("consistent") : _("not consistent"), 100.0 * res->coverage);
+  g_autofree char *band = g_strdup_printf (_("%.0f%% band (fitted monotone link)"),
                                            100.0 * res->level);
   g_autofree char *probit = g_strdup_printf ("probit \u03a6(d/(\u221a2\u03c3)), \u03c3 = %.3g",
                                              res->probit_sd);
@@ -56,7 +57,7 @@ sb_link_scene_new (const SbLinkResult *res)
   sb_scene_take_layer (scene, sb_layer_new_band ("band/link", band, &st, n, res->grid,
                                                  res->p_lower, res->p_upper));
   st = sb_style_line (SB_ROLE_EXACT, 2.0, SB_DASH_SOLID, 1.0);
-  sb_scene_take_layer (scene, sb_layer_new_line ("mean/link", "fitted link (posterior mean)",
+  sb_scene_take_layer (scene, sb_layer_new_line ("mean/link", _("fitted link (posterior mean)"),
                                                  &st, n, res->grid, res->p_mean));
   st = sb_style_line (SB_ROLE_LAPLACE, 2.0, SB_DASH_DASHED, 1.0);
   sb_scene_take_layer (scene, sb_layer_new_line ("probit", probit, &st, n, res->grid,
@@ -79,12 +80,12 @@ sb_link_scene_new (const SbLinkResult *res)
   st.marker_size = 3.5;
   st.alpha = 0.7;
   if (x1->len)
-    sb_scene_take_layer (scene, sb_layer_new_markers ("rug/first", "duel won by the first",
+    sb_scene_take_layer (scene, sb_layer_new_markers ("rug/first", _("duel won by the first"),
                                                       &st, x1->len, (double *) x1->data, top));
   st.marker = SB_MARKER_TRIANGLE_UP;
   st.filled = FALSE;
   if (x0->len)
-    sb_scene_take_layer (scene, sb_layer_new_markers ("rug/second", "duel won by the second",
+    sb_scene_take_layer (scene, sb_layer_new_markers ("rug/second", _("duel won by the second"),
                                                       &st, x0->len, (double *) x0->data,
                                                       bottom));
   return scene;
@@ -105,7 +106,7 @@ sb_link_dialog_recompute (SbLinkDialog *self)
   g_return_if_fail (SB_IS_LINK_DIALOG (self));
 
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
-  gtk_progress_bar_set_text (self->progress_bar, "Replaying the answers…");
+  gtk_progress_bar_set_text (self->progress_bar, _("Replaying the answers…"));
   gtk_stack_set_visible_child_name (self->stack, "busy");
   gtk_widget_set_sensitive (GTK_WIDGET (self->recompute_button), FALSE);
   sb_worker_submit (self->worker, SB_WORKER_LANE_FIT, sb_link_job,
@@ -138,7 +139,7 @@ static void
 on_job_failed (SbWorker *worker, guint lane, guint64 generation, const GError *error,
                SbLinkDialog *self)
 {
-  g_autofree char *text = g_strdup_printf ("The link could not be fitted: %s.", error->message);
+  g_autofree char *text = g_strdup_printf (_("The link could not be fitted: %s."), error->message);
 
   g_clear_pointer (&self->result, sb_link_result_free);
   set_message (self, text);
@@ -152,7 +153,7 @@ static void
 on_progress (SbWorker *worker, guint lane, guint64 generation, double fraction,
              const char *text, SbLinkDialog *self)
 {
-  g_autofree char *label = g_strdup_printf ("%s… %.0f %%", text ? text : "Working",
+  g_autofree char *label = g_strdup_printf ("%s… %.0f %%", text ? text : _("Working"),
                                             100.0 * fraction);
   gtk_progress_bar_set_fraction (self->progress_bar, fraction);
   gtk_progress_bar_set_text (self->progress_bar, label);

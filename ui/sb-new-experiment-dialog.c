@@ -4,7 +4,9 @@
 #include "sb-new-experiment-dialog.h"
 
 #include "sb-experiment-templates.h"
+#include "sb-settings.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 
 struct _SbNewExperimentDialog
@@ -94,23 +96,23 @@ add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, 
   gtk_widget_set_margin_start (box, 6);
   gtk_widget_set_margin_end (box, 6);
   row->name = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (row->name, "name");
+  gtk_entry_set_placeholder_text (row->name, _("name"));
   gtk_editable_set_text (GTK_EDITABLE (row->name), name);
   gtk_widget_set_hexpand (GTK_WIDGET (row->name), TRUE);
   row->lower = bound_spin (lower);
   row->upper = bound_spin (upper);
   row->unit = GTK_ENTRY (gtk_entry_new ());
-  gtk_entry_set_placeholder_text (row->unit, "unit");
+  gtk_entry_set_placeholder_text (row->unit, _("unit"));
   gtk_editable_set_text (GTK_EDITABLE (row->unit), unit);
   gtk_editable_set_width_chars (GTK_EDITABLE (row->unit), 5);
   remove = gtk_button_new_from_icon_name ("list-remove-symbolic");
-  gtk_widget_set_tooltip_text (remove, "Remove this parameter");
+  gtk_widget_set_tooltip_text (remove, _("Remove this parameter"));
   g_signal_connect (remove, "clicked", G_CALLBACK (remove_row_clicked), self->parameter_list);
 
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->name));
-  gtk_box_append (GTK_BOX (box), gtk_label_new ("from"));
+  gtk_box_append (GTK_BOX (box), gtk_label_new (C_("parameter range", "from")));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->lower));
-  gtk_box_append (GTK_BOX (box), gtk_label_new ("to"));
+  gtk_box_append (GTK_BOX (box), gtk_label_new (C_("parameter range", "to")));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->upper));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->unit));
   gtk_box_append (GTK_BOX (box), remove);
@@ -132,7 +134,7 @@ add_parameter_action (GtkWidget *widget, const char *name, GVariant *param)
        c = gtk_widget_get_next_sibling (c))
     n++;
   {
-    g_autofree char *pname = g_strdup_printf ("parameter %u", n + 1);
+    g_autofree char *pname = g_strdup_printf (_("parameter %u"), n + 1);
     add_parameter_row (self, pname, 0.0, 1.0, "");
   }
 }
@@ -221,6 +223,17 @@ problem_changed (SbNewExperimentDialog *self)
   update_sensitivity (self);
 }
 
+/* The acquisition preference (ui/sb-settings.c) is preselected. */
+static void
+select_default_acquisition (SbNewExperimentDialog *self)
+{
+  const char *nick = sb_settings_get_default_acquisition ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (acquisition_names); i++)
+    if (g_str_equal (acquisition_names[i], nick))
+      gtk_drop_down_set_selected (self->acquisition_dropdown, i);
+}
+
 void
 sb_new_experiment_dialog_set_template (SbNewExperimentDialog *self, SbTemplate kind)
 {
@@ -247,7 +260,7 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
       if (current_problem (self) == NULL)
         {
           g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                       "the engine offers no benchmark problem");
+                       _("the engine offers no benchmark problem"));
           return NULL;
         }
       exp = sb_template_benchmark (current_problem (self), error);
@@ -280,8 +293,8 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
           if (*name == '\0' || !(lower < upper))
             {
               g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                           *name == '\0' ? "parameter %u has no name"
-                                         : "parameter %u: the lower bound must be below the upper bound",
+                           *name == '\0' ? _("parameter %u has no name")
+                                         : _("parameter %u: the lower bound must be below the upper bound"),
                            exp->n_parameters + 1);
               return NULL;
             }
@@ -289,7 +302,7 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
                                             lower, upper))
             {
               g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                           "at most %d parameters are supported", SB_MAX_PARAMETERS);
+                           _("at most %d parameters are supported"), SB_MAX_PARAMETERS);
               return NULL;
             }
         }
@@ -425,6 +438,7 @@ sb_new_experiment_dialog_init (SbNewExperimentDialog *self)
   g_signal_connect_swapped (self->simulated_check, "toggled", G_CALLBACK (update_sensitivity), self);
   problem_changed (self);
   template_changed (self);
+  select_default_acquisition (self);
 }
 
 SbNewExperimentDialog *

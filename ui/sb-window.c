@@ -10,6 +10,7 @@
 #include "sb-playground.h"
 #include "sb-plot-view.h"
 #include "sb-prior-explorer.h"
+#include "sb-settings.h"
 
 #include <math.h>
 
@@ -800,7 +801,7 @@ sb_window_open_file (SbWindow *self, GFile *file, gboolean create_from_demo)
 char *
 sb_window_default_session_dir (void)
 {
-  return g_build_filename (g_get_user_data_dir (), "skewbench", "sessions", NULL);
+  return sb_settings_dup_session_dir ();
 }
 
 gboolean

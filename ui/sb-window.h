@@ -83,7 +83,8 @@ void sb_window_demo_show_view (SbWindow *self, const char *nick);
  * left the demo's track, or the window shows no stepping demo. */
 gboolean sb_window_demo_go_to_step (SbWindow *self, guint step);
 
-/* The default directory of new sessions ($XDG_DATA_HOME/skewbench/sessions). */
+/* The directory new sessions are saved in: the autosave-folder preference
+ * (ui/sb-settings.c), by default $XDG_DATA_HOME/skewbench/sessions. */
 char *sb_window_default_session_dir (void);
 
 G_END_DECLS

@@ -1,0 +1,268 @@
+/* test-ui-settings.c — the preferences (ui/sb-settings.c).
+ *
+ * Run twice by meson: with the build tree's compiled schema
+ * (GSETTINGS_SCHEMA_DIR, memory backend), where every preference takes
+ * effect, and with SB_TEST_WITHOUT_SCHEMA=1 and no schema anywhere, where
+ * the application keeps its built-in defaults and nothing crashes.
+ *
+ *  - the schema is found, or (without it) there is no settings object;
+ *  - autosave-folder: empty means $XDG_DATA_HOME/skewbench/sessions, a
+ *    folder (or "~/...") is where a new experiment's session file goes;
+ *  - default-acquisition is what New Experiment preselects;
+ *  - theme drives GtkSettings' prefer-dark flag, "system" restores the
+ *    desktop's;
+ *  - an experiment window opens at the saved size and saves its own when
+ *    it is destroyed;
+ *  - the windows' icon is the app icon, found from the build tree too
+ *    (the GResource carries it).
+ * The display-bound cases TAP-skip without a display. */
+#include "config.h"
+
+#include "sb-application.h"
+#include "sb-experiment-templates.h"
+#include "sb-new-experiment-dialog.h"
+#include "sb-settings.h"
+#include "sb-window.h"
+
+#include <gtk/gtk.h>
+
+static SbApplication *app;
+
+#include "ui-harness.h"
+
+static gboolean
+expect_schema (void)
+{
+  return g_getenv ("SB_TEST_WITHOUT_SCHEMA") == NULL;
+}
+
+/* The settings object, which the current run must have. */
+static GSettings *
+settings (void)
+{
+  GSettings *s = sb_settings_get_default ();
+
+  g_assert_nonnull (s);
+  return s;
+}
+
+static void
+test_schema (void)
+{
+  GSettings *s = sb_settings_get_default ();
+
+  if (!expect_schema ())
+    {
+      g_assert_null (s);
+      return;
+    }
+  g_assert_nonnull (s);
+  g_assert_true (G_IS_SETTINGS (s));
+  g_assert_true (s == sb_settings_get_default ());
+  g_assert_cmpint (g_settings_get_int (s, "window-width"), ==, 1200);
+  g_assert_cmpint (g_settings_get_int (s, "window-height"), ==, 820);
+}
+
+static void
+test_session_dir (void)
+{
+  g_autofree char *standard = g_build_filename (g_get_user_data_dir (), "skewbench", "sessions", NULL);
+  g_autofree char *dir = sb_settings_dup_session_dir ();
+  g_autofree char *window_dir = sb_window_default_session_dir ();
+
+  g_assert_cmpstr (dir, ==, standard);
+  g_assert_cmpstr (window_dir, ==, standard);
+  if (!expect_schema ())
+    return;
+
+  g_settings_set_string (settings (), "autosave-folder", "/srv/experiments");
+  g_free (dir);
+  dir = sb_settings_dup_session_dir ();
+  g_assert_cmpstr (dir, ==, "/srv/experiments");
+
+  g_settings_set_string (settings (), "autosave-folder", "~/participants");
+  g_free (dir);
+  dir = sb_settings_dup_session_dir ();
+  g_assert_true (g_str_has_prefix (dir, g_get_home_dir ()));
+  g_assert_true (g_str_has_suffix (dir, G_DIR_SEPARATOR_S "participants"));
+
+  g_settings_reset (settings (), "autosave-folder");
+  g_free (dir);
+  dir = sb_settings_dup_session_dir ();
+  g_assert_cmpstr (dir, ==, standard);
+}
+
+static void
+test_acquisition_nick (void)
+{
+  g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "ucb");
+  if (!expect_schema ())
+    return;
+  g_settings_set_string (settings (), "default-acquisition", "thompson");
+  g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "thompson");
+  g_settings_reset (settings (), "default-acquisition");
+  g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "ucb");
+}
+
+/* ---- With a display --------------------------------------------------------- */
+
+static GtkDropDown *
+acquisition_dropdown (SbNewExperimentDialog *dialog)
+{
+  return GTK_DROP_DOWN (gtk_widget_get_template_child (GTK_WIDGET (dialog),
+                                                       SB_TYPE_NEW_EXPERIMENT_DIALOG,
+                                                       "acquisition_dropdown"));
+}
+
+static void
+test_dialog_acquisition (void)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+
+  /* The dialog's list order: ucb, eiig, epi, thompson. */
+  g_assert_cmpuint (gtk_drop_down_get_selected (acquisition_dropdown (dialog)), ==, 0);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  if (!expect_schema ())
+    return;
+
+  g_settings_set_string (settings (), "default-acquisition", "epi");
+  dialog = sb_new_experiment_dialog_new (NULL);
+  g_assert_cmpuint (gtk_drop_down_get_selected (acquisition_dropdown (dialog)), ==, 2);
+  /* Switching template keeps the preselected acquisition. */
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_BENCHMARK);
+  g_assert_cmpuint (gtk_drop_down_get_selected (acquisition_dropdown (dialog)), ==, 2);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_settings_reset (settings (), "default-acquisition");
+}
+
+static void
+test_session_in_autosave_folder (void)
+{
+  g_autofree char *folder = NULL;
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (GFile) parent = NULL;
+  SbWindow *window;
+  GFile *file;
+
+  if (!expect_schema ())
+    {
+      g_test_skip ("no settings: the folder is the default one (checked in /ui/settings/session-dir)");
+      return;
+    }
+  folder = g_dir_make_tmp ("sb-autosave-XXXXXX", NULL);
+  g_settings_set_string (settings (), "autosave-folder", folder);
+  window = sb_window_new (GTK_APPLICATION (app));
+  g_assert_true (sb_window_start_experiment (window, exp));
+  file = sb_session_get_file (sb_window_get_session (window));
+  g_assert_nonnull (file);
+  parent = g_file_get_parent (file);
+  g_assert_cmpstr (g_file_peek_path (parent), ==, folder);
+  g_assert_true (g_file_query_exists (file, NULL));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_settings_reset (settings (), "autosave-folder");
+}
+
+static gboolean
+prefers_dark (void)
+{
+  gboolean dark = FALSE;
+
+  g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
+  return dark;
+}
+
+static void
+test_theme (void)
+{
+  gboolean system_dark = prefers_dark ();
+
+  /* The application's startup follows the preference; a second call is
+   * harmless. */
+  sb_settings_follow_theme (gtk_settings_get_default ());
+  g_assert_cmpint (prefers_dark (), ==, system_dark);
+  if (!expect_schema ())
+    return;
+
+  g_settings_set_string (settings (), "theme", "dark");
+  g_assert_true (prefers_dark ());
+  g_settings_set_string (settings (), "theme", "light");
+  g_assert_false (prefers_dark ());
+  g_settings_set_string (settings (), "theme", "system");
+  g_assert_cmpint (prefers_dark (), ==, system_dark);
+
+  /* The primary menu's Style items drive the same key. */
+  g_action_group_activate_action (G_ACTION_GROUP (app), "theme", g_variant_new_string ("dark"));
+  g_assert_cmpstr (g_settings_get_string (settings (), "theme"), ==, "dark");
+  g_assert_true (prefers_dark ());
+  g_settings_reset (settings (), "theme");
+  g_assert_cmpint (prefers_dark (), ==, system_dark);
+}
+
+static void
+test_window_size (void)
+{
+  SbWindow *window;
+  int width, height;
+
+  if (!expect_schema ())
+    {
+      window = sb_window_new (GTK_APPLICATION (app));
+      gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+      g_assert_cmpint (width, ==, 1200);
+      g_assert_cmpint (height, ==, 820);
+      g_assert_false (g_action_group_has_action (G_ACTION_GROUP (app), "theme"));
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
+
+  g_settings_set_int (settings (), "window-width", 900);
+  g_settings_set_int (settings (), "window-height", 640);
+  window = sb_window_new (GTK_APPLICATION (app));
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 900);
+  g_assert_cmpint (height, ==, 640);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  SPIN_UNTIL (gtk_widget_get_mapped (GTK_WIDGET (window)));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_cmpint (g_settings_get_int (settings (), "window-width"), ==, 1000);
+  g_assert_cmpint (g_settings_get_int (settings (), "window-height"), ==, 700);
+  g_assert_false (g_settings_get_boolean (settings (), "window-maximized"));
+
+  g_settings_reset (settings (), "window-width");
+  g_settings_reset (settings (), "window-height");
+}
+
+static void
+test_icon (void)
+{
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (gdk_display_get_default ());
+
+  g_assert_cmpstr (gtk_window_get_default_icon_name (), ==, APPLICATION_ID);
+  g_assert_true (gtk_icon_theme_has_icon (theme, APPLICATION_ID));
+  g_assert_true (gtk_icon_theme_has_icon (theme, APPLICATION_ID "-symbolic"));
+}
+
+int
+main (int argc, char *argv[])
+{
+  static const UiTest tests[] = {
+    { "/ui/settings/dialog-acquisition", test_dialog_acquisition },
+    { "/ui/settings/session-in-autosave-folder", test_session_in_autosave_folder },
+    { "/ui/settings/theme", test_theme },
+    { "/ui/settings/window-size", test_window_size },
+    { "/ui/app-icon", test_icon },
+  };
+  int status;
+
+  if (ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests)))
+    app = ui_harness_application ();
+  /* These need no display. */
+  g_test_add_func ("/ui/settings/schema", test_schema);
+  g_test_add_func ("/ui/settings/session-dir", test_session_dir);
+  g_test_add_func ("/ui/settings/acquisition-nick", test_acquisition_nick);
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
