@@ -17,6 +17,7 @@
 #include "sb-demos.h"
 #include "sb-renderer.h"
 #include "sb-experiment-templates.h"
+#include "sb-papers.h"
 #include "sb-settings.h"
 #include "sb-window.h"
 #include "sb-worker.h"
@@ -231,21 +232,44 @@ sb_application_window_added (GtkApplication *app, GtkWindow *window)
     sb_settings_track_window_size (window);
 }
 
+/* What a bug report needs: the libraries this build runs with. */
+static char *
+system_information (void)
+{
+  return g_strdup_printf ("SkewBench %s\nGTK %u.%u.%u\nGLib %u.%u.%u\n",
+                          PACKAGE_VERSION,
+                          gtk_get_major_version (), gtk_get_minor_version (),
+                          gtk_get_micro_version (), glib_major_version, glib_minor_version,
+                          glib_micro_version);
+}
+
 static void
 about_action (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   GtkApplication *app = GTK_APPLICATION (user_data);
   static const char *authors[] = { "The SkewBench developers", NULL };
+  g_autofree char *info = system_information ();
+  GtkWidget *about = gtk_about_dialog_new ();
 
-  gtk_show_about_dialog (gtk_application_get_active_window (app),
-                         "program-name", "SkewBench",
-                         "logo-icon-name", APPLICATION_ID,
-                         "comments", _("Human-in-the-loop Bayesian optimisation with exact Skew Gaussian Process posteriors"),
-                         "translator-credits", _("translator-credits"),
-                         "version", PACKAGE_VERSION,
-                         "license-type", GTK_LICENSE_GPL_3_0,
-                         "authors", authors,
-                         NULL);
+  g_object_set (about,
+                "program-name", "SkewBench",
+                "logo-icon-name", APPLICATION_ID,
+                "comments", _("Human-in-the-loop Bayesian optimisation with exact Skew Gaussian Process posteriors"),
+                "translator-credits", _("translator-credits"),
+                "version", PACKAGE_VERSION,
+                "website", PACKAGE_URL,
+                "license-type", GTK_LICENSE_GPL_3_0,
+                "authors", authors,
+                "system-information", info,
+                NULL);
+  /* The models are the papers' work: a study that uses SkewBench should
+   * cite them. */
+  gtk_about_dialog_add_credit_section (GTK_ABOUT_DIALOG (about), _("Please cite"),
+                                       (const char **) sb_papers_all ());
+  gtk_window_set_transient_for (GTK_WINDOW (about), gtk_application_get_active_window (app));
+  gtk_window_set_modal (GTK_WINDOW (about), TRUE);
+  gtk_window_set_hide_on_close (GTK_WINDOW (about), FALSE);
+  gtk_window_present (GTK_WINDOW (about));
 }
 
 static void
