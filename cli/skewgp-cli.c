@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include "skewgp-cli.h"
+#include "sb-json-read.h"
 #include "sb-json-write.h"
 #include "sg-common.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -29,44 +31,55 @@ skewgp_numeric_error (GError **error, const char *what, int status)
   return FALSE;
 }
 
+/* Reads at most SB_JSON_READ_MAX_BYTES + 1 bytes of IN: enough for the
+ * reader to refuse a larger document without holding all of it. */
+static char *
+read_bounded (FILE *in, gsize *len)
+{
+  g_autoptr (GString) buf = g_string_new (NULL);
+  char chunk[65536];
+  size_t got;
+  while (buf->len <= SB_JSON_READ_MAX_BYTES
+         && (got = fread (chunk, 1, sizeof chunk, in)) > 0)
+    g_string_append_len (buf, chunk, (gssize) got);
+  *len = buf->len;
+  return g_string_free (g_steal_pointer (&buf), FALSE);
+}
+
 JsonNode *
 skewgp_read_document (const char *path, GError **error)
 {
-  g_autofree char *text = NULL;
+  gboolean from_stdin = g_strcmp0 (path, "-") == 0;
+  FILE *in = from_stdin ? stdin : fopen (path, "rb");
+  if (in == NULL)
+    return skewgp_input_error (error, "cannot read '%s': %s", path, g_strerror (errno)), NULL;
   gsize len = 0;
+  g_autofree char *text = read_bounded (in, &len);
+  int read_errno = ferror (in) ? errno : 0;
+  if (!from_stdin)
+    fclose (in);
+  if (read_errno != 0)
+    return skewgp_input_error (error, "cannot read '%s': %s", path, g_strerror (read_errno)),
+           NULL;
+
   g_autoptr (GError) local = NULL;
-
-  if (g_strcmp0 (path, "-") == 0)
+  g_autoptr (JsonNode) root = sb_json_read (text, (gssize) len, &local);
+  const char *name = from_stdin ? "<stdin>" : path;
+  if (root == NULL)
     {
-      g_autoptr (GString) buf = g_string_new (NULL);
-      char chunk[65536];
-      size_t got;
-      while ((got = fread (chunk, 1, sizeof chunk, stdin)) > 0)
-        g_string_append_len (buf, chunk, (gssize) got);
-      len = buf->len;
-      text = g_string_free (g_steal_pointer (&buf), FALSE);
-    }
-  else if (!g_file_get_contents (path, &text, &len, &local))
-    {
-      skewgp_input_error (error, "cannot read '%s': %s", path, local->message);
+      /* "<stdin>:3:14: what is wrong" */
+      gboolean syntax = g_error_matches (local, SB_JSON_READ_ERROR, SB_JSON_READ_ERROR_SYNTAX)
+                        || g_error_matches (local, SB_JSON_READ_ERROR, SB_JSON_READ_ERROR_EMPTY);
+      skewgp_input_error (error, "%s%s:%s", syntax ? "malformed JSON: " : "", name,
+                          local->message);
       return NULL;
     }
-
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, text, (gssize) len, &local))
-    {
-      /* json-glib's message already names the line and column:
-       * "<data>:3:14: Parse error: ..." */
-      skewgp_input_error (error, "malformed JSON: %s", local->message);
-      return NULL;
-    }
-  JsonNode *root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       skewgp_input_error (error, "the document must be a JSON object");
       return NULL;
     }
-  return json_node_copy (root);
+  return g_steal_pointer (&root);
 }
 
 void

@@ -45,8 +45,10 @@ gboolean skewgp_input_error (GError **error, const char *format, ...) G_GNUC_PRI
  * always returns FALSE. */
 gboolean skewgp_numeric_error (GError **error, const char *what, int status);
 
-/* Reads and parses FILE ("-" = stdin); the root must be an object. Parse
- * errors name the line and column. */
+/* Reads and parses FILE ("-" = stdin) with the strict reader
+ * (sb-json-read.h: size and depth limits, no duplicate members, no
+ * trailing content, numbers json-glib reads exactly); the root must be an
+ * object. Errors are input errors naming FILE:LINE:COLUMN. */
 JsonNode *skewgp_read_document (const char *path, GError **error);
 /* Pretty-prints NODE to stdout followed by a newline (sb-json-write: valid
  * JSON numbers, unlike json-glib 1.6's generator). */
