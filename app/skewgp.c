@@ -23,9 +23,11 @@ print_usage (FILE *out)
 {
   fprintf (out,
            "Usage: skewgp COMMAND FILE|-\n"
+           "       skewgp COMMAND [OPTION...]   (bo, classify)\n"
            "       skewgp COMMAND --help\n\n"
            "Reads one JSON document from FILE (or standard input for '-'),\n"
-           "writes one JSON document to standard output.\n"
+           "writes one JSON document to standard output; bo and classify\n"
+           "take options instead (see their --help).\n"
            "Exit status: 0 success, 1 numerical failure, 2 bad input.\n\n"
            "Commands:\n");
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
@@ -57,7 +59,8 @@ main (int argc, char *argv[])
       fprintf (stderr, "skewgp: unknown command '%s' (see skewgp --help)\n", argv[1]);
       return SKEWGP_EXIT_INPUT;
     }
-  if (argc >= 3 && (strcmp (argv[2], "--help") == 0 || strcmp (argv[2], "-h") == 0))
+  if (cmd->help != NULL && argc >= 3
+      && (strcmp (argv[2], "--help") == 0 || strcmp (argv[2], "-h") == 0))
     {
       fputs (cmd->help, stdout);
       return SKEWGP_EXIT_OK;
