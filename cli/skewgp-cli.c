@@ -48,25 +48,40 @@ read_bounded (FILE *in, gsize *len)
   return g_string_free (g_steal_pointer (&buf), FALSE);
 }
 
-JsonNode *
-skewgp_read_document (const char *path, GError **error)
+/* The bytes of PATH ("-": standard input), bounded as read_bounded(). */
+static char *
+read_input (const char *path, gsize *len, GError **error)
 {
   gboolean from_stdin = g_strcmp0 (path, "-") == 0;
   FILE *in = from_stdin ? stdin : fopen (path, "rb");
   if (in == NULL)
-    return skewgp_input_error (error, "cannot read '%s': %s", path, g_strerror (errno)), NULL;
-  gsize len = 0;
-  g_autofree char *text = read_bounded (in, &len);
+    {
+      skewgp_input_error (error, "cannot read '%s': %s", path, g_strerror (errno));
+      return NULL;
+    }
+  g_autofree char *text = read_bounded (in, len);
   int read_errno = ferror (in) ? errno : 0;
   if (!from_stdin)
     fclose (in);
   if (read_errno != 0)
-    return skewgp_input_error (error, "cannot read '%s': %s", path, g_strerror (read_errno)),
-           NULL;
+    {
+      skewgp_input_error (error, "cannot read '%s': %s", path, g_strerror (read_errno));
+      return NULL;
+    }
+  return g_steal_pointer (&text);
+}
+
+JsonNode *
+skewgp_read_document (const char *path, GError **error)
+{
+  gsize len = 0;
+  g_autofree char *text = read_input (path, &len, error);
+  if (text == NULL)
+    return NULL;
 
   g_autoptr (GError) local = NULL;
   g_autoptr (JsonNode) root = sb_json_read (text, (gssize) len, &local);
-  const char *name = from_stdin ? "<stdin>" : path;
+  const char *name = g_strcmp0 (path, "-") == 0 ? "<stdin>" : path;
   if (root == NULL)
     {
       /* "<stdin>:3:14: what is wrong" */
