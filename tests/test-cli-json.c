@@ -86,6 +86,43 @@ test_strict_json (void)
   cli_assert_input_error ("fit", "", "malformed JSON: <stdin>:1:1: the document is empty");
 }
 
+/* `skewgp link --session` reads a session file through the same reader. */
+static void
+test_session_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("skewgp-json-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "session.json", NULL);
+  g_autofree char *deep = g_strnfill (100000, '[');
+  const struct { const char *text, *needle; } cases[] = {
+    { deep, ":1:257: the document is nested deeper than 256 levels" },
+    { "{\"format\": \"skewbench-session\",\n \"format\": \"x\"}",
+      ":2:2: the member 'format' appears twice in one object (first at 1:2)" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_true (g_file_set_contents (path, cases[i].text, -1, NULL));
+      const char *exe = g_getenv ("SKEWGP");
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GSubprocess) proc = g_subprocess_new (
+          G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error, exe, "link",
+          "--session", path, NULL);
+      g_assert_no_error (error);
+      g_autofree char *out = NULL, *err = NULL;
+      g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 2);
+      g_assert_cmpstr (out, ==, "");
+      g_autofree char *needle = g_strconcat (path, cases[i].needle, NULL);
+      g_assert_nonnull (strstr (err, needle));
+      /* The file is left as it was. */
+      g_autofree char *after = NULL;
+      g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+      g_assert_cmpstr (after, ==, cases[i].text);
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -94,5 +131,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/json/large-document", test_large_document);
   g_test_add_func ("/cli/json/integer-beyond-64-bits", test_integer_beyond_64_bits);
   g_test_add_func ("/cli/json/strict", test_strict_json);
+  g_test_add_func ("/cli/json/session-file", test_session_file);
   return g_test_run ();
 }
