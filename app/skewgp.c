@@ -3,6 +3,7 @@
 
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
+#include "sb-json-read.h"
 #include "sg-linalg.h"
 
 #include <stdio.h>
@@ -28,8 +29,11 @@ print_usage (FILE *out)
            "Reads one JSON document from FILE (or standard input for '-'),\n"
            "writes one JSON document to standard output; bo and classify\n"
            "take options instead (see their --help).\n"
+           "Input is strict JSON (RFC 8259), at most %" G_GSIZE_FORMAT " MiB and %d levels\n"
+           "deep; duplicate members, content after the document and integers\n"
+           "beyond 64 bits are refused with FILE:LINE:COLUMN.\n"
            "Exit status: 0 success, 1 numerical failure, 2 bad input.\n\n"
-           "Commands:\n");
+           "Commands:\n", SB_JSON_READ_MAX_BYTES >> 20, SB_JSON_READ_MAX_DEPTH);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
 }

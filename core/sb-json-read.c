@@ -325,7 +325,12 @@ scan_number (Scanner *s)
   gboolean integer = FALSE;
   if (!number_extent (s, &end, &integer))
     return FALSE;
-  g_autofree char *token = g_strndup (s->text + s->pos, end - s->pos);
+  /* A NUL-terminated copy for strtoll/strtod; on the stack unless long. */
+  char small[64];
+  gsize len = end - s->pos;
+  g_autofree char *large = len < sizeof small ? NULL : g_strndup (s->text + s->pos, len);
+  char *token = large ? large : memcpy (small, s->text + s->pos, len);
+  token[len] = '\0';
   if (integer)
     {
       errno = 0;
