@@ -3,6 +3,7 @@
 
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
+#include "sb-json-read.h"
 #include "sg-linalg.h"
 
 #include <stdio.h>
@@ -23,11 +24,16 @@ print_usage (FILE *out)
 {
   fprintf (out,
            "Usage: skewgp COMMAND FILE|-\n"
+           "       skewgp COMMAND [OPTION...]   (bo, classify)\n"
            "       skewgp COMMAND --help\n\n"
            "Reads one JSON document from FILE (or standard input for '-'),\n"
-           "writes one JSON document to standard output.\n"
+           "writes one JSON document to standard output; bo and classify\n"
+           "take options instead (see their --help).\n"
+           "Input is strict JSON (RFC 8259), at most %" G_GSIZE_FORMAT " MiB and %d levels\n"
+           "deep; duplicate members, content after the document and integers\n"
+           "beyond 64 bits are refused with FILE:LINE:COLUMN.\n"
            "Exit status: 0 success, 1 numerical failure, 2 bad input.\n\n"
-           "Commands:\n");
+           "Commands:\n", SB_JSON_READ_MAX_BYTES >> 20, SB_JSON_READ_MAX_DEPTH);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-14s %s\n", commands[i]->name, commands[i]->summary);
 }
@@ -57,7 +63,8 @@ main (int argc, char *argv[])
       fprintf (stderr, "skewgp: unknown command '%s' (see skewgp --help)\n", argv[1]);
       return SKEWGP_EXIT_INPUT;
     }
-  if (argc >= 3 && (strcmp (argv[2], "--help") == 0 || strcmp (argv[2], "-h") == 0))
+  if (cmd->help != NULL && argc >= 3
+      && (strcmp (argv[2], "--help") == 0 || strcmp (argv[2], "-h") == 0))
     {
       fputs (cmd->help, stdout);
       return SKEWGP_EXIT_OK;

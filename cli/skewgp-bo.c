@@ -18,43 +18,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char bo_help[] =
-  "Usage: skewgp bo --problem NAME [options]\n"
-  "       skewgp bo --list\n\n"
+static const char bo_summary[] =
+  "  skewgp bo --problem NAME [OPTION...]\n"
+  "  skewgp bo --list\n\n"
   "Runs a Bayesian-optimisation loop (paper 001 sec. 5.2) against a simulated\n"
   "oracle of a benchmark problem and prints one JSON object per answered query\n"
-  "(JSON Lines), then one summary object.\n\n"
-  "Options:\n"
-  "  --problem NAME       benchmark (see --list)\n"
-  "  --mode MODE          preference (default) | mixed | safe | active\n"
-  "  --acquisition A      ucb (default) | eiig | epi | thompson (duels)\n"
-  "  --numeric-acquisition A  ucb (default) | ei (value queries of mixed mode)\n"
-  "  --surrogate S        skewgp (default) | laplace | ep | random |\n"
-  "                       two-gp (safe mode: SafeOpt-style EP classifier of\n"
-  "                       validity + GP regression of the valid values) |\n"
-  "                       svgp (preference mode: sparse variational GP of\n"
-  "                       paper 004 on the duels, for long campaigns)\n"
-  "  --iterations N       BO iterations after the initial design (default 20)\n"
-  "  --initial K          initial random duels (mixed: K duels and K values;\n"
-  "                       safe: ignored when the problem has a safe start)\n"
-  "                       (default 5)\n"
-  "  --seed S             seed of everything: initial design, sampling,\n"
-  "                       oracle noise, safe-gp1d's function (default 0)\n"
-  "  --noise SD           oracle noise: preference noise sd of each judged\n"
-  "                       value, and measurement noise sd (default 0)\n"
-  "  --samples N          posterior samples per proposal (default 1000)\n"
-  "  --candidates N       space-filling candidates per proposal (default 500)\n"
-  "  --threshold H        safe mode: validity threshold; active mode: the\n"
-  "                       class boundary, label +1 iff g(x) >= H (default:\n"
-  "                       the problem's; required for problems without one)\n"
-  "  --test-points N      active mode: accuracy test points per dimension\n"
-  "                       for 1-D (default 201) and 2-D (41) grids; more\n"
-  "                       dimensions use 2000 uniform points\n"
-  "  --mixed-every K      mixed mode: a value query every K-th iteration (4)\n"
-  "  --refit-until N      refit hyperparameters after every answer up to N\n"
-  "                       answers (default 30; safe mode: never)\n"
-  "  --refit-every N      then every N-th answer (default 10; safe: never)\n"
-  "  --refit-evals N      evidence evaluations per refit (default 150)\n\n"
+  "(JSON Lines), then one summary object.";
+
+static const char bo_description[] =
+  "Surrogates:\n"
+  "  two-gp  safe mode: SafeOpt-style EP classifier of validity + GP\n"
+  "          regression of the valid values\n"
+  "  svgp    preference mode: sparse variational GP of paper 004 on the\n"
+  "          duels, for long campaigns\n\n"
+  "--initial: mixed mode makes K duels and K values; safe mode ignores it when\n"
+  "the problem has a safe start. --seed seeds everything: initial design,\n"
+  "sampling, oracle noise, safe-gp1d's function. --noise is the preference\n"
+  "noise sd of each judged value and the measurement noise sd. --threshold:\n"
+  "safe mode's validity threshold; active mode's class boundary, label +1 iff\n"
+  "g(x) >= H (default: the problem's; required for problems without one).\n"
+  "--test-points: active mode's accuracy grid per dimension for 1-D (default\n"
+  "201) and 2-D (41); more dimensions use 2000 uniform points. --refit-until:\n"
+  "refit the hyperparameters after every answer up to N answers (default 30),\n"
+  "then every --refit-every answers (default 10); safe mode never refits.\n\n"
   "Model: RBF kernel, variance 1 and lengthscales 0.2 x the box widths before\n"
   "the first refit, probit_sd 1/sqrt2. Refits fit lengthscales and variance\n"
   "(mixed mode also the mean and probit_sd, which the values make\n"
@@ -83,7 +69,72 @@ static const char bo_help[] =
   "refit_seconds, hyperparameters. Summary: the settings, labels,\n"
   "accuracy, unique_fraction\n"
   "(distinct labelled points / labels: the paper's pool diversity),\n"
-  "median_seconds, total_seconds, refits, refit_seconds.\n";
+  "median_seconds, total_seconds, refits, refit_seconds.\n\n"
+  "Exit status: 0 success, 1 numerical failure, 2 bad input.";
+
+/* The options as given (NULL: not given), before checking. */
+typedef struct {
+  char *problem, *mode, *acquisition, *numeric_acquisition, *surrogate;
+  char *iterations, *initial, *seed, *noise, *samples, *candidates, *threshold;
+  char *test_points, *mixed_every, *refit_until, *refit_every, *refit_evals;
+  gboolean list;
+} BoFlags;
+
+static void
+bo_flags_clear (BoFlags *f)
+{
+  char **texts[] = {
+    &f->problem, &f->mode, &f->acquisition, &f->numeric_acquisition, &f->surrogate,
+    &f->iterations, &f->initial, &f->seed, &f->noise, &f->samples, &f->candidates,
+    &f->threshold, &f->test_points, &f->mixed_every, &f->refit_until, &f->refit_every,
+    &f->refit_evals,
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
+    g_clear_pointer (texts[i], g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BoFlags, bo_flags_clear)
+
+static gboolean
+parse_flags (int argc, char **argv, BoFlags *f, GError **error)
+{
+  const GOptionEntry entries[] = {
+    { "problem", 0, 0, G_OPTION_ARG_STRING, &f->problem, "benchmark (see --list)", "NAME" },
+    { "list", 0, 0, G_OPTION_ARG_NONE, &f->list, "list the benchmarks (JSON Lines)", NULL },
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &f->mode,
+      "preference (default) | mixed | safe | active", "MODE" },
+    { "acquisition", 0, 0, G_OPTION_ARG_STRING, &f->acquisition,
+      "ucb (default) | eiig | epi | thompson (duels)", "A" },
+    { "numeric-acquisition", 0, 0, G_OPTION_ARG_STRING, &f->numeric_acquisition,
+      "ucb (default) | ei (value queries of mixed mode)", "A" },
+    { "surrogate", 0, 0, G_OPTION_ARG_STRING, &f->surrogate,
+      "skewgp (default) | laplace | ep | random | two-gp | svgp", "S" },
+    { "iterations", 0, 0, G_OPTION_ARG_STRING, &f->iterations,
+      "BO iterations after the initial design (default 20)", "N" },
+    { "initial", 0, 0, G_OPTION_ARG_STRING, &f->initial,
+      "initial random duels (default 5)", "K" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &f->seed, "seed of everything (default 0)", "S" },
+    { "noise", 0, 0, G_OPTION_ARG_STRING, &f->noise, "oracle noise sd (default 0)", "SD" },
+    { "samples", 0, 0, G_OPTION_ARG_STRING, &f->samples,
+      "posterior samples per proposal (default 1000)", "N" },
+    { "candidates", 0, 0, G_OPTION_ARG_STRING, &f->candidates,
+      "space-filling candidates per proposal (default 500)", "N" },
+    { "threshold", 0, 0, G_OPTION_ARG_STRING, &f->threshold,
+      "safe: validity threshold; active: class boundary", "H" },
+    { "test-points", 0, 0, G_OPTION_ARG_STRING, &f->test_points,
+      "active mode: accuracy test points per dimension", "N" },
+    { "mixed-every", 0, 0, G_OPTION_ARG_STRING, &f->mixed_every,
+      "mixed mode: a value query every K-th iteration (4)", "K" },
+    { "refit-until", 0, 0, G_OPTION_ARG_STRING, &f->refit_until,
+      "refit after every answer up to N answers (30)", "N" },
+    { "refit-every", 0, 0, G_OPTION_ARG_STRING, &f->refit_every,
+      "then every N-th answer (default 10)", "N" },
+    { "refit-evals", 0, 0, G_OPTION_ARG_STRING, &f->refit_evals,
+      "evidence evaluations per refit (default 150)", "N" },
+    { NULL },
+  };
+  return skewgp_parse_options ("bo", entries, bo_summary, bo_description, argc, argv, error);
+}
 
 typedef struct {
   const char *problem;
@@ -99,200 +150,77 @@ typedef struct {
 } bo_args;
 
 static gboolean
-parse_long (const char *flag, const char *s, long min, long *out, GError **error)
+invalid_value (const char *flag, const char *value, GError **error)
 {
-  char *end = NULL;
-  long v = s ? strtol (s, &end, 10) : 0;
-  if (s == NULL || *s == '\0' || *end != '\0' || v < min)
+  return skewgp_input_error (error, "invalid value '%s' for %s (see skewgp bo --help)", value,
+                             flag);
+}
+
+/* The named choices: mode, acquisitions, surrogate. */
+static gboolean
+read_choices (const BoFlags *f, bo_args *a, GError **error)
+{
+  if (f->mode && sg_bo_mode_parse (f->mode, &a->mode) != SG_OK)
+    return invalid_value ("--mode", f->mode, error);
+  if (f->acquisition && sg_bo_acquisition_parse (f->acquisition, &a->acquisition) != SG_OK)
+    return invalid_value ("--acquisition", f->acquisition, error);
+  if (f->numeric_acquisition)
     {
-      g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
-                   "%s expects an integer >= %ld, got '%s'", flag, min, s ? s : "");
-      return FALSE;
+      if (strcmp (f->numeric_acquisition, "ucb") != 0 && strcmp (f->numeric_acquisition, "ei") != 0)
+        return invalid_value ("--numeric-acquisition", f->numeric_acquisition, error);
+      a->numeric_acquisition = strcmp (f->numeric_acquisition, "ei") == 0 ? SG_BO_NUMERIC_EI
+                                                                          : SG_BO_NUMERIC_UCB;
     }
-  *out = v;
+  if (f->surrogate && sg_bo_surrogate_parse (f->surrogate, &a->surrogate) != SG_OK)
+    return invalid_value ("--surrogate", f->surrogate, error);
   return TRUE;
 }
 
+/* The numbers: counts with their minimum, the seed, noise and threshold. */
 static gboolean
-parse_double (const char *flag, const char *s, double *out, GError **error)
+read_numbers (const BoFlags *f, bo_args *a, GError **error)
 {
-  char *end = NULL;
-  double v = s ? g_ascii_strtod (s, &end) : NAN;
-  if (s == NULL || *s == '\0' || *end != '\0' || !isfinite (v))
-    {
-      g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
-                   "%s expects a number, got '%s'", flag, s ? s : "");
+  long seed = 0;
+  const struct { const char *flag, *text; long min; long *out; } counts[] = {
+    { "--iterations", f->iterations, 0, &a->iterations },
+    { "--initial", f->initial, 1, &a->initial },
+    { "--seed", f->seed, 0, &seed },
+    { "--samples", f->samples, 2, &a->samples },
+    { "--candidates", f->candidates, 1, &a->candidates },
+    { "--mixed-every", f->mixed_every, 1, &a->mixed_every },
+    { "--refit-until", f->refit_until, 0, &a->refit_until },
+    { "--refit-every", f->refit_every, 0, &a->refit_every },
+    { "--test-points", f->test_points, 2, &a->test_points },
+    { "--refit-evals", f->refit_evals, 1, &a->refit_evals },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (counts); i++)
+    if (counts[i].text
+        && !skewgp_option_long (counts[i].flag, counts[i].text, counts[i].min, G_MAXLONG,
+                                counts[i].out, error))
       return FALSE;
-    }
-  *out = v;
-  return TRUE;
+  a->seed = (guint64) seed;
+  if (f->noise && !skewgp_option_double ("--noise", f->noise, &a->noise, error))
+    return FALSE;
+  if (!(a->noise >= 0))
+    return invalid_value ("--noise", f->noise, error);
+  return !f->threshold || skewgp_option_double ("--threshold", f->threshold, &a->threshold, error);
 }
 
+/* The arguments of a run from the options F (which must outlive A). */
 static gboolean
-parse_args (int argc, char **argv, bo_args *a, GError **error)
+args_from_flags (const BoFlags *f, bo_args *a, GError **error)
 {
-  memset (a, 0, sizeof *a);
-  a->iterations = 20;
-  a->initial = 5;
-  a->samples = 1000;
-  a->candidates = 500;
-  a->mixed_every = 4;
-  a->refit_until = -1;
-  a->refit_every = -1;
-  a->refit_evals = 150;
-  a->test_points = 0;
-  a->threshold = NAN;
-  for (int i = 0; i < argc; i++)
-    {
-      const char *f = argv[i];
-      if (strcmp (f, "--list") == 0)
-        {
-          a->list = TRUE;
-          continue;
-        }
-      if (strncmp (f, "--", 2) != 0)
-        {
-          g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
-                       "unexpected argument '%s' (flags start with --)", f);
-          return FALSE;
-        }
-      const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-      if (v == NULL)
-        {
-          g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
-                       "%s needs a value", f);
-          return FALSE;
-        }
-      i++;
-      gboolean ok = TRUE;
-      long l = 0;
-      if (strcmp (f, "--problem") == 0)
-        a->problem = v;
-      else if (strcmp (f, "--mode") == 0)
-        ok = sg_bo_mode_parse (v, &a->mode) == SG_OK;
-      else if (strcmp (f, "--acquisition") == 0)
-        ok = sg_bo_acquisition_parse (v, &a->acquisition) == SG_OK;
-      else if (strcmp (f, "--numeric-acquisition") == 0)
-        {
-          ok = strcmp (v, "ucb") == 0 || strcmp (v, "ei") == 0;
-          a->numeric_acquisition = strcmp (v, "ei") == 0 ? SG_BO_NUMERIC_EI : SG_BO_NUMERIC_UCB;
-        }
-      else if (strcmp (f, "--surrogate") == 0)
-        ok = sg_bo_surrogate_parse (v, &a->surrogate) == SG_OK;
-      else if (strcmp (f, "--iterations") == 0)
-        {
-          if (!parse_long (f, v, 0, &a->iterations, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--initial") == 0)
-        {
-          if (!parse_long (f, v, 1, &a->initial, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--seed") == 0)
-        {
-          if (!parse_long (f, v, 0, &l, error))
-            return FALSE;
-          a->seed = (guint64) l;
-        }
-      else if (strcmp (f, "--noise") == 0)
-        {
-          if (!parse_double (f, v, &a->noise, error))
-            return FALSE;
-          ok = a->noise >= 0;
-        }
-      else if (strcmp (f, "--samples") == 0)
-        {
-          if (!parse_long (f, v, 2, &a->samples, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--candidates") == 0)
-        {
-          if (!parse_long (f, v, 1, &a->candidates, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--threshold") == 0)
-        {
-          if (!parse_double (f, v, &a->threshold, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--mixed-every") == 0)
-        {
-          if (!parse_long (f, v, 1, &a->mixed_every, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--refit-until") == 0)
-        {
-          if (!parse_long (f, v, 0, &a->refit_until, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--refit-every") == 0)
-        {
-          if (!parse_long (f, v, 0, &a->refit_every, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--test-points") == 0)
-        {
-          if (!parse_long (f, v, 2, &a->test_points, error))
-            return FALSE;
-        }
-      else if (strcmp (f, "--refit-evals") == 0)
-        {
-          if (!parse_long (f, v, 1, &a->refit_evals, error))
-            return FALSE;
-        }
-      else
-        {
-          g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
-                       "unknown option '%s' (see skewgp bo --help)", f);
-          return FALSE;
-        }
-      if (!ok)
-        {
-          g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
-                       "invalid value '%s' for %s (see skewgp bo --help)", v, f);
-          return FALSE;
-        }
-    }
+  *a = (bo_args) {
+    .problem = f->problem, .list = f->list,
+    .iterations = 20, .initial = 5, .samples = 1000, .candidates = 500,
+    .mixed_every = 4, .refit_until = -1, .refit_every = -1, .refit_evals = 150,
+    .threshold = NAN,
+  };
+  if (!read_choices (f, a, error) || !read_numbers (f, a, error))
+    return FALSE;
   if (!a->list && a->problem == NULL)
-    {
-      g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
-                   "--problem is required (see skewgp bo --list)");
-      return FALSE;
-    }
+    return skewgp_input_error (error, "--problem is required (see skewgp bo --list)");
   return TRUE;
-}
-
-static void
-print_line (JsonBuilder *b)
-{
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  skewgp_print_json_line (root);
-}
-
-static void
-add_vector (JsonBuilder *b, const char *name, const double *x, size_t n)
-{
-  json_builder_set_member_name (b, name);
-  if (x == NULL)
-    {
-      json_builder_add_null_value (b);
-      return;
-    }
-  json_builder_begin_array (b);
-  for (size_t j = 0; j < n; j++)
-    json_builder_add_double_value (b, x[j]);
-  json_builder_end_array (b);
-}
-
-static void
-add_number_or_null (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
 }
 
 static int
@@ -302,24 +230,20 @@ list_problems (void)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, sg_problem_name_at (i));
-      json_builder_set_member_name (b, "description");
-      json_builder_add_string_value (b, sg_problem_description_at (i));
+      skewgp_add_string (b, "name", sg_problem_name_at (i));
+      skewgp_add_string (b, "description", sg_problem_description_at (i));
       sg_problem *p = NULL;
       if (sg_problem_new (sg_problem_name_at (i), 0, &p) == SG_OK)
         {
-          json_builder_set_member_name (b, "dim");
-          json_builder_add_int_value (b, (gint64) sg_problem_dim (p));
-          add_vector (b, "lower", sg_problem_lower (p), sg_problem_dim (p));
-          add_vector (b, "upper", sg_problem_upper (p), sg_problem_dim (p));
-          add_number_or_null (b, "optimum", sg_problem_optimum (p));
-          json_builder_set_member_name (b, "safe");
-          json_builder_add_boolean_value (b, sg_problem_safe_start (p) != NULL);
+          skewgp_add_int (b, "dim", (gint64) sg_problem_dim (p));
+          skewgp_add_vector (b, "lower", sg_problem_lower (p), sg_problem_dim (p));
+          skewgp_add_vector (b, "upper", sg_problem_upper (p), sg_problem_dim (p));
+          skewgp_add_double (b, "optimum", sg_problem_optimum (p));
+          skewgp_add_bool (b, "safe", sg_problem_safe_start (p) != NULL);
           sg_problem_free (p);
         }
       json_builder_end_object (b);
-      print_line (b);
+      skewgp_print_builder (b, TRUE);
     }
   return SKEWGP_EXIT_OK;
 }
@@ -336,6 +260,14 @@ cmp_double (const void *pa, const void *pb)
 {
   double a = *(const double *) pa, b = *(const double *) pb;
   return (a > b) - (a < b);
+}
+
+/* The median of the N values of X (sorted in place); NaN for none. */
+static double
+median_of (double *x, size_t n)
+{
+  qsort (x, n, sizeof *x, cmp_double);
+  return n == 0 ? NAN : n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
 /* The configuration for A on problem P (see the help text). */
@@ -392,232 +324,261 @@ add_hyperparameters (JsonBuilder *b, const sg_bo *bo)
   json_builder_end_object (b);
 }
 
-/* One iteration's heavy part, timed: the refit when JUDGE's schedule asks
- * for one (JUDGE is BO, or the SkewGP that scores random labelling, then
- * BO's own refit is a no-op), then BO's proposal Q. On failure *STEP names
- * the step that failed. */
+/* ---- One run --------------------------------------------------------------- */
+
+/* What a run (either mode) owns and counts. */
+typedef struct {
+  const bo_args *a;
+  sg_problem *p;
+  sg_bo_config cfg;
+  sg_bo *bo;
+  sg_bo *eval;       /* active mode with random labelling: the SkewGP judge */
+  gsl_rng *refit_rng;
+  GTimer *timer;
+  double *times;     /* proposal seconds of the non-random queries */
+  size_t n_times, refits, violations;
+  double refit_seconds, total_seconds;
+} BoRun;
+
+static void
+bo_run_clear (BoRun *r)
+{
+  g_clear_pointer (&r->times, g_free);
+  g_clear_pointer (&r->timer, g_timer_destroy);
+  g_clear_pointer (&r->refit_rng, sg_rng_free);
+  g_clear_pointer (&r->eval, sg_bo_free);
+  g_clear_pointer (&r->bo, sg_bo_free);
+  g_clear_pointer (&r->p, sg_problem_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BoRun, bo_run_clear)
+
+/* Problem A->problem into R, or an input error on stderr (FALSE). */
+static gboolean
+open_problem (const bo_args *a, BoRun *r)
+{
+  r->a = a;
+  if (sg_problem_new (a->problem, a->seed, &r->p) == SG_OK)
+    return TRUE;
+  fprintf (stderr, "skewgp bo: unknown problem '%s' (see skewgp bo --list)\n", a->problem);
+  return FALSE;
+}
+
+/* The model, its refit generator and the counters for TOTAL answers. */
 static int
-refit_and_propose (sg_bo *bo, sg_bo *judge, gsl_rng *refit_rng, GTimer *timer,
-                   sg_bo_query *q, double *t, double *t_refit, double *refit_seconds,
-                   size_t *refits, const char **step)
+start_run (BoRun *r, size_t total)
+{
+  int status = make_config (r->a, r->p, &r->cfg);
+  if (status == SG_OK)
+    status = sg_bo_new (&r->cfg, &r->bo);
+  if (status != SG_OK)
+    return fail ("configuration", status);
+  r->refit_rng = sg_rng_new (r->a->seed, 0x4ef17);
+  r->timer = g_timer_new ();
+  r->times = g_new0 (double, total + 1);
+  return SKEWGP_EXIT_OK;
+}
+
+/* One iteration's heavy part, timed: the refit when JUDGE's schedule asks
+ * for one (JUDGE is R's model, or the SkewGP that scores random
+ * labelling, then the model's own refit is a no-op), then the proposal Q.
+ * Adds to R's timings; on failure prints which step failed and returns
+ * the exit status. */
+static int
+refit_and_propose (BoRun *r, sg_bo *judge, sg_bo_query *q, double *t_refit, double *t)
 {
   int status = SG_OK;
-
+  *t_refit = 0;
   if (sg_bo_refit_due (judge))
     {
-      g_timer_start (timer);
-      status = sg_bo_refit (judge, refit_rng, NULL, NULL);
-      if (status == SG_OK && judge != bo)
-        status = sg_bo_refit (bo, refit_rng, NULL, NULL);
-      *t_refit = g_timer_elapsed (timer, NULL);
-      *refit_seconds += *t_refit;
-      (*refits)++;
+      g_timer_start (r->timer);
+      status = sg_bo_refit (judge, r->refit_rng, NULL, NULL);
+      if (status == SG_OK && judge != r->bo)
+        status = sg_bo_refit (r->bo, r->refit_rng, NULL, NULL);
+      *t_refit = g_timer_elapsed (r->timer, NULL);
+      r->refit_seconds += *t_refit;
+      r->refits++;
       if (status != SG_OK)
-        {
-          *step = "hyperparameter refit";
-          return status;
-        }
+        return fail ("hyperparameter refit", status);
     }
-  gsl_rng *rng = sg_bo_rng (bo);
-  g_timer_start (timer);
-  status = rng ? sg_bo_propose (bo, rng, NULL, q) : SG_ENOMEM;
-  *t = g_timer_elapsed (timer, NULL);
+  gsl_rng *rng = sg_bo_rng (r->bo);
+  g_timer_start (r->timer);
+  status = rng ? sg_bo_propose (r->bo, rng, NULL, q) : SG_ENOMEM;
+  *t = g_timer_elapsed (r->timer, NULL);
   sg_rng_free (rng);
-  *step = "proposal";
-  return status;
+  if (status != SG_OK)
+    return fail ("proposal", status);
+  r->total_seconds += *t;
+  if (!q->random)
+    r->times[r->n_times++] = *t;
+  return SKEWGP_EXIT_OK;
+}
+
+/* The members every iteration line starts with. */
+static void
+add_iteration_head (JsonBuilder *b, size_t it, const sg_bo_query *q, const char *kind,
+                    size_t dim)
+{
+  skewgp_add_int (b, "iteration", (gint64) it);
+  skewgp_add_bool (b, "initial", q->initial);
+  skewgp_add_string (b, "kind", kind);
+  skewgp_add_vector (b, "query", q->x, dim);
+}
+
+/* The members every iteration line ends with; ends and prints the line. */
+static void
+print_iteration_tail (JsonBuilder *b, const BoRun *r, double t, double t_refit)
+{
+  skewgp_add_double (b, "seconds", t);
+  skewgp_add_double (b, "refit_seconds", t_refit);
+  add_hyperparameters (b, r->bo);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, TRUE);
+}
+
+/* The timing members every summary line ends with. */
+static void
+add_timings (JsonBuilder *b, BoRun *r)
+{
+  skewgp_add_double (b, "median_seconds", median_of (r->times, r->n_times));
+  skewgp_add_double (b, "total_seconds", r->total_seconds);
+  skewgp_add_int (b, "refits", (gint64) r->refits);
+  skewgp_add_double (b, "refit_seconds", r->refit_seconds);
+}
+
+/* ---- Preference, mixed and safe modes -------------------------------------- */
+
+/* The settings a loop refuses before it starts (exit 2). */
+static gboolean
+loop_settings_ok (const bo_args *a, const sg_problem *p)
+{
+  if (a->mode == SG_BO_SAFE && isnan (a->threshold) && isnan (sg_problem_threshold (p)))
+    fprintf (stderr, "skewgp bo: problem '%s' has no threshold; give --threshold for safe mode\n",
+             a->problem);
+  else if (a->surrogate == SG_BO_SURROGATE_TWO_GP && a->mode != SG_BO_SAFE)
+    fprintf (stderr, "skewgp bo: the two-gp surrogate is for safe mode only\n");
+  else if (a->surrogate == SG_BO_SURROGATE_SVGP && a->mode != SG_BO_PREFERENCE)
+    fprintf (stderr, "skewgp bo: the svgp surrogate is for preference mode only\n");
+  else
+    return TRUE;
+  return FALSE;
+}
+
+/* The simulated person or experiment answering Q: adds "answer" to B and
+ * the answer to R's model. */
+static int
+answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, JsonBuilder *b,
+              gboolean *violation)
+{
+  json_builder_set_member_name (b, "answer");
+  if (q->kind == SG_BO_QUERY_DUEL)
+    {
+      int a_wins = 0;
+      sg_oracle_duel (oracle, rng, q->x, q->x_ref, &a_wins);
+      json_builder_add_string_value (b, a_wins ? "A" : "B");
+      return sg_bo_answer_duel (r->bo, q->x, q->x_ref, a_wins);
+    }
+  double y;
+  int valid;
+  sg_oracle_measure (oracle, rng, q->x, &y, &valid);
+  if (valid)
+    {
+      json_builder_add_double_value (b, y);
+      return sg_bo_answer_value (r->bo, q->x, y);
+    }
+  json_builder_add_string_value (b, "invalid");
+  *violation = TRUE;
+  r->violations++;
+  return sg_bo_answer_invalid (r->bo, q->x);
+}
+
+/* Iteration IT: refit, propose, answer, print the line. */
+static int
+loop_iteration (BoRun *r, sg_oracle *oracle, gsl_rng *oracle_rng, size_t it)
+{
+  size_t dim = r->cfg.dim;
+  double t, t_refit;
+  sg_bo_query q;
+  int code = refit_and_propose (r, r->bo, &q, &t_refit, &t);
+  if (code != SKEWGP_EXIT_OK)
+    return code;
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  gboolean duel = q.kind == SG_BO_QUERY_DUEL, violation = FALSE;
+  add_iteration_head (b, it, &q, duel ? "duel" : "value", dim);
+  if (duel)
+    skewgp_add_vector (b, "reference", q.x_ref, dim);
+  int status = answer_query (r, oracle, oracle_rng, &q, b, &violation);
+  if (status != SG_OK)
+    return fail ("answer", status);
+  double best[SG_BO_MAX_DIM];
+  int has_best = sg_bo_best (r->bo, best);
+  skewgp_add_vector (b, "best_x", has_best ? best : NULL, dim);
+  skewgp_add_double (b, "best_value", has_best ? sg_problem_value (r->p, best) : NAN);
+  if (r->a->mode == SG_BO_SAFE)
+    skewgp_add_bool (b, "violation", violation);
+  skewgp_add_double (b, "acquisition", q.acquisition);
+  print_iteration_tail (b, r, t, t_refit);
+  return SKEWGP_EXIT_OK;
+}
+
+static void
+print_loop_summary (BoRun *r, size_t n_init)
+{
+  const bo_args *a = r->a;
+  double best[SG_BO_MAX_DIM];
+  int has_best = sg_bo_best (r->bo, best);
+  double value = has_best ? sg_problem_value (r->p, best) : NAN;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  skewgp_add_bool (b, "summary", TRUE);
+  skewgp_add_string (b, "problem", a->problem);
+  skewgp_add_string (b, "mode", sg_bo_mode_name (a->mode));
+  skewgp_add_string (b, "acquisition", sg_bo_acquisition_name (a->acquisition));
+  skewgp_add_string (b, "surrogate", sg_bo_surrogate_name (a->surrogate));
+  skewgp_add_int (b, "seed", (gint64) a->seed);
+  skewgp_add_int (b, "iterations", a->iterations);
+  skewgp_add_int (b, "initial", (gint64) n_init);
+  skewgp_add_vector (b, "best_x", has_best ? best : NULL, r->cfg.dim);
+  skewgp_add_double (b, "best_value", value);
+  skewgp_add_double (b, "optimum", sg_problem_optimum (r->p));
+  skewgp_add_double (b, "regret", sg_problem_optimum (r->p) - value);
+  skewgp_add_int (b, "violations", (gint64) r->violations);
+  skewgp_add_int (b, "proposals", (gint64) r->n_times);
+  add_timings (b, r);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, TRUE);
 }
 
 static int
 run_loop (const bo_args *a)
 {
-  sg_problem *p = NULL;
-  int status = sg_problem_new (a->problem, a->seed, &p);
-  if (status != SG_OK)
-    {
-      fprintf (stderr, "skewgp bo: unknown problem '%s' (see skewgp bo --list)\n", a->problem);
-      return SKEWGP_EXIT_INPUT;
-    }
-  if (a->mode == SG_BO_SAFE && isnan (a->threshold) && isnan (sg_problem_threshold (p)))
-    {
-      fprintf (stderr, "skewgp bo: problem '%s' has no threshold; give --threshold for safe mode\n",
-               a->problem);
-      sg_problem_free (p);
-      return SKEWGP_EXIT_INPUT;
-    }
-  if (a->surrogate == SG_BO_SURROGATE_TWO_GP && a->mode != SG_BO_SAFE)
-    {
-      fprintf (stderr, "skewgp bo: the two-gp surrogate is for safe mode only\n");
-      sg_problem_free (p);
-      return SKEWGP_EXIT_INPUT;
-    }
-  if (a->surrogate == SG_BO_SURROGATE_SVGP && a->mode != SG_BO_PREFERENCE)
-    {
-      fprintf (stderr, "skewgp bo: the svgp surrogate is for preference mode only\n");
-      sg_problem_free (p);
-      return SKEWGP_EXIT_INPUT;
-    }
-  sg_bo_config cfg;
-  status = make_config (a, p, &cfg);
-  sg_bo *bo = NULL;
-  if (status == SG_OK)
-    status = sg_bo_new (&cfg, &bo);
-  if (status != SG_OK)
-    {
-      sg_problem_free (p);
-      return fail ("configuration", status);
-    }
-  size_t dim = cfg.dim;
+  g_auto (BoRun) r = { 0 };
+  if (!open_problem (a, &r) || !loop_settings_ok (a, r.p))
+    return SKEWGP_EXIT_INPUT;
+  /* Initial design answers, then the BO iterations. */
+  size_t n_init = a->mode == SG_BO_MIXED ? 2 * (size_t) a->initial
+                  : a->mode == SG_BO_SAFE && sg_problem_safe_start (r.p) ? 1
+                                                                          : (size_t) a->initial;
+  size_t total = n_init + (size_t) a->iterations;
+  int code = start_run (&r, total);
+  if (code != SKEWGP_EXIT_OK)
+    return code;
+
   sg_oracle oracle;
-  sg_oracle_init (&oracle, p);
+  sg_oracle_init (&oracle, r.p);
   oracle.preference_sd = a->noise;
   oracle.measurement_sd = a->noise;
   oracle.has_threshold = 1;
-  oracle.threshold = a->mode == SG_BO_SAFE ? cfg.threshold : NAN;
+  oracle.threshold = a->mode == SG_BO_SAFE ? r.cfg.threshold : NAN;
   gsl_rng *oracle_rng = sg_rng_new (a->seed, 0x0a11ce);
-  gsl_rng *refit_rng = sg_rng_new (a->seed, 0x4ef17);
-
-  /* Initial design answers + BO iterations. */
-  size_t n_init = a->mode == SG_BO_MIXED ? 2 * (size_t) a->initial
-                  : a->mode == SG_BO_SAFE ? (cfg.has_safe_start ? 1 : (size_t) a->initial)
-                                          : (size_t) a->initial;
-  size_t total = n_init + (size_t) a->iterations;
-  double *times = g_new0 (double, total + 1);
-  size_t n_times = 0, violations = 0, refits = 0;
-  double refit_seconds = 0, total_seconds = 0;
-  g_autoptr (GTimer) timer = g_timer_new ();
-  int exit_code = SKEWGP_EXIT_OK;
-
-  for (size_t it = 1; it <= total; it++)
-    {
-      double t_refit = 0, t = 0;
-      sg_bo_query q;
-      const char *step = NULL;
-      status = refit_and_propose (bo, bo, refit_rng, timer, &q, &t, &t_refit,
-                                  &refit_seconds, &refits, &step);
-      if (status != SG_OK)
-        {
-          exit_code = fail (step, status);
-          break;
-        }
-      total_seconds += t;
-      if (!q.random)
-        times[n_times++] = t;
-
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "iteration");
-      json_builder_add_int_value (b, (gint64) it);
-      json_builder_set_member_name (b, "initial");
-      json_builder_add_boolean_value (b, q.initial);
-      json_builder_set_member_name (b, "kind");
-      json_builder_add_string_value (b, q.kind == SG_BO_QUERY_DUEL ? "duel" : "value");
-      add_vector (b, "query", q.x, dim);
-      if (q.kind == SG_BO_QUERY_DUEL)
-        add_vector (b, "reference", q.x_ref, dim);
-      json_builder_set_member_name (b, "answer");
-      int violation = 0;
-      if (q.kind == SG_BO_QUERY_DUEL)
-        {
-          int a_wins = 0;
-          sg_oracle_duel (&oracle, oracle_rng, q.x, q.x_ref, &a_wins);
-          json_builder_add_string_value (b, a_wins ? "A" : "B");
-          status = sg_bo_answer_duel (bo, q.x, q.x_ref, a_wins);
-        }
-      else
-        {
-          double y;
-          int valid;
-          sg_oracle_measure (&oracle, oracle_rng, q.x, &y, &valid);
-          if (valid)
-            {
-              json_builder_add_double_value (b, y);
-              status = sg_bo_answer_value (bo, q.x, y);
-            }
-          else
-            {
-              json_builder_add_string_value (b, "invalid");
-              status = sg_bo_answer_invalid (bo, q.x);
-              violation = 1;
-              violations++;
-            }
-        }
-      if (status != SG_OK)
-        {
-          json_builder_end_object (b);
-          exit_code = fail ("answer", status);
-          break;
-        }
-      double best[SG_BO_MAX_DIM];
-      int has_best = sg_bo_best (bo, best);
-      add_vector (b, "best_x", has_best ? best : NULL, dim);
-      add_number_or_null (b, "best_value", has_best ? sg_problem_value (p, best) : NAN);
-      if (a->mode == SG_BO_SAFE)
-        {
-          json_builder_set_member_name (b, "violation");
-          json_builder_add_boolean_value (b, violation);
-        }
-      add_number_or_null (b, "acquisition", q.acquisition);
-      json_builder_set_member_name (b, "seconds");
-      json_builder_add_double_value (b, t);
-      json_builder_set_member_name (b, "refit_seconds");
-      json_builder_add_double_value (b, t_refit);
-      add_hyperparameters (b, bo);
-      json_builder_end_object (b);
-      print_line (b);
-    }
-
-  if (exit_code == SKEWGP_EXIT_OK)
-    {
-      double best[SG_BO_MAX_DIM];
-      int has_best = sg_bo_best (bo, best);
-      double value = has_best ? sg_problem_value (p, best) : NAN;
-      qsort (times, n_times, sizeof *times, cmp_double);
-      double median = n_times == 0 ? NAN
-                      : n_times % 2 ? times[n_times / 2]
-                                    : 0.5 * (times[n_times / 2 - 1] + times[n_times / 2]);
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "summary");
-      json_builder_add_boolean_value (b, TRUE);
-      json_builder_set_member_name (b, "problem");
-      json_builder_add_string_value (b, a->problem);
-      json_builder_set_member_name (b, "mode");
-      json_builder_add_string_value (b, sg_bo_mode_name (a->mode));
-      json_builder_set_member_name (b, "acquisition");
-      json_builder_add_string_value (b, sg_bo_acquisition_name (a->acquisition));
-      json_builder_set_member_name (b, "surrogate");
-      json_builder_add_string_value (b, sg_bo_surrogate_name (a->surrogate));
-      json_builder_set_member_name (b, "seed");
-      json_builder_add_int_value (b, (gint64) a->seed);
-      json_builder_set_member_name (b, "iterations");
-      json_builder_add_int_value (b, a->iterations);
-      json_builder_set_member_name (b, "initial");
-      json_builder_add_int_value (b, (gint64) n_init);
-      add_vector (b, "best_x", has_best ? best : NULL, dim);
-      add_number_or_null (b, "best_value", value);
-      add_number_or_null (b, "optimum", sg_problem_optimum (p));
-      add_number_or_null (b, "regret", sg_problem_optimum (p) - value);
-      json_builder_set_member_name (b, "violations");
-      json_builder_add_int_value (b, (gint64) violations);
-      json_builder_set_member_name (b, "proposals");
-      json_builder_add_int_value (b, (gint64) n_times);
-      add_number_or_null (b, "median_seconds", median);
-      json_builder_set_member_name (b, "total_seconds");
-      json_builder_add_double_value (b, total_seconds);
-      json_builder_set_member_name (b, "refits");
-      json_builder_add_int_value (b, (gint64) refits);
-      json_builder_set_member_name (b, "refit_seconds");
-      json_builder_add_double_value (b, refit_seconds);
-      json_builder_end_object (b);
-      print_line (b);
-    }
-
-  g_free (times);
+  for (size_t it = 1; it <= total && code == SKEWGP_EXIT_OK; it++)
+    code = loop_iteration (&r, &oracle, oracle_rng, it);
+  if (code == SKEWGP_EXIT_OK)
+    print_loop_summary (&r, n_init);
   sg_rng_free (oracle_rng);
-  sg_rng_free (refit_rng);
-  sg_bo_free (bo);
-  sg_problem_free (p);
-  return exit_code;
+  return code;
 }
 
 /* ---- Active mode --------------------------------------------------------- */
@@ -668,164 +629,138 @@ active_accuracy (sg_bo *eval, guint64 seed, const double *X, const int *labels, 
   return (double) right / (double) n;
 }
 
+/* The settings active mode refuses (exit 2); *H is the class boundary. */
+static gboolean
+active_settings_ok (const bo_args *a, const sg_problem *p, double *h)
+{
+  *h = isnan (a->threshold) ? sg_problem_threshold (p) : a->threshold;
+  if (isnan (*h))
+    fprintf (stderr, "skewgp bo: problem '%s' has no threshold; give --threshold for "
+             "active mode (the class boundary)\n", a->problem);
+  else if (a->surrogate == SG_BO_SURROGATE_TWO_GP || a->surrogate == SG_BO_SURROGATE_SVGP)
+    fprintf (stderr, "skewgp bo: the %s surrogate is not for active mode\n",
+             sg_bo_surrogate_name (a->surrogate));
+  else
+    return TRUE;
+  return FALSE;
+}
+
+/* The accuracy test set: points, their true labels, predicted P(y = +1). */
+typedef struct {
+  double *X;
+  int *truth;
+  double *prob;
+  size_t n;
+} ActiveTest;
+
+static void
+active_test_clear (ActiveTest *t)
+{
+  g_clear_pointer (&t->X, g_free);
+  g_clear_pointer (&t->truth, g_free);
+  g_clear_pointer (&t->prob, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ActiveTest, active_test_clear)
+
+static void
+active_test_init (const bo_args *a, const sg_problem *p, double h, ActiveTest *t)
+{
+  size_t dim = sg_problem_dim (p);
+  t->X = active_test_points (a, p, &t->n);
+  t->truth = g_new (int, t->n);
+  t->prob = g_new (double, t->n);
+  for (size_t i = 0; i < t->n; i++)
+    t->truth[i] = sg_problem_value (p, t->X + i * dim) >= h ? 1 : -1;
+}
+
+/* Iteration IT: refit, propose, label by the threshold H, score, print. */
+static int
+active_iteration (BoRun *r, ActiveTest *test, double h, size_t it, double *accuracy)
+{
+  sg_bo *judge = r->eval ? r->eval : r->bo;
+  double t, t_refit;
+  sg_bo_query q;
+  int code = refit_and_propose (r, judge, &q, &t_refit, &t);
+  if (code != SKEWGP_EXIT_OK)
+    return code;
+  int label = sg_problem_value (r->p, q.x) >= h ? 1 : -1;
+  int status = sg_bo_answer_label (r->bo, q.x, label);
+  if (status == SG_OK && r->eval)
+    status = sg_bo_answer_label (r->eval, q.x, label);
+  if (status != SG_OK)
+    return fail ("answer", status);
+  *accuracy = active_accuracy (judge, r->a->seed, test->X, test->truth, test->n, test->prob);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_iteration_head (b, it, &q, "label", r->cfg.dim);
+  skewgp_add_int (b, "answer", label);
+  skewgp_add_double (b, "acquisition", q.acquisition);
+  skewgp_add_double (b, "accuracy", *accuracy);
+  print_iteration_tail (b, r, t, t_refit);
+  return SKEWGP_EXIT_OK;
+}
+
+static void
+print_active_summary (BoRun *r, double h, double accuracy, size_t n_test)
+{
+  const sg_data *d = sg_bo_data (r->bo);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  skewgp_add_bool (b, "summary", TRUE);
+  skewgp_add_string (b, "problem", r->a->problem);
+  skewgp_add_string (b, "mode", "active");
+  skewgp_add_string (b, "surrogate", sg_bo_surrogate_name (r->a->surrogate));
+  skewgp_add_int (b, "seed", (gint64) r->a->seed);
+  skewgp_add_double (b, "threshold", h);
+  skewgp_add_int (b, "labels", (gint64) d->n_obs);
+  skewgp_add_double (b, "accuracy", accuracy);
+  skewgp_add_double (b, "unique_fraction",
+                     d->n_obs ? (double) d->n_inputs / (double) d->n_obs : NAN);
+  skewgp_add_int (b, "test_points", (gint64) n_test);
+  add_timings (b, r);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, TRUE);
+}
+
 static int
 run_active (const bo_args *a)
 {
-  sg_problem *p = NULL;
-  if (sg_problem_new (a->problem, a->seed, &p) != SG_OK)
-    {
-      fprintf (stderr, "skewgp bo: unknown problem '%s' (see skewgp bo --list)\n", a->problem);
-      return SKEWGP_EXIT_INPUT;
-    }
-  double h = isnan (a->threshold) ? sg_problem_threshold (p) : a->threshold;
-  if (isnan (h))
-    {
-      fprintf (stderr, "skewgp bo: problem '%s' has no threshold; give --threshold for "
-               "active mode (the class boundary)\n", a->problem);
-      sg_problem_free (p);
-      return SKEWGP_EXIT_INPUT;
-    }
-  if (a->surrogate == SG_BO_SURROGATE_TWO_GP || a->surrogate == SG_BO_SURROGATE_SVGP)
-    {
-      fprintf (stderr, "skewgp bo: the %s surrogate is not for active mode\n",
-               sg_bo_surrogate_name (a->surrogate));
-      sg_problem_free (p);
-      return SKEWGP_EXIT_INPUT;
-    }
-  sg_bo_config cfg, ecfg;
-  int status = make_config (a, p, &cfg);
-  sg_bo *bo = NULL, *eval = NULL;
-  if (status == SG_OK)
-    status = sg_bo_new (&cfg, &bo);
-  /* random labelling is judged by the exact SkewGP on the same labels */
-  ecfg = cfg;
-  ecfg.surrogate = SG_BO_SURROGATE_SKEWGP;
-  if (status == SG_OK && a->surrogate == SG_BO_SURROGATE_RANDOM)
-    status = sg_bo_new (&ecfg, &eval);
-  if (status != SG_OK)
-    {
-      sg_bo_free (bo);
-      sg_problem_free (p);
-      return fail ("configuration", status);
-    }
-  sg_bo *judge = eval ? eval : bo;
-  size_t dim = cfg.dim, n_test = 0;
-  double *X = active_test_points (a, p, &n_test);
-  int *truth = g_new (int, n_test);
-  double *prob = g_new (double, n_test);
-  for (size_t i = 0; i < n_test; i++)
-    truth[i] = sg_problem_value (p, X + i * dim) >= h ? 1 : -1;
-  gsl_rng *refit_rng = sg_rng_new (a->seed, 0x4ef17);
+  g_auto (BoRun) r = { 0 };
+  double h;
+  if (!open_problem (a, &r) || !active_settings_ok (a, r.p, &h))
+    return SKEWGP_EXIT_INPUT;
   size_t total = (size_t) a->initial + (size_t) a->iterations;
-  double *times = g_new0 (double, total + 1);
-  size_t n_times = 0, refits = 0;
-  double refit_seconds = 0, total_seconds = 0, accuracy = NAN;
-  g_autoptr (GTimer) timer = g_timer_new ();
-  int exit_code = SKEWGP_EXIT_OK;
-
-  for (size_t it = 1; it <= total; it++)
+  int code = start_run (&r, total);
+  if (code != SKEWGP_EXIT_OK)
+    return code;
+  /* Random labelling is judged by the exact SkewGP on the same labels. */
+  if (a->surrogate == SG_BO_SURROGATE_RANDOM)
     {
-      double t_refit = 0, t = 0;
-      sg_bo_query q;
-      const char *step = NULL;
-      status = refit_and_propose (bo, judge, refit_rng, timer, &q, &t, &t_refit,
-                                  &refit_seconds, &refits, &step);
+      sg_bo_config ecfg = r.cfg;
+      ecfg.surrogate = SG_BO_SURROGATE_SKEWGP;
+      int status = sg_bo_new (&ecfg, &r.eval);
       if (status != SG_OK)
-        {
-          exit_code = fail (step, status);
-          break;
-        }
-      total_seconds += t;
-      if (!q.random)
-        times[n_times++] = t;
-      int label = sg_problem_value (p, q.x) >= h ? 1 : -1;
-      status = sg_bo_answer_label (bo, q.x, label);
-      if (status == SG_OK && eval)
-        status = sg_bo_answer_label (eval, q.x, label);
-      if (status != SG_OK)
-        {
-          exit_code = fail ("answer", status);
-          break;
-        }
-      accuracy = active_accuracy (judge, a->seed, X, truth, n_test, prob);
-
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "iteration");
-      json_builder_add_int_value (b, (gint64) it);
-      json_builder_set_member_name (b, "initial");
-      json_builder_add_boolean_value (b, q.initial);
-      json_builder_set_member_name (b, "kind");
-      json_builder_add_string_value (b, "label");
-      add_vector (b, "query", q.x, dim);
-      json_builder_set_member_name (b, "answer");
-      json_builder_add_int_value (b, label);
-      add_number_or_null (b, "acquisition", q.acquisition);
-      add_number_or_null (b, "accuracy", accuracy);
-      json_builder_set_member_name (b, "seconds");
-      json_builder_add_double_value (b, t);
-      json_builder_set_member_name (b, "refit_seconds");
-      json_builder_add_double_value (b, t_refit);
-      add_hyperparameters (b, bo);
-      json_builder_end_object (b);
-      print_line (b);
+        return fail ("configuration", status);
     }
-
-  if (exit_code == SKEWGP_EXIT_OK)
-    {
-      qsort (times, n_times, sizeof *times, cmp_double);
-      double median = n_times == 0 ? NAN
-                      : n_times % 2 ? times[n_times / 2]
-                                    : 0.5 * (times[n_times / 2 - 1] + times[n_times / 2]);
-      const sg_data *d = sg_bo_data (bo);
-      g_autoptr (JsonBuilder) b = json_builder_new ();
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "summary");
-      json_builder_add_boolean_value (b, TRUE);
-      json_builder_set_member_name (b, "problem");
-      json_builder_add_string_value (b, a->problem);
-      json_builder_set_member_name (b, "mode");
-      json_builder_add_string_value (b, "active");
-      json_builder_set_member_name (b, "surrogate");
-      json_builder_add_string_value (b, sg_bo_surrogate_name (a->surrogate));
-      json_builder_set_member_name (b, "seed");
-      json_builder_add_int_value (b, (gint64) a->seed);
-      json_builder_set_member_name (b, "threshold");
-      json_builder_add_double_value (b, h);
-      json_builder_set_member_name (b, "labels");
-      json_builder_add_int_value (b, (gint64) d->n_obs);
-      add_number_or_null (b, "accuracy", accuracy);
-      add_number_or_null (b, "unique_fraction",
-                          d->n_obs ? (double) d->n_inputs / (double) d->n_obs : NAN);
-      json_builder_set_member_name (b, "test_points");
-      json_builder_add_int_value (b, (gint64) n_test);
-      add_number_or_null (b, "median_seconds", median);
-      json_builder_set_member_name (b, "total_seconds");
-      json_builder_add_double_value (b, total_seconds);
-      json_builder_set_member_name (b, "refits");
-      json_builder_add_int_value (b, (gint64) refits);
-      json_builder_set_member_name (b, "refit_seconds");
-      json_builder_add_double_value (b, refit_seconds);
-      json_builder_end_object (b);
-      print_line (b);
-    }
-  g_free (times);
-  g_free (X);
-  g_free (truth);
-  g_free (prob);
-  sg_rng_free (refit_rng);
-  sg_bo_free (eval);
-  sg_bo_free (bo);
-  sg_problem_free (p);
-  return exit_code;
+  g_auto (ActiveTest) test = { 0 };
+  active_test_init (a, r.p, h, &test);
+  double accuracy = NAN;
+  for (size_t it = 1; it <= total && code == SKEWGP_EXIT_OK; it++)
+    code = active_iteration (&r, &test, h, it, &accuracy);
+  if (code == SKEWGP_EXIT_OK)
+    print_active_summary (&r, h, accuracy, test.n);
+  return code;
 }
 
 static int
 run_bo_argv (int argc, char **argv)
 {
+  g_auto (BoFlags) flags = { 0 };
   bo_args a;
   g_autoptr (GError) error = NULL;
-  if (!parse_args (argc, argv, &a, &error))
+  if (!parse_flags (argc, argv, &flags, &error) || !args_from_flags (&flags, &a, &error))
     {
       fprintf (stderr, "skewgp bo: %s\n", error->message);
       return SKEWGP_EXIT_INPUT;
@@ -847,7 +782,7 @@ run_bo_json (JsonObject *input, GError **error)
 const SkewgpCommand skewgp_command_bo = {
   .name = "bo",
   .summary = "run a BO loop on a benchmark with a simulated oracle (flags, JSON Lines out)",
-  .help = bo_help,
+  .help = NULL,  /* GOptionContext's, see parse_flags */
   .run = run_bo_json,
   .run_argv = run_bo_argv,
 };

@@ -44,9 +44,9 @@
 #define SVGP_CROSSOVER 1000
 #define DEFAULT_SVGP_INDUCING 100
 
-static const char classify_help[] =
-  "Usage: skewgp classify --train A.csv --test B.csv --method M [options]\n"
-  "       skewgp classify --cv K --data C.csv [--method M1,M2,...] [options]\n\n"
+static const char classify_summary[] =
+  "  skewgp classify --train A.csv --test B.csv --method M [OPTION...]\n"
+  "  skewgp classify --cv K --data C.csv [--method M1,M2,...] [OPTION...]\n\n"
   "Binary GP classification with a probit likelihood Phi(y f(x)) (paper 000\n"
   "eq. 6) and a zero-mean prior with the given kernel.\n\n"
   "Input CSV: one row per example, the last column is the label (0/1 or\n"
@@ -67,7 +67,9 @@ static const char classify_help[] =
   "y_i = +-1, p_i = P(y_i = 1 | training folds), over all n rows (each is held\n"
   "out exactly once); p_i is clipped to [1e-15, 1 - 1e-15]. I = 1 bit for\n"
   "certain correct predictions, 0 for p = 1/2, negative when the wrong class\n"
-  "is favoured. Also per fold and fitted hyperparameters.\n\n"
+  "is favoured. Also per fold and fitted hyperparameters.";
+
+static const char classify_description[] =
   "Methods:\n"
   "  skewgp            exact SkewGP_s posterior (000 Theorem 3.1), sampled with\n"
   "                    exact HMC; P(y = 1) = E[Phi(f(x))] Rao-Blackwellised over\n"
@@ -99,34 +101,25 @@ static const char classify_help[] =
   "keeps them in [delta, 1 - delta]); for calibrated probabilities from a few\n"
   "thousand rows use --method laplace. On a few dozen rows svgp's ELBO may\n"
   "prefer delta -> 1/2 (every P = 1/2).\n\n"
-  "Options:\n"
-  "  --kernel K          rbf (default) | matern52\n"
-  "  --variance V        kernel variance (default 1)\n"
-  "  --lengthscale L[,L2,...]  one value (isotropic) or one per input column\n"
-  "                      (ARD); default sqrt(number of inputs)\n"
-  "  --skew-dim S        latent dimension s of the SkewGP prior (default 0 =\n"
-  "                      GP prior; only for --method skewgp, s <= 8)\n"
-  "  --fit               fit the hyperparameters of each method by maximising\n"
-  "                      its own log evidence (skewgp: exact, 001 Corollary 3\n"
-  "                      with 2000 common QMC points; laplace, ep: their\n"
-  "                      approximations), on every training set: the variance\n"
-  "                      in [0.01, 100], the lengthscales (tied if one value\n"
-  "                      was given or none, ARD if one per column) in\n"
-  "                      [0.01, 10] x the range of the inputs, and for s > 0\n"
-  "                      gamma in [-3, 3]; BOBYQA from the given values and one\n"
-  "                      Latin-hypercube start (sg_fit). Without --fit the\n"
-  "                      hyperparameters are fixed as given.\n"
-  "  --fit-evals N       evidence evaluations per fit (default 200)\n"
-  "  --standardize       scale every input column to mean 0, sd 1 with the\n"
-  "                      statistics of the training rows (per fold in --cv)\n"
-  "  --samples N         skewgp posterior samples (default 2000)\n"
-  "  --exact-probability skewgp: class probability by 000 Corollary 2\n"
-  "  --inducing M        svgp: inducing points (default min(100, rows))\n"
-  "  --batch B           svgp: minibatch rows per Adam step (default 256;\n"
-  "                      >= rows means full batches)\n"
-  "  --iterations N      svgp: Adam steps (default 2000)\n"
-  "  --seed S            seed of the folds, pseudo-points, fit starts,\n"
-  "                      sampling and svgp's k-means and minibatches (default 0)\n\n"
+  "Options in detail:\n"
+  "  --lengthscale L[,L2,...]: one value (isotropic) or one per input column\n"
+  "      (ARD); default sqrt(number of inputs)\n"
+  "  --skew-dim S: latent dimension s of the SkewGP prior (default 0 = GP\n"
+  "      prior; only for --method skewgp, s <= 8)\n"
+  "  --fit: fit the hyperparameters of each method by maximising its own log\n"
+  "      evidence (skewgp: exact, 001 Corollary 3 with 2000 common QMC points;\n"
+  "      laplace, ep: their approximations), on every training set: the\n"
+  "      variance in [0.01, 100], the lengthscales (tied if one value was given\n"
+  "      or none, ARD if one per column) in [0.01, 10] x the range of the\n"
+  "      inputs, and for s > 0 gamma in [-3, 3]; BOBYQA from the given values\n"
+  "      and one Latin-hypercube start (sg_fit). Without --fit the\n"
+  "      hyperparameters are fixed as given.\n"
+  "  --standardize: scale every input column to mean 0, sd 1 with the\n"
+  "      statistics of the training rows (per fold in --cv)\n"
+  "  --batch B: svgp minibatch rows per Adam step (default 256; >= rows means\n"
+  "      full batches)\n"
+  "  --seed S: seed of the folds, pseudo-points, fit starts, sampling and\n"
+  "      svgp's k-means and minibatches (default 0)\n\n"
   "SkewGP_s prior for s > 0 (000 eq. 14: Gamma = L Kbar(R,R) L,\n"
   "Delta = Kbar(X,R) L): the pseudo-points R are s training inputs drawn at\n"
   "random (000 sec. 7.2's initialisation), alternately from class 1 and\n"
@@ -135,7 +128,7 @@ static const char classify_help[] =
   "Paper 000 also optimises R and L by marginal likelihood; here R and L stay\n"
   "fixed (sg_fit does not fit discrete phases) and gamma is fitted.\n\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (the message\n"
-  "names the file and line).\n";
+  "names the file and line).";
 
 typedef enum {
   METHOD_SKEWGP = 0,
@@ -181,18 +174,6 @@ typedef struct {
 } ClsRun;
 
 /* ---- Argument parsing --------------------------------------------------- */
-
-static gboolean
-parse_long (const char *flag, const char *s, long min, long max, long *out, GError **error)
-{
-  char *end = NULL;
-  long v = strtol (s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v < min || v > max)
-    return skewgp_input_error (error, "%s expects an integer in [%ld, %ld], got '%s'", flag, min,
-                        max, s);
-  *out = v;
-  return TRUE;
-}
 
 static gboolean
 parse_positive (const char *flag, const char *s, double *out, GError **error)
@@ -242,69 +223,103 @@ parse_lengthscales (const char *s, ClsArgs *a, GError **error)
   return TRUE;
 }
 
-/* Flags without a value. */
-static gboolean
-parse_switch (const char *f, ClsArgs *a)
+/* The options as given (NULL: not given), before checking. */
+typedef struct {
+  char *train, *test, *data, *cv, *method, *kernel, *variance, *lengthscale;
+  char *skew_dim, *samples, *fit_evals, *inducing, *batch, *iterations, *seed;
+  gboolean fit, standardize, exact_probability;
+} ClsFlags;
+
+static void
+cls_flags_clear (ClsFlags *f)
 {
-  if (strcmp (f, "--fit") == 0)
-    a->fit = TRUE;
-  else if (strcmp (f, "--standardize") == 0)
-    a->standardize = TRUE;
-  else if (strcmp (f, "--exact-probability") == 0)
-    a->exact_probability = TRUE;
-  else
-    return FALSE;
+  char **texts[] = {
+    &f->train, &f->test, &f->data, &f->cv, &f->method, &f->kernel, &f->variance,
+    &f->lengthscale, &f->skew_dim, &f->samples, &f->fit_evals, &f->inducing, &f->batch,
+    &f->iterations, &f->seed,
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
+    g_clear_pointer (texts[i], g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ClsFlags, cls_flags_clear)
+
+static gboolean
+parse_flags (int argc, char **argv, ClsFlags *f, GError **error)
+{
+  const GOptionEntry entries[] = {
+    { "train", 0, 0, G_OPTION_ARG_FILENAME, &f->train, "training CSV", "A.csv" },
+    { "test", 0, 0, G_OPTION_ARG_FILENAME, &f->test, "test CSV (label column optional)",
+      "B.csv" },
+    { "cv", 0, 0, G_OPTION_ARG_STRING, &f->cv, "K-fold cross-validation, K in [2, 1000]", "K" },
+    { "data", 0, 0, G_OPTION_ARG_FILENAME, &f->data, "the CSV of --cv", "C.csv" },
+    { "method", 0, 0, G_OPTION_ARG_STRING, &f->method,
+      "skewgp | laplace | ep | laplace-logistic | svgp (--cv: a list M1,M2)", "M" },
+    { "kernel", 0, 0, G_OPTION_ARG_STRING, &f->kernel, "rbf (default) | matern52", "K" },
+    { "variance", 0, 0, G_OPTION_ARG_STRING, &f->variance, "kernel variance (default 1)", "V" },
+    { "lengthscale", 0, 0, G_OPTION_ARG_STRING, &f->lengthscale,
+      "one value, or one per input column (ARD)", "L[,L2,...]" },
+    { "skew-dim", 0, 0, G_OPTION_ARG_STRING, &f->skew_dim,
+      "skewgp: SkewGP_s prior dimension s <= 8 (default 0)", "S" },
+    { "fit", 0, 0, G_OPTION_ARG_NONE, &f->fit, "fit the hyperparameters (see below)", NULL },
+    { "fit-evals", 0, 0, G_OPTION_ARG_STRING, &f->fit_evals,
+      "evidence evaluations per fit (default 200)", "N" },
+    { "standardize", 0, 0, G_OPTION_ARG_NONE, &f->standardize,
+      "scale every input column to mean 0, sd 1", NULL },
+    { "samples", 0, 0, G_OPTION_ARG_STRING, &f->samples,
+      "skewgp posterior samples (default 2000)", "N" },
+    { "exact-probability", 0, 0, G_OPTION_ARG_NONE, &f->exact_probability,
+      "skewgp: class probability by 000 Corollary 2", NULL },
+    { "inducing", 0, 0, G_OPTION_ARG_STRING, &f->inducing,
+      "svgp: inducing points (default min(100, rows))", "M" },
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &f->batch,
+      "svgp: minibatch rows per Adam step (default 256)", "B" },
+    { "iterations", 0, 0, G_OPTION_ARG_STRING, &f->iterations,
+      "svgp: Adam steps (default 2000)", "N" },
+    { "seed", 0, 0, G_OPTION_ARG_STRING, &f->seed, "seed of everything random (default 0)",
+      "S" },
+    { NULL },
+  };
+  return skewgp_parse_options ("classify", entries, classify_summary, classify_description,
+                               argc, argv, error);
+}
+
+/* The integer options, each in its range. */
+static gboolean
+read_counts (const ClsFlags *f, ClsArgs *a, GError **error)
+{
+  long seed = 0;
+  const struct { const char *flag, *text; long min, max; long *out; } counts[] = {
+    { "--cv", f->cv, 2, 1000, &a->cv },
+    { "--skew-dim", f->skew_dim, 0, MAX_SKEW_DIM, &a->skew_dim },
+    { "--samples", f->samples, 10, 10000000, &a->samples },
+    { "--fit-evals", f->fit_evals, 1, 1000000, &a->fit_evals },
+    { "--inducing", f->inducing, 1, 100000, &a->inducing },
+    { "--batch", f->batch, 1, 100000000, &a->batch },
+    { "--iterations", f->iterations, 1, 100000000, &a->iterations },
+    { "--seed", f->seed, 0, G_MAXLONG, &seed },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (counts); i++)
+    if (counts[i].text
+        && !skewgp_option_long (counts[i].flag, counts[i].text, counts[i].min, counts[i].max,
+                                counts[i].out, error))
+      return FALSE;
+  a->seed = (guint64) seed;
   return TRUE;
 }
 
+/* Kernel, variance, lengthscales and methods. */
 static gboolean
-parse_option (const char *f, const char *v, ClsArgs *a, gboolean *method_given,
-              GError **error)
+read_model (const ClsFlags *f, ClsArgs *a, GError **error)
 {
-  long l;
-  if (strcmp (f, "--train") == 0)
-    a->train = v;
-  else if (strcmp (f, "--test") == 0)
-    a->test = v;
-  else if (strcmp (f, "--data") == 0)
-    a->data = v;
-  else if (strcmp (f, "--cv") == 0)
-    return parse_long (f, v, 2, 1000, &a->cv, error);
-  else if (strcmp (f, "--method") == 0)
-    {
-      *method_given = TRUE;
-      return parse_methods (v, a, error);
-    }
-  else if (strcmp (f, "--kernel") == 0)
-    {
-      if (sg_kernel_type_parse (v, &a->kernel) != SG_OK)
-        return skewgp_input_error (error, "--kernel: unknown kernel '%s' (rbf, matern52)", v);
-    }
-  else if (strcmp (f, "--variance") == 0)
-    return parse_positive (f, v, &a->variance, error);
-  else if (strcmp (f, "--lengthscale") == 0)
-    return parse_lengthscales (v, a, error);
-  else if (strcmp (f, "--skew-dim") == 0)
-    return parse_long (f, v, 0, MAX_SKEW_DIM, &a->skew_dim, error);
-  else if (strcmp (f, "--samples") == 0)
-    return parse_long (f, v, 10, 10000000, &a->samples, error);
-  else if (strcmp (f, "--fit-evals") == 0)
-    return parse_long (f, v, 1, 1000000, &a->fit_evals, error);
-  else if (strcmp (f, "--inducing") == 0)
-    return parse_long (f, v, 1, 100000, &a->inducing, error);
-  else if (strcmp (f, "--batch") == 0)
-    return parse_long (f, v, 1, 100000000, &a->batch, error);
-  else if (strcmp (f, "--iterations") == 0)
-    return parse_long (f, v, 1, 100000000, &a->iterations, error);
-  else if (strcmp (f, "--seed") == 0)
-    {
-      if (!parse_long (f, v, 0, G_MAXLONG, &l, error))
-        return FALSE;
-      a->seed = (guint64) l;
-    }
-  else
-    return skewgp_input_error (error, "unknown option '%s' (see skewgp classify --help)", f);
-  return TRUE;
+  if (f->kernel && sg_kernel_type_parse (f->kernel, &a->kernel) != SG_OK)
+    return skewgp_input_error (error, "--kernel: unknown kernel '%s' (rbf, matern52)", f->kernel);
+  if (f->variance && !parse_positive ("--variance", f->variance, &a->variance, error))
+    return FALSE;
+  if (f->lengthscale && !parse_lengthscales (f->lengthscale, a, error))
+    return FALSE;
+  a->method_given = f->method != NULL;
+  return !f->method || parse_methods (f->method, a, error);
 }
 
 static gboolean
@@ -318,27 +333,18 @@ check_skew_dim (const ClsArgs *a, GError **error)
   return TRUE;
 }
 
+/* The arguments of a run from the options F (which must outlive A). */
 static gboolean
-parse_args (int argc, char **argv, ClsArgs *a, GError **error)
+args_from_flags (const ClsFlags *f, ClsArgs *a, GError **error)
 {
-  memset (a, 0, sizeof *a);
-  a->kernel = SG_KERNEL_RBF;
-  a->variance = 1;
-  a->samples = DEFAULT_SAMPLES;
-  a->fit_evals = DEFAULT_FIT_EVALS;
-  gboolean method_given = FALSE;
-  for (int i = 0; i < argc; i++)
-    {
-      const char *f = argv[i];
-      if (strncmp (f, "--", 2) != 0)
-        return skewgp_input_error (error, "unexpected argument '%s' (options start with --)", f);
-      if (parse_switch (f, a))
-        continue;
-      if (i + 1 >= argc)
-        return skewgp_input_error (error, "%s needs a value", f);
-      if (!parse_option (f, argv[++i], a, &method_given, error))
-        return FALSE;
-    }
+  *a = (ClsArgs) {
+    .train = f->train, .test = f->test, .data = f->data,
+    .kernel = SG_KERNEL_RBF, .variance = 1,
+    .samples = DEFAULT_SAMPLES, .fit_evals = DEFAULT_FIT_EVALS,
+    .fit = f->fit, .standardize = f->standardize, .exact_probability = f->exact_probability,
+  };
+  if (!read_counts (f, a, error) || !read_model (f, a, error))
+    return FALSE;
   gboolean cv_mode = a->cv > 0 || a->data != NULL;
   if (cv_mode)
     {
@@ -352,11 +358,10 @@ parse_args (int argc, char **argv, ClsArgs *a, GError **error)
       if (a->train == NULL || a->test == NULL)
         return skewgp_input_error (error, "--train and --test are required (or --cv K --data "
                                    "FILE; see skewgp classify --help)");
-      if (method_given && a->n_methods != 1)
+      if (a->method_given && a->n_methods != 1)
         return skewgp_input_error (error, "--train/--test take exactly one --method");
     }
-  a->method_given = method_given;
-  return !method_given || check_skew_dim (a, error);
+  return !a->method_given || check_skew_dim (a, error);
 }
 
 /* The default methods, once the training set's size N_TRAIN is known
@@ -953,33 +958,21 @@ add_hyper_json (JsonBuilder *b, const ClsRun *run)
 {
   const sg_hyper *h = &run->hyper;
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "variance");
-  json_builder_add_double_value (b, h->kernel.variance);
-  json_builder_set_member_name (b, "lengthscales");
-  json_builder_add_value (b, skewgp_vector_node (h->kernel.lengthscales, h->kernel.dim));
+  skewgp_add_double (b, "variance", h->kernel.variance);
+  skewgp_add_vector (b, "lengthscales", h->kernel.lengthscales, h->kernel.dim);
   if (h->s > 0)
     {
-      json_builder_set_member_name (b, "gamma");
-      json_builder_add_value (b, skewgp_vector_node (h->gamma, h->s));
-      json_builder_set_member_name (b, "phases");
-      json_builder_add_value (b, skewgp_vector_node (h->phases, h->s));
-      json_builder_set_member_name (b, "pseudo_points");
-      json_builder_add_value (b, skewgp_matrix_node (h->pseudo_points, h->s, h->kernel.dim));
+      skewgp_add_vector (b, "gamma", h->gamma, h->s);
+      skewgp_add_vector (b, "phases", h->phases, h->s);
+      skewgp_add_matrix (b, "pseudo_points", h->pseudo_points, h->s, h->kernel.dim);
     }
   if (run->inducing > 0)
     {
-      json_builder_set_member_name (b, "delta");
-      json_builder_add_double_value (b, run->delta);
-      json_builder_set_member_name (b, "inducing");
-      json_builder_add_int_value (b, (gint64) run->inducing);
+      skewgp_add_double (b, "delta", run->delta);
+      skewgp_add_int (b, "inducing", (gint64) run->inducing);
     }
-  json_builder_set_member_name (b, "log_evidence");
-  if (isfinite (run->log_evidence))
-    json_builder_add_double_value (b, run->log_evidence);
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "seconds");
-  json_builder_add_double_value (b, run->seconds);
+  skewgp_add_double (b, "log_evidence", run->log_evidence);
+  skewgp_add_double (b, "seconds", run->seconds);
   json_builder_end_object (b);
 }
 
@@ -1045,25 +1038,15 @@ add_cv_method_json (JsonBuilder *b, const ClsArgs *a, ClsMethod method, gsize n,
                     const CvScore *sc)
 {
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "method");
-  json_builder_add_string_value (b, method_names[method]);
+  skewgp_add_string (b, "method", method_names[method]);
   if (method == METHOD_SKEWGP)
-    {
-      json_builder_set_member_name (b, "skew_dim");
-      json_builder_add_int_value (b, a->skew_dim);
-    }
-  json_builder_set_member_name (b, "accuracy");
-  json_builder_add_double_value (b, sc->correct / (double) n);
-  json_builder_set_member_name (b, "information_bits");
-  json_builder_add_double_value (b, 1 + sc->info_sum / (double) n);
-  json_builder_set_member_name (b, "fold_accuracy");
-  json_builder_add_value (b, skewgp_vector_node (sc->fold_acc, (gsize) a->cv));
-  json_builder_set_member_name (b, "fold_information_bits");
-  json_builder_add_value (b, skewgp_vector_node (sc->fold_info, (gsize) a->cv));
-  json_builder_set_member_name (b, "seconds");
-  json_builder_add_double_value (b, sc->seconds);
-  json_builder_set_member_name (b, "hyperparameters");
-  json_builder_add_value (b, json_builder_get_root (sc->hyper));
+    skewgp_add_int (b, "skew_dim", a->skew_dim);
+  skewgp_add_double (b, "accuracy", sc->correct / (double) n);
+  skewgp_add_double (b, "information_bits", 1 + sc->info_sum / (double) n);
+  skewgp_add_vector (b, "fold_accuracy", sc->fold_acc, (gsize) a->cv);
+  skewgp_add_vector (b, "fold_information_bits", sc->fold_info, (gsize) a->cv);
+  skewgp_add_double (b, "seconds", sc->seconds);
+  skewgp_add_node (b, "hyperparameters", json_builder_get_root (sc->hyper));
   json_builder_end_object (b);
 }
 
@@ -1072,35 +1055,24 @@ print_cv_result (const ClsArgs *a, const ClsTable *t, gsize n_pos, const CvScore
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "data");
-  json_builder_add_string_value (b, a->data);
-  json_builder_set_member_name (b, "n");
-  json_builder_add_int_value (b, (gint64) t->n);
-  json_builder_set_member_name (b, "n_positive");
-  json_builder_add_int_value (b, (gint64) n_pos);
-  json_builder_set_member_name (b, "dim");
-  json_builder_add_int_value (b, (gint64) t->dim);
-  json_builder_set_member_name (b, "folds");
-  json_builder_add_int_value (b, a->cv);
-  json_builder_set_member_name (b, "seed");
-  json_builder_add_int_value (b, (gint64) a->seed);
-  json_builder_set_member_name (b, "kernel");
-  json_builder_add_string_value (b, sg_kernel_type_name (a->kernel));
-  json_builder_set_member_name (b, "fit");
-  json_builder_add_boolean_value (b, a->fit);
-  json_builder_set_member_name (b, "standardize");
-  json_builder_add_boolean_value (b, a->standardize);
-  json_builder_set_member_name (b, "information");
-  json_builder_add_string_value (b, "I = 1 + mean_i log2 p(y_i | x_i), p clipped to "
-                                    "[1e-15, 1-1e-15] (000 sec. 7.1, Kuss & Rasmussen 2005)");
+  skewgp_add_string (b, "data", a->data);
+  skewgp_add_int (b, "n", (gint64) t->n);
+  skewgp_add_int (b, "n_positive", (gint64) n_pos);
+  skewgp_add_int (b, "dim", (gint64) t->dim);
+  skewgp_add_int (b, "folds", a->cv);
+  skewgp_add_int (b, "seed", (gint64) a->seed);
+  skewgp_add_string (b, "kernel", sg_kernel_type_name (a->kernel));
+  skewgp_add_bool (b, "fit", a->fit);
+  skewgp_add_bool (b, "standardize", a->standardize);
+  skewgp_add_string (b, "information", "I = 1 + mean_i log2 p(y_i | x_i), p clipped to "
+                                       "[1e-15, 1-1e-15] (000 sec. 7.1, Kuss & Rasmussen 2005)");
   json_builder_set_member_name (b, "methods");
   json_builder_begin_array (b);
   for (gsize m = 0; m < a->n_methods; m++)
     add_cv_method_json (b, a, a->methods[m], t->n, &scores[m]);
   json_builder_end_array (b);
   json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  skewgp_print_json (root);
+  skewgp_print_builder (b, FALSE);
 }
 
 static int
@@ -1161,9 +1133,10 @@ done:
 static int
 run_classify_argv (int argc, char **argv)
 {
+  g_auto (ClsFlags) flags = { 0 };
   ClsArgs a;
   g_autoptr (GError) error = NULL;
-  if (!parse_args (argc, argv, &a, &error))
+  if (!parse_flags (argc, argv, &flags, &error) || !args_from_flags (&flags, &a, &error))
     {
       fprintf (stderr, "skewgp classify: %s\n", error->message);
       return SKEWGP_EXIT_INPUT;
@@ -1182,7 +1155,7 @@ run_classify_json (JsonObject *input, GError **error)
 const SkewgpCommand skewgp_command_classify = {
   .name = "classify",
   .summary = "binary GP classification from CSV: SkewGP, Laplace, EP; K-fold CV (flags)",
-  .help = classify_help,
+  .help = NULL,  /* GOptionContext's, see parse_flags */
   .run = run_classify_json,
   .run_argv = run_classify_argv,
 };

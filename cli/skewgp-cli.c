@@ -2,11 +2,15 @@
 #include "config.h"
 
 #include "skewgp-cli.h"
+#include "sb-json-read.h"
 #include "sb-json-write.h"
 #include "sg-common.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 G_DEFINE_QUARK (skewgp-cli-error-quark, skewgp_cli_error)
 
@@ -29,44 +33,70 @@ skewgp_numeric_error (GError **error, const char *what, int status)
   return FALSE;
 }
 
+/* Reads at most SB_JSON_READ_MAX_BYTES + 1 bytes of IN: enough for the
+ * reader to refuse a larger document without holding all of it. */
+static char *
+read_bounded (FILE *in, gsize *len)
+{
+  g_autoptr (GString) buf = g_string_new (NULL);
+  char chunk[65536];
+  size_t got;
+  while (buf->len <= SB_JSON_READ_MAX_BYTES
+         && (got = fread (chunk, 1, sizeof chunk, in)) > 0)
+    g_string_append_len (buf, chunk, (gssize) got);
+  *len = buf->len;
+  return g_string_free (g_steal_pointer (&buf), FALSE);
+}
+
+/* The bytes of PATH ("-": standard input), bounded as read_bounded(). */
+static char *
+read_input (const char *path, gsize *len, GError **error)
+{
+  gboolean from_stdin = g_strcmp0 (path, "-") == 0;
+  FILE *in = from_stdin ? stdin : fopen (path, "rb");
+  if (in == NULL)
+    {
+      skewgp_input_error (error, "cannot read '%s': %s", path, g_strerror (errno));
+      return NULL;
+    }
+  g_autofree char *text = read_bounded (in, len);
+  int read_errno = ferror (in) ? errno : 0;
+  if (!from_stdin)
+    fclose (in);
+  if (read_errno != 0)
+    {
+      skewgp_input_error (error, "cannot read '%s': %s", path, g_strerror (read_errno));
+      return NULL;
+    }
+  return g_steal_pointer (&text);
+}
+
 JsonNode *
 skewgp_read_document (const char *path, GError **error)
 {
-  g_autofree char *text = NULL;
   gsize len = 0;
+  g_autofree char *text = read_input (path, &len, error);
+  if (text == NULL)
+    return NULL;
+
   g_autoptr (GError) local = NULL;
-
-  if (g_strcmp0 (path, "-") == 0)
+  g_autoptr (JsonNode) root = sb_json_read (text, (gssize) len, &local);
+  const char *name = g_strcmp0 (path, "-") == 0 ? "<stdin>" : path;
+  if (root == NULL)
     {
-      g_autoptr (GString) buf = g_string_new (NULL);
-      char chunk[65536];
-      size_t got;
-      while ((got = fread (chunk, 1, sizeof chunk, stdin)) > 0)
-        g_string_append_len (buf, chunk, (gssize) got);
-      len = buf->len;
-      text = g_string_free (g_steal_pointer (&buf), FALSE);
-    }
-  else if (!g_file_get_contents (path, &text, &len, &local))
-    {
-      skewgp_input_error (error, "cannot read '%s': %s", path, local->message);
+      /* "<stdin>:3:14: what is wrong" */
+      gboolean syntax = g_error_matches (local, SB_JSON_READ_ERROR, SB_JSON_READ_ERROR_SYNTAX)
+                        || g_error_matches (local, SB_JSON_READ_ERROR, SB_JSON_READ_ERROR_EMPTY);
+      skewgp_input_error (error, "%s%s:%s", syntax ? "malformed JSON: " : "", name,
+                          local->message);
       return NULL;
     }
-
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, text, (gssize) len, &local))
-    {
-      /* json-glib's message already names the line and column:
-       * "<data>:3:14: Parse error: ..." */
-      skewgp_input_error (error, "malformed JSON: %s", local->message);
-      return NULL;
-    }
-  JsonNode *root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       skewgp_input_error (error, "the document must be a JSON object");
       return NULL;
     }
-  return json_node_copy (root);
+  return g_steal_pointer (&root);
 }
 
 void
@@ -313,4 +343,160 @@ skewgp_matrix_node (const double *a, gsize rows, gsize cols)
   JsonNode *node = json_node_new (JSON_NODE_ARRAY);
   json_node_take_array (node, array);
   return node;
+}
+
+void
+skewgp_add_double (JsonBuilder *b, const char *name, double value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_double_value (b, value);
+}
+
+void
+skewgp_add_int (JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, value);
+}
+
+void
+skewgp_add_bool (JsonBuilder *b, const char *name, gboolean value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_boolean_value (b, value);
+}
+
+void
+skewgp_add_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_string_value (b, value);
+}
+
+void
+skewgp_add_vector (JsonBuilder *b, const char *name, const double *x, gsize n)
+{
+  json_builder_set_member_name (b, name);
+  if (x == NULL)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_value (b, skewgp_vector_node (x, n));
+}
+
+void
+skewgp_add_matrix (JsonBuilder *b, const char *name, const double *a, gsize rows, gsize cols)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_value (b, skewgp_matrix_node (a, rows, cols));
+}
+
+void
+skewgp_add_node (JsonBuilder *b, const char *name, JsonNode *node)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_value (b, node);
+}
+
+void
+skewgp_print_builder (JsonBuilder *b, gboolean one_line)
+{
+  g_autoptr (JsonNode) root = json_builder_get_root (b);
+  if (one_line)
+    skewgp_print_json_line (root);
+  else
+    skewgp_print_json (root);
+}
+
+/* ---- Options -------------------------------------------------------------- */
+
+static const GOptionEntry *
+find_entry (const GOptionEntry *entries, const char *name, gsize len)
+{
+  for (const GOptionEntry *e = entries; e->long_name; e++)
+    if (strlen (e->long_name) == len && strncmp (e->long_name, name, len) == 0)
+      return e;
+  return NULL;
+}
+
+/* The checks whose GLib messages would not say what the CLI says: an
+ * unknown long option, and a value-taking option at the end. */
+static gboolean
+check_option_names (const char *command, const GOptionEntry *entries, int argc, char **argv,
+                    GError **error)
+{
+  for (int i = 0; i < argc && strcmp (argv[i], "--") != 0; i++)
+    {
+      if (!g_str_has_prefix (argv[i], "--"))
+        continue;
+      const char *name = argv[i] + 2, *eq = strchr (name, '=');
+      gsize len = eq ? (gsize) (eq - name) : strlen (name);
+      const GOptionEntry *e = find_entry (entries, name, len);
+      if (e == NULL && (strcmp (name, "help") == 0 || strcmp (name, "help-all") == 0))
+        continue;
+      if (e == NULL)
+        return skewgp_input_error (error, "unknown option '--%.*s' (see skewgp %s --help)",
+                                   (int) len, name, command);
+      if (e->arg == G_OPTION_ARG_NONE || eq != NULL)
+        continue;
+      if (i + 1 >= argc)
+        return skewgp_input_error (error, "%s needs a value", argv[i]);
+      i++;
+    }
+  return TRUE;
+}
+
+gboolean
+skewgp_parse_options (const char *command, const GOptionEntry *entries, const char *summary,
+                      const char *description, int argc, char **argv, GError **error)
+{
+  if (!check_option_names (command, entries, argc, argv, error))
+    return FALSE;
+  g_autofree char *program = g_strdup_printf ("skewgp %s", command);
+  g_set_prgname (program);
+  g_auto (GStrv) args = g_new0 (char *, argc + 2);
+  args[0] = g_strdup (program);
+  for (int i = 0; i < argc; i++)
+    args[i + 1] = g_strdup (argv[i]);
+
+  g_autoptr (GOptionContext) context = g_option_context_new (NULL);
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_set_summary (context, summary);
+  g_option_context_set_description (context, description);
+  g_autoptr (GError) local = NULL;
+  if (!g_option_context_parse_strv (context, &args, &local))
+    return skewgp_input_error (error, "%s", local->message);
+  if (args[1] != NULL)
+    return skewgp_input_error (error, "unexpected argument '%s' (options start with --)",
+                               args[1]);
+  return TRUE;
+}
+
+gboolean
+skewgp_option_long (const char *flag, const char *text, long min, long max, long *out,
+                    GError **error)
+{
+  char *end = NULL;
+  errno = 0;
+  long v = strtol (text, &end, 10);
+  if (*text == '\0' || *end != '\0' || errno == ERANGE || v < min || v > max)
+    {
+      if (max == G_MAXLONG)
+        return skewgp_input_error (error, "%s expects an integer >= %ld, got '%s'", flag, min,
+                                   text);
+      return skewgp_input_error (error, "%s expects an integer in [%ld, %ld], got '%s'", flag,
+                                 min, max, text);
+    }
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+skewgp_option_double (const char *flag, const char *text, double *out, GError **error)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+  if (*text == '\0' || *end != '\0' || !isfinite (v))
+    return skewgp_input_error (error, "%s expects a number, got '%s'", flag, text);
+  *out = v;
+  return TRUE;
 }

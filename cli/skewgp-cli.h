@@ -28,13 +28,15 @@ typedef enum {
 typedef struct {
   const char *name;
   const char *summary;
-  const char *help;            /* full help: every field documented */
+  /* Full help, every field documented; NULL for commands whose
+   * GOptionContext prints it (skewgp_parse_options). */
+  const char *help;
   /* Runs the command on a parsed document; prints the result to stdout on
    * success. Returns FALSE with ERROR set on failure. */
   gboolean (*run) (JsonObject *input, GError **error);
   /* Optional: commands that take flags instead of one JSON document (bo).
    * When set, main() passes the arguments after the command name and
-   * returns its exit status; --help is still handled by main(). */
+   * returns its exit status; main() handles --help only if HELP is set. */
   int (*run_argv) (int argc, char **argv);
 } SkewgpCommand;
 
@@ -45,8 +47,10 @@ gboolean skewgp_input_error (GError **error, const char *format, ...) G_GNUC_PRI
  * always returns FALSE. */
 gboolean skewgp_numeric_error (GError **error, const char *what, int status);
 
-/* Reads and parses FILE ("-" = stdin); the root must be an object. Parse
- * errors name the line and column. */
+/* Reads and parses FILE ("-" = stdin) with the strict reader
+ * (sb-json-read.h: size and depth limits, no duplicate members, no
+ * trailing content, numbers json-glib reads exactly); the root must be an
+ * object. Errors are input errors naming FILE:LINE:COLUMN. */
 JsonNode *skewgp_read_document (const char *path, GError **error);
 /* Pretty-prints NODE to stdout followed by a newline (sb-json-write: valid
  * JSON numbers, unlike json-glib 1.6's generator). */
@@ -82,5 +86,37 @@ gboolean skewgp_check_fields (JsonObject *obj, const char *where,
 /* JSON builders for results. */
 JsonNode *skewgp_vector_node (const double *x, gsize n);
 JsonNode *skewgp_matrix_node (const double *a, gsize rows, gsize cols);
+
+/* Members of the result object B is building, one call each. Numbers that
+ * are NaN or infinite come out as null (sb-json-write). */
+void skewgp_add_double (JsonBuilder *b, const char *name, double value);
+void skewgp_add_int (JsonBuilder *b, const char *name, gint64 value);
+void skewgp_add_bool (JsonBuilder *b, const char *name, gboolean value);
+void skewgp_add_string (JsonBuilder *b, const char *name, const char *value);
+/* A vector of N numbers, or null when X is NULL. */
+void skewgp_add_vector (JsonBuilder *b, const char *name, const double *x, gsize n);
+void skewgp_add_matrix (JsonBuilder *b, const char *name, const double *a, gsize rows,
+                        gsize cols);
+/* NODE (taken) as member NAME. */
+void skewgp_add_node (JsonBuilder *b, const char *name, JsonNode *node);
+/* Prints what B built: a pretty document, or one JSON line (ONE_LINE). */
+void skewgp_print_builder (JsonBuilder *b, gboolean one_line);
+
+/* Command-line options of the commands that take flags (bo, classify):
+ * parses the ARGC ARGV after the command name with ENTRIES through a
+ * GOptionContext, so --name VALUE and --name=VALUE both work and -h/--help
+ * prints the help GLib builds from SUMMARY, ENTRIES and DESCRIPTION (and
+ * exits 0). Errors are input errors in the CLI's words: "unknown option
+ * '--x' (see skewgp COMMAND --help)", "--seed needs a value", "unexpected
+ * argument 'y' (options start with --)". */
+gboolean skewgp_parse_options (const char *command, const GOptionEntry *entries,
+                               const char *summary, const char *description,
+                               int argc, char **argv, GError **error);
+/* TEXT as an integer in [MIN, MAX] for option FLAG ("--seed"). */
+gboolean skewgp_option_long (const char *flag, const char *text, long min, long max,
+                             long *out, GError **error);
+/* TEXT as a finite number for option FLAG. */
+gboolean skewgp_option_double (const char *flag, const char *text, double *out,
+                               GError **error);
 
 G_END_DECLS

@@ -334,35 +334,35 @@ print_result (const sg_hyper *h, const char *method, double le, double err,
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   skewgp_add_model_members (b, h);
-#define NUMBER(name, value) \
-  json_builder_set_member_name (b, name); json_builder_add_double_value (b, value)
-#define COUNT(name, value) \
-  json_builder_set_member_name (b, name); json_builder_add_int_value (b, (gint64) (value))
-  json_builder_set_member_name (b, "method");
-  json_builder_add_string_value (b, method);
-  NUMBER ("log_marginal_likelihood", le);
-  NUMBER ("log_marginal_likelihood_error", err);
-  NUMBER ("objective", res->log_evidence);
-  if (isfinite (res->start_log_evidence))
-    {
-      NUMBER ("start_log_marginal_likelihood", res->start_log_evidence);
-    }
-  else
-    {
-      json_builder_set_member_name (b, "start_log_marginal_likelihood");
-      json_builder_add_null_value (b);
-    }
-  COUNT ("evaluations", res->n_evals);
-  COUNT ("failed_evaluations", res->n_failed);
-  COUNT ("starts", res->n_starts);
-  json_builder_set_member_name (b, "stopped_by");
-  json_builder_add_string_value (b, stop_name (res->stop));
-  NUMBER ("seconds", res->seconds);
-#undef NUMBER
-#undef COUNT
+  skewgp_add_string (b, "method", method);
+  skewgp_add_double (b, "log_marginal_likelihood", le);
+  skewgp_add_double (b, "log_marginal_likelihood_error", err);
+  skewgp_add_double (b, "objective", res->log_evidence);
+  skewgp_add_double (b, "start_log_marginal_likelihood", res->start_log_evidence);
+  skewgp_add_int (b, "evaluations", (gint64) res->n_evals);
+  skewgp_add_int (b, "failed_evaluations", (gint64) res->n_failed);
+  skewgp_add_int (b, "starts", (gint64) res->n_starts);
+  skewgp_add_string (b, "stopped_by", stop_name (res->stop));
+  skewgp_add_double (b, "seconds", res->seconds);
   json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  skewgp_print_json (root);
+  skewgp_print_builder (b, FALSE);
+}
+
+/* The MVN workspace every exact evidence evaluation of MODEL shares:
+ * dimension s + probit rows. */
+static gboolean
+new_evidence_workspace (const SkewgpModel *model, sg_mvn_workspace **w, GError **error)
+{
+  sg_likelihood lik;
+  int status = sg_likelihood_build (&model->data, &model->noise, &lik);
+  if (status != SG_OK)
+    return skewgp_numeric_error (error, "likelihood", status);
+  size_t m = model->s + lik.m_probit;
+  sg_likelihood_clear (&lik);
+  *w = sg_mvn_workspace_new (m > 0 ? m : 1);
+  if (*w == NULL)
+    return skewgp_numeric_error (error, "workspace", SG_ENOMEM);
+  return TRUE;
 }
 
 static gboolean
@@ -397,22 +397,8 @@ run_fit (JsonObject *input, GError **error)
   ctx.mvn.seed = (uint64_t) req.seed;
   if (req.method == SG_FIT_METHOD_SKEWGP)
     {
-      /* One workspace for every evaluation: dimension s + probit rows. */
-      sg_likelihood lik;
-      status = sg_likelihood_build (&model.data, &model.noise, &lik);
-      if (status != SG_OK)
-        {
-          skewgp_numeric_error (error, "likelihood", status);
-          goto out;
-        }
-      size_t m = model.s + lik.m_probit;
-      sg_likelihood_clear (&lik);
-      w = sg_mvn_workspace_new (m > 0 ? m : 1);
-      if (w == NULL)
-        {
-          skewgp_numeric_error (error, "workspace", SG_ENOMEM);
-          goto out;
-        }
+      if (!new_evidence_workspace (&model, &w, error))
+        goto out;
       ctx.workspace = w;
     }
   rng = sg_rng_new ((uint64_t) req.seed, 1);

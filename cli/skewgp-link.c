@@ -54,34 +54,6 @@ static const char link_help[] =
   "   \"lower\", \"upper\", \"log_evidence\", \"newton_iterations\"}\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input.\n";
 
-static void
-add_vector (JsonBuilder *b, const char *name, const double *v, gsize n)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_value (b, skewgp_vector_node (v, n));
-}
-
-static void
-add_double (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_double_value (b, v);
-}
-
-static void
-add_int (JsonBuilder *b, const char *name, gint64 v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, v);
-}
-
-static void
-print_builder (JsonBuilder *b)
-{
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  skewgp_print_json (root);
-}
-
 /* Engine failures are numerical (exit 1), bad data input (exit 2). */
 static gboolean
 forward_error (GError *err, GError **error)
@@ -100,28 +72,25 @@ print_link (const SbLinkResult *res)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "kind");
-  json_builder_add_string_value (b, "link");
-  add_int (b, "n", res->n);
-  add_double (b, "probit_sd", res->probit_sd);
-  add_double (b, "level", res->level);
-  add_vector (b, "grid", res->grid, res->n_grid);
-  add_vector (b, "mean", res->p_mean, res->n_grid);
-  add_vector (b, "lower", res->p_lower, res->n_grid);
-  add_vector (b, "upper", res->p_upper, res->n_grid);
-  add_vector (b, "probit", res->p_probit, res->n_grid);
-  add_double (b, "coverage", res->coverage);
-  json_builder_set_member_name (b, "consistent");
-  json_builder_add_boolean_value (b, res->consistent);
-  json_builder_set_member_name (b, "verdict");
-  json_builder_add_string_value (b, res->verdict);
-  add_double (b, "log_evidence", res->log_evidence);
-  add_int (b, "newton_iterations", res->newton_iterations);
-  add_vector (b, "d", res->d, res->n);
-  add_vector (b, "answer", res->answer, res->n);
-  add_double (b, "seconds", res->seconds);
+  skewgp_add_string (b, "kind", "link");
+  skewgp_add_int (b, "n", res->n);
+  skewgp_add_double (b, "probit_sd", res->probit_sd);
+  skewgp_add_double (b, "level", res->level);
+  skewgp_add_vector (b, "grid", res->grid, res->n_grid);
+  skewgp_add_vector (b, "mean", res->p_mean, res->n_grid);
+  skewgp_add_vector (b, "lower", res->p_lower, res->n_grid);
+  skewgp_add_vector (b, "upper", res->p_upper, res->n_grid);
+  skewgp_add_vector (b, "probit", res->p_probit, res->n_grid);
+  skewgp_add_double (b, "coverage", res->coverage);
+  skewgp_add_bool (b, "consistent", res->consistent);
+  skewgp_add_string (b, "verdict", res->verdict);
+  skewgp_add_double (b, "log_evidence", res->log_evidence);
+  skewgp_add_int (b, "newton_iterations", res->newton_iterations);
+  skewgp_add_vector (b, "d", res->d, res->n);
+  skewgp_add_vector (b, "answer", res->answer, res->n);
+  skewgp_add_double (b, "seconds", res->seconds);
   json_builder_end_object (b);
-  print_builder (b);
+  skewgp_print_builder (b, FALSE);
 }
 
 /* ---- Options shared by both forms ----------------------------------------- */
@@ -220,6 +189,40 @@ select_noise (Regression *r, double sy, double *noise_sd, sg_link_fit *fit)
   return best_status;
 }
 
+/* The regression's output: the curve's summaries PT at the K points of
+ * GRID, column by column. */
+static void
+print_regression (gsize n, double noise_sd, gboolean selected, double level,
+                  const double *grid, const sg_link_point *pt, guint k, const sg_link_fit *fit)
+{
+  g_autofree double *cols = g_new (double, 5 * (gsize) k);
+  for (guint i = 0; i < k; i++)
+    {
+      cols[i] = pt[i].mean;
+      cols[k + i] = pt[i].sd;
+      cols[2 * k + i] = pt[i].median;
+      cols[3 * k + i] = pt[i].lower;
+      cols[4 * k + i] = pt[i].upper;
+    }
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  skewgp_add_string (b, "kind", "regression");
+  skewgp_add_int (b, "n", (gint64) n);
+  skewgp_add_double (b, "noise_sd", noise_sd);
+  skewgp_add_bool (b, "noise_sd_selected", selected);
+  skewgp_add_double (b, "level", level);
+  skewgp_add_vector (b, "grid", grid, k);
+  skewgp_add_vector (b, "mean", cols, k);
+  skewgp_add_vector (b, "sd", cols + k, k);
+  skewgp_add_vector (b, "median", cols + 2 * k, k);
+  skewgp_add_vector (b, "lower", cols + 3 * k, k);
+  skewgp_add_vector (b, "upper", cols + 4 * k, k);
+  skewgp_add_double (b, "log_evidence", fit->log_evidence);
+  skewgp_add_int (b, "newton_iterations", (gint64) fit->n_iter);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+}
+
 static gboolean
 run_regression_json (JsonObject *in, GError **error)
 {
@@ -286,34 +289,7 @@ run_regression_json (JsonObject *in, GError **error)
   if (status != SG_OK)
     return skewgp_numeric_error (error, "the credible band", status);
 
-  g_autofree double *cols = g_new (double, 5 * (gsize) k);
-  for (guint i = 0; i < k; i++)
-    {
-      cols[i] = pt[i].mean;
-      cols[k + i] = pt[i].sd;
-      cols[2 * k + i] = pt[i].median;
-      cols[3 * k + i] = pt[i].lower;
-      cols[4 * k + i] = pt[i].upper;
-    }
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "kind");
-  json_builder_add_string_value (b, "regression");
-  add_int (b, "n", (gint64) n);
-  add_double (b, "noise_sd", noise_sd);
-  json_builder_set_member_name (b, "noise_sd_selected");
-  json_builder_add_boolean_value (b, selected);
-  add_double (b, "level", opt.level);
-  add_vector (b, "grid", grid, k);
-  add_vector (b, "mean", cols, k);
-  add_vector (b, "sd", cols + k, k);
-  add_vector (b, "median", cols + 2 * k, k);
-  add_vector (b, "lower", cols + 3 * k, k);
-  add_vector (b, "upper", cols + 4 * k, k);
-  add_double (b, "log_evidence", fit->log_evidence);
-  add_int (b, "newton_iterations", (gint64) fit->n_iter);
-  json_builder_end_object (b);
-  print_builder (b);
+  print_regression (n, noise_sd, selected, opt.level, grid, pt, k, fit);
   return TRUE;
 }
 

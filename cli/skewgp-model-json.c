@@ -279,32 +279,23 @@ skewgp_add_model_members (JsonBuilder *b, const sg_hyper *h)
   size_t dim = h->kernel.dim;
   json_builder_set_member_name (b, "kernel");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "type");
-  json_builder_add_string_value (b, sg_kernel_type_name (h->kernel.type));
-  json_builder_set_member_name (b, "variance");
-  json_builder_add_double_value (b, h->kernel.variance);
-  json_builder_set_member_name (b, "lengthscales");
-  json_builder_add_value (b, skewgp_vector_node (h->kernel.lengthscales, dim));
+  skewgp_add_string (b, "type", sg_kernel_type_name (h->kernel.type));
+  skewgp_add_double (b, "variance", h->kernel.variance);
+  skewgp_add_vector (b, "lengthscales", h->kernel.lengthscales, dim);
   json_builder_end_object (b);
-  json_builder_set_member_name (b, "mean");
-  json_builder_add_double_value (b, h->mean);
+  skewgp_add_double (b, "mean", h->mean);
   json_builder_set_member_name (b, "noise");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "numeric_sd");
-  json_builder_add_double_value (b, h->noise.numeric_sd);
-  json_builder_set_member_name (b, "probit_sd");
-  json_builder_add_double_value (b, h->noise.probit_sd);
+  skewgp_add_double (b, "numeric_sd", h->noise.numeric_sd);
+  skewgp_add_double (b, "probit_sd", h->noise.probit_sd);
   json_builder_end_object (b);
   if (h->s > 0)
     {
       json_builder_set_member_name (b, "skew");
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "pseudo_points");
-      json_builder_add_value (b, skewgp_matrix_node (h->pseudo_points, h->s, dim));
-      json_builder_set_member_name (b, "phases");
-      json_builder_add_value (b, skewgp_vector_node (h->phases, h->s));
-      json_builder_set_member_name (b, "gamma");
-      json_builder_add_value (b, skewgp_vector_node (h->gamma, h->s));
+      skewgp_add_matrix (b, "pseudo_points", h->pseudo_points, h->s, dim);
+      skewgp_add_vector (b, "phases", h->phases, h->s);
+      skewgp_add_vector (b, "gamma", h->gamma, h->s);
       json_builder_end_object (b);
     }
 }

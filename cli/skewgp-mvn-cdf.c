@@ -178,24 +178,14 @@ mvn_cdf_run (JsonObject *in, GError **error)
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "value");
-  json_builder_add_double_value (b, res.value);
-  json_builder_set_member_name (b, "log_value");
-  if (isfinite (res.log_value))
-    json_builder_add_double_value (b, res.log_value);
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "error");
-  json_builder_add_double_value (b, res.error);
-  json_builder_set_member_name (b, "log_error");
-  json_builder_add_double_value (b, res.log_error);
-  json_builder_set_member_name (b, "points");
-  json_builder_add_int_value (b, (gint64) res.n_points);
-  json_builder_set_member_name (b, "exact");
-  json_builder_add_boolean_value (b, res.exact != 0);
+  skewgp_add_double (b, "value", res.value);
+  skewgp_add_double (b, "log_value", res.log_value);
+  skewgp_add_double (b, "error", res.error);
+  skewgp_add_double (b, "log_error", res.log_error);
+  skewgp_add_int (b, "points", (gint64) res.n_points);
+  skewgp_add_bool (b, "exact", res.exact != 0);
   json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  skewgp_print_json (root);
+  skewgp_print_builder (b, FALSE);
   return TRUE;
 }
 

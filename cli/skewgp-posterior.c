@@ -89,22 +89,17 @@ summary_node (const sg_point_summary *s, gboolean with_ref)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-#define FIELD(name, value) \
-  json_builder_set_member_name (b, name); json_builder_add_double_value (b, value)
-  FIELD ("mean", s->mean);
-  FIELD ("median", s->median);
-  FIELD ("sd", s->sd);
-  FIELD ("lower", s->lower);
-  FIELD ("upper", s->upper);
-  FIELD ("hpd_lower", s->hpd_lower);
-  FIELD ("hpd_upper", s->hpd_upper);
-  FIELD ("skewness", s->skewness);
-  FIELD ("class_probability", s->class_probability);
+  skewgp_add_double (b, "mean", s->mean);
+  skewgp_add_double (b, "median", s->median);
+  skewgp_add_double (b, "sd", s->sd);
+  skewgp_add_double (b, "lower", s->lower);
+  skewgp_add_double (b, "upper", s->upper);
+  skewgp_add_double (b, "hpd_lower", s->hpd_lower);
+  skewgp_add_double (b, "hpd_upper", s->hpd_upper);
+  skewgp_add_double (b, "skewness", s->skewness);
+  skewgp_add_double (b, "class_probability", s->class_probability);
   if (with_ref)
-    {
-      FIELD ("prob_better", s->prob_better);
-    }
-#undef FIELD
+    skewgp_add_double (b, "prob_better", s->prob_better);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -115,18 +110,15 @@ print_result (const sg_skewgp_evidence *ev, const sg_point_summary *sum, gsize n
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "log_marginal_likelihood");
-  json_builder_add_double_value (b, ev->log_ml);
-  json_builder_set_member_name (b, "log_marginal_likelihood_error");
-  json_builder_add_double_value (b, ev->error);
+  skewgp_add_double (b, "log_marginal_likelihood", ev->log_ml);
+  skewgp_add_double (b, "log_marginal_likelihood_error", ev->error);
   json_builder_set_member_name (b, "points");
   json_builder_begin_array (b);
   for (gsize i = 0; i < n; i++)
     json_builder_add_value (b, summary_node (&sum[i], with_ref));
   json_builder_end_array (b);
   json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  skewgp_print_json (root);
+  skewgp_print_builder (b, FALSE);
 }
 
 static gboolean

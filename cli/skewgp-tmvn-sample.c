@@ -239,25 +239,14 @@ tmvn_run (JsonObject *input, GError **error)
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "mean");
-  json_builder_add_value (b, skewgp_vector_node (mean, d));
-  json_builder_set_member_name (b, "covariance");
-  json_builder_add_value (b, skewgp_matrix_node (cov, d, d));
-  json_builder_set_member_name (b, "effective_sample_size");
-  if (isfinite (ess))
-    json_builder_add_double_value (b, ess);
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "thin");
-  json_builder_add_int_value (b, (gint64) info.thin);
+  skewgp_add_vector (b, "mean", mean, d);
+  skewgp_add_matrix (b, "covariance", cov, d, d);
+  skewgp_add_double (b, "effective_sample_size", ess);
+  skewgp_add_int (b, "thin", (gint64) info.thin);
   if (req.return_samples)
-    {
-      json_builder_set_member_name (b, "samples");
-      json_builder_add_value (b, skewgp_matrix_node (x, n, d));
-    }
+    skewgp_add_matrix (b, "samples", x, n, d);
   json_builder_end_object (b);
-  g_autoptr (JsonNode) root = json_builder_get_root (b);
-  skewgp_print_json (root);
+  skewgp_print_builder (b, FALSE);
   return TRUE;
 }
 

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "sb-session.h"
+#include "sb-json-read.h"
 #include "sb-json-write.h"
 #include "sg-bo.h"
 
@@ -1116,33 +1117,34 @@ parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, Sb
 SbSession *
 sb_session_load_from_data (const char *data, gssize len, const char *name, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   g_autoptr (GPtrArray) log = NULL;
   g_autofree char *text = len < 0 ? g_strdup (data) : g_strndup (data, len);
   ParseContext context = { name, text }, *ctx = &context;
   GError *local = NULL;
-  JsonNode *root, *node;
+  g_autoptr (JsonNode) root = NULL;
+  JsonNode *node;
   JsonObject *obj;
   SbSession *self;
 
-  if (!json_parser_load_from_data (parser, text, -1, &local))
+  /* The strict reader says "LINE:COL: what is wrong"; put the file name
+   * in front. */
+  root = sb_json_read (text, -1, &local);
+  if (root == NULL)
     {
-      /* json-glib says "<data>:LINE:COL: Parse error: ..."; keep the
-       * position, put the file name in front. */
-      const char *rest = local->message;
-      if (g_str_has_prefix (rest, "<data>:"))
-        rest += strlen ("<data>:");
-      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_PARSE, "%s:%s", name, rest);
+      if (g_error_matches (local, SB_JSON_READ_ERROR, SB_JSON_READ_ERROR_EMPTY))
+        g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_FOREIGN,
+                     "%s:1:1: not a SkewBench session (the file is empty)", name);
+      else
+        g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_PARSE, "%s:%s", name,
+                     local->message);
       g_error_free (local);
       return NULL;
     }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_FOREIGN,
-                   "%s:1:1: not a SkewBench session (%s)", name,
-                   root == NULL ? "the file is empty" : "the document is not a JSON object");
+                   "%s:1:1: not a SkewBench session (the document is not a JSON object)", name);
       return NULL;
     }
   obj = json_node_get_object (root);

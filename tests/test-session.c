@@ -150,10 +150,16 @@ test_refuse_damaged (void)
   g_autofree char *valid = sb_session_to_data (good, NULL);
   g_autofree char *truncated = g_strndup (valid, strlen (valid) / 2);
   g_autofree char *newer = NULL;
+  g_autofree char *deep = g_strnfill (100000, '[');
   char *v;
   const BadFile cases[] = {
-    /* Not JSON: json-glib's own line and column. */
-    { "{\n  \"format\": \"skewbench-session\",\n  \"version\": 1,,\n}\n", SB_SESSION_ERROR_PARSE, 3, 15 },
+    /* Not JSON: the line and column of the offending character. */
+    { "{\n  \"format\": \"skewbench-session\",\n  \"version\": 1,,\n}\n", SB_SESSION_ERROR_PARSE, 3, 16 },
+    /* JSON json-glib would misread or crash on (sb-json-read.h). */
+    { deep, SB_SESSION_ERROR_PARSE, 1, 257 },
+    { "{\"format\": \"skewbench-session\",\n \"format\": \"other\"}", SB_SESSION_ERROR_PARSE, 2, 2 },
+    { "{\"format\": \"skewbench-session\", \"version\": 99999999999999999999}", SB_SESSION_ERROR_PARSE, 1, 44 },
+    { "{\"format\": \"skewbench-session\", \"version\": 1} {}", SB_SESSION_ERROR_PARSE, 1, 47 },
     { truncated, SB_SESSION_ERROR_PARSE, 0, 0 },
     /* JSON, but someone else's. */
     { "{\n  \"name\": \"package\",\n  \"format\": \"npm\"\n}\n", SB_SESSION_ERROR_FOREIGN, 3, 3 },
