@@ -1539,7 +1539,8 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/refit", test_refit);
   g_test_add_func ("/bo/mixed-confident", test_mixed_confident);
   g_test_add_func ("/bo/acquisition-closed-form", test_acquisition_closed_form);
-  g_test_add_func ("/bo/beats-random", test_beats_random);
+  /* /slow/: thorough cases, run by the slow suite (tests/meson.build). */
+  g_test_add_func ("/slow/bo/beats-random", test_beats_random);
   g_test_add_func ("/bo/acquisition-at", test_acquisition_at);
   g_test_add_func ("/bo/prob-valid", test_prob_valid);
   g_test_add_func ("/bo/two-gp/config", test_two_gp_config);
@@ -1549,7 +1550,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/two-gp-active/fuzz", test_two_gp_active_fuzz);
   g_test_add_func ("/bo/two-gp-active/plot-accessors", test_two_gp_active_plot_accessors);
   g_test_add_func ("/bo/active/answers", test_active_answers);
-  g_test_add_func ("/bo/active/beats-random", test_active_beats_random);
+  g_test_add_func ("/slow/bo/active/beats-random", test_active_beats_random);
   g_test_add_func ("/bo/svgp-surrogate", test_svgp_surrogate);
   return g_test_run ();
 }

@@ -675,7 +675,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/classify/numeric-failure", test_numeric_failure);
   g_test_add_func ("/cli/classify/help", test_help);
   g_test_add_func ("/cli/classify/svgp-train-test", test_svgp_train_test);
-  g_test_add_func ("/cli/classify/svgp-cv", test_svgp_cv);
+  /* /slow/: a thorough case, run by the slow suite (tests/meson.build). */
+  g_test_add_func ("/slow/cli/classify/svgp-cv", test_svgp_cv);
   g_test_add_func ("/cli/classify/default-method", test_default_method);
   return g_test_run ();
 }

@@ -827,7 +827,8 @@ int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/mcmc/iat-ar1", test_iat_ar1);
+  /* /slow/: thorough cases, run by the slow suite (tests/meson.build). */
+  g_test_add_func ("/slow/mcmc/iat-ar1", test_iat_ar1);
   static const struct {
     const char *path;
     GTestDataFunc func;
@@ -853,6 +854,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/tmvn/bad-input", test_bad_input);
   g_test_add_func ("/tmvn/continuation-and-cancel", test_continuation_and_cancel);
   g_test_add_func ("/tmvn/progress", test_progress);
-  g_test_add_func ("/tmvn/duel-posterior", test_duel_posterior);
+  g_test_add_func ("/slow/tmvn/duel-posterior", test_duel_posterior);
   return g_test_run ();
 }
