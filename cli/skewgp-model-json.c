@@ -148,13 +148,17 @@ static gboolean
 read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **error)
 {
   gsize dim = model->kernel.dim;
-  const char *kind = NULL;
-  if (!skewgp_get_string (o, "kind", TRUE, &kind, error))
+  const char *name = NULL;
+  sg_obs_kind kind;
+  if (!skewgp_get_string (o, "kind", TRUE, &name, error))
     return qualify (error, path, "kind");
+  if (sg_obs_kind_parse (name, &kind) != SG_OK)
+    return skewgp_input_error (error, "%s.kind must be \"numeric\", \"binary\", \"preference\", "
+                        "\"valid\" or \"invalid\", got \"%s\"", path, name);
   g_autofree double *x = NULL, *loser = NULL;
   double y = 0, label = 0, h = 0;
   int status;
-  if (strcmp (kind, "preference") == 0)
+  if (kind == SG_OBS_PREFERENCE)
     {
       static const char *const known[] = { "kind", "winner", "loser", NULL };
       if (!skewgp_check_fields (o, path, known, error)
@@ -165,9 +169,9 @@ read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **
       if (status == SG_EINVAL)
         return skewgp_input_error (error, "%s: winner and loser are the same point", path);
     }
-  else if (strcmp (kind, "numeric") == 0 || strcmp (kind, "valid") == 0)
+  else if (kind == SG_OBS_NUMERIC || kind == SG_OBS_VALID)
     {
-      gboolean valid = kind[0] == 'v';
+      gboolean valid = kind == SG_OBS_VALID;
       static const char *const known_n[] = { "kind", "x", "y", NULL };
       static const char *const known_v[] = { "kind", "x", "y", "threshold", NULL };
       if (!skewgp_check_fields (o, path, valid ? known_v : known_n, error)
@@ -180,7 +184,7 @@ read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **
       status = valid ? sg_data_add_valid (&model->data, x, y, h)
                      : sg_data_add_numeric (&model->data, x, y);
     }
-  else if (strcmp (kind, "binary") == 0)
+  else if (kind == SG_OBS_BINARY)
     {
       static const char *const known[] = { "kind", "x", "label", NULL };
       if (!skewgp_check_fields (o, path, known, error)
@@ -192,7 +196,7 @@ read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **
         return skewgp_input_error (error, "%s.label must be 1 or -1, got %g", path, label);
       status = sg_data_add_binary (&model->data, x, (int) label);
     }
-  else if (strcmp (kind, "invalid") == 0)
+  else  /* SG_OBS_INVALID */
     {
       static const char *const known[] = { "kind", "x", "threshold", NULL };
       if (!skewgp_check_fields (o, path, known, error)
@@ -202,9 +206,6 @@ read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **
         return qualify (error, path, "threshold");
       status = sg_data_add_invalid (&model->data, x, h);
     }
-  else
-    return skewgp_input_error (error, "%s.kind must be \"numeric\", \"binary\", \"preference\", "
-                        "\"valid\" or \"invalid\", got \"%s\"", path, kind);
   if (status != SG_OK)
     {
       g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s: %s", path,

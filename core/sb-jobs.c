@@ -25,10 +25,10 @@ struct _SbModel
   double best[SB_MAX_PARAMETERS];
   /* The Laplace and EP posteriors of the same data and GP hyperparameters
    * (the "compare" overlays), built once under LOCK by the first plot or
-   * density job that needs them (index SB_SURROGATE_LAPLACE / _EP). */
+   * density job that needs them (index SB_POSTERIOR_LAPLACE / _EP). */
   gboolean approx_tried;
-  gboolean has_approx[SB_N_SURROGATES];
-  sg_gauss_post approx[SB_N_SURROGATES];
+  gboolean has_approx[SB_N_POSTERIOR_METHODS];
+  sg_gauss_post approx[SB_N_POSTERIOR_METHODS];
 };
 
 SbModel *
@@ -43,7 +43,7 @@ sb_model_unref (SbModel *model)
 {
   if (model && g_atomic_ref_count_dec (&model->ref_count))
     {
-      for (int k = 0; k < SB_N_SURROGATES; k++)
+      for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
         if (model->has_approx[k])
           sg_gauss_post_clear (&model->approx[k]);
       sg_bo_free (model->bo);
@@ -101,23 +101,9 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
                         "the experiment's parameter box", error))
     return FALSE;
 
-  switch (exp->mode)
-    {
-    case SB_MODE_MIXED: config->mode = SG_BO_MIXED; break;
-    case SB_MODE_SAFE: config->mode = SG_BO_SAFE; break;
-    case SB_MODE_PREFERENCE: default: config->mode = SG_BO_PREFERENCE; break;
-    }
-  if (sg_bo_acquisition_parse (exp->acquisition, &config->acquisition) != SG_OK)
-    {
-      g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "unknown acquisition function '%s'",
-                   exp->acquisition);
-      return FALSE;
-    }
-  if (sg_bo_surrogate_parse (exp->surrogate, &config->surrogate) != SG_OK)
-    {
-      g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "unknown surrogate '%s'", exp->surrogate);
-      return FALSE;
-    }
+  config->mode = (sg_bo_mode) exp->mode;
+  config->acquisition = exp->acquisition;
+  config->surrogate = exp->surrogate;
   config->threshold = exp->threshold;
   if (exp->numeric_every > 0)
     config->mixed_every = exp->numeric_every;
@@ -488,19 +474,19 @@ ensure_approx_locked (SbModel *model, const sg_progress *progress)
   {
     sg_laplace_options o = { 0 };
     o.progress = progress;
-    model->has_approx[SB_SURROGATE_LAPLACE]
-      = sg_laplace_posterior (&am, data, &o, NULL, &model->approx[SB_SURROGATE_LAPLACE]) == SG_OK;
+    model->has_approx[SB_POSTERIOR_LAPLACE]
+      = sg_laplace_posterior (&am, data, &o, NULL, &model->approx[SB_POSTERIOR_LAPLACE]) == SG_OK;
   }
   {
     sg_ep_options o = { 0 };
     o.progress = progress;
-    model->has_approx[SB_SURROGATE_EP]
-      = sg_ep_posterior (&am, data, &o, NULL, &model->approx[SB_SURROGATE_EP]) == SG_OK;
+    model->has_approx[SB_POSTERIOR_EP]
+      = sg_ep_posterior (&am, data, &o, NULL, &model->approx[SB_POSTERIOR_EP]) == SG_OK;
   }
   /* A cancelled attempt is not final: the next job tries again. */
   model->approx_tried = sg_progress_report (progress, 0) == SG_OK;
   if (!model->approx_tried)
-    for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+    for (int k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
       if (model->has_approx[k])
         {
           sg_gauss_post_clear (&model->approx[k]);
@@ -510,7 +496,7 @@ ensure_approx_locked (SbModel *model, const sg_progress *progress)
 
 /* Summaries of the Laplace / EP overlay K at XS (FALSE when it failed). */
 static gboolean
-approx_summaries (SbModel *model, SbSurrogate k, const double *xs, gsize n,
+approx_summaries (SbModel *model, SbPosteriorMethod k, const double *xs, gsize n,
                   const sg_progress *progress, sg_point_summary *out)
 {
   gboolean ok;
@@ -568,15 +554,15 @@ add_observations (SbPlotSnapshot *snap, const SbPlotInput *input)
       switch (e->kind)
         {
         case SB_LOG_DUEL:
-          sb_plot_snapshot_add_observation (snap, SB_OBS_DUEL, e->winner ? e->b : e->a,
+          sb_plot_snapshot_add_observation (snap, SG_OBS_PREFERENCE, e->winner ? e->b : e->a,
                                             e->winner ? e->a : e->b, NAN);
           break;
         case SB_LOG_VALUE:
-          sb_plot_snapshot_add_observation (snap, safe ? SB_OBS_VALID : SB_OBS_NUMERIC,
+          sb_plot_snapshot_add_observation (snap, safe ? SG_OBS_VALID : SG_OBS_NUMERIC,
                                             e->a, NULL, e->value);
           break;
         case SB_LOG_FAILED:
-          sb_plot_snapshot_add_observation (snap, SB_OBS_INVALID, e->a, NULL, NAN);
+          sb_plot_snapshot_add_observation (snap, SG_OBS_INVALID, e->a, NULL, NAN);
           break;
         case SB_LOG_SKIP:
         default:
@@ -649,7 +635,7 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
                         "summarising the posterior", error))
     return FALSE;
   sb_plot_snapshot_set_curve_grid (snap, axis, n, grid);
-  sb_plot_snapshot_set_summaries (snap, SB_SURROGATE_EXACT, summary);
+  sb_plot_snapshot_set_summaries (snap, SB_POSTERIOR_EXACT, summary);
 
   if (problem)
     {
@@ -713,7 +699,7 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
 
   /* Laplace and EP on the same curve (the "compare" overlays). */
   if (input->compare)
-    for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+    for (SbPosteriorMethod k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
       if (approx_summaries (input->model, k, xs, n, progress, summary))
         sb_plot_snapshot_set_summaries (snap, k, summary);
   if (sg_progress_report (progress, 0) != SG_OK)
@@ -753,7 +739,7 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
         values[i] = f == SB_FIELD_MEAN ? summary[i].mean
                     : f == SB_FIELD_SD ? summary[i].sd : summary[i].skewness;
       grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower, py->upper, values);
-      sb_plot_snapshot_set_field (snap, f, SB_SURROGATE_EXACT, grid);
+      sb_plot_snapshot_set_field (snap, f, SB_POSTERIOR_EXACT, grid);
     }
 
   /* Acquisition and P(valid) fields on the slice. */
@@ -767,12 +753,12 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
       {
         g_autoptr (SbGrid2) grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower,
                                                  py->upper, values);
-        sb_plot_snapshot_set_field (snap, SB_FIELD_ACQUISITION, SB_SURROGATE_EXACT, grid);
+        sb_plot_snapshot_set_field (snap, SB_FIELD_ACQUISITION, SB_POSTERIOR_EXACT, grid);
         if (safe)
           {
             g_autoptr (SbGrid2) pv = sb_grid2_new (m, m, px->lower, px->upper, py->lower,
                                                    py->upper, p_valid);
-            sb_plot_snapshot_set_field (snap, SB_FIELD_P_VALID, SB_SURROGATE_EXACT, pv);
+            sb_plot_snapshot_set_field (snap, SB_FIELD_P_VALID, SB_POSTERIOR_EXACT, pv);
           }
       }
     if (sb_engine_failed (status, "evaluating the acquisition on the slice", error))
@@ -782,7 +768,7 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
   /* Laplace / EP mean and sd fields (drawn as contours over the exact
    * field when "compare" is on). */
   if (input->compare)
-    for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+    for (SbPosteriorMethod k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
       if (approx_summaries (input->model, k, xs, n, progress, summary))
         for (SbField f = SB_FIELD_MEAN; f <= SB_FIELD_SD; f++)
           {
@@ -907,13 +893,13 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
       sg_rng_free (rng);
       if (sb_engine_failed (status, "computing the density", error))
         return NULL;
-      sb_density_data_set_density (d, SB_SURROGATE_EXACT, density);
+      sb_density_data_set_density (d, SB_POSTERIOR_EXACT, density);
       sb_density_data_set_samples (d, ns, draws);
 
       /* The Laplace and EP Gaussians at x, for the compare toggles. */
       g_mutex_lock (&input->model->lock);
       ensure_approx_locked (input->model, &progress);
-      for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+      for (SbPosteriorMethod k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
         if (input->model->has_approx[k]
             && sg_gauss_post_density (&input->model->approx[k], input->x, K, grid,
                                       density) == SG_OK)
@@ -928,8 +914,8 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
   else
     {
       /* Laplace / EP: their Gaussian at x. */
-      SbSurrogate which = sg_bo_get_config (input->model->bo)->surrogate == SG_BO_SURROGATE_EP
-                          ? SB_SURROGATE_EP : SB_SURROGATE_LAPLACE;
+      SbPosteriorMethod which = sg_bo_get_config (input->model->bo)->surrogate == SG_BO_SURROGATE_EP
+                          ? SB_POSTERIOR_EP : SB_POSTERIOR_LAPLACE;
       for (guint i = 0; i < K; i++)
         {
           double z = (grid[i] - summary.mean) / summary.sd;

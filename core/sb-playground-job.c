@@ -91,7 +91,7 @@ sb_playground_result_free (SbPlaygroundResult *result)
 {
   if (result == NULL)
     return;
-  for (int k = 0; k < SB_N_SURROGATES; k++)
+  for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
     {
       g_free (result->method[k].error);
       g_free (result->method[k].summary);
@@ -281,7 +281,7 @@ static gboolean
 compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
 {
   const SbPlaygroundInput *in = c->in;
-  SbPlaygroundMethod *m = &r->method[SB_SURROGATE_EXACT];
+  SbPlaygroundMethod *m = &r->method[SB_POSTERIOR_EXACT];
   SbJobProgress pctx = { c->job, "Fitting the exact SkewGP evidence" };
   sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_skewgp_posterior *post = NULL;
@@ -355,11 +355,11 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
 /* Returns FALSE only on cancellation (ERROR set); any other failure is
  * recorded in the method and the job goes on. */
 static gboolean
-compute_gaussian (const Ctx *c, SbSurrogate which, SbPlaygroundResult *r, GError **error)
+compute_gaussian (const Ctx *c, SbPosteriorMethod which, SbPlaygroundResult *r, GError **error)
 {
   const SbPlaygroundInput *in = c->in;
   SbPlaygroundMethod *m = &r->method[which];
-  gboolean laplace = which == SB_SURROGATE_LAPLACE;
+  gboolean laplace = which == SB_POSTERIOR_LAPLACE;
   SbJobProgress pctx = { c->job, laplace ? "Laplace approximation" : "Expectation propagation" };
   sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_gauss_post gp;
@@ -428,7 +428,7 @@ sb_playground_compute (SbWorkerJob *job, const SbPlaygroundInput *input, GError 
   r->generation = input->generation;
   r->input = sb_playground_input_copy (input);
   r->n_cells = sb_playground_input_n_cells (input);
-  for (int k = 0; k < SB_N_SURROGATES; k++)
+  for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
     r->method[k].log_evidence = NAN;
   r->ess = NAN;
 
@@ -454,9 +454,9 @@ sb_playground_compute (SbWorkerJob *job, const SbPlaygroundInput *input, GError 
   if (ok)
     ok = compute_exact (&c, r, error);
   if (ok && input->laplace)
-    ok = compute_gaussian (&c, SB_SURROGATE_LAPLACE, r, error);
+    ok = compute_gaussian (&c, SB_POSTERIOR_LAPLACE, r, error);
   if (ok && input->ep)
-    ok = compute_gaussian (&c, SB_SURROGATE_EP, r, error);
+    ok = compute_gaussian (&c, SB_POSTERIOR_EP, r, error);
   sg_rng_free (c.rng);
   sg_data_clear (&data);
   if (!ok)

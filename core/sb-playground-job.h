@@ -105,7 +105,7 @@ typedef struct {
   guint64 generation;
   SbPlaygroundInput *input;    /* a copy of what was computed               */
   guint n_cells;
-  SbPlaygroundMethod method[SB_N_SURROGATES];  /* exact, Laplace, EP        */
+  SbPlaygroundMethod method[SB_N_POSTERIOR_METHODS];  /* exact, Laplace, EP        */
   double *bald;                /* n_cells values, or NULL                   */
   guint bald_cell;             /* the maximiser's cell                      */
   double bald_x[2];            /* and its coordinates                       */

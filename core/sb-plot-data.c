@@ -6,16 +6,27 @@
 #include <math.h>
 #include <string.h>
 
+/* Each method's name in legends and its lower-case id in layer ids and
+ * plot fixtures. */
+static const struct {
+  const char *name;
+  const char *id;
+} posterior_methods[SB_N_POSTERIOR_METHODS] = {
+  [SB_POSTERIOR_EXACT] = { "exact", "exact" },
+  [SB_POSTERIOR_LAPLACE] = { "Laplace", "laplace" },
+  [SB_POSTERIOR_EP] = { "EP", "ep" },
+};
+
 const char *
-sb_surrogate_name (SbSurrogate s)
+sb_posterior_method_name (SbPosteriorMethod s)
 {
-  switch (s)
-    {
-    case SB_SURROGATE_EXACT: return "exact";
-    case SB_SURROGATE_LAPLACE: return "Laplace";
-    case SB_SURROGATE_EP: return "EP";
-    default: return "?";
-    }
+  return (guint) s < SB_N_POSTERIOR_METHODS ? posterior_methods[s].name : "?";
+}
+
+const char *
+sb_posterior_method_id (SbPosteriorMethod s)
+{
+  return (guint) s < SB_N_POSTERIOR_METHODS ? posterior_methods[s].id : "?";
 }
 
 const char *
@@ -128,7 +139,7 @@ struct _SbPlotSnapshot
   guint axis;
   gsize n;
   double *grid;
-  sg_point_summary *summaries[SB_N_SURROGATES];
+  sg_point_summary *summaries[SB_N_POSTERIOR_METHODS];
   gsize n_paths;
   double *paths;
   double *truth;
@@ -146,7 +157,7 @@ struct _SbPlotSnapshot
   gboolean has_slice;
   guint axis_x, axis_y;
   double *fixed;
-  SbGrid2 *fields[SB_N_FIELDS][SB_N_SURROGATES];
+  SbGrid2 *fields[SB_N_FIELDS][SB_N_POSTERIOR_METHODS];
 
   gsize n_conv;
   double *best_so_far;
@@ -210,7 +221,7 @@ sb_plot_snapshot_unref (SbPlotSnapshot *s)
   g_free (s->lo);
   g_free (s->hi);
   g_free (s->grid);
-  for (int k = 0; k < SB_N_SURROGATES; k++)
+  for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
     g_free (s->summaries[k]);
   g_free (s->paths);
   g_free (s->truth);
@@ -225,7 +236,7 @@ sb_plot_snapshot_unref (SbPlotSnapshot *s)
   g_free (s->next_b);
   g_free (s->fixed);
   for (int f = 0; f < SB_N_FIELDS; f++)
-    for (int k = 0; k < SB_N_SURROGATES; k++)
+    for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
       sb_grid2_unref (s->fields[f][k]);
   g_free (s->best_so_far);
   g_strfreev (s->hyper_names);
@@ -269,7 +280,7 @@ sb_plot_snapshot_set_curve_grid (SbPlotSnapshot *s, guint axis, gsize n,
   /* A new grid invalidates everything laid out on the old one. */
   if (n != s->n)
     {
-      for (int k = 0; k < SB_N_SURROGATES; k++)
+      for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
         g_clear_pointer (&s->summaries[k], g_free);
       g_clear_pointer (&s->paths, g_free);
       g_clear_pointer (&s->truth, g_free);
@@ -283,11 +294,11 @@ sb_plot_snapshot_set_curve_grid (SbPlotSnapshot *s, guint axis, gsize n,
 }
 
 void
-sb_plot_snapshot_set_summaries (SbPlotSnapshot *s, SbSurrogate k,
+sb_plot_snapshot_set_summaries (SbPlotSnapshot *s, SbPosteriorMethod k,
                                 const sg_point_summary *summaries)
 {
   RETURN_IF_FROZEN (s);
-  g_return_if_fail (k < SB_N_SURROGATES && s->n > 0);
+  g_return_if_fail (k < SB_N_POSTERIOR_METHODS && s->n > 0);
   g_free (s->summaries[k]);
   s->summaries[k] = summaries ? g_memdup2 (summaries, s->n * sizeof *summaries) : NULL;
 }
@@ -343,21 +354,21 @@ sb_plot_snapshot_set_validity (SbPlotSnapshot *s, const double *p_valid,
 }
 
 void
-sb_plot_snapshot_add_observation (SbPlotSnapshot *s, SbObsKind kind,
+sb_plot_snapshot_add_observation (SbPlotSnapshot *s, sg_obs_kind kind,
                                   const double *x, const double *x_loser,
                                   double y)
 {
   RETURN_IF_FROZEN (s);
-  g_return_if_fail (x != NULL && (kind != SB_OBS_DUEL || x_loser != NULL));
+  g_return_if_fail (x != NULL && (kind != SG_OBS_PREFERENCE || x_loser != NULL));
   Observation o = { 0 };
   o.coords = g_new0 (double, 2 * s->dim);
   memcpy (o.coords, x, s->dim * sizeof (double));
-  if (kind == SB_OBS_DUEL)
+  if (kind == SG_OBS_PREFERENCE)
     memcpy (o.coords + s->dim, x_loser, s->dim * sizeof (double));
   o.pub.kind = kind;
   o.pub.y = y;
   o.pub.x = o.coords;
-  o.pub.x_loser = kind == SB_OBS_DUEL ? o.coords + s->dim : NULL;
+  o.pub.x_loser = kind == SG_OBS_PREFERENCE ? o.coords + s->dim : NULL;
   g_array_append_val (s->observations, o);
 }
 
@@ -390,11 +401,11 @@ sb_plot_snapshot_set_slice (SbPlotSnapshot *s, guint axis_x, guint axis_y,
 }
 
 void
-sb_plot_snapshot_set_field (SbPlotSnapshot *s, SbField f, SbSurrogate k,
+sb_plot_snapshot_set_field (SbPlotSnapshot *s, SbField f, SbPosteriorMethod k,
                             SbGrid2 *grid)
 {
   RETURN_IF_FROZEN (s);
-  g_return_if_fail (f < SB_N_FIELDS && k < SB_N_SURROGATES);
+  g_return_if_fail (f < SB_N_FIELDS && k < SB_N_POSTERIOR_METHODS);
   if (grid)
     sb_grid2_ref (grid);
   sb_grid2_unref (s->fields[f][k]);
@@ -454,9 +465,9 @@ sb_plot_snapshot_get_curve_grid (const SbPlotSnapshot *s, guint *axis,
 }
 
 const sg_point_summary *
-sb_plot_snapshot_get_summaries (const SbPlotSnapshot *s, SbSurrogate k)
+sb_plot_snapshot_get_summaries (const SbPlotSnapshot *s, SbPosteriorMethod k)
 {
-  g_return_val_if_fail (k < SB_N_SURROGATES, NULL);
+  g_return_val_if_fail (k < SB_N_POSTERIOR_METHODS, NULL);
   return s->summaries[k];
 }
 
@@ -521,9 +532,9 @@ sb_plot_snapshot_get_slice (const SbPlotSnapshot *s, guint *axis_x,
 }
 
 SbGrid2 *
-sb_plot_snapshot_get_field (const SbPlotSnapshot *s, SbField f, SbSurrogate k)
+sb_plot_snapshot_get_field (const SbPlotSnapshot *s, SbField f, SbPosteriorMethod k)
 {
-  g_return_val_if_fail (f < SB_N_FIELDS && k < SB_N_SURROGATES, NULL);
+  g_return_val_if_fail (f < SB_N_FIELDS && k < SB_N_POSTERIOR_METHODS, NULL);
   return s->fields[f][k];
 }
 
@@ -564,7 +575,7 @@ struct _SbDensityData
   guint64 generation;
   gsize k;
   double *grid;
-  double *density[SB_N_SURROGATES];
+  double *density[SB_N_POSTERIOR_METHODS];
   gsize n_samples;
   double *samples;
 };
@@ -601,7 +612,7 @@ sb_density_data_unref (SbDensityData *d)
     return;
   g_free (d->x);
   g_free (d->grid);
-  for (int k = 0; k < SB_N_SURROGATES; k++)
+  for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
     g_free (d->density[k]);
   g_free (d->samples);
   g_free (d);
@@ -614,18 +625,18 @@ sb_density_data_set_grid (SbDensityData *d, gsize k, const double *values)
 {
   RETURN_IF_FROZEN (d);
   if (k != d->k)
-    for (int s = 0; s < SB_N_SURROGATES; s++)
+    for (int s = 0; s < SB_N_POSTERIOR_METHODS; s++)
       g_clear_pointer (&d->density[s], g_free);
   d->k = values ? k : 0;
   replace (&d->grid, values, k);
 }
 
 void
-sb_density_data_set_density (SbDensityData *d, SbSurrogate s,
+sb_density_data_set_density (SbDensityData *d, SbPosteriorMethod s,
                              const double *density)
 {
   RETURN_IF_FROZEN (d);
-  g_return_if_fail (s < SB_N_SURROGATES && d->k > 0);
+  g_return_if_fail (s < SB_N_POSTERIOR_METHODS && d->k > 0);
   replace (&d->density[s], density, d->k);
 }
 
@@ -651,9 +662,9 @@ sb_density_data_get_grid (const SbDensityData *d, const double **values)
 }
 
 const double *
-sb_density_data_get_density (const SbDensityData *d, SbSurrogate s)
+sb_density_data_get_density (const SbDensityData *d, SbPosteriorMethod s)
 {
-  g_return_val_if_fail (s < SB_N_SURROGATES, NULL);
+  g_return_val_if_fail (s < SB_N_POSTERIOR_METHODS, NULL);
   return d->density[s];
 }
 

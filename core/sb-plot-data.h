@@ -15,16 +15,21 @@
 
 #include <glib-object.h>
 
+#include "sg-data.h"
 #include "sg-summary.h"
 
 G_BEGIN_DECLS
 
+/* How a posterior the plots draw was computed: the exact SkewGP posterior
+ * and the two Gaussian approximations shown as overlays ("compare"). Not
+ * the session's surrogate (sg_bo_surrogate), which chooses the model that
+ * proposes the questions. */
 typedef enum {
-  SB_SURROGATE_EXACT = 0,  /* exact SkewGP posterior (samples)          */
-  SB_SURROGATE_LAPLACE,    /* Laplace Gaussian approximation            */
-  SB_SURROGATE_EP,         /* expectation propagation                   */
-  SB_N_SURROGATES,
-} SbSurrogate;
+  SB_POSTERIOR_EXACT = 0,  /* exact SkewGP posterior (samples)          */
+  SB_POSTERIOR_LAPLACE,    /* Laplace Gaussian approximation            */
+  SB_POSTERIOR_EP,         /* expectation propagation                   */
+  SB_N_POSTERIOR_METHODS,
+} SbPosteriorMethod;
 
 typedef enum {
   SB_FIELD_MEAN = 0,
@@ -35,22 +40,19 @@ typedef enum {
   SB_N_FIELDS,
 } SbField;
 
-typedef enum {
-  SB_OBS_NUMERIC = 0,      /* value y at x                              */
-  SB_OBS_DUEL,             /* x (winner) preferred to x_loser           */
-  SB_OBS_VALID,            /* valid setting with value y (safe mode)    */
-  SB_OBS_INVALID,          /* setting x failed (no value)               */
-  SB_OBS_BINARY,           /* class label y = +1 / -1 at x              */
-} SbObsKind;
-
+/* An observation as the plots mark it; the kinds are the engine's
+ * (sg-data.h): a preference's x is the winner, x_loser the loser. */
 typedef struct {
-  SbObsKind kind;
+  sg_obs_kind kind;
   double y;                /* value or label; NaN when none             */
   const double *x;         /* dim coordinates (owned by the snapshot)   */
   const double *x_loser;   /* dim coordinates for duels, else NULL      */
 } SbObservation;
 
-const char *sb_surrogate_name (SbSurrogate s);
+/* "exact", "Laplace", "EP": how legends name the method. */
+const char *sb_posterior_method_name (SbPosteriorMethod s);
+/* "exact", "laplace", "ep": the method in layer ids and data files. */
+const char *sb_posterior_method_id (SbPosteriorMethod s);
 const char *sb_field_name (SbField f);
 
 /* ---- 2-D fields --------------------------------------------------------- */
@@ -101,8 +103,8 @@ void sb_plot_snapshot_set_parameter (SbPlotSnapshot *snap, guint i,
  * coordinates are those of the best point (set_best). */
 void sb_plot_snapshot_set_curve_grid (SbPlotSnapshot *snap, guint axis,
                                       gsize n, const double *x);
-/* Per-point summaries of surrogate S at the curve grid (n entries). */
-void sb_plot_snapshot_set_summaries (SbPlotSnapshot *snap, SbSurrogate s,
+/* Per-point summaries of posterior method S at the curve grid (n entries). */
+void sb_plot_snapshot_set_summaries (SbPlotSnapshot *snap, SbPosteriorMethod s,
                                      const sg_point_summary *summaries);
 /* N_PATHS joint posterior sample paths at the grid (n_paths x n). */
 void sb_plot_snapshot_set_sample_paths (SbPlotSnapshot *snap, gsize n_paths,
@@ -122,7 +124,7 @@ void sb_plot_snapshot_set_acquisition (SbPlotSnapshot *snap, const char *name,
 /* Safe mode: P(f(x) >= h) at the grid and the required probability (0.7). */
 void sb_plot_snapshot_set_validity (SbPlotSnapshot *snap, const double *p_valid,
                                     double required);
-void sb_plot_snapshot_add_observation (SbPlotSnapshot *snap, SbObsKind kind,
+void sb_plot_snapshot_add_observation (SbPlotSnapshot *snap, sg_obs_kind kind,
                                        const double *x, const double *x_loser,
                                        double y);
 /* The current best x_r (dim). */
@@ -134,10 +136,10 @@ void sb_plot_snapshot_set_next (SbPlotSnapshot *snap, const double *x_a,
  * the other coordinates (the best point, or what the sliders chose). */
 void sb_plot_snapshot_set_slice (SbPlotSnapshot *snap, guint axis_x,
                                  guint axis_y, const double *fixed);
-/* Field F of surrogate S on the slice (mean and sd exist for all three,
+/* Field F of posterior method S on the slice (mean and sd exist for all three,
  * the others for the exact posterior). Takes a reference. */
 void sb_plot_snapshot_set_field (SbPlotSnapshot *snap, SbField f,
-                                 SbSurrogate s, SbGrid2 *grid);
+                                 SbPosteriorMethod s, SbGrid2 *grid);
 /* Convergence: best value found after each of N iterations and, for a
  * simulated oracle, the true optimum (NaN = unknown). */
 void sb_plot_snapshot_set_convergence (SbPlotSnapshot *snap, gsize n,
@@ -160,7 +162,7 @@ const char *sb_plot_snapshot_get_parameter (const SbPlotSnapshot *snap,
 gsize sb_plot_snapshot_get_curve_grid (const SbPlotSnapshot *snap, guint *axis,
                                        const double **x);
 const sg_point_summary *sb_plot_snapshot_get_summaries (const SbPlotSnapshot *snap,
-                                                        SbSurrogate s);
+                                                        SbPosteriorMethod s);
 const double *sb_plot_snapshot_get_sample_paths (const SbPlotSnapshot *snap,
                                                  gsize *n_paths);
 const double *sb_plot_snapshot_get_truth (const SbPlotSnapshot *snap);
@@ -178,7 +180,7 @@ const double *sb_plot_snapshot_get_next (const SbPlotSnapshot *snap,
 gboolean sb_plot_snapshot_get_slice (const SbPlotSnapshot *snap, guint *axis_x,
                                      guint *axis_y, const double **fixed);
 SbGrid2 *sb_plot_snapshot_get_field (const SbPlotSnapshot *snap, SbField f,
-                                     SbSurrogate s);
+                                     SbPosteriorMethod s);
 gsize sb_plot_snapshot_get_convergence (const SbPlotSnapshot *snap,
                                         const double **best_so_far,
                                         double *true_best);
@@ -202,9 +204,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbDensityData, sb_density_data_unref)
 void sb_density_data_freeze (SbDensityData *d);
 /* K values at which the densities are given (increasing). */
 void sb_density_data_set_grid (SbDensityData *d, gsize k, const double *values);
-/* Density of surrogate S at the grid (exact: the kernel/Rao-Blackwell
+/* Density of posterior method S at the grid (exact: the kernel/Rao-Blackwell
  * estimate, Laplace/EP: their Gaussians). */
-void sb_density_data_set_density (SbDensityData *d, SbSurrogate s,
+void sb_density_data_set_density (SbDensityData *d, SbPosteriorMethod s,
                                   const double *density);
 /* Raw exact posterior samples, drawn as a histogram. */
 void sb_density_data_set_samples (SbDensityData *d, gsize n,
@@ -215,7 +217,7 @@ const double *sb_density_data_get_x (const SbDensityData *d);
 gboolean sb_density_data_get_difference (const SbDensityData *d);
 guint64 sb_density_data_get_generation (const SbDensityData *d);
 gsize sb_density_data_get_grid (const SbDensityData *d, const double **values);
-const double *sb_density_data_get_density (const SbDensityData *d, SbSurrogate s);
+const double *sb_density_data_get_density (const SbDensityData *d, SbPosteriorMethod s);
 const double *sb_density_data_get_samples (const SbDensityData *d, gsize *n);
 
 G_END_DECLS

@@ -213,7 +213,7 @@ sb_prior_job_curves (SbWorkerJob *job, gpointer data, GError **error)
   SbPlotSnapshot *snap = sb_plot_snapshot_new (1, sb_worker_job_get_generation (job));
   sb_plot_snapshot_set_parameter (snap, 0, "x", in->x_lo, in->x_hi);
   sb_plot_snapshot_set_curve_grid (snap, 0, n, xs);
-  sb_plot_snapshot_set_summaries (snap, SB_SURROGATE_EXACT, sum);
+  sb_plot_snapshot_set_summaries (snap, SB_POSTERIOR_EXACT, sum);
   if (k > 0)
     {
       /* OUT is n x k; the snapshot wants k paths of n values. */

@@ -52,7 +52,11 @@ static guint signals[N_SIGNALS];
 
 /* ---- Names ------------------------------------------------------------- */
 
-static const char *const mode_names[] = { "preference", "mixed", "safe" };
+/* Modes, acquisitions and surrogates are the engine's enums and are named
+ * by the engine's tables (sg-bo.h); templates and log kinds are the
+ * session's own. */
+G_STATIC_ASSERT (SB_MAX_PARAMETERS == SG_BO_MAX_DIM);
+
 static const char *const template_names[] = { "colour", "benchmark", "custom" };
 static const char *const kind_names[] = { "duel", "value", "failed", "skip" };
 
@@ -71,16 +75,16 @@ lookup_name (const char *const *names, guint n, const char *name, guint *out)
 const char *
 sb_mode_to_string (SbMode mode)
 {
-  return (guint) mode < G_N_ELEMENTS (mode_names) ? mode_names[mode] : "preference";
+  return sg_bo_mode_name (mode <= SB_MODE_SAFE ? (sg_bo_mode) mode : SG_BO_PREFERENCE);
 }
 
 gboolean
 sb_mode_from_string (const char *name, SbMode *mode)
 {
-  guint i;
-  if (!lookup_name (mode_names, G_N_ELEMENTS (mode_names), name, &i))
+  sg_bo_mode m;
+  if (sg_bo_mode_parse (name, &m) != SG_OK || m > (sg_bo_mode) SB_MODE_SAFE)
     return FALSE;
-  *mode = (SbMode) i;
+  *mode = (SbMode) m;
   return TRUE;
 }
 
@@ -118,8 +122,8 @@ sb_experiment_new (void)
   exp->title = g_strdup ("Experiment");
   exp->template_kind = SB_TEMPLATE_CUSTOM;
   exp->mode = SB_MODE_PREFERENCE;
-  exp->acquisition = g_strdup ("ucb");
-  exp->surrogate = g_strdup ("skewgp");
+  exp->acquisition = SG_BO_ACQ_UCB;
+  exp->surrogate = SG_BO_SURROGATE_SKEWGP;
   exp->budget = 30;
   exp->initial = 2;
   exp->seed = 1;
@@ -136,8 +140,6 @@ sb_experiment_copy (const SbExperiment *exp)
   SbExperiment *copy = g_memdup2 (exp, sizeof *exp);
 
   copy->title = g_strdup (exp->title);
-  copy->acquisition = g_strdup (exp->acquisition);
-  copy->surrogate = g_strdup (exp->surrogate);
   copy->problem = g_strdup (exp->problem);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
@@ -153,8 +155,6 @@ sb_experiment_free (SbExperiment *exp)
   if (exp == NULL)
     return;
   g_free (exp->title);
-  g_free (exp->acquisition);
-  g_free (exp->surrogate);
   g_free (exp->problem);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
@@ -180,26 +180,20 @@ sb_experiment_add_parameter (SbExperiment *exp, const char *name, const char *un
   return TRUE;
 }
 
-/* The surrogate is one the engine knows, and one that serves the mode:
- * the sparse variational GP models duels only (preference mode), the
- * two-GP baseline is a safe-mode method. */
+/* The surrogate serves the mode: the sparse variational GP models duels
+ * only (preference mode), the two-GP baseline is a safe-mode method. */
 static gboolean
 surrogate_fits_mode (const SbExperiment *exp, GError **error)
 {
-  sg_bo_surrogate s;
+  sg_bo_surrogate s = exp->surrogate;
 
-  if (exp->surrogate == NULL || sg_bo_surrogate_parse (exp->surrogate, &s) != SG_OK)
-    {
-      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                   "unknown surrogate '%s'", exp->surrogate ? exp->surrogate : "");
-      return FALSE;
-    }
   if ((s == SG_BO_SURROGATE_SVGP && exp->mode != SB_MODE_PREFERENCE)
       || (s == SG_BO_SURROGATE_TWO_GP && exp->mode != SB_MODE_SAFE))
     {
       g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                   "the surrogate '%s' serves %s mode only", exp->surrogate,
-                   s == SG_BO_SURROGATE_SVGP ? "preference" : "safe");
+                   "the surrogate '%s' serves %s mode only", sg_bo_surrogate_name (s),
+                   sb_mode_to_string (s == SG_BO_SURROGATE_SVGP ? SB_MODE_PREFERENCE
+                                                                : SB_MODE_SAFE));
       return FALSE;
     }
   return TRUE;
@@ -462,9 +456,9 @@ experiment_to_node (const SbExperiment *exp)
   json_builder_set_member_name (b, "mode");
   json_builder_add_string_value (b, sb_mode_to_string (exp->mode));
   json_builder_set_member_name (b, "acquisition");
-  json_builder_add_string_value (b, exp->acquisition);
+  json_builder_add_string_value (b, sg_bo_acquisition_name (exp->acquisition));
   json_builder_set_member_name (b, "surrogate");
-  json_builder_add_string_value (b, exp->surrogate);
+  json_builder_add_string_value (b, sg_bo_surrogate_name (exp->surrogate));
   json_builder_set_member_name (b, "budget");
   json_builder_add_int_value (b, exp->budget);
   json_builder_set_member_name (b, "initial");
@@ -835,12 +829,72 @@ parse_string (const ParseContext *ctx, JsonObject *obj, const char *key,
   return TRUE;
 }
 
+/* Names of the engine's enums (sg-bo.h), indexed by value. */
+typedef struct {
+  const char *key;            /* the member that holds the name        */
+  int last;                   /* the enum's values run from 0 to LAST  */
+  const char *(*name) (int);  /* the engine's name of a value          */
+} EngineNames;
+
+static const char *
+acquisition_name (int i)
+{
+  return sg_bo_acquisition_name ((sg_bo_acquisition) i);
+}
+
+static const char *
+surrogate_name (int i)
+{
+  return sg_bo_surrogate_name ((sg_bo_surrogate) i);
+}
+
+static const EngineNames acquisition_names = { "acquisition", SG_BO_ACQ_THOMPSON, acquisition_name };
+static const EngineNames surrogate_names = { "surrogate", SG_BO_SURROGATE_SVGP, surrogate_name };
+
+/* "'a', 'b' or 'c'": every name, for the message that refuses another. */
+static char *
+known_names (const EngineNames *names)
+{
+  GString *out = g_string_new (NULL);
+
+  for (int i = 0; i <= names->last; i++)
+    g_string_append_printf (out, "%s'%s'", i == 0 ? "" : i == names->last ? " or " : ", ",
+                            names->name (i));
+  return g_string_free (out, FALSE);
+}
+
+/* The optional member NAMES->key: one of the engine's names, its value in
+ * OUT (left alone when the member is absent). */
+static gboolean
+parse_engine_name (const ParseContext *ctx, JsonObject *obj, const EngineNames *names,
+                   int *out, GError **error)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *known = NULL;
+
+  if (!parse_string (ctx, obj, names->key, FALSE, &name, error))
+    return FALSE;
+  if (name == NULL)
+    return TRUE;
+  for (int i = 0; i <= names->last; i++)
+    if (g_str_equal (name, names->name (i)))
+      {
+        *out = i;
+        return TRUE;
+      }
+  known = known_names (names);
+  content_error (ctx, error, SB_SESSION_ERROR_INVALID, names->key,
+                 "unknown %s '%s' (expected %s)", names->key, name, known);
+  return FALSE;
+}
+
 static gboolean
 parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
 {
   JsonNode *node;
   g_autofree char *name = NULL;
   JsonArray *params;
+  int acquisition = exp->acquisition, surrogate = exp->surrogate;
 
   if (!parse_string (ctx, obj, "title", FALSE, &exp->title, error))
     return FALSE;
@@ -860,9 +914,12 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
       content_error (ctx, error, SB_SESSION_ERROR_INVALID, "mode", "unknown mode '%s'", name);
       return FALSE;
     }
-  if (!parse_string (ctx, obj, "acquisition", FALSE, &exp->acquisition, error)
-      || !parse_string (ctx, obj, "surrogate", FALSE, &exp->surrogate, error)
-      || !parse_string (ctx, obj, "problem", FALSE, &exp->problem, error)
+  if (!parse_engine_name (ctx, obj, &acquisition_names, &acquisition, error)
+      || !parse_engine_name (ctx, obj, &surrogate_names, &surrogate, error))
+    return FALSE;
+  exp->acquisition = (sg_bo_acquisition) acquisition;
+  exp->surrogate = (sg_bo_surrogate) surrogate;
+  if (!parse_string (ctx, obj, "problem", FALSE, &exp->problem, error)
       || !parse_count (ctx, obj, "budget", 1, 100000, &exp->budget, error)
       || !parse_count (ctx, obj, "initial", 0, 1000, &exp->initial, error)
       || !parse_count (ctx, obj, "numeric_every", 0, 100000, &exp->numeric_every, error)

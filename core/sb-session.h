@@ -19,10 +19,14 @@
 
 #include <gio/gio.h>
 
+#include "sg-bo.h"
+
 G_BEGIN_DECLS
 
 #define SB_SESSION_FORMAT "skewbench-session"
 #define SB_SESSION_VERSION 1
+/* The engine's box dimension: an experiment's every parameter is a search
+ * dimension (sb-session.c asserts that the two agree). */
 #define SB_MAX_PARAMETERS 32
 
 #define SB_SESSION_ERROR (sb_session_error_quark ())
@@ -35,10 +39,12 @@ typedef enum {
   SB_SESSION_ERROR_NO_FILE,  /* saving a session that has no file           */
 } SbSessionError;
 
+/* The engine's loops a person can answer (sg_bo_mode without active
+ * classification): the values are the engine's, the names too. */
 typedef enum {
-  SB_MODE_PREFERENCE = 0,  /* every question is a duel                  */
-  SB_MODE_MIXED,           /* some questions ask for a measured value   */
-  SB_MODE_SAFE,            /* values, or "this setting failed"          */
+  SB_MODE_PREFERENCE = SG_BO_PREFERENCE,  /* every question is a duel                */
+  SB_MODE_MIXED = SG_BO_MIXED,            /* some questions ask for a measured value */
+  SB_MODE_SAFE = SG_BO_SAFE,              /* values, or "this setting failed"        */
 } SbMode;
 
 typedef enum {
@@ -64,8 +70,8 @@ typedef struct {
   char *title;
   SbTemplate template_kind;
   SbMode mode;
-  char *acquisition;      /* "ucb", "eiig", "epi", "thompson"              */
-  char *surrogate;        /* "skewgp", "laplace", "ep", "random"           */
+  sg_bo_acquisition acquisition;  /* named in the file by sg_bo_acquisition_name */
+  sg_bo_surrogate surrogate;      /* named in the file by sg_bo_surrogate_name   */
   guint budget;           /* number of questions planned                  */
   guint initial;          /* random initial questions before the model    */
   guint64 seed;
@@ -95,6 +101,10 @@ gboolean sb_experiment_add_parameter (SbExperiment *exp, const char *name,
 gboolean sb_experiment_validate (const SbExperiment *exp, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbExperiment, sb_experiment_free)
 
+/* A person's answer as the log records it. The engine's observation
+ * (sg_obs_kind) it becomes depends on the mode: a duel is a preference,
+ * a value is numeric (mixed mode) or valid (safe mode), a failed setting
+ * is invalid; a skip is kept for the record and never reaches the engine. */
 typedef enum {
   SB_LOG_DUEL = 0,  /* a vs b; winner 0 = a, 1 = b               */
   SB_LOG_VALUE,     /* a measured value at a                     */

@@ -4,6 +4,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const obs_kind_names[] = {
+  [SG_OBS_NUMERIC] = "numeric",
+  [SG_OBS_BINARY] = "binary",
+  [SG_OBS_PREFERENCE] = "preference",
+  [SG_OBS_VALID] = "valid",
+  [SG_OBS_INVALID] = "invalid",
+};
+#define N_OBS_KINDS (sizeof obs_kind_names / sizeof obs_kind_names[0])
+
+const char *
+sg_obs_kind_name (sg_obs_kind kind)
+{
+  return (size_t) kind < N_OBS_KINDS ? obs_kind_names[kind] : "?";
+}
+
+int
+sg_obs_kind_parse (const char *name, sg_obs_kind *kind)
+{
+  for (size_t i = 0; name != NULL && i < N_OBS_KINDS; i++)
+    if (strcmp (name, obs_kind_names[i]) == 0)
+      {
+        *kind = (sg_obs_kind) i;
+        return SG_OK;
+      }
+  return SG_EINVAL;
+}
+
 void
 sg_data_init (sg_data *data, size_t dim)
 {

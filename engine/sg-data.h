@@ -28,6 +28,12 @@ typedef enum {
   SG_OBS_INVALID,
 } sg_obs_kind;
 
+/* The kinds' names, as the model files of the CLI spell them: "numeric",
+ * "binary", "preference", "valid", "invalid" ("?" for another value). */
+const char *sg_obs_kind_name (sg_obs_kind kind);
+/* The kind NAME spells; SG_EINVAL (and KIND untouched) for an unknown name. */
+int sg_obs_kind_parse (const char *name, sg_obs_kind *kind);
+
 typedef struct {
   sg_obs_kind kind;
   size_t a;          /* input index (the winner for a preference)   */

@@ -12,7 +12,7 @@ sb_plot_options_init (SbPlotOptions *o, SbPlotKind kind)
   memset (o, 0, sizeof *o);
   o->kind = kind;
   o->field = SB_FIELD_MEAN;
-  o->compare[SB_SURROGATE_EXACT] = TRUE;
+  o->compare[SB_POSTERIOR_EXACT] = TRUE;
   o->show_samples = TRUE;
   o->show_truth = FALSE;
   o->show_median = TRUE;
@@ -63,7 +63,7 @@ sb_plot_has_data (const SbPlotOptions *o, const SbPlotSnapshot *s,
     case SB_PLOT_POSTERIOR:
     case SB_PLOT_SKEWNESS:
       return s && sb_plot_snapshot_get_curve_grid (s, NULL, &x) > 1
-             && sb_plot_snapshot_get_summaries (s, SB_SURROGATE_EXACT);
+             && sb_plot_snapshot_get_summaries (s, SB_POSTERIOR_EXACT);
     case SB_PLOT_ACQUISITION:
       return s && sb_plot_snapshot_get_curve_grid (s, NULL, &x) > 1
              && sb_plot_snapshot_get_acquisition (s, NULL, NULL);
@@ -71,7 +71,7 @@ sb_plot_has_data (const SbPlotOptions *o, const SbPlotSnapshot *s,
       return s && sb_plot_snapshot_get_curve_grid (s, NULL, &x) > 1
              && sb_plot_snapshot_get_validity (s, NULL);
     case SB_PLOT_HEATMAP:
-      return s && sb_plot_snapshot_get_field (s, o->field, SB_SURROGATE_EXACT);
+      return s && sb_plot_snapshot_get_field (s, o->field, SB_POSTERIOR_EXACT);
     case SB_PLOT_DENSITY:
       return d && sb_density_data_get_grid (d, NULL) > 1;
     case SB_PLOT_CONVERGENCE:
@@ -128,10 +128,10 @@ interp (const double *x, const double *y, gsize n, double at)
   return (1 - t) * y[lo] + t * y[hi];
 }
 
-static const SbRole surrogate_role[SB_N_SURROGATES] = {
+static const SbRole method_role[SB_N_POSTERIOR_METHODS] = {
   SB_ROLE_EXACT, SB_ROLE_LAPLACE, SB_ROLE_EP,
 };
-static const SbDash surrogate_dash[SB_N_SURROGATES] = {
+static const SbDash method_dash[SB_N_POSTERIOR_METHODS] = {
   SB_DASH_SOLID, SB_DASH_DASHED, SB_DASH_DASHDOT,
 };
 
@@ -187,18 +187,18 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
       double x = o->x[axis];
       switch (o->kind)
         {
-        case SB_OBS_NUMERIC:
+        case SG_OBS_NUMERIC:
           g_array_append_val (nx, x);
           g_array_append_val (ny, o->y);
           break;
-        case SB_OBS_VALID:
+        case SG_OBS_VALID:
           g_array_append_val (vx, x);
           g_array_append_val (vy, o->y);
           break;
-        case SB_OBS_INVALID:
+        case SG_OBS_INVALID:
           g_array_append_val (ix, x);
           break;
-        case SB_OBS_DUEL:
+        case SG_OBS_PREFERENCE:
           {
             double xl = o->x_loser[axis];
             double yw = mean ? interp (grid, mean, n, x) : nan;
@@ -209,7 +209,7 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
             g_array_append_val (dly, yl);
             break;
           }
-        case SB_OBS_BINARY:
+        case SG_OBS_BINARY:
         default:
           {
             double y = mean ? interp (grid, mean, n, x) : nan;
@@ -331,7 +331,7 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
   gsize n;
   SbScene *scene = new_curve_scene (s, o->prior ? "Prior of f" : "Posterior of f", "f(x)",
                                     &axis, &x, &n);
-  const sg_point_summary *ex = sb_plot_snapshot_get_summaries (s, SB_SURROGATE_EXACT);
+  const sg_point_summary *ex = sb_plot_snapshot_get_summaries (s, SB_POSTERIOR_EXACT);
   int pct = (int) lround (100 * o->level);
   char label[96];
 
@@ -371,7 +371,7 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
 
   /* Gaussian approximations: their mean and equal-tailed (= HPD) bounds,
    * over the exact curves, so that one as close as EP often is still shows. */
-  for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+  for (int k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
     {
       const sg_point_summary *g = sb_plot_snapshot_get_summaries (s, k);
       if (!o->compare[k] || g == NULL)
@@ -384,13 +384,13 @@ build_posterior (const SbPlotOptions *o, const SbPlotSnapshot *s)
           bounds[n + i] = g[i].hpd_upper;
         }
       char id[32];
-      g_snprintf (id, sizeof id, "bounds/%s", sb_surrogate_name (k));
-      g_snprintf (label, sizeof label, "%s %d%%", sb_surrogate_name (k), pct);
-      st = sb_style_line (surrogate_role[k], 1.6, SB_DASH_DOTTED, 1.0);
+      g_snprintf (id, sizeof id, "bounds/%s", sb_posterior_method_name (k));
+      g_snprintf (label, sizeof label, "%s %d%%", sb_posterior_method_name (k), pct);
+      st = sb_style_line (method_role[k], 1.6, SB_DASH_DOTTED, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_lines (id, label, &st, n, x, 2, bounds));
-      g_snprintf (id, sizeof id, "mean/%s", sb_surrogate_name (k));
-      g_snprintf (label, sizeof label, "%s mean", sb_surrogate_name (k));
-      st = sb_style_line (surrogate_role[k], 1.8, surrogate_dash[k], 1.0);
+      g_snprintf (id, sizeof id, "mean/%s", sb_posterior_method_name (k));
+      g_snprintf (label, sizeof label, "%s mean", sb_posterior_method_name (k));
+      st = sb_style_line (method_role[k], 1.8, method_dash[k], 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line (id, label, &st, n, x, gm));
     }
 
@@ -407,11 +407,11 @@ build_skewness (const SbPlotOptions *o, const SbPlotSnapshot *s)
   const double *x;
   gsize n;
   SbScene *scene = new_curve_scene (s, "Skewness statistic SS(x)", "SS(x)", &axis, &x, &n);
-  const sg_point_summary *ex = sb_plot_snapshot_get_summaries (s, SB_SURROGATE_EXACT);
+  const sg_point_summary *ex = sb_plot_snapshot_get_summaries (s, SB_POSTERIOR_EXACT);
   g_autofree double *ss = summary_column (ex, n, F_SKEW);
 
   gboolean gauss = FALSE;
-  for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+  for (int k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
     gauss |= o->compare[k] && sb_plot_snapshot_get_summaries (s, k) != NULL;
   SbStyle st = sb_style_line (SB_ROLE_FOREGROUND, 1.0, gauss ? SB_DASH_DASHED : SB_DASH_SOLID,
                       gauss ? 0.8 : 0.45);
@@ -483,9 +483,9 @@ build_validity (const SbPlotOptions *o, const SbPlotSnapshot *s)
       for (gsize i = 0; i < no; i++)
         {
           const SbObservation *ob = sb_plot_snapshot_get_observation (s, i);
-          if (ob->kind == SB_OBS_VALID || ob->kind == SB_OBS_NUMERIC)
+          if (ob->kind == SG_OBS_VALID || ob->kind == SG_OBS_NUMERIC)
             g_array_append_val (vx, ob->x[axis]);
-          else if (ob->kind == SB_OBS_INVALID)
+          else if (ob->kind == SG_OBS_INVALID)
             g_array_append_val (fx, ob->x[axis]);
         }
       if (vx->len)
@@ -538,13 +538,13 @@ add_observations_2d (SbScene *scene, const SbPlotSnapshot *s, guint ax, guint ay
   for (gsize i = 0; i < no; i++)
     {
       const SbObservation *o = sb_plot_snapshot_get_observation (s, i);
-      if (o->kind == SB_OBS_DUEL)
+      if (o->kind == SG_OBS_PREFERENCE)
         {
           double a[2] = { o->x[ax], o->x[ay] }, b[2] = { o->x_loser[ax], o->x_loser[ay] };
           g_array_append_vals (w, a, 2);
           g_array_append_vals (l, b, 2);
         }
-      else if (o->kind == SB_OBS_INVALID)
+      else if (o->kind == SG_OBS_INVALID)
         {
           g_array_append_val (ix, o->x[ax]);
           g_array_append_val (iy, o->x[ay]);
@@ -592,7 +592,7 @@ add_observations_2d (SbScene *scene, const SbPlotSnapshot *s, guint ax, guint ay
 static SbScene *
 build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
 {
-  SbGrid2 *g = sb_plot_snapshot_get_field (s, o->field, SB_SURROGATE_EXACT);
+  SbGrid2 *g = sb_plot_snapshot_get_field (s, o->field, SB_POSTERIOR_EXACT);
   guint ax = 0, ay = 1;
   const double *fixed = NULL;
   sb_plot_snapshot_get_slice (s, &ax, &ay, &fixed);
@@ -660,7 +660,7 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
 
   /* Gaussian approximations of the same field, as contour lines at the
    * same levels. */
-  for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+  for (int k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
     {
       SbGrid2 *gk = sb_plot_snapshot_get_field (s, o->field, k);
       if (!o->compare[k] || gk == NULL || !sb_plot_supports_compare (o->kind, o->field))
@@ -668,10 +668,10 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
       double a0, a1, b0, b1;
       sb_grid2_get_box (gk, &a0, &a1, &b0, &b1);
       char id[32], label[64];
-      g_snprintf (id, sizeof id, "contours/%s", sb_surrogate_name (k));
-      g_snprintf (label, sizeof label, "%s %s (contours)", sb_surrogate_name (k),
+      g_snprintf (id, sizeof id, "contours/%s", sb_posterior_method_name (k));
+      g_snprintf (label, sizeof label, "%s %s (contours)", sb_posterior_method_name (k),
                   o->field == SB_FIELD_SD ? "sd" : "mean");
-      st = sb_style_line (surrogate_role[k], 1.6, surrogate_dash[k], 1.0);
+      st = sb_style_line (method_role[k], 1.6, method_dash[k], 1.0);
       sb_scene_take_layer (scene, sb_layer_new_contours (id, label, &st, sb_grid2_get_nx (gk),
                                                          sb_grid2_get_ny (gk), sb_grid2_get_values (gk),
                                                          a0, a1, b0, b1, nl, levels));
@@ -769,16 +769,16 @@ build_density (const SbPlotOptions *o, const SbDensityData *d)
   /* The exact density first and the Gaussians over it: where an
    * approximation is as good as EP often is here (within a pixel), its
    * dashes still show on the exact curve instead of vanishing under it. */
-  for (int s = 0; s < SB_N_SURROGATES; s++)
+  for (int s = 0; s < SB_N_POSTERIOR_METHODS; s++)
     {
       const double *dens = sb_density_data_get_density (d, s);
-      if (dens == NULL || (s != SB_SURROGATE_EXACT && !o->compare[s]))
+      if (dens == NULL || (s != SB_POSTERIOR_EXACT && !o->compare[s]))
         continue;
       char id[32], label[64];
-      g_snprintf (id, sizeof id, "density/%s", sb_surrogate_name (s));
-      g_snprintf (label, sizeof label, s == SB_SURROGATE_EXACT ? "exact: kernel density"
-                                                               : "%s Gaussian", sb_surrogate_name (s));
-      st = sb_style_line (surrogate_role[s], s == SB_SURROGATE_EXACT ? 2.4 : 1.8, surrogate_dash[s], 1.0);
+      g_snprintf (id, sizeof id, "density/%s", sb_posterior_method_name (s));
+      g_snprintf (label, sizeof label, s == SB_POSTERIOR_EXACT ? "exact: kernel density"
+                                                               : "%s Gaussian", sb_posterior_method_name (s));
+      st = sb_style_line (method_role[s], s == SB_POSTERIOR_EXACT ? 2.4 : 1.8, method_dash[s], 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line (id, label, &st, k, grid, dens));
     }
   return scene;

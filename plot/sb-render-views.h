@@ -27,7 +27,7 @@ typedef enum {
 typedef struct {
   SbPlotKind kind;
   SbField field;                      /* HEATMAP: which field              */
-  gboolean compare[SB_N_SURROGATES];  /* overlay Laplace / EP (index 0 is
+  gboolean compare[SB_N_POSTERIOR_METHODS];  /* overlay Laplace / EP (index 0 is
                                          the exact posterior: always on)  */
   gboolean show_samples;              /* POSTERIOR: sample paths           */
   gboolean show_truth;                /* the true function, when known     */

@@ -212,8 +212,8 @@ safe_loop (const SbExperiment *exp, const sg_problem *p)
 
   g_assert_cmpint (sg_bo_config_default (&cfg, 1, sg_problem_lower (p), sg_problem_upper (p)), ==, SG_OK);
   cfg.mode = SG_BO_SAFE;
-  g_assert_cmpint (sg_bo_acquisition_parse (exp->acquisition, &cfg.acquisition), ==, SG_OK);
-  g_assert_cmpint (sg_bo_surrogate_parse (exp->surrogate, &cfg.surrogate), ==, SG_OK);
+  cfg.acquisition = exp->acquisition;
+  cfg.surrogate = exp->surrogate;
   cfg.threshold = exp->threshold;
   cfg.n_initial = exp->initial;
   cfg.seed = exp->seed;

@@ -42,25 +42,24 @@ summaries (GKeyFile *kf, const char *group, gsize n)
   return s;
 }
 
-static SbObsKind
+static sg_obs_kind
 obs_kind (const char *s)
 {
   if (g_str_equal (s, "duel"))
-    return SB_OBS_DUEL;
+    return SG_OBS_PREFERENCE;
   if (g_str_equal (s, "valid"))
-    return SB_OBS_VALID;
+    return SG_OBS_VALID;
   if (g_str_equal (s, "invalid"))
-    return SB_OBS_INVALID;
+    return SG_OBS_INVALID;
   if (g_str_equal (s, "binary"))
-    return SB_OBS_BINARY;
-  return SB_OBS_NUMERIC;
+    return SG_OBS_BINARY;
+  return SG_OBS_NUMERIC;
 }
 
 static void
 load_fields (GKeyFile *kf, SbPlotSnapshot *snap)
 {
   static const char *fields[SB_N_FIELDS] = { "mean", "sd", "skewness", "acquisition", "p_valid" };
-  static const char *surr[SB_N_SURROGATES] = { "exact", "laplace", "ep" };
   g_autoptr (GError) error = NULL;
   guint nx = g_key_file_get_integer (kf, "slice", "nx", &error);
   g_assert_no_error (error);
@@ -74,9 +73,9 @@ load_fields (GKeyFile *kf, SbPlotSnapshot *snap)
   sb_plot_snapshot_set_slice (snap, g_key_file_get_integer (kf, "slice", "axis_x", NULL),
                               g_key_file_get_integer (kf, "slice", "axis_y", NULL), fixed);
   for (int f = 0; f < SB_N_FIELDS; f++)
-    for (int s = 0; s < SB_N_SURROGATES; s++)
+    for (int s = 0; s < SB_N_POSTERIOR_METHODS; s++)
       {
-        g_autofree char *group = g_strdup_printf ("field-%s-%s", fields[f], surr[s]);
+        g_autofree char *group = g_strdup_printf ("field-%s-%s", fields[f], sb_posterior_method_id (s));
         if (!has (kf, group, "values"))
           continue;
         gsize n;
@@ -97,11 +96,10 @@ load_density (GKeyFile *kf, guint dim)
   SbDensityData *d = sb_density_data_new (dim, x, g_strcmp0 (diff, "true") == 0, 1);
   g_autofree double *grid = doubles (kf, "density", "grid", &k);
   sb_density_data_set_grid (d, k, grid);
-  static const char *surr[SB_N_SURROGATES] = { "exact", "laplace", "ep" };
-  for (int s = 0; s < SB_N_SURROGATES; s++)
-    if (has (kf, "density", surr[s]))
+  for (int s = 0; s < SB_N_POSTERIOR_METHODS; s++)
+    if (has (kf, "density", sb_posterior_method_id (s)))
       {
-        g_autofree double *v = doubles (kf, "density", surr[s], &n);
+        g_autofree double *v = doubles (kf, "density", sb_posterior_method_id (s), &n);
         g_assert_cmpuint (n, ==, k);
         sb_density_data_set_density (d, s, v);
       }
@@ -159,11 +157,10 @@ plot_fixture_from_key_file (GKeyFile *kf, SbDensityData **density)
     {
       g_autofree double *x = doubles (kf, "curve", "x", &ng);
       sb_plot_snapshot_set_curve_grid (snap, g_key_file_get_integer (kf, "meta", "axis", NULL), ng, x);
-      static const char *surr[SB_N_SURROGATES] = { "exact", "laplace", "ep" };
-      for (int s = 0; s < SB_N_SURROGATES; s++)
-        if (g_key_file_has_group (kf, surr[s]))
+          for (int s = 0; s < SB_N_POSTERIOR_METHODS; s++)
+        if (g_key_file_has_group (kf, sb_posterior_method_id (s)))
           {
-            g_autofree sg_point_summary *sum = summaries (kf, surr[s], ng);
+            g_autofree sg_point_summary *sum = summaries (kf, sb_posterior_method_id (s), ng);
             sb_plot_snapshot_set_summaries (snap, s, sum);
           }
     }

@@ -417,7 +417,7 @@ test_band_pixels_fixture (void)
   g_autoptr (SbPlotSnapshot) snap = plot_fixture_load ("plot-1d.ini", NULL);
   const double *x;
   gsize n = sb_plot_snapshot_get_curve_grid (snap, NULL, &x);
-  const sg_point_summary *s = sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_EXACT);
+  const sg_point_summary *s = sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT);
   g_autofree double *lo = g_new (double, n), *hi = g_new (double, n);
   for (gsize i = 0; i < n; i++)
     {
@@ -556,7 +556,7 @@ test_duel_markers_fixture (void)
   test_palette (&p);
   canvas_render (&c, scene, NULL, &p);
 
-  const sg_point_summary *s = sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_EXACT);
+  const sg_point_summary *s = sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT);
   for (gsize i = 0; i < sb_plot_snapshot_get_n_observations (snap); i++)
     {
       const SbObservation *ob = sb_plot_snapshot_get_observation (snap, i);
@@ -765,7 +765,7 @@ test_layer_equality (void)
   /* The hover read-out of a compared 2-D view names each field's value. */
   {
     SbPlotOptions oc = o;
-    oc.compare[SB_SURROGATE_EP] = TRUE;
+    oc.compare[SB_POSTERIOR_EP] = TRUE;
     g_autoptr (SbScene) hs = sb_plot_build (&oc, a, NULL);
     SbPalette p;
     Canvas c;
@@ -780,7 +780,7 @@ test_layer_equality (void)
   }
 
   /* Compare toggles add layers and leave the others equal. */
-  o.compare[SB_SURROGATE_LAPLACE] = TRUE;
+  o.compare[SB_POSTERIOR_LAPLACE] = TRUE;
   g_autoptr (SbScene) sc = sb_plot_build (&o, a, NULL);
   g_assert_nonnull (sb_scene_find_layer (sc, "contours/Laplace"));
   g_assert_null (sb_scene_find_layer (sa, "contours/Laplace"));
@@ -824,7 +824,7 @@ fixture_scene (SbPlotKind kind, SbField field, gboolean compare)
   sb_plot_options_init (&o, kind);
   o.field = field;
   o.show_truth = TRUE;
-  o.compare[SB_SURROGATE_LAPLACE] = o.compare[SB_SURROGATE_EP] = compare;
+  o.compare[SB_POSTERIOR_LAPLACE] = o.compare[SB_POSTERIOR_EP] = compare;
   g_assert_true (sb_plot_has_data (&o, s, d));
   return sb_plot_build (&o, s, d);
 }
@@ -1115,15 +1115,15 @@ test_validity_heatmap (void)
   sb_plot_snapshot_set_best (s, best);
   sb_plot_snapshot_set_slice (s, 0, 1, best);
   g_autoptr (SbGrid2) g = sb_grid2_new (N, N, -2, 2, -2, 2, v);
-  sb_plot_snapshot_set_field (s, SB_FIELD_P_VALID, SB_SURROGATE_EXACT, g);
-  sb_plot_snapshot_add_observation (s, SB_OBS_INVALID, (double[]) { 1.5, 1.5 }, NULL, NAN);
-  sb_plot_snapshot_add_observation (s, SB_OBS_VALID, (double[]) { 0.2, 0.1 }, NULL, 0.4);
+  sb_plot_snapshot_set_field (s, SB_FIELD_P_VALID, SB_POSTERIOR_EXACT, g);
+  sb_plot_snapshot_add_observation (s, SG_OBS_INVALID, (double[]) { 1.5, 1.5 }, NULL, NAN);
+  sb_plot_snapshot_add_observation (s, SG_OBS_VALID, (double[]) { 0.2, 0.1 }, NULL, 0.4);
   sb_plot_snapshot_freeze (s);
 
   SbPlotOptions o;
   sb_plot_options_init (&o, SB_PLOT_HEATMAP);
   o.field = SB_FIELD_P_VALID;
-  o.compare[SB_SURROGATE_LAPLACE] = TRUE;   /* meaningless here: ignored */
+  o.compare[SB_POSTERIOR_LAPLACE] = TRUE;   /* meaningless here: ignored */
   g_assert_false (sb_plot_supports_compare (SB_PLOT_HEATMAP, SB_FIELD_P_VALID));
   g_autoptr (SbScene) scene = sb_plot_build (&o, s, NULL);
   g_assert_nonnull (sb_scene_find_layer (scene, "contours/required"));
@@ -1181,7 +1181,7 @@ test_acquisition_heatmap_gaps (void)
   sb_plot_snapshot_set_next (s, next, NULL);
   sb_plot_snapshot_set_slice (s, 0, 1, best);
   g_autoptr (SbGrid2) g = sb_grid2_new (N, N, -2, 2, -1, 1, v);
-  sb_plot_snapshot_set_field (s, SB_FIELD_ACQUISITION, SB_SURROGATE_EXACT, g);
+  sb_plot_snapshot_set_field (s, SB_FIELD_ACQUISITION, SB_POSTERIOR_EXACT, g);
   sb_plot_snapshot_freeze (s);
 
   SbPlotOptions o;

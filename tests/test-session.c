@@ -1,4 +1,4 @@
-/* test-ui-session.c — the session file: round trip, atomic save, refusal
+/* test-session.c — the session file: round trip, atomic save, refusal
  * of damaged and foreign files (with line and column), CSV export.
  * Needs no display (the session has no widgets). */
 #include "sb-experiment-templates.h"
@@ -252,23 +252,109 @@ test_validation (void)
   g_assert_nonnull (strstr (error->message, "two parameters"));
   g_clear_error (&error);
 
-  /* Surrogates: known names only, each in the modes it serves. */
+  /* Surrogates: each in the modes it serves (unknown names are refused
+   * when the file is read: test_engine_names). */
   g_autoptr (SbExperiment) one = sb_experiment_new ();
   g_assert_true (sb_experiment_add_parameter (one, "x", "", 0.0, 1.0));
-  const struct { const char *surrogate; SbMode mode; gboolean ok; } cases[] = {
-    { "svgp", SB_MODE_PREFERENCE, TRUE }, { "svgp", SB_MODE_SAFE, FALSE },
-    { "svgp", SB_MODE_MIXED, FALSE },     { "two-gp", SB_MODE_SAFE, TRUE },
-    { "two-gp", SB_MODE_PREFERENCE, FALSE }, { "laplace", SB_MODE_MIXED, TRUE },
-    { "gpflow", SB_MODE_PREFERENCE, FALSE },
+  const struct { sg_bo_surrogate surrogate; SbMode mode; gboolean ok; } cases[] = {
+    { SG_BO_SURROGATE_SVGP, SB_MODE_PREFERENCE, TRUE },
+    { SG_BO_SURROGATE_SVGP, SB_MODE_SAFE, FALSE },
+    { SG_BO_SURROGATE_SVGP, SB_MODE_MIXED, FALSE },
+    { SG_BO_SURROGATE_TWO_GP, SB_MODE_SAFE, TRUE },
+    { SG_BO_SURROGATE_TWO_GP, SB_MODE_PREFERENCE, FALSE },
+    { SG_BO_SURROGATE_LAPLACE, SB_MODE_MIXED, TRUE },
   };
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      g_free (one->surrogate);
-      one->surrogate = g_strdup (cases[i].surrogate);
+      one->surrogate = cases[i].surrogate;
       one->mode = cases[i].mode;
       g_assert_cmpint (sb_experiment_validate (one, &error), ==, cases[i].ok);
       if (!cases[i].ok)
-        g_assert_nonnull (strstr (error->message, cases[i].surrogate));
+        g_assert_nonnull (strstr (error->message, sg_bo_surrogate_name (cases[i].surrogate)));
+      g_clear_error (&error);
+    }
+}
+
+/* The session document with MEMBER's string value replaced by VALUE. */
+static char *
+with_member (const char *document, const char *member, const char *value)
+{
+  g_autofree char *pattern = g_strdup_printf ("(\"%s\": )\"[^\"]*\"", member);
+  g_autofree char *replacement = g_strdup_printf ("\\1\"%s\"", value);
+  g_autoptr (GRegex) re = g_regex_new (pattern, 0, 0, NULL);
+  char *out = g_regex_replace (re, document, -1, 0, replacement, 0, NULL);
+
+  g_assert_cmpstr (out, !=, document);
+  return out;
+}
+
+/* Mode, acquisition and surrogate are the engine's enums in memory and
+ * the engine's names in the file: every value is written under its name
+ * and read back as itself; an unknown name is refused with a message that
+ * names it, says where it is and lists the known ones. */
+static void
+test_engine_names (void)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (GError) error = NULL;
+  const struct { sg_bo_surrogate surrogate; SbMode mode; } served[] = {
+    { SG_BO_SURROGATE_SKEWGP, SB_MODE_PREFERENCE }, { SG_BO_SURROGATE_LAPLACE, SB_MODE_MIXED },
+    { SG_BO_SURROGATE_EP, SB_MODE_SAFE },           { SG_BO_SURROGATE_RANDOM, SB_MODE_MIXED },
+    { SG_BO_SURROGATE_TWO_GP, SB_MODE_SAFE },       { SG_BO_SURROGATE_SVGP, SB_MODE_PREFERENCE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (served); i++)
+    {
+      g_autoptr (SbSession) session = NULL;
+      g_autoptr (SbSession) loaded = NULL;
+      g_autofree char *data = NULL;
+      g_autofree char *acq = NULL, *sur = NULL, *mode = NULL;
+      const SbExperiment *e;
+
+      exp->acquisition = (sg_bo_acquisition) (i % (SG_BO_ACQ_THOMPSON + 1));
+      exp->surrogate = served[i].surrogate;
+      exp->mode = served[i].mode;
+      session = sb_session_new (exp);
+      data = sb_session_to_data (session, NULL);
+      acq = g_strdup_printf ("\"acquisition\": \"%s\"", sg_bo_acquisition_name (exp->acquisition));
+      sur = g_strdup_printf ("\"surrogate\": \"%s\"", sg_bo_surrogate_name (exp->surrogate));
+      mode = g_strdup_printf ("\"mode\": \"%s\"", sb_mode_to_string (exp->mode));
+      g_assert_nonnull (strstr (data, acq));
+      g_assert_nonnull (strstr (data, sur));
+      g_assert_nonnull (strstr (data, mode));
+      loaded = sb_session_load_from_data (data, -1, "names.json", &error);
+      g_assert_no_error (error);
+      e = sb_session_get_experiment (loaded);
+      g_assert_cmpint (e->acquisition, ==, exp->acquisition);
+      g_assert_cmpint (e->surrogate, ==, exp->surrogate);
+      g_assert_cmpint (e->mode, ==, exp->mode);
+    }
+  /* Every acquisition has been through the file. */
+  g_assert_cmpuint (G_N_ELEMENTS (served), >, SG_BO_ACQ_THOMPSON);
+
+  g_autoptr (SbSession) good = sb_session_new (exp);
+  g_autofree char *valid = sb_session_to_data (good, NULL);
+  const struct { const char *member, *value, *expect; } bad[] = {
+    { "acquisition", "ucb-plus", "unknown acquisition 'ucb-plus' (expected 'ucb', 'eiig', 'epi' or 'thompson')" },
+    { "surrogate", "gpflow", "unknown surrogate 'gpflow' (expected 'skewgp', 'laplace', 'ep', 'random', 'two-gp' or 'svgp')" },
+    { "mode", "active", "unknown mode 'active'" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autofree char *text = with_member (valid, bad[i].member, bad[i].value);
+      g_autofree char *member = g_strdup_printf ("\"%s\"", bad[i].member);
+      g_autoptr (SbSession) refused = sb_session_load_from_data (text, -1, "bad.json", &error);
+      g_autofree char *where = NULL;
+      guint line = 1;
+
+      for (const char *p = text; p < strstr (text, member); p++)
+        line += *p == '\n';
+      where = g_strdup_printf ("bad.json:%u:", line);
+      g_assert_null (refused);
+      g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, where));
+      g_assert_nonnull (strstr (error->message, bad[i].expect));
       g_clear_error (&error);
     }
 }
@@ -310,6 +396,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/session/refuse-damaged", test_refuse_damaged);
   g_test_add_func ("/session/csv", test_csv);
   g_test_add_func ("/session/validation", test_validation);
+  g_test_add_func ("/session/engine-names", test_engine_names);
   g_test_add_func ("/session/templates", test_templates);
   return g_test_run ();
 }

@@ -1732,6 +1732,29 @@ test_sun_density_2d (void)
   sg_sun_clear (&bad);
 }
 
+/* Every observation kind has a name that reads back as itself; other
+ * names are refused and leave the kind alone. */
+static void
+test_obs_kind_names (void)
+{
+  const char *names[] = { "numeric", "binary", "preference", "valid", "invalid" };
+  sg_obs_kind kind;
+
+  for (int k = SG_OBS_NUMERIC; k <= SG_OBS_INVALID; k++)
+    {
+      g_assert_cmpint (sg_obs_kind_parse (sg_obs_kind_name ((sg_obs_kind) k), &kind), ==, SG_OK);
+      g_assert_cmpint (kind, ==, k);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_assert_cmpint (sg_obs_kind_parse (names[i], &kind), ==, SG_OK);
+  g_assert_cmpstr (sg_obs_kind_name (SG_OBS_PREFERENCE), ==, "preference");
+  kind = SG_OBS_BINARY;
+  g_assert_cmpint (sg_obs_kind_parse ("duel", &kind), ==, SG_EINVAL);
+  g_assert_cmpint (sg_obs_kind_parse (NULL, &kind), ==, SG_EINVAL);
+  g_assert_cmpint (kind, ==, SG_OBS_BINARY);
+  g_assert_cmpstr (sg_obs_kind_name ((sg_obs_kind) 99), ==, "?");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1741,7 +1764,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/skewgp/sample-paths", test_sample_paths);
   g_test_add_func ("/skewgp/density", test_density);
   g_test_add_func ("/skewgp/sun-literal", test_sun_literal);
-  g_test_add_func ("/skewgp/quadrature", test_quadrature);
+  /* /slow/: thorough cases, run by the slow suite (tests/meson.build). */
+  g_test_add_func ("/slow/skewgp/quadrature", test_quadrature);
   g_test_add_func ("/skewgp/evidence-r", test_evidence_r);
   g_test_add_func ("/skewgp/class-probability-mc", test_class_probability_mc);
   g_test_add_func ("/skewgp/preference-example", test_preference_example);
@@ -1751,7 +1775,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/skewgp/evidence-keeps-order", test_evidence_keeps_order);
   g_test_add_func ("/skewgp/fast-moments", test_fast_moments);
   g_test_add_func ("/skewgp/sun-moments-esn", test_sun_moments_esn);
-  g_test_add_func ("/skewgp/prior-moments", test_prior_moments);
+  g_test_add_func ("/slow/skewgp/prior-moments", test_prior_moments);
   g_test_add_func ("/skewgp/sun-density-2d", test_sun_density_2d);
+  g_test_add_func ("/skewgp/obs-kind-names", test_obs_kind_names);
   return g_test_run ();
 }

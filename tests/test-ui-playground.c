@@ -188,9 +188,9 @@ test_job_updates_plot (void)
   SPIN_UNTIL (result_current (pg));
   r = sb_playground_get_result (pg);
   g_assert_cmpuint (r->input->n_points, ==, 5);
-  g_assert_true (r->method[SB_SURROGATE_EXACT].ok);
-  g_assert_true (r->method[SB_SURROGATE_LAPLACE].ok);
-  g_assert_true (r->method[SB_SURROGATE_EP].ok);
+  g_assert_true (r->method[SB_POSTERIOR_EXACT].ok);
+  g_assert_true (r->method[SB_POSTERIOR_LAPLACE].ok);
+  g_assert_true (r->method[SB_POSTERIOR_EP].ok);
 
   /* The plots show this result: the three probability curves on the
    * grid, 3 + 2 markers, the band of the latent posterior. */
@@ -216,7 +216,7 @@ test_job_updates_plot (void)
   g_assert_cmpuint (layer_n (prob, "prob/ep"), ==, 0);
   g_assert_false (sb_playground_get_last_input (pg)->ep);
   SPIN_UNTIL (result_current (pg));
-  g_assert_false (sb_playground_get_result (pg)->method[SB_SURROGATE_EP].ok);
+  g_assert_false (sb_playground_get_result (pg)->method[SB_POSTERIOR_EP].ok);
   destroy (pg);
 }
 
@@ -374,9 +374,9 @@ test_preset (void)
   SPIN_UNTIL (result_current (pg));
   {
     const SbPlaygroundResult *r = sb_playground_get_result (pg);
-    const sg_point_summary *ex = r->method[SB_SURROGATE_EXACT].summary;
-    const sg_point_summary *la = r->method[SB_SURROGATE_LAPLACE].summary;
-    for (int k = 0; k < SB_N_SURROGATES; k++)
+    const sg_point_summary *ex = r->method[SB_POSTERIOR_EXACT].summary;
+    const sg_point_summary *la = r->method[SB_POSTERIOR_LAPLACE].summary;
+    for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
       {
         g_assert_true (r->method[k].ok);
         g_assert_cmpfloat (r->method[k].lengthscale[0], ==, 2.541);
@@ -418,13 +418,13 @@ test_fit (void)
 
   g_assert_true (sb_playground_load_preset (pg, SB_PLAYGROUND_PRESET_LAPLACE));
   SPIN_UNTIL (result_current (pg));
-  fixed_exact_evidence = sb_playground_get_result (pg)->method[SB_SURROGATE_EXACT].log_evidence;
+  fixed_exact_evidence = sb_playground_get_result (pg)->method[SB_POSTERIOR_EXACT].log_evidence;
 
   g_action_group_change_action_state (G_ACTION_GROUP (pg), "fit", g_variant_new_boolean (TRUE));
   g_assert_true (sb_playground_get_last_input (pg)->fit);
   SPIN_UNTIL (result_current (pg));
   r = sb_playground_get_result (pg);
-  for (int k = 0; k < SB_N_SURROGATES; k++)
+  for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
     {
       g_assert_true (r->method[k].ok);
       g_test_message ("fitted %d: l = %.4f, v = %.3f, log evidence %.4f", k,
@@ -437,16 +437,16 @@ test_fit (void)
     }
   /* Laplace's own maximiser is the preset's (that is how the preset was
    * made), up to the optimiser's tolerance. */
-  g_assert_cmpfloat (fabs (r->method[SB_SURROGATE_LAPLACE].lengthscale[0] / 2.541 - 1), <, 0.05);
-  g_assert_cmpfloat (fabs (r->method[SB_SURROGATE_LAPLACE].variance / 26.09 - 1), <, 0.1);
+  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_LAPLACE].lengthscale[0] / 2.541 - 1), <, 0.05);
+  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_LAPLACE].variance / 26.09 - 1), <, 0.1);
   /* The exact evidence at its own maximiser is not below its value at
    * Laplace's hyperparameters (both are QMC estimates with errors of a
    * few 1e-3 nats; 0.02 covers them). */
-  g_assert_cmpfloat (r->method[SB_SURROGATE_EXACT].log_evidence, >=, fixed_exact_evidence - 0.02);
+  g_assert_cmpfloat (r->method[SB_POSTERIOR_EXACT].log_evidence, >=, fixed_exact_evidence - 0.02);
   /* ...and the three methods choose differently. */
-  g_assert_cmpfloat (fabs (r->method[SB_SURROGATE_EXACT].lengthscale[0]
-                           - r->method[SB_SURROGATE_LAPLACE].lengthscale[0]), >, 0.05);
-  g_assert_cmpuint (r->method[SB_SURROGATE_EXACT].s, ==, 0);
+  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_EXACT].lengthscale[0]
+                           - r->method[SB_POSTERIOR_LAPLACE].lengthscale[0]), >, 0.05);
+  g_assert_cmpuint (r->method[SB_POSTERIOR_EXACT].s, ==, 0);
 
   /* 000 Figure 7: the exact method's prior becomes a SkewGP with s = 2
    * pseudo-points, fitted with the kernel: they stay inside the inputs'
@@ -461,12 +461,12 @@ test_fit (void)
   }
   SPIN_UNTIL (result_current (pg));
   r = sb_playground_get_result (pg);
-  g_assert_true (r->method[SB_SURROGATE_EXACT].ok);
-  g_assert_cmpuint (r->method[SB_SURROGATE_EXACT].s, ==, 2);
-  g_assert_cmpuint (r->method[SB_SURROGATE_LAPLACE].s, ==, 0);
+  g_assert_true (r->method[SB_POSTERIOR_EXACT].ok);
+  g_assert_cmpuint (r->method[SB_POSTERIOR_EXACT].s, ==, 2);
+  g_assert_cmpuint (r->method[SB_POSTERIOR_LAPLACE].s, ==, 0);
   for (guint i = 0; i < 2; i++)
     {
-      const SbPlaygroundMethod *m = &r->method[SB_SURROGATE_EXACT];
+      const SbPlaygroundMethod *m = &r->method[SB_POSTERIOR_EXACT];
       g_test_message ("SkewGP prior: r%u = %.3f, gamma%u = %.3f", i + 1, m->pseudo_points[i], i + 1,
                       m->gamma[i]);
       g_assert_cmpfloat (m->pseudo_points[i], >=, 0.034);
@@ -474,9 +474,9 @@ test_fit (void)
       g_assert_cmpfloat (fabs (m->gamma[i]), <=, 3);
     }
   g_test_message ("s = 2: l = %.3f, v = %.3f, log evidence %.4f",
-                  r->method[SB_SURROGATE_EXACT].lengthscale[0], r->method[SB_SURROGATE_EXACT].variance,
-                  r->method[SB_SURROGATE_EXACT].log_evidence);
-  g_assert_true (isfinite (r->method[SB_SURROGATE_EXACT].log_evidence));
+                  r->method[SB_POSTERIOR_EXACT].lengthscale[0], r->method[SB_POSTERIOR_EXACT].variance,
+                  r->method[SB_POSTERIOR_EXACT].log_evidence);
+  g_assert_true (isfinite (r->method[SB_POSTERIOR_EXACT].log_evidence));
   g_assert_nonnull (sb_scene_find_layer (sb_chart_get_scene (sb_playground_get_chart (pg, 1)),
                                          "pseudo-points"));
   destroy (pg);
@@ -559,7 +559,8 @@ main (int argc, char *argv[])
     { "/ui/playground/job-updates-plot", test_job_updates_plot },
     { "/ui/playground/bald", test_bald },
     { "/ui/playground/preset", test_preset },
-    { "/ui/playground/fit", test_fit },
+    /* /slow/: a thorough case, run by the slow suite (tests/meson.build). */
+    { "/slow/ui/playground/fit", test_fit },
     { "/ui/playground/plane", test_plane },
     { "/ui/playground/menu-entry", test_menu_entry },
   };

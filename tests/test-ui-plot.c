@@ -84,7 +84,7 @@ posterior_scene (SbPlotSnapshot *snap, gboolean compare)
 {
   SbPlotOptions o;
   sb_plot_options_init (&o, SB_PLOT_POSTERIOR);
-  o.compare[SB_SURROGATE_LAPLACE] = compare;
+  o.compare[SB_POSTERIOR_LAPLACE] = compare;
   return sb_plot_build (&o, snap, NULL);
 }
 
@@ -194,8 +194,8 @@ test_plot_view (void)
   /* The compare toggle is a property with notify-on-change. */
   guint notified = 0;
   g_signal_connect_swapped (view, "notify::show-ep", G_CALLBACK (count_cb), &notified);
-  sb_plot_view_set_compare (view, SB_SURROGATE_EP, TRUE);
-  sb_plot_view_set_compare (view, SB_SURROGATE_EP, TRUE);
+  sb_plot_view_set_compare (view, SB_POSTERIOR_EP, TRUE);
+  sb_plot_view_set_compare (view, SB_POSTERIOR_EP, TRUE);
   g_assert_cmpuint (notified, ==, 1);
   g_assert_nonnull (sb_chart_get_layer_widget (chart, "mean/EP"));
   g_object_set (view, "show-samples", FALSE, NULL);
@@ -241,7 +241,7 @@ test_slice_controls (void)
   sb_plot_snapshot_set_best (s, fixed);
   sb_plot_snapshot_set_slice (s, 0, 2, fixed);
   g_autoptr (SbGrid2) g = sb_grid2_new (3, 3, -1, 1, -1, 1, v);
-  sb_plot_snapshot_set_field (s, SB_FIELD_MEAN, SB_SURROGATE_EXACT, g);
+  sb_plot_snapshot_set_field (s, SB_FIELD_MEAN, SB_POSTERIOR_EXACT, g);
   sb_plot_snapshot_freeze (s);
 
   SbPlotView *view = SB_PLOT_VIEW (sb_plot_view_new (SB_PLOT_HEATMAP));
@@ -272,7 +272,7 @@ test_slice_controls (void)
   double best2[4] = { -0.5, 0.2, 0.6, 0.4 };
   sb_plot_snapshot_set_best (s2, best2);
   sb_plot_snapshot_set_slice (s2, 0, 2, fixed);
-  sb_plot_snapshot_set_field (s2, SB_FIELD_MEAN, SB_SURROGATE_EXACT, g);
+  sb_plot_snapshot_set_field (s2, SB_FIELD_MEAN, SB_POSTERIOR_EXACT, g);
   sb_plot_view_set_snapshot (view, s2);
   spin_for (200);
   g_assert_cmpuint (draws (chart, "heatmap"), ==, heat);

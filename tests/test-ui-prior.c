@@ -109,7 +109,7 @@ test_open (void)
   SbPlotSnapshot *snap = sb_prior_explorer_get_snapshot (ex);
   const double *grid;
   gsize n = sb_plot_snapshot_get_curve_grid (snap, NULL, &grid);
-  const sg_point_summary *sum = sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_EXACT);
+  const sg_point_summary *sum = sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT);
   g_assert_cmpuint (n, ==, in.n_grid);
   gsize i03 = (gsize) lround (0.3 * (double) (n - 1)), i07 = (gsize) lround (0.7 * (double) (n - 1));
   g_assert_cmpfloat (sum[i03].mean, >, 0.5);

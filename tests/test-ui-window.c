@@ -442,6 +442,86 @@ test_new_experiment_dialog (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* The drop-down under WIDGET whose list has an entry containing TEXT. */
+static GtkDropDown *
+find_dropdown (GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_DROP_DOWN (widget))
+    {
+      GListModel *model = gtk_drop_down_get_model (GTK_DROP_DOWN (widget));
+      for (guint i = 0; GTK_IS_STRING_LIST (model) && i < g_list_model_get_n_items (model); i++)
+        if (strstr (gtk_string_list_get_string (GTK_STRING_LIST (model), i), text))
+          return GTK_DROP_DOWN (widget);
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkDropDown *found = find_dropdown (c, text);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* Every acquisition and surrogate row of the dialog builds the engine's
+ * value its label names. The two-GP baseline serves safe mode only, so the
+ * preference experiment it would build is refused, naming it. */
+static void
+test_new_experiment_choices (void)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  const struct { const char *label; sg_bo_acquisition acq; } acquisitions[] = {
+    { "UCB", SG_BO_ACQ_UCB }, { "EIIG", SG_BO_ACQ_EIIG },
+    { "probability of improvement", SG_BO_ACQ_EPI }, { "Thompson", SG_BO_ACQ_THOMPSON },
+  };
+  const struct { const char *label; sg_bo_surrogate surrogate; } surrogates[] = {
+    { "SkewGP", SG_BO_SURROGATE_SKEWGP }, { "Laplace", SG_BO_SURROGATE_LAPLACE },
+    { "propagation", SG_BO_SURROGATE_EP }, { "Random", SG_BO_SURROGATE_RANDOM },
+    { "variational", SG_BO_SURROGATE_SVGP }, { "Two GPs", SG_BO_SURROGATE_TWO_GP },
+  };
+  GtkDropDown *acq = find_dropdown (GTK_WIDGET (dialog), "Thompson");
+  GtkDropDown *sur = find_dropdown (GTK_WIDGET (dialog), "Random search");
+
+  g_assert_nonnull (acq);
+  g_assert_nonnull (sur);
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_COLOUR);
+  for (guint row = 0; row < g_list_model_get_n_items (gtk_drop_down_get_model (acq)); row++)
+    {
+      const char *label = gtk_string_list_get_string (GTK_STRING_LIST (gtk_drop_down_get_model (acq)), row);
+      g_autoptr (SbExperiment) exp = NULL;
+      guint k = 0;
+
+      while (k < G_N_ELEMENTS (acquisitions) && !strstr (label, acquisitions[k].label))
+        k++;
+      g_assert_cmpuint (k, <, G_N_ELEMENTS (acquisitions));
+      gtk_drop_down_set_selected (acq, row);
+      exp = sb_new_experiment_dialog_build (dialog, NULL);
+      g_assert_nonnull (exp);
+      g_assert_cmpint (exp->acquisition, ==, acquisitions[k].acq);
+    }
+  for (guint row = 0; row < g_list_model_get_n_items (gtk_drop_down_get_model (sur)); row++)
+    {
+      const char *label = gtk_string_list_get_string (GTK_STRING_LIST (gtk_drop_down_get_model (sur)), row);
+      g_autoptr (SbExperiment) exp = NULL;
+      g_autoptr (GError) error = NULL;
+      guint k = 0;
+
+      while (k < G_N_ELEMENTS (surrogates) && !strstr (label, surrogates[k].label))
+        k++;
+      g_assert_cmpuint (k, <, G_N_ELEMENTS (surrogates));
+      gtk_drop_down_set_selected (sur, row);
+      exp = sb_new_experiment_dialog_build (dialog, &error);
+      if (surrogates[k].surrogate == SG_BO_SURROGATE_TWO_GP)
+        {
+          g_assert_null (exp);
+          g_assert_nonnull (strstr (error->message, "two-gp"));
+          continue;
+        }
+      g_assert_no_error (error);
+      g_assert_cmpint (exp->surrogate, ==, surrogates[k].surrogate);
+    }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 /* The benchmark template answered by the simulated oracle: auto-play
  * answers questions by itself. */
 static void
@@ -557,7 +637,7 @@ main (int argc, char *argv[])
     "/ui/window/superseded-result-dropped", "/ui/window/engine-error-shown",
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
-    "/ui/new-experiment-dialog",
+    "/ui/new-experiment-dialog", "/ui/new-experiment-choices",
   };
   int status;
 
@@ -594,6 +674,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/autoplay", Fixture, NULL, fixture_set_up, test_autoplay, fixture_tear_down);
   g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
+  g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
   status = g_test_run ();
   g_object_unref (app);
   return status;

@@ -465,8 +465,8 @@ test_plot_job_preference_1d (void)
   gsize n = sb_plot_snapshot_get_curve_grid (snap, NULL, NULL);
   check_acquisition_curve (snap, q, "dueling UCB", n - 1);
   g_assert_null (sb_plot_snapshot_get_validity (snap, NULL));
-  const sg_point_summary *ex = sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_EXACT);
-  for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+  const sg_point_summary *ex = sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT);
+  for (SbPosteriorMethod k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
     {
       const sg_point_summary *g = sb_plot_snapshot_get_summaries (snap, k);
       double dist = 0;
@@ -481,7 +481,7 @@ test_plot_job_preference_1d (void)
       /* the same data and kernel: the Gaussian means follow the exact
        * one (within a few posterior sd; they are not identical) */
       g_test_message ("%s: largest |mean - exact mean| / exact sd = %.3f",
-                      sb_surrogate_name (k), dist);
+                      sb_posterior_method_name (k), dist);
       g_assert_cmpfloat (dist, <, 3);
     }
 
@@ -492,7 +492,7 @@ test_plot_job_preference_1d (void)
   const double *grid;
   gsize k = sb_density_data_get_grid (d, &grid);
   g_assert_cmpuint (k, >, 10);
-  for (SbSurrogate s = SB_SURROGATE_EXACT; s < SB_N_SURROGATES; s++)
+  for (SbPosteriorMethod s = SB_POSTERIOR_EXACT; s < SB_N_POSTERIOR_METHODS; s++)
     {
       const double *dens = sb_density_data_get_density (d, s);
       double mass = 0;
@@ -501,8 +501,8 @@ test_plot_job_preference_1d (void)
         mass += 0.5 * (dens[i] + dens[i - 1]) * (grid[i] - grid[i - 1]);
       /* the grid spans the exact posterior's bulk (mean -+ 4.5 sd and the
        * 95% interval); the Gaussians are centred nearby */
-      g_test_message ("density %s: mass on the grid %.4f", sb_surrogate_name (s), mass);
-      g_assert_cmpfloat (mass, >, s == SB_SURROGATE_EXACT ? 0.99 : 0.5);
+      g_test_message ("density %s: mass on the grid %.4f", sb_posterior_method_name (s), mass);
+      g_assert_cmpfloat (mass, >, s == SB_POSTERIOR_EXACT ? 0.99 : 0.5);
       g_assert_cmpfloat (mass, <, 1.01);
     }
   sb_density_data_unref (d);
@@ -510,8 +510,8 @@ test_plot_job_preference_1d (void)
 
   /* without compare: no overlays, the rest unchanged */
   snap = plot (w, session, q, FALSE);
-  g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_LAPLACE));
-  g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_EP));
+  g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_LAPLACE));
+  g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EP));
   g_assert_nonnull (sb_plot_snapshot_get_acquisition (snap, NULL, NULL));
   sb_plot_snapshot_unref (snap);
   sb_question_free (q);
@@ -584,8 +584,8 @@ test_plot_job_fields_2d (void)
       session = sb_session_new (exp);
       SbQuestion *q = play (w, session, 8);
       SbPlotSnapshot *snap = plot (w, session, q, TRUE);
-      SbGrid2 *acq = sb_plot_snapshot_get_field (snap, SB_FIELD_ACQUISITION, SB_SURROGATE_EXACT);
-      SbGrid2 *pv = sb_plot_snapshot_get_field (snap, SB_FIELD_P_VALID, SB_SURROGATE_EXACT);
+      SbGrid2 *acq = sb_plot_snapshot_get_field (snap, SB_FIELD_ACQUISITION, SB_POSTERIOR_EXACT);
+      SbGrid2 *pv = sb_plot_snapshot_get_field (snap, SB_FIELD_P_VALID, SB_POSTERIOR_EXACT);
       const double *v;
       guint cells, finite = 0;
       double lo, hi;
@@ -617,7 +617,7 @@ test_plot_job_fields_2d (void)
           g_assert_null (pv);
           g_assert_cmpuint (finite, >=, cells - 1);   /* x_r itself excluded */
         }
-      for (SbSurrogate k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+      for (SbPosteriorMethod k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
         {
           g_assert_nonnull (sb_plot_snapshot_get_field (snap, SB_FIELD_MEAN, k));
           g_assert_nonnull (sb_plot_snapshot_get_field (snap, SB_FIELD_SD, k));

@@ -51,9 +51,15 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static const char *const acquisition_names[] = { "ucb", "eiig", "epi", "thompson" };
-static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random",
-                                                "svgp", "two-gp" };
+/* The engine's choices in the order of the dialog's drop-downs
+ * (sb-new-experiment-dialog.ui). */
+static const sg_bo_acquisition acquisition_choices[] = {
+  SG_BO_ACQ_UCB, SG_BO_ACQ_EIIG, SG_BO_ACQ_EPI, SG_BO_ACQ_THOMPSON,
+};
+static const sg_bo_surrogate surrogate_choices[] = {
+  SG_BO_SURROGATE_SKEWGP, SG_BO_SURROGATE_LAPLACE, SG_BO_SURROGATE_EP,
+  SG_BO_SURROGATE_RANDOM, SG_BO_SURROGATE_SVGP, SG_BO_SURROGATE_TWO_GP,
+};
 
 /* ---- Parameter rows (custom template) ------------------------------------ */
 
@@ -227,10 +233,12 @@ problem_changed (SbNewExperimentDialog *self)
 static void
 select_default_acquisition (SbNewExperimentDialog *self)
 {
-  const char *nick = sb_settings_get_default_acquisition ();
+  sg_bo_acquisition preferred;
 
-  for (guint i = 0; i < G_N_ELEMENTS (acquisition_names); i++)
-    if (g_str_equal (acquisition_names[i], nick))
+  if (sg_bo_acquisition_parse (sb_settings_get_default_acquisition (), &preferred) != SG_OK)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (acquisition_choices); i++)
+    if (acquisition_choices[i] == preferred)
       gtk_drop_down_set_selected (self->acquisition_dropdown, i);
 }
 
@@ -319,10 +327,8 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
       exp->title = g_strdup (title);
     }
   exp->mode = (SbMode) gtk_drop_down_get_selected (self->mode_dropdown);
-  g_free (exp->acquisition);
-  exp->acquisition = g_strdup (acquisition_names[MIN (acq, G_N_ELEMENTS (acquisition_names) - 1)]);
-  g_free (exp->surrogate);
-  exp->surrogate = g_strdup (surrogate_names[MIN (sur, G_N_ELEMENTS (surrogate_names) - 1)]);
+  exp->acquisition = acquisition_choices[MIN (acq, G_N_ELEMENTS (acquisition_choices) - 1)];
+  exp->surrogate = surrogate_choices[MIN (sur, G_N_ELEMENTS (surrogate_choices) - 1)];
   exp->budget = gtk_spin_button_get_value_as_int (self->budget_spin);
   exp->initial = gtk_spin_button_get_value_as_int (self->initial_spin);
   exp->seed = (guint64) gtk_spin_button_get_value (self->seed_spin);

@@ -435,11 +435,11 @@ update_info (SbPlayground *self)
                           self->points->len - n1);
   if (r != NULL)
     {
-      for (int k = 0; k < SB_N_SURROGATES; k++)
+      for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
         {
           const SbPlaygroundMethod *m = &r->method[k];
-          const char *name = k == SB_SURROGATE_EXACT ? "Exact SkewGP"
-                             : k == SB_SURROGATE_LAPLACE ? "Laplace" : "EP";
+          const char *name = k == SB_POSTERIOR_EXACT ? "Exact SkewGP"
+                             : k == SB_POSTERIOR_LAPLACE ? "Laplace" : "EP";
           if (m->error)
             g_string_append_printf (s, "\n%s: %s", name, m->error);
           else if (m->ok)
@@ -463,13 +463,13 @@ update_info (SbPlayground *self)
         }
       g_string_append_printf (s, "\nExact posterior: %u samples, effective %.0f; %.2f s.",
                               r->input->n_samples, r->ess, r->seconds);
-      if (r->n_check > 0 && r->method[SB_SURROGATE_EXACT].ok)
+      if (r->n_check > 0 && r->method[SB_POSTERIOR_EXACT].ok)
         {
           double worst = 0;
           for (guint k = 0; k < r->n_check; k++)
             worst = MAX (worst, fabs (r->check_prob[k]
-                                      - r->method[SB_SURROGATE_EXACT].summary[r->check_cell[k]].class_probability));
-          g_string_append_printf (s, "\nSampled vs exact P(y = 1) (" SB_PAPER_000_SHORT ", Cor. 2, □): "
+                                      - r->method[SB_POSTERIOR_EXACT].summary[r->check_cell[k]].class_probability));
+          g_string_append_printf (s, "\nSampled vs exact P(y = 1) (000 Cor. 2, □): "
                                   "largest difference %.4f.", worst);
         }
       if (r->bald)
@@ -525,10 +525,9 @@ on_progress (SbWorker *worker, guint lane, guint64 generation, double fraction,
 
 /* ---- Scenes ------------------------------------------------------------------------------ */
 
-static const SbRole method_role[SB_N_SURROGATES] = { SB_ROLE_EXACT, SB_ROLE_LAPLACE, SB_ROLE_EP };
-static const SbDash method_dash[SB_N_SURROGATES] = { SB_DASH_SOLID, SB_DASH_DASHED, SB_DASH_DASHDOT };
-static const char *const method_label[SB_N_SURROGATES] = { "exact SkewGP", "Laplace", "EP" };
-static const char *const method_id[SB_N_SURROGATES] = { "exact", "laplace", "ep" };
+static const SbRole method_role[SB_N_POSTERIOR_METHODS] = { SB_ROLE_EXACT, SB_ROLE_LAPLACE, SB_ROLE_EP };
+static const SbDash method_dash[SB_N_POSTERIOR_METHODS] = { SB_DASH_SOLID, SB_DASH_DASHED, SB_DASH_DASHDOT };
+static const char *const method_label[SB_N_POSTERIOR_METHODS] = { "exact SkewGP", "Laplace", "EP" };
 
 /* The result's summaries of method K, when it exists, is shown, and
  * matches the current grid. */
@@ -539,7 +538,7 @@ summaries (SbPlayground *self, int k)
 
   if (r == NULL || r->input->dim != self->dim || !r->method[k].ok)
     return NULL;
-  if ((k == SB_SURROGATE_LAPLACE && !self->laplace) || (k == SB_SURROGATE_EP && !self->ep))
+  if ((k == SB_POSTERIOR_LAPLACE && !self->laplace) || (k == SB_POSTERIOR_EP && !self->ep))
     return NULL;
   return r->method[k].summary;
 }
@@ -632,7 +631,7 @@ static void
 add_pseudo_points (SbPlayground *self, SbScene *scene, const double *grid, const double *curve,
                    guint n)
 {
-  const SbPlaygroundMethod *m = &self->result->method[SB_SURROGATE_EXACT];
+  const SbPlaygroundMethod *m = &self->result->method[SB_POSTERIOR_EXACT];
   double x[SB_PLAYGROUND_MAX_S], y[SB_PLAYGROUND_MAX_S];
   SbStyle st;
 
@@ -674,7 +673,7 @@ static SbScene *
 build_prob_1d (SbPlayground *self)
 {
   SbScene *scene = sb_scene_new ("Predictive probability of class 1", "x", "P(y = 1 | data)");
-  const sg_point_summary *ex = summaries (self, SB_SURROGATE_EXACT);
+  const sg_point_summary *ex = summaries (self, SB_POSTERIOR_EXACT);
   g_autofree double *grid = NULL, *pex = NULL;
   guint n = 0;
   SbStyle st;
@@ -688,15 +687,15 @@ build_prob_1d (SbPlayground *self)
       grid = grid_1d (self, &n);
       /* exact first, the approximations over it (EP is often within a
        * pixel of it and would vanish underneath) */
-      for (int k = 0; k < SB_N_SURROGATES; k++)
+      for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
         {
           const sg_point_summary *s = summaries (self, k);
           char id[32];
           if (s == NULL)
             continue;
           g_autofree double *p = column (s, n, COL_PROB);
-          g_snprintf (id, sizeof id, "prob/%s", method_id[k]);
-          st = sb_style_line (method_role[k], k == SB_SURROGATE_EXACT ? 2.6 : 1.9, method_dash[k], 1.0);
+          g_snprintf (id, sizeof id, "prob/%s", sb_posterior_method_id (k));
+          st = sb_style_line (method_role[k], k == SB_POSTERIOR_EXACT ? 2.6 : 1.9, method_dash[k], 1.0);
           sb_scene_take_layer (scene, sb_layer_new_line (id, method_label[k], &st, n, grid, p));
         }
       pex = column (ex, n, COL_PROB);
@@ -726,7 +725,7 @@ static SbScene *
 build_latent_1d (SbPlayground *self)
 {
   SbScene *scene = sb_scene_new ("Latent function f: mean and 95% HPD band", "x", "f(x)");
-  const sg_point_summary *ex = summaries (self, SB_SURROGATE_EXACT);
+  const sg_point_summary *ex = summaries (self, SB_POSTERIOR_EXACT);
   g_autofree double *grid = NULL;
   guint n = 0;
   SbStyle st;
@@ -744,7 +743,7 @@ build_latent_1d (SbPlayground *self)
                                                      grid, lo, hi));
       st = sb_style_line (SB_ROLE_EXACT, 2.6, SB_DASH_SOLID, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_line ("mean/exact", "exact mean", &st, n, grid, mean));
-      for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+      for (int k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
         {
           const sg_point_summary *s = summaries (self, k);
           char id[32], label[48];
@@ -757,11 +756,11 @@ build_latent_1d (SbPlayground *self)
               bounds[i] = s[i].hpd_lower;
               bounds[n + i] = s[i].hpd_upper;
             }
-          g_snprintf (id, sizeof id, "bounds/%s", method_id[k]);
+          g_snprintf (id, sizeof id, "bounds/%s", sb_posterior_method_id (k));
           g_snprintf (label, sizeof label, "%s 95%%", method_label[k]);
           st = sb_style_line (method_role[k], 1.5, SB_DASH_DOTTED, 1.0);
           sb_scene_take_layer (scene, sb_layer_new_lines (id, label, &st, n, grid, 2, bounds));
-          g_snprintf (id, sizeof id, "mean/%s", method_id[k]);
+          g_snprintf (id, sizeof id, "mean/%s", sb_posterior_method_id (k));
           g_snprintf (label, sizeof label, "%s mean", method_label[k]);
           st = sb_style_line (method_role[k], 1.9, method_dash[k], 1.0);
           sb_scene_take_layer (scene, sb_layer_new_line (id, label, &st, n, grid, gm));
@@ -829,16 +828,16 @@ add_method_contours (SbPlayground *self, SbScene *scene, Column c, double level,
   const SbPlaygroundInput *in = self->result->input;
   guint g = in->n_grid;
 
-  for (int k = SB_N_SURROGATES - 1; k >= 0; k--)
+  for (int k = SB_N_POSTERIOR_METHODS - 1; k >= 0; k--)
     {
       const sg_point_summary *s = summaries (self, k);
       char id[32], label[64];
       if (s == NULL)
         continue;
       g_autofree double *v = column (s, g * g, c);
-      SbStyle st = sb_style_line (k == SB_SURROGATE_EXACT ? SB_ROLE_FOREGROUND : method_role[k],
-                               k == SB_SURROGATE_EXACT ? 2.4 : 2.0, method_dash[k], 1.0);
-      g_snprintf (id, sizeof id, "contour/%s", method_id[k]);
+      SbStyle st = sb_style_line (k == SB_POSTERIOR_EXACT ? SB_ROLE_FOREGROUND : method_role[k],
+                               k == SB_POSTERIOR_EXACT ? 2.4 : 2.0, method_dash[k], 1.0);
+      g_snprintf (id, sizeof id, "contour/%s", sb_posterior_method_id (k));
       g_snprintf (label, sizeof label, "%s %s", method_label[k], what);
       sb_scene_take_layer (scene, sb_layer_new_contours (id, label, &st, g, g, v, in->lower[0],
                                                          in->upper[0], in->lower[1], in->upper[1],
@@ -850,7 +849,7 @@ static SbScene *
 build_prob_2d (SbPlayground *self)
 {
   SbScene *scene = new_plane_scene (self, "P(class 1 | data), exact SkewGP");
-  const sg_point_summary *ex = summaries (self, SB_SURROGATE_EXACT);
+  const sg_point_summary *ex = summaries (self, SB_POSTERIOR_EXACT);
 
   if (ex)
     {
@@ -882,7 +881,7 @@ build_second_2d (SbPlayground *self)
     "Latent standard deviation, exact", "BALD (" SB_PAPER_001_SHORT ", eq. 43)",
   };
   SbScene *scene = new_plane_scene (self, titles[MIN (f, FIELD_BALD)]);
-  const sg_point_summary *ex = summaries (self, SB_SURROGATE_EXACT);
+  const sg_point_summary *ex = summaries (self, SB_POSTERIOR_EXACT);
 
   if (ex)
     {

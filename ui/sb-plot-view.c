@@ -97,9 +97,9 @@ update_controls (SbPlotView *self)
   const SbPlotOptions *o = &self->options;
   SbPlotSnapshot *s = self->snapshot;
   gboolean compare = sb_plot_supports_compare (o->kind, o->field);
-  gboolean has[SB_N_SURROGATES] = { TRUE, FALSE, FALSE };
+  gboolean has[SB_N_POSTERIOR_METHODS] = { TRUE, FALSE, FALSE };
 
-  for (int k = SB_SURROGATE_LAPLACE; k < SB_N_SURROGATES; k++)
+  for (int k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
     {
       if (o->kind == SB_PLOT_DENSITY)
         has[k] = self->density && sb_density_data_get_density (self->density, k);
@@ -117,8 +117,8 @@ update_controls (SbPlotView *self)
                           o->kind == SB_PLOT_HEATMAP && s && sb_plot_snapshot_get_dim (s) > 2);
   gtk_widget_set_visible (GTK_WIDGET (self->laplace_toggle), compare);
   gtk_widget_set_visible (GTK_WIDGET (self->ep_toggle), compare);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->laplace_toggle), has[SB_SURROGATE_LAPLACE]);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->ep_toggle), has[SB_SURROGATE_EP]);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->laplace_toggle), has[SB_POSTERIOR_LAPLACE]);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->ep_toggle), has[SB_POSTERIOR_EP]);
   gtk_widget_set_visible (GTK_WIDGET (self->samples_toggle), o->kind == SB_PLOT_POSTERIOR);
   gtk_widget_set_sensitive (GTK_WIDGET (self->samples_toggle), n_paths > 0);
   gtk_widget_set_visible (GTK_WIDGET (self->truth_toggle), o->kind == SB_PLOT_POSTERIOR);
@@ -387,8 +387,8 @@ flag_for (SbPlotView *self, guint prop_id)
 {
   switch (prop_id)
     {
-    case PROP_SHOW_LAPLACE: return &self->options.compare[SB_SURROGATE_LAPLACE];
-    case PROP_SHOW_EP: return &self->options.compare[SB_SURROGATE_EP];
+    case PROP_SHOW_LAPLACE: return &self->options.compare[SB_POSTERIOR_LAPLACE];
+    case PROP_SHOW_EP: return &self->options.compare[SB_POSTERIOR_EP];
     case PROP_SHOW_SAMPLES: return &self->options.show_samples;
     case PROP_SHOW_TRUTH: return &self->options.show_truth;
     default: return NULL;
@@ -684,18 +684,18 @@ sb_plot_view_get_field (SbPlotView *self)
 }
 
 void
-sb_plot_view_set_compare (SbPlotView *self, SbSurrogate s, gboolean on)
+sb_plot_view_set_compare (SbPlotView *self, SbPosteriorMethod s, gboolean on)
 {
   g_return_if_fail (SB_IS_PLOT_VIEW (self));
-  g_return_if_fail (s == SB_SURROGATE_LAPLACE || s == SB_SURROGATE_EP);
-  set_flag (self, s == SB_SURROGATE_LAPLACE ? PROP_SHOW_LAPLACE : PROP_SHOW_EP, on);
+  g_return_if_fail (s == SB_POSTERIOR_LAPLACE || s == SB_POSTERIOR_EP);
+  set_flag (self, s == SB_POSTERIOR_LAPLACE ? PROP_SHOW_LAPLACE : PROP_SHOW_EP, on);
 }
 
 gboolean
-sb_plot_view_get_compare (SbPlotView *self, SbSurrogate s)
+sb_plot_view_get_compare (SbPlotView *self, SbPosteriorMethod s)
 {
   g_return_val_if_fail (SB_IS_PLOT_VIEW (self), FALSE);
-  return s < SB_N_SURROGATES && self->options.compare[s];
+  return s < SB_N_POSTERIOR_METHODS && self->options.compare[s];
 }
 
 gboolean

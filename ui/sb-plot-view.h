@@ -46,9 +46,9 @@ void sb_plot_view_set_kind (SbPlotView *self, SbPlotKind kind);
 SbPlotKind sb_plot_view_get_kind (SbPlotView *self);
 void sb_plot_view_set_field (SbPlotView *self, SbField field);
 SbField sb_plot_view_get_field (SbPlotView *self);
-/* Overlay of surrogate S (SB_SURROGATE_LAPLACE or _EP). */
-void sb_plot_view_set_compare (SbPlotView *self, SbSurrogate s, gboolean on);
-gboolean sb_plot_view_get_compare (SbPlotView *self, SbSurrogate s);
+/* Overlay of the posterior method S (SB_POSTERIOR_LAPLACE or _EP). */
+void sb_plot_view_set_compare (SbPlotView *self, SbPosteriorMethod s, gboolean on);
+gboolean sb_plot_view_get_compare (SbPlotView *self, SbPosteriorMethod s);
 
 /* The slice the user chose: axes and the fixed coordinates (FIXED has dim
  * entries; may be NULL). FALSE before a snapshot with d >= 2 arrived. */

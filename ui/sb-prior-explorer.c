@@ -249,7 +249,7 @@ mean_at (SbPlotSnapshot *snap, double x)
 {
   const double *grid;
   gsize n = snap ? sb_plot_snapshot_get_curve_grid (snap, NULL, &grid) : 0;
-  const sg_point_summary *sum = snap ? sb_plot_snapshot_get_summaries (snap, SB_SURROGATE_EXACT) : NULL;
+  const sg_point_summary *sum = snap ? sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT) : NULL;
   if (n < 2 || sum == NULL)
     return NAN;
   if (x <= grid[0])

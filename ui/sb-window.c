@@ -353,7 +353,7 @@ start_fit (SbWindow *self)
   if (self->session == NULL)
     return;
   exp = sb_session_get_experiment (self->session);
-  if (g_str_equal (exp->surrogate, "random"))
+  if (exp->surrogate == SG_BO_SURROGATE_RANDOM)
     return;
   gtk_progress_bar_set_fraction (self->progress_bar, 0.0);
   gtk_progress_bar_set_text (self->progress_bar, "Fitting hyperparameters…");
@@ -1342,8 +1342,8 @@ sb_window_show_demo (SbWindow *self, const SbDemo *demo, SbSession *session)
   gtk_label_set_text (self->demo_text_label, demo->explanation);
   gtk_label_set_text (self->demo_settings_label, demo->settings);
   demo_add_view_buttons (self, demo->views);
-  sb_plot_view_set_compare (self->plot_view, SB_SURROGATE_LAPLACE, demo->compare);
-  sb_plot_view_set_compare (self->plot_view, SB_SURROGATE_EP, demo->compare);
+  sb_plot_view_set_compare (self->plot_view, SB_POSTERIOR_LAPLACE, demo->compare);
+  sb_plot_view_set_compare (self->plot_view, SB_POSTERIOR_EP, demo->compare);
   gtk_widget_set_visible (self->demo_step_box, demo->stepping);
   gtk_revealer_set_reveal_child (self->demo_revealer, TRUE);
   views = g_strsplit (demo->views ? demo->views : "", " ", 2);

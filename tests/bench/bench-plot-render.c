@@ -100,7 +100,7 @@ heatmap_200 (void)
       }
   sb_plot_snapshot_set_slice (s, 0, 1, fixed);
   g_autoptr (SbGrid2) g = sb_grid2_new (N, N, -2, 2, -1, 1, v);
-  sb_plot_snapshot_set_field (s, SB_FIELD_MEAN, SB_SURROGATE_EXACT, g);
+  sb_plot_snapshot_set_field (s, SB_FIELD_MEAN, SB_POSTERIOR_EXACT, g);
   for (gsize i = 0; i < sb_plot_snapshot_get_n_observations (fx); i++)
     {
       const SbObservation *o = sb_plot_snapshot_get_observation (fx, i);
@@ -155,7 +155,7 @@ frame_budget (int reps)
         {
           SbPlotOptions o;
           sb_plot_options_init (&o, tiles[k].kind);
-          o.compare[SB_SURROGATE_LAPLACE] = o.compare[SB_SURROGATE_EP] = TRUE;
+          o.compare[SB_POSTERIOR_LAPLACE] = o.compare[SB_POSTERIOR_EP] = TRUE;
           scenes[k] = sb_plot_build (&o, tiles[k].snap, d);
         }
       for (int pass = 0; pass < 2; pass++)
@@ -199,7 +199,7 @@ frame_budget (int reps)
     {
       SbPlotOptions o;
       sb_plot_options_init (&o, tiles[k].kind);
-      o.compare[SB_SURROGATE_LAPLACE] = o.compare[SB_SURROGATE_EP] = TRUE;
+      o.compare[SB_POSTERIOR_LAPLACE] = o.compare[SB_POSTERIOR_EP] = TRUE;
       g_autoptr (SbScene) scene = sb_plot_build (&o, tiles[k].snap, d);
       SbFrame f;
       double *t = g_new (double, reps);
@@ -262,7 +262,7 @@ main (int argc, char *argv[])
       SbPlotOptions o;
       sb_plot_options_init (&o, cases[c].kind);
       o.field = cases[c].field;
-      o.compare[SB_SURROGATE_LAPLACE] = o.compare[SB_SURROGATE_EP] = TRUE;
+      o.compare[SB_POSTERIOR_LAPLACE] = o.compare[SB_POSTERIOR_EP] = TRUE;
       o.show_truth = TRUE;
       double *tb = g_new (double, reps), *tc = g_new (double, reps), *t1 = g_new (double, reps);
       double *tr = g_new (double, reps), *th = g_new (double, reps);
@@ -328,7 +328,7 @@ main (int argc, char *argv[])
       SbPlotOptions o;
       sb_plot_options_init (&o, cs->kind);
       o.field = cs->field;
-      o.compare[SB_SURROGATE_LAPLACE] = o.compare[SB_SURROGATE_EP] = TRUE;
+      o.compare[SB_POSTERIOR_LAPLACE] = o.compare[SB_POSTERIOR_EP] = TRUE;
       o.show_truth = TRUE;
       g_autoptr (SbScene) scene = sb_plot_build (&o, s, d);
       SbPalette p;
