@@ -430,6 +430,7 @@ sb_plot_input_new (SbModel *model, SbSession *session, const SbQuestion *next, g
   input->n_curve = 160;
   input->n_slice = 40;
   input->compare = TRUE;
+  input->show_next = TRUE;
   input->generation = generation;
   return input;
 }
@@ -544,13 +545,13 @@ acquisition_locked (SbModel *model, const double *xs, gsize n, const sg_progress
 
 /* Observations as the plots draw them. */
 static void
-add_observations (SbPlotSnapshot *snap, const SbPlotInput *input)
+add_observations (SbPlotSnapshot *snap, const SbExperiment *exp, GPtrArray *log)
 {
-  gboolean safe = input->experiment->mode == SB_MODE_SAFE;
+  gboolean safe = exp->mode == SB_MODE_SAFE;
 
-  for (guint i = 0; i < input->log->len; i++)
+  for (guint i = 0; i < log->len; i++)
     {
-      const SbLogEntry *e = g_ptr_array_index (input->log, i);
+      const SbLogEntry *e = g_ptr_array_index (log, i);
       switch (e->kind)
         {
         case SB_LOG_DUEL:
@@ -569,6 +570,23 @@ add_observations (SbPlotSnapshot *snap, const SbPlotInput *input)
           break;
         }
     }
+}
+
+SbPlotSnapshot *
+sb_plot_snapshot_new_for_session (SbSession *session)
+{
+  const SbExperiment *exp = sb_session_get_experiment (session);
+  g_autoptr (GPtrArray) log = sb_session_dup_observations (session);
+  SbPlotSnapshot *snap = sb_plot_snapshot_new (exp->n_parameters, 0);
+
+  sb_plot_snapshot_set_study (snap, (sg_bo_mode) exp->mode,
+                              exp->template_kind == SB_TEMPLATE_BENCHMARK);
+  for (guint i = 0; i < exp->n_parameters; i++)
+    sb_plot_snapshot_set_parameter (snap, i, exp->parameters[i].name,
+                                    exp->parameters[i].lower, exp->parameters[i].upper);
+  add_observations (snap, exp, log);
+  sb_plot_snapshot_freeze (snap);
+  return snap;
 }
 
 /* Best value after each answer: the true objective at the current best for
@@ -788,6 +806,9 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
   const SbExperiment *exp = input->experiment;
   guint dim = exp->n_parameters;
   g_autoptr (SbPlotSnapshot) snap = sb_plot_snapshot_new (dim, input->generation);
+
+  sb_plot_snapshot_set_study (snap, (sg_bo_mode) exp->mode,
+                              exp->template_kind == SB_TEMPLATE_BENCHMARK);
   SbJobProgress pctx = { job, NULL };
   sg_progress progress = { sb_job_forward_progress, &pctx };
   double fixed[SB_MAX_PARAMETERS];
@@ -812,13 +833,13 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
        && (dim < 2 || add_slice (snap, input, fixed, &progress, error));
   if (ok)
     {
-      add_observations (snap, input);
+      add_observations (snap, input->experiment, input->log);
       add_convergence (snap, input, problem);
       if (input->model->has_best)
         sb_plot_snapshot_set_best (snap, input->model->best);
-      if (input->next.kind == SB_QUESTION_DUEL)
+      if (input->show_next && input->next.kind == SB_QUESTION_DUEL)
         sb_plot_snapshot_set_next (snap, input->next.a, input->next.b);
-      else
+      else if (input->show_next)
         sb_plot_snapshot_set_next (snap, input->next.b, NULL);
       sb_plot_snapshot_freeze (snap);
     }

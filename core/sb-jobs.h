@@ -119,6 +119,8 @@ typedef struct {
   SbExperiment *experiment;   /* copy                                      */
   GPtrArray *log;             /* SbLogEntry copies                         */
   SbQuestion next;            /* the question shown (model not referenced) */
+  gboolean show_next;         /* mark it (default TRUE; FALSE once the
+                                 budget is used and nothing is asked)     */
   guint axis;                 /* 1-D curve parameter                       */
   guint n_curve;              /* points on the curve (default 160)         */
   guint n_slice;              /* points per side of the 2-D slice (40)     */
@@ -134,6 +136,9 @@ SbPlotInput *sb_plot_input_new (SbModel *model, SbSession *session,
                                 const SbQuestion *next, guint axis,
                                 guint64 generation);
 void sb_plot_input_free (SbPlotInput *input);
+/* The plots of SESSION before its first model: its parameters' axes, its
+ * study and its answers, no posterior (frozen). */
+SbPlotSnapshot *sb_plot_snapshot_new_for_session (SbSession *session);
 /* SbWorkerFunc: INPUT an SbPlotInput, the result a frozen SbPlotSnapshot
  * (free with sb_plot_snapshot_unref). */
 gpointer sb_job_plot (SbWorkerJob *job, gpointer input, GError **error);

@@ -133,6 +133,8 @@ struct _SbPlotSnapshot
   gboolean frozen;
   guint dim;
   guint64 generation;
+  sg_bo_mode mode;
+  gboolean has_truth_source;
   char **names;
   double *lo, *hi;
 
@@ -436,6 +438,22 @@ sb_plot_snapshot_set_hyper_history (SbPlotSnapshot *s, gsize n_iter,
   s->n_iter = values ? n_iter : 0;
   s->n_hyper = n_hyper;
   replace (&s->hyper, values, n_iter * n_hyper);
+}
+
+void
+sb_plot_snapshot_set_study (SbPlotSnapshot *s, sg_bo_mode mode, gboolean simulated)
+{
+  g_return_if_fail (!s->frozen);
+  s->mode = mode;
+  s->has_truth_source = simulated;
+}
+
+sg_bo_mode
+sb_plot_snapshot_get_mode (const SbPlotSnapshot *s, gboolean *simulated)
+{
+  if (simulated)
+    *simulated = s->has_truth_source;
+  return s->mode;
 }
 
 guint sb_plot_snapshot_get_dim (const SbPlotSnapshot *s) { return s->dim; }

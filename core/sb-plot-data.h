@@ -15,6 +15,7 @@
 
 #include <glib-object.h>
 
+#include "sg-bo.h"
 #include "sg-data.h"
 #include "sg-summary.h"
 
@@ -152,7 +153,17 @@ void sb_plot_snapshot_set_hyper_history (SbPlotSnapshot *snap, gsize n_iter,
                                          const char *const *names,
                                          const double *values);
 
+/* The study the data come from: its mode, and whether a known objective
+ * (a benchmark problem) stands behind it; the plots say from these why a
+ * view has no data (no P(valid) outside safe mode, no convergence without
+ * values or a known objective). */
+void sb_plot_snapshot_set_study (SbPlotSnapshot *snap, sg_bo_mode mode,
+                                 gboolean known_objective);
+
 /* -- getters (view side) -- */
+
+sg_bo_mode sb_plot_snapshot_get_mode (const SbPlotSnapshot *snap,
+                                      gboolean *known_objective);
 
 guint sb_plot_snapshot_get_dim (const SbPlotSnapshot *snap);
 guint64 sb_plot_snapshot_get_generation (const SbPlotSnapshot *snap);

@@ -920,7 +920,7 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   exp->acquisition = (sg_bo_acquisition) acquisition;
   exp->surrogate = (sg_bo_surrogate) surrogate;
   if (!parse_string (ctx, obj, "problem", FALSE, &exp->problem, error)
-      || !parse_count (ctx, obj, "budget", 1, 100000, &exp->budget, error)
+      || !parse_count (ctx, obj, "budget", 1, SB_MAX_BUDGET, &exp->budget, error)
       || !parse_count (ctx, obj, "initial", 0, 1000, &exp->initial, error)
       || !parse_count (ctx, obj, "numeric_every", 0, 100000, &exp->numeric_every, error)
       || !parse_count (ctx, obj, "autoplay_ms", 0, 600000, &exp->autoplay_ms, error))
@@ -1410,6 +1410,20 @@ sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error)
       return TRUE;
     }
   return self->file ? sb_session_save (self, error) : TRUE;
+}
+
+gboolean
+sb_session_set_budget (SbSession *self, guint budget, GError **error)
+{
+  g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
+  if (budget < 1 || budget > SB_MAX_BUDGET)
+    {
+      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                   "the budget must be between 1 and %u questions, not %u", SB_MAX_BUDGET, budget);
+      return FALSE;
+    }
+  self->experiment->budget = budget;
+  return commit_change (self, error);
 }
 
 /* ---- CSV --------------------------------------------------------------- */

@@ -28,6 +28,8 @@ G_BEGIN_DECLS
 /* The engine's box dimension: an experiment's every parameter is a search
  * dimension (sb-session.c asserts that the two agree). */
 #define SB_MAX_PARAMETERS 32
+/* The most questions an experiment may plan. */
+#define SB_MAX_BUDGET 100000
 
 #define SB_SESSION_ERROR (sb_session_error_quark ())
 GQuark sb_session_error_quark (void);
@@ -199,6 +201,11 @@ gboolean sb_session_undo (SbSession *self, GError **error);
  * setting them saves the session when it has a file. */
 const SbHyper *sb_session_get_hyper (SbSession *self);
 gboolean sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error);
+
+/* Changes the number of questions planned (1 .. SB_MAX_BUDGET) and saves,
+ * like an answer: FALSE with ERROR when out of range (nothing changed) or
+ * when saving failed (the new budget is kept in memory). */
+gboolean sb_session_set_budget (SbSession *self, guint budget, GError **error);
 
 /* CSV of the observations: a header row, then one row per observation:
  * index,time,kind,answer,value,a_<name>...,b_<name>... */

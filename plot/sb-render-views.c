@@ -858,6 +858,35 @@ build_hyper (const SbPlotOptions *o, const SbPlotSnapshot *s)
   return scene;
 }
 
+const char *
+sb_plot_empty_reason (const SbPlotOptions *o, const SbPlotSnapshot *s)
+{
+  gboolean known_objective = FALSE;
+  sg_bo_mode mode = s ? sb_plot_snapshot_get_mode (s, &known_objective) : SG_BO_PREFERENCE;
+
+  switch (o->kind)
+    {
+    case SB_PLOT_DENSITY:
+      return "Click a point in a 1-D plot to see its predictive density";
+    case SB_PLOT_VALIDITY:
+      if (s && mode != SG_BO_SAFE)
+        return "P(valid) belongs to safe mode: this study has no failed settings";
+      break;
+    case SB_PLOT_CONVERGENCE:
+      if (s && mode == SG_BO_PREFERENCE && !known_objective)
+        return "Convergence plots the best measured value: this preference study "
+               "measures none (benchmark problems show their true values)";
+      break;
+    case SB_PLOT_HYPERPARAMETERS:
+      return "No refit yet: the hyperparameters are refitted on the engine's schedule "
+             "(Ctrl+R refits now)";
+    default:
+      break;
+    }
+  return s && sb_plot_snapshot_get_n_observations (s) == 0
+         ? "No data yet: answer the first questions" : "No data yet";
+}
+
 SbScene *
 sb_plot_build (const SbPlotOptions *o, const SbPlotSnapshot *s,
                const SbDensityData *d)
@@ -867,9 +896,7 @@ sb_plot_build (const SbPlotOptions *o, const SbPlotSnapshot *s,
     {
       const char *title = sb_plot_kind_title (o->kind);
       SbScene *empty = sb_scene_new (title, NULL, NULL);
-      sb_scene_set_subtitle (empty, o->kind == SB_PLOT_DENSITY
-                                      ? "Click a point in a 1-D plot to see its predictive density"
-                                      : "No data yet");
+      sb_scene_set_subtitle (empty, sb_plot_empty_reason (o, s));
       return empty;
     }
   switch (o->kind)

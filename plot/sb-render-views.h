@@ -49,8 +49,13 @@ gboolean sb_plot_has_data (const SbPlotOptions *options,
                            const SbPlotSnapshot *snap,
                            const SbDensityData *density);
 
+/* Why the plot OPTIONS has nothing to show for SNAP (may be NULL): the
+ * subtitle of its empty scene, e.g. that P(valid) belongs to safe mode. */
+const char *sb_plot_empty_reason (const SbPlotOptions *options,
+                                  const SbPlotSnapshot *snap);
+
 /* The scene for OPTIONS from SNAP (and DENSITY for SB_PLOT_DENSITY); either
- * may be NULL, which gives an empty, titled scene. */
+ * may be NULL, which gives an empty scene titled with the reason. */
 SbScene *sb_plot_build (const SbPlotOptions *options,
                         const SbPlotSnapshot *snap,
                         const SbDensityData *density);

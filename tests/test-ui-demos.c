@@ -376,11 +376,14 @@ enabled (SbWindow *w, const char *action)
   return g_action_group_get_action_enabled (G_ACTION_GROUP (w), action);
 }
 
+/* The plot of the model after STEP answers (not the empty plot a session
+ * shows before its first model). */
 static gboolean
 plot_at_step (SbWindow *w, guint step)
 {
   SbPlotSnapshot *snap = sb_window_get_plot_snapshot (w);
-  return snap && sb_plot_snapshot_get_n_observations (snap) == step;
+  return snap && sb_plot_snapshot_get_n_observations (snap) == step
+         && sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT) != NULL;
 }
 
 /* The window proposes the demo's next setting: the generator

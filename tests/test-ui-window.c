@@ -1,6 +1,6 @@
 /* test-ui-window.c — the workbench window in-process (under Xvfb):
- * the duel panel records answers and undo, answers given while the engine
- * computes are queued and applied, the worker delivers results to the
+ * the duel panel records answers and undo, no answer is taken while the
+ * engine computes, the worker delivers results to the
  * window and superseded results are dropped, engine errors are shown, a
  * damaged session file is refused and left untouched, the main loop keeps
  * running while a hyperparameter fit runs, and the new-experiment dialog
@@ -154,32 +154,40 @@ test_answers_and_undo (Fixture *f, gconstpointer data)
   g_assert_null (sb_window_get_error (f->window));
 }
 
-/* Answers given while the engine computes are queued, never lost; undo
- * takes back a queued answer first. */
+/* No answer is taken while the engine computes: the answer actions are
+ * disabled (a key rings the bell), nothing is recorded, and the answer
+ * given once the question is shown refers to that question. */
 static void
-test_queued_answers (Fixture *f, gconstpointer data)
+test_no_answer_while_computing (Fixture *f, gconstpointer data)
 {
+  SbQuestion shown;
+
   g_assert_true (sb_window_open_file (f->window, f->file, TRUE));
   SPIN_UNTIL (question_shown (f));
 
   activate (f, "answer-a");     /* recorded: a question was on screen */
-  activate (f, "answer-b");     /* queued: the engine is computing    */
-  activate (f, "answer-a");     /* queued                             */
-  activate (f, "answer-b");     /* queued                             */
+  g_assert_true (sb_window_get_computing (f->window));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "answer-b"));
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "skip"));
+  activate (f, "answer-b");     /* refused: nothing on screen         */
+  activate (f, "skip");         /* refused                            */
   g_assert_cmpuint (answers_on_disk (f), ==, 1);
-  g_assert_cmpuint (sb_window_get_n_queued (f->window), ==, 3);
-  g_assert_cmpuint (sb_duel_panel_get_n_queued (sb_window_get_duel_panel (f->window)), ==, 3);
-  activate (f, "undo");         /* takes back the last queued answer  */
-  g_assert_cmpuint (sb_window_get_n_queued (f->window), ==, 2);
-  g_assert_cmpuint (answers_on_disk (f), ==, 1);
+  g_assert_null (sb_duel_panel_get_question (sb_window_get_duel_panel (f->window)));
 
-  SPIN_UNTIL (sb_window_get_n_queued (f->window) == 0 && question_shown (f));
-  g_assert_cmpuint (answers_on_disk (f), ==, 3);
+  SPIN_UNTIL (question_shown (f));
+  shown = *sb_window_get_question (f->window);
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "answer-b"));
+  activate (f, "answer-b");
+  g_assert_cmpuint (answers_on_disk (f), ==, 2);
   {
     g_autoptr (SbSession) s = (sb_session_flush_all (), sb_session_load (f->file, NULL));
-    g_assert_cmpint (sb_session_get_observation (s, 0)->winner, ==, 0);
-    g_assert_cmpint (sb_session_get_observation (s, 1)->winner, ==, 1);
-    g_assert_cmpint (sb_session_get_observation (s, 2)->winner, ==, 0);
+    const SbLogEntry *e = sb_session_get_observation (s, 1);
+    g_assert_cmpint (e->winner, ==, 1);
+    for (guint j = 0; j < shown.dim; j++)
+      {
+        g_assert_cmpfloat (e->a[j], ==, shown.a[j]);
+        g_assert_cmpfloat (e->b[j], ==, shown.b[j]);
+      }
   }
 }
 
@@ -340,7 +348,10 @@ test_responsive_during_fit (Fixture *f, gconstpointer data)
     }
   g_assert_true (sb_session_save_as (session, f->file, &error));
   sb_window_set_session (f->window, session);
-  SPIN_UNTIL (question_shown (f));
+  /* 60 answers use the budget: the campaign is finished, with a model. */
+  SPIN_UNTIL (sb_campaign_get_state (sb_window_get_campaign (f->window)) == SB_CAMPAIGN_FINISHED);
+  g_assert_nonnull (sb_campaign_get_latest (sb_window_get_campaign (f->window)));
+  g_assert_null (sb_window_get_question (f->window));
   /* Let an automatic refit (if the schedule started one) finish first. */
   SPIN_UNTIL (!sb_worker_is_busy (worker, SB_WORKER_LANE_FIT));
 
@@ -633,7 +644,7 @@ int
 main (int argc, char *argv[])
 {
   static const char *paths[] = {
-    "/ui/window/template", "/ui/window/answers-and-undo", "/ui/window/queued-answers",
+    "/ui/window/template", "/ui/window/answers-and-undo", "/ui/window/no-answer-while-computing",
     "/ui/window/superseded-result-dropped", "/ui/window/engine-error-shown",
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
@@ -665,7 +676,7 @@ main (int argc, char *argv[])
 
   g_test_add_func ("/ui/window/template", test_window_template);
   g_test_add ("/ui/window/answers-and-undo", Fixture, NULL, fixture_set_up, test_answers_and_undo, fixture_tear_down);
-  g_test_add ("/ui/window/queued-answers", Fixture, NULL, fixture_set_up, test_queued_answers, fixture_tear_down);
+  g_test_add ("/ui/window/no-answer-while-computing", Fixture, NULL, fixture_set_up, test_no_answer_while_computing, fixture_tear_down);
   g_test_add ("/ui/window/superseded-result-dropped", Fixture, NULL, fixture_set_up, test_superseded_result_dropped, fixture_tear_down);
   g_test_add ("/ui/window/engine-error-shown", Fixture, NULL, fixture_set_up, test_engine_error_shown, fixture_tear_down);
   g_test_add ("/ui/window/damaged-file-refused", Fixture, NULL, fixture_set_up, test_damaged_refused, fixture_tear_down);

@@ -11,6 +11,9 @@
  */
 #include "config.h"
 
+#include <glib-unix.h>
+#include <signal.h>
+
 #include "sb-application.h"
 
 #include "sb-demo-chooser.h"
@@ -183,6 +186,25 @@ add_settings_actions (GApplication *app)
     g_action_map_add_action (G_ACTION_MAP (app), theme);
 }
 
+/* SIGTERM, SIGINT and SIGHUP (a logout, a terminal closed, a kill)
+ * quit like Ctrl+Q: every answer is on disk before the process ends. */
+static gboolean
+on_quit_signal (gpointer user_data)
+{
+  g_log ("SkewBench", G_LOG_LEVEL_DEBUG, "quit by signal");
+  g_application_quit (G_APPLICATION (user_data));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+quit_on_signals (GApplication *app)
+{
+  static const int quit_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+  for (guint i = 0; i < G_N_ELEMENTS (quit_signals); i++)
+    g_unix_signal_add (quit_signals[i], on_quit_signal, app);
+}
+
 static void
 sb_application_startup (GApplication *app)
 {
@@ -197,6 +219,7 @@ sb_application_startup (GApplication *app)
   gtk_window_set_default_icon_name (APPLICATION_ID);
   sb_settings_follow_theme (gtk_settings_get_default ());
   add_settings_actions (app);
+  quit_on_signals (G_APPLICATION (app));
   gtk_css_provider_load_from_resource (css, "/org/skewbench/SkewBench/style.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (),
                                               GTK_STYLE_PROVIDER (css),

@@ -18,7 +18,10 @@ struct _SbDuelPanel
   guint n_answers;
   gboolean busy;
   gboolean finished;
-  guint n_queued;
+  /* The latest question that had a best point: "Current best" stays
+   * while the next question is computed. */
+  SbQuestion best;
+  gboolean has_best;
   GPtrArray *value_labels; /* GtkLabel per table cell: 2 per parameter row */
 
   /* Template widgets (borrowed) */
@@ -44,7 +47,8 @@ struct _SbDuelPanel
   GtkWidget *autoplay_box;
   GtkAdjustment *speed_adjustment;
   GtkLabel *best_label;
-  GtkLabel *queued_label;
+  GtkWidget *finished_box;
+  GtkAdjustment *extend_adjustment;
   GtkLabel *keys_label;
 };
 
@@ -53,7 +57,6 @@ G_DEFINE_FINAL_TYPE (SbDuelPanel, sb_duel_panel, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_BUSY,
-  PROP_N_QUEUED,
   N_PROPS
 };
 
@@ -231,10 +234,10 @@ static void
 update_best (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
-  const SbQuestion *q = &self->question;
-  g_autoptr (GString) text = g_string_new ("Current best: ");
+  const SbQuestion *q = &self->best;
+  g_autoptr (GString) text = g_string_new (self->finished ? "Best found: " : "Current best: ");
 
-  if (!self->has_question || !q->has_best)
+  if (!self->has_best)
     {
       gtk_label_set_text (self->best_label, "Current best: none yet — the first questions explore at random.");
       return;
@@ -281,11 +284,13 @@ update (SbDuelPanel *self)
 
   if (self->finished)
     gtk_label_set_text (self->prompt_label,
-                        "The budget is used up. The current best is below; "
-                        "undo (Ctrl+Z) to revise the last answer, or start a new experiment.");
+                        "Every question of the budget is answered. The best setting found is "
+                        "below; continue with more questions, undo (Ctrl+Z) to revise the "
+                        "last answer, or start a new experiment.");
   else if (self->busy && !self->has_question)
     gtk_label_set_text (self->prompt_label,
-                        "The engine is choosing the next question. Answers you give now are queued.");
+                        "The engine is choosing the next question; it can be answered as "
+                        "soon as it is shown.");
   else if (self->has_question)
     gtk_label_set_text (self->prompt_label, prompt_for (exp, q));
   else
@@ -293,11 +298,20 @@ update (SbDuelPanel *self)
 
   gtk_widget_set_visible (self->swatch_box, colour);
   gtk_widget_set_visible (GTK_WIDGET (self->swatch_a), duel || q->has_best);
+  gtk_widget_set_visible (GTK_WIDGET (self->swatch_b), !self->finished);
+  gtk_widget_set_visible (GTK_WIDGET (self->swatch_b_title), !self->finished);
+  gtk_widget_set_visible (GTK_WIDGET (self->swatch_b_label), !self->finished);
   gtk_label_set_text (self->swatch_a_title,
-                      !duel ? "Current best" : self->has_question && !q->has_best ? "A" : "A · current best");
+                      self->finished ? "Best found"
+                      : !duel ? "Current best" : self->has_question && !q->has_best ? "A" : "A · current best");
   gtk_label_set_text (self->swatch_b_title,
                       !duel ? "B · setting to try" : self->has_question && !q->has_best ? "B" : "B · new candidate");
-  if (colour && self->has_question)
+  if (colour && self->finished && self->has_best)
+    {
+      g_autofree char *a = sb_template_colour_describe (exp, self->best.best);
+      gtk_label_set_text (self->swatch_a_label, a);
+    }
+  else if (colour && self->has_question)
     {
       g_autofree char *a = (duel || q->has_best) ? sb_template_colour_describe (exp, q->a) : g_strdup ("");
       g_autofree char *b = sb_template_colour_describe (exp, q->b);
@@ -325,20 +339,11 @@ update (SbDuelPanel *self)
     }
   else
     gtk_label_set_text (self->value_hint, "Type the number and press Enter.");
-  gtk_widget_set_visible (self->autoplay_box, exp->simulated);
+  gtk_widget_set_visible (self->autoplay_box, exp->simulated && !self->finished);
+  gtk_widget_set_visible (self->finished_box, self->finished);
 
   update_table (self);
   update_best (self);
-
-  if (self->n_queued > 0)
-    {
-      g_autofree char *queued = g_strdup_printf (self->n_queued == 1
-                                                 ? "%u answer queued: it applies to the next question as soon as it is ready."
-                                                 : "%u answers queued: they apply to the next questions as soon as they are ready.",
-                                                 self->n_queued);
-      gtk_label_set_text (self->queued_label, queued);
-    }
-  gtk_widget_set_visible (GTK_WIDGET (self->queued_label), self->n_queued > 0);
 }
 
 void
@@ -349,6 +354,7 @@ sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
   g_clear_pointer (&self->experiment, sb_experiment_free);
   self->experiment = exp ? sb_experiment_copy (exp) : NULL;
   self->has_question = FALSE;
+  self->has_best = FALSE;
   self->finished = FALSE;
   if (exp)
     gtk_adjustment_set_value (self->speed_adjustment, exp->autoplay_ms);
@@ -367,6 +373,11 @@ sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question, guint
     {
       self->question = *question;
       self->question.model = NULL;
+    }
+  if (question && question->has_best)
+    {
+      self->best = self->question;
+      self->has_best = TRUE;
     }
   if (question && question->kind == SB_QUESTION_VALUE)
     sb_duel_panel_clear_entered_value (self);
@@ -401,25 +412,6 @@ sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy)
   self->busy = busy;
   update (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
-}
-
-guint
-sb_duel_panel_get_n_queued (SbDuelPanel *self)
-{
-  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), 0);
-  return self->n_queued;
-}
-
-void
-sb_duel_panel_set_n_queued (SbDuelPanel *self, guint n_queued)
-{
-  g_return_if_fail (SB_IS_DUEL_PANEL (self));
-
-  if (self->n_queued == n_queued)
-    return;
-  self->n_queued = n_queued;
-  update (self);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_QUEUED]);
 }
 
 void
@@ -480,6 +472,15 @@ sb_duel_panel_get_value_entry (SbDuelPanel *self)
   return GTK_WIDGET (self->value_entry);
 }
 
+/* "Continue for N more questions" (win.extend-budget, N as "u"). */
+static void
+extend_clicked (GtkButton *button, SbDuelPanel *self)
+{
+  guint more = (guint) gtk_adjustment_get_value (self->extend_adjustment);
+
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.extend-budget", "u", more);
+}
+
 static void
 value_entry_activate (GtkEntry *entry, SbDuelPanel *self)
 {
@@ -498,9 +499,6 @@ sb_duel_panel_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_BUSY:
       g_value_set_boolean (value, self->busy);
       break;
-    case PROP_N_QUEUED:
-      g_value_set_uint (value, self->n_queued);
-      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -515,9 +513,6 @@ sb_duel_panel_set_property (GObject *object, guint prop_id, const GValue *value,
     {
     case PROP_BUSY:
       sb_duel_panel_set_busy (self, g_value_get_boolean (value));
-      break;
-    case PROP_N_QUEUED:
-      sb_duel_panel_set_n_queued (self, g_value_get_uint (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -557,9 +552,6 @@ sb_duel_panel_class_init (SbDuelPanelClass *klass)
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  properties[PROP_N_QUEUED] =
-    g_param_spec_uint ("n-queued", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -586,7 +578,9 @@ sb_duel_panel_class_init (SbDuelPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, autoplay_box);
   gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, speed_adjustment);
   gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, best_label);
-  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, queued_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, finished_box);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, extend_adjustment);
+  gtk_widget_class_bind_template_callback (widget_class, extend_clicked);
   gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, keys_label);
   gtk_widget_class_set_css_name (widget_class, "duelpanel");
 }

@@ -3,7 +3,7 @@
  * A view: it shows the question it is given and the state of the engine;
  * its buttons activate the window's actions (win.answer-a, win.answer-b,
  * win.skip, win.answer-value, win.answer-failed, win.autoplay,
- * win.oracle-answer), which own the logic.
+ * win.oracle-answer, win.extend-budget), which own the logic.
  */
 #pragma once
 
@@ -27,13 +27,13 @@ void sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question,
                                  guint n_answers);
 const SbQuestion *sb_duel_panel_get_question (SbDuelPanel *self);
 
-/* The engine is computing: the panel says so (answers are queued by the
- * window, N_QUEUED of them are waiting). */
+/* The engine is computing: the panel says so (the window takes no answer
+ * until the next question is shown). "Current best" keeps the latest
+ * question's best meanwhile. */
 gboolean sb_duel_panel_get_busy (SbDuelPanel *self);
 void sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy);
-guint sb_duel_panel_get_n_queued (SbDuelPanel *self);
-void sb_duel_panel_set_n_queued (SbDuelPanel *self, guint n_queued);
-/* The budget is used up: the panel says the experiment is complete. */
+/* The budget is used up: the panel shows the best setting found and
+ * offers to continue for N more questions (win.extend-budget, "u"). */
 void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);
 
 /* The number typed in the value entry. FALSE (and a visible hint) when it

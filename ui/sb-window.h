@@ -1,14 +1,15 @@
 /* sb-window.h — the main workbench window.
  *
- * The window owns a session (the source of truth), a worker (engine jobs
- * off the main thread) and the duel panel. Its flow (DESIGN §2):
+ * The window shows a campaign (core/sb-campaign.h: the session, its
+ * questions, saving, refits, autoplay) through the duel panel, the plots
+ * and the answer history:
  *
- *   answer (key / button) -> session appends + saves atomically
- *     -> propose job (supersedes any running one) -> next question shown
+ *   answer (key / button) -> sb_campaign_answer -> session appends, saves
+ *     -> next question computed and on disk -> ::question-ready -> shown
  *
- * Answers given while the engine is computing are queued, in order, and
- * applied to the following questions as soon as they are shown; Ctrl+Z
- * first takes back a queued answer, then the last recorded one.
+ * No answer is taken while no question is on screen (the answer actions
+ * are disabled and a key rings the bell); Ctrl+Z takes back the last
+ * recorded answer.
  *
  * Signals:
  *   ::question-shown     a new question is on screen (after the panel
@@ -21,6 +22,7 @@
 
 #include <gtk/gtk.h>
 
+#include "sb-campaign.h"
 #include "sb-demos.h"
 #include "sb-duel-panel.h"
 #include "sb-jobs.h"
@@ -47,13 +49,13 @@ gboolean sb_window_open_file (SbWindow *self, GFile *file, gboolean create_from_
 /* A new session for EXP saved under the user's data directory. */
 gboolean sb_window_start_experiment (SbWindow *self, const SbExperiment *exp);
 
+SbCampaign *sb_window_get_campaign (SbWindow *self);
 SbWorker *sb_window_get_worker (SbWindow *self);
 SbDuelPanel *sb_window_get_duel_panel (SbWindow *self);
 /* The question on screen, or NULL while the engine computes. */
 const SbQuestion *sb_window_get_question (SbWindow *self);
-/* TRUE while a proposal job runs. */
+/* TRUE while the next question is computed (or its answer written). */
 gboolean sb_window_get_computing (SbWindow *self);
-guint sb_window_get_n_queued (SbWindow *self);
 /* The error shown in the window (engine or file), or NULL. */
 const char *sb_window_get_error (SbWindow *self);
 /* TRUE when the window shows a refused session file. */

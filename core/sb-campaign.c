@@ -1,0 +1,791 @@
+/* sb-campaign.c — the campaign controller (see sb-campaign.h). */
+#include "config.h"
+
+#include "sb-campaign.h"
+
+#include <math.h>
+#include <string.h>
+
+struct _SbCampaign
+{
+  GObject parent_instance;
+
+  SbSession *session;
+  SbWorker *worker;
+  SbCampaignState state;
+  SbQuestion *latest;        /* the last model result (owns its model)   */
+  gboolean waiting_for_disk; /* latest is ready, its answer not on disk  */
+  guint computing_n_log;     /* the log length the running proposal answers */
+  char *error;
+  char *save_error;
+  guint n_saved;
+  SbPlotSnapshot *plot;
+  gboolean auto_refit;
+  gboolean autoplay;
+  guint autoplay_delay;
+  guint autoplay_source;
+};
+
+G_DEFINE_FINAL_TYPE (SbCampaign, sb_campaign, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK (sb-campaign-error-quark, sb_campaign_error)
+
+enum {
+  PROP_0,
+  PROP_STATE,
+  PROP_ERROR,
+  PROP_SAVE_ERROR,
+  PROP_N_SAVED,
+  PROP_FITTING,
+  PROP_AUTOPLAY,
+  N_PROPS
+};
+
+enum {
+  QUESTION_READY,
+  PLOT_READY,
+  DENSITY_READY,
+  FIT_PROGRESS,
+  FIT_FINISHED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void request_question (SbCampaign *self);
+
+/* ---- State ------------------------------------------------------------- */
+
+static void
+set_state (SbCampaign *self, SbCampaignState state)
+{
+  if (self->state == state)
+    return;
+  self->state = state;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STATE]);
+}
+
+static void
+set_string (SbCampaign *self, char **field, const char *value, guint prop)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (value);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+static void
+set_n_saved (SbCampaign *self, guint n)
+{
+  if (self->n_saved == n)
+    return;
+  self->n_saved = n;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_SAVED]);
+}
+
+static gboolean
+budget_used (SbCampaign *self)
+{
+  return sb_session_get_n_answers (self->session)
+         >= sb_session_get_experiment (self->session)->budget;
+}
+
+/* Every log entry is on disk, or cannot be until a save works again (the
+ * failure is shown; the answers stay in memory), or there is no file. */
+static gboolean
+log_settled (SbCampaign *self)
+{
+  return sb_session_get_file (self->session) == NULL || self->save_error != NULL
+         || self->n_saved >= sb_session_get_n_observations (self->session);
+}
+
+/* ---- Autoplay ---------------------------------------------------------- */
+
+static gboolean
+autoplay_tick (gpointer user_data)
+{
+  SbCampaign *self = SB_CAMPAIGN (user_data);
+
+  self->autoplay_source = 0;
+  if (self->autoplay)
+    sb_campaign_oracle_answer (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+schedule_autoplay (SbCampaign *self)
+{
+  g_clear_handle_id (&self->autoplay_source, g_source_remove);
+  if (self->autoplay && self->state == SB_CAMPAIGN_ASKING && self->latest->has_oracle)
+    self->autoplay_source = g_timeout_add (self->autoplay_delay, autoplay_tick, self);
+}
+
+/* ---- Fits -------------------------------------------------------------- */
+
+static void
+start_fit (SbCampaign *self)
+{
+  if (self->session == NULL
+      || sb_session_get_experiment (self->session)->surrogate == SG_BO_SURROGATE_RANDOM
+      || sb_worker_is_busy (self->worker, SB_WORKER_LANE_FIT))
+    return;
+  sb_worker_submit (self->worker, SB_WORKER_LANE_FIT, sb_job_fit,
+                    sb_job_input_new (self->session),
+                    (GDestroyNotify) sb_job_input_free, g_free);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
+}
+
+static void
+fit_finished (SbCampaign *self, const SbFitResult *fit)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->session && !sb_session_set_hyper (self->session, &fit->hyper, &error))
+    set_string (self, &self->save_error, error->message, PROP_SAVE_ERROR);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
+  g_signal_emit (self, signals[FIT_FINISHED], 0, fit, NULL);
+}
+
+/* ---- Questions --------------------------------------------------------- */
+
+static void
+request_plot_through_best (SbCampaign *self)
+{
+  sb_campaign_request_plot (self, FALSE, 0, 0, NULL);
+}
+
+/* The latest result becomes the question on screen. */
+static void
+ask (SbCampaign *self)
+{
+  self->waiting_for_disk = FALSE;
+  set_state (self, SB_CAMPAIGN_ASKING);
+  g_debug ("question %u shown", self->latest->n_log + 1);
+  g_signal_emit (self, signals[QUESTION_READY], 0);
+  schedule_autoplay (self);
+}
+
+static void
+question_computed (SbCampaign *self, const SbQuestion *result)
+{
+  SbQuestion *q = g_memdup2 (result, sizeof *result);
+
+  if (q->model)
+    sb_model_ref (q->model);
+  g_clear_pointer (&self->latest, sb_question_free);
+  self->latest = q;
+  set_string (self, &self->error, NULL, PROP_ERROR);
+
+  if (q->refit_due && self->auto_refit)
+    start_fit (self);
+  request_plot_through_best (self);
+
+  if (budget_used (self))
+    set_state (self, SB_CAMPAIGN_FINISHED);
+  else if (log_settled (self))
+    ask (self);
+  else
+    self->waiting_for_disk = TRUE;
+}
+
+static void
+request_question (SbCampaign *self)
+{
+  g_clear_handle_id (&self->autoplay_source, g_source_remove);
+  sb_worker_cancel (self->worker, SB_WORKER_LANE_PLOT);
+  sb_worker_cancel (self->worker, SB_WORKER_LANE_DENSITY);
+  self->waiting_for_disk = FALSE;
+  if (self->session == NULL)
+    {
+      set_state (self, SB_CAMPAIGN_EMPTY);
+      return;
+    }
+  set_state (self, SB_CAMPAIGN_COMPUTING);
+  self->computing_n_log = sb_session_get_n_observations (self->session);
+  sb_worker_submit (self->worker, SB_WORKER_LANE_PROPOSE, sb_job_propose,
+                    sb_job_input_new (self->session),
+                    (GDestroyNotify) sb_job_input_free,
+                    (GDestroyNotify) sb_question_free);
+}
+
+/* ---- Worker ------------------------------------------------------------ */
+
+static void
+on_job_finished (SbWorker *worker, guint lane, guint64 generation, gpointer result,
+                 SbCampaign *self)
+{
+  switch (lane)
+    {
+    case SB_WORKER_LANE_PROPOSE:
+      {
+        const SbQuestion *q = result;
+        /* The generation check already dropped superseded jobs; the log
+         * length guards against a log changed under a running job. */
+        if (self->session && q->n_log == sb_session_get_n_observations (self->session))
+          question_computed (self, q);
+        else
+          request_question (self);
+      }
+      break;
+    case SB_WORKER_LANE_FIT:
+      fit_finished (self, result);
+      break;
+    case SB_WORKER_LANE_PLOT:
+      g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
+      self->plot = sb_plot_snapshot_ref (result);
+      g_signal_emit (self, signals[PLOT_READY], 0, self->plot);
+      break;
+    case SB_WORKER_LANE_DENSITY:
+      g_signal_emit (self, signals[DENSITY_READY], 0, result);
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+on_job_failed (SbWorker *worker, guint lane, guint64 generation, const GError *error,
+               SbCampaign *self)
+{
+  gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+  switch (lane)
+    {
+    case SB_WORKER_LANE_PROPOSE:
+      if (cancelled)
+        break;
+      {
+        g_autofree char *msg = g_strdup_printf ("The engine could not compute the next question: %s",
+                                                error->message);
+        set_string (self, &self->error, msg, PROP_ERROR);
+        set_state (self, SB_CAMPAIGN_STALLED);
+      }
+      break;
+    case SB_WORKER_LANE_FIT:
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
+      g_signal_emit (self, signals[FIT_FINISHED], 0, NULL, cancelled ? NULL : error);
+      break;
+    default:
+      /* Plots are optional: the questions go on without them. */
+      if (!cancelled)
+        g_debug ("plot job failed: %s", error->message);
+      break;
+    }
+}
+
+static void
+on_progress (SbWorker *worker, guint lane, guint64 generation, double fraction,
+             const char *text, SbCampaign *self)
+{
+  if (lane == SB_WORKER_LANE_FIT)
+    g_signal_emit (self, signals[FIT_PROGRESS], 0, fraction, text);
+}
+
+/* ---- Session ----------------------------------------------------------- */
+
+/* The log changed: by an answer, an undo, or a caller that appends to the
+ * session directly (a guided demo's steps). The question on screen no
+ * longer fits it. */
+static void
+on_session_changed (SbSession *session, SbCampaign *self)
+{
+  guint n = sb_session_get_n_observations (session);
+  gboolean computing = self->state == SB_CAMPAIGN_COMPUTING && !self->waiting_for_disk;
+
+  /* A new proposal supersedes the running one (its result is dropped). */
+  if (computing ? self->computing_n_log != n
+                : self->latest == NULL || self->latest->n_log != n
+                  || self->state == SB_CAMPAIGN_STALLED)
+    request_question (self);
+}
+
+/* The acknowledgement: the log with N entries is on disk (the end-to-end
+ * test checks that every acknowledged answer survives a SIGKILL). */
+static void
+on_session_saved (SbSession *session, guint n, SbCampaign *self)
+{
+  g_debug ("answer %u saved", n);
+  set_n_saved (self, n);
+  if (n >= sb_session_get_n_observations (session))
+    set_string (self, &self->save_error, NULL, PROP_SAVE_ERROR);
+  if (self->waiting_for_disk && log_settled (self))
+    ask (self);
+}
+
+static void
+on_session_save_failed (SbSession *session, const GError *error, SbCampaign *self)
+{
+  set_string (self, &self->save_error, error->message, PROP_SAVE_ERROR);
+  if (self->waiting_for_disk)
+    ask (self);
+}
+
+void
+sb_campaign_set_session (SbCampaign *self, SbSession *session)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  g_return_if_fail (session == NULL || SB_IS_SESSION (session));
+
+  sb_worker_cancel_all (self->worker);
+  g_clear_handle_id (&self->autoplay_source, g_source_remove);
+  if (self->session)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_set_object (&self->session, session);
+  g_clear_pointer (&self->latest, sb_question_free);
+  g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
+  set_string (self, &self->error, NULL, PROP_ERROR);
+  set_string (self, &self->save_error, NULL, PROP_SAVE_ERROR);
+  set_n_saved (self, session && sb_session_get_file (session)
+                     ? sb_session_get_n_observations (session) : 0);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
+  if (session)
+    {
+      g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
+      g_signal_connect (session, "saved", G_CALLBACK (on_session_saved), self);
+      g_signal_connect (session, "save-failed", G_CALLBACK (on_session_save_failed), self);
+      /* An answer is on disk (written, fsynced, renamed into place)
+       * before sb_campaign_answer returns: a crash or SIGKILL after a
+       * key press loses no answer the campaign took. The write costs the
+       * main loop a few milliseconds while the engine computes anyway. */
+      sb_session_set_save_in_background (session, FALSE);
+      self->plot = sb_plot_snapshot_new_for_session (session);
+      g_signal_emit (self, signals[PLOT_READY], 0, self->plot);
+    }
+  request_question (self);
+}
+
+SbSession *
+sb_campaign_get_session (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
+  return self->session;
+}
+
+SbWorker *
+sb_campaign_get_worker (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
+  return self->worker;
+}
+
+SbCampaignState
+sb_campaign_get_state (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), SB_CAMPAIGN_EMPTY);
+  return self->state;
+}
+
+const SbQuestion *
+sb_campaign_get_question (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
+  return self->state == SB_CAMPAIGN_ASKING ? self->latest : NULL;
+}
+
+const SbQuestion *
+sb_campaign_get_latest (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
+  return self->latest;
+}
+
+gboolean
+sb_campaign_get_best (SbCampaign *self, double *x)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->latest == NULL || !self->latest->has_best)
+    return FALSE;
+  if (x)
+    memcpy (x, self->latest->best, self->latest->dim * sizeof (double));
+  return TRUE;
+}
+
+/* ---- Answers ----------------------------------------------------------- */
+
+static gboolean
+refuse (GError **error, SbCampaignError code, const char *message)
+{
+  g_set_error_literal (error, SB_CAMPAIGN_ERROR, code, message);
+  return FALSE;
+}
+
+/* Appends ANSWER to question Q in the session. */
+static gboolean
+record (SbCampaign *self, const SbQuestion *q, SbAnswerKind kind, double value,
+        GError **error)
+{
+  gboolean duel = q->kind == SB_QUESTION_DUEL;
+  gboolean safe = sb_session_get_experiment (self->session)->mode == SB_MODE_SAFE;
+
+  switch (kind)
+    {
+    case SB_ANSWER_A:
+    case SB_ANSWER_B:
+      if (!duel)
+        return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "this question asks for a value, not a choice");
+      return sb_session_add_duel (self->session, q->a, q->b, kind == SB_ANSWER_B, error);
+    case SB_ANSWER_SKIP:
+      return sb_session_add_skip (self->session, duel ? q->a : q->b, duel ? q->b : NULL, error);
+    case SB_ANSWER_VALUE:
+      if (duel)
+        return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "this question asks for a choice, not a value");
+      return sb_session_add_value (self->session, q->b, value, error);
+    case SB_ANSWER_FAILED:
+      if (duel || !safe)
+        return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND,
+                       "only a value question in safe mode can be answered with \"failed\"");
+      return sb_session_add_failed (self->session, q->b, error);
+    default:
+      return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "unknown answer");
+    }
+}
+
+static const char *
+answer_name (SbAnswerKind kind)
+{
+  static const char *const names[] = { "a", "b", "skip", "value", "failed" };
+  return (guint) kind < G_N_ELEMENTS (names) ? names[kind] : "?";
+}
+
+gboolean
+sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value, GError **error)
+{
+  guint n_before;
+  g_autoptr (GError) local = NULL;
+
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+
+  if (self->state == SB_CAMPAIGN_FINISHED)
+    return refuse (error, SB_CAMPAIGN_ERROR_FINISHED, "all questions of the budget are answered");
+  if (self->state != SB_CAMPAIGN_ASKING)
+    return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "the next question is not on screen yet");
+
+  n_before = sb_session_get_n_observations (self->session);
+  if (record (self, self->latest, kind, value, &local))
+    {
+      g_debug ("answer %u taken (%s)", n_before + 1, answer_name (kind));
+      return TRUE;
+    }
+  if (sb_session_get_n_observations (self->session) == n_before)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  /* Recorded in memory, not on disk: say so until a save works. */
+  set_string (self, &self->save_error, local->message, PROP_SAVE_ERROR);
+  return TRUE;
+}
+
+gboolean
+sb_campaign_undo (SbCampaign *self, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  guint n;
+
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->session == NULL || (n = sb_session_get_n_observations (self->session)) == 0)
+    return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "there is no answer to take back");
+  if (sb_session_undo (self->session, &local))
+    return TRUE;
+  if (sb_session_get_n_observations (self->session) == n)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  set_string (self, &self->save_error, local->message, PROP_SAVE_ERROR);
+  return TRUE;
+}
+
+gboolean
+sb_campaign_extend_budget (SbCampaign *self, guint more, GError **error)
+{
+  const SbExperiment *exp;
+
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->session == NULL)
+    return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "there is no experiment to continue");
+  exp = sb_session_get_experiment (self->session);
+  if (!sb_session_set_budget (self->session, exp->budget + more, error))
+    return FALSE;
+  if (self->state == SB_CAMPAIGN_FINISHED && !budget_used (self))
+    {
+      if (log_settled (self))
+        ask (self);
+      else
+        {
+          set_state (self, SB_CAMPAIGN_COMPUTING);
+          self->waiting_for_disk = TRUE;
+        }
+    }
+  return TRUE;
+}
+
+void
+sb_campaign_retry (SbCampaign *self)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  set_string (self, &self->error, NULL, PROP_ERROR);
+  request_question (self);
+}
+
+const char *
+sb_campaign_get_error (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
+  return self->error;
+}
+
+guint
+sb_campaign_get_n_saved (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), 0);
+  return self->n_saved;
+}
+
+const char *
+sb_campaign_get_save_error (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
+  return self->save_error;
+}
+
+/* ---- Fits, oracle, autoplay -------------------------------------------- */
+
+void
+sb_campaign_set_auto_refit (SbCampaign *self, gboolean auto_refit)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  self->auto_refit = !!auto_refit;
+}
+
+void
+sb_campaign_refit (SbCampaign *self)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  start_fit (self);
+}
+
+void
+sb_campaign_cancel_fit (SbCampaign *self)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  sb_worker_cancel (self->worker, SB_WORKER_LANE_FIT);
+}
+
+gboolean
+sb_campaign_get_fitting (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  return sb_worker_is_busy (self->worker, SB_WORKER_LANE_FIT);
+}
+
+gboolean
+sb_campaign_oracle_answer (SbCampaign *self)
+{
+  const SbQuestion *q;
+
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  q = sb_campaign_get_question (self);
+  if (q == NULL || !q->has_oracle)
+    return FALSE;
+  if (q->kind == SB_QUESTION_DUEL)
+    return sb_campaign_answer (self, q->oracle_winner ? SB_ANSWER_B : SB_ANSWER_A, NAN, NULL);
+  return sb_campaign_answer (self, q->oracle_failed ? SB_ANSWER_FAILED : SB_ANSWER_VALUE,
+                             q->oracle_value, NULL);
+}
+
+void
+sb_campaign_set_autoplay (SbCampaign *self, gboolean autoplay)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  autoplay = !!autoplay;
+  if (self->autoplay == autoplay)
+    return;
+  self->autoplay = autoplay;
+  if (autoplay)
+    schedule_autoplay (self);
+  else
+    g_clear_handle_id (&self->autoplay_source, g_source_remove);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_AUTOPLAY]);
+}
+
+gboolean
+sb_campaign_get_autoplay (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  return self->autoplay;
+}
+
+void
+sb_campaign_set_autoplay_delay (SbCampaign *self, guint delay_ms)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  self->autoplay_delay = delay_ms;
+}
+
+/* ---- Plots ------------------------------------------------------------- */
+
+void
+sb_campaign_request_plot (SbCampaign *self, gboolean has_slice, guint slice_x, guint slice_y,
+                          const double *fixed)
+{
+  SbPlotInput *input;
+
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  if (self->session == NULL || self->latest == NULL || self->latest->model == NULL)
+    return;
+  input = sb_plot_input_new (self->latest->model, self->session, self->latest, 0,
+                             sb_worker_get_generation (self->worker, SB_WORKER_LANE_PROPOSE));
+  /* A finished campaign asks nothing more: no next-question markers. */
+  input->show_next = !budget_used (self);
+  input->has_slice = has_slice && slice_x != slice_y && fixed != NULL;
+  if (input->has_slice)
+    {
+      input->slice_x = slice_x;
+      input->slice_y = slice_y;
+      memcpy (input->slice_fixed, fixed, self->latest->dim * sizeof (double));
+    }
+  sb_worker_submit (self->worker, SB_WORKER_LANE_PLOT, sb_job_plot, input,
+                    (GDestroyNotify) sb_plot_input_free,
+                    (GDestroyNotify) sb_plot_snapshot_unref);
+}
+
+SbPlotSnapshot *
+sb_campaign_get_plot (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
+  return self->plot;
+}
+
+gboolean
+sb_campaign_request_density (SbCampaign *self, guint dim, const double *x)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->latest == NULL || self->latest->model == NULL || dim != self->latest->dim)
+    return FALSE;
+  sb_worker_submit (self->worker, SB_WORKER_LANE_DENSITY, sb_job_density,
+                    sb_density_input_new (self->latest->model, dim, x,
+                                          sb_worker_get_generation (self->worker,
+                                                                    SB_WORKER_LANE_PROPOSE)),
+                    (GDestroyNotify) sb_density_input_free,
+                    (GDestroyNotify) sb_density_data_unref);
+  return TRUE;
+}
+
+/* ---- GObject ----------------------------------------------------------- */
+
+static void
+sb_campaign_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  SbCampaign *self = SB_CAMPAIGN (object);
+
+  switch (prop_id)
+    {
+    case PROP_STATE: g_value_set_int (value, self->state); break;
+    case PROP_ERROR: g_value_set_string (value, self->error); break;
+    case PROP_SAVE_ERROR: g_value_set_string (value, self->save_error); break;
+    case PROP_N_SAVED: g_value_set_uint (value, self->n_saved); break;
+    case PROP_FITTING: g_value_set_boolean (value, sb_campaign_get_fitting (self)); break;
+    case PROP_AUTOPLAY: g_value_set_boolean (value, self->autoplay); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sb_campaign_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  SbCampaign *self = SB_CAMPAIGN (object);
+
+  switch (prop_id)
+    {
+    case PROP_AUTOPLAY: sb_campaign_set_autoplay (self, g_value_get_boolean (value)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+sb_campaign_dispose (GObject *object)
+{
+  SbCampaign *self = SB_CAMPAIGN (object);
+
+  g_clear_handle_id (&self->autoplay_source, g_source_remove);
+  if (self->worker)
+    {
+      sb_worker_cancel_all (self->worker);
+      g_signal_handlers_disconnect_by_data (self->worker, self);
+    }
+  g_clear_object (&self->worker);
+  if (self->session)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->latest, sb_question_free);
+  g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
+  G_OBJECT_CLASS (sb_campaign_parent_class)->dispose (object);
+}
+
+static void
+sb_campaign_finalize (GObject *object)
+{
+  SbCampaign *self = SB_CAMPAIGN (object);
+
+  g_free (self->error);
+  g_free (self->save_error);
+  G_OBJECT_CLASS (sb_campaign_parent_class)->finalize (object);
+}
+
+static void
+sb_campaign_class_init (SbCampaignClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY;
+
+  object_class->get_property = sb_campaign_get_property;
+  object_class->set_property = sb_campaign_set_property;
+  object_class->dispose = sb_campaign_dispose;
+  object_class->finalize = sb_campaign_finalize;
+
+  properties[PROP_STATE] = g_param_spec_int ("state", NULL, NULL, SB_CAMPAIGN_EMPTY,
+                                             SB_CAMPAIGN_STALLED, SB_CAMPAIGN_EMPTY, ro);
+  properties[PROP_ERROR] = g_param_spec_string ("error", NULL, NULL, NULL, ro);
+  properties[PROP_SAVE_ERROR] = g_param_spec_string ("save-error", NULL, NULL, NULL, ro);
+  properties[PROP_N_SAVED] = g_param_spec_uint ("n-saved", NULL, NULL, 0, G_MAXUINT, 0, ro);
+  properties[PROP_FITTING] = g_param_spec_boolean ("fitting", NULL, NULL, FALSE, ro);
+  properties[PROP_AUTOPLAY] = g_param_spec_boolean ("autoplay", NULL, NULL, FALSE,
+                                                    G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+                                                    | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[QUESTION_READY] = g_signal_new ("question-ready", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[PLOT_READY] = g_signal_new ("plot-ready", G_TYPE_FROM_CLASS (klass),
+                                      G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
+                                      G_TYPE_POINTER);
+  signals[DENSITY_READY] = g_signal_new ("density-ready", G_TYPE_FROM_CLASS (klass),
+                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
+                                         G_TYPE_POINTER);
+  signals[FIT_PROGRESS] = g_signal_new ("fit-progress", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                                        G_TYPE_DOUBLE, G_TYPE_STRING);
+  signals[FIT_FINISHED] = g_signal_new ("fit-finished", G_TYPE_FROM_CLASS (klass),
+                                        G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                                        G_TYPE_POINTER, G_TYPE_POINTER);
+}
+
+static void
+sb_campaign_init (SbCampaign *self)
+{
+  self->auto_refit = TRUE;
+  self->autoplay_delay = 500;
+  self->worker = sb_worker_new ();
+  g_signal_connect (self->worker, "job-finished", G_CALLBACK (on_job_finished), self);
+  g_signal_connect (self->worker, "job-failed", G_CALLBACK (on_job_failed), self);
+  g_signal_connect (self->worker, "progress", G_CALLBACK (on_progress), self);
+}
+
+SbCampaign *
+sb_campaign_new (void)
+{
+  return g_object_new (SB_TYPE_CAMPAIGN, NULL);
+}

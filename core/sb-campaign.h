@@ -1,0 +1,152 @@
+/* sb-campaign.h — the campaign controller: one experiment being run.
+ *
+ * The flow between a person and the engine (DESIGN §2), without widgets:
+ *
+ *   question on screen -> sb_campaign_answer -> session appends, saves
+ *     -> propose job (supersedes any running one) -> the answer is on disk
+ *     -> ::question-ready (state ASKING) -> the next answer
+ *
+ * The campaign owns the session and a worker. It takes an answer only
+ * while a question is on screen (state ASKING): a key pressed while the
+ * engine computes, or before the previous answer is on disk, is refused
+ * (SB_CAMPAIGN_ERROR_NOT_READY), so an answer always refers to the
+ * question the person saw and no answer lives only in memory while the
+ * next one can be given. When the budget is used the campaign is
+ * FINISHED: no question, the best found stays, and
+ * sb_campaign_extend_budget continues it.
+ *
+ * It keeps what the window shows stable between questions: the best
+ * setting of the latest model (sb_campaign_get_best) survives the
+ * computation of the next question; the latest plot snapshot stays until
+ * a newer one replaces it, and a new session starts with an empty
+ * snapshot of its own parameters.
+ *
+ * Hyperparameters are refitted when the engine's schedule says so (unless
+ * auto-refit is off, as in the guided demos), on the fit lane, never
+ * delaying a question; each fit is stored in the session with the answers
+ * it saw (sb_session_get_refits).
+ *
+ * Signals (all on the main thread):
+ *   ::question-ready     a question is on screen (state ASKING)
+ *   ::plot-ready         (SbPlotSnapshot *) a new plot snapshot
+ *   ::density-ready      (SbDensityData *) the density at a point
+ *   ::fit-progress       (double fraction, const char *text)
+ *   ::fit-finished       (const SbFitResult *result or NULL, const GError
+ *                        *error or NULL): NULL, NULL when cancelled
+ * Properties (notify on change): state, error, save-error, n-saved,
+ * fitting, autoplay.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "sb-jobs.h"
+#include "sb-plot-data.h"
+#include "sb-session.h"
+#include "sb-worker.h"
+
+G_BEGIN_DECLS
+
+#define SB_CAMPAIGN_ERROR (sb_campaign_error_quark ())
+GQuark sb_campaign_error_quark (void);
+
+typedef enum {
+  SB_CAMPAIGN_ERROR_NOT_READY,  /* no question on screen to answer       */
+  SB_CAMPAIGN_ERROR_WRONG_KIND, /* the answer does not fit the question  */
+  SB_CAMPAIGN_ERROR_FINISHED,   /* the budget is used                    */
+} SbCampaignError;
+
+typedef enum {
+  SB_CAMPAIGN_EMPTY = 0,  /* no session                                       */
+  SB_CAMPAIGN_COMPUTING,  /* the engine chooses the next question, or the
+                             last answer is still being written             */
+  SB_CAMPAIGN_ASKING,     /* a question is on screen: answers are taken       */
+  SB_CAMPAIGN_FINISHED,   /* the budget is used: the result is shown          */
+  SB_CAMPAIGN_STALLED,    /* the engine failed (error): retry or undo         */
+} SbCampaignState;
+
+typedef enum {
+  SB_ANSWER_A = 0,        /* duel: A preferred                         */
+  SB_ANSWER_B,            /* duel: B preferred                         */
+  SB_ANSWER_SKIP,         /* the question left unanswered (logged)     */
+  SB_ANSWER_VALUE,        /* value question: the measured value        */
+  SB_ANSWER_FAILED,       /* value question: the setting failed        */
+} SbAnswerKind;
+
+#define SB_TYPE_CAMPAIGN (sb_campaign_get_type ())
+G_DECLARE_FINAL_TYPE (SbCampaign, sb_campaign, SB, CAMPAIGN, GObject)
+
+SbCampaign *sb_campaign_new (void);
+
+/* Runs SESSION (a reference is taken; saves go to a writer thread):
+ * everything computing for the previous one is cancelled and its results
+ * dropped, an empty plot snapshot of SESSION's parameters is published,
+ * and the first question is requested. NULL ends the campaign. */
+void sb_campaign_set_session (SbCampaign *self, SbSession *session);
+SbSession *sb_campaign_get_session (SbCampaign *self);
+SbWorker *sb_campaign_get_worker (SbCampaign *self);
+SbCampaignState sb_campaign_get_state (SbCampaign *self);
+
+/* The question on screen (state ASKING), else NULL. */
+const SbQuestion *sb_campaign_get_question (SbCampaign *self);
+/* The latest model's result: the question on screen, or while computing
+ * or finished the last one computed (its best, truths and model); NULL
+ * before the first. */
+const SbQuestion *sb_campaign_get_latest (SbCampaign *self);
+/* The current best setting (the incumbent x_r) into X (dim entries):
+ * FALSE while no model has one. Stable while the next question is
+ * computed. */
+gboolean sb_campaign_get_best (SbCampaign *self, double *x);
+
+/* Records ANSWER (VALUE for SB_ANSWER_VALUE) to the question on screen
+ * and asks for the next one. FALSE with ERROR when no question is on
+ * screen (SB_CAMPAIGN_ERROR_NOT_READY), the budget is used (_FINISHED),
+ * the answer does not fit the question (_WRONG_KIND) or it cannot be
+ * recorded (SB_SESSION_ERROR, e.g. a non-finite value; nothing recorded).
+ * A save failure keeps the answer (TRUE) and sets save-error. */
+gboolean sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value,
+                             GError **error);
+/* Takes back the last recorded answer (skips included) and asks again. */
+gboolean sb_campaign_undo (SbCampaign *self, GError **error);
+/* Raises the budget by MORE questions (saved in the session) and, when
+ * finished, asks the next question. */
+gboolean sb_campaign_extend_budget (SbCampaign *self, guint more, GError **error);
+/* Asks the engine again after a failure (state STALLED). */
+void sb_campaign_retry (SbCampaign *self);
+/* The engine's error (state STALLED), or NULL. */
+const char *sb_campaign_get_error (SbCampaign *self);
+
+/* Saving: log entries known to be on disk (0 without a file), and the
+ * reason the last save failed, kept until a save succeeds (NULL when the
+ * file holds everything or the session has no file). */
+guint sb_campaign_get_n_saved (SbCampaign *self);
+const char *sb_campaign_get_save_error (SbCampaign *self);
+
+/* Hyperparameter fits: on the engine's schedule (AUTO_REFIT, default
+ * TRUE) or now (sb_campaign_refit); cancelling keeps the stored values. */
+void sb_campaign_set_auto_refit (SbCampaign *self, gboolean auto_refit);
+void sb_campaign_refit (SbCampaign *self);
+void sb_campaign_cancel_fit (SbCampaign *self);
+gboolean sb_campaign_get_fitting (SbCampaign *self);
+
+/* The simulated oracle (benchmark sessions): answers the question on
+ * screen (FALSE when there is none or no oracle); with autoplay on it
+ * answers every question after DELAY_MS. */
+gboolean sb_campaign_oracle_answer (SbCampaign *self);
+void sb_campaign_set_autoplay (SbCampaign *self, gboolean autoplay);
+gboolean sb_campaign_get_autoplay (SbCampaign *self);
+void sb_campaign_set_autoplay_delay (SbCampaign *self, guint delay_ms);
+
+/* Plots of the latest model: the curve and (dim >= 2) the 2-D slice
+ * through the best point, or through FIXED on axes SLICE_X, SLICE_Y when
+ * HAS_SLICE; ::plot-ready follows. Nothing happens before a model
+ * exists. */
+void sb_campaign_request_plot (SbCampaign *self, gboolean has_slice, guint slice_x,
+                               guint slice_y, const double *fixed);
+/* The latest plot snapshot (borrowed), or NULL. */
+SbPlotSnapshot *sb_campaign_get_plot (SbCampaign *self);
+/* The predictive density of f at X (dim entries); ::density-ready follows.
+ * FALSE when there is no model or X has another dimension. */
+gboolean sb_campaign_request_density (SbCampaign *self, guint dim, const double *x);
+
+G_END_DECLS

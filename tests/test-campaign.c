@@ -1,0 +1,316 @@
+/* test-campaign.c — the campaign controller without a display: an answer
+ * is taken only while its question is on screen and is on disk when it
+ * is taken; a new session starts with empty plots of its own parameters
+ * and nothing of the previous one; the best stays while the next question
+ * is computed; a finished campaign asks nothing, marks no next question
+ * and continues when its budget is extended; a save failure stays visible
+ * until a save works, with what is on disk counted; autoplay answers with
+ * the simulated oracle; every refit is kept. */
+#include "sb-campaign.h"
+#include "sb-experiment-templates.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#define SPIN_UNTIL(cond)                                                  \
+  G_STMT_START {                                                          \
+    gint64 deadline_ = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;     \
+    while (!(cond))                                                       \
+      {                                                                   \
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline_);          \
+        g_main_context_iteration (NULL, TRUE);                            \
+      }                                                                   \
+  } G_STMT_END
+
+typedef struct {
+  char *dir;
+  char *path;
+  GFile *file;
+  SbCampaign *campaign;
+  guint plots;
+} Fixture;
+
+static void
+on_plot_ready (SbCampaign *campaign, SbPlotSnapshot *snap, Fixture *f)
+{
+  f->plots++;
+}
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("sb-campaign-XXXXXX", NULL);
+  f->path = g_build_filename (f->dir, "session.json", NULL);
+  f->file = g_file_new_for_path (f->path);
+  f->campaign = sb_campaign_new ();
+  g_signal_connect (f->campaign, "plot-ready", G_CALLBACK (on_plot_ready), f);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  sb_campaign_set_session (f->campaign, NULL);
+  g_object_unref (f->campaign);
+  g_assert_true (sb_worker_wait_all (30 * G_USEC_PER_SEC));
+  g_unlink (f->path);
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+  g_object_unref (f->file);
+}
+
+/* A session of EXP saved at the fixture's file, run by the campaign. */
+static SbSession *
+start (Fixture *f, const SbExperiment *exp)
+{
+  SbSession *session = sb_session_new (exp);
+
+  g_assert_true (sb_session_save_as (session, f->file, NULL));
+  sb_campaign_set_session (f->campaign, session);
+  return session;
+}
+
+static gboolean
+asking (Fixture *f)
+{
+  return sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_ASKING;
+}
+
+static guint
+on_disk (Fixture *f)
+{
+  g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
+
+  g_assert_nonnull (s);
+  return sb_session_get_n_observations (s);
+}
+
+static void
+test_answer_only_when_shown (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = start (f, exp);
+  g_autoptr (GError) error = NULL;
+  SbQuestion shown;
+  const SbLogEntry *e;
+
+  /* Nothing on screen yet: refused, nothing recorded. */
+  g_assert_cmpint (sb_campaign_get_state (f->campaign), ==, SB_CAMPAIGN_COMPUTING);
+  g_assert_null (sb_campaign_get_question (f->campaign));
+  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_B, NAN, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_NOT_READY);
+  g_clear_error (&error);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 0);
+
+  SPIN_UNTIL (asking (f));
+  shown = *sb_campaign_get_question (f->campaign);
+  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_B, NAN, &error));
+  g_assert_no_error (error);
+  /* On disk when taken; the next question is not on screen yet. */
+  g_assert_cmpuint (on_disk (f), ==, 1);
+  g_assert_cmpuint (sb_campaign_get_n_saved (f->campaign), ==, 1);
+  g_assert_cmpint (sb_campaign_get_state (f->campaign), ==, SB_CAMPAIGN_COMPUTING);
+  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_NOT_READY);
+  g_clear_error (&error);
+  g_assert_cmpuint (on_disk (f), ==, 1);
+
+  /* The answer is the one to the question shown. */
+  e = sb_session_get_observation (session, 0);
+  g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
+  g_assert_cmpint (e->winner, ==, 1);
+  g_assert_cmpmem (e->a, shown.dim * sizeof (double), shown.a, shown.dim * sizeof (double));
+  g_assert_cmpmem (e->b, shown.dim * sizeof (double), shown.b, shown.dim * sizeof (double));
+
+  /* A value answer to a duel is refused and recorded nowhere. */
+  SPIN_UNTIL (asking (f));
+  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_VALUE, 1.0, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
+  g_assert_cmpuint (on_disk (f), ==, 1);
+}
+
+/* Answers the next N questions with A, each once it is shown. */
+static void
+answer_n (Fixture *f, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      SPIN_UNTIL (asking (f));
+      g_assert_true (sb_campaign_answer (f->campaign, i % 2 ? SB_ANSWER_A : SB_ANSWER_B,
+                                         NAN, NULL));
+    }
+}
+
+static void
+test_new_session_starts_empty (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) colour = sb_template_colour ();
+  g_autoptr (SbExperiment) camel = sb_template_benchmark ("six-hump-camel", NULL);
+  g_autoptr (SbSession) first = start (f, colour);
+  g_autoptr (SbSession) second = sb_session_new (camel);
+  SbPlotSnapshot *snap;
+  double lo, hi;
+
+  /* The first session gets a model and its plots. */
+  answer_n (f, colour->initial + 1);
+  SPIN_UNTIL (asking (f) && sb_campaign_get_best (f->campaign, NULL));
+  SPIN_UNTIL (sb_plot_snapshot_get_summaries (sb_campaign_get_plot (f->campaign),
+                                              SB_POSTERIOR_EXACT) != NULL);
+
+  /* A running proposal of the first is superseded by the second. */
+  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
+  sb_campaign_set_session (f->campaign, second);
+  snap = sb_campaign_get_plot (f->campaign);
+  g_assert_cmpuint (sb_plot_snapshot_get_dim (snap), ==, 2);
+  g_assert_cmpstr (sb_plot_snapshot_get_parameter (snap, 0, &lo, &hi), ==,
+                   camel->parameters[0].name);
+  g_assert_cmpfloat (lo, ==, camel->parameters[0].lower);
+  g_assert_cmpuint (sb_plot_snapshot_get_n_observations (snap), ==, 0);
+  g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT));
+  g_assert_false (sb_campaign_get_best (f->campaign, NULL));
+  g_assert_null (sb_campaign_get_latest (f->campaign));
+
+  /* Nothing of the first session arrives later. */
+  SPIN_UNTIL (asking (f));
+  g_assert_cmpuint (sb_campaign_get_question (f->campaign)->dim, ==, 2);
+  g_assert_cmpuint (sb_plot_snapshot_get_dim (sb_campaign_get_plot (f->campaign)), ==, 2);
+}
+
+static void
+test_best_stable (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = start (f, exp);
+  double best[SB_MAX_PARAMETERS], during[SB_MAX_PARAMETERS];
+
+  answer_n (f, exp->initial + 1);
+  SPIN_UNTIL (asking (f) && sb_campaign_get_best (f->campaign, NULL));
+  g_assert_true (sb_campaign_get_best (f->campaign, best));
+  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
+  g_assert_cmpint (sb_campaign_get_state (f->campaign), ==, SB_CAMPAIGN_COMPUTING);
+  g_assert_true (sb_campaign_get_best (f->campaign, during));
+  g_assert_cmpmem (best, exp->n_parameters * sizeof (double), during,
+                   exp->n_parameters * sizeof (double));
+}
+
+static void
+test_finished_and_extended (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (SbSession) reloaded = NULL;
+  g_autoptr (GError) error = NULL;
+  SbPlotSnapshot *snap;
+
+  exp->budget = 4;
+  exp->initial = 2;
+  session = start (f, exp);
+  answer_n (f, 4);
+  SPIN_UNTIL (sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_FINISHED);
+  g_assert_null (sb_campaign_get_question (f->campaign));
+  g_assert_true (sb_campaign_get_best (f->campaign, NULL));
+  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_FINISHED);
+  g_clear_error (&error);
+
+  /* The finished campaign's plots mark no next question. */
+  SPIN_UNTIL ((snap = sb_campaign_get_plot (f->campaign))
+              && sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT) != NULL
+              && sb_plot_snapshot_get_n_observations (snap) == 4);
+  g_assert_null (sb_plot_snapshot_get_next (snap, NULL));
+
+  /* Continue for two more: saved, asked, answered. */
+  g_assert_true (sb_campaign_extend_budget (f->campaign, 2, &error));
+  g_assert_no_error (error);
+  reloaded = sb_session_load (f->file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sb_session_get_experiment (reloaded)->budget, ==, 6);
+  answer_n (f, 2);
+  SPIN_UNTIL (sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_FINISHED);
+  g_assert_cmpuint (on_disk (f), ==, 6);
+  /* Undo reopens the last question. */
+  g_assert_true (sb_campaign_undo (f->campaign, NULL));
+  SPIN_UNTIL (asking (f));
+  g_assert_cmpuint (sb_campaign_get_question (f->campaign)->n_log, ==, 5);
+}
+
+static void
+test_save_failure_visible (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = start (f, exp);
+
+  answer_n (f, 1);
+  SPIN_UNTIL (asking (f));
+  g_assert_null (sb_campaign_get_save_error (f->campaign));
+
+  /* The folder disappears (a USB stick pulled out): the answer is kept in
+   * memory and the failure shown, through the next question too. */
+  g_assert_cmpint (g_unlink (f->path), ==, 0);
+  g_assert_cmpint (g_rmdir (f->dir), ==, 0);
+  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
+  g_assert_nonnull (sb_campaign_get_save_error (f->campaign));
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 2);
+  g_assert_cmpuint (sb_campaign_get_n_saved (f->campaign), ==, 1);
+  SPIN_UNTIL (asking (f));
+  g_assert_nonnull (sb_campaign_get_save_error (f->campaign));
+  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_B, NAN, NULL));
+  SPIN_UNTIL (asking (f));
+  g_assert_nonnull (sb_campaign_get_save_error (f->campaign));
+  g_assert_cmpuint (sb_campaign_get_n_saved (f->campaign), ==, 1);
+
+  /* Back again: the next answer writes everything and clears it. */
+  g_assert_cmpint (g_mkdir (f->dir, 0700), ==, 0);
+  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
+  g_assert_null (sb_campaign_get_save_error (f->campaign));
+  g_assert_cmpuint (sb_campaign_get_n_saved (f->campaign), ==, 4);
+  g_assert_cmpuint (on_disk (f), ==, 4);
+}
+
+static void
+on_fit_finished (SbCampaign *campaign, const SbFitResult *fit, const GError *error,
+                 guint *fits)
+{
+  if (fit)
+    (*fits)++;
+}
+
+static void
+test_autoplay_and_refits (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_benchmark ("cos1d", NULL);
+  g_autoptr (SbSession) session = NULL;
+  guint fits = 0;
+
+  exp->budget = 8;
+  exp->initial = 3;
+  session = start (f, exp);
+  g_signal_connect (f->campaign, "fit-finished", G_CALLBACK (on_fit_finished), &fits);
+  sb_campaign_set_autoplay_delay (f->campaign, 0);
+  sb_campaign_set_autoplay (f->campaign, TRUE);
+  SPIN_UNTIL (sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_FINISHED
+              && !sb_campaign_get_fitting (f->campaign));
+  g_assert_cmpuint (sb_session_get_n_answers (session), ==, 8);
+  g_assert_cmpuint (on_disk (f), ==, 8);
+  /* The engine's schedule refitted at least once, and each refit is in
+   * the session with the answers it saw. */
+  g_assert_cmpuint (fits, >=, 1);
+  g_assert_true (sb_session_get_hyper (session)->valid);
+  g_assert_cmpuint (sb_session_get_hyper (session)->n_answers, >, 0);
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+  ADD ("/campaign/answer-only-when-shown", test_answer_only_when_shown);
+  ADD ("/campaign/new-session-starts-empty", test_new_session_starts_empty);
+  ADD ("/campaign/best-stable", test_best_stable);
+  ADD ("/campaign/finished-and-extended", test_finished_and_extended);
+  ADD ("/campaign/save-failure-visible", test_save_failure_visible);
+  ADD ("/campaign/autoplay-and-refits", test_autoplay_and_refits);
+#undef ADD
+  return g_test_run ();
+}

@@ -1,0 +1,455 @@
+/* sb-window-actions.c — the window's actions (win.*) and its single-key
+ * answers. Answers go to the campaign, which refuses them while no
+ * question is on screen; the window rings the bell then. */
+#include "config.h"
+
+#include "sb-window-private.h"
+
+#include "sb-link-dialog.h"
+#include "sb-new-experiment-dialog.h"
+#include "sb-playground.h"
+#include "sb-prior-explorer.h"
+
+#include <math.h>
+
+void
+sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), name);
+
+  if (action)
+    g_simple_action_set_enabled (G_SIMPLE_ACTION (action), enabled);
+}
+
+void
+sb_window_update_actions (SbWindow *self)
+{
+  SbSession *session = sb_window_get_session (self);
+  const SbExperiment *exp = session ? sb_session_get_experiment (session) : NULL;
+  const SbQuestion *q = sb_campaign_get_question (self->campaign);
+  gboolean asking = q != NULL;
+  gboolean value_q = asking && q->kind == SB_QUESTION_VALUE;
+  gboolean fitting = sb_campaign_get_fitting (self->campaign);
+
+  sb_window_set_action_enabled (self, "answer-a", asking && !value_q);
+  sb_window_set_action_enabled (self, "answer-b", asking && !value_q);
+  sb_window_set_action_enabled (self, "skip", asking);
+  sb_window_set_action_enabled (self, "answer-value", value_q);
+  sb_window_set_action_enabled (self, "answer-failed", value_q && exp->mode == SB_MODE_SAFE);
+  sb_window_set_action_enabled (self, "undo", session && sb_session_get_n_observations (session) > 0);
+  sb_window_set_action_enabled (self, "extend-budget", session != NULL);
+  sb_window_set_action_enabled (self, "save-as", session != NULL);
+  sb_window_set_action_enabled (self, "export-csv", session != NULL);
+  sb_window_set_action_enabled (self, "refit", session && !fitting);
+  /* The link diagnostic needs answered duels (it says so when there are none). */
+  sb_window_set_action_enabled (self, "link-diagnostic",
+                                session && exp->mode != SB_MODE_SAFE
+                                && sb_session_get_n_answers (session) > 0);
+  sb_window_set_action_enabled (self, "cancel-fit", fitting);
+  sb_window_set_action_enabled (self, "autoplay", session && exp->simulated);
+  sb_window_set_action_enabled (self, "oracle-answer", asking && q->has_oracle);
+  sb_window_set_action_enabled (self, "none", FALSE);
+  sb_window_update_demo (self);
+}
+
+/* ---- Answers ------------------------------------------------------------------ */
+
+static gboolean
+answer (SbWindow *self, SbAnswerKind kind, double value)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (sb_campaign_answer (self->campaign, kind, value, &error))
+    return TRUE;
+  g_debug ("answer refused: %s", error->message);
+  gtk_widget_error_bell (GTK_WIDGET (self));
+  return FALSE;
+}
+
+static void
+answer_a_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  answer (SB_WINDOW (user_data), SB_ANSWER_A, NAN);
+}
+
+static void
+answer_b_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  answer (SB_WINDOW (user_data), SB_ANSWER_B, NAN);
+}
+
+static void
+skip_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  answer (SB_WINDOW (user_data), SB_ANSWER_SKIP, NAN);
+}
+
+static void
+answer_value_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  double value;
+
+  if (!sb_duel_panel_get_entered_value (self->duel_panel, &value))
+    {
+      gtk_widget_error_bell (GTK_WIDGET (self));
+      return;
+    }
+  if (answer (self, SB_ANSWER_VALUE, value))
+    sb_duel_panel_clear_entered_value (self->duel_panel);
+}
+
+static void
+answer_failed_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  answer (SB_WINDOW (user_data), SB_ANSWER_FAILED, NAN);
+}
+
+static void
+undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  g_autoptr (GError) error = NULL;
+
+  if (!sb_campaign_undo (self->campaign, &error))
+    {
+      g_autofree char *msg = g_strdup_printf ("Undo failed: %s", error->message);
+      sb_window_show_error (self, msg, FALSE);
+    }
+}
+
+static void
+extend_budget_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  g_autoptr (GError) error = NULL;
+
+  if (!sb_campaign_extend_budget (self->campaign, g_variant_get_uint32 (p), &error))
+    sb_window_show_error (self, error->message, FALSE);
+}
+
+static void
+retry_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+
+  sb_window_clear_error (self);
+  sb_campaign_retry (self->campaign);
+}
+
+static void
+dismiss_error_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  sb_window_clear_error (SB_WINDOW (user_data));
+}
+
+static void
+refit_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  sb_window_refit (SB_WINDOW (user_data));
+}
+
+static void
+cancel_fit_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  sb_campaign_cancel_fit (SB_WINDOW (user_data)->campaign);
+}
+
+static void
+autoplay_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+
+  g_simple_action_set_state (action, state);
+  sb_campaign_set_autoplay_delay (self->campaign, sb_duel_panel_get_autoplay_delay (self->duel_panel));
+  sb_campaign_set_autoplay (self->campaign, g_variant_get_boolean (state));
+}
+
+static void
+oracle_answer_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  sb_campaign_oracle_answer (SB_WINDOW (user_data)->campaign);
+}
+
+/* ---- Experiments, files, tools -------------------------------------------------- */
+
+static void
+experiment_chosen (SbNewExperimentDialog *dialog, SbExperiment *exp, SbWindow *self)
+{
+  sb_window_start_experiment (self, exp);
+}
+
+static void
+new_experiment_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (GTK_WINDOW (self));
+
+  g_signal_connect_object (dialog, "experiment-chosen", G_CALLBACK (experiment_chosen), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+link_diagnostic_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+
+  SbSession *session = sb_window_get_session (self);
+
+  if (session == NULL)
+    return;
+  gtk_window_present (GTK_WINDOW (sb_link_dialog_new (GTK_WINDOW (self), session)));
+}
+
+/* Teaching: the SkewGP prior explorer; it needs no session. */
+static void
+prior_explorer_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  gtk_window_present (GTK_WINDOW (sb_prior_explorer_new (GTK_WINDOW (user_data))));
+}
+
+static GtkFileFilter *
+json_filter (void)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, "SkewBench sessions (*.json)");
+  gtk_file_filter_add_pattern (filter, "*.json");
+  return filter;
+}
+
+static void
+open_response (GtkNativeDialog *native, int response, SbWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      if (file)
+        sb_window_open_file (self, file, FALSE);
+    }
+  g_object_unref (native);
+}
+
+static void
+open_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  GtkFileChooserNative *native =
+    gtk_file_chooser_native_new ("Open Session", GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                 "_Open", "_Cancel");
+  g_autoptr (GtkFileFilter) filter = json_filter ();
+
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), filter);
+  g_signal_connect (native, "response", G_CALLBACK (open_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+open_recent_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  g_autoptr (GFile) file = g_file_new_for_uri (g_variant_get_string (p, NULL));
+
+  sb_window_open_file (self, file, FALSE);
+}
+
+static void
+save_as_response (GtkNativeDialog *native, int response, SbWindow *self)
+{
+  SbSession *session = sb_window_get_session (self);
+
+  if (response == GTK_RESPONSE_ACCEPT && session)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autoptr (GError) error = NULL;
+
+      if (file && !sb_session_save_as (session, file, &error))
+        sb_window_show_error (self, error->message, FALSE);
+      else if (file)
+        {
+          sb_window_remember_file (self, file);
+          sb_window_update_titles (self);
+          sb_window_update_status (self);
+        }
+    }
+  g_object_unref (native);
+}
+
+static void
+save_as_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  GtkFileChooserNative *native =
+    gtk_file_chooser_native_new ("Save Session As", GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                 "_Save", "_Cancel");
+
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), "session.json");
+  g_signal_connect (native, "response", G_CALLBACK (save_as_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+export_response (GtkNativeDialog *native, int response, SbWindow *self)
+{
+  SbSession *session = sb_window_get_session (self);
+
+  if (response == GTK_RESPONSE_ACCEPT && session)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autoptr (GError) error = NULL;
+
+      if (file && !sb_session_export_csv (session, file, &error))
+        sb_window_show_error (self, error->message, FALSE);
+      else if (file)
+        {
+          g_autofree char *path = g_file_get_parse_name (file);
+          g_autofree char *msg = g_strdup_printf ("Observations exported to %s", path);
+          gtk_label_set_text (self->status_label, msg);
+        }
+    }
+  g_object_unref (native);
+}
+
+static void
+export_csv_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  GtkFileChooserNative *native =
+    gtk_file_chooser_native_new ("Export Observations", GTK_WINDOW (self),
+                                 GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), "observations.csv");
+  g_signal_connect (native, "response", G_CALLBACK (export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+/* Teaching: the classification playground, a window of its own. */
+static void
+playground_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbPlayground *playground = sb_playground_new (gtk_window_get_application (GTK_WINDOW (user_data)));
+
+  gtk_window_present (GTK_WINDOW (playground));
+}
+
+static const GActionEntry window_actions[] = {
+  { .name = "answer-a", .activate = answer_a_action },
+  { .name = "answer-b", .activate = answer_b_action },
+  { .name = "skip", .activate = skip_action },
+  { .name = "answer-value", .activate = answer_value_action },
+  { .name = "answer-failed", .activate = answer_failed_action },
+  { .name = "undo", .activate = undo_action },
+  { .name = "retry", .activate = retry_action },
+  { .name = "dismiss-error", .activate = dismiss_error_action },
+  { .name = "refit", .activate = refit_action },
+  { .name = "cancel-fit", .activate = cancel_fit_action },
+  { .name = "autoplay", .state = "false", .change_state = autoplay_change_state },
+  { .name = "oracle-answer", .activate = oracle_answer_action },
+  { .name = "extend-budget", .activate = extend_budget_action, .parameter_type = "u" },
+  { .name = "new-experiment", .activate = new_experiment_action },
+  { .name = "open", .activate = open_action },
+  { .name = "open-recent", .activate = open_recent_action, .parameter_type = "s" },
+  { .name = "save-as", .activate = save_as_action },
+  { .name = "export-csv", .activate = export_csv_action },
+  { .name = "link-diagnostic", .activate = link_diagnostic_action },
+  { .name = "playground", .activate = playground_action },
+  { .name = "prior-explorer", .activate = prior_explorer_action },
+  { .name = "none" },
+};
+
+/* ---- Keys ------------------------------------------------------------------------- */
+
+/* Single-key answers (arrows and letters) must not steal typing from an
+ * entry, so they are handled here, in the capture phase, only when the
+ * focus is not in an editable; accelerators with modifiers go through the
+ * application (gtk_application_set_accels_for_action). */
+static gboolean
+on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
+                GdkModifierType state, SbWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  const char *action = NULL;
+
+  if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK))
+    return FALSE;
+  if (focus && (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT (focus)))
+    return FALSE;
+  if (gtk_stack_get_visible_child_name (self->main_stack)
+      && !g_str_equal (gtk_stack_get_visible_child_name (self->main_stack), "duel"))
+    return FALSE;
+
+  switch (keyval)
+    {
+    case GDK_KEY_Left: case GDK_KEY_KP_Left: case GDK_KEY_a: case GDK_KEY_A:
+      action = "answer-a";
+      break;
+    case GDK_KEY_Right: case GDK_KEY_KP_Right: case GDK_KEY_b: case GDK_KEY_B:
+      action = "answer-b";
+      break;
+    case GDK_KEY_s: case GDK_KEY_S:
+      action = "skip";
+      break;
+    case GDK_KEY_f: case GDK_KEY_F:
+      action = "answer-failed";
+      break;
+    case GDK_KEY_o: case GDK_KEY_O:
+      action = "oracle-answer";
+      break;
+    case GDK_KEY_p: case GDK_KEY_P:
+      {
+        GAction *autoplay = g_action_map_lookup_action (G_ACTION_MAP (self), "autoplay");
+        if (g_action_get_enabled (autoplay))
+          g_action_change_state (autoplay, g_variant_new_boolean (!sb_campaign_get_autoplay (self->campaign)));
+        return TRUE;
+      }
+    default:
+      return FALSE;
+    }
+  if (sb_window_get_question (self) && sb_window_get_question (self)->kind == SB_QUESTION_VALUE
+      && (g_str_equal (action, "answer-a") || g_str_equal (action, "answer-b")))
+    return FALSE;  /* arrows keep their usual meaning on value questions */
+  if (!g_action_group_get_action_enabled (G_ACTION_GROUP (self), action))
+    {
+      /* E.g. an answer while the next question is being computed: it
+       * would refer to a question the person has not seen. */
+      g_debug ("answer refused: %s is not available now", action);
+      gtk_widget_error_bell (GTK_WIDGET (self));
+      return TRUE;
+    }
+  g_action_group_activate_action (G_ACTION_GROUP (self), action, NULL);
+  return TRUE;
+}
+
+
+static void
+install_plot_actions (SbWindow *self)
+{
+  /* The plot's controls as window actions, so keys drive them too
+   * (accelerators in sb-application.c): which plot, which 2-D field,
+   * and the Laplace / EP overlays. */
+  static const char *const plot_actions[][2] = {
+    { "plot-kind", "kind" }, { "plot-field", "field" },
+    { "compare-laplace", "show-laplace" }, { "compare-ep", "show-ep" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (plot_actions); i++)
+    {
+      g_autoptr (GPropertyAction) action
+        = g_property_action_new (plot_actions[i][0], self->plot_view, plot_actions[i][1]);
+      g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (action));
+    }
+}
+
+void
+sb_window_install_actions (SbWindow *self)
+{
+  GtkEventController *keys;
+
+  g_action_map_add_action_entries (G_ACTION_MAP (self), window_actions,
+                                   G_N_ELEMENTS (window_actions), self);
+  install_plot_actions (self);
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (on_key_pressed), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
+}

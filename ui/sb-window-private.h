@@ -1,0 +1,75 @@
+/* sb-window-private.h — what the window's files share: sb-window.c (the
+ * window bound to its campaign, history, files), sb-window-actions.c
+ * (actions and keys) and sb-window-demo.c (the guided demo player). */
+#pragma once
+
+#include "sb-window.h"
+
+#include "sb-campaign.h"
+#include "sb-plot-view.h"
+
+G_BEGIN_DECLS
+
+struct _SbWindow
+{
+  GtkApplicationWindow parent_instance;
+
+  /* Owned */
+  SbCampaign *campaign;        /* the experiment's flow (core)            */
+  gboolean refused;            /* a refused file is shown                 */
+  char *error;                 /* shown in the error bar                  */
+  GtkRecentManager *recent;    /* borrowed singleton, signal connected    */
+  guint history_len;           /* log entries the history list reflects   */
+  SbPlotView *plot_view;       /* in plots_box                            */
+  gboolean user_slice;         /* the user chose the 2-D slice            */
+  const SbDemo *demo;          /* the guided demo shown (static), or NULL */
+  GPtrArray *demo_log;         /* its full prepared log (SbLogEntry)      */
+  gboolean demo_density;       /* show the demo's density when a model is */
+
+  /* Template widgets (borrowed) */
+  GtkLabel *title_label;
+  GtkLabel *subtitle_label;
+  GtkRevealer *error_revealer;
+  GtkLabel *error_label;
+  GtkWidget *retry_button;
+  GtkStack *main_stack;
+  SbDuelPanel *duel_panel;
+  GtkBox *plots_box;
+  GtkListBox *history_list;
+  GtkLabel *refused_label;
+  GtkRevealer *progress_revealer;
+  GtkProgressBar *progress_bar;
+  GtkLabel *status_label;
+  GMenu *recent_menu;
+  GtkRevealer *demo_revealer;
+  GtkLabel *demo_title_label;
+  GtkLabel *demo_text_label;
+  GtkLabel *demo_settings_label;
+  GtkBox *demo_views_box;
+  GtkWidget *demo_step_box;
+  GtkLabel *demo_step_label;
+};
+
+/* sb-window.c */
+void sb_window_show_error (SbWindow *self, const char *message, gboolean can_retry);
+void sb_window_clear_error (SbWindow *self);
+void sb_window_update_status (SbWindow *self);
+void sb_window_update_titles (SbWindow *self);
+void sb_window_remember_file (SbWindow *self, GFile *file);
+void sb_window_request_plot (SbWindow *self);
+/* "3. B preferred: …" — one answer as the history and the demo banner
+ * name it. */
+char *sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index);
+
+/* sb-window-actions.c */
+void sb_window_install_actions (SbWindow *self);
+void sb_window_update_actions (SbWindow *self);
+void sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled);
+
+/* sb-window-demo.c */
+void sb_window_clear_demo (SbWindow *self);
+void sb_window_update_demo (SbWindow *self);
+void sb_window_demo_request_density (SbWindow *self);
+void sb_window_install_demo_actions (SbWindow *self);
+
+G_END_DECLS
