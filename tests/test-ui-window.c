@@ -453,6 +453,35 @@ test_new_experiment_dialog (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* A typed value is read with the locale's decimal separator; the other
+ * separator is refused, never guessed ("1,500" was recorded as 1.5). */
+static void
+test_entered_number (void)
+{
+  const struct { const char *text; char dp; gboolean ok; double value; } cases[] = {
+    { "12.5", '.', TRUE, 12.5 },   { " -3e2 ", '.', TRUE, -300 },
+    { "1,500", '.', FALSE, 0 },    { "1.500", ',', FALSE, 0 },
+    { "12,5", ',', TRUE, 12.5 },   { "1500", ',', TRUE, 1500 },
+    { "", '.', FALSE, 0 },         { "12 kg", '.', FALSE, 0 },
+    { "inf", '.', FALSE, 0 },      { "nan", ',', FALSE, 0 },
+    { "1e999", '.', FALSE, 0 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *hint = NULL;
+      double v = -1;
+      gboolean ok = sb_parse_entered_number (cases[i].text, cases[i].dp, &v, &hint);
+
+      g_test_message ("'%s' (%c): %s", cases[i].text, cases[i].dp, ok ? "read" : hint);
+      g_assert_cmpint (ok, ==, cases[i].ok);
+      if (ok)
+        g_assert_cmpfloat (v, ==, cases[i].value);
+      else
+        g_assert_nonnull (hint);
+    }
+}
+
 /* The drop-down under WIDGET whose list has an entry containing TEXT. */
 static GtkDropDown *
 find_dropdown (GtkWidget *widget, const char *text)
@@ -648,7 +677,7 @@ main (int argc, char *argv[])
     "/ui/window/superseded-result-dropped", "/ui/window/engine-error-shown",
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
-    "/ui/new-experiment-dialog", "/ui/new-experiment-choices",
+    "/ui/new-experiment-dialog", "/ui/new-experiment-choices", "/ui/entered-number",
   };
   int status;
 
@@ -686,6 +715,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
+  g_test_add_func ("/ui/entered-number", test_entered_number);
   status = g_test_run ();
   g_object_unref (app);
   return status;

@@ -5,7 +5,9 @@
 
 #include "sb-experiment-templates.h"
 
+#include <locale.h>
 #include <math.h>
+#include <string.h>
 
 struct _SbDuelPanel
 {
@@ -425,25 +427,59 @@ sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished)
   update (self);
 }
 
+/* The decimal separator of the user's locale ('.' or ','). */
+static char
+locale_decimal_point (void)
+{
+  const char *dp = localeconv ()->decimal_point;
+  return dp && dp[0] == ',' ? ',' : '.';
+}
+
+/* Reads TEXT as a number written with the locale's decimal separator.
+ * The other separator is refused rather than guessed at: "1,500" is 1.5
+ * in German and 1500 in English, and recording the wrong one is a silent
+ * error in the data. Sets HINT to what to type instead. */
+gboolean
+sb_parse_entered_number (const char *text, char decimal_point, double *value, char **hint)
+{
+  g_autofree char *trimmed = g_strstrip (g_strdup (text));
+  char other = decimal_point == ',' ? '.' : ',';
+  char *end = NULL;
+  double v;
+
+  if (strchr (trimmed, other) != NULL)
+    {
+      *hint = g_strdup_printf ("“%s” is ambiguous: write the number without thousands "
+                               "separators, with “%c” before the decimals (e.g. 1500%c5).",
+                               trimmed, decimal_point, decimal_point);
+      return FALSE;
+    }
+  if (decimal_point == ',')
+    g_strdelimit (trimmed, ",", '.');
+  v = g_ascii_strtod (trimmed, &end);
+  if (*trimmed == '\0' || end == NULL || *end != '\0' || !isfinite (v))
+    {
+      *hint = g_strdup_printf ("“%s” is not a number: type a value such as 12%c5.",
+                               text, decimal_point);
+      return FALSE;
+    }
+  *value = v;
+  return TRUE;
+}
+
 gboolean
 sb_duel_panel_get_entered_value (SbDuelPanel *self, double *value)
 {
   const char *text = gtk_editable_get_text (GTK_EDITABLE (self->value_entry));
-  g_autofree char *trimmed = g_strstrip (g_strdup (text));
-  char *end = NULL;
-  double v;
+  g_autofree char *hint = NULL;
 
-  /* Accept the locale's decimal comma as well as the point. */
-  g_strdelimit (trimmed, ",", '.');
-  v = g_ascii_strtod (trimmed, &end);
-  if (*trimmed == '\0' || end == NULL || *end != '\0' || !isfinite (v))
+  if (!sb_parse_entered_number (text, locale_decimal_point (), value, &hint))
     {
-      gtk_label_set_text (self->value_hint, "That is not a number: type a value such as 12.5.");
+      gtk_label_set_text (self->value_hint, hint);
       gtk_widget_add_css_class (GTK_WIDGET (self->value_entry), "error");
       return FALSE;
     }
   gtk_widget_remove_css_class (GTK_WIDGET (self->value_entry), "error");
-  *value = v;
   return TRUE;
 }
 

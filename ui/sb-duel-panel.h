@@ -36,8 +36,9 @@ void sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy);
  * offers to continue for N more questions (win.extend-budget, "u"). */
 void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);
 
-/* The number typed in the value entry. FALSE (and a visible hint) when it
- * is not a finite number. */
+/* The number typed in the value entry, written with the locale's decimal
+ * separator. FALSE (and a visible hint) when it is not a finite number or
+ * holds the other separator (sb_parse_entered_number). */
 gboolean sb_duel_panel_get_entered_value (SbDuelPanel *self, double *value);
 void sb_duel_panel_clear_entered_value (SbDuelPanel *self);
 /* The auto-play delay chosen with the slider, in milliseconds. */
@@ -45,5 +46,11 @@ guint sb_duel_panel_get_autoplay_delay (SbDuelPanel *self);
 void sb_duel_panel_set_autoplay_delay (SbDuelPanel *self, guint delay_ms);
 /* The widget that receives the value; the window keeps keys away from it. */
 GtkWidget *sb_duel_panel_get_value_entry (SbDuelPanel *self);
+
+/* TEXT as a number with DECIMAL_POINT ('.' or ',') as the decimal
+ * separator; FALSE with HINT (free it) for anything else, including the
+ * other separator, which could be a thousands separator. */
+gboolean sb_parse_entered_number (const char *text, char decimal_point, double *value,
+                                  char **hint);
 
 G_END_DECLS
