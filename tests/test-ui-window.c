@@ -622,7 +622,12 @@ test_value_questions (Fixture *f, gconstpointer data)
       gtk_editable_set_text (GTK_EDITABLE (entry), "twelve");
       activate (f, "answer-value");
       g_assert_nonnull (sb_window_get_question (f->window));
-      gtk_editable_set_text (GTK_EDITABLE (entry), values ? "4,25" : "3.5");
+      /* The test runs in the C locale: a comma is not its decimal
+       * separator, so "4,25" is refused rather than guessed at. */
+      gtk_editable_set_text (GTK_EDITABLE (entry), "4,25");
+      activate (f, "answer-value");
+      g_assert_nonnull (sb_window_get_question (f->window));
+      gtk_editable_set_text (GTK_EDITABLE (entry), values ? "4.25" : "3.5");
       activate (f, "answer-value");
       values++;
     }
