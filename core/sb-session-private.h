@@ -1,0 +1,36 @@
+/* sb-session-private.h — what the session's source files share.
+ *
+ * The session is one GObject whose code is split by job:
+ *   sb-session.c        the model (experiment, observation log, undo,
+ *                       hyperparameters), its signals and when it saves;
+ *   sb-session-parse.c  a session document (JSON text) into a session;
+ *   sb-session-write.c  a session into its document, and the document
+ *                       onto disk;
+ *   sb-session-csv.c    the observation log as CSV.
+ * Not installed, not for the app: the public API is sb-session.h.
+ */
+#pragma once
+
+#include "sb-session.h"
+
+G_BEGIN_DECLS
+
+struct _SbSession
+{
+  GObject parent_instance;
+
+  SbExperiment *experiment;
+  GPtrArray *observations;  /* SbLogEntry, owned */
+  GFile *file;              /* NULL: not saved anywhere */
+  SbHyper hyper;
+  gboolean background_save;
+  gint64 created;
+};
+
+/* KIND for the log kind NAME ("duel", "value", "failed", "skip"). */
+gboolean sb_log_kind_from_string (const char *name, SbLogKind *kind);
+
+/* TIME_US (microseconds since the epoch) as ISO 8601 UTC ("" if out of range). */
+char *sb_session_format_time (gint64 time_us);
+
+G_END_DECLS
