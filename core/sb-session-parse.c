@@ -14,8 +14,10 @@
 #include <math.h>
 #include <string.h>
 
-/* Line and column (1-based) of the first occurrence of "KEY": in DATA, so
- * that content errors point into the file like parse errors do. */
+/* Line and column (1-based, columns in characters) of the first
+ * occurrence of "KEY": in DATA, so that content errors point into the file
+ * like the reader's syntax errors do. A line ends at "\n", "\r\n" or a
+ * lone "\r", as for the reader. */
 static void
 locate_member (const char *data, const char *key, guint *line, guint *column)
 {
@@ -28,12 +30,12 @@ locate_member (const char *data, const char *key, guint *line, guint *column)
     return;
   for (const char *p = data; p < hit; p++)
     {
-      if (*p == '\n')
+      if (*p == '\n' || (*p == '\r' && p[1] != '\n'))
         {
           (*line)++;
           *column = 1;
         }
-      else
+      else if ((*p & 0xC0) != 0x80 && *p != '\r')
         (*column)++;
     }
 }
@@ -94,6 +96,12 @@ get_member (const ParseContext *ctx, JsonObject *obj, const char *key, GType typ
                          type == G_TYPE_STRING ? "a string"
                          : type == G_TYPE_BOOLEAN ? "true or false"
                          : type == G_TYPE_INT64 ? "an integer" : "a number");
+          return FALSE;
+        }
+      if (type == G_TYPE_DOUBLE && !isfinite (json_node_get_double (node)))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                         "'%s' is not a finite number", key);
           return FALSE;
         }
     }
@@ -232,10 +240,12 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   exp->acquisition = (sg_bo_acquisition) acquisition;
   exp->surrogate = (sg_bo_surrogate) surrogate;
   if (!parse_string (ctx, obj, "problem", FALSE, &exp->problem, error)
-      || !parse_count (ctx, obj, "budget", 1, 100000, &exp->budget, error)
-      || !parse_count (ctx, obj, "initial", 0, 1000, &exp->initial, error)
-      || !parse_count (ctx, obj, "numeric_every", 0, 100000, &exp->numeric_every, error)
-      || !parse_count (ctx, obj, "autoplay_ms", 0, 600000, &exp->autoplay_ms, error))
+      || !parse_count (ctx, obj, "budget", 1, SB_SESSION_MAX_BUDGET, &exp->budget, error)
+      || !parse_count (ctx, obj, "initial", 0, SB_SESSION_MAX_INITIAL, &exp->initial, error)
+      || !parse_count (ctx, obj, "numeric_every", 0, SB_SESSION_MAX_NUMERIC_EVERY,
+                       &exp->numeric_every, error)
+      || !parse_count (ctx, obj, "autoplay_ms", 0, SB_SESSION_MAX_AUTOPLAY_MS,
+                       &exp->autoplay_ms, error))
     return FALSE;
 
   GET_OR_FAIL (obj, "seed", G_TYPE_INT64, FALSE, node);
@@ -310,36 +320,46 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   return TRUE;
 }
 
+/* The array KEY of OBJ: the experiment's dimension of finite numbers.
+ * WHAT names its owner in messages ("observation 3", "hyperparameters"). */
 static gboolean
-parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, guint index,
+parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, const char *what,
               const SbExperiment *exp, double **out, GError **error)
 {
   JsonNode *node;
   JsonArray *array;
+  g_autofree double *x = NULL;
 
   GET_OR_FAIL (obj, key, JSON_TYPE_ARRAY, TRUE, node);
   array = json_node_get_array (node);
   if (json_array_get_length (array) != exp->n_parameters)
     {
-      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "observations",
-                     "observation %u: '%s' has %u coordinates, expected %u",
-                     index + 1, key, json_array_get_length (array), exp->n_parameters);
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                     "%s: '%s' has %u coordinates, expected %u",
+                     what, key, json_array_get_length (array), exp->n_parameters);
       return FALSE;
     }
-  *out = g_new (double, exp->n_parameters);
+  x = g_new (double, exp->n_parameters);
   for (guint j = 0; j < exp->n_parameters; j++)
     {
       JsonNode *e = json_array_get_element (array, j);
       GType vt = JSON_NODE_HOLDS_VALUE (e) ? json_node_get_value_type (e) : G_TYPE_INVALID;
       if (vt != G_TYPE_DOUBLE && vt != G_TYPE_INT64)
         {
-          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "observations",
-                         "observation %u: '%s' holds something that is not a number",
-                         index + 1, key);
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                         "%s: '%s' holds something that is not a number", what, key);
           return FALSE;
         }
-      (*out)[j] = json_node_get_double (e);
+      x[j] = json_node_get_double (e);
+      if (!isfinite (x[j]))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                         "%s: '%s' entry %u (%s) is not a finite number",
+                         what, key, j + 1, exp->parameters[j].name);
+          return FALSE;
+        }
     }
+  *out = g_steal_pointer (&x);
   return TRUE;
 }
 
@@ -349,6 +369,8 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
 {
   g_autoptr (SbLogEntry) obs = g_new0 (SbLogEntry, 1);
   g_autofree char *kind = NULL;
+  g_autofree char *what = NULL;
+  GError *local = NULL;
   JsonObject *o;
   JsonNode *member;
 
@@ -369,13 +391,14 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
     }
   obs->dim = exp->n_parameters;
   obs->value = NAN;
+  what = g_strdup_printf ("observation %u (%s)", index + 1, kind);
   if (obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP)
     {
-      if (!parse_vector (ctx, o, "a", index, exp, &obs->a, error)
-          || !parse_vector (ctx, o, "b", index, exp, &obs->b, error))
+      if (!parse_vector (ctx, o, "a", what, exp, &obs->a, error)
+          || !parse_vector (ctx, o, "b", what, exp, &obs->b, error))
         return FALSE;
     }
-  else if (!parse_vector (ctx, o, "x", index, exp, &obs->a, error))
+  else if (!parse_vector (ctx, o, "x", what, exp, &obs->a, error))
     return FALSE;
 
   if (obs->kind == SB_LOG_DUEL)
@@ -417,14 +440,15 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
                       + g_date_time_get_microsecond (dt);
         }
     }
+  /* What the engine would refuse is refused here, by the same check. */
+  if (!sb_experiment_check_observation (exp, obs, index, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "observations", "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
   *out = g_steal_pointer (&obs);
   return TRUE;
-}
-
-static gboolean
-positive (double v)
-{
-  return isfinite (v) && v > 0;
 }
 
 static gboolean
@@ -434,6 +458,7 @@ parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, Sb
   JsonNode *node;
   double *ls = NULL;
   g_autofree char *kernel = NULL;
+  GError *local = NULL;
   struct { const char *key; double *out; } scalars[] = {
     { "variance", &h->variance }, { "mean", &h->mean },
     { "numeric_sd", &h->numeric_sd }, { "probit_sd", &h->probit_sd },
@@ -459,25 +484,18 @@ parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, Sb
   GET_OR_FAIL (o, "log_evidence", G_TYPE_DOUBLE, FALSE, node);
   if (node)
     h->log_evidence = json_node_get_double (node);
-  if (!parse_vector (ctx, o, "lengthscales", 0, exp, &ls, error))
+  if (!parse_vector (ctx, o, "lengthscales", "hyperparameters", exp, &ls, error))
     return FALSE;
   memcpy (h->lengthscales, ls, exp->n_parameters * sizeof (double));
   g_free (ls);
-  for (guint j = 0; j < exp->n_parameters; j++)
-    if (!positive (h->lengthscales[j]))
-      {
-        content_error (ctx, error, SB_SESSION_ERROR_INVALID, "lengthscales",
-                       "lengthscales must be positive");
-        return FALSE;
-      }
-  if (!positive (h->variance) || !positive (h->numeric_sd) || !positive (h->probit_sd)
-      || !isfinite (h->mean))
+  h->valid = TRUE;
+  if (!sb_hyper_validate (h, exp->n_parameters, &local))
     {
-      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "hyperparameters",
-                     "hyperparameters must be finite, scales positive");
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "hyperparameters", "%s",
+                     local->message);
+      g_error_free (local);
       return FALSE;
     }
-  h->valid = TRUE;
   return TRUE;
 }
 

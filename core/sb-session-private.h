@@ -27,6 +27,17 @@ struct _SbSession
   gint64 created;
 };
 
+/* The largest counts a session file holds (sb_experiment_validate). */
+#define SB_SESSION_MAX_BUDGET 100000
+#define SB_SESSION_MAX_INITIAL 1000
+#define SB_SESSION_MAX_NUMERIC_EVERY 100000
+#define SB_SESSION_MAX_AUTOPLAY_MS 600000
+
+/* TRUE when everything the session holds passes the checks of loading
+ * (experiment, every observation, hyperparameters): what passes can be
+ * written and reads back. */
+gboolean sb_session_check (SbSession *self, GError **error);
+
 /* KIND for the log kind NAME ("duel", "value", "failed", "skip"). */
 gboolean sb_log_kind_from_string (const char *name, SbLogKind *kind);
 

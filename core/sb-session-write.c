@@ -180,6 +180,8 @@ sb_session_save (SbSession *self, GError **error)
                    "sessions can only be saved to local files");
       return FALSE;
     }
+  if (!sb_session_check (self, error))
+    return FALSE;
   data = sb_session_to_data (self, &len);
   /* CONSISTENT: temporary file + fsync + rename, so the file on disk is
    * always a complete document (the old one or the new one). */

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-json-write.h"
 #include "sg-bo.h"
 
 #include <math.h>
@@ -173,79 +174,6 @@ sb_experiment_add_parameter (SbExperiment *exp, const char *name, const char *un
   return TRUE;
 }
 
-/* The surrogate serves the mode: the sparse variational GP models duels
- * only (preference mode), the two-GP baseline is a safe-mode method. */
-static gboolean
-surrogate_fits_mode (const SbExperiment *exp, GError **error)
-{
-  sg_bo_surrogate s = exp->surrogate;
-
-  if ((s == SG_BO_SURROGATE_SVGP && exp->mode != SB_MODE_PREFERENCE)
-      || (s == SG_BO_SURROGATE_TWO_GP && exp->mode != SB_MODE_SAFE))
-    {
-      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                   "the surrogate '%s' serves %s mode only", sg_bo_surrogate_name (s),
-                   sb_mode_to_string (s == SG_BO_SURROGATE_SVGP ? SB_MODE_PREFERENCE
-                                                                : SB_MODE_SAFE));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-gboolean
-sb_experiment_validate (const SbExperiment *exp, GError **error)
-{
-  if (exp->n_parameters == 0)
-    {
-      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                   "the experiment has no parameters");
-      return FALSE;
-    }
-  for (guint i = 0; i < exp->n_parameters; i++)
-    {
-      const SbParameter *p = &exp->parameters[i];
-      if (p->name == NULL || *p->name == '\0')
-        {
-          g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                       "parameter %u has no name", i + 1);
-          return FALSE;
-        }
-      if (!isfinite (p->lower) || !isfinite (p->upper) || !(p->lower < p->upper))
-        {
-          g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                       "parameter '%s': the range [%g, %g] is empty",
-                       p->name, p->lower, p->upper);
-          return FALSE;
-        }
-      for (guint j = 0; j < i; j++)
-        if (g_str_equal (p->name, exp->parameters[j].name))
-          {
-            g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                         "two parameters are called '%s'", p->name);
-            return FALSE;
-          }
-    }
-  if (exp->budget == 0)
-    {
-      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                   "the budget must be at least one question");
-      return FALSE;
-    }
-  if (exp->template_kind == SB_TEMPLATE_BENCHMARK && (exp->problem == NULL || !*exp->problem))
-    {
-      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                   "a benchmark experiment needs a problem name");
-      return FALSE;
-    }
-  if (!isfinite (exp->threshold))
-    {
-      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                   "the safety threshold is not a number");
-      return FALSE;
-    }
-  return surrogate_fits_mode (exp, error);
-}
-
 /* ---- Observations ------------------------------------------------------ */
 
 G_DEFINE_BOXED_TYPE (SbLogEntry, sb_log_entry, sb_log_entry_copy, sb_log_entry_free)
@@ -282,6 +210,233 @@ sb_log_entry_free (SbLogEntry *obs)
   g_free (obs->a);
   g_free (obs->b);
   g_free (obs);
+}
+
+/* ---- Validation ----------------------------------------------------------
+ * One set of rules for what a session may hold, applied when a file is
+ * loaded, when an answer is added, before every save and before the engine
+ * replays the log: so that what loads also saves and reloads, and what the
+ * engine would refuse (sg_bo_config_check, sg_bo_answer_*) is refused first,
+ * with the field or the observation named. */
+
+static gboolean
+invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError **error, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_propagate_error (error, g_error_new_valist (SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                                                format, args));
+  va_end (args);
+  return FALSE;
+}
+
+/* X as the file spells it (the shortest form that reads back to X). */
+static const char *
+number_text (double x, char buf[G_ASCII_DTOSTR_BUF_SIZE])
+{
+  sb_json_format_double (x, buf, G_ASCII_DTOSTR_BUF_SIZE);
+  return buf;
+}
+
+/* The surrogate serves the mode: the sparse variational GP models duels
+ * only (preference mode), the two-GP baseline is a safe-mode method. */
+static gboolean
+surrogate_fits_mode (const SbExperiment *exp, GError **error)
+{
+  sg_bo_surrogate s = exp->surrogate;
+
+  if ((s == SG_BO_SURROGATE_SVGP && exp->mode != SB_MODE_PREFERENCE)
+      || (s == SG_BO_SURROGATE_TWO_GP && exp->mode != SB_MODE_SAFE))
+    return invalid (error, "the surrogate '%s' serves %s mode only", sg_bo_surrogate_name (s),
+                    sb_mode_to_string (s == SG_BO_SURROGATE_SVGP ? SB_MODE_PREFERENCE
+                                                                 : SB_MODE_SAFE));
+  return TRUE;
+}
+
+static gboolean
+check_parameter (const SbExperiment *exp, guint i, GError **error)
+{
+  const SbParameter *p = &exp->parameters[i];
+  char lo[G_ASCII_DTOSTR_BUF_SIZE], hi[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (p->name == NULL || *p->name == '\0')
+    return invalid (error, "parameter %u has no name", i + 1);
+  if (!isfinite (p->lower) || !isfinite (p->upper))
+    return invalid (error, "parameter '%s': '%s' is not a finite number", p->name,
+                    isfinite (p->lower) ? "upper" : "lower");
+  if (!(p->lower < p->upper))
+    return invalid (error, "parameter '%s': the range [%s, %s] is empty", p->name,
+                    number_text (p->lower, lo), number_text (p->upper, hi));
+  for (guint j = 0; j < i; j++)
+    if (g_str_equal (p->name, exp->parameters[j].name))
+      return invalid (error, "two parameters are called '%s'", p->name);
+  return TRUE;
+}
+
+static gboolean
+check_count (const char *key, guint value, guint min, guint max, GError **error)
+{
+  if (value < min || value > max)
+    return invalid (error, "'%s' must lie in [%u, %u]", key, min, max);
+  return TRUE;
+}
+
+gboolean
+sb_experiment_validate (const SbExperiment *exp, GError **error)
+{
+  if ((guint) exp->template_kind > SB_TEMPLATE_CUSTOM || (guint) exp->mode > SB_MODE_SAFE
+      || (guint) exp->acquisition > SG_BO_ACQ_THOMPSON
+      || (guint) exp->surrogate > SG_BO_SURROGATE_SVGP)
+    return invalid (error, "the experiment's template, mode, acquisition or surrogate is unknown");
+  if (exp->n_parameters == 0)
+    return invalid (error, "the experiment has no parameters");
+  if (exp->n_parameters > SB_MAX_PARAMETERS)
+    return invalid (error, "at most %d parameters are supported", SB_MAX_PARAMETERS);
+  for (guint i = 0; i < exp->n_parameters; i++)
+    if (!check_parameter (exp, i, error))
+      return FALSE;
+  if (exp->budget == 0)
+    return invalid (error, "the budget must be at least one question");
+  if (!check_count ("budget", exp->budget, 1, SB_SESSION_MAX_BUDGET, error)
+      || !check_count ("initial", exp->initial, 0, SB_SESSION_MAX_INITIAL, error)
+      || !check_count ("numeric_every", exp->numeric_every, 0, SB_SESSION_MAX_NUMERIC_EVERY, error)
+      || !check_count ("autoplay_ms", exp->autoplay_ms, 0, SB_SESSION_MAX_AUTOPLAY_MS, error))
+    return FALSE;
+  if (exp->template_kind == SB_TEMPLATE_BENCHMARK && (exp->problem == NULL || !*exp->problem))
+    return invalid (error, "a benchmark experiment needs a problem name");
+  if (!isfinite (exp->threshold))
+    return invalid (error, "the safety threshold ('threshold') is not a finite number");
+  if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
+    return invalid (error, "'oracle_noise' must be a finite number >= 0");
+  return surrogate_fits_mode (exp, error);
+}
+
+/* The modes in which the engine takes each kind of answer (sg_bo_answer_*):
+ * duels in preference and mixed mode, values in mixed and safe mode,
+ * failed settings in safe mode; skips never reach the engine. */
+static gboolean
+kind_fits_mode (SbLogKind kind, SbMode mode)
+{
+  switch (kind)
+    {
+    case SB_LOG_DUEL:
+      return mode == SB_MODE_PREFERENCE || mode == SB_MODE_MIXED;
+    case SB_LOG_VALUE:
+      return mode == SB_MODE_MIXED || mode == SB_MODE_SAFE;
+    case SB_LOG_FAILED:
+      return mode == SB_MODE_SAFE;
+    case SB_LOG_SKIP:
+    default:
+      return TRUE;
+    }
+}
+
+/* Every coordinate of X finite and inside its parameter's range (the
+ * engine's box). SIDE names the point ("" or " of a", " of b"). */
+static gboolean
+check_point (const SbExperiment *exp, const double *x, const char *what, const char *side,
+             GError **error)
+{
+  char v[G_ASCII_DTOSTR_BUF_SIZE], lo[G_ASCII_DTOSTR_BUF_SIZE], hi[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      const SbParameter *p = &exp->parameters[j];
+      if (!isfinite (x[j]))
+        return invalid (error, "%s: coordinate %u (%s)%s is not a finite number",
+                        what, j + 1, p->name, side);
+      if (x[j] < p->lower || x[j] > p->upper)
+        return invalid (error, "%s: coordinate %u (%s)%s = %s is outside [%s, %s]",
+                        what, j + 1, p->name, side, number_text (x[j], v),
+                        number_text (p->lower, lo), number_text (p->upper, hi));
+    }
+  return TRUE;
+}
+
+/* Equal coordinates: the same setting for the engine's kernel (0 and -0
+ * too, which the file cannot tell apart). */
+static gboolean
+same_setting (const double *a, const double *b, guint dim)
+{
+  for (guint j = 0; j < dim; j++)
+    if (a[j] != b[j])
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs, guint index,
+                                 GError **error)
+{
+  g_autofree char *what = NULL;
+  gboolean two_points;
+
+  if ((guint) obs->kind > SB_LOG_SKIP)
+    return invalid (error, "observation %u: unknown kind", index + 1);
+  what = g_strdup_printf ("observation %u (%s)", index + 1, sb_log_kind_to_string (obs->kind));
+  two_points = obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP;
+  if (obs->dim != exp->n_parameters || obs->a == NULL || (obs->b != NULL) != two_points)
+    return invalid (error, "%s: %u coordinates, expected %u", what, obs->dim, exp->n_parameters);
+  if (!kind_fits_mode (obs->kind, exp->mode))
+    return invalid (error, "%s: a %s answer has no place in %s mode", what,
+                    sb_log_kind_to_string (obs->kind), sb_mode_to_string (exp->mode));
+  if (!check_point (exp, obs->a, what, two_points ? " of a" : "", error)
+      || (two_points && !check_point (exp, obs->b, what, " of b", error)))
+    return FALSE;
+  if (obs->kind == SB_LOG_DUEL && obs->winner != 0 && obs->winner != 1)
+    return invalid (error, "%s: the winner is neither a nor b", what);
+  if (obs->kind == SB_LOG_DUEL && same_setting (obs->a, obs->b, obs->dim))
+    return invalid (error, "%s: a and b are the same setting", what);
+  if (obs->kind == SB_LOG_VALUE && !isfinite (obs->value))
+    return invalid (error, "%s: the value is not a finite number", what);
+  return TRUE;
+}
+
+static gboolean
+positive (double v)
+{
+  return isfinite (v) && v > 0;
+}
+
+gboolean
+sb_hyper_validate (const SbHyper *h, guint dim, GError **error)
+{
+  char v[G_ASCII_DTOSTR_BUF_SIZE];
+  struct { const char *key; double value; } scales[] = {
+    { "variance", h->variance }, { "numeric_sd", h->numeric_sd }, { "probit_sd", h->probit_sd },
+  };
+
+  if (!h->valid)
+    return TRUE;
+  if (h->n_answers > G_MAXINT)
+    return invalid (error, "hyperparameters: 'answers' must lie in [0, %d]", G_MAXINT);
+  for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
+    if (!positive (scales[i].value))
+      return invalid (error, "hyperparameters: '%s' = %s is not a positive finite number",
+                      scales[i].key, number_text (scales[i].value, v));
+  for (guint j = 0; j < dim; j++)
+    if (!positive (h->lengthscales[j]))
+      return invalid (error, "hyperparameters: lengthscale %u = %s is not a positive finite number",
+                      j + 1, number_text (h->lengthscales[j], v));
+  if (!isfinite (h->mean))
+    return invalid (error, "hyperparameters: 'mean' is not a finite number");
+  return TRUE;
+}
+
+gboolean
+sb_session_check (SbSession *self, GError **error)
+{
+  if (!sb_experiment_validate (self->experiment, error))
+    return FALSE;
+  for (guint i = 0; i < self->observations->len; i++)
+    if (!sb_experiment_check_observation (self->experiment,
+                                          g_ptr_array_index (self->observations, i), i, error))
+      return FALSE;
+  return sb_hyper_validate (&self->hyper, self->experiment->n_parameters, error);
 }
 
 /* ---- GObject ------------------------------------------------------------ */
@@ -456,8 +611,9 @@ writer_thread (gpointer data, gpointer user_data)
 {
   SaveTask *task = data;
 
-  g_file_set_contents_full (task->path, task->data, task->length,
-                            G_FILE_SET_CONTENTS_CONSISTENT, 0644, &task->error);
+  if (task->error == NULL)
+    g_file_set_contents_full (task->path, task->data, task->length,
+                              G_FILE_SET_CONTENTS_CONSISTENT, 0644, &task->error);
   g_mutex_lock (&writer_mutex);
   writer_pending--;
   g_cond_broadcast (&writer_cond);
@@ -472,7 +628,10 @@ save_in_background (SbSession *self)
 
   task->session = g_object_ref (self);
   task->path = g_file_get_path (self->file);
-  task->data = sb_session_to_data (self, &task->length);
+  /* Content that would not read back is not written; the writer thread
+   * reports the error in order with the saves before it. */
+  if (sb_session_check (self, &task->error))
+    task->data = sb_session_to_data (self, &task->length);
   task->n_observations = self->observations->len;
   g_mutex_lock (&writer_mutex);
   if (writer_pool == NULL)
@@ -538,17 +697,17 @@ commit_change (SbSession *self, GError **error)
   return saved;
 }
 
+/* Appends OBS (taking it) when the log can hold it, then saves. */
 static gboolean
-check_point (SbSession *self, const double *x, GError **error)
+append_checked (SbSession *self, SbLogEntry *obs, GError **error)
 {
-  for (guint j = 0; j < self->experiment->n_parameters; j++)
-    if (!isfinite (x[j]))
-      {
-        g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                     "coordinate %u is not a finite number", j + 1);
-        return FALSE;
-      }
-  return TRUE;
+  if (!sb_experiment_check_observation (self->experiment, obs, self->observations->len, error))
+    {
+      sb_log_entry_free (obs);
+      return FALSE;
+    }
+  g_ptr_array_add (self->observations, obs);
+  return commit_change (self, error);
 }
 
 gboolean
@@ -559,12 +718,9 @@ sb_session_add_duel (SbSession *self, const double *a, const double *b, int winn
 
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
   g_return_val_if_fail (winner == 0 || winner == 1, FALSE);
-  if (!check_point (self, a, error) || !check_point (self, b, error))
-    return FALSE;
   obs = log_entry_new (SB_LOG_DUEL, self->experiment->n_parameters, a, b);
   obs->winner = winner;
-  g_ptr_array_add (self->observations, obs);
-  return commit_change (self, error);
+  return append_checked (self, obs, error);
 }
 
 gboolean
@@ -573,41 +729,25 @@ sb_session_add_value (SbSession *self, const double *x, double value, GError **e
   SbLogEntry *obs;
 
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
-  if (!check_point (self, x, error))
-    return FALSE;
-  if (!isfinite (value))
-    {
-      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
-                   "the measured value is not a finite number");
-      return FALSE;
-    }
   obs = log_entry_new (SB_LOG_VALUE, self->experiment->n_parameters, x, NULL);
   obs->value = value;
-  g_ptr_array_add (self->observations, obs);
-  return commit_change (self, error);
+  return append_checked (self, obs, error);
 }
 
 gboolean
 sb_session_add_failed (SbSession *self, const double *x, GError **error)
 {
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
-  if (!check_point (self, x, error))
-    return FALSE;
-  g_ptr_array_add (self->observations,
-                   log_entry_new (SB_LOG_FAILED, self->experiment->n_parameters, x, NULL));
-  return commit_change (self, error);
+  return append_checked (self, log_entry_new (SB_LOG_FAILED, self->experiment->n_parameters,
+                                              x, NULL), error);
 }
 
 gboolean
 sb_session_add_skip (SbSession *self, const double *a, const double *b, GError **error)
 {
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
-  if (!check_point (self, a, error) || (b && !check_point (self, b, error)))
-    return FALSE;
-  g_ptr_array_add (self->observations,
-                   log_entry_new (SB_LOG_SKIP, self->experiment->n_parameters, a,
-                                    b ? b : a));
-  return commit_change (self, error);
+  return append_checked (self, log_entry_new (SB_LOG_SKIP, self->experiment->n_parameters,
+                                              a, b ? b : a), error);
 }
 
 gboolean
@@ -635,6 +775,8 @@ gboolean
 sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error)
 {
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
+  if (!sb_hyper_validate (hyper, self->experiment->n_parameters, error))
+    return FALSE;
   self->hyper = *hyper;
   if (self->file && self->background_save && g_file_is_native (self->file))
     {
