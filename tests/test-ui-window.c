@@ -220,7 +220,8 @@ test_engine_error_shown (Fixture *f, gconstpointer data)
   sb_window_set_session (f->window, session);
   SPIN_UNTIL (sb_window_get_error (f->window) != NULL);
   g_test_message ("error shown: %s", sb_window_get_error (f->window));
-  g_assert_nonnull (strstr (sb_window_get_error (f->window), "observation 1"));
+  g_assert_nonnull (strstr (sb_window_get_error (f->window),
+                            "observation 1 (duel): a and b are the same setting"));
   g_assert_null (sb_window_get_question (f->window));
   g_assert_false (sb_duel_panel_get_busy (sb_window_get_duel_panel (f->window)));
   /* Undo removes the bad answer; the experiment goes on. */
