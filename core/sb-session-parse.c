@@ -588,6 +588,29 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
   return self;
 }
 
+/* Reading a directory fails with a message that does not name it, and
+ * reading a FIFO blocks: refuse both by name first. A file that does not
+ * exist is left to the read, whose error names it. */
+static gboolean
+is_regular_file (GFile *file, const char *name, GError **error)
+{
+  GFileType type = g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL);
+
+  if (type == G_FILE_TYPE_DIRECTORY)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   "%s is a directory, not a session file", name);
+      return FALSE;
+    }
+  if (type == G_FILE_TYPE_SPECIAL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "%s is a device, pipe or socket, not a session file", name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 SbSession *
 sb_session_load (GFile *file, GError **error)
 {
@@ -598,9 +621,10 @@ sb_session_load (GFile *file, GError **error)
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
-  if (!g_file_load_contents (file, NULL, &data, &len, NULL, error))
-    return NULL;
   name = g_file_get_parse_name (file);
+  if (!is_regular_file (file, name, error)
+      || !g_file_load_contents (file, NULL, &data, &len, NULL, error))
+    return NULL;
   if (memchr (data, '\0', len) != NULL || !g_utf8_validate (data, len, NULL))
     {
       g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_FOREIGN,
@@ -608,7 +632,14 @@ sb_session_load (GFile *file, GError **error)
       return NULL;
     }
   self = sb_session_load_from_data (data, len, name, error);
-  if (self)
-    self->file = g_object_ref (file);
+  if (self == NULL)
+    return NULL;
+  self->file = g_object_ref (file);
+  if (g_file_is_native (file))
+    {
+      g_autofree char *path = g_file_get_path (file);
+      g_autofree char *target = sb_session_resolve_path (path);
+      sb_session_remove_stale_temps (target);
+    }
   return self;
 }

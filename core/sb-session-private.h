@@ -41,6 +41,17 @@ gboolean sb_session_check (SbSession *self, GError **error);
 /* KIND for the log kind NAME ("duel", "value", "failed", "skip"). */
 gboolean sb_log_kind_from_string (const char *name, SbLogKind *kind);
 
+/* PATH with its symbolic links followed (as far as they lead: a link to
+ * a file that does not exist yet gives that file's path). */
+char *sb_session_resolve_path (const char *path);
+/* Replaces the file at PATH (through symbolic links) by DATA atomically:
+ * a temporary file ".NAME.saving-PID-XXXXXX" next to it, fsync, rename.
+ * ERROR (G_FILE_ERROR) names PATH. */
+gboolean sb_session_write_file (const char *path, const char *data, gsize length,
+                                GError **error);
+/* Removes the temporary files of PATH (resolved) whose writer is gone. */
+void sb_session_remove_stale_temps (const char *path);
+
 /* TIME_US (microseconds since the epoch) as ISO 8601 UTC ("" if out of range). */
 char *sb_session_format_time (gint64 time_us);
 

@@ -570,10 +570,10 @@ sb_session_dup_observations (SbSession *self)
 }
 /* ---- Saving in the background --------------------------------------------
  * One writer thread takes the serialised documents in the order they were
- * made and replaces the file atomically (with the fsync that
- * G_FILE_SET_CONTENTS_CONSISTENT implies), so a slow disk never blocks the
- * main loop. The document is serialised on the main thread, at the moment
- * of the change; ::saved is emitted on the main thread once it is on disk. */
+ * made and replaces the file atomically (sb_session_write_file), so a slow
+ * disk never blocks the main loop. The document is serialised on the main
+ * thread, at the moment of the change; ::saved is emitted on the main
+ * thread once it is on disk. */
 
 typedef struct {
   SbSession *session;   /* strong reference */
@@ -612,8 +612,7 @@ writer_thread (gpointer data, gpointer user_data)
   SaveTask *task = data;
 
   if (task->error == NULL)
-    g_file_set_contents_full (task->path, task->data, task->length,
-                              G_FILE_SET_CONTENTS_CONSISTENT, 0644, &task->error);
+    sb_session_write_file (task->path, task->data, task->length, &task->error);
   g_mutex_lock (&writer_mutex);
   writer_pending--;
   g_cond_broadcast (&writer_cond);

@@ -8,10 +8,13 @@
  *   { "format": "skewbench-session", "version": 1,
  *     "experiment": { ... }, "observations": [ ... ] }
  *
- * written atomically (temporary file + rename, g_file_set_contents_full)
- * after every answer. A damaged or foreign file is refused with an error
- * that names the line and column, and it is never overwritten: a session
- * that failed to load has no file and therefore never saves.
+ * written atomically (temporary file + fsync + rename) after every answer;
+ * a symbolic link is written through (its target is replaced, the link
+ * stays), and a temporary file left by a save that was killed is removed
+ * by the next open or save. A damaged or foreign file is refused with an
+ * error that names the line and column (lines may end in LF, CRLF or CR),
+ * and it is never overwritten: a session that failed to load has no file
+ * and therefore never saves.
  *
  * No GTK here: the session is testable without a display.
  */
@@ -171,7 +174,8 @@ G_DECLARE_FINAL_TYPE (SbSession, sb_session, SB, SESSION, GObject)
 /* A new session for EXP (copied), without a file. */
 SbSession *sb_session_new (const SbExperiment *exp);
 /* Reads FILE. On failure returns NULL with ERROR in SB_SESSION_ERROR (or
- * G_IO_ERROR / G_FILE_ERROR for I/O); parse errors read
+ * G_IO_ERROR / G_FILE_ERROR for I/O: a directory or another file that is
+ * not a regular one is refused naming it); parse errors read
  * "FILE:LINE:COLUMN: message". The file is never modified. */
 SbSession *sb_session_load (GFile *file, GError **error);
 /* The same from a buffer; NAME is used in messages. */

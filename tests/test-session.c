@@ -8,6 +8,9 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static char *
 temp_dir (void)
@@ -686,6 +689,192 @@ test_add_undo_reloads (void)
   remove_dir (dir);
 }
 
+/* TEXT with its line ends ("\n") replaced by EOL. */
+static char *
+with_line_ends (const char *text, const char *eol)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  return g_strjoinv (eol, lines);
+}
+
+/* Files written on other systems load, and errors point at the right
+ * line and column whether lines end in LF, CRLF or a lone CR. */
+static void
+test_line_ends (void)
+{
+  const char *duel = "{\"kind\": \"duel\", \"a\": [10, 50, 50], \"b\": [200, 60, 40], \"winner\": \"a\"}";
+  g_autofree char *good = colour_document ("preference", duel);
+  g_autofree char *bad_mode = colour_document ("sideways", duel);
+  g_autofree char *bad_syntax = colour_document ("preference", "{\"kind\": \"duel\",, }");
+  const char *eols[] = { "\n", "\r\n", "\r" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (eols); i++)
+    {
+      g_autofree char *text = with_line_ends (good, eols[i]);
+      g_autofree char *mode = with_line_ends (bad_mode, eols[i]);
+      g_autofree char *syntax = with_line_ends (bad_syntax, eols[i]);
+      g_autoptr (SbSession) ok = NULL;
+      g_autoptr (SbSession) refused = NULL;
+      g_autoptr (GError) error = NULL;
+
+      ok = sb_session_load_from_data (text, -1, "eol.json", &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (sb_session_get_n_observations (ok), ==, 1);
+
+      /* A content error: the "mode" member, line 6 column 5. */
+      refused = sb_session_load_from_data (mode, -1, "eol.json", &error);
+      g_assert_null (refused);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, "eol.json:6:5: unknown mode 'sideways'"));
+      g_clear_error (&error);
+
+      /* A syntax error (the reader's): the second comma, line 14 column 36. */
+      refused = sb_session_load_from_data (syntax, -1, "eol.json", &error);
+      g_assert_null (refused);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, "eol.json:14:36:"));
+      g_assert_null (strchr (error->message, '\r'));
+    }
+}
+
+/* Saving through a symbolic link replaces the link's target (atomically)
+ * and leaves the link a link, in the foreground and in the background. */
+static void
+test_symlink_written_through (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *sub = g_build_filename (dir, "data", NULL);
+  g_autofree char *target = g_build_filename (sub, "real.json", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (link);
+  g_autoptr (GFile) target_file = g_file_new_for_path (target);
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (SbSession) loaded = NULL;
+  g_autoptr (GError) error = NULL;
+  double a[3] = { 10, 50, 50 }, b[3] = { 200, 60, 40 };
+  GStatBuf st;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (target, "", 0, NULL));
+  /* A relative link into another directory. */
+  g_assert_cmpint (symlink ("data/real.json", link), ==, 0);
+
+  g_assert_true (sb_session_save_as (session, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (sb_session_add_duel (session, a, b, 0, &error));
+  sb_session_set_save_in_background (session, TRUE);
+  g_assert_true (sb_session_add_duel (session, b, a, 1, &error));
+  sb_session_flush_all ();
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  loaded = sb_session_load (target_file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sb_session_get_n_observations (loaded), ==, 2);
+  /* No temporary file next to the link or the target. */
+  {
+    g_autoptr (GDir) d = g_dir_open (sub, 0, NULL);
+    g_assert_cmpstr (g_dir_read_name (d), ==, "real.json");
+    g_assert_null (g_dir_read_name (d));
+  }
+  g_unlink (target);
+  g_rmdir (sub);
+  remove_dir (dir);
+}
+
+static pid_t
+dead_process (void)
+{
+  pid_t pid = fork ();
+
+  if (pid == 0)
+    _exit (0);
+  g_assert_cmpint (pid, >, 0);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  return pid;
+}
+
+static char *
+make_temp (const char *dir, const char *name)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, "{\"format\": \"skewbench-se", -1, NULL));
+  return path;
+}
+
+/* A save killed between writing its temporary file and renaming it
+ * leaves ".NAME.saving-PID-XXXXXX": the next open and the next save remove
+ * it, and only it (not a save in progress, nor other files). */
+static void
+test_stale_temp_removed (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (SbSession) opened = NULL;
+  g_autoptr (GError) error = NULL;
+  double a[3] = { 10, 50, 50 }, b[3] = { 200, 60, 40 };
+  g_autofree char *name = NULL;
+  g_autofree char *stale = NULL, *live = NULL, *other = NULL, *stale2 = NULL;
+
+  g_assert_true (sb_session_save_as (session, file, &error));
+  name = g_strdup_printf (".s.json.saving-%d-Ab12Cd", (int) dead_process ());
+  stale = make_temp (dir, name);
+  g_free (name);
+  name = g_strdup_printf (".s.json.saving-%d-Xy34Zw", (int) getpid ());
+  live = make_temp (dir, name);
+  other = make_temp (dir, ".t.json.saving-1-Ab12Cd");
+
+  opened = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+
+  g_free (name);
+  name = g_strdup_printf (".s.json.saving-%d-Qq56Rr", (int) dead_process ());
+  stale2 = make_temp (dir, name);
+  g_assert_true (sb_session_add_duel (opened, a, b, 0, &error));
+  g_assert_false (g_file_test (stale2, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  remove_dir (dir);
+}
+
+/* A directory is refused by name, when opening and when saving. */
+static void
+test_directory_refused (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *sub = g_build_filename (dir, "folder.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (sub);
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (SbSession) opened = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *expect = g_strdup_printf ("%s is a directory, not a session file", sub);
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  opened = sb_session_load (file, &error);
+  g_assert_null (opened);
+  g_test_message ("%s", error->message);
+  g_assert_cmpstr (error->message, ==, expect);
+  g_clear_error (&error);
+
+  g_assert_false (sb_session_save_as (session, file, &error));
+  g_test_message ("%s", error->message);
+  g_assert_cmpstr (error->message, ==, expect);
+  g_assert_null (sb_session_get_file (session));
+  g_assert_true (g_file_test (sub, G_FILE_TEST_IS_DIR));
+  g_rmdir (sub);
+  remove_dir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -700,5 +889,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/session/refuse-what-engine-refuses", test_refuse_what_engine_refuses);
   g_test_add_func ("/session/non-finite-refused", test_non_finite_refused);
   g_test_add_func ("/session/add-undo-reloads", test_add_undo_reloads);
+  g_test_add_func ("/session/line-ends", test_line_ends);
+  g_test_add_func ("/session/symlink-written-through", test_symlink_written_through);
+  g_test_add_func ("/session/stale-temp-removed", test_stale_temp_removed);
+  g_test_add_func ("/session/directory-refused", test_directory_refused);
   return g_test_run ();
 }
