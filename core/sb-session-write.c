@@ -253,10 +253,10 @@ sb_session_remove_stale_temps (const char *path)
 }
 
 static gboolean
-io_failed (GError **error, int saved_errno, const char *what, const char *path)
+io_failed (GError **error, int saved_errno, const char *path)
 {
   g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-               "could not %s %s: %s", what, path, g_strerror (saved_errno));
+               "could not save %s: %s", path, g_strerror (saved_errno));
   return FALSE;
 }
 
@@ -299,6 +299,8 @@ sb_session_write_file (const char *path, const char *data, gsize length, GError 
   GStatBuf st;
   int fd, saved;
 
+  if (g_file_test (target, G_FILE_TEST_IS_SYMLINK))
+    return io_failed (error, ELOOP, path);
   if (g_file_test (target, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
@@ -310,7 +312,7 @@ sb_session_write_file (const char *path, const char *data, gsize length, GError 
                           (int) getpid ());
   fd = g_mkstemp_full (temp, O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0)
-    return io_failed (error, errno, "create a temporary file for", path);
+    return io_failed (error, errno, path);
   /* The file keeps its permissions (a new one gets 0644 less the umask). */
   if (g_stat (target, &st) == 0)
     (void) fchmod (fd, st.st_mode & 07777);
@@ -319,13 +321,13 @@ sb_session_write_file (const char *path, const char *data, gsize length, GError 
       saved = errno;
       close (fd);
       g_unlink (temp);
-      return io_failed (error, saved, "write", path);
+      return io_failed (error, saved, path);
     }
   if (close (fd) != 0 || g_rename (temp, target) != 0)
     {
       saved = errno;
       g_unlink (temp);
-      return io_failed (error, saved, "save", path);
+      return io_failed (error, saved, path);
     }
   sync_directory (dir);
   return TRUE;

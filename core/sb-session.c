@@ -568,6 +568,7 @@ sb_session_dup_observations (SbSession *self)
     g_ptr_array_add (copy, sb_log_entry_copy (g_ptr_array_index (self->observations, i)));
   return copy;
 }
+
 /* ---- Saving in the background --------------------------------------------
  * One writer thread takes the serialised documents in the order they were
  * made and replaces the file atomically (sb_session_write_file), so a slow
