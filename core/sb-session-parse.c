@@ -321,10 +321,11 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
 }
 
 /* The array KEY of OBJ: the experiment's dimension of finite numbers.
- * WHAT names its owner in messages ("observation 3", "hyperparameters"). */
+ * WHAT names its owner in messages ("observation 3 (duel)",
+ * "hyperparameters"), AT the member whose position they give. */
 static gboolean
 parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, const char *what,
-              const SbExperiment *exp, double **out, GError **error)
+              const char *at, const SbExperiment *exp, double **out, GError **error)
 {
   JsonNode *node;
   JsonArray *array;
@@ -334,7 +335,7 @@ parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, const c
   array = json_node_get_array (node);
   if (json_array_get_length (array) != exp->n_parameters)
     {
-      content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, at,
                      "%s: '%s' has %u coordinates, expected %u",
                      what, key, json_array_get_length (array), exp->n_parameters);
       return FALSE;
@@ -346,14 +347,14 @@ parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, const c
       GType vt = JSON_NODE_HOLDS_VALUE (e) ? json_node_get_value_type (e) : G_TYPE_INVALID;
       if (vt != G_TYPE_DOUBLE && vt != G_TYPE_INT64)
         {
-          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, at,
                          "%s: '%s' holds something that is not a number", what, key);
           return FALSE;
         }
       x[j] = json_node_get_double (e);
       if (!isfinite (x[j]))
         {
-          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, at,
                          "%s: '%s' entry %u (%s) is not a finite number",
                          what, key, j + 1, exp->parameters[j].name);
           return FALSE;
@@ -394,11 +395,11 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
   what = g_strdup_printf ("observation %u (%s)", index + 1, kind);
   if (obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP)
     {
-      if (!parse_vector (ctx, o, "a", what, exp, &obs->a, error)
-          || !parse_vector (ctx, o, "b", what, exp, &obs->b, error))
+      if (!parse_vector (ctx, o, "a", what, "observations", exp, &obs->a, error)
+          || !parse_vector (ctx, o, "b", what, "observations", exp, &obs->b, error))
         return FALSE;
     }
-  else if (!parse_vector (ctx, o, "x", what, exp, &obs->a, error))
+  else if (!parse_vector (ctx, o, "x", what, "observations", exp, &obs->a, error))
     return FALSE;
 
   if (obs->kind == SB_LOG_DUEL)
@@ -484,7 +485,7 @@ parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, Sb
   GET_OR_FAIL (o, "log_evidence", G_TYPE_DOUBLE, FALSE, node);
   if (node)
     h->log_evidence = json_node_get_double (node);
-  if (!parse_vector (ctx, o, "lengthscales", "hyperparameters", exp, &ls, error))
+  if (!parse_vector (ctx, o, "lengthscales", "hyperparameters", "lengthscales", exp, &ls, error))
     return FALSE;
   memcpy (h->lengthscales, ls, exp->n_parameters * sizeof (double));
   g_free (ls);
