@@ -639,6 +639,7 @@ test_add_undo_reloads (void)
   g_autofree char *dir = temp_dir ();
   g_autoptr (GRand) rng = g_rand_new_with_seed (20240517);
   const SbMode modes[] = { SB_MODE_PREFERENCE, SB_MODE_MIXED, SB_MODE_SAFE };
+  guint accepted = 0, refused = 0;
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
     {
@@ -666,15 +667,21 @@ test_add_undo_reloads (void)
             value = g_rand_boolean (rng) ? NAN : INFINITY;
           if (g_rand_int_range (rng, 0, 10) == 0)
             h.lengthscales[1] = g_rand_boolean (rng) ? NAN : -1;
+          gboolean ok;
+
           switch (action)
             {
-            case 0: case 1: sb_session_add_duel (session, a, b, g_rand_boolean (rng), &error); break;
-            case 2: sb_session_add_value (session, a, value, &error); break;
-            case 3: sb_session_add_failed (session, a, &error); break;
-            case 4: sb_session_add_skip (session, a, b, &error); break;
-            case 5: sb_session_undo (session, &error); break;
-            default: sb_session_set_hyper (session, &h, &error); break;
+            case 0: case 1: ok = sb_session_add_duel (session, a, b, g_rand_boolean (rng), &error); break;
+            case 2: ok = sb_session_add_value (session, a, value, &error); break;
+            case 3: ok = sb_session_add_failed (session, a, &error); break;
+            case 4: ok = sb_session_add_skip (session, a, b, &error); break;
+            case 5: ok = sb_session_undo (session, &error); break;
+            default: ok = sb_session_set_hyper (session, &h, &error); break;
             }
+          if (ok)
+            accepted++;
+          else
+            refused++;
           /* Refused answers and refits set ERROR; the file must load anyway. */
           g_clear_error (&error);
           loaded = sb_session_load (file, &error);
@@ -686,6 +693,10 @@ test_add_undo_reloads (void)
           assert_engine_takes (loaded);
         }
     }
+  /* Both paths were taken many times. */
+  g_test_message ("%u changes accepted, %u refused", accepted, refused);
+  g_assert_cmpuint (accepted, >, 100);
+  g_assert_cmpuint (refused, >, 50);
   remove_dir (dir);
 }
 
