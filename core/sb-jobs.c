@@ -183,6 +183,13 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
       const SbLogEntry *obs = g_ptr_array_index (input->observations, i);
       int status = SG_OK;
 
+      /* The session's check names what the engine would only call
+       * "invalid argument". */
+      if (!sb_experiment_check_observation (exp, obs, i, error))
+        {
+          sg_bo_free (bo);
+          return NULL;
+        }
       switch (obs->kind)
         {
         case SB_LOG_DUEL:

@@ -8,10 +8,13 @@
  *   { "format": "skewbench-session", "version": 1,
  *     "experiment": { ... }, "observations": [ ... ] }
  *
- * written atomically (temporary file + rename, g_file_set_contents_full)
- * after every answer. A damaged or foreign file is refused with an error
- * that names the line and column, and it is never overwritten: a session
- * that failed to load has no file and therefore never saves.
+ * written atomically (temporary file + fsync + rename) after every answer;
+ * a symbolic link is written through (its target is replaced, the link
+ * stays), and a temporary file left by a save that was killed is removed
+ * by the next open or save. A damaged or foreign file is refused with an
+ * error that names the line and column (lines may end in LF, CRLF or CR),
+ * and it is never overwritten: a session that failed to load has no file
+ * and therefore never saves.
  *
  * No GTK here: the session is testable without a display.
  */
@@ -99,7 +102,10 @@ void sb_experiment_free (SbExperiment *exp);
  * the name is empty or lower >= upper. */
 gboolean sb_experiment_add_parameter (SbExperiment *exp, const char *name,
                                       const char *unit, double lower, double upper);
-/* TRUE when the experiment can run; otherwise ERROR says what is wrong. */
+/* TRUE when the experiment can run and be saved; otherwise ERROR (in
+ * SB_SESSION_ERROR_INVALID) names the field and says what is wrong: every
+ * number finite, each parameter's range non-empty, counts within the
+ * limits a session file allows, the surrogate fitting the mode. */
 gboolean sb_experiment_validate (const SbExperiment *exp, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbExperiment, sb_experiment_free)
 
@@ -131,6 +137,18 @@ void sb_log_entry_free (SbLogEntry *obs);
 const char *sb_log_kind_to_string (SbLogKind kind);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbLogEntry, sb_log_entry_free)
 
+/* TRUE when OBS, the INDEX-th (0-based) observation of a log, belongs to
+ * EXP as the engine takes it: a kind the mode asks for (duels in
+ * preference and mixed mode, values in mixed and safe mode, failed
+ * settings in safe mode, skips anywhere), the experiment's dimension,
+ * every coordinate finite and inside its parameter's range, a duel
+ * between two different settings, a finite value. Otherwise ERROR (in
+ * SB_SESSION_ERROR_INVALID) reads e.g. "observation 3 (duel): coordinate 2
+ * (hue) of b = 400 is outside [0, 360]". Loading, adding, saving and the
+ * engine's replay of the log all apply this one check. */
+gboolean sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs,
+                                          guint index, GError **error);
+
 /* Hyperparameters of a refit (the engine's sg_hyper with s = 0), stored
  * with the session because they are not a function of the answers alone
  * (sg-bo.h). VALID = FALSE: the engine's defaults. */
@@ -146,13 +164,20 @@ typedef struct {
   double log_evidence;
 } SbHyper;
 
+/* TRUE when H is nothing stored (valid = FALSE) or a usable set for DIM
+ * parameters: variance, noise sds and lengthscales positive and finite, a
+ * finite mean (LOG_EVIDENCE may be NaN: unknown, and is then not saved).
+ * Otherwise ERROR names the field. */
+gboolean sb_hyper_validate (const SbHyper *h, guint dim, GError **error);
+
 #define SB_TYPE_SESSION (sb_session_get_type ())
 G_DECLARE_FINAL_TYPE (SbSession, sb_session, SB, SESSION, GObject)
 
 /* A new session for EXP (copied), without a file. */
 SbSession *sb_session_new (const SbExperiment *exp);
 /* Reads FILE. On failure returns NULL with ERROR in SB_SESSION_ERROR (or
- * G_IO_ERROR / G_FILE_ERROR for I/O); parse errors read
+ * G_IO_ERROR / G_FILE_ERROR for I/O: a directory or another file that is
+ * not a regular one is refused naming it); parse errors read
  * "FILE:LINE:COLUMN: message". The file is never modified. */
 SbSession *sb_session_load (GFile *file, GError **error);
 /* The same from a buffer; NAME is used in messages. */
@@ -163,7 +188,9 @@ const SbExperiment *sb_session_get_experiment (SbSession *self);
 GFile *sb_session_get_file (SbSession *self);
 /* Binds the session to FILE and saves it there now (atomically). */
 gboolean sb_session_save_as (SbSession *self, GFile *file, GError **error);
-/* Saves to the bound file, atomically (temp + rename). */
+/* Saves to the bound file, atomically (temp + rename). A session whose
+ * content cannot be read back (an experiment created with a value
+ * sb_experiment_validate() refuses) is not written: FALSE with ERROR. */
 gboolean sb_session_save (SbSession *self, GError **error);
 /* Changes (answers, undo, hyperparameters) are saved before the call
  * returns, unless BACKGROUND: then the document is serialised at once and
@@ -185,7 +212,11 @@ GPtrArray *sb_session_dup_observations (SbSession *self);
 
 /* Appending saves the session when it has a file. If saving fails the
  * answer stays in memory, ERROR says why, and FALSE is returned; the caller
- * shows the error. Vectors have the experiment's dimension. */
+ * shows the error. Vectors have the experiment's dimension. An answer that
+ * sb_experiment_check_observation() refuses (a coordinate that is not
+ * finite or outside the box, a duel of a setting with itself, a value
+ * that is not finite, a kind the mode does not ask for) is not recorded:
+ * FALSE with ERROR in SB_SESSION_ERROR_INVALID, the log unchanged. */
 gboolean sb_session_add_duel (SbSession *self, const double *a, const double *b,
                               int winner, GError **error);
 gboolean sb_session_add_value (SbSession *self, const double *x, double value,
@@ -198,7 +229,8 @@ gboolean sb_session_add_skip (SbSession *self, const double *a, const double *b,
 gboolean sb_session_undo (SbSession *self, GError **error);
 
 /* The stored hyperparameters (valid = FALSE when none) and their update;
- * setting them saves the session when it has a file. */
+ * setting them saves the session when it has a file. A set that
+ * sb_hyper_validate() refuses is not stored (FALSE with ERROR). */
 const SbHyper *sb_session_get_hyper (SbSession *self);
 gboolean sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error);
 

@@ -3,10 +3,14 @@
  * Needs no display (the session has no widgets). */
 #include "sb-experiment-templates.h"
 #include "sb-session.h"
+#include "sg-bo.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static char *
 temp_dir (void)
@@ -48,7 +52,9 @@ test_round_trip (void)
                     .log_evidence = -3.25 };
   const SbExperiment *e;
 
-  exp->mode = SB_MODE_SAFE;
+  /* Mixed mode: duels and values (failed settings, a safe-mode answer,
+   * go through the file in test_add_undo_reloads). */
+  exp->mode = SB_MODE_MIXED;
   exp->threshold = 1.5;
   session = sb_session_new (exp);
   g_assert_true (sb_session_save_as (session, file, &error));
@@ -56,7 +62,7 @@ test_round_trip (void)
   g_assert_true (sb_session_add_duel (session, a, b, 1, &error));
   g_assert_true (sb_session_add_skip (session, b, c, &error));
   g_assert_true (sb_session_add_value (session, c, 2.75, &error));
-  g_assert_true (sb_session_add_failed (session, a, &error));
+  g_assert_true (sb_session_add_value (session, a, -0.5, &error));
   g_assert_true (sb_session_set_hyper (session, &hyper, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (sb_session_get_n_observations (session), ==, 4);
@@ -68,7 +74,7 @@ test_round_trip (void)
   g_assert_nonnull (loaded);
   e = sb_session_get_experiment (loaded);
   g_assert_cmpstr (e->title, ==, exp->title);
-  g_assert_cmpint (e->mode, ==, SB_MODE_SAFE);
+  g_assert_cmpint (e->mode, ==, SB_MODE_MIXED);
   g_assert_cmpfloat (e->threshold, ==, 1.5);
   g_assert_cmpuint (e->n_parameters, ==, 2);
   g_assert_cmpstr (e->parameters[0].unit, ==, "°C");
@@ -222,6 +228,7 @@ test_csv (void)
 
   g_free (exp->parameters[1].name);
   exp->parameters[1].name = g_strdup ("time, \"wall\"");
+  exp->mode = SB_MODE_MIXED;
   session = sb_session_new (exp);
   g_assert_true (sb_session_add_duel (session, a, b, 0, NULL));
   g_assert_true (sb_session_add_value (session, b, -1.5, NULL));
@@ -387,6 +394,503 @@ test_templates (void)
   g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
 }
 
+/* A colour session document (hue [0, 360], saturation [15, 100],
+ * lightness [25, 80]) in MODE with the given observations. */
+static char *
+colour_document (const char *mode, const char *observations)
+{
+  return g_strdup_printf ("{\n"
+                          "  \"format\": \"skewbench-session\",\n"
+                          "  \"version\": 1,\n"
+                          "  \"experiment\": {\n"
+                          "    \"template\": \"colour\",\n"
+                          "    \"mode\": \"%s\",\n"
+                          "    \"oracle_noise\": 0.1,\n"
+                          "    \"parameters\": [\n"
+                          "      {\"name\": \"hue\", \"lower\": 0, \"upper\": 360},\n"
+                          "      {\"name\": \"saturation\", \"lower\": 15, \"upper\": 100},\n"
+                          "      {\"name\": \"lightness\", \"lower\": 25, \"upper\": 80}\n"
+                          "    ]\n"
+                          "  },\n"
+                          "  \"observations\": [%s]\n"
+                          "}\n", mode, observations);
+}
+
+/* Writes TEXT to DIR/NAME, loads it expecting a refusal with CODE, and
+ * checks that the file was left as it was. Returns the message. */
+static char *
+load_refused (const char *dir, const char *name, const char *text, SbSessionError code)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *after = NULL;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  session = sb_session_load (file, &error);
+  g_assert_null (session);
+  g_assert_error (error, SB_SESSION_ERROR, (int) code);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, path));
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, text);
+  return g_strdup (error->message);
+}
+
+/* What the engine would refuse (sg_bo_answer_*) is refused when the file
+ * is read, with the observation's number and the reason, instead of
+ * loading and then failing in the window with "invalid argument". */
+static void
+test_refuse_what_engine_refuses (void)
+{
+  g_autofree char *dir = temp_dir ();
+  const char *duel = "{\"kind\": \"duel\", \"a\": [10, 50, 50], \"b\": [200, 60, 40], \"winner\": \"a\"}";
+  const struct { const char *mode; const char *obs; const char *expect; } cases[] = {
+    { "preference", "{\"kind\": \"duel\", \"a\": [10, 50, 50], \"b\": [400, 60, 40], \"winner\": \"a\"}",
+      "observation 2 (duel): coordinate 1 (hue) of b = 400 is outside [0, 360]" },
+    { "preference", "{\"kind\": \"duel\", \"a\": [10, 50, 50], \"b\": [10, 50, 50], \"winner\": \"b\"}",
+      "observation 2 (duel): a and b are the same setting" },
+    { "mixed", "{\"kind\": \"value\", \"x\": [10, 50, 24.5], \"value\": 1}",
+      "observation 2 (value): coordinate 3 (lightness) = 24.5 is outside [25, 80]" },
+    { "preference", "{\"kind\": \"value\", \"x\": [10, 50, 50], \"value\": 1}",
+      "observation 2 (value): a value answer has no place in preference mode" },
+    { "mixed", "{\"kind\": \"failed\", \"x\": [10, 50, 50]}",
+      "observation 2 (failed): a failed answer has no place in mixed mode" },
+    { "mixed", "{\"kind\": \"skip\", \"a\": [-1, 50, 50], \"b\": [10, 50, 50]}",
+      "observation 2 (skip): coordinate 1 (hue) of a = -1 is outside [0, 360]" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *list = g_strdup_printf ("%s,\n    %s", duel, cases[i].obs);
+      g_autofree char *text = colour_document (cases[i].mode, list);
+      g_autofree char *name = g_strdup_printf ("engine%u.json", i);
+      g_autofree char *msg = load_refused (dir, name, text, SB_SESSION_ERROR_INVALID);
+
+      g_assert_nonnull (strstr (msg, cases[i].expect));
+    }
+  /* The same observations inside the box load. */
+  {
+    g_autofree char *text = colour_document ("mixed", duel);
+    g_autoptr (SbSession) ok = sb_session_load_from_data (text, -1, "ok.json", NULL);
+    g_assert_nonnull (ok);
+  }
+  remove_dir (dir);
+}
+
+/* A number that is not finite never gets into a session: a file holding
+ * one (1e999 overflows to infinity) is refused and left untouched, the
+ * add functions and set_hyper refuse one, and a session created with one
+ * in its experiment is not written (the writer would have to write null,
+ * which the next load refuses). */
+static void
+test_non_finite_refused (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+  double a[3] = { 10, 50, 50 }, b[3] = { 200, 60, 40 }, bad[3] = { 10, NAN, 50 };
+  SbHyper hyper = { .valid = TRUE, .n_answers = 1, .variance = 1, .lengthscales = { 1, 1, 1 },
+                    .mean = 0, .numeric_sd = 0.1, .probit_sd = 1, .log_evidence = NAN };
+  const char *files[] = {
+    "{\"kind\": \"value\", \"x\": [10, 50, 50], \"value\": 1e999}",
+    "{\"kind\": \"value\", \"x\": [10, 1e999, 50], \"value\": 1}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *text = colour_document ("mixed", files[i]);
+      g_autofree char *name = g_strdup_printf ("inf%u.json", i);
+      g_autofree char *msg = NULL;
+      g_autofree char *p = g_build_filename (dir, name, NULL);
+      g_autoptr (GFile) f = g_file_new_for_path (p);
+      g_autoptr (SbSession) s = NULL;
+      g_autoptr (GError) e = NULL;
+
+      g_assert_true (g_file_set_contents (p, text, -1, NULL));
+      s = sb_session_load (f, &e);
+      g_assert_null (s);
+      /* Refused by the reader (a syntax-level fault) or by the session's
+       * check, which names the field: either way with the file's name. */
+      g_assert_true (g_error_matches (e, SB_SESSION_ERROR, SB_SESSION_ERROR_PARSE)
+                     || g_error_matches (e, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID));
+      g_test_message ("%s", e->message);
+      g_assert_true (g_str_has_prefix (e->message, p));
+      g_assert_true (g_file_get_contents (p, &msg, NULL, NULL));
+      g_assert_cmpstr (msg, ==, text);
+    }
+
+  exp->mode = SB_MODE_MIXED;
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, file, &error));
+  g_assert_true (sb_session_add_duel (session, a, b, 0, &error));
+  g_assert_false (sb_session_add_value (session, a, INFINITY, &error));
+  g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "value"));
+  g_clear_error (&error);
+  g_assert_false (sb_session_add_value (session, bad, 1.0, &error));
+  g_assert_nonnull (strstr (error->message, "coordinate 2 (saturation) is not a finite number"));
+  g_clear_error (&error);
+  g_assert_false (sb_session_add_duel (session, a, bad, 1, &error));
+  g_clear_error (&error);
+  hyper.variance = INFINITY;
+  g_assert_false (sb_session_set_hyper (session, &hyper, &error));
+  g_assert_nonnull (strstr (error->message, "variance"));
+  g_clear_error (&error);
+  g_assert_false (sb_session_get_hyper (session)->valid);
+  hyper.variance = 1;
+  hyper.lengthscales[2] = NAN;
+  g_assert_false (sb_session_set_hyper (session, &hyper, &error));
+  g_assert_nonnull (strstr (error->message, "lengthscale 3"));
+  g_clear_error (&error);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 1);
+  {
+    g_autoptr (SbSession) again = sb_session_load (file, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (sb_session_get_n_observations (again), ==, 1);
+  }
+
+  /* An experiment holding infinity (sb_session_new takes any) is not
+   * written over the file; the file keeps the last good save. */
+  g_assert_true (g_file_get_contents (path, &before, NULL, NULL));
+  {
+    g_autoptr (SbExperiment) noisy = sb_experiment_copy (exp);
+    g_autoptr (SbSession) s = NULL;
+
+    noisy->oracle_noise = INFINITY;
+    s = sb_session_new (noisy);
+    g_assert_false (sb_session_save_as (s, file, &error));
+    g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "oracle_noise"));
+    g_clear_error (&error);
+    g_assert_null (sb_session_get_file (s));
+  }
+  g_assert_true (g_file_get_contents (path, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+  remove_dir (dir);
+}
+
+/* The engine takes every observation of LOADED (the loop the app builds
+ * from a session, sb-jobs.c, reduced to what checks the answers). */
+static void
+assert_engine_takes (SbSession *loaded)
+{
+  const SbExperiment *exp = sb_session_get_experiment (loaded);
+  double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
+  sg_bo_config config;
+  sg_bo *bo = NULL;
+
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      lower[j] = exp->parameters[j].lower;
+      upper[j] = exp->parameters[j].upper;
+    }
+  g_assert_cmpint (sg_bo_config_default (&config, exp->n_parameters, lower, upper), ==, SG_OK);
+  config.mode = (sg_bo_mode) exp->mode;
+  config.threshold = exp->threshold;
+  g_assert_cmpint (sg_bo_new (&config, &bo), ==, SG_OK);
+  for (guint i = 0; i < sb_session_get_n_observations (loaded); i++)
+    {
+      const SbLogEntry *e = sb_session_get_observation (loaded, i);
+      int status = SG_OK;
+
+      if (e->kind == SB_LOG_DUEL)
+        status = sg_bo_answer_duel (bo, e->a, e->b, e->winner == 0);
+      else if (e->kind == SB_LOG_VALUE)
+        status = sg_bo_answer_value (bo, e->a, e->value);
+      else if (e->kind == SB_LOG_FAILED)
+        status = sg_bo_answer_invalid (bo, e->a);
+      g_assert_cmpint (status, ==, SG_OK);
+    }
+  sg_bo_free (bo);
+}
+
+/* A point for the colour experiment: usually inside the box, sometimes
+ * outside it, not finite, or equal to OTHER. */
+static void
+random_point (GRand *rng, const double *other, double *x)
+{
+  const double lower[3] = { 0, 15, 25 }, upper[3] = { 360, 100, 80 };
+  guint fault = g_rand_int_range (rng, 0, 12);
+
+  for (guint j = 0; j < 3; j++)
+    x[j] = g_rand_double_range (rng, lower[j], upper[j]);
+  if (fault == 0)
+    x[g_rand_int_range (rng, 0, 3)] = upper[2] + 1000;
+  else if (fault == 1)
+    x[g_rand_int_range (rng, 0, 3)] = g_rand_boolean (rng) ? NAN : -INFINITY;
+  else if (fault == 2 && other)
+    memcpy (x, other, 3 * sizeof (double));
+  else if (fault == 3)
+    x[0] = 360;  /* on the boundary: inside */
+}
+
+/* Whatever sequence of answers, undos and refits the app makes, the file
+ * on disk loads after every step, holds what memory holds, and the engine
+ * takes all of it. */
+static void
+test_add_undo_reloads (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autoptr (GRand) rng = g_rand_new_with_seed (20240517);
+  const SbMode modes[] = { SB_MODE_PREFERENCE, SB_MODE_MIXED, SB_MODE_SAFE };
+  guint accepted = 0, refused = 0;
+
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/seq%u.json", dir, m);
+      g_autoptr (GFile) file = g_file_new_for_path (path);
+      g_autoptr (SbExperiment) exp = sb_template_colour ();
+      g_autoptr (SbSession) session = NULL;
+
+      exp->mode = modes[m];
+      session = sb_session_new (exp);
+      g_assert_true (sb_session_save_as (session, file, NULL));
+      for (guint step = 0; step < 150; step++)
+        {
+          g_autoptr (SbSession) loaded = NULL;
+          g_autoptr (GError) error = NULL;
+          double a[3], b[3], value = g_rand_double_range (rng, -5, 5);
+          SbHyper h = { .valid = TRUE, .n_answers = step, .variance = 1.5,
+                        .lengthscales = { 30, 10, 10 }, .mean = 0.5, .numeric_sd = 0.2,
+                        .probit_sd = 1, .log_evidence = -10 };
+          guint action = g_rand_int_range (rng, 0, 7);
+
+          random_point (rng, NULL, a);
+          random_point (rng, a, b);
+          if (g_rand_int_range (rng, 0, 10) == 0)
+            value = g_rand_boolean (rng) ? NAN : INFINITY;
+          if (g_rand_int_range (rng, 0, 10) == 0)
+            h.lengthscales[1] = g_rand_boolean (rng) ? NAN : -1;
+          gboolean ok;
+
+          switch (action)
+            {
+            case 0: case 1: ok = sb_session_add_duel (session, a, b, g_rand_boolean (rng), &error); break;
+            case 2: ok = sb_session_add_value (session, a, value, &error); break;
+            case 3: ok = sb_session_add_failed (session, a, &error); break;
+            case 4: ok = sb_session_add_skip (session, a, b, &error); break;
+            case 5: ok = sb_session_undo (session, &error); break;
+            default: ok = sb_session_set_hyper (session, &h, &error); break;
+            }
+          if (ok)
+            accepted++;
+          else
+            refused++;
+          /* Refused answers and refits set ERROR; the file must load anyway. */
+          g_clear_error (&error);
+          loaded = sb_session_load (file, &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (sb_session_get_n_observations (loaded), ==,
+                            sb_session_get_n_observations (session));
+          g_assert_cmpint (sb_session_get_hyper (loaded)->valid, ==,
+                           sb_session_get_hyper (session)->valid);
+          assert_engine_takes (loaded);
+        }
+    }
+  /* Both paths were taken many times. */
+  g_test_message ("%u changes accepted, %u refused", accepted, refused);
+  g_assert_cmpuint (accepted, >, 100);
+  g_assert_cmpuint (refused, >, 50);
+  remove_dir (dir);
+}
+
+/* TEXT with its line ends ("\n") replaced by EOL. */
+static char *
+with_line_ends (const char *text, const char *eol)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  return g_strjoinv (eol, lines);
+}
+
+/* Files written on other systems load, and errors point at the right
+ * line and column whether lines end in LF, CRLF or a lone CR. */
+static void
+test_line_ends (void)
+{
+  const char *duel = "{\"kind\": \"duel\", \"a\": [10, 50, 50], \"b\": [200, 60, 40], \"winner\": \"a\"}";
+  g_autofree char *good = colour_document ("preference", duel);
+  g_autofree char *bad_mode = colour_document ("sideways", duel);
+  g_autofree char *bad_syntax = colour_document ("preference", "{\"kind\": \"duel\",, }");
+  const char *eols[] = { "\n", "\r\n", "\r" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (eols); i++)
+    {
+      g_autofree char *text = with_line_ends (good, eols[i]);
+      g_autofree char *mode = with_line_ends (bad_mode, eols[i]);
+      g_autofree char *syntax = with_line_ends (bad_syntax, eols[i]);
+      g_autoptr (SbSession) ok = NULL;
+      g_autoptr (SbSession) refused = NULL;
+      g_autoptr (GError) error = NULL;
+
+      ok = sb_session_load_from_data (text, -1, "eol.json", &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (sb_session_get_n_observations (ok), ==, 1);
+
+      /* A content error: the "mode" member, line 6 column 5. */
+      refused = sb_session_load_from_data (mode, -1, "eol.json", &error);
+      g_assert_null (refused);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, "eol.json:6:5: unknown mode 'sideways'"));
+      g_clear_error (&error);
+
+      /* A syntax error (the reader's): the second comma, line 14 column 36. */
+      refused = sb_session_load_from_data (syntax, -1, "eol.json", &error);
+      g_assert_null (refused);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, "eol.json:14:36:"));
+      g_assert_null (strchr (error->message, '\r'));
+    }
+}
+
+/* Saving through a symbolic link replaces the link's target (atomically)
+ * and leaves the link a link, in the foreground and in the background. */
+static void
+test_symlink_written_through (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *sub = g_build_filename (dir, "data", NULL);
+  g_autofree char *target = g_build_filename (sub, "real.json", NULL);
+  g_autofree char *link = g_build_filename (dir, "link.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (link);
+  g_autoptr (GFile) target_file = g_file_new_for_path (target);
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (SbSession) loaded = NULL;
+  g_autoptr (GError) error = NULL;
+  double a[3] = { 10, 50, 50 }, b[3] = { 200, 60, 40 };
+  GStatBuf st;
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (target, "", 0, NULL));
+  /* A relative link into another directory. */
+  g_assert_cmpint (symlink ("data/real.json", link), ==, 0);
+
+  g_assert_true (sb_session_save_as (session, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (sb_session_add_duel (session, a, b, 0, &error));
+  sb_session_set_save_in_background (session, TRUE);
+  g_assert_true (sb_session_add_duel (session, b, a, 1, &error));
+  sb_session_flush_all ();
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  loaded = sb_session_load (target_file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sb_session_get_n_observations (loaded), ==, 2);
+  /* No temporary file next to the link or the target. */
+  {
+    g_autoptr (GDir) d = g_dir_open (sub, 0, NULL);
+    g_assert_cmpstr (g_dir_read_name (d), ==, "real.json");
+    g_assert_null (g_dir_read_name (d));
+  }
+  g_unlink (target);
+  g_rmdir (sub);
+  remove_dir (dir);
+}
+
+/* The id of a process that has exited (spawned, not forked, so that a
+ * checker such as valgrind does not follow a copy of this test). */
+static pid_t
+dead_process (void)
+{
+  char *argv[] = { (char *) "true", NULL };
+  g_autoptr (GError) error = NULL;
+  GPid pid = 0;
+
+  g_assert_true (g_spawn_async (NULL, argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD,
+                                NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  return pid;
+}
+
+static char *
+make_temp (const char *dir, const char *name)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, "{\"format\": \"skewbench-se", -1, NULL));
+  return path;
+}
+
+/* A save killed between writing its temporary file and renaming it
+ * leaves ".NAME.saving-PID-XXXXXX": the next open and the next save remove
+ * it, and only it (not a save in progress, nor other files). */
+static void
+test_stale_temp_removed (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (SbSession) opened = NULL;
+  g_autoptr (GError) error = NULL;
+  double a[3] = { 10, 50, 50 }, b[3] = { 200, 60, 40 };
+  g_autofree char *name = NULL;
+  g_autofree char *stale = NULL, *live = NULL, *other = NULL, *stale2 = NULL;
+
+  g_assert_true (sb_session_save_as (session, file, &error));
+  name = g_strdup_printf (".s.json.saving-%d-Ab12Cd", (int) dead_process ());
+  stale = make_temp (dir, name);
+  g_free (name);
+  name = g_strdup_printf (".s.json.saving-%d-Xy34Zw", (int) getpid ());
+  live = make_temp (dir, name);
+  other = make_temp (dir, ".t.json.saving-1-Ab12Cd");
+
+  opened = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+
+  g_free (name);
+  name = g_strdup_printf (".s.json.saving-%d-Qq56Rr", (int) dead_process ());
+  stale2 = make_temp (dir, name);
+  g_assert_true (sb_session_add_duel (opened, a, b, 0, &error));
+  g_assert_false (g_file_test (stale2, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (live, G_FILE_TEST_EXISTS));
+  remove_dir (dir);
+}
+
+/* A directory is refused by name, when opening and when saving. */
+static void
+test_directory_refused (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *sub = g_build_filename (dir, "folder.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (sub);
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (SbSession) opened = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *expect = g_strdup_printf ("%s is a directory, not a session file", sub);
+
+  g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+  opened = sb_session_load (file, &error);
+  g_assert_null (opened);
+  g_test_message ("%s", error->message);
+  g_assert_cmpstr (error->message, ==, expect);
+  g_clear_error (&error);
+
+  g_assert_false (sb_session_save_as (session, file, &error));
+  g_test_message ("%s", error->message);
+  g_assert_cmpstr (error->message, ==, expect);
+  g_assert_null (sb_session_get_file (session));
+  g_assert_true (g_file_test (sub, G_FILE_TEST_IS_DIR));
+  g_rmdir (sub);
+  remove_dir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -398,5 +902,12 @@ main (int argc, char *argv[])
   g_test_add_func ("/session/validation", test_validation);
   g_test_add_func ("/session/engine-names", test_engine_names);
   g_test_add_func ("/session/templates", test_templates);
+  g_test_add_func ("/session/refuse-what-engine-refuses", test_refuse_what_engine_refuses);
+  g_test_add_func ("/session/non-finite-refused", test_non_finite_refused);
+  g_test_add_func ("/session/add-undo-reloads", test_add_undo_reloads);
+  g_test_add_func ("/session/line-ends", test_line_ends);
+  g_test_add_func ("/session/symlink-written-through", test_symlink_written_through);
+  g_test_add_func ("/session/stale-temp-removed", test_stale_temp_removed);
+  g_test_add_func ("/session/directory-refused", test_directory_refused);
   return g_test_run ();
 }

@@ -217,14 +217,19 @@ test_engine_error_shown (Fixture *f, gconstpointer data)
 {
   g_autoptr (SbExperiment) exp = sb_template_colour ();
   g_autoptr (SbSession) session = sb_session_new (exp);
-  double x[3] = { 100, 50, 50 };
+  double x[3] = { 100, 50, 50 }, y[3] = { 200, 50, 50 };
+  SbLogEntry *bad;
 
-  /* A duel of a point against itself: the engine refuses it (SG_EINVAL). */
-  g_assert_true (sb_session_add_duel (session, x, x, 0, NULL));
+  /* A duel of a point against itself, which the engine refuses. The
+   * session refuses one too, so it is made behind the session's back. */
+  g_assert_true (sb_session_add_duel (session, x, y, 0, NULL));
+  bad = (SbLogEntry *) sb_session_get_observation (session, 0);
+  memcpy (bad->b, bad->a, 3 * sizeof (double));
   sb_window_set_session (f->window, session);
   SPIN_UNTIL (sb_window_get_error (f->window) != NULL);
   g_test_message ("error shown: %s", sb_window_get_error (f->window));
-  g_assert_nonnull (strstr (sb_window_get_error (f->window), "observation 1"));
+  g_assert_nonnull (strstr (sb_window_get_error (f->window),
+                            "observation 1 (duel): a and b are the same setting"));
   g_assert_null (sb_window_get_question (f->window));
   g_assert_false (sb_duel_panel_get_busy (sb_window_get_duel_panel (f->window)));
   /* Undo removes the bad answer; the experiment goes on. */

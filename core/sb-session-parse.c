@@ -1,0 +1,646 @@
+/* sb-session-parse.c — a session document (JSON text) into a session.
+ *
+ * The text goes through the strict reader (sb-json-read.h); every member
+ * is then checked for its type and range, and a fault is reported as
+ * "FILE:LINE:COLUMN: message" pointing at the member, like a syntax error.
+ * Nothing here writes: a file that fails to load is left as it is.
+ */
+#include "config.h"
+
+#include "sb-session-private.h"
+#include "sb-json-read.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+/* Line and column (1-based, columns in characters) of the first
+ * occurrence of "KEY": in DATA, so that content errors point into the file
+ * like the reader's syntax errors do. A line ends at "\n", "\r\n" or a
+ * lone "\r", as for the reader. */
+static void
+locate_member (const char *data, const char *key, guint *line, guint *column)
+{
+  g_autofree char *needle = g_strdup_printf ("\"%s\"", key);
+  const char *hit = data ? strstr (data, needle) : NULL;
+
+  *line = 1;
+  *column = 1;
+  if (hit == NULL)
+    return;
+  for (const char *p = data; p < hit; p++)
+    {
+      if (*p == '\n' || (*p == '\r' && p[1] != '\n'))
+        {
+          (*line)++;
+          *column = 1;
+        }
+      else if ((*p & 0xC0) != 0x80 && *p != '\r')
+        (*column)++;
+    }
+}
+
+typedef struct {
+  const char *name;  /* file name for messages */
+  const char *data;
+} ParseContext;
+
+G_GNUC_PRINTF (5, 6) static void
+content_error (const ParseContext *ctx, GError **error, SbSessionError code,
+               const char *key, const char *format, ...)
+{
+  g_autofree char *msg = NULL;
+  guint line, column;
+  va_list args;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  locate_member (ctx->data, key, &line, &column);
+  g_set_error (error, SB_SESSION_ERROR, code, "%s:%u:%u: %s", ctx->name, line, column, msg);
+}
+
+static gboolean
+get_member (const ParseContext *ctx, JsonObject *obj, const char *key, GType type,
+            gboolean required, JsonNode **out, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  *out = NULL;
+  if (node == NULL)
+    {
+      if (required)
+        content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                       "the member '%s' is missing", key);
+      return !required;
+    }
+  if (type == JSON_TYPE_OBJECT || type == JSON_TYPE_ARRAY)
+    {
+      JsonNodeType want = type == JSON_TYPE_OBJECT ? JSON_NODE_OBJECT : JSON_NODE_ARRAY;
+      if (JSON_NODE_TYPE (node) != want)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key, "'%s' must be %s", key,
+                         want == JSON_NODE_OBJECT ? "an object" : "an array");
+          return FALSE;
+        }
+    }
+  else
+    {
+      GType vt = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+      gboolean ok = type == G_TYPE_DOUBLE ? (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64)
+                  : type == G_TYPE_INT64 ? vt == G_TYPE_INT64
+                  : vt == type;
+      if (!ok)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key, "'%s' must be %s", key,
+                         type == G_TYPE_STRING ? "a string"
+                         : type == G_TYPE_BOOLEAN ? "true or false"
+                         : type == G_TYPE_INT64 ? "an integer" : "a number");
+          return FALSE;
+        }
+      if (type == G_TYPE_DOUBLE && !isfinite (json_node_get_double (node)))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                         "'%s' is not a finite number", key);
+          return FALSE;
+        }
+    }
+  *out = node;
+  return TRUE;
+}
+
+#define GET_OR_FAIL(obj, key, type, required, node)                     \
+  if (!get_member (ctx, obj, key, type, required, &node, error))        \
+    return FALSE
+
+static gboolean
+parse_count (const ParseContext *ctx, JsonObject *obj, const char *key, guint min, guint max,
+             guint *out, GError **error)
+{
+  JsonNode *node;
+  gint64 v;
+
+  GET_OR_FAIL (obj, key, G_TYPE_INT64, FALSE, node);
+  if (node == NULL)
+    return TRUE;
+  v = json_node_get_int (node);
+  if (v < min || v > max)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                     "'%s' must lie in [%u, %u]", key, min, max);
+      return FALSE;
+    }
+  *out = (guint) v;
+  return TRUE;
+}
+
+static gboolean
+parse_string (const ParseContext *ctx, JsonObject *obj, const char *key,
+              gboolean required, char **out, GError **error)
+{
+  JsonNode *node;
+
+  GET_OR_FAIL (obj, key, G_TYPE_STRING, required, node);
+  if (node != NULL)
+    {
+      g_free (*out);
+      *out = g_strdup (json_node_get_string (node));
+    }
+  return TRUE;
+}
+
+/* Names of the engine's enums (sg-bo.h), indexed by value. */
+typedef struct {
+  const char *key;            /* the member that holds the name        */
+  int last;                   /* the enum's values run from 0 to LAST  */
+  const char *(*name) (int);  /* the engine's name of a value          */
+} EngineNames;
+
+static const char *
+acquisition_name (int i)
+{
+  return sg_bo_acquisition_name ((sg_bo_acquisition) i);
+}
+
+static const char *
+surrogate_name (int i)
+{
+  return sg_bo_surrogate_name ((sg_bo_surrogate) i);
+}
+
+static const EngineNames acquisition_names = { "acquisition", SG_BO_ACQ_THOMPSON, acquisition_name };
+static const EngineNames surrogate_names = { "surrogate", SG_BO_SURROGATE_SVGP, surrogate_name };
+
+/* "'a', 'b' or 'c'": every name, for the message that refuses another. */
+static char *
+known_names (const EngineNames *names)
+{
+  GString *out = g_string_new (NULL);
+
+  for (int i = 0; i <= names->last; i++)
+    g_string_append_printf (out, "%s'%s'", i == 0 ? "" : i == names->last ? " or " : ", ",
+                            names->name (i));
+  return g_string_free (out, FALSE);
+}
+
+/* The optional member NAMES->key: one of the engine's names, its value in
+ * OUT (left alone when the member is absent). */
+static gboolean
+parse_engine_name (const ParseContext *ctx, JsonObject *obj, const EngineNames *names,
+                   int *out, GError **error)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *known = NULL;
+
+  if (!parse_string (ctx, obj, names->key, FALSE, &name, error))
+    return FALSE;
+  if (name == NULL)
+    return TRUE;
+  for (int i = 0; i <= names->last; i++)
+    if (g_str_equal (name, names->name (i)))
+      {
+        *out = i;
+        return TRUE;
+      }
+  known = known_names (names);
+  content_error (ctx, error, SB_SESSION_ERROR_INVALID, names->key,
+                 "unknown %s '%s' (expected %s)", names->key, name, known);
+  return FALSE;
+}
+
+static gboolean
+parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
+{
+  JsonNode *node;
+  g_autofree char *name = NULL;
+  JsonArray *params;
+  int acquisition = exp->acquisition, surrogate = exp->surrogate;
+
+  if (!parse_string (ctx, obj, "title", FALSE, &exp->title, error))
+    return FALSE;
+  if (!parse_string (ctx, obj, "template", TRUE, &name, error))
+    return FALSE;
+  if (!sb_template_from_string (name, &exp->template_kind))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "template",
+                     "unknown template '%s'", name);
+      return FALSE;
+    }
+  g_clear_pointer (&name, g_free);
+  if (!parse_string (ctx, obj, "mode", TRUE, &name, error))
+    return FALSE;
+  if (!sb_mode_from_string (name, &exp->mode))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "mode", "unknown mode '%s'", name);
+      return FALSE;
+    }
+  if (!parse_engine_name (ctx, obj, &acquisition_names, &acquisition, error)
+      || !parse_engine_name (ctx, obj, &surrogate_names, &surrogate, error))
+    return FALSE;
+  exp->acquisition = (sg_bo_acquisition) acquisition;
+  exp->surrogate = (sg_bo_surrogate) surrogate;
+  if (!parse_string (ctx, obj, "problem", FALSE, &exp->problem, error)
+      || !parse_count (ctx, obj, "budget", 1, SB_SESSION_MAX_BUDGET, &exp->budget, error)
+      || !parse_count (ctx, obj, "initial", 0, SB_SESSION_MAX_INITIAL, &exp->initial, error)
+      || !parse_count (ctx, obj, "numeric_every", 0, SB_SESSION_MAX_NUMERIC_EVERY,
+                       &exp->numeric_every, error)
+      || !parse_count (ctx, obj, "autoplay_ms", 0, SB_SESSION_MAX_AUTOPLAY_MS,
+                       &exp->autoplay_ms, error))
+    return FALSE;
+
+  GET_OR_FAIL (obj, "seed", G_TYPE_INT64, FALSE, node);
+  if (node)
+    exp->seed = (guint64) json_node_get_int (node);
+  GET_OR_FAIL (obj, "threshold", G_TYPE_DOUBLE, FALSE, node);
+  if (node)
+    exp->threshold = json_node_get_double (node);
+  GET_OR_FAIL (obj, "oracle_noise", G_TYPE_DOUBLE, FALSE, node);
+  if (node)
+    exp->oracle_noise = json_node_get_double (node);
+  GET_OR_FAIL (obj, "show_truth", G_TYPE_BOOLEAN, FALSE, node);
+  if (node)
+    exp->show_truth = json_node_get_boolean (node);
+  GET_OR_FAIL (obj, "oracle", G_TYPE_STRING, FALSE, node);
+  if (node)
+    {
+      const char *oracle = json_node_get_string (node);
+      if (!g_str_equal (oracle, "human") && !g_str_equal (oracle, "simulated"))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "oracle",
+                         "'oracle' must be \"human\" or \"simulated\"");
+          return FALSE;
+        }
+      exp->simulated = g_str_equal (oracle, "simulated");
+    }
+
+  GET_OR_FAIL (obj, "parameters", JSON_TYPE_ARRAY, TRUE, node);
+  params = json_node_get_array (node);
+  if (json_array_get_length (params) > SB_MAX_PARAMETERS)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "parameters",
+                     "at most %d parameters are supported", SB_MAX_PARAMETERS);
+      return FALSE;
+    }
+  for (guint i = 0; i < json_array_get_length (params); i++)
+    {
+      JsonNode *pn = json_array_get_element (params, i);
+      JsonObject *po;
+      JsonNode *lower, *upper;
+      g_autofree char *pname = NULL, *unit = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (pn))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "parameters",
+                         "parameter %u is not an object", i + 1);
+          return FALSE;
+        }
+      po = json_node_get_object (pn);
+      if (!parse_string (ctx, po, "name", TRUE, &pname, error)
+          || !parse_string (ctx, po, "unit", FALSE, &unit, error))
+        return FALSE;
+      GET_OR_FAIL (po, "lower", G_TYPE_DOUBLE, TRUE, lower);
+      GET_OR_FAIL (po, "upper", G_TYPE_DOUBLE, TRUE, upper);
+      if (!sb_experiment_add_parameter (exp, pname, unit, json_node_get_double (lower),
+                                        json_node_get_double (upper)))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "parameters",
+                         "parameter %u ('%s') has an empty range", i + 1, pname);
+          return FALSE;
+        }
+    }
+  {
+    GError *local = NULL;
+    if (!sb_experiment_validate (exp, &local))
+      {
+        content_error (ctx, error, SB_SESSION_ERROR_INVALID, "experiment", "%s", local->message);
+        g_error_free (local);
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
+/* The array KEY of OBJ: the experiment's dimension of finite numbers.
+ * WHAT names its owner in messages ("observation 3 (duel)",
+ * "hyperparameters"), AT the member whose position they give. */
+static gboolean
+parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, const char *what,
+              const char *at, const SbExperiment *exp, double **out, GError **error)
+{
+  JsonNode *node;
+  JsonArray *array;
+  g_autofree double *x = NULL;
+
+  GET_OR_FAIL (obj, key, JSON_TYPE_ARRAY, TRUE, node);
+  array = json_node_get_array (node);
+  if (json_array_get_length (array) != exp->n_parameters)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, at,
+                     "%s: '%s' has %u coordinates, expected %u",
+                     what, key, json_array_get_length (array), exp->n_parameters);
+      return FALSE;
+    }
+  x = g_new (double, exp->n_parameters);
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      JsonNode *e = json_array_get_element (array, j);
+      GType vt = JSON_NODE_HOLDS_VALUE (e) ? json_node_get_value_type (e) : G_TYPE_INVALID;
+      if (vt != G_TYPE_DOUBLE && vt != G_TYPE_INT64)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, at,
+                         "%s: '%s' holds something that is not a number", what, key);
+          return FALSE;
+        }
+      x[j] = json_node_get_double (e);
+      if (!isfinite (x[j]))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, at,
+                         "%s: '%s' entry %u (%s) is not a finite number",
+                         what, key, j + 1, exp->parameters[j].name);
+          return FALSE;
+        }
+    }
+  *out = g_steal_pointer (&x);
+  return TRUE;
+}
+
+static gboolean
+parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
+                   const SbExperiment *exp, SbLogEntry **out, GError **error)
+{
+  g_autoptr (SbLogEntry) obs = g_new0 (SbLogEntry, 1);
+  g_autofree char *kind = NULL;
+  g_autofree char *what = NULL;
+  GError *local = NULL;
+  JsonObject *o;
+  JsonNode *member;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "observations",
+                     "observation %u is not an object", index + 1);
+      return FALSE;
+    }
+  o = json_node_get_object (node);
+  if (!parse_string (ctx, o, "kind", TRUE, &kind, error))
+    return FALSE;
+  if (!sb_log_kind_from_string (kind, &obs->kind))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "kind",
+                     "observation %u: unknown kind '%s'", index + 1, kind);
+      return FALSE;
+    }
+  obs->dim = exp->n_parameters;
+  obs->value = NAN;
+  what = g_strdup_printf ("observation %u (%s)", index + 1, kind);
+  if (obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP)
+    {
+      if (!parse_vector (ctx, o, "a", what, "observations", exp, &obs->a, error)
+          || !parse_vector (ctx, o, "b", what, "observations", exp, &obs->b, error))
+        return FALSE;
+    }
+  else if (!parse_vector (ctx, o, "x", what, "observations", exp, &obs->a, error))
+    return FALSE;
+
+  if (obs->kind == SB_LOG_DUEL)
+    {
+      g_autofree char *winner = NULL;
+      if (!parse_string (ctx, o, "winner", TRUE, &winner, error))
+        return FALSE;
+      if (!g_str_equal (winner, "a") && !g_str_equal (winner, "b"))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "winner",
+                         "observation %u: 'winner' must be \"a\" or \"b\"", index + 1);
+          return FALSE;
+        }
+      obs->winner = g_str_equal (winner, "b");
+    }
+  if (obs->kind == SB_LOG_VALUE)
+    {
+      GET_OR_FAIL (o, "value", G_TYPE_DOUBLE, TRUE, member);
+      obs->value = json_node_get_double (member);
+    }
+  GET_OR_FAIL (o, "time_us", G_TYPE_INT64, FALSE, member);
+  if (member)
+    obs->time = json_node_get_int (member);
+  else
+    {
+      g_autofree char *time = NULL;
+      if (!parse_string (ctx, o, "time", FALSE, &time, error))
+        return FALSE;
+      if (time)
+        {
+          g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (time, NULL);
+          if (dt == NULL)
+            {
+              content_error (ctx, error, SB_SESSION_ERROR_INVALID, "time",
+                             "observation %u: '%s' is not an ISO 8601 time", index + 1, time);
+              return FALSE;
+            }
+          obs->time = g_date_time_to_unix (dt) * G_USEC_PER_SEC
+                      + g_date_time_get_microsecond (dt);
+        }
+    }
+  /* What the engine would refuse is refused here, by the same check. */
+  if (!sb_experiment_check_observation (exp, obs, index, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "observations", "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  *out = g_steal_pointer (&obs);
+  return TRUE;
+}
+
+static gboolean
+parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, SbHyper *h,
+             GError **error)
+{
+  JsonNode *node;
+  double *ls = NULL;
+  g_autofree char *kernel = NULL;
+  GError *local = NULL;
+  struct { const char *key; double *out; } scalars[] = {
+    { "variance", &h->variance }, { "mean", &h->mean },
+    { "numeric_sd", &h->numeric_sd }, { "probit_sd", &h->probit_sd },
+  };
+
+  memset (h, 0, sizeof *h);
+  h->log_evidence = NAN;
+  if (!parse_count (ctx, o, "answers", 0, G_MAXINT, &h->n_answers, error)
+      || !parse_string (ctx, o, "kernel", TRUE, &kernel, error))
+    return FALSE;
+  if (!g_str_equal (kernel, "rbf") && !g_str_equal (kernel, "matern52"))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "kernel",
+                     "unknown kernel '%s'", kernel);
+      return FALSE;
+    }
+  h->matern52 = g_str_equal (kernel, "matern52");
+  for (guint i = 0; i < G_N_ELEMENTS (scalars); i++)
+    {
+      GET_OR_FAIL (o, scalars[i].key, G_TYPE_DOUBLE, TRUE, node);
+      *scalars[i].out = json_node_get_double (node);
+    }
+  GET_OR_FAIL (o, "log_evidence", G_TYPE_DOUBLE, FALSE, node);
+  if (node)
+    h->log_evidence = json_node_get_double (node);
+  if (!parse_vector (ctx, o, "lengthscales", "hyperparameters", "lengthscales", exp, &ls, error))
+    return FALSE;
+  memcpy (h->lengthscales, ls, exp->n_parameters * sizeof (double));
+  g_free (ls);
+  h->valid = TRUE;
+  if (!sb_hyper_validate (h, exp->n_parameters, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "hyperparameters", "%s",
+                     local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+SbSession *
+sb_session_load_from_data (const char *data, gssize len, const char *name, GError **error)
+{
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (GPtrArray) log = NULL;
+  g_autofree char *text = len < 0 ? g_strdup (data) : g_strndup (data, len);
+  ParseContext context = { name, text }, *ctx = &context;
+  GError *local = NULL;
+  g_autoptr (JsonNode) root = NULL;
+  JsonNode *node;
+  JsonObject *obj;
+  SbSession *self;
+
+  /* The strict reader says "LINE:COL: what is wrong"; put the file name
+   * in front. */
+  root = sb_json_read (text, -1, &local);
+  if (root == NULL)
+    {
+      if (g_error_matches (local, SB_JSON_READ_ERROR, SB_JSON_READ_ERROR_EMPTY))
+        g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_FOREIGN,
+                     "%s:1:1: not a SkewBench session (the file is empty)", name);
+      else
+        g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_PARSE, "%s:%s", name,
+                     local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_FOREIGN,
+                   "%s:1:1: not a SkewBench session (the document is not a JSON object)", name);
+      return NULL;
+    }
+  obj = json_node_get_object (root);
+  node = json_object_get_member (obj, "format");
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
+      || json_node_get_value_type (node) != G_TYPE_STRING
+      || !g_str_equal (json_node_get_string (node), SB_SESSION_FORMAT))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_FOREIGN, "format",
+                     "not a SkewBench session (\"format\" is not \"%s\")", SB_SESSION_FORMAT);
+      return NULL;
+    }
+  if (!get_member (ctx, obj, "version", G_TYPE_INT64, TRUE, &node, error))
+    return NULL;
+  if (json_node_get_int (node) < 1 || json_node_get_int (node) > SB_SESSION_VERSION)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_VERSION, "version",
+                     "session version %" G_GINT64_FORMAT " is not supported (this program reads version %d)",
+                     json_node_get_int (node), SB_SESSION_VERSION);
+      return NULL;
+    }
+  if (!get_member (ctx, obj, "experiment", JSON_TYPE_OBJECT, TRUE, &node, error)
+      || !parse_experiment (ctx, json_node_get_object (node), exp, error))
+    return NULL;
+  if (!get_member (ctx, obj, "observations", JSON_TYPE_ARRAY, TRUE, &node, error))
+    return NULL;
+
+  log = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_log_entry_free);
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (node)); i++)
+    {
+      SbLogEntry *obs;
+      if (!parse_observation (ctx, json_array_get_element (json_node_get_array (node), i),
+                              i, exp, &obs, error))
+        return NULL;
+      g_ptr_array_add (log, obs);
+    }
+
+  SbHyper hyper = { 0 };
+  if (!get_member (ctx, obj, "hyperparameters", JSON_TYPE_OBJECT, FALSE, &node, error))
+    return NULL;
+  if (node && !parse_hyper (ctx, json_node_get_object (node), exp, &hyper, error))
+    return NULL;
+
+  self = g_object_new (SB_TYPE_SESSION, NULL);
+  self->hyper = hyper;
+  self->experiment = g_steal_pointer (&exp);
+  g_ptr_array_unref (self->observations);
+  self->observations = g_steal_pointer (&log);
+  node = json_object_get_member (obj, "created");
+  if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (node), NULL);
+      if (dt)
+        self->created = g_date_time_to_unix (dt) * G_USEC_PER_SEC;
+    }
+  return self;
+}
+
+/* Reading a directory fails with a message that does not name it, and
+ * reading a FIFO blocks: refuse both by name first. A file that does not
+ * exist is left to the read, whose error names it. */
+static gboolean
+is_regular_file (GFile *file, const char *name, GError **error)
+{
+  GFileType type = g_file_query_file_type (file, G_FILE_QUERY_INFO_NONE, NULL);
+
+  if (type == G_FILE_TYPE_DIRECTORY)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY,
+                   "%s is a directory, not a session file", name);
+      return FALSE;
+    }
+  if (type == G_FILE_TYPE_SPECIAL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                   "%s is a device, pipe or socket, not a session file", name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+SbSession *
+sb_session_load (GFile *file, GError **error)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *name = NULL;
+  gsize len;
+  SbSession *self;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  name = g_file_get_parse_name (file);
+  if (!is_regular_file (file, name, error)
+      || !g_file_load_contents (file, NULL, &data, &len, NULL, error))
+    return NULL;
+  if (memchr (data, '\0', len) != NULL || !g_utf8_validate (data, len, NULL))
+    {
+      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_FOREIGN,
+                   "%s:1:1: not a SkewBench session (the file is not UTF-8 text)", name);
+      return NULL;
+    }
+  self = sb_session_load_from_data (data, len, name, error);
+  if (self == NULL)
+    return NULL;
+  self->file = g_object_ref (file);
+  if (g_file_is_native (file))
+    {
+      g_autofree char *path = g_file_get_path (file);
+      g_autofree char *target = sb_session_resolve_path (path);
+      sb_session_remove_stale_temps (target);
+    }
+  return self;
+}

@@ -1,0 +1,58 @@
+/* sb-session-private.h — what the session's source files share.
+ *
+ * The session is one GObject whose code is split by job:
+ *   sb-session.c        the model (experiment, observation log, undo,
+ *                       hyperparameters), its signals and when it saves;
+ *   sb-session-parse.c  a session document (JSON text) into a session;
+ *   sb-session-write.c  a session into its document, and the document
+ *                       onto disk;
+ *   sb-session-csv.c    the observation log as CSV.
+ * Not installed, not for the app: the public API is sb-session.h.
+ */
+#pragma once
+
+#include "sb-session.h"
+
+G_BEGIN_DECLS
+
+struct _SbSession
+{
+  GObject parent_instance;
+
+  SbExperiment *experiment;
+  GPtrArray *observations;  /* SbLogEntry, owned */
+  GFile *file;              /* NULL: not saved anywhere */
+  SbHyper hyper;
+  gboolean background_save;
+  gint64 created;
+};
+
+/* The largest counts a session file holds (sb_experiment_validate). */
+#define SB_SESSION_MAX_BUDGET SB_MAX_BUDGET
+#define SB_SESSION_MAX_INITIAL 1000
+#define SB_SESSION_MAX_NUMERIC_EVERY 100000
+#define SB_SESSION_MAX_AUTOPLAY_MS 600000
+
+/* TRUE when everything the session holds passes the checks of loading
+ * (experiment, every observation, hyperparameters): what passes can be
+ * written and reads back. */
+gboolean sb_session_check (SbSession *self, GError **error);
+
+/* KIND for the log kind NAME ("duel", "value", "failed", "skip"). */
+gboolean sb_log_kind_from_string (const char *name, SbLogKind *kind);
+
+/* PATH with its symbolic links followed (as far as they lead: a link to
+ * a file that does not exist yet gives that file's path). */
+char *sb_session_resolve_path (const char *path);
+/* Replaces the file at PATH (through symbolic links) by DATA atomically:
+ * a temporary file ".NAME.saving-PID-XXXXXX" next to it, fsync, rename.
+ * ERROR (G_FILE_ERROR) names PATH. */
+gboolean sb_session_write_file (const char *path, const char *data, gsize length,
+                                GError **error);
+/* Removes the temporary files of PATH (resolved) whose writer is gone. */
+void sb_session_remove_stale_temps (const char *path);
+
+/* TIME_US (microseconds since the epoch) as ISO 8601 UTC ("" if out of range). */
+char *sb_session_format_time (gint64 time_us);
+
+G_END_DECLS

@@ -1,0 +1,363 @@
+/* sb-session-write.c — a session into its JSON document, and the
+ * document onto disk.
+ *
+ * Saving follows GNOME Text Editor's editor-session.c: serialise the whole
+ * state to a versioned document and replace the file atomically (see
+ * "Onto disk" below for how, and for symbolic links and the temporary
+ * files a killed save leaves behind).
+ */
+#include "config.h"
+
+#include "sb-session-private.h"
+#include "sb-json-write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *
+sb_session_format_time (gint64 time_us)
+{
+  g_autoptr (GDateTime) dt = g_date_time_new_from_unix_utc (time_us / G_USEC_PER_SEC);
+  g_autoptr (GDateTime) exact = dt ? g_date_time_add (dt, time_us % G_USEC_PER_SEC) : NULL;
+  return exact ? g_date_time_format_iso8601 (exact) : g_strdup ("");
+}
+
+static JsonNode *
+vector_node (const double *x, guint n)
+{
+  JsonArray *array = json_array_sized_new (n);
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+  for (guint i = 0; i < n; i++)
+    json_array_add_double_element (array, x[i]);
+  json_node_take_array (node, array);
+  return node;
+}
+
+static JsonNode *
+experiment_to_node (const SbExperiment *exp)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "title");
+  json_builder_add_string_value (b, exp->title);
+  json_builder_set_member_name (b, "template");
+  json_builder_add_string_value (b, sb_template_to_string (exp->template_kind));
+  json_builder_set_member_name (b, "mode");
+  json_builder_add_string_value (b, sb_mode_to_string (exp->mode));
+  json_builder_set_member_name (b, "acquisition");
+  json_builder_add_string_value (b, sg_bo_acquisition_name (exp->acquisition));
+  json_builder_set_member_name (b, "surrogate");
+  json_builder_add_string_value (b, sg_bo_surrogate_name (exp->surrogate));
+  json_builder_set_member_name (b, "budget");
+  json_builder_add_int_value (b, exp->budget);
+  json_builder_set_member_name (b, "initial");
+  json_builder_add_int_value (b, exp->initial);
+  json_builder_set_member_name (b, "seed");
+  json_builder_add_int_value (b, (gint64) exp->seed);
+  json_builder_set_member_name (b, "threshold");
+  json_builder_add_double_value (b, exp->threshold);
+  json_builder_set_member_name (b, "numeric_every");
+  json_builder_add_int_value (b, exp->numeric_every);
+  json_builder_set_member_name (b, "problem");
+  json_builder_add_string_value (b, exp->problem ? exp->problem : "");
+  json_builder_set_member_name (b, "oracle");
+  json_builder_add_string_value (b, exp->simulated ? "simulated" : "human");
+  json_builder_set_member_name (b, "show_truth");
+  json_builder_add_boolean_value (b, exp->show_truth);
+  json_builder_set_member_name (b, "autoplay_ms");
+  json_builder_add_int_value (b, exp->autoplay_ms);
+  json_builder_set_member_name (b, "oracle_noise");
+  json_builder_add_double_value (b, exp->oracle_noise);
+  json_builder_set_member_name (b, "parameters");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < exp->n_parameters; i++)
+    {
+      const SbParameter *p = &exp->parameters[i];
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, p->name);
+      json_builder_set_member_name (b, "unit");
+      json_builder_add_string_value (b, p->unit);
+      json_builder_set_member_name (b, "lower");
+      json_builder_add_double_value (b, p->lower);
+      json_builder_set_member_name (b, "upper");
+      json_builder_add_double_value (b, p->upper);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static JsonNode *
+observation_to_node (const SbLogEntry *obs)
+{
+  JsonObject *o = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_object_set_string_member (o, "kind", sb_log_kind_to_string (obs->kind));
+  {
+    g_autofree char *t = sb_session_format_time (obs->time);
+    json_object_set_string_member (o, "time", t);
+  }
+  json_object_set_int_member (o, "time_us", obs->time);
+  json_object_set_member (o, obs->b ? "a" : "x", vector_node (obs->a, obs->dim));
+  if (obs->b)
+    json_object_set_member (o, "b", vector_node (obs->b, obs->dim));
+  if (obs->kind == SB_LOG_DUEL)
+    json_object_set_string_member (o, "winner", obs->winner ? "b" : "a");
+  if (obs->kind == SB_LOG_VALUE)
+    json_object_set_double_member (o, "value", obs->value);
+  json_node_take_object (node, o);
+  return node;
+}
+
+static JsonNode *
+hyper_to_node (const SbHyper *h, guint dim)
+{
+  JsonObject *o = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_object_set_int_member (o, "answers", h->n_answers);
+  json_object_set_string_member (o, "kernel", h->matern52 ? "matern52" : "rbf");
+  json_object_set_double_member (o, "variance", h->variance);
+  json_object_set_member (o, "lengthscales", vector_node (h->lengthscales, dim));
+  json_object_set_double_member (o, "mean", h->mean);
+  json_object_set_double_member (o, "numeric_sd", h->numeric_sd);
+  json_object_set_double_member (o, "probit_sd", h->probit_sd);
+  if (isfinite (h->log_evidence))
+    json_object_set_double_member (o, "log_evidence", h->log_evidence);
+  json_node_take_object (node, o);
+  return node;
+}
+
+char *
+sb_session_to_data (SbSession *self, gsize *length)
+{
+  JsonObject *root = json_object_new ();
+  JsonArray *log = json_array_sized_new (self->observations->len);
+  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *created = sb_session_format_time (self->created);
+
+  json_object_set_string_member (root, "format", SB_SESSION_FORMAT);
+  json_object_set_int_member (root, "version", SB_SESSION_VERSION);
+  json_object_set_string_member (root, "created", created);
+  json_object_set_member (root, "experiment", experiment_to_node (self->experiment));
+  for (guint i = 0; i < self->observations->len; i++)
+    json_array_add_element (log, observation_to_node (g_ptr_array_index (self->observations, i)));
+  json_object_set_array_member (root, "observations", log);
+  if (self->hyper.valid)
+    json_object_set_member (root, "hyperparameters",
+                            hyper_to_node (&self->hyper, self->experiment->n_parameters));
+  json_node_take_object (node, root);
+
+  /* Not json_generator: json-glib 1.6 writes 1e-14 as "1e-14.0". */
+  return sb_json_write (node, TRUE, length);
+}
+
+/* ---- Onto disk -------------------------------------------------------------
+ * The document replaces the file atomically: it is written to a temporary
+ * file in the file's directory, flushed (fsync), renamed over the file, and
+ * the directory is flushed, so a crash at any moment leaves the previous or
+ * the new complete document, never a torn one. A symbolic link is written
+ * through: the temporary file goes next to the link's target and replaces
+ * the target, and the link stays a link. The temporary file is called
+ * ".NAME.saving-PID-XXXXXX" after the file and the writing process, so that
+ * one left behind by a writer killed mid-save is recognised: the next open
+ * or save removes it once its process no longer runs (a save in progress,
+ * ours or another program's, is left alone). */
+
+#define TEMP_INFIX ".saving-"
+#define MAX_LINKS 40
+
+char *
+sb_session_resolve_path (const char *path)
+{
+  char *current = g_strdup (path);
+
+  for (guint hops = 0; hops < MAX_LINKS; hops++)
+    {
+      g_autofree char *target = g_file_read_link (current, NULL);
+      g_autofree char *dir = NULL;
+
+      if (target == NULL)
+        break;  /* not a link (or unreadable: then the write names the error) */
+      if (g_path_is_absolute (target))
+        {
+          g_free (current);
+          current = g_steal_pointer (&target);
+          continue;
+        }
+      dir = g_path_get_dirname (current);
+      g_free (current);
+      current = g_build_filename (dir, target, NULL);
+    }
+  return current;
+}
+
+/* The process that wrote the temporary file NAME for the session file
+ * BASE, or 0 when NAME is not one (".BASE.saving-PID-XXXXXX"). */
+static pid_t
+temp_file_owner (const char *name, const char *base)
+{
+  gsize n = strlen (base);
+  const char *p;
+  char *end;
+  guint64 pid;
+
+  if (name[0] != '.' || strncmp (name + 1, base, n) != 0
+      || !g_str_has_prefix (name + 1 + n, TEMP_INFIX))
+    return 0;
+  p = name + 1 + n + strlen (TEMP_INFIX);
+  if (!g_ascii_isdigit (*p))
+    return 0;
+  pid = g_ascii_strtoull (p, &end, 10);
+  if (*end != '-' || strlen (end + 1) != 6 || pid == 0 || pid > G_MAXINT)
+    return 0;
+  return (pid_t) pid;
+}
+
+static gboolean
+process_is_gone (pid_t pid)
+{
+  return pid != getpid () && kill (pid, 0) == -1 && errno == ESRCH;
+}
+
+void
+sb_session_remove_stale_temps (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      pid_t owner = temp_file_owner (name, base);
+      if (owner != 0 && process_is_gone (owner))
+        {
+          g_autofree char *stale = g_build_filename (dir, name, NULL);
+          if (g_unlink (stale) == 0)
+            g_debug ("removed %s, left by a save that did not finish", stale);
+        }
+    }
+}
+
+static gboolean
+io_failed (GError **error, int saved_errno, const char *path)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+               "could not save %s: %s", path, g_strerror (saved_errno));
+  return FALSE;
+}
+
+static gboolean
+write_all (int fd, const char *data, gsize length)
+{
+  while (length > 0)
+    {
+      gssize n = write (fd, data, length);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      data += n;
+      length -= (gsize) n;
+    }
+  return TRUE;
+}
+
+/* Best effort: a rename is durable once its directory is flushed. */
+static void
+sync_directory (const char *dir)
+{
+  int fd = g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+  if (fd >= 0)
+    {
+      (void) fsync (fd);
+      close (fd);
+    }
+}
+
+gboolean
+sb_session_write_file (const char *path, const char *data, gsize length, GError **error)
+{
+  g_autofree char *target = sb_session_resolve_path (path);
+  g_autofree char *dir = g_path_get_dirname (target);
+  g_autofree char *base = g_path_get_basename (target);
+  g_autofree char *temp = NULL;
+  GStatBuf st;
+  int fd, saved;
+
+  if (g_file_test (target, G_FILE_TEST_IS_SYMLINK))
+    return io_failed (error, ELOOP, path);
+  if (g_file_test (target, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_ISDIR,
+                   "%s is a directory, not a session file", path);
+      return FALSE;
+    }
+  sb_session_remove_stale_temps (target);
+  temp = g_strdup_printf ("%s%s.%s" TEMP_INFIX "%d-XXXXXX", dir, G_DIR_SEPARATOR_S, base,
+                          (int) getpid ());
+  fd = g_mkstemp_full (temp, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return io_failed (error, errno, path);
+  /* The file keeps its permissions (a new one gets 0644 less the umask). */
+  if (g_stat (target, &st) == 0)
+    (void) fchmod (fd, st.st_mode & 07777);
+  if (!write_all (fd, data, length) || fsync (fd) != 0)
+    {
+      saved = errno;
+      close (fd);
+      g_unlink (temp);
+      return io_failed (error, saved, path);
+    }
+  if (close (fd) != 0 || g_rename (temp, target) != 0)
+    {
+      saved = errno;
+      g_unlink (temp);
+      return io_failed (error, saved, path);
+    }
+  sync_directory (dir);
+  return TRUE;
+}
+
+gboolean
+sb_session_save (SbSession *self, GError **error)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *path = NULL;
+  gsize len;
+
+  g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
+
+  if (self->file == NULL)
+    {
+      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_NO_FILE,
+                   "the session has no file");
+      return FALSE;
+    }
+  path = g_file_get_path (self->file);
+  if (path == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "sessions can only be saved to local files");
+      return FALSE;
+    }
+  if (!sb_session_check (self, error))
+    return FALSE;
+  data = sb_session_to_data (self, &len);
+  return sb_session_write_file (path, data, len, error);
+}
+
