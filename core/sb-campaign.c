@@ -20,6 +20,11 @@ struct _SbCampaign
   char *save_error;
   guint n_saved;
   SbPlotSnapshot *plot;
+  /* The slice the plots show (the last request's; through the best point
+   * until one asks for another). */
+  gboolean has_slice;
+  guint slice_x, slice_y;
+  double slice_fixed[SB_MAX_PARAMETERS];
   gboolean auto_refit;
   gboolean autoplay;
   guint autoplay_delay;
@@ -54,6 +59,7 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 static void request_question (SbCampaign *self);
+static void submit_plot (SbCampaign *self);
 
 /* ---- State ------------------------------------------------------------- */
 
@@ -144,17 +150,13 @@ fit_finished (SbCampaign *self, const SbFitResult *fit)
 
   if (self->session && !sb_session_set_hyper (self->session, &fit->hyper, &error))
     set_string (self, &self->save_error, error->message, PROP_SAVE_ERROR);
+  /* The plots show the refit history. */
+  submit_plot (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
   g_signal_emit (self, signals[FIT_FINISHED], 0, fit, NULL);
 }
 
 /* ---- Questions --------------------------------------------------------- */
-
-static void
-request_plot_through_best (SbCampaign *self)
-{
-  sb_campaign_request_plot (self, FALSE, 0, 0, NULL);
-}
 
 /* The latest result becomes the question on screen. */
 static void
@@ -180,7 +182,7 @@ question_computed (SbCampaign *self, const SbQuestion *result)
 
   if (q->refit_due && self->auto_refit)
     start_fit (self);
-  request_plot_through_best (self);
+  submit_plot (self);
 
   if (budget_used (self))
     set_state (self, SB_CAMPAIGN_FINISHED);
@@ -335,6 +337,7 @@ sb_campaign_set_session (SbCampaign *self, SbSession *session)
   g_set_object (&self->session, session);
   g_clear_pointer (&self->latest, sb_question_free);
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
+  self->has_slice = FALSE;
   set_string (self, &self->error, NULL, PROP_ERROR);
   set_string (self, &self->save_error, NULL, PROP_SAVE_ERROR);
   set_n_saved (self, session && sb_session_get_file (session)
@@ -631,22 +634,34 @@ void
 sb_campaign_request_plot (SbCampaign *self, gboolean has_slice, guint slice_x, guint slice_y,
                           const double *fixed)
 {
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  self->has_slice = has_slice && slice_x != slice_y && fixed != NULL
+                    && slice_x < SB_MAX_PARAMETERS && slice_y < SB_MAX_PARAMETERS;
+  if (self->has_slice)
+    {
+      self->slice_x = slice_x;
+      self->slice_y = slice_y;
+      memcpy (self->slice_fixed, fixed, sizeof self->slice_fixed);
+    }
+  submit_plot (self);
+}
+
+/* A plot job for the latest model on the slice last asked for. */
+static void
+submit_plot (SbCampaign *self)
+{
   SbPlotInput *input;
 
-  g_return_if_fail (SB_IS_CAMPAIGN (self));
   if (self->session == NULL || self->latest == NULL || self->latest->model == NULL)
     return;
   input = sb_plot_input_new (self->latest->model, self->session, self->latest, 0,
                              sb_worker_get_generation (self->worker, SB_WORKER_LANE_PROPOSE));
   /* A finished campaign asks nothing more: no next-question markers. */
   input->show_next = !budget_used (self);
-  input->has_slice = has_slice && slice_x != slice_y && fixed != NULL;
-  if (input->has_slice)
-    {
-      input->slice_x = slice_x;
-      input->slice_y = slice_y;
-      memcpy (input->slice_fixed, fixed, self->latest->dim * sizeof (double));
-    }
+  input->has_slice = self->has_slice;
+  input->slice_x = self->slice_x;
+  input->slice_y = self->slice_y;
+  memcpy (input->slice_fixed, self->slice_fixed, sizeof input->slice_fixed);
   sb_worker_submit (self->worker, SB_WORKER_LANE_PLOT, sb_job_plot, input,
                     (GDestroyNotify) sb_plot_input_free,
                     (GDestroyNotify) sb_plot_snapshot_unref);

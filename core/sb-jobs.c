@@ -421,6 +421,57 @@ model_label (const SbModel *model)
     }
 }
 
+static GArray *
+dup_refits (SbSession *session)
+{
+  guint n = sb_session_get_n_refits (session);
+  GArray *refits = g_array_sized_new (FALSE, FALSE, sizeof (SbHyper), n);
+
+  for (guint i = 0; i < n; i++)
+    g_array_append_val (refits, *sb_session_get_refit (session, i));
+  return refits;
+}
+
+/* The refit history as the Hyperparameters plot draws it: one row per
+ * fit, the kernel's variance and lengthscales and the noise scales the
+ * mode fits (probit for duels, numeric for values). */
+static void
+add_refit_history (SbPlotSnapshot *snap, const SbExperiment *exp, GArray *refits)
+{
+  gboolean duels = exp->mode != SB_MODE_SAFE;
+  gboolean values = exp->mode != SB_MODE_PREFERENCE;
+  guint m = 1 + exp->n_parameters + duels + values;
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autofree double *v = NULL;
+
+  if (refits->len == 0)
+    return;
+  g_ptr_array_add (names, g_strdup ("variance"));
+  for (guint j = 0; j < exp->n_parameters; j++)
+    g_ptr_array_add (names, g_strdup_printf ("lengthscale %s", exp->parameters[j].name));
+  if (duels)
+    g_ptr_array_add (names, g_strdup ("probit sd"));
+  if (values)
+    g_ptr_array_add (names, g_strdup ("numeric sd"));
+  v = g_new (double, (gsize) refits->len * m);
+  for (guint i = 0; i < refits->len; i++)
+    {
+      const SbHyper *h = &g_array_index (refits, SbHyper, i);
+      double *row = v + (gsize) i * m;
+      guint k = 0;
+
+      row[k++] = h->variance;
+      for (guint j = 0; j < exp->n_parameters; j++)
+        row[k++] = h->lengthscales[j];
+      if (duels)
+        row[k++] = h->probit_sd;
+      if (values)
+        row[k++] = h->numeric_sd;
+    }
+  sb_plot_snapshot_set_hyper_history (snap, refits->len, m,
+                                      (const char *const *) names->pdata, v);
+}
+
 SbPlotInput *
 sb_plot_input_new (SbModel *model, SbSession *session, const SbQuestion *next, guint axis,
                    guint64 generation)
@@ -431,6 +482,7 @@ sb_plot_input_new (SbModel *model, SbSession *session, const SbQuestion *next, g
   input->model = sb_model_ref (model);
   input->experiment = sb_experiment_copy (exp);
   input->log = sb_session_dup_observations (session);
+  input->refits = dup_refits (session);
   input->next = *next;
   input->next.model = NULL;
   input->axis = MIN (axis, exp->n_parameters - 1);
@@ -450,6 +502,7 @@ sb_plot_input_free (SbPlotInput *input)
   sb_model_unref (input->model);
   sb_experiment_free (input->experiment);
   g_ptr_array_unref (input->log);
+  g_array_unref (input->refits);
   g_free (input);
 }
 
@@ -591,7 +644,10 @@ sb_plot_snapshot_new_for_session (SbSession *session)
   for (guint i = 0; i < exp->n_parameters; i++)
     sb_plot_snapshot_set_parameter (snap, i, exp->parameters[i].name,
                                     exp->parameters[i].lower, exp->parameters[i].upper);
+  g_autoptr (GArray) refits = dup_refits (session);
+
   add_observations (snap, exp, log);
+  add_refit_history (snap, exp, refits);
   sb_plot_snapshot_freeze (snap);
   return snap;
 }
@@ -841,6 +897,7 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
   if (ok)
     {
       add_observations (snap, input->experiment, input->log);
+      add_refit_history (snap, input->experiment, input->refits);
       add_convergence (snap, input, problem);
       if (input->model->has_best)
         sb_plot_snapshot_set_best (snap, input->model->best);

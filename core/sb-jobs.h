@@ -118,6 +118,7 @@ typedef struct {
   SbModel *model;             /* reference                                 */
   SbExperiment *experiment;   /* copy                                      */
   GPtrArray *log;             /* SbLogEntry copies                         */
+  GArray *refits;             /* SbHyper: the session's refit history      */
   SbQuestion next;            /* the question shown (model not referenced) */
   gboolean show_next;         /* mark it (default TRUE; FALSE once the
                                  budget is used and nothing is asked)     */

@@ -574,8 +574,27 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
   if (node && !parse_hyper (ctx, json_node_get_object (node), exp, &hyper, error))
     return NULL;
 
+  g_autoptr (GArray) refits = g_array_new (FALSE, FALSE, sizeof (SbHyper));
+  if (!get_member (ctx, obj, "refits", JSON_TYPE_ARRAY, FALSE, &node, error))
+    return NULL;
+  for (guint i = 0; node && i < json_array_get_length (json_node_get_array (node)); i++)
+    {
+      JsonNode *fit = json_array_get_element (json_node_get_array (node), i);
+      SbHyper h = { 0 };
+      if (!JSON_NODE_HOLDS_OBJECT (fit))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "refits",
+                         "refit %u is not an object", i + 1);
+          return NULL;
+        }
+      if (!parse_hyper (ctx, json_node_get_object (fit), exp, &h, error))
+        return NULL;
+      g_array_append_val (refits, h);
+    }
+
   self = g_object_new (SB_TYPE_SESSION, NULL);
   self->hyper = hyper;
+  g_array_append_vals (self->refits, refits->data, refits->len);
   self->experiment = g_steal_pointer (&exp);
   g_ptr_array_unref (self->observations);
   self->observations = g_steal_pointer (&log);

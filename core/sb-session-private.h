@@ -23,6 +23,7 @@ struct _SbSession
   GPtrArray *observations;  /* SbLogEntry, owned */
   GFile *file;              /* NULL: not saved anywhere */
   SbHyper hyper;
+  GArray *refits;           /* SbHyper: every fit stored, oldest first */
   gboolean background_save;
   gint64 created;
 };

@@ -158,6 +158,14 @@ sb_session_to_data (SbSession *self, gsize *length)
   if (self->hyper.valid)
     json_object_set_member (root, "hyperparameters",
                             hyper_to_node (&self->hyper, self->experiment->n_parameters));
+  if (self->refits->len > 0)
+    {
+      JsonArray *refits = json_array_new ();
+      for (guint i = 0; i < self->refits->len; i++)
+        json_array_add_element (refits, hyper_to_node (&g_array_index (self->refits, SbHyper, i),
+                                                       self->experiment->n_parameters));
+      json_object_set_array_member (root, "refits", refits);
+    }
   json_node_take_object (node, root);
 
   /* Not json_generator: json-glib 1.6 writes 1e-14 as "1e-14.0". */

@@ -436,6 +436,10 @@ sb_session_check (SbSession *self, GError **error)
     if (!sb_experiment_check_observation (self->experiment,
                                           g_ptr_array_index (self->observations, i), i, error))
       return FALSE;
+  for (guint i = 0; i < self->refits->len; i++)
+    if (!sb_hyper_validate (&g_array_index (self->refits, SbHyper, i),
+                            self->experiment->n_parameters, error))
+      return FALSE;
   return sb_hyper_validate (&self->hyper, self->experiment->n_parameters, error);
 }
 
@@ -448,6 +452,7 @@ sb_session_finalize (GObject *object)
 
   g_clear_pointer (&self->experiment, sb_experiment_free);
   g_clear_pointer (&self->observations, g_ptr_array_unref);
+  g_clear_pointer (&self->refits, g_array_unref);
   g_clear_object (&self->file);
   G_OBJECT_CLASS (sb_session_parent_class)->finalize (object);
 }
@@ -504,6 +509,7 @@ static void
 sb_session_init (SbSession *self)
 {
   self->observations = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_log_entry_free);
+  self->refits = g_array_new (FALSE, FALSE, sizeof (SbHyper));
   self->created = g_get_real_time ();
 }
 
@@ -778,6 +784,8 @@ sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error)
   if (!sb_hyper_validate (hyper, self->experiment->n_parameters, error))
     return FALSE;
   self->hyper = *hyper;
+  if (hyper->valid)
+    g_array_append_val (self->refits, *hyper);
   if (self->file && self->background_save && g_file_is_native (self->file))
     {
       save_in_background (self);
@@ -785,6 +793,21 @@ sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error)
     }
   return self->file ? sb_session_save (self, error) : TRUE;
 }
+guint
+sb_session_get_n_refits (SbSession *self)
+{
+  g_return_val_if_fail (SB_IS_SESSION (self), 0);
+  return self->refits->len;
+}
+
+const SbHyper *
+sb_session_get_refit (SbSession *self, guint index)
+{
+  g_return_val_if_fail (SB_IS_SESSION (self), NULL);
+  g_return_val_if_fail (index < self->refits->len, NULL);
+  return &g_array_index (self->refits, SbHyper, index);
+}
+
 gboolean
 sb_session_set_budget (SbSession *self, guint budget, GError **error)
 {

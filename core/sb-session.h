@@ -230,9 +230,14 @@ gboolean sb_session_undo (SbSession *self, GError **error);
 
 /* The stored hyperparameters (valid = FALSE when none) and their update;
  * setting them saves the session when it has a file. A set that
- * sb_hyper_validate() refuses is not stored (FALSE with ERROR). */
+ * sb_hyper_validate() refuses is not stored (FALSE with ERROR). Every
+ * valid set is also kept in the refit history ("refits" in the file),
+ * oldest first: what each fit found, with the answers it saw; undo keeps
+ * it. */
 const SbHyper *sb_session_get_hyper (SbSession *self);
 gboolean sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error);
+guint sb_session_get_n_refits (SbSession *self);
+const SbHyper *sb_session_get_refit (SbSession *self, guint index);
 
 /* Changes the number of questions planned (1 .. SB_MAX_BUDGET) and saves,
  * like an answer: FALSE with ERROR when out of range (nothing changed) or

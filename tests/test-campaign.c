@@ -298,6 +298,30 @@ test_autoplay_and_refits (Fixture *f, gconstpointer data)
   g_assert_cmpuint (fits, >=, 1);
   g_assert_true (sb_session_get_hyper (session)->valid);
   g_assert_cmpuint (sb_session_get_hyper (session)->n_answers, >, 0);
+  g_assert_cmpuint (sb_session_get_n_refits (session), ==, fits);
+  for (guint i = 1; i < fits; i++)
+    g_assert_cmpuint (sb_session_get_refit (session, i)->n_answers, >=,
+                      sb_session_get_refit (session, i - 1)->n_answers);
+
+  /* The history is in the file and in the plots (Hyperparameters view):
+   * one row per fit, the variance, the lengthscale and the probit sd. */
+  {
+    g_autoptr (SbSession) reloaded = sb_session_load (f->file, NULL);
+    SbPlotSnapshot *snap;
+    gsize n_hyper = 0;
+    const double *values = NULL;
+    const char *const *names = NULL;
+
+    g_assert_cmpuint (sb_session_get_n_refits (reloaded), ==, fits);
+    SPIN_UNTIL ((snap = sb_campaign_get_plot (f->campaign))
+                && sb_plot_snapshot_get_hyper_history (snap, NULL, NULL, NULL) == fits);
+    g_assert_cmpuint (sb_plot_snapshot_get_hyper_history (snap, &n_hyper, &names, &values), ==, fits);
+    g_assert_cmpuint (n_hyper, ==, 3);
+    g_assert_cmpstr (names[0], ==, "variance");
+    g_assert_cmpfloat (values[(fits - 1) * n_hyper], ==, sb_session_get_hyper (session)->variance);
+    g_assert_cmpfloat (values[(fits - 1) * n_hyper + 1], ==,
+                       sb_session_get_hyper (session)->lengthscales[0]);
+  }
 }
 
 int
