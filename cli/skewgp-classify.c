@@ -540,7 +540,7 @@ typedef struct {
   const sg_hyper *full;
 } TiedCtx;
 
-static int
+static sg_status
 tied_evidence (const sg_hyper *proxy, void *user_data, double *log_evidence, double *error)
 {
   const TiedCtx *c = user_data;
@@ -694,7 +694,7 @@ out:
   return ok;
 }
 
-static int
+static sg_status
 run_ep (const sg_approx_model *model, const sg_data *data, sg_gauss_post *post)
 {
   int status = sg_ep_posterior (model, data, NULL, NULL, post);

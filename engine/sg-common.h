@@ -19,7 +19,7 @@ typedef enum {
 } sg_status;
 
 /* One line, no trailing period: suitable after "skewgp: ". */
-const char *sg_strerror (int status);
+const char *sg_strerror (sg_status status);
 
 /* Progress and cancellation for long loops. FRACTION is in [0, 1].
  * Return nonzero to ask the loop to stop; it then returns SG_ECANCELLED
@@ -32,4 +32,4 @@ typedef struct {
 } sg_progress;
 
 /* Calls P (if any) and returns SG_ECANCELLED when it asks to stop. */
-int sg_progress_report (const sg_progress *p, double fraction);
+sg_status sg_progress_report (const sg_progress *p, double fraction);

@@ -285,7 +285,7 @@ store_warm (sg_ep_warm *warm, const sg_rows *R, const ep_state *st)
   return SG_OK;
 }
 
-int
+sg_status
 sg_ep_posterior (const sg_approx_model *model, const sg_data *data,
                  const sg_ep_options *opt, sg_ep_warm *warm,
                  sg_gauss_post *post)
@@ -368,7 +368,7 @@ evidence_gradient (const sg_rows *R, const sg_kernel *kernel,
   return status;
 }
 
-int
+sg_status
 sg_ep_log_evidence (const sg_approx_model *model, const sg_data *data,
                     const sg_ep_options *opt, sg_ep_warm *warm,
                     double *log_evidence, double *grad)

@@ -56,13 +56,13 @@ void sg_ep_warm_clear (sg_ep_warm *warm);
  * on success. SG_EINVAL for a malformed model or data, a logistic link or
  * damping outside (0, 1]; SG_ENUMERIC when EP does not converge within
  * opt->max_sweeps; SG_ECANCELLED; SG_ENOMEM. */
-int sg_ep_posterior (const sg_approx_model *model, const sg_data *data,
-                     const sg_ep_options *opt, sg_ep_warm *warm,
-                     sg_gauss_post *post);
+sg_status sg_ep_posterior (const sg_approx_model *model, const sg_data *data,
+                           const sg_ep_options *opt, sg_ep_warm *warm,
+                           sg_gauss_post *post);
 
 /* The EP approximation of log p(data | kernel) and, when GRAD is not NULL,
  * its gradient in theta = (log variance, log l_1, ..., log l_d) (exact at
  * the EP fixed point, so accurate to about opt->tol). */
-int sg_ep_log_evidence (const sg_approx_model *model, const sg_data *data,
-                        const sg_ep_options *opt, sg_ep_warm *warm,
-                        double *log_evidence, double *grad);
+sg_status sg_ep_log_evidence (const sg_approx_model *model, const sg_data *data,
+                              const sg_ep_options *opt, sg_ep_warm *warm,
+                              double *log_evidence, double *grad);

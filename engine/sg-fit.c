@@ -69,7 +69,7 @@ numeric_scale (const sg_data *data, double *mean, double *sd)
     *sd = 1;
 }
 
-int
+sg_status
 sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data)
 {
   if (spec == NULL || (free & ~(unsigned) SG_FIT_ALL) != 0
@@ -117,7 +117,7 @@ range_ok (sg_fit_range r, int scale)
          && (!scale || r.lower > 0);
 }
 
-int
+sg_status
 sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h)
 {
   if (spec == NULL || h == NULL || (spec->free & ~(unsigned) SG_FIT_ALL) != 0
@@ -316,7 +316,7 @@ gaussian_evidence (const sg_hyper *h, const sg_evidence_ctx *ctx,
   return status;
 }
 
-int
+sg_status
 sg_evidence_eval (const sg_hyper *h, void *user_data, double *log_evidence,
                   double *error)
 {
@@ -635,7 +635,7 @@ run_all (fit_state *st, gsl_rng *rng, const sg_hyper *h)
   return status;
 }
 
-int
+sg_status
 sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
         const sg_fit_options *opt, gsl_rng *rng, sg_hyper *h,
         sg_fit_result *res)

@@ -115,11 +115,11 @@ typedef struct {
  *   pseudo_point_j [min_j, max_j] of the inputs (0 +- 1 if no data)
  * Returns SG_EINVAL for a bad mask or a data dimension above
  * SG_KERNEL_MAX_DIM. */
-int sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data);
+sg_status sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data);
 
 /* SG_OK if SPEC fits H: ranges ordered and finite, scale ranges positive,
  * gamma / pseudo-points free only when H->s > 0. */
-int sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h);
+sg_status sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h);
 
 /* Number of free coordinates: dim (lengthscales) + 1 (variance) + 1 + 1
  * + 1 + s (gamma) + s dim (pseudo-points), for the groups that are free,
@@ -141,8 +141,8 @@ void sg_fit_spec_bounds (const sg_fit_spec *spec, const sg_hyper *h,
  * non-NULL, an error estimate (0 for closed forms). Returns SG_OK or a
  * status; the fitter treats SG_ENOTPD, SG_ENUMERIC and SG_EINFEASIBLE as
  * "this point is infeasible" and any other failure as fatal. */
-typedef int (*sg_evidence_fn) (const sg_hyper *h, void *user_data,
-                               double *log_evidence, double *error);
+typedef sg_status (*sg_evidence_fn) (const sg_hyper *h, void *user_data,
+                                     double *log_evidence, double *error);
 
 typedef enum {
   SG_FIT_METHOD_SKEWGP = 0,  /* exact, 001 Corollaries 1-3 (log Phi_m by sg_mvn) */
@@ -180,8 +180,8 @@ typedef struct {
 void sg_evidence_ctx_init (sg_evidence_ctx *ctx, sg_fit_method method,
                            const sg_data *data);
 /* An sg_evidence_fn; USER_DATA is an sg_evidence_ctx. */
-int sg_evidence_eval (const sg_hyper *h, void *user_data,
-                      double *log_evidence, double *error);
+sg_status sg_evidence_eval (const sg_hyper *h, void *user_data,
+                            double *log_evidence, double *error);
 
 /* ---- The fitter ------------------------------------------------------- */
 
@@ -232,6 +232,6 @@ typedef struct {
  * failure H and RES are untouched. A budget that ends the search is not
  * a failure (RES->stop says so). With no free coordinate the evidence is
  * evaluated once at H. */
-int sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
-            const sg_fit_options *opt, gsl_rng *rng, sg_hyper *h,
-            sg_fit_result *res);
+sg_status sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
+                  const sg_fit_options *opt, gsl_rng *rng, sg_hyper *h,
+                  sg_fit_result *res);

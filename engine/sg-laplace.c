@@ -268,7 +268,7 @@ laplace_run (const sg_approx_model *model, const sg_data *data,
   return status;
 }
 
-int
+sg_status
 sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
                       const sg_laplace_options *opt, sg_laplace_warm *warm,
                       sg_gauss_post *post)
@@ -395,7 +395,7 @@ evidence_gradient (const sg_rows *R, const sg_kernel *kernel,
   return status;
 }
 
-int
+sg_status
 sg_laplace_log_evidence (const sg_approx_model *model, const sg_data *data,
                          const sg_laplace_options *opt, sg_laplace_warm *warm,
                          double *log_evidence, double *grad)

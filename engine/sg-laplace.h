@@ -51,9 +51,9 @@ void sg_laplace_warm_clear (sg_laplace_warm *warm);
  * SG_EINVAL for a malformed model or data (kernel dimension != data
  * dimension, bad noise), SG_ENUMERIC when Newton does not converge within
  * opt->max_iter, SG_ECANCELLED, SG_ENOMEM. */
-int sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
-                          const sg_laplace_options *opt,
-                          sg_laplace_warm *warm, sg_gauss_post *post);
+sg_status sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
+                                const sg_laplace_options *opt,
+                                sg_laplace_warm *warm, sg_gauss_post *post);
 
 /* The Laplace approximation of log p(data | kernel) and, when GRAD is not
  * NULL, its gradient with respect to the kernel's log-hyperparameters
@@ -62,8 +62,8 @@ int sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
  * plus the numeric part, R&W eq. 5.9, and the dependence of the probit
  * rows' conditioned prior mean on the kernel).
  * Errors as sg_laplace_posterior; outputs untouched on failure. */
-int sg_laplace_log_evidence (const sg_approx_model *model,
-                             const sg_data *data,
-                             const sg_laplace_options *opt,
-                             sg_laplace_warm *warm, double *log_evidence,
-                             double *grad);
+sg_status sg_laplace_log_evidence (const sg_approx_model *model,
+                                   const sg_data *data,
+                                   const sg_laplace_options *opt,
+                                   sg_laplace_warm *warm, double *log_evidence,
+                                   double *grad);

@@ -33,7 +33,7 @@ try_cholesky (const double *A, size_t n, double add, double *work)
   return info == 0;
 }
 
-int
+sg_status
 sg_cholesky (const double *A, size_t n, double max_rel_jitter,
              double *L, double *jitter_used)
 {
@@ -113,7 +113,7 @@ sg_cholesky_logdet (const double *L, size_t n)
   return 2 * s;
 }
 
-int
+sg_status
 sg_cholesky_inverse (const double *L, size_t n, double *Ainv)
 {
   if (n == 0)
@@ -225,7 +225,7 @@ sg_trmv_lower (const double *L, size_t n, double *x)
                (int) n, L, (int) n, x, 1);
 }
 
-int
+sg_status
 sg_sym_eigen (double *A, size_t n, double *ev)
 {
   if (n == 0)
@@ -235,7 +235,7 @@ sg_sym_eigen (double *A, size_t n, double *ev)
   return info == 0 ? SG_OK : SG_ENUMERIC;
 }
 
-int
+sg_status
 sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V)
 {
   if (k == 0 || k > n)

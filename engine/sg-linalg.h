@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include "sg-common.h"
+
 #include <stddef.h>
 
 /* Lower Cholesky factor L of the symmetric n x n matrix A (A = L L^T),
@@ -15,8 +17,8 @@
  * (relative) is stored in *JITTER_USED when non-NULL. The strict upper
  * triangle of L is set to zero.
  * Returns SG_OK, SG_EINVAL (NaN/inf, n = 0 with non-NULL...) or SG_ENOTPD. */
-int sg_cholesky (const double *A, size_t n, double max_rel_jitter,
-                 double *L, double *jitter_used);
+sg_status sg_cholesky (const double *A, size_t n, double max_rel_jitter,
+                       double *L, double *jitter_used);
 
 /* Solve L X = B (lower) or L^T X = B in place; B is n x nrhs. */
 void sg_trsm_lower (const double *L, size_t n, double *B, size_t nrhs);
@@ -26,7 +28,7 @@ void sg_cholesky_solve (const double *L, size_t n, double *B, size_t nrhs);
 /* log det(L L^T) = 2 sum log L_ii. */
 double sg_cholesky_logdet (const double *L, size_t n);
 /* Inverse of L L^T (full symmetric), from its Cholesky factor, into Ainv. */
-int sg_cholesky_inverse (const double *L, size_t n, double *Ainv);
+sg_status sg_cholesky_inverse (const double *L, size_t n, double *Ainv);
 
 /* C = alpha op(A) op(B) + beta C, with op = transpose when trans_* != 0.
  * op(A) is m x k, op(B) is k x n, C is m x n. */
@@ -51,12 +53,12 @@ void sg_trmv_lower (const double *L, size_t n, double *x);
 /* Eigendecomposition of the symmetric n x n A in place (A becomes the
  * eigenvectors, in its columns), eigenvalues ascending in EV (LAPACK dsyevd).
  * SG_OK or SG_ENUMERIC. */
-int sg_sym_eigen (double *A, size_t n, double *ev);
+sg_status sg_sym_eigen (double *A, size_t n, double *ev);
 /* The K <= n largest eigenvalues of the symmetric n x n A (destroyed),
  * descending in EV, and their eigenvectors as the columns of the n x K
  * matrix V (LAPACK dsyevr: a tridiagonal reduction, then only K vectors).
  * SG_OK, SG_ENOMEM or SG_ENUMERIC. */
-int sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V);
+sg_status sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V);
 
 /* Symmetrise A in place: A = (A + A^T) / 2. */
 void sg_symmetrize (double *A, size_t n);

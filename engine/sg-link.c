@@ -42,7 +42,7 @@ sg_link_prior_default (sg_link_prior *prior)
   prior->gamma = 1.0;
 }
 
-int
+sg_status
 sg_link_prior_check (const sg_link_prior *p)
 {
   if (p == NULL || p->n_basis < 2 || p->n_basis > SG_LINK_MAX_BASIS || p->n_basis % 2 != 0)
@@ -54,7 +54,7 @@ sg_link_prior_check (const sg_link_prior *p)
   return SG_OK;
 }
 
-int
+sg_status
 sg_link_prior_fit_domain (sg_link_prior *prior, const double *x, size_t n,
                           double center, double margin)
 {
@@ -441,7 +441,7 @@ line_search (sg_link_workspace *ws, const sg_link_prior *p, const double *lambda
   return NAN;
 }
 
-int
+sg_status
 sg_link_fit_laplace (const sg_link_prior *prior, const sg_link_likelihood *lik,
                      const double *x, const double *y, size_t n,
                      const sg_link_options *opt, const sg_progress *progress,
@@ -592,7 +592,7 @@ sorted_quantile (const double *a, size_t n, double p)
   return a[lo] + (h - (double) lo) * (a[lo + 1] - a[lo]);
 }
 
-int
+sg_status
 sg_link_predict (const sg_link_fit *fit, const double *x, size_t k, size_t n_draws,
                  double level, gsl_rng *rng, const sg_progress *progress,
                  sg_link_point *out, double *draws)

@@ -69,11 +69,11 @@ void sg_link_prior_default (sg_link_prior *prior);
  * the middle half of the period, so h can vanish outside them; a domain of
  * at least 1e-9 is kept for constant inputs). With CENTER = NaN the
  * midrange of X is used. SG_EINVAL for n = 0, non-finite X or MARGIN < 1. */
-int sg_link_prior_fit_domain (sg_link_prior *prior, const double *x, size_t n,
-                              double center, double margin);
+sg_status sg_link_prior_fit_domain (sg_link_prior *prior, const double *x, size_t n,
+                                    double center, double margin);
 
 /* SG_OK if the prior is usable. */
-int sg_link_prior_check (const sg_link_prior *prior);
+sg_status sg_link_prior_check (const sg_link_prior *prior);
 
 /* The eigenvalues (M entries, the order of the basis: K cosines then K
  * sines). */
@@ -149,11 +149,11 @@ typedef struct {
  * N > the workspace's n_max or a different M, bad prior or likelihood),
  * SG_ENUMERIC (no convergence, or the converged point is not a maximum),
  * SG_ECANCELLED. FIT is written only on success. */
-int sg_link_fit_laplace (const sg_link_prior *prior,
-                         const sg_link_likelihood *lik, const double *x,
-                         const double *y, size_t n, const sg_link_options *opt,
-                         const sg_progress *progress, sg_link_workspace *ws,
-                         sg_link_fit *fit);
+sg_status sg_link_fit_laplace (const sg_link_prior *prior,
+                               const sg_link_likelihood *lik, const double *x,
+                               const double *y, size_t n, const sg_link_options *opt,
+                               const sg_progress *progress, sg_link_workspace *ws,
+                               sg_link_fit *fit);
 
 /* g(x) at the mode Gamma^. */
 double sg_link_mode_value (const sg_link_fit *fit, double x);
@@ -180,10 +180,10 @@ typedef struct {
  * N_DRAWS = 0 fills only mean and sd (the rest NaN, RNG unused).
  * Errors: SG_EINVAL, SG_ENOMEM, SG_ECANCELLED (PROGRESS is polled per
  * point); OUT is then untouched, DRAWS may be partly written. */
-int sg_link_predict (const sg_link_fit *fit, const double *x, size_t k,
-                     size_t n_draws, double level, gsl_rng *rng,
-                     const sg_progress *progress, sg_link_point *out,
-                     double *draws);
+sg_status sg_link_predict (const sg_link_fit *fit, const double *x, size_t k,
+                           size_t n_draws, double level, gsl_rng *rng,
+                           const sg_progress *progress, sg_link_point *out,
+                           double *draws);
 
 /* The squashing of a BINARY fit: Phi(g) or 1 / (1 + exp(-g)). */
 double sg_link_squash (sg_link squash, double g);

@@ -409,7 +409,7 @@ ordered_cholesky (double *S, size_t m, double *lo, double *up, int fixed_order,
   return SG_OK;
 }
 
-int
+sg_status
 sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row, size_t *bad_col)
 {
   if (d == 0 || cov == NULL)
@@ -1671,7 +1671,7 @@ one_factor_prob (const sg_mvn_workspace *w, size_t m, const double *a,
 /* ------------------------------------------------------------ entry point */
 
 
-int
+sg_status
 sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
              const double *cov, const double *lower, const double *upper,
              const sg_mvn_options *opt_in, sg_mvn_result *res)

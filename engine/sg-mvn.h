@@ -100,14 +100,14 @@ void sg_mvn_workspace_free (sg_mvn_workspace *w);
  * Returns SG_OK, SG_EINVAL (sizes, NaN, lower > upper, d > d_max, asymmetric
  * cov), SG_ENOTPD (cov not PSD), SG_ENOMEM, SG_ECANCELLED. RES is written
  * only on success. */
-int sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
-                 const double *cov, const double *lower, const double *upper,
-                 const sg_mvn_options *opt, sg_mvn_result *res);
+sg_status sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
+                       const double *cov, const double *lower, const double *upper,
+                       const sg_mvn_options *opt, sg_mvn_result *res);
 
 /* Checks that the d x d row-major COV is finite, symmetric (to 1e-8 relative)
  * and positive semi-definite (no pivot of a diagonally pivoted Cholesky
  * below -1e-9 of its diagonal entry). SG_OK, SG_EINVAL (non-finite or
  * asymmetric; *BAD_ROW and *BAD_COL name the entry when non-NULL), SG_ENOTPD
  * (*BAD_ROW names the offending variable), SG_ENOMEM. */
-int sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row,
-                      size_t *bad_col);
+sg_status sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row,
+                            size_t *bad_col);

@@ -457,7 +457,7 @@ cubic_form (const moment_basis *mb, const double *Oc, size_t bb, double *S, doub
     }
 }
 
-int
+sg_status
 sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
                              const sg_skewgp_samples *smp, const double *XS,
                              size_t b, size_t bs, int with_skew,

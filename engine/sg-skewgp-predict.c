@@ -68,7 +68,7 @@ sg_skewgp_samples_n_chains (const sg_skewgp_samples *samples)
   return samples->n_chains;
 }
 
-int
+sg_status
 sg_skewgp_samples_ess (const sg_skewgp_samples *samples, double *ess)
 {
   if (samples == NULL || ess == NULL)
@@ -107,7 +107,7 @@ whiten_samples (const sg_skewgp_posterior *p, sg_skewgp_samples *s)
   sg_trsm_lower (p->Lh, p->mh, s->E, N);
 }
 
-int
+sg_status
 sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
                   const sg_skewgp_sample_options *opt, gsl_rng *rng,
                   const sg_progress *progress, sg_skewgp_samples **out)
@@ -582,7 +582,7 @@ summarize_threads (const summary_shared *sh, size_t b, size_t nt,
   return status;
 }
 
-int
+sg_status
 sg_skewgp_summarize (const sg_skewgp_posterior *post,
                      const sg_skewgp_samples *samples,
                      const double *XS, size_t b,
@@ -738,7 +738,7 @@ joint_samples (const sg_skewgp_posterior *post, const sg_skewgp_samples *samples
   return status;
 }
 
-int
+sg_status
 sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
                          const sg_skewgp_samples *samples,
                          const double *XS, size_t b, gsl_rng *rng,
@@ -750,7 +750,7 @@ sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
   return joint_samples (post, samples, XS, b, NULL, samples->N, rng, out);
 }
 
-int
+sg_status
 sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
                         const sg_skewgp_samples *samples,
                         const double *XS, size_t b, const size_t *which,
@@ -762,7 +762,7 @@ sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
   return joint_samples (post, samples, XS, b, which, k, rng, out);
 }
 
-int
+sg_status
 sg_skewgp_density (const sg_skewgp_posterior *post,
                    const sg_skewgp_samples *samples, const double *x,
                    const double *grid, size_t k, double *density)
@@ -809,7 +809,7 @@ sg_skewgp_density (const sg_skewgp_posterior *post,
   return SG_OK;
 }
 
-int
+sg_status
 sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
                                    const double *x, sg_mvn_workspace *w,
                                    const sg_mvn_options *opt,

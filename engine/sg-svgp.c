@@ -139,7 +139,7 @@ svgp_copy (sg_svgp *dst, const sg_svgp *src)
 
 /* ---- Construction ----------------------------------------------------- */
 
-int
+sg_status
 sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
               size_t M, double noise_sd, double delta)
 {
@@ -185,7 +185,7 @@ sg_svgp_clear (sg_svgp *q)
   memset (q, 0, sizeof *q);
 }
 
-int
+sg_status
 sg_svgp_data_check (const sg_svgp_data *data)
 {
   if (data == NULL || data->X == NULL || data->y == NULL || data->n == 0
@@ -322,7 +322,7 @@ kmeans_update (const sg_svgp_data *data, size_t npts, size_t M,
     }
 }
 
-int
+sg_status
 sg_svgp_kmeans (const sg_svgp_data *data, size_t M, int iterations,
                 gsl_rng *rng, double *Z)
 {
@@ -383,7 +383,7 @@ sg_svgp_get_params (const sg_svgp *q, double *params)
   sg_kernel_get_params (&q->kernel, params + k);
 }
 
-int
+sg_status
 sg_svgp_set_params (sg_svgp *q, const double *params)
 {
   size_t M = q->M, np = sg_svgp_n_params (q);
@@ -753,7 +753,7 @@ elbo_eval (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
   return SG_OK;
 }
 
-int
+sg_status
 sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
               size_t nb, sg_svgp_workspace *ws, double *elbo, double *grad)
 {
@@ -849,7 +849,7 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
   return status;
 }
 
-int
+sg_status
 sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
                const sg_svgp_train_options *opt, gsl_rng *rng,
                sg_svgp_workspace *ws)
@@ -887,7 +887,7 @@ sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
   return SG_OK;
 }
 
-int
+sg_status
 sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
              const sg_svgp_options *opt, gsl_rng *rng, sg_svgp *q)
 {
@@ -924,7 +924,7 @@ sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
   return status;
 }
 
-int
+sg_status
 sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
                          const sg_data *data, const sg_svgp_options *opt,
                          gsl_rng *rng, sg_svgp *q)
@@ -1057,14 +1057,14 @@ predict_rows (const sg_svgp *q, const double *Xs, const double *Xs2,
   return SG_OK;
 }
 
-int
+sg_status
 sg_svgp_predict (const sg_svgp *q, const double *Xs, size_t ns, double *mean,
                  double *var)
 {
   return predict_rows (q, Xs, NULL, ns, mean, var);
 }
 
-int
+sg_status
 sg_svgp_predict_duel (const sg_svgp *q, const double *Xs, const double *Xs2,
                       size_t ns, double *mean, double *var)
 {
@@ -1073,7 +1073,7 @@ sg_svgp_predict_duel (const sg_svgp *q, const double *Xs, const double *Xs2,
   return predict_rows (q, Xs, Xs2, ns, mean, var);
 }
 
-int
+sg_status
 sg_svgp_joint (const sg_svgp *q, const double *Xs, size_t ns, double *mean,
                double *cov)
 {
@@ -1122,7 +1122,7 @@ fill_summary (const sg_svgp *q, double mu, double var, double z,
   out->prob_better = NAN;
 }
 
-int
+sg_status
 sg_svgp_summaries (const sg_svgp *q, const double *Xs, size_t ns,
                    double level, const double *x_ref, sg_point_summary *out)
 {

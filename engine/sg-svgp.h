@@ -89,20 +89,20 @@ typedef struct {
  * noise_sd <= 0, non-finite Z), SG_ENOTPD if k(Z, Z) cannot be factorised
  * (duplicate inducing points are tolerated through the jitter ladder of
  * sg_cholesky), SG_ENOMEM. Q is untouched on failure. */
-int sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
-                  size_t M, double noise_sd, double delta);
+sg_status sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
+                        size_t M, double noise_sd, double delta);
 void sg_svgp_clear (sg_svgp *q);
 
 /* Checks a data set: sizes, finite inputs, labels +-1. */
-int sg_svgp_data_check (const sg_svgp_data *data);
+sg_status sg_svgp_data_check (const sg_svgp_data *data);
 
 /* M k-means centres (k-means++ seeding from RNG, then at most ITERATIONS
  * Lloyd steps; <= 0 means 25) of the inputs X_i (and X2_i for duels),
  * written to Z (M x dim). An emptied cluster is re-seeded at the point
  * farthest from its centre. SG_EINVAL if M = 0 or M exceeds the number of
  * input rows. */
-int sg_svgp_kmeans (const sg_svgp_data *data, size_t M, int iterations,
-                    gsl_rng *rng, double *Z);
+sg_status sg_svgp_kmeans (const sg_svgp_data *data, size_t M, int iterations,
+                          gsl_rng *rng, double *Z);
 
 /* Parameters in the optimiser's coordinates, packed as
  *   m (M), L's lower triangle row by row (M (M + 1) / 2),
@@ -112,7 +112,7 @@ size_t sg_svgp_n_params (const sg_svgp *q);
 void sg_svgp_get_params (const sg_svgp *q, double *params);
 /* Sets them and refactors k(Z, Z); SG_ENOTPD / SG_EINVAL (non-finite) on
  * failure, Q untouched then. */
-int sg_svgp_set_params (sg_svgp *q, const double *params);
+sg_status sg_svgp_set_params (sg_svgp *q, const double *params);
 
 /* Scratch memory for sg_svgp_elbo / sg_svgp_train: rows are processed in
  * chunks of at most BATCH. NULL on ENOMEM. */
@@ -126,9 +126,9 @@ void sg_svgp_workspace_free (sg_svgp_workspace *ws);
  * sg_svgp_n_params entries) receives its gradient in the packed
  * coordinates. SG_EINVAL for mismatched sizes / a workspace made for
  * another M or dim. */
-int sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data,
-                  const size_t *rows, size_t nb, sg_svgp_workspace *ws,
-                  double *elbo, double *grad);
+sg_status sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data,
+                        const size_t *rows, size_t nb, sg_svgp_workspace *ws,
+                        double *elbo, double *grad);
 
 typedef struct {
   size_t batch;          /* minibatch rows; 0: min(n, 256); >= n: full batch */
@@ -165,9 +165,9 @@ typedef struct {
  * SG_ECANCELLED, SG_ENUMERIC (a step gave a
  * non-finite ELBO or k(Z, Z) stopped being factorisable), SG_EINVAL;
  * Q is untouched on failure. */
-int sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
-                   const sg_svgp_train_options *opt, gsl_rng *rng,
-                   sg_svgp_workspace *ws);
+sg_status sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
+                         const sg_svgp_train_options *opt, gsl_rng *rng,
+                         sg_svgp_workspace *ws);
 
 /* The whole recipe: n_inducing k-means centres (0: min(100, rows)),
  * q(v) = N(0, I), delta = delta_init (<= 0: 0.05), then sg_svgp_train.
@@ -181,28 +181,28 @@ typedef struct {
 } sg_svgp_options;
 
 void sg_svgp_options_default (sg_svgp_options *opt);
-int sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
-                 const sg_svgp_options *opt, gsl_rng *rng, sg_svgp *q);
+sg_status sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
+                       const sg_svgp_options *opt, gsl_rng *rng, sg_svgp *q);
 
 /* sg_svgp_fit on the preference observations of DATA (sg-data.h): row i
  * is the duel winner - loser with y = +1, noise_sd = sqrt2 * PROBIT_SD
  * (sg-data.h's convention; OPT's noise_sd is ignored). n_inducing 0 means
  * min(100, number of distinct inputs). SG_EINVAL if DATA has an
  * observation of another kind or none. */
-int sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
-                             const sg_data *data, const sg_svgp_options *opt,
-                             gsl_rng *rng, sg_svgp *q);
+sg_status sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
+                                   const sg_data *data, const sg_svgp_options *opt,
+                                   gsl_rng *rng, sg_svgp *q);
 
 /* Latent marginals mu*, nu* of f at NS points XS (ns x dim). */
-int sg_svgp_predict (const sg_svgp *q, const double *Xs, size_t ns,
-                     double *mean, double *var);
+sg_status sg_svgp_predict (const sg_svgp *q, const double *Xs, size_t ns,
+                           double *mean, double *var);
 /* The same for duels: d = f(Xs_i) - f(Xs2_i). */
-int sg_svgp_predict_duel (const sg_svgp *q, const double *Xs,
-                          const double *Xs2, size_t ns, double *mean,
-                          double *var);
+sg_status sg_svgp_predict_duel (const sg_svgp *q, const double *Xs,
+                                const double *Xs2, size_t ns, double *mean,
+                                double *var);
 /* Joint q of f at NS points: MEAN (ns) and COV (ns x ns). */
-int sg_svgp_joint (const sg_svgp *q, const double *Xs, size_t ns,
-                   double *mean, double *cov);
+sg_status sg_svgp_joint (const sg_svgp *q, const double *Xs, size_t ns,
+                         double *mean, double *cov);
 /* 004 eq. 9: delta + (1 - 2 delta) Phi(mean / sqrt(var + sigma^2)). */
 double sg_svgp_class_probability (const sg_svgp *q, double mean, double var);
 
@@ -211,6 +211,6 @@ double sg_svgp_class_probability (const sg_svgp *q, double mean, double var);
  * z = Phi^{-1}((1 + LEVEL) / 2), skewness 0, class_probability by 004
  * eq. 9 (so it includes delta), prob_better = P(f(x) > f(x_ref)) from the
  * joint q of the pair (NaN when X_REF is NULL). */
-int sg_svgp_summaries (const sg_svgp *q, const double *Xs, size_t ns,
-                       double level, const double *x_ref,
-                       sg_point_summary *out);
+sg_status sg_svgp_summaries (const sg_svgp *q, const double *Xs, size_t ns,
+                             double level, const double *x_ref,
+                             sg_point_summary *out);

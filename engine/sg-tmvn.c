@@ -360,7 +360,7 @@ set_wall_distances (sg_tmvn *s)
     }
 }
 
-int
+sg_status
 sg_tmvn_new (size_t d, const double *mean, const double *cov,
              const double *lower, const double *upper,
              const sg_tmvn_options *opt, sg_tmvn **out)
@@ -1050,7 +1050,7 @@ start_chains (sg_tmvn *s, chain_task *tasks, const sg_progress *progress,
   return status;
 }
 
-int
+sg_status
 sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n, double *out,
                 const sg_progress *progress)
 {

@@ -202,7 +202,7 @@ typedef struct {
 
 /* A smooth function of (log l, log v, mean) with its maximum 1 at the
  * centre; optionally a second bowl, higher (value 2), at l = 4, v = 0.25. */
-static int
+static sg_status
 synth_evidence (const sg_hyper *h, void *user_data, double *le, double *err)
 {
   synth *s = user_data;
