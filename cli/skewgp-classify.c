@@ -697,13 +697,16 @@ out:
 static sg_status
 run_ep (const sg_approx_model *model, const sg_data *data, sg_gauss_post *post)
 {
-  int status = sg_ep_posterior (model, data, NULL, NULL, post);
+  int status = sg_ep_posterior (model, data, NULL, NULL, NULL, post);
   if (status == SG_ENUMERIC)
     {
       /* Undamped EP can oscillate on nearly separable data; damping is the
        * standard remedy (Minka 2001). */
-      sg_ep_options opt = { .max_sweeps = 1000, .damping = 0.5 };
-      status = sg_ep_posterior (model, data, &opt, NULL, post);
+      sg_ep_options opt;
+      sg_ep_options_default (&opt);
+      opt.max_sweeps = 1000;
+      opt.damping = 0.5;
+      status = sg_ep_posterior (model, data, &opt, NULL, NULL, post);
     }
   return status;
 }
@@ -718,7 +721,7 @@ predict_gaussian (ClsMethod method, const sg_data *data, const double *Xte, gsiz
                          &model);
   sg_gauss_post post = { 0 };
   int status = method == METHOD_EP ? run_ep (&model, data, &post)
-                                   : sg_laplace_posterior (&model, data, NULL, NULL, &post);
+                                   : sg_laplace_posterior (&model, data, NULL, NULL, NULL, &post);
   if (status != SG_OK)
     return numeric_error (error, method_names[method], "posterior", status);
   if (!isfinite (run->log_evidence))

@@ -377,15 +377,9 @@ compute_gaussian (const Ctx *c, SbPosteriorMethod which, SbPlaygroundResult *r, 
     {
       sg_hyper_approx_model (&h, SG_LINK_PROBIT, &model);
       if (laplace)
-        {
-          sg_laplace_options o = { .progress = &progress };
-          status = sg_laplace_posterior (&model, c->data, &o, NULL, &gp);
-        }
+        status = sg_laplace_posterior (&model, c->data, NULL, &progress, NULL, &gp);
       else
-        {
-          sg_ep_options o = { .progress = &progress };
-          status = sg_ep_posterior (&model, c->data, &o, NULL, &gp);
-        }
+        status = sg_ep_posterior (&model, c->data, NULL, &progress, NULL, &gp);
       if (status == SG_OK)
         {
           m->log_evidence = gp.log_evidence;

@@ -617,16 +617,13 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
       sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
       if (bo->cfg.surrogate == SG_BO_SURROGATE_LAPLACE)
         {
-          sg_laplace_options o = { 0 };
-          o.progress = progress;
-          status = sg_laplace_posterior (&model, &bo->data, &o, &bo->laplace_warm,
-                                         &bo->gpost);
+          status = sg_laplace_posterior (&model, &bo->data, NULL, progress,
+                                         &bo->laplace_warm, &bo->gpost);
         }
       else
         {
-          sg_ep_options o = { 0 };
-          o.progress = progress;
-          status = sg_ep_posterior (&model, &bo->data, &o, &bo->ep_warm, &bo->gpost);
+          status = sg_ep_posterior (&model, &bo->data, NULL, progress,
+                                    &bo->ep_warm, &bo->gpost);
         }
       bo->has_gpost = status == SG_OK;
     }
@@ -1278,9 +1275,8 @@ two_gp_build (sg_bo *bo, const sg_progress *progress)
   sg_approx_model model;
   sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
   model.prior_mean = 0;
-  sg_ep_options o = { 0 };
-  o.progress = progress;
-  status = sg_ep_posterior (&model, &cls, &o, &bo->cls_warm, &bo->cls_post);
+  status = sg_ep_posterior (&model, &cls, NULL, progress, &bo->cls_warm,
+                            &bo->cls_post);
   if (status == SG_OK)
     {
       bo->has_two_gp = 1;
@@ -1289,9 +1285,8 @@ two_gp_build (sg_bo *bo, const sg_progress *progress)
       if (reg.n_obs > 0)
         {
           sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
-          sg_laplace_options lo = { 0 };
-          lo.progress = progress;
-          status = sg_laplace_posterior (&model, &reg, &lo, NULL, &bo->reg_post);
+          status = sg_laplace_posterior (&model, &reg, NULL, progress, NULL,
+                                         &bo->reg_post);
           bo->has_reg = status == SG_OK;
         }
     }

@@ -257,6 +257,8 @@ sg_evidence_ctx_init (sg_evidence_ctx *ctx, sg_fit_method method,
   ctx->mvn.deterministic = 1;
   ctx->mvn.keep_order = 1;
   ctx->link = SG_LINK_PROBIT;
+  sg_laplace_options_default (&ctx->laplace);
+  sg_ep_options_default (&ctx->ep);
 }
 
 /* 001 eq. 39 through sg_skewgp_log_evidence. The first call through CTX
@@ -299,17 +301,13 @@ gaussian_evidence (const sg_hyper *h, const sg_evidence_ctx *ctx,
   int status;
   if (ctx->method == SG_FIT_METHOD_LAPLACE)
     {
-      sg_laplace_options o = ctx->laplace;
-      o.progress = NULL;
-      status = sg_laplace_log_evidence (&model, ctx->data, &o,
+      status = sg_laplace_log_evidence (&model, ctx->data, &ctx->laplace, NULL,
                                         ctx->laplace_warm, log_evidence, NULL);
     }
   else
     {
-      sg_ep_options o = ctx->ep;
-      o.progress = NULL;
-      status = sg_ep_log_evidence (&model, ctx->data, &o, ctx->ep_warm,
-                                   log_evidence, NULL);
+      status = sg_ep_log_evidence (&model, ctx->data, &ctx->ep, NULL,
+                                   ctx->ep_warm, log_evidence, NULL);
     }
   if (status == SG_OK && error)
     *error = 0;

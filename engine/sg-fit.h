@@ -163,9 +163,8 @@ typedef struct {
   sg_mvn_options mvn;
   size_t calls;            /* SkewGP evaluations so far through this context */
   /* Laplace / EP (GP prior only, h->s must be 0): the link of the
-   * probit-block rows (EP: probit only), the options (their progress
-   * fields are ignored: the fitter polls its own), and optional warm
-   * starts owned by the caller (NULL: cold start at every call). A warm
+   * probit-block rows (EP: probit only), the options (defaults from
+   * sg_evidence_ctx_init), and optional warm starts owned by the caller (NULL: cold start at every call). A warm
    * start changes the evidence only within the method's tolerance. */
   sg_link link;
   sg_laplace_options laplace;

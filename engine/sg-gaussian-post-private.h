@@ -76,4 +76,4 @@ double sg_rows_explicit_grad (const sg_rows *rows, const double *alpha,
 sg_status sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
                              const sg_rows *rows, const double *s, const double *L,
                              const double *alpha, double log_evidence,
-                             int iterations);
+                             size_t iterations);

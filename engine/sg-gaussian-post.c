@@ -53,7 +53,7 @@ dup_array (const double *src, size_t len)
 sg_status
 sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
                    const sg_rows *rows, const double *s, const double *L,
-                   const double *alpha, double log_evidence, int iterations)
+                   const double *alpha, double log_evidence, size_t iterations)
 {
   size_t n = rows->n, m = rows->m, mr = rows->m_numeric;
   sg_gauss_post P = {

@@ -72,7 +72,7 @@ typedef struct {
   double *weights;      /* n: C^T beta + W^T alpha */
   double *p_alpha;      /* m_numeric: P alpha */
   double log_evidence;  /* the method's approximation of log p(data) */
-  int iterations;       /* Newton iterations (Laplace) or sweeps (EP) */
+  size_t iterations;    /* Newton iterations (Laplace) or sweeps (EP) */
 } sg_gauss_post;
 
 void sg_gauss_post_clear (sg_gauss_post *post);

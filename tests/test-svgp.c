@@ -445,7 +445,7 @@ test_full_gp_optimum (void)
                             .noise = { .numeric_sd = 1, .probit_sd = sigma },
                             .link = SG_LINK_PROBIT };
   sg_gauss_post post = { 0 };
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &post), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, NULL, &post), ==, SG_OK);
   sg_point_summary se[6], sv[6];
   g_assert_cmpint (sg_gauss_post_summaries (&post, f.Xs, 6, 0.95, NULL, se), ==, SG_OK);
   g_assert_cmpint (sg_svgp_summaries (&q, f.Xs, 6, 0.95, NULL, sv), ==, SG_OK);
