@@ -673,7 +673,7 @@ predict_skewgp (const ClsArgs *a, const sg_data *data, const double *Xte, gsize 
       for (gsize i = 0; i < nte && status == SG_OK; i++)
         {
           double err;
-          status = w ? sg_skewgp_class_probability_exact (post, Xte + i * data->dim, w, &mo,
+          status = w ? sg_skewgp_class_probability_exact (post, Xte + i * data->dim, w, &mo, NULL,
                                                           &run->prob[i], &err)
                      : SG_ENOMEM;
         }

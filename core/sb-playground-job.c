@@ -256,7 +256,6 @@ compute_checks (const Ctx *c, const sg_skewgp_posterior *post, const sg_progress
   int status = w ? SG_OK : SG_ENOMEM;
 
   sg_mvn_options_default (&opt);
-  opt.progress = progress;
   opt.seed = c->in->seed;
   /* The ratio of two probabilities of dimension ~m: the default 10000
    * QMC points leave 1-2% relative error at m = 50; 50000 bring it to a
@@ -267,7 +266,7 @@ compute_checks (const Ctx *c, const sg_skewgp_posterior *post, const sg_progress
       guint cell = (guint) lround ((double) k * (c->n_cells - 1) / (SB_PLAYGROUND_N_CHECK - 1));
       status = sg_progress_report (progress, (double) k / SB_PLAYGROUND_N_CHECK);
       if (status == SG_OK)
-        status = sg_skewgp_class_probability_exact (post, c->cells + cell, w, &opt,
+        status = sg_skewgp_class_probability_exact (post, c->cells + cell, w, &opt, progress,
                                                     &r->check_prob[k], &r->check_error[k]);
       r->check_cell[k] = cell;
     }

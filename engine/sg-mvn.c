@@ -149,7 +149,6 @@ sg_mvn_options_default (sg_mvn_options *opt)
   opt->deterministic = 0;
   opt->rel_tol = 0;
   opt->method = SG_MVN_TILTED;
-  opt->progress = NULL;
 }
 
 /* -------------------------------------------------------------- workspace */
@@ -1064,7 +1063,7 @@ point_generators (const sg_mvn_workspace *w, size_t dims, size_t n, int staged,
 
 static int
 qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
-              uint64_t stream, sg_mvn_result *res)
+              const sg_progress *progress, uint64_t stream, sg_mvn_result *res)
 {
   size_t S = opt->n_shifts, n_per = opt->n_points / S;
   if (n_per < 1)
@@ -1106,7 +1105,7 @@ qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
             run_block (w, m, gen, shifts + s * (dims + 1), i0 + 1, nb);
             accumulate_logsumexp (w->logw, nb, &amax[s], &asum[s]);
             blocks_done++;
-            status = sg_progress_report (opt->progress,
+            status = sg_progress_report (progress,
                                          (double) blocks_done / (double) total_blocks);
             if (status != SG_OK)
               break;
@@ -1674,19 +1673,16 @@ one_factor_prob (const sg_mvn_workspace *w, size_t m, const double *a,
 sg_status
 sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
              const double *cov, const double *lower, const double *upper,
-             const sg_mvn_options *opt_in, sg_mvn_result *res)
+             const sg_mvn_options *opt_in, const sg_progress *progress,
+             sg_mvn_result *res)
 {
   sg_mvn_options opt;
   if (opt_in != NULL)
     opt = *opt_in;
   else
     sg_mvn_options_default (&opt);
-  if (opt.n_points == 0)
-    opt.n_points = DEFAULT_POINTS;
-  if (opt.n_shifts == 0)
-    opt.n_shifts = DEFAULT_SHIFTS;
   if (w == NULL || res == NULL || d == 0 || d > w->d_max || cov == NULL
-      || opt.n_shifts < 2 || !(opt.rel_tol >= 0)
+      || opt.n_points == 0 || opt.n_shifts < 2 || !(opt.rel_tol >= 0)
       || (opt.method != SG_MVN_TILTED && opt.method != SG_MVN_GENZ))
     return SG_EINVAL;
 
@@ -1739,7 +1735,7 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
       if (nf > 0 && factor_pilot (w, m, nf, n_pilot, opt.seed, stream, &pilot)
           && prepare_split (w, m, d, nf) != SG_OK)
         prepare_plain (w, m, d);
-      status = qmc_estimate (w, m + w->nf, &opt, stream, &r);
+      status = qmc_estimate (w, m + w->nf, &opt, progress, stream, &r);
       w->nf = 0;
       if (status != SG_OK)
         return status;

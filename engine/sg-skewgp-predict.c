@@ -813,6 +813,7 @@ sg_status
 sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
                                    const double *x, sg_mvn_workspace *w,
                                    const sg_mvn_options *opt,
+                                   const sg_progress *progress,
                                    double *prob, double *error)
 {
   if (post == NULL || x == NULL || prob == NULL)
@@ -861,9 +862,9 @@ sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
         }
       mean[m] = mu;
       cov[m * d + m] = var;
-      status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, &num);
+      status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, progress, &num);
       if (status == SG_OK && m > 0)
-        status = sg_mvn_prob (w, m, post->mu_t, post->S_tt, lower, NULL, opt, &den);
+        status = sg_mvn_prob (w, m, post->mu_t, post->S_tt, lower, NULL, opt, progress, &den);
       else if (status == SG_OK)
         den = (sg_mvn_result) { .value = 1, .log_value = 0, .exact = 1 };
     }

@@ -329,7 +329,7 @@ log_cdf (sg_mvn_workspace *w, size_t d, const double *c, const double *S,
       return SG_OK;
     }
   sg_mvn_result res;
-  int status = sg_mvn_prob (w, d, NULL, S, NULL, c, opt, &res);
+  int status = sg_mvn_prob (w, d, NULL, S, NULL, c, opt, NULL, &res);
   if (status == SG_OK)
     *out = res.log_value;
   return status;

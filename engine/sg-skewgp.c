@@ -364,7 +364,7 @@ log_orthant (sg_mvn_workspace *w, size_t d, const double *mean,
   double *lower = calloc (d, sizeof *lower);
   if (lower == NULL)
     return SG_ENOMEM;
-  int status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, res);
+  int status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, NULL, res);
   free (lower);
   return status;
 }

@@ -252,10 +252,13 @@ sg_status sg_skewgp_density (const sg_skewgp_posterior *post,
  * (000 Corollary 2): the ratio of orthant probabilities
  *   P(t > 0, f(x) + e > 0 | y) / P(t > 0 | y),  e ~ N(0, 1),
  * for small m (dimension m + 1 <= what sg_mvn handles well). Writes the
- * probability and an error estimate (propagated from sg_mvn). */
+ * probability and an error estimate (propagated from sg_mvn). PROGRESS is
+ * polled by sg_mvn_prob. */
 sg_status sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
-                                             const double *x, sg_mvn_workspace *w,
+                                             const double *x,
+                                             sg_mvn_workspace *w,
                                              const sg_mvn_options *opt,
+                                             const sg_progress *progress,
                                              double *prob, double *error);
 
 /* The Gaussian location and scale at B points XS given the numeric data
