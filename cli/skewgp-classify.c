@@ -601,7 +601,7 @@ fit_hyper (const ClsArgs *a, ClsMethod method, const sg_data *data, ClsRun *run,
         }
       spec.lengthscale[0] = (sg_fit_range) { lo, hi };
       TiedCtx tc = { &ctx, h };
-      status = sg_fit (&spec, tied_evidence, &tc, &opt, rng, &proxy, &res);
+      status = sg_fit (&spec, tied_evidence, &tc, &opt, rng, NULL, &proxy, &res);
       if (status == SG_OK)
         {
           h->kernel.variance = proxy.kernel.variance;
@@ -610,7 +610,7 @@ fit_hyper (const ClsArgs *a, ClsMethod method, const sg_data *data, ClsRun *run,
         }
     }
   else
-    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, h, &res);
+    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, h, &res);
   sg_rng_free (rng);
   sg_mvn_workspace_free (w);
   if (status != SG_OK)

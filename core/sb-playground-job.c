@@ -172,10 +172,9 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
         return SG_ENOMEM;
     }
   sg_fit_options_default (&opt);
-  opt.progress = progress;
   opt.n_starts = 3;
   opt.max_seconds = 20;
-  status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, h, &res);
+  status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, progress, h, &res);
   if (ctx.workspace)
     sg_mvn_workspace_free (ctx.workspace);
   return status;

@@ -1024,11 +1024,10 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
         status = SG_ENOMEM;
     }
   sg_fit_options opt = bo->cfg.refit;
-  opt.progress = progress;
   if (opt.n_starts > 1 && rng == NULL)
     opt.n_starts = 1;
   if (status == SG_OK)
-    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, &h, &r);
+    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, progress, &h, &r);
   if (status == SG_OK)
     {
       hyper_copy (&bo->hyper, &h, bo->hyper_buf, dim);

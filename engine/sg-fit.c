@@ -346,7 +346,6 @@ sg_fit_options_default (sg_fit_options *opt)
   opt->xtol_abs = 1e-3;
   opt->ftol_abs = 1e-4;
   opt->algorithm = SG_FIT_BOBYQA;
-  opt->progress = NULL;
 }
 
 static double
@@ -391,6 +390,7 @@ typedef struct {
   sg_evidence_fn evidence;
   void *user_data;
   const sg_fit_options *opt;
+  const sg_progress *progress;
   sg_hyper work;
   nlopt_opt nl;           /* the running local optimiser (for force_stop)   */
   size_t n;               /* free coordinates                               */
@@ -429,7 +429,7 @@ evaluate (fit_state *st, const double *x)
   double fraction = (double) st->n_evals / (double) st->max_evals;
   if (opt->max_seconds > 0 && elapsed / opt->max_seconds > fraction)
     fraction = elapsed / opt->max_seconds;
-  if (sg_progress_report (opt->progress, fraction > 1 ? 1 : fraction) != SG_OK)
+  if (sg_progress_report (st->progress, fraction > 1 ? 1 : fraction) != SG_OK)
     {
       st->status = SG_ECANCELLED;
       return INFEASIBLE_PENALTY;
@@ -635,8 +635,8 @@ run_all (fit_state *st, gsl_rng *rng, const sg_hyper *h)
 
 sg_status
 sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
-        const sg_fit_options *opt, gsl_rng *rng, sg_hyper *h,
-        sg_fit_result *res)
+        const sg_fit_options *opt, gsl_rng *rng, const sg_progress *progress,
+        sg_hyper *h, sg_fit_result *res)
 {
   sg_fit_options defaults;
   if (opt == NULL)
@@ -649,7 +649,7 @@ sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
     return SG_EINVAL;
 
   fit_state st = { .spec = spec, .evidence = evidence, .user_data = user_data,
-                   .opt = opt, .max_evals = opt->max_evals,
+                   .opt = opt, .progress = progress, .max_evals = opt->max_evals,
                    .t0 = now_seconds (), .stop = SG_FIT_CONVERGED };
   st.n = sg_fit_spec_n_free (spec, h);
   int status = hyper_clone (h, &st.work);

@@ -32,7 +32,8 @@
  * Either way, re-evaluate the fitted hyperparameters with a fresh, larger
  * point set before reporting the evidence (as `skewgp fit` does). The
  * evaluation and time budgets are shared by all starts; the progress
- * callback is polled at every evaluation and can cancel the fit.
+ * callback (an argument of sg_fit) is polled at every evaluation and can
+ * cancel the fit.
  *
  * Threading: nothing global; randomness only from the gsl_rng the caller
  * passes (for the starts) and from the seed in the mvn options.
@@ -198,7 +199,6 @@ typedef struct {
                               linear units (default 1e-3)                     */
   double ftol_abs;         /* ... or the log evidence changes less (1e-4)     */
   sg_fit_algorithm algorithm;
-  const sg_progress *progress;   /* polled at every evaluation (may be NULL) */
 } sg_fit_options;
 
 void sg_fit_options_default (sg_fit_options *opt);
@@ -225,12 +225,14 @@ typedef struct {
  * start values and the fixed ones; on success the best hyperparameters
  * found are written into H (the fixed ones unchanged) and RES is filled.
  * RNG draws the Latin-hypercube starts (may be NULL when n_starts == 1).
- * OPT NULL = defaults. Returns SG_OK, SG_EINVAL (bad spec / options),
+ * OPT NULL = defaults; PROGRESS (may be NULL) is polled at every
+ * evaluation. Returns SG_OK, SG_EINVAL (bad spec / options),
  * SG_ENOMEM, SG_ECANCELLED (progress asked to stop), SG_ENUMERIC (no
  * feasible point was found) or the first fatal status of EVIDENCE; on
  * failure H and RES are untouched. A budget that ends the search is not
  * a failure (RES->stop says so). With no free coordinate the evidence is
  * evaluated once at H. */
-sg_status sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
-                  const sg_fit_options *opt, gsl_rng *rng, sg_hyper *h,
+sg_status sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence,
+                  void *user_data, const sg_fit_options *opt, gsl_rng *rng,
+                  const sg_progress *progress, sg_hyper *h,
                   sg_fit_result *res);
