@@ -758,12 +758,14 @@ predict_svgp (const ClsArgs *a, const double *Xtr, const int *ytr, gsize ntr, gs
   gsize M = a->inducing > 0 ? (gsize) a->inducing : DEFAULT_SVGP_INDUCING;
   opt.n_inducing = MIN (M, ntr);
   opt.noise_sd = run->hyper.noise.probit_sd;
-  opt.train.batch = (size_t) a->batch;
-  opt.train.iterations = (int) a->iterations;
+  if (a->batch > 0)
+    opt.train.batch = (size_t) a->batch;
+  if (a->iterations > 0)
+    opt.train.iterations = (size_t) a->iterations;
   opt.train.fix_kernel = !a->fit;
   gsl_rng *rng = sg_rng_new (a->seed, 4);
   sg_svgp q;
-  int status = sg_svgp_fit (&run->hyper.kernel, &data, &opt, rng, &q);
+  int status = sg_svgp_fit (&run->hyper.kernel, &data, &opt, rng, NULL, &q);
   sg_rng_free (rng);
   if (status != SG_OK)
     return numeric_error (error, name, "training", status);

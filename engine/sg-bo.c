@@ -591,9 +591,8 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
     {
       sg_svgp_options o;
       sg_svgp_options_default (&o);
-      o.train.progress = progress;
       status = rng ? sg_svgp_fit_preferences (&bo->hyper.kernel, bo->hyper.noise.probit_sd,
-                                              &bo->data, &o, rng, &bo->svgp)
+                                              &bo->data, &o, rng, progress, &bo->svgp)
                    : SG_EINVAL;
       bo->has_svgp = status == SG_OK;
     }

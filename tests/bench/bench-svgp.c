@@ -230,7 +230,7 @@ run_svgp_with (int ard, size_t M, int iterations, const sg_kernel *k, const doub
   gsl_rng *rng = sg_rng_new (SEED, 1);
   sg_svgp q;
   double t0 = now_ms (), w0 = wall_ms ();
-  int st = sg_svgp_fit (k, &data, &opt, rng, &q);
+  int st = sg_svgp_fit (k, &data, &opt, rng, NULL, &q);
   if (st != SG_OK)
     die ("SVGP", st);
   st = sg_svgp_summaries (&q, Xs, N_TEST, 0.95, NULL, sum);
