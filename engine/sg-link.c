@@ -174,7 +174,7 @@ sg_link_options_default (sg_link_options *opt)
 /* ---- Workspace ----------------------------------------------------------- */
 
 sg_link_workspace *
-sg_link_workspace_alloc (size_t n_max, size_t n_basis)
+sg_link_workspace_new (size_t n_max, size_t n_basis)
 {
   if (n_max == 0 || n_basis < 2 || n_basis > SG_LINK_MAX_BASIS || n_basis % 2)
     return NULL;
@@ -451,11 +451,12 @@ sg_link_fit_laplace (const sg_link_prior *prior, const sg_link_likelihood *lik,
   if (status != SG_OK || fit == NULL)
     return SG_EINVAL;
   sg_link_options o;
-  sg_link_options_default (&o);
-  if (opt && opt->max_iter > 0)
-    o.max_iter = opt->max_iter;
-  if (opt && opt->tol > 0)
-    o.tol = opt->tol;
+  if (opt != NULL)
+    o = *opt;
+  else
+    sg_link_options_default (&o);
+  if (o.max_iter == 0 || !(o.tol > 0))
+    return SG_EINVAL;
 
   size_t m = prior->n_basis, np = m + 1;
   double lambda[SG_LINK_MAX_BASIS];

@@ -100,13 +100,13 @@ typedef struct {
 } sg_link_likelihood;
 
 typedef struct {
-  size_t max_iter;     /* Newton iterations (0 = 200)                      */
+  size_t max_iter;     /* Newton iterations, at least 1 (default 200)      */
   double tol;          /* converged when the Newton decrement
                           delta^2 / 2 = grad^T H^{-1} grad / 2, the
                           increase of the log posterior a full Newton step
                           predicts, is below tol (1 + |log posterior|)
                           with H the exact negative Hessian positive
-                          definite (0 = 1e-12)                             */
+                          definite; > 0 (default 1e-12)                    */
 } sg_link_options;
 
 void sg_link_options_default (sg_link_options *opt);
@@ -115,7 +115,7 @@ void sg_link_options_default (sg_link_options *opt);
  * functions: the psi matrices of the inputs (n_max x M^2 doubles) and the
  * Newton buffers. NULL on ENOMEM or bad sizes. */
 typedef struct sg_link_workspace sg_link_workspace;
-sg_link_workspace *sg_link_workspace_alloc (size_t n_max, size_t n_basis);
+sg_link_workspace *sg_link_workspace_new (size_t n_max, size_t n_basis);
 void sg_link_workspace_free (sg_link_workspace *ws);
 
 /* A fitted model (the Laplace Gaussian). Plain data (about 70 kB): the
@@ -145,8 +145,10 @@ typedef struct {
  * (always positive definite: the likelihoods are log-concave in g)
  * otherwise; it is halved until F increases (Armijo). Convergence: see
  * sg_link_options. PROGRESS is polled every iteration.
+ * OPT NULL = defaults.
  * Errors: SG_EINVAL (sizes, NaN, Y not 0/1, X outside the basis domain,
- * N > the workspace's n_max or a different M, bad prior or likelihood),
+ * N > the workspace's n_max or a different M, bad prior, likelihood or
+ * options),
  * SG_ENUMERIC (no convergence, or the converged point is not a maximum),
  * SG_ECANCELLED. FIT is written only on success. */
 sg_status sg_link_fit_laplace (const sg_link_prior *prior,
