@@ -68,7 +68,7 @@ condition_on_numeric (const sg_likelihood *lik, double m0, sg_rows *R,
         S[i * mr + i] += lik->noise_var[i];
       sg_symmetrize (S, mr);
       /* S >= R > 0: a failure is non-finite input or overflow */
-      if (sg_cholesky (S, mr, 0, R->Ls, NULL) != SG_OK)
+      if (sg_cholesky (S, mr, SG_CHOLESKY_MAX_JITTER, R->Ls, NULL) != SG_OK)
         status = SG_ENUMERIC;
     }
   if (status == SG_OK)

@@ -39,10 +39,9 @@ sg_cholesky (const double *A, size_t n, double max_rel_jitter,
 {
   if (n == 0)
     return SG_OK;
-  if (A == NULL || L == NULL || !sg_all_finite (A, n * n))
+  if (A == NULL || L == NULL || !sg_all_finite (A, n * n)
+      || !(max_rel_jitter >= 0))
     return SG_EINVAL;
-  if (max_rel_jitter <= 0)
-    max_rel_jitter = 1e-6;
 
   double mean_diag = 0;
   for (size_t i = 0; i < n; i++)

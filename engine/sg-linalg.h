@@ -9,14 +9,18 @@
 
 #include <stddef.h>
 
+/* The jitter ladder's usual top for sg_cholesky. */
+#define SG_CHOLESKY_MAX_JITTER 1e-6
+
 /* Lower Cholesky factor L of the symmetric n x n matrix A (A = L L^T),
  * written to L (may alias A only if the call succeeds: on failure L is left
  * untouched, so pass a separate buffer to keep A). Tries no jitter first,
  * then adds jitter * mean(diag A) to the diagonal with jitter = 1e-12, 1e-11,
- * ..., up to MAX_REL_JITTER (<= 0 means the default 1e-6). The jitter used
- * (relative) is stored in *JITTER_USED when non-NULL. The strict upper
- * triangle of L is set to zero.
- * Returns SG_OK, SG_EINVAL (NaN/inf, n = 0 with non-NULL...) or SG_ENOTPD. */
+ * ..., up to MAX_REL_JITTER (>= 0; 0 allows no jitter; usually
+ * SG_CHOLESKY_MAX_JITTER). The jitter used (relative) is stored in
+ * *JITTER_USED when non-NULL. The strict upper triangle of L is set to zero.
+ * Returns SG_OK, SG_EINVAL (NaN/inf, negative or NaN MAX_REL_JITTER) or
+ * SG_ENOTPD. */
 sg_status sg_cholesky (const double *A, size_t n, double max_rel_jitter,
                        double *L, double *jitter_used);
 

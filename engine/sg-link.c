@@ -372,7 +372,7 @@ start_point (const sg_link_prior *p, const double *lambda, const sg_link_likelih
       rhs[i] *= sqrt (p->slope);
     }
   free (phi);
-  int status = sg_cholesky (a, m, 0.0, ws->l, NULL);
+  int status = sg_cholesky (a, m, SG_CHOLESKY_MAX_JITTER, ws->l, NULL);
   if (status != SG_OK)
     return SG_ENUMERIC;
   sg_cholesky_solve (ws->l, m, rhs, 1);
@@ -484,7 +484,7 @@ sg_link_fit_laplace (const sg_link_prior *prior, const sg_link_likelihood *lik,
           /* Away from the mode the exact Hessian can be indefinite (the
            * l'_i psi_i term); the Gauss-Newton matrix still gives an
            * ascent direction. */
-          if (sg_cholesky (ws->hgn, np, 0.0, ws->l, NULL) != SG_OK)
+          if (sg_cholesky (ws->hgn, np, SG_CHOLESKY_MAX_JITTER, ws->l, NULL) != SG_OK)
             return SG_ENUMERIC;
           n_gn++;
         }

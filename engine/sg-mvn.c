@@ -708,7 +708,7 @@ tilt_newton_step (sg_mvn_workspace *w, size_t m, const double *gx,
   sg_gemv_ld (1, n, n, 1.0, w->L, m, dm, 0.0, dx);   /* L[:n,:n]^T (dP o v) */
   for (size_t j = 0; j < n; j++)
     dx[j] = gx[j] + v[j] - (dx[j] - dm[j]);
-  int status = sg_cholesky (H, n, 0, H, NULL);
+  int status = sg_cholesky (H, n, SG_CHOLESKY_MAX_JITTER, H, NULL);
   if (status != SG_OK)
     return status;
   sg_cholesky_solve (H, n, dx, 1);
@@ -1209,7 +1209,7 @@ fit_factor_proposal (sg_mvn_workspace *w, size_t r, const double *keep, size_t n
     }
   for (size_t j = 0; j < r * r; j++)
     cov[j] *= FACTOR_SCALE * FACTOR_SCALE;
-  if (sg_cholesky (cov, r, 0, w->fchol, NULL) != SG_OK)
+  if (sg_cholesky (cov, r, SG_CHOLESKY_MAX_JITTER, w->fchol, NULL) != SG_OK)
     return 0;
   memcpy (w->fmean, mean, r * sizeof *mean);
   w->flogdet = 0;

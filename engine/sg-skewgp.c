@@ -303,7 +303,7 @@ sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
     }
   int status = build_shh (p, lik, Shh);
   if (status == SG_OK)
-    status = sg_cholesky (Shh, p->mh, 0, p->Lh, &p->jitter);
+    status = sg_cholesky (Shh, p->mh, SG_CHOLESKY_MAX_JITTER, p->Lh, &p->jitter);
   if (status == SG_OK)
     condition_on_numeric (p, Shh);
   free (Shh);

@@ -86,7 +86,7 @@ factor_kzz (const sg_kernel *k, const double *Z, size_t M, double *Lk)
   sg_kernel_matrix (k, Z, M, Z, M, K);
   for (size_t j = 0; j < M; j++)
     K[j * M + j] += SG_SVGP_JITTER * k->variance;
-  int status = sg_cholesky (K, M, 0, Lk, NULL);
+  int status = sg_cholesky (K, M, SG_CHOLESKY_MAX_JITTER, Lk, NULL);
   free (K);
   return status;
 }

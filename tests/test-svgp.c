@@ -118,7 +118,7 @@ reference_elbo (const sg_svgp *q, const sg_svgp_data *data)
   sg_kernel_matrix (&q->kernel, q->Z, M, q->Z, M, K);
   for (size_t j = 0; j < M; j++)
     K[j * M + j] += SG_SVGP_JITTER * q->kernel.variance;
-  g_assert_cmpint (sg_cholesky (K, M, 0, Lk, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (K, M, SG_CHOLESKY_MAX_JITTER, Lk, NULL), ==, SG_OK);
   g_assert_cmpint (sg_cholesky_inverse (Lk, M, Kinv), ==, SG_OK);
   /* mu_u = Lk m, S_u = (Lk L)(Lk L)^T */
   double *LkL = g_new0 (double, M * M);
@@ -141,7 +141,7 @@ reference_elbo (const sg_svgp *q, const sg_svgp_data *data)
         tr += Kinv[i * M + j] * Su[j * M + i];
         quad += mu_u[i] * Kinv[i * M + j] * mu_u[j];
       }
-  g_assert_cmpint (sg_cholesky (Su, M, 0, Ls, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (Su, M, SG_CHOLESKY_MAX_JITTER, Ls, NULL), ==, SG_OK);
   double kl = 0.5 * (tr + quad - (double) M + sg_cholesky_logdet (Lk, M)
                      - sg_cholesky_logdet (Ls, M));
   double sum = 0, *kv = g_new (double, M), *t = g_new (double, M);
@@ -292,7 +292,7 @@ cvi_optimum (const double *K, size_t n, const double *y, double sigma, double de
   double *L = g_new (double, n * n), *Kinv = g_new (double, n * n);
   double *P = g_new (double, n * n), *LP = g_new (double, n * n);
   double *lam = g_new0 (double, n), *th = g_new0 (double, n), *mu_new = g_new (double, n);
-  g_assert_cmpint (sg_cholesky (K, n, 0, L, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (K, n, SG_CHOLESKY_MAX_JITTER, L, NULL), ==, SG_OK);
   g_assert_cmpint (sg_cholesky_inverse (L, n, Kinv), ==, SG_OK);
   double c = log ((1 - delta) / delta), rho = 0.1, change = 0;
   memset (mu, 0, n * sizeof *mu);
@@ -310,7 +310,7 @@ cvi_optimum (const double *K, size_t n, const double *y, double sigma, double de
       memcpy (P, Kinv, n * n * sizeof *P);
       for (size_t i = 0; i < n; i++)
         P[i * n + i] += lam[i];
-      g_assert_cmpint (sg_cholesky (P, n, 0, LP, NULL), ==, SG_OK);
+      g_assert_cmpint (sg_cholesky (P, n, SG_CHOLESKY_MAX_JITTER, LP, NULL), ==, SG_OK);
       g_assert_cmpint (sg_cholesky_inverse (LP, n, Sigma), ==, SG_OK);
       change = 0;
       for (size_t i = 0; i < n; i++)
@@ -415,7 +415,7 @@ test_full_gp_optimum (void)
       }
   sg_trsm_lower (r.Lk, n, W, n);             /* Lk^{-1} Sigma Lk^{-T} */
   sg_symmetrize (W, n);
-  g_assert_cmpint (sg_cholesky (W, n, 0, LW, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (W, n, SG_CHOLESKY_MAX_JITTER, LW, NULL), ==, SG_OK);
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j <= i; j++)
       p[kk++] = LW[i * n + j];
