@@ -139,7 +139,7 @@ sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
       status = sg_tmvn_new (m, post->mu_t, post->S_tt, lower, NULL,
                             &opt->tmvn, &chain);
       if (status == SG_OK)
-        status = sg_tmvn_sample (chain, rng, N, s->T, progress);
+        status = sg_tmvn_sample (chain, rng, N, progress, s->T);
       sg_tmvn_free (chain);
     }
   free (lower);

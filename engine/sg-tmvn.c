@@ -1051,8 +1051,8 @@ start_chains (sg_tmvn *s, chain_task *tasks, const sg_progress *progress,
 }
 
 sg_status
-sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n, double *out,
-                const sg_progress *progress)
+sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n, const sg_progress *progress,
+                double *out)
 {
   if (s == NULL || rng == NULL || (n > 0 && out == NULL))
     return SG_EINVAL;

@@ -115,7 +115,7 @@ void sg_tmvn_free (sg_tmvn *s);
  * never on thread timing. With one chain RNG is used directly.
  * PROGRESS may be NULL; it is called from the calling thread only. On
  * SG_ECANCELLED OUT is left in an unspecified state. */
-sg_status sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n, double *out,
-                          const sg_progress *progress);
+sg_status sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n,
+                          const sg_progress *progress, double *out);
 
 void sg_tmvn_get_info (const sg_tmvn *s, sg_tmvn_info *info);
