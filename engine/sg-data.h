@@ -9,7 +9,7 @@
  *                  = prod_k Phi((z_k + w_k^T f) / sigma_k)
  *   numeric block  phi_{m_r}(y - C f; diag(noise_var)) (001 eq. 12)
  *
- * where f = f(X) at the n distinct inputs. Conventions (issue 3 contract):
+ * where f = f(X) at the n distinct inputs. The observation kinds:
  *   numeric      N(y; f(x), numeric_sd^2)
  *   binary       Phi(label f(x) / probit_sd),            label = +-1
  *   preference   Phi((f(winner) - f(loser)) / (sqrt2 probit_sd))

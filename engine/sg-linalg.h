@@ -75,9 +75,9 @@ int sg_all_finite (const double *x, size_t n);
  * AVX2 / AVX-512 versions picked at load time (the baseline is SSE2).
  * Nothing is reassociated; where the CPU fuses a multiply-add (axpy,
  * sub_squares) a result can differ in its last bit from the SSE2 loop's,
- * as OpenBLAS's own kernels differ between CPUs. Measured on the 200 x 200
- * moment maps (mean and sd): 28 -> 24 ms with the AVX-512 versions. (sqrt
- * vectorises because the engine is built with -fno-math-errno.) */
+ * as OpenBLAS's own kernels differ between CPUs. The grid-wide moment maps
+ * spend most of their time in these loops. (sqrt vectorises because the
+ * engine is built with -fno-math-errno.) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define SG_VECTORIZE __attribute__ ((optimize ("tree-vectorize"), \
                                      target_clones ("avx512f", "avx2", "default")))

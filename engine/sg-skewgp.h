@@ -129,8 +129,8 @@ typedef struct {
   sg_tmvn_options tmvn;  /* the truncated-Gaussian sampler: defaults are
                             sg_tmvn_options_default with method =
                             SG_TMVN_EXACT_HMC, thin = 1, n_chains =
-                            SG_SKEWGP_DEFAULT_CHAINS (see the .c file for
-                            the measurements behind this choice)          */
+                            SG_SKEWGP_DEFAULT_CHAINS (why: see
+                            sg_skewgp_sample_options_default)             */
 } sg_skewgp_sample_options;
 
 #define SG_SKEWGP_DEFAULT_CHAINS 2
@@ -139,10 +139,11 @@ void sg_skewgp_sample_options_default (sg_skewgp_sample_options *opt);
 
 typedef struct sg_skewgp_samples sg_skewgp_samples;
 
-/* Draws N posterior samples of t (lin-ess on N(mu_t, S_tt) restricted to
- * t > 0) and N standard normal variates used for the Gaussian remainder of
- * marginal summaries. When m = 0 (Gaussian posterior) no chain runs.
- * PROGRESS is polled by the chain. */
+/* Draws N posterior samples of t (N(mu_t, S_tt) restricted to t > 0, by
+ * the sg_tmvn sampler of OPT->tmvn: exact HMC with the defaults, lin-ess
+ * if asked) and N standard normal variates used for the Gaussian remainder
+ * of marginal summaries. When m = 0 (Gaussian posterior) no chain runs.
+ * OPT NULL = defaults. PROGRESS is polled by the chains. */
 sg_status sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
                             const sg_skewgp_sample_options *opt, gsl_rng *rng,
                             const sg_progress *progress, sg_skewgp_samples **out);

@@ -308,7 +308,7 @@ test_reference_set (void)
       worst_rel_est = fmax (worst_rel_est, r.log_error);
       if (p->log_truth < -100)
         {
-          /* Tiny probabilities: log value to 1e-3 relative (issue #2). */
+          /* Tiny probabilities: log value to 1e-3 relative. */
           double lerr = fabs (r.log_value - p->log_truth) / fabs (p->log_truth);
           worst_tiny = fmax (worst_tiny, lerr);
           n_tiny++;

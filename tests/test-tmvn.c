@@ -1,4 +1,5 @@
-/* test-tmvn.c — lin-ess truncated Gaussian sampler and MCMC diagnostics.
+/* test-tmvn.c — truncated Gaussian sampler (lin-ess and exact HMC) and MCMC
+ * diagnostics.
  *
  * Monte Carlo tolerances. A lin-ess chain is correlated, so the standard
  * error of a sample mean is sd sqrt(tau / n), tau the integrated
