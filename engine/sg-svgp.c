@@ -911,7 +911,13 @@ sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
              const sg_svgp_options *opt, gsl_rng *rng,
              const sg_progress *progress, sg_svgp *q)
 {
-  if (kernel == NULL || opt == NULL || q == NULL || rng == NULL
+  sg_svgp_options defaults;
+  if (opt == NULL)
+    {
+      sg_svgp_options_default (&defaults);
+      opt = &defaults;
+    }
+  if (kernel == NULL || q == NULL || rng == NULL
       || sg_svgp_data_check (data) != SG_OK || kernel->dim != data->dim
       || opt->n_inducing == 0 || opt->train.batch == 0)
     return SG_EINVAL;
@@ -946,7 +952,7 @@ sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
                          const sg_data *data, const sg_svgp_options *opt,
                          gsl_rng *rng, const sg_progress *progress, sg_svgp *q)
 {
-  if (data == NULL || opt == NULL || data->n_obs == 0 || !(probit_sd > 0)
+  if (data == NULL || data->n_obs == 0 || !(probit_sd > 0)
       || !isfinite (probit_sd))
     return SG_EINVAL;
   size_t n = data->n_obs, d = data->dim;
@@ -969,7 +975,11 @@ sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
       y[i] = 1;
     }
   sg_svgp_data sd = { .dim = d, .n = n, .X = X, .X2 = X2, .y = y };
-  sg_svgp_options o = *opt;
+  sg_svgp_options o;
+  if (opt != NULL)
+    o = *opt;
+  else
+    sg_svgp_options_default (&o);
   o.noise_sd = M_SQRT2 * probit_sd;
   if (o.n_inducing > data->n_inputs)
     o.n_inducing = data->n_inputs;

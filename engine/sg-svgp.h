@@ -174,8 +174,8 @@ sg_status sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
                          const sg_progress *progress, sg_svgp_workspace *ws);
 
 /* The whole recipe: min(n_inducing, input rows) k-means centres,
- * q(v) = N(0, I), delta = delta_init, then sg_svgp_train.
- * Q is initialised by the call (sg_svgp_clear it after SG_OK only). */
+ * q(v) = N(0, I), delta = delta_init, then sg_svgp_train. OPT NULL =
+ * defaults. Q is initialised by the call (sg_svgp_clear it after SG_OK only). */
 typedef struct {
   size_t n_inducing;           /* at most this many inducing points, at
                                   least 1 (default 100)                     */
