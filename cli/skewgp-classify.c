@@ -540,7 +540,7 @@ typedef struct {
   const sg_hyper *full;
 } TiedCtx;
 
-static int
+static sg_status
 tied_evidence (const sg_hyper *proxy, void *user_data, double *log_evidence, double *error)
 {
   const TiedCtx *c = user_data;
@@ -601,7 +601,7 @@ fit_hyper (const ClsArgs *a, ClsMethod method, const sg_data *data, ClsRun *run,
         }
       spec.lengthscale[0] = (sg_fit_range) { lo, hi };
       TiedCtx tc = { &ctx, h };
-      status = sg_fit (&spec, tied_evidence, &tc, &opt, rng, &proxy, &res);
+      status = sg_fit (&spec, tied_evidence, &tc, &opt, rng, NULL, &proxy, &res);
       if (status == SG_OK)
         {
           h->kernel.variance = proxy.kernel.variance;
@@ -610,7 +610,7 @@ fit_hyper (const ClsArgs *a, ClsMethod method, const sg_data *data, ClsRun *run,
         }
     }
   else
-    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, h, &res);
+    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, h, &res);
   sg_rng_free (rng);
   sg_mvn_workspace_free (w);
   if (status != SG_OK)
@@ -673,7 +673,7 @@ predict_skewgp (const ClsArgs *a, const sg_data *data, const double *Xte, gsize 
       for (gsize i = 0; i < nte && status == SG_OK; i++)
         {
           double err;
-          status = w ? sg_skewgp_class_probability_exact (post, Xte + i * data->dim, w, &mo,
+          status = w ? sg_skewgp_class_probability_exact (post, Xte + i * data->dim, w, &mo, NULL,
                                                           &run->prob[i], &err)
                      : SG_ENOMEM;
         }
@@ -694,16 +694,19 @@ out:
   return ok;
 }
 
-static int
+static sg_status
 run_ep (const sg_approx_model *model, const sg_data *data, sg_gauss_post *post)
 {
-  int status = sg_ep_posterior (model, data, NULL, NULL, post);
+  int status = sg_ep_posterior (model, data, NULL, NULL, NULL, post);
   if (status == SG_ENUMERIC)
     {
       /* Undamped EP can oscillate on nearly separable data; damping is the
        * standard remedy (Minka 2001). */
-      sg_ep_options opt = { .max_sweeps = 1000, .damping = 0.5 };
-      status = sg_ep_posterior (model, data, &opt, NULL, post);
+      sg_ep_options opt;
+      sg_ep_options_default (&opt);
+      opt.max_sweeps = 1000;
+      opt.damping = 0.5;
+      status = sg_ep_posterior (model, data, &opt, NULL, NULL, post);
     }
   return status;
 }
@@ -718,7 +721,7 @@ predict_gaussian (ClsMethod method, const sg_data *data, const double *Xte, gsiz
                          &model);
   sg_gauss_post post = { 0 };
   int status = method == METHOD_EP ? run_ep (&model, data, &post)
-                                   : sg_laplace_posterior (&model, data, NULL, NULL, &post);
+                                   : sg_laplace_posterior (&model, data, NULL, NULL, NULL, &post);
   if (status != SG_OK)
     return numeric_error (error, method_names[method], "posterior", status);
   if (!isfinite (run->log_evidence))
@@ -755,12 +758,14 @@ predict_svgp (const ClsArgs *a, const double *Xtr, const int *ytr, gsize ntr, gs
   gsize M = a->inducing > 0 ? (gsize) a->inducing : DEFAULT_SVGP_INDUCING;
   opt.n_inducing = MIN (M, ntr);
   opt.noise_sd = run->hyper.noise.probit_sd;
-  opt.train.batch = (size_t) a->batch;
-  opt.train.iterations = (int) a->iterations;
+  if (a->batch > 0)
+    opt.train.batch = (size_t) a->batch;
+  if (a->iterations > 0)
+    opt.train.iterations = (size_t) a->iterations;
   opt.train.fix_kernel = !a->fit;
   gsl_rng *rng = sg_rng_new (a->seed, 4);
   sg_svgp q;
-  int status = sg_svgp_fit (&run->hyper.kernel, &data, &opt, rng, &q);
+  int status = sg_svgp_fit (&run->hyper.kernel, &data, &opt, rng, NULL, &q);
   sg_rng_free (rng);
   if (status != SG_OK)
     return numeric_error (error, name, "training", status);

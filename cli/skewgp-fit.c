@@ -407,7 +407,7 @@ run_fit (JsonObject *input, GError **error)
       skewgp_numeric_error (error, "fit", SG_ENOMEM);
       goto out;
     }
-  status = sg_fit (&req.spec, sg_evidence_eval, &ctx, &req.opt, rng, &h, &res);
+  status = sg_fit (&req.spec, sg_evidence_eval, &ctx, &req.opt, rng, NULL, &h, &res);
   if (status == SG_ENUMERIC)
     {
       g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC,

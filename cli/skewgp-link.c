@@ -267,7 +267,7 @@ run_regression_json (JsonObject *in, GError **error)
   r.prior.slope = fmax ((yhi - ylo) / (xhi - xlo), 1e-3 * scale / (xhi - xlo));
   r.prior.mu = ym;
   r.prior.gamma = 1.0 / (scale * scale);
-  r.ws = sg_link_workspace_alloc (n, r.prior.n_basis);
+  r.ws = sg_link_workspace_new (n, r.prior.n_basis);
   if (r.ws == NULL)
     return skewgp_numeric_error (error, "allocating the link workspace", SG_ENOMEM);
 

@@ -1,6 +1,6 @@
 /* skewgp-model-json.h — the SkewGP model document shared by `skewgp
  * posterior` and `skewgp fit`: kernel, constant mean, optional skew prior,
- * noise, observations (issue 3 contract):
+ * noise, observations:
  *
  *   "kernel": {"type": "rbf"|"matern52", "variance": v, "lengthscales": [...]},
  *   "mean": c?,

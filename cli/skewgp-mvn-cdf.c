@@ -165,7 +165,7 @@ mvn_cdf_run (JsonObject *in, GError **error)
       return FALSE;
     }
   sg_mvn_result res;
-  int status = sg_mvn_prob (w, r.d, r.mean, r.cov, r.lower, r.upper, &r.opt, &res);
+  int status = sg_mvn_prob (w, r.d, r.mean, r.cov, r.lower, r.upper, &r.opt, NULL, &res);
   sg_mvn_workspace_free (w);
   if (status == SG_EINVAL || status == SG_ENOTPD)   /* caught above; kept for safety */
     return skewgp_input_error (error, "field 'cov' or bounds rejected: %s", sg_strerror (status));

@@ -224,7 +224,7 @@ tmvn_run (JsonObject *input, GError **error)
   gsize n = (gsize) req.samples, d = req.d;
   g_autofree double *x = g_try_new (double, n * d);
   gsl_rng *rng = sg_rng_new ((uint64_t) req.seed, 0);
-  status = x && rng ? sg_tmvn_sample (sampler, rng, n, x, NULL) : SG_ENOMEM;
+  status = x && rng ? sg_tmvn_sample (sampler, rng, n, NULL, x) : SG_ENOMEM;
   sg_tmvn_info info;
   sg_tmvn_get_info (sampler, &info);
   sg_rng_free (rng);

@@ -532,18 +532,12 @@ ensure_approx_locked (SbModel *model, const sg_progress *progress)
   if (model->approx_tried)
     return;
   sg_hyper_approx_model (sg_bo_get_hyper (model->bo), SG_LINK_PROBIT, &am);
-  {
-    sg_laplace_options o = { 0 };
-    o.progress = progress;
-    model->has_approx[SB_POSTERIOR_LAPLACE]
-      = sg_laplace_posterior (&am, data, &o, NULL, &model->approx[SB_POSTERIOR_LAPLACE]) == SG_OK;
-  }
-  {
-    sg_ep_options o = { 0 };
-    o.progress = progress;
-    model->has_approx[SB_POSTERIOR_EP]
-      = sg_ep_posterior (&am, data, &o, NULL, &model->approx[SB_POSTERIOR_EP]) == SG_OK;
-  }
+  model->has_approx[SB_POSTERIOR_LAPLACE]
+    = sg_laplace_posterior (&am, data, NULL, progress, NULL,
+                            &model->approx[SB_POSTERIOR_LAPLACE]) == SG_OK;
+  model->has_approx[SB_POSTERIOR_EP]
+    = sg_ep_posterior (&am, data, NULL, progress, NULL,
+                       &model->approx[SB_POSTERIOR_EP]) == SG_OK;
   /* A cancelled attempt is not final: the next job tries again. */
   model->approx_tried = sg_progress_report (progress, 0) == SG_OK;
   if (!model->approx_tried)

@@ -288,7 +288,7 @@ sb_link_fit (const double *d, const double *answer, guint n, double probit_sd,
     return NULL;
   sg_link_likelihood lik = { SG_LINK_OBS_BINARY, SG_LINK_PROBIT, 0.0 };
 
-  sg_link_workspace *ws = sg_link_workspace_alloc (n, prior.n_basis);
+  sg_link_workspace *ws = sg_link_workspace_new (n, prior.n_basis);
   g_autofree sg_link_fit *fit = g_new0 (sg_link_fit, 1);
   SubProgress sp_fit = { progress, 0.6, 0.7 }, sp_band = { progress, 0.7, 1.0 };
   sg_progress p_fit = { sub_progress, &sp_fit }, p_band = { sub_progress, &sp_band };

@@ -1,5 +1,5 @@
-/* sb-link-job.h — the link diagnostic of a preference campaign (issue 9,
- * paper 003): is the person's answering consistent with the probit link
+/* sb-link-job.h — the link diagnostic of a preference campaign (paper
+ * 003): is the person's answering consistent with the probit link
  * the SkewGP model assumes?
  *
  *   session log -> sg_bo replay (sb_job_replay) -> exact SkewGP posterior

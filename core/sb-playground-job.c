@@ -172,10 +172,9 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
         return SG_ENOMEM;
     }
   sg_fit_options_default (&opt);
-  opt.progress = progress;
   opt.n_starts = 3;
   opt.max_seconds = 20;
-  status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, h, &res);
+  status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, progress, h, &res);
   if (ctx.workspace)
     sg_mvn_workspace_free (ctx.workspace);
   return status;
@@ -256,7 +255,6 @@ compute_checks (const Ctx *c, const sg_skewgp_posterior *post, const sg_progress
   int status = w ? SG_OK : SG_ENOMEM;
 
   sg_mvn_options_default (&opt);
-  opt.progress = progress;
   opt.seed = c->in->seed;
   /* The ratio of two probabilities of dimension ~m: the default 10000
    * QMC points leave 1-2% relative error at m = 50; 50000 bring it to a
@@ -267,7 +265,7 @@ compute_checks (const Ctx *c, const sg_skewgp_posterior *post, const sg_progress
       guint cell = (guint) lround ((double) k * (c->n_cells - 1) / (SB_PLAYGROUND_N_CHECK - 1));
       status = sg_progress_report (progress, (double) k / SB_PLAYGROUND_N_CHECK);
       if (status == SG_OK)
-        status = sg_skewgp_class_probability_exact (post, c->cells + cell, w, &opt,
+        status = sg_skewgp_class_probability_exact (post, c->cells + cell, w, &opt, progress,
                                                     &r->check_prob[k], &r->check_error[k]);
       r->check_cell[k] = cell;
     }
@@ -377,15 +375,9 @@ compute_gaussian (const Ctx *c, SbPosteriorMethod which, SbPlaygroundResult *r, 
     {
       sg_hyper_approx_model (&h, SG_LINK_PROBIT, &model);
       if (laplace)
-        {
-          sg_laplace_options o = { .progress = &progress };
-          status = sg_laplace_posterior (&model, c->data, &o, NULL, &gp);
-        }
+        status = sg_laplace_posterior (&model, c->data, NULL, &progress, NULL, &gp);
       else
-        {
-          sg_ep_options o = { .progress = &progress };
-          status = sg_ep_posterior (&model, c->data, &o, NULL, &gp);
-        }
+        status = sg_ep_posterior (&model, c->data, NULL, &progress, NULL, &gp);
       if (status == SG_OK)
         {
           m->log_evidence = gp.log_evidence;

@@ -1,4 +1,4 @@
-/* sb-prior-job.h — the prior explorer's engine jobs (issue 8).
+/* sb-prior-job.h — the prior explorer's engine jobs.
  *
  * The prior explorer (ui/sb-prior-explorer.c) lets a user play with the
  * SkewGP_s prior of 000 section 4 / 001 eq. 11: kernel, lengthscale,

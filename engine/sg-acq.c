@@ -257,7 +257,7 @@ refine (max_ctx *c, size_t dim, const double *lower, const double *upper,
     }
 }
 
-int
+sg_status
 sg_acq_maximize (size_t dim, const double *lower, const double *upper,
                  sg_acq_fn fn, void *user_data, const double *extra,
                  size_t n_extra, const sg_acq_max_options *opt,

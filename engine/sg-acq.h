@@ -91,8 +91,8 @@ void sg_acq_max_options_default (sg_acq_max_options *opt);
  * dim (may be NULL). Points where FN returns NaN count as -inf.
  * Returns SG_OK, SG_EINVAL (dim = 0 or > 32, lower > upper, no points),
  * SG_ENOMEM, SG_ECANCELLED. */
-int sg_acq_maximize (size_t dim, const double *lower, const double *upper,
-                     sg_acq_fn fn, void *user_data, const double *extra,
-                     size_t n_extra, const sg_acq_max_options *opt,
-                     gsl_rng *rng, const sg_progress *progress,
-                     double *x_best, double *value);
+sg_status sg_acq_maximize (size_t dim, const double *lower, const double *upper,
+                           sg_acq_fn fn, void *user_data, const double *extra,
+                           size_t n_extra, const sg_acq_max_options *opt,
+                           gsl_rng *rng, const sg_progress *progress,
+                           double *x_best, double *value);

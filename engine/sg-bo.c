@@ -74,7 +74,7 @@ static double two_gp_safe_ucb (const sg_bo *bo, const double *F, size_t n,
 
 /* ---- Configuration --------------------------------------------------------- */
 
-int
+sg_status
 sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
                       const double *upper)
 {
@@ -130,7 +130,7 @@ inside_box (const sg_bo_config *c, const double *x)
   return 1;
 }
 
-int
+sg_status
 sg_bo_config_check (const sg_bo_config *c)
 {
   if (c == NULL || c->dim == 0 || c->dim > SG_BO_MAX_DIM)
@@ -194,7 +194,7 @@ hyper_copy (sg_hyper *dst, const sg_hyper *src, double *buf, size_t dim)
   memcpy (dst->gamma, src->gamma, s * sizeof *buf);
 }
 
-int
+sg_status
 sg_bo_new (const sg_bo_config *config, sg_bo **out)
 {
   if (out == NULL || sg_bo_config_check (config) != SG_OK)
@@ -307,7 +307,7 @@ set_ref (sg_bo *bo, const double *x, double value)
   bo->ref_value = value;
 }
 
-int
+sg_status
 sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
 {
   if (bo == NULL || xa == NULL || xb == NULL
@@ -329,7 +329,7 @@ sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
   return SG_OK;
 }
 
-int
+sg_status
 sg_bo_answer_value (sg_bo *bo, const double *x, double y)
 {
   if (bo == NULL || x == NULL || !isfinite (y)
@@ -355,7 +355,7 @@ sg_bo_answer_value (sg_bo *bo, const double *x, double y)
   return SG_OK;
 }
 
-int
+sg_status
 sg_bo_answer_invalid (sg_bo *bo, const double *x)
 {
   if (bo == NULL || x == NULL || bo->cfg.mode != SG_BO_SAFE || !inside_box (&bo->cfg, x))
@@ -370,7 +370,7 @@ sg_bo_answer_invalid (sg_bo *bo, const double *x)
   return SG_OK;
 }
 
-int
+sg_status
 sg_bo_answer_label (sg_bo *bo, const double *x, int label)
 {
   if (bo == NULL || x == NULL || bo->cfg.mode != SG_BO_ACTIVE || (label != 1 && label != -1)
@@ -386,7 +386,7 @@ sg_bo_answer_label (sg_bo *bo, const double *x, int label)
   return SG_OK;
 }
 
-int
+sg_status
 sg_bo_undo (sg_bo *bo)
 {
   if (bo == NULL || bo->n_log == 0)
@@ -591,9 +591,8 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
     {
       sg_svgp_options o;
       sg_svgp_options_default (&o);
-      o.train.progress = progress;
       status = rng ? sg_svgp_fit_preferences (&bo->hyper.kernel, bo->hyper.noise.probit_sd,
-                                              &bo->data, &o, rng, &bo->svgp)
+                                              &bo->data, &o, rng, progress, &bo->svgp)
                    : SG_EINVAL;
       bo->has_svgp = status == SG_OK;
     }
@@ -617,16 +616,13 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
       sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
       if (bo->cfg.surrogate == SG_BO_SURROGATE_LAPLACE)
         {
-          sg_laplace_options o = { 0 };
-          o.progress = progress;
-          status = sg_laplace_posterior (&model, &bo->data, &o, &bo->laplace_warm,
-                                         &bo->gpost);
+          status = sg_laplace_posterior (&model, &bo->data, NULL, progress,
+                                         &bo->laplace_warm, &bo->gpost);
         }
       else
         {
-          sg_ep_options o = { 0 };
-          o.progress = progress;
-          status = sg_ep_posterior (&model, &bo->data, &o, &bo->ep_warm, &bo->gpost);
+          status = sg_ep_posterior (&model, &bo->data, NULL, progress,
+                                    &bo->ep_warm, &bo->gpost);
         }
       bo->has_gpost = status == SG_OK;
     }
@@ -923,7 +919,7 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
   return status;
 }
 
-int
+sg_status
 sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
                sg_bo_query *query)
 {
@@ -1027,11 +1023,10 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
         status = SG_ENOMEM;
     }
   sg_fit_options opt = bo->cfg.refit;
-  opt.progress = progress;
   if (opt.n_starts > 1 && rng == NULL)
     opt.n_starts = 1;
   if (status == SG_OK)
-    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, &h, &r);
+    status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, progress, &h, &r);
   if (status == SG_OK)
     {
       hyper_copy (&bo->hyper, &h, bo->hyper_buf, dim);
@@ -1046,7 +1041,7 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
   return status;
 }
 
-int
+sg_status
 sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_fit_result *res)
 {
   if (bo == NULL)
@@ -1069,7 +1064,7 @@ sg_bo_get_hyper (const sg_bo *bo)
   return &bo->hyper;
 }
 
-int
+sg_status
 sg_bo_set_hyper (sg_bo *bo, const sg_hyper *hyper)
 {
   if (bo == NULL || hyper == NULL || hyper->s != bo->cfg.prior.s)
@@ -1090,7 +1085,7 @@ const sg_skewgp_posterior *sg_bo_skewgp_posterior (const sg_bo *bo) { return bo-
 const sg_skewgp_samples *sg_bo_skewgp_samples (const sg_bo *bo) { return bo->samples; }
 const sg_gauss_post *sg_bo_gauss_post (const sg_bo *bo) { return bo->has_gpost ? &bo->gpost : NULL; }
 
-int
+sg_status
 sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b, unsigned fields,
                  double level, const sg_progress *progress, sg_point_summary *out)
 {
@@ -1145,7 +1140,7 @@ acq_target_name (const sg_bo_config *c, sg_bo_acq_target target)
     }
 }
 
-int
+sg_status
 sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info)
 {
   if (bo == NULL || info == NULL || !bo->acq.valid)
@@ -1220,14 +1215,14 @@ prob_valid_at_point (acq_ctx *a, const double *x)
   return sg_acq_prob_at_least (a->F, a->N, a->bo->cfg.threshold);
 }
 
-int
+sg_status
 sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
                       const sg_progress *progress, double *out)
 {
   return eval_last (bo, XS, b, progress, acquisition_at_point, out);
 }
 
-int
+sg_status
 sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                      const sg_progress *progress, double *out)
 {
@@ -1278,9 +1273,8 @@ two_gp_build (sg_bo *bo, const sg_progress *progress)
   sg_approx_model model;
   sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
   model.prior_mean = 0;
-  sg_ep_options o = { 0 };
-  o.progress = progress;
-  status = sg_ep_posterior (&model, &cls, &o, &bo->cls_warm, &bo->cls_post);
+  status = sg_ep_posterior (&model, &cls, NULL, progress, &bo->cls_warm,
+                            &bo->cls_post);
   if (status == SG_OK)
     {
       bo->has_two_gp = 1;
@@ -1289,9 +1283,8 @@ two_gp_build (sg_bo *bo, const sg_progress *progress)
       if (reg.n_obs > 0)
         {
           sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
-          sg_laplace_options lo = { 0 };
-          lo.progress = progress;
-          status = sg_laplace_posterior (&model, &reg, &lo, NULL, &bo->reg_post);
+          status = sg_laplace_posterior (&model, &reg, NULL, progress, NULL,
+                                         &bo->reg_post);
           bo->has_reg = status == SG_OK;
         }
     }
@@ -1349,7 +1342,7 @@ sg_bo_two_gp_regression (const sg_bo *bo)
 
 /* ---- Active mode: the classifier ------------------------------------------------ */
 
-int
+sg_status
 sg_bo_fit_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
 {
   if (bo == NULL || rng == NULL || bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM)
@@ -1358,7 +1351,7 @@ sg_bo_fit_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
   return build_model (bo, rng, progress);
 }
 
-int
+sg_status
 sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
                          const sg_progress *progress, double *prob)
 {
@@ -1435,7 +1428,7 @@ parse_name (const char *name, const char *const *names, int n, int *out)
   return SG_EINVAL;
 }
 
-int
+sg_status
 sg_bo_mode_parse (const char *name, sg_bo_mode *mode)
 {
   int i;
@@ -1445,7 +1438,7 @@ sg_bo_mode_parse (const char *name, sg_bo_mode *mode)
   return status;
 }
 
-int
+sg_status
 sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq)
 {
   int i;
@@ -1455,7 +1448,7 @@ sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq)
   return status;
 }
 
-int
+sg_status
 sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate)
 {
   int i;

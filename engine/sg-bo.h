@@ -187,16 +187,16 @@ typedef struct {
  * likelihood is Phi(f(a) - f(b)), as in the reference code), s = 0,
  * threshold 0, safe 0.7 / 1000, mixed every 4, 5 initial, refits 30 / 10,
  * 1000 samples, seed 0. Returns SG_EINVAL for a bad box. */
-int sg_bo_config_default (sg_bo_config *config, size_t dim,
-                          const double *lower, const double *upper);
+sg_status sg_bo_config_default (sg_bo_config *config, size_t dim,
+                                const double *lower, const double *upper);
 /* SG_OK if the configuration is usable. */
-int sg_bo_config_check (const sg_bo_config *config);
+sg_status sg_bo_config_check (const sg_bo_config *config);
 
 typedef struct sg_bo sg_bo;
 
 /* A new loop with no answers. Copies CONFIG (and its prior arrays).
  * SG_EINVAL (sg_bo_config_check), SG_ENOMEM. */
-int sg_bo_new (const sg_bo_config *config, sg_bo **out);
+sg_status sg_bo_new (const sg_bo_config *config, sg_bo **out);
 void sg_bo_free (sg_bo *bo);
 const sg_bo_config *sg_bo_get_config (const sg_bo *bo);
 
@@ -206,17 +206,17 @@ const sg_bo_config *sg_bo_get_config (const sg_bo *bo);
 
 /* A duel between XA and XB; A_WON = 1 if XA was preferred. The winner
  * becomes x_r. Preference and mixed modes; SG_EINVAL when XA == XB. */
-int sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won);
+sg_status sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won);
 /* A measured value Y at X: a numeric observation (mixed) or a valid one
  * (safe, threshold h). SG_EINVAL in preference mode. */
-int sg_bo_answer_value (sg_bo *bo, const double *x, double y);
+sg_status sg_bo_answer_value (sg_bo *bo, const double *x, double y);
 /* X produced no output (g(x) < h). Safe mode only. */
-int sg_bo_answer_invalid (sg_bo *bo, const double *x);
+sg_status sg_bo_answer_invalid (sg_bo *bo, const double *x);
 /* The class LABEL (+1 or -1) of X. Active mode only; SG_EINVAL else. */
-int sg_bo_answer_label (sg_bo *bo, const double *x, int label);
+sg_status sg_bo_answer_label (sg_bo *bo, const double *x, int label);
 /* Removes the last answer and restores x_r as it was before it.
  * SG_EINVAL when there is no answer. */
-int sg_bo_undo (sg_bo *bo);
+sg_status sg_bo_undo (sg_bo *bo);
 
 size_t sg_bo_n_answers (const sg_bo *bo);
 /* The data (sg-data.h) of all answers, borrowed. */
@@ -256,8 +256,8 @@ gsl_rng *sg_bo_rng (const sg_bo *bo);
  * is polled throughout; on SG_ECANCELLED the loop is unchanged except
  * that the previous model may have been dropped. Errors: SG_ENOMEM,
  * SG_ENOTPD / SG_ENUMERIC / SG_EINFEASIBLE from the surrogate. */
-int sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
-                   sg_bo_query *query);
+sg_status sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
+                         sg_bo_query *query);
 
 /* ---- Hyperparameters ----------------------------------------------------- */
 
@@ -270,12 +270,12 @@ int sg_bo_refit_due (const sg_bo *bo);
  * extra starts (may be NULL with one start); RES may be NULL. With fewer
  * than two observations nothing is fitted (SG_OK, RES->n_evals = 0).
  * On failure the hyperparameters are unchanged. */
-int sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
-                 sg_fit_result *res);
+sg_status sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
+                       sg_fit_result *res);
 /* The current hyperparameters (borrowed; arrays owned by BO). */
 const sg_hyper *sg_bo_get_hyper (const sg_bo *bo);
 /* Replaces them (arrays copied; s must match the configuration's). */
-int sg_bo_set_hyper (sg_bo *bo, const sg_hyper *hyper);
+sg_status sg_bo_set_hyper (sg_bo *bo, const sg_hyper *hyper);
 
 /* ---- The model of the last proposal (for plots) -------------------------
  * Valid until the next sg_bo_propose / sg_bo_refit / sg_bo_free; it
@@ -293,9 +293,9 @@ const sg_gauss_post *sg_bo_gauss_post (const sg_bo *bo);
  * fast_moments), 10-15x cheaper on a plot's grid than every field; the
  * other fields are then NaN. The Gaussian surrogates fill every field in
  * closed form whatever FIELDS says. SG_EINVAL when there is no model. */
-int sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b,
-                     unsigned fields, double level,
-                     const sg_progress *progress, sg_point_summary *out);
+sg_status sg_bo_summarize (const sg_bo *bo, const double *XS, size_t b,
+                           unsigned fields, double level,
+                           const sg_progress *progress, sg_point_summary *out);
 
 /* ---- The acquisition of the last proposal (for plots) -------------------
  * The function sg_bo_propose maximised, evaluated anywhere: same model,
@@ -326,7 +326,7 @@ typedef struct {
 } sg_bo_acq_info;
 
 /* Describes the last proposal's acquisition; SG_EINVAL when there is none. */
-int sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info);
+sg_status sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info);
 /* The last proposal's acquisition at B finite points XS (b x dim; outside
  * the box is allowed) into OUT (b). For duels, points within 1e-6 box
  * widths of x_r get -inf, as in the search (a duel of x_r against itself
@@ -334,14 +334,14 @@ int sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info);
  * the search. PROGRESS is polled every 16 points. SG_EINVAL, SG_ENOMEM,
  * SG_ECANCELLED, or the surrogate's sampling failure; OUT is untouched on
  * failure. */
-int sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
-                          const sg_progress *progress, double *out);
+sg_status sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
+                                const sg_progress *progress, double *out);
 /* P(f(x) >= config.threshold) at B points (001 sec. 5.2.3; the h of safe
  * mode), as the fraction of the same joint samples at or above h, so its
  * value at the proposal is query.prob_safe. Any mode; same errors. With
  * the two-GP surrogate: the classifier's P(f_c(x) >= 0) (its samples). */
-int sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
-                         const sg_progress *progress, double *out);
+sg_status sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
+                               const sg_progress *progress, double *out);
 
 /* ---- Active mode: the classifier ---------------------------------------- */
 
@@ -350,15 +350,15 @@ int sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
  * model accessors above then describe it). SG_EINVAL for the random
  * surrogate or with no data the surrogate can use; errors as
  * sg_bo_propose. */
-int sg_bo_fit_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress);
+sg_status sg_bo_fit_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress);
 
 /* Predictive class probabilities P(y = +1 | data) = E[Phi(f(x) / probit_sd)]
  * of the current model at B points XS (b x dim) into PROB (b), with the
  * current hyperparameters' probit_sd (SkewGP: Rao-Blackwellised over the
  * samples, sg_skewgp_summarize; Laplace / EP: closed form). Any mode with a
  * model; SG_EINVAL when there is none (random surrogate, initial design). */
-int sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
-                             const sg_progress *progress, double *prob);
+sg_status sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
+                                   const sg_progress *progress, double *prob);
 
 /* ---- Two-GP surrogate (safe mode; SG_BO_SURROGATE_TWO_GP) ------------------
  * The baseline of 001 sec. 5.2.3 / Figure 15 in the style of SafeOpt
@@ -389,6 +389,6 @@ unsigned sg_bo_default_refit_free (sg_bo_mode mode);
 const char *sg_bo_acquisition_name (sg_bo_acquisition acq);
 const char *sg_bo_surrogate_name (sg_bo_surrogate surrogate);
 /* Parse the names above; SG_EINVAL for unknown ones. */
-int sg_bo_mode_parse (const char *name, sg_bo_mode *mode);
-int sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq);
-int sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate);
+sg_status sg_bo_mode_parse (const char *name, sg_bo_mode *mode);
+sg_status sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq);
+sg_status sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate);

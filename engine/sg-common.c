@@ -1,7 +1,7 @@
 #include "sg-common.h"
 
 const char *
-sg_strerror (int status)
+sg_strerror (sg_status status)
 {
   switch (status)
     {
@@ -16,7 +16,7 @@ sg_strerror (int status)
     }
 }
 
-int
+sg_status
 sg_progress_report (const sg_progress *p, double fraction)
 {
   if (p == NULL || p->func == NULL)

@@ -2,6 +2,26 @@
  *
  * The engine never aborts, exits or prints: every function that can fail
  * returns one of these codes and leaves its outputs untouched on failure.
+ *
+ * Conventions every module follows:
+ * - Status: a function that can fail returns sg_status (SG_OK or an SG_E*
+ *   code below; sg_strerror gives its one-line meaning). Functions that
+ *   return 0/1 answers (sg_bo_best, sg_all_finite, ...) return int.
+ * - Options: each options struct sg_X_options has
+ *   sg_X_options_default (sg_X_options *opt), which writes the documented
+ *   defaults; callers call it, then set what they change. A NULL options
+ *   pointer means the defaults. Zero is never a stand-in for "the default":
+ *   a field whose value is out of range is SG_EINVAL (a zero that means
+ *   something, such as "no time budget" or "choose the thinning
+ *   automatically", is documented as that meaning).
+ * - Progress and cancellation: a function with a long loop takes
+ *   `const sg_progress *progress` (may be NULL) as an argument after its
+ *   options and RNG and before its outputs; options structs hold settings
+ *   only, so they can be stored and copied (sg_bo_config, sg_evidence_ctx).
+ * - Lifetimes: an object the engine allocates is made by sg_X_new and
+ *   released by sg_X_free (NULL is allowed); a struct the caller owns is
+ *   set up by sg_X_init (or _build) and its arrays released by sg_X_clear.
+ * - Sizes: counts, dimensions and iteration numbers are size_t.
  */
 #pragma once
 
@@ -19,7 +39,7 @@ typedef enum {
 } sg_status;
 
 /* One line, no trailing period: suitable after "skewgp: ". */
-const char *sg_strerror (int status);
+const char *sg_strerror (sg_status status);
 
 /* Progress and cancellation for long loops. FRACTION is in [0, 1].
  * Return nonzero to ask the loop to stop; it then returns SG_ECANCELLED
@@ -32,4 +52,4 @@ typedef struct {
 } sg_progress;
 
 /* Calls P (if any) and returns SG_ECANCELLED when it asks to stop. */
-int sg_progress_report (const sg_progress *p, double fraction);
+sg_status sg_progress_report (const sg_progress *p, double fraction);

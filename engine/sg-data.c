@@ -19,7 +19,7 @@ sg_obs_kind_name (sg_obs_kind kind)
   return (size_t) kind < N_OBS_KINDS ? obs_kind_names[kind] : "?";
 }
 
-int
+sg_status
 sg_obs_kind_parse (const char *name, sg_obs_kind *kind)
 {
   for (size_t i = 0; name != NULL && i < N_OBS_KINDS; i++)
@@ -46,7 +46,7 @@ sg_data_clear (sg_data *data)
   sg_data_init (data, data->dim);
 }
 
-int
+sg_status
 sg_data_copy (sg_data *dst, const sg_data *src)
 {
   sg_data_init (dst, src->dim);
@@ -65,7 +65,7 @@ sg_data_copy (sg_data *dst, const sg_data *src)
   return SG_OK;
 }
 
-int
+sg_status
 sg_data_input_index (sg_data *data, const double *x, size_t *index)
 {
   size_t d = data->dim;
@@ -122,7 +122,7 @@ add_single (sg_data *data, sg_obs o, const double *x)
   return status;
 }
 
-int
+sg_status
 sg_data_add_numeric (sg_data *data, const double *x, double y)
 {
   if (!isfinite (y))
@@ -130,7 +130,7 @@ sg_data_add_numeric (sg_data *data, const double *x, double y)
   return add_single (data, (sg_obs) { .kind = SG_OBS_NUMERIC, .y = y }, x);
 }
 
-int
+sg_status
 sg_data_add_binary (sg_data *data, const double *x, int label)
 {
   if (label != 1 && label != -1)
@@ -138,7 +138,7 @@ sg_data_add_binary (sg_data *data, const double *x, int label)
   return add_single (data, (sg_obs) { .kind = SG_OBS_BINARY, .y = label }, x);
 }
 
-int
+sg_status
 sg_data_add_valid (sg_data *data, const double *x, double y, double threshold)
 {
   if (!isfinite (y) || !isfinite (threshold))
@@ -147,7 +147,7 @@ sg_data_add_valid (sg_data *data, const double *x, double y, double threshold)
                                       .threshold = threshold }, x);
 }
 
-int
+sg_status
 sg_data_add_invalid (sg_data *data, const double *x, double threshold)
 {
   if (!isfinite (threshold))
@@ -156,7 +156,7 @@ sg_data_add_invalid (sg_data *data, const double *x, double threshold)
                                       .threshold = threshold }, x);
 }
 
-int
+sg_status
 sg_data_add_preference (sg_data *data, const double *winner, const double *loser)
 {
   size_t d = data->dim;
@@ -186,7 +186,7 @@ input_used (const sg_data *data, size_t i)
   return 0;
 }
 
-int
+sg_status
 sg_data_remove_last (sg_data *data)
 {
   if (data->n_obs == 0)
@@ -224,7 +224,7 @@ count_rows (const sg_data *data, size_t *m_probit, size_t *m_numeric)
       }
 }
 
-int
+sg_status
 sg_likelihood_build (const sg_data *data, const sg_noise *noise,
                      sg_likelihood *lik)
 {

@@ -9,7 +9,7 @@
  *                  = prod_k Phi((z_k + w_k^T f) / sigma_k)
  *   numeric block  phi_{m_r}(y - C f; diag(noise_var)) (001 eq. 12)
  *
- * where f = f(X) at the n distinct inputs. Conventions (issue 3 contract):
+ * where f = f(X) at the n distinct inputs. The observation kinds:
  *   numeric      N(y; f(x), numeric_sd^2)
  *   binary       Phi(label f(x) / probit_sd),            label = +-1
  *   preference   Phi((f(winner) - f(loser)) / (sqrt2 probit_sd))
@@ -32,7 +32,7 @@ typedef enum {
  * "binary", "preference", "valid", "invalid" ("?" for another value). */
 const char *sg_obs_kind_name (sg_obs_kind kind);
 /* The kind NAME spells; SG_EINVAL (and KIND untouched) for an unknown name. */
-int sg_obs_kind_parse (const char *name, sg_obs_kind *kind);
+sg_status sg_obs_kind_parse (const char *name, sg_obs_kind *kind);
 
 typedef struct {
   sg_obs_kind kind;
@@ -53,20 +53,20 @@ typedef struct {
 void sg_data_init (sg_data *data, size_t dim);
 void sg_data_clear (sg_data *data);
 /* Deep copy into DST (initialised by this call). */
-int sg_data_copy (sg_data *dst, const sg_data *src);
+sg_status sg_data_copy (sg_data *dst, const sg_data *src);
 /* Index of X in the input table, appending it if no identical row exists.
  * SG_EINVAL for non-finite coordinates. */
-int sg_data_input_index (sg_data *data, const double *x, size_t *index);
+sg_status sg_data_input_index (sg_data *data, const double *x, size_t *index);
 /* Appends an observation; the x vectors are looked up / added as inputs.
  * SG_EINVAL for NaN, a label other than +-1, or winner == loser. */
-int sg_data_add_numeric (sg_data *data, const double *x, double y);
-int sg_data_add_binary (sg_data *data, const double *x, int label);
-int sg_data_add_preference (sg_data *data, const double *winner, const double *loser);
-int sg_data_add_valid (sg_data *data, const double *x, double y, double threshold);
-int sg_data_add_invalid (sg_data *data, const double *x, double threshold);
+sg_status sg_data_add_numeric (sg_data *data, const double *x, double y);
+sg_status sg_data_add_binary (sg_data *data, const double *x, int label);
+sg_status sg_data_add_preference (sg_data *data, const double *winner, const double *loser);
+sg_status sg_data_add_valid (sg_data *data, const double *x, double y, double threshold);
+sg_status sg_data_add_invalid (sg_data *data, const double *x, double threshold);
 /* Removes the last observation (undo); inputs no longer referenced by any
  * observation are dropped too. SG_EINVAL when there is none. */
-int sg_data_remove_last (sg_data *data);
+sg_status sg_data_remove_last (sg_data *data);
 
 typedef struct {
   double numeric_sd;  /* sd of numeric (and valid) measurements */
@@ -87,6 +87,6 @@ typedef struct {
 } sg_likelihood;
 
 /* SG_EINVAL for non-positive or non-finite noise. */
-int sg_likelihood_build (const sg_data *data, const sg_noise *noise,
-                         sg_likelihood *lik);
+sg_status sg_likelihood_build (const sg_data *data, const sg_noise *noise,
+                               sg_likelihood *lik);
 void sg_likelihood_clear (sg_likelihood *lik);

@@ -28,7 +28,7 @@ typedef struct {
   double *s, *L;         /* s = sqrt(tau), L = chol(I + s Kt s) */
   double *Sigma, *mu;    /* posterior of u */
   double *col;           /* scratch column */
-  int sweeps;
+  size_t sweeps;
   double log_evidence;
 } ep_state;
 
@@ -194,18 +194,17 @@ ep_evidence (const sg_rows *R, ep_state *st)
 }
 
 static int
-run_sweeps (const sg_rows *R, const sg_ep_options *opt, ep_state *st)
+run_sweeps (const sg_rows *R, const sg_ep_options *opt,
+            const sg_progress *progress, ep_state *st)
 {
-  int max_sweeps = opt && opt->max_sweeps > 0 ? opt->max_sweeps : DEFAULT_MAX_SWEEPS;
-  double tol = opt && opt->tol > 0 ? opt->tol : DEFAULT_TOL;
-  double damping = opt && opt->damping > 0 ? opt->damping : 1.0;
-  const sg_progress *progress = opt ? opt->progress : NULL;
+  size_t max_sweeps = opt->max_sweeps;
+  double tol = opt->tol, damping = opt->damping;
 
   int status = recompute_posterior (R, st);
   int converged = R->m == 0;
-  for (int sweep = 1; status == SG_OK && !converged && sweep <= max_sweeps; sweep++)
+  for (size_t sweep = 1; status == SG_OK && !converged && sweep <= max_sweeps; sweep++)
     {
-      status = sg_progress_report (progress, (double) sweep / max_sweeps);
+      status = sg_progress_report (progress, (double) sweep / (double) max_sweeps);
       double change = 0;
       for (size_t k = 0; status == SG_OK && k < R->m; k++)
         change = fmax (change, update_site (R, st, k, damping));
@@ -221,12 +220,21 @@ run_sweeps (const sg_rows *R, const sg_ep_options *opt, ep_state *st)
   return status;
 }
 
+void
+sg_ep_options_default (sg_ep_options *opt)
+{
+  opt->max_sweeps = DEFAULT_MAX_SWEEPS;
+  opt->damping = 1.0;
+  opt->tol = DEFAULT_TOL;
+}
+
 static int
 check_options (const sg_approx_model *model, const sg_ep_options *opt)
 {
   if (model == NULL || model->link != SG_LINK_PROBIT)
     return SG_EINVAL;
-  if (opt && (opt->damping < 0 || opt->damping > 1 || isnan (opt->damping)))
+  if (opt->max_sweeps == 0 || !(opt->damping > 0 && opt->damping <= 1)
+      || !(opt->tol > 0))
     return SG_EINVAL;
   return SG_OK;
 }
@@ -235,10 +243,15 @@ check_options (const sg_approx_model *model, const sg_ep_options *opt)
  * start if that does not converge. */
 static int
 ep_run (const sg_approx_model *model, const sg_data *data,
-        const sg_ep_options *opt, const sg_ep_warm *warm, sg_rows *R,
-        ep_state *st)
+        const sg_ep_options *opt_in, const sg_progress *progress,
+        const sg_ep_warm *warm, sg_rows *R, ep_state *st)
 {
-  int status = check_options (model, opt);
+  sg_ep_options opt;
+  if (opt_in != NULL)
+    opt = *opt_in;
+  else
+    sg_ep_options_default (&opt);
+  int status = check_options (model, &opt);
   if (status == SG_OK)
     status = sg_rows_build (model, data, R);
   if (status != SG_OK)
@@ -247,11 +260,11 @@ ep_run (const sg_approx_model *model, const sg_data *data,
   if (status == SG_OK)
     {
       init_sites (R, warm, st);
-      status = run_sweeps (R, opt, st);
+      status = run_sweeps (R, &opt, progress, st);
       if (status == SG_ENUMERIC && warm && warm->tau)
         {
           init_sites (R, NULL, st);
-          status = run_sweeps (R, opt, st);
+          status = run_sweeps (R, &opt, progress, st);
         }
     }
   if (status != SG_OK)
@@ -285,16 +298,16 @@ store_warm (sg_ep_warm *warm, const sg_rows *R, const ep_state *st)
   return SG_OK;
 }
 
-int
+sg_status
 sg_ep_posterior (const sg_approx_model *model, const sg_data *data,
-                 const sg_ep_options *opt, sg_ep_warm *warm,
-                 sg_gauss_post *post)
+                 const sg_ep_options *opt, const sg_progress *progress,
+                 sg_ep_warm *warm, sg_gauss_post *post)
 {
   if (post == NULL)
     return SG_EINVAL;
   sg_rows R;
   ep_state st;
-  int status = ep_run (model, data, opt, warm, &R, &st);
+  int status = ep_run (model, data, opt, progress, warm, &R, &st);
   if (status != SG_OK)
     return status;
   /* R&W alg. 3.6: the predictive mean is k*^T alpha, alpha = Kt^{-1} mu */
@@ -368,16 +381,16 @@ evidence_gradient (const sg_rows *R, const sg_kernel *kernel,
   return status;
 }
 
-int
+sg_status
 sg_ep_log_evidence (const sg_approx_model *model, const sg_data *data,
-                    const sg_ep_options *opt, sg_ep_warm *warm,
-                    double *log_evidence, double *grad)
+                    const sg_ep_options *opt, const sg_progress *progress,
+                    sg_ep_warm *warm, double *log_evidence, double *grad)
 {
   if (log_evidence == NULL)
     return SG_EINVAL;
   sg_rows R;
   ep_state st;
-  int status = ep_run (model, data, opt, warm, &R, &st);
+  int status = ep_run (model, data, opt, progress, warm, &R, &st);
   if (status != SG_OK)
     return status;
   size_t np = sg_kernel_n_params (&model->kernel);

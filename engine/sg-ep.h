@@ -34,11 +34,12 @@
 #include "sg-gaussian-post.h"
 
 typedef struct {
-  int max_sweeps;      /* <= 0 means 200 */
-  double damping;      /* in (0, 1]; 0 means 1 (undamped) */
-  double tol;          /* <= 0 means 1e-9 */
-  const sg_progress *progress;   /* may be NULL; checked every sweep */
+  size_t max_sweeps;   /* at least 1 (default 200)                        */
+  double damping;      /* in (0, 1] (default 1: undamped)                 */
+  double tol;          /* > 0 (default 1e-9)                              */
 } sg_ep_options;
+
+void sg_ep_options_default (sg_ep_options *opt);
 
 /* Warm start: the probit sites of a previous fit (rows in the order of the
  * lowering; a data set with more or fewer rows reuses the shared prefix).
@@ -52,17 +53,20 @@ typedef struct {
 void sg_ep_warm_clear (sg_ep_warm *warm);
 
 /* Runs EP and fills POST (initialised by the call; sg_gauss_post_clear),
- * including post->log_evidence. OPT and WARM may be NULL; WARM is updated
- * on success. SG_EINVAL for a malformed model or data, a logistic link or
- * damping outside (0, 1]; SG_ENUMERIC when EP does not converge within
- * opt->max_sweeps; SG_ECANCELLED; SG_ENOMEM. */
-int sg_ep_posterior (const sg_approx_model *model, const sg_data *data,
-                     const sg_ep_options *opt, sg_ep_warm *warm,
-                     sg_gauss_post *post);
+ * including post->log_evidence. OPT (NULL: defaults), PROGRESS (polled
+ * every sweep) and WARM may be NULL; WARM is updated on success.
+ * SG_EINVAL for a malformed model, data or options, or a logistic link;
+ * SG_ENUMERIC when EP does not converge within opt->max_sweeps;
+ * SG_ECANCELLED; SG_ENOMEM. */
+sg_status sg_ep_posterior (const sg_approx_model *model, const sg_data *data,
+                           const sg_ep_options *opt,
+                           const sg_progress *progress, sg_ep_warm *warm,
+                           sg_gauss_post *post);
 
 /* The EP approximation of log p(data | kernel) and, when GRAD is not NULL,
  * its gradient in theta = (log variance, log l_1, ..., log l_d) (exact at
  * the EP fixed point, so accurate to about opt->tol). */
-int sg_ep_log_evidence (const sg_approx_model *model, const sg_data *data,
-                        const sg_ep_options *opt, sg_ep_warm *warm,
-                        double *log_evidence, double *grad);
+sg_status sg_ep_log_evidence (const sg_approx_model *model, const sg_data *data,
+                              const sg_ep_options *opt,
+                              const sg_progress *progress, sg_ep_warm *warm,
+                              double *log_evidence, double *grad);

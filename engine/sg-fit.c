@@ -69,7 +69,7 @@ numeric_scale (const sg_data *data, double *mean, double *sd)
     *sd = 1;
 }
 
-int
+sg_status
 sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data)
 {
   if (spec == NULL || (free & ~(unsigned) SG_FIT_ALL) != 0
@@ -117,7 +117,7 @@ range_ok (sg_fit_range r, int scale)
          && (!scale || r.lower > 0);
 }
 
-int
+sg_status
 sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h)
 {
   if (spec == NULL || h == NULL || (spec->free & ~(unsigned) SG_FIT_ALL) != 0
@@ -257,6 +257,8 @@ sg_evidence_ctx_init (sg_evidence_ctx *ctx, sg_fit_method method,
   ctx->mvn.deterministic = 1;
   ctx->mvn.keep_order = 1;
   ctx->link = SG_LINK_PROBIT;
+  sg_laplace_options_default (&ctx->laplace);
+  sg_ep_options_default (&ctx->ep);
 }
 
 /* 001 eq. 39 through sg_skewgp_log_evidence. The first call through CTX
@@ -299,24 +301,20 @@ gaussian_evidence (const sg_hyper *h, const sg_evidence_ctx *ctx,
   int status;
   if (ctx->method == SG_FIT_METHOD_LAPLACE)
     {
-      sg_laplace_options o = ctx->laplace;
-      o.progress = NULL;
-      status = sg_laplace_log_evidence (&model, ctx->data, &o,
+      status = sg_laplace_log_evidence (&model, ctx->data, &ctx->laplace, NULL,
                                         ctx->laplace_warm, log_evidence, NULL);
     }
   else
     {
-      sg_ep_options o = ctx->ep;
-      o.progress = NULL;
-      status = sg_ep_log_evidence (&model, ctx->data, &o, ctx->ep_warm,
-                                   log_evidence, NULL);
+      status = sg_ep_log_evidence (&model, ctx->data, &ctx->ep, NULL,
+                                   ctx->ep_warm, log_evidence, NULL);
     }
   if (status == SG_OK && error)
     *error = 0;
   return status;
 }
 
-int
+sg_status
 sg_evidence_eval (const sg_hyper *h, void *user_data, double *log_evidence,
                   double *error)
 {
@@ -348,7 +346,6 @@ sg_fit_options_default (sg_fit_options *opt)
   opt->xtol_abs = 1e-3;
   opt->ftol_abs = 1e-4;
   opt->algorithm = SG_FIT_BOBYQA;
-  opt->progress = NULL;
 }
 
 static double
@@ -393,6 +390,7 @@ typedef struct {
   sg_evidence_fn evidence;
   void *user_data;
   const sg_fit_options *opt;
+  const sg_progress *progress;
   sg_hyper work;
   nlopt_opt nl;           /* the running local optimiser (for force_stop)   */
   size_t n;               /* free coordinates                               */
@@ -431,7 +429,7 @@ evaluate (fit_state *st, const double *x)
   double fraction = (double) st->n_evals / (double) st->max_evals;
   if (opt->max_seconds > 0 && elapsed / opt->max_seconds > fraction)
     fraction = elapsed / opt->max_seconds;
-  if (sg_progress_report (opt->progress, fraction > 1 ? 1 : fraction) != SG_OK)
+  if (sg_progress_report (st->progress, fraction > 1 ? 1 : fraction) != SG_OK)
     {
       st->status = SG_ECANCELLED;
       return INFEASIBLE_PENALTY;
@@ -635,10 +633,10 @@ run_all (fit_state *st, gsl_rng *rng, const sg_hyper *h)
   return status;
 }
 
-int
+sg_status
 sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
-        const sg_fit_options *opt, gsl_rng *rng, sg_hyper *h,
-        sg_fit_result *res)
+        const sg_fit_options *opt, gsl_rng *rng, const sg_progress *progress,
+        sg_hyper *h, sg_fit_result *res)
 {
   sg_fit_options defaults;
   if (opt == NULL)
@@ -651,7 +649,7 @@ sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
     return SG_EINVAL;
 
   fit_state st = { .spec = spec, .evidence = evidence, .user_data = user_data,
-                   .opt = opt, .max_evals = opt->max_evals,
+                   .opt = opt, .progress = progress, .max_evals = opt->max_evals,
                    .t0 = now_seconds (), .stop = SG_FIT_CONVERGED };
   st.n = sg_fit_spec_n_free (spec, h);
   int status = hyper_clone (h, &st.work);

@@ -32,7 +32,8 @@
  * Either way, re-evaluate the fitted hyperparameters with a fresh, larger
  * point set before reporting the evidence (as `skewgp fit` does). The
  * evaluation and time budgets are shared by all starts; the progress
- * callback is polled at every evaluation and can cancel the fit.
+ * callback (an argument of sg_fit) is polled at every evaluation and can
+ * cancel the fit.
  *
  * Threading: nothing global; randomness only from the gsl_rng the caller
  * passes (for the starts) and from the seed in the mvn options.
@@ -115,11 +116,11 @@ typedef struct {
  *   pseudo_point_j [min_j, max_j] of the inputs (0 +- 1 if no data)
  * Returns SG_EINVAL for a bad mask or a data dimension above
  * SG_KERNEL_MAX_DIM. */
-int sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data);
+sg_status sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data);
 
 /* SG_OK if SPEC fits H: ranges ordered and finite, scale ranges positive,
  * gamma / pseudo-points free only when H->s > 0. */
-int sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h);
+sg_status sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h);
 
 /* Number of free coordinates: dim (lengthscales) + 1 (variance) + 1 + 1
  * + 1 + s (gamma) + s dim (pseudo-points), for the groups that are free,
@@ -141,8 +142,8 @@ void sg_fit_spec_bounds (const sg_fit_spec *spec, const sg_hyper *h,
  * non-NULL, an error estimate (0 for closed forms). Returns SG_OK or a
  * status; the fitter treats SG_ENOTPD, SG_ENUMERIC and SG_EINFEASIBLE as
  * "this point is infeasible" and any other failure as fatal. */
-typedef int (*sg_evidence_fn) (const sg_hyper *h, void *user_data,
-                               double *log_evidence, double *error);
+typedef sg_status (*sg_evidence_fn) (const sg_hyper *h, void *user_data,
+                                     double *log_evidence, double *error);
 
 typedef enum {
   SG_FIT_METHOD_SKEWGP = 0,  /* exact, 001 Corollaries 1-3 (log Phi_m by sg_mvn) */
@@ -163,9 +164,8 @@ typedef struct {
   sg_mvn_options mvn;
   size_t calls;            /* SkewGP evaluations so far through this context */
   /* Laplace / EP (GP prior only, h->s must be 0): the link of the
-   * probit-block rows (EP: probit only), the options (their progress
-   * fields are ignored: the fitter polls its own), and optional warm
-   * starts owned by the caller (NULL: cold start at every call). A warm
+   * probit-block rows (EP: probit only), the options (defaults from
+   * sg_evidence_ctx_init), and optional warm starts owned by the caller (NULL: cold start at every call). A warm
    * start changes the evidence only within the method's tolerance. */
   sg_link link;
   sg_laplace_options laplace;
@@ -180,8 +180,8 @@ typedef struct {
 void sg_evidence_ctx_init (sg_evidence_ctx *ctx, sg_fit_method method,
                            const sg_data *data);
 /* An sg_evidence_fn; USER_DATA is an sg_evidence_ctx. */
-int sg_evidence_eval (const sg_hyper *h, void *user_data,
-                      double *log_evidence, double *error);
+sg_status sg_evidence_eval (const sg_hyper *h, void *user_data,
+                            double *log_evidence, double *error);
 
 /* ---- The fitter ------------------------------------------------------- */
 
@@ -199,7 +199,6 @@ typedef struct {
                               linear units (default 1e-3)                     */
   double ftol_abs;         /* ... or the log evidence changes less (1e-4)     */
   sg_fit_algorithm algorithm;
-  const sg_progress *progress;   /* polled at every evaluation (may be NULL) */
 } sg_fit_options;
 
 void sg_fit_options_default (sg_fit_options *opt);
@@ -226,12 +225,14 @@ typedef struct {
  * start values and the fixed ones; on success the best hyperparameters
  * found are written into H (the fixed ones unchanged) and RES is filled.
  * RNG draws the Latin-hypercube starts (may be NULL when n_starts == 1).
- * OPT NULL = defaults. Returns SG_OK, SG_EINVAL (bad spec / options),
+ * OPT NULL = defaults; PROGRESS (may be NULL) is polled at every
+ * evaluation. Returns SG_OK, SG_EINVAL (bad spec / options),
  * SG_ENOMEM, SG_ECANCELLED (progress asked to stop), SG_ENUMERIC (no
  * feasible point was found) or the first fatal status of EVIDENCE; on
  * failure H and RES are untouched. A budget that ends the search is not
  * a failure (RES->stop says so). With no free coordinate the evidence is
  * evaluated once at H. */
-int sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
-            const sg_fit_options *opt, gsl_rng *rng, sg_hyper *h,
-            sg_fit_result *res);
+sg_status sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence,
+                  void *user_data, const sg_fit_options *opt, gsl_rng *rng,
+                  const sg_progress *progress, sg_hyper *h,
+                  sg_fit_result *res);

@@ -36,12 +36,12 @@ typedef struct {
 /* Validates MODEL against DATA, lowers the data, conditions on the numeric
  * rows and forms the probit-row prior (b, Kt). SG_ENUMERIC if C K C^T + R
  * cannot be factorised. */
-int sg_rows_build (const sg_approx_model *model, const sg_data *data,
-                   sg_rows *rows);
+sg_status sg_rows_build (const sg_approx_model *model, const sg_data *data,
+                         sg_rows *rows);
 void sg_rows_clear (sg_rows *rows);
 
 /* L = chol(I + diag(s) Kt diag(s)), m x m. */
-int sg_rows_factor (const sg_rows *rows, const double *s, double *L);
+sg_status sg_rows_factor (const sg_rows *rows, const double *s, double *L);
 
 /* alpha = nu - s .* B^{-1} (s .* (Kt nu)): Kt^{-1} times the posterior
  * mean of u for a Gaussian with site precisions s^2 and natural means nu
@@ -50,22 +50,22 @@ void sg_rows_alpha (const sg_rows *rows, const double *s, const double *L,
                     const double *nu, double *alpha);
 
 /* Posterior covariance of u: Sigma = Kt - V^T V, V = L^{-1} diag(s) Kt. */
-int sg_rows_posterior_cov (const sg_rows *rows, const double *s,
-                           const double *L, double *Sigma);
+sg_status sg_rows_posterior_cov (const sg_rows *rows, const double *s,
+                                 const double *L, double *Sigma);
 
 /* Rp = diag(s) B^{-1} diag(s) (R&W alg. 5.1 line 7), m x m. */
-int sg_rows_prec_term (const sg_rows *rows, const double *s, const double *L,
-                       double *Rp);
+sg_status sg_rows_prec_term (const sg_rows *rows, const double *s, const double *L,
+                             double *Rp);
 
 /* The derivatives with respect to kernel parameter P (sg-kernel.h) of the
  * three things the kernel moves: the probit-row prior covariance
  * (dKt, m x m), its mean (db, m) and the numeric evidence (*dnum). */
 typedef struct sg_rows_grad_work sg_rows_grad_work;
-int sg_rows_grad_work_new (const sg_rows *rows, sg_rows_grad_work **work);
+sg_status sg_rows_grad_work_new (const sg_rows *rows, sg_rows_grad_work **work);
 void sg_rows_grad_work_free (sg_rows_grad_work *work);
-int sg_rows_prior_grad (const sg_rows *rows, const sg_kernel *kernel, size_t p,
-                        sg_rows_grad_work *work, double *dKt, double *db,
-                        double *dnum);
+sg_status sg_rows_prior_grad (const sg_rows *rows, const sg_kernel *kernel, size_t p,
+                              sg_rows_grad_work *work, double *dKt, double *db,
+                              double *dnum);
 
 /* 0.5 alpha^T dKt alpha - 0.5 tr(Rp dKt): the explicit derivative of
  * either approximate log evidence (R&W eqs. 5.23 first part, 5.27). */
@@ -73,7 +73,7 @@ double sg_rows_explicit_grad (const sg_rows *rows, const double *alpha,
                               const double *Rp, const double *dKt);
 
 /* Copies everything predictions need into POST (which it initialises). */
-int sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
-                       const sg_rows *rows, const double *s, const double *L,
-                       const double *alpha, double log_evidence,
-                       int iterations);
+sg_status sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
+                             const sg_rows *rows, const double *s, const double *L,
+                             const double *alpha, double log_evidence,
+                             size_t iterations);

@@ -15,7 +15,7 @@
  * m x ns matrix at once. */
 #define PREDICT_BLOCK 256
 
-int
+sg_status
 sg_approx_model_check (const sg_approx_model *model, size_t dim)
 {
   if (model == NULL || sg_kernel_check (&model->kernel) != SG_OK
@@ -50,10 +50,10 @@ dup_array (const double *src, size_t len)
   return dst;
 }
 
-int
+sg_status
 sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
                    const sg_rows *rows, const double *s, const double *L,
-                   const double *alpha, double log_evidence, int iterations)
+                   const double *alpha, double log_evidence, size_t iterations)
 {
   size_t n = rows->n, m = rows->m, mr = rows->m_numeric;
   sg_gauss_post P = {
@@ -151,7 +151,7 @@ check_points (const sg_gauss_post *post, const double *Xs, size_t ns)
   return sg_all_finite (Xs, ns * post->dim) ? SG_OK : SG_EINVAL;
 }
 
-int
+sg_status
 sg_gauss_post_predict (const sg_gauss_post *post, const double *Xs,
                        size_t ns, double *mean, double *var)
 {
@@ -177,7 +177,7 @@ sg_gauss_post_predict (const sg_gauss_post *post, const double *Xs,
   return status;
 }
 
-int
+sg_status
 sg_gauss_post_joint (const sg_gauss_post *post, const double *Xs, size_t ns,
                      double *mean, double *cov)
 {
@@ -329,7 +329,7 @@ summaries_block (const sg_gauss_post *post, const double *P, size_t nb,
     }
 }
 
-int
+sg_status
 sg_gauss_post_summaries (const sg_gauss_post *post, const double *Xs,
                          size_t ns, double level, const double *x_ref,
                          sg_point_summary *out)
@@ -359,7 +359,7 @@ sg_gauss_post_summaries (const sg_gauss_post *post, const double *Xs,
   return status;
 }
 
-int
+sg_status
 sg_gauss_post_density (const sg_gauss_post *post, const double *x,
                        size_t nv, const double *values, double *density)
 {

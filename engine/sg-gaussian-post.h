@@ -50,7 +50,7 @@ typedef struct {
 } sg_approx_model;
 
 /* SG_OK if the model is usable with data of dimension DIM. */
-int sg_approx_model_check (const sg_approx_model *model, size_t dim);
+sg_status sg_approx_model_check (const sg_approx_model *model, size_t dim);
 
 /* A Gaussian approximation of p(f | data), filled by sg_laplace_posterior
  * or sg_ep_posterior. Owns its arrays; free with sg_gauss_post_clear.
@@ -72,17 +72,17 @@ typedef struct {
   double *weights;      /* n: C^T beta + W^T alpha */
   double *p_alpha;      /* m_numeric: P alpha */
   double log_evidence;  /* the method's approximation of log p(data) */
-  int iterations;       /* Newton iterations (Laplace) or sweeps (EP) */
+  size_t iterations;    /* Newton iterations (Laplace) or sweeps (EP) */
 } sg_gauss_post;
 
 void sg_gauss_post_clear (sg_gauss_post *post);
 
 /* Marginal mean and variance at NS points XS (ns x dim). */
-int sg_gauss_post_predict (const sg_gauss_post *post, const double *Xs,
-                           size_t ns, double *mean, double *var);
+sg_status sg_gauss_post_predict (const sg_gauss_post *post, const double *Xs,
+                                 size_t ns, double *mean, double *var);
 /* Joint mean (ns) and covariance (ns x ns) at a few points. */
-int sg_gauss_post_joint (const sg_gauss_post *post, const double *Xs,
-                         size_t ns, double *mean, double *cov);
+sg_status sg_gauss_post_joint (const sg_gauss_post *post, const double *Xs,
+                               size_t ns, double *mean, double *cov);
 /* The per-point summary (sg-summary.h) of a Gaussian marginal N(mu, v):
  * median = mean, equal-tailed = HPD interval mu -+ z sd with
  * z = Phi^{-1}((1 + LEVEL) / 2), skewness 0, class probability
@@ -90,13 +90,13 @@ int sg_gauss_post_joint (const sg_gauss_post *post, const double *Xs,
  * prob_better = P(f(x) > f(x_ref)) from the joint 2 x 2 covariance with
  * X_REF (NaN when X_REF is NULL; 0 at x_ref itself, where the difference
  * is identically zero). LEVEL in (0, 1). */
-int sg_gauss_post_summaries (const sg_gauss_post *post, const double *Xs,
-                             size_t ns, double level, const double *x_ref,
-                             sg_point_summary *out);
+sg_status sg_gauss_post_summaries (const sg_gauss_post *post, const double *Xs,
+                                   size_t ns, double level, const double *x_ref,
+                                   sg_point_summary *out);
 /* Approximate posterior density N(value; mu(x), v(x)) of f(X) at NV
  * values; SG_ENUMERIC where v(x) = 0 (a noise-free observation at x). */
-int sg_gauss_post_density (const sg_gauss_post *post, const double *x,
-                           size_t nv, const double *values, double *density);
+sg_status sg_gauss_post_density (const sg_gauss_post *post, const double *x,
+                                 size_t nv, const double *values, double *density);
 
 /* E[1 / (1 + exp(-F))], F ~ N(mu, var), by Gauss-Legendre quadrature
  * (relative error ~1e-14); the logistic class probability. */

@@ -68,7 +68,7 @@ condition_on_numeric (const sg_likelihood *lik, double m0, sg_rows *R,
         S[i * mr + i] += lik->noise_var[i];
       sg_symmetrize (S, mr);
       /* S >= R > 0: a failure is non-finite input or overflow */
-      if (sg_cholesky (S, mr, 0, R->Ls, NULL) != SG_OK)
+      if (sg_cholesky (S, mr, SG_CHOLESKY_MAX_JITTER, R->Ls, NULL) != SG_OK)
         status = SG_ENUMERIC;
     }
   if (status == SG_OK)
@@ -128,7 +128,7 @@ probit_prior (const sg_likelihood *lik, double m0, const double *Q, sg_rows *R)
   return SG_OK;
 }
 
-int
+sg_status
 sg_rows_build (const sg_approx_model *model, const sg_data *data,
                sg_rows *rows)
 {
@@ -164,7 +164,7 @@ sg_rows_build (const sg_approx_model *model, const sg_data *data,
   return SG_OK;
 }
 
-int
+sg_status
 sg_rows_factor (const sg_rows *rows, const double *s, double *L)
 {
   size_t m = rows->m;
@@ -197,7 +197,7 @@ sg_rows_alpha (const sg_rows *rows, const double *s, const double *L,
     alpha[i] = nu[i] - s[i] * alpha[i];
 }
 
-int
+sg_status
 sg_rows_posterior_cov (const sg_rows *rows, const double *s, const double *L,
                        double *Sigma)
 {
@@ -218,7 +218,7 @@ sg_rows_posterior_cov (const sg_rows *rows, const double *s, const double *L,
   return SG_OK;
 }
 
-int
+sg_status
 sg_rows_prec_term (const sg_rows *rows, const double *s, const double *L,
                    double *Rp)
 {
@@ -282,7 +282,7 @@ sg_rows_grad_work_free (sg_rows_grad_work *w)
   free (w);
 }
 
-int
+sg_status
 sg_rows_grad_work_new (const sg_rows *R, sg_rows_grad_work **work)
 {
   size_t n = R->n, m = R->m, mr = R->m_numeric;
@@ -318,7 +318,7 @@ sg_rows_grad_work_new (const sg_rows *R, sg_rows_grad_work **work)
  *   dKt = W dK W^T - Z M - M^T Z^T + M^T dS M,   Z = W dK C^T
  *   db  = W dK gamma - M^T dS beta
  * (differentiating K1 = K - K C^T S^{-1} C K and m1 = m0 + K C^T beta). */
-int
+sg_status
 sg_rows_prior_grad (const sg_rows *R, const sg_kernel *kernel, size_t p,
                     sg_rows_grad_work *w, double *dKt, double *db,
                     double *dnum)

@@ -6,7 +6,7 @@
 
 #define SQRT5 2.23606797749978969641
 
-int
+sg_status
 sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
                 double variance, double lengthscale)
 {
@@ -22,7 +22,7 @@ sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
   return sg_kernel_check (k);
 }
 
-int
+sg_status
 sg_kernel_check (const sg_kernel *k)
 {
   if (k == NULL || k->dim == 0 || k->dim > SG_KERNEL_MAX_DIM)
@@ -43,7 +43,7 @@ sg_kernel_type_name (sg_kernel_type type)
   return type == SG_KERNEL_MATERN52 ? "matern52" : "rbf";
 }
 
-int
+sg_status
 sg_kernel_type_parse (const char *name, sg_kernel_type *type)
 {
   if (name && strcmp (name, "rbf") == 0)

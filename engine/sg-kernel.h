@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include "sg-common.h"
+
 #include <stddef.h>
 
 #define SG_KERNEL_MAX_DIM 32
@@ -25,13 +27,13 @@ typedef struct {
 } sg_kernel;
 
 /* Fills K with an isotropic kernel; SG_EINVAL for bad sizes or values. */
-int sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
-                    double variance, double lengthscale);
+sg_status sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
+                          double variance, double lengthscale);
 /* SG_OK if the kernel's fields are valid (positive, finite, dim in range). */
-int sg_kernel_check (const sg_kernel *k);
+sg_status sg_kernel_check (const sg_kernel *k);
 /* "rbf" / "matern52" and back; parse returns SG_EINVAL for unknown names. */
 const char *sg_kernel_type_name (sg_kernel_type type);
-int sg_kernel_type_parse (const char *name, sg_kernel_type *type);
+sg_status sg_kernel_type_parse (const char *name, sg_kernel_type *type);
 
 size_t sg_kernel_n_params (const sg_kernel *k);     /* dim + 1 */
 void sg_kernel_get_params (const sg_kernel *k, double *theta);

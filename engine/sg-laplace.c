@@ -12,6 +12,13 @@
 
 #define DEFAULT_MAX_ITER 100
 #define DEFAULT_TOL 1e-10
+
+void
+sg_laplace_options_default (sg_laplace_options *opt)
+{
+  opt->max_iter = DEFAULT_MAX_ITER;
+  opt->tol = DEFAULT_TOL;
+}
 #define MAX_HALVINGS 40
 
 void
@@ -84,7 +91,7 @@ typedef struct {
   double *a, *u, *d1, *D, *d3, *s, *L;   /* the mode and its terms */
   double *a_new, *u_try, *bb;            /* Newton scratch */
   double log_evidence;
-  int iterations;
+  size_t iterations;
 } mode_state;
 
 static void
@@ -188,11 +195,11 @@ newton_step (const sg_rows *R, sg_link link, double *psi, double *change,
  * at the mode and the evidence (R&W eq. 3.32). */
 static int
 find_mode (const sg_rows *R, sg_link link, const sg_laplace_options *opt,
-           const sg_laplace_warm *warm, mode_state *st)
+           const sg_progress *progress, const sg_laplace_warm *warm,
+           mode_state *st)
 {
-  int max_iter = opt && opt->max_iter > 0 ? opt->max_iter : DEFAULT_MAX_ITER;
-  double tol = opt && opt->tol > 0 ? opt->tol : DEFAULT_TOL;
-  const sg_progress *progress = opt ? opt->progress : NULL;
+  size_t max_iter = opt->max_iter;
+  double tol = opt->tol;
   size_t m = st->m;
 
   double psi = objective (R, link, st->a, st->u);      /* cold: a = 0 */
@@ -207,9 +214,9 @@ find_mode (const sg_rows *R, sg_link link, const sg_laplace_options *opt,
         }
     }
   int converged = m == 0;
-  for (int it = 1; !converged && it <= max_iter; it++)
+  for (size_t it = 1; !converged && it <= max_iter; it++)
     {
-      int status = sg_progress_report (progress, (double) it / max_iter);
+      int status = sg_progress_report (progress, (double) it / (double) max_iter);
       double change = 0, umax = 0;
       if (status == SG_OK)
         status = newton_step (R, link, &psi, &change, st);
@@ -251,15 +258,22 @@ store_warm (sg_laplace_warm *warm, const sg_rows *R, const mode_state *st)
 /* Builds the rows and runs Newton: the part both entry points share. */
 static int
 laplace_run (const sg_approx_model *model, const sg_data *data,
-             const sg_laplace_options *opt, const sg_laplace_warm *warm,
-             sg_rows *R, mode_state *st)
+             const sg_laplace_options *opt_in, const sg_progress *progress,
+             const sg_laplace_warm *warm, sg_rows *R, mode_state *st)
 {
+  sg_laplace_options opt;
+  if (opt_in != NULL)
+    opt = *opt_in;
+  else
+    sg_laplace_options_default (&opt);
+  if (opt.max_iter == 0 || !(opt.tol > 0))
+    return SG_EINVAL;
   int status = sg_rows_build (model, data, R);
   if (status != SG_OK)
     return status;
   status = mode_state_init (st, R->m);
   if (status == SG_OK)
-    status = find_mode (R, model->link, opt, warm, st);
+    status = find_mode (R, model->link, &opt, progress, warm, st);
   if (status != SG_OK)
     {
       mode_state_clear (st);
@@ -268,16 +282,17 @@ laplace_run (const sg_approx_model *model, const sg_data *data,
   return status;
 }
 
-int
+sg_status
 sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
-                      const sg_laplace_options *opt, sg_laplace_warm *warm,
+                      const sg_laplace_options *opt,
+                      const sg_progress *progress, sg_laplace_warm *warm,
                       sg_gauss_post *post)
 {
   if (post == NULL)
     return SG_EINVAL;
   sg_rows R;
   mode_state st;
-  int status = laplace_run (model, data, opt, warm, &R, &st);
+  int status = laplace_run (model, data, opt, progress, warm, &R, &st);
   if (status != SG_OK)
     return status;
   /* R&W alg. 3.2: the predictive mean uses grad log p(y | u) at the mode */
@@ -395,16 +410,17 @@ evidence_gradient (const sg_rows *R, const sg_kernel *kernel,
   return status;
 }
 
-int
+sg_status
 sg_laplace_log_evidence (const sg_approx_model *model, const sg_data *data,
-                         const sg_laplace_options *opt, sg_laplace_warm *warm,
+                         const sg_laplace_options *opt,
+                         const sg_progress *progress, sg_laplace_warm *warm,
                          double *log_evidence, double *grad)
 {
   if (log_evidence == NULL)
     return SG_EINVAL;
   sg_rows R;
   mode_state st;
-  int status = laplace_run (model, data, opt, warm, &R, &st);
+  int status = laplace_run (model, data, opt, progress, warm, &R, &st);
   if (status != SG_OK)
     return status;
   size_t np = sg_kernel_n_params (&model->kernel);

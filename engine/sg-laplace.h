@@ -25,11 +25,12 @@
 #include "sg-gaussian-post.h"
 
 typedef struct {
-  int max_iter;        /* Newton iterations; <= 0 means 100 */
-  double tol;          /* converged when max_k |du_k| <= tol (1 + max |u|);
-                          <= 0 means 1e-10 */
-  const sg_progress *progress;   /* may be NULL; checked every iteration */
+  size_t max_iter;     /* Newton iterations, at least 1 (default 100)     */
+  double tol;          /* > 0: converged when max_k |du_k| <= tol
+                          (1 + max |u|) (default 1e-10)                   */
 } sg_laplace_options;
+
+void sg_laplace_options_default (sg_laplace_options *opt);
 
 /* Warm start for repeated fits (hyperparameter search, one more answer):
  * the mode of the probit rows as alpha = Kt^{-1} u, in the order of the
@@ -47,13 +48,16 @@ void sg_laplace_warm_clear (sg_laplace_warm *warm);
 
 /* Finds the mode and fills POST (initialised by the call; free with
  * sg_gauss_post_clear), including post->log_evidence (R&W eq. 3.32).
- * OPT and WARM may be NULL; WARM is updated on success.
- * SG_EINVAL for a malformed model or data (kernel dimension != data
- * dimension, bad noise), SG_ENUMERIC when Newton does not converge within
+ * OPT (NULL: defaults), PROGRESS (polled every iteration) and WARM may be
+ * NULL; WARM is updated on success.
+ * SG_EINVAL for a malformed model, data (kernel dimension != data
+ * dimension, bad noise) or options, SG_ENUMERIC when Newton does not converge within
  * opt->max_iter, SG_ECANCELLED, SG_ENOMEM. */
-int sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
-                          const sg_laplace_options *opt,
-                          sg_laplace_warm *warm, sg_gauss_post *post);
+sg_status sg_laplace_posterior (const sg_approx_model *model,
+                                const sg_data *data,
+                                const sg_laplace_options *opt,
+                                const sg_progress *progress,
+                                sg_laplace_warm *warm, sg_gauss_post *post);
 
 /* The Laplace approximation of log p(data | kernel) and, when GRAD is not
  * NULL, its gradient with respect to the kernel's log-hyperparameters
@@ -62,8 +66,9 @@ int sg_laplace_posterior (const sg_approx_model *model, const sg_data *data,
  * plus the numeric part, R&W eq. 5.9, and the dependence of the probit
  * rows' conditioned prior mean on the kernel).
  * Errors as sg_laplace_posterior; outputs untouched on failure. */
-int sg_laplace_log_evidence (const sg_approx_model *model,
-                             const sg_data *data,
-                             const sg_laplace_options *opt,
-                             sg_laplace_warm *warm, double *log_evidence,
-                             double *grad);
+sg_status sg_laplace_log_evidence (const sg_approx_model *model,
+                                   const sg_data *data,
+                                   const sg_laplace_options *opt,
+                                   const sg_progress *progress,
+                                   sg_laplace_warm *warm,
+                                   double *log_evidence, double *grad);

@@ -33,16 +33,15 @@ try_cholesky (const double *A, size_t n, double add, double *work)
   return info == 0;
 }
 
-int
+sg_status
 sg_cholesky (const double *A, size_t n, double max_rel_jitter,
              double *L, double *jitter_used)
 {
   if (n == 0)
     return SG_OK;
-  if (A == NULL || L == NULL || !sg_all_finite (A, n * n))
+  if (A == NULL || L == NULL || !sg_all_finite (A, n * n)
+      || !(max_rel_jitter >= 0))
     return SG_EINVAL;
-  if (max_rel_jitter <= 0)
-    max_rel_jitter = 1e-6;
 
   double mean_diag = 0;
   for (size_t i = 0; i < n; i++)
@@ -113,7 +112,7 @@ sg_cholesky_logdet (const double *L, size_t n)
   return 2 * s;
 }
 
-int
+sg_status
 sg_cholesky_inverse (const double *L, size_t n, double *Ainv)
 {
   if (n == 0)
@@ -225,7 +224,7 @@ sg_trmv_lower (const double *L, size_t n, double *x)
                (int) n, L, (int) n, x, 1);
 }
 
-int
+sg_status
 sg_sym_eigen (double *A, size_t n, double *ev)
 {
   if (n == 0)
@@ -235,7 +234,7 @@ sg_sym_eigen (double *A, size_t n, double *ev)
   return info == 0 ? SG_OK : SG_ENUMERIC;
 }
 
-int
+sg_status
 sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V)
 {
   if (k == 0 || k > n)

@@ -5,18 +5,24 @@
  */
 #pragma once
 
+#include "sg-common.h"
+
 #include <stddef.h>
+
+/* The jitter ladder's usual top for sg_cholesky. */
+#define SG_CHOLESKY_MAX_JITTER 1e-6
 
 /* Lower Cholesky factor L of the symmetric n x n matrix A (A = L L^T),
  * written to L (may alias A only if the call succeeds: on failure L is left
  * untouched, so pass a separate buffer to keep A). Tries no jitter first,
  * then adds jitter * mean(diag A) to the diagonal with jitter = 1e-12, 1e-11,
- * ..., up to MAX_REL_JITTER (<= 0 means the default 1e-6). The jitter used
- * (relative) is stored in *JITTER_USED when non-NULL. The strict upper
- * triangle of L is set to zero.
- * Returns SG_OK, SG_EINVAL (NaN/inf, n = 0 with non-NULL...) or SG_ENOTPD. */
-int sg_cholesky (const double *A, size_t n, double max_rel_jitter,
-                 double *L, double *jitter_used);
+ * ..., up to MAX_REL_JITTER (>= 0; 0 allows no jitter; usually
+ * SG_CHOLESKY_MAX_JITTER). The jitter used (relative) is stored in
+ * *JITTER_USED when non-NULL. The strict upper triangle of L is set to zero.
+ * Returns SG_OK, SG_EINVAL (NaN/inf, negative or NaN MAX_REL_JITTER) or
+ * SG_ENOTPD. */
+sg_status sg_cholesky (const double *A, size_t n, double max_rel_jitter,
+                       double *L, double *jitter_used);
 
 /* Solve L X = B (lower) or L^T X = B in place; B is n x nrhs. */
 void sg_trsm_lower (const double *L, size_t n, double *B, size_t nrhs);
@@ -26,7 +32,7 @@ void sg_cholesky_solve (const double *L, size_t n, double *B, size_t nrhs);
 /* log det(L L^T) = 2 sum log L_ii. */
 double sg_cholesky_logdet (const double *L, size_t n);
 /* Inverse of L L^T (full symmetric), from its Cholesky factor, into Ainv. */
-int sg_cholesky_inverse (const double *L, size_t n, double *Ainv);
+sg_status sg_cholesky_inverse (const double *L, size_t n, double *Ainv);
 
 /* C = alpha op(A) op(B) + beta C, with op = transpose when trans_* != 0.
  * op(A) is m x k, op(B) is k x n, C is m x n. */
@@ -51,12 +57,12 @@ void sg_trmv_lower (const double *L, size_t n, double *x);
 /* Eigendecomposition of the symmetric n x n A in place (A becomes the
  * eigenvectors, in its columns), eigenvalues ascending in EV (LAPACK dsyevd).
  * SG_OK or SG_ENUMERIC. */
-int sg_sym_eigen (double *A, size_t n, double *ev);
+sg_status sg_sym_eigen (double *A, size_t n, double *ev);
 /* The K <= n largest eigenvalues of the symmetric n x n A (destroyed),
  * descending in EV, and their eigenvectors as the columns of the n x K
  * matrix V (LAPACK dsyevr: a tridiagonal reduction, then only K vectors).
  * SG_OK, SG_ENOMEM or SG_ENUMERIC. */
-int sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V);
+sg_status sg_sym_eigen_top (double *A, size_t n, size_t k, double *ev, double *V);
 
 /* Symmetrise A in place: A = (A + A^T) / 2. */
 void sg_symmetrize (double *A, size_t n);
@@ -69,9 +75,9 @@ int sg_all_finite (const double *x, size_t n);
  * AVX2 / AVX-512 versions picked at load time (the baseline is SSE2).
  * Nothing is reassociated; where the CPU fuses a multiply-add (axpy,
  * sub_squares) a result can differ in its last bit from the SSE2 loop's,
- * as OpenBLAS's own kernels differ between CPUs. Measured on the 200 x 200
- * moment maps (mean and sd): 28 -> 24 ms with the AVX-512 versions. (sqrt
- * vectorises because the engine is built with -fno-math-errno.) */
+ * as OpenBLAS's own kernels differ between CPUs. The grid-wide moment maps
+ * spend most of their time in these loops. (sqrt vectorises because the
+ * engine is built with -fno-math-errno.) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define SG_VECTORIZE __attribute__ ((optimize ("tree-vectorize"), \
                                      target_clones ("avx512f", "avx2", "default")))

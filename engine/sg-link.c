@@ -42,7 +42,7 @@ sg_link_prior_default (sg_link_prior *prior)
   prior->gamma = 1.0;
 }
 
-int
+sg_status
 sg_link_prior_check (const sg_link_prior *p)
 {
   if (p == NULL || p->n_basis < 2 || p->n_basis > SG_LINK_MAX_BASIS || p->n_basis % 2 != 0)
@@ -54,7 +54,7 @@ sg_link_prior_check (const sg_link_prior *p)
   return SG_OK;
 }
 
-int
+sg_status
 sg_link_prior_fit_domain (sg_link_prior *prior, const double *x, size_t n,
                           double center, double margin)
 {
@@ -174,7 +174,7 @@ sg_link_options_default (sg_link_options *opt)
 /* ---- Workspace ----------------------------------------------------------- */
 
 sg_link_workspace *
-sg_link_workspace_alloc (size_t n_max, size_t n_basis)
+sg_link_workspace_new (size_t n_max, size_t n_basis)
 {
   if (n_max == 0 || n_basis < 2 || n_basis > SG_LINK_MAX_BASIS || n_basis % 2)
     return NULL;
@@ -372,7 +372,7 @@ start_point (const sg_link_prior *p, const double *lambda, const sg_link_likelih
       rhs[i] *= sqrt (p->slope);
     }
   free (phi);
-  int status = sg_cholesky (a, m, 0.0, ws->l, NULL);
+  int status = sg_cholesky (a, m, SG_CHOLESKY_MAX_JITTER, ws->l, NULL);
   if (status != SG_OK)
     return SG_ENUMERIC;
   sg_cholesky_solve (ws->l, m, rhs, 1);
@@ -441,7 +441,7 @@ line_search (sg_link_workspace *ws, const sg_link_prior *p, const double *lambda
   return NAN;
 }
 
-int
+sg_status
 sg_link_fit_laplace (const sg_link_prior *prior, const sg_link_likelihood *lik,
                      const double *x, const double *y, size_t n,
                      const sg_link_options *opt, const sg_progress *progress,
@@ -451,11 +451,12 @@ sg_link_fit_laplace (const sg_link_prior *prior, const sg_link_likelihood *lik,
   if (status != SG_OK || fit == NULL)
     return SG_EINVAL;
   sg_link_options o;
-  sg_link_options_default (&o);
-  if (opt && opt->max_iter > 0)
-    o.max_iter = opt->max_iter;
-  if (opt && opt->tol > 0)
-    o.tol = opt->tol;
+  if (opt != NULL)
+    o = *opt;
+  else
+    sg_link_options_default (&o);
+  if (o.max_iter == 0 || !(o.tol > 0))
+    return SG_EINVAL;
 
   size_t m = prior->n_basis, np = m + 1;
   double lambda[SG_LINK_MAX_BASIS];
@@ -483,7 +484,7 @@ sg_link_fit_laplace (const sg_link_prior *prior, const sg_link_likelihood *lik,
           /* Away from the mode the exact Hessian can be indefinite (the
            * l'_i psi_i term); the Gauss-Newton matrix still gives an
            * ascent direction. */
-          if (sg_cholesky (ws->hgn, np, 0.0, ws->l, NULL) != SG_OK)
+          if (sg_cholesky (ws->hgn, np, SG_CHOLESKY_MAX_JITTER, ws->l, NULL) != SG_OK)
             return SG_ENUMERIC;
           n_gn++;
         }
@@ -592,7 +593,7 @@ sorted_quantile (const double *a, size_t n, double p)
   return a[lo] + (h - (double) lo) * (a[lo + 1] - a[lo]);
 }
 
-int
+sg_status
 sg_link_predict (const sg_link_fit *fit, const double *x, size_t k, size_t n_draws,
                  double level, gsl_rng *rng, const sg_progress *progress,
                  sg_link_point *out, double *draws)

@@ -69,11 +69,11 @@ void sg_link_prior_default (sg_link_prior *prior);
  * the middle half of the period, so h can vanish outside them; a domain of
  * at least 1e-9 is kept for constant inputs). With CENTER = NaN the
  * midrange of X is used. SG_EINVAL for n = 0, non-finite X or MARGIN < 1. */
-int sg_link_prior_fit_domain (sg_link_prior *prior, const double *x, size_t n,
-                              double center, double margin);
+sg_status sg_link_prior_fit_domain (sg_link_prior *prior, const double *x, size_t n,
+                                    double center, double margin);
 
 /* SG_OK if the prior is usable. */
-int sg_link_prior_check (const sg_link_prior *prior);
+sg_status sg_link_prior_check (const sg_link_prior *prior);
 
 /* The eigenvalues (M entries, the order of the basis: K cosines then K
  * sines). */
@@ -100,13 +100,13 @@ typedef struct {
 } sg_link_likelihood;
 
 typedef struct {
-  size_t max_iter;     /* Newton iterations (0 = 200)                      */
+  size_t max_iter;     /* Newton iterations, at least 1 (default 200)      */
   double tol;          /* converged when the Newton decrement
                           delta^2 / 2 = grad^T H^{-1} grad / 2, the
                           increase of the log posterior a full Newton step
                           predicts, is below tol (1 + |log posterior|)
                           with H the exact negative Hessian positive
-                          definite (0 = 1e-12)                             */
+                          definite; > 0 (default 1e-12)                    */
 } sg_link_options;
 
 void sg_link_options_default (sg_link_options *opt);
@@ -115,7 +115,7 @@ void sg_link_options_default (sg_link_options *opt);
  * functions: the psi matrices of the inputs (n_max x M^2 doubles) and the
  * Newton buffers. NULL on ENOMEM or bad sizes. */
 typedef struct sg_link_workspace sg_link_workspace;
-sg_link_workspace *sg_link_workspace_alloc (size_t n_max, size_t n_basis);
+sg_link_workspace *sg_link_workspace_new (size_t n_max, size_t n_basis);
 void sg_link_workspace_free (sg_link_workspace *ws);
 
 /* A fitted model (the Laplace Gaussian). Plain data (about 70 kB): the
@@ -145,15 +145,17 @@ typedef struct {
  * (always positive definite: the likelihoods are log-concave in g)
  * otherwise; it is halved until F increases (Armijo). Convergence: see
  * sg_link_options. PROGRESS is polled every iteration.
+ * OPT NULL = defaults.
  * Errors: SG_EINVAL (sizes, NaN, Y not 0/1, X outside the basis domain,
- * N > the workspace's n_max or a different M, bad prior or likelihood),
+ * N > the workspace's n_max or a different M, bad prior, likelihood or
+ * options),
  * SG_ENUMERIC (no convergence, or the converged point is not a maximum),
  * SG_ECANCELLED. FIT is written only on success. */
-int sg_link_fit_laplace (const sg_link_prior *prior,
-                         const sg_link_likelihood *lik, const double *x,
-                         const double *y, size_t n, const sg_link_options *opt,
-                         const sg_progress *progress, sg_link_workspace *ws,
-                         sg_link_fit *fit);
+sg_status sg_link_fit_laplace (const sg_link_prior *prior,
+                               const sg_link_likelihood *lik, const double *x,
+                               const double *y, size_t n, const sg_link_options *opt,
+                               const sg_progress *progress, sg_link_workspace *ws,
+                               sg_link_fit *fit);
 
 /* g(x) at the mode Gamma^. */
 double sg_link_mode_value (const sg_link_fit *fit, double x);
@@ -180,10 +182,10 @@ typedef struct {
  * N_DRAWS = 0 fills only mean and sd (the rest NaN, RNG unused).
  * Errors: SG_EINVAL, SG_ENOMEM, SG_ECANCELLED (PROGRESS is polled per
  * point); OUT is then untouched, DRAWS may be partly written. */
-int sg_link_predict (const sg_link_fit *fit, const double *x, size_t k,
-                     size_t n_draws, double level, gsl_rng *rng,
-                     const sg_progress *progress, sg_link_point *out,
-                     double *draws);
+sg_status sg_link_predict (const sg_link_fit *fit, const double *x, size_t k,
+                           size_t n_draws, double level, gsl_rng *rng,
+                           const sg_progress *progress, sg_link_point *out,
+                           double *draws);
 
 /* The squashing of a BINARY fit: Phi(g) or 1 / (1 + exp(-g)). */
 double sg_link_squash (sg_link squash, double g);

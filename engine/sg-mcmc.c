@@ -112,7 +112,7 @@ iat_column (iat_work *w, const double *x, size_t n_chains, size_t n,
   return SG_OK;
 }
 
-int
+sg_status
 sg_mcmc_iat (const double *x, size_t n_chains, size_t n,
              size_t chain_offset, size_t stride, double *tau)
 {
@@ -129,7 +129,7 @@ sg_mcmc_iat (const double *x, size_t n_chains, size_t n,
   return status;
 }
 
-int
+sg_status
 sg_mcmc_iat_max (const double *samples, size_t n_chains, size_t n,
                  size_t d, double *tau, size_t *which)
 {

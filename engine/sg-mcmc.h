@@ -25,11 +25,11 @@
  * disagree raise tau instead of hiding it. A constant series has tau = 1.
  * Returns SG_OK, SG_EINVAL (n < 2, n_chains = 0, non-finite values) or
  * SG_ENOMEM; *TAU is set only on success. */
-int sg_mcmc_iat (const double *x, size_t n_chains, size_t n,
-                 size_t chain_offset, size_t stride, double *tau);
+sg_status sg_mcmc_iat (const double *x, size_t n_chains, size_t n,
+                       size_t chain_offset, size_t stride, double *tau);
 
 /* Largest IAT over the D columns of a row-major sample matrix holding
  * N_CHAINS contiguous chains of N rows each; the column index where it is
  * attained goes to *WHICH when non-NULL. */
-int sg_mcmc_iat_max (const double *samples, size_t n_chains, size_t n,
-                     size_t d, double *tau, size_t *which);
+sg_status sg_mcmc_iat_max (const double *samples, size_t n_chains, size_t n,
+                           size_t d, double *tau, size_t *which);

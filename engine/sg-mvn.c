@@ -149,7 +149,6 @@ sg_mvn_options_default (sg_mvn_options *opt)
   opt->deterministic = 0;
   opt->rel_tol = 0;
   opt->method = SG_MVN_TILTED;
-  opt->progress = NULL;
 }
 
 /* -------------------------------------------------------------- workspace */
@@ -409,7 +408,7 @@ ordered_cholesky (double *S, size_t m, double *lo, double *up, int fixed_order,
   return SG_OK;
 }
 
-int
+sg_status
 sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row, size_t *bad_col)
 {
   if (d == 0 || cov == NULL)
@@ -709,7 +708,7 @@ tilt_newton_step (sg_mvn_workspace *w, size_t m, const double *gx,
   sg_gemv_ld (1, n, n, 1.0, w->L, m, dm, 0.0, dx);   /* L[:n,:n]^T (dP o v) */
   for (size_t j = 0; j < n; j++)
     dx[j] = gx[j] + v[j] - (dx[j] - dm[j]);
-  int status = sg_cholesky (H, n, 0, H, NULL);
+  int status = sg_cholesky (H, n, SG_CHOLESKY_MAX_JITTER, H, NULL);
   if (status != SG_OK)
     return status;
   sg_cholesky_solve (H, n, dx, 1);
@@ -1064,7 +1063,7 @@ point_generators (const sg_mvn_workspace *w, size_t dims, size_t n, int staged,
 
 static int
 qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
-              uint64_t stream, sg_mvn_result *res)
+              const sg_progress *progress, uint64_t stream, sg_mvn_result *res)
 {
   size_t S = opt->n_shifts, n_per = opt->n_points / S;
   if (n_per < 1)
@@ -1106,7 +1105,7 @@ qmc_estimate (sg_mvn_workspace *w, size_t m, const sg_mvn_options *opt,
             run_block (w, m, gen, shifts + s * (dims + 1), i0 + 1, nb);
             accumulate_logsumexp (w->logw, nb, &amax[s], &asum[s]);
             blocks_done++;
-            status = sg_progress_report (opt->progress,
+            status = sg_progress_report (progress,
                                          (double) blocks_done / (double) total_blocks);
             if (status != SG_OK)
               break;
@@ -1210,7 +1209,7 @@ fit_factor_proposal (sg_mvn_workspace *w, size_t r, const double *keep, size_t n
     }
   for (size_t j = 0; j < r * r; j++)
     cov[j] *= FACTOR_SCALE * FACTOR_SCALE;
-  if (sg_cholesky (cov, r, 0, w->fchol, NULL) != SG_OK)
+  if (sg_cholesky (cov, r, SG_CHOLESKY_MAX_JITTER, w->fchol, NULL) != SG_OK)
     return 0;
   memcpy (w->fmean, mean, r * sizeof *mean);
   w->flogdet = 0;
@@ -1671,22 +1670,19 @@ one_factor_prob (const sg_mvn_workspace *w, size_t m, const double *a,
 /* ------------------------------------------------------------ entry point */
 
 
-int
+sg_status
 sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
              const double *cov, const double *lower, const double *upper,
-             const sg_mvn_options *opt_in, sg_mvn_result *res)
+             const sg_mvn_options *opt_in, const sg_progress *progress,
+             sg_mvn_result *res)
 {
   sg_mvn_options opt;
   if (opt_in != NULL)
     opt = *opt_in;
   else
     sg_mvn_options_default (&opt);
-  if (opt.n_points == 0)
-    opt.n_points = DEFAULT_POINTS;
-  if (opt.n_shifts == 0)
-    opt.n_shifts = DEFAULT_SHIFTS;
   if (w == NULL || res == NULL || d == 0 || d > w->d_max || cov == NULL
-      || opt.n_shifts < 2 || !(opt.rel_tol >= 0)
+      || opt.n_points == 0 || opt.n_shifts < 2 || !(opt.rel_tol >= 0)
       || (opt.method != SG_MVN_TILTED && opt.method != SG_MVN_GENZ))
     return SG_EINVAL;
 
@@ -1739,7 +1735,7 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
       if (nf > 0 && factor_pilot (w, m, nf, n_pilot, opt.seed, stream, &pilot)
           && prepare_split (w, m, d, nf) != SG_OK)
         prepare_plain (w, m, d);
-      status = qmc_estimate (w, m + w->nf, &opt, stream, &r);
+      status = qmc_estimate (w, m + w->nf, &opt, progress, stream, &r);
       w->nf = 0;
       if (status != SG_OK)
         return status;

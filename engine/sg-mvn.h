@@ -29,13 +29,13 @@ typedef enum {
 } sg_mvn_method;
 
 typedef struct {
-  size_t n_points;    /* total QMC points, split over the shifts (default 10000;
-                         0 means the default). Without rel_tol the points per
+  size_t n_points;    /* total QMC points, split over the shifts (default
+                         10000, at least 1). Without rel_tol the points per
                          shift are rounded up to a lattice rule of the table
                          (sg-lattice.h) when one is within 5%: 10000 points
                          in 10 shifts run 10 x 1009 (res->n_points says)     */
   size_t n_shifts;    /* random shifts for the error estimate (default 10,
-                         0 means the default, otherwise at least 2)             */
+                         at least 2)                                            */
   uint64_t seed;      /* seed of the random shifts                              */
   int deterministic;  /* nonzero: the same point set on every call with the same
                          seed and d (common random numbers inside optimisers);
@@ -47,9 +47,7 @@ typedef struct {
                          Zero: call k on a workspace uses stream k of SEED, so
                          repeated calls give independent estimates.            */
   double rel_tol;     /* stop early when error <= rel_tol * value (0 = never)   */
-  /* Fields added after the first version (zero = default): */
-  sg_mvn_method method;
-  const sg_progress *progress; /* polled between point blocks (may be NULL)    */
+  sg_mvn_method method;  /* default SG_MVN_TILTED                            */
   int keep_order;     /* nonzero: factor the variables in the order chosen by the
                          last call on this workspace with the same d and the
                          same coordinates bounded (else choose afresh). The
@@ -94,20 +92,22 @@ void sg_mvn_workspace_free (sg_mvn_workspace *w);
 /* MEAN may be NULL (zeros); LOWER NULL means all -inf, UPPER NULL all +inf;
  * single bounds may be -INFINITY / INFINITY. COV is d x d row-major, PSD
  * (symmetric to 1e-8 relative; singular is fine). OPT may be NULL (defaults).
+ * PROGRESS (may be NULL) is polled between blocks of QMC points.
  * Coordinates with both bounds infinite are integrated out exactly; the PSD
  * check covers the others (use sg_mvn_check_cov for the whole matrix).
  * lower == upper somewhere gives value 0, log_value -inf (exact).
  * Returns SG_OK, SG_EINVAL (sizes, NaN, lower > upper, d > d_max, asymmetric
- * cov), SG_ENOTPD (cov not PSD), SG_ENOMEM, SG_ECANCELLED. RES is written
+ * cov, n_points = 0, n_shifts < 2), SG_ENOTPD (cov not PSD), SG_ENOMEM, SG_ECANCELLED. RES is written
  * only on success. */
-int sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
-                 const double *cov, const double *lower, const double *upper,
-                 const sg_mvn_options *opt, sg_mvn_result *res);
+sg_status sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
+                       const double *cov, const double *lower,
+                       const double *upper, const sg_mvn_options *opt,
+                       const sg_progress *progress, sg_mvn_result *res);
 
 /* Checks that the d x d row-major COV is finite, symmetric (to 1e-8 relative)
  * and positive semi-definite (no pivot of a diagonally pivoted Cholesky
  * below -1e-9 of its diagonal entry). SG_OK, SG_EINVAL (non-finite or
  * asymmetric; *BAD_ROW and *BAD_COL name the entry when non-NULL), SG_ENOTPD
  * (*BAD_ROW names the offending variable), SG_ENOMEM. */
-int sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row,
-                      size_t *bad_col);
+sg_status sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row,
+                            size_t *bad_col);

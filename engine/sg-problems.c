@@ -242,7 +242,7 @@ maximise_1d (sg_problem *p)
   p->optimizer[0] = xb;
 }
 
-int
+sg_status
 sg_problem_new (const char *name, uint64_t seed, sg_problem **out)
 {
   if (name == NULL || out == NULL)
@@ -327,7 +327,7 @@ sg_oracle_init (sg_oracle *o, const sg_problem *p)
   o->has_threshold = 0;
 }
 
-int
+sg_status
 sg_oracle_duel (const sg_oracle *o, gsl_rng *rng, const double *xa,
                 const double *xb, int *a_wins)
 {
@@ -345,7 +345,7 @@ sg_oracle_duel (const sg_oracle *o, gsl_rng *rng, const double *xa,
   return SG_OK;
 }
 
-int
+sg_status
 sg_oracle_measure (const sg_oracle *o, gsl_rng *rng, const double *x,
                    double *y, int *valid)
 {

@@ -55,7 +55,7 @@ const char *sg_problem_description_at (size_t i);
 /* Creates problem NAME; SEED matters only for random families
  * (safe-gp1d). SG_EINVAL for an unknown name, SG_ENOMEM, SG_ENOTPD if the
  * random draw cannot be factorised (should not happen). */
-int sg_problem_new (const char *name, uint64_t seed, sg_problem **out);
+sg_status sg_problem_new (const char *name, uint64_t seed, sg_problem **out);
 void sg_problem_free (sg_problem *p);
 
 const char *sg_problem_name (const sg_problem *p);
@@ -99,9 +99,9 @@ typedef struct {
 void sg_oracle_init (sg_oracle *o, const sg_problem *p);
 
 /* *A_WINS = 1 when A is preferred. RNG may be NULL when preference_sd = 0. */
-int sg_oracle_duel (const sg_oracle *o, gsl_rng *rng, const double *xa,
-                    const double *xb, int *a_wins);
+sg_status sg_oracle_duel (const sg_oracle *o, gsl_rng *rng, const double *xa,
+                          const double *xb, int *a_wins);
 /* *VALID = 0 and *Y = NaN for an invalid point, else *VALID = 1 and the
  * measured value. RNG may be NULL when measurement_sd = 0. */
-int sg_oracle_measure (const sg_oracle *o, gsl_rng *rng, const double *x,
-                       double *y, int *valid);
+sg_status sg_oracle_measure (const sg_oracle *o, gsl_rng *rng, const double *x,
+                             double *y, int *valid);

@@ -59,8 +59,7 @@
 #define PAIR_COLUMNS 64     /* points per pass of the cubic form: S, the
                                PAIR_CHUNK x PAIR_COLUMNS pair products, fits
                                in L1 (32 KiB); over a whole batch of 256 it
-                               spills to L2 (100 duels, 40,000 points: the
-                               maps took 79 ms that way, 70 ms in passes)   */
+                               would spill to L2                            */
 #define SIGMA_FLOOR 1e-13   /* directions of C_w below this * its largest
                                eigenvalue carry no sample variation          */
 
@@ -457,7 +456,7 @@ cubic_form (const moment_basis *mb, const double *Oc, size_t bb, double *S, doub
     }
 }
 
-int
+sg_status
 sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
                              const sg_skewgp_samples *smp, const double *XS,
                              size_t b, size_t bs, int with_skew,

@@ -68,7 +68,7 @@ sg_skewgp_samples_n_chains (const sg_skewgp_samples *samples)
   return samples->n_chains;
 }
 
-int
+sg_status
 sg_skewgp_samples_ess (const sg_skewgp_samples *samples, double *ess)
 {
   if (samples == NULL || ess == NULL)
@@ -107,7 +107,7 @@ whiten_samples (const sg_skewgp_posterior *p, sg_skewgp_samples *s)
   sg_trsm_lower (p->Lh, p->mh, s->E, N);
 }
 
-int
+sg_status
 sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
                   const sg_skewgp_sample_options *opt, gsl_rng *rng,
                   const sg_progress *progress, sg_skewgp_samples **out)
@@ -139,7 +139,7 @@ sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
       status = sg_tmvn_new (m, post->mu_t, post->S_tt, lower, NULL,
                             &opt->tmvn, &chain);
       if (status == SG_OK)
-        status = sg_tmvn_sample (chain, rng, N, s->T, progress);
+        status = sg_tmvn_sample (chain, rng, N, progress, s->T);
       sg_tmvn_free (chain);
     }
   free (lower);
@@ -582,7 +582,7 @@ summarize_threads (const summary_shared *sh, size_t b, size_t nt,
   return status;
 }
 
-int
+sg_status
 sg_skewgp_summarize (const sg_skewgp_posterior *post,
                      const sg_skewgp_samples *samples,
                      const double *XS, size_t b,
@@ -738,7 +738,7 @@ joint_samples (const sg_skewgp_posterior *post, const sg_skewgp_samples *samples
   return status;
 }
 
-int
+sg_status
 sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
                          const sg_skewgp_samples *samples,
                          const double *XS, size_t b, gsl_rng *rng,
@@ -750,7 +750,7 @@ sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
   return joint_samples (post, samples, XS, b, NULL, samples->N, rng, out);
 }
 
-int
+sg_status
 sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
                         const sg_skewgp_samples *samples,
                         const double *XS, size_t b, const size_t *which,
@@ -762,7 +762,7 @@ sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
   return joint_samples (post, samples, XS, b, which, k, rng, out);
 }
 
-int
+sg_status
 sg_skewgp_density (const sg_skewgp_posterior *post,
                    const sg_skewgp_samples *samples, const double *x,
                    const double *grid, size_t k, double *density)
@@ -809,10 +809,11 @@ sg_skewgp_density (const sg_skewgp_posterior *post,
   return SG_OK;
 }
 
-int
+sg_status
 sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
                                    const double *x, sg_mvn_workspace *w,
                                    const sg_mvn_options *opt,
+                                   const sg_progress *progress,
                                    double *prob, double *error)
 {
   if (post == NULL || x == NULL || prob == NULL)
@@ -861,9 +862,9 @@ sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
         }
       mean[m] = mu;
       cov[m * d + m] = var;
-      status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, &num);
+      status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, progress, &num);
       if (status == SG_OK && m > 0)
-        status = sg_mvn_prob (w, m, post->mu_t, post->S_tt, lower, NULL, opt, &den);
+        status = sg_mvn_prob (w, m, post->mu_t, post->S_tt, lower, NULL, opt, progress, &den);
       else if (status == SG_OK)
         den = (sg_mvn_result) { .value = 1, .log_value = 0, .exact = 1 };
     }

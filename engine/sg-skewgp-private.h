@@ -42,8 +42,8 @@ struct sg_skewgp_samples {
 /* WQ (mh x b) = Lh^{-1} P K(Z, XS); V (b, may be NULL) = k(x,x) - |w|^2.
  * SCRATCH holds b * nz doubles. With a sparse P the product P K(Z, XS)
  * costs nnz(P) b instead of mh nz b. */
-int sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
-                             size_t b, double *WQ, double *V, double *scratch);
+sg_status sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
+                                   size_t b, double *WQ, double *V, double *scratch);
 /* The same from a kernel matrix KS = K(Z, XS) (nz x b) already computed. */
 void sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
                               const double *XS, size_t b, double *WQ, double *V);
@@ -53,8 +53,8 @@ void sg_skewgp_project_kernel (const sg_skewgp_posterior *p, const double *Ks,
 
 /* The fast_moments path of sg_skewgp_summarize (sg-skewgp-moments.c):
  * mean, sd and skewness of B points in batches of BS. */
-int sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
-                                 const sg_skewgp_samples *samples,
-                                 const double *XS, size_t b, size_t bs,
-                                 int with_skew, const sg_progress *progress,
-                                 sg_point_summary *res);
+sg_status sg_skewgp_summarize_moments (const sg_skewgp_posterior *post,
+                                       const sg_skewgp_samples *samples,
+                                       const double *XS, size_t b, size_t bs,
+                                       int with_skew, const sg_progress *progress,
+                                       sg_point_summary *res);

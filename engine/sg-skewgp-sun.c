@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int
+sg_status
 sg_sun_init (sg_sun *sun, size_t p, size_t s)
 {
   sun->p = p;
@@ -51,7 +51,7 @@ spd_inverse (const double *A, size_t n, double *Ainv)
   return status;
 }
 
-int
+sg_status
 sg_sun_from_skewgp_prior (const sg_skewgp_prior *prior, const double *X,
                           size_t n, sg_sun *out)
 {
@@ -82,7 +82,7 @@ sg_sun_from_skewgp_prior (const sg_skewgp_prior *prior, const double *X,
   return SG_OK;
 }
 
-int
+sg_status
 sg_sun_probit_update (const sg_sun *prior, size_t ma, const double *W,
                       const double *z, const double *Sigma, sg_sun *post)
 {
@@ -162,7 +162,7 @@ correlation (const double *Omega, size_t p, double *OB, double *DV)
       OB[i * p + j] = Omega[i * p + j] / (DV[i] * DV[j]);
 }
 
-int
+sg_status
 sg_sun_normal_update (const sg_sun *prior, size_t mr, const double *C,
                       const double *y, const double *R, sg_sun *post)
 {
@@ -271,7 +271,7 @@ sg_sun_normalize (sg_sun *sun)
     }
 }
 
-int
+sg_status
 sg_skewgp_posterior_sun (const sg_skewgp_posterior *post, sg_sun *out)
 {
   size_t n = post->n, m = post->m, mr = post->mr, mh = post->mh;
@@ -329,7 +329,7 @@ log_cdf (sg_mvn_workspace *w, size_t d, const double *c, const double *S,
       return SG_OK;
     }
   sg_mvn_result res;
-  int status = sg_mvn_prob (w, d, NULL, S, NULL, c, opt, &res);
+  int status = sg_mvn_prob (w, d, NULL, S, NULL, c, opt, NULL, &res);
   if (status == SG_OK)
     *out = res.log_value;
   return status;
@@ -346,7 +346,7 @@ workspace_for (sg_mvn_workspace *w, size_t s, sg_mvn_workspace **owned)
   return *owned;
 }
 
-int
+sg_status
 sg_sun_density (const sg_sun *sun, const double *Z, size_t k,
                 sg_mvn_workspace *w, const sg_mvn_options *opt,
                 double *density)
@@ -483,7 +483,7 @@ log_partial (const sg_sun *sun, const double *c, const size_t *idx, size_t na,
   return status;
 }
 
-int
+sg_status
 sg_sun_marginal_moments (const sg_sun *sun, sg_mvn_workspace *w,
                          const sg_mvn_options *opt, double *mean, double *var)
 {

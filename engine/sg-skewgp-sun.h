@@ -26,23 +26,23 @@ typedef struct {
 } sg_sun;
 
 /* Allocates a zeroed SUN_{p,s}; SG_ENOMEM. */
-int sg_sun_init (sg_sun *sun, size_t p, size_t s);
+sg_status sg_sun_init (sg_sun *sun, size_t p, size_t s);
 void sg_sun_clear (sg_sun *sun);
 
 /* The SkewGP_s prior at inputs X (n x dim) as a SUN_{n,s} (001 eqs. 10-11):
  * xi = mean, Omega = K(X,X), Delta = Kbar(X,U) L, Gamma = L Kbar(U,U) L. */
-int sg_sun_from_skewgp_prior (const sg_skewgp_prior *prior, const double *X,
-                              size_t n, sg_sun *out);
+sg_status sg_sun_from_skewgp_prior (const sg_skewgp_prior *prior, const double *X,
+                                    size_t n, sg_sun *out);
 
 /* 001 Lemma 2: prior SUN_{p,s} times Phi_ma(z + W f; Sigma) gives
  * SUN_{p,s+ma} (eqs. 26-29). W is ma x p, Sigma ma x ma. */
-int sg_sun_probit_update (const sg_sun *prior, size_t ma, const double *W,
-                          const double *z, const double *Sigma, sg_sun *post);
+sg_status sg_sun_probit_update (const sg_sun *prior, size_t ma, const double *W,
+                                const double *z, const double *Sigma, sg_sun *post);
 
 /* 001 Lemma 1: prior SUN_{p,s} times phi_mr(y - C f; R) gives SUN_{p,s}
  * (eqs. 13-17). C is mr x p, R mr x mr. */
-int sg_sun_normal_update (const sg_sun *prior, size_t mr, const double *C,
-                          const double *y, const double *R, sg_sun *post);
+sg_status sg_sun_normal_update (const sg_sun *prior, size_t mr, const double *C,
+                                const double *y, const double *R, sg_sun *post);
 
 /* Rescales (Delta, gamma, Gamma) so that diag(Gamma) = 1. */
 void sg_sun_normalize (sg_sun *sun);
@@ -51,7 +51,7 @@ void sg_sun_normalize (sg_sun *sun);
  * xi = E[f | y], Omega = Cov[f | y], Delta = D^{-1} Cov[f, t | y],
  * gamma = E[t | y], Gamma = Cov[t | y] (001 eq. 8: f = xi + D(r0 +
  * Delta Gamma^{-1} r1), r1 = t - gamma truncated to r1 > -gamma). */
-int sg_skewgp_posterior_sun (const sg_skewgp_posterior *post, sg_sun *out);
+sg_status sg_skewgp_posterior_sun (const sg_skewgp_posterior *post, sg_sun *out);
 
 /* ---- Density and moments (for plots and tests) --------------------------- */
 
@@ -66,9 +66,9 @@ int sg_skewgp_posterior_sun (const sg_skewgp_posterior *post, sg_sun *out);
  * (NULL: allocated per call). s = 0 gives the Gaussian density.
  * SG_EINVAL (sizes, NaN), SG_ENOTPD (Omega not positive definite; Gamma
  * may be singular), SG_ENOMEM. */
-int sg_sun_density (const sg_sun *sun, const double *Z, size_t k,
-                    sg_mvn_workspace *w, const sg_mvn_options *opt,
-                    double *density);
+sg_status sg_sun_density (const sg_sun *sun, const double *Z, size_t k,
+                          sg_mvn_workspace *w, const sg_mvn_options *opt,
+                          double *density);
 
 /* Mean and variance of every component z_i of a SUN_{p,s}, in closed form
  * from the moment generating function of its marginal SUN_{1,s}
@@ -89,6 +89,6 @@ int sg_sun_density (const sg_sun *sun, const double *Z, size_t k,
  * (a diagonal entry of Gamma <= 0 or a 2 x 2 block of Gamma singular,
  * e.g. two pseudo-points at the same place: the Hessian then needs the
  * reduced SUN), SG_ENOMEM. */
-int sg_sun_marginal_moments (const sg_sun *sun, sg_mvn_workspace *w,
-                             const sg_mvn_options *opt, double *mean,
-                             double *var);
+sg_status sg_sun_marginal_moments (const sg_sun *sun, sg_mvn_workspace *w,
+                                   const sg_mvn_options *opt, double *mean,
+                                   double *var);

@@ -38,7 +38,7 @@ sg_skewgp_prior_gp (sg_skewgp_prior *prior, const sg_kernel *kernel, double mean
   prior->mean = mean;
 }
 
-int
+sg_status
 sg_skewgp_prior_check (const sg_skewgp_prior *prior)
 {
   if (prior == NULL || sg_kernel_check (&prior->kernel) != SG_OK
@@ -269,7 +269,7 @@ condition_on_numeric (sg_skewgp_posterior *p, const double *Shh)
       p->Gamma[i * p->s + j] = Shh[(mr + i) * mh + mr + j];
 }
 
-int
+sg_status
 sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
                          const sg_likelihood *lik, sg_skewgp_posterior **out)
 {
@@ -303,7 +303,7 @@ sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
     }
   int status = build_shh (p, lik, Shh);
   if (status == SG_OK)
-    status = sg_cholesky (Shh, p->mh, 0, p->Lh, &p->jitter);
+    status = sg_cholesky (Shh, p->mh, SG_CHOLESKY_MAX_JITTER, p->Lh, &p->jitter);
   if (status == SG_OK)
     condition_on_numeric (p, Shh);
   free (Shh);
@@ -316,7 +316,7 @@ sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
   return SG_OK;
 }
 
-int
+sg_status
 sg_skewgp_prior_posterior (const sg_skewgp_prior *prior,
                            sg_skewgp_posterior **out)
 {
@@ -364,7 +364,7 @@ log_orthant (sg_mvn_workspace *w, size_t d, const double *mean,
   double *lower = calloc (d, sizeof *lower);
   if (lower == NULL)
     return SG_ENOMEM;
-  int status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, res);
+  int status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, NULL, res);
   free (lower);
   return status;
 }
@@ -380,7 +380,7 @@ workspace_or_new (sg_mvn_workspace *w, size_t d, int *owned)
   return sg_mvn_workspace_new (d ? d : 1);
 }
 
-int
+sg_status
 sg_skewgp_posterior_log_evidence (const sg_skewgp_posterior *post,
                                   sg_mvn_workspace *w,
                                   const sg_mvn_options *opt,
@@ -419,7 +419,7 @@ sg_skewgp_posterior_log_evidence (const sg_skewgp_posterior *post,
   return SG_OK;
 }
 
-int
+sg_status
 sg_skewgp_log_evidence (const sg_skewgp_prior *prior, const double *X,
                         const sg_likelihood *lik, sg_mvn_workspace *w,
                         const sg_mvn_options *opt, sg_skewgp_evidence *res)
@@ -433,7 +433,7 @@ sg_skewgp_log_evidence (const sg_skewgp_prior *prior, const double *X,
   return status;
 }
 
-int
+sg_status
 sg_skewgp_posterior_batch_bound (const sg_skewgp_posterior *post,
                                  size_t batch, gsl_rng *rng,
                                  sg_mvn_workspace *w,
@@ -503,7 +503,7 @@ sg_skewgp_posterior_batch_bound (const sg_skewgp_posterior *post,
 
 /* For B points XS: WQ = Lh^{-1} P K(Z, XS) (mh x b) and the remainder
  * variances V (b) = k(x,x) - |w(x)|^2 (clamped at 0). */
-int
+sg_status
 sg_skewgp_whiten_points (const sg_skewgp_posterior *p, const double *XS,
                          size_t b, double *WQ, double *V, double *scratch)
 {
@@ -550,7 +550,7 @@ sg_skewgp_whiten_kernel (const sg_skewgp_posterior *p, const double *Ks,
     V[i] = V[i] > 0 ? V[i] : 0;
 }
 
-int
+sg_status
 sg_skewgp_gaussian_part (const sg_skewgp_posterior *post, const double *XS,
                          size_t b, double *mean, double *var)
 {

@@ -59,24 +59,24 @@ void sg_skewgp_prior_gp (sg_skewgp_prior *prior, const sg_kernel *kernel,
                          double mean);
 /* SG_OK if the prior is usable: valid kernel, finite mean/gamma, phases
  * +-1, finite pseudo-points. */
-int sg_skewgp_prior_check (const sg_skewgp_prior *prior);
+sg_status sg_skewgp_prior_check (const sg_skewgp_prior *prior);
 
 typedef struct sg_skewgp_posterior sg_skewgp_posterior;
 
 /* Builds the posterior for inputs X (n x kernel.dim, row-major; n = lik->n)
  * and the lowered likelihood LIK. Cost O((n+s)^2 (m + m_r) + (m + m_r)^3).
  * Returns SG_OK, SG_EINVAL (sizes, bad prior), SG_ENOTPD, SG_ENOMEM. */
-int sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
-                             const sg_likelihood *lik,
-                             sg_skewgp_posterior **out);
+sg_status sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
+                                   const sg_likelihood *lik,
+                                   sg_skewgp_posterior **out);
 void sg_skewgp_posterior_free (sg_skewgp_posterior *post);
 /* The prior itself as a "posterior" with no data (n = 0, no likelihood
  * rows): t is then the s pseudo-point events alone, truncated to t > 0, so
  * sg_skewgp_sample, sg_skewgp_sample_paths, sg_skewgp_summarize and
  * sg_skewgp_density give prior sample paths and prior summaries (000
  * Figure 3; the prior explorer). The evidence is exactly 1. */
-int sg_skewgp_prior_posterior (const sg_skewgp_prior *prior,
-                               sg_skewgp_posterior **out);
+sg_status sg_skewgp_prior_posterior (const sg_skewgp_prior *prior,
+                                     sg_skewgp_posterior **out);
 
 /* Sizes: n inputs, s pseudo-points, m = s + m_probit truncated rows,
  * m_numeric numeric rows, dim. */
@@ -100,16 +100,16 @@ typedef struct {
 
 /* The log evidence of a posterior already built. W is an sg_mvn workspace
  * for dimension >= m (NULL: allocated per call); OPT NULL = defaults. */
-int sg_skewgp_posterior_log_evidence (const sg_skewgp_posterior *post,
-                                      sg_mvn_workspace *w,
-                                      const sg_mvn_options *opt,
-                                      sg_skewgp_evidence *res);
+sg_status sg_skewgp_posterior_log_evidence (const sg_skewgp_posterior *post,
+                                            sg_mvn_workspace *w,
+                                            const sg_mvn_options *opt,
+                                            sg_skewgp_evidence *res);
 /* Only the log evidence for given prior + likelihood, without building the
  * predictive machinery (for hyperparameter fitting; pass
  * opt->deterministic = 1 for common random numbers across calls). */
-int sg_skewgp_log_evidence (const sg_skewgp_prior *prior, const double *X,
-                            const sg_likelihood *lik, sg_mvn_workspace *w,
-                            const sg_mvn_options *opt, sg_skewgp_evidence *res);
+sg_status sg_skewgp_log_evidence (const sg_skewgp_prior *prior, const double *X,
+                                  const sg_likelihood *lik, sg_mvn_workspace *w,
+                                  const sg_mvn_options *opt, sg_skewgp_evidence *res);
 
 /* The batch lower bound of 001 Prop. 1 (eq. 42):
  *   Phi_m(mu_t; S_tt) >= sum_i Phi_{|B_i|}(mu_B_i; S_B_i) - (b - 1)
@@ -117,11 +117,11 @@ int sg_skewgp_log_evidence (const sg_skewgp_prior *prior, const double *X,
  * (consecutive rows, or a random partition when RNG is non-NULL). Writes
  * the bound on Phi_m to *BOUND and the corresponding bound on log p(data)
  * (-inf when the bound is <= 0, i.e. useless) to *LOG_ML_BOUND. */
-int sg_skewgp_posterior_batch_bound (const sg_skewgp_posterior *post,
-                                     size_t batch, gsl_rng *rng,
-                                     sg_mvn_workspace *w,
-                                     const sg_mvn_options *opt,
-                                     double *bound, double *log_ml_bound);
+sg_status sg_skewgp_posterior_batch_bound (const sg_skewgp_posterior *post,
+                                           size_t batch, gsl_rng *rng,
+                                           sg_mvn_workspace *w,
+                                           const sg_mvn_options *opt,
+                                           double *bound, double *log_ml_bound);
 
 /* ---- Samples of t, then anything at any points ------------------------ */
 
@@ -129,8 +129,8 @@ typedef struct {
   sg_tmvn_options tmvn;  /* the truncated-Gaussian sampler: defaults are
                             sg_tmvn_options_default with method =
                             SG_TMVN_EXACT_HMC, thin = 1, n_chains =
-                            SG_SKEWGP_DEFAULT_CHAINS (see the .c file for
-                            the measurements behind this choice)          */
+                            SG_SKEWGP_DEFAULT_CHAINS (why: see
+                            sg_skewgp_sample_options_default)             */
 } sg_skewgp_sample_options;
 
 #define SG_SKEWGP_DEFAULT_CHAINS 2
@@ -139,13 +139,14 @@ void sg_skewgp_sample_options_default (sg_skewgp_sample_options *opt);
 
 typedef struct sg_skewgp_samples sg_skewgp_samples;
 
-/* Draws N posterior samples of t (lin-ess on N(mu_t, S_tt) restricted to
- * t > 0) and N standard normal variates used for the Gaussian remainder of
- * marginal summaries. When m = 0 (Gaussian posterior) no chain runs.
- * PROGRESS is polled by the chain. */
-int sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
-                      const sg_skewgp_sample_options *opt, gsl_rng *rng,
-                      const sg_progress *progress, sg_skewgp_samples **out);
+/* Draws N posterior samples of t (N(mu_t, S_tt) restricted to t > 0, by
+ * the sg_tmvn sampler of OPT->tmvn: exact HMC with the defaults, lin-ess
+ * if asked) and N standard normal variates used for the Gaussian remainder
+ * of marginal summaries. When m = 0 (Gaussian posterior) no chain runs.
+ * OPT NULL = defaults. PROGRESS is polled by the chains. */
+sg_status sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
+                            const sg_skewgp_sample_options *opt, gsl_rng *rng,
+                            const sg_progress *progress, sg_skewgp_samples **out);
 void sg_skewgp_samples_free (sg_skewgp_samples *samples);
 size_t sg_skewgp_samples_count (const sg_skewgp_samples *samples);
 /* The samples of t, N x m row-major (borrowed); with several chains,
@@ -154,7 +155,7 @@ const double *sg_skewgp_samples_t (const sg_skewgp_samples *samples);
 size_t sg_skewgp_samples_n_chains (const sg_skewgp_samples *samples);
 /* Effective sample size: N / (largest integrated autocorrelation time over
  * the m coordinates of t, sg_mcmc_iat_max over the chains). N when m = 0. */
-int sg_skewgp_samples_ess (const sg_skewgp_samples *samples, double *ess);
+sg_status sg_skewgp_samples_ess (const sg_skewgp_samples *samples, double *ess);
 
 /* Joint posterior samples of f at B points XS (b x dim): OUT is b x N
  * (row i = the N samples of f(XS_i)). The Gaussian remainder is drawn
@@ -162,20 +163,20 @@ int sg_skewgp_samples_ess (const sg_skewgp_samples *samples, double *ess);
  * f(x) - f(x_r) have the right distribution. Meant for a few points
  * (O(b^3) for the remainder, O(b N) Gaussian draws); for plot paths use
  * sg_skewgp_sample_paths. */
-int sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
-                             const sg_skewgp_samples *samples,
-                             const double *XS, size_t b, gsl_rng *rng,
-                             double *out);
+sg_status sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
+                                   const sg_skewgp_samples *samples,
+                                   const double *XS, size_t b, gsl_rng *rng,
+                                   double *out);
 
 /* Sample paths for plots: like sg_skewgp_joint_samples, but only for the K
  * stored samples whose indices (< N) are listed in WHICH; OUT is b x K.
  * The remainder covariance of a fine grid is numerically singular; it is
  * factorised by Cholesky with jitter or, failing that, by an
  * eigendecomposition with the round-off eigenvalues clipped at zero. */
-int sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
-                            const sg_skewgp_samples *samples,
-                            const double *XS, size_t b, const size_t *which,
-                            size_t k, gsl_rng *rng, double *out);
+sg_status sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
+                                  const sg_skewgp_samples *samples,
+                                  const double *XS, size_t b, const size_t *which,
+                                  size_t k, gsl_rng *rng, double *out);
 
 /* Which fields sg_skewgp_summarize fills (others are set to NaN). */
 enum {
@@ -232,35 +233,38 @@ void sg_summary_options_default (sg_summary_options *opt);
  * Quantiles by selection and the HPD interval (shortest interval holding
  * ceil(level N) sorted samples) from the two sorted tails only, O(N) per
  * point. PROGRESS is polled once per batch. */
-int sg_skewgp_summarize (const sg_skewgp_posterior *post,
-                         const sg_skewgp_samples *samples,
-                         const double *XS, size_t b,
-                         const sg_summary_options *opt,
-                         const sg_progress *progress,
-                         sg_point_summary *out);
+sg_status sg_skewgp_summarize (const sg_skewgp_posterior *post,
+                               const sg_skewgp_samples *samples,
+                               const double *XS, size_t b,
+                               const sg_summary_options *opt,
+                               const sg_progress *progress,
+                               sg_point_summary *out);
 
 /* Density of f(x) at the K values GRID (for density plots): the mixture
  * (1/N) sum_j N(c; m_j, v(x)) over the samples, which is the exact
  * Rao-Blackwellised density estimate; where v(x) is tiny compared with the
  * spread of the m_j a Gaussian kernel with Silverman's bandwidth is added
  * to the variance. */
-int sg_skewgp_density (const sg_skewgp_posterior *post,
-                       const sg_skewgp_samples *samples, const double *x,
-                       const double *grid, size_t k, double *density);
+sg_status sg_skewgp_density (const sg_skewgp_posterior *post,
+                             const sg_skewgp_samples *samples, const double *x,
+                             const double *grid, size_t k, double *density);
 
 /* Exact predictive class probability E[Phi(f(x))] = P(y* = 1 | data)
  * (000 Corollary 2): the ratio of orthant probabilities
  *   P(t > 0, f(x) + e > 0 | y) / P(t > 0 | y),  e ~ N(0, 1),
  * for small m (dimension m + 1 <= what sg_mvn handles well). Writes the
- * probability and an error estimate (propagated from sg_mvn). */
-int sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
-                                       const double *x, sg_mvn_workspace *w,
-                                       const sg_mvn_options *opt,
-                                       double *prob, double *error);
+ * probability and an error estimate (propagated from sg_mvn). PROGRESS is
+ * polled by sg_mvn_prob. */
+sg_status sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
+                                             const double *x,
+                                             sg_mvn_workspace *w,
+                                             const sg_mvn_options *opt,
+                                             const sg_progress *progress,
+                                             double *prob, double *error);
 
 /* The Gaussian location and scale at B points XS given the numeric data
  * only (001 eqs. 33-34, the xi~ and diag Omega~ of the posterior SUN):
  * MEAN[i] = xi + k(x,X) C^T (C K C^T + R)^{-1} (y - C xi), VAR[i] the
  * corresponding GP variance. Either output may be NULL. */
-int sg_skewgp_gaussian_part (const sg_skewgp_posterior *post, const double *XS,
-                             size_t b, double *mean, double *var);
+sg_status sg_skewgp_gaussian_part (const sg_skewgp_posterior *post, const double *XS,
+                                   size_t b, double *mean, double *var);

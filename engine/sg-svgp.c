@@ -38,6 +38,7 @@
 #define DEFAULT_KMEANS_ITERATIONS 25
 #define DEFAULT_INDUCING 100
 #define DEFAULT_DELTA 0.05
+#define DEFAULT_WARMUP_FRACTION 0.25
 #define PREDICT_BLOCK 64
 #define ADAM_BETA1 0.9
 #define ADAM_BETA2 0.999
@@ -85,7 +86,7 @@ factor_kzz (const sg_kernel *k, const double *Z, size_t M, double *Lk)
   sg_kernel_matrix (k, Z, M, Z, M, K);
   for (size_t j = 0; j < M; j++)
     K[j * M + j] += SG_SVGP_JITTER * k->variance;
-  int status = sg_cholesky (K, M, 0, Lk, NULL);
+  int status = sg_cholesky (K, M, SG_CHOLESKY_MAX_JITTER, Lk, NULL);
   free (K);
   return status;
 }
@@ -139,7 +140,7 @@ svgp_copy (sg_svgp *dst, const sg_svgp *src)
 
 /* ---- Construction ----------------------------------------------------- */
 
-int
+sg_status
 sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
               size_t M, double noise_sd, double delta)
 {
@@ -185,7 +186,7 @@ sg_svgp_clear (sg_svgp *q)
   memset (q, 0, sizeof *q);
 }
 
-int
+sg_status
 sg_svgp_data_check (const sg_svgp_data *data)
 {
   if (data == NULL || data->X == NULL || data->y == NULL || data->n == 0
@@ -322,8 +323,8 @@ kmeans_update (const sg_svgp_data *data, size_t npts, size_t M,
     }
 }
 
-int
-sg_svgp_kmeans (const sg_svgp_data *data, size_t M, int iterations,
+sg_status
+sg_svgp_kmeans (const sg_svgp_data *data, size_t M, size_t iterations,
                 gsl_rng *rng, double *Z)
 {
   if (sg_svgp_data_check (data) != SG_OK || rng == NULL || Z == NULL)
@@ -331,8 +332,6 @@ sg_svgp_kmeans (const sg_svgp_data *data, size_t M, int iterations,
   size_t npts = data->X2 ? 2 * data->n : data->n, d = data->dim;
   if (M == 0 || M > npts)
     return SG_EINVAL;
-  if (iterations <= 0)
-    iterations = DEFAULT_KMEANS_ITERATIONS;
   double *D2 = malloc (npts * sizeof *D2);
   size_t *label = malloc (npts * sizeof *label);
   size_t *count = malloc (M * sizeof *count);
@@ -348,7 +347,7 @@ sg_svgp_kmeans (const sg_svgp_data *data, size_t M, int iterations,
   kmeans_seed (data, npts, M, rng, D2, C);
   for (size_t r = 0; r < npts; r++)
     label[r] = M;   /* "unassigned", so the first pass counts as a change */
-  for (int it = 0; it < iterations; it++)
+  for (size_t it = 0; it < iterations; it++)
     {
       if (kmeans_assign (data, npts, M, C, label, D2) == 0)
         break;
@@ -383,7 +382,7 @@ sg_svgp_get_params (const sg_svgp *q, double *params)
   sg_kernel_get_params (&q->kernel, params + k);
 }
 
-int
+sg_status
 sg_svgp_set_params (sg_svgp *q, const double *params)
 {
   size_t M = q->M, np = sg_svgp_n_params (q);
@@ -753,7 +752,7 @@ elbo_eval (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
   return SG_OK;
 }
 
-int
+sg_status
 sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
               size_t nb, sg_svgp_workspace *ws, double *elbo, double *grad)
 {
@@ -763,11 +762,24 @@ sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
 /* ---- Training --------------------------------------------------------- */
 
 void
+sg_svgp_train_options_default (sg_svgp_train_options *opt)
+{
+  memset (opt, 0, sizeof *opt);
+  opt->batch = DEFAULT_BATCH;
+  opt->iterations = DEFAULT_ITERATIONS;
+  opt->learning_rate = DEFAULT_LEARNING_RATE;
+  opt->warmup_fraction = DEFAULT_WARMUP_FRACTION;
+}
+
+void
 sg_svgp_options_default (sg_svgp_options *opt)
 {
   memset (opt, 0, sizeof *opt);
+  opt->n_inducing = DEFAULT_INDUCING;
+  opt->kmeans_iterations = DEFAULT_KMEANS_ITERATIONS;
   opt->noise_sd = 1;
   opt->delta_init = DEFAULT_DELTA;
+  sg_svgp_train_options_default (&opt->train);
 }
 
 /* Next minibatch: the next B entries of PERM, reshuffled at each epoch. */
@@ -790,9 +802,9 @@ next_batch (size_t *perm, size_t n, size_t b, size_t *pos, gsl_rng *rng)
  * taken (its bias correction). */
 static void
 adam_step (double *params, const double *grad, double *m1, double *m2,
-           size_t from, size_t to, int t, double lr)
+           size_t from, size_t to, size_t t, double lr)
 {
-  double c1 = 1 - pow (ADAM_BETA1, t), c2 = 1 - pow (ADAM_BETA2, t);
+  double c1 = 1 - pow (ADAM_BETA1, (double) t), c2 = 1 - pow (ADAM_BETA2, (double) t);
   for (size_t k = from; k < to; k++)
     {
       m1[k] = ADAM_BETA1 * m1[k] + (1 - ADAM_BETA1) * grad[k];
@@ -805,35 +817,36 @@ adam_step (double *params, const double *grad, double *m1, double *m2,
 static int
 train_loop (sg_svgp *work, const sg_svgp_data *data,
             const sg_svgp_train_options *opt, size_t b, gsl_rng *rng,
-            sg_svgp_workspace *ws, double *buf, size_t *perm)
+            const sg_progress *progress, sg_svgp_workspace *ws, double *buf,
+            size_t *perm)
 {
   size_t n = data->n, np = sg_svgp_n_params (work);
   size_t k_eta = work->M + n_lower (work->M);
   double *params = buf, *grad = buf + np, *m1 = buf + 2 * np, *m2 = buf + 3 * np;
-  int iterations = opt && opt->iterations > 0 ? opt->iterations : DEFAULT_ITERATIONS;
-  int warmup = !opt || opt->warmup == 0 ? iterations / 4 : (opt->warmup < 0 ? 0 : opt->warmup);
-  int learn_kernel = !(opt && opt->fix_kernel);
-  double lr = opt && opt->learning_rate > 0 ? opt->learning_rate : DEFAULT_LEARNING_RATE;
-  const sg_progress *progress = opt ? opt->progress : NULL;
+  size_t iterations = opt->iterations;
+  /* floor (fraction x iterations): the default 0.25 holds iterations / 4 */
+  size_t warmup = (size_t) (opt->warmup_fraction * (double) iterations);
+  int learn_kernel = !opt->fix_kernel;
+  double lr = opt->learning_rate;
   size_t pos = n;   /* forces a shuffle before the first minibatch */
   sg_svgp_get_params (work, params);
   memset (m1, 0, 2 * np * sizeof *m1);
   for (size_t i = 0; i < n; i++)
     perm[i] = i;
-  for (int t = 1; t <= iterations; t++)
+  for (size_t t = 1; t <= iterations; t++)
     {
-      if (sg_progress_report (progress, (double) (t - 1) / iterations) != SG_OK)
+      if (sg_progress_report (progress, (double) (t - 1) / (double) iterations) != SG_OK)
         return SG_ECANCELLED;
       const size_t *rows = next_batch (perm, n, b, &pos, rng);
       double e;
       int status = elbo_eval (work, data, rows, b, ws, learn_kernel && t > warmup, &e, grad);
       if (status != SG_OK || !sg_all_finite (grad, np))
         return SG_ENUMERIC;
-      if (opt && opt->fix_delta)
+      if (opt->fix_delta)
         grad[k_eta] = 0;
       if (!learn_kernel)
         memset (grad + k_eta + 1, 0, (np - k_eta - 1) * sizeof *grad);
-      if (!(opt && opt->learn_variance))
+      if (!opt->learn_variance)
         grad[k_eta + 1] = 0;   /* log variance: see sg-svgp.h */
       adam_step (params, grad, m1, m2, 0, k_eta, t, lr);
       if (t > warmup)   /* delta and the kernel */
@@ -849,16 +862,22 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
   return status;
 }
 
-int
+sg_status
 sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
-               const sg_svgp_train_options *opt, gsl_rng *rng,
-               sg_svgp_workspace *ws)
+               const sg_svgp_train_options *opt_in, gsl_rng *rng,
+               const sg_progress *progress, sg_svgp_workspace *ws)
 {
+  sg_svgp_train_options defaults;
+  if (opt_in == NULL)
+    sg_svgp_train_options_default (&defaults);
+  const sg_svgp_train_options *opt = opt_in ? opt_in : &defaults;
   if (q == NULL || rng == NULL || ws == NULL || sg_svgp_data_check (data) != SG_OK
-      || data->dim != q->dim || ws->dim != q->dim || ws->M != q->M)
+      || data->dim != q->dim || ws->dim != q->dim || ws->M != q->M
+      || opt->batch == 0 || opt->iterations == 0 || !(opt->learning_rate > 0)
+      || !(opt->warmup_fraction >= 0 && opt->warmup_fraction <= 1))
     return SG_EINVAL;
   size_t n = data->n;
-  size_t b = opt && opt->batch > 0 ? opt->batch : DEFAULT_BATCH;
+  size_t b = opt->batch;
   if (b > n)
     b = n;
   if (b > ws->batch && b < n)
@@ -874,7 +893,7 @@ sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
       free (perm);
       return status;
     }
-  status = train_loop (&work, data, opt, b, rng, ws, buf, perm);
+  status = train_loop (&work, data, opt, b, rng, progress, ws, buf, perm);
   free (buf);
   free (perm);
   if (status != SG_OK)
@@ -887,19 +906,24 @@ sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
   return SG_OK;
 }
 
-int
+sg_status
 sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
-             const sg_svgp_options *opt, gsl_rng *rng, sg_svgp *q)
+             const sg_svgp_options *opt, gsl_rng *rng,
+             const sg_progress *progress, sg_svgp *q)
 {
-  if (kernel == NULL || opt == NULL || q == NULL || rng == NULL
-      || sg_svgp_data_check (data) != SG_OK || kernel->dim != data->dim)
+  sg_svgp_options defaults;
+  if (opt == NULL)
+    {
+      sg_svgp_options_default (&defaults);
+      opt = &defaults;
+    }
+  if (kernel == NULL || q == NULL || rng == NULL
+      || sg_svgp_data_check (data) != SG_OK || kernel->dim != data->dim
+      || opt->n_inducing == 0 || opt->train.batch == 0)
     return SG_EINVAL;
   size_t npts = data->X2 ? 2 * data->n : data->n;
-  size_t M = opt->n_inducing > 0 ? opt->n_inducing
-             : (npts < DEFAULT_INDUCING ? npts : DEFAULT_INDUCING);
-  if (M > npts)
-    return SG_EINVAL;
-  size_t b = opt->train.batch > 0 ? opt->train.batch : DEFAULT_BATCH;
+  size_t M = opt->n_inducing < npts ? opt->n_inducing : npts;
+  size_t b = opt->train.batch;
   if (b > data->n)
     b = data->n;
   double *Z = malloc (M * data->dim * sizeof *Z);
@@ -909,11 +933,10 @@ sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
     status = sg_svgp_kmeans (data, M, opt->kmeans_iterations, rng, Z);
   sg_svgp t = { 0 };
   if (status == SG_OK)
-    status = sg_svgp_init (&t, kernel, Z, M, opt->noise_sd > 0 ? opt->noise_sd : 1,
-                           opt->delta_init > 0 ? opt->delta_init : DEFAULT_DELTA);
+    status = sg_svgp_init (&t, kernel, Z, M, opt->noise_sd, opt->delta_init);
   if (status == SG_OK)
     {
-      status = sg_svgp_train (&t, data, &opt->train, rng, ws);
+      status = sg_svgp_train (&t, data, &opt->train, rng, progress, ws);
       if (status != SG_OK)
         sg_svgp_clear (&t);
     }
@@ -924,12 +947,12 @@ sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
   return status;
 }
 
-int
+sg_status
 sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
                          const sg_data *data, const sg_svgp_options *opt,
-                         gsl_rng *rng, sg_svgp *q)
+                         gsl_rng *rng, const sg_progress *progress, sg_svgp *q)
 {
-  if (data == NULL || opt == NULL || data->n_obs == 0 || !(probit_sd > 0)
+  if (data == NULL || data->n_obs == 0 || !(probit_sd > 0)
       || !isfinite (probit_sd))
     return SG_EINVAL;
   size_t n = data->n_obs, d = data->dim;
@@ -952,11 +975,15 @@ sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
       y[i] = 1;
     }
   sg_svgp_data sd = { .dim = d, .n = n, .X = X, .X2 = X2, .y = y };
-  sg_svgp_options o = *opt;
+  sg_svgp_options o;
+  if (opt != NULL)
+    o = *opt;
+  else
+    sg_svgp_options_default (&o);
   o.noise_sd = M_SQRT2 * probit_sd;
-  if (o.n_inducing == 0)
-    o.n_inducing = data->n_inputs < DEFAULT_INDUCING ? data->n_inputs : DEFAULT_INDUCING;
-  int status = sg_svgp_fit (kernel, &sd, &o, rng, q);
+  if (o.n_inducing > data->n_inputs)
+    o.n_inducing = data->n_inputs;
+  int status = sg_svgp_fit (kernel, &sd, &o, rng, progress, q);
   free (X);
   free (X2);
   free (y);
@@ -1057,14 +1084,14 @@ predict_rows (const sg_svgp *q, const double *Xs, const double *Xs2,
   return SG_OK;
 }
 
-int
+sg_status
 sg_svgp_predict (const sg_svgp *q, const double *Xs, size_t ns, double *mean,
                  double *var)
 {
   return predict_rows (q, Xs, NULL, ns, mean, var);
 }
 
-int
+sg_status
 sg_svgp_predict_duel (const sg_svgp *q, const double *Xs, const double *Xs2,
                       size_t ns, double *mean, double *var)
 {
@@ -1073,7 +1100,7 @@ sg_svgp_predict_duel (const sg_svgp *q, const double *Xs, const double *Xs2,
   return predict_rows (q, Xs, Xs2, ns, mean, var);
 }
 
-int
+sg_status
 sg_svgp_joint (const sg_svgp *q, const double *Xs, size_t ns, double *mean,
                double *cov)
 {
@@ -1122,7 +1149,7 @@ fill_summary (const sg_svgp *q, double mu, double var, double z,
   out->prob_better = NAN;
 }
 
-int
+sg_status
 sg_svgp_summaries (const sg_svgp *q, const double *Xs, size_t ns,
                    double level, const double *x_ref, sg_point_summary *out)
 {

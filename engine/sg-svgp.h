@@ -76,7 +76,7 @@ typedef struct {
   double *Lk;          /* M x M lower: chol(k(Z, Z) + jitter I) */
   double *w;           /* M: Lk^{-T} m, so mu* = k(x*, Z) w */
   double elbo;         /* full-data ELBO after sg_svgp_train (NaN before) */
-  int iterations;      /* Adam steps taken by the last sg_svgp_train */
+  size_t iterations;   /* Adam steps taken by the last sg_svgp_train */
 } sg_svgp;
 
 /* k(Z, Z) gets jitter SG_SVGP_JITTER * variance on its diagonal (part of
@@ -89,20 +89,20 @@ typedef struct {
  * noise_sd <= 0, non-finite Z), SG_ENOTPD if k(Z, Z) cannot be factorised
  * (duplicate inducing points are tolerated through the jitter ladder of
  * sg_cholesky), SG_ENOMEM. Q is untouched on failure. */
-int sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
-                  size_t M, double noise_sd, double delta);
+sg_status sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
+                        size_t M, double noise_sd, double delta);
 void sg_svgp_clear (sg_svgp *q);
 
 /* Checks a data set: sizes, finite inputs, labels +-1. */
-int sg_svgp_data_check (const sg_svgp_data *data);
+sg_status sg_svgp_data_check (const sg_svgp_data *data);
 
 /* M k-means centres (k-means++ seeding from RNG, then at most ITERATIONS
- * Lloyd steps; <= 0 means 25) of the inputs X_i (and X2_i for duels),
+ * Lloyd steps, 0 for the seeding alone) of the inputs X_i (and X2_i for duels),
  * written to Z (M x dim). An emptied cluster is re-seeded at the point
  * farthest from its centre. SG_EINVAL if M = 0 or M exceeds the number of
  * input rows. */
-int sg_svgp_kmeans (const sg_svgp_data *data, size_t M, int iterations,
-                    gsl_rng *rng, double *Z);
+sg_status sg_svgp_kmeans (const sg_svgp_data *data, size_t M, size_t iterations,
+                          gsl_rng *rng, double *Z);
 
 /* Parameters in the optimiser's coordinates, packed as
  *   m (M), L's lower triangle row by row (M (M + 1) / 2),
@@ -112,7 +112,7 @@ size_t sg_svgp_n_params (const sg_svgp *q);
 void sg_svgp_get_params (const sg_svgp *q, double *params);
 /* Sets them and refactors k(Z, Z); SG_ENOTPD / SG_EINVAL (non-finite) on
  * failure, Q untouched then. */
-int sg_svgp_set_params (sg_svgp *q, const double *params);
+sg_status sg_svgp_set_params (sg_svgp *q, const double *params);
 
 /* Scratch memory for sg_svgp_elbo / sg_svgp_train: rows are processed in
  * chunks of at most BATCH. NULL on ENOMEM. */
@@ -126,21 +126,23 @@ void sg_svgp_workspace_free (sg_svgp_workspace *ws);
  * sg_svgp_n_params entries) receives its gradient in the packed
  * coordinates. SG_EINVAL for mismatched sizes / a workspace made for
  * another M or dim. */
-int sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data,
-                  const size_t *rows, size_t nb, sg_svgp_workspace *ws,
-                  double *elbo, double *grad);
+sg_status sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data,
+                        const size_t *rows, size_t nb, sg_svgp_workspace *ws,
+                        double *elbo, double *grad);
 
 typedef struct {
-  size_t batch;          /* minibatch rows; 0: min(n, 256); >= n: full batch */
-  int iterations;        /* Adam steps; <= 0 means 2000 */
-  double learning_rate;  /* Adam step size; <= 0 means 0.01 */
-  int fix_kernel;        /* 1: keep all kernel hyperparameters */
-  int warmup;            /* steps before delta and the kernel move:
-                            0 means iterations / 4, negative none */
-  int learn_variance;    /* 1: also move the kernel variance (see below) */
-  int fix_delta;         /* 1: keep delta */
-  const sg_progress *progress;  /* may be NULL; checked every step */
+  size_t batch;          /* minibatch rows, at least 1; >= n: full batch
+                            (default 256)                                   */
+  size_t iterations;     /* Adam steps, at least 1 (default 2000)           */
+  double learning_rate;  /* Adam step size, > 0 (default 0.01)              */
+  int fix_kernel;        /* 1: keep all kernel hyperparameters (default 0)  */
+  double warmup_fraction;  /* share of the steps, in [0, 1], taken before
+                              delta and the kernel move (default 0.25)      */
+  int learn_variance;    /* 1: also move the kernel variance (see below)    */
+  int fix_delta;         /* 1: keep delta (default 0)                       */
 } sg_svgp_train_options;
+
+void sg_svgp_train_options_default (sg_svgp_train_options *opt);
 
 /* Maximises the ELBO over m, L, delta and the lengthscales with Adam (beta1 = 0.9,
  * beta2 = 0.999, eps = 1e-8) on minibatches drawn without replacement
@@ -154,7 +156,8 @@ typedef struct {
  * appendix B) shows it increases as sigma^2 decreases, i.e. as v grows:
  * learning v drives the model towards the step likelihood (v -> infinity,
  * observed: v ~ 10^3 within 2000 steps) with over-confident predictions.
- * Delta and the kernel are held for the first WARMUP steps: while q(u)
+ * Delta and the kernel are held for the first warmup_fraction x
+ * iterations steps: while q(u)
  * is still near the prior (every Phi_i = 1/2) the ELBO pulls delta towards
  * its closed-form optimum mean(1 - Phi_i) = 1/2 (004 eq. 27), where the
  * likelihood term goes flat and q stays at the prior (seen on 20 rows:
@@ -162,47 +165,51 @@ typedef struct {
  * gradient favours over-smooth kernels (seen: one lengthscale 16x too
  * long, training accuracy 0.87 instead of 0.99 on test-svgp's
  * /svgp/train problem).
+ * OPT NULL = defaults; PROGRESS (may be NULL) is polled every step.
  * SG_ECANCELLED, SG_ENUMERIC (a step gave a
  * non-finite ELBO or k(Z, Z) stopped being factorisable), SG_EINVAL;
  * Q is untouched on failure. */
-int sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
-                   const sg_svgp_train_options *opt, gsl_rng *rng,
-                   sg_svgp_workspace *ws);
+sg_status sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
+                         const sg_svgp_train_options *opt, gsl_rng *rng,
+                         const sg_progress *progress, sg_svgp_workspace *ws);
 
-/* The whole recipe: n_inducing k-means centres (0: min(100, rows)),
- * q(v) = N(0, I), delta = delta_init (<= 0: 0.05), then sg_svgp_train.
- * Q is initialised by the call (sg_svgp_clear it after SG_OK only). */
+/* The whole recipe: min(n_inducing, input rows) k-means centres,
+ * q(v) = N(0, I), delta = delta_init, then sg_svgp_train. OPT NULL =
+ * defaults. Q is initialised by the call (sg_svgp_clear it after SG_OK only). */
 typedef struct {
-  size_t n_inducing;
-  int kmeans_iterations;       /* <= 0 means 25 */
-  double noise_sd;             /* <= 0 means 1 (004's probit case) */
-  double delta_init;
-  sg_svgp_train_options train;
+  size_t n_inducing;           /* at most this many inducing points, at
+                                  least 1 (default 100)                     */
+  size_t kmeans_iterations;    /* Lloyd steps (default 25)                 */
+  double noise_sd;             /* > 0 (default 1: 004's probit case)       */
+  double delta_init;           /* in (0, 1/2) (default 0.05)               */
+  sg_svgp_train_options train; /* sg_svgp_train_options_default            */
 } sg_svgp_options;
 
 void sg_svgp_options_default (sg_svgp_options *opt);
-int sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
-                 const sg_svgp_options *opt, gsl_rng *rng, sg_svgp *q);
+sg_status sg_svgp_fit (const sg_kernel *kernel, const sg_svgp_data *data,
+                       const sg_svgp_options *opt, gsl_rng *rng,
+                       const sg_progress *progress, sg_svgp *q);
 
 /* sg_svgp_fit on the preference observations of DATA (sg-data.h): row i
  * is the duel winner - loser with y = +1, noise_sd = sqrt2 * PROBIT_SD
- * (sg-data.h's convention; OPT's noise_sd is ignored). n_inducing 0 means
- * min(100, number of distinct inputs). SG_EINVAL if DATA has an
- * observation of another kind or none. */
-int sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
-                             const sg_data *data, const sg_svgp_options *opt,
-                             gsl_rng *rng, sg_svgp *q);
+ * (sg-data.h's convention; OPT's noise_sd is ignored); at most
+ * min(n_inducing, number of distinct inputs) inducing points. SG_EINVAL
+ * if DATA has an observation of another kind or none. */
+sg_status sg_svgp_fit_preferences (const sg_kernel *kernel, double probit_sd,
+                                   const sg_data *data,
+                                   const sg_svgp_options *opt, gsl_rng *rng,
+                                   const sg_progress *progress, sg_svgp *q);
 
 /* Latent marginals mu*, nu* of f at NS points XS (ns x dim). */
-int sg_svgp_predict (const sg_svgp *q, const double *Xs, size_t ns,
-                     double *mean, double *var);
+sg_status sg_svgp_predict (const sg_svgp *q, const double *Xs, size_t ns,
+                           double *mean, double *var);
 /* The same for duels: d = f(Xs_i) - f(Xs2_i). */
-int sg_svgp_predict_duel (const sg_svgp *q, const double *Xs,
-                          const double *Xs2, size_t ns, double *mean,
-                          double *var);
+sg_status sg_svgp_predict_duel (const sg_svgp *q, const double *Xs,
+                                const double *Xs2, size_t ns, double *mean,
+                                double *var);
 /* Joint q of f at NS points: MEAN (ns) and COV (ns x ns). */
-int sg_svgp_joint (const sg_svgp *q, const double *Xs, size_t ns,
-                   double *mean, double *cov);
+sg_status sg_svgp_joint (const sg_svgp *q, const double *Xs, size_t ns,
+                         double *mean, double *cov);
 /* 004 eq. 9: delta + (1 - 2 delta) Phi(mean / sqrt(var + sigma^2)). */
 double sg_svgp_class_probability (const sg_svgp *q, double mean, double var);
 
@@ -211,6 +218,6 @@ double sg_svgp_class_probability (const sg_svgp *q, double mean, double var);
  * z = Phi^{-1}((1 + LEVEL) / 2), skewness 0, class_probability by 004
  * eq. 9 (so it includes delta), prob_better = P(f(x) > f(x_ref)) from the
  * joint q of the pair (NaN when X_REF is NULL). */
-int sg_svgp_summaries (const sg_svgp *q, const double *Xs, size_t ns,
-                       double level, const double *x_ref,
-                       sg_point_summary *out);
+sg_status sg_svgp_summaries (const sg_svgp *q, const double *Xs, size_t ns,
+                             double level, const double *x_ref,
+                             sg_point_summary *out);

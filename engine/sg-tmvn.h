@@ -102,9 +102,9 @@ void sg_tmvn_options_default (sg_tmvn_options *opt);
  * coordinate (conditional medians); that is complete for a positive
  * definite COV, while for a singular one a box reachable only by moving
  * coordinates already chosen is reported as SG_EINFEASIBLE. */
-int sg_tmvn_new (size_t d, const double *mean, const double *cov,
-                 const double *lower, const double *upper,
-                 const sg_tmvn_options *opt, sg_tmvn **out);
+sg_status sg_tmvn_new (size_t d, const double *mean, const double *cov,
+                       const double *lower, const double *upper,
+                       const sg_tmvn_options *opt, sg_tmvn **out);
 void sg_tmvn_free (sg_tmvn *s);
 
 /* Draws N states (after burn-in and, for thin = 0, the pilot run on the
@@ -115,7 +115,7 @@ void sg_tmvn_free (sg_tmvn *s);
  * never on thread timing. With one chain RNG is used directly.
  * PROGRESS may be NULL; it is called from the calling thread only. On
  * SG_ECANCELLED OUT is left in an unspecified state. */
-int sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n, double *out,
-                    const sg_progress *progress);
+sg_status sg_tmvn_sample (sg_tmvn *s, gsl_rng *rng, size_t n,
+                          const sg_progress *progress, double *out);
 
 void sg_tmvn_get_info (const sg_tmvn *s, sg_tmvn_info *info);

@@ -51,7 +51,7 @@ brute_force (size_t d, const double *m, const double *K, log_factor_fn lf,
              const void *user, exact_moments *out)
 {
   double L[4];
-  g_assert_cmpint (sg_cholesky (K, d, 0, L, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (K, d, SG_CHOLESKY_MAX_JITTER, L, NULL), ==, SG_OK);
   double lim = d == 1 ? 10 : 8, h = d == 1 ? 1e-3 : 0.01;
   int n = (int) lround (2 * lim / h);
   /* first pass: the largest log integrand, for a stable exponent */
@@ -169,7 +169,7 @@ test_single_binary (void)
   sg_data_init (&data, 1);
   g_assert_cmpint (sg_data_add_binary (&data, &x0, 1), ==, SG_OK);
   sg_gauss_post post;
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &post), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, NULL, &post), ==, SG_OK);
   g_assert_cmpint (post.iterations, ==, 2);   /* one update, one confirming sweep */
 
   /* exact: f0 ~ N(0.3, 1.7) times Phi(f0 / 0.5); f1 | f0 is Gaussian */
@@ -208,7 +208,7 @@ test_single_preference (void)
   sg_data_init (&data, 1);
   g_assert_cmpint (sg_data_add_preference (&data, &xa, &xb), ==, SG_OK);
   sg_gauss_post post;
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &post), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, NULL, &post), ==, SG_OK);
   double m[2] = { -0.4, -0.4 }, K[4];
   const double xx[2] = { xa, xb };
   sg_kernel_matrix (&model.kernel, xx, 2, xx, 2, K);
@@ -238,7 +238,7 @@ test_numeric_and_invalid (void)
   g_assert_cmpint (sg_data_add_numeric (&data, &xa, y), ==, SG_OK);
   g_assert_cmpint (sg_data_add_invalid (&data, &xb, h), ==, SG_OK);
   sg_gauss_post post;
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &post), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, NULL, &post), ==, SG_OK);
   double m[2] = { 0.1, 0.1 }, K[4];
   const double xx[2] = { xa, xb };
   sg_kernel_matrix (&model.kernel, xx, 2, xx, 2, K);
@@ -269,8 +269,8 @@ test_gp_regression (void)
   for (int i = 0; i < 4; i++)
     g_assert_cmpint (sg_data_add_numeric (&data, &x[i], y[i]), ==, SG_OK);
   sg_gauss_post ep, la;
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &ep), ==, SG_OK);
-  g_assert_cmpint (sg_laplace_posterior (&model, &data, NULL, NULL, &la), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, NULL, &ep), ==, SG_OK);
+  g_assert_cmpint (sg_laplace_posterior (&model, &data, NULL, NULL, NULL, &la), ==, SG_OK);
   g_assert_cmpint (ep.iterations, ==, 0);
   double m1[2], c1[4], m2[2], c2[4];
   joint2 (&ep, -0.5, 1.5, m1, c1);
@@ -302,8 +302,8 @@ test_small_numeric_noise (void)
     g_assert_cmpint (sg_data_add_numeric (&data, &x[i], y[i]), ==, SG_OK);
   g_assert_cmpint (sg_data_add_preference (&data, &x[3], &x[4]), ==, SG_OK);
   sg_gauss_post post[2];
-  g_assert_cmpint (sg_laplace_posterior (&model, &data, NULL, NULL, &post[0]), ==, SG_OK);
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &post[1]), ==, SG_OK);
+  g_assert_cmpint (sg_laplace_posterior (&model, &data, NULL, NULL, NULL, &post[0]), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, NULL, &post[1]), ==, SG_OK);
   for (int k = 0; k < 2; k++)
     {
       double mean[3], var[3];
@@ -334,8 +334,8 @@ compare (const sg_approx_model *model, const sg_data *data, size_t d,
          const double *x, log_factor_fn lf, const factors *p, skew_report *rep)
 {
   sg_gauss_post la, ep;
-  g_assert_cmpint (sg_laplace_posterior (model, data, NULL, NULL, &la), ==, SG_OK);
-  g_assert_cmpint (sg_ep_posterior (model, data, NULL, NULL, &ep), ==, SG_OK);
+  g_assert_cmpint (sg_laplace_posterior (model, data, NULL, NULL, NULL, &la), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (model, data, NULL, NULL, NULL, &ep), ==, SG_OK);
   double m[2] = { model->prior_mean, model->prior_mean }, K[4];
   sg_kernel_matrix (&model->kernel, x, d, x, d, K);
   exact_moments ex;
@@ -443,9 +443,12 @@ test_gradient (void)
   mixed_data (&data);
   sg_approx_model model;
   mixed_model (&model);
-  sg_ep_options opt = { .tol = 1e-13, .max_sweeps = 1000 };
+  sg_ep_options opt;
+  sg_ep_options_default (&opt);
+  opt.tol = 1e-13;
+  opt.max_sweeps = 1000;
   double lz, grad[3], theta[3];
-  g_assert_cmpint (sg_ep_log_evidence (&model, &data, &opt, NULL, &lz, grad), ==, SG_OK);
+  g_assert_cmpint (sg_ep_log_evidence (&model, &data, &opt, NULL, NULL, &lz, grad), ==, SG_OK);
   sg_kernel_get_params (&model.kernel, theta);
   for (int p = 0; p < 3; p++)
     {
@@ -458,8 +461,8 @@ test_gradient (void)
       sg_approx_model mp = model, mm = model;
       sg_kernel_set_params (&mp.kernel, tp);
       sg_kernel_set_params (&mm.kernel, tm);
-      g_assert_cmpint (sg_ep_log_evidence (&mp, &data, &opt, NULL, &lp, NULL), ==, SG_OK);
-      g_assert_cmpint (sg_ep_log_evidence (&mm, &data, &opt, NULL, &lm, NULL), ==, SG_OK);
+      g_assert_cmpint (sg_ep_log_evidence (&mp, &data, &opt, NULL, NULL, &lp, NULL), ==, SG_OK);
+      g_assert_cmpint (sg_ep_log_evidence (&mm, &data, &opt, NULL, NULL, &lm, NULL), ==, SG_OK);
       double fd = (lp - lm) / (2 * h);
       g_test_message ("d log Z_EP / d theta_%d: analytic %.10f, central difference %.10f",
                       p, grad[p], fd);
@@ -475,12 +478,16 @@ test_damping (void)
   mixed_data (&data);
   sg_approx_model model;
   mixed_model (&model);
-  sg_ep_options plain = { .tol = 1e-12, .max_sweeps = 1000 };
-  sg_ep_options damped = { .tol = 1e-12, .max_sweeps = 1000, .damping = 0.5 };
+  sg_ep_options plain;
+  sg_ep_options_default (&plain);
+  plain.tol = 1e-12;
+  plain.max_sweeps = 1000;
+  sg_ep_options damped = plain;
+  damped.damping = 0.5;
   sg_gauss_post a, b;
-  g_assert_cmpint (sg_ep_posterior (&model, &data, &plain, NULL, &a), ==, SG_OK);
-  g_assert_cmpint (sg_ep_posterior (&model, &data, &damped, NULL, &b), ==, SG_OK);
-  g_test_message ("sweeps: undamped %d, damping 0.5 %d", a.iterations, b.iterations);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, &plain, NULL, NULL, &a), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, &damped, NULL, NULL, &b), ==, SG_OK);
+  g_test_message ("sweeps: undamped %zu, damping 0.5 %zu", a.iterations, b.iterations);
   g_assert_cmpint (b.iterations, >, a.iterations);
   /* the same fixed point */
   g_assert_cmpfloat_with_epsilon (a.log_evidence, b.log_evidence, 1e-9);
@@ -507,21 +514,21 @@ test_warm_start (void)
   sg_ep_warm warm = { 0 };
   double cold, hot, grad[3];
   sg_gauss_post a, b;
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, &warm, &a), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &warm, &a), ==, SG_OK);
   g_assert_cmpuint (warm.m_probit, ==, 7);
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, &warm, &b), ==, SG_OK);
-  g_test_message ("sweeps: cold %d, warm %d", a.iterations, b.iterations);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &warm, &b), ==, SG_OK);
+  g_test_message ("sweeps: cold %zu, warm %zu", a.iterations, b.iterations);
   g_assert_cmpint (b.iterations, ==, 1);
   g_assert_cmpfloat_with_epsilon (a.log_evidence, b.log_evidence, 1e-9);
   /* a nearby kernel */
   model.kernel.variance *= 1.1;
-  g_assert_cmpint (sg_ep_log_evidence (&model, &data, NULL, NULL, &cold, NULL), ==, SG_OK);
-  g_assert_cmpint (sg_ep_log_evidence (&model, &data, NULL, &warm, &hot, grad), ==, SG_OK);
+  g_assert_cmpint (sg_ep_log_evidence (&model, &data, NULL, NULL, NULL, &cold, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_ep_log_evidence (&model, &data, NULL, NULL, &warm, &hot, grad), ==, SG_OK);
   g_assert_cmpfloat_with_epsilon (cold, hot, 1e-8);
   /* an undo: fewer rows than the warm start */
   g_assert_cmpint (sg_data_remove_last (&data), ==, SG_OK);
   sg_gauss_post c;
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, &warm, &c), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &warm, &c), ==, SG_OK);
   g_assert_cmpuint (warm.m_probit, ==, 6);
   sg_gauss_post_clear (&a);
   sg_gauss_post_clear (&b);
@@ -550,18 +557,31 @@ test_errors (void)
 
   sg_approx_model logistic = model;
   logistic.link = SG_LINK_LOGISTIC;
-  g_assert_cmpint (sg_ep_posterior (&logistic, &data, NULL, NULL, &post), ==, SG_EINVAL);
-  sg_ep_options bad = { .damping = 1.5 };
-  g_assert_cmpint (sg_ep_posterior (&model, &data, &bad, NULL, &post), ==, SG_EINVAL);
+  g_assert_cmpint (sg_ep_posterior (&logistic, &data, NULL, NULL, NULL, &post), ==, SG_EINVAL);
+  sg_ep_options bad;
+  sg_ep_options_default (&bad);
+  bad.damping = 1.5;
+  g_assert_cmpint (sg_ep_posterior (&model, &data, &bad, NULL, NULL, &post), ==, SG_EINVAL);
+  /* zero is not "the default": no sweeps, no damping or no tolerance is refused */
+  sg_ep_options_default (&bad);
+  bad.damping = 0;
+  g_assert_cmpint (sg_ep_posterior (&model, &data, &bad, NULL, NULL, &post), ==, SG_EINVAL);
+  sg_ep_options_default (&bad);
+  bad.max_sweeps = 0;
+  g_assert_cmpint (sg_ep_posterior (&model, &data, &bad, NULL, NULL, &post), ==, SG_EINVAL);
+  sg_ep_options_default (&bad);
+  bad.tol = 0;
+  g_assert_cmpint (sg_ep_posterior (&model, &data, &bad, NULL, NULL, &post), ==, SG_EINVAL);
   sg_approx_model wrong_dim = model;
   wrong_dim.kernel.dim = 1;
-  g_assert_cmpint (sg_ep_log_evidence (&wrong_dim, &data, NULL, NULL, &lz, NULL), ==, SG_EINVAL);
+  g_assert_cmpint (sg_ep_log_evidence (&wrong_dim, &data, NULL, NULL, NULL, &lz, NULL), ==, SG_EINVAL);
   /* seven coupled sites do not converge to 1e-9 in one sweep */
-  sg_ep_options one = { .max_sweeps = 1 };
-  g_assert_cmpint (sg_ep_posterior (&model, &data, &one, NULL, &post), ==, SG_ENUMERIC);
+  sg_ep_options one;
+  sg_ep_options_default (&one);
+  one.max_sweeps = 1;
+  g_assert_cmpint (sg_ep_posterior (&model, &data, &one, NULL, NULL, &post), ==, SG_ENUMERIC);
   sg_progress progress = { cancel_now, NULL };
-  sg_ep_options cancel = { .progress = &progress };
-  g_assert_cmpint (sg_ep_log_evidence (&model, &data, &cancel, NULL, &lz, NULL), ==, SG_ECANCELLED);
+  g_assert_cmpint (sg_ep_log_evidence (&model, &data, NULL, &progress, NULL, &lz, NULL), ==, SG_ECANCELLED);
   g_assert_cmpfloat (post.log_evidence, ==, 42);
   g_assert_null (post.X);
   g_assert_cmpfloat (lz, ==, 42);
@@ -575,7 +595,7 @@ test_errors (void)
   g_assert_cmpint (sg_data_add_binary (&tail, xb, 1), ==, SG_OK);
   model.prior_mean = 40;   /* the labels at xa contradict the prior by 40 sd */
   model.noise.probit_sd = 0.01;
-  g_assert_cmpint (sg_ep_posterior (&model, &tail, NULL, NULL, &post), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &tail, NULL, NULL, NULL, &post), ==, SG_OK);
   g_assert_true (isfinite (post.log_evidence));
   double mu, var;
   g_assert_cmpint (sg_gauss_post_predict (&post, xa, 1, &mu, &var), ==, SG_OK);
@@ -583,7 +603,7 @@ test_errors (void)
   g_assert_cmpfloat (mu, <, 0);
   sg_gauss_post_clear (&post);
   sg_gauss_post la;
-  g_assert_cmpint (sg_laplace_posterior (&model, &tail, NULL, NULL, &la), ==, SG_OK);
+  g_assert_cmpint (sg_laplace_posterior (&model, &tail, NULL, NULL, NULL, &la), ==, SG_OK);
   g_assert_true (isfinite (la.log_evidence));
   sg_gauss_post_clear (&la);
   sg_data_clear (&tail);

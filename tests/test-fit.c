@@ -202,7 +202,7 @@ typedef struct {
 
 /* A smooth function of (log l, log v, mean) with its maximum 1 at the
  * centre; optionally a second bowl, higher (value 2), at l = 4, v = 0.25. */
-static int
+static sg_status
 synth_evidence (const sg_hyper *h, void *user_data, double *le, double *err)
 {
   synth *s = user_data;
@@ -256,7 +256,7 @@ test_synthetic_optimum (void)
   opt.xtol_abs = 1e-7;
   opt.ftol_abs = 0;
   sg_fit_result res;
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, NULL, &h, &res), ==, SG_OK);
   /* BOBYQA is exact on a quadratic up to its xtol: 1e-7 in the
    * coordinates, hence ~1e-6 relative in l and v after the exp. */
   g_assert_cmpfloat_with_epsilon (h.kernel.lengthscales[0], 0.3, 1e-5);
@@ -274,18 +274,18 @@ test_synthetic_optimum (void)
   /* No free coordinate: one evaluation at H. */
   spec.free = 0;
   s.calls = 0;
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, NULL, &h, &res), ==, SG_OK);
   g_assert_cmpuint (s.calls, ==, 1);
   g_assert_cmpfloat (res.log_evidence, ==, res.start_log_evidence);
 
   /* Bad arguments. */
   synth_spec (&spec);
-  g_assert_cmpint (sg_fit (&spec, NULL, &s, &opt, NULL, &h, &res), ==, SG_EINVAL);
+  g_assert_cmpint (sg_fit (&spec, NULL, &s, &opt, NULL, NULL, &h, &res), ==, SG_EINVAL);
   opt.n_starts = 3;   /* several starts need an RNG */
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, &h, &res), ==, SG_EINVAL);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, NULL, &h, &res), ==, SG_EINVAL);
   opt.n_starts = 0;
   gsl_rng *rng = sg_rng_new (1, 0);
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_EINVAL);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_EINVAL);
   sg_rng_free (rng);
 }
 
@@ -304,7 +304,7 @@ test_multistart (void)
   sg_hyper h;
   hyper_gp (&h, 1, 2.0, 0.3);
   sg_fit_result res;
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, NULL, &h, &res), ==, SG_OK);
   g_assert_cmpfloat (fabs (res.log_evidence - 1), <, 1e-4);
 
   opt.n_starts = 8;
@@ -313,7 +313,7 @@ test_multistart (void)
     {
       gsl_rng *rng = sg_rng_new (42, 0);
       hyper_gp (&h, 1, 2.0, 0.3);
-      g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_OK);
+      g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_OK);
       sg_rng_free (rng);
       g_assert_cmpfloat (fabs (res.log_evidence - 2), <, 1e-4);
       g_assert_cmpfloat (fabs (log (h.kernel.lengthscales[0] / 4)), <, 1e-2);
@@ -339,7 +339,7 @@ test_budgets (void)
   sg_hyper h;
   hyper_gp (&h, 1, 1.0, 1.0);
   sg_fit_result res;
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_OK);
   g_assert_cmpuint (s.calls, <=, 15);
   g_assert_cmpuint (res.n_evals, ==, s.calls);
   g_assert_cmpint (res.stop, ==, SG_FIT_MAX_EVALS);
@@ -353,7 +353,7 @@ test_budgets (void)
   opt.max_evals = 100000;
   opt.max_seconds = 0.06;
   hyper_gp (&h, 1, 1.0, 1.0);
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_OK);
   g_assert_cmpint (res.stop, ==, SG_FIT_MAX_SECONDS);
   g_assert_cmpfloat (res.seconds, <, 0.06 + 0.5);
   g_assert_cmpuint (s.calls, <=, 13);
@@ -395,12 +395,11 @@ test_progress_cancel (void)
   sg_fit_options_default (&opt);
   opt.n_starts = 2;
   opt.max_evals = 60;
-  opt.progress = &progress;
   gsl_rng *rng = sg_rng_new (5, 0);
   sg_hyper h;
   hyper_gp (&h, 1, 1.0, 1.0);
   sg_fit_result res;
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &progress, &h, &res), ==, SG_OK);
   g_assert_true (log.monotone);
   g_assert_cmpint (log.calls, >=, (int) res.n_evals);
   g_assert_cmpfloat (log.last, <=, 1);
@@ -411,7 +410,7 @@ test_progress_cancel (void)
   hyper_gp (&h, 1, 1.0, 1.0);
   sg_hyper before = h;
   sg_fit_result res_before = res;
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_ECANCELLED);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &progress, &h, &res), ==, SG_ECANCELLED);
   g_assert_cmpuint (s.calls_after_cancel, ==, 0);
   g_assert_cmpuint (s.calls, ==, 9);
   g_assert_cmpfloat (h.kernel.lengthscales[0], ==, before.kernel.lengthscales[0]);
@@ -441,7 +440,7 @@ test_failures (void)
   sg_hyper h;
   hyper_gp (&h, 1, 1.0, 1.0);
   sg_fit_result res;
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_OK);
   g_assert_cmpuint (res.n_failed, >, 0);
   g_assert_cmpfloat (log (h.kernel.lengthscales[0]), <=, 0.5);
   g_assert_cmpfloat (log (h.kernel.lengthscales[0]), >, 0.3);
@@ -449,13 +448,13 @@ test_failures (void)
   /* Infeasible everywhere: SG_ENUMERIC, H untouched. */
   spec.lengthscale[0] = (sg_fit_range) { 2, 20 };
   hyper_gp (&h, 1, 1.0, 2.5);
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_ENUMERIC);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_ENUMERIC);
   g_assert_cmpfloat (h.kernel.lengthscales[0], ==, 2.5);
 
   /* A fatal status stops the fit and is returned. */
   synth_spec (&spec);
   s = (synth) { .centre = { 0.3, 2.0, 0 }, .fatal_after = 7 };
-  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &h, &res), ==, SG_ENOMEM);
+  g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_ENOMEM);
   g_assert_cmpuint (s.calls, ==, 7);
   sg_rng_free (rng);
 }
@@ -504,7 +503,7 @@ test_gpr_sklearn (void)
       hyper_gp (&h, 1, 1.0, 1.0);
       h.noise.numeric_sd = 0.5;
       sg_fit_result res;
-      g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, &h, &res), ==, SG_OK);
+      g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, &h, &res), ==, SG_OK);
       sg_rng_free (rng);
       g_test_message ("GPR method %d: lml %.10f (sklearn %.10f), l %.6f v %.6f sd %.6f, %zu evals",
                       (int) methods[k], res.log_evidence, ref_lml,
@@ -563,7 +562,7 @@ test_gpc_laplace_sklearn (void)
   sg_hyper h;
   hyper_gp (&h, 2, 1.0, 1.0);
   sg_fit_result res;
-  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, &h, &res), ==, SG_OK);
   sg_rng_free (rng);
   sg_laplace_warm_clear (&warm);
   g_test_message ("GPC Laplace: lml %.10f (sklearn %.10f), l %.5f %.5f v %.5f, %zu evals",
@@ -584,7 +583,7 @@ test_gpc_laplace_sklearn (void)
   opt.xtol_abs = 1e-4;
   rng = sg_rng_new (4, 1);
   hyper_gp (&h, 2, 1.0, 1.0);
-  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, &h, &res), ==, SG_OK);
   sg_rng_free (rng);
   g_test_message ("GPC EP: lml %.6f from %.6f, l %.4f %.4f v %.4f", res.log_evidence,
                   res.start_log_evidence, h.kernel.lengthscales[0],
@@ -653,7 +652,7 @@ test_skewgp_gp_prior (void)
     {
       gsl_rng *rng = sg_rng_new (8, 0);
       hyper_gp (&h[rep], 1, 1.0, 0.5);
-      g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, &h[rep],
+      g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, &h[rep],
                                &res[rep]), ==, SG_OK);
       sg_rng_free (rng);
     }
@@ -707,7 +706,7 @@ test_skewgp_gamma (void)
   opt.n_starts = 1;
   opt.xtol_abs = 1e-5;
   sg_fit_result res;
-  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, NULL, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, NULL, NULL, &h, &res), ==, SG_OK);
   double err;
   double le = reevaluate (&h, &data, &err);
   double ref = meta_value (meta, "skew_log_evidence");
@@ -723,7 +722,7 @@ test_skewgp_gamma (void)
   gamma = 0;
   gsl_rng *rng = sg_rng_new (2, 0);
   opt.n_starts = 2;
-  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, &h, &res), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, &h, &res), ==, SG_OK);
   sg_rng_free (rng);
   g_assert_cmpfloat (res.log_evidence, >=, res.start_log_evidence);
   g_assert_cmpfloat (u, >=, spec.pseudo_point[0].lower);

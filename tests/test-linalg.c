@@ -28,7 +28,7 @@ test_cholesky_reconstructs (void)
       double *A = g_new (double, n * n), *L = g_new (double, n * n), *R = g_new (double, n * n);
       random_spd (rng, n, A);
       double jitter = -1;
-      g_assert_cmpint (sg_cholesky (A, n, 0, L, &jitter), ==, SG_OK);
+      g_assert_cmpint (sg_cholesky (A, n, SG_CHOLESKY_MAX_JITTER, L, &jitter), ==, SG_OK);
       g_assert_cmpfloat (jitter, ==, 0);
       sg_gemm (0, 1, n, n, n, 1.0, L, L, 0.0, R);
       for (size_t i = 0; i < n * n; i++)
@@ -49,19 +49,22 @@ test_cholesky_jitter_and_failure (void)
   double A[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
   double L[9], keep[9];
   double jitter = 0;
-  g_assert_cmpint (sg_cholesky (A, 3, 0, L, &jitter), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (A, 3, SG_CHOLESKY_MAX_JITTER, L, &jitter), ==, SG_OK);
   g_assert_cmpfloat (jitter, >=, 1e-12);
   g_assert_cmpfloat (jitter, <=, 1e-6);
+  /* a cap of 0 allows no jitter (it is not "the default"); below 0 is refused */
+  g_assert_cmpint (sg_cholesky (A, 3, 0, L, NULL), ==, SG_ENOTPD);
+  g_assert_cmpint (sg_cholesky (A, 3, -1, L, NULL), ==, SG_EINVAL);
 
   /* Indefinite: a clear error, and the output buffer is untouched. */
   double B[4] = { 1, 2, 2, 1 };
   for (int i = 0; i < 9; i++)
     keep[i] = L[i] = 42;
-  g_assert_cmpint (sg_cholesky (B, 2, 0, L, NULL), ==, SG_ENOTPD);
+  g_assert_cmpint (sg_cholesky (B, 2, SG_CHOLESKY_MAX_JITTER, L, NULL), ==, SG_ENOTPD);
   g_assert_cmpmem (L, sizeof L, keep, sizeof keep);
 
   double C[4] = { 1, NAN, NAN, 1 };
-  g_assert_cmpint (sg_cholesky (C, 2, 0, L, NULL), ==, SG_EINVAL);
+  g_assert_cmpint (sg_cholesky (C, 2, SG_CHOLESKY_MAX_JITTER, L, NULL), ==, SG_EINVAL);
   g_assert_cmpstr (sg_strerror (SG_ENOTPD), !=, sg_strerror (SG_EINVAL));
 }
 
@@ -74,7 +77,7 @@ test_solve_logdet_inverse (void)
   double *Ainv = g_new (double, n * n), *I = g_new (double, n * n);
   double *b = g_new (double, n), *x = g_new (double, n), *Ax = g_new (double, n);
   random_spd (rng, n, A);
-  g_assert_cmpint (sg_cholesky (A, n, 0, L, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (A, n, SG_CHOLESKY_MAX_JITTER, L, NULL), ==, SG_OK);
   for (size_t i = 0; i < n; i++)
     b[i] = x[i] = sg_rng_gaussian (rng);
   sg_cholesky_solve (L, n, x, 1);
@@ -90,7 +93,7 @@ test_solve_logdet_inverse (void)
 
   /* log det via LU-free check: det of a diagonal scaling. */
   double D[4] = { 4, 0, 0, 9 }, LD[4];
-  g_assert_cmpint (sg_cholesky (D, 2, 0, LD, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (D, 2, SG_CHOLESKY_MAX_JITTER, LD, NULL), ==, SG_OK);
   g_assert_cmpfloat_with_epsilon (sg_cholesky_logdet (LD, 2), log (36.0), 1e-14);
   g_free (A); g_free (L); g_free (Ainv); g_free (I); g_free (b); g_free (x); g_free (Ax);
   sg_rng_free (rng);

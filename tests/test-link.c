@@ -157,7 +157,7 @@ make_binary (Data *d, size_t n, double scale, guint64 seed)
 static sg_link_fit *
 fit_or_fail (const sg_link_prior *prior, const sg_link_likelihood *lik, const Data *d)
 {
-  sg_link_workspace *ws = sg_link_workspace_alloc (d->n, prior->n_basis);
+  sg_link_workspace *ws = sg_link_workspace_new (d->n, prior->n_basis);
   g_assert_nonnull (ws);
   sg_link_fit *fit = g_new0 (sg_link_fit, 1);
   int st = sg_link_fit_laplace (prior, lik, d->x, d->y, d->n, NULL, NULL, ws, fit);
@@ -372,7 +372,7 @@ test_bad_input (void)
   sg_link_prior_default (&prior);
   sg_link_likelihood bin = { SG_LINK_OBS_BINARY, SG_LINK_PROBIT, 0 };
   sg_link_likelihood gau = { SG_LINK_OBS_GAUSSIAN, SG_LINK_PROBIT, 0.1 };
-  sg_link_workspace *ws = sg_link_workspace_alloc (3, prior.n_basis);
+  sg_link_workspace *ws = sg_link_workspace_new (3, prior.n_basis);
   g_assert_nonnull (ws);
   sg_link_fit *fit = g_new (sg_link_fit, 1);
   memset (fit, 0xab, sizeof *fit);
@@ -393,6 +393,14 @@ test_bad_input (void)
   gau.noise_sd = 0.0;
   EXPECT_EINVAL (sg_link_fit_laplace (&prior, &gau, x, y, 3, NULL, NULL, ws, fit));
   gau.noise_sd = 0.1;
+  /* zero iterations or tolerance is refused, not read as "the default" */
+  sg_link_options zero;
+  sg_link_options_default (&zero);
+  zero.max_iter = 0;
+  EXPECT_EINVAL (sg_link_fit_laplace (&prior, &gau, x, y, 3, &zero, NULL, ws, fit));
+  sg_link_options_default (&zero);
+  zero.tol = 0;
+  EXPECT_EINVAL (sg_link_fit_laplace (&prior, &gau, x, y, 3, &zero, NULL, ws, fit));
 
   sg_link_prior bad = prior;
   bad.n_basis = 7;
@@ -415,9 +423,9 @@ test_bad_input (void)
   sg_link_likelihood badsq = { SG_LINK_OBS_BINARY, (sg_link) 7, 0 };
   EXPECT_EINVAL (sg_link_fit_laplace (&prior, &badsq, x, y, 3, NULL, NULL, ws, fit));
 
-  g_assert_null (sg_link_workspace_alloc (0, 32));
-  g_assert_null (sg_link_workspace_alloc (3, 31));
-  g_assert_null (sg_link_workspace_alloc (3, SG_LINK_MAX_BASIS + 2));
+  g_assert_null (sg_link_workspace_new (0, 32));
+  g_assert_null (sg_link_workspace_new (3, 31));
+  g_assert_null (sg_link_workspace_new (3, SG_LINK_MAX_BASIS + 2));
   g_assert_cmpint (sg_link_prior_fit_domain (&bad, x, 0, 0, 2), ==, SG_EINVAL);
   g_assert_cmpint (sg_link_prior_fit_domain (&bad, ynan, 3, 0, 2), ==, SG_EINVAL);
   g_assert_cmpint (sg_link_prior_fit_domain (&bad, x, 3, 0, 0.5), ==, SG_EINVAL);
@@ -459,7 +467,7 @@ test_cancel (void)
   sg_link_prior_default (&prior);
   g_assert_cmpint (sg_link_prior_fit_domain (&prior, d.x, d.n, 0.0, 2.0), ==, SG_OK);
   sg_link_likelihood lik = { SG_LINK_OBS_BINARY, SG_LINK_PROBIT, 0 };
-  sg_link_workspace *ws = sg_link_workspace_alloc (d.n, prior.n_basis);
+  sg_link_workspace *ws = sg_link_workspace_new (d.n, prior.n_basis);
   sg_link_fit *fit = g_new0 (sg_link_fit, 1);
   sg_progress stop = { cancel_at_once, NULL };
   g_assert_cmpint (sg_link_fit_laplace (&prior, &lik, d.x, d.y, d.n, NULL, &stop, ws, fit),

@@ -26,7 +26,7 @@ run (size_t d, const double *mean, const double *cov, const double *lo,
   sg_mvn_workspace *w = sg_mvn_workspace_new (d);
   g_assert_nonnull (w);
   sg_mvn_result r;
-  int status = sg_mvn_prob (w, d, mean, cov, lo, up, opt, &r);
+  int status = sg_mvn_prob (w, d, mean, cov, lo, up, opt, NULL, &r);
   g_assert_cmpint (status, ==, SG_OK);
   sg_mvn_workspace_free (w);
   return r;
@@ -287,7 +287,7 @@ test_reference_set (void)
       opt.seed = 1000 + (uint64_t) p->id;
       opt.deterministic = 1;
       sg_mvn_result r;
-      g_assert_cmpint (sg_mvn_prob (w, p->d, p->mean, p->cov, p->lo, p->up, &opt, &r), ==, SG_OK);
+      g_assert_cmpint (sg_mvn_prob (w, p->d, p->mean, p->cov, p->lo, p->up, &opt, NULL, &r), ==, SG_OK);
       /* Coverage: |p - p_ref| / p_ref against the combined error bars (the
        * R references carry their own error; the mpmath ones are exact). */
       double rel = fabs (expm1 (r.log_value - p->log_truth));
@@ -308,7 +308,7 @@ test_reference_set (void)
       worst_rel_est = fmax (worst_rel_est, r.log_error);
       if (p->log_truth < -100)
         {
-          /* Tiny probabilities: log value to 1e-3 relative (issue #2). */
+          /* Tiny probabilities: log value to 1e-3 relative. */
           double lerr = fabs (r.log_value - p->log_truth) / fabs (p->log_truth);
           worst_tiny = fmax (worst_tiny, lerr);
           n_tiny++;
@@ -341,22 +341,22 @@ test_deterministic (void)
   opt.deterministic = 1;
   opt.seed = 5;
   sg_mvn_result a, b, c;
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &a), ==, SG_OK);
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &b), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &a), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &b), ==, SG_OK);
   /* same point set: bit-identical */
   g_assert_cmpfloat (a.log_value, ==, b.log_value);
   /* common random numbers: a small change of a bound changes the estimate
    * smoothly, by about the derivative, not by the QMC noise */
   up[3] += 1e-6;
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &c), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &c), ==, SG_OK);
   g_assert_cmpfloat (fabs (c.log_value - a.log_value), <, 1e-5);
   g_assert_cmpfloat (c.log_value, >, a.log_value);
   /* non-deterministic calls use fresh shifts: different estimates that
    * agree within the error */
   up[3] -= 1e-6;
   opt.deterministic = 0;
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &b), ==, SG_OK);
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &c), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &b), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &c), ==, SG_OK);
   g_assert_cmpfloat (b.log_value, !=, c.log_value);
   g_assert_cmpfloat (fabs (b.value - c.value), <, 2 * (b.error + c.error));
   sg_mvn_workspace_free (w);
@@ -407,15 +407,15 @@ test_keep_order (void)
   opt.deterministic = 1;
   opt.n_points = 2000;
   sg_mvn_result a, b, c;
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &a), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &a), ==, SG_OK);
   up[0] = -1 + 1e-9;
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &b), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &b), ==, SG_OK);
   up[0] = -1 - 1e-9;   /* establish the first order again */
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &c), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &c), ==, SG_OK);
   g_assert_cmpfloat (c.log_value, ==, a.log_value);
   opt.keep_order = 1;
   up[0] = -1 + 1e-9;
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &c), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &c), ==, SG_OK);
   g_test_message ("order flip: %.3g, kept order: %.3g (errors %.2g)",
                   fabs (b.log_value - a.log_value), fabs (c.log_value - a.log_value),
                   a.log_error);
@@ -425,7 +425,7 @@ test_keep_order (void)
   /* a different set of bounded coordinates: a fresh order, consistent */
   up[7] = INFINITY;
   sg_mvn_result e;
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &e), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, NULL, &e), ==, SG_OK);
   g_assert_cmpfloat (e.value, >, c.value - c.error - e.error);
   sg_mvn_workspace_free (w);
   g_free (cov);
@@ -479,10 +479,9 @@ test_cancel (void)
   sg_mvn_options opt;
   sg_mvn_options_default (&opt);
   opt.qmc_only = 1;   /* the QMC path (one-factor matrix) */
-  opt.progress = &progress;
   sg_mvn_workspace *w = sg_mvn_workspace_new (d);
   sg_mvn_result r = { .value = -7 };
-  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &r), ==, SG_ECANCELLED);
+  g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, &opt, &progress, &r), ==, SG_ECANCELLED);
   g_assert_cmpfloat (r.value, ==, -7);   /* untouched */
   g_assert_cmpint (calls, >, 1);
   sg_mvn_workspace_free (w);
@@ -527,24 +526,28 @@ test_bad_input (void)
   sg_mvn_result r;
   double cov[9] = { 1, 0.5, 0.2, 0.5, 1, 0.3, 0.2, 0.3, 1 };
   double lo[3] = { -1, -1, -1 }, up[3] = { 1, 1, 1 };
-  g_assert_cmpint (sg_mvn_prob (w, 4, NULL, cov, lo, up, NULL, &r), ==, SG_EINVAL);
-  g_assert_cmpint (sg_mvn_prob (w, 0, NULL, cov, lo, up, NULL, &r), ==, SG_EINVAL);
+  g_assert_cmpint (sg_mvn_prob (w, 4, NULL, cov, lo, up, NULL, NULL, &r), ==, SG_EINVAL);
+  g_assert_cmpint (sg_mvn_prob (w, 0, NULL, cov, lo, up, NULL, NULL, &r), ==, SG_EINVAL);
   lo[1] = 2;   /* lower > upper */
-  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, NULL, &r), ==, SG_EINVAL);
+  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, NULL, NULL, &r), ==, SG_EINVAL);
   lo[1] = NAN;
-  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, NULL, &r), ==, SG_EINVAL);
+  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, NULL, NULL, &r), ==, SG_EINVAL);
   lo[1] = -1;
   cov[5] = NAN;
-  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, NULL, &r), ==, SG_EINVAL);
+  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, NULL, NULL, &r), ==, SG_EINVAL);
   cov[5] = 0.35;   /* asymmetric */
-  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, NULL, &r), ==, SG_EINVAL);
+  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, NULL, NULL, &r), ==, SG_EINVAL);
   cov[5] = 0.3;
   double indef[9] = { 1, 0.9, 0.9, 0.9, 1, -0.9, 0.9, -0.9, 1 };
-  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, indef, lo, up, NULL, &r), ==, SG_ENOTPD);
+  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, indef, lo, up, NULL, NULL, &r), ==, SG_ENOTPD);
   sg_mvn_options opt;
   sg_mvn_options_default (&opt);
   opt.n_shifts = 1;
-  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, &opt, &r), ==, SG_EINVAL);
+  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, &opt, NULL, &r), ==, SG_EINVAL);
+  /* zero points is refused, not read as "the default" */
+  sg_mvn_options_default (&opt);
+  opt.n_points = 0;
+  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, cov, lo, up, &opt, NULL, &r), ==, SG_EINVAL);
 
   size_t row = 99, col = 99;
   g_assert_cmpint (sg_mvn_check_cov (3, cov, &row, &col), ==, SG_OK);
@@ -604,7 +607,7 @@ test_one_factor (void)
       size_t d = dims[i];
       double *cov = equicorrelated (d, 0.5), *up = g_new0 (double, d);
       sg_mvn_result r;
-      g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, NULL, &r), ==, SG_OK);
+      g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, up, NULL, NULL, &r), ==, SG_OK);
       g_test_message ("one-factor equi d=%zu: log p %.14f want %.14f est %.1e", d,
                       r.log_value, -log ((double) d + 1), r.log_error);
       g_assert_true (r.exact);
@@ -635,13 +638,13 @@ test_one_factor (void)
         for (size_t q = 0; q < d; q++)
           cov[p * d + q] = a[p] * a[q] + (p == q ? s2[p] : 0);
       sg_mvn_result ex, qmc;
-      g_assert_cmpint (sg_mvn_prob (w, d, mean, cov, lo, up, NULL, &ex), ==, SG_OK);
+      g_assert_cmpint (sg_mvn_prob (w, d, mean, cov, lo, up, NULL, NULL, &ex), ==, SG_OK);
       sg_mvn_options opt;
       sg_mvn_options_default (&opt);
       opt.qmc_only = 1;
       opt.n_points = 400000;
       opt.seed = 3 + (uint64_t) c;
-      g_assert_cmpint (sg_mvn_prob (w, d, mean, cov, lo, up, &opt, &qmc), ==, SG_OK);
+      g_assert_cmpint (sg_mvn_prob (w, d, mean, cov, lo, up, &opt, NULL, &qmc), ==, SG_OK);
       g_test_message ("one-factor case %d (d=%zu): log p %.10f, QMC %.10f +- %.1e", c, d,
                       ex.log_value, qmc.log_value, qmc.log_error);
       g_assert_true (ex.exact);
@@ -657,7 +660,7 @@ test_one_factor (void)
   double diag[16] = { 1, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0.25, 0, 0, 0, 0, 2 };
   double ub[4] = { 0.3, -1, 2, -30 };
   sg_mvn_result r;
-  g_assert_cmpint (sg_mvn_prob (w, 4, NULL, diag, NULL, ub, NULL, &r), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, 4, NULL, diag, NULL, ub, NULL, NULL, &r), ==, SG_OK);
   double want = sg_norm_logcdf (0.3) + sg_norm_logcdf (-0.5) + sg_norm_logcdf (4)
                 + sg_norm_logcdf (-30 / sqrt (2));
   g_assert_cmpfloat (fabs (r.log_value - want), <, 1e-13 * fabs (want));
@@ -670,7 +673,7 @@ test_one_factor (void)
     for (size_t q = 0; q < 3; q++)
       two[p * 3 + q] = f1[p] * f1[q] + f2[p] * f2[q] + (p == q ? 0.3 : 0);
   double u3[3] = { 0.1, 0.2, 0.3 };
-  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, two, NULL, u3, NULL, &r), ==, SG_OK);
+  g_assert_cmpint (sg_mvn_prob (w, 3, NULL, two, NULL, u3, NULL, NULL, &r), ==, SG_OK);
   g_assert_false (r.exact);
   g_assert_cmpuint (r.n_points, >, 0);
   sg_mvn_workspace_free (w);
@@ -763,7 +766,7 @@ test_latent_factors (void)
         opt.seed = 100 + (uint64_t) s;
         opt.plain_sov = plain;
         sg_mvn_result r;
-        g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, b, &opt, &r), ==, SG_OK);
+        g_assert_cmpint (sg_mvn_prob (w, d, NULL, cov, NULL, b, &opt, NULL, &r), ==, SG_OK);
         double e = r.log_value - truth;
         ss[plain] += e * e;
         if (plain)

@@ -118,7 +118,7 @@ reference_elbo (const sg_svgp *q, const sg_svgp_data *data)
   sg_kernel_matrix (&q->kernel, q->Z, M, q->Z, M, K);
   for (size_t j = 0; j < M; j++)
     K[j * M + j] += SG_SVGP_JITTER * q->kernel.variance;
-  g_assert_cmpint (sg_cholesky (K, M, 0, Lk, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (K, M, SG_CHOLESKY_MAX_JITTER, Lk, NULL), ==, SG_OK);
   g_assert_cmpint (sg_cholesky_inverse (Lk, M, Kinv), ==, SG_OK);
   /* mu_u = Lk m, S_u = (Lk L)(Lk L)^T */
   double *LkL = g_new0 (double, M * M);
@@ -141,7 +141,7 @@ reference_elbo (const sg_svgp *q, const sg_svgp_data *data)
         tr += Kinv[i * M + j] * Su[j * M + i];
         quad += mu_u[i] * Kinv[i * M + j] * mu_u[j];
       }
-  g_assert_cmpint (sg_cholesky (Su, M, 0, Ls, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (Su, M, SG_CHOLESKY_MAX_JITTER, Ls, NULL), ==, SG_OK);
   double kl = 0.5 * (tr + quad - (double) M + sg_cholesky_logdet (Lk, M)
                      - sg_cholesky_logdet (Ls, M));
   double sum = 0, *kv = g_new (double, M), *t = g_new (double, M);
@@ -292,7 +292,7 @@ cvi_optimum (const double *K, size_t n, const double *y, double sigma, double de
   double *L = g_new (double, n * n), *Kinv = g_new (double, n * n);
   double *P = g_new (double, n * n), *LP = g_new (double, n * n);
   double *lam = g_new0 (double, n), *th = g_new0 (double, n), *mu_new = g_new (double, n);
-  g_assert_cmpint (sg_cholesky (K, n, 0, L, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (K, n, SG_CHOLESKY_MAX_JITTER, L, NULL), ==, SG_OK);
   g_assert_cmpint (sg_cholesky_inverse (L, n, Kinv), ==, SG_OK);
   double c = log ((1 - delta) / delta), rho = 0.1, change = 0;
   memset (mu, 0, n * sizeof *mu);
@@ -310,7 +310,7 @@ cvi_optimum (const double *K, size_t n, const double *y, double sigma, double de
       memcpy (P, Kinv, n * n * sizeof *P);
       for (size_t i = 0; i < n; i++)
         P[i * n + i] += lam[i];
-      g_assert_cmpint (sg_cholesky (P, n, 0, LP, NULL), ==, SG_OK);
+      g_assert_cmpint (sg_cholesky (P, n, SG_CHOLESKY_MAX_JITTER, LP, NULL), ==, SG_OK);
       g_assert_cmpint (sg_cholesky_inverse (LP, n, Sigma), ==, SG_OK);
       change = 0;
       for (size_t i = 0; i < n; i++)
@@ -372,12 +372,17 @@ test_full_gp_optimum (void)
   g_assert_cmpint (sg_svgp_init (&q, &k, f.X, N_FULL, sigma, delta), ==, SG_OK);
   sg_svgp_workspace *ws = sg_svgp_workspace_new (2, N_FULL, N_FULL);
   gsl_rng *rng = sg_rng_new (1, 0);
-  sg_svgp_train_options to = { .batch = N_FULL, .iterations = 4000, .learning_rate = 0.01,
-                               .fix_kernel = 1, .fix_delta = 1 };
-  g_assert_cmpint (sg_svgp_train (&q, &f.data, &to, rng, ws), ==, SG_OK);
+  sg_svgp_train_options to;
+  sg_svgp_train_options_default (&to);
+  to.batch = N_FULL;
+  to.iterations = 4000;
+  to.learning_rate = 0.01;
+  to.fix_kernel = 1;
+  to.fix_delta = 1;
+  g_assert_cmpint (sg_svgp_train (&q, &f.data, &to, rng, NULL, ws), ==, SG_OK);
   to.iterations = 3000;
   to.learning_rate = 1e-3;
-  g_assert_cmpint (sg_svgp_train (&q, &f.data, &to, rng, ws), ==, SG_OK);
+  g_assert_cmpint (sg_svgp_train (&q, &f.data, &to, rng, NULL, ws), ==, SG_OK);
   g_assert_cmpfloat (fabs (q.delta - delta), <=, 1e-15);   /* through eta and back */
 
   /* reference: same K (with the jitter), dense CVI */
@@ -410,7 +415,7 @@ test_full_gp_optimum (void)
       }
   sg_trsm_lower (r.Lk, n, W, n);             /* Lk^{-1} Sigma Lk^{-T} */
   sg_symmetrize (W, n);
-  g_assert_cmpint (sg_cholesky (W, n, 0, LW, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_cholesky (W, n, SG_CHOLESKY_MAX_JITTER, LW, NULL), ==, SG_OK);
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j <= i; j++)
       p[kk++] = LW[i * n + j];
@@ -445,7 +450,7 @@ test_full_gp_optimum (void)
                             .noise = { .numeric_sd = 1, .probit_sd = sigma },
                             .link = SG_LINK_PROBIT };
   sg_gauss_post post = { 0 };
-  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, &post), ==, SG_OK);
+  g_assert_cmpint (sg_ep_posterior (&model, &data, NULL, NULL, NULL, &post), ==, SG_OK);
   sg_point_summary se[6], sv[6];
   g_assert_cmpint (sg_gauss_post_summaries (&post, f.Xs, 6, 0.95, NULL, se), ==, SG_OK);
   g_assert_cmpint (sg_svgp_summaries (&q, f.Xs, 6, 0.95, NULL, sv), ==, SG_OK);
@@ -561,7 +566,7 @@ test_train (void)
   opt.train.iterations = 1500;
   opt.train.learning_rate = 0.02;   /* warm-up: the first 375 steps hold the kernel */
   sg_svgp q;
-  g_assert_cmpint (sg_svgp_fit (&k, &data, &opt, rng, &q), ==, SG_OK);
+  g_assert_cmpint (sg_svgp_fit (&k, &data, &opt, rng, NULL, &q), ==, SG_OK);
   /* the prior's ELBO: q(v) = N(0, I) at the initial kernel */
   sg_svgp q0;
   g_assert_cmpint (sg_svgp_init (&q0, &k, q.Z, 30, 1.0, 0.05), ==, SG_OK);
@@ -585,8 +590,11 @@ test_train (void)
   /* cancelling leaves q untouched */
   double elbo_before = q.elbo, m0 = q.m[0];
   sg_progress prog = { cancel_at_half, NULL };
-  sg_svgp_train_options to = { .batch = 64, .iterations = 100, .progress = &prog };
-  g_assert_cmpint (sg_svgp_train (&q, &data, &to, rng, ws), ==, SG_ECANCELLED);
+  sg_svgp_train_options to;
+  sg_svgp_train_options_default (&to);
+  to.batch = 64;
+  to.iterations = 100;
+  g_assert_cmpint (sg_svgp_train (&q, &data, &to, rng, &prog, ws), ==, SG_ECANCELLED);
   g_assert_cmpfloat (q.elbo, ==, elbo_before);
   g_assert_cmpfloat (q.m[0], ==, m0);
 
@@ -642,7 +650,7 @@ test_duels (void)
   opt.train.batch = 100;
   opt.train.iterations = 1500;
   sg_svgp q;
-  g_assert_cmpint (sg_svgp_fit (&k, &data, &opt, rng, &q), ==, SG_OK);
+  g_assert_cmpint (sg_svgp_fit (&k, &data, &opt, rng, NULL, &q), ==, SG_OK);
   double *dm = g_new (double, nt), *dv = g_new (double, nt);
   g_assert_cmpint (sg_svgp_predict_duel (&q, T, T2, nt, dm, dv), ==, SG_OK);
   size_t counted = 0, right = 0;
@@ -680,14 +688,14 @@ test_duels (void)
   gsl_rng *r1 = sg_rng_new (5, 0), *r2 = sg_rng_new (5, 0);
   opt.train.iterations = 200;
   sg_svgp qa, qb;
-  g_assert_cmpint (sg_svgp_fit (&k, &wdata, &opt, r1, &qa), ==, SG_OK);
-  g_assert_cmpint (sg_svgp_fit_preferences (&k, 1.0, &pd, &opt, r2, &qb), ==, SG_OK);
+  g_assert_cmpint (sg_svgp_fit (&k, &wdata, &opt, r1, NULL, &qa), ==, SG_OK);
+  g_assert_cmpint (sg_svgp_fit_preferences (&k, 1.0, &pd, &opt, r2, NULL, &qb), ==, SG_OK);
   g_assert_cmpfloat (qa.elbo, ==, qb.elbo);
   g_assert_cmpfloat (qa.noise_sd, ==, qb.noise_sd);
   /* only preferences */
   double xb[2] = { 0.1, 0.2 };
   g_assert_cmpint (sg_data_add_binary (&pd, xb, 1), ==, SG_OK);
-  g_assert_cmpint (sg_svgp_fit_preferences (&k, 1.0, &pd, &opt, r2, &qb), ==, SG_EINVAL);
+  g_assert_cmpint (sg_svgp_fit_preferences (&k, 1.0, &pd, &opt, r2, NULL, &qb), ==, SG_EINVAL);
   sg_svgp_clear (&qa);
   sg_svgp_clear (&qb);
   sg_rng_free (r1);
@@ -744,22 +752,31 @@ test_bad_input (void)
   sg_svgp_data d = f.data;
   d.y = y;
   gsl_rng *rng = sg_rng_new (1, 0);
-  sg_svgp_train_options to = { .iterations = 5 };
+  sg_svgp_train_options to;
+  sg_svgp_train_options_default (&to);
+  to.iterations = 5;
   g_assert_cmpint (sg_svgp_data_check (&d), ==, SG_EINVAL);
-  g_assert_cmpint (sg_svgp_train (&q, &d, &to, rng, ws), ==, SG_EINVAL);
+  g_assert_cmpint (sg_svgp_train (&q, &d, &to, rng, NULL, ws), ==, SG_EINVAL);
   double X[N_ROWS * 2];
   memcpy (X, f.X, sizeof X);
   X[5] = INFINITY;
   d = f.data;
   d.X = X;
-  g_assert_cmpint (sg_svgp_train (&q, &d, &to, rng, ws), ==, SG_EINVAL);
+  g_assert_cmpint (sg_svgp_train (&q, &d, &to, rng, NULL, ws), ==, SG_EINVAL);
   /* too many inducing points for k-means */
   double Z[(N_ROWS + 1) * 2];
   g_assert_cmpint (sg_svgp_kmeans (&f.data, N_ROWS + 1, 0, rng, Z), ==, SG_EINVAL);
   g_assert_cmpint (sg_svgp_kmeans (&f.data, 0, 0, rng, Z), ==, SG_EINVAL);
+  /* zero steps or a zero batch is refused, not read as "the default" */
+  sg_svgp_train_options zero = to;
+  zero.iterations = 0;
+  g_assert_cmpint (sg_svgp_train (&q, &f.data, &zero, rng, NULL, ws), ==, SG_EINVAL);
+  zero = to;
+  zero.batch = 0;
+  g_assert_cmpint (sg_svgp_train (&q, &f.data, &zero, rng, NULL, ws), ==, SG_EINVAL);
   /* a batch larger than the workspace's */
   to.batch = 8;
-  g_assert_cmpint (sg_svgp_train (&q, &f.data, &to, rng, ws), ==, SG_EINVAL);
+  g_assert_cmpint (sg_svgp_train (&q, &f.data, &to, rng, NULL, ws), ==, SG_EINVAL);
   /* NaN parameters are refused */
   size_t np = sg_svgp_n_params (&q);
   double *p = g_new (double, np);
@@ -799,7 +816,7 @@ test_kmeans (void)
     }
   sg_svgp_data data = { .dim = 2, .n = 60, .X = X, .y = y };
   double Z[3 * 2];
-  g_assert_cmpint (sg_svgp_kmeans (&data, 3, 0, rng, Z), ==, SG_OK);
+  g_assert_cmpint (sg_svgp_kmeans (&data, 3, 25, rng, Z), ==, SG_OK);
   for (size_t c = 0; c < 3; c++)
     {
       double mx = 0, my = 0;

@@ -358,7 +358,7 @@ test_preset (void)
     sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_LAPLACE, &data);
     sg_fit_options_default (&opt);
     opt.n_starts = 1;
-    g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, NULL, &h, &res), ==, SG_OK);
+    g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, NULL, NULL, &h, &res), ==, SG_OK);
     g_test_message ("Laplace evidence at the preset %.6f, after a refit %.6f (l = %.4f, v = %.3f)",
                     res.start_log_evidence, res.log_evidence, h.kernel.lengthscales[0],
                     h.kernel.variance);

@@ -1,4 +1,4 @@
-/* sb-demos.h — the guided demos (issue 8): a prepared state plus a few
+/* sb-demos.h — the guided demos: a prepared state plus a few
  * sentences that say what to look at, each reproducing a figure of the
  * papers with the paper's settings.
  *

@@ -1,5 +1,5 @@
 /* sb-link-dialog.h — the link diagnostic of a preference campaign
- * (issue 9, paper 003; core/sb-link-job.h).
+ * (paper 003; core/sb-link-job.h).
  *
  * A window, transient for the workbench, that runs sb_link_job on its own
  * worker (the session is copied when it opens or on Recompute, so answers

@@ -1,4 +1,4 @@
-/* sb-playground.h — the classification playground (issue 8).
+/* sb-playground.h — the classification playground.
  *
  * A window where a person places binary labels on a 1-D line or a 2-D
  * square and watches the exact SkewGP posterior of GP classification

@@ -1,4 +1,4 @@
-/* sb-prior-explorer.h — a window to play with the SkewGP_s prior (issue 8).
+/* sb-prior-explorer.h — a window to play with the SkewGP_s prior.
  *
  * Controls: kernel (RBF / Matérn 5/2), lengthscale, variance, latent
  * dimension s = 0..4, and per pseudo-point u_i its location (also a red

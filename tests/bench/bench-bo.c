@@ -1,5 +1,5 @@
-/* bench-bo.c — latency of one full preferential-BO iteration (issue 5):
- * exact SkewGP posterior + lin-ess samples + acquisition maximisation ->
+/* bench-bo.c — latency of one full preferential-BO iteration:
+ * exact SkewGP posterior + truncated-Gaussian samples + acquisition maximisation ->
  * next duel, i.e. one sg_bo_propose, for 10, 50, 100, 200 duels in 1, 2
  * and 6 dimensions (cos1d, six-hump-camel, hartmann6); hyperparameter
  * refits timed separately.

@@ -79,8 +79,8 @@ time_gaussian (int ep, const sg_approx_model *model, const sg_data *data, const 
 {
   sg_gauss_post post;
   double t0 = now_ms ();
-  int st = ep ? sg_ep_posterior (model, data, NULL, NULL, &post)
-              : sg_laplace_posterior (model, data, NULL, NULL, &post);
+  int st = ep ? sg_ep_posterior (model, data, NULL, NULL, NULL, &post)
+              : sg_laplace_posterior (model, data, NULL, NULL, NULL, &post);
   if (st != SG_OK)
     {
       fprintf (stderr, "%s failed: %s\n", ep ? "EP" : "Laplace", sg_strerror (st));

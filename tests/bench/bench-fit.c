@@ -209,7 +209,7 @@ fit (const sg_data *data, const dataset *ds, const fit_config *cfg,
   opt.algorithm = cfg->algorithm;
   opt.n_starts = cfg->n_starts;
   gsl_rng *rng = sg_rng_new (11, 0);
-  int status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, h, res);
+  int status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, h, res);
   sg_rng_free (rng);
   sg_laplace_warm_clear (&lw);
   sg_ep_warm_clear (&ew);

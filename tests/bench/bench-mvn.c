@@ -162,7 +162,7 @@ part_a (void)
                     opt.seed = (uint64_t) s;
                     sg_mvn_result r;
                     double t0 = cpu_seconds ();
-                    if (sg_mvn_prob (w, d, NULL, cov, NULL, f.b, &opt, &r) != SG_OK)
+                    if (sg_mvn_prob (w, d, NULL, cov, NULL, f.b, &opt, NULL, &r) != SG_OK)
                       {
                         printf ("failure\n");
                         continue;
@@ -241,7 +241,7 @@ shifted_log_prob (sg_mvn_workspace *w, size_t d, const double *cov, const double
   sg_mvn_options_default (&opt);
   opt.n_points = 2000;
   sg_mvn_result r;
-  return sg_mvn_prob (w, d, NULL, cov, NULL, b, &opt, &r) == SG_OK ? r.log_value : NAN;
+  return sg_mvn_prob (w, d, NULL, cov, NULL, b, &opt, NULL, &r) == SG_OK ? r.log_value : NAN;
 }
 
 /* Orthant probabilities of general (not one-factor: the QMC path) 5-factor
@@ -292,7 +292,7 @@ part_c (void)
               opt.seed = 99;
               opt.plain_sov = 1;   /* independent of the split under test */
               sg_mvn_result ref;
-              if (sg_mvn_prob (w, d, NULL, cov, NULL, b, &opt, &ref) != SG_OK)
+              if (sg_mvn_prob (w, d, NULL, cov, NULL, b, &opt, NULL, &ref) != SG_OK)
                 continue;
               truth_err = fmax (truth_err, ref.log_error);
               for (int s = 0; s < seeds; s++)
@@ -303,7 +303,7 @@ part_c (void)
                     opt.seed = (uint64_t) s;
                     sg_mvn_result r;
                     double t0 = cpu_seconds ();
-                    if (sg_mvn_prob (w, d, NULL, cov, NULL, b, &opt, &r) != SG_OK)
+                    if (sg_mvn_prob (w, d, NULL, cov, NULL, b, &opt, NULL, &r) != SG_OK)
                       continue;
                     t[bi] += cpu_seconds () - t0;
                     double e = r.log_value - ref.log_value;
@@ -397,7 +397,7 @@ part_b (const char *path)
               opt.seed = (uint64_t) rep;
               sg_mvn_result r;
               double t0 = cpu_seconds ();
-              int status = sg_mvn_prob (w, d, m, cov, lo, up, &opt, &r);
+              int status = sg_mvn_prob (w, d, m, cov, lo, up, &opt, NULL, &r);
               times[rep] = cpu_seconds () - t0;
               if (status != SG_OK)
                 {

@@ -116,7 +116,7 @@ heatmap_200 (void)
   return s;
 }
 
-/* The frame budget of issue 7: a full redraw of a window showing a 200 x
+/* The frame budget: a full redraw of a window showing a 200 x
  * 200 heat map (with its contours, observations and markers) and four
  * plots (posterior with the Laplace/EP overlays, acquisition, P(valid),
  * convergence), every layer drawn afresh, on one 1600 x 900 surface: the

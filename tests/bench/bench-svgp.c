@@ -156,8 +156,8 @@ run_gaussian (int ep, const sg_kernel *k, const double *X, const double *y, size
                             .link = SG_LINK_PROBIT };
   sg_gauss_post post;
   double t0 = now_ms (), w0 = wall_ms ();
-  int st = ep ? sg_ep_posterior (&model, &data, NULL, NULL, &post)
-              : sg_laplace_posterior (&model, &data, NULL, NULL, &post);
+  int st = ep ? sg_ep_posterior (&model, &data, NULL, NULL, NULL, &post)
+              : sg_laplace_posterior (&model, &data, NULL, NULL, NULL, &post);
   if (st != SG_OK)
     die (ep ? "EP" : "Laplace", st);
   st = sg_gauss_post_summaries (&post, Xs, N_TEST, 0.95, NULL, sum);
@@ -230,7 +230,7 @@ run_svgp_with (int ard, size_t M, int iterations, const sg_kernel *k, const doub
   gsl_rng *rng = sg_rng_new (SEED, 1);
   sg_svgp q;
   double t0 = now_ms (), w0 = wall_ms ();
-  int st = sg_svgp_fit (k, &data, &opt, rng, &q);
+  int st = sg_svgp_fit (k, &data, &opt, rng, NULL, &q);
   if (st != SG_OK)
     die ("SVGP", st);
   st = sg_svgp_summaries (&q, Xs, N_TEST, 0.95, NULL, sum);

@@ -79,7 +79,7 @@ speed (sg_tmvn_method method, size_t d, size_t n)
   sg_tmvn *s;
   die_if (sg_tmvn_new (d, mean, S, lower, NULL, &opt, &s), "sg_tmvn_new");
   double t1 = now ();
-  die_if (sg_tmvn_sample (s, rng, n, out, NULL), "sg_tmvn_sample");
+  die_if (sg_tmvn_sample (s, rng, n, NULL, out), "sg_tmvn_sample");
   double t2 = now ();
   double tau;
   size_t which;
@@ -212,7 +212,7 @@ mixing_run (const char *label, const duel_case *c, sg_tmvn_method method,
   double t0 = now ();
   sg_tmvn *s;
   die_if (sg_tmvn_new (c->m, c->mean, c->S, lower, NULL, &opt, &s), "new");
-  die_if (sg_tmvn_sample (s, rng, n, out, NULL), "sample");
+  die_if (sg_tmvn_sample (s, rng, n, NULL, out), "sample");
   double t1 = now ();
   sg_tmvn_info info;
   sg_tmvn_get_info (s, &info);
