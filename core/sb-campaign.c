@@ -3,6 +3,8 @@
 
 #include "sb-campaign.h"
 
+#include "sb-file-lock.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -11,6 +13,11 @@ struct _SbCampaign
   GObject parent_instance;
 
   SbSession *session;
+  SbFileLock *lock;          /* the session file's write lock, when held */
+  gboolean read_only;
+  char *read_only_reason;
+  GFileMonitor *monitor;     /* the followed file, when read-only        */
+  guint reload_source;
   SbWorker *worker;
   SbCampaignState state;
   SbQuestion *latest;        /* the last model result (owns its model)   */
@@ -43,6 +50,7 @@ enum {
   PROP_N_SAVED,
   PROP_FITTING,
   PROP_AUTOPLAY,
+  PROP_READ_ONLY,
   N_PROPS
 };
 
@@ -133,7 +141,7 @@ schedule_autoplay (SbCampaign *self)
 static void
 start_fit (SbCampaign *self)
 {
-  if (self->session == NULL
+  if (self->session == NULL || self->read_only
       || sb_session_get_experiment (self->session)->surrogate == SG_BO_SURROGATE_RANDOM
       || sb_worker_is_busy (self->worker, SB_WORKER_LANE_FIT))
     return;
@@ -184,7 +192,9 @@ question_computed (SbCampaign *self, const SbQuestion *result)
     start_fit (self);
   submit_plot (self);
 
-  if (budget_used (self))
+  if (self->read_only)
+    set_state (self, SB_CAMPAIGN_FOLLOWING);
+  else if (budget_used (self))
     set_state (self, SB_CAMPAIGN_FINISHED);
   else if (log_settled (self))
     ask (self);
@@ -324,13 +334,109 @@ on_session_save_failed (SbSession *session, const GError *error, SbCampaign *sel
     ask (self);
 }
 
-void
-sb_campaign_set_session (SbCampaign *self, SbSession *session)
-{
-  g_return_if_fail (SB_IS_CAMPAIGN (self));
-  g_return_if_fail (session == NULL || SB_IS_SESSION (session));
+/* ---- One writer per file ------------------------------------------------- */
 
+static gboolean
+reload_idle (gpointer user_data)
+{
+  SbCampaign *self = SB_CAMPAIGN (user_data);
+  g_autoptr (GError) error = NULL;
+
+  self->reload_source = 0;
+  if (self->session == NULL)
+    return G_SOURCE_REMOVE;
+  /* The writer replaces the file atomically: a failure here is a file
+   * the writer damaged or removed, not a half-written one. */
+  if (!sb_session_reload (self->session, &error))
+    {
+      g_autofree char *msg = g_strdup_printf ("The followed session could not be read again: %s",
+                                              error->message);
+      set_string (self, &self->error, msg, PROP_ERROR);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_file_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event,
+                 SbCampaign *self)
+{
+  if (event == G_FILE_MONITOR_EVENT_DELETED || event == G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED
+      || event == G_FILE_MONITOR_EVENT_PRE_UNMOUNT || event == G_FILE_MONITOR_EVENT_UNMOUNTED)
+    return;
+  /* A save is several events (the temp file moved over this one, its
+   * attributes): one reload a moment after the last of them. */
+  g_clear_handle_id (&self->reload_source, g_source_remove);
+  self->reload_source = g_timeout_add (50, reload_idle, self);
+}
+
+static void
+release_file (SbCampaign *self)
+{
+  g_clear_handle_id (&self->reload_source, g_source_remove);
+  if (self->monitor)
+    {
+      g_signal_handlers_disconnect_by_data (self->monitor, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
+  g_clear_pointer (&self->lock, sb_file_lock_release);
+  g_clear_pointer (&self->read_only_reason, g_free);
+  if (self->read_only)
+    {
+      self->read_only = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_READ_ONLY]);
+    }
+}
+
+static void
+follow_file (SbCampaign *self, GFile *file, const char *reason)
+{
+  g_autoptr (GError) error = NULL;
+
+  self->read_only = TRUE;
+  self->read_only_reason = g_strdup (reason);
+  self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
+  if (self->monitor)
+    g_signal_connect (self->monitor, "changed", G_CALLBACK (on_file_changed), self);
+  else
+    g_debug ("cannot follow %s: %s", g_file_peek_path (file), error->message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_READ_ONLY]);
+}
+
+/* Takes the write lock of SESSION's file, or follows the file read-only
+ * when FOLLOW or when another process holds the lock. */
+static void
+claim_file (SbCampaign *self, SbSession *session, gboolean follow)
+{
+  GFile *file = sb_session_get_file (session);
+  g_autofree char *path = file ? g_file_get_path (file) : NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (path == NULL)
+    return;
+  if (follow)
+    {
+      follow_file (self, file, "Following this session read-only: answers are given elsewhere "
+                               "and appear here as they are saved.");
+      return;
+    }
+  self->lock = sb_file_lock_acquire (path, "skewbench", &error);
+  if (self->lock == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BUSY))
+    {
+      g_autofree char *reason = g_strdup_printf ("Read-only: %s. Answers given there appear "
+                                                 "here as they are saved.", error->message);
+      follow_file (self, file, reason);
+    }
+  else if (self->lock == NULL)
+    /* E.g. a read-only folder: saving will fail visibly (save-error). */
+    g_debug ("no write lock for %s: %s", path, error->message);
+}
+
+static void
+run_session (SbCampaign *self, SbSession *session, gboolean follow)
+{
   sb_worker_cancel_all (self->worker);
+  release_file (self);
   g_clear_handle_id (&self->autoplay_source, g_source_remove);
   if (self->session)
     g_signal_handlers_disconnect_by_data (self->session, self);
@@ -345,6 +451,7 @@ sb_campaign_set_session (SbCampaign *self, SbSession *session)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
   if (session)
     {
+      claim_file (self, session, follow);
       g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
       g_signal_connect (session, "saved", G_CALLBACK (on_session_saved), self);
       g_signal_connect (session, "save-failed", G_CALLBACK (on_session_save_failed), self);
@@ -357,6 +464,31 @@ sb_campaign_set_session (SbCampaign *self, SbSession *session)
       g_signal_emit (self, signals[PLOT_READY], 0, self->plot);
     }
   request_question (self);
+}
+
+void
+sb_campaign_set_session (SbCampaign *self, SbSession *session)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  g_return_if_fail (session == NULL || SB_IS_SESSION (session));
+  run_session (self, session, FALSE);
+}
+
+void
+sb_campaign_follow (SbCampaign *self, SbSession *session)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  g_return_if_fail (SB_IS_SESSION (session) && sb_session_get_file (session) != NULL);
+  run_session (self, session, TRUE);
+}
+
+gboolean
+sb_campaign_get_read_only (SbCampaign *self, const char **reason)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (reason)
+    *reason = self->read_only_reason;
+  return self->read_only;
 }
 
 SbSession *
@@ -460,6 +592,8 @@ sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value, GError **
 
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
 
+  if (self->read_only)
+    return refuse (error, SB_CAMPAIGN_ERROR_READ_ONLY, self->read_only_reason);
   if (self->state == SB_CAMPAIGN_FINISHED)
     return refuse (error, SB_CAMPAIGN_ERROR_FINISHED, "all questions of the budget are answered");
   if (self->state != SB_CAMPAIGN_ASKING)
@@ -488,6 +622,8 @@ sb_campaign_undo (SbCampaign *self, GError **error)
   guint n;
 
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->read_only)
+    return refuse (error, SB_CAMPAIGN_ERROR_READ_ONLY, self->read_only_reason);
   if (self->session == NULL || (n = sb_session_get_n_observations (self->session)) == 0)
     return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "there is no answer to take back");
   if (sb_session_undo (self->session, &local))
@@ -509,6 +645,8 @@ sb_campaign_extend_budget (SbCampaign *self, guint more, GError **error)
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
   if (self->session == NULL)
     return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "there is no experiment to continue");
+  if (self->read_only)
+    return refuse (error, SB_CAMPAIGN_ERROR_READ_ONLY, self->read_only_reason);
   exp = sb_session_get_experiment (self->session);
   if (!sb_session_set_budget (self->session, exp->budget + more, error))
     return FALSE;
@@ -704,6 +842,7 @@ sb_campaign_get_property (GObject *object, guint prop_id, GValue *value, GParamS
     case PROP_N_SAVED: g_value_set_uint (value, self->n_saved); break;
     case PROP_FITTING: g_value_set_boolean (value, sb_campaign_get_fitting (self)); break;
     case PROP_AUTOPLAY: g_value_set_boolean (value, self->autoplay); break;
+    case PROP_READ_ONLY: g_value_set_boolean (value, self->read_only); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -732,6 +871,7 @@ sb_campaign_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (self->worker, self);
     }
   g_clear_object (&self->worker);
+  release_file (self);
   if (self->session)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
@@ -762,11 +902,12 @@ sb_campaign_class_init (SbCampaignClass *klass)
   object_class->finalize = sb_campaign_finalize;
 
   properties[PROP_STATE] = g_param_spec_int ("state", NULL, NULL, SB_CAMPAIGN_EMPTY,
-                                             SB_CAMPAIGN_STALLED, SB_CAMPAIGN_EMPTY, ro);
+                                             SB_CAMPAIGN_FOLLOWING, SB_CAMPAIGN_EMPTY, ro);
   properties[PROP_ERROR] = g_param_spec_string ("error", NULL, NULL, NULL, ro);
   properties[PROP_SAVE_ERROR] = g_param_spec_string ("save-error", NULL, NULL, NULL, ro);
   properties[PROP_N_SAVED] = g_param_spec_uint ("n-saved", NULL, NULL, 0, G_MAXUINT, 0, ro);
   properties[PROP_FITTING] = g_param_spec_boolean ("fitting", NULL, NULL, FALSE, ro);
+  properties[PROP_READ_ONLY] = g_param_spec_boolean ("read-only", NULL, NULL, FALSE, ro);
   properties[PROP_AUTOPLAY] = g_param_spec_boolean ("autoplay", NULL, NULL, FALSE,
                                                     G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
                                                     | G_PARAM_EXPLICIT_NOTIFY);

@@ -21,6 +21,14 @@
  * a newer one replaces it, and a new session starts with an empty
  * snapshot of its own parameters.
  *
+ * One writer per session file: the campaign holds the file's write lock
+ * (core/sb-file-lock.h) while it runs a session, so `skewgp tell` or a
+ * second window on the same file is refused rather than overwriting its
+ * answers. When another process holds the lock, or when asked to follow
+ * (sb_campaign_follow), the campaign is read-only: it takes no answer,
+ * writes nothing, reloads the file whenever it changes on disk and shows
+ * the model of what is there (state FOLLOWING).
+ *
  * Hyperparameters are refitted when the engine's schedule says so (unless
  * auto-refit is off, as in the guided demos), on the fit lane, never
  * delaying a question; each fit is stored in the session with the answers
@@ -34,7 +42,7 @@
  *   ::fit-finished       (const SbFitResult *result or NULL, const GError
  *                        *error or NULL): NULL, NULL when cancelled
  * Properties (notify on change): state, error, save-error, n-saved,
- * fitting, autoplay.
+ * fitting, autoplay, read-only.
  */
 #pragma once
 
@@ -54,6 +62,7 @@ typedef enum {
   SB_CAMPAIGN_ERROR_NOT_READY,  /* no question on screen to answer       */
   SB_CAMPAIGN_ERROR_WRONG_KIND, /* the answer does not fit the question  */
   SB_CAMPAIGN_ERROR_FINISHED,   /* the budget is used                    */
+  SB_CAMPAIGN_ERROR_READ_ONLY,  /* another process writes the session    */
 } SbCampaignError;
 
 typedef enum {
@@ -63,6 +72,8 @@ typedef enum {
   SB_CAMPAIGN_ASKING,     /* a question is on screen: answers are taken       */
   SB_CAMPAIGN_FINISHED,   /* the budget is used: the result is shown          */
   SB_CAMPAIGN_STALLED,    /* the engine failed (error): retry or undo         */
+  SB_CAMPAIGN_FOLLOWING,  /* read-only: the model of a session another
+                             process writes is shown, nothing is asked      */
 } SbCampaignState;
 
 typedef enum {
@@ -84,6 +95,12 @@ SbCampaign *sb_campaign_new (void);
  * and the first question is requested. NULL ends the campaign. */
 void sb_campaign_set_session (SbCampaign *self, SbSession *session);
 SbSession *sb_campaign_get_session (SbCampaign *self);
+/* Runs SESSION (bound to a file) read-only, following the file as another
+ * process (e.g. a lab script driving `skewgp ask` / `tell`) writes it. */
+void sb_campaign_follow (SbCampaign *self, SbSession *session);
+/* TRUE while read-only; REASON (borrowed) says why: who writes the file,
+ * or that following was asked for. */
+gboolean sb_campaign_get_read_only (SbCampaign *self, const char **reason);
 SbWorker *sb_campaign_get_worker (SbCampaign *self);
 SbCampaignState sb_campaign_get_state (SbCampaign *self);
 

@@ -15,6 +15,8 @@
 
 G_BEGIN_DECLS
 
+#define SB_SWAP(type, a, b) G_STMT_START { type swap_ = (a); (a) = (b); (b) = swap_; } G_STMT_END
+
 struct _SbSession
 {
   GObject parent_instance;

@@ -793,6 +793,28 @@ sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error)
     }
   return self->file ? sb_session_save (self, error) : TRUE;
 }
+gboolean
+sb_session_reload (SbSession *self, GError **error)
+{
+  g_autoptr (SbSession) fresh = NULL;
+
+  g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (self->file != NULL, FALSE);
+
+  fresh = sb_session_load (self->file, error);
+  if (fresh == NULL)
+    return FALSE;
+  /* Take the file's contents; FRESH leaves with what was here. */
+  SB_SWAP (SbExperiment *, self->experiment, fresh->experiment);
+  SB_SWAP (GPtrArray *, self->observations, fresh->observations);
+  SB_SWAP (GArray *, self->refits, fresh->refits);
+  SB_SWAP (SbHyper, self->hyper, fresh->hyper);
+  self->created = fresh->created;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_OBSERVATIONS]);
+  g_signal_emit (self, signals[CHANGED], 0);
+  return TRUE;
+}
+
 guint
 sb_session_get_n_refits (SbSession *self)
 {

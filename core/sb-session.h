@@ -237,6 +237,11 @@ gboolean sb_session_undo (SbSession *self, GError **error);
 const SbHyper *sb_session_get_hyper (SbSession *self);
 gboolean sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error);
 guint sb_session_get_n_refits (SbSession *self);
+/* Reads the bound file again and takes its contents (experiment, log,
+ * hyperparameters, refits), emitting ::changed: how a reader follows a
+ * session another process writes. FALSE with ERROR (nothing changed) when
+ * the file cannot be read or is refused. Writes nothing. */
+gboolean sb_session_reload (SbSession *self, GError **error);
 const SbHyper *sb_session_get_refit (SbSession *self, guint index);
 
 /* Changes the number of questions planned (1 .. SB_MAX_BUDGET) and saves,

@@ -8,6 +8,7 @@
  * the simulated oracle; every refit is kept. */
 #include "sb-campaign.h"
 #include "sb-experiment-templates.h"
+#include "sb-file-lock.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -247,8 +248,12 @@ test_save_failure_visible (Fixture *f, gconstpointer data)
 
   /* The folder disappears (a USB stick pulled out): the answer is kept in
    * memory and the failure shown, through the next question too. */
-  g_assert_cmpint (g_unlink (f->path), ==, 0);
-  g_assert_cmpint (g_rmdir (f->dir), ==, 0);
+  {
+    g_autofree char *lock = sb_file_lock_path_for (f->path);
+    g_assert_cmpint (g_unlink (f->path), ==, 0);
+    g_assert_cmpint (g_unlink (lock), ==, 0);
+    g_assert_cmpint (g_rmdir (f->dir), ==, 0);
+  }
   g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
   g_assert_nonnull (sb_campaign_get_save_error (f->campaign));
   g_assert_cmpuint (sb_session_get_n_observations (session), ==, 2);
@@ -324,6 +329,62 @@ test_autoplay_and_refits (Fixture *f, gconstpointer data)
   }
 }
 
+/* One writer per file: the campaign holds the write lock; a second
+ * campaign on the same file (another window or process) is read-only,
+ * refuses answers, writes nothing and follows the writer's answers. */
+static void
+test_one_writer_others_follow (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = start (f, exp);
+  g_autoptr (SbCampaign) follower = sb_campaign_new ();
+  g_autoptr (SbSession) copy = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+  const char *reason = NULL;
+
+  g_assert_false (sb_campaign_get_read_only (f->campaign, NULL));
+  g_assert_null (sb_file_lock_acquire (f->path, "test", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_clear_error (&error);
+
+  copy = sb_session_load (f->file, &error);
+  g_assert_no_error (error);
+  sb_campaign_set_session (follower, copy);
+  g_assert_true (sb_campaign_get_read_only (follower, &reason));
+  g_test_message ("%s", reason);
+  g_assert_nonnull (strstr (reason, "skewbench"));
+  SPIN_UNTIL (sb_campaign_get_state (follower) == SB_CAMPAIGN_FOLLOWING);
+  g_assert_null (sb_campaign_get_question (follower));
+  g_assert_false (sb_campaign_answer (follower, SB_ANSWER_A, NAN, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_READ_ONLY);
+  g_clear_error (&error);
+  g_assert_false (sb_campaign_undo (follower, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_READ_ONLY);
+  g_clear_error (&error);
+
+  /* The writer answers twice: the follower reloads and shows them. */
+  answer_n (f, 2);
+  SPIN_UNTIL (sb_session_get_n_observations (copy) == 2
+              && sb_campaign_get_state (follower) == SB_CAMPAIGN_FOLLOWING
+              && sb_campaign_get_latest (follower)->n_log == 2);
+  g_assert_cmpint (sb_session_get_observation (copy, 1)->winner, ==,
+                   sb_session_get_observation (session, 1)->winner);
+
+  /* The follower never wrote: the file is the writer's. */
+  SPIN_UNTIL (asking (f));
+  g_assert_true (g_file_get_contents (f->path, &before, NULL, NULL));
+  sb_campaign_set_session (follower, NULL);
+  g_assert_true (g_file_get_contents (f->path, &after, NULL, NULL));
+  g_assert_cmpstr (before, ==, after);
+
+  /* Once the writer lets go, a new campaign writes. */
+  sb_campaign_set_session (f->campaign, NULL);
+  sb_campaign_set_session (follower, copy);
+  g_assert_false (sb_campaign_get_read_only (follower, NULL));
+  sb_campaign_set_session (follower, NULL);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -335,6 +396,7 @@ main (int argc, char *argv[])
   ADD ("/campaign/finished-and-extended", test_finished_and_extended);
   ADD ("/campaign/save-failure-visible", test_save_failure_visible);
   ADD ("/campaign/autoplay-and-refits", test_autoplay_and_refits);
+  ADD ("/campaign/one-writer-others-follow", test_one_writer_others_follow);
 #undef ADD
   return g_test_run ();
 }

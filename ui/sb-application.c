@@ -112,6 +112,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   SbApplication *self = SB_APPLICATION (app);
   GVariantDict *options = g_application_command_line_get_options_dict (cmdline);
   g_autofree char *path = NULL;
+  g_autofree char *follow = NULL;
   g_autofree char *demo_id = NULL;
   g_autofree char *view = NULL;
   GtkWindow *demo_window;
@@ -155,6 +156,15 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
                                              demo_id, step);
       if (g_variant_dict_lookup (options, "demo-view", "s", &view))
         sb_window_demo_show_view (SB_WINDOW (demo_window), view);
+      return 0;
+    }
+  if (g_variant_dict_lookup (options, "follow", "^ay", &follow) && follow && *follow)
+    {
+      g_autoptr (GFile) file = g_application_command_line_create_file_for_arg (cmdline, follow);
+      SbWindow *window = sb_window_new (GTK_APPLICATION (self));
+
+      sb_window_follow_file (window, file);
+      gtk_window_present (GTK_WINDOW (window));
       return 0;
     }
   if (g_variant_dict_lookup (options, "session", "^ay", &path) && path && *path)
@@ -373,6 +383,9 @@ sb_application_init (SbApplication *self)
   static const GOptionEntry entries[] = {
     { "session", 's', 0, G_OPTION_ARG_FILENAME, NULL,
       N_("Open the session file PATH (created from the demo if it does not exist)"), N_("PATH") },
+    { "follow", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      N_("Show the session file PATH read-only, following the answers another program "
+         "(e.g. a script running skewgp ask/tell) saves in it"), N_("PATH") },
     { "demo", 0, 0, G_OPTION_ARG_STRING, NULL,
       N_("Open the guided demo ID (a copy of its session; 'list' lists them)"), N_("ID") },
     { "demo-step", 0, 0, G_OPTION_ARG_INT, NULL,

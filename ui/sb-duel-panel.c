@@ -24,6 +24,7 @@ struct _SbDuelPanel
    * while the next question is computed. */
   SbQuestion best;
   gboolean has_best;
+  char *read_only;         /* why nothing is asked here, or NULL     */
   GPtrArray *value_labels; /* GtkLabel per table cell: 2 per parameter row */
 
   /* Template widgets (borrowed) */
@@ -284,7 +285,9 @@ update (SbDuelPanel *self)
   gtk_spinner_set_spinning (self->spinner, self->busy);
   gtk_widget_set_visible (GTK_WIDGET (self->busy_label), self->busy);
 
-  if (self->finished)
+  if (self->read_only)
+    gtk_label_set_text (self->prompt_label, self->read_only);
+  else if (self->finished)
     gtk_label_set_text (self->prompt_label,
                         "Every question of the budget is answered. The best setting found is "
                         "below; continue with more questions, undo (Ctrl+Z) to revise the "
@@ -328,8 +331,8 @@ update (SbDuelPanel *self)
   gtk_widget_queue_draw (GTK_WIDGET (self->swatch_a));
   gtk_widget_queue_draw (GTK_WIDGET (self->swatch_b));
 
-  gtk_widget_set_visible (self->answer_box, duel && !self->finished);
-  gtk_widget_set_visible (self->value_box, !duel && !self->finished);
+  gtk_widget_set_visible (self->answer_box, duel && !self->finished && !self->read_only);
+  gtk_widget_set_visible (self->value_box, !duel && !self->finished && !self->read_only);
   gtk_widget_set_visible (self->failed_button, exp->mode == SB_MODE_SAFE);
   gtk_widget_set_visible (GTK_WIDGET (self->value_hint), !duel && !self->finished);
   if (!duel && exp->mode == SB_MODE_SAFE)
@@ -342,7 +345,7 @@ update (SbDuelPanel *self)
   else
     gtk_label_set_text (self->value_hint, "Type the number and press Enter.");
   gtk_widget_set_visible (self->autoplay_box, exp->simulated && !self->finished);
-  gtk_widget_set_visible (self->finished_box, self->finished);
+  gtk_widget_set_visible (self->finished_box, self->finished && !self->read_only);
 
   update_table (self);
   update_best (self);
@@ -394,6 +397,17 @@ sb_duel_panel_get_question (SbDuelPanel *self)
 {
   g_return_val_if_fail (SB_IS_DUEL_PANEL (self), NULL);
   return self->has_question ? &self->question : NULL;
+}
+
+void
+sb_duel_panel_set_read_only (SbDuelPanel *self, const char *reason)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  if (g_strcmp0 (self->read_only, reason) == 0)
+    return;
+  g_free (self->read_only);
+  self->read_only = g_strdup (reason);
+  update (self);
 }
 
 gboolean
@@ -571,6 +585,7 @@ sb_duel_panel_finalize (GObject *object)
 
   g_clear_pointer (&self->experiment, sb_experiment_free);
   g_clear_pointer (&self->value_labels, g_ptr_array_unref);
+  g_free (self->read_only);
   G_OBJECT_CLASS (sb_duel_panel_parent_class)->finalize (object);
 }
 

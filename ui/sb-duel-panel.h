@@ -32,6 +32,9 @@ const SbQuestion *sb_duel_panel_get_question (SbDuelPanel *self);
  * question's best meanwhile. */
 gboolean sb_duel_panel_get_busy (SbDuelPanel *self);
 void sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy);
+/* Another process writes the session (REASON says who), or NULL: the
+ * panel shows REASON instead of the answer controls. */
+void sb_duel_panel_set_read_only (SbDuelPanel *self, const char *reason);
 /* The budget is used up: the panel shows the best setting found and
  * offers to continue for N more questions (win.extend-budget, "u"). */
 void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);

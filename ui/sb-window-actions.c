@@ -36,11 +36,13 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "skip", asking);
   sb_window_set_action_enabled (self, "answer-value", value_q);
   sb_window_set_action_enabled (self, "answer-failed", value_q && exp->mode == SB_MODE_SAFE);
-  sb_window_set_action_enabled (self, "undo", session && sb_session_get_n_observations (session) > 0);
-  sb_window_set_action_enabled (self, "extend-budget", session != NULL);
+  gboolean writer = session && !sb_campaign_get_read_only (self->campaign, NULL);
+
+  sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
+  sb_window_set_action_enabled (self, "extend-budget", writer);
   sb_window_set_action_enabled (self, "save-as", session != NULL);
   sb_window_set_action_enabled (self, "export-csv", session != NULL);
-  sb_window_set_action_enabled (self, "refit", session && !fitting);
+  sb_window_set_action_enabled (self, "refit", writer && !fitting);
   /* The link diagnostic needs answered duels (it says so when there are none). */
   sb_window_set_action_enabled (self, "link-diagnostic",
                                 session && exp->mode != SB_MODE_SAFE

@@ -100,8 +100,11 @@ sb_window_update_titles (SbWindow *self)
   g_autofree char *base = file ? g_file_get_basename (file) : NULL;
 
   gtk_label_set_text (self->title_label, exp ? exp->title : "SkewBench");
-  gtk_label_set_text (self->subtitle_label,
-                      exp ? (base ? base : "unsaved session") : "");
+  g_autofree char *subtitle = g_strdup_printf ("%s%s", base ? base : "unsaved session",
+                                               sb_campaign_get_read_only (self->campaign, NULL)
+                                               ? " (read-only)" : "");
+
+  gtk_label_set_text (self->subtitle_label, exp ? subtitle : "");
   gtk_window_set_title (GTK_WINDOW (self), exp ? exp->title : "SkewBench");
 }
 
@@ -331,6 +334,17 @@ on_state_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
 }
 
 static void
+on_read_only_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
+{
+  const char *reason = NULL;
+
+  sb_campaign_get_read_only (campaign, &reason);
+  sb_duel_panel_set_read_only (self->duel_panel, reason);
+  sb_window_update_titles (self);
+  sb_window_update_actions (self);
+}
+
+static void
 on_errors_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
 {
   show_campaign_errors (self);
@@ -414,14 +428,21 @@ on_session_changed (SbSession *session, SbWindow *self)
 
 /* ---- Sessions ---------------------------------------------------------------------- */
 
+static void show_session (SbWindow *self, SbSession *session, gboolean follow);
+
 void
 sb_window_set_session (SbWindow *self, SbSession *session)
 {
-  SbSession *old;
-  const SbExperiment *exp;
-
   g_return_if_fail (SB_IS_WINDOW (self));
   g_return_if_fail (SB_IS_SESSION (session));
+  show_session (self, session, FALSE);
+}
+
+static void
+show_session (SbWindow *self, SbSession *session, gboolean follow)
+{
+  SbSession *old;
+  const SbExperiment *exp;
 
   sb_window_clear_demo (self);
   old = sb_campaign_get_session (self->campaign);
@@ -438,8 +459,11 @@ sb_window_set_session (SbWindow *self, SbSession *session)
   sb_plot_view_set_kind (self->plot_view, exp->n_parameters >= 2 ? SB_PLOT_HEATMAP : SB_PLOT_POSTERIOR);
   g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
   /* The campaign publishes an empty plot of the new parameters at once
-   * and asks the first question. */
-  sb_campaign_set_session (self->campaign, session);
+   * and asks the first question (or, read-only, shows the model). */
+  if (follow)
+    sb_campaign_follow (self->campaign, session);
+  else
+    sb_campaign_set_session (self->campaign, session);
   if (sb_session_get_file (session))
     sb_window_remember_file (self, sb_session_get_file (session));
   sb_window_update_titles (self);
@@ -473,6 +497,25 @@ show_refused (SbWindow *self, const GError *error)
   sb_window_update_titles (self);
   sb_window_update_status (self);
   sb_window_update_actions (self);
+}
+
+gboolean
+sb_window_follow_file (SbWindow *self, GFile *file)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbSession) session = NULL;
+
+  g_return_val_if_fail (SB_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  session = sb_session_load (file, &error);
+  if (session == NULL)
+    {
+      show_refused (self, error);
+      return FALSE;
+    }
+  show_session (self, session, TRUE);
+  return TRUE;
 }
 
 gboolean
@@ -691,6 +734,7 @@ bind_campaign (SbWindow *self)
   g_signal_connect (self->campaign, "notify::save-error", G_CALLBACK (on_errors_changed), self);
   g_signal_connect (self->campaign, "notify::n-saved", G_CALLBACK (on_errors_changed), self);
   g_signal_connect (self->campaign, "notify::fitting", G_CALLBACK (on_fit_state), self);
+  g_signal_connect (self->campaign, "notify::read-only", G_CALLBACK (on_read_only_changed), self);
   g_signal_connect (self->campaign, "plot-ready", G_CALLBACK (on_plot_ready), self);
   g_signal_connect (self->campaign, "density-ready", G_CALLBACK (on_density_ready), self);
   g_signal_connect (self->campaign, "fit-progress", G_CALLBACK (on_fit_progress), self);

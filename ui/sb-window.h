@@ -46,6 +46,10 @@ SbSession *sb_window_get_session (SbWindow *self);
  * shown as refused (with line and column) and left untouched; returns
  * FALSE then. */
 gboolean sb_window_open_file (SbWindow *self, GFile *file, gboolean create_from_demo);
+/* Opens FILE read-only and follows it as another process (a lab script
+ * driving `skewgp ask` / `tell`) writes it: the plots and the history
+ * show each answer as it is saved. */
+gboolean sb_window_follow_file (SbWindow *self, GFile *file);
 /* A new session for EXP saved under the user's data directory. */
 gboolean sb_window_start_experiment (SbWindow *self, const SbExperiment *exp);
 
