@@ -11,6 +11,7 @@
 #include "sg-rng.h"
 #include "sg-tmvn.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -55,7 +56,11 @@ static const char tmvn_help[] =
   "than 2 states); the Monte Carlo error of a mean is about\n"
   "sd / sqrt(effective_sample_size). With C chains, chain c holds the rows\n"
   "[c N / C, (c + 1) N / C) of samples.\n"
-  "Exit status: 0 success, 1 numerical failure, 2 bad input (malformed\n"
+  "A bound more than 1e8 standard deviations beyond the mean (1e100 written\n"
+  "for infinity) is taken as infinite when no bound lies near that far.\n"
+  "Exit status: 0 success, 1 numerical failure (a result that overflows,\n"
+  "or a mean so large against its sd that doubles cannot hold the\n"
+  "samples' spread, e.g. mean 1e308 with sd 1), 2 bad input (malformed\n"
   "JSON, wrong sizes, lower > upper, cov not symmetric or not positive\n"
   "semi-definite, a box of probability zero).\n";
 
@@ -202,6 +207,38 @@ engine_error (int status, GError **error)
     }
 }
 
+/* Numbers the command would print that are not numbers: a numerical
+ * failure (exit 1), never null. A coordinate whose mean is so large
+ * against its sd that a double cannot hold three digits of its spread
+ * (|mean| eps > 1e-3 sd, e.g. mean 1e308 and sd 1) fails too: its samples
+ * are all the same number and the covariance would read 0. */
+static gboolean
+check_results (const TmvnRequest *req, const double *x, gsize n, const double *mean,
+               const double *cov, GError **error)
+{
+  gsize d = req->d;
+  for (gsize j = 0; j < d; j++)
+    {
+      double sd = sqrt (req->cov[j * d + j]);
+      if (sd > 0 && fabs (req->mean[j]) * DBL_EPSILON > 1e-3 * sd)
+        {
+          g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC,
+                       "coordinate %" G_GSIZE_FORMAT ": its mean %g is too large against its "
+                       "standard deviation %g for double precision to hold the samples' "
+                       "spread (centre the problem: sample X - mean)", j, req->mean[j], sd);
+          return FALSE;
+        }
+    }
+  const char *what = !sg_all_finite (x, n * d) ? "a sample"
+                     : !sg_all_finite (mean, d) ? "the sample mean"
+                     : !sg_all_finite (cov, d * d) ? "the sample covariance" : NULL;
+  if (what == NULL)
+    return TRUE;
+  g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC,
+               "%s is not finite (overflow beyond 1.8e308)", what);
+  return FALSE;
+}
+
 static gboolean
 tmvn_run (JsonObject *input, GError **error)
 {
@@ -235,6 +272,8 @@ tmvn_run (JsonObject *input, GError **error)
   g_autofree double *mean = g_new (double, d);
   g_autofree double *cov = g_new (double, d * d);
   moments (x, n, d, mean, cov);
+  if (!check_results (&req, x, n, mean, cov, error))
+    return FALSE;
   double ess = effective_size (x, n, d, (gsize) req.chains);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
