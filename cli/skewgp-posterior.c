@@ -13,6 +13,10 @@
 #include <math.h>
 #include <stdarg.h>
 
+/* samples x (observations + pseudo-points) at most: the samples hold about
+ * twice that many doubles, 0.8 GB at the limit */
+#define MAX_SAMPLE_NUMBERS 5e7
+
 static const char posterior_help[] =
   "Usage: skewgp posterior FILE|-\n\n"
   "The exact SkewGP posterior (paper 001, Lemma 1, Lemma 2, Theorem 3.3):\n"
@@ -22,7 +26,9 @@ static const char posterior_help[] =
   SKEWGP_MODEL_HELP
   "  \"predict\": {\"points\": [[...], ...],  points where f is summarised\n"
   "              \"reference\": [...],      optional x_r for prob_better\n"
-  "              \"samples\": N,            posterior samples (default 2000)\n"
+  "              \"samples\": N,            posterior samples (default 2000;\n"
+  "                                      N x (observations + pseudo-points)\n"
+  "                                      at most 5e7)\n"
   "              \"seed\": S,               random seed (default 0)\n"
   "              \"credible\": 0.95}        credible level in (0, 1)\n\n"
   "Output: {\"log_marginal_likelihood\": v, \"log_marginal_likelihood_error\": e,\n"
@@ -199,6 +205,15 @@ run_posterior (JsonObject *input, GError **error)
       || !read_predict (input, model.kernel.dim, &req, error))
     goto out;
 
+  /* the samples keep ~2 numbers per observation each */
+  if ((double) req.samples * (double) (model.data.n_obs + model.s) > MAX_SAMPLE_NUMBERS)
+    {
+      skewgp_input_error (error, "predict.samples: %" G_GINT64_FORMAT " samples of %" G_GSIZE_FORMAT
+                          " observations and pseudo-points exceed the limit of %.0e numbers "
+                          "(samples x (observations + pseudo-points); ~0.8 GB)", req.samples,
+                          (gsize) (model.data.n_obs + model.s), MAX_SAMPLE_NUMBERS);
+      goto out;
+    }
   skewgp_model_prior (&model, &prior);
   status = sg_likelihood_build (&model.data, &model.noise, &lik);
   if (status != SG_OK)

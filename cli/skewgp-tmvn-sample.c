@@ -17,6 +17,11 @@
 
 /* samples x dimension numbers held in memory at most (160 MB). */
 #define MAX_NUMBERS 20000000
+/* Peak memory at the limits (measured, tests/bench/results-fuzz.md): d =
+ * 2000 with 10,000 samples ~1 GB; 10^6 x 2 returned samples 0.36 GB
+ * (2 x 10^7 returned took 3.4 GB in the JSON tree). */
+#define MAX_DIM 2000
+#define MAX_RETURNED_NUMBERS 2000000
 
 static const char tmvn_help[] =
   "Usage: skewgp tmvn-sample FILE|-\n\n"
@@ -26,7 +31,8 @@ static const char tmvn_help[] =
   "Paninski 2014). Both are rejection-free Markov chains started at a\n"
   "feasible point found automatically.\n\n"
   "Input fields:\n"
-  "  \"mean\": [...]            the Gaussian's mean, d numbers (required)\n"
+  "  \"mean\": [...]            the Gaussian's mean, d numbers, d <= 2000\n"
+  "                           (required)\n"
   "  \"cov\": [[...], ...]      its covariance, d x d, symmetric positive\n"
   "                           semi-definite (required); a zero-variance\n"
   "                           coordinate is fixed at its mean\n"
@@ -46,7 +52,7 @@ static const char tmvn_help[] =
   "                           Gaussians such as SkewGP posteriors\n"
   "  \"seed\": S                random seed, 0 <= S < 2^53 (default 0)\n"
   "  \"return_samples\": bool   include the samples in the output\n"
-  "                           (default false)\n\n"
+  "                           (default false; then N d <= 2 10^6)\n\n"
   "Output: {\"mean\": [...], \"covariance\": [[...], ...],\n"
   "         \"effective_sample_size\": n_eff, \"thin\": T,\n"
   "         \"samples\": [[...], ...]?}\n"
@@ -110,8 +116,12 @@ read_request (JsonObject *input, TmvnRequest *r, GError **error)
   *r = (TmvnRequest) { .burn_in = 100, .thin = 1, .chains = 1, .seed = 0 };
   gsize rows, cols;
   if (!skewgp_check_fields (input, NULL, known, error)
-      || !skewgp_get_vector (input, "mean", TRUE, 0, FALSE, 0, &r->mean, &r->d, error)
-      || !skewgp_get_matrix (input, "cov", TRUE, r->d, r->d, &r->cov, &rows, &cols, error)
+      || !skewgp_get_vector (input, "mean", TRUE, 0, FALSE, 0, &r->mean, &r->d, error))
+    return FALSE;
+  if (r->d > MAX_DIM)
+    return skewgp_input_error (error, "field 'mean': dimension %" G_GSIZE_FORMAT " is above the "
+                               "limit %d", r->d, MAX_DIM);
+  if (!skewgp_get_matrix (input, "cov", TRUE, r->d, r->d, &r->cov, &rows, &cols, error)
       || !skewgp_get_vector (input, "lower", FALSE, r->d, TRUE, -INFINITY, &r->lower,
                              NULL, error)
       || !skewgp_get_vector (input, "upper", FALSE, r->d, TRUE, INFINITY, &r->upper,
@@ -126,6 +136,11 @@ read_request (JsonObject *input, TmvnRequest *r, GError **error)
       || !read_method (input, &r->method, error))
     return FALSE;
 
+  if (r->return_samples && (double) r->samples * (double) r->d > MAX_RETURNED_NUMBERS)
+    return skewgp_input_error (error, "field 'samples': %" G_GINT64_FORMAT " samples of dimension %"
+                               G_GSIZE_FORMAT " to return exceed the limit of %d numbers "
+                               "(return_samples: each costs ~170 bytes on the way out)",
+                               r->samples, r->d, MAX_RETURNED_NUMBERS);
   if ((double) r->samples * (double) r->d > MAX_NUMBERS)
     return skewgp_input_error (error, "field 'samples': %" G_GINT64_FORMAT " samples of dimension %"
                         G_GSIZE_FORMAT " exceed the limit of %d numbers", r->samples, r->d,

@@ -209,6 +209,33 @@ test_non_finite (void)
 #undef ONE_D
 }
 
+/* 5000 observations at most (0.8 GB measured at 5000); samples x
+ * (observations + pseudo-points) <= 5e7. */
+static void
+test_size_limits (void)
+{
+  GString *doc = g_string_new ("{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, "
+                               "\"lengthscales\": [0.3]}, \"noise\": {\"numeric_sd\": 0.1}, "
+                               "\"predict\": {\"points\": [[0.5]]}, \"observations\": [");
+  for (int i = 0; i < 5001; i++)
+    g_string_append_printf (doc, "%s{\"kind\": \"numeric\", \"x\": [%d], \"y\": 0}",
+                            i ? "," : "", i);
+  g_string_append (doc, "]}");
+  cli_assert_input_error ("posterior", doc->str, "5001 observations, above the limit of 5000");
+  g_string_free (doc, TRUE);
+  cli_assert_input_error ("posterior",
+                          "{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, \"lengthscales\": [1]},"
+                          " \"noise\": {\"numeric_sd\": 0.1}, \"observations\": ["
+                          "{\"kind\": \"numeric\", \"x\": [0], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [1], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [2], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [3], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [4], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [5], \"y\": 0}],"
+                          " \"predict\": {\"points\": [[0]], \"samples\": 10000000}}",
+                          "exceed the limit of 5e+07 numbers");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -218,5 +245,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/posterior/mixed", test_mixed);
   g_test_add_func ("/cli/posterior/bad-input", test_bad_input);
   g_test_add_func ("/cli/posterior/numeric-failure", test_numeric_failure);
+  g_test_add_func ("/cli/posterior/size-limits", test_size_limits);
   return g_test_run ();
 }

@@ -217,6 +217,21 @@ test_numeric_contract (void)
   cli_result_clear (&r);
 }
 
+/* d <= 2000; returned samples N d <= 2e6 (2e7 returned peaked at 3.4 GB). */
+static void
+test_size_limits (void)
+{
+  GString *doc = g_string_new ("{\"cov\": [[1]], \"samples\": 1, \"mean\": [0");
+  for (int i = 1; i < 2001; i++)
+    g_string_append (doc, ",0");
+  g_string_append (doc, "]}");
+  cli_assert_input_error ("tmvn-sample", doc->str, "dimension 2001 is above the limit 2000");
+  g_string_free (doc, TRUE);
+  cli_assert_input_error ("tmvn-sample", "{\"mean\": [0, 0], \"cov\": [[1, 0], [0, 1]], "
+                          "\"samples\": 1000001, \"return_samples\": true}",
+                          "to return exceed the limit of 2000000 numbers");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -226,5 +241,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/tmvn-sample/file-argument-and-help", test_file_argument_and_help);
   g_test_add_func ("/cli/tmvn-sample/bad-input", test_bad_input);
   g_test_add_func ("/cli/tmvn-sample/numeric-contract", test_numeric_contract);
+  g_test_add_func ("/cli/tmvn-sample/size-limits", test_size_limits);
   return g_test_run ();
 }
