@@ -32,6 +32,10 @@ print_usage (FILE *out)
            "Input is strict JSON (RFC 8259), at most %" G_GSIZE_FORMAT " MiB and %d levels\n"
            "deep; duplicate members, content after the document and integers\n"
            "beyond 64 bits are refused with FILE:LINE:COLUMN.\n"
+           "Sizes are limited per command so that one input stays within a\n"
+           "few GB of memory: mvn-cdf and tmvn-sample d <= 2000, posterior and\n"
+           "fit 5000 observations, link n x n_basis^2 <= 2^28, classify CSV\n"
+           "files 64 MiB (see each command's --help); larger inputs exit 2.\n"
            "Exit status: 0 success, 1 numerical failure, 2 bad input.\n\n"
            "Commands:\n", SB_JSON_READ_MAX_BYTES >> 20, SB_JSON_READ_MAX_DEPTH);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)

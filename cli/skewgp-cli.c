@@ -168,13 +168,27 @@ skewgp_get_int (JsonObject *obj, const char *field, gboolean required,
     return TRUE;
   if (!node_is_number (node))
     return skewgp_input_error (error, "field '%s' must be an integer", field);
-  double v = json_node_get_double (node);
-  if (v != floor (v))
-    return skewgp_input_error (error, "field '%s' must be an integer, got %g", field, v);
-  if (v < (double) min || v > (double) max)
+  /* An integer literal is read exactly (sb-json-read refused any beyond 64
+   * bits); a real one (1e3, 10.0) counts when it is an integer a double
+   * holds exactly, i.e. at most 2^53 in magnitude. */
+  gint64 k;
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    k = json_node_get_int (node);
+  else
+    {
+      double v = json_node_get_double (node);
+      if (v != floor (v))
+        return skewgp_input_error (error, "field '%s' must be an integer, got %g", field, v);
+      if (fabs (v) > 9007199254740992.0)
+        return skewgp_input_error (error, "field '%s': %g is beyond 2^53, where a real number "
+                                   "no longer names one integer (write the integer's digits)",
+                                   field, v);
+      k = (gint64) v;
+    }
+  if (k < min || k > max)
     return skewgp_input_error (error, "field '%s' must be between %" G_GINT64_FORMAT
-                        " and %" G_GINT64_FORMAT ", got %.0f", field, min, max, v);
-  *out = (gint64) v;
+                        " and %" G_GINT64_FORMAT ", got %" G_GINT64_FORMAT, field, min, max, k);
+  *out = k;
   return TRUE;
 }
 

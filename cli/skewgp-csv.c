@@ -3,6 +3,8 @@
 
 #include "skewgp-csv.h"
 
+#include "sb-json-read.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -29,17 +31,31 @@ trim_cell (char *cell)
   return cell;
 }
 
+/* A cell is a number as JSON writes one (sb-json-read): 001, .5, 0x1A,
+ * inf and nan are not; WHY (may be NULL) gets the reason. */
 static gboolean
-parse_number (const char *cell, double *out)
+parse_number (const char *cell, double *out, GError **why)
 {
-  char *end = NULL;
-  if (*cell == '\0')
-    return FALSE;
-  double v = g_ascii_strtod (cell, &end);
-  if (end == cell || *end != '\0' || !isfinite (v))
-    return FALSE;
-  *out = v;
-  return TRUE;
+  return sb_json_read_number (cell, strlen (cell), out, why);
+}
+
+/* CRLF and CR-only line ends (old Mac files) become LF, in place. */
+static void
+normalise_line_ends (char *text)
+{
+  char *w = text;
+  for (const char *r = text; *r; r++)
+    {
+      if (*r == '\r')
+        {
+          *w++ = '\n';
+          if (r[1] == '\n')
+            r++;
+        }
+      else
+        *w++ = *r;
+    }
+  *w = '\0';
 }
 
 static gboolean
@@ -61,7 +77,7 @@ parse_row (char **cells, gsize ncells, double *row, gsize *n_numeric)
   *n_numeric = 0;
   for (gsize j = 0; j < ncells; j++)
     {
-      if (parse_number (trim_cell (cells[j]), &row[j]))
+      if (parse_number (trim_cell (cells[j]), &row[j], NULL))
         (*n_numeric)++;
       else if (first_bad < 0)
         first_bad = (gssize) j;
@@ -75,11 +91,20 @@ skewgp_csv_read (const char *path, SkewgpCsv *csv, GError **error)
   memset (csv, 0, sizeof *csv);
   g_autofree char *text = NULL;
   g_autoptr (GError) io_error = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &io_error))
+  gsize text_length = 0;
+  if (!g_file_get_contents (path, &text, &text_length, &io_error))
     {
       g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT, "%s", io_error->message);
       return FALSE;
     }
+  if (text_length > SKEWGP_CSV_MAX_BYTES)
+    {
+      g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
+                   "%s: %" G_GSIZE_FORMAT " bytes, more than the limit of %d MiB", path,
+                   text_length, SKEWGP_CSV_MAX_BYTES >> 20);
+      return FALSE;
+    }
+  normalise_line_ends (text);
   g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
   GArray *values = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *line_of = g_array_new (FALSE, FALSE, sizeof (gsize));
@@ -89,9 +114,6 @@ skewgp_csv_read (const char *path, SkewgpCsv *csv, GError **error)
   for (gsize i = 0; lines[i] != NULL && ok; i++)
     {
       gsize lineno = i + 1;
-      gsize len = strlen (lines[i]);
-      if (len > 0 && lines[i][len - 1] == '\r')
-        lines[i][len - 1] = '\0';
       if (is_blank (lines[i]))
         continue;
       g_auto (GStrv) cells = g_strsplit (lines[i], ",", -1);
@@ -120,10 +142,14 @@ skewgp_csv_read (const char *path, SkewgpCsv *csv, GError **error)
         }
       else if (bad >= 0)
         {
+          g_autoptr (GError) why = NULL;
+          const char *cell = trim_cell (cells[bad]);
+          double unused;
+          parse_number (cell, &unused, &why);
           g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_INPUT,
                        "%s line %" G_GSIZE_FORMAT ": cell %" G_GSSIZE_FORMAT
-                       " '%s' is not a finite number",
-                       path, lineno, bad + 1, trim_cell (cells[bad]));
+                       " '%s' is not a number: %s",
+                       path, lineno, bad + 1, cell, why->message);
           ok = FALSE;
         }
       else

@@ -40,7 +40,9 @@ static const char link_help[] =
   "  The prior mean of g is the line through mean(y) with slope\n"
   "  range(y) / range(x), centred at the midrange of x.\n\n"
   "Optional fields (both forms):\n"
-  "  \"n_basis\": M       basis size, even, 2..64 (default 32)\n"
+  "  \"n_basis\": M       basis size, even, 2..64 (default 32); the\n"
+  "                    observations n must have n M^2 <= 2^28\n"
+  "                    (262144 at M = 32, 65536 at M = 64)\n"
   "  \"grid\": k          points of the printed curve (default 121)\n"
   "  \"draws\": n         Laplace draws for the band (default 2000)\n"
   "  \"level\": p         credible level of the band (default 0.95)\n"
@@ -118,6 +120,23 @@ read_options (JsonObject *in, SbLinkOptions *opt, GError **error)
   return TRUE;
 }
 
+/* The fit keeps an n_basis x n_basis matrix per observation: n x n_basis^2
+ * numbers at most MAX_BASIS_NUMBERS (2^28, ~2.1 GB; measured 0.9 GB at
+ * 100,000 observations and n_basis 32, tests/bench/results-fuzz.md). */
+#define MAX_BASIS_NUMBERS (1 << 28)
+
+static gboolean
+check_size (const char *field, gsize n, guint n_basis, GError **error)
+{
+  double need = (double) n * n_basis * n_basis;
+  if (need <= MAX_BASIS_NUMBERS)
+    return TRUE;
+  return skewgp_input_error (error, "field '%s': %" G_GSIZE_FORMAT " observations with n_basis "
+                             "%u are above the limit n x n_basis^2 <= 2^28 (%u observations "
+                             "at this n_basis)", field, n, n_basis,
+                             (guint) (MAX_BASIS_NUMBERS / (n_basis * n_basis)));
+}
+
 /* ---- Link form --------------------------------------------------------------- */
 
 static gboolean
@@ -135,7 +154,7 @@ run_link_json (JsonObject *in, GError **error)
       || !skewgp_get_vector (in, "d", TRUE, 0, FALSE, 0, &d, &n, error)
       || !skewgp_get_vector (in, "answer", TRUE, n, FALSE, 0, &answer, &n_answer, error)
       || !skewgp_get_double (in, "probit_sd", FALSE, &probit_sd, error)
-      || !read_options (in, &opt, error))
+      || !read_options (in, &opt, error) || !check_size ("d", n, opt.n_basis, error))
     return FALSE;
   for (gsize i = 0; i < n; i++)
     if (answer[i] != 0.0 && answer[i] != 1.0)
@@ -237,7 +256,7 @@ run_regression_json (JsonObject *in, GError **error)
       || !skewgp_get_vector (in, "x", TRUE, 0, FALSE, 0, &x, &n, error)
       || !skewgp_get_vector (in, "y", TRUE, n, FALSE, 0, &y, &ny, error)
       || !skewgp_get_double (in, "noise_sd", FALSE, &noise_sd, error)
-      || !read_options (in, &opt, error))
+      || !read_options (in, &opt, error) || !check_size ("x", n, opt.n_basis, error))
     return FALSE;
   gboolean selected = isnan (noise_sd);
   if (!selected && !(noise_sd > 0))

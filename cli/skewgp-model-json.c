@@ -226,6 +226,10 @@ read_observations (JsonObject *root, SkewgpModel *model, GError **error)
     return skewgp_input_error (error, "field 'observations' must be an array of objects");
   JsonArray *array = json_node_get_array (node);
   guint n = json_array_get_length (array);
+  if (n > SKEWGP_MAX_OBSERVATIONS)
+    return skewgp_input_error (error, "field 'observations': %u observations, above the limit "
+                               "of %d (the exact posterior keeps a few n x n matrices: ~0.8 GB "
+                               "at the limit)", n, SKEWGP_MAX_OBSERVATIONS);
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *path = g_strdup_printf ("observations[%u]", i);

@@ -25,6 +25,11 @@
 #include "sg-kernel.h"
 #include "sg-skewgp.h"
 
+/* Observations read at most (posterior, fit): the exact SkewGP keeps a
+ * few n x n matrices, 0.8 GB at n = 5000 (measured: numeric observations,
+ * tests/bench/results-fuzz.md). */
+#define SKEWGP_MAX_OBSERVATIONS 5000
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -61,7 +66,7 @@ void skewgp_model_prior (const SkewgpModel *model, sg_skewgp_prior *prior);
   "  \"skew\": {\"pseudo_points\": [[...], ...] (s x d), \"phases\": [+-1, ...],\n" \
   "           \"gamma\": [...]}       SkewGP_s prior (001 eq. 11); absent = GP\n" \
   "  \"noise\": {\"numeric_sd\": s1, \"probit_sd\": s2}   (each default 1)\n" \
-  "  \"observations\": [...], each one of\n" \
+  "  \"observations\": [...], at most 5000, each one of\n" \
   "     {\"kind\": \"numeric\", \"x\": [...], \"y\": y}       N(y; f(x), s1^2)\n" \
   "     {\"kind\": \"binary\", \"x\": [...], \"label\": 1|-1}  Phi(label f(x) / s2)\n" \
   "     {\"kind\": \"preference\", \"winner\": [...], \"loser\": [...]}\n" \

@@ -17,10 +17,23 @@ static const char mvn_help[] =
   "Usage: skewgp mvn-cdf FILE|-\n\n"
   "The probability P(lower < X < upper) for X ~ N(mean, cov), by Genz's\n"
   "separation-of-variables algorithm with variable reordering, minimax\n"
-  "exponential tilting (Botev 2017) and randomised Richtmyer lattice\n"
-  "quasi-Monte Carlo; the estimate is accumulated in log space, so tiny\n"
-  "probabilities (1e-300 and below) keep a small relative error. Dimension\n"
-  "1 is closed form, dimension 2 an adaptive quadrature to ~1e-13.\n\n"
+  "exponential tilting (Botev 2017) and quasi-Monte Carlo on randomly\n"
+  "shifted rank-1 lattice rules (generating vectors from a component-by-\n"
+  "component construction, for 101 to 100003 points per shift and the\n"
+  "first 500 coordinates; the Richtmyer sequence serves other point counts,\n"
+  "coordinates beyond 500 and the staged runs of rel_tol). The estimate is\n"
+  "accumulated in log space, so tiny probabilities (1e-300 and below) keep\n"
+  "a small relative error. Dimension 1 is closed form, dimension 2 and\n"
+  "one-factor covariances (a a^T + diagonal) an adaptive quadrature to\n"
+  "~1e-13. Singular covariances: a coordinate with zero variance, or one\n"
+  "perfectly correlated with another (X2 = c X1), is folded into the\n"
+  "other's interval exactly, so contradictory bounds give exactly 0, and\n"
+  "a rank-deficient one-factor covariance is integrated exactly; other\n"
+  "rank deficiencies (X3 = X1 + X2) are integrated with the singular\n"
+  "directions widened to 1e-5 sd, so contradictory bounds there give a\n"
+  "tiny probability (log_value ~ -5e9) rather than exactly 0. A\n"
+  "bound more than 1e8 standard deviations beyond the mean (e.g. 1e300\n"
+  "written for infinity) is taken as infinite.\n\n"
   "Input fields:\n"
   "  \"cov\": [[...], ...]      covariance, d x d, symmetric positive\n"
   "                           semi-definite (required; 1 <= d <= 2000)\n"
@@ -44,13 +57,17 @@ static const char mvn_help[] =
   "Output: {\"value\": p, \"log_value\": lp, \"error\": e,\n"
   "         \"log_error\": le, \"points\": n, \"exact\": bool}\n"
   "value is the probability (it underflows to 0 below ~1e-308, log_value\n"
-  "does not; log_value is null when the probability is exactly 0), error\n"
+  "does not; log_value is null only when the probability is exactly 0:\n"
+  "empty or contradictory bounds), error\n"
   "an absolute error estimate of value (Student-t 99% interval over the\n"
   "shifts; it covered the true error in at least 95% of the reference\n"
   "problems), log_error the corresponding error of log_value (the relative\n"
   "error of value), points the QMC points used, exact true when a closed\n"
-  "form was used (d <= 2 after dropping unbounded coordinates).\n"
-  "Exit status: 0 success, 1 numerical failure, 2 bad input (malformed\n"
+  "form or the 1-D quadrature was used (d <= 2 after dropping unbounded\n"
+  "and folding degenerate coordinates, or a one-factor covariance).\n"
+  "Exit status: 0 success, 1 numerical failure (a result that is not a\n"
+  "number, or a log probability beyond the double range, e.g. a lower\n"
+  "bound 1e200 sds above the mean), 2 bad input (malformed\n"
   "JSON, wrong sizes, non-finite numbers, lower > upper, cov not symmetric\n"
   "or not positive semi-definite).\n";
 
@@ -169,12 +186,15 @@ mvn_cdf_run (JsonObject *in, GError **error)
   sg_mvn_workspace_free (w);
   if (status == SG_EINVAL || status == SG_ENOTPD)   /* caught above; kept for safety */
     return skewgp_input_error (error, "field 'cov' or bounds rejected: %s", sg_strerror (status));
-  if (status != SG_OK)
+  if (status == SG_ENUMERIC)
     {
-      g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s",
-                   sg_strerror (status));
+      g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC,
+                   "the probability is not representable: not a number, or its log "
+                   "beyond the double range (a bound very far into a tail?)");
       return FALSE;
     }
+  if (status != SG_OK)
+    return skewgp_numeric_error (error, "the probability", status);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);

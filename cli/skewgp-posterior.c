@@ -9,7 +9,13 @@
 #include "sg-rng.h"
 #include "sg-skewgp.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdarg.h>
+
+/* samples x (observations + pseudo-points) at most: the samples hold about
+ * twice that many doubles, 0.8 GB at the limit */
+#define MAX_SAMPLE_NUMBERS 5e7
 
 static const char posterior_help[] =
   "Usage: skewgp posterior FILE|-\n\n"
@@ -20,7 +26,9 @@ static const char posterior_help[] =
   SKEWGP_MODEL_HELP
   "  \"predict\": {\"points\": [[...], ...],  points where f is summarised\n"
   "              \"reference\": [...],      optional x_r for prob_better\n"
-  "              \"samples\": N,            posterior samples (default 2000)\n"
+  "              \"samples\": N,            posterior samples (default 2000;\n"
+  "                                      N x (observations + pseudo-points)\n"
+  "                                      at most 5e7)\n"
   "              \"seed\": S,               random seed (default 0)\n"
   "              \"credible\": 0.95}        credible level in (0, 1)\n\n"
   "Output: {\"log_marginal_likelihood\": v, \"log_marginal_likelihood_error\": e,\n"
@@ -30,7 +38,10 @@ static const char posterior_help[] =
   "lower/upper: equal-tailed interval; hpd_*: highest-density interval;\n"
   "skewness: E[(f-mu)^3] / E[(f-mu)^2]^(3/2); class_probability: E[Phi(f(x)/probit_sd)];\n"
   "prob_better: P(f(x) > f(reference)), only with a reference.\n"
-  "Exit status: 0 success, 1 numerical failure, 2 bad input.\n";
+  "Exit status: 0 success, 1 numerical failure (a result that is not\n"
+  "finite, e.g. the log marginal likelihood of y = 1e308 under a prior of\n"
+  "variance 2, or a posterior mean too large against its sd for doubles to\n"
+  "hold the samples' spread), 2 bad input.\n";
 
 typedef struct {
   double *points;
@@ -122,6 +133,56 @@ print_result (const sg_skewgp_evidence *ev, const sg_point_summary *sum, gsize n
 }
 
 static gboolean
+numeric_failure (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+numeric_failure (GError **error, const char *format, ...)
+{
+  va_list ap;
+  va_start (ap, format);
+  g_autofree char *msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error_literal (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, msg);
+  return FALSE;
+}
+
+/* What would print as null is a numerical failure (exit 1), never null
+ * with exit 0: the log marginal likelihood (below -1.8e308 when numeric y
+ * lie ~1e154 prior sds out), and each point's summary. A summary whose
+ * mean is so large against its sd that doubles cannot hold three digits
+ * of the samples' spread (|mean| eps > 1e-3 sd) fails too: its sd and
+ * intervals would be rounding noise. A zero sd (no spread) leaves the
+ * skewness undefined; prob_better is NaN without a reference. */
+static gboolean
+check_results (const sg_skewgp_evidence *ev, const sg_point_summary *sum, gsize n,
+               gboolean with_ref, GError **error)
+{
+  if (!isfinite (ev->log_ml) || !isfinite (ev->error))
+    return numeric_failure (error, "the log marginal likelihood is not finite (%g): the "
+                            "observations lie too far out for the prior's scale", ev->log_ml);
+  for (gsize i = 0; i < n; i++)
+    {
+      const sg_point_summary *s = &sum[i];
+      const double v[] = { s->mean, s->median, s->sd, s->lower, s->upper, s->hpd_lower,
+                           s->hpd_upper, s->class_probability,
+                           s->sd > 0 ? s->skewness : 0, with_ref ? s->prob_better : 0 };
+      static const char *const names[] = { "mean", "median", "sd", "lower", "upper",
+                                           "hpd_lower", "hpd_upper", "class_probability",
+                                           "skewness", "prob_better" };
+      if (s->sd > 0 && isfinite (s->sd) && fabs (s->mean) * DBL_EPSILON > 1e-3 * s->sd)
+        return numeric_failure (error, "point %" G_GSIZE_FORMAT ": the posterior mean %g is "
+                                "too large against its sd %g for double precision to hold "
+                                "the samples' spread (observations far beyond the prior's "
+                                "scale?)", i, s->mean, s->sd);
+      for (gsize k = 0; k < G_N_ELEMENTS (v); k++)
+        if (!isfinite (v[k]))
+          return numeric_failure (error, "point %" G_GSIZE_FORMAT ": the posterior %s is not "
+                                  "finite", i, names[k]);
+    }
+  return TRUE;
+}
+
+static gboolean
 run_posterior (JsonObject *input, GError **error)
 {
   static const char *const known[] = { SKEWGP_MODEL_FIELDS, "predict", NULL };
@@ -144,6 +205,15 @@ run_posterior (JsonObject *input, GError **error)
       || !read_predict (input, model.kernel.dim, &req, error))
     goto out;
 
+  /* the samples keep ~2 numbers per observation each */
+  if ((double) req.samples * (double) (model.data.n_obs + model.s) > MAX_SAMPLE_NUMBERS)
+    {
+      skewgp_input_error (error, "predict.samples: %" G_GINT64_FORMAT " samples of %" G_GSIZE_FORMAT
+                          " observations and pseudo-points exceed the limit of %.0e numbers "
+                          "(samples x (observations + pseudo-points); ~0.8 GB)", req.samples,
+                          (gsize) (model.data.n_obs + model.s), MAX_SAMPLE_NUMBERS);
+      goto out;
+    }
   skewgp_model_prior (&model, &prior);
   status = sg_likelihood_build (&model.data, &model.noise, &lik);
   if (status != SG_OK)
@@ -185,6 +255,8 @@ run_posterior (JsonObject *input, GError **error)
       goto out;
     }
 
+  if (!check_results (&ev, sum, req.n_points, req.reference != NULL, error))
+    goto out;
   print_result (&ev, sum, req.n_points, req.reference != NULL);
   ok = TRUE;
 

@@ -11,11 +11,17 @@
 #include "sg-rng.h"
 #include "sg-tmvn.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 /* samples x dimension numbers held in memory at most (160 MB). */
 #define MAX_NUMBERS 20000000
+/* Peak memory at the limits (measured, tests/bench/results-fuzz.md): d =
+ * 2000 with 10,000 samples ~1 GB; 10^6 x 2 returned samples 0.36 GB
+ * (2 x 10^7 returned took 3.4 GB in the JSON tree). */
+#define MAX_DIM 2000
+#define MAX_RETURNED_NUMBERS 2000000
 
 static const char tmvn_help[] =
   "Usage: skewgp tmvn-sample FILE|-\n\n"
@@ -25,7 +31,8 @@ static const char tmvn_help[] =
   "Paninski 2014). Both are rejection-free Markov chains started at a\n"
   "feasible point found automatically.\n\n"
   "Input fields:\n"
-  "  \"mean\": [...]            the Gaussian's mean, d numbers (required)\n"
+  "  \"mean\": [...]            the Gaussian's mean, d numbers, d <= 2000\n"
+  "                           (required)\n"
   "  \"cov\": [[...], ...]      its covariance, d x d, symmetric positive\n"
   "                           semi-definite (required); a zero-variance\n"
   "                           coordinate is fixed at its mean\n"
@@ -45,7 +52,7 @@ static const char tmvn_help[] =
   "                           Gaussians such as SkewGP posteriors\n"
   "  \"seed\": S                random seed, 0 <= S < 2^53 (default 0)\n"
   "  \"return_samples\": bool   include the samples in the output\n"
-  "                           (default false)\n\n"
+  "                           (default false; then N d <= 2 10^6)\n\n"
   "Output: {\"mean\": [...], \"covariance\": [[...], ...],\n"
   "         \"effective_sample_size\": n_eff, \"thin\": T,\n"
   "         \"samples\": [[...], ...]?}\n"
@@ -55,7 +62,11 @@ static const char tmvn_help[] =
   "than 2 states); the Monte Carlo error of a mean is about\n"
   "sd / sqrt(effective_sample_size). With C chains, chain c holds the rows\n"
   "[c N / C, (c + 1) N / C) of samples.\n"
-  "Exit status: 0 success, 1 numerical failure, 2 bad input (malformed\n"
+  "A bound more than 1e8 standard deviations beyond the mean (1e100 written\n"
+  "for infinity) is taken as infinite when no bound lies near that far.\n"
+  "Exit status: 0 success, 1 numerical failure (a result that overflows,\n"
+  "or a mean so large against its sd that doubles cannot hold the\n"
+  "samples' spread, e.g. mean 1e308 with sd 1), 2 bad input (malformed\n"
   "JSON, wrong sizes, lower > upper, cov not symmetric or not positive\n"
   "semi-definite, a box of probability zero).\n";
 
@@ -105,8 +116,12 @@ read_request (JsonObject *input, TmvnRequest *r, GError **error)
   *r = (TmvnRequest) { .burn_in = 100, .thin = 1, .chains = 1, .seed = 0 };
   gsize rows, cols;
   if (!skewgp_check_fields (input, NULL, known, error)
-      || !skewgp_get_vector (input, "mean", TRUE, 0, FALSE, 0, &r->mean, &r->d, error)
-      || !skewgp_get_matrix (input, "cov", TRUE, r->d, r->d, &r->cov, &rows, &cols, error)
+      || !skewgp_get_vector (input, "mean", TRUE, 0, FALSE, 0, &r->mean, &r->d, error))
+    return FALSE;
+  if (r->d > MAX_DIM)
+    return skewgp_input_error (error, "field 'mean': dimension %" G_GSIZE_FORMAT " is above the "
+                               "limit %d", r->d, MAX_DIM);
+  if (!skewgp_get_matrix (input, "cov", TRUE, r->d, r->d, &r->cov, &rows, &cols, error)
       || !skewgp_get_vector (input, "lower", FALSE, r->d, TRUE, -INFINITY, &r->lower,
                              NULL, error)
       || !skewgp_get_vector (input, "upper", FALSE, r->d, TRUE, INFINITY, &r->upper,
@@ -121,6 +136,11 @@ read_request (JsonObject *input, TmvnRequest *r, GError **error)
       || !read_method (input, &r->method, error))
     return FALSE;
 
+  if (r->return_samples && (double) r->samples * (double) r->d > MAX_RETURNED_NUMBERS)
+    return skewgp_input_error (error, "field 'samples': %" G_GINT64_FORMAT " samples of dimension %"
+                               G_GSIZE_FORMAT " to return exceed the limit of %d numbers "
+                               "(return_samples: each costs ~170 bytes on the way out)",
+                               r->samples, r->d, MAX_RETURNED_NUMBERS);
   if ((double) r->samples * (double) r->d > MAX_NUMBERS)
     return skewgp_input_error (error, "field 'samples': %" G_GINT64_FORMAT " samples of dimension %"
                         G_GSIZE_FORMAT " exceed the limit of %d numbers", r->samples, r->d,
@@ -202,6 +222,38 @@ engine_error (int status, GError **error)
     }
 }
 
+/* Numbers the command would print that are not numbers: a numerical
+ * failure (exit 1), never null. A coordinate whose mean is so large
+ * against its sd that a double cannot hold three digits of its spread
+ * (|mean| eps > 1e-3 sd, e.g. mean 1e308 and sd 1) fails too: its samples
+ * are all the same number and the covariance would read 0. */
+static gboolean
+check_results (const TmvnRequest *req, const double *x, gsize n, const double *mean,
+               const double *cov, GError **error)
+{
+  gsize d = req->d;
+  for (gsize j = 0; j < d; j++)
+    {
+      double sd = sqrt (req->cov[j * d + j]);
+      if (sd > 0 && fabs (req->mean[j]) * DBL_EPSILON > 1e-3 * sd)
+        {
+          g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC,
+                       "coordinate %" G_GSIZE_FORMAT ": its mean %g is too large against its "
+                       "standard deviation %g for double precision to hold the samples' "
+                       "spread (centre the problem: sample X - mean)", j, req->mean[j], sd);
+          return FALSE;
+        }
+    }
+  const char *what = !sg_all_finite (x, n * d) ? "a sample"
+                     : !sg_all_finite (mean, d) ? "the sample mean"
+                     : !sg_all_finite (cov, d * d) ? "the sample covariance" : NULL;
+  if (what == NULL)
+    return TRUE;
+  g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC,
+               "%s is not finite (overflow beyond 1.8e308)", what);
+  return FALSE;
+}
+
 static gboolean
 tmvn_run (JsonObject *input, GError **error)
 {
@@ -235,6 +287,8 @@ tmvn_run (JsonObject *input, GError **error)
   g_autofree double *mean = g_new (double, d);
   g_autofree double *cov = g_new (double, d * d);
   moments (x, n, d, mean, cov);
+  if (!check_results (&req, x, n, mean, cov, error))
+    return FALSE;
   double ess = effective_size (x, n, d, (gsize) req.chains);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();

@@ -604,3 +604,32 @@ sb_json_read (const char *data, gssize length, GError **error)
     }
   return json_parser_steal_root (parser);
 }
+
+gboolean
+sb_json_read_number (const char *text, gsize length, double *value, GError **error)
+{
+  g_return_val_if_fail (text != NULL || length == 0, FALSE);
+  g_autoptr (GError) local = NULL;
+  Scanner s = { .text = text, .length = length, .pos = 0,
+                .frames = g_array_new (FALSE, TRUE, sizeof (Frame)), .error = &local };
+  gboolean ok;
+  if (length == 0 || !(text[0] == '-' || g_ascii_isdigit (text[0])))
+    ok = fail_at (&s, 0, SB_JSON_READ_ERROR_SYNTAX, "not a JSON number (a number starts with "
+                  "a digit or '-': .5, +1, inf and nan are not numbers)");
+  else
+    ok = scan_number (&s) && (s.pos == length
+                              || fail_at (&s, s.pos, SB_JSON_READ_ERROR_SYNTAX,
+                                          "this is not a JSON number"));
+  g_array_unref (s.frames);
+  if (!ok)
+    {
+      /* one token: the message without its "1:COLUMN: " */
+      const char *msg = strchr (local->message, ' ');
+      g_set_error_literal (error, SB_JSON_READ_ERROR, local->code,
+                           msg ? msg + 1 : local->message);
+      return FALSE;
+    }
+  g_autofree char *copy = g_strndup (text, length);
+  *value = g_ascii_strtod (copy, NULL);
+  return TRUE;
+}

@@ -69,4 +69,12 @@ typedef enum {
  * (the caller puts the file name in front). */
 JsonNode *sb_json_read (const char *data, gssize length, GError **error);
 
+/* The LENGTH bytes of TEXT as one number under the same rules (JSON's
+ * grammar: no 001, .5, +1, 0x1A, inf or nan; an integer within 64 bits, a
+ * real within the double range) into *VALUE. FALSE with ERROR set to what
+ * is wrong (no position: the caller names the cell) otherwise. For other
+ * formats with numbers (CSV cells). */
+gboolean sb_json_read_number (const char *text, gsize length, double *value,
+                              GError **error);
+
 G_END_DECLS

@@ -3,7 +3,11 @@
  * Outline (X ~ N(0, Sigma) after subtracting the mean from the bounds):
  *
  * 1. Coordinates with both bounds infinite are dropped (integrated out
- *    exactly). lower == upper anywhere gives probability 0.
+ *    exactly), bounds beyond REACH sds first taken as infinite. lower ==
+ *    upper anywhere gives probability 0. Exactly degenerate coordinates
+ *    (zero variance, perfectly correlated pairs) are folded into the
+ *    interval of another (reduce_degenerate), which finds contradictory
+ *    bounds exactly.
  * 2. Ordered Cholesky Sigma = L L^T (Gibson, Glasbey & Elston 1994, as in
  *    Genz & Bretz 2009 sec. 4.1.3 and Botev 2017 "cholperm"): at step j the
  *    variable with the smallest conditional interval probability is taken
@@ -81,6 +85,19 @@
 #define SYM_TOL 1e-8      /* |S_ij - S_ji| <= SYM_TOL sqrt(S_ii S_jj) */
 #define PSD_TOL 1e-9      /* a pivot below -PSD_TOL S_jj means "not PSD" */
 #define VAR_FLOOR 1e-10   /* pivots are floored at VAR_FLOOR S_jj (singular) */
+/* A bound more than REACH standard deviations out on the side away from
+ * the mean (an upper bound above mean + REACH sd, a lower one below mean -
+ * REACH sd) is replaced by infinity: it removes at most Phi(-REACH) =
+ * exp(-5e15) of probability, while bounds like 1e62 or 1e308 written for
+ * "infinite" would overflow the squares of the tilting and quadrature. A
+ * result whose log is below LOG_BEYOND_REACH is then no longer justified
+ * by that bound and is a numerical failure (an exact zero is not: the
+ * set only grew). */
+#define REACH 1e8
+#define LOG_BEYOND_REACH (-0.5 * REACH * REACH + 50)
+/* A bound still beyond this many sds on the near side of the mean has a
+ * log probability below -DBL_MAX / 2: not representable. */
+#define LOG_OVERFLOW_BOUND 1e150
 #define FOLD_BELOW 1e-200 /* fold a point's running product into its log sum */
 #define DEFAULT_POINTS 10000
 #define DEFAULT_SHIFTS 10
@@ -454,7 +471,7 @@ sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row, size_t *bad_col)
         {
           perm[i] = i;
           for (size_t j = 0; j < d; j++)
-            S[i * d + j] = 0.5 * (cov[i * d + j] + cov[j * d + i]);
+            S[i * d + j] = 0.5 * cov[i * d + j] + 0.5 * cov[j * d + i];
         }
       size_t bad = 0;
       status = ordered_cholesky (S, d, NULL, NULL, 0, perm, L, v, v + d, v + 2 * d, &bad);
@@ -481,10 +498,11 @@ sg_mvn_check_cov (size_t d, const double *cov, size_t *bad_row, size_t *bad_col)
 static int
 extract_problem (sg_mvn_workspace *w, size_t d, const double *mean,
                  const double *cov, const double *lower, const double *upper,
-                 size_t *m_out, int *zero)
+                 size_t *m_out, int *zero, int *beyond_reach)
 {
   size_t m = 0;
   *zero = 0;
+  *beyond_reach = 0;
   for (size_t i = 0; i < d; i++)
     {
       double lo = lower ? lower[i] : -INFINITY;
@@ -494,6 +512,17 @@ extract_problem (sg_mvn_workspace *w, size_t d, const double *mean,
         return SG_EINVAL;
       if (lo == up)
         *zero = 1;
+      double sd = sqrt (fabs (cov[i * d + i]));
+      if (up < INFINITY && (up - mi) / sd > REACH)
+        {
+          up = INFINITY;   /* beyond the distribution's reach (see REACH) */
+          *beyond_reach = 1;
+        }
+      if (lo > -INFINITY && (lo - mi) / sd < -REACH)
+        {
+          lo = -INFINITY;
+          *beyond_reach = 1;
+        }
       if (lo == -INFINITY && up == INFINITY)
         continue;
       w->active[m] = i;
@@ -517,10 +546,114 @@ extract_problem (sg_mvn_workspace *w, size_t d, const double *mean,
       for (size_t b = 0; b < m; b++)
         {
           size_t ib = w->active[b];
-          w->S[a * m + b] = 0.5 * (cov[ia * d + ib] + cov[ib * d + ia]);
+          w->S[a * m + b] = 0.5 * cov[ia * d + ib] + 0.5 * cov[ib * d + ia];
         }
     }
   *m_out = m;
+  return SG_OK;
+}
+
+/* Degenerate coordinates of the kept problem in W (S, lo, up, active: M
+ * of them), removed exactly:
+ *   - a constant (S_ii = 0 and its row zero, so X_i = its mean): its bounds
+ *     must hold the mean, else the probability is 0 (*ZERO = 1);
+ *   - a coordinate perfectly correlated with an earlier kept one
+ *     (1 - rho^2 <= VAR_FLOOR, the level at which the Cholesky would floor
+ *     its pivot, and a covariance row that agrees, as it must for a PSD
+ *     matrix): X_j = c X_i with c = S_ij / S_ii, so its interval becomes
+ *     one for X_i, [lo_j / c, up_j / c] (swapped when c < 0), intersected
+ *     with X_i's own; an empty or single-point intersection is probability
+ *     0 (*ZERO = 1). X1 = X2 with disjoint intervals is exactly 0 this
+ *     way, and a rank-1 covariance is exactly one interval.
+ * Rows that fail these tests stay (the PSD check sees them). The kept
+ * coordinates are compacted in their order; *M is updated. Also
+ * SG_ENUMERIC when a bound is more than LOG_OVERFLOW_BOUND sds into the
+ * tail (log P below -DBL_MAX / 2, not representable). */
+static int
+reduce_degenerate (sg_mvn_workspace *w, size_t *m_io, int *zero)
+{
+  size_t m = *m_io;
+  double *S = w->S, *sd = w->vec;
+  size_t *drop = w->perm2;
+  for (size_t i = 0; i < m; i++)
+    {
+      sd[i] = sqrt (S[i * m + i]);
+      drop[i] = 0;
+      if (sd[i] > 0 && ((w->lo[i] < INFINITY && w->lo[i] / sd[i] > LOG_OVERFLOW_BOUND)
+                        || (w->up[i] > -INFINITY
+                            && w->up[i] / sd[i] < -LOG_OVERFLOW_BOUND)))
+        return SG_ENUMERIC;
+    }
+  for (size_t j = 0; j < m; j++)
+    {
+      if (sd[j] == 0)
+        {
+          int row_zero = 1;
+          for (size_t k = 0; k < m; k++)
+            row_zero &= S[j * m + k] == 0;
+          if (row_zero)
+            {
+              drop[j] = 1;
+              if (!(w->lo[j] <= 0 && 0 <= w->up[j]))
+                *zero = 1;
+            }
+          continue;
+        }
+      for (size_t i = 0; i < j && !drop[j]; i++)
+        {
+          if (drop[i] || sd[i] == 0)
+            continue;
+          double rho = S[i * m + j] / sd[i] / sd[j];
+          double gap = 1 - rho * rho;
+          if (!(fabs (gap) <= VAR_FLOOR))
+            continue;
+          /* Cov(X_j - c X_i, X_k) is at most sd(X_j - c X_i) sd_k */
+          double c = S[i * m + j] / sd[i] / sd[i];
+          double slack = 2 * sqrt (fmax (fabs (gap), DBL_EPSILON)) * sd[j];
+          int consistent = 1;
+          for (size_t k = 0; k < m && consistent; k++)
+            consistent = fabs (S[j * m + k] - c * S[i * m + k]) <= slack * sd[k] + 1e-300;
+          if (!consistent)
+            continue;
+          double a = w->lo[j] / c, b = w->up[j] / c;
+          if (c < 0)
+            {
+              double t = a;
+              a = b;
+              b = t;
+            }
+          w->lo[i] = fmax (w->lo[i], a);
+          w->up[i] = fmin (w->up[i], b);
+          if (!(w->lo[i] < w->up[i]))
+            *zero = 1;
+          drop[j] = 1;
+        }
+    }
+  size_t n = 0;
+  for (size_t j = 0; j < m; j++)
+    {
+      if (drop[j])
+        continue;
+      w->active[n] = w->active[j];
+      w->lo[n] = w->lo[j];
+      w->up[n] = w->up[j];
+      n++;
+    }
+  if (n < m)
+    {
+      size_t a = 0;
+      for (size_t i = 0; i < m; i++)
+        {
+          if (drop[i])
+            continue;
+          size_t b = 0;
+          for (size_t j = 0; j < m; j++)
+            if (!drop[j])
+              S[a * n + b++] = S[i * m + j];
+          a++;
+        }
+    }
+  *m_io = n;
   return SG_OK;
 }
 
@@ -1506,8 +1639,9 @@ one_factor_log_integrand (const void *ctx, double z)
   const one_factor *f = ctx;
   double acc = sg_norm_logpdf (z);
   for (size_t i = 0; i < f->m && acc > -INFINITY; i++)
-    acc += sg_norm_logdiff ((f->lo[i] - f->a[i] * z) / f->s[i],
-                            (f->up[i] - f->a[i] * z) / f->s[i]);
+    if (f->s[i] > 0)   /* the others bound the range of z */
+      acc += sg_norm_logdiff ((f->lo[i] - f->a[i] * z) / f->s[i],
+                              (f->up[i] - f->a[i] * z) / f->s[i]);
   return acc;
 }
 
@@ -1564,9 +1698,12 @@ detect_one_factor (const sg_mvn_workspace *w, size_t m, double *a, double *sd)
   for (size_t i = 0; i < m; i++)
     {
       double r = S[i * m + i] - a[i] * a[i];
-      if (!(r >= ONE_FACTOR_MIN_RESID * S[i * m + i]))
+      if (fabs (r) <= VAR_FLOOR * S[i * m + i])
+        sd[i] = 0;   /* X_i = a_i z: an interval for the factor */
+      else if (r >= ONE_FACTOR_MIN_RESID * S[i * m + i])
+        sd[i] = sqrt (r);
+      else
         return 0;
-      sd[i] = sqrt (r);
       for (size_t q = 0; q < i; q++)
         if (fabs (S[i * m + q] - a[i] * a[q])
             > ONE_FACTOR_TOL * sqrt (S[i * m + i] * S[q * m + q]))
@@ -1579,11 +1716,16 @@ detect_one_factor (const sg_mvn_workspace *w, size_t m, double *a, double *sd)
  * [-40, 40] (the factor's density is below e^-800 outside), then the
  * points left and right where G has dropped by ONE_FACTOR_DROP. */
 static void
-one_factor_support (const log_integrand *g, double *peak_z, double *peak,
-                    double *za, double *zb)
+one_factor_support (const log_integrand *g, double zlo, double zhi, double *peak_z,
+                    double *peak, double *za, double *zb)
 {
   const double phi = 0.6180339887498949;
-  double a = -40, b = 40;
+  double a = fmax (-40, zlo), b = fmin (40, zhi);
+  if (!(a < b))   /* the range lies in the far tail of the factor */
+    {
+      a = zlo > -INFINITY ? zlo : zhi - 1;
+      b = zhi < INFINITY ? zhi : zlo + 1;
+    }
   double x1 = b - phi * (b - a), x2 = a + phi * (b - a);
   double f1 = g->log_f (g->ctx, x1), f2 = g->log_f (g->ctx, x2);
   for (int it = 0; it < 80 && b - a > 1e-9; it++)
@@ -1612,9 +1754,11 @@ one_factor_support (const log_integrand *g, double *peak_z, double *peak,
   for (int side = 0; side < 2; side++)
     {
       double dir = side == 0 ? -1 : 1, step = 0.25, z = zm;
-      while (step < 80 && g->log_f (g->ctx, zm + dir * step) > gm - ONE_FACTOR_DROP)
+      double end = side == 0 ? zlo : zhi;
+      while (step < 80 && fabs (end - zm) > step
+             && g->log_f (g->ctx, zm + dir * step) > gm - ONE_FACTOR_DROP)
         step *= 2;
-      z = zm + dir * step;
+      z = fabs (end - zm) > step ? zm + dir * step : end;
       if (side == 0)
         *za = z;
       else
@@ -1639,10 +1783,20 @@ one_factor_prob (const sg_mvn_workspace *w, size_t m, const double *a,
       set_exact (res, lp);
       return;
     }
+  /* coordinates with no residual (X_i = a_i z) restrict z to an interval */
+  double zlo = -INFINITY, zhi = INFINITY;
+  for (size_t i = 0; i < m; i++)
+    if (sd[i] == 0)
+      {
+        double p = w->lo[i] / a[i], q = w->up[i] / a[i];
+        zlo = fmax (zlo, a[i] > 0 ? p : q);
+        zhi = fmin (zhi, a[i] > 0 ? q : p);
+      }
   one_factor f = { m, a, sd, w->lo, w->up };
   log_integrand g = { one_factor_log_integrand, &f, 0 };
-  double zm, peak, za, zb;
-  one_factor_support (&g, &zm, &peak, &za, &zb);
+  double zm = 0, peak = -INFINITY, za = 0, zb = 0;
+  if (zlo < zhi)
+    one_factor_support (&g, zlo, zhi, &zm, &peak, &za, &zb);
   if (!isfinite (peak))
     {
       res->log_value = -INFINITY;
@@ -1670,6 +1824,28 @@ one_factor_prob (const sg_mvn_workspace *w, size_t m, const double *a,
 /* ------------------------------------------------------------ entry point */
 
 
+/* Copies R into RES unless it is not a probability: a NaN or +inf log, a
+ * value off [0, 1] beyond its error, or (BEYOND_REACH: a bound was taken
+ * as infinite) a finite log below LOG_BEYOND_REACH, where the bound's
+ * own probability is no longer negligible. An exact zero has value 0 and
+ * log -inf on every path. */
+static sg_status
+finish_result (sg_mvn_result *r, int beyond_reach, sg_mvn_result *res)
+{
+  if (isnan (r->log_value) || r->log_value == INFINITY || isnan (r->value)
+      || isnan (r->error) || isnan (r->log_error))
+    return SG_ENUMERIC;
+  if (beyond_reach && r->log_value > -INFINITY && r->log_value < LOG_BEYOND_REACH)
+    return SG_ENUMERIC;   /* (an exact zero stays one: the set only grew) */
+  if (r->log_value == -INFINITY)
+    {
+      r->value = 0;
+      r->error = r->log_error = 0;
+    }
+  *res = *r;
+  return SG_OK;
+}
+
 sg_status
 sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
              const double *cov, const double *lower, const double *upper,
@@ -1687,8 +1863,10 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
     return SG_EINVAL;
 
   size_t m;
-  int zero;
-  int status = extract_problem (w, d, mean, cov, lower, upper, &m, &zero);
+  int zero, beyond_reach;
+  int status = extract_problem (w, d, mean, cov, lower, upper, &m, &zero, &beyond_reach);
+  if (status == SG_OK)
+    status = reduce_degenerate (w, &m, &zero);
   if (status != SG_OK)
     return status;
   sg_mvn_result r = { 0 };
@@ -1696,8 +1874,7 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
     {
       /* PSD by construction; no order, no points */
       one_factor_prob (w, m, w->mu, w->x, &r);
-      *res = r;
-      return SG_OK;
+      return finish_result (&r, beyond_reach, res);
     }
   /* the latent-factor split: not inside optimisers (deterministic,
    * keep_order), whose objective would jump where the split switches */
@@ -1742,9 +1919,6 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
       r.n_points += pilot;
       if (!opt.deterministic)
         w->calls++;
-      if (!isfinite (r.log_value) && r.log_value != -INFINITY)
-        return SG_ENUMERIC;
     }
-  *res = r;
-  return SG_OK;
+  return finish_result (&r, beyond_reach, res);
 }

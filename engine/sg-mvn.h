@@ -71,7 +71,8 @@ typedef struct {
 
 typedef struct {
   double value;       /* the probability (may underflow to 0: use log_value)   */
-  double log_value;   /* log of the probability, finite even when value == 0   */
+  double log_value;   /* log of the probability, finite even when value == 0
+                         underflows; -inf only for an exact 0                 */
   double error;       /* absolute error estimate of value: Student-t 99% interval
                          over the shifts (covered the true error in 99% of
                          1440 runs of tests/bench/bench-mvn part A and in
@@ -95,10 +96,15 @@ void sg_mvn_workspace_free (sg_mvn_workspace *w);
  * PROGRESS (may be NULL) is polled between blocks of QMC points.
  * Coordinates with both bounds infinite are integrated out exactly; the PSD
  * check covers the others (use sg_mvn_check_cov for the whole matrix).
- * lower == upper somewhere gives value 0, log_value -inf (exact).
+ * lower == upper somewhere gives value 0, log_value -inf (exact), as do
+ * bounds that contradict a singular covariance where it is exactly
+ * degenerate (a zero variance, X_j = c X_i, a rank-deficient one-factor
+ * matrix: see reduce_degenerate in sg-mvn.c). A bound more than 1e8 sds
+ * beyond the mean counts as infinite.
  * Returns SG_OK, SG_EINVAL (sizes, NaN, lower > upper, d > d_max, asymmetric
- * cov, n_points = 0, n_shifts < 2), SG_ENOTPD (cov not PSD), SG_ENOMEM, SG_ECANCELLED. RES is written
- * only on success. */
+ * cov, n_points = 0, n_shifts < 2), SG_ENOTPD (cov not PSD), SG_ENOMEM,
+ * SG_ECANCELLED, SG_ENUMERIC (the result is not a number, or its log is
+ * beyond the double range). RES is written only on success. */
 sg_status sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
                        const double *cov, const double *lower,
                        const double *upper, const sg_mvn_options *opt,

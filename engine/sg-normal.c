@@ -42,7 +42,12 @@ sg_norm_logcdf (double x)
     return log1p (-0.5 * erfc (x * M_SQRT1_2));
   if (x > -20)
     return log (0.5 * erfc (-x * M_SQRT1_2));
-  return gsl_sf_log_erfc (-x * M_SQRT1_2) - SG_LN2;
+  if (x > -1e8)
+    return gsl_sf_log_erfc (-x * M_SQRT1_2) - SG_LN2;
+  /* Mills' ratio: Phi(x) = phi(x) / -x (1 - 1/x^2 + ...), the correction
+   * below 1e-16 here (GSL's log_erfc fails beyond ~1e60); -inf once x^2
+   * overflows (log Phi below -DBL_MAX) */
+  return -0.5 * x * x - log (-x) - 0.5 * log (2 * M_PI);
 }
 
 double
@@ -112,6 +117,8 @@ sg_norm_logdiff (double a, double b)
   if (a > 0)
     return sg_norm_logdiff (-b, -a);
   double la = sg_norm_logcdf (a), lb = sg_norm_logcdf (b);
+  if (lb == -INFINITY)
+    return -INFINITY;   /* log Phi(b) itself below -DBL_MAX */
   if (b > 0 && a < -1)
     {
       /* Phi(b) - Phi(a) = 1 - Phi(a) - Phi(-b): both terms small. */

@@ -64,3 +64,19 @@ cli_assert_input_error (const char *command, const char *input, const char *need
   g_assert_true (strchr (r.err, '\n') == r.err + strlen (r.err) - 1);
   cli_result_clear (&r);
 }
+
+/* Asserts a numerical failure: exit 1, nothing on stdout, exactly one line
+ * on stderr that contains NEEDLE (the quantity that failed). */
+static inline void
+cli_assert_numeric_error (const char *command, const char *input, const char *needle)
+{
+  CliResult r = cli_run (command, NULL, input);
+  if (r.status != 1 || (r.out && *r.out) || !r.err || !strstr (r.err, needle))
+    g_test_message ("input: %s\nstatus: %d\nstdout: %s\nstderr: %s", input,
+                    r.status, r.out, r.err);
+  g_assert_cmpint (r.status, ==, 1);
+  g_assert_cmpstr (r.out, ==, "");
+  g_assert_nonnull (strstr (r.err, needle));
+  g_assert_true (strchr (r.err, '\n') == r.err + strlen (r.err) - 1);
+  cli_result_clear (&r);
+}

@@ -389,6 +389,7 @@ assert_input_error (const CliResult *r, const char *needle)
   g_assert_cmpstr (r->out, ==, "");
   g_assert_nonnull (strstr (r->err, needle));
   g_assert_true (strchr (r->err, '\n') == r->err + strlen (r->err) - 1);
+  g_assert_null (strchr (r->err, '\r'));
 }
 
 static void
@@ -400,7 +401,15 @@ test_bad_csv (void)
     const char *name, *contents, *needle;
   } cases[] = {
     { "ragged.csv", "a,b,label\n1,2,0\n3,4,1\n5,1\n6,7,0\n", "ragged.csv line 4: 2 cells, expected 3" },
-    { "cell.csv", "1,2,0\n3,4,1\n5,x9,1\n", "cell.csv line 3: cell 2 'x9' is not a finite number" },
+    { "cell.csv", "1,2,0\n3,4,1\n5,x9,1\n", "cell.csv line 3: cell 2 'x9' is not a number" },
+    /* numbers as JSON writes them, nothing else */
+    { "lead0.csv", "1,2,0\n3,001,1\n", "lead0.csv line 2: cell 2 '001' is not a number" },
+    { "dot.csv", "1,2,0\n.2013,4,1\n", "dot.csv line 2: cell 1 '.2013' is not a number" },
+    { "hex.csv", "1,2,0\n3,0x1A,1\n", "hex.csv line 2: cell 2 '0x1A' is not a number: hexadecimal" },
+    { "inf.csv", "1,2,0\n3,inf,1\n", "inf.csv line 2: cell 2 'inf'" },
+    { "plus.csv", "1,2,0\n3,+4,1\n", "plus.csv line 2: cell 2 '+4'" },
+    /* CR-only line ends are lines (and no CR reaches the message) */
+    { "cr.csv", "a,b,label\r1,2,0\r3,4,1\r5,y,1\r", "cr.csv line 4: cell 2 'y' is not a number" },
     { "nan.csv", "1,2,0\n3,nan,1\n", "nan.csv line 2: cell 2 'nan'" },
     { "oneclass.csv", "1,2,1\n3,4,1\n5,6,1\n", "oneclass.csv: all 3 rows have label 1" },
     { "label.csv", "1,2,0\n3,4,1\n5,6,2\n", "label.csv line 3: label 2" },
@@ -419,6 +428,23 @@ test_bad_csv (void)
       cli_result_clear (&r);
       g_unlink (path);
     }
+
+  /* The training set with CR-only line ends reads like the LF one. */
+  {
+    g_autofree char *small = data_path ("classify-small.csv");
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (small, &text, NULL, NULL));
+    g_strdelimit (text, "\n", '\r');
+    g_autofree char *cr = write_temp (dir, "small-cr.csv", text);
+    CliResult a = run_classify ("--train", small, "--test", test, "--method", "laplace");
+    CliResult b = run_classify ("--train", cr, "--test", test, "--method", "laplace");
+    g_assert_cmpint (a.status, ==, 0);
+    g_assert_cmpint (b.status, ==, 0);
+    g_assert_cmpstr (a.out, ==, b.out);
+    cli_result_clear (&a);
+    cli_result_clear (&b);
+    g_unlink (cr);
+  }
 
   /* Too many inputs for the kernel. */
   GString *wide = g_string_new ("");

@@ -67,6 +67,24 @@ test_integer_beyond_64_bits (void)
   cli_result_clear (&r);
 }
 
+/* Counts and seeds: an integer literal is taken exactly (and quoted as
+ * written), a real one only up to 2^53, where it still names one integer. */
+static void
+test_integer_fields_exact (void)
+{
+  /* 2^53 + 1 was rounded to 2^53 on the way through a double */
+  cli_assert_input_error ("mvn-cdf", "{\"cov\":[[1]],\"upper\":[0],\"seed\":9007199254740993}",
+                          "got 9007199254740993");
+  cli_assert_input_error ("mvn-cdf",
+                          "{\"cov\":[[1]],\"upper\":[0],\"points\":9223372036854775807}",
+                          "got 9223372036854775807");
+  cli_assert_input_error ("mvn-cdf", "{\"cov\":[[1]],\"upper\":[0],\"points\":1e20}",
+                          "beyond 2^53");
+  CliResult r = cli_run ("mvn-cdf", NULL, "{\"cov\":[[1]],\"upper\":[0],\"points\":1e3}");
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+}
+
 static void
 test_strict_json (void)
 {
@@ -130,6 +148,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/json/deep-document", test_deep_document);
   g_test_add_func ("/cli/json/large-document", test_large_document);
   g_test_add_func ("/cli/json/integer-beyond-64-bits", test_integer_beyond_64_bits);
+  g_test_add_func ("/cli/json/integer-fields-exact", test_integer_fields_exact);
   g_test_add_func ("/cli/json/strict", test_strict_json);
   g_test_add_func ("/cli/json/session-file", test_session_file);
   return g_test_run ();

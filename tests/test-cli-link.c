@@ -331,6 +331,23 @@ test_help (void)
   cli_result_clear (&r);
 }
 
+/* n x n_basis^2 <= 2^28: 65537 observations at n_basis 64 are refused
+ * (exit 2, before any fitting; 100,000 at n_basis 32 peaked at 0.9 GB). */
+static void
+test_size_limit (void)
+{
+  GString *doc = g_string_new ("{\"n_basis\": 64, \"d\": [");
+  for (int i = 0; i < 65537; i++)
+    g_string_append (doc, i ? ",0.5" : "0.5");
+  g_string_append (doc, "], \"answer\": [");
+  for (int i = 0; i < 65537; i++)
+    g_string_append (doc, i ? (i % 2 ? ",1" : ",0") : "0");
+  g_string_append (doc, "]}");
+  cli_assert_input_error ("link", doc->str, "65537 observations with n_basis 64 are above "
+                          "the limit");
+  g_string_free (doc, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -342,5 +359,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/link/session-errors", test_session_errors);
   g_test_add_func ("/cli/link/bad-input", test_bad_input);
   g_test_add_func ("/cli/link/help", test_help);
+  g_test_add_func ("/cli/link/size-limit", test_size_limit);
   return g_test_run ();
 }

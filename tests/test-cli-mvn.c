@@ -73,6 +73,73 @@ test_values (void)
   g_unlink (path);
 }
 
+
+/* The value of INPUT, which must succeed; *LOG_NULL says whether
+ * log_value was null. */
+static double
+value_of (const char *input, gboolean *log_null, gboolean *exact)
+{
+  CliResult r = cli_run ("mvn-cdf", NULL, input);
+  g_test_message ("%s -> %d %s %s", input, r.status, r.out, r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (r.json);
+  JsonObject *o = json_node_get_object (r.json);
+  g_assert_false (json_node_is_null (json_object_get_member (o, "value")));
+  double v = json_object_get_double_member (o, "value");
+  if (log_null)
+    *log_null = json_node_is_null (json_object_get_member (o, "log_value"));
+  if (exact)
+    *exact = json_object_get_boolean_member (o, "exact");
+  cli_result_clear (&r);
+  return v;
+}
+
+/* Singular covariances (R mvtnorm's regression cases): exact zeros are
+ * value 0 with log_value null, never value null; rank-1 is exact. */
+static void
+test_singular (void)
+{
+  gboolean log_null = FALSE, exact = FALSE;
+  g_assert_cmpfloat (value_of ("{\"cov\":[[1,1],[1,1]],\"lower\":[-2,0],\"upper\":[-1,1]}",
+                               &log_null, &exact), ==, 0.0);
+  g_assert_true (log_null);
+  g_assert_true (exact);
+  g_assert_cmpfloat (value_of ("{\"cov\":[[1,1,0],[1,1,0],[0,0,1]],\"lower\":[-2,0,null],"
+                               "\"upper\":[-1,1,0]}", &log_null, &exact), ==, 0.0);
+  g_assert_true (log_null);
+  /* rank 1: X = (0.009, 0.75, 0.25) z, |X| below (0.01, 1, 0.3): z within
+   * +-1/0.9, P = 2 Phi(1/0.9) - 1 = 0.73347947419499 (erf(1/(0.9 sqrt 2))) */
+  double v = value_of ("{\"cov\":[[0.000081,0.00675,0.00225],[0.00675,0.5625,0.1875],"
+                       "[0.00225,0.1875,0.0625]],\"lower\":[-0.01,-1,-0.3],"
+                       "\"upper\":[0.01,1,0.3]}", &log_null, &exact);
+  g_assert_cmpfloat_with_epsilon (v, 0.73347947419499, 1e-13);
+  g_assert_true (exact);
+  g_assert_false (log_null);
+}
+
+/* Bounds written for infinity (1e60 ... 1e308) and a huge variance. */
+static void
+test_far_bounds (void)
+{
+  const char *bigs[] = { "1e60", "1e62", "1e100", "1e200", "1e308" };
+  for (gsize i = 0; i < G_N_ELEMENTS (bigs); i++)
+    {
+      g_autofree char *a = g_strdup_printf ("{\"cov\":[[1]],\"lower\":[0.2],\"upper\":[%s]}",
+                                            bigs[i]);
+      /* Phi(-0.2) = 0.42074029056089696 */
+      g_assert_cmpfloat_with_epsilon (value_of (a, NULL, NULL), 0.42074029056089696, 1e-13);
+      g_autofree char *b = g_strdup_printf ("{\"cov\":[[1,0],[0,1]],\"lower\":[0.2,0],"
+                                            "\"upper\":[%s,1]}", bigs[i]);
+      /* Phi(-0.2) (Phi(1) - 1/2) = 0.14361748764231 */
+      g_assert_cmpfloat_with_epsilon (value_of (b, NULL, NULL), 0.14361748764231, 1e-13);
+    }
+  g_assert_cmpfloat_with_epsilon (value_of ("{\"cov\":[[1e308]],\"upper\":[0]}", NULL, NULL),
+                                  0.5, 1e-15);
+  /* log P(X > 1e200) = -5e399 is not a double: exit 1, not null */
+  cli_assert_numeric_error ("mvn-cdf", "{\"cov\":[[1]],\"lower\":[1e200],\"upper\":[null]}",
+                            "probability");
+}
+
 static void
 test_help (void)
 {
@@ -83,6 +150,9 @@ test_help (void)
                            "\"value\"", "\"log_value\"", "\"error\"", "Exit status" };
   for (gsize i = 0; i < G_N_ELEMENTS (fields); i++)
     g_assert_nonnull (strstr (r.out, fields[i]));
+  /* the default points are lattice rules from a CBC construction */
+  g_assert_nonnull (strstr (r.out, "rank-1 lattice rules"));
+  g_assert_null (strstr (r.out, "Richtmyer lattice"));
   cli_result_clear (&r);
 }
 
@@ -145,6 +215,8 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/mvn-cdf/values", test_values);
   g_test_add_func ("/cli/mvn-cdf/help", test_help);
+  g_test_add_func ("/cli/mvn-cdf/singular", test_singular);
+  g_test_add_func ("/cli/mvn-cdf/far-bounds", test_far_bounds);
   g_test_add_func ("/cli/mvn-cdf/bad-input", test_bad_input);
   g_test_add_func ("/cli/mvn-cdf/missing-file", test_missing_file);
   return g_test_run ();

@@ -179,13 +179,72 @@ test_numeric_failure (void)
   cli_result_clear (&r);
 }
 
+/* Non-finite results exit 1 naming the quantity, never null with exit 0:
+ * y = +-1e308 under a prior of variance 2 (log marginal likelihood below
+ * -1.8e308; was null with exit 0), and y = 1e150, whose posterior mean
+ * 8.9e149 cannot hold the samples' spread of sd 0.47 (the sd printed was
+ * rounding noise, 9e134). */
+static void
+test_non_finite (void)
+{
+#define ONE_D "{\"kernel\": {\"type\": \"matern52\", \"variance\": 2.0, \"lengthscales\": [1.0]}," \
+  " \"mean\": 0.5, \"noise\": {\"numeric_sd\": 0.5}, \"predict\": {\"points\": [[0]], " \
+  "\"samples\": 100, \"seed\": 3}, "
+  cli_assert_numeric_error ("posterior", ONE_D "\"observations\": ["
+                            "{\"kind\": \"numeric\", \"x\": [0], \"y\": 1e308},"
+                            "{\"kind\": \"numeric\", \"x\": [1], \"y\": -1e308}]}",
+                            "log marginal likelihood");
+  cli_assert_numeric_error ("posterior", ONE_D "\"observations\": ["
+                            "{\"kind\": \"numeric\", \"x\": [0], \"y\": 1e150}]}",
+                            "posterior mean");
+  /* y = 1e6 is fine: mean 0.5 + (2 / 2.25) (1e6 - 0.5), exact formulas */
+  CliResult r = cli_run ("posterior", NULL, ONE_D "\"observations\": ["
+                         "{\"kind\": \"numeric\", \"x\": [0], \"y\": 1e6}]}");
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *p = json_array_get_object_element (
+      json_object_get_array_member (json_node_get_object (r.json), "points"), 0);
+  double mean = 0.5 + 2 / 2.25 * (1e6 - 0.5);
+  g_assert_cmpfloat (fabs (json_object_get_double_member (p, "mean") - mean), <, 1e-6);
+  cli_result_clear (&r);
+#undef ONE_D
+}
+
+/* 5000 observations at most (0.8 GB measured at 5000); samples x
+ * (observations + pseudo-points) <= 5e7. */
+static void
+test_size_limits (void)
+{
+  GString *doc = g_string_new ("{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, "
+                               "\"lengthscales\": [0.3]}, \"noise\": {\"numeric_sd\": 0.1}, "
+                               "\"predict\": {\"points\": [[0.5]]}, \"observations\": [");
+  for (int i = 0; i < 5001; i++)
+    g_string_append_printf (doc, "%s{\"kind\": \"numeric\", \"x\": [%d], \"y\": 0}",
+                            i ? "," : "", i);
+  g_string_append (doc, "]}");
+  cli_assert_input_error ("posterior", doc->str, "5001 observations, above the limit of 5000");
+  g_string_free (doc, TRUE);
+  cli_assert_input_error ("posterior",
+                          "{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, \"lengthscales\": [1]},"
+                          " \"noise\": {\"numeric_sd\": 0.1}, \"observations\": ["
+                          "{\"kind\": \"numeric\", \"x\": [0], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [1], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [2], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [3], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [4], \"y\": 0},"
+                          "{\"kind\": \"numeric\", \"x\": [5], \"y\": 0}],"
+                          " \"predict\": {\"points\": [[0]], \"samples\": 10000000}}",
+                          "exceed the limit of 5e+07 numbers");
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/posterior/closed-form", test_closed_form);
+  g_test_add_func ("/cli/posterior/non-finite", test_non_finite);
   g_test_add_func ("/cli/posterior/mixed", test_mixed);
   g_test_add_func ("/cli/posterior/bad-input", test_bad_input);
   g_test_add_func ("/cli/posterior/numeric-failure", test_numeric_failure);
+  g_test_add_func ("/cli/posterior/size-limits", test_size_limits);
   return g_test_run ();
 }

@@ -190,6 +190,48 @@ test_bad_input (void)
                           " \"return_samples\": 1}", "'return_samples'");
 }
 
+/* Non-finite results are numerical failures (exit 1 naming the quantity),
+ * never null with exit 0; a bound written for infinity is infinity. */
+static void
+test_numeric_contract (void)
+{
+  /* mean 1e308 with sd 1: the samples cannot hold their spread (was mean
+   * [null, null] with exit 0) */
+  cli_assert_numeric_error ("tmvn-sample", "{\"mean\":[1e308,-1e308],\"cov\":[[1,0],[0,1]],"
+                            "\"lower\":[0,null],\"samples\":10}", "coordinate 0");
+  /* variance 1.5e308: the samples' squares overflow the covariance */
+  cli_assert_numeric_error ("tmvn-sample", "{\"mean\":[0],\"cov\":[[1.5e308]],"
+                            "\"lower\":[-1e155],\"samples\":100}", "sample covariance");
+  /* N(0, 1) on (0.2, 1e100): the half-line, E = phi(0.2) / Phi(-0.2) =
+   * 0.9294158481, variance 1 + 0.2 E - E^2 = 0.3220693509 (R) */
+  CliResult r = cli_run ("tmvn-sample", NULL,
+                         "{\"mean\":[0],\"cov\":[[1]],\"lower\":[0.2],\"upper\":[1e100],"
+                         "\"samples\":20000,\"seed\":5}");
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *o = json_node_get_object (r.json);
+  double mean = array_double (json_object_get_array_member (o, "mean"), 0);
+  double ess = member_double (o, "effective_sample_size");
+  double se2 = 0.3220693509 / ess;   /* variance of the truncated normal / n_eff */
+  g_test_message ("mean %.4f, n_eff %.0f", mean, ess);
+  g_assert_cmpfloat ((mean - 0.9294158481) * (mean - 0.9294158481), <=, 4.5 * 4.5 * se2);
+  cli_result_clear (&r);
+}
+
+/* d <= 2000; returned samples N d <= 2e6 (2e7 returned peaked at 3.4 GB). */
+static void
+test_size_limits (void)
+{
+  GString *doc = g_string_new ("{\"cov\": [[1]], \"samples\": 1, \"mean\": [0");
+  for (int i = 1; i < 2001; i++)
+    g_string_append (doc, ",0");
+  g_string_append (doc, "]}");
+  cli_assert_input_error ("tmvn-sample", doc->str, "dimension 2001 is above the limit 2000");
+  g_string_free (doc, TRUE);
+  cli_assert_input_error ("tmvn-sample", "{\"mean\": [0, 0], \"cov\": [[1, 0], [0, 1]], "
+                          "\"samples\": 1000001, \"return_samples\": true}",
+                          "to return exceed the limit of 2000000 numbers");
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -198,5 +240,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/tmvn-sample/box-2d-and-options", test_box_2d_and_options);
   g_test_add_func ("/cli/tmvn-sample/file-argument-and-help", test_file_argument_and_help);
   g_test_add_func ("/cli/tmvn-sample/bad-input", test_bad_input);
+  g_test_add_func ("/cli/tmvn-sample/numeric-contract", test_numeric_contract);
+  g_test_add_func ("/cli/tmvn-sample/size-limits", test_size_limits);
   return g_test_run ();
 }

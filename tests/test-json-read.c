@@ -206,6 +206,44 @@ test_positions (void)
                   1, 10, "'\xC3\xA9' appears twice in one object (first at 1:2)");
 }
 
+/* One number under the document's rules (CSV cells use it). */
+static void
+test_number_token (void)
+{
+  static const struct {
+    const char *text;
+    double value;
+  } good[] = { { "0", 0 }, { "-0.5", -0.5 }, { "1e3", 1000 }, { "2.5E-3", 0.0025 },
+               { "9223372036854775807", 9223372036854775807.0 }, { "1e-999", 0 } };
+  for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      double v = -1;
+      g_autoptr (GError) error = NULL;
+      g_assert_true (sb_json_read_number (good[i].text, strlen (good[i].text), &v, &error));
+      g_assert_no_error (error);
+      g_assert_cmpfloat (v, ==, good[i].value);
+    }
+  static const struct {
+    const char *text, *needle;
+  } bad[] = { { "001", "start with 0" }, { ".2013", "not a JSON number" },
+              { "0x1A", "hexadecimal" }, { "inf", "not a JSON number" },
+              { "nan", "not a JSON number" }, { "+1", "not a JSON number" },
+              { "1.", "decimal point" }, { "1e", "exponent" }, { "", "not a JSON number" },
+              { "1 2", "not a JSON number" }, { "1e999", "1e999 is too large" },
+              { "77777777777777777777777", "77777777777777777777777 is outside the 64-bit" } };
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      double v = 42;
+      g_autoptr (GError) error = NULL;
+      g_assert_false (sb_json_read_number (bad[i].text, strlen (bad[i].text), &v, &error));
+      g_assert_nonnull (error);
+      g_test_message ("%s: %s", bad[i].text, error->message);
+      g_assert_nonnull (strstr (error->message, bad[i].needle));
+      g_assert_false (g_ascii_isdigit (error->message[0]));   /* no "1:1:" */
+      g_assert_cmpfloat (v, ==, 42);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -215,5 +253,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/json-read/size-limit", test_size_limit);
   g_test_add_func ("/json-read/strict-rules", test_strict_rules);
   g_test_add_func ("/json-read/positions", test_positions);
+  g_test_add_func ("/json-read/number-token", test_number_token);
   return g_test_run ();
 }

@@ -824,6 +824,37 @@ test_iat_ar1 (void)
   sg_rng_free (rng);
 }
 
+/* ---- bounds written for infinity --------------------------------------- */
+
+/* An upper bound of 1e60 ... 1e308 is the half-line: the moments of
+ * N(0, 1) truncated to (0.2, inf) (E = 0.9295). The mean was 2e66 at
+ * 1e100. */
+static void
+test_far_bounds (gconstpointer method)
+{
+  sg_tmvn_options mopt = options_for (method);
+  double E, V, mu = 0, var = 1, a = 0.2;
+  trunc_moments_1d (0, 1, 0.2, INFINITY, &E, &V);
+  int k = 0;
+  for (double big = 1e60; big <= 1e308; big *= 1e62, k++)
+    {
+      size_t n = 20000;
+      double *x = draw (1, &mu, &var, &a, &big, &mopt, 40 + k, n, NULL);
+      g_autofree char *what = g_strdup_printf ("%s, upper %g", method_name (method), big);
+      check_moments (x, 1, n, 1, &E, &V, what);
+      g_free (x);
+    }
+  /* 2-D: the same far bound on a correlated pair, against the half-line */
+  double mean2[2] = { 0, 0 }, cov2[4] = { 1, 0.5, 0.5, 1 };
+  double lo2[2] = { 0.2, -INFINITY }, up2[2] = { 1e100, 1e200 }, upinf[2] = { INFINITY, INFINITY };
+  size_t n = 20000;
+  double *x = draw (2, mean2, cov2, lo2, up2, &mopt, 77, n, NULL);
+  double *y = draw (2, mean2, cov2, lo2, upinf, &mopt, 77, n, NULL);
+  g_assert_cmpmem (x, n * 2 * sizeof *x, y, n * 2 * sizeof *y);   /* the same chain */
+  g_free (x);
+  g_free (y);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -841,6 +872,7 @@ main (int argc, char *argv[])
     { "chains", test_chains },
     { "orthant-far-from-mean", test_orthant_far_from_mean },
     { "singular-covariance", test_singular_covariance },
+    { "far-bounds", test_far_bounds },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (both); i++)
     {
