@@ -238,7 +238,7 @@ list_problems (void)
           skewgp_add_int (b, "dim", (gint64) sg_problem_dim (p));
           skewgp_add_vector (b, "lower", sg_problem_lower (p), sg_problem_dim (p));
           skewgp_add_vector (b, "upper", sg_problem_upper (p), sg_problem_dim (p));
-          skewgp_add_double (b, "optimum", sg_problem_optimum (p));
+          skewgp_add_double_or_null (b, "optimum", sg_problem_optimum (p));
           skewgp_add_bool (b, "safe", sg_problem_safe_start (p) != NULL);
           sg_problem_free (p);
         }
@@ -440,7 +440,7 @@ print_iteration_tail (JsonBuilder *b, const BoRun *r, double t, double t_refit)
 static void
 add_timings (JsonBuilder *b, BoRun *r)
 {
-  skewgp_add_double (b, "median_seconds", median_of (r->times, r->n_times));
+  skewgp_add_double_or_null (b, "median_seconds", median_of (r->times, r->n_times));
   skewgp_add_double (b, "total_seconds", r->total_seconds);
   skewgp_add_int (b, "refits", (gint64) r->refits);
   skewgp_add_double (b, "refit_seconds", r->refit_seconds);
@@ -515,10 +515,10 @@ loop_iteration (BoRun *r, sg_oracle *oracle, gsl_rng *oracle_rng, size_t it)
   double best[SG_BO_MAX_DIM];
   int has_best = sg_bo_best (r->bo, best);
   skewgp_add_vector (b, "best_x", has_best ? best : NULL, dim);
-  skewgp_add_double (b, "best_value", has_best ? sg_problem_value (r->p, best) : NAN);
+  skewgp_add_double_or_null (b, "best_value", has_best ? sg_problem_value (r->p, best) : NAN);
   if (r->a->mode == SG_BO_SAFE)
     skewgp_add_bool (b, "violation", violation);
-  skewgp_add_double (b, "acquisition", q.acquisition);
+  skewgp_add_double_or_null (b, "acquisition", q.acquisition);
   print_iteration_tail (b, r, t, t_refit);
   return SKEWGP_EXIT_OK;
 }
@@ -541,9 +541,9 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_int (b, "iterations", a->iterations);
   skewgp_add_int (b, "initial", (gint64) n_init);
   skewgp_add_vector (b, "best_x", has_best ? best : NULL, r->cfg.dim);
-  skewgp_add_double (b, "best_value", value);
-  skewgp_add_double (b, "optimum", sg_problem_optimum (r->p));
-  skewgp_add_double (b, "regret", sg_problem_optimum (r->p) - value);
+  skewgp_add_double_or_null (b, "best_value", value);
+  skewgp_add_double_or_null (b, "optimum", sg_problem_optimum (r->p));
+  skewgp_add_double_or_null (b, "regret", sg_problem_optimum (r->p) - value);
   skewgp_add_int (b, "violations", (gint64) r->violations);
   skewgp_add_int (b, "proposals", (gint64) r->n_times);
   add_timings (b, r);
@@ -696,7 +696,7 @@ active_iteration (BoRun *r, ActiveTest *test, double h, size_t it, double *accur
   json_builder_begin_object (b);
   add_iteration_head (b, it, &q, "label", r->cfg.dim);
   skewgp_add_int (b, "answer", label);
-  skewgp_add_double (b, "acquisition", q.acquisition);
+  skewgp_add_double_or_null (b, "acquisition", q.acquisition);
   skewgp_add_double (b, "accuracy", *accuracy);
   print_iteration_tail (b, r, t, t_refit);
   return SKEWGP_EXIT_OK;
@@ -716,7 +716,7 @@ print_active_summary (BoRun *r, double h, double accuracy, size_t n_test)
   skewgp_add_double (b, "threshold", h);
   skewgp_add_int (b, "labels", (gint64) d->n_obs);
   skewgp_add_double (b, "accuracy", accuracy);
-  skewgp_add_double (b, "unique_fraction",
+  skewgp_add_double_or_null (b, "unique_fraction",
                      d->n_obs ? (double) d->n_inputs / (double) d->n_obs : NAN);
   skewgp_add_int (b, "test_points", (gint64) n_test);
   add_timings (b, r);

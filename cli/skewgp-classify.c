@@ -973,10 +973,10 @@ add_hyper_json (JsonBuilder *b, const ClsRun *run)
     }
   if (run->inducing > 0)
     {
-      skewgp_add_double (b, "delta", run->delta);
+      skewgp_add_double_or_null (b, "delta", run->delta);
       skewgp_add_int (b, "inducing", (gint64) run->inducing);
     }
-  skewgp_add_double (b, "log_evidence", run->log_evidence);
+  skewgp_add_double_or_null (b, "log_evidence", run->log_evidence);
   skewgp_add_double (b, "seconds", run->seconds);
   json_builder_end_object (b);
 }

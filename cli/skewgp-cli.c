@@ -367,6 +367,16 @@ skewgp_add_double (JsonBuilder *b, const char *name, double value)
 }
 
 void
+skewgp_add_double_or_null (JsonBuilder *b, const char *name, double value)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (value))
+    json_builder_add_double_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+void
 skewgp_add_int (JsonBuilder *b, const char *name, gint64 value)
 {
   json_builder_set_member_name (b, name);
@@ -411,10 +421,56 @@ skewgp_add_node (JsonBuilder *b, const char *name, JsonNode *node)
   json_builder_add_value (b, node);
 }
 
+/* The first number in NODE that is not finite, as a path into the
+ * document ("summary[3].sd"), or NULL. Values that are null on purpose
+ * (skewgp_add_double_or_null) are JSON nulls, not numbers. */
+static char *
+non_finite_member (JsonNode *node, const char *path)
+{
+  if (JSON_NODE_HOLDS_VALUE (node))
+    return json_node_get_value_type (node) == G_TYPE_DOUBLE
+           && !isfinite (json_node_get_double (node)) ? g_strdup (*path ? path : "the result")
+                                                      : NULL;
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *a = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (a); i++)
+        {
+          g_autofree char *sub = g_strdup_printf ("%s[%u]", path, i);
+          char *found = non_finite_member (json_array_get_element (a, i), sub);
+          if (found)
+            return found;
+        }
+    }
+  else if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *o = json_node_get_object (node);
+      g_autoptr (GList) members = json_object_get_members (o);
+      for (GList *l = members; l; l = l->next)
+        {
+          g_autofree char *sub = *path ? g_strdup_printf ("%s.%s", path, (char *) l->data)
+                                       : g_strdup (l->data);
+          char *found = non_finite_member (json_object_get_member (o, l->data), sub);
+          if (found)
+            return found;
+        }
+    }
+  return NULL;
+}
+
 void
 skewgp_print_builder (JsonBuilder *b, gboolean one_line)
 {
   g_autoptr (JsonNode) root = json_builder_get_root (b);
+  g_autofree char *bad = non_finite_member (root, "");
+
+  /* The one place every command's result passes: a number that is not
+   * finite is a numerical failure (exit 1), never a null with exit 0. */
+  if (bad)
+    {
+      g_printerr ("skewgp: numerical failure: %s is not a finite number\n", bad);
+      exit (SKEWGP_EXIT_NUMERIC);
+    }
   if (one_line)
     skewgp_print_json_line (root);
   else

@@ -89,6 +89,11 @@ JsonNode *skewgp_matrix_node (const double *a, gsize rows, gsize cols);
 
 /* Members of the result object B is building, one call each. Numbers that
  * are NaN or infinite come out as null (sb-json-write). */
+/* NAME: VALUE when finite, else null: for members documented as null in
+ * that case (e.g. the log of a probability that is exactly 0). A
+ * non-finite VALUE given to skewgp_add_double is a numerical failure
+ * (skewgp_print_builder exits 1 naming the member). */
+void skewgp_add_double_or_null (JsonBuilder *b, const char *name, double value);
 void skewgp_add_double (JsonBuilder *b, const char *name, double value);
 void skewgp_add_int (JsonBuilder *b, const char *name, gint64 value);
 void skewgp_add_bool (JsonBuilder *b, const char *name, gboolean value);
