@@ -690,20 +690,24 @@ joint_samples (const sg_skewgp_posterior *post, const sg_skewgp_samples *samples
   size_t N = samples->N, mh = post->mh;
   double *WQ = malloc ((mh * b + 1) * sizeof *WQ);
   double *scratch = malloc ((b * post->nz + 1) * sizeof *scratch);
-  double *E = malloc ((mh * K + 1) * sizeof *E);
+  /* All samples: the stored matrix itself (the acquisition search calls
+   * this for every candidate; a copy of mh x N doubles each time cost more
+   * than the product). A subset: its columns gathered. */
+  double *picked = which ? malloc ((mh * K + 1) * sizeof *picked) : NULL;
+  const double *E = which ? picked : samples->E;
   double *R0 = malloc (b * b * sizeof *R0);
   double *L0 = malloc (b * b * sizeof *L0);
   double *G = malloc (b * K * sizeof *G);
   double *F = malloc (b * K * sizeof *F);
-  int status = (WQ && scratch && E && R0 && L0 && G && F) ? SG_OK : SG_ENOMEM;
+  int status = (WQ && scratch && (picked || !which) && R0 && L0 && G && F) ? SG_OK : SG_ENOMEM;
   for (size_t j = 0; status == SG_OK && which && j < K; j++)
     if (which[j] >= N)
       status = SG_EINVAL;
   if (status == SG_OK)
     {
-      for (size_t k = 0; k < mh; k++)
+      for (size_t k = 0; which && k < mh; k++)
         for (size_t j = 0; j < K; j++)
-          E[k * K + j] = samples->E[k * N + (which ? which[j] : j)];
+          picked[k * K + j] = samples->E[k * N + which[j]];
       sg_skewgp_whiten_points (post, XS, b, WQ, NULL, scratch);
       sg_gemm (1, 0, b, K, mh, 1, WQ, E, 0, F);
       for (size_t i = 0; i < b * K; i++)
@@ -734,7 +738,7 @@ joint_samples (const sg_skewgp_posterior *post, const sg_skewgp_samples *samples
     }
   if (status == SG_OK)
     memcpy (out, F, b * K * sizeof *F);
-  free (WQ); free (scratch); free (E); free (R0); free (L0); free (G); free (F);
+  free (WQ); free (scratch); free (picked); free (R0); free (L0); free (G); free (F);
   return status;
 }
 
