@@ -201,7 +201,7 @@ sg_data_add_invalid (sg_data *data, const double *x, double threshold)
 sg_status
 sg_data_add_preference (sg_data *data, const double *winner, const double *loser)
 {
-  return sg_data_add_duel (data, winner, loser, SG_CONFIDENCE_NONE, SG_SHOWN_NONE);
+  return sg_data_add_duel (data, winner, loser, SG_CONFIDENCE_NONE, SG_SHOWN_NONE, 0);
 }
 
 static int
@@ -231,14 +231,15 @@ add_pair (sg_data *data, sg_obs o, const double *p, const double *q)
 
 sg_status
 sg_data_add_duel (sg_data *data, const double *winner, const double *loser,
-                  sg_confidence confidence, size_t shown_first)
+                  sg_confidence confidence, size_t shown_first, int tie_offered)
 {
   if (!confidence_ok (confidence)
       || (shown_first != SG_SHOWN_NONE && shown_first > 1))
     return SG_EINVAL;
   return add_pair (data, (sg_obs) { .kind = SG_OBS_PREFERENCE,
                                     .confidence = confidence,
-                                    .shown_first = shown_first },
+                                    .shown_first = shown_first,
+                                    .tie_offered = tie_offered != 0 },
                    winner, loser);
 }
 
@@ -464,7 +465,7 @@ check_noise (const sg_data *data, const sg_noise *noise)
   for (size_t k = 0; k < data->n_obs; k++)
     {
       const sg_obs *o = &data->obs[k];
-      if (o->kind == SG_OBS_TIE && !positive (noise->tie_margin))
+      if ((o->kind == SG_OBS_TIE || o->tie_offered) && !positive (noise->tie_margin))
         return SG_EINVAL;
       if (o->shown_first != SG_SHOWN_NONE && !isfinite (noise->side_bias))
         return SG_EINVAL;
@@ -533,8 +534,9 @@ lower_answer (lowering *w, const sg_data *data, const sg_obs *o,
   if (o->kind == SG_OBS_PREFERENCE || o->kind == SG_OBS_TIE)
     {
       double *B = open_block (w, 1);
-      if (o->kind == SG_OBS_PREFERENCE)   /* u(w) - u(l) > 0 */
-        difference_row (L, r, o->a, o->b, bias_of (o, 0, noise) - bias_of (o, 1, noise));
+      if (o->kind == SG_OBS_PREFERENCE)   /* u(w) - u(l) > 0, or > delta */
+        difference_row (L, r, o->a, o->b, bias_of (o, 0, noise) - bias_of (o, 1, noise)
+                                          - (o->tie_offered ? noise->tie_margin : 0));
       else                                /* 0 < u(a) - u(b) + delta < 2 delta */
         {
           difference_row (L, r, o->a, o->b, noise->tie_margin);

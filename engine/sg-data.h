@@ -70,6 +70,7 @@ typedef struct {
    * first. They are data->options[first .. first + count). */
   size_t first, count;
   sg_confidence confidence;  /* preference and choice                   */
+  int tie_offered;     /* preference: "about the same" was an answer    */
   size_t shown_first;  /* SG_SHOWN_NONE, or which option was shown first:
                           preference 0 = winner, 1 = loser; choice 0 = the
                           chosen one, j >= 1 = the j-th other option     */
@@ -97,11 +98,13 @@ sg_status sg_data_input_index (sg_data *data, const double *x, size_t *index);
 sg_status sg_data_add_numeric (sg_data *data, const double *x, double y);
 sg_status sg_data_add_binary (sg_data *data, const double *x, int label);
 sg_status sg_data_add_preference (sg_data *data, const double *winner, const double *loser);
-/* A preference with a confidence and the option shown first
- * (SG_SHOWN_NONE, 0 = winner or 1 = loser). SG_EINVAL as above, or for an
- * unknown confidence or shown_first. */
+/* A preference with a confidence, the option shown first (SG_SHOWN_NONE,
+ * 0 = winner or 1 = loser) and whether a tie was a possible answer
+ * (TIE_OFFERED nonzero: the win is by more than the tie margin). SG_EINVAL
+ * as above, or for an unknown confidence or shown_first. */
 sg_status sg_data_add_duel (sg_data *data, const double *winner, const double *loser,
-                            sg_confidence confidence, size_t shown_first);
+                            sg_confidence confidence, size_t shown_first,
+                            int tie_offered);
 /* "A and B are about the same". SG_EINVAL for a == b or NaN. */
 sg_status sg_data_add_tie (sg_data *data, const double *a, const double *b);
 /* CHOSEN was preferred to each of the N_OTHERS points OTHERS (n_others x

@@ -13,10 +13,13 @@
  *  - a tie's probability goes to 0 with its margin, linearly;
  *  - bad answers are refused and leave the data set unchanged;
  *  - Laplace and EP: confidence scales the noise exactly; ties and
- *    correlated rows are refused.
+ *    correlated rows are refused;
+ *  - the exact evidence recovers a simulated person's tie margin and side
+ *    bias (sg_fit with the new groups free).
  */
 #include "sg-data.h"
 #include "sg-ep.h"
+#include "sg-fit.h"
 #include "sg-kernel.h"
 #include "sg-laplace.h"
 #include "sg-linalg.h"
@@ -26,6 +29,7 @@
 #include "sg-skewgp.h"
 
 #include <glib.h>
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <string.h>
 
@@ -100,7 +104,8 @@ answers_loglik (const sg_data *data, const sg_noise *noise, const double *f)
       switch (o->kind)
         {
         case SG_OBS_PREFERENCE:
-          sum += sg_norm_logcdf ((f[o->a] + bias (o, 0, noise) - f[o->b] - bias (o, 1, noise))
+          sum += sg_norm_logcdf ((f[o->a] + bias (o, 0, noise) - f[o->b] - bias (o, 1, noise)
+                                  - (o->tie_offered ? noise->tie_margin : 0))
                                  / (M_SQRT2 * sd));
           break;
         case SG_OBS_TIE:
@@ -261,7 +266,7 @@ test_tie_quadrature (void)
   sg_data data;
   sg_data_init (&data, 1);
   g_assert_cmpint (sg_data_add_tie (&data, X0, X1), ==, SG_OK);
-  g_assert_cmpint (sg_data_add_duel (&data, X1, X2, SG_CONFIDENCE_NONE, 1), ==, SG_OK);
+  g_assert_cmpint (sg_data_add_duel (&data, X1, X2, SG_CONFIDENCE_NONE, 1, 1), ==, SG_OK);
   check_against_quadrature (&data, &noise);
   sg_data_clear (&data);
 }
@@ -350,7 +355,7 @@ test_choice_of_two_is_duel (void)
         sg_data duel, choice;
         sg_data_init (&duel, 1);
         sg_data_init (&choice, 1);
-        g_assert_cmpint (sg_data_add_duel (&duel, X0, X1, conf, sf), ==, SG_OK);
+        g_assert_cmpint (sg_data_add_duel (&duel, X0, X1, conf, sf, 0), ==, SG_OK);
         g_assert_cmpint (sg_data_add_choice (&choice, X0, X1, 1, conf, sf), ==, SG_OK);
         assert_same_lowering (&duel, &noise, &choice, &noise);
         g_assert_cmpfloat (exact_log_evidence (&duel, &noise), ==,
@@ -378,7 +383,7 @@ test_neutral_settings (void)
   g_assert_cmpint (sg_data_add_choice (&plain, X0, others, 2, SG_CONFIDENCE_NONE,
                                        SG_SHOWN_NONE), ==, SG_OK);
   /* "normal" confidence is the reference level */
-  g_assert_cmpint (sg_data_add_duel (&normal, X0, X1, SG_CONFIDENCE_NORMAL, SG_SHOWN_NONE),
+  g_assert_cmpint (sg_data_add_duel (&normal, X0, X1, SG_CONFIDENCE_NORMAL, SG_SHOWN_NONE, 0),
                    ==, SG_OK);
   g_assert_cmpint (sg_data_add_choice (&normal, X2, others, 1, SG_CONFIDENCE_NORMAL,
                                        SG_SHOWN_NONE), ==, SG_OK);
@@ -386,7 +391,7 @@ test_neutral_settings (void)
                                        SG_SHOWN_NONE), ==, SG_OK);
   assert_same_lowering (&plain, &noise, &normal, &noise);
   /* a recorded side with beta = 0 */
-  g_assert_cmpint (sg_data_add_duel (&sided, X0, X1, SG_CONFIDENCE_NONE, 1), ==, SG_OK);
+  g_assert_cmpint (sg_data_add_duel (&sided, X0, X1, SG_CONFIDENCE_NONE, 1, 0), ==, SG_OK);
   g_assert_cmpint (sg_data_add_choice (&sided, X2, others, 1, SG_CONFIDENCE_NONE, 0), ==, SG_OK);
   g_assert_cmpint (sg_data_add_choice (&sided, X0, others, 2, SG_CONFIDENCE_NONE, 2), ==, SG_OK);
   assert_same_lowering (&plain, &zero_bias, &sided, &zero_bias);
@@ -483,7 +488,7 @@ test_bad_answers (void)
   g_assert_cmpint (sg_data_add_ranking (&data, X2, 1), ==, SG_EINVAL);
   g_assert_cmpint (sg_data_add_ranking (&data, same, 2), ==, SG_EINVAL);
   g_assert_cmpint (sg_data_add_tie (&data, X2, X2), ==, SG_EINVAL);
-  g_assert_cmpint (sg_data_add_duel (&data, X2, X1, SG_CONFIDENCE_NONE, 2), ==, SG_EINVAL);
+  g_assert_cmpint (sg_data_add_duel (&data, X2, X1, SG_CONFIDENCE_NONE, 2, 0), ==, SG_EINVAL);
   g_assert_cmpuint (data.n_obs, ==, 1);
   g_assert_cmpuint (data.n_inputs, ==, 2);
   g_assert_cmpuint (data.n_options, ==, 0);
@@ -503,7 +508,7 @@ test_bad_answers (void)
   sg_likelihood lik;
   g_assert_cmpint (sg_likelihood_build (&data, &classic, &lik), ==, SG_OK);
   sg_likelihood_clear (&lik);
-  g_assert_cmpint (sg_data_add_duel (&data, X1, X2, SG_CONFIDENCE_WEAK, SG_SHOWN_NONE), ==, SG_OK);
+  g_assert_cmpint (sg_data_add_duel (&data, X1, X2, SG_CONFIDENCE_WEAK, SG_SHOWN_NONE, 0), ==, SG_OK);
   g_assert_cmpint (sg_likelihood_build (&data, &classic, &lik), ==, SG_EINVAL);
   sg_data_clear (&data);
 }
@@ -553,7 +558,7 @@ test_approximations (void)
   sg_data weak, plain;
   sg_data_init (&weak, 1);
   sg_data_init (&plain, 1);
-  g_assert_cmpint (sg_data_add_duel (&weak, X0, X1, SG_CONFIDENCE_WEAK, SG_SHOWN_NONE), ==, SG_OK);
+  g_assert_cmpint (sg_data_add_duel (&weak, X0, X1, SG_CONFIDENCE_WEAK, SG_SHOWN_NONE, 0), ==, SG_OK);
   g_assert_cmpint (sg_data_add_choice (&weak, X2, X1, 1, SG_CONFIDENCE_WEAK, SG_SHOWN_NONE), ==, SG_OK);
   g_assert_cmpint (sg_data_add_preference (&plain, X0, X1), ==, SG_OK);
   g_assert_cmpint (sg_data_add_preference (&plain, X2, X1), ==, SG_OK);
@@ -569,7 +574,7 @@ test_approximations (void)
    * the answer likelier */
   sg_data sided;
   sg_data_init (&sided, 1);
-  g_assert_cmpint (sg_data_add_duel (&sided, X0, X1, SG_CONFIDENCE_WEAK, 0), ==, SG_OK);
+  g_assert_cmpint (sg_data_add_duel (&sided, X0, X1, SG_CONFIDENCE_WEAK, 0, 0), ==, SG_OK);
   g_assert_cmpint (sg_data_add_choice (&sided, X2, X1, 1, SG_CONFIDENCE_WEAK, 0), ==, SG_OK);
   double ls, es;
   approx_evidences (&sided, &noise, st, &ls, &es);
@@ -601,6 +606,85 @@ test_approximations (void)
     sg_data_clear (all[i]);
 }
 
+/* ---- fitting the answer model --------------------------------------------- */
+
+static double
+truth (double x)
+{
+  return sin (6 * x);
+}
+
+/* A simulated person: utility truth(x) + N(0, s^2) per option shown, plus
+ * BETA for the option shown first (chosen at random); a tie when the two
+ * utilities differ by less than DELTA. */
+static void
+simulate_answers (size_t n, double s, double beta, double delta, uint64_t seed,
+                  sg_data *data)
+{
+  gsl_rng *rng = sg_rng_new (seed, 0);
+  sg_data_init (data, 1);
+  for (size_t i = 0; i < n; i++)
+    {
+      double x[2] = { gsl_rng_uniform (rng), gsl_rng_uniform (rng) };
+      size_t first = gsl_rng_uniform_int (rng, 2);
+      double u[2];
+      for (size_t j = 0; j < 2; j++)
+        u[j] = truth (x[j]) + s * gsl_ran_gaussian (rng, 1) + (j == first ? beta : 0);
+      int status;
+      if (fabs (u[0] - u[1]) < delta)
+        status = sg_data_add_tie (data, &x[0], &x[1]);
+      else
+        {
+          size_t w = u[0] > u[1] ? 0 : 1;
+          status = sg_data_add_duel (data, &x[w], &x[1 - w], SG_CONFIDENCE_NONE,
+                                     first == w ? 0 : 1, 1);
+        }
+      g_assert_cmpint (status, ==, SG_OK);
+    }
+  sg_rng_free (rng);
+}
+
+static void
+test_fit_margin_and_bias (void)
+{
+  const double s = 0.2, beta = 0.8, delta = 0.4;
+  sg_data data;
+  simulate_answers (80, s, beta, delta, 11, &data);
+  size_t ties = 0;
+  for (size_t i = 0; i < data.n_obs; i++)
+    ties += data.obs[i].kind == SG_OBS_TIE;
+  g_test_message ("%zu ties of %zu answers", ties, data.n_obs);
+  g_assert_cmpuint (ties, >, 5);
+
+  sg_hyper h = { .s = 0 };
+  sg_kernel_init (&h.kernel, SG_KERNEL_RBF, 1, 1.0, 0.25);
+  sg_noise_default (&h.noise);
+  h.noise.probit_sd = s;
+  sg_fit_spec spec;
+  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_TIE_MARGIN | SG_FIT_SIDE_BIAS, &data),
+                   ==, SG_OK);
+  sg_evidence_ctx ctx;
+  sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_SKEWGP, &data);
+  ctx.workspace = sg_mvn_workspace_new (sg_data_n_probit_rows (&data));
+  sg_fit_options opt;
+  sg_fit_options_default (&opt);
+  opt.n_starts = 1;
+  opt.max_evals = 120;
+  sg_fit_result res;
+  double start;
+  g_assert_cmpint (sg_evidence_eval (&h, &ctx, &start, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, NULL, NULL, &h, &res),
+                   ==, SG_OK);
+  g_test_message ("fitted tie margin %.3f (true %.2f), side bias %.3f (true %.2f), "
+                  "log evidence %.3f (start %.3f)", h.noise.tie_margin, delta,
+                  h.noise.side_bias, beta, res.log_evidence, start);
+  g_assert_cmpfloat (res.log_evidence, >, start);
+  g_assert_cmpfloat (fabs (log (h.noise.tie_margin / delta)), <, log (2.0));
+  g_assert_cmpfloat (fabs (h.noise.side_bias - beta), <, 0.4);
+  sg_mvn_workspace_free (ctx.workspace);
+  sg_data_clear (&data);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -615,5 +699,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/answers/bad-answers", test_bad_answers);
   g_test_add_func ("/answers/copy-and-undo", test_copy_and_undo);
   g_test_add_func ("/answers/approximations", test_approximations);
+  g_test_add_func ("/answers/fit-margin-and-bias", test_fit_margin_and_bias);
   return g_test_run ();
 }
