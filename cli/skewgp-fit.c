@@ -36,8 +36,9 @@ static const char fit_help[] =
   "  \"fit\": {\n"
   "     \"free\": [...]        any of \"lengthscales\", \"variance\", \"numeric_sd\",\n"
   "                          \"probit_sd\", \"mean\", \"gamma\", \"pseudo_points\"\n"
-  "                          (the last two need \"skew\"); default\n"
-  "                          [\"lengthscales\", \"variance\"]\n"
+  "                          (these two need \"skew\"), \"tie_margin\", \"side_bias\",\n"
+  "                          \"confidence\" (weak_scale and strong_scale; \"normal\"\n"
+  "                          is the unit); default [\"lengthscales\", \"variance\"]\n"
   "     \"method\": \"skewgp\" | \"laplace\" | \"ep\"          (default \"skewgp\")\n"
   "     \"link\": \"probit\" | \"logistic\"   Laplace only  (default \"probit\")\n"
   "     \"restarts\": k        extra starts after the first (default 3)\n"
@@ -51,11 +52,14 @@ static const char fit_help[] =
   "     \"bounds\": {          optional boxes, natural units (not logs):\n"
   "        \"lengthscales\": [lo, hi] | [[lo, hi], ...] (one per dimension),\n"
   "        \"variance\", \"numeric_sd\", \"probit_sd\", \"mean\", \"gamma\": [lo, hi],\n"
-  "        \"pseudo_points\": [lo, hi] | [[lo, hi], ...] (per input coordinate)}\n"
+  "        \"pseudo_points\": [lo, hi] | [[lo, hi], ...] (per input coordinate),\n"
+  "        \"tie_margin\", \"side_bias\", \"weak_scale\", \"strong_scale\": [lo, hi]}\n"
   "        Defaults scale with the data: lengthscale_j in [0.01, 10] x range_j,\n"
   "        variance [1e-2, 1e3] x sy^2, numeric_sd [1e-3, 10] x sy,\n"
   "        probit_sd [1e-2, 1e2], mean mean(y) -+ 3 sy, gamma [-3, 3],\n"
-  "        pseudo-points the box of the inputs (sy = sd of numeric values, or 1).\n"
+  "        pseudo-points the box of the inputs (sy = sd of numeric values, or 1),\n"
+  "        tie_margin [1e-3, 10], side_bias [-3, 3], weak_scale [1, 10],\n"
+  "        strong_scale [0.1, 1].\n"
   "  }\n\n"
   "Output: {\"kernel\": {...}, \"mean\": c, \"noise\": {...}, \"skew\": {...}?\n"
   "           (the fitted model, ready to paste into a posterior document),\n"
@@ -89,6 +93,9 @@ static const struct {
   { "mean", SG_FIT_MEAN },
   { "gamma", SG_FIT_GAMMA },
   { "pseudo_points", SG_FIT_PSEUDO_POINTS },
+  { "tie_margin", SG_FIT_TIE_MARGIN },
+  { "side_bias", SG_FIT_SIDE_BIAS },
+  { "confidence", SG_FIT_CONFIDENCE },
 };
 
 static gboolean
@@ -113,7 +120,8 @@ read_free (JsonObject *fit, unsigned *mask, GError **error)
         k++;
       if (name == NULL || k == G_N_ELEMENTS (free_names))
         return skewgp_input_error (error, "fit.free: entry %u is not one of lengthscales, "
-                            "variance, numeric_sd, probit_sd, mean, gamma, pseudo_points", i);
+                            "variance, numeric_sd, probit_sd, mean, gamma, pseudo_points, "
+                            "tie_margin, side_bias, confidence", i);
       *mask |= free_names[k].flag;
     }
   return TRUE;
@@ -183,7 +191,8 @@ read_bounds (JsonObject *fit, size_t dim, sg_fit_spec *spec, GError **error)
   JsonObject *b = json_node_get_object (node);
   static const char *const known[] = { "lengthscales", "variance", "numeric_sd",
                                        "probit_sd", "mean", "gamma", "pseudo_points",
-                                       NULL };
+                                       "tie_margin", "side_bias", "weak_scale",
+                                       "strong_scale", NULL };
   if (!skewgp_check_fields (b, "fit.bounds", known, error))
     return FALSE;
   const struct {
@@ -198,6 +207,10 @@ read_bounds (JsonObject *fit, size_t dim, sg_fit_spec *spec, GError **error)
     { "mean", &spec->mean, FALSE, FALSE },
     { "gamma", &spec->gamma, FALSE, FALSE },
     { "pseudo_points", spec->pseudo_point, FALSE, TRUE },
+    { "tie_margin", &spec->tie_margin, TRUE, FALSE },
+    { "side_bias", &spec->side_bias, FALSE, FALSE },
+    { "weak_scale", &spec->weak_scale, TRUE, FALSE },
+    { "strong_scale", &spec->strong_scale, TRUE, FALSE },
   };
   for (gsize k = 0; k < G_N_ELEMENTS (fields); k++)
     {
@@ -285,6 +298,18 @@ read_fit (JsonObject *root, const SkewgpModel *model, FitRequest *req, GError **
   if (req->method != SG_FIT_METHOD_SKEWGP && model->s > 0)
     return skewgp_input_error (error, "fit.method: '%s' needs a GP prior; remove 'skew'",
                         methods[method]);
+  if (req->method != SG_FIT_METHOD_SKEWGP)
+    for (size_t i = 0; i < model->data.n_obs; i++)
+      {
+        const sg_obs *o = &model->data.obs[i];
+        if (o->kind == SG_OBS_TIE || (o->kind == SG_OBS_CHOICE && o->count > 2)
+            || o->kind == SG_OBS_RANKING)
+          return skewgp_input_error (error, "fit.method: '%s' cannot take observations[%zu] "
+                                     "(a %s%s): its sites are one-dimensional and "
+                                     "independent; use 'skewgp'", methods[method], i,
+                                     sg_obs_kind_name (o->kind),
+                                     o->kind == SG_OBS_CHOICE ? " of more than two" : "");
+      }
   if ((mask & (SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS)) && model->s == 0)
     return skewgp_input_error (error, "fit.free: 'gamma' and 'pseudo_points' need a 'skew' prior");
   if (sg_fit_spec_default (&req->spec, mask, &model->data) != SG_OK)

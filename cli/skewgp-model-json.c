@@ -115,22 +115,32 @@ static gboolean
 read_noise (JsonObject *root, SkewgpModel *model, GError **error)
 {
   JsonObject *no;
-  model->noise = (sg_noise) { .numeric_sd = 1, .probit_sd = 1 };
+  sg_noise_default (&model->noise);
   if (!get_object (root, "noise", FALSE, &no, error))
     return FALSE;
   if (no == NULL)
     return TRUE;
-  static const char *const known[] = { "numeric_sd", "probit_sd", NULL };
+  static const char *const known[] = { "numeric_sd", "probit_sd", "tie_margin",
+                                       "side_bias", "weak_scale", "strong_scale", NULL };
   if (!skewgp_check_fields (no, "noise", known, error))
     return FALSE;
-  if (!skewgp_get_double (no, "numeric_sd", FALSE, &model->noise.numeric_sd, error))
-    return qualify (error, "noise", "numeric_sd");
-  if (!skewgp_get_double (no, "probit_sd", FALSE, &model->noise.probit_sd, error))
-    return qualify (error, "noise", "probit_sd");
-  if (!(model->noise.numeric_sd > 0))
-    return skewgp_input_error (error, "noise.numeric_sd must be positive");
-  if (!(model->noise.probit_sd > 0))
-    return skewgp_input_error (error, "noise.probit_sd must be positive");
+  sg_noise *nz = &model->noise;
+  const struct {
+    const char *name;
+    double *value;
+    gboolean positive;
+  } fields[] = {
+    { "numeric_sd", &nz->numeric_sd, TRUE }, { "probit_sd", &nz->probit_sd, TRUE },
+    { "tie_margin", &nz->tie_margin, TRUE }, { "side_bias", &nz->side_bias, FALSE },
+    { "weak_scale", &nz->weak_scale, TRUE }, { "strong_scale", &nz->strong_scale, TRUE },
+  };
+  for (gsize k = 0; k < G_N_ELEMENTS (fields); k++)
+    {
+      if (!skewgp_get_double (no, fields[k].name, FALSE, fields[k].value, error))
+        return qualify (error, "noise", fields[k].name);
+      if (fields[k].positive && !(*fields[k].value > 0))
+        return skewgp_input_error (error, "noise.%s must be positive", fields[k].name);
+    }
   return TRUE;
 }
 
@@ -144,6 +154,125 @@ read_point (JsonObject *o, const char *path, const char *field, gsize dim,
   return TRUE;
 }
 
+/* The optional "confidence" of O into *C (SG_CONFIDENCE_NONE if absent). */
+static gboolean
+read_confidence (JsonObject *o, const char *path, sg_confidence *c, GError **error)
+{
+  const char *name = NULL;
+  *c = SG_CONFIDENCE_NONE;
+  if (!skewgp_get_string (o, "confidence", FALSE, &name, error))
+    return qualify (error, path, "confidence");
+  if (name != NULL && sg_confidence_parse (name, c) != SG_OK)
+    return skewgp_input_error (error, "%s.confidence must be \"weak\", \"normal\" or "
+                               "\"strong\", got \"%s\"", path, name);
+  return TRUE;
+}
+
+/* The points at O.FIELD (an array of points, at least MIN_ROWS of them). */
+static gboolean
+read_points (JsonObject *o, const char *path, const char *field, gsize dim,
+             gsize min_rows, const char *what, double **out, gsize *rows,
+             GError **error)
+{
+  JsonNode *node = json_object_has_member (o, field) ? json_object_get_member (o, field) : NULL;
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node)
+      && json_array_get_length (json_node_get_array (node)) < min_rows)
+    return skewgp_input_error (error, "%s.%s: %s", path, field, what);
+  gsize cols = 0;
+  if (!skewgp_get_matrix (o, field, TRUE, 0, dim, out, rows, &cols, error))
+    return qualify (error, path, field);
+  if (*rows < min_rows)
+    return skewgp_input_error (error, "%s.%s: %s", path, field, what);
+  return TRUE;
+}
+
+static gboolean
+read_preference (JsonObject *o, const char *path, SkewgpModel *model, GError **error)
+{
+  static const char *const known[] = { "kind", "winner", "loser", "confidence",
+                                       "shown_first", "tie_offered", NULL };
+  g_autofree double *x = NULL, *loser = NULL;
+  sg_confidence conf;
+  const char *first = NULL;
+  gboolean tie_offered = FALSE;
+  if (!skewgp_check_fields (o, path, known, error)
+      || !read_point (o, path, "winner", model->kernel.dim, &x, error)
+      || !read_point (o, path, "loser", model->kernel.dim, &loser, error)
+      || !read_confidence (o, path, &conf, error))
+    return FALSE;
+  if (!skewgp_get_string (o, "shown_first", FALSE, &first, error))
+    return qualify (error, path, "shown_first");
+  if (!skewgp_get_bool (o, "tie_offered", FALSE, &tie_offered, error))
+    return qualify (error, path, "tie_offered");
+  size_t shown = SG_SHOWN_NONE;
+  if (first != NULL && strcmp (first, "winner") == 0)
+    shown = 0;
+  else if (first != NULL && strcmp (first, "loser") == 0)
+    shown = 1;
+  else if (first != NULL)
+    return skewgp_input_error (error, "%s.shown_first must be \"winner\" or \"loser\", "
+                               "got \"%s\"", path, first);
+  if (sg_data_add_duel (&model->data, x, loser, conf, shown, tie_offered) == SG_EINVAL)
+    return skewgp_input_error (error, "%s: winner and loser are the same point", path);
+  return TRUE;
+}
+
+static gboolean
+read_tie (JsonObject *o, const char *path, SkewgpModel *model, GError **error)
+{
+  static const char *const known[] = { "kind", "a", "b", NULL };
+  g_autofree double *a = NULL, *b = NULL;
+  if (!skewgp_check_fields (o, path, known, error)
+      || !read_point (o, path, "a", model->kernel.dim, &a, error)
+      || !read_point (o, path, "b", model->kernel.dim, &b, error))
+    return FALSE;
+  if (sg_data_add_tie (&model->data, a, b) == SG_EINVAL)
+    return skewgp_input_error (error, "%s: a and b are the same point (a tie needs two "
+                               "different options)", path);
+  return TRUE;
+}
+
+static gboolean
+read_choice (JsonObject *o, const char *path, SkewgpModel *model, GError **error)
+{
+  static const char *const known[] = { "kind", "chosen", "others", "confidence",
+                                       "shown_first", NULL };
+  gsize dim = model->kernel.dim, n_others = 0;
+  g_autofree double *chosen = NULL, *others = NULL;
+  sg_confidence conf;
+  gint64 first = -1;
+  if (!skewgp_check_fields (o, path, known, error)
+      || !read_point (o, path, "chosen", dim, &chosen, error)
+      || !read_points (o, path, "others", dim, 1,
+                       "a choice needs at least one other option", &others,
+                       &n_others, error)
+      || !read_confidence (o, path, &conf, error))
+    return FALSE;
+  if (!skewgp_get_int (o, "shown_first", FALSE, 0, (gint64) n_others, &first, error))
+    return qualify (error, path, "shown_first");
+  size_t shown = first < 0 ? SG_SHOWN_NONE : (size_t) first;
+  if (sg_data_add_choice (&model->data, chosen, others, n_others, conf, shown) == SG_EINVAL)
+    return skewgp_input_error (error, "%s: the chosen and other options must be %"
+                               G_GSIZE_FORMAT " different points", path, n_others + 1);
+  return TRUE;
+}
+
+static gboolean
+read_ranking (JsonObject *o, const char *path, SkewgpModel *model, GError **error)
+{
+  static const char *const known[] = { "kind", "order", NULL };
+  g_autofree double *order = NULL;
+  gsize k = 0;
+  if (!skewgp_check_fields (o, path, known, error)
+      || !read_points (o, path, "order", model->kernel.dim, 2,
+                       "a ranking needs at least two options", &order, &k, error))
+    return FALSE;
+  if (sg_data_add_ranking (&model->data, order, k) == SG_EINVAL)
+    return skewgp_input_error (error, "%s.order: the %" G_GSIZE_FORMAT
+                               " options must be different points", path, k);
+  return TRUE;
+}
+
 static gboolean
 read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **error)
 {
@@ -154,21 +283,19 @@ read_observation (JsonObject *o, const char *path, SkewgpModel *model, GError **
     return qualify (error, path, "kind");
   if (sg_obs_kind_parse (name, &kind) != SG_OK)
     return skewgp_input_error (error, "%s.kind must be \"numeric\", \"binary\", \"preference\", "
-                        "\"valid\" or \"invalid\", got \"%s\"", path, name);
-  g_autofree double *x = NULL, *loser = NULL;
+                        "\"tie\", \"choice\", \"ranking\", \"valid\" or \"invalid\", "
+                        "got \"%s\"", path, name);
+  g_autofree double *x = NULL;
   double y = 0, label = 0, h = 0;
   int status;
   if (kind == SG_OBS_PREFERENCE)
-    {
-      static const char *const known[] = { "kind", "winner", "loser", NULL };
-      if (!skewgp_check_fields (o, path, known, error)
-          || !read_point (o, path, "winner", dim, &x, error)
-          || !read_point (o, path, "loser", dim, &loser, error))
-        return FALSE;
-      status = sg_data_add_preference (&model->data, x, loser);
-      if (status == SG_EINVAL)
-        return skewgp_input_error (error, "%s: winner and loser are the same point", path);
-    }
+    return read_preference (o, path, model, error);
+  else if (kind == SG_OBS_TIE)
+    return read_tie (o, path, model, error);
+  else if (kind == SG_OBS_CHOICE)
+    return read_choice (o, path, model, error);
+  else if (kind == SG_OBS_RANKING)
+    return read_ranking (o, path, model, error);
   else if (kind == SG_OBS_NUMERIC || kind == SG_OBS_VALID)
     {
       gboolean valid = kind == SG_OBS_VALID;
@@ -293,6 +420,10 @@ skewgp_add_model_members (JsonBuilder *b, const sg_hyper *h)
   json_builder_begin_object (b);
   skewgp_add_double (b, "numeric_sd", h->noise.numeric_sd);
   skewgp_add_double (b, "probit_sd", h->noise.probit_sd);
+  skewgp_add_double (b, "tie_margin", h->noise.tie_margin);
+  skewgp_add_double (b, "side_bias", h->noise.side_bias);
+  skewgp_add_double (b, "weak_scale", h->noise.weak_scale);
+  skewgp_add_double (b, "strong_scale", h->noise.strong_scale);
   json_builder_end_object (b);
   if (h->s > 0)
     {

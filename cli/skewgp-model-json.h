@@ -5,10 +5,18 @@
  *   "kernel": {"type": "rbf"|"matern52", "variance": v, "lengthscales": [...]},
  *   "mean": c?,
  *   "skew": {"pseudo_points": [[...]], "phases": [...], "gamma": [...]}?,
- *   "noise": {"numeric_sd": s1?, "probit_sd": s2?}   (each defaults to 1),
+ *   "noise": {"numeric_sd": s1?, "probit_sd": s2?, "tie_margin": d?,
+ *             "side_bias": b?, "weak_scale": w?, "strong_scale": g?}
+ *            (defaults 1, 1, 0.5, 0, 2, 0.5: sg_noise_default),
  *   "observations": [{"kind": "numeric", "x": [...], "y": y}
  *                  | {"kind": "binary", "x": [...], "label": 1|-1}
- *                  | {"kind": "preference", "winner": [...], "loser": [...]}
+ *                  | {"kind": "preference", "winner": [...], "loser": [...],
+ *                     "confidence"?, "shown_first"?: "winner"|"loser",
+ *                     "tie_offered"?: bool}
+ *                  | {"kind": "tie", "a": [...], "b": [...]}
+ *                  | {"kind": "choice", "chosen": [...], "others": [[...], ...],
+ *                     "confidence"?, "shown_first"?: index}
+ *                  | {"kind": "ranking", "order": [[...], ...]}
  *                  | {"kind": "valid", "x": [...], "y": y, "threshold": h}
  *                  | {"kind": "invalid", "x": [...], "threshold": h}]
  *
@@ -65,15 +73,35 @@ void skewgp_model_prior (const SkewgpModel *model, sg_skewgp_prior *prior);
   "  \"mean\": c                      constant prior mean (default 0)\n" \
   "  \"skew\": {\"pseudo_points\": [[...], ...] (s x d), \"phases\": [+-1, ...],\n" \
   "           \"gamma\": [...]}       SkewGP_s prior (001 eq. 11); absent = GP\n" \
-  "  \"noise\": {\"numeric_sd\": s1, \"probit_sd\": s2}   (each default 1)\n" \
+  "  \"noise\": {\"numeric_sd\": s1, \"probit_sd\": s2,   (each default 1)\n" \
+  "            \"tie_margin\": delta (default 0.5), \"side_bias\": beta (default 0),\n" \
+  "            \"weak_scale\": cw (default 2), \"strong_scale\": cs (default 0.5)}\n" \
   "  \"observations\": [...], at most 5000, each one of\n" \
   "     {\"kind\": \"numeric\", \"x\": [...], \"y\": y}       N(y; f(x), s1^2)\n" \
   "     {\"kind\": \"binary\", \"x\": [...], \"label\": 1|-1}  Phi(label f(x) / s2)\n" \
-  "     {\"kind\": \"preference\", \"winner\": [...], \"loser\": [...]}\n" \
-  "                                  Phi((f(winner) - f(loser)) / (sqrt2 s2))\n" \
+  "     {\"kind\": \"preference\", \"winner\": [...], \"loser\": [...],\n" \
+  "      \"confidence\"?: \"weak\"|\"normal\"|\"strong\", \"shown_first\"?: \"winner\"|\"loser\",\n" \
+  "      \"tie_offered\"?: true|false}\n" \
+  "                                  P(u(winner) - u(loser) > 0, or > delta if tie_offered)\n" \
+  "                                  = Phi((f(winner) - f(loser)) / (sqrt2 s2)) plain\n" \
+  "     {\"kind\": \"tie\", \"a\": [...], \"b\": [...]}      P(|u(a) - u(b)| < delta)\n" \
+  "     {\"kind\": \"choice\", \"chosen\": [...], \"others\": [[...], ...],\n" \
+  "      \"confidence\"?: ..., \"shown_first\"?: i}  P(u(chosen) > u(o) for every other o)\n" \
+  "                                  i = 0: chosen shown first, i >= 1: others[i-1]\n" \
+  "     {\"kind\": \"ranking\", \"order\": [[...], ...]}  best first:\n" \
+  "                                  P(u(x1) > u(x2) > ... > u(xk)), k >= 2\n" \
   "     {\"kind\": \"valid\", \"x\": [...], \"y\": y, \"threshold\": h}\n" \
   "                                  N(y; f(x), s1^2) Phi((f(x) - h) / s1)\n" \
   "     {\"kind\": \"invalid\", \"x\": [...], \"threshold\": h}\n" \
-  "                                  Phi((h - f(x)) / s1)\n"
+  "                                  Phi((h - f(x)) / s1)\n" \
+  "  Human answers: each option shown has utility u(x) = f(x) + e, e ~ N(0, s^2)\n" \
+  "  independent per option shown, s = s2 x (cw for \"weak\", 1 for \"normal\" or\n" \
+  "  none, cs for \"strong\"), plus beta for the option shown first. So a choice's\n" \
+  "  k-1 rows have correlated noise s^2 (I + 11^T) and a ranking's k-1 adjacent\n" \
+  "  rows s^2 tridiag(-1, 2, -1): the posterior stays exact (a rectangle\n" \
+  "  probability for ties). Set tie_offered on the duels of questions that\n" \
+  "  offered \"about the same\", so win, loss and tie sum to 1 and delta can\n" \
+  "  be fitted. Laplace and EP (skewgp fit) refuse ties, choices of k > 2 and\n" \
+  "  rankings: their sites are one-dimensional and independent.\n\n"
 
 G_END_DECLS

@@ -10,6 +10,9 @@ static const char *const obs_kind_names[] = {
   [SG_OBS_PREFERENCE] = "preference",
   [SG_OBS_VALID] = "valid",
   [SG_OBS_INVALID] = "invalid",
+  [SG_OBS_TIE] = "tie",
+  [SG_OBS_CHOICE] = "choice",
+  [SG_OBS_RANKING] = "ranking",
 };
 #define N_OBS_KINDS (sizeof obs_kind_names / sizeof obs_kind_names[0])
 
@@ -31,6 +34,39 @@ sg_obs_kind_parse (const char *name, sg_obs_kind *kind)
   return SG_EINVAL;
 }
 
+static const char *const confidence_names[] = {
+  [SG_CONFIDENCE_NONE] = "",
+  [SG_CONFIDENCE_WEAK] = "weak",
+  [SG_CONFIDENCE_NORMAL] = "normal",
+  [SG_CONFIDENCE_STRONG] = "strong",
+};
+#define N_CONFIDENCES (sizeof confidence_names / sizeof confidence_names[0])
+
+const char *
+sg_confidence_name (sg_confidence confidence)
+{
+  return (size_t) confidence < N_CONFIDENCES ? confidence_names[confidence] : "?";
+}
+
+sg_status
+sg_confidence_parse (const char *name, sg_confidence *confidence)
+{
+  for (size_t i = 1; name != NULL && i < N_CONFIDENCES; i++)
+    if (strcmp (name, confidence_names[i]) == 0)
+      {
+        *confidence = (sg_confidence) i;
+        return SG_OK;
+      }
+  return SG_EINVAL;
+}
+
+void
+sg_noise_default (sg_noise *noise)
+{
+  *noise = (sg_noise) { .numeric_sd = 1, .probit_sd = 1, .tie_margin = 0.5,
+                        .side_bias = 0, .weak_scale = 2, .strong_scale = 0.5 };
+}
+
 void
 sg_data_init (sg_data *data, size_t dim)
 {
@@ -43,6 +79,7 @@ sg_data_clear (sg_data *data)
 {
   free (data->X);
   free (data->obs);
+  free (data->options);
   sg_data_init (data, data->dim);
 }
 
@@ -53,15 +90,19 @@ sg_data_copy (sg_data *dst, const sg_data *src)
   size_t nx = src->n_inputs * src->dim;
   dst->X = malloc ((nx ? nx : 1) * sizeof *dst->X);
   dst->obs = malloc ((src->n_obs ? src->n_obs : 1) * sizeof *dst->obs);
-  if (dst->X == NULL || dst->obs == NULL)
+  dst->options = malloc ((src->n_options ? src->n_options : 1) * sizeof *dst->options);
+  if (dst->X == NULL || dst->obs == NULL || dst->options == NULL)
     {
       sg_data_clear (dst);
       return SG_ENOMEM;
     }
   memcpy (dst->X, src->X, nx * sizeof *dst->X);
   memcpy (dst->obs, src->obs, src->n_obs * sizeof *dst->obs);
+  if (src->n_options)
+    memcpy (dst->options, src->options, src->n_options * sizeof *dst->options);
   dst->n_inputs = dst->cap_inputs = src->n_inputs;
   dst->n_obs = dst->cap_obs = src->n_obs;
+  dst->n_options = dst->cap_options = src->n_options;
   return SG_OK;
 }
 
@@ -113,6 +154,7 @@ push_obs (sg_data *data, const sg_obs *o)
 static int
 add_single (sg_data *data, sg_obs o, const double *x)
 {
+  o.shown_first = SG_SHOWN_NONE;
   size_t before = data->n_inputs;
   int status = sg_data_input_index (data, x, &o.a);
   if (status == SG_OK)
@@ -159,19 +201,128 @@ sg_data_add_invalid (sg_data *data, const double *x, double threshold)
 sg_status
 sg_data_add_preference (sg_data *data, const double *winner, const double *loser)
 {
+  return sg_data_add_duel (data, winner, loser, SG_CONFIDENCE_NONE, SG_SHOWN_NONE, 0);
+}
+
+static int
+confidence_ok (sg_confidence c)
+{
+  return (size_t) c < N_CONFIDENCES;
+}
+
+/* Adds an observation at the two inputs P and Q (o.a, o.b); on failure the
+ * data set is unchanged. */
+static int
+add_pair (sg_data *data, sg_obs o, const double *p, const double *q)
+{
   size_t d = data->dim;
-  if (memcmp (winner, loser, d * sizeof *winner) == 0)
+  if (memcmp (p, q, d * sizeof *p) == 0)
     return SG_EINVAL;
   size_t before = data->n_inputs;
-  sg_obs o = { .kind = SG_OBS_PREFERENCE };
-  int status = sg_data_input_index (data, winner, &o.a);
+  int status = sg_data_input_index (data, p, &o.a);
   if (status == SG_OK)
-    status = sg_data_input_index (data, loser, &o.b);
+    status = sg_data_input_index (data, q, &o.b);
   if (status == SG_OK)
     status = push_obs (data, &o);
   if (status != SG_OK)
     data->n_inputs = before;
   return status;
+}
+
+sg_status
+sg_data_add_duel (sg_data *data, const double *winner, const double *loser,
+                  sg_confidence confidence, size_t shown_first, int tie_offered)
+{
+  if (!confidence_ok (confidence)
+      || (shown_first != SG_SHOWN_NONE && shown_first > 1))
+    return SG_EINVAL;
+  return add_pair (data, (sg_obs) { .kind = SG_OBS_PREFERENCE,
+                                    .confidence = confidence,
+                                    .shown_first = shown_first,
+                                    .tie_offered = tie_offered != 0 },
+                   winner, loser);
+}
+
+sg_status
+sg_data_add_tie (sg_data *data, const double *a, const double *b)
+{
+  return add_pair (data, (sg_obs) { .kind = SG_OBS_TIE,
+                                    .shown_first = SG_SHOWN_NONE }, a, b);
+}
+
+/* Adds an observation over the K points PTS (k x dim): their input
+ * indices go to the options table; SG_EINVAL if two are equal. On failure
+ * the data set is unchanged. */
+static int
+add_options (sg_data *data, sg_obs o, const double *pts, size_t k)
+{
+  size_t d = data->dim;
+  for (size_t i = 0; i < k; i++)
+    for (size_t j = 0; j < i; j++)
+      if (memcmp (pts + i * d, pts + j * d, d * sizeof *pts) == 0)
+        return SG_EINVAL;
+  if (data->n_options + k > data->cap_options)
+    {
+      size_t cap = data->cap_options ? 2 * data->cap_options : 16;
+      while (cap < data->n_options + k)
+        cap *= 2;
+      size_t *opts = realloc (data->options, cap * sizeof *opts);
+      if (opts == NULL)
+        return SG_ENOMEM;
+      data->options = opts;
+      data->cap_options = cap;
+    }
+  size_t before = data->n_inputs;
+  int status = SG_OK;
+  o.first = data->n_options;
+  o.count = k;
+  for (size_t i = 0; i < k && status == SG_OK; i++)
+    status = sg_data_input_index (data, pts + i * d, &data->options[o.first + i]);
+  if (status == SG_OK)
+    {
+      o.a = data->options[o.first];
+      o.b = data->options[o.first + 1];
+      status = push_obs (data, &o);
+    }
+  if (status != SG_OK)
+    {
+      data->n_inputs = before;
+      return status;
+    }
+  data->n_options += k;
+  return SG_OK;
+}
+
+sg_status
+sg_data_add_choice (sg_data *data, const double *chosen, const double *others,
+                    size_t n_others, sg_confidence confidence, size_t shown_first)
+{
+  if (n_others == 0 || chosen == NULL || others == NULL
+      || !confidence_ok (confidence)
+      || (shown_first != SG_SHOWN_NONE && shown_first > n_others))
+    return SG_EINVAL;
+  size_t d = data->dim, k = n_others + 1;
+  double *pts = malloc (k * d * sizeof *pts + 1);
+  if (pts == NULL)
+    return SG_ENOMEM;
+  memcpy (pts, chosen, d * sizeof *pts);
+  memcpy (pts + d, others, n_others * d * sizeof *pts);
+  int status = add_options (data, (sg_obs) { .kind = SG_OBS_CHOICE,
+                                             .confidence = confidence,
+                                             .shown_first = shown_first },
+                            pts, k);
+  free (pts);
+  return status;
+}
+
+sg_status
+sg_data_add_ranking (sg_data *data, const double *order, size_t k)
+{
+  if (k < 2 || order == NULL)
+    return SG_EINVAL;
+  return add_options (data, (sg_obs) { .kind = SG_OBS_RANKING,
+                                       .shown_first = SG_SHOWN_NONE },
+                      order, k);
 }
 
 static int
@@ -180,9 +331,13 @@ input_used (const sg_data *data, size_t i)
   for (size_t k = 0; k < data->n_obs; k++)
     {
       const sg_obs *o = &data->obs[k];
-      if (o->a == i || (o->kind == SG_OBS_PREFERENCE && o->b == i))
+      if (o->a == i || ((o->kind == SG_OBS_PREFERENCE || o->kind == SG_OBS_TIE)
+                        && o->b == i))
         return 1;
     }
+  for (size_t k = 0; k < data->n_options; k++)
+    if (data->options[k] == i)
+      return 1;
   return 0;
 }
 
@@ -192,6 +347,9 @@ sg_data_remove_last (sg_data *data)
   if (data->n_obs == 0)
     return SG_EINVAL;
   data->n_obs--;
+  const sg_obs *o = &data->obs[data->n_obs];
+  if (o->kind == SG_OBS_CHOICE || o->kind == SG_OBS_RANKING)
+    data->n_options = o->first;
   /* Inputs are appended in order of first use, so the unreferenced ones
    * left by the removed observation are at the end of the table. */
   while (data->n_inputs > 0 && !input_used (data, data->n_inputs - 1))
@@ -205,51 +363,258 @@ sg_likelihood_clear (sg_likelihood *lik)
   free (lik->W);
   free (lik->z);
   free (lik->sigma);
+  free (lik->upper);
+  free (lik->block_start);
+  free (lik->cov_start);
+  free (lik->block_cov);
   free (lik->C);
   free (lik->y);
   free (lik->noise_var);
   memset (lik, 0, sizeof *lik);
 }
 
-static void
-count_rows (const sg_data *data, size_t *m_probit, size_t *m_numeric)
+int
+sg_likelihood_independent (const sg_likelihood *lik)
 {
-  *m_probit = *m_numeric = 0;
+  for (size_t j = 0; lik->block_start && j < lik->n_blocks; j++)
+    if (lik->block_start[j + 1] - lik->block_start[j] > 1)
+      return 0;
+  return 1;
+}
+
+int
+sg_likelihood_has_intervals (const sg_likelihood *lik)
+{
+  for (size_t k = 0; lik->upper && k < lik->m_probit; k++)
+    if (lik->upper[k] < INFINITY)
+      return 1;
+  return 0;
+}
+
+void
+sg_likelihood_add_noise_cov (const sg_likelihood *lik, double *S, size_t ld,
+                             size_t offset)
+{
+  if (lik->block_start == NULL)
+    {
+      for (size_t k = 0; k < lik->m_probit; k++)
+        S[(offset + k) * ld + offset + k] += lik->sigma[k] * lik->sigma[k];
+      return;
+    }
+  for (size_t j = 0; j < lik->n_blocks; j++)
+    {
+      size_t r0 = lik->block_start[j], kb = lik->block_start[j + 1] - r0;
+      const double *B = lik->block_cov + lik->cov_start[j];
+      for (size_t a = 0; a < kb; a++)
+        for (size_t b = 0; b < kb; b++)
+          S[(offset + r0 + a) * ld + offset + r0 + b] += B[a * kb + b];
+    }
+}
+
+/* Probit rows of one observation. */
+static size_t
+obs_probit_rows (const sg_obs *o)
+{
+  switch (o->kind)
+    {
+    case SG_OBS_NUMERIC: return 0;
+    case SG_OBS_CHOICE:
+    case SG_OBS_RANKING: return o->count - 1;
+    default: return 1;
+    }
+}
+
+size_t
+sg_data_n_probit_rows (const sg_data *data)
+{
+  size_t m = 0;
   for (size_t k = 0; k < data->n_obs; k++)
-    switch (data->obs[k].kind)
-      {
-      case SG_OBS_NUMERIC: (*m_numeric)++; break;
-      case SG_OBS_VALID: (*m_numeric)++; (*m_probit)++; break;
-      default: (*m_probit)++; break;
-      }
+    m += obs_probit_rows (&data->obs[k]);
+  return m;
+}
+
+/* Rows, blocks and block-covariance entries of the lowering. */
+static void
+count_rows (const sg_data *data, size_t *m_probit, size_t *m_numeric,
+            size_t *n_blocks, size_t *n_cov)
+{
+  *m_probit = *m_numeric = *n_blocks = *n_cov = 0;
+  for (size_t k = 0; k < data->n_obs; k++)
+    {
+      const sg_obs *o = &data->obs[k];
+      size_t rows = obs_probit_rows (o);
+      *m_numeric += o->kind == SG_OBS_NUMERIC || o->kind == SG_OBS_VALID;
+      *m_probit += rows;
+      *n_blocks += rows > 0;
+      *n_cov += rows * rows;
+    }
+}
+
+static int
+positive (double v)
+{
+  return v > 0 && isfinite (v);
+}
+
+/* SG_OK when NOISE has every value DATA uses. */
+static int
+check_noise (const sg_data *data, const sg_noise *noise)
+{
+  if (!positive (noise->numeric_sd) || !positive (noise->probit_sd))
+    return SG_EINVAL;
+  for (size_t k = 0; k < data->n_obs; k++)
+    {
+      const sg_obs *o = &data->obs[k];
+      if ((o->kind == SG_OBS_TIE || o->tie_offered) && !positive (noise->tie_margin))
+        return SG_EINVAL;
+      if (o->shown_first != SG_SHOWN_NONE && !isfinite (noise->side_bias))
+        return SG_EINVAL;
+      if ((o->confidence == SG_CONFIDENCE_WEAK && !positive (noise->weak_scale))
+          || (o->confidence == SG_CONFIDENCE_STRONG && !positive (noise->strong_scale)))
+        return SG_EINVAL;
+    }
+  return SG_OK;
+}
+
+/* The noise sd of one option shown in answer O. */
+static double
+option_sd (const sg_obs *o, const sg_noise *noise)
+{
+  switch (o->confidence)
+    {
+    case SG_CONFIDENCE_WEAK: return noise->probit_sd * noise->weak_scale;
+    case SG_CONFIDENCE_STRONG: return noise->probit_sd * noise->strong_scale;
+    default: return noise->probit_sd;
+    }
+}
+
+/* The side bias of option J of answer O minus that of option 0: the
+ * offset of the row "option 0 beats option J". */
+static double
+bias_of (const sg_obs *o, size_t j, const sg_noise *noise)
+{
+  return o->shown_first == j ? noise->side_bias : 0;
+}
+
+/* A builder: the next row, block and block entry to write. */
+typedef struct {
+  sg_likelihood *L;
+  size_t row, block, cov;
+} lowering;
+
+/* Opens a block of K rows; returns its covariance (k x k, zeroed). */
+static double *
+open_block (lowering *w, size_t k)
+{
+  sg_likelihood *L = w->L;
+  L->block_start[w->block] = w->row;
+  L->cov_start[w->block] = w->cov;
+  double *B = L->block_cov + w->cov;
+  w->block++;
+  w->cov += k * k;
+  return B;
+}
+
+/* Row R: t = z + f(p) - f(q) + e. */
+static void
+difference_row (sg_likelihood *L, size_t r, size_t p, size_t q, double z)
+{
+  L->W[r * L->n + p] += 1;
+  L->W[r * L->n + q] -= 1;
+  L->z[r] = z;
+}
+
+static void
+lower_answer (lowering *w, const sg_data *data, const sg_obs *o,
+              const sg_noise *noise)
+{
+  sg_likelihood *L = w->L;
+  size_t r = w->row;
+  double sd = option_sd (o, noise), v = sd * sd, row_sd = M_SQRT2 * sd;
+  if (o->kind == SG_OBS_PREFERENCE || o->kind == SG_OBS_TIE)
+    {
+      double *B = open_block (w, 1);
+      if (o->kind == SG_OBS_PREFERENCE)   /* u(w) - u(l) > 0, or > delta */
+        difference_row (L, r, o->a, o->b, bias_of (o, 0, noise) - bias_of (o, 1, noise)
+                                          - (o->tie_offered ? noise->tie_margin : 0));
+      else                                /* 0 < u(a) - u(b) + delta < 2 delta */
+        {
+          difference_row (L, r, o->a, o->b, noise->tie_margin);
+          L->upper[r] = 2 * noise->tie_margin;
+        }
+      L->sigma[r] = row_sd;
+      B[0] = row_sd * row_sd;
+      w->row++;
+      return;
+    }
+  const size_t *opt = data->options + o->first;
+  size_t k = o->count - 1;
+  double *B = open_block (w, k);
+  for (size_t i = 0; i < k; i++)
+    {
+      L->sigma[r + i] = row_sd;
+      if (o->kind == SG_OBS_CHOICE)   /* u(c) - u(o_i) > 0, shared e(c) */
+        {
+          difference_row (L, r + i, opt[0], opt[i + 1],
+                          bias_of (o, 0, noise) - bias_of (o, i + 1, noise));
+          for (size_t j = 0; j < k; j++)
+            B[i * k + j] = i == j ? row_sd * row_sd : v;
+        }
+      else                            /* u(x_i) - u(x_{i+1}) > 0 */
+        {
+          difference_row (L, r + i, opt[i], opt[i + 1], 0);
+          for (size_t j = 0; j < k; j++)
+            B[i * k + j] = i == j ? row_sd * row_sd
+                                  : (i + 1 == j || j + 1 == i ? -v : 0);
+        }
+    }
+  w->row += k;
+}
+
+/* A one-row block of sd SD for the classic kinds. */
+static void
+single_row (lowering *w, double sd)
+{
+  double *B = open_block (w, 1);
+  w->L->sigma[w->row] = sd;
+  B[0] = sd * sd;
+  w->row++;
 }
 
 sg_status
 sg_likelihood_build (const sg_data *data, const sg_noise *noise,
                      sg_likelihood *lik)
 {
-  if (!(noise->numeric_sd > 0) || !isfinite (noise->numeric_sd)
-      || !(noise->probit_sd > 0) || !isfinite (noise->probit_sd))
+  if (check_noise (data, noise) != SG_OK)
     return SG_EINVAL;
-  size_t n = data->n_inputs, ma, mr;
-  count_rows (data, &ma, &mr);
-  sg_likelihood L = { .n = n, .m_probit = ma, .m_numeric = mr };
+  size_t n = data->n_inputs, ma, mr, nb, nc;
+  count_rows (data, &ma, &mr, &nb, &nc);
+  sg_likelihood L = { .n = n, .m_probit = ma, .m_numeric = mr, .n_blocks = nb };
   L.W = calloc (ma * n + 1, sizeof *L.W);
   L.z = calloc (ma + 1, sizeof *L.z);
   L.sigma = calloc (ma + 1, sizeof *L.sigma);
+  L.upper = calloc (ma + 1, sizeof *L.upper);
+  L.block_start = calloc (nb + 1, sizeof *L.block_start);
+  L.cov_start = calloc (nb + 1, sizeof *L.cov_start);
+  L.block_cov = calloc (nc + 1, sizeof *L.block_cov);
   L.C = calloc (mr * n + 1, sizeof *L.C);
   L.y = calloc (mr + 1, sizeof *L.y);
   L.noise_var = calloc (mr + 1, sizeof *L.noise_var);
-  if (!L.W || !L.z || !L.sigma || !L.C || !L.y || !L.noise_var)
+  if (!L.W || !L.z || !L.sigma || !L.upper || !L.block_start || !L.cov_start
+      || !L.block_cov || !L.C || !L.y || !L.noise_var)
     {
       sg_likelihood_clear (&L);
       return SG_ENOMEM;
     }
+  for (size_t k = 0; k < ma; k++)
+    L.upper[k] = INFINITY;
   double s1 = noise->numeric_sd, s2 = noise->probit_sd;
-  size_t p = 0, r = 0;
+  lowering w = { .L = &L };
+  size_t r = 0;
   for (size_t k = 0; k < data->n_obs; k++)
     {
       const sg_obs *o = &data->obs[k];
+      size_t p = w.row;
       switch (o->kind)
         {
         case SG_OBS_NUMERIC:
@@ -262,24 +627,24 @@ sg_likelihood_build (const sg_data *data, const sg_noise *noise,
           /* valid: Phi((f - h) / s1) */
           L.W[p * n + o->a] = 1;
           L.z[p] = -o->threshold;
-          L.sigma[p++] = s1;
+          single_row (&w, s1);
           break;
         case SG_OBS_INVALID:        /* Phi((h - f) / s1) */
           L.W[p * n + o->a] = -1;
           L.z[p] = o->threshold;
-          L.sigma[p++] = s1;
+          single_row (&w, s1);
           break;
         case SG_OBS_BINARY:         /* Phi(label f / s2) */
           L.W[p * n + o->a] = o->y;
-          L.sigma[p++] = s2;
+          single_row (&w, s2);
           break;
-        case SG_OBS_PREFERENCE:     /* Phi((f_w - f_l) / (sqrt2 s2)) */
-          L.W[p * n + o->a] = 1;
-          L.W[p * n + o->b] = -1;
-          L.sigma[p++] = M_SQRT2 * s2;
+        default:                    /* the human answers (top of sg-data.h) */
+          lower_answer (&w, data, o, noise);
           break;
         }
     }
+  L.block_start[nb] = ma;
+  L.cov_start[nb] = nc;
   *lik = L;
   return SG_OK;
 }

@@ -26,20 +26,54 @@ typedef enum {
   SG_OBS_PREFERENCE,
   SG_OBS_VALID,
   SG_OBS_INVALID,
+  SG_OBS_TIE,
+  SG_OBS_CHOICE,
+  SG_OBS_RANKING,
 } sg_obs_kind;
 
+/* How sure the person was of a preference or choice: it scales the noise
+ * sd of every option of that answer (sg_noise). NONE and NORMAL are the
+ * same model (scale 1). */
+typedef enum {
+  SG_CONFIDENCE_NONE = 0,
+  SG_CONFIDENCE_WEAK,
+  SG_CONFIDENCE_NORMAL,
+  SG_CONFIDENCE_STRONG,
+} sg_confidence;
+
+/* "weak", "normal", "strong" ("" for NONE, "?" for another value). */
+const char *sg_confidence_name (sg_confidence confidence);
+/* The level NAME spells ("weak", "normal", "strong"); SG_EINVAL (and
+ * CONFIDENCE untouched) otherwise. */
+sg_status sg_confidence_parse (const char *name, sg_confidence *confidence);
+
+/* sg_obs.shown_first when the answer does not say which option came first. */
+#define SG_SHOWN_NONE ((size_t) -1)
+
 /* The kinds' names, as the model files of the CLI spell them: "numeric",
- * "binary", "preference", "valid", "invalid" ("?" for another value). */
+ * "binary", "preference", "valid", "invalid", "tie", "choice", "ranking"
+ * ("?" for another value). */
 const char *sg_obs_kind_name (sg_obs_kind kind);
 /* The kind NAME spells; SG_EINVAL (and KIND untouched) for an unknown name. */
 sg_status sg_obs_kind_parse (const char *name, sg_obs_kind *kind);
 
 typedef struct {
   sg_obs_kind kind;
-  size_t a;          /* input index (the winner for a preference)   */
-  size_t b;          /* the loser's input index (preferences only)  */
+  size_t a;          /* input index (the winner for a preference, the
+                        first point of a tie, the chosen option, the best
+                        of a ranking)                                   */
+  size_t b;          /* the loser's input index (preferences), the second
+                        point of a tie                                  */
   double y;          /* numeric value, or the label +-1 for binary  */
   double threshold;  /* h for valid / invalid                       */
+  /* choice: the options [chosen, others...]; ranking: the order, best
+   * first. They are data->options[first .. first + count). */
+  size_t first, count;
+  sg_confidence confidence;  /* preference and choice                   */
+  int tie_offered;     /* preference: "about the same" was an answer    */
+  size_t shown_first;  /* SG_SHOWN_NONE, or which option was shown first:
+                          preference 0 = winner, 1 = loser; choice 0 = the
+                          chosen one, j >= 1 = the j-th other option     */
 } sg_obs;
 
 typedef struct {
@@ -48,6 +82,8 @@ typedef struct {
   double *X;              /* n_inputs x dim, row-major, distinct rows */
   size_t n_obs, cap_obs;
   sg_obs *obs;
+  size_t n_options, cap_options;
+  size_t *options;        /* input indices of the choices and rankings */
 } sg_data;
 
 void sg_data_init (sg_data *data, size_t dim);
@@ -62,16 +98,51 @@ sg_status sg_data_input_index (sg_data *data, const double *x, size_t *index);
 sg_status sg_data_add_numeric (sg_data *data, const double *x, double y);
 sg_status sg_data_add_binary (sg_data *data, const double *x, int label);
 sg_status sg_data_add_preference (sg_data *data, const double *winner, const double *loser);
+/* A preference with a confidence, the option shown first (SG_SHOWN_NONE,
+ * 0 = winner or 1 = loser) and whether a tie was a possible answer
+ * (TIE_OFFERED nonzero: the win is by more than the tie margin). SG_EINVAL
+ * as above, or for an unknown confidence or shown_first. */
+sg_status sg_data_add_duel (sg_data *data, const double *winner, const double *loser,
+                            sg_confidence confidence, size_t shown_first,
+                            int tie_offered);
+/* "A and B are about the same". SG_EINVAL for a == b or NaN. */
+sg_status sg_data_add_tie (sg_data *data, const double *a, const double *b);
+/* CHOSEN was preferred to each of the N_OTHERS points OTHERS (n_others x
+ * dim, row-major). SG_EINVAL for n_others == 0, two equal options, NaN,
+ * an unknown confidence, or shown_first not SG_SHOWN_NONE and > n_others. */
+sg_status sg_data_add_choice (sg_data *data, const double *chosen,
+                              const double *others, size_t n_others,
+                              sg_confidence confidence, size_t shown_first);
+/* The K points ORDER (k x dim, best first) were ranked in that order.
+ * SG_EINVAL for k < 2, two equal options or NaN. */
+sg_status sg_data_add_ranking (sg_data *data, const double *order, size_t k);
+/* The number of probit rows the lowering makes (m_probit), e.g. to size
+ * an sg_mvn workspace (s + this). */
+size_t sg_data_n_probit_rows (const sg_data *data);
 sg_status sg_data_add_valid (sg_data *data, const double *x, double y, double threshold);
 sg_status sg_data_add_invalid (sg_data *data, const double *x, double threshold);
 /* Removes the last observation (undo); inputs no longer referenced by any
  * observation are dropped too. SG_EINVAL when there is none. */
 sg_status sg_data_remove_last (sg_data *data);
 
+/* The noise hyperparameters. Fields after probit_sd are read only when
+ * the data use them, so a data set of the classic kinds needs only the
+ * first two. */
 typedef struct {
-  double numeric_sd;  /* sd of numeric (and valid) measurements */
-  double probit_sd;   /* sd of the latent noise of binary / preference rows */
+  double numeric_sd;   /* sd of numeric (and valid) measurements           */
+  double probit_sd;    /* sd s of the utility noise of one option shown (and
+                          of binary rows)                                  */
+  double tie_margin;   /* delta: |u(a) - u(b)| < delta is a tie (> 0 when
+                          the data hold ties; default 0.5)                 */
+  double side_bias;    /* beta, added to the utility of the option shown
+                          first (finite; default 0)                        */
+  double weak_scale;   /* noise sd factor of a "weak" answer (default 2)   */
+  double strong_scale; /* of a "strong" answer (default 0.5); "normal" is
+                          the reference level, factor 1                    */
 } sg_noise;
+
+/* numeric_sd = probit_sd = 1 and the defaults above. */
+void sg_noise_default (sg_noise *noise);
 
 /* The lowered likelihood. Owns its arrays (sg_likelihood_clear). */
 typedef struct {
@@ -79,14 +150,37 @@ typedef struct {
   size_t m_probit;
   double *W;             /* m_probit x n */
   double *z;             /* m_probit */
-  double *sigma;         /* m_probit, > 0 */
+  double *sigma;         /* m_probit, > 0: sd of each row's noise
+                            (sqrt of the diagonal of Sigma)             */
+  double *upper;         /* m_probit: the event is 0 < t_k < upper_k with
+                            t = z + W f + e (+inf except for ties);
+                            NULL means all +inf                          */
+  /* Sigma = Cov(e), block diagonal: block j covers the rows
+   * [block_start[j], block_start[j + 1]) and its k x k entries are
+   * block_cov[cov_start[j] ...] (row-major). NULL block_start (and
+   * n_blocks = 0) means Sigma = diag(sigma^2). */
+  size_t n_blocks;
+  size_t *block_start;   /* n_blocks + 1 */
+  size_t *cov_start;     /* n_blocks + 1 */
+  double *block_cov;
   size_t m_numeric;
   double *C;             /* m_numeric x n */
   double *y;             /* m_numeric */
   double *noise_var;     /* m_numeric, > 0 */
 } sg_likelihood;
 
-/* SG_EINVAL for non-positive or non-finite noise. */
+/* 1 when Sigma is diagonal (every block has one row). */
+int sg_likelihood_independent (const sg_likelihood *lik);
+/* 1 when some row has a finite upper bound (a tie). */
+int sg_likelihood_has_intervals (const sg_likelihood *lik);
+/* Adds Sigma to the m_probit x m_probit block of S (leading dimension LD)
+ * that starts at row and column OFFSET. */
+void sg_likelihood_add_noise_cov (const sg_likelihood *lik, double *S, size_t ld,
+                                  size_t offset);
+
+/* SG_EINVAL for non-positive or non-finite noise, or a non-positive
+ * tie_margin / confidence scale or non-finite side_bias that the data
+ * use. */
 sg_status sg_likelihood_build (const sg_data *data, const sg_noise *noise,
                                sg_likelihood *lik);
 void sg_likelihood_clear (sg_likelihood *lik);

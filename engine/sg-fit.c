@@ -107,6 +107,10 @@ sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data)
   spec->probit_sd = range (1e-2, 1e2);
   spec->mean = range (my - 3 * sy, my + 3 * sy);
   spec->gamma = range (-3, 3);
+  spec->tie_margin = range (1e-3, 10);
+  spec->side_bias = range (-3, 3);
+  spec->weak_scale = range (1, 10);
+  spec->strong_scale = range (0.1, 1);
   return SG_OK;
 }
 
@@ -133,7 +137,11 @@ sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h)
       || ((f & SG_FIT_NUMERIC_SD) && !range_ok (spec->numeric_sd, 1))
       || ((f & SG_FIT_PROBIT_SD) && !range_ok (spec->probit_sd, 1))
       || ((f & SG_FIT_MEAN) && !range_ok (spec->mean, 0))
-      || ((f & SG_FIT_GAMMA) && !range_ok (spec->gamma, 0)))
+      || ((f & SG_FIT_GAMMA) && !range_ok (spec->gamma, 0))
+      || ((f & SG_FIT_TIE_MARGIN) && !range_ok (spec->tie_margin, 1))
+      || ((f & SG_FIT_SIDE_BIAS) && !range_ok (spec->side_bias, 0))
+      || ((f & SG_FIT_CONFIDENCE) && (!range_ok (spec->weak_scale, 1)
+                                      || !range_ok (spec->strong_scale, 1))))
     return SG_EINVAL;
   if ((f & (SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS)) && h->s == 0)
     return SG_EINVAL;
@@ -155,6 +163,9 @@ sg_fit_spec_n_free (const sg_fit_spec *spec, const sg_hyper *h)
   n += (f & SG_FIT_MEAN) ? 1 : 0;
   n += (f & SG_FIT_GAMMA) ? h->s : 0;
   n += (f & SG_FIT_PSEUDO_POINTS) ? h->s * h->kernel.dim : 0;
+  n += (f & SG_FIT_TIE_MARGIN) ? 1 : 0;
+  n += (f & SG_FIT_SIDE_BIAS) ? 1 : 0;
+  n += (f & SG_FIT_CONFIDENCE) ? 2 : 0;
   return n;
 }
 
@@ -187,6 +198,15 @@ walk_free (const sg_fit_spec *spec, sg_hyper *h, coord_visit visit, void *ctx)
     for (size_t k = 0; k < h->s; k++)
       for (size_t j = 0; j < dim; j++)
         visit (i++, spec->pseudo_point[j], 0, &h->pseudo_points[k * dim + j], ctx);
+  if (f & SG_FIT_TIE_MARGIN)
+    visit (i++, spec->tie_margin, 1, &h->noise.tie_margin, ctx);
+  if (f & SG_FIT_SIDE_BIAS)
+    visit (i++, spec->side_bias, 0, &h->noise.side_bias, ctx);
+  if (f & SG_FIT_CONFIDENCE)
+    {
+      visit (i++, spec->weak_scale, 1, &h->noise.weak_scale, ctx);
+      visit (i++, spec->strong_scale, 1, &h->noise.strong_scale, ctx);
+    }
 }
 
 static double

@@ -83,7 +83,11 @@ enum {
   SG_FIT_MEAN          = 1u << 4,   /* constant mean (linear)              */
   SG_FIT_GAMMA         = 1u << 5,   /* SkewGP gamma, s entries (linear)    */
   SG_FIT_PSEUDO_POINTS = 1u << 6,   /* SkewGP U, s x dim entries (linear)  */
-  SG_FIT_ALL           = 0x7f,
+  SG_FIT_TIE_MARGIN    = 1u << 7,   /* noise.tie_margin of ties (log)      */
+  SG_FIT_SIDE_BIAS     = 1u << 8,   /* noise.side_bias (linear)            */
+  SG_FIT_CONFIDENCE    = 1u << 9,   /* noise.weak_scale, noise.strong_scale
+                                       (log; "normal" is the fixed unit)   */
+  SG_FIT_ALL           = 0x3ff,
 };
 
 /* An interval [lower, upper] in natural units (not logs). */
@@ -104,6 +108,10 @@ typedef struct {
   sg_fit_range mean;
   sg_fit_range gamma;
   sg_fit_range pseudo_point[SG_KERNEL_MAX_DIM];
+  sg_fit_range tie_margin;
+  sg_fit_range side_bias;
+  sg_fit_range weak_scale;
+  sg_fit_range strong_scale;
 } sg_fit_spec;
 
 /* Default box for the groups in FREE, scaled to DATA (which may be NULL
@@ -114,7 +122,10 @@ typedef struct {
  *   numeric_sd     [1e-3, 10] sy            probit_sd   [1e-2, 1e2]
  *   mean           mean(y) -+ 3 sy          gamma       [-3, 3]
  *   pseudo_point_j [min_j, max_j] of the inputs (0 +- 1 if no data)
- * Returns SG_EINVAL for a bad mask or a data dimension above
+ *   tie_margin     [1e-3, 10]               side_bias   [-3, 3]
+ *   weak_scale     [1, 10]                  strong_scale [0.1, 1]
+ * (the confidence boxes keep "weak" at least as noisy as "normal" and
+ * "strong" at most). Returns SG_EINVAL for a bad mask or a data dimension above
  * SG_KERNEL_MAX_DIM. */
 sg_status sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data);
 
@@ -123,8 +134,9 @@ sg_status sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *
 sg_status sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h);
 
 /* Number of free coordinates: dim (lengthscales) + 1 (variance) + 1 + 1
- * + 1 + s (gamma) + s dim (pseudo-points), for the groups that are free,
- * in that order. */
+ * + 1 + s (gamma) + s dim (pseudo-points) + 1 (tie margin) + 1 (side
+ * bias) + 2 (weak, strong scales), for the groups that are free, in that
+ * order. */
 size_t sg_fit_spec_n_free (const sg_fit_spec *spec, const sg_hyper *h);
 
 /* H -> free vector X (n_free entries, logs for scales). Values outside

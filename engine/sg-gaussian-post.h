@@ -26,6 +26,15 @@
  *   Cov[f(X*)] = k(X*, X*) - q*^T q* - V^T V,
  *   V = L^{-1} D^{1/2} (W k(X, X*) - P^T q*),
  * with L the Cholesky factor of B = I + D^{1/2} Kt D^{1/2}.
+ *
+ * Human answers (sg-data.h): preferences, k = 2 choices, confidence
+ * levels and side bias lower to independent half-line rows and are
+ * approximated exactly as above. Ties (a two-sided row 0 < t < upper) and
+ * choices of k > 2 or rankings (rows whose noise is correlated) are
+ * refused with SG_EINVAL: a factor Phi_k(.; Sigma) with a full Sigma is
+ * not a product of one-dimensional sites, and treating its rows as
+ * independent would be a different likelihood than the exact posterior
+ * uses, so an overlay "exact vs Laplace vs EP" would compare two models.
  */
 #pragma once
 

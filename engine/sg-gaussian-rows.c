@@ -138,6 +138,13 @@ sg_rows_build (const sg_approx_model *model, const sg_data *data,
   int status = sg_likelihood_build (data, &model->noise, &lik);
   if (status != SG_OK)
     return status;
+  /* Laplace and EP here have one-dimensional sites on independent
+   * half-line rows (sg-gaussian-post.h says why) */
+  if (!sg_likelihood_independent (&lik) || sg_likelihood_has_intervals (&lik))
+    {
+      sg_likelihood_clear (&lik);
+      return SG_EINVAL;
+    }
   sg_rows R = { .n = data->n_inputs, .dim = data->dim, .m = lik.m_probit,
                 .m_numeric = lik.m_numeric, .X = data->X };
   double *Q = zeros (R.m_numeric * R.n);

@@ -136,7 +136,7 @@ sg_skewgp_sample (const sg_skewgp_posterior *post, size_t n_samples,
   if (status == SG_OK && m > 0)
     {
       sg_tmvn *chain = NULL;
-      status = sg_tmvn_new (m, post->mu_t, post->S_tt, lower, NULL,
+      status = sg_tmvn_new (m, post->mu_t, post->S_tt, lower, post->upper,
                             &opt->tmvn, &chain);
       if (status == SG_OK)
         status = sg_tmvn_sample (chain, rng, N, progress, s->T);
@@ -834,13 +834,14 @@ sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
   double *mean = malloc (d * sizeof *mean);
   double *cov = malloc (d * d * sizeof *cov);
   double *lower = calloc (d, sizeof *lower);
+  double *upper = malloc (d * sizeof *upper);
   int owned = 0;
   if (w == NULL)
     {
       w = sg_mvn_workspace_new (d);
       owned = 1;
     }
-  int status = (wq && scratch && mean && cov && lower && w) ? SG_OK : SG_ENOMEM;
+  int status = (wq && scratch && mean && cov && lower && upper && w) ? SG_OK : SG_ENOMEM;
   sg_mvn_result num = { 0 }, den = { 0 };
   if (status == SG_OK)
     {
@@ -866,15 +867,18 @@ sg_skewgp_class_probability_exact (const sg_skewgp_posterior *post,
         }
       mean[m] = mu;
       cov[m * d + m] = var;
-      status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, progress, &num);
+      memcpy (upper, post->upper, m * sizeof *upper);
+      upper[m] = INFINITY;
+      status = sg_mvn_prob (w, d, mean, cov, lower, upper, opt, progress, &num);
       if (status == SG_OK && m > 0)
-        status = sg_mvn_prob (w, m, post->mu_t, post->S_tt, lower, NULL, opt, progress, &den);
+        status = sg_mvn_prob (w, m, post->mu_t, post->S_tt, lower, post->upper, opt,
+                              progress, &den);
       else if (status == SG_OK)
         den = (sg_mvn_result) { .value = 1, .log_value = 0, .exact = 1 };
     }
   if (owned)
     sg_mvn_workspace_free (w);
-  free (wq); free (scratch); free (mean); free (cov); free (lower);
+  free (wq); free (scratch); free (mean); free (cov); free (lower); free (upper);
   if (status != SG_OK)
     return status;
   double p = exp (num.log_value - den.log_value);

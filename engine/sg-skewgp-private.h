@@ -27,6 +27,8 @@ struct sg_skewgp_posterior {
   double log_normal;    /* log N(y; C xi, C K C^T + R)                      */
   double *mu_t;         /* m: E[t | y]                                      */
   double *S_tt;         /* m x m: Cov[t | y]                                */
+  double *upper;        /* m: the data say 0 < t < upper (+inf but ties)    */
+  int intervals;        /* some upper is finite                             */
   double *gamma;        /* s                                                */
   double *Gamma;        /* s x s: prior L Kbar(U,U) L                       */
 };

@@ -275,6 +275,8 @@ sg_status
 sg_skewgp_posterior_sun (const sg_skewgp_posterior *post, sg_sun *out)
 {
   size_t n = post->n, m = post->m, mr = post->mr, mh = post->mh;
+  if (post->intervals)
+    return SG_EINVAL;
   sg_sun r;
   if (sg_sun_init (&r, n, m) != SG_OK)
     return SG_ENOMEM;

@@ -50,7 +50,9 @@ void sg_sun_normalize (sg_sun *sun);
 /* The posterior of f at the training inputs as the implementation sees it:
  * xi = E[f | y], Omega = Cov[f | y], Delta = D^{-1} Cov[f, t | y],
  * gamma = E[t | y], Gamma = Cov[t | y] (001 eq. 8: f = xi + D(r0 +
- * Delta Gamma^{-1} r1), r1 = t - gamma truncated to r1 > -gamma). */
+ * Delta Gamma^{-1} r1), r1 = t - gamma truncated to r1 > -gamma).
+ * A SUN truncates to an orthant: a posterior with tie rows (0 < t < upper)
+ * is not one, and gets SG_EINVAL. */
 sg_status sg_skewgp_posterior_sun (const sg_skewgp_posterior *post, sg_sun *out);
 
 /* ---- Density and moments (for plots and tests) --------------------------- */

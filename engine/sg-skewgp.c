@@ -73,6 +73,7 @@ sg_skewgp_posterior_free (sg_skewgp_posterior *post)
   free (post->r);
   free (post->mu_t);
   free (post->S_tt);
+  free (post->upper);
   free (post->Gamma);
   free (post->gamma);
   free (post);
@@ -89,8 +90,13 @@ check_likelihood (const sg_likelihood *lik)
       || !sg_all_finite (lik->y, lik->m_numeric))
     return SG_EINVAL;
   for (size_t k = 0; k < lik->m_probit; k++)
-    if (!(lik->sigma[k] > 0) || !isfinite (lik->sigma[k]))
+    if (!(lik->sigma[k] > 0) || !isfinite (lik->sigma[k])
+        || (lik->upper && !(lik->upper[k] > 0)))
       return SG_EINVAL;
+  if (lik->block_start != NULL
+      && (lik->block_start[lik->n_blocks] != lik->m_probit
+          || !sg_all_finite (lik->block_cov, lik->cov_start[lik->n_blocks])))
+    return SG_EINVAL;
   for (size_t k = 0; k < lik->m_numeric; k++)
     if (!(lik->noise_var[k] > 0) || !isfinite (lik->noise_var[k]))
       return SG_EINVAL;
@@ -119,10 +125,11 @@ posterior_alloc (size_t dim, size_t n, size_t s, size_t ma, size_t mr)
   p->r = malloc ((mr + 1) * sizeof *p->r);
   p->mu_t = malloc ((p->m + 1) * sizeof *p->mu_t);
   p->S_tt = malloc ((p->m * p->m + 1) * sizeof *p->S_tt);
+  p->upper = malloc ((p->m + 1) * sizeof *p->upper);
   p->Gamma = malloc ((s * s + 1) * sizeof *p->Gamma);
   p->gamma = malloc ((s + 1) * sizeof *p->gamma);
   if (!p->Z || !p->P || !p->mu_h || !p->y || !p->Lh || !p->r || !p->mu_t
-      || !p->S_tt || !p->Gamma || !p->gamma)
+      || !p->S_tt || !p->upper || !p->Gamma || !p->gamma)
     {
       sg_skewgp_posterior_free (p);
       return NULL;
@@ -165,6 +172,9 @@ build_observation_map (sg_skewgp_posterior *p, const sg_skewgp_prior *prior,
         }
       p->mu_h[row] = lik->z[k] + xi * rowsum;
     }
+  for (size_t a = 0; a < p->m; a++)
+    p->upper[a] = a >= s && lik->upper ? lik->upper[a - s] : INFINITY;
+  p->intervals = lik->upper && sg_likelihood_has_intervals (lik);
 }
 
 /* The compressed-row copy of P when at most a quarter of its entries are
@@ -217,11 +227,7 @@ build_shh (const sg_skewgp_posterior *p, const sg_likelihood *lik, double *out)
   int finite = sg_all_finite (out, mh * mh);
   for (size_t k = 0; k < p->mr; k++)
     out[k * mh + k] += lik->noise_var[k];
-  for (size_t k = 0; k < p->ma; k++)
-    {
-      size_t row = p->mr + p->s + k;
-      out[row * mh + row] += lik->sigma[k] * lik->sigma[k];
-    }
+  sg_likelihood_add_noise_cov (lik, out, mh, p->mr + p->s);
   free (K);
   free (PK);
   /* an overflowing kernel variance is a numerical, not an argument, error */
@@ -351,10 +357,12 @@ sg_skewgp_posterior_t_cov (const sg_skewgp_posterior *post)
 
 /* ---- Evidence ------------------------------------------------------------ */
 
-/* log P(x > 0), x ~ N(mean, cov) of dimension d (0 for d = 0). */
+/* log P(0 < x < upper), x ~ N(mean, cov) of dimension d (0 for d = 0);
+ * UPPER NULL = +inf. */
 static int
-log_orthant (sg_mvn_workspace *w, size_t d, const double *mean,
-             const double *cov, const sg_mvn_options *opt, sg_mvn_result *res)
+log_box (sg_mvn_workspace *w, size_t d, const double *mean,
+         const double *cov, const double *upper, const sg_mvn_options *opt,
+         sg_mvn_result *res)
 {
   if (d == 0)
     {
@@ -364,7 +372,7 @@ log_orthant (sg_mvn_workspace *w, size_t d, const double *mean,
   double *lower = calloc (d, sizeof *lower);
   if (lower == NULL)
     return SG_ENOMEM;
-  int status = sg_mvn_prob (w, d, mean, cov, lower, NULL, opt, NULL, res);
+  int status = sg_mvn_prob (w, d, mean, cov, lower, upper, opt, NULL, res);
   free (lower);
   return status;
 }
@@ -399,9 +407,9 @@ sg_skewgp_posterior_log_evidence (const sg_skewgp_posterior *post,
   if (ws == NULL)
     return SG_ENOMEM;
   sg_mvn_result pm, ps;
-  int status = log_orthant (ws, post->m, post->mu_t, post->S_tt, opt, &pm);
+  int status = log_box (ws, post->m, post->mu_t, post->S_tt, post->upper, opt, &pm);
   if (status == SG_OK)
-    status = log_orthant (ws, post->s, post->gamma, post->Gamma, opt, &ps);
+    status = log_box (ws, post->s, post->gamma, post->Gamma, NULL, opt, &ps);
   if (owned)
     sg_mvn_workspace_free (ws);
   if (status != SG_OK)
@@ -452,9 +460,10 @@ sg_skewgp_posterior_batch_bound (const sg_skewgp_posterior *post,
   size_t *perm = malloc ((m + 1) * sizeof *perm);
   double *mu = malloc ((bmax + 1) * sizeof *mu);
   double *cov = malloc ((bmax * bmax + 1) * sizeof *cov);
+  double *up = malloc ((bmax + 1) * sizeof *up);
   int owned = 0;
   sg_mvn_workspace *ws = workspace_or_new (w, bmax, &owned);
-  int status = (perm && mu && cov && ws) ? SG_OK : SG_ENOMEM;
+  int status = (perm && mu && cov && up && ws) ? SG_OK : SG_ENOMEM;
   for (size_t i = 0; i < m && perm; i++)
     perm[i] = i;
   if (status == SG_OK && rng != NULL)
@@ -473,23 +482,25 @@ sg_skewgp_posterior_batch_bound (const sg_skewgp_posterior *post,
       for (size_t a = 0; a < d; a++)
         {
           mu[a] = post->mu_t[perm[start + a]];
+          up[a] = post->upper[perm[start + a]];
           for (size_t b = 0; b < d; b++)
             cov[a * d + b] = post->S_tt[perm[start + a] * m + perm[start + b]];
         }
       sg_mvn_result r;
-      status = log_orthant (ws, d, mu, cov, opt, &r);
+      status = log_box (ws, d, mu, cov, up, opt, &r);
       if (status == SG_OK)
         sum += exp (r.log_value);
       n_blocks++;
     }
   sg_mvn_result ps = { .log_value = 0 };
   if (status == SG_OK)
-    status = log_orthant (ws, post->s, post->gamma, post->Gamma, opt, &ps);
+    status = log_box (ws, post->s, post->gamma, post->Gamma, NULL, opt, &ps);
   if (owned)
     sg_mvn_workspace_free (ws);
   free (perm);
   free (mu);
   free (cov);
+  free (up);
   if (status != SG_OK)
     return status;
   double value = n_blocks ? sum - (double) (n_blocks - 1) : 1.0;

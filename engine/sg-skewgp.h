@@ -8,14 +8,17 @@
  * noise-free events  L_ii (f(u_i) - xi) / sigma + gamma_i > 0.  s = 0 is a GP.
  *
  * Likelihood: the lowered sg_likelihood (sg-data.h): probit rows
- * Phi((z_k + w_k^T f) / sigma_k) and numeric rows N(y; C f, noise_var).
+ * P(0 < z + W f + e < upper), e ~ N(0, Sigma) with Sigma block diagonal
+ * (001 eq. 22 with a full Sigma; upper = +inf except for ties), and
+ * numeric rows N(y; C f, noise_var).
  *
  * Posterior (DESIGN §3.3; the same SUN as 001 Lemma 2 + Lemma 1 =
  * Theorem 3.3, see sg-skewgp-sun.h): stack the latent vector
- *     t = [ L (f(U) - xi) / sigma + gamma ;  z + W f(X) + e ],  e ~ N(0, diag sigma_k^2)
- * (m = s + m_probit rows); the data say t > 0. (t, f, y) is jointly
+ *     t = [ L (f(U) - xi) / sigma + gamma ;  z + W f(X) + e ],  e ~ N(0, Sigma)
+ * (m = s + m_probit rows); the data say 0 < t < upper (upper = +inf for
+ * the pseudo-point rows and all rows but ties). (t, f, y) is jointly
  * Gaussian. Conditioning on the numeric values y gives
- *     t | y ~ N(mu_t, S_tt),   truncated to t > 0,
+ *     t | y ~ N(mu_t, S_tt),   truncated to 0 < t < upper,
  * and, for any points X*, f(X*) | t, y is Gaussian with a mean linear in t
  * and a covariance that does not depend on t (001 eq. 8, the additive
  * representation). So samples of t are drawn once (sg_tmvn: exact HMC by
@@ -25,7 +28,8 @@
  * Log marginal likelihood (001 Corollaries 1-3, eq. 39):
  *     log p(data) = log N(y; C xi, C K C^T + R) + log Phi_m(mu_t; S_tt)
  *                   - log Phi_s(gamma; Gamma),
- * where Phi_m(mu; S) = P(t > 0), t ~ N(mu, S) (sg_mvn_prob).
+ * where Phi_m(mu; S) = P(0 < t < upper), t ~ N(mu, S) (sg_mvn_prob: a
+ * rectangle probability; an orthant without ties).
  *
  * Threading: a posterior and a sample set are immutable after creation and
  * may be read from several threads at once. Randomness only from the
@@ -93,7 +97,7 @@ typedef struct {
   double log_ml;        /* log p(data) (001 eq. 39)                         */
   double error;         /* error estimate of log_ml (from sg_mvn log_error) */
   double log_normal;    /* log N(y; C xi, C K C^T + R), 0 without numerics  */
-  double log_phi_m;     /* log Phi_m(mu_t; S_tt) = log P(t > 0 | y)         */
+  double log_phi_m;     /* log Phi_m(mu_t; S_tt) = log P(0 < t < upper | y) */
   double log_phi_s;     /* log Phi_s(gamma; Gamma) (prior normaliser)        */
   int exact;            /* 1 when both probabilities were closed forms      */
 } sg_skewgp_evidence;

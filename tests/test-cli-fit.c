@@ -253,6 +253,72 @@ test_bad_input (void)
                           "\"lengthscales\": [0.5]}, " DUELS ", \"fit\": {}}", "variance");
 }
 
+#define ANSWERS \
+  "\"observations\": [" \
+  "{\"kind\": \"tie\", \"a\": [0.1], \"b\": [0.3]}," \
+  "{\"kind\": \"tie\", \"a\": [-0.5], \"b\": [0.6]}," \
+  "{\"kind\": \"preference\", \"winner\": [0.0], \"loser\": [-1.5], \"tie_offered\": true," \
+  " \"shown_first\": \"winner\", \"confidence\": \"strong\"}," \
+  "{\"kind\": \"preference\", \"winner\": [1.3], \"loser\": [0.9], \"tie_offered\": true," \
+  " \"shown_first\": \"winner\", \"confidence\": \"weak\"}," \
+  "{\"kind\": \"choice\", \"chosen\": [0.2], \"others\": [[1.5], [-1.1], [2.0]]," \
+  " \"shown_first\": 0}," \
+  "{\"kind\": \"ranking\", \"order\": [[0.4], [-0.9], [-2.0]]}]"
+
+/* The new groups are fitted on every answer kind, stay in their bounds,
+ * and the fitted model pasted into `skewgp posterior` gives the evidence
+ * fit reported. */
+static void
+test_answers (void)
+{
+  const char *doc =
+    "{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, \"lengthscales\": [0.8]}, "
+    ANSWERS ", \"fit\": {\"free\": [\"tie_margin\", \"side_bias\", \"confidence\"],"
+    " \"restarts\": 1, \"bounds\": {\"tie_margin\": [0.05, 2], \"side_bias\": [-1, 1]}}}";
+  CliResult r;
+  JsonObject *o = run_ok ("fit", doc, &r);
+  double lml = json_object_get_double_member (o, "log_marginal_likelihood");
+  double err = json_object_get_double_member (o, "log_marginal_likelihood_error");
+  g_assert_cmpfloat (lml, >, json_object_get_double_member (o, "start_log_marginal_likelihood"));
+  JsonObject *noise = json_object_get_object_member (o, "noise");
+  double tie = json_object_get_double_member (noise, "tie_margin");
+  double bias = json_object_get_double_member (noise, "side_bias");
+  double weak = json_object_get_double_member (noise, "weak_scale");
+  double strong = json_object_get_double_member (noise, "strong_scale");
+  g_test_message ("tie %g bias %g weak %g strong %g lml %g", tie, bias, weak, strong, lml);
+  g_assert_cmpfloat (tie, >=, 0.05);
+  g_assert_cmpfloat (tie, <=, 2);
+  g_assert_cmpfloat (fabs (bias), <=, 1);
+  g_assert_cmpfloat (weak, >=, 1);
+  g_assert_cmpfloat (strong, <=, 1);
+
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_object_get_member (o, "noise"));
+  g_autofree char *noise_json = json_generator_to_data (gen, NULL);
+  g_autofree char *post = g_strdup_printf (
+    "{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, \"lengthscales\": [0.8]}, "
+    "\"noise\": %s, " ANSWERS ", \"predict\": {\"points\": [[0]], \"samples\": 200}}",
+    noise_json);
+  CliResult p;
+  JsonObject *po = run_ok ("posterior", post, &p);
+  double plml = json_object_get_double_member (po, "log_marginal_likelihood");
+  double perr = json_object_get_double_member (po, "log_marginal_likelihood_error");
+  g_assert_cmpfloat (fabs (plml - lml), <, err + perr + 1e-9);
+  cli_result_clear (&p);
+  cli_result_clear (&r);
+
+  /* Laplace and EP cannot take ties, larger choices or rankings */
+  cli_assert_input_error ("fit",
+    "{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, \"lengthscales\": [0.8]}, "
+    ANSWERS ", \"fit\": {\"method\": \"ep\"}}", "fit.method: 'ep' cannot take observations[0]");
+  cli_assert_input_error ("fit",
+    "{\"kernel\": {\"type\": \"rbf\", \"variance\": 1, \"lengthscales\": [0.8]}, "
+    "\"observations\": [{\"kind\": \"ranking\", \"order\": [[0], [1]]}],"
+    " \"fit\": {\"method\": \"laplace\"}}", "observations[0] (a ranking)");
+  cli_assert_input_error ("fit", HEAD ", \"fit\": {\"bounds\": {\"tie_margin\": [0, 1]}}}",
+                          "fit.bounds.tie_margin");
+}
+
 /* A numeric value of 1e300 overflows every evaluation: exit 1. */
 static void
 test_numeric_failure (void)
@@ -280,5 +346,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/fit/budget", test_budget);
   g_test_add_func ("/cli/fit/bad-input", test_bad_input);
   g_test_add_func ("/cli/fit/numeric-failure", test_numeric_failure);
+  g_test_add_func ("/cli/fit/answers", test_answers);
   return g_test_run ();
 }

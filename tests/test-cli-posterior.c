@@ -236,6 +236,110 @@ test_size_limits (void)
                           "exceed the limit of 5e+07 numbers");
 }
 
+/* ---- human answers ---------------------------------------------------------- */
+
+#define KERNEL_1D "\"kernel\": {\"type\": \"rbf\", \"variance\": 1, \"lengthscales\": [0.8]}"
+#define NOISE_ANSWERS "\"noise\": {\"probit_sd\": 0.5, \"tie_margin\": 0.3, \"side_bias\": 0.4}"
+
+static double
+answers_lml (const char *observations)
+{
+  g_autofree char *doc = g_strdup_printf (
+    "{" KERNEL_1D ", " NOISE_ANSWERS ", \"observations\": [%s],"
+    " \"predict\": {\"points\": [[0]], \"samples\": 200}}", observations);
+  CliResult r = cli_run ("posterior", NULL, doc);
+  if (r.status != 0)
+    g_test_message ("stderr: %s", r.err);
+  g_assert_cmpint (r.status, ==, 0);
+  double lml = json_object_get_double_member (json_node_get_object (r.json),
+                                              "log_marginal_likelihood");
+  cli_result_clear (&r);
+  return lml;
+}
+
+static void
+test_answers (void)
+{
+  /* the tie case of tests/test-answers.c, whose evidence matches
+   * quadrature of the utility model there (two rows: a closed form) */
+  double tie = answers_lml (
+    "{\"kind\": \"tie\", \"a\": [0], \"b\": [0.5]},"
+    " {\"kind\": \"preference\", \"winner\": [0.5], \"loser\": [1.2],"
+    "  \"shown_first\": \"loser\", \"tie_offered\": true}");
+  g_assert_cmpfloat (fabs (tie - -2.74626260), <, 1e-7);
+  /* a choice of two is a duel; "normal" is no confidence */
+  const char *duel = "{\"kind\": \"preference\", \"winner\": [0], \"loser\": [1.2],"
+                     " \"confidence\": \"strong\", \"shown_first\": \"winner\"}";
+  const char *choice = "{\"kind\": \"choice\", \"chosen\": [0], \"others\": [[1.2]],"
+                       " \"confidence\": \"strong\", \"shown_first\": 0}";
+  g_assert_cmpfloat (answers_lml (duel), ==, answers_lml (choice));
+  g_assert_cmpfloat (answers_lml ("{\"kind\": \"choice\", \"chosen\": [0], \"others\": "
+                                  "[[1.2], [0.5]], \"confidence\": \"normal\"}"), ==,
+                     answers_lml ("{\"kind\": \"choice\", \"chosen\": [0], \"others\": "
+                                  "[[1.2], [0.5]]}"));
+  /* P(u1 > u2 > u3) < P(u1 > u2): the ranking holds its first duel */
+  double rank = answers_lml ("{\"kind\": \"ranking\", \"order\": [[1.2], [0], [0.5]]}");
+  double first = answers_lml ("{\"kind\": \"preference\", \"winner\": [1.2], \"loser\": [0]}");
+  g_assert_cmpfloat (rank, <, first);
+}
+
+static void
+test_bad_answers (void)
+{
+  static const struct {
+    const char *obs, *needle;
+  } cases[] = {
+    { "{\"kind\": \"choice\", \"chosen\": [0], \"others\": []}",
+      "observations[0].others: a choice needs at least one other option" },
+    { "{\"kind\": \"choice\", \"chosen\": [0]}", "observations[0].others" },
+    { "{\"kind\": \"ranking\", \"order\": [[1]]}",
+      "observations[0].order: a ranking needs at least two options" },
+    { "{\"kind\": \"ranking\", \"order\": [[1], [2], [1]]}", "observations[0].order" },
+    { "{\"kind\": \"tie\", \"a\": [0.5], \"b\": [0.5]}",
+      "observations[0]: a and b are the same point" },
+    { "{\"kind\": \"choice\", \"chosen\": [0], \"others\": [[1]], \"confidence\": \"sure\"}",
+      "observations[0].confidence must be \"weak\", \"normal\" or \"strong\", got \"sure\"" },
+    { "{\"kind\": \"preference\", \"winner\": [0], \"loser\": [1], \"confidence\": 2}",
+      "observations[0].confidence" },
+    { "{\"kind\": \"choice\", \"chosen\": [0], \"others\": [[1]], \"shown_first\": 2}",
+      "observations[0].shown_first" },
+    { "{\"kind\": \"preference\", \"winner\": [0], \"loser\": [1], \"shown_first\": \"left\"}",
+      "observations[0].shown_first must be \"winner\" or \"loser\"" },
+    { "{\"kind\": \"choice\", \"chosen\": [0], \"others\": [[0]]}",
+      "observations[0]: the chosen and other options" },
+    { "{\"kind\": \"tie\", \"a\": [0], \"b\": [1], \"confidence\": \"weak\"}",
+      "confidence" },
+    { "{\"kind\": \"draw\", \"a\": [0], \"b\": [1]}", "\"tie\", \"choice\", \"ranking\"" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *doc = g_strdup_printf (
+        "{" KERNEL_1D ", \"observations\": [%s], \"predict\": {\"points\": [[0]]}}",
+        cases[i].obs);
+      cli_assert_input_error ("posterior", doc, cases[i].needle);
+    }
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_1D ", \"noise\": {\"tie_margin\": 0}, \"observations\": [],"
+    " \"predict\": {\"points\": [[0]]}}", "noise.tie_margin must be positive");
+  cli_assert_input_error ("posterior",
+    "{" KERNEL_1D ", \"noise\": {\"side_bias\": \"left\"}, \"observations\": [],"
+    " \"predict\": {\"points\": [[0]]}}", "noise.side_bias");
+}
+
+static void
+test_help_documents_answers (void)
+{
+  CliResult r = cli_run ("posterior", "--help", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  const char *needles[] = { "\"kind\": \"tie\"", "\"kind\": \"choice\"",
+                            "\"kind\": \"ranking\"", "tie_margin", "side_bias",
+                            "weak_scale", "strong_scale", "shown_first", "tie_offered",
+                            "s^2 (I + 11^T)" };
+  for (gsize i = 0; i < G_N_ELEMENTS (needles); i++)
+    g_assert_nonnull (strstr (r.out, needles[i]));
+  cli_result_clear (&r);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -246,5 +350,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/posterior/bad-input", test_bad_input);
   g_test_add_func ("/cli/posterior/numeric-failure", test_numeric_failure);
   g_test_add_func ("/cli/posterior/size-limits", test_size_limits);
+  g_test_add_func ("/cli/posterior/answers", test_answers);
+  g_test_add_func ("/cli/posterior/bad-answers", test_bad_answers);
+  g_test_add_func ("/cli/posterior/help-documents-answers", test_help_documents_answers);
   return g_test_run ();
 }

@@ -110,7 +110,9 @@ test_spec (void)
   g_assert_cmpfloat (spec.pseudo_point[1].upper, ==, 3);
   g_assert_cmpfloat_with_epsilon (spec.variance.upper, 2e3, 1e-9);
   g_assert_cmpfloat_with_epsilon (spec.mean.lower, 2 - 3 * sqrt (2), 1e-14);
-  g_assert_cmpint (sg_fit_spec_default (&spec, 0x80, &data), ==, SG_EINVAL);
+  g_assert_cmpfloat (spec.weak_scale.lower, ==, 1);
+  g_assert_cmpfloat (spec.strong_scale.upper, ==, 1);
+  g_assert_cmpint (sg_fit_spec_default (&spec, 0x400, &data), ==, SG_EINVAL);
 
   /* A SkewGP_1 hyperparameter set: every group free. */
   double u[2] = { 0.5, 0.5 }, phase = 1, gamma = 0.25;
@@ -123,23 +125,32 @@ test_spec (void)
   h.pseudo_points = u;
   h.phases = &phase;
   h.gamma = &gamma;
+  h.noise.tie_margin = 0.5;
+  h.noise.side_bias = -0.2;
+  h.noise.weak_scale = 2;
+  h.noise.strong_scale = 0.25;
   g_assert_cmpint (sg_fit_spec_check (&spec, &h), ==, SG_OK);
-  g_assert_cmpuint (sg_fit_spec_n_free (&spec, &h), ==, 2 + 1 + 1 + 1 + 1 + 1 + 2);
+  g_assert_cmpuint (sg_fit_spec_n_free (&spec, &h), ==,
+                    2 + 1 + 1 + 1 + 1 + 1 + 2 + 1 + 1 + 2);
 
-  double xv[9], lo[9], hi[9];
+  double xv[13], lo[13], hi[13];
   sg_fit_spec_pack (&spec, &h, xv);
   sg_fit_spec_bounds (&spec, &h, lo, hi);
   /* order: log l1, log l2, log v, log numeric_sd, log probit_sd, mean,
-   * gamma, u1, u2; exact logs of the stored values */
-  const double expect[9] = { log (0.7), log (1.3), log (2.0), log (0.1), 0,
-                             0.5, 0.25, 0.5, 0.5 };
-  for (size_t i = 0; i < 9; i++)
+   * gamma, u1, u2, log tie_margin, side_bias, log weak, log strong; exact
+   * logs of the stored values */
+  const double expect[13] = { log (0.7), log (1.3), log (2.0), log (0.1), 0,
+                              0.5, 0.25, 0.5, 0.5, log (0.5), -0.2, log (2.0),
+                              log (0.25) };
+  for (size_t i = 0; i < 13; i++)
     {
       g_assert_cmpfloat (xv[i], ==, expect[i]);
       g_assert_cmpfloat (lo[i], <, hi[i]);
     }
   g_assert_cmpfloat (lo[0], ==, log (0.02));
   g_assert_cmpfloat (hi[8], ==, 3);
+  g_assert_cmpfloat (lo[9], ==, log (1e-3));
+  g_assert_cmpfloat (hi[10], ==, 3);
 
   /* Unpack writes back exactly what pack read (exp(log x) to 1 ulp). */
   sg_hyper h2 = h;
@@ -151,6 +162,8 @@ test_spec (void)
   g_assert_cmpfloat_with_epsilon (h2.kernel.variance, 2.0, 4e-16);
   g_assert_cmpfloat_with_epsilon (h2.kernel.lengthscales[1], 1.3, 4e-16);
   g_assert_cmpfloat_with_epsilon (h2.noise.numeric_sd, 0.1, 1e-16);
+  g_assert_cmpfloat_with_epsilon (h2.noise.strong_scale, 0.25, 1e-16);
+  g_assert_cmpfloat (h2.noise.side_bias, ==, -0.2);
   g_assert_cmpfloat (gamma2, ==, 0.25);
   g_assert_cmpfloat (u2[1], ==, 0.5);
 
