@@ -766,7 +766,8 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
     {
       g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (node), NULL);
       if (dt)
-        self->created = g_date_time_to_unix (dt) * G_USEC_PER_SEC;
+        self->created = g_date_time_to_unix (dt) * G_USEC_PER_SEC
+                        + g_date_time_get_microsecond (dt);
     }
   return self;
 }
