@@ -915,6 +915,9 @@ sb_session_undo (SbSession *self, GError **error)
       return FALSE;
     }
   g_ptr_array_remove_index (self->observations, self->observations->len - 1);
+  /* A question asked after the entry undone is out of date for good. */
+  if (self->pending && self->pending->n_log > self->observations->len)
+    g_clear_pointer (&self->pending, g_free);
   return commit_change (self, error);
 }
 

@@ -281,8 +281,9 @@ guint64 sb_session_get_questions_asked (SbSession *self);
  * with ERROR otherwise, nothing changed. */
 gboolean sb_session_set_pending (SbSession *self, const SbPendingQuestion *q, GError **error);
 
-/* Removes the last observation (skips included) and saves. FALSE with
- * ERROR when the log is empty or saving failed. */
+/* Removes the last observation (skips included) and saves; a pending
+ * question asked after it is dropped. FALSE with ERROR when the log is
+ * empty or saving failed. */
 gboolean sb_session_undo (SbSession *self, GError **error);
 
 /* The stored hyperparameters (valid = FALSE when none) and their update;

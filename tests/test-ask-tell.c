@@ -272,6 +272,18 @@ test_file_round_trip (void)
   g_assert_true (sb_session_get_observation (loaded, 0)->has_confidence);
   g_assert_false (sb_session_get_observation (loaded, 0)->has_response_time);
 
+  /* Undo in the app: the question asked after the undone answer is
+   * dropped, and the session still saves and reloads. */
+  g_assert_true (sb_session_undo (session, &error));
+  g_assert_no_error (error);
+  g_assert_null (sb_session_get_pending (session));
+  g_assert_cmpuint (sb_session_get_questions_asked (session), ==, 2);
+  g_clear_object (&loaded);
+  loaded = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_null (sb_session_get_pending (loaded));
+  g_assert_cmpuint (sb_ask_tell_ask (loaded, &error)->id, ==, 3);
+
   /* A damaged pending question is refused by name, like any content. */
   g_autofree char *bad = g_strdup (saved);
   char *id = strstr (bad, "\"id\": 2");
