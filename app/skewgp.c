@@ -17,6 +17,11 @@ static const SkewgpCommand *const commands[] = {
   &skewgp_command_fit,
   &skewgp_command_classify,
   &skewgp_command_link,
+  &skewgp_command_new,
+  &skewgp_command_ask,
+  &skewgp_command_tell,
+  &skewgp_command_status,
+  &skewgp_command_export,
 };
 
 static void
@@ -25,6 +30,7 @@ print_usage (FILE *out)
   fprintf (out,
            "Usage: skewgp COMMAND FILE|-\n"
            "       skewgp COMMAND [OPTION...]   (bo, classify)\n"
+           "       skewgp new|ask|tell|status|export SESSION.json ...   (a study)\n"
            "       skewgp COMMAND --help\n\n"
            "Reads one JSON document from FILE (or standard input for '-'),\n"
            "writes one JSON document to standard output; bo and classify\n"

@@ -10,3 +10,8 @@ extern const SkewgpCommand skewgp_command_bo;           /* skewgp-bo.c */
 extern const SkewgpCommand skewgp_command_fit;          /* skewgp-fit.c */
 extern const SkewgpCommand skewgp_command_classify;     /* skewgp-classify.c */
 extern const SkewgpCommand skewgp_command_link;         /* skewgp-link.c */
+extern const SkewgpCommand skewgp_command_new;          /* skewgp-study.c */
+extern const SkewgpCommand skewgp_command_ask;          /* skewgp-study.c */
+extern const SkewgpCommand skewgp_command_tell;         /* skewgp-study.c */
+extern const SkewgpCommand skewgp_command_status;       /* skewgp-study.c */
+extern const SkewgpCommand skewgp_command_export;       /* skewgp-study.c */

@@ -387,7 +387,8 @@ sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
   bo = replay (input, &n_skips, error);
   if (bo == NULL)
     return NULL;
-  sb_worker_job_progress (job, 0.0, "Fitting hyperparameters");
+  if (job != NULL)
+    sb_worker_job_progress (job, 0.0, "Fitting hyperparameters");
   status = sg_bo_refit (bo, NULL, &progress, &res);
   if (sb_engine_failed (status, "fitting the hyperparameters", error))
     {

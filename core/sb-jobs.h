@@ -17,6 +17,8 @@
  *                    model (SbModel) for the plot job;
  *   sb_job_fit       a hyperparameter refit (progress, cancellable);
  *   sb_job_plot      summaries of the model on a 1-D / 2-D grid.
+ * sb_job_propose and sb_job_fit also run outside the worker, on the
+ * calling thread, with JOB = NULL (sb-ask-tell.c).
  */
 #pragma once
 

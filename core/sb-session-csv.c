@@ -36,6 +36,26 @@ csv_number (GString *out, double v)
     g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
 }
 
+static void
+csv_answer_details (GString *out, const SbLogEntry *obs)
+{
+  g_string_append_c (out, ',');
+  if (obs->question != 0)
+    g_string_append_printf (out, "%" G_GUINT64_FORMAT, obs->question);
+  g_string_append_c (out, ',');
+  for (guint i = 0; i < obs->n_shown; i++)
+    g_string_append_printf (out, "%s%c", i ? " " : "", 'a' + obs->shown_order[i]);
+  g_string_append_c (out, ',');
+  if (obs->has_response_time)
+    csv_number (out, obs->response_time);
+  g_string_append_c (out, ',');
+  if (obs->has_confidence)
+    csv_number (out, obs->confidence);
+  g_string_append_c (out, ',');
+  if (obs->note)
+    csv_field (out, obs->note);
+}
+
 char *
 sb_session_to_csv (SbSession *self)
 {
@@ -50,7 +70,7 @@ sb_session_to_csv (SbSession *self)
         g_string_append_c (out, ',');
         csv_field (out, name);
       }
-  g_string_append_c (out, '\n');
+  g_string_append (out, ",question,shown_order,response_time,confidence,note\n");
 
   for (guint i = 0; i < self->observations->len; i++)
     {
@@ -74,7 +94,85 @@ sb_session_to_csv (SbSession *self)
             if (x)
               csv_number (out, x[j]);
           }
+      csv_answer_details (out, obs);
       g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The long format: one row per option an entry holds (two for duels and
+ * duel skips, one for values and failed settings; a skip of a value
+ * question, whose a and b are the same setting, has one row too):
+ *
+ *   index          the log entry (1-based), shared by its rows
+ *   question       the ask/tell question id, or empty
+ *   time           ISO 8601 UTC
+ *   kind           duel, value, failed or skip
+ *   option         a or b (the engine's order: a the current best)
+ *   position       1-based place in the presentation order, or empty
+ *   chosen         duels: 1 for the preferred option, 0 for the other
+ *   value          value entries: the measured value
+ *   response_time, confidence, note   as given, or empty
+ *   x_<name>...    the option's setting
+ *
+ * so that a duel is two rows with chosen 1 and 0 (a conditional logit or
+ * Bradley-Terry model in R or statsmodels reads it as it is). */
+char *
+sb_session_to_csv_long (SbSession *self)
+{
+  const SbExperiment *exp = self->experiment;
+  GString *out = g_string_new ("index,question,time,kind,option,position,chosen,value,"
+                               "response_time,confidence,note");
+
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      g_autofree char *name = g_strdup_printf ("x_%s", exp->parameters[j].name);
+      g_string_append_c (out, ',');
+      csv_field (out, name);
+    }
+  g_string_append_c (out, '\n');
+
+  for (guint i = 0; i < self->observations->len; i++)
+    {
+      const SbLogEntry *obs = g_ptr_array_index (self->observations, i);
+      g_autofree char *time = sb_session_format_time (obs->time);
+      gboolean same = obs->b && memcmp (obs->a, obs->b, obs->dim * sizeof (double)) == 0;
+      guint n_options = obs->b && !same ? 2 : 1;
+
+      for (guint k = 0; k < n_options; k++)
+        {
+          const double *x = k ? obs->b : obs->a;
+
+          g_string_append_printf (out, "%u,", i + 1);
+          if (obs->question != 0)
+            g_string_append_printf (out, "%" G_GUINT64_FORMAT, obs->question);
+          g_string_append_printf (out, ",%s,%s,%c,", time, sb_log_kind_to_string (obs->kind),
+                                  'a' + k);
+          for (guint p = 0; p < obs->n_shown; p++)
+            if (obs->shown_order[p] == k)
+              g_string_append_printf (out, "%u", p + 1);
+          g_string_append_c (out, ',');
+          if (obs->kind == SB_LOG_DUEL)
+            g_string_append_c (out, (guint) obs->winner == k ? '1' : '0');
+          g_string_append_c (out, ',');
+          if (obs->kind == SB_LOG_VALUE)
+            csv_number (out, obs->value);
+          g_string_append_c (out, ',');
+          if (obs->has_response_time)
+            csv_number (out, obs->response_time);
+          g_string_append_c (out, ',');
+          if (obs->has_confidence)
+            csv_number (out, obs->confidence);
+          g_string_append_c (out, ',');
+          if (obs->note)
+            csv_field (out, obs->note);
+          for (guint j = 0; j < exp->n_parameters; j++)
+            {
+              g_string_append_c (out, ',');
+              csv_number (out, x[j]);
+            }
+          g_string_append_c (out, '\n');
+        }
     }
   return g_string_free (out, FALSE);
 }

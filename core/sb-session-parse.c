@@ -364,6 +364,81 @@ parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, const c
   return TRUE;
 }
 
+/* The optional member "shown_order" of OBJ: a permutation of N options
+ * (checked by the session's validation), into ORDER; *N_SHOWN = N, or 0
+ * when the member is absent. */
+static gboolean
+parse_order (const ParseContext *ctx, JsonObject *obj, const char *what, guint n,
+             guint *order, guint *n_shown, GError **error)
+{
+  JsonNode *node;
+  JsonArray *array;
+
+  *n_shown = 0;
+  GET_OR_FAIL (obj, "shown_order", JSON_TYPE_ARRAY, FALSE, node);
+  if (node == NULL)
+    return TRUE;
+  array = json_node_get_array (node);
+  if (json_array_get_length (array) != n)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "shown_order",
+                     "%s: 'shown_order' has %u entries, expected %u", what,
+                     json_array_get_length (array), n);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *e = json_array_get_element (array, i);
+      gint64 v;
+      if (!JSON_NODE_HOLDS_VALUE (e) || json_node_get_value_type (e) != G_TYPE_INT64
+          || (v = json_node_get_int (e)) < 0 || v >= n)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "shown_order",
+                         "%s: 'shown_order' entry %u is not an option index (0 .. %u)",
+                         what, i + 1, n - 1);
+          return FALSE;
+        }
+      order[i] = (guint) v;
+    }
+  *n_shown = n;
+  return TRUE;
+}
+
+/* The optional details an ask/tell answer carries (sb-session.h). */
+static gboolean
+parse_answer_details (const ParseContext *ctx, JsonObject *o, const char *what,
+                      SbLogEntry *obs, GError **error)
+{
+  JsonNode *member;
+
+  GET_OR_FAIL (o, "question", G_TYPE_INT64, FALSE, member);
+  if (member)
+    {
+      if (json_node_get_int (member) < 1)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "question",
+                         "%s: 'question' must be a question id (1, 2, ...)", what);
+          return FALSE;
+        }
+      obs->question = (guint64) json_node_get_int (member);
+    }
+  if (!parse_order (ctx, o, what, obs->b ? 2 : 1, obs->shown_order, &obs->n_shown, error))
+    return FALSE;
+  GET_OR_FAIL (o, "response_time", G_TYPE_DOUBLE, FALSE, member);
+  if (member)
+    {
+      obs->has_response_time = TRUE;
+      obs->response_time = json_node_get_double (member);
+    }
+  GET_OR_FAIL (o, "confidence", G_TYPE_DOUBLE, FALSE, member);
+  if (member)
+    {
+      obs->has_confidence = TRUE;
+      obs->confidence = json_node_get_double (member);
+    }
+  return parse_string (ctx, o, "note", FALSE, &obs->note, error);
+}
+
 static gboolean
 parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
                    const SbExperiment *exp, SbLogEntry **out, GError **error)
@@ -441,6 +516,8 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
                       + g_date_time_get_microsecond (dt);
         }
     }
+  if (!parse_answer_details (ctx, o, what, obs, error))
+    return FALSE;
   /* What the engine would refuse is refused here, by the same check. */
   if (!sb_experiment_check_observation (exp, obs, index, &local))
     {
@@ -498,6 +575,65 @@ parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, Sb
       return FALSE;
     }
   return TRUE;
+}
+
+/* The pending ask/tell question (sb-session.h); checked in full by the
+ * session's validation once the log is known. */
+static gboolean
+parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
+               SbPendingQuestion *q, GError **error)
+{
+  const char *what = "pending question";
+  g_autofree char *kind = NULL;
+  JsonNode *node;
+  JsonArray *options;
+  guint n_shown;
+
+  memset (q, 0, sizeof *q);
+  GET_OR_FAIL (o, "id", G_TYPE_INT64, TRUE, node);
+  if (json_node_get_int (node) < 1)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "id",
+                     "%s: 'id' must be a question id (1, 2, ...)", what);
+      return FALSE;
+    }
+  q->id = (guint64) json_node_get_int (node);
+  if (!parse_string (ctx, o, "kind", TRUE, &kind, error))
+    return FALSE;
+  if (!sb_pending_kind_from_string (kind, &q->kind))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "pending",
+                     "%s: unknown kind '%s' (expected 'duel' or 'value')", what, kind);
+      return FALSE;
+    }
+  GET_OR_FAIL (o, "options", JSON_TYPE_ARRAY, TRUE, node);
+  options = json_node_get_array (node);
+  q->n_options = json_array_get_length (options);
+  if (q->n_options != (q->kind == SB_PENDING_DUEL ? 2u : 1u))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "options",
+                     "%s: a %s question has %u option(s), not %u", what, kind,
+                     q->kind == SB_PENDING_DUEL ? 2 : 1, q->n_options);
+      return FALSE;
+    }
+  for (guint i = 0; i < q->n_options; i++)
+    {
+      g_autoptr (JsonObject) holder = json_object_new ();
+      g_autofree double *x = NULL;
+      json_object_set_member (holder, "option", json_node_copy (json_array_get_element (options, i)));
+      if (!parse_vector (ctx, holder, "option", what, "options", exp, &x, error))
+        return FALSE;
+      memcpy (q->options[i], x, exp->n_parameters * sizeof (double));
+    }
+  if (!parse_order (ctx, o, what, q->n_options, q->shown_order, &n_shown, error))
+    return FALSE;
+  if (n_shown == 0)
+    for (guint i = 0; i < q->n_options; i++)
+      q->shown_order[i] = i;
+  GET_OR_FAIL (o, "created_us", G_TYPE_INT64, FALSE, node);
+  if (node)
+    q->created = json_node_get_int (node);
+  return parse_count (ctx, o, "log_length", 0, G_MAXINT, &q->n_log, error);
 }
 
 SbSession *
@@ -592,8 +728,35 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
       g_array_append_val (refits, h);
     }
 
+  gint64 asked = 0;
+  if (!get_member (ctx, obj, "questions_asked", G_TYPE_INT64, FALSE, &node, error))
+    return NULL;
+  if (node && (asked = json_node_get_int (node)) < 0)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "questions_asked",
+                     "'questions_asked' must be 0 or more");
+      return NULL;
+    }
+  g_autofree SbPendingQuestion *pending = NULL;
+  if (!get_member (ctx, obj, "pending", JSON_TYPE_OBJECT, FALSE, &node, error))
+    return NULL;
+  if (node)
+    {
+      pending = g_new0 (SbPendingQuestion, 1);
+      if (!parse_pending (ctx, json_node_get_object (node), exp, pending, error))
+        return NULL;
+      if (!sb_session_check_pending (exp, pending, log->len, (guint64) asked, &local))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "pending", "%s", local->message);
+          g_error_free (local);
+          return NULL;
+        }
+    }
+
   self = g_object_new (SB_TYPE_SESSION, NULL);
   self->hyper = hyper;
+  self->questions_asked = (guint64) asked;
+  self->pending = g_steal_pointer (&pending);
   g_array_append_vals (self->refits, refits->data, refits->len);
   self->experiment = g_steal_pointer (&exp);
   g_ptr_array_unref (self->observations);
@@ -603,7 +766,8 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
     {
       g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (node), NULL);
       if (dt)
-        self->created = g_date_time_to_unix (dt) * G_USEC_PER_SEC;
+        self->created = g_date_time_to_unix (dt) * G_USEC_PER_SEC
+                        + g_date_time_get_microsecond (dt);
     }
   return self;
 }

@@ -28,6 +28,8 @@ struct _SbSession
   GArray *refits;           /* SbHyper: every fit stored, oldest first */
   gboolean background_save;
   gint64 created;
+  SbPendingQuestion *pending;  /* NULL: no ask/tell question open */
+  guint64 questions_asked;     /* the largest question id given out */
 };
 
 /* The largest counts a session file holds (sb_experiment_validate). */
@@ -40,6 +42,13 @@ struct _SbSession
  * (experiment, every observation, hyperparameters): what passes can be
  * written and reads back. */
 gboolean sb_session_check (SbSession *self, GError **error);
+
+/* TRUE when Q can be the pending question of a session of EXP whose
+ * log has N_LOG entries and that gave out question ids up to ASKED
+ * (Q->id may equal ASKED: the question is that last one). */
+gboolean sb_session_check_pending (const SbExperiment *exp, const SbPendingQuestion *q,
+                                   guint n_log, guint64 asked, GError **error);
+gboolean sb_pending_kind_from_string (const char *name, SbPendingKind *kind);
 
 /* KIND for the log kind NAME ("duel", "value", "failed", "skip"). */
 gboolean sb_log_kind_from_string (const char *name, SbLogKind *kind);

@@ -42,6 +42,18 @@ vector_node (const double *x, guint n)
 }
 
 static JsonNode *
+order_node (const guint *order, guint n)
+{
+  JsonArray *array = json_array_sized_new (n);
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+  for (guint i = 0; i < n; i++)
+    json_array_add_int_element (array, order[i]);
+  json_node_take_array (node, array);
+  return node;
+}
+
+static JsonNode *
 experiment_to_node (const SbExperiment *exp)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
@@ -117,6 +129,37 @@ observation_to_node (const SbLogEntry *obs)
     json_object_set_string_member (o, "winner", obs->winner ? "b" : "a");
   if (obs->kind == SB_LOG_VALUE)
     json_object_set_double_member (o, "value", obs->value);
+  if (obs->question != 0)
+    json_object_set_int_member (o, "question", (gint64) obs->question);
+  if (obs->n_shown != 0)
+    json_object_set_member (o, "shown_order", order_node (obs->shown_order, obs->n_shown));
+  if (obs->has_response_time)
+    json_object_set_double_member (o, "response_time", obs->response_time);
+  if (obs->has_confidence)
+    json_object_set_double_member (o, "confidence", obs->confidence);
+  if (obs->note != NULL)
+    json_object_set_string_member (o, "note", obs->note);
+  json_node_take_object (node, o);
+  return node;
+}
+
+static JsonNode *
+pending_to_node (const SbPendingQuestion *q, guint dim)
+{
+  JsonObject *o = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  JsonArray *options = json_array_sized_new (q->n_options);
+  g_autofree char *created = sb_session_format_time (q->created);
+
+  json_object_set_int_member (o, "id", (gint64) q->id);
+  json_object_set_string_member (o, "kind", sb_pending_kind_to_string (q->kind));
+  for (guint i = 0; i < q->n_options; i++)
+    json_array_add_element (options, vector_node (q->options[i], dim));
+  json_object_set_array_member (o, "options", options);
+  json_object_set_member (o, "shown_order", order_node (q->shown_order, q->n_options));
+  json_object_set_string_member (o, "created", created);
+  json_object_set_int_member (o, "created_us", q->created);
+  json_object_set_int_member (o, "log_length", q->n_log);
   json_node_take_object (node, o);
   return node;
 }
@@ -166,6 +209,11 @@ sb_session_to_data (SbSession *self, gsize *length)
                                                        self->experiment->n_parameters));
       json_object_set_array_member (root, "refits", refits);
     }
+  if (self->questions_asked > 0)
+    json_object_set_int_member (root, "questions_asked", (gint64) self->questions_asked);
+  if (self->pending)
+    json_object_set_member (root, "pending",
+                            pending_to_node (self->pending, self->experiment->n_parameters));
   json_node_take_object (node, root);
 
   /* Not json_generator: json-glib 1.6 writes 1e-14 as "1e-14.0". */

@@ -43,6 +43,7 @@ G_STATIC_ASSERT (SB_MAX_PARAMETERS == SG_BO_MAX_DIM);
 
 static const char *const template_names[] = { "colour", "benchmark", "custom" };
 static const char *const kind_names[] = { "duel", "value", "failed", "skip" };
+static const char *const pending_kind_names[] = { "duel", "value" };
 
 static gboolean
 lookup_name (const char *const *names, guint n, const char *name, guint *out)
@@ -95,6 +96,22 @@ sb_log_kind_from_string (const char *name, SbLogKind *kind)
   if (!lookup_name (kind_names, G_N_ELEMENTS (kind_names), name, &i))
     return FALSE;
   *kind = (SbLogKind) i;
+  return TRUE;
+}
+
+const char *
+sb_pending_kind_to_string (SbPendingKind kind)
+{
+  return (guint) kind < G_N_ELEMENTS (pending_kind_names) ? pending_kind_names[kind] : "duel";
+}
+
+gboolean
+sb_pending_kind_from_string (const char *name, SbPendingKind *kind)
+{
+  guint i;
+  if (!lookup_name (pending_kind_names, G_N_ELEMENTS (pending_kind_names), name, &i))
+    return FALSE;
+  *kind = (SbPendingKind) i;
   return TRUE;
 }
 
@@ -199,6 +216,7 @@ sb_log_entry_copy (const SbLogEntry *obs)
 
   copy->a = g_memdup2 (obs->a, obs->dim * sizeof (double));
   copy->b = obs->b ? g_memdup2 (obs->b, obs->dim * sizeof (double)) : NULL;
+  copy->note = g_strdup (obs->note);
   return copy;
 }
 
@@ -209,6 +227,7 @@ sb_log_entry_free (SbLogEntry *obs)
     return;
   g_free (obs->a);
   g_free (obs->b);
+  g_free (obs->note);
   g_free (obs);
 }
 
@@ -368,6 +387,38 @@ same_setting (const double *a, const double *b, guint dim)
   return TRUE;
 }
 
+/* ORDER (N entries) lists each of 0 .. N - 1 once. */
+static gboolean
+is_permutation (const guint *order, guint n)
+{
+  guint seen = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (order[i] >= n || (seen & (1u << order[i])))
+        return FALSE;
+      seen |= 1u << order[i];
+    }
+  return TRUE;
+}
+
+/* The optional ask/tell details of an answer. */
+static gboolean
+check_answer_details (const SbLogEntry *obs, const char *what, GError **error)
+{
+  guint n_points = obs->b ? 2 : 1;
+
+  if (obs->n_shown != 0 && (obs->n_shown != n_points || !is_permutation (obs->shown_order,
+                                                                         obs->n_shown)))
+    return invalid (error, "%s: 'shown_order' must list each of its %u options once", what,
+                    n_points);
+  if (obs->has_response_time && !(isfinite (obs->response_time) && obs->response_time >= 0))
+    return invalid (error, "%s: 'response_time' must be a finite number of seconds >= 0", what);
+  if (obs->has_confidence && !isfinite (obs->confidence))
+    return invalid (error, "%s: 'confidence' is not a finite number", what);
+  return TRUE;
+}
+
 gboolean
 sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs, guint index,
                                  GError **error)
@@ -393,7 +444,7 @@ sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs,
     return invalid (error, "%s: a and b are the same setting", what);
   if (obs->kind == SB_LOG_VALUE && !isfinite (obs->value))
     return invalid (error, "%s: the value is not a finite number", what);
-  return TRUE;
+  return check_answer_details (obs, what, error);
 }
 
 static gboolean
@@ -428,6 +479,41 @@ sb_hyper_validate (const SbHyper *h, guint dim, GError **error)
 }
 
 gboolean
+sb_session_check_pending (const SbExperiment *exp, const SbPendingQuestion *q, guint n_log,
+                          guint64 asked, GError **error)
+{
+  const char *kind = sb_pending_kind_to_string (q->kind);
+  SbLogKind as_log = q->kind == SB_PENDING_DUEL ? SB_LOG_DUEL : SB_LOG_VALUE;
+
+  if ((guint) q->kind > SB_PENDING_VALUE)
+    return invalid (error, "pending question: unknown kind");
+  if (q->id == 0 || q->id > asked)
+    return invalid (error, "pending question: id %" G_GUINT64_FORMAT " was never given out "
+                    "(questions asked: %" G_GUINT64_FORMAT ")", q->id, asked);
+  if (q->n_options != (q->kind == SB_PENDING_DUEL ? 2u : 1u))
+    return invalid (error, "pending question: a %s question has %u option%s, not %u", kind,
+                    q->kind == SB_PENDING_DUEL ? 2 : 1, q->kind == SB_PENDING_DUEL ? "s" : "",
+                    q->n_options);
+  if (!kind_fits_mode (as_log, exp->mode))
+    return invalid (error, "pending question: a %s question has no place in %s mode", kind,
+                    sb_mode_to_string (exp->mode));
+  for (guint i = 0; i < q->n_options; i++)
+    {
+      g_autofree char *side = g_strdup_printf (" of option %u", i);
+      if (!check_point (exp, q->options[i], "pending question", side, error))
+        return FALSE;
+    }
+  if (q->kind == SB_PENDING_DUEL && same_setting (q->options[0], q->options[1], exp->n_parameters))
+    return invalid (error, "pending question: the two options are the same setting");
+  if (!is_permutation (q->shown_order, q->n_options))
+    return invalid (error, "pending question: 'shown_order' must list each option once");
+  if (q->n_log > n_log)
+    return invalid (error, "pending question: asked after %u observations, but the log has %u",
+                    q->n_log, n_log);
+  return TRUE;
+}
+
+gboolean
 sb_session_check (SbSession *self, GError **error)
 {
   if (!sb_experiment_validate (self->experiment, error))
@@ -440,6 +526,10 @@ sb_session_check (SbSession *self, GError **error)
     if (!sb_hyper_validate (&g_array_index (self->refits, SbHyper, i),
                             self->experiment->n_parameters, error))
       return FALSE;
+  if (self->pending && !sb_session_check_pending (self->experiment, self->pending,
+                                                  self->observations->len,
+                                                  self->questions_asked, error))
+    return FALSE;
   return sb_hyper_validate (&self->hyper, self->experiment->n_parameters, error);
 }
 
@@ -453,6 +543,7 @@ sb_session_finalize (GObject *object)
   g_clear_pointer (&self->experiment, sb_experiment_free);
   g_clear_pointer (&self->observations, g_ptr_array_unref);
   g_clear_pointer (&self->refits, g_array_unref);
+  g_clear_pointer (&self->pending, g_free);
   g_clear_object (&self->file);
   G_OBJECT_CLASS (sb_session_parent_class)->finalize (object);
 }
@@ -757,6 +848,63 @@ sb_session_add_skip (SbSession *self, const double *a, const double *b, GError *
 }
 
 gboolean
+sb_session_add_entry (SbSession *self, const SbLogEntry *entry, GError **error)
+{
+  SbLogEntry *obs;
+
+  g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (entry != NULL, FALSE);
+  obs = sb_log_entry_copy (entry);
+  if (obs->time == 0)
+    obs->time = g_get_real_time ();
+  if (!sb_experiment_check_observation (self->experiment, obs, self->observations->len, error))
+    {
+      sb_log_entry_free (obs);
+      return FALSE;
+    }
+  /* The answer and the question it closes are saved together. */
+  if (self->pending && obs->question == self->pending->id)
+    g_clear_pointer (&self->pending, g_free);
+  g_ptr_array_add (self->observations, obs);
+  return commit_change (self, error);
+}
+
+const SbPendingQuestion *
+sb_session_get_pending (SbSession *self)
+{
+  g_return_val_if_fail (SB_IS_SESSION (self), NULL);
+  return self->pending;
+}
+
+guint64
+sb_session_get_questions_asked (SbSession *self)
+{
+  g_return_val_if_fail (SB_IS_SESSION (self), 0);
+  return self->questions_asked;
+}
+
+gboolean
+sb_session_set_pending (SbSession *self, const SbPendingQuestion *q, GError **error)
+{
+  g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (q != NULL, FALSE);
+
+  if (q->id <= self->questions_asked)
+    {
+      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                   "question id %" G_GUINT64_FORMAT " was given out before (the last is %"
+                   G_GUINT64_FORMAT ")", q->id, self->questions_asked);
+      return FALSE;
+    }
+  if (!sb_session_check_pending (self->experiment, q, self->observations->len, q->id, error))
+    return FALSE;
+  g_free (self->pending);
+  self->pending = g_memdup2 (q, sizeof *q);
+  self->questions_asked = q->id;
+  return self->file ? sb_session_save (self, error) : TRUE;
+}
+
+gboolean
 sb_session_undo (SbSession *self, GError **error)
 {
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
@@ -767,6 +915,9 @@ sb_session_undo (SbSession *self, GError **error)
       return FALSE;
     }
   g_ptr_array_remove_index (self->observations, self->observations->len - 1);
+  /* A question asked after the entry undone is out of date for good. */
+  if (self->pending && self->pending->n_log > self->observations->len)
+    g_clear_pointer (&self->pending, g_free);
   return commit_change (self, error);
 }
 

@@ -120,6 +120,9 @@ typedef enum {
   SB_LOG_SKIP,      /* a question left unanswered; logged only   */
 } SbLogKind;
 
+/* The most options a question shows (a duel: two). */
+#define SB_MAX_OPTIONS 2
+
 typedef struct {
   SbLogKind kind;
   int winner;        /* duels: 0 = a preferred, 1 = b preferred          */
@@ -128,6 +131,16 @@ typedef struct {
   guint dim;
   double *a;         /* dim: the first candidate (the current best)      */
   double *b;         /* dim for duels and skips, otherwise NULL          */
+  /* Optional details of an answer given through ask/tell (sb-ask-tell.h);
+   * zero when absent, and then not written to the file. */
+  guint64 question;          /* the question it answers (its id), 0: none  */
+  guint n_shown;             /* 0: presentation order not recorded         */
+  guint shown_order[SB_MAX_OPTIONS]; /* option shown first, second (0 = a) */
+  gboolean has_response_time;
+  double response_time;      /* seconds from question to answer, >= 0      */
+  gboolean has_confidence;
+  double confidence;         /* the participant's confidence, as given     */
+  char *note;                /* NULL, or why the entry is what it is       */
 } SbLogEntry;
 
 #define SB_TYPE_LOG_ENTRY (sb_log_entry_get_type ())
@@ -148,6 +161,32 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbLogEntry, sb_log_entry_free)
  * engine's replay of the log all apply this one check. */
 gboolean sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs,
                                           guint index, GError **error);
+
+/* The question an ask/tell client was given and has not answered yet
+ * (sb-ask-tell.h), kept in the session file so that asking again gives the
+ * same question and an answer can name the question it answers. Options
+ * are in the engine's order: for a duel option 0 is a (the current best)
+ * and option 1 is b (the new candidate), for a value question the one
+ * option is the setting to measure. SHOWN_ORDER is the order in which
+ * they are presented (a permutation of 0 .. n_options - 1). */
+typedef enum {
+  SB_PENDING_DUEL = 0,       /* "which do you prefer?"                       */
+  SB_PENDING_VALUE,          /* "what did you measure?" (or "it failed")    */
+} SbPendingKind;
+
+typedef struct {
+  guint64 id;                 /* 1, 2, ...: increasing, never reused        */
+  SbPendingKind kind;
+  guint n_options;            /* 2 for a duel, 1 for a value question       */
+  double options[SB_MAX_OPTIONS][SB_MAX_PARAMETERS];
+  guint shown_order[SB_MAX_OPTIONS];
+  gint64 created;             /* microseconds since the epoch               */
+  guint n_log;                /* the log's length when it was asked: once
+                                 the log changes otherwise (the app answered,
+                                 undo) the question is out of date          */
+} SbPendingQuestion;
+
+const char *sb_pending_kind_to_string (SbPendingKind kind);
 
 /* Hyperparameters of a refit (the engine's sg_hyper with s = 0), stored
  * with the session because they are not a function of the answers alone
@@ -224,8 +263,27 @@ gboolean sb_session_add_value (SbSession *self, const double *x, double value,
 gboolean sb_session_add_failed (SbSession *self, const double *x, GError **error);
 gboolean sb_session_add_skip (SbSession *self, const double *a, const double *b,
                               GError **error);
-/* Removes the last observation (skips included) and saves. FALSE with
- * ERROR when the log is empty or saving failed. */
+/* Appends a copy of ENTRY (any kind, with the optional ask/tell details;
+ * a zero time is stamped now) and saves, with the checks of the add
+ * functions above. When ENTRY->question names the pending question, that
+ * question is answered: it is cleared in the same save. */
+gboolean sb_session_add_entry (SbSession *self, const SbLogEntry *entry, GError **error);
+
+/* The pending ask/tell question, or NULL when there is none. The app does
+ * not ask it; it only keeps it (and an answer the app records makes it out
+ * of date, see n_log). */
+const SbPendingQuestion *sb_session_get_pending (SbSession *self);
+/* The largest question id ever given out (0: none): the next is one more. */
+guint64 sb_session_get_questions_asked (SbSession *self);
+/* Stores Q as the pending question and saves (when the session has a
+ * file). Q->id must be larger than every id given out before; its options
+ * must fit the experiment (inside the box, a kind the mode asks). FALSE
+ * with ERROR otherwise, nothing changed. */
+gboolean sb_session_set_pending (SbSession *self, const SbPendingQuestion *q, GError **error);
+
+/* Removes the last observation (skips included) and saves; a pending
+ * question asked after it is dropped. FALSE with ERROR when the log is
+ * empty or saving failed. */
 gboolean sb_session_undo (SbSession *self, GError **error);
 
 /* The stored hyperparameters (valid = FALSE when none) and their update;
@@ -250,8 +308,13 @@ const SbHyper *sb_session_get_refit (SbSession *self, guint index);
 gboolean sb_session_set_budget (SbSession *self, guint budget, GError **error);
 
 /* CSV of the observations: a header row, then one row per observation:
- * index,time,kind,answer,value,a_<name>...,b_<name>... */
+ * index,time,kind,answer,value,a_<name>...,b_<name>...,question,
+ * shown_order,response_time,confidence,note (the last five empty when the
+ * answer did not come through ask/tell). */
 char *sb_session_to_csv (SbSession *self);
+/* The same log in long format, one row per option shown, for analysis in
+ * R or pandas (sb-session-csv.c documents the columns). */
+char *sb_session_to_csv_long (SbSession *self);
 gboolean sb_session_export_csv (SbSession *self, GFile *file, GError **error);
 
 G_END_DECLS

@@ -236,10 +236,11 @@ test_csv (void)
   lines = g_strsplit (csv, "\n", -1);
   g_assert_cmpstr (lines[0], ==,
                    "index,time,kind,answer,value,a_temperature,\"a_time, \"\"wall\"\"\","
-                   "b_temperature,\"b_time, \"\"wall\"\"\"");
+                   "b_temperature,\"b_time, \"\"wall\"\"\","
+                   "question,shown_order,response_time,confidence,note");
   g_assert_true (g_str_has_prefix (lines[1], "1,"));
-  g_assert_true (g_str_has_suffix (lines[1], ",duel,a,,25,3.5,70.25,12"));
-  g_assert_true (g_str_has_suffix (lines[2], ",value,,-1.5,70.25,12,,"));
+  g_assert_true (g_str_has_suffix (lines[1], ",duel,a,,25,3.5,70.25,12,,,,,"));
+  g_assert_true (g_str_has_suffix (lines[2], ",value,,-1.5,70.25,12,,,,,,,"));
   g_assert_cmpstr (lines[3], ==, "");
 }
 

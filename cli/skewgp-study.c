@@ -1,0 +1,657 @@
+/* skewgp-study.c — `skewgp new`, `ask`, `tell`, `status` and `export`:
+ * a study run by any lab script on a session file (core/sb-ask-tell.h),
+ * the same file the app opens. */
+#include "config.h"
+
+#include "skewgp-cli.h"
+#include "skewgp-commands.h"
+
+#include "sb-ask-tell.h"
+#include "sb-engine-job.h"
+#include "sb-session.h"
+#include "sg-bo.h"
+
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char new_help[] =
+  "Usage: skewgp new EXPERIMENT.json SESSION.json\n\n"
+  "Creates the session file SESSION.json for the experiment described in\n"
+  "EXPERIMENT.json ('-' reads it from standard input). An existing file is\n"
+  "never overwritten. Prints {\"session\": PATH, \"mode\", \"budget\",\n"
+  "\"parameters\": [names]}.\n\n"
+  "EXPERIMENT.json:\n"
+  "  {\"title\": \"Display tuning\",\n"
+  "   \"mode\": \"preference\" | \"mixed\" | \"safe\",\n"
+  "   \"parameters\": [{\"name\": \"gamma\", \"lower\": 1.8, \"upper\": 2.6,\n"
+  "                   \"unit\": \"\", \"scale\": \"linear\"}, ...],\n"
+  "   \"budget\": 25,\n"
+  "   \"question\": {\"kind\": \"duel\", \"options\": 2},\n"
+  "   \"seed\": 7}\n"
+  "Required: title, mode, parameters (1 to 32, names unique, lower < upper),\n"
+  "budget (answers planned, 1 to 100000). \"unit\" is optional. \"scale\" is\n"
+  "optional and must be \"linear\" for now (log, integer and periodic\n"
+  "parameters are refused until the engine models them). \"question\" is\n"
+  "optional: the questions are duels of two options (preference and mixed\n"
+  "mode); choice and ranking questions are refused for now. \"seed\" (default\n"
+  "1) makes the questions and the order the options are shown in\n"
+  "reproducible.\n\n"
+  "Optional settings:\n"
+  "  \"initial\": n          random initial questions before the model is used\n"
+  "                        (default 2)\n"
+  "  \"acquisition\": name   how duels are chosen: \"ucb\" (default), \"eiig\",\n"
+  "                        \"epi\" or \"thompson\"\n"
+  "  \"surrogate\": name     the model: \"skewgp\" (exact, default), \"laplace\",\n"
+  "                        \"ep\", \"random\" (the baseline), \"two-gp\" (safe\n"
+  "                        mode) or \"svgp\" (preference mode)\n"
+  "  \"numeric_every\": k    mixed mode: every k-th question after the initial\n"
+  "                        design asks for a measured value (default 4)\n"
+  "  \"threshold\": h        safe mode: a setting is safe when its value is\n"
+  "                        >= h (default 0); a failed setting counts as below\n"
+  "Safe mode starts from random settings inside the box: choose the box so\n"
+  "that its settings are safe to try (a start from known safe settings is not\n"
+  "supported yet).\n\n"
+  "Then: skewgp ask SESSION.json, skewgp tell SESSION.json ANSWER.json, ...\n"
+  "Exit status: 0 success, 1 numerical failure, 2 bad input (or the session\n"
+  "exists, or another program is writing it).\n";
+
+static const char ask_help[] =
+  "Usage: skewgp ask SESSION.json\n\n"
+  "Prints the open question of the session, proposing and storing a new one\n"
+  "when none is open (the same question again until it is answered):\n"
+  "  {\"question\": ID, \"kind\": \"duel\" | \"value\",\n"
+  "   \"options\": [[x...], ...], \"shown_order\": [i, ...]}\n"
+  "A duel has two options: option 0 is the current best, option 1 the new\n"
+  "candidate. Present them in \"shown_order\" (e.g. [1, 0]: option 1 first),\n"
+  "which puts the current best first or second at random. A value question\n"
+  "(mixed and safe mode) has one option: the setting to measure.\n"
+  "When the budget is used: {\"done\": true, \"answers\": n, \"budget\": N}.\n"
+  "Exit status: 0 success, 1 numerical failure, 2 bad input (or another\n"
+  "program is writing the session and a new question must be stored).\n";
+
+static const char tell_help[] =
+  "Usage: skewgp tell SESSION.json ANSWER.json|-\n\n"
+  "Records the answer to the open question:\n"
+  "  {\"question\": ID,\n"
+  "   \"answer\": {\"chosen\": i}        duels: i indexes \"options\" (0 or 1)\n"
+  "           | {\"value\": y}         value questions: the measured value\n"
+  "           | {\"failed\": true},    value questions: the setting failed\n"
+  "   \"response_time\": seconds,     optional, >= 0\n"
+  "   \"confidence\": c}              optional, any number (e.g. 1-5)\n"
+  "In safe mode a failed setting is modelled as below the threshold; in\n"
+  "mixed mode it is recorded as a skip with a note (the model has no\n"
+  "failed observations there). {\"tie\": true} and {\"ranking\": [...]} are\n"
+  "refused: no question kind asks for them yet.\n"
+  "An answer to a question that is not open (answered already, never asked,\n"
+  "or out of date because the log changed since) is refused and changes\n"
+  "nothing. Prints {\"recorded\": ID, \"answers\": n, \"budget\": N,\n"
+  "\"done\": bool}.\n"
+  "Exit status: 0 success, 2 bad or stale answer (or another program is\n"
+  "writing the session).\n";
+
+static const char status_help[] =
+  "Usage: skewgp status SESSION.json\n\n"
+  "Prints {\"answers\": n, \"budget\": N, \"done\": bool, \"best\": [x...] | null,\n"
+  "\"best_description\": \"name = value unit, ...\", \"open_question\": ID | null}.\n"
+  "\"best\" is the model's current best setting (the incumbent the next duel is\n"
+  "asked against), null before the first answer.\n"
+  "Exit status: 0 success, 1 numerical failure, 2 bad input.\n";
+
+static const char export_help[] =
+  "Usage: skewgp export SESSION.json [-o FILE] [--wide]\n\n"
+  "Writes the session's answers as CSV to standard output (or FILE).\n"
+  "Long format (default): one row per option shown, with the columns\n"
+  "  index, question, time, kind (duel|value|failed|skip), option (a|b),\n"
+  "  position (1-based place it was shown in), chosen (duels: 1 or 0),\n"
+  "  value, response_time, confidence, note, x_<parameter>...\n"
+  "Option a is the current best the duel was asked against, b the\n"
+  "candidate. --wide writes the app's layout instead: one row per answer,\n"
+  "  index, time, kind, answer, value, a_<parameter>..., b_<parameter>...,\n"
+  "  question, shown_order, response_time, confidence, note\n"
+  "Exit status: 0 success, 2 bad input.\n";
+
+/* ---- Shared steps ---------------------------------------------------------- */
+
+/* The CLI's error for ERR (taken): engine failures are numerical (exit 1),
+ * the rest bad input (exit 2). */
+static gboolean
+forward (GError *err, GError **error)
+{
+  if (err->domain == SB_ENGINE_ERROR)
+    g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s", err->message);
+  else
+    skewgp_input_error (error, "%s", err->message);
+  g_error_free (err);
+  return FALSE;
+}
+
+static SbSession *
+load_session (const char *path, GError **error)
+{
+  g_autoptr (GFile) file = g_file_new_for_commandline_arg (path);
+  GError *err = NULL;
+  SbSession *session = sb_session_load (file, &err);
+
+  if (session == NULL)
+    forward (err, error);
+  return session;
+}
+
+/* The write lock of the session at PATH for COMMAND ("skewgp tell"). */
+static SbFileLock *
+lock_session (const char *path, const char *command, GError **error)
+{
+  GError *err = NULL;
+  SbFileLock *lock = sb_ask_tell_lock (path, command, &err);
+
+  if (lock == NULL)
+    forward (err, error);
+  return lock;
+}
+
+static int
+finish (const char *command, GError *error)
+{
+  if (error == NULL)
+    return SKEWGP_EXIT_OK;
+  fprintf (stderr, "skewgp %s: %s\n", command, error->message);
+  int status = g_error_matches (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC)
+                 ? SKEWGP_EXIT_NUMERIC : SKEWGP_EXIT_INPUT;
+  g_error_free (error);
+  return status;
+}
+
+/* FALSE with a usage error unless ARGC is N. */
+static gboolean
+expect_args (const char *command, const char *usage, int argc, char **argv, int n,
+             GError **error)
+{
+  for (int i = 0; i < argc; i++)
+    if (argv[i][0] == '-' && argv[i][1] != '\0')
+      return skewgp_input_error (error, "unknown option '%s' (see skewgp %s --help)", argv[i],
+                                 command);
+  if (argc != n)
+    return skewgp_input_error (error, "expected %s (see skewgp %s --help)", usage, command);
+  return TRUE;
+}
+
+static void
+add_done (JsonBuilder *b, SbSession *session)
+{
+  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
+  skewgp_add_int (b, "budget", sb_session_get_experiment (session)->budget);
+  skewgp_add_bool (b, "done", sb_ask_tell_is_done (session));
+}
+
+/* ---- new ------------------------------------------------------------------- */
+
+static gboolean
+parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
+{
+  static const char *const known[] = { "name", "lower", "upper", "unit", "scale", NULL };
+  const char *name = NULL, *unit = "", *scale = "linear";
+  double lower = 0, upper = 0;
+  g_autofree char *where = g_strdup_printf ("parameter %u", index + 1);
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return skewgp_input_error (error, "%s is not an object", where);
+  JsonObject *p = json_node_get_object (node);
+  if (!skewgp_check_fields (p, where, known, error)
+      || !skewgp_get_string (p, "name", TRUE, &name, error)
+      || !skewgp_get_double (p, "lower", TRUE, &lower, error)
+      || !skewgp_get_double (p, "upper", TRUE, &upper, error)
+      || !skewgp_get_string (p, "unit", FALSE, &unit, error)
+      || !skewgp_get_string (p, "scale", FALSE, &scale, error))
+    return FALSE;
+  if (*name == '\0')
+    return skewgp_input_error (error, "%s: 'name' is empty", where);
+  if (g_str_equal (scale, "log") || g_str_equal (scale, "integer")
+      || g_str_equal (scale, "periodic"))
+    return skewgp_input_error (error, "parameter '%s': scale '%s' is not supported yet "
+                               "(only \"linear\")", name, scale);
+  if (!g_str_equal (scale, "linear"))
+    return skewgp_input_error (error, "parameter '%s': unknown scale '%s' (expected "
+                               "\"linear\")", name, scale);
+  if (!(lower < upper))
+    return skewgp_input_error (error, "parameter '%s': 'lower' must be below 'upper'", name);
+  if (!sb_experiment_add_parameter (exp, name, unit, lower, upper))
+    return skewgp_input_error (error, "parameter '%s' cannot be added", name);
+  return TRUE;
+}
+
+static gboolean
+parse_question (JsonObject *obj, GError **error)
+{
+  static const char *const known[] = { "kind", "options", NULL };
+  const char *kind = "duel";
+  gint64 options = 2;
+  JsonNode *node = json_object_get_member (obj, "question");
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return skewgp_input_error (error, "field 'question' must be an object");
+  JsonObject *q = json_node_get_object (node);
+  if (!skewgp_check_fields (q, "'question'", known, error)
+      || !skewgp_get_string (q, "kind", FALSE, &kind, error)
+      || !skewgp_get_int (q, "options", FALSE, 2, 2, &options, error))
+    return FALSE;
+  if (g_str_equal (kind, "choice") || g_str_equal (kind, "ranking"))
+    return skewgp_input_error (error, "question kind '%s' is not supported yet (only "
+                               "\"duel\")", kind);
+  if (!g_str_equal (kind, "duel"))
+    return skewgp_input_error (error, "unknown question kind '%s' (expected \"duel\")", kind);
+  return TRUE;
+}
+
+/* An engine name field (acquisition, surrogate) through PARSE. */
+static gboolean
+parse_engine_name (JsonObject *obj, const char *field, sg_status (*parse) (const char *, int *),
+                   int *out, GError **error)
+{
+  const char *name = NULL;
+
+  if (!skewgp_get_string (obj, field, FALSE, &name, error))
+    return FALSE;
+  if (name != NULL && parse (name, out) != SG_OK)
+    return skewgp_input_error (error, "unknown %s '%s' (see skewgp new --help)", field, name);
+  return TRUE;
+}
+
+static sg_status
+parse_acquisition (const char *name, int *out)
+{
+  sg_bo_acquisition a;
+  sg_status s = sg_bo_acquisition_parse (name, &a);
+  *out = (int) a;
+  return s;
+}
+
+static sg_status
+parse_surrogate (const char *name, int *out)
+{
+  sg_bo_surrogate v;
+  sg_status s = sg_bo_surrogate_parse (name, &v);
+  *out = (int) v;
+  return s;
+}
+
+static SbExperiment *
+parse_experiment (JsonObject *obj, GError **error)
+{
+  static const char *const known[] = { "title", "mode", "parameters", "budget", "question",
+                                       "seed", "initial", "acquisition", "surrogate",
+                                       "numeric_every", "threshold", NULL };
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  const char *title = NULL, *mode = NULL;
+  gint64 budget = 0, seed = (gint64) exp->seed, initial = exp->initial;
+  gint64 numeric_every = exp->numeric_every;
+  int acquisition = exp->acquisition, surrogate = exp->surrogate;
+  JsonNode *params;
+  GError *err = NULL;
+
+  if (!skewgp_check_fields (obj, "the experiment", known, error)
+      || !skewgp_get_string (obj, "title", TRUE, &title, error)
+      || !skewgp_get_string (obj, "mode", TRUE, &mode, error)
+      || !skewgp_get_int (obj, "budget", TRUE, 1, SB_MAX_BUDGET, &budget, error)
+      || !skewgp_get_int (obj, "seed", FALSE, 0, G_MAXINT64, &seed, error)
+      || !skewgp_get_int (obj, "initial", FALSE, 0, 1000, &initial, error)
+      || !skewgp_get_int (obj, "numeric_every", FALSE, 0, 100000, &numeric_every, error)
+      || !skewgp_get_double (obj, "threshold", FALSE, &exp->threshold, error)
+      || !parse_engine_name (obj, "acquisition", parse_acquisition, &acquisition, error)
+      || !parse_engine_name (obj, "surrogate", parse_surrogate, &surrogate, error)
+      || !parse_question (obj, error))
+    return NULL;
+  if (!sb_mode_from_string (mode, &exp->mode))
+    {
+      skewgp_input_error (error, "unknown mode '%s' (expected \"preference\", \"mixed\" or "
+                          "\"safe\")", mode);
+      return NULL;
+    }
+  params = json_object_get_member (obj, "parameters");
+  if (params == NULL || !JSON_NODE_HOLDS_ARRAY (params)
+      || json_array_get_length (json_node_get_array (params)) == 0)
+    {
+      skewgp_input_error (error, "field 'parameters' must be a non-empty array");
+      return NULL;
+    }
+  if (json_array_get_length (json_node_get_array (params)) > SB_MAX_PARAMETERS)
+    {
+      skewgp_input_error (error, "at most %d parameters are supported", SB_MAX_PARAMETERS);
+      return NULL;
+    }
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (params)); i++)
+    if (!parse_parameter (json_array_get_element (json_node_get_array (params), i), i, exp,
+                          error))
+      return NULL;
+
+  g_free (exp->title);
+  exp->title = g_strdup (title);
+  exp->template_kind = SB_TEMPLATE_CUSTOM;
+  exp->budget = (guint) budget;
+  exp->seed = (guint64) seed;
+  exp->initial = (guint) initial;
+  exp->numeric_every = (guint) numeric_every;
+  exp->acquisition = (sg_bo_acquisition) acquisition;
+  exp->surrogate = (sg_bo_surrogate) surrogate;
+  if (!sb_experiment_validate (exp, &err))
+    {
+      forward (err, error);
+      return NULL;
+    }
+  return g_steal_pointer (&exp);
+}
+
+static gboolean
+run_new (const char *experiment_path, const char *session_path, GError **error)
+{
+  g_autoptr (JsonNode) doc = skewgp_read_document (experiment_path, error);
+  g_autoptr (SbExperiment) exp = NULL;
+  g_autoptr (SbFileLock) lock = NULL;
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GFile) file = NULL;
+  GStatBuf st;
+  GError *err = NULL;
+
+  if (doc == NULL || (exp = parse_experiment (json_node_get_object (doc), error)) == NULL)
+    return FALSE;
+  lock = lock_session (session_path, "skewgp new", error);
+  if (lock == NULL)
+    return FALSE;
+  /* Checked under the lock: no other writer creates it meanwhile. A
+   * dangling symbolic link counts as existing too. */
+  if (g_lstat (session_path, &st) == 0)
+    return skewgp_input_error (error, "'%s' exists already; choose another file name "
+                               "(an existing session is never overwritten)", session_path);
+  session = sb_session_new (exp);
+  file = g_file_new_for_commandline_arg (session_path);
+  if (!sb_session_save_as (session, file, &err))
+    return forward (err, error);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  skewgp_add_string (b, "session", session_path);
+  skewgp_add_string (b, "mode", sb_mode_to_string (exp->mode));
+  skewgp_add_int (b, "budget", exp->budget);
+  json_builder_set_member_name (b, "parameters");
+  json_builder_begin_array (b);
+  for (guint j = 0; j < exp->n_parameters; j++)
+    json_builder_add_string_value (b, exp->parameters[j].name);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+  return TRUE;
+}
+
+static int
+new_argv (int argc, char **argv)
+{
+  GError *error = NULL;
+
+  if (expect_args ("new", "EXPERIMENT.json SESSION.json", argc, argv, 2, &error)
+      && g_str_equal (argv[1], "-"))
+    skewgp_input_error (&error, "SESSION.json must be a file name, not '-'");
+  if (error == NULL)
+    run_new (argv[0], argv[1], &error);
+  return finish ("new", error);
+}
+
+/* ---- ask ------------------------------------------------------------------- */
+
+static void
+print_question (const SbPendingQuestion *q, guint dim)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  skewgp_add_int (b, "question", (gint64) q->id);
+  skewgp_add_string (b, "kind", sb_pending_kind_to_string (q->kind));
+  json_builder_set_member_name (b, "options");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < q->n_options; i++)
+    json_builder_add_value (b, skewgp_vector_node (q->options[i], dim));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "shown_order");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < q->n_options; i++)
+    json_builder_add_int_value (b, q->shown_order[i]);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+}
+
+static void
+print_done (SbSession *session)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_done (b, session);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+}
+
+/* Prints what a reader can answer without writing: TRUE when done or a
+ * question is open. */
+static gboolean
+print_if_settled (SbSession *session)
+{
+  const SbPendingQuestion *q = sb_ask_tell_current (session);
+
+  if (q != NULL)
+    print_question (q, sb_session_get_experiment (session)->n_parameters);
+  else if (sb_ask_tell_is_done (session))
+    print_done (session);
+  return q != NULL || sb_ask_tell_is_done (session);
+}
+
+static gboolean
+run_ask (const char *path, GError **error)
+{
+  g_autoptr (SbSession) session = load_session (path, error);
+  g_autoptr (SbFileLock) lock = NULL;
+  const SbPendingQuestion *q;
+  GError *err = NULL;
+
+  /* Reading needs no lock: asking again for the open question works while
+   * another program writes the session. */
+  if (session == NULL)
+    return FALSE;
+  if (print_if_settled (session))
+    return TRUE;
+  lock = lock_session (path, "skewgp ask", error);
+  if (lock == NULL)
+    return FALSE;
+  /* Read again under the lock: another writer may have asked meanwhile. */
+  g_clear_object (&session);
+  session = load_session (path, error);
+  if (session == NULL)
+    return FALSE;
+  if (print_if_settled (session))
+    return TRUE;
+  q = sb_ask_tell_ask (session, &err);
+  if (q == NULL)
+    return forward (err, error);
+  print_question (q, sb_session_get_experiment (session)->n_parameters);
+  return TRUE;
+}
+
+static int
+ask_argv (int argc, char **argv)
+{
+  GError *error = NULL;
+
+  if (expect_args ("ask", "SESSION.json", argc, argv, 1, &error))
+    run_ask (argv[0], &error);
+  return finish ("ask", error);
+}
+
+/* ---- tell ------------------------------------------------------------------ */
+
+static gboolean
+run_tell (const char *path, const char *answer_path, GError **error)
+{
+  g_autoptr (JsonNode) doc = skewgp_read_document (answer_path, error);
+  g_autoptr (SbFileLock) lock = NULL;
+  g_autoptr (SbSession) session = NULL;
+  SbAnswer answer;
+  GError *err = NULL;
+
+  if (doc == NULL)
+    return FALSE;
+  if (!sb_answer_from_json (doc, &answer, &err))
+    return forward (err, error);
+  lock = lock_session (path, "skewgp tell", error);
+  if (lock == NULL)
+    return FALSE;
+  session = load_session (path, error);
+  if (session == NULL)
+    return FALSE;
+  if (!sb_ask_tell_tell (session, &answer, &err))
+    return forward (err, error);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  skewgp_add_int (b, "recorded", (gint64) answer.question);
+  add_done (b, session);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+  return TRUE;
+}
+
+static int
+tell_argv (int argc, char **argv)
+{
+  GError *error = NULL;
+
+  if (expect_args ("tell", "SESSION.json ANSWER.json|-", argc, argv, 2, &error))
+    run_tell (argv[0], argv[1], &error);
+  return finish ("tell", error);
+}
+
+/* ---- status ---------------------------------------------------------------- */
+
+static gboolean
+run_status (const char *path, GError **error)
+{
+  g_autoptr (SbSession) session = load_session (path, error);
+  const SbExperiment *exp;
+  const SbPendingQuestion *open;
+  double best[SB_MAX_PARAMETERS];
+  gboolean has_best = FALSE;
+  GError *err = NULL;
+
+  if (session == NULL)
+    return FALSE;
+  exp = sb_session_get_experiment (session);
+  if (!sb_ask_tell_best (session, best, &has_best, &err))
+    return forward (err, error);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  add_done (b, session);
+  skewgp_add_vector (b, "best", has_best ? best : NULL, exp->n_parameters);
+  if (has_best)
+    {
+      g_autofree char *text = sb_ask_tell_describe (exp, best);
+      skewgp_add_string (b, "best_description", text);
+    }
+  open = sb_ask_tell_current (session);
+  json_builder_set_member_name (b, "open_question");
+  if (open)
+    json_builder_add_int_value (b, (gint64) open->id);
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+  return TRUE;
+}
+
+static int
+status_argv (int argc, char **argv)
+{
+  GError *error = NULL;
+
+  if (expect_args ("status", "SESSION.json", argc, argv, 1, &error))
+    run_status (argv[0], &error);
+  return finish ("status", error);
+}
+
+/* ---- export ---------------------------------------------------------------- */
+
+static gboolean
+run_export (const char *path, const char *output, gboolean wide, GError **error)
+{
+  g_autoptr (SbSession) session = load_session (path, error);
+  g_autofree char *csv = NULL;
+  g_autoptr (GError) err = NULL;
+
+  if (session == NULL)
+    return FALSE;
+  csv = wide ? sb_session_to_csv (session) : sb_session_to_csv_long (session);
+  if (output == NULL || g_str_equal (output, "-"))
+    {
+      fputs (csv, stdout);
+      fflush (stdout);
+      return TRUE;
+    }
+  if (!g_file_set_contents (output, csv, -1, &err))
+    return skewgp_input_error (error, "%s", err->message);
+  return TRUE;
+}
+
+static int
+export_argv (int argc, char **argv)
+{
+  const char *session = NULL, *output = NULL;
+  gboolean wide = FALSE;
+  GError *error = NULL;
+
+  for (int i = 0; i < argc && error == NULL; i++)
+    {
+      if (g_str_equal (argv[i], "-o") || g_str_equal (argv[i], "--output"))
+        {
+          if (i + 1 >= argc)
+            skewgp_input_error (&error, "%s needs a file name", argv[i]);
+          else
+            output = argv[++i];
+        }
+      else if (g_str_has_prefix (argv[i], "--output="))
+        output = argv[i] + strlen ("--output=");
+      else if (g_str_equal (argv[i], "--wide"))
+        wide = TRUE;
+      else if (argv[i][0] == '-' && argv[i][1] != '\0')
+        skewgp_input_error (&error, "unknown option '%s' (see skewgp export --help)", argv[i]);
+      else if (session == NULL)
+        session = argv[i];
+      else
+        skewgp_input_error (&error, "unexpected argument '%s'", argv[i]);
+    }
+  if (error == NULL && session == NULL)
+    skewgp_input_error (&error, "expected SESSION.json (see skewgp export --help)");
+  if (error == NULL)
+    run_export (session, output, wide, &error);
+  return finish ("export", error);
+}
+
+const SkewgpCommand skewgp_command_new = {
+  .name = "new", .summary = "create a session file for an experiment (ask/tell)",
+  .help = new_help, .run_argv = new_argv,
+};
+const SkewgpCommand skewgp_command_ask = {
+  .name = "ask", .summary = "print the session's open question (ask/tell)",
+  .help = ask_help, .run_argv = ask_argv,
+};
+const SkewgpCommand skewgp_command_tell = {
+  .name = "tell", .summary = "record the answer to the open question (ask/tell)",
+  .help = tell_help, .run_argv = tell_argv,
+};
+const SkewgpCommand skewgp_command_status = {
+  .name = "status", .summary = "answers, budget and the current best of a session",
+  .help = status_help, .run_argv = status_argv,
+};
+const SkewgpCommand skewgp_command_export = {
+  .name = "export", .summary = "write a session's answers as CSV",
+  .help = export_help, .run_argv = export_argv,
+};

@@ -1,0 +1,116 @@
+/* sb-ask-tell.h — a study driven from outside the window: ask for the
+ * next question, tell the answer (the `skewgp ask` / `skewgp tell`
+ * protocol, usable by any lab script).
+ *
+ * Everything lives in the session file, the one the app saves and opens:
+ * the question asked and not yet answered is the session's pending
+ * question (sb-session.h), so asking again gives the same question, and
+ * an answer names the question it answers by its id. An answer to another
+ * question (answered already, never asked, or out of date because the log
+ * changed since) is refused and changes nothing.
+ *
+ * Question kinds:
+ *   duel   two options; option 0 is the current best (a), option 1 the
+ *          new candidate (b); answered by {"chosen": 0 or 1} (the index
+ *          into the options, whatever order they were shown in);
+ *   value  one option, the setting to measure (mixed and safe mode);
+ *          answered by {"value": y} or {"failed": true}. In safe mode a
+ *          failed setting is an observation of the model (001 eq. 40). In
+ *          mixed mode the model has no place for it yet: the answer is
+ *          recorded as a skip with a note saying it failed, so it is kept
+ *          in the log and the CSV, and the next question differs.
+ * The options are presented in SHOWN_ORDER, which puts the current best
+ * first or second at random (seeded by the experiment's seed and the
+ * question id, so it is reproducible), and is recorded with the answer.
+ * Ties ({"tie": true}) and rankings ({"ranking": [...]}) are refused: no
+ * question kind asks for them yet.
+ *
+ * Writers: whoever changes the file (creating it, storing a new question,
+ * recording an answer) holds its write lock (sb_ask_tell_lock) for the
+ * whole read-modify-write; a second writer is refused, naming the holder.
+ *
+ * No GTK; the proposals run synchronously on the calling thread.
+ */
+#pragma once
+
+#include "sb-file-lock.h"
+#include "sb-session.h"
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define SB_ASK_TELL_ERROR (sb_ask_tell_error_quark ())
+GQuark sb_ask_tell_error_quark (void);
+typedef enum {
+  SB_ASK_TELL_ERROR_STALE,        /* the answer is not for the open question  */
+  SB_ASK_TELL_ERROR_UNSUPPORTED,  /* an answer no question kind asks for yet  */
+  SB_ASK_TELL_ERROR_INVALID,      /* an answer that does not fit the question */
+  SB_ASK_TELL_ERROR_DONE,         /* the budget is used: nothing to ask       */
+} SbAskTellError;
+
+typedef enum {
+  SB_ANSWER_CHOSEN = 0,  /* duels: the preferred option            */
+  SB_ANSWER_VALUE,       /* value questions: the measured value    */
+  SB_ANSWER_FAILED,      /* value questions: the setting failed    */
+  SB_ANSWER_TIE,         /* refused for now                        */
+  SB_ANSWER_RANKING,     /* refused for now                        */
+} SbAnswerKind;
+
+typedef struct {
+  guint64 question;          /* the id of the question answered */
+  SbAnswerKind kind;
+  guint chosen;              /* SB_ANSWER_CHOSEN */
+  double value;              /* SB_ANSWER_VALUE  */
+  gboolean has_response_time;
+  double response_time;      /* seconds, >= 0 */
+  gboolean has_confidence;
+  double confidence;         /* any finite number, recorded as given */
+} SbAnswer;
+
+/* Reads an answer document
+ *   {"question": ID, "answer": {"chosen": i} | {"value": y} | {"failed": true}
+ *                            | {"tie": true} | {"ranking": [i, ...]},
+ *    "response_time"?: seconds, "confidence"?: number}
+ * Unknown members are refused. FALSE with ERROR (SB_ASK_TELL_ERROR_INVALID)
+ * naming the member otherwise. */
+gboolean sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error);
+
+/* TRUE when the experiment's budget of answers is used. */
+gboolean sb_ask_tell_is_done (SbSession *session);
+
+/* The pending question while it can still be answered (nothing was added
+ * to the log since it was asked), else NULL. */
+const SbPendingQuestion *sb_ask_tell_current (SbSession *session);
+
+/* The current question; when there is none, proposes the next one from
+ * the log (refitting the hyperparameters first when the engine's schedule
+ * asks for it, as the window does), stores it as the pending question and
+ * saves the session. NULL with ERROR: SB_ASK_TELL_ERROR_DONE when the
+ * budget is used, SB_ENGINE_ERROR when the engine failed, a session error
+ * when saving failed. */
+const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
+
+/* Records ANSWER to the pending question and saves: the log entry it
+ * maps to (see above) with the question id, the order shown, and the
+ * response time and confidence when given; the question is closed in the
+ * same save. FALSE with ERROR and nothing changed when ANSWER is for
+ * another question (SB_ASK_TELL_ERROR_STALE), does not fit it (_INVALID)
+ * or is a tie or ranking (_UNSUPPORTED). */
+gboolean sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error);
+
+/* The engine's current best setting (the incumbent x_r) after replaying
+ * the log, into BEST (the experiment's dimension). *HAS_BEST = FALSE
+ * before there is one. FALSE with ERROR when the log cannot be replayed. */
+gboolean sb_ask_tell_best (SbSession *session, double *best, gboolean *has_best,
+                           GError **error);
+/* "hue = 210°, saturation = 60 %": the setting X in the experiment's
+ * words (the colour template names the colour). */
+char *sb_ask_tell_describe (const SbExperiment *exp, const double *x);
+
+/* The write lock of the session file at PATH (sb-file-lock.h), taken on
+ * the file a symbolic link leads to, so that every path to one session
+ * shares one lock. PROGRAM names the holder ("skewgp tell"). */
+SbFileLock *sb_ask_tell_lock (const char *path, const char *program, GError **error);
+
+G_END_DECLS

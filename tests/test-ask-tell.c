@@ -1,0 +1,395 @@
+/* test-ask-tell.c — the ask/tell protocol on a session (core/sb-ask-tell.h):
+ * the same question until it is answered, answers mapped to log entries
+ * with their details, stale and unknown questions refused with nothing
+ * changed, the pending question through the file, the long CSV. */
+#include "sb-ask-tell.h"
+#include "sb-session.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static SbExperiment *
+experiment (SbMode mode)
+{
+  SbExperiment *exp = sb_experiment_new ();
+
+  g_assert_true (sb_experiment_add_parameter (exp, "gain", "dB", 0.0, 10.0));
+  g_assert_true (sb_experiment_add_parameter (exp, "offset", "", -5.0, 5.0));
+  exp->mode = mode;
+  exp->budget = 10;
+  exp->seed = 11;
+  return exp;
+}
+
+/* An answer to question ID. */
+static SbAnswer
+answer_of (guint64 id, SbAnswerKind kind)
+{
+  SbAnswer a = { .question = id, .kind = kind };
+  return a;
+}
+
+/* A value question for SESSION, stored as the pending one. */
+static void
+pose_value_question (SbSession *session, double gain, double offset)
+{
+  SbPendingQuestion q = { 0 };
+
+  q.id = sb_session_get_questions_asked (session) + 1;
+  q.kind = SB_PENDING_VALUE;
+  q.n_options = 1;
+  q.options[0][0] = gain;
+  q.options[0][1] = offset;
+  q.n_log = sb_session_get_n_observations (session);
+  g_assert_true (sb_session_set_pending (session, &q, NULL));
+}
+
+static void
+test_same_question_until_answered (void)
+{
+  g_autoptr (SbExperiment) exp = experiment (SB_MODE_PREFERENCE);
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (GError) error = NULL;
+  const SbPendingQuestion *q1, *again, *q2;
+  SbPendingQuestion first;
+  SbAnswer answer = answer_of (1, SB_ANSWER_CHOSEN);
+
+  q1 = sb_ask_tell_ask (session, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (q1);
+  g_assert_cmpuint (q1->id, ==, 1);
+  g_assert_cmpint (q1->kind, ==, SB_PENDING_DUEL);
+  g_assert_cmpuint (q1->n_options, ==, 2);
+  first = *q1;
+  again = sb_ask_tell_ask (session, &error);
+  g_assert_no_error (error);
+  g_assert_cmpmem (again, sizeof *again, &first, sizeof first);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 0);
+
+  answer.chosen = 1;
+  answer.has_response_time = TRUE;
+  answer.response_time = 2.25;
+  answer.has_confidence = TRUE;
+  answer.confidence = 4;
+  g_assert_true (sb_ask_tell_tell (session, &answer, &error));
+  g_assert_no_error (error);
+  g_assert_null (sb_session_get_pending (session));
+
+  const SbLogEntry *e = sb_session_get_observation (session, 0);
+  g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
+  g_assert_cmpint (e->winner, ==, 1);
+  g_assert_cmpmem (e->a, 2 * sizeof (double), first.options[0], 2 * sizeof (double));
+  g_assert_cmpmem (e->b, 2 * sizeof (double), first.options[1], 2 * sizeof (double));
+  g_assert_cmpuint (e->question, ==, 1);
+  g_assert_cmpuint (e->n_shown, ==, 2);
+  g_assert_cmpmem (e->shown_order, sizeof e->shown_order, first.shown_order,
+                   sizeof first.shown_order);
+  g_assert_true (e->has_response_time && e->response_time == 2.25);
+  g_assert_true (e->has_confidence && e->confidence == 4);
+
+  q2 = sb_ask_tell_ask (session, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (q2->id, ==, 2);
+  g_assert_cmpuint (q2->n_log, ==, 1);
+}
+
+/* Refused answers change neither the log nor the pending question. */
+static void
+assert_refused (SbSession *session, const SbAnswer *answer, SbAskTellError code,
+                const char *needle)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *before = sb_session_to_data (session, NULL);
+  g_autofree char *after = NULL;
+
+  g_assert_false (sb_ask_tell_tell (session, answer, &error));
+  g_assert_error (error, SB_ASK_TELL_ERROR, (gint) code);
+  if (strstr (error->message, needle) == NULL)
+    g_test_message ("message: %s", error->message);
+  g_assert_nonnull (strstr (error->message, needle));
+  after = sb_session_to_data (session, NULL);
+  g_assert_cmpstr (after, ==, before);
+}
+
+static void
+test_stale_unknown_unsupported (void)
+{
+  g_autoptr (SbExperiment) exp = experiment (SB_MODE_PREFERENCE);
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  SbAnswer answer = answer_of (1, SB_ANSWER_CHOSEN);
+
+  /* Nothing asked yet: question 1 is unknown. */
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "never asked");
+  g_assert_nonnull (sb_ask_tell_ask (session, NULL));
+  g_assert_true (sb_ask_tell_tell (session, &answer, NULL));
+  g_assert_nonnull (sb_ask_tell_ask (session, NULL));
+  /* Answered already; never asked. */
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "not open");
+  answer.question = 3;
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "never asked");
+  /* Question 2 is a duel: ties, rankings and values are refused. */
+  answer = answer_of (2, SB_ANSWER_TIE);
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_UNSUPPORTED,
+                  "not supported by this experiment's question kind");
+  answer.kind = SB_ANSWER_RANKING;
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_UNSUPPORTED, "ranking");
+  answer = answer_of (2, SB_ANSWER_VALUE);
+  answer.value = 1.0;
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_INVALID, "is a duel");
+  answer = answer_of (2, SB_ANSWER_FAILED);
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_INVALID, "is a duel");
+
+  /* The app answers a duel of its own: question 2 is out of date, and the
+   * next ask gives question 3. */
+  const SbPendingQuestion *q = sb_session_get_pending (session);
+  g_assert_true (sb_session_add_duel (session, q->options[0], q->options[1], 0, NULL));
+  answer = answer_of (2, SB_ANSWER_CHOSEN);
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "out of date");
+  g_assert_null (sb_ask_tell_current (session));
+  q = sb_ask_tell_ask (session, NULL);
+  g_assert_cmpuint (q->id, ==, 3);
+}
+
+static void
+test_value_questions (void)
+{
+  g_autoptr (SbExperiment) safe_exp = experiment (SB_MODE_SAFE);
+  g_autoptr (SbExperiment) mixed_exp = experiment (SB_MODE_MIXED);
+  g_autoptr (SbSession) safe = sb_session_new (safe_exp);
+  g_autoptr (SbSession) mixed = sb_session_new (mixed_exp);
+  g_autoptr (GError) error = NULL;
+  SbAnswer answer;
+  const SbLogEntry *e;
+
+  /* Safe mode: a value, then a failed setting, both observations. */
+  pose_value_question (safe, 2.0, 1.0);
+  answer = answer_of (1, SB_ANSWER_CHOSEN);
+  assert_refused (safe, &answer, SB_ASK_TELL_ERROR_INVALID, "asks for a value");
+  answer = answer_of (1, SB_ANSWER_VALUE);
+  answer.value = 0.75;
+  g_assert_true (sb_ask_tell_tell (safe, &answer, &error));
+  g_assert_no_error (error);
+  e = sb_session_get_observation (safe, 0);
+  g_assert_cmpint (e->kind, ==, SB_LOG_VALUE);
+  g_assert_cmpfloat (e->value, ==, 0.75);
+  g_assert_cmpfloat (e->a[0], ==, 2.0);
+  g_assert_null (e->b);
+  pose_value_question (safe, 3.0, -1.0);
+  answer = answer_of (2, SB_ANSWER_FAILED);
+  g_assert_true (sb_ask_tell_tell (safe, &answer, &error));
+  g_assert_cmpint (sb_session_get_observation (safe, 1)->kind, ==, SB_LOG_FAILED);
+  g_assert_cmpuint (sb_session_get_n_answers (safe), ==, 2);
+
+  /* Mixed mode: "it failed" is kept as a skip of that setting, saying so. */
+  pose_value_question (mixed, 4.0, 0.5);
+  answer = answer_of (1, SB_ANSWER_FAILED);
+  g_assert_true (sb_ask_tell_tell (mixed, &answer, &error));
+  g_assert_no_error (error);
+  e = sb_session_get_observation (mixed, 0);
+  g_assert_cmpint (e->kind, ==, SB_LOG_SKIP);
+  g_assert_nonnull (strstr (e->note, "failed"));
+  g_assert_cmpfloat (e->a[0], ==, 4.0);
+  g_assert_cmpfloat (e->b[0], ==, 4.0);
+  g_assert_cmpuint (sb_session_get_n_answers (mixed), ==, 0);
+  g_assert_null (sb_session_get_pending (mixed));
+}
+
+/* The side of the current best: reproducible per (seed, id), and both
+ * sides occur. Over 64 questions a fair coin gives 32 +- 4 first places;
+ * the hash is fixed, so the count is too, and must be inside 3 sd. */
+static void
+test_shown_order (void)
+{
+  g_autoptr (SbExperiment) exp = experiment (SB_MODE_PREFERENCE);
+  g_autoptr (SbSession) a = NULL;
+  g_autoptr (SbSession) b = NULL;
+  guint best_first = 0;
+
+  /* Random proposals: the order does not depend on the model. */
+  exp->budget = 100;
+  exp->surrogate = SG_BO_SURROGATE_RANDOM;
+  a = sb_session_new (exp);
+  b = sb_session_new (exp);
+  for (guint i = 0; i < 64; i++)
+    {
+      const SbPendingQuestion *qa = sb_ask_tell_ask (a, NULL);
+      const SbPendingQuestion *qb = sb_ask_tell_ask (b, NULL);
+      SbAnswer answer = answer_of (qa->id, SB_ANSWER_CHOSEN);
+
+      g_assert_cmpuint (qa->id, ==, i + 1);
+      g_assert_cmpmem (qa->shown_order, sizeof qa->shown_order, qb->shown_order,
+                       sizeof qb->shown_order);
+      g_assert_true (qa->shown_order[0] + qa->shown_order[1] == 1);
+      best_first += qa->shown_order[0] == 0;
+      g_assert_true (sb_ask_tell_tell (a, &answer, NULL));
+      g_assert_true (sb_ask_tell_tell (b, &answer, NULL));
+    }
+  g_test_message ("current best shown first in %u of 64 questions", best_first);
+  g_assert_cmpuint (best_first, >=, 20);
+  g_assert_cmpuint (best_first, <=, 44);
+}
+
+static void
+test_file_round_trip (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sb-ask-tell-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbExperiment) exp = experiment (SB_MODE_PREFERENCE);
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (SbSession) loaded = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *saved = NULL, *reloaded = NULL;
+  SbAnswer answer = answer_of (1, SB_ANSWER_CHOSEN);
+
+  g_assert_true (sb_session_save_as (session, file, &error));
+  g_assert_nonnull (sb_ask_tell_ask (session, &error));
+  answer.has_confidence = TRUE;
+  answer.confidence = 0.5;
+  g_assert_true (sb_ask_tell_tell (session, &answer, &error));
+  g_assert_nonnull (sb_ask_tell_ask (session, &error));
+  g_assert_no_error (error);
+
+  /* What is on disk is the session in memory, and it loads back whole. */
+  g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
+  loaded = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  reloaded = sb_session_to_data (loaded, NULL);
+  g_assert_cmpstr (reloaded, ==, saved);
+  g_assert_cmpuint (sb_session_get_questions_asked (loaded), ==, 2);
+  const SbPendingQuestion *p = sb_session_get_pending (loaded);
+  const SbPendingQuestion *q = sb_session_get_pending (session);
+  g_assert_cmpuint (p->id, ==, q->id);
+  g_assert_cmpint (p->kind, ==, q->kind);
+  g_assert_cmpuint (p->n_options, ==, q->n_options);
+  g_assert_cmpmem (p->options, sizeof p->options, q->options, sizeof q->options);
+  g_assert_cmpmem (p->shown_order, sizeof p->shown_order, q->shown_order,
+                   sizeof q->shown_order);
+  g_assert_cmpint (p->created, ==, q->created);
+  g_assert_cmpuint (p->n_log, ==, q->n_log);
+  g_assert_cmpuint (sb_session_get_observation (loaded, 0)->question, ==, 1);
+  g_assert_true (sb_session_get_observation (loaded, 0)->has_confidence);
+  g_assert_false (sb_session_get_observation (loaded, 0)->has_response_time);
+
+  /* Undo in the app: the question asked after the undone answer is
+   * dropped, and the session still saves and reloads. */
+  g_assert_true (sb_session_undo (session, &error));
+  g_assert_no_error (error);
+  g_assert_null (sb_session_get_pending (session));
+  g_assert_cmpuint (sb_session_get_questions_asked (session), ==, 2);
+  g_clear_object (&loaded);
+  loaded = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_null (sb_session_get_pending (loaded));
+  g_assert_cmpuint (sb_ask_tell_ask (loaded, &error)->id, ==, 3);
+
+  /* A damaged pending question is refused by name, like any content. */
+  g_autofree char *bad = g_strdup (saved);
+  char *id = strstr (bad, "\"id\": 2");
+  g_assert_nonnull (id);
+  id[6] = '7';
+  g_clear_object (&loaded);
+  loaded = sb_session_load_from_data (bad, -1, "bad.json", &error);
+  g_assert_null (loaded);
+  g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "never given out"));
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static JsonNode *
+parse (const char *text)
+{
+  g_autoptr (JsonParser) p = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (p, text, -1, NULL));
+  return json_node_copy (json_parser_get_root (p));
+}
+
+static void
+test_answer_document (void)
+{
+  static const struct { const char *text; const char *needle; } bad[] = {
+    { "{\"answer\": {\"chosen\": 0}}", "'question' is missing" },
+    { "{\"question\": 0, \"answer\": {\"chosen\": 0}}", "question id" },
+    { "{\"question\": 1}", "'answer' is missing" },
+    { "{\"question\": 1, \"answer\": {}}", "exactly one" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0, \"value\": 1}}", "exactly one" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 2}}", "index of an option" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0.5}}", "index of an option" },
+    { "{\"question\": 1, \"answer\": {\"value\": \"3\"}}", "finite number" },
+    { "{\"question\": 1, \"answer\": {\"failed\": false}}", "must be true" },
+    { "{\"question\": 1, \"answer\": {\"winner\": 0}}", "unknown member 'winner'" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"time\": 3}", "unknown member 'time'" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"response_time\": -1}", "response_time" },
+  };
+  g_autoptr (JsonNode) good = parse ("{\"question\": 4, \"answer\": {\"value\": -2.5}, "
+                                     "\"response_time\": 0.8, \"confidence\": 3}");
+  SbAnswer answer;
+
+  g_assert_true (sb_answer_from_json (good, &answer, NULL));
+  g_assert_cmpuint (answer.question, ==, 4);
+  g_assert_cmpint (answer.kind, ==, SB_ANSWER_VALUE);
+  g_assert_cmpfloat (answer.value, ==, -2.5);
+  g_assert_true (answer.has_response_time && answer.response_time == 0.8);
+  g_assert_true (answer.has_confidence && answer.confidence == 3);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (JsonNode) doc = parse (bad[i].text);
+      g_autoptr (GError) error = NULL;
+      g_assert_false (sb_answer_from_json (doc, &answer, &error));
+      g_assert_error (error, SB_ASK_TELL_ERROR, SB_ASK_TELL_ERROR_INVALID);
+      if (strstr (error->message, bad[i].needle) == NULL)
+        g_test_message ("%s: %s", bad[i].text, error->message);
+      g_assert_nonnull (strstr (error->message, bad[i].needle));
+    }
+}
+
+static void
+test_long_csv (void)
+{
+  g_autoptr (SbExperiment) exp = experiment (SB_MODE_MIXED);
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autofree char *csv = NULL;
+  g_auto (GStrv) lines = NULL;
+  SbPendingQuestion q = { .id = 1, .kind = SB_PENDING_DUEL, .n_options = 2,
+                          .options = { { 1.0, 2.0 }, { 3.0, -4.0 } },
+                          .shown_order = { 1, 0 } };
+  SbAnswer answer = answer_of (1, SB_ANSWER_CHOSEN);
+
+  answer.chosen = 1;
+  answer.has_response_time = TRUE;
+  answer.response_time = 1.5;
+  g_assert_true (sb_session_set_pending (session, &q, NULL));
+  g_assert_true (sb_ask_tell_tell (session, &answer, NULL));
+  pose_value_question (session, 5.0, 0.0);
+  answer = answer_of (2, SB_ANSWER_VALUE);
+  answer.value = -0.5;
+  g_assert_true (sb_ask_tell_tell (session, &answer, NULL));
+
+  csv = sb_session_to_csv_long (session);
+  lines = g_strsplit (csv, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "index,question,time,kind,option,position,chosen,value,"
+                                 "response_time,confidence,note,x_gain,x_offset");
+  /* The duel: a shown second and not chosen, b shown first and chosen. */
+  g_assert_true (g_str_has_prefix (lines[1], "1,1,"));
+  g_assert_true (g_str_has_suffix (lines[1], ",duel,a,2,0,,1.5,,,1,2"));
+  g_assert_true (g_str_has_suffix (lines[2], ",duel,b,1,1,,1.5,,,3,-4"));
+  g_assert_true (g_str_has_suffix (lines[3], ",value,a,1,,-0.5,,,,5,0"));
+  g_assert_cmpstr (lines[4], ==, "");
+}
+
+int
+main (int argc, char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ask-tell/same-question-until-answered", test_same_question_until_answered);
+  g_test_add_func ("/ask-tell/stale-unknown-unsupported", test_stale_unknown_unsupported);
+  g_test_add_func ("/ask-tell/value-questions", test_value_questions);
+  g_test_add_func ("/ask-tell/shown-order", test_shown_order);
+  g_test_add_func ("/ask-tell/file-round-trip", test_file_round_trip);
+  g_test_add_func ("/ask-tell/answer-document", test_answer_document);
+  g_test_add_func ("/ask-tell/long-csv", test_long_csv);
+  return g_test_run ();
+}
