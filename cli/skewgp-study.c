@@ -143,7 +143,7 @@ static SbFileLock *
 lock_session (const char *path, const char *command, GError **error)
 {
   GError *err = NULL;
-  SbFileLock *lock = sb_ask_tell_lock (path, command, &err);
+  SbFileLock *lock = sb_session_lock_file (path, command, &err);
 
   if (lock == NULL)
     forward (err, error);

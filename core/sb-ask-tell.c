@@ -422,10 +422,3 @@ sb_ask_tell_describe (const SbExperiment *exp, const double *x)
 
 /* ---- Writers ---------------------------------------------------------------------- */
 
-SbFileLock *
-sb_ask_tell_lock (const char *path, const char *program, GError **error)
-{
-  g_autofree char *target = sb_session_resolve_path (path);
-
-  return sb_file_lock_acquire (target, program, error);
-}

@@ -26,7 +26,7 @@
  * question kind asks for them yet.
  *
  * Writers: whoever changes the file (creating it, storing a new question,
- * recording an answer) holds its write lock (sb_ask_tell_lock) for the
+ * recording an answer) holds its write lock (sb_session_lock_file) for the
  * whole read-modify-write; a second writer is refused, naming the holder.
  *
  * No GTK; the proposals run synchronously on the calling thread.
@@ -108,9 +108,5 @@ gboolean sb_ask_tell_best (SbSession *session, double *best, gboolean *has_best,
  * words (the colour template names the colour). */
 char *sb_ask_tell_describe (const SbExperiment *exp, const double *x);
 
-/* The write lock of the session file at PATH (sb-file-lock.h), taken on
- * the file a symbolic link leads to, so that every path to one session
- * shares one lock. PROGRAM names the holder ("skewgp tell"). */
-SbFileLock *sb_ask_tell_lock (const char *path, const char *program, GError **error);
 
 G_END_DECLS

@@ -347,7 +347,9 @@ reload_idle (gpointer user_data)
     return G_SOURCE_REMOVE;
   /* The writer replaces the file atomically: a failure here is a file
    * the writer damaged or removed, not a half-written one. */
-  if (!sb_session_reload (self->session, &error))
+  if (sb_session_reload (self->session, &error))
+    g_debug ("followed: %u answers", sb_session_get_n_answers (self->session));
+  else
     {
       g_autofree char *msg = g_strdup_printf ("The followed session could not be read again: %s",
                                               error->message);
@@ -420,7 +422,7 @@ claim_file (SbCampaign *self, SbSession *session, gboolean follow)
                                "and appear here as they are saved.");
       return;
     }
-  self->lock = sb_file_lock_acquire (path, "skewbench", &error);
+  self->lock = sb_session_lock_file (path, "skewbench", &error);
   if (self->lock == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BUSY))
     {
       g_autofree char *reason = g_strdup_printf ("Read-only: %s. Answers given there appear "

@@ -7,6 +7,8 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+
+#include "sb-file-lock.h"
 #include "sb-json-write.h"
 #include "sg-bo.h"
 
@@ -944,6 +946,14 @@ sb_session_set_hyper (SbSession *self, const SbHyper *hyper, GError **error)
     }
   return self->file ? sb_session_save (self, error) : TRUE;
 }
+SbFileLock *
+sb_session_lock_file (const char *path, const char *program, GError **error)
+{
+  g_autofree char *target = sb_session_resolve_path (path);
+
+  return sb_file_lock_acquire (target, program, error);
+}
+
 gboolean
 sb_session_reload (SbSession *self, GError **error)
 {
@@ -960,6 +970,8 @@ sb_session_reload (SbSession *self, GError **error)
   SB_SWAP (GPtrArray *, self->observations, fresh->observations);
   SB_SWAP (GArray *, self->refits, fresh->refits);
   SB_SWAP (SbHyper, self->hyper, fresh->hyper);
+  SB_SWAP (SbPendingQuestion *, self->pending, fresh->pending);
+  self->questions_asked = fresh->questions_asked;
   self->created = fresh->created;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_OBSERVATIONS]);
   g_signal_emit (self, signals[CHANGED], 0);

@@ -22,6 +22,7 @@
 
 #include <gio/gio.h>
 
+#include "sb-file-lock.h"
 #include "sg-bo.h"
 
 G_BEGIN_DECLS
@@ -300,6 +301,12 @@ guint sb_session_get_n_refits (SbSession *self);
  * session another process writes. FALSE with ERROR (nothing changed) when
  * the file cannot be read or is refused. Writes nothing. */
 gboolean sb_session_reload (SbSession *self, GError **error);
+/* The write lock of the session file at PATH (core/sb-file-lock.h), taken
+ * on the file a symbolic link leads to, so that every path to one session
+ * shares one lock: the app holds it while it runs the session, `skewgp
+ * new/ask/tell` for each change. PROGRAM names the holder ("skewbench",
+ * "skewgp tell"). NULL with G_IO_ERROR_BUSY naming the holder. */
+SbFileLock *sb_session_lock_file (const char *path, const char *program, GError **error);
 const SbHyper *sb_session_get_refit (SbSession *self, guint index);
 
 /* Changes the number of questions planned (1 .. SB_MAX_BUDGET) and saves,
