@@ -14,6 +14,12 @@ sb_json_format_double (double x, char *buf, gsize size)
       g_strlcpy (buf, "null", size);
       return;
     }
+  if (x == 0 && signbit (x))
+    {
+      /* "-0" would read back as the integer 0: keep it a negative zero. */
+      g_strlcpy (buf, "-0.0", size);
+      return;
+    }
   for (int digits = 15; digits <= 17; digits++)
     {
       g_ascii_formatd (buf, size, digits == 15 ? "%.15g" : digits == 16 ? "%.16g" : "%.17g", x);

@@ -4,8 +4,9 @@
  * (it appends ".0" to any %g output without a '.'), which is not JSON:
  * every document SkewBench writes (CLI output, session files) goes through
  * this writer instead. Doubles are printed in the shortest form that reads
- * back to the same value; NaN and infinities (not representable in JSON)
- * become null. Member order is preserved.
+ * back to the same value (-0.0 as "-0.0": "-0" reads as the integer 0), so
+ * text written, read and written again is the same text; NaN and
+ * infinities (not representable in JSON) become null. Member order is preserved.
  */
 #pragma once
 

@@ -1,6 +1,7 @@
 /* test-json-write.c — the JSON writer every SkewBench document goes through
  * prints numbers that parse back to the same doubles (json-glib 1.6's own
  * generator writes 1e-14 as "1e-14.0", which no JSON parser accepts). */
+#include "sb-json-read.h"
 #include "sb-json-write.h"
 
 #include <math.h>
@@ -47,6 +48,28 @@ test_shortest_and_special (void)
   g_assert_cmpstr (buf, ==, "null");
 }
 
+/* Written, read by the strict reader and written again: the same text.
+ * A negative zero printed "-0" came back as the integer 0 (and was then
+ * written "0"). */
+static void
+test_negative_zero_stable (void)
+{
+  g_autoptr (JsonArray) array = json_array_new ();
+  json_array_add_double_element (array, -0.0);
+  json_array_add_double_element (array, 0.0);
+  g_autoptr (JsonNode) node = json_node_new (JSON_NODE_ARRAY);
+  json_node_set_array (node, array);
+  g_autofree char *text = sb_json_write (node, FALSE, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) back = sb_json_read (text, -1, &error);
+  g_assert_no_error (error);
+  JsonNode *zero = json_array_get_element (json_node_get_array (back), 0);
+  g_assert_cmpint (json_node_get_value_type (zero), ==, G_TYPE_DOUBLE);
+  g_assert_true (signbit (json_node_get_double (zero)));
+  g_autofree char *again = sb_json_write (back, FALSE, NULL);
+  g_assert_cmpstr (again, ==, text);
+}
+
 static void
 test_strings_and_order (void)
 {
@@ -77,6 +100,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/json-write/numbers-round-trip", test_numbers_round_trip);
   g_test_add_func ("/json-write/shortest-and-special", test_shortest_and_special);
+  g_test_add_func ("/json-write/negative-zero-stable", test_negative_zero_stable);
   g_test_add_func ("/json-write/strings-and-order", test_strings_and_order);
   return g_test_run ();
 }
