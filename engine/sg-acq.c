@@ -264,6 +264,51 @@ sg_acq_maximize (size_t dim, const double *lower, const double *upper,
                  gsl_rng *rng, const sg_progress *progress,
                  double *x_best, double *value)
 {
+  return sg_acq_maximize_batched (dim, lower, upper, fn, NULL, user_data, extra, n_extra, opt,
+                                  rng, progress, x_best, value);
+}
+
+/* Scores the candidates PTS (ntot x dim) into SC: by BATCH in blocks (a
+ * progress report and a cancel check per block), else point by point. */
+#define SCORE_BLOCK 128
+
+static void
+score_candidates (max_ctx *c, sg_acq_batch_fn batch, const double *pts, size_t ntot, size_t dim,
+                  scored *sc)
+{
+  double values[SCORE_BLOCK];
+
+  for (size_t first = 0; first < ntot && !c->cancelled; first += SCORE_BLOCK)
+    {
+      size_t n = ntot - first < SCORE_BLOCK ? ntot - first : SCORE_BLOCK;
+      if (batch)
+        batch (pts + first * dim, n, c->user_data, values);
+      for (size_t i = 0; i < n && !c->cancelled; i++)
+        {
+          size_t k = first + i;
+          sc[k].index = k;
+          if (batch)
+            {
+              sc[k].value = isnan (values[i]) ? -INFINITY : values[i];
+              c->evals++;
+            }
+          else
+            sc[k].value = evaluate (c, pts + k * dim);
+        }
+      if (batch && c->progress
+          && sg_progress_report (c->progress, fmin (1.0, (double) c->evals / (double) c->total))
+             != SG_OK)
+        c->cancelled = 1;
+    }
+}
+
+sg_status
+sg_acq_maximize_batched (size_t dim, const double *lower, const double *upper,
+                         sg_acq_fn fn, sg_acq_batch_fn batch, void *user_data,
+                         const double *extra, size_t n_extra, const sg_acq_max_options *opt,
+                         gsl_rng *rng, const sg_progress *progress, double *x_best,
+                         double *value)
+{
   sg_acq_max_options defaults;
   if (opt == NULL)
     {
@@ -308,11 +353,7 @@ sg_acq_maximize (size_t dim, const double *lower, const double *upper,
 
   max_ctx c = { fn, user_data, progress, 0,
                 ntot + opt->n_starts * opt->local_maxeval, 0, NULL };
-  for (size_t i = 0; i < ntot && !c.cancelled; i++)
-    {
-      sc[i].value = evaluate (&c, pts + i * dim);
-      sc[i].index = i;
-    }
+  score_candidates (&c, batch, pts, ntot, dim, sc);
   if (c.cancelled)
     {
       free (pts); free (sc);

@@ -96,3 +96,15 @@ sg_status sg_acq_maximize (size_t dim, const double *lower, const double *upper,
                            size_t n_extra, const sg_acq_max_options *opt,
                            gsl_rng *rng, const sg_progress *progress,
                            double *x_best, double *value);
+/* The same with the candidates of step 1 scored by BATCH: VALUES (n) of
+ * the N points X (n x dim), each what FN would give; for acquisitions
+ * that are cheaper per point over many points at once (one matrix product
+ * for all candidates instead of one pass over the posterior samples per
+ * candidate). The refinement still calls FN. */
+typedef void (*sg_acq_batch_fn) (const double *X, size_t n, void *user_data, double *values);
+sg_status sg_acq_maximize_batched (size_t dim, const double *lower, const double *upper,
+                                   sg_acq_fn fn, sg_acq_batch_fn batch, void *user_data,
+                                   const double *extra, size_t n_extra,
+                                   const sg_acq_max_options *opt, gsl_rng *rng,
+                                   const sg_progress *progress, double *x_best,
+                                   double *value);

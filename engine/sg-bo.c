@@ -771,6 +771,65 @@ acq_ctx_clear (acq_ctx *a)
     gsl_rng_free (a->crn);
 }
 
+/* The acquisition at candidate C from its joint samples F (b x N). */
+typedef struct {
+  acq_ctx *a;
+  const double *X;      /* the block's candidates                    */
+  double *values;
+} batch_ctx;
+
+static void
+score_point (size_t c, const double *F, void *user_data)
+{
+  batch_ctx *bc = user_data;
+  acq_ctx *a = bc->a;
+  size_t N = a->N;
+
+  if (a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, bc->X + c * a->bo->cfg.dim))
+    {
+      bc->values[c] = -INFINITY;
+      return;
+    }
+  memcpy (a->F, F, a->b * N * sizeof *F);
+  if (a->b == 2)
+    for (size_t j = 0; j < N; j++)
+      a->h[j] = a->F[j] - a->F[N + j];
+  bc->values[c] = acquisition_value (a);
+}
+
+/* The candidates' acquisition values at once: for the exact posterior one
+ * product of the latent samples with all candidates (the common random
+ * numbers of the remainder are Z's first b x N normals, what acq_eval's
+ * restarted stream draws); the other models point by point. */
+static void
+acq_eval_batch (const double *X, size_t n, void *user_data, double *values)
+{
+  acq_ctx *a = user_data;
+  const sg_bo *bo = a->bo;
+
+  if (a->status != SG_OK)
+    {
+      for (size_t c = 0; c < n; c++)
+        values[c] = -INFINITY;
+      return;
+    }
+  if (bo->post == NULL || bo->has_two_gp)
+    {
+      for (size_t c = 0; c < n; c++)
+        values[c] = acq_eval (X + c * bo->cfg.dim, a);
+      return;
+    }
+  batch_ctx bc = { a, X, values };
+  int status = sg_skewgp_joint_samples_each (bo->post, bo->samples, X, n,
+                                             a->b == 2 ? a->ref : NULL, a->Z, score_point, &bc);
+  if (status != SG_OK)
+    {
+      a->status = status;
+      for (size_t c = 0; c < n; c++)
+        values[c] = -INFINITY;
+    }
+}
+
 /* A context for the acquisitions of BO's model with x_r = REF (NULL: none)
  * and the common random numbers of CRN_SEED: the Gaussian variates Z are
  * the first 2N normals of that stream, and the SkewGP remainder restarts
@@ -813,9 +872,15 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
   const sg_bo *bo = a->bo;
   a->target = target;
   a->status = SG_OK;
-  int status = sg_acq_maximize (bo->cfg.dim, bo->cfg.lower, bo->cfg.upper, acq_eval, a,
-                                bo->data.X, bo->data.n_inputs, &bo->cfg.search, rng,
-                                progress, x, value);
+  int status = sg_acq_maximize_batched (bo->cfg.dim, bo->cfg.lower, bo->cfg.upper, acq_eval,
+                                        acq_eval_batch, a, bo->data.X, bo->data.n_inputs,
+                                        &bo->cfg.search, rng, progress, x, value);
+  if (status == SG_OK && a->status != SG_OK)
+    status = a->status;
+  /* The value reported is the point-wise one (what sg_bo_acquisition_at
+   * gives), not the batched scoring's, which differs in the last bits. */
+  if (status == SG_OK && isfinite (*value))
+    *value = acq_eval (x, a);
   if (status == SG_OK && a->status != SG_OK)
     status = a->status;
   if (status == SG_OK && !isfinite (*value))

@@ -754,6 +754,97 @@ sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
   return joint_samples (post, samples, XS, b, NULL, samples->N, rng, out);
 }
 
+/* Adds the remainder of the joint samples at the b points XX (b x N in F,
+ * the latent part already there): R = K(XX, XX) - WQ^T WQ (WQ: the b
+ * whitened columns, mh x b), factorised by psd_sqrt, times G (b x N). As
+ * in joint_samples, a remainder below round-off of the prior variance is
+ * zero. */
+static sg_status
+add_remainder (const sg_skewgp_posterior *post, const double *XX, size_t b, const double *WQ,
+               const double *G, size_t N, double *F)
+{
+  double R0[4], L0[4], max_diag = 0, kdiag = 0;
+
+  sg_kernel_matrix (&post->kernel, XX, b, XX, b, R0);
+  sg_gemm (1, 0, b, b, post->mh, -1, WQ, WQ, 1, R0);
+  sg_symmetrize (R0, b);
+  for (size_t i = 0; i < b; i++)
+    {
+      max_diag = fmax (max_diag, R0[i * b + i]);
+      kdiag = fmax (kdiag, sg_kernel_eval (&post->kernel, XX + i * post->dim, XX + i * post->dim));
+    }
+  if (!(max_diag > 1e-12 * kdiag))
+    return SG_OK;
+  sg_status status = psd_sqrt (R0, b, L0);
+  if (status != SG_OK)
+    return status;
+  for (size_t i = 0; i < b; i++)
+    for (size_t k = 0; k < b; k++)
+      if (L0[i * b + k] != 0)
+        sg_vec_axpy (L0[i * b + k], G + k * N, N, F + i * N);
+  return SG_OK;
+}
+
+/* Points per block of sg_skewgp_joint_samples_each: the block's latent
+ * part (BLOCK x N doubles) stays in L2. */
+#define EACH_BLOCK 64
+
+sg_status
+sg_skewgp_joint_samples_each (const sg_skewgp_posterior *post,
+                              const sg_skewgp_samples *samples,
+                              const double *XS, size_t n_points, const double *ref,
+                              const double *G, sg_skewgp_point_fn fn, void *user_data)
+{
+  if (post == NULL || samples == NULL || samples->mh != post->mh || XS == NULL || G == NULL
+      || fn == NULL)
+    return SG_EINVAL;
+  size_t N = samples->N, mh = post->mh, dim = post->dim, b = ref ? 2 : 1;
+  size_t rows = EACH_BLOCK + 1;
+  double *X = malloc (rows * dim * sizeof *X);
+  double *WQ = malloc ((mh * rows + 1) * sizeof *WQ);
+  double *scratch = malloc ((rows * post->nz + 1) * sizeof *scratch);
+  double *M = malloc (rows * N * sizeof *M);
+  double *F = malloc (b * N * sizeof *F);
+  double *pair = malloc ((2 * mh + 1) * sizeof *pair);
+  sg_status status = (X && WQ && scratch && M && F && pair) ? SG_OK : SG_ENOMEM;
+
+  for (size_t first = 0; status == SG_OK && first < n_points; first += EACH_BLOCK)
+    {
+      size_t m = n_points - first < EACH_BLOCK ? n_points - first : EACH_BLOCK;
+      size_t mr = m + (ref != NULL);   /* the reference is the block's last row */
+      memcpy (X, XS + first * dim, m * dim * sizeof *X);
+      if (ref)
+        memcpy (X + m * dim, ref, dim * sizeof *X);
+      status = sg_skewgp_whiten_points (post, X, mr, WQ, NULL, scratch);
+      if (status != SG_OK)
+        break;
+      /* M (mr x N) = xi + WQ^T E: the latent part of every point. */
+      sg_gemm (1, 0, mr, N, mh, 1, WQ, samples->E, 0, M);
+      for (size_t i = 0; i < mr * N; i++)
+        M[i] += post->xi;
+      for (size_t c = 0; c < m && status == SG_OK; c++)
+        {
+          double XX[2 * SG_KERNEL_MAX_DIM];
+          memcpy (XX, X + c * dim, dim * sizeof *XX);
+          memcpy (F, M + c * N, N * sizeof *F);
+          for (size_t k = 0; k < mh; k++)
+            pair[k * b] = WQ[k * mr + c];
+          if (ref)
+            {
+              memcpy (XX + dim, ref, dim * sizeof *XX);
+              memcpy (F + N, M + m * N, N * sizeof *F);
+              for (size_t k = 0; k < mh; k++)
+                pair[k * b + 1] = WQ[k * mr + m];
+            }
+          status = add_remainder (post, XX, b, pair, G, N, F);
+          if (status == SG_OK)
+            fn (first + c, F, user_data);
+        }
+    }
+  free (X); free (WQ); free (scratch); free (M); free (F); free (pair);
+  return status;
+}
+
 sg_status
 sg_skewgp_sample_paths (const sg_skewgp_posterior *post,
                         const sg_skewgp_samples *samples,

@@ -172,6 +172,23 @@ sg_status sg_skewgp_joint_samples (const sg_skewgp_posterior *post,
                                    const double *XS, size_t b, gsl_rng *rng,
                                    double *out);
 
+/* The joint samples of sg_skewgp_joint_samples at [XS_c; REF] (b = 2) or
+ * at XS_c alone (REF NULL, b = 1), for each of N_POINTS points XS_c, as an
+ * acquisition search over candidates needs them: FN (c, F, USER_DATA)
+ * receives point c's b x N samples (valid during the call). The remainder
+ * uses the same normal variates G (b x N, the caller's common random
+ * numbers) for every point, exactly as sg_skewgp_joint_samples does with
+ * an RNG restarted at the same state, and gives the same samples up to
+ * the rounding of the products. The latent part, W_Q(XS)^T E, is one
+ * matrix product per block of points instead of one pass over the mh x N
+ * samples per point. */
+typedef void (*sg_skewgp_point_fn) (size_t c, const double *F, void *user_data);
+sg_status sg_skewgp_joint_samples_each (const sg_skewgp_posterior *post,
+                                        const sg_skewgp_samples *samples,
+                                        const double *XS, size_t n_points,
+                                        const double *ref, const double *G,
+                                        sg_skewgp_point_fn fn, void *user_data);
+
 /* Sample paths for plots: like sg_skewgp_joint_samples, but only for the K
  * stored samples whose indices (< N) are listed in WHICH; OUT is b x K.
  * The remainder covariance of a fine grid is numerically singular; it is
