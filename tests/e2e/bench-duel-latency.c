@@ -16,8 +16,18 @@
  * 10, 50 and 100 duels. Also the longest main-thread stall seen (a 5 ms
  * timer's wake-up gaps).
  *
- * Needs a display (run under xvfb-run; the Cairo renderer is used because
- * Xvfb has no GPU). Prints a table; not a timed test.
+ * Also the time from the answer to the plots of the new question (the
+ * plot job's snapshot applied), at ~10, 50, 100, 200 and 300 duels.
+ *
+ *   bench-duel-latency [ANSWERS [loaded]]
+ *
+ * "loaded" starts a second process that keeps one core busy for the whole
+ * run (the other two-core case: a person's machine doing something else).
+ * The renderer is the application's own choice (the Cairo renderer where
+ * OpenGL is a software rasteriser, as under Xvfb) unless GSK_RENDERER is
+ * set; the table names the one used.
+ *
+ * Needs a display (run under xvfb-run). Prints a table; not a timed test.
  */
 #include "sb-application.h"
 #include "sb-experiment-templates.h"
@@ -26,6 +36,7 @@
 
 #include <glib/gstdio.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -42,7 +53,27 @@ typedef struct {
   gint64 max_gap;
   gint64 cpu_last;
   gint64 max_cpu_gap;     /* main-thread CPU time within one gap         */
+  gint64 plotted;         /* the last plot snapshot applied              */
 } Bench;
+
+static void
+plot_updated (SbWindow *window, Bench *b)
+{
+  b->plotted = g_get_monotonic_time ();
+}
+
+/* A second process that keeps one core busy until killed. */
+static GPid
+start_load (void)
+{
+  const char *argv[] = { "/bin/sh", "-c", "while :; do :; done", NULL };
+  GPid pid = 0;
+  g_autoptr (GError) error = NULL;
+
+  if (!g_spawn_async (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &pid, &error))
+    g_error ("cannot start the load: %s", error->message);
+  return pid;
+}
 
 static gint64
 thread_cpu_time (void)
@@ -117,10 +148,30 @@ report (const char *label, const double *lat, guint from, guint to)
           quantile (v, n, 0.5), quantile (v, n, 0.95), v[n - 1]);
 }
 
+/* Rows around 10, 50, 100, 200 and 300 answers (those the run reached). */
+static void
+report_rows (const double *v, guint total)
+{
+  static const guint centre[] = { 10, 50, 100, 200, 300 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (centre); i++)
+    {
+      char label[16];
+      guint from = centre[i] - 4, to = MIN (centre[i] + 5, total);
+      if (total < from + 5)
+        break;
+      g_snprintf (label, sizeof label, "~%u", centre[i]);
+      report (label, v, from, to);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
   guint total = argc > 1 ? (guint) atoi (argv[1]) : 105;
+  gboolean loaded = argc > 2 && g_str_equal (argv[2], "loaded");
+  GPid load = 0;
+  double *plot;
   g_autoptr (SbApplication) app = NULL;
   g_autoptr (SbExperiment) exp = NULL;
   g_autoptr (SbSession) session = NULL;
@@ -138,8 +189,9 @@ main (int argc, char *argv[])
       printf ("bench-duel-latency: no display, nothing measured (run under xvfb-run)\n");
       return 0;
     }
-  g_setenv ("GSK_RENDERER", "cairo", FALSE);
   gtk_init ();
+  if (loaded)
+    load = start_load ();
   dir = g_dir_make_tmp ("sb-latency-XXXXXX", NULL);
   g_setenv ("XDG_DATA_HOME", dir, TRUE);
   path = g_build_filename (dir, "latency.json", NULL);
@@ -159,6 +211,7 @@ main (int argc, char *argv[])
 
   b.window = sb_window_new (GTK_APPLICATION (app));
   g_signal_connect (b.window, "question-shown", G_CALLBACK (question_shown), &b);
+  g_signal_connect (b.window, "plot-updated", G_CALLBACK (plot_updated), &b);
   gtk_window_present (GTK_WINDOW (b.window));
   sb_window_set_session (b.window, session);
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (b.window));
@@ -167,6 +220,7 @@ main (int argc, char *argv[])
 
   latency = g_new0 (double, total + 1);
   job = g_new0 (double, total + 1);
+  plot = g_new0 (double, total + 1);
   start = g_get_monotonic_time ();
   for (guint i = 0; i <= total; i++)
     {
@@ -191,6 +245,8 @@ main (int argc, char *argv[])
        * thought), so it does not compete with the next proposal. */
       while (sb_worker_is_busy (sb_window_get_worker (b.window), SB_WORKER_LANE_PLOT))
         g_main_context_iteration (NULL, TRUE);
+      if (b.answered && b.plotted > b.answered)
+        plot[sb_session_get_n_answers (session)] = (b.plotted - b.answered) / 1000.0;
       q = sb_window_get_question (b.window);
       g_assert (q && q->kind == SB_QUESTION_DUEL && q->has_oracle);
       b.shown = FALSE;
@@ -202,11 +258,15 @@ main (int argc, char *argv[])
 
   printf ("Duel latency: answer -> next duel painted, Six-hump camel (2-D), exact SkewGP, UCB, "
           "5 initial duels, seed 3\n");
+  printf ("Renderer: %s%s; %s\n",
+          G_OBJECT_TYPE_NAME (gtk_native_get_renderer (GTK_NATIVE (b.window))),
+          g_getenv ("GSK_RENDERER") ? " (GSK_RENDERER set)" : " (the application's choice)",
+          loaded ? "loaded: a second process keeps one core busy" : "no added load");
   printf ("OpenBLAS core: %s; config: %s\n", openblas_get_corename (), openblas_get_config ());
   {
-    g_autofree char *load = NULL;
-    if (g_file_get_contents ("/proc/loadavg", &load, NULL, NULL))
-      printf ("load average at the end: %s", load);
+    g_autofree char *loadavg = NULL;
+    if (g_file_get_contents ("/proc/loadavg", &loadavg, NULL, NULL))
+      printf ("load average at the end: %s", loadavg);
   }
   printf ("%u answers in %.1f s; longest main-loop wake-up gap %.1f ms wall, "
           "of which at most %.1f ms main-thread CPU\n\n", total,
@@ -214,19 +274,15 @@ main (int argc, char *argv[])
   printf ("Answer to next duel painted (what the person waits for):\n\n");
   printf ("| duels  | answers | n   | median ms | p95 ms | max ms |\n");
   printf ("|--------|---------|-----|----------|----------|----------|\n");
-  report ("~10", latency, 6, MIN (15, total));
-  if (total >= 55)
-    report ("~50", latency, 46, 55);
-  if (total >= 100)
-    report ("~100", latency, 96, MIN (105, total));
+  report_rows (latency, total);
   printf ("\nOf which the proposal job on the worker (replay + sg_bo_propose + oracle):\n\n");
   printf ("| duels  | answers | n   | median ms | p95 ms | max ms |\n");
   printf ("|--------|---------|-----|----------|----------|----------|\n");
-  report ("~10", job, 6, MIN (15, total));
-  if (total >= 55)
-    report ("~50", job, 46, 55);
-  if (total >= 100)
-    report ("~100", job, 96, MIN (105, total));
+  report_rows (job, total);
+  printf ("\nAnswer to the new question's plots applied (the plot job after the proposal):\n\n");
+  printf ("| duels  | answers | n   | median ms | p95 ms | max ms |\n");
+  printf ("|--------|---------|-----|----------|----------|----------|\n");
+  report_rows (plot, total);
 
   /* The window's jobs are cancelled; the process must not exit while one
    * is still inside the engine, nor before the last save is on disk. */
@@ -241,5 +297,11 @@ main (int argc, char *argv[])
   g_rmdir (dir);
   g_free (latency);
   g_free (job);
+  g_free (plot);
+  if (load)
+    {
+      kill (load, SIGKILL);
+      g_spawn_close_pid (load);
+    }
   return 0;
 }

@@ -219,14 +219,17 @@ wait "$pid" 2>/dev/null
 pid=
 t=$(taken "$tmp/app3.log"); r=$(refused "$tmp/app3.log")
 saved=$(count_answers "$session2")
-if [ "$t" -ge 2 ] && [ "$saved" = "$t" ] && [ $((t + r)) -le 8 ]; then
+# The kill can fall between an answer's save and its log line: the file
+# may hold one answer more than the log says were taken, never fewer.
+if [ "$t" -ge 2 ] && [ "$saved" -ge "$t" ] && [ "$saved" -le $((t + 1)) ] && [ $((t + r)) -le 8 ]; then
   ok "after SIGKILL the file holds every answer the app took ($saved saved, $t taken, $r refused)"
 else
   not_ok "after SIGKILL the file holds every answer the app took" "saved $saved, taken $t, refused $r" \
     "$(grep -v 'taken\|refused\|shown' "$tmp/app3.log" | tail -n 5)"
 fi
 kw=$(winners "$session2")
-if [ "$saved" -gt 0 ] && [ "$kw" = "$(taken_winners "$tmp/app3.log")" ]; then
+case "$kw" in "$(taken_winners "$tmp/app3.log")"*) prefix=yes;; *) prefix=no;; esac
+if [ "$saved" -gt 0 ] && [ $prefix = yes ]; then
   ok "the surviving answers are the ones taken, in order ($kw)"
 else
   not_ok "the surviving answers are the ones taken, in order" "file $kw, log $(taken_winners "$tmp/app3.log")"
