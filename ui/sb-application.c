@@ -23,6 +23,8 @@
 #include "sb-papers.h"
 #include "sb-settings.h"
 #include "sb-window.h"
+
+#include <adwaita.h>
 #include "sb-worker.h"
 #include "sg-linalg.h"
 
@@ -221,13 +223,14 @@ sb_application_startup (GApplication *app)
   g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
 
   G_APPLICATION_CLASS (sb_application_parent_class)->startup (app);
+  adw_init ();
   sb_renderer_choose (gdk_display_get_default ());
   /* Here rather than in main() so that the in-process benchmarks and tests
    * of the window run the engine as the application does. */
   sg_blas_use_default_threads ();
   g_set_application_name ("SkewBench");
   gtk_window_set_default_icon_name (APPLICATION_ID);
-  sb_settings_follow_theme (gtk_settings_get_default ());
+  sb_settings_follow_theme (adw_style_manager_get_default ());
   add_settings_actions (app);
   quit_on_signals (G_APPLICATION (app));
   gtk_css_provider_load_from_resource (css, "/org/skewbench/SkewBench/style.css");
