@@ -100,6 +100,10 @@ table_label (SbDuelPanel *self, const char *text, int column, int row, const cha
   GtkWidget *label = gtk_label_new (text);
 
   gtk_label_set_xalign (GTK_LABEL (label), column == 0 ? 0.0f : 1.0f);
+  gtk_label_set_justify (GTK_LABEL (label), column == 0 ? GTK_JUSTIFY_LEFT : GTK_JUSTIFY_RIGHT);
+  /* Headings and names break into lines on a narrow window. */
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_widget_set_hexpand (label, column > 0);
   if (css)
     gtk_widget_add_css_class (label, css);
@@ -349,6 +353,23 @@ update (SbDuelPanel *self)
 
   update_table (self);
   update_best (self);
+}
+
+void
+sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact)
+{
+  GtkOrientation rows = compact ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL;
+  GtkWidget *boxes[] = { self->value_box, self->autoplay_box, self->finished_box };
+
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  for (guint i = 0; i < G_N_ELEMENTS (boxes); i++)
+    {
+      gtk_orientable_set_orientation (GTK_ORIENTABLE (boxes[i]), rows);
+      gtk_box_set_spacing (GTK_BOX (boxes[i]), compact ? 6 : 12);
+    }
+  gtk_box_set_spacing (GTK_BOX (self->root), compact ? 10 : 14);
+  gtk_grid_set_column_spacing (self->table, compact ? 12 : 24);
+  gtk_widget_set_visible (GTK_WIDGET (self->keys_label), !compact);
 }
 
 void

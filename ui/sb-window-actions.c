@@ -334,6 +334,12 @@ playground_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   gtk_window_present (GTK_WINDOW (playground));
 }
 
+static void
+show_plots_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  sb_window_show_plots (SB_WINDOW (user_data), g_variant_get_boolean (state));
+}
+
 static const GActionEntry window_actions[] = {
   { .name = "answer-a", .activate = answer_a_action },
   { .name = "answer-b", .activate = answer_b_action },
@@ -356,6 +362,7 @@ static const GActionEntry window_actions[] = {
   { .name = "link-diagnostic", .activate = link_diagnostic_action },
   { .name = "playground", .activate = playground_action },
   { .name = "prior-explorer", .activate = prior_explorer_action },
+  { .name = "show-plots", .state = "false", .change_state = show_plots_change_state },
   { .name = "none" },
 };
 
