@@ -63,8 +63,8 @@ void sb_window_update_status (SbWindow *self);
 void sb_window_update_titles (SbWindow *self);
 void sb_window_remember_file (SbWindow *self, GFile *file);
 void sb_window_request_plot (SbWindow *self);
-/* "3. B preferred: …" — one answer as the history and the demo banner
- * name it. */
+/* "3. B preferred: <B's setting> over <A's setting>", "4. skipped: A …,
+ * B …" — one answer as the history and the demo banner name it. */
 char *sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index);
 
 /* The layout: folded (one page at a time, narrow windows) or not. */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 G_DEFINE_FINAL_TYPE (SbWindow, sb_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -130,25 +131,29 @@ char *
 sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index)
 {
   g_autofree char *text = NULL;
-  g_autofree char *point = NULL;
+  g_autofree char *a = describe_point (exp, e->a);
+  g_autofree char *b = e->b ? describe_point (exp, e->b) : NULL;
 
   switch (e->kind)
     {
     case SB_LOG_DUEL:
-      point = describe_point (exp, e->winner ? e->b : e->a);
-      text = g_strdup_printf ("%u. %s preferred: %s", index + 1, e->winner ? "B" : "A", point);
+      text = g_strdup_printf ("%u. %s preferred: %s over %s", index + 1, e->winner ? "B" : "A",
+                              e->winner ? b : a, e->winner ? a : b);
       break;
     case SB_LOG_VALUE:
-      point = describe_point (exp, e->a);
-      text = g_strdup_printf ("%u. value %g at %s", index + 1, e->value, point);
+      text = g_strdup_printf ("%u. value %g at %s", index + 1, e->value, a);
       break;
     case SB_LOG_FAILED:
-      point = describe_point (exp, e->a);
-      text = g_strdup_printf ("%u. failed: %s", index + 1, point);
+      text = g_strdup_printf ("%u. failed: %s", index + 1, a);
       break;
     case SB_LOG_SKIP:
     default:
-      text = g_strdup_printf ("%u. skipped", index + 1);
+      /* A skipped duel names both settings; a skipped value question
+       * logs its setting twice. */
+      if (b && memcmp (e->a, e->b, e->dim * sizeof (double)) != 0)
+        text = g_strdup_printf ("%u. skipped: A %s, B %s", index + 1, a, b);
+      else
+        text = g_strdup_printf ("%u. skipped: %s", index + 1, a);
       break;
     }
   return g_steal_pointer (&text);
@@ -162,6 +167,8 @@ history_row (const SbExperiment *exp, const SbLogEntry *e, guint index)
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  /* The whole line when it is cut off. */
+  gtk_widget_set_tooltip_text (label, text);
   gtk_widget_set_margin_start (label, 6);
   gtk_widget_set_margin_end (label, 6);
   gtk_widget_set_margin_top (label, 3);
