@@ -15,7 +15,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "sb-demo-chooser.h"
 #include "sb-experiment-templates.h"
+#include "sb-link-dialog.h"
+#include "sb-new-experiment-dialog.h"
+#include "sb-playground.h"
+#include "sb-prior-explorer.h"
 #include "sb-window-private.h"
 
 #include "ui-harness.h"
@@ -53,11 +58,149 @@ test_history_names_both_options (void)
   g_assert_nonnull (strstr (text_skip, "B hsl(210°"));
 }
 
+/* ---- Keys of the tool windows ---------------------------------------------- */
+
+/* Activates WIDGET's shortcut for ACCEL (e.g. "Escape", "<Control>w"), as
+ * the key press would; FALSE when it has none. */
+static gboolean
+activate_shortcut (GtkWidget *widget, const char *accel)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr (GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (c))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (c)); j++)
+        {
+          g_autoptr (GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (c), j);
+          g_autofree char *trigger
+            = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
+
+          if (g_str_equal (trigger, accel))
+            return gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, widget,
+                                                 gtk_shortcut_get_arguments (shortcut));
+        }
+    }
+  return FALSE;
+}
+
+static SbSession *
+answered_colour_session (guint n)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  SbSession *session = sb_session_new (exp);
+
+  for (guint i = 0; i < n; i++)
+    {
+      double a[3] = { 10.0 + 30 * i, 50, 50 }, b[3] = { 200.0 - 20 * i, 70, 40 };
+      g_assert_true (sb_session_add_duel (session, a, b, i % 2, NULL));
+    }
+  return session;
+}
+
+static GtkWidget *
+open_tool_window (guint which, GtkWindow *parent, SbSession *session)
+{
+  switch (which)
+    {
+    case 0: return GTK_WIDGET (sb_demo_chooser_new (GTK_APPLICATION (app), parent));
+    case 1: return GTK_WIDGET (sb_prior_explorer_new (parent));
+    case 2: return GTK_WIDGET (sb_playground_new (GTK_APPLICATION (app)));
+    case 3: return GTK_WIDGET (sb_link_dialog_new (parent, session));
+    default: return GTK_WIDGET (sb_new_experiment_dialog_new (parent));
+    }
+}
+
+static void
+test_tool_windows_close_on_keys (void)
+{
+  static const char *const names[] = { "Guided Demos", "Prior Explorer", "Playground",
+                                       "Link Diagnostic", "New Experiment" };
+  static const char *const keys[] = { "Escape", "<Control>w" };
+  g_autoptr (SbSession) session = answered_colour_session (6);
+  GtkWindow *parent = GTK_WINDOW (gtk_window_new ());
+
+  gtk_window_set_application (parent, GTK_APPLICATION (app));
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    for (guint w = 0; w < G_N_ELEMENTS (names); w++)
+      {
+        GtkWidget *window = open_tool_window (w, parent, session);
+
+        g_test_message ("%s: %s", names[w], keys[k]);
+        g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+        gtk_window_present (GTK_WINDOW (window));
+        spin_for (100);
+        g_assert_true (activate_shortcut (window, keys[k]));
+        SPIN_UNTIL (window == NULL || !gtk_widget_get_visible (window));
+        if (window)
+          {
+            g_object_remove_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+            gtk_window_destroy (GTK_WINDOW (window));
+          }
+      }
+  gtk_window_destroy (parent);
+}
+
+static void
+on_experiment_chosen (SbNewExperimentDialog *dialog, SbExperiment *exp, SbExperiment **out)
+{
+  *out = sb_experiment_copy (exp);
+}
+
+/* The first drawn text field inside a widget of type IN. */
+static GtkWidget *
+first_text (GtkWidget *root, GType in)
+{
+  if (GTK_IS_TEXT (root) && gtk_widget_is_drawable (root)
+      && gtk_widget_get_ancestor (root, in) != NULL)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = first_text (c, in);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* Enter in New Experiment's title field (a text field's activation)
+ * creates the experiment, as Create does, and closes the dialog; so does
+ * Enter in a spin button. */
+static void
+test_enter_creates_experiment (void)
+{
+  for (guint round = 0; round < 2; round++)
+    {
+      SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+      g_autoptr (SbExperiment) exp = NULL;
+      GtkWidget *text;
+
+      g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+      g_signal_connect (dialog, "experiment-chosen", G_CALLBACK (on_experiment_chosen), &exp);
+      gtk_window_present (GTK_WINDOW (dialog));
+      spin_for (100);
+      /* The title entry's text, then a spin button's (the budget's). */
+      text = first_text (GTK_WIDGET (dialog), round == 0 ? GTK_TYPE_ENTRY : GTK_TYPE_SPIN_BUTTON);
+      g_assert_nonnull (text);
+      gtk_widget_grab_focus (text);
+      /* What Return does in a text field (GtkText's key binding). */
+      g_signal_emit_by_name (text, "activate");
+      SPIN_UNTIL (dialog == NULL);
+      g_assert_nonnull (exp);
+      g_assert_true (sb_experiment_validate (exp, NULL));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   static const UiTest tests[] = {
     { "/ui/hig/history-names-both-options", test_history_names_both_options },
+    { "/ui/hig/tool-windows-close-on-keys", test_tool_windows_close_on_keys },
+    { "/ui/hig/enter-creates-experiment", test_enter_creates_experiment },
   };
   int status;
 

@@ -268,6 +268,15 @@ sb_application_window_added (GtkApplication *app, GtkWindow *window)
     sb_settings_track_window_size (window);
 }
 
+void
+sb_window_class_add_close_keys (GtkWidgetClass *klass, const char *action)
+{
+  if (action == NULL)
+    action = "window.close";
+  gtk_widget_class_add_binding_action (klass, GDK_KEY_Escape, 0, action, NULL);
+  gtk_widget_class_add_binding_action (klass, GDK_KEY_w, GDK_CONTROL_MASK, action, NULL);
+}
+
 /* What a bug report needs: the libraries this build runs with. */
 static char *
 system_information (void)
