@@ -194,6 +194,94 @@ test_enter_creates_experiment (void)
     }
 }
 
+/* ---- Toasts -------------------------------------------------------------------- */
+
+static GtkWidget *
+find_widget (GtkWidget *root, gboolean (*match) (GtkWidget *, gconstpointer), gconstpointer data)
+{
+  if (match (root, data))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, match, data);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+label_says (GtkWidget *w, gconstpointer text)
+{
+  return GTK_IS_LABEL (w) && gtk_widget_is_drawable (w)
+         && g_str_equal (gtk_label_get_text (GTK_LABEL (w)), text);
+}
+
+static gboolean
+has_action (GtkWidget *w, gconstpointer name)
+{
+  return GTK_IS_ACTIONABLE (w) && gtk_widget_is_drawable (w)
+         && gtk_actionable_get_action_name (GTK_ACTIONABLE (w))
+         && g_str_equal (gtk_actionable_get_action_name (GTK_ACTIONABLE (w)), name);
+}
+
+static gboolean
+action_enabled (SbWindow *window, const char *name)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (window), name);
+}
+
+/* Ctrl+Z shows "Answer 2 taken back" with a Redo button; Redo (once the
+ * next question is on screen) puts the same entry back and the toast
+ * goes. */
+static void
+test_undo_toast_and_redo (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sb-hig-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "colour.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbLogEntry) undone = NULL;
+  SbWindow *window = sb_window_new (GTK_APPLICATION (app));
+  SbSession *session;
+  GtkWidget *redo;
+
+  g_assert_true (sb_window_open_file (window, file, TRUE));
+  gtk_window_present (GTK_WINDOW (window));
+  session = sb_window_get_session (window);
+  for (guint i = 0; i < 2; i++)
+    {
+      SPIN_UNTIL (sb_window_get_question (window) != NULL);
+      g_action_group_activate_action (G_ACTION_GROUP (window), i ? "answer-a" : "answer-b", NULL);
+    }
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 2);
+  undone = sb_log_entry_copy (sb_session_get_observation (session, 1));
+  g_assert_false (find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back"));
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 1);
+  SPIN_UNTIL (find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back") != NULL);
+  redo = find_widget (GTK_WIDGET (window), has_action, "win.redo");
+  g_assert_nonnull (redo);
+
+  SPIN_UNTIL (sb_window_get_question (window) != NULL && action_enabled (window, "redo"));
+  g_assert_true (gtk_widget_activate (redo));
+  SPIN_UNTIL (sb_session_get_n_observations (session) == 2);
+  {
+    const SbLogEntry *back = sb_session_get_observation (session, 1);
+    g_assert_cmpint (back->kind, ==, undone->kind);
+    g_assert_cmpint (back->winner, ==, undone->winner);
+    g_assert_cmpmem (back->a, 3 * sizeof (double), undone->a, 3 * sizeof (double));
+    g_assert_cmpmem (back->b, 3 * sizeof (double), undone->b, 3 * sizeof (double));
+  }
+  SPIN_UNTIL (find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back") == NULL);
+  g_assert_false (action_enabled (window, "redo"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin_for (50);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -201,6 +289,7 @@ main (int argc, char **argv)
     { "/ui/hig/history-names-both-options", test_history_names_both_options },
     { "/ui/hig/tool-windows-close-on-keys", test_tool_windows_close_on_keys },
     { "/ui/hig/enter-creates-experiment", test_enter_creates_experiment },
+    { "/ui/hig/undo-toast-and-redo", test_undo_toast_and_redo },
   };
   int status;
 

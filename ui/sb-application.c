@@ -351,6 +351,7 @@ static const struct {
   { "win.save-as", { "<Control><Shift>s", NULL } },
   { "win.export-csv", { "<Control>e", NULL } },
   { "win.undo", { "<Control>z", NULL } },
+  { "win.redo", { "<Control><Shift>z", NULL } },
   { "win.refit", { "<Control>r", NULL } },
   { "win.prior-explorer", { "<Control><Shift>p", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },

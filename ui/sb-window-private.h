@@ -28,6 +28,8 @@ struct _SbWindow
   GPtrArray *demo_log;         /* its full prepared log (SbLogEntry)      */
   gboolean demo_density;       /* show the demo's density when a model is */
   guint folded_idle;           /* applies a fold of the layout            */
+  AdwToast *undo_toast;        /* "Answer N taken back", while shown (weak) */
+  AdwToastOverlay *toast_overlay; /* the window's child (borrowed)        */
 
   /* Template widgets (borrowed) */
   GtkLabel *title_label;

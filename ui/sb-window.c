@@ -732,6 +732,12 @@ sb_window_dispose (GObject *object)
   self->recent = NULL;
   g_clear_pointer (&self->demo_log, g_ptr_array_unref);
   g_clear_handle_id (&self->folded_idle, g_source_remove);
+  if (self->undo_toast)
+    {
+      g_signal_handlers_disconnect_by_data (self->undo_toast, self);
+      g_object_remove_weak_pointer (G_OBJECT (self->undo_toast), (gpointer *) &self->undo_toast);
+    }
+  self->undo_toast = NULL;
   self->demo = NULL;
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_WINDOW);
   G_OBJECT_CLASS (sb_window_parent_class)->dispose (object);
@@ -765,6 +771,7 @@ sb_window_class_init (SbWindowClass *klass)
   g_type_ensure (SB_TYPE_DUEL_PANEL);
   g_type_ensure (ADW_TYPE_LEAFLET);
   g_type_ensure (ADW_TYPE_CLAMP);
+  g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/skewbench/SkewBench/ui/sb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SbWindow, title_label);
@@ -814,6 +821,9 @@ static void
 sb_window_init (SbWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The window's child: not bound as a template child, which GTK 4.8
+   * would unparent a second time when the window is disposed. */
+  self->toast_overlay = ADW_TOAST_OVERLAY (gtk_window_get_child (GTK_WINDOW (self)));
   bind_campaign (self);
 
   self->plot_view = SB_PLOT_VIEW (sb_plot_view_new (SB_PLOT_HEATMAP));
