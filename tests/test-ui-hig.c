@@ -6,7 +6,7 @@
  *    experiment in New Experiment (its default button);
  *  - undoing an answer shows a toast "Answer N taken back" whose Redo
  *    restores the same entry;
- *  - greyed-out actions say why in their tooltips.
+ *  - greyed-out buttons say why in their tooltips.
  * TAP-skips without a display. */
 #include "config.h"
 
@@ -282,6 +282,54 @@ test_undo_toast_and_redo (void)
   g_rmdir (dir);
 }
 
+static gboolean
+has_action_any (GtkWidget *w, gconstpointer name)
+{
+  return GTK_IS_ACTIONABLE (w) && gtk_actionable_get_action_name (GTK_ACTIONABLE (w))
+         && g_str_equal (gtk_actionable_get_action_name (GTK_ACTIONABLE (w)), name);
+}
+
+static const char *
+tooltip_of (SbWindow *window, const char *action)
+{
+  GtkWidget *w = find_widget (GTK_WIDGET (window), has_action_any, action);
+
+  g_assert_nonnull (w);
+  return gtk_widget_get_tooltip_text (w);
+}
+
+/* Greyed-out buttons say why: the answers while the next question is
+ * computed, undo before the first answer. */
+static void
+test_disabled_say_why (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sb-hig-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "colour.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  SbWindow *window = sb_window_new (GTK_APPLICATION (app));
+
+  g_assert_true (sb_window_open_file (window, file, TRUE));
+  gtk_window_present (GTK_WINDOW (window));
+  SPIN_UNTIL (sb_window_get_question (window) != NULL);
+  g_assert_false (action_enabled (window, "undo"));
+  g_assert_nonnull (strstr (tooltip_of (window, "win.undo"), "there is no answer yet"));
+  g_assert_null (strstr (tooltip_of (window, "win.answer-a"), "being computed"));
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "answer-a", NULL);
+  g_assert_null (sb_window_get_question (window));
+  g_assert_false (action_enabled (window, "answer-a"));
+  g_assert_nonnull (strstr (tooltip_of (window, "win.answer-a"), "being computed"));
+  g_assert_nonnull (strstr (tooltip_of (window, "win.answer-b"), "being computed"));
+  g_assert_nonnull (strstr (tooltip_of (window, "win.undo"), "Ctrl+Z"));
+  SPIN_UNTIL (sb_window_get_question (window) != NULL);
+  g_assert_null (strstr (tooltip_of (window, "win.answer-a"), "being computed"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin_for (50);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -290,6 +338,7 @@ main (int argc, char **argv)
     { "/ui/hig/tool-windows-close-on-keys", test_tool_windows_close_on_keys },
     { "/ui/hig/enter-creates-experiment", test_enter_creates_experiment },
     { "/ui/hig/undo-toast-and-redo", test_undo_toast_and_redo },
+    { "/ui/hig/disabled-say-why", test_disabled_say_why },
   };
   int status;
 

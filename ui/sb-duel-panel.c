@@ -3,6 +3,8 @@
 
 #include "sb-duel-panel.h"
 
+#include <glib/gi18n.h>
+
 #include "sb-experiment-templates.h"
 
 #include <locale.h>
@@ -42,6 +44,9 @@ struct _SbDuelPanel
   GtkLabel *swatch_b_label;
   GtkGrid *table;
   GtkWidget *answer_box;
+  GtkWidget *prefer_a_button;
+  GtkWidget *prefer_b_button;
+  GtkWidget *skip_button;
   GtkWidget *value_box;
   GtkLabel *value_label;
   GtkEntry *value_entry;
@@ -448,6 +453,13 @@ sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy)
     return;
   self->busy = busy;
   update (self);
+  /* Greyed out meanwhile: the tooltips say why. */
+  gtk_widget_set_tooltip_text (self->prefer_a_button, busy ? _("The next question is being computed")
+                                                           : _("Left arrow or A"));
+  gtk_widget_set_tooltip_text (self->prefer_b_button, busy ? _("The next question is being computed")
+                                                           : _("Right arrow or B"));
+  gtk_widget_set_tooltip_text (self->skip_button, busy ? _("The next question is being computed")
+                                                       : _("Cannot decide: ask another question (S)"));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -654,6 +666,9 @@ sb_duel_panel_class_init (SbDuelPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, extend_adjustment);
   gtk_widget_class_bind_template_callback (widget_class, extend_clicked);
   gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, keys_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, prefer_a_button);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, prefer_b_button);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, skip_button);
   gtk_widget_class_set_css_name (widget_class, "duelpanel");
 }
 

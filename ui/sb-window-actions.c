@@ -53,6 +53,18 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "autoplay", session && exp->simulated);
   sb_window_set_action_enabled (self, "oracle-answer", asking && q->has_oracle);
   sb_window_set_action_enabled (self, "none", FALSE);
+  /* Greyed-out header buttons say why. */
+  gtk_widget_set_tooltip_text (self->undo_button,
+                               !session ? "Undo the last answer: no experiment is open"
+                               : !writer ? "Undo the last answer: another process writes this session"
+                               : sb_session_get_n_observations (session) == 0
+                                 ? "Undo the last answer: there is no answer yet"
+                                 : "Undo the last answer (Ctrl+Z)");
+  gtk_widget_set_tooltip_text (self->refit_button,
+                               !session ? "Refit the hyperparameters: no experiment is open"
+                               : !writer ? "Refit the hyperparameters: another process writes this session"
+                               : fitting ? "Refit the hyperparameters: a fit is running (Cancel stops it)"
+                               : "Refit the hyperparameters now (Ctrl+R)");
   sb_window_update_demo (self);
 }
 

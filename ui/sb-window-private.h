@@ -41,6 +41,7 @@ struct _SbWindow
   AdwLeaflet *leaflet;
   GtkWidget *plots_toggle;
   GtkWidget *refit_button;
+  GtkWidget *undo_button;
   SbDuelPanel *duel_panel;
   GtkBox *plots_box;
   GtkListBox *history_list;

@@ -783,6 +783,7 @@ sb_window_class_init (SbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbWindow, leaflet);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, plots_toggle);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, refit_button);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, undo_button);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, duel_panel);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, plots_box);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, history_list);
