@@ -36,6 +36,11 @@ struct _SbCampaign
   gboolean autoplay;
   guint autoplay_delay;
   guint autoplay_source;
+  /* Redo: the entry the last undo took back, valid while the log has not
+   * changed since (log_changes still equals redo_at). */
+  SbLogEntry *redo_entry;
+  guint64 log_changes;       /* ::changed emissions of the session seen */
+  guint64 redo_at;
 };
 
 G_DEFINE_FINAL_TYPE (SbCampaign, sb_campaign, G_TYPE_OBJECT)
@@ -306,6 +311,8 @@ on_session_changed (SbSession *session, SbCampaign *self)
   guint n = sb_session_get_n_observations (session);
   gboolean computing = self->state == SB_CAMPAIGN_COMPUTING && !self->waiting_for_disk;
 
+  self->log_changes++;
+
   /* A new proposal supersedes the running one (its result is dropped). */
   if (computing ? self->computing_n_log != n
                 : self->latest == NULL || self->latest->n_log != n
@@ -443,6 +450,7 @@ run_session (SbCampaign *self, SbSession *session, gboolean follow)
   if (self->session)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_set_object (&self->session, session);
+  g_clear_pointer (&self->redo_entry, sb_log_entry_free);
   g_clear_pointer (&self->latest, sb_question_free);
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
   self->has_slice = FALSE;
@@ -621,6 +629,7 @@ gboolean
 sb_campaign_undo (SbCampaign *self, GError **error)
 {
   g_autoptr (GError) local = NULL;
+  g_autoptr (SbLogEntry) last = NULL;
   guint n;
 
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
@@ -628,10 +637,73 @@ sb_campaign_undo (SbCampaign *self, GError **error)
     return refuse (error, SB_CAMPAIGN_ERROR_READ_ONLY, self->read_only_reason);
   if (self->session == NULL || (n = sb_session_get_n_observations (self->session)) == 0)
     return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "there is no answer to take back");
-  if (sb_session_undo (self->session, &local))
-    return TRUE;
-  if (sb_session_get_n_observations (self->session) == n)
+  last = sb_log_entry_copy (sb_session_get_observation (self->session, n - 1));
+  if (!sb_session_undo (self->session, &local)
+      && sb_session_get_n_observations (self->session) == n)
     {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  g_clear_pointer (&self->redo_entry, sb_log_entry_free);
+  self->redo_entry = g_steal_pointer (&last);
+  self->redo_at = self->log_changes;
+  if (local)
+    set_string (self, &self->save_error, local->message, PROP_SAVE_ERROR);
+  return TRUE;
+}
+
+gboolean
+sb_campaign_can_redo (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  return self->redo_entry != NULL && self->redo_at == self->log_changes && !self->read_only;
+}
+
+/* Appends ENTRY (a copy of an undone one) through the session's own
+ * checks. */
+static gboolean
+record_entry (SbSession *session, const SbLogEntry *e, GError **error)
+{
+  switch (e->kind)
+    {
+    case SB_LOG_DUEL:
+      return sb_session_add_duel (session, e->a, e->b, e->winner, error);
+    case SB_LOG_VALUE:
+      return sb_session_add_value (session, e->a, e->value, error);
+    case SB_LOG_FAILED:
+      return sb_session_add_failed (session, e->a, error);
+    case SB_LOG_SKIP:
+    default:
+      return sb_session_add_skip (session, e->a, e->b, error);
+    }
+}
+
+gboolean
+sb_campaign_redo (SbCampaign *self, GError **error)
+{
+  g_autoptr (SbLogEntry) entry = NULL;
+  g_autoptr (GError) local = NULL;
+  guint n_before;
+
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->read_only)
+    return refuse (error, SB_CAMPAIGN_ERROR_READ_ONLY, self->read_only_reason);
+  if (!sb_campaign_can_redo (self))
+    return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY,
+                   "there is no answer to restore: the answers changed since the undo");
+  if (self->state != SB_CAMPAIGN_ASKING)
+    return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "the next question is not on screen yet");
+
+  entry = g_steal_pointer (&self->redo_entry);
+  n_before = sb_session_get_n_observations (self->session);
+  if (record_entry (self->session, entry, &local))
+    {
+      g_debug ("answer %u restored (%s)", n_before + 1, sb_log_kind_to_string (entry->kind));
+      return TRUE;
+    }
+  if (sb_session_get_n_observations (self->session) == n_before)
+    {
+      self->redo_entry = g_steal_pointer (&entry);
       g_propagate_error (error, g_steal_pointer (&local));
       return FALSE;
     }
@@ -889,6 +961,7 @@ sb_campaign_finalize (GObject *object)
 
   g_free (self->error);
   g_free (self->save_error);
+  g_clear_pointer (&self->redo_entry, sb_log_entry_free);
   G_OBJECT_CLASS (sb_campaign_parent_class)->finalize (object);
 }
 

@@ -123,8 +123,16 @@ gboolean sb_campaign_get_best (SbCampaign *self, double *x);
  * A save failure keeps the answer (TRUE) and sets save-error. */
 gboolean sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value,
                              GError **error);
-/* Takes back the last recorded answer (skips included) and asks again. */
+/* Takes back the last recorded answer (skips included) and asks again;
+ * the entry is kept for sb_campaign_redo. */
 gboolean sb_campaign_undo (SbCampaign *self, GError **error);
+/* Records again the exact entry (kind, settings, winner or value) the last
+ * undo took back, with the time of the redo. Only while nothing changed
+ * the log since that undo (sb_campaign_can_redo), and, like an answer,
+ * only while a question is on screen (else SB_CAMPAIGN_ERROR_NOT_READY,
+ * nothing recorded); the question on screen is then superseded. */
+gboolean sb_campaign_can_redo (SbCampaign *self);
+gboolean sb_campaign_redo (SbCampaign *self, GError **error);
 /* Raises the budget by MORE questions (saved in the session) and, when
  * finished, asks the next question. */
 gboolean sb_campaign_extend_budget (SbCampaign *self, guint more, GError **error);

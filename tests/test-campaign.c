@@ -5,7 +5,8 @@
  * is computed; a finished campaign asks nothing, marks no next question
  * and continues when its budget is extended; a save failure stays visible
  * until a save works, with what is on disk counted; autoplay answers with
- * the simulated oracle; every refit is kept. */
+ * the simulated oracle; every refit is kept; redo restores exactly the
+ * entry an undo took back, only while nothing else changed the log. */
 #include "sb-campaign.h"
 #include "sb-experiment-templates.h"
 #include "sb-file-lock.h"
@@ -129,6 +130,72 @@ test_answer_only_when_shown (Fixture *f, gconstpointer data)
   g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_VALUE, 1.0, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
   g_assert_cmpuint (on_disk (f), ==, 1);
+}
+
+static gboolean
+same_entry (const SbLogEntry *x, const SbLogEntry *y)
+{
+  return x->kind == y->kind && x->winner == y->winner && x->dim == y->dim
+         && memcmp (x->a, y->a, x->dim * sizeof (double)) == 0
+         && (x->b == NULL) == (y->b == NULL)
+         && (x->b == NULL || memcmp (x->b, y->b, x->dim * sizeof (double)) == 0);
+}
+
+/* Redo records again exactly the entry the undo took back, only while a
+ * question is on screen and only while nothing changed the log since. */
+static void
+test_undo_redo (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = start (f, exp);
+  g_autoptr (SbLogEntry) undone = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (sb_campaign_can_redo (f->campaign));
+  for (guint i = 0; i < 2; i++)
+    {
+      SPIN_UNTIL (asking (f));
+      g_assert_true (sb_campaign_answer (f->campaign, i ? SB_ANSWER_A : SB_ANSWER_B, NAN, NULL));
+    }
+  undone = sb_log_entry_copy (sb_session_get_observation (session, 1));
+  g_assert_true (sb_campaign_undo (f->campaign, NULL));
+  g_assert_cmpuint (on_disk (f), ==, 1);
+  g_assert_true (sb_campaign_can_redo (f->campaign));
+
+  /* The rule of answers holds for a redo too: not while computing. */
+  if (!asking (f))
+    {
+      g_assert_false (sb_campaign_redo (f->campaign, &error));
+      g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_NOT_READY);
+      g_clear_error (&error);
+      g_assert_cmpuint (sb_session_get_n_observations (session), ==, 1);
+      g_assert_true (sb_campaign_can_redo (f->campaign));
+    }
+  SPIN_UNTIL (asking (f));
+  g_assert_true (sb_campaign_redo (f->campaign, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 2);
+  g_assert_true (same_entry (sb_session_get_observation (session, 1), undone));
+  g_assert_cmpuint (on_disk (f), ==, 2);
+  /* Once: the entry is back, there is nothing more to redo. */
+  g_assert_false (sb_campaign_can_redo (f->campaign));
+  SPIN_UNTIL (asking (f));
+  g_assert_false (sb_campaign_redo (f->campaign, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_NOT_READY);
+  g_clear_error (&error);
+
+  /* An answer after the undo changes the log: the undone entry is not
+   * restored over it. */
+  g_assert_true (sb_campaign_undo (f->campaign, NULL));
+  SPIN_UNTIL (asking (f));
+  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_SKIP, NAN, NULL));
+  g_assert_false (sb_campaign_can_redo (f->campaign));
+  SPIN_UNTIL (asking (f));
+  g_assert_false (sb_campaign_redo (f->campaign, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_NOT_READY);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 2);
+  g_assert_cmpint (sb_session_get_observation (session, 1)->kind, ==, SB_LOG_SKIP);
+  g_assert_cmpuint (on_disk (f), ==, 2);
 }
 
 /* Answers the next N questions with A, each once it is shown. */
@@ -397,6 +464,7 @@ main (int argc, char *argv[])
   ADD ("/campaign/save-failure-visible", test_save_failure_visible);
   ADD ("/campaign/autoplay-and-refits", test_autoplay_and_refits);
   ADD ("/campaign/one-writer-others-follow", test_one_writer_others_follow);
+  ADD ("/campaign/undo-redo", test_undo_redo);
 #undef ADD
   return g_test_run ();
 }

@@ -301,20 +301,20 @@ test_dark_theme (void)
   SbChart *chart = SB_CHART (sb_chart_new ());
   GtkWindow *win = window_with (GTK_WIDGET (chart));
   g_autoptr (SbScene) scene = posterior_scene (snap, FALSE);
-  GtkSettings *settings = gtk_settings_get_default ();
+  AdwStyleManager *style = adw_style_manager_get_default ();
 
   sb_chart_set_scene (chart, scene);
   SPIN_UNTIL (layer_drawn (chart));
-  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
   SPIN_UNTIL (palette_is_light (chart));
   guint band = draws (chart, "band/exact");
-  g_object_set (settings, "gtk-application-prefer-dark-theme", TRUE, NULL);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
   SPIN_UNTIL (palette_is_dark (chart));
   spin_for (150);
   maybe_screenshot (GTK_WIDGET (chart), "widget-dark");
   /* New colours: the layers were redrawn. */
   g_assert_cmpuint (draws (chart, "band/exact"), >, band);
-  g_object_set (settings, "gtk-application-prefer-dark-theme", FALSE, NULL);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
   SPIN_UNTIL (palette_is_light (chart));
   gtk_window_destroy (win);
 }
@@ -416,6 +416,7 @@ main (int argc, char *argv[])
       return g_test_run ();
     }
   gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
   for (gsize i = 0; i < G_N_ELEMENTS (tests); i++)
     g_test_add_func (tests[i].path, tests[i].func);
   return g_test_run ();

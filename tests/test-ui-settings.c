@@ -9,7 +9,7 @@
  *  - autosave-folder: empty means $XDG_DATA_HOME/skewbench/sessions, a
  *    folder (or "~/...") is where a new experiment's session file goes;
  *  - default-acquisition is what New Experiment preselects;
- *  - theme drives GtkSettings' prefer-dark flag, "system" restores the
+ *  - theme drives AdwStyleManager's colour scheme, "system" restores the
  *    desktop's;
  *  - an experiment window opens at the saved size and saves its own when
  *    it is destroyed;
@@ -165,10 +165,7 @@ test_session_in_autosave_folder (void)
 static gboolean
 prefers_dark (void)
 {
-  gboolean dark = FALSE;
-
-  g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
-  return dark;
+  return adw_style_manager_get_dark (adw_style_manager_get_default ());
 }
 
 static void
@@ -178,7 +175,7 @@ test_theme (void)
 
   /* The application's startup follows the preference; a second call is
    * harmless. */
-  sb_settings_follow_theme (gtk_settings_get_default ());
+  sb_settings_follow_theme (adw_style_manager_get_default ());
   g_assert_cmpint (prefers_dark (), ==, system_dark);
   if (!expect_schema ())
     return;

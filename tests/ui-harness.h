@@ -12,7 +12,7 @@ have_display (void)
 }
 
 /* ---- Test programs --------------------------------------------------- */
-#include <gtk/gtk.h>
+#include <adwaita.h>
 #include "sb-application.h"
 
 typedef struct {
@@ -28,7 +28,7 @@ ui_harness_skip_without_display (void)
 
 /* Registers the N TESTS. Without a display they are TAP skips and this
  * returns FALSE (the caller just runs them); otherwise GTK is initialised
- * with the Cairo renderer and a scratch XDG_DATA_HOME (never the user's
+ * with the Cairo renderer, libadwaita and a scratch XDG_DATA_HOME (never the user's
  * recent files or demo copies) before they are added. */
 static inline gboolean
 ui_harness_init (int *argc, char ***argv, const UiTest *tests, guint n)
@@ -42,6 +42,7 @@ ui_harness_init (int *argc, char ***argv, const UiTest *tests, guint n)
     }
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
   gtk_test_init (argc, argv, NULL);
+  adw_init ();
   {
     g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
     g_setenv ("XDG_DATA_HOME", data, TRUE);

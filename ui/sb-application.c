@@ -23,6 +23,8 @@
 #include "sb-papers.h"
 #include "sb-settings.h"
 #include "sb-window.h"
+
+#include <adwaita.h>
 #include "sb-worker.h"
 #include "sg-linalg.h"
 
@@ -221,13 +223,14 @@ sb_application_startup (GApplication *app)
   g_autoptr (GtkCssProvider) css = gtk_css_provider_new ();
 
   G_APPLICATION_CLASS (sb_application_parent_class)->startup (app);
+  adw_init ();
   sb_renderer_choose (gdk_display_get_default ());
   /* Here rather than in main() so that the in-process benchmarks and tests
    * of the window run the engine as the application does. */
   sg_blas_use_default_threads ();
   g_set_application_name ("SkewBench");
   gtk_window_set_default_icon_name (APPLICATION_ID);
-  sb_settings_follow_theme (gtk_settings_get_default ());
+  sb_settings_follow_theme (adw_style_manager_get_default ());
   add_settings_actions (app);
   quit_on_signals (G_APPLICATION (app));
   gtk_css_provider_load_from_resource (css, "/org/skewbench/SkewBench/style.css");
@@ -263,6 +266,15 @@ sb_application_window_added (GtkApplication *app, GtkWindow *window)
   GTK_APPLICATION_CLASS (sb_application_parent_class)->window_added (app, window);
   if (SB_IS_WINDOW (window))
     sb_settings_track_window_size (window);
+}
+
+void
+sb_window_class_add_close_keys (GtkWidgetClass *klass, const char *action)
+{
+  if (action == NULL)
+    action = "window.close";
+  gtk_widget_class_add_binding_action (klass, GDK_KEY_Escape, 0, action, NULL);
+  gtk_widget_class_add_binding_action (klass, GDK_KEY_w, GDK_CONTROL_MASK, action, NULL);
 }
 
 /* What a bug report needs: the libraries this build runs with. */
@@ -339,6 +351,7 @@ static const struct {
   { "win.save-as", { "<Control><Shift>s", NULL } },
   { "win.export-csv", { "<Control>e", NULL } },
   { "win.undo", { "<Control>z", NULL } },
+  { "win.redo", { "<Control><Shift>z", NULL } },
   { "win.refit", { "<Control>r", NULL } },
   { "win.prior-explorer", { "<Control><Shift>p", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },
@@ -346,6 +359,7 @@ static const struct {
   { "win.demo-previous", { "<Alt>Left", NULL } },
   { "win.demo-next", { "<Alt>Right", NULL } },
   { "win.autoplay", { "<Control>p", NULL } },   /* also while typing a value */
+  { "win.show-plots", { "F9", NULL } },
   { "win.plot-kind::posterior", { "<Control>1", NULL } },
   { "win.plot-kind::skewness", { "<Control>2", NULL } },
   { "win.plot-kind::acquisition", { "<Control>3", NULL } },

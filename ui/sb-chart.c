@@ -12,6 +12,8 @@
 #include "sb-chart-layer.h"
 #include "sb-chart-private.h"
 
+#include <adwaita.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -249,7 +251,7 @@ sb_chart_root (GtkWidget *widget)
   GTK_WIDGET_CLASS (sb_chart_parent_class)->root (widget);
   self->theme_handler = g_signal_connect_swapped (settings, "notify::gtk-theme-name",
                                                   G_CALLBACK (theme_changed_cb), self);
-  self->dark_handler = g_signal_connect_swapped (settings, "notify::gtk-application-prefer-dark-theme",
+  self->dark_handler = g_signal_connect_swapped (adw_style_manager_get_default (), "notify::dark",
                                                  G_CALLBACK (theme_changed_cb), self);
   update_palette (self);
 }
@@ -261,7 +263,7 @@ sb_chart_unroot (GtkWidget *widget)
   GtkSettings *settings = gtk_widget_get_settings (widget);
 
   g_clear_signal_handler (&self->theme_handler, settings);
-  g_clear_signal_handler (&self->dark_handler, settings);
+  g_clear_signal_handler (&self->dark_handler, adw_style_manager_get_default ());
   g_clear_handle_id (&self->palette_idle, g_source_remove);
   GTK_WIDGET_CLASS (sb_chart_parent_class)->unroot (widget);
 }

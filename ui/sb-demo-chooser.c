@@ -1,6 +1,8 @@
 /* sb-demo-chooser.c — the list of guided demos. */
 #include "config.h"
 
+#include "sb-application.h"
+
 #include "sb-demo-chooser.h"
 
 #include "sb-demos.h"
@@ -89,13 +91,6 @@ row_activated (GtkListBox *list, GtkListBoxRow *row, SbDemoChooser *self)
   sb_demo_chooser_open (self, gtk_widget_get_name (GTK_WIDGET (row)), NULL);
 }
 
-static gboolean
-close_request_on_escape (GtkWidget *widget, GVariant *args, gpointer user_data)
-{
-  gtk_window_close (GTK_WINDOW (widget));
-  return TRUE;
-}
-
 static void
 sb_demo_chooser_dispose (GObject *object)
 {
@@ -121,7 +116,7 @@ sb_demo_chooser_class_init (SbDemoChooserClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbDemoChooser, list);
   gtk_widget_class_bind_template_child (widget_class, SbDemoChooser, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, SbDemoChooser, error_label);
-  gtk_widget_class_add_binding (widget_class, GDK_KEY_Escape, 0, close_request_on_escape, NULL);
+  sb_window_class_add_close_keys (widget_class, NULL);
 }
 
 static void

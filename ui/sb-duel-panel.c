@@ -3,6 +3,8 @@
 
 #include "sb-duel-panel.h"
 
+#include <glib/gi18n.h>
+
 #include "sb-experiment-templates.h"
 
 #include <locale.h>
@@ -42,6 +44,9 @@ struct _SbDuelPanel
   GtkLabel *swatch_b_label;
   GtkGrid *table;
   GtkWidget *answer_box;
+  GtkWidget *prefer_a_button;
+  GtkWidget *prefer_b_button;
+  GtkWidget *skip_button;
   GtkWidget *value_box;
   GtkLabel *value_label;
   GtkEntry *value_entry;
@@ -100,6 +105,10 @@ table_label (SbDuelPanel *self, const char *text, int column, int row, const cha
   GtkWidget *label = gtk_label_new (text);
 
   gtk_label_set_xalign (GTK_LABEL (label), column == 0 ? 0.0f : 1.0f);
+  gtk_label_set_justify (GTK_LABEL (label), column == 0 ? GTK_JUSTIFY_LEFT : GTK_JUSTIFY_RIGHT);
+  /* Headings and names break into lines on a narrow window. */
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_widget_set_hexpand (label, column > 0);
   if (css)
     gtk_widget_add_css_class (label, css);
@@ -352,6 +361,23 @@ update (SbDuelPanel *self)
 }
 
 void
+sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact)
+{
+  GtkOrientation rows = compact ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL;
+  GtkWidget *boxes[] = { self->value_box, self->autoplay_box, self->finished_box };
+
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  for (guint i = 0; i < G_N_ELEMENTS (boxes); i++)
+    {
+      gtk_orientable_set_orientation (GTK_ORIENTABLE (boxes[i]), rows);
+      gtk_box_set_spacing (GTK_BOX (boxes[i]), compact ? 6 : 12);
+    }
+  gtk_box_set_spacing (GTK_BOX (self->root), compact ? 10 : 14);
+  gtk_grid_set_column_spacing (self->table, compact ? 12 : 24);
+  gtk_widget_set_visible (GTK_WIDGET (self->keys_label), !compact);
+}
+
+void
 sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
 {
   g_return_if_fail (SB_IS_DUEL_PANEL (self));
@@ -427,6 +453,13 @@ sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy)
     return;
   self->busy = busy;
   update (self);
+  /* Greyed out meanwhile: the tooltips say why. */
+  gtk_widget_set_tooltip_text (self->prefer_a_button, busy ? _("The next question is being computed")
+                                                           : _("Left arrow or A"));
+  gtk_widget_set_tooltip_text (self->prefer_b_button, busy ? _("The next question is being computed")
+                                                           : _("Right arrow or B"));
+  gtk_widget_set_tooltip_text (self->skip_button, busy ? _("The next question is being computed")
+                                                       : _("Cannot decide: ask another question (S)"));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -633,6 +666,9 @@ sb_duel_panel_class_init (SbDuelPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, extend_adjustment);
   gtk_widget_class_bind_template_callback (widget_class, extend_clicked);
   gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, keys_label);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, prefer_a_button);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, prefer_b_button);
+  gtk_widget_class_bind_template_child (widget_class, SbDuelPanel, skip_button);
   gtk_widget_class_set_css_name (widget_class, "duelpanel");
 }
 

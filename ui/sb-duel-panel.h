@@ -39,6 +39,10 @@ void sb_duel_panel_set_read_only (SbDuelPanel *self, const char *reason);
  * offers to continue for N more questions (win.extend-budget, "u"). */
 void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);
 
+/* A narrow window (down to 360 px): the rows of controls stack
+ * vertically and the key hints are hidden. */
+void sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact);
+
 /* The number typed in the value entry, written with the locale's decimal
  * separator. FALSE (and a visible hint) when it is not a finite number or
  * holds the other separator (sb_parse_entered_number). */

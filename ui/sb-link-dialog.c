@@ -1,6 +1,8 @@
 /* sb-link-dialog.c — the link diagnostic window (see sb-link-dialog.h). */
 #include "config.h"
 
+#include "sb-application.h"
+
 #include "sb-link-dialog.h"
 
 #include "sb-chart.h"
@@ -243,7 +245,7 @@ sb_link_dialog_class_init (SbLinkDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbLinkDialog, error_label);
   gtk_widget_class_bind_template_child (widget_class, SbLinkDialog, recompute_button);
   gtk_widget_class_install_action (widget_class, "link.recompute", NULL, recompute_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+  sb_window_class_add_close_keys (widget_class, NULL);
 }
 
 static void

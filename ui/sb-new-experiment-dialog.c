@@ -1,6 +1,8 @@
 /* sb-new-experiment-dialog.c — choose a template and its settings. */
 #include "config.h"
 
+#include "sb-application.h"
+
 #include "sb-new-experiment-dialog.h"
 
 #include "sb-experiment-templates.h"
@@ -89,6 +91,17 @@ remove_row_clicked (GtkButton *button, GtkListBox *list)
     gtk_list_box_remove (list, row);
 }
 
+/* Enter in a spin button's text creates the experiment too (GTK 4.8's
+ * GtkSpinButton has no activates-default of its own: its GtkText has). */
+static void
+activates_default (GtkWidget *spin)
+{
+  GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (spin));
+
+  if (GTK_IS_TEXT (text))
+    gtk_text_set_activates_default (GTK_TEXT (text), TRUE);
+}
+
 static void
 add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, double upper,
                    const char *unit)
@@ -115,6 +128,10 @@ add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, 
   gtk_widget_set_tooltip_text (remove, _("Remove this parameter"));
   g_signal_connect (remove, "clicked", G_CALLBACK (remove_row_clicked), self->parameter_list);
 
+  gtk_entry_set_activates_default (row->name, TRUE);
+  gtk_entry_set_activates_default (row->unit, TRUE);
+  activates_default (GTK_WIDGET (row->lower));
+  activates_default (GTK_WIDGET (row->upper));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->name));
   gtk_box_append (GTK_BOX (box), gtk_label_new (C_("parameter range", "from")));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->lower));
@@ -413,7 +430,7 @@ sb_new_experiment_dialog_class_init (SbNewExperimentDialogClass *klass)
   gtk_widget_class_install_action (widget_class, "dialog.create", NULL, create_action);
   gtk_widget_class_install_action (widget_class, "dialog.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "dialog.add-parameter", NULL, add_parameter_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "dialog.cancel", NULL);
+  sb_window_class_add_close_keys (widget_class, "dialog.cancel");
 }
 
 static void
@@ -445,6 +462,12 @@ sb_new_experiment_dialog_init (SbNewExperimentDialog *self)
   problem_changed (self);
   template_changed (self);
   select_default_acquisition (self);
+  {
+    GtkSpinButton *spins[] = { self->noise_spin, self->budget_spin, self->initial_spin,
+                               self->seed_spin, self->threshold_spin, self->numeric_every_spin };
+    for (guint i = 0; i < G_N_ELEMENTS (spins); i++)
+      activates_default (GTK_WIDGET (spins[i]));
+  }
 }
 
 SbNewExperimentDialog *

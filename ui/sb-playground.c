@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "sb-playground.h"
+#include "sb-application.h"
 #include "sb-papers.h"
 
 #include <math.h>
@@ -1455,6 +1456,7 @@ sb_playground_class_init (SbPlaygroundClass *klass)
                                    NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   g_type_ensure (SB_TYPE_CHART);
+  sb_window_class_add_close_keys (widget_class, NULL);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/skewbench/SkewBench/ui/sb-playground.ui");
   gtk_widget_class_bind_template_child (widget_class, SbPlayground, charts_box);

@@ -1,6 +1,8 @@
 /* sb-prior-explorer.c — the SkewGP prior explorer (sb-prior-explorer.h). */
 #include "config.h"
 
+#include "sb-application.h"
+
 #include "sb-prior-explorer.h"
 
 #include "sb-render-views.h"
@@ -581,7 +583,7 @@ sb_prior_explorer_class_init (SbPriorExplorerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbPriorExplorer, skew_chart);
   gtk_widget_class_bind_template_child (widget_class, SbPriorExplorer, pair_chart);
   gtk_widget_class_bind_template_child (widget_class, SbPriorExplorer, status_label);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
+  sb_window_class_add_close_keys (widget_class, NULL);
 }
 
 static void

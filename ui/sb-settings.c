@@ -7,7 +7,7 @@
  *
  *   window-width, -height, -maximized  restored on every experiment window,
  *                                      saved when one closes
- *   theme                              GtkSettings' prefer-dark flag
+ *   theme                              AdwStyleManager's colour scheme
  *   default-acquisition                preselected in New Experiment
  *   autosave-folder                    where new session files go
  *
@@ -115,47 +115,37 @@ sb_settings_track_window_size (GtkWindow *window)
 /* ---- Theme ---------------------------------------------------------------- */
 
 static void
-apply_theme (GSettings *settings, const char *key, GtkSettings *gtk_settings)
+apply_theme (GSettings *settings, const char *key, AdwStyleManager *style)
 {
-  gboolean system_dark = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (gtk_settings),
-                                                             "sb-system-prefers-dark")) == 2;
-  gboolean dark;
-
   switch (g_settings_get_enum (settings, "theme"))
     {
     case THEME_LIGHT:
-      dark = FALSE;
+      adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
       break;
     case THEME_DARK:
-      dark = TRUE;
+      adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
       break;
     case THEME_SYSTEM:
     default:
-      dark = system_dark;
+      adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
       break;
     }
-  g_object_set (gtk_settings, "gtk-application-prefer-dark-theme", dark, NULL);
 }
 
-/* Applies the theme preference to GTK_SETTINGS now and whenever it
- * changes. "system" is the prefer-dark flag GTK read from the desktop
- * (settings.ini, XSETTINGS) before this call; the plots follow the flag
+/* Applies the theme preference to STYLE now and whenever it changes.
+ * "system" is the desktop's preference as libadwaita reads it (the
+ * settings portal); the plots follow AdwStyleManager:dark
  * (ui/sb-chart.c). */
 void
-sb_settings_follow_theme (GtkSettings *gtk_settings)
+sb_settings_follow_theme (AdwStyleManager *style)
 {
   GSettings *settings = sb_settings_get_default ();
-  gboolean system_dark = FALSE;
 
-  g_return_if_fail (GTK_IS_SETTINGS (gtk_settings));
+  g_return_if_fail (ADW_IS_STYLE_MANAGER (style));
 
-  if (settings == NULL
-      || g_object_get_data (G_OBJECT (gtk_settings), "sb-system-prefers-dark") != NULL)
+  if (settings == NULL || g_object_get_data (G_OBJECT (style), "sb-follows-theme") != NULL)
     return;
-  g_object_get (gtk_settings, "gtk-application-prefer-dark-theme", &system_dark, NULL);
-  /* Stored as 1 + flag: present even when the desktop prefers light. */
-  g_object_set_data (G_OBJECT (gtk_settings), "sb-system-prefers-dark", GINT_TO_POINTER (1 + system_dark));
-  g_signal_connect_object (settings, "changed::theme", G_CALLBACK (apply_theme), gtk_settings, 0);
-  if (g_settings_get_enum (settings, "theme") != THEME_SYSTEM)
-    apply_theme (settings, "theme", gtk_settings);
+  g_object_set_data (G_OBJECT (style), "sb-follows-theme", GINT_TO_POINTER (1));
+  g_signal_connect_object (settings, "changed::theme", G_CALLBACK (apply_theme), style, 0);
+  apply_theme (settings, "theme", style);
 }

@@ -3,7 +3,7 @@
  * and where each one takes effect. */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 G_BEGIN_DECLS
 
@@ -11,6 +11,6 @@ GSettings  *sb_settings_get_default             (void);
 char       *sb_settings_dup_session_dir         (void);
 const char *sb_settings_get_default_acquisition (void);
 void        sb_settings_track_window_size       (GtkWindow   *window);
-void        sb_settings_follow_theme            (GtkSettings *gtk_settings);
+void        sb_settings_follow_theme            (AdwStyleManager *style);
 
 G_END_DECLS

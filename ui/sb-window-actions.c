@@ -39,6 +39,8 @@ sb_window_update_actions (SbWindow *self)
   gboolean writer = session && !sb_campaign_get_read_only (self->campaign, NULL);
 
   sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
+  /* A redo is an answer: only while a question is on screen. */
+  sb_window_set_action_enabled (self, "redo", writer && asking && sb_campaign_can_redo (self->campaign));
   sb_window_set_action_enabled (self, "extend-budget", writer);
   sb_window_set_action_enabled (self, "save-as", session != NULL);
   sb_window_set_action_enabled (self, "export-csv", session != NULL);
@@ -51,6 +53,18 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "autoplay", session && exp->simulated);
   sb_window_set_action_enabled (self, "oracle-answer", asking && q->has_oracle);
   sb_window_set_action_enabled (self, "none", FALSE);
+  /* Greyed-out header buttons say why. */
+  gtk_widget_set_tooltip_text (self->undo_button,
+                               !session ? "Undo the last answer: no experiment is open"
+                               : !writer ? "Undo the last answer: another process writes this session"
+                               : sb_session_get_n_observations (session) == 0
+                                 ? "Undo the last answer: there is no answer yet"
+                                 : "Undo the last answer (Ctrl+Z)");
+  gtk_widget_set_tooltip_text (self->refit_button,
+                               !session ? "Refit the hyperparameters: no experiment is open"
+                               : !writer ? "Refit the hyperparameters: another process writes this session"
+                               : fitting ? "Refit the hyperparameters: a fit is running (Cancel stops it)"
+                               : "Refit the hyperparameters now (Ctrl+R)");
   sb_window_update_demo (self);
 }
 
@@ -107,16 +121,72 @@ answer_failed_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   answer (SB_WINDOW (user_data), SB_ANSWER_FAILED, NAN);
 }
 
+/* The toast goes by itself (timeout, its button, or a newer toast): it
+ * must not be dismissed twice. */
+static void
+forget_undo_toast (SbWindow *self)
+{
+  if (self->undo_toast == NULL)
+    return;
+  g_signal_handlers_disconnect_by_data (self->undo_toast, self);
+  g_object_remove_weak_pointer (G_OBJECT (self->undo_toast), (gpointer *) &self->undo_toast);
+  self->undo_toast = NULL;
+}
+
+/* "Answer N taken back", with Redo (win.redo: greyed out until the next
+ * question is on screen). */
+static void
+show_undo_toast (SbWindow *self, guint number)
+{
+  g_autofree char *title = g_strdup_printf ("Answer %u taken back", number);
+  AdwToast *toast = adw_toast_new (title);
+
+  adw_toast_set_button_label (toast, "_Redo");
+  adw_toast_set_action_name (toast, "win.redo");
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  forget_undo_toast (self);
+  self->undo_toast = toast;
+  g_object_add_weak_pointer (G_OBJECT (toast), (gpointer *) &self->undo_toast);
+  g_signal_connect_swapped (toast, "button-clicked", G_CALLBACK (forget_undo_toast), self);
+  g_signal_connect_swapped (toast, "dismissed", G_CALLBACK (forget_undo_toast), self);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
 static void
 undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
   SbWindow *self = SB_WINDOW (user_data);
+  SbSession *session = sb_window_get_session (self);
+  guint n = session ? sb_session_get_n_observations (session) : 0;
   g_autoptr (GError) error = NULL;
 
   if (!sb_campaign_undo (self->campaign, &error))
     {
       g_autofree char *msg = g_strdup_printf ("Undo failed: %s", error->message);
       sb_window_show_error (self, msg, FALSE);
+      return;
+    }
+  show_undo_toast (self, n);
+}
+
+static void
+redo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  g_autoptr (GError) error = NULL;
+
+  if (!sb_campaign_redo (self->campaign, &error))
+    {
+      g_debug ("redo refused: %s", error->message);
+      gtk_widget_error_bell (GTK_WIDGET (self));
+      return;
+    }
+  /* By key (Ctrl+Shift+Z): the toast's offer is taken. */
+  if (self->undo_toast)
+    {
+      AdwToast *toast = self->undo_toast;
+      forget_undo_toast (self);
+      adw_toast_dismiss (toast);
     }
 }
 
@@ -334,6 +404,12 @@ playground_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   gtk_window_present (GTK_WINDOW (playground));
 }
 
+static void
+show_plots_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  sb_window_show_plots (SB_WINDOW (user_data), g_variant_get_boolean (state));
+}
+
 static const GActionEntry window_actions[] = {
   { .name = "answer-a", .activate = answer_a_action },
   { .name = "answer-b", .activate = answer_b_action },
@@ -341,6 +417,7 @@ static const GActionEntry window_actions[] = {
   { .name = "answer-value", .activate = answer_value_action },
   { .name = "answer-failed", .activate = answer_failed_action },
   { .name = "undo", .activate = undo_action },
+  { .name = "redo", .activate = redo_action },
   { .name = "retry", .activate = retry_action },
   { .name = "dismiss-error", .activate = dismiss_error_action },
   { .name = "refit", .activate = refit_action },
@@ -356,6 +433,7 @@ static const GActionEntry window_actions[] = {
   { .name = "link-diagnostic", .activate = link_diagnostic_action },
   { .name = "playground", .activate = playground_action },
   { .name = "prior-explorer", .activate = prior_explorer_action },
+  { .name = "show-plots", .state = "false", .change_state = show_plots_change_state },
   { .name = "none" },
 };
 

@@ -5,6 +5,8 @@
 
 #include "sb-window.h"
 
+#include <adwaita.h>
+
 #include "sb-campaign.h"
 #include "sb-plot-view.h"
 
@@ -25,6 +27,9 @@ struct _SbWindow
   const SbDemo *demo;          /* the guided demo shown (static), or NULL */
   GPtrArray *demo_log;         /* its full prepared log (SbLogEntry)      */
   gboolean demo_density;       /* show the demo's density when a model is */
+  guint folded_idle;           /* applies a fold of the layout            */
+  AdwToast *undo_toast;        /* "Answer N taken back", while shown (weak) */
+  AdwToastOverlay *toast_overlay; /* the window's child (borrowed)        */
 
   /* Template widgets (borrowed) */
   GtkLabel *title_label;
@@ -33,6 +38,10 @@ struct _SbWindow
   GtkLabel *error_label;
   GtkWidget *retry_button;
   GtkStack *main_stack;
+  AdwLeaflet *leaflet;
+  GtkWidget *plots_toggle;
+  GtkWidget *refit_button;
+  GtkWidget *undo_button;
   SbDuelPanel *duel_panel;
   GtkBox *plots_box;
   GtkListBox *history_list;
@@ -57,9 +66,12 @@ void sb_window_update_status (SbWindow *self);
 void sb_window_update_titles (SbWindow *self);
 void sb_window_remember_file (SbWindow *self, GFile *file);
 void sb_window_request_plot (SbWindow *self);
-/* "3. B preferred: …" — one answer as the history and the demo banner
- * name it. */
+/* "3. B preferred: <B's setting> over <A's setting>", "4. skipped: A …,
+ * B …" — one answer as the history and the demo banner name it. */
 char *sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index);
+
+/* The layout: folded (one page at a time, narrow windows) or not. */
+void sb_window_show_plots (SbWindow *self, gboolean show);
 
 /* sb-window-actions.c */
 void sb_window_install_actions (SbWindow *self);

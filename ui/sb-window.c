@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 G_DEFINE_FINAL_TYPE (SbWindow, sb_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -130,25 +131,29 @@ char *
 sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index)
 {
   g_autofree char *text = NULL;
-  g_autofree char *point = NULL;
+  g_autofree char *a = describe_point (exp, e->a);
+  g_autofree char *b = e->b ? describe_point (exp, e->b) : NULL;
 
   switch (e->kind)
     {
     case SB_LOG_DUEL:
-      point = describe_point (exp, e->winner ? e->b : e->a);
-      text = g_strdup_printf ("%u. %s preferred: %s", index + 1, e->winner ? "B" : "A", point);
+      text = g_strdup_printf ("%u. %s preferred: %s over %s", index + 1, e->winner ? "B" : "A",
+                              e->winner ? b : a, e->winner ? a : b);
       break;
     case SB_LOG_VALUE:
-      point = describe_point (exp, e->a);
-      text = g_strdup_printf ("%u. value %g at %s", index + 1, e->value, point);
+      text = g_strdup_printf ("%u. value %g at %s", index + 1, e->value, a);
       break;
     case SB_LOG_FAILED:
-      point = describe_point (exp, e->a);
-      text = g_strdup_printf ("%u. failed: %s", index + 1, point);
+      text = g_strdup_printf ("%u. failed: %s", index + 1, a);
       break;
     case SB_LOG_SKIP:
     default:
-      text = g_strdup_printf ("%u. skipped", index + 1);
+      /* A skipped duel names both settings; a skipped value question
+       * logs its setting twice. */
+      if (b && memcmp (e->a, e->b, e->dim * sizeof (double)) != 0)
+        text = g_strdup_printf ("%u. skipped: A %s, B %s", index + 1, a, b);
+      else
+        text = g_strdup_printf ("%u. skipped: %s", index + 1, a);
       break;
     }
   return g_steal_pointer (&text);
@@ -162,6 +167,8 @@ history_row (const SbExperiment *exp, const SbLogEntry *e, guint index)
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  /* The whole line when it is cut off. */
+  gtk_widget_set_tooltip_text (label, text);
   gtk_widget_set_margin_start (label, 6);
   gtk_widget_set_margin_end (label, 6);
   gtk_widget_set_margin_top (label, 3);
@@ -426,6 +433,62 @@ on_session_changed (SbSession *session, SbWindow *self)
   sb_window_update_actions (self);
 }
 
+/* ---- Adaptive layout ------------------------------------------------------ */
+
+/* Folded, the leaflet shows the question or (header toggle, F9, or a
+ * swipe) the plots and answers; unfolded, both. */
+void
+sb_window_show_plots (SbWindow *self, gboolean show)
+{
+  gboolean folded = adw_leaflet_get_folded (self->leaflet);
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "show-plots");
+
+  show = show && folded;
+  adw_leaflet_set_visible_child_name (self->leaflet, show ? "plots" : "question");
+  if (action)
+    g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (show));
+}
+
+/* The leaflet folds while it is being allocated: the header's toggle and
+ * the panel's compact rows change on the next idle, outside the
+ * allocation (a widget shown mid-allocation would be drawn unallocated). */
+static gboolean
+apply_folded (gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  gboolean folded = adw_leaflet_get_folded (self->leaflet);
+
+  self->folded_idle = 0;
+  gtk_widget_set_visible (self->plots_toggle, folded);
+  /* Room in the header bar: refitting stays in the main menu. */
+  gtk_widget_set_visible (self->refit_button, !folded);
+  sb_duel_panel_set_compact (self->duel_panel, folded);
+  gtk_widget_set_margin_start (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
+  gtk_widget_set_margin_end (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
+  gtk_widget_set_margin_top (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
+  if (!folded)
+    sb_window_show_plots (self, FALSE);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_folded_changed (AdwLeaflet *leaflet, GParamSpec *pspec, SbWindow *self)
+{
+  if (self->folded_idle == 0)
+    self->folded_idle = g_idle_add (apply_folded, self);
+}
+
+static void
+on_visible_page_changed (AdwLeaflet *leaflet, GParamSpec *pspec, SbWindow *self)
+{
+  const char *name = adw_leaflet_get_visible_child_name (leaflet);
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "show-plots");
+
+  if (action && name)
+    g_simple_action_set_state (G_SIMPLE_ACTION (action),
+                               g_variant_new_boolean (g_str_equal (name, "plots")));
+}
+
 /* ---- Sessions ---------------------------------------------------------------------- */
 
 static void show_session (SbWindow *self, SbSession *session, gboolean follow);
@@ -668,6 +731,13 @@ sb_window_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->recent, self);
   self->recent = NULL;
   g_clear_pointer (&self->demo_log, g_ptr_array_unref);
+  g_clear_handle_id (&self->folded_idle, g_source_remove);
+  if (self->undo_toast)
+    {
+      g_signal_handlers_disconnect_by_data (self->undo_toast, self);
+      g_object_remove_weak_pointer (G_OBJECT (self->undo_toast), (gpointer *) &self->undo_toast);
+    }
+  self->undo_toast = NULL;
   self->demo = NULL;
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_WINDOW);
   G_OBJECT_CLASS (sb_window_parent_class)->dispose (object);
@@ -699,6 +769,9 @@ sb_window_class_init (SbWindowClass *klass)
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 
   g_type_ensure (SB_TYPE_DUEL_PANEL);
+  g_type_ensure (ADW_TYPE_LEAFLET);
+  g_type_ensure (ADW_TYPE_CLAMP);
+  g_type_ensure (ADW_TYPE_TOAST_OVERLAY);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/skewbench/SkewBench/ui/sb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, SbWindow, title_label);
@@ -707,6 +780,10 @@ sb_window_class_init (SbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, retry_button);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, main_stack);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, leaflet);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, plots_toggle);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, refit_button);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, undo_button);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, duel_panel);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, plots_box);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, history_list);
@@ -745,6 +822,9 @@ static void
 sb_window_init (SbWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The window's child: not bound as a template child, which GTK 4.8
+   * would unparent a second time when the window is disposed. */
+  self->toast_overlay = ADW_TOAST_OVERLAY (gtk_window_get_child (GTK_WINDOW (self)));
   bind_campaign (self);
 
   self->plot_view = SB_PLOT_VIEW (sb_plot_view_new (SB_PLOT_HEATMAP));
@@ -755,6 +835,9 @@ sb_window_init (SbWindow *self)
 
   sb_window_install_actions (self);
   sb_window_install_demo_actions (self);
+  g_signal_connect (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
+  g_signal_connect (self->leaflet, "notify::visible-child-name",
+                    G_CALLBACK (on_visible_page_changed), self);
 
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_swapped (self->recent, "changed", G_CALLBACK (rebuild_recent_menu), self);

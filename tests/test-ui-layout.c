@@ -1,0 +1,346 @@
+/* test-ui-layout.c — the main window's adaptive layout (ui/sb-window.c,
+ * resources/ui/sb-window.ui).
+ *
+ *  - at 360 x 640 (a phone-sized window) the window really is 360 px wide,
+ *    the layout is folded, and the answer buttons and the "Current best"
+ *    line are shown inside the window without scrolling; the header's
+ *    Plots toggle (F9) shows the plots instead;
+ *  - at 3000 x 800 the layout is side by side, and the question panel is
+ *    clamped: the table's labels and values stay within a readable
+ *    width, the plots take the rest;
+ *  - both in the light and the dark style.
+ * GTK's warnings are fatal in these tests, so "allocates without
+ * warnings" is checked by the run itself. With SB_LAYOUT_PNG_DIR set the
+ * windows are also written there as PNGs. TAP-skips without a display. */
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "sb-window.h"
+
+#include "ui-harness.h"
+
+static SbApplication *app;
+
+typedef struct {
+  char *dir;
+  GFile *file;
+  SbWindow *window;
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = NULL;
+
+  f->dir = g_dir_make_tmp ("sb-layout-XXXXXX", NULL);
+  path = g_build_filename (f->dir, "colour.json", NULL);
+  f->file = g_file_new_for_path (path);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = g_file_get_path (f->file);
+
+  if (f->window)
+    gtk_window_destroy (GTK_WINDOW (f->window));
+  spin_for (50);
+  g_unlink (path);
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_object_unref (f->file);
+}
+
+static GtkWidget *
+find_widget (GtkWidget *root, gboolean (*match) (GtkWidget *, gconstpointer), gconstpointer data)
+{
+  if (match (root, data))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, match, data);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_action (GtkWidget *w, gconstpointer name)
+{
+  return GTK_IS_ACTIONABLE (w) && gtk_actionable_get_action_name (GTK_ACTIONABLE (w))
+         && g_str_equal (gtk_actionable_get_action_name (GTK_ACTIONABLE (w)), name);
+}
+
+static gboolean
+has_name (GtkWidget *w, gconstpointer name)
+{
+  return g_str_equal (gtk_widget_get_name (w), name);
+}
+
+static gboolean
+has_css_class (GtkWidget *w, gconstpointer name)
+{
+  return gtk_widget_has_css_class (w, name);
+}
+
+static GtkWidget *
+must_find (SbWindow *window, gboolean (*match) (GtkWidget *, gconstpointer), const char *what)
+{
+  GtkWidget *w = find_widget (GTK_WIDGET (window), match, what);
+
+  g_assert_nonnull (w);
+  return w;
+}
+
+/* W is drawn and lies inside WINDOW (its widget, inside the frame). */
+static void
+assert_shown_inside (SbWindow *window, GtkWidget *w, const char *what)
+{
+  graphene_rect_t r;
+  int width = gtk_widget_get_width (GTK_WIDGET (window));
+  int height = gtk_widget_get_height (GTK_WIDGET (window));
+
+  g_assert_true (gtk_widget_is_drawable (w));
+  g_assert_true (gtk_widget_compute_bounds (w, GTK_WIDGET (window), &r));
+  g_test_message ("%s: %.0f,%.0f %.0fx%.0f in %dx%d", what, r.origin.x, r.origin.y,
+                  r.size.width, r.size.height, width, height);
+  g_assert_cmpfloat (r.size.width, >, 0);
+  g_assert_cmpfloat (r.size.height, >, 0);
+  g_assert_cmpfloat (r.origin.x, >=, 0);
+  g_assert_cmpfloat (r.origin.y, >=, 0);
+  g_assert_cmpfloat (r.origin.x + r.size.width, <=, width);
+  g_assert_cmpfloat (r.origin.y + r.size.height, <=, height);
+}
+
+/* The window's surface (what the desktop shows, the client-side frame
+ * included) has the size asked for: nothing forced it wider. */
+static void
+assert_surface_size (SbWindow *window, int width, int height)
+{
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+
+  g_assert_cmpint (gdk_surface_get_width (surface), ==, width);
+  g_assert_cmpint (gdk_surface_get_height (surface), ==, height);
+}
+
+static gboolean
+best_shown (SbWindow *window)
+{
+  GtkWidget *best = find_widget (GTK_WIDGET (window), has_name, "best-label");
+  const char *text = best ? gtk_label_get_text (GTK_LABEL (best)) : "";
+
+  return g_str_has_prefix (text, "Current best");
+}
+
+static void
+maybe_write_png (SbWindow *window, const char *name)
+{
+  const char *dir = g_getenv ("SB_LAYOUT_PNG_DIR");
+  g_autoptr (GdkPaintable) paintable = NULL;
+  g_autoptr (GtkSnapshot) snapshot = NULL;
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  int w = gtk_widget_get_width (GTK_WIDGET (window));
+  int h = gtk_widget_get_height (GTK_WIDGET (window));
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (window));
+
+  if (dir == NULL)
+    return;
+  paintable = gtk_widget_paintable_new (GTK_WIDGET (window));
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  path = g_build_filename (dir, name, NULL);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("wrote %s", path);
+}
+
+/* The colour study at WIDTH x HEIGHT after two answers, in the light or
+ * dark style. */
+static SbWindow *
+open_window (Fixture *f, int width, int height, gboolean dark)
+{
+  SbWindow *window;
+
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (),
+                                      dark ? ADW_COLOR_SCHEME_FORCE_DARK
+                                           : ADW_COLOR_SCHEME_FORCE_LIGHT);
+  window = f->window = sb_window_new (GTK_APPLICATION (app));
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  g_assert_true (sb_window_open_file (window, f->file, TRUE));
+  gtk_window_present (GTK_WINDOW (window));
+  for (int i = 0; i < 2; i++)
+    {
+      SPIN_UNTIL (sb_window_get_question (window) != NULL);
+      g_action_group_activate_action (G_ACTION_GROUP (window), i ? "answer-a" : "answer-b", NULL);
+    }
+  SPIN_UNTIL (sb_window_get_question (window) != NULL && best_shown (window));
+  SPIN_UNTIL (gtk_widget_get_width (GTK_WIDGET (window)) > 0);
+  spin_for (300);
+  return window;
+}
+
+/* On failure: the widgets that need more than LIMIT px, deepest last. */
+static void
+report_wide_widgets (GtkWidget *w, int limit, int depth)
+{
+  int min = 0;
+
+  if (!gtk_widget_get_visible (w))
+    return;
+  gtk_widget_measure (w, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  if (min <= limit)
+    return;
+  g_test_message ("%*s%s %s: minimum width %d", depth, "", G_OBJECT_TYPE_NAME (w),
+                  gtk_widget_get_name (w), min);
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    report_wide_widgets (c, limit, depth + 1);
+}
+
+static void
+check_narrow (Fixture *f, gboolean dark)
+{
+  SbWindow *window = open_window (f, 360, 640, dark);
+  GtkWidget *toggle;
+  int min_width = 0;
+
+  gtk_widget_measure (GTK_WIDGET (window), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL,
+                      NULL, NULL);
+  g_test_message ("minimum width %d", min_width);
+  if (min_width > 360)
+    report_wide_widgets (GTK_WIDGET (window), 360, 0);
+  g_assert_cmpint (min_width, <=, 360);
+  assert_surface_size (window, 360, 640);
+
+  assert_shown_inside (window, must_find (window, has_action, "win.answer-a"), "answer A");
+  assert_shown_inside (window, must_find (window, has_action, "win.answer-b"), "answer B");
+  assert_shown_inside (window, must_find (window, has_name, "best-label"), "best");
+  maybe_write_png (window, dark ? "layout-360-dark.png" : "layout-360.png");
+
+  /* Folded: the plots are one toggle away, and back. */
+  toggle = must_find (window, has_action, "win.show-plots");
+  g_assert_true (gtk_widget_is_drawable (toggle));
+  g_assert_false (gtk_widget_is_drawable (must_find (window, has_css_class, "sb-history")));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "show-plots", g_variant_new_boolean (TRUE));
+  SPIN_UNTIL (gtk_widget_is_drawable (must_find (window, has_css_class, "sb-history")));
+  spin_for (400);
+  assert_shown_inside (window, must_find (window, has_css_class, "sb-history"), "answers list");
+  maybe_write_png (window, dark ? "layout-360-plots-dark.png" : "layout-360-plots.png");
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "show-plots", g_variant_new_boolean (FALSE));
+  spin_for (400);
+  assert_shown_inside (window, must_find (window, has_action, "win.answer-a"), "answer A");
+}
+
+/* GTK keeps a window within its monitor: on a screen narrower than 3000
+ * px (xvfb-run's default is 1280 x 1024) the case runs in a child process
+ * on a virtual screen of its own. TRUE when it ran there. */
+static gboolean
+ran_on_wide_screen (void)
+{
+  g_autoptr (GdkMonitor) monitor
+    = g_list_model_get_item (gdk_display_get_monitors (gdk_display_get_default ()), 0);
+  g_autofree char *xvfb_run = g_find_program_in_path ("xvfb-run");
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  GdkRectangle geometry;
+  int status = 0;
+
+  gdk_monitor_get_geometry (monitor, &geometry);
+  if (geometry.width >= 3000 && geometry.height >= 800)
+    return FALSE;
+  if (xvfb_run == NULL || self == NULL)
+    {
+      g_test_skip ("the screen is narrower than 3000 px and xvfb-run is missing");
+      return TRUE;
+    }
+  {
+    const char *argv[] = { xvfb_run, "-a", "-s", "-screen 0 3100x900x24", self,
+                           "--tap", "-p", g_test_get_path (), NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                                 &out, &err, &status, &error));
+  }
+  g_test_message ("on a 3100 x 900 screen:\n%s%s", out, err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "\nok 1 "));
+  return TRUE;
+}
+
+static void
+check_wide (Fixture *f, gboolean dark)
+{
+  SbWindow *window;
+  GtkWidget *table, *plots;
+
+  if (ran_on_wide_screen ())
+    return;
+  window = open_window (f, 3000, 800, dark);
+  table = must_find (window, has_css_class, "sb-duel-table");
+  plots = must_find (window, has_css_class, "sb-history");
+
+  assert_surface_size (window, 3000, 800);
+  assert_shown_inside (window, must_find (window, has_action, "win.answer-a"), "answer A");
+  assert_shown_inside (window, must_find (window, has_action, "win.answer-b"), "answer B");
+  assert_shown_inside (window, must_find (window, has_name, "best-label"), "best");
+  /* Side by side: the plots' column is shown too, the toggle is not. */
+  assert_shown_inside (window, plots, "answers list");
+  g_assert_false (gtk_widget_is_drawable (must_find (window, has_action, "win.show-plots")));
+  /* A readable line: a parameter's name and its values within 760 px
+   * (AdwClamp's maximum); the plots get the remaining width. */
+  g_test_message ("table width %d, answers list width %d", gtk_widget_get_width (table),
+                  gtk_widget_get_width (plots));
+  g_assert_cmpint (gtk_widget_get_width (table), <=, 760);
+  /* ... and not squeezed either: the question keeps a comfortable width. */
+  g_assert_cmpint (gtk_widget_get_width (table), >=, 400);
+  g_assert_cmpint (gtk_widget_get_width (plots), >=, 3000 - 800);
+  maybe_write_png (window, dark ? "layout-3000-dark.png" : "layout-3000.png");
+}
+
+static void test_narrow_light (Fixture *f, gconstpointer d) { check_narrow (f, FALSE); }
+static void test_narrow_dark (Fixture *f, gconstpointer d) { check_narrow (f, TRUE); }
+static void test_wide_light (Fixture *f, gconstpointer d) { check_wide (f, FALSE); }
+static void test_wide_dark (Fixture *f, gconstpointer d) { check_wide (f, TRUE); }
+
+static void
+add (const char *path, void (*func) (Fixture *, gconstpointer))
+{
+  g_test_add (path, Fixture, NULL, fixture_set_up, func, fixture_tear_down);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const UiTest tests[] = {
+    { "/ui/layout/360x640" },
+    { "/ui/layout/360x640-dark" },
+    { "/ui/layout/3000x800" },
+    { "/ui/layout/3000x800-dark" },
+  };
+  int status;
+
+  if (!have_display ())
+    {
+      ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests));
+      return g_test_run ();
+    }
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  gtk_test_init (&argc, &argv, NULL);
+  {
+    g_autofree char *data = g_dir_make_tmp ("sb-data-XXXXXX", NULL);
+    g_setenv ("XDG_DATA_HOME", data, TRUE);
+  }
+  app = ui_harness_application ();
+  add ("/ui/layout/360x640", test_narrow_light);
+  add ("/ui/layout/360x640-dark", test_narrow_dark);
+  add ("/ui/layout/3000x800", test_wide_light);
+  add ("/ui/layout/3000x800-dark", test_wide_dark);
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}
