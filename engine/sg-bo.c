@@ -771,12 +771,32 @@ acq_ctx_clear (acq_ctx *a)
     gsl_rng_free (a->crn);
 }
 
-/* The acquisition at candidate C from its joint samples F (b x N). */
+/* What a point's joint samples (a->F, a->h) are turned into. */
+typedef double (*sample_value_fn) (const acq_ctx *a);
+
+/* The probability that f(x) >= h (safe mode's P(valid)) from a->F. */
+static double
+prob_valid_value (const acq_ctx *a)
+{
+  if (a->bo->has_two_gp)  /* the classifier's P(f_c(x) >= 0) */
+    return sg_acq_prob_at_least (a->F + a->N, a->N, 0.0);
+  return sg_acq_prob_at_least (a->F, a->N, a->bo->cfg.threshold);
+}
+
 typedef struct {
   acq_ctx *a;
-  const double *X;      /* the block's candidates                    */
+  const double *X;      /* the block's points                        */
+  sample_value_fn value;
   double *values;
 } batch_ctx;
+
+/* A duel of x_r against (nearly) itself says nothing. */
+static int
+excluded (const batch_ctx *bc, const double *x)
+{
+  return bc->value == acquisition_value && bc->a->target == SG_BO_ACQ_TARGET_DUEL
+         && too_close_to_ref (bc->a, x);
+}
 
 static void
 score_point (size_t c, const double *F, void *user_data)
@@ -785,7 +805,7 @@ score_point (size_t c, const double *F, void *user_data)
   acq_ctx *a = bc->a;
   size_t N = a->N;
 
-  if (a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, bc->X + c * a->bo->cfg.dim))
+  if (excluded (bc, bc->X + c * a->bo->cfg.dim))
     {
       bc->values[c] = -INFINITY;
       return;
@@ -794,40 +814,46 @@ score_point (size_t c, const double *F, void *user_data)
   if (a->b == 2)
     for (size_t j = 0; j < N; j++)
       a->h[j] = a->F[j] - a->F[N + j];
-  bc->values[c] = acquisition_value (a);
+  bc->values[c] = bc->value (a);
 }
 
-/* The candidates' acquisition values at once: for the exact posterior one
- * product of the latent samples with all candidates (the common random
- * numbers of the remainder are Z's first b x N normals, what acq_eval's
- * restarted stream draws); the other models point by point. */
+/* VALUE at each of the N points X, into VALUES: for the exact posterior
+ * one product of the latent samples with all the points (the common
+ * random numbers of the remainder are Z's first b x N normals, what
+ * samples_at's restarted stream draws), for the other models point by
+ * point. A failure is kept in a->status (the values are then -inf). */
 static void
-acq_eval_batch (const double *X, size_t n, void *user_data, double *values)
+score_points (acq_ctx *a, const double *X, size_t n, sample_value_fn value, double *values)
 {
-  acq_ctx *a = user_data;
   const sg_bo *bo = a->bo;
+  batch_ctx bc = { a, X, value, values };
+  int status = a->status;
 
-  if (a->status != SG_OK)
-    {
-      for (size_t c = 0; c < n; c++)
-        values[c] = -INFINITY;
-      return;
-    }
-  if (bo->post == NULL || bo->has_two_gp)
-    {
-      for (size_t c = 0; c < n; c++)
-        values[c] = acq_eval (X + c * bo->cfg.dim, a);
-      return;
-    }
-  batch_ctx bc = { a, X, values };
-  int status = sg_skewgp_joint_samples_each (bo->post, bo->samples, X, n,
-                                             a->b == 2 ? a->ref : NULL, a->Z, score_point, &bc);
+  if (status == SG_OK && bo->post != NULL && !bo->has_two_gp)
+    status = sg_skewgp_joint_samples_each (bo->post, bo->samples, X, n,
+                                           a->b == 2 ? a->ref : NULL, a->Z, score_point, &bc);
+  else
+    for (size_t c = 0; c < n && status == SG_OK; c++)
+      {
+        const double *x = X + c * bo->cfg.dim;
+        if (excluded (&bc, x))
+          values[c] = -INFINITY;
+        else if ((status = samples_at (a, x)) == SG_OK)
+          values[c] = value (a);
+      }
   if (status != SG_OK)
     {
       a->status = status;
       for (size_t c = 0; c < n; c++)
         values[c] = -INFINITY;
     }
+}
+
+/* sg_acq_batch_fn of the search: the acquisition at the candidates. */
+static void
+acq_eval_batch (const double *X, size_t n, void *user_data, double *values)
+{
+  score_points (user_data, X, n, acquisition_value, values);
 }
 
 /* A context for the acquisitions of BO's model with x_r = REF (NULL: none)
@@ -877,10 +903,11 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
                                         &bo->cfg.search, rng, progress, x, value);
   if (status == SG_OK && a->status != SG_OK)
     status = a->status;
-  /* The value reported is the point-wise one (what sg_bo_acquisition_at
-   * gives), not the batched scoring's, which differs in the last bits. */
+  /* The value reported is the maximiser's alone, as sg_bo_acquisition_at
+   * gives it at that point (the search's block products and refinement
+   * differ from it in the last bits). */
   if (status == SG_OK && isfinite (*value))
-    *value = acq_eval (x, a);
+    score_points (a, x, 1, acquisition_value, value);
   if (status == SG_OK && a->status != SG_OK)
     status = a->status;
   if (status == SG_OK && !isfinite (*value))
@@ -1224,9 +1251,11 @@ sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info)
 /* Shared loop of sg_bo_acquisition_at / sg_bo_prob_valid_at: the joint
  * samples at each point, as the proposal drew them, turned into a number
  * by VALUE_AT. Writes OUT only on success. */
+#define EVAL_BLOCK 64
+
 static int
 eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progress,
-           double (*value_at) (acq_ctx *a, const double *x), double *out)
+           sample_value_fn value, double *out)
 {
   if (bo == NULL || XS == NULL || out == NULL || b == 0 || !bo->acq.valid)
     return SG_EINVAL;
@@ -1242,13 +1271,12 @@ eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progr
   if (status == SG_OK)
     {
       a.target = bo->acq.target;
-      for (size_t i = 0; i < b && status == SG_OK; i++)
+      for (size_t i = 0; i < b && status == SG_OK; i += EVAL_BLOCK)
         {
-          if (i % 16 == 0)
-            status = sg_progress_report (progress, (double) i / (double) b);
+          status = sg_progress_report (progress, (double) i / (double) b);
           if (status == SG_OK)
             {
-              v[i] = value_at (&a, XS + i * dim);
+              score_points (&a, XS + i * dim, b - i < EVAL_BLOCK ? b - i : EVAL_BLOCK, value, v + i);
               status = a.status;
             }
         }
@@ -1260,38 +1288,18 @@ eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progr
   return status;
 }
 
-static double
-acquisition_at_point (acq_ctx *a, const double *x)
-{
-  return acq_eval (x, a);
-}
-
-static double
-prob_valid_at_point (acq_ctx *a, const double *x)
-{
-  int status = samples_at (a, x);
-  if (status != SG_OK)
-    {
-      a->status = status;
-      return NAN;
-    }
-  if (a->bo->has_two_gp)  /* the classifier's P(f_c(x) >= 0) */
-    return sg_acq_prob_at_least (a->F + a->N, a->N, 0.0);
-  return sg_acq_prob_at_least (a->F, a->N, a->bo->cfg.threshold);
-}
-
 sg_status
 sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
                       const sg_progress *progress, double *out)
 {
-  return eval_last (bo, XS, b, progress, acquisition_at_point, out);
+  return eval_last (bo, XS, b, progress, acquisition_value, out);
 }
 
 sg_status
 sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                      const sg_progress *progress, double *out)
 {
-  return eval_last (bo, XS, b, progress, prob_valid_at_point, out);
+  return eval_last (bo, XS, b, progress, prob_valid_value, out);
 }
 
 /* ---- Two-GP surrogate ----------------------------------------------------------
