@@ -162,6 +162,43 @@ hyper_from_engine (const sg_hyper *h, guint dim, guint n_answers, SbHyper *out)
   out->log_evidence = NAN;
 }
 
+/* The option OBS showed first (SG_SHOWN_NONE when not recorded). */
+static size_t
+shown_first (const SbLogEntry *obs)
+{
+  return obs->n_shown > 0 ? obs->shown_order[0] : SG_SHOWN_NONE;
+}
+
+/* A duel, tie, choice or ranking as the engine's observation of that
+ * kind, with its confidence and the option shown first; a duel is
+ * tie_offered when the experiment allows ties (the win is then by more
+ * than the tie margin). */
+static int
+replay_preference (sg_bo *bo, const SbExperiment *exp, const SbLogEntry *obs)
+{
+  switch (obs->kind)
+    {
+    case SB_LOG_DUEL:
+      return sg_bo_answer_duel_details (bo, obs->a, obs->b, obs->winner == 0, obs->confidence,
+                                        shown_first (obs), exp->ties_allowed);
+    case SB_LOG_TIE:
+      return sg_bo_answer_tie (bo, obs->a, obs->b);
+    case SB_LOG_CHOICE:
+      return sg_bo_answer_choice (bo, obs->options, obs->n_options, obs->chosen,
+                                  obs->confidence, shown_first (obs));
+    case SB_LOG_RANKING:
+      {
+        g_autofree double *order = g_new (double, (gsize) obs->n_options * obs->dim);
+        for (guint r = 0; r < obs->n_options; r++)
+          memcpy (order + (gsize) r * obs->dim, sb_log_entry_option (obs, obs->ranking[r]),
+                  obs->dim * sizeof (double));
+        return sg_bo_answer_ranking (bo, order, obs->n_options);
+      }
+    default:
+      return SG_EINVAL;
+    }
+}
+
 /* Rebuilds the loop from the session log. *N_SKIPS counts the skips after
  * the last answer (they change the proposal's random stream, so skipping
  * gives a different question). */
@@ -193,7 +230,10 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
       switch (obs->kind)
         {
         case SB_LOG_DUEL:
-          status = sg_bo_answer_duel (bo, obs->a, obs->b, obs->winner == 0);
+        case SB_LOG_TIE:
+        case SB_LOG_CHOICE:
+        case SB_LOG_RANKING:
+          status = replay_preference (bo, exp, obs);
           break;
         case SB_LOG_VALUE:
           status = sg_bo_answer_value (bo, obs->a, obs->value);
@@ -613,6 +653,24 @@ add_observations (SbPlotSnapshot *snap, const SbExperiment *exp, GPtrArray *log)
           sb_plot_snapshot_add_observation (snap, SG_OBS_PREFERENCE, e->winner ? e->b : e->a,
                                             e->winner ? e->a : e->b, NAN);
           break;
+        case SB_LOG_TIE:
+          sb_plot_snapshot_add_observation (snap, SG_OBS_TIE, e->a, e->b, NAN);
+          break;
+        case SB_LOG_CHOICE:
+          /* the winner linked to each other option */
+          for (guint k = 0; k < e->n_options; k++)
+            if (k != e->chosen)
+              sb_plot_snapshot_add_observation (snap, SG_OBS_CHOICE,
+                                                sb_log_entry_option (e, e->chosen),
+                                                sb_log_entry_option (e, k), NAN);
+          break;
+        case SB_LOG_RANKING:
+          /* each option linked to the next one down */
+          for (guint r = 0; r + 1 < e->n_options; r++)
+            sb_plot_snapshot_add_observation (snap, SG_OBS_PREFERENCE,
+                                              sb_log_entry_option (e, e->ranking[r]),
+                                              sb_log_entry_option (e, e->ranking[r + 1]), NAN);
+          break;
         case SB_LOG_VALUE:
           sb_plot_snapshot_add_observation (snap, safe ? SG_OBS_VALID : SG_OBS_NUMERIC,
                                             e->a, NULL, e->value);
@@ -667,7 +725,10 @@ add_convergence (SbPlotSnapshot *snap, const SbPlotInput *input, sg_problem *pro
       switch (e->kind)
         {
         case SB_LOG_DUEL:
-          memcpy (best_x, e->winner ? e->b : e->a, dim * sizeof (double));
+        case SB_LOG_CHOICE:
+        case SB_LOG_RANKING:
+          memcpy (best_x, sb_log_entry_option (e, sb_log_entry_best_option (e)),
+                  dim * sizeof (double));
           has_x = TRUE;
           break;
         case SB_LOG_VALUE:

@@ -146,6 +146,15 @@ sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint in
       point = describe_point (exp, e->a);
       text = g_strdup_printf ("%u. failed: %s", index + 1, point);
       break;
+    case SB_LOG_TIE:
+      text = g_strdup_printf ("%u. A and B about the same", index + 1);
+      break;
+    case SB_LOG_CHOICE:
+    case SB_LOG_RANKING:
+      point = describe_point (exp, sb_log_entry_option (e, sb_log_entry_best_option (e)));
+      text = g_strdup_printf ("%u. %c best of %u: %s", index + 1,
+                              'A' + sb_log_entry_best_option (e), e->n_options, point);
+      break;
     case SB_LOG_SKIP:
     default:
       text = g_strdup_printf ("%u. skipped", index + 1);
