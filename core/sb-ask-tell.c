@@ -149,10 +149,10 @@ sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error)
   node = json_object_get_member (obj, "confidence");
   if (node != NULL)
     {
-      if (!holds_number (node) || !isfinite (json_node_get_double (node)))
-        return fail (error, SB_ASK_TELL_ERROR_INVALID, "'confidence' must be a finite number");
-      out.has_confidence = TRUE;
-      out.confidence = json_node_get_double (node);
+      if (!holds_type (node, G_TYPE_STRING)
+          || sg_confidence_parse (json_node_get_string (node), &out.confidence) != SG_OK)
+        return fail (error, SB_ASK_TELL_ERROR_INVALID,
+                     "'confidence' must be \"weak\", \"normal\" or \"strong\"");
     }
   *answer = out;
   return TRUE;
@@ -383,7 +383,6 @@ sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error)
   memcpy (entry.shown_order, q->shown_order, sizeof entry.shown_order);
   entry.has_response_time = answer->has_response_time;
   entry.response_time = answer->response_time;
-  entry.has_confidence = answer->has_confidence;
   entry.confidence = answer->confidence;
   return sb_session_add_entry (session, &entry, error);
 }

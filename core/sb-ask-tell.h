@@ -64,14 +64,14 @@ typedef struct {
   double value;              /* SB_ANSWER_VALUE  */
   gboolean has_response_time;
   double response_time;      /* seconds, >= 0 */
-  gboolean has_confidence;
-  double confidence;         /* any finite number, recorded as given */
+  sg_confidence confidence;  /* SG_CONFIDENCE_NONE when not given */
 } SbAnswer;
 
 /* Reads an answer document
  *   {"question": ID, "answer": {"chosen": i} | {"value": y} | {"failed": true}
  *                            | {"tie": true} | {"ranking": [i, ...]},
- *    "response_time"?: seconds, "confidence"?: number}
+ *    "response_time"?: seconds,
+ *    "confidence"?: "weak" | "normal" | "strong"}
  * Unknown members are refused. FALSE with ERROR (SB_ASK_TELL_ERROR_INVALID)
  * naming the member otherwise. */
 gboolean sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error);

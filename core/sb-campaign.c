@@ -21,6 +21,7 @@ struct _SbCampaign
   SbWorker *worker;
   SbCampaignState state;
   SbQuestion *latest;        /* the last model result (owns its model)   */
+  gint64 asked_at;           /* monotonic time the question went on screen */
   gboolean waiting_for_disk; /* latest is ready, its answer not on disk  */
   guint computing_n_log;     /* the log length the running proposal answers */
   char *error;
@@ -176,6 +177,7 @@ static void
 ask (SbCampaign *self)
 {
   self->waiting_for_disk = FALSE;
+  self->asked_at = g_get_monotonic_time ();
   set_state (self, SB_CAMPAIGN_ASKING);
   g_debug ("question %u shown", self->latest->n_log + 1);
   g_signal_emit (self, signals[QUESTION_READY], 0);
@@ -556,51 +558,176 @@ refuse (GError **error, SbCampaignError code, const char *message)
   return FALSE;
 }
 
+/* The log entry of a preference answer (or a skip) to Q: its options,
+ * the order they were shown in, the time since the question went on
+ * screen and the confidence. Borrows Q's arrays. */
+static void
+entry_for (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer,
+           SbLogEntry *e)
+{
+  gboolean k_options = q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING;
+
+  memset (e, 0, sizeof *e);
+  e->value = NAN;
+  e->dim = q->dim;
+  if (k_options)
+    {
+      e->n_options = q->n_options;
+      e->options = g_new (double, (gsize) q->n_options * q->dim);
+      for (guint i = 0; i < q->n_options; i++)
+        memcpy (e->options + (gsize) i * q->dim, q->options[i], q->dim * sizeof (double));
+    }
+  else
+    {
+      e->a = (double *) q->a;
+      e->b = (double *) q->b;
+    }
+  e->n_shown = q->n_options;
+  memcpy (e->shown_order, q->shown_order, sizeof e->shown_order);
+  e->has_response_time = TRUE;
+  e->response_time = (g_get_monotonic_time () - self->asked_at) / (double) G_USEC_PER_SEC;
+  e->confidence = answer->confidence;
+}
+
+/* The kinds of answer each kind of question takes. */
+static gboolean
+answer_fits (const SbQuestion *q, SbAnswerKind kind, gboolean ties, GError **error)
+{
+  const char *asks;
+
+  switch (q->kind)
+    {
+    case SB_QUESTION_DUEL:
+      if (kind == SB_ANSWER_A || kind == SB_ANSWER_B || kind == SB_ANSWER_SKIP
+          || (kind == SB_ANSWER_TIE && ties))
+        return TRUE;
+      asks = ties ? "A, B or \"about the same\"" : "A or B";
+      break;
+    case SB_QUESTION_CHOICE:
+      if (kind == SB_ANSWER_CHOSEN || kind == SB_ANSWER_SKIP)
+        return TRUE;
+      asks = "the best of its options";
+      break;
+    case SB_QUESTION_RANKING:
+      if (kind == SB_ANSWER_RANKING || kind == SB_ANSWER_SKIP)
+        return TRUE;
+      asks = "a ranking of its options";
+      break;
+    default:
+      if (kind == SB_ANSWER_VALUE || kind == SB_ANSWER_FAILED || kind == SB_ANSWER_SKIP)
+        return TRUE;
+      asks = "a value";
+      break;
+    }
+  g_set_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND,
+               "this question asks for %s", asks);
+  return FALSE;
+}
+
 /* Appends ANSWER to question Q in the session. */
 static gboolean
-record (SbCampaign *self, const SbQuestion *q, SbAnswerKind kind, double value,
+record (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer,
         GError **error)
 {
-  gboolean duel = q->kind == SB_QUESTION_DUEL;
-  gboolean safe = sb_session_get_experiment (self->session)->mode == SB_MODE_SAFE;
+  const SbExperiment *exp = sb_session_get_experiment (self->session);
+  gboolean value_q = q->kind == SB_QUESTION_VALUE;
+  gboolean ok;
+  SbLogEntry e;
 
-  switch (kind)
+  if (!answer_fits (q, answer->kind, exp->ties_allowed, error))
+    return FALSE;
+  switch (answer->kind)
     {
-    case SB_ANSWER_A:
-    case SB_ANSWER_B:
-      if (!duel)
-        return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "this question asks for a value, not a choice");
-      return sb_session_add_duel (self->session, q->a, q->b, kind == SB_ANSWER_B, error);
-    case SB_ANSWER_SKIP:
-      return sb_session_add_skip (self->session, duel ? q->a : q->b, duel ? q->b : NULL, error);
-    case SB_ANSWER_VALUE:
-      if (duel)
-        return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "this question asks for a choice, not a value");
-      return sb_session_add_value (self->session, q->b, value, error);
     case SB_ANSWER_FAILED:
-      if (duel || !safe)
+      if (exp->mode != SB_MODE_SAFE)
         return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND,
                        "only a value question in safe mode can be answered with \"failed\"");
-      return sb_session_add_failed (self->session, q->b, error);
+      break;
+    case SB_ANSWER_VALUE:
+    case SB_ANSWER_SKIP:
+      break;
+    case SB_ANSWER_CHOSEN:
+      if (answer->chosen >= q->n_options)
+        return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "no such option");
+      break;
+    case SB_ANSWER_RANKING:
+    case SB_ANSWER_A:
+    case SB_ANSWER_B:
+    case SB_ANSWER_TIE:
+      break;
     default:
       return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "unknown answer");
     }
+
+  entry_for (self, q, answer, &e);
+  if (value_q)
+    {
+      /* one setting, B: a skip holds it twice, as the log's skips do */
+      e.a = (double *) q->b;
+      e.b = answer->kind == SB_ANSWER_SKIP ? (double *) q->b : NULL;
+      e.n_shown = 0;
+    }
+  switch (answer->kind)
+    {
+    case SB_ANSWER_VALUE:
+      e.kind = SB_LOG_VALUE;
+      e.value = answer->value;
+      break;
+    case SB_ANSWER_FAILED:
+      e.kind = SB_LOG_FAILED;
+      break;
+    case SB_ANSWER_A:
+    case SB_ANSWER_B:
+      e.kind = SB_LOG_DUEL;
+      e.winner = answer->kind == SB_ANSWER_B;
+      break;
+    case SB_ANSWER_TIE:
+      e.kind = SB_LOG_TIE;
+      break;
+    case SB_ANSWER_CHOSEN:
+      e.kind = SB_LOG_CHOICE;
+      e.chosen = answer->chosen;
+      break;
+    case SB_ANSWER_RANKING:
+      e.kind = SB_LOG_RANKING;
+      memcpy (e.ranking, answer->ranking, sizeof e.ranking);
+      break;
+    default:
+      e.kind = SB_LOG_SKIP;
+      e.confidence = SG_CONFIDENCE_NONE;
+      break;
+    }
+  /* the session's check refuses what does not fit (a ranking that is not
+   * a permutation, a confidence on a tie) */
+  ok = sb_session_add_entry (self->session, &e, error);
+  g_free (e.options);
+  return ok;
 }
 
 static const char *
 answer_name (SbAnswerKind kind)
 {
-  static const char *const names[] = { "a", "b", "skip", "value", "failed" };
+  static const char *const names[] = { "a", "b", "skip", "value", "failed", "tie", "chosen",
+                                       "ranking" };
   return (guint) kind < G_N_ELEMENTS (names) ? names[kind] : "?";
 }
 
 gboolean
 sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value, GError **error)
 {
+  SbCampaignAnswer answer = { .kind = kind, .value = value };
+
+  return sb_campaign_answer_full (self, &answer, error);
+}
+
+gboolean
+sb_campaign_answer_full (SbCampaign *self, const SbCampaignAnswer *answer, GError **error)
+{
   guint n_before;
   g_autoptr (GError) local = NULL;
 
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  g_return_val_if_fail (answer != NULL, FALSE);
 
   if (self->read_only)
     return refuse (error, SB_CAMPAIGN_ERROR_READ_ONLY, self->read_only_reason);
@@ -610,9 +737,9 @@ sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value, GError **
     return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "the next question is not on screen yet");
 
   n_before = sb_session_get_n_observations (self->session);
-  if (record (self, self->latest, kind, value, &local))
+  if (record (self, self->latest, answer, &local))
     {
-      g_debug ("answer %u taken (%s)", n_before + 1, answer_name (kind));
+      g_debug ("answer %u taken (%s)", n_before + 1, answer_name (answer->kind));
       return TRUE;
     }
   if (sb_session_get_n_observations (self->session) == n_before)
@@ -805,6 +932,14 @@ sb_campaign_oracle_answer (SbCampaign *self)
   q = sb_campaign_get_question (self);
   if (q == NULL || !q->has_oracle)
     return FALSE;
+  if (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)
+    {
+      SbCampaignAnswer answer = { .kind = q->kind == SB_QUESTION_CHOICE ? SB_ANSWER_CHOSEN
+                                                                        : SB_ANSWER_RANKING,
+                                  .chosen = (guint) q->oracle_winner };
+      memcpy (answer.ranking, q->oracle_ranking, sizeof answer.ranking);
+      return sb_campaign_answer_full (self, &answer, NULL);
+    }
   if (q->kind == SB_QUESTION_DUEL)
     return sb_campaign_answer (self, q->oracle_winner ? SB_ANSWER_B : SB_ANSWER_A, NAN, NULL);
   return sb_campaign_answer (self, q->oracle_failed ? SB_ANSWER_FAILED : SB_ANSWER_VALUE,

@@ -82,7 +82,21 @@ typedef enum {
   SB_ANSWER_SKIP,         /* the question left unanswered (logged)     */
   SB_ANSWER_VALUE,        /* value question: the measured value        */
   SB_ANSWER_FAILED,       /* value question: the setting failed        */
+  SB_ANSWER_TIE,          /* duel, when ties are allowed: about the same */
+  SB_ANSWER_CHOSEN,       /* choice: the option chosen is the best     */
+  SB_ANSWER_RANKING,      /* ranking: the options in order, best first */
 } SbAnswerKind;
+
+/* An answer with everything it can carry. Options are named by their
+ * index in the question's options (the engine's order, SbQuestion), not
+ * by where they were shown. */
+typedef struct {
+  SbAnswerKind kind;
+  double value;                    /* SB_ANSWER_VALUE                        */
+  guint chosen;                    /* SB_ANSWER_CHOSEN                       */
+  guint ranking[SB_MAX_OPTIONS];   /* SB_ANSWER_RANKING: n_options indices   */
+  sg_confidence confidence;        /* duels and choices; NONE: not given     */
+} SbCampaignAnswer;
 
 #define SB_TYPE_CAMPAIGN (sb_campaign_get_type ())
 G_DECLARE_FINAL_TYPE (SbCampaign, sb_campaign, SB, CAMPAIGN, GObject)
@@ -123,6 +137,15 @@ gboolean sb_campaign_get_best (SbCampaign *self, double *x);
  * A save failure keeps the answer (TRUE) and sets save-error. */
 gboolean sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value,
                              GError **error);
+/* The same for any answer: a tie, the option chosen, a ranking, with a
+ * confidence. Every answer to a question on screen is recorded with the
+ * order its options were shown in and the response time (seconds from
+ * ::question-ready to this call). _WRONG_KIND for an answer the question
+ * does not ask (a tie when the experiment allows none, an option that
+ * does not exist), SB_SESSION_ERROR for one the log refuses (a ranking
+ * that is not a permutation, a confidence on a tie). */
+gboolean sb_campaign_answer_full (SbCampaign *self, const SbCampaignAnswer *answer,
+                                  GError **error);
 /* Takes back the last recorded answer (skips included) and asks again;
  * the entry is kept for sb_campaign_redo. */
 gboolean sb_campaign_undo (SbCampaign *self, GError **error);

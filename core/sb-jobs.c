@@ -162,6 +162,43 @@ hyper_from_engine (const sg_hyper *h, guint dim, guint n_answers, SbHyper *out)
   out->log_evidence = NAN;
 }
 
+/* The option OBS showed first (SG_SHOWN_NONE when not recorded). */
+static size_t
+shown_first (const SbLogEntry *obs)
+{
+  return obs->n_shown > 0 ? obs->shown_order[0] : SG_SHOWN_NONE;
+}
+
+/* A duel, tie, choice or ranking as the engine's observation of that
+ * kind, with its confidence and the option shown first; a duel is
+ * tie_offered when the experiment allows ties (the win is then by more
+ * than the tie margin). */
+static int
+replay_preference (sg_bo *bo, const SbExperiment *exp, const SbLogEntry *obs)
+{
+  switch (obs->kind)
+    {
+    case SB_LOG_DUEL:
+      return sg_bo_answer_duel_details (bo, obs->a, obs->b, obs->winner == 0, obs->confidence,
+                                        shown_first (obs), exp->ties_allowed);
+    case SB_LOG_TIE:
+      return sg_bo_answer_tie (bo, obs->a, obs->b);
+    case SB_LOG_CHOICE:
+      return sg_bo_answer_choice (bo, obs->options, obs->n_options, obs->chosen,
+                                  obs->confidence, shown_first (obs));
+    case SB_LOG_RANKING:
+      {
+        g_autofree double *order = g_new (double, (gsize) obs->n_options * obs->dim);
+        for (guint r = 0; r < obs->n_options; r++)
+          memcpy (order + (gsize) r * obs->dim, sb_log_entry_option (obs, obs->ranking[r]),
+                  obs->dim * sizeof (double));
+        return sg_bo_answer_ranking (bo, order, obs->n_options);
+      }
+    default:
+      return SG_EINVAL;
+    }
+}
+
 /* Rebuilds the loop from the session log. *N_SKIPS counts the skips after
  * the last answer (they change the proposal's random stream, so skipping
  * gives a different question). */
@@ -193,7 +230,10 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
       switch (obs->kind)
         {
         case SB_LOG_DUEL:
-          status = sg_bo_answer_duel (bo, obs->a, obs->b, obs->winner == 0);
+        case SB_LOG_TIE:
+        case SB_LOG_CHOICE:
+        case SB_LOG_RANKING:
+          status = replay_preference (bo, exp, obs);
           break;
         case SB_LOG_VALUE:
           status = sg_bo_answer_value (bo, obs->a, obs->value);
@@ -229,6 +269,132 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
 
 /* ---- Propose -------------------------------------------------------------- */
 
+static guint64
+splitmix64 (guint64 *state)
+{
+  guint64 z = (*state += G_GUINT64_CONSTANT (0x9e3779b97f4a7c15));
+  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1) from the stream. */
+static double
+stream_uniform (guint64 *state)
+{
+  return (splitmix64 (state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void
+sb_shuffle_order (guint64 seed, guint64 number, guint n, guint *order)
+{
+  guint64 state = seed ^ (number * G_GUINT64_CONSTANT (0xd1342543de82ef95));
+
+  for (guint i = 0; i < n; i++)
+    order[i] = i;
+  for (guint i = n; i > 1; i--)
+    {
+      guint j = (guint) (splitmix64 (&state) % i);
+      guint t = order[i - 1];
+      order[i - 1] = order[j];
+      order[j] = t;
+    }
+}
+
+/* Squared distance of X and Y in coordinates scaled to the box. */
+static double
+box_distance2 (const SbExperiment *exp, const double *x, const double *y)
+{
+  double d2 = 0;
+
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      const SbParameter *p = &exp->parameters[j];
+      double t = (x[j] - y[j]) / (p->upper - p->lower);
+      d2 += t * t;
+    }
+  return d2;
+}
+
+/* Options 2 .. k-1 of a choice or ranking question: the interim rule of
+ * sb-jobs.h (maximin over 64 uniform draws per option). */
+static void
+fill_space_filling (const SbExperiment *exp, SbQuestion *q)
+{
+  guint64 state = exp->seed ^ G_GUINT64_CONSTANT (0x0b7105ca1e) ^ ((guint64) q->n_log << 20);
+
+  while (q->n_options < exp->n_options)
+    {
+      double best[SB_MAX_PARAMETERS], best_d2 = -1;
+      for (guint c = 0; c < 64; c++)
+        {
+          double x[SB_MAX_PARAMETERS], d2 = INFINITY;
+          for (guint j = 0; j < exp->n_parameters; j++)
+            {
+              const SbParameter *p = &exp->parameters[j];
+              x[j] = p->lower + stream_uniform (&state) * (p->upper - p->lower);
+            }
+          for (guint i = 0; i < q->n_options; i++)
+            d2 = MIN (d2, box_distance2 (exp, x, q->options[i]));
+          if (d2 > best_d2)
+            {
+              best_d2 = d2;
+              memcpy (best, x, sizeof best);
+            }
+        }
+      memcpy (q->options[q->n_options++], best, sizeof best);
+    }
+}
+
+/* The options of Q (its A and B set) and the order they are shown in. */
+static void
+fill_options (const SbExperiment *exp, SbQuestion *q)
+{
+  if (q->kind == SB_QUESTION_VALUE)
+    {
+      q->n_options = 1;
+      memcpy (q->options[0], q->b, sizeof q->b);
+    }
+  else
+    {
+      q->n_options = 2;
+      memcpy (q->options[0], q->a, sizeof q->a);
+      memcpy (q->options[1], q->b, sizeof q->b);
+      if (exp->question != SB_ASK_DUEL)
+        {
+          q->kind = exp->question == SB_ASK_CHOICE ? SB_QUESTION_CHOICE : SB_QUESTION_RANKING;
+          fill_space_filling (exp, q);
+        }
+    }
+  sb_shuffle_order (exp->seed, q->n_log, q->n_options, q->shown_order);
+}
+
+/* The simulated person's choice or ranking of Q's options: the problem's
+ * value plus independent N(0, noise^2) per option shown (the utility
+ * model of sg-data.h), best first. */
+static void
+oracle_rank (const SbExperiment *exp, sg_problem *p, gsl_rng *rng, SbQuestion *q)
+{
+  double u[SB_MAX_OPTIONS];
+
+  for (guint i = 0; i < q->n_options; i++)
+    {
+      u[i] = sg_problem_value (p, q->options[i]);
+      if (exp->oracle_noise > 0)
+        u[i] += exp->oracle_noise * sg_rng_gaussian (rng);
+      q->oracle_ranking[i] = i;
+    }
+  for (guint i = 1; i < q->n_options; i++)
+    for (guint j = i; j > 0 && u[q->oracle_ranking[j]] > u[q->oracle_ranking[j - 1]]; j--)
+      {
+        guint t = q->oracle_ranking[j];
+        q->oracle_ranking[j] = q->oracle_ranking[j - 1];
+        q->oracle_ranking[j - 1] = t;
+      }
+  q->oracle_winner = (int) q->oracle_ranking[0];
+  q->has_oracle = TRUE;
+}
+
 static void
 fill_oracle (const SbJobInput *input, SbQuestion *q)
 {
@@ -245,7 +411,7 @@ fill_oracle (const SbJobInput *input, SbQuestion *q)
       return;
     }
   q->truth_b = sg_problem_value (p, q->b);
-  if (q->kind == SB_QUESTION_DUEL || q->has_best)
+  if (q->kind != SB_QUESTION_VALUE || q->has_best)
     q->truth_a = sg_problem_value (p, q->a);
   if (q->has_best)
     q->truth_best = sg_problem_value (p, q->best);
@@ -263,7 +429,9 @@ fill_oracle (const SbJobInput *input, SbQuestion *q)
                            .has_threshold = exp->mode == SB_MODE_SAFE };
       if (rng)
         {
-          if (q->kind == SB_QUESTION_DUEL)
+          if (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)
+            oracle_rank (exp, p, rng, q);
+          else if (q->kind == SB_QUESTION_DUEL)
             {
               int a_wins = 1;
               if (sg_oracle_duel (&oracle, rng, q->a, q->b, &a_wins) == SG_OK)
@@ -352,6 +520,7 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
   q->prob_better = query.prob_better;
   q->prob_safe = query.prob_safe;
   q->refit_due = sg_bo_refit_due (bo);
+  fill_options (input->experiment, q);
   fill_oracle (input, q);
 
   if (sg_bo_model_n_answers (bo) != SIZE_MAX && !query.random)
@@ -613,6 +782,24 @@ add_observations (SbPlotSnapshot *snap, const SbExperiment *exp, GPtrArray *log)
           sb_plot_snapshot_add_observation (snap, SG_OBS_PREFERENCE, e->winner ? e->b : e->a,
                                             e->winner ? e->a : e->b, NAN);
           break;
+        case SB_LOG_TIE:
+          sb_plot_snapshot_add_observation (snap, SG_OBS_TIE, e->a, e->b, NAN);
+          break;
+        case SB_LOG_CHOICE:
+          /* the winner linked to each other option */
+          for (guint k = 0; k < e->n_options; k++)
+            if (k != e->chosen)
+              sb_plot_snapshot_add_observation (snap, SG_OBS_CHOICE,
+                                                sb_log_entry_option (e, e->chosen),
+                                                sb_log_entry_option (e, k), NAN);
+          break;
+        case SB_LOG_RANKING:
+          /* each option linked to the next one down */
+          for (guint r = 0; r + 1 < e->n_options; r++)
+            sb_plot_snapshot_add_observation (snap, SG_OBS_PREFERENCE,
+                                              sb_log_entry_option (e, e->ranking[r]),
+                                              sb_log_entry_option (e, e->ranking[r + 1]), NAN);
+          break;
         case SB_LOG_VALUE:
           sb_plot_snapshot_add_observation (snap, safe ? SG_OBS_VALID : SG_OBS_NUMERIC,
                                             e->a, NULL, e->value);
@@ -667,7 +854,10 @@ add_convergence (SbPlotSnapshot *snap, const SbPlotInput *input, sg_problem *pro
       switch (e->kind)
         {
         case SB_LOG_DUEL:
-          memcpy (best_x, e->winner ? e->b : e->a, dim * sizeof (double));
+        case SB_LOG_CHOICE:
+        case SB_LOG_RANKING:
+          memcpy (best_x, sb_log_entry_option (e, sb_log_entry_best_option (e)),
+                  dim * sizeof (double));
           has_x = TRUE;
           break;
         case SB_LOG_VALUE:

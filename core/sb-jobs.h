@@ -54,6 +54,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbModel, sb_model_unref)
 typedef enum {
   SB_QUESTION_DUEL = 0,   /* "A (the current best) or B?"                 */
   SB_QUESTION_VALUE,      /* "what did you measure at B?" (or "failed")   */
+  SB_QUESTION_CHOICE,     /* "which of these k is the best?"              */
+  SB_QUESTION_RANKING,    /* "order these k, best first"                  */
 } SbQuestionKind;
 
 typedef struct {
@@ -63,6 +65,21 @@ typedef struct {
    * questions only B is asked about; A is the current best if any. */
   double a[SB_MAX_PARAMETERS];
   double b[SB_MAX_PARAMETERS];
+  /* The options in the engine's order: a duel's are A and B, a value
+   * question's is B; a choice or ranking question's k options are the
+   * engine's proposal as a duel (A, the current best, and B, the
+   * candidate) followed by k - 2 space-filling settings (the interim rule
+   * until the engine proposes k options itself: each is, of 64 uniform
+   * draws in the box, the one farthest from the options before it, in
+   * coordinates scaled to the box; seeded by the experiment's seed and
+   * the question's number). */
+  guint n_options;
+  double options[SB_MAX_OPTIONS][SB_MAX_PARAMETERS];
+  /* The order the options are shown in (left to right, or a grid's
+   * reading order): a random permutation per question, seeded by the
+   * experiment's seed and the question's number (n_log), so the side on
+   * which the current best appears is balanced and reproducible. */
+  guint shown_order[SB_MAX_OPTIONS];
   gboolean has_best;
   double best[SB_MAX_PARAMETERS];
   guint n_log;               /* session log length the question answers   */
@@ -72,7 +89,8 @@ typedef struct {
   double prob_safe;          /* safe mode: P(f(B) >= h), or NaN           */
   /* Simulated oracle (benchmark template with simulated = TRUE). */
   gboolean has_oracle;
-  int oracle_winner;         /* duels: 0 = A, 1 = B                       */
+  int oracle_winner;         /* duels: 0 = A, 1 = B; choices: the option  */
+  guint oracle_ranking[SB_MAX_OPTIONS]; /* rankings: options, best first  */
   gboolean oracle_failed;    /* value questions: invalid (safe mode)      */
   double oracle_value;
   /* True objective (benchmark template), NaN otherwise. */
@@ -83,6 +101,9 @@ typedef struct {
 } SbQuestion;
 
 void sb_question_free (SbQuestion *q);
+/* ORDER = a random permutation of 0 .. N - 1, a function of SEED and
+ * NUMBER only (Fisher-Yates on a SplitMix64 stream). */
+void sb_shuffle_order (guint64 seed, guint64 number, guint n, guint *order);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbQuestion, sb_question_free)
 
 /* SbWorkerFunc: INPUT is an SbJobInput, the result an SbQuestion

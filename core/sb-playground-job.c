@@ -167,7 +167,7 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
   sg_evidence_ctx_init (&ctx, method, data);
   if (method == SG_FIT_METHOD_SKEWGP)
     {
-      ctx.workspace = sg_mvn_workspace_new (data->n_obs + h->s + 1);
+      ctx.workspace = sg_mvn_workspace_new (sg_data_n_probit_rows (data) + h->s + 1);
       if (ctx.workspace == NULL)
         return SG_ENOMEM;
     }

@@ -360,17 +360,19 @@ sb_plot_snapshot_add_observation (SbPlotSnapshot *s, sg_obs_kind kind,
                                   const double *x, const double *x_loser,
                                   double y)
 {
+  gboolean pair = kind == SG_OBS_PREFERENCE || kind == SG_OBS_TIE || kind == SG_OBS_CHOICE;
+
   RETURN_IF_FROZEN (s);
-  g_return_if_fail (x != NULL && (kind != SG_OBS_PREFERENCE || x_loser != NULL));
+  g_return_if_fail (x != NULL && (!pair || x_loser != NULL));
   Observation o = { 0 };
   o.coords = g_new0 (double, 2 * s->dim);
   memcpy (o.coords, x, s->dim * sizeof (double));
-  if (kind == SG_OBS_PREFERENCE)
+  if (pair)
     memcpy (o.coords + s->dim, x_loser, s->dim * sizeof (double));
   o.pub.kind = kind;
   o.pub.y = y;
   o.pub.x = o.coords;
-  o.pub.x_loser = kind == SG_OBS_PREFERENCE ? o.coords + s->dim : NULL;
+  o.pub.x_loser = pair ? o.coords + s->dim : NULL;
   g_array_append_val (s->observations, o);
 }
 

@@ -42,12 +42,16 @@ typedef enum {
 } SbField;
 
 /* An observation as the plots mark it; the kinds are the engine's
- * (sg-data.h): a preference's x is the winner, x_loser the loser. */
+ * (sg-data.h), each a point or a linked pair: a preference's x is the
+ * winner, x_loser the loser; a tie links its two points (x, x_loser); a
+ * choice of one among k is k - 1 pairs of kind SG_OBS_CHOICE, the option
+ * chosen (x) linked to each other option (x_loser); a ranking is the
+ * preferences of each option over the next one down. */
 typedef struct {
   sg_obs_kind kind;
   double y;                /* value or label; NaN when none             */
   const double *x;         /* dim coordinates (owned by the snapshot)   */
-  const double *x_loser;   /* dim coordinates for duels, else NULL      */
+  const double *x_loser;   /* dim coordinates for pairs, else NULL      */
 } SbObservation;
 
 /* "exact", "Laplace", "EP": how legends name the method. */

@@ -208,6 +208,30 @@ parse_engine_name (const ParseContext *ctx, JsonObject *obj, const EngineNames *
   return FALSE;
 }
 
+/* "question", "options" and "ties_allowed" (absent in older files: a
+ * duel of two options without ties). */
+static gboolean
+parse_question (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
+{
+  g_autofree char *name = NULL;
+  JsonNode *node;
+
+  if (!parse_string (ctx, obj, "question", FALSE, &name, error))
+    return FALSE;
+  if (name != NULL && !sb_ask_kind_from_string (name, &exp->question))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "question",
+                     "unknown question kind '%s' (expected duel, choice or ranking)", name);
+      return FALSE;
+    }
+  if (!parse_count (ctx, obj, "options", 2, SB_MAX_OPTIONS, &exp->n_options, error))
+    return FALSE;
+  GET_OR_FAIL (obj, "ties_allowed", G_TYPE_BOOLEAN, FALSE, node);
+  if (node)
+    exp->ties_allowed = json_node_get_boolean (node);
+  return TRUE;
+}
+
 static gboolean
 parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
 {
@@ -260,6 +284,8 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   GET_OR_FAIL (obj, "show_truth", G_TYPE_BOOLEAN, FALSE, node);
   if (node)
     exp->show_truth = json_node_get_boolean (node);
+  if (!parse_question (ctx, obj, exp, error))
+    return FALSE;
   GET_OR_FAIL (obj, "oracle", G_TYPE_STRING, FALSE, node);
   if (node)
     {
@@ -364,25 +390,25 @@ parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key, const c
   return TRUE;
 }
 
-/* The optional member "shown_order" of OBJ: a permutation of N options
- * (checked by the session's validation), into ORDER; *N_SHOWN = N, or 0
- * when the member is absent. */
+/* The optional array KEY of OBJ: N option indices (a permutation, which
+ * the session's validation checks), into ORDER; *N_READ = N, or 0 when
+ * the member is absent. */
 static gboolean
-parse_order (const ParseContext *ctx, JsonObject *obj, const char *what, guint n,
-             guint *order, guint *n_shown, GError **error)
+parse_index_list (const ParseContext *ctx, JsonObject *obj, const char *key, const char *what,
+                  guint n, guint *order, guint *n_read, GError **error)
 {
   JsonNode *node;
   JsonArray *array;
 
-  *n_shown = 0;
-  GET_OR_FAIL (obj, "shown_order", JSON_TYPE_ARRAY, FALSE, node);
+  *n_read = 0;
+  GET_OR_FAIL (obj, key, JSON_TYPE_ARRAY, FALSE, node);
   if (node == NULL)
     return TRUE;
   array = json_node_get_array (node);
   if (json_array_get_length (array) != n)
     {
-      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "shown_order",
-                     "%s: 'shown_order' has %u entries, expected %u", what,
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                     "%s: '%s' has %u entries, expected %u", what, key,
                      json_array_get_length (array), n);
       return FALSE;
     }
@@ -393,15 +419,105 @@ parse_order (const ParseContext *ctx, JsonObject *obj, const char *what, guint n
       if (!JSON_NODE_HOLDS_VALUE (e) || json_node_get_value_type (e) != G_TYPE_INT64
           || (v = json_node_get_int (e)) < 0 || v >= n)
         {
-          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "shown_order",
-                         "%s: 'shown_order' entry %u is not an option index (0 .. %u)",
-                         what, i + 1, n - 1);
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, key,
+                         "%s: '%s' entry %u is not an option index (0 .. %u)",
+                         what, key, i + 1, n - 1);
           return FALSE;
         }
       order[i] = (guint) v;
     }
-  *n_shown = n;
+  *n_read = n;
   return TRUE;
+}
+
+/* The optional member "shown_order" of OBJ: a permutation of N options. */
+static gboolean
+parse_order (const ParseContext *ctx, JsonObject *obj, const char *what, guint n,
+             guint *order, guint *n_shown, GError **error)
+{
+  return parse_index_list (ctx, obj, "shown_order", what, n, order, n_shown, error);
+}
+
+/* The member "options" of a choice, a ranking or their skip: 2 ..
+ * SB_MAX_OPTIONS settings of the experiment's dimension. */
+static gboolean
+parse_options (const ParseContext *ctx, JsonObject *o, const char *what,
+               const SbExperiment *exp, SbLogEntry *obs, GError **error)
+{
+  JsonNode *node;
+  JsonArray *array;
+  guint k;
+
+  GET_OR_FAIL (o, "options", JSON_TYPE_ARRAY, TRUE, node);
+  array = json_node_get_array (node);
+  k = json_array_get_length (array);
+  if (k < 2 || k > SB_MAX_OPTIONS)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "options",
+                     "%s: 'options' has %u settings, expected 2 .. %d", what, k, SB_MAX_OPTIONS);
+      return FALSE;
+    }
+  obs->options = g_new (double, (gsize) k * exp->n_parameters);
+  obs->n_options = k;
+  for (guint i = 0; i < k; i++)
+    {
+      JsonNode *e = json_array_get_element (array, i);
+      g_autoptr (JsonObject) wrap = json_object_new ();
+      g_autofree double *x = NULL;
+
+      /* each row is read as the vector "option" of a one-member object */
+      json_object_set_member (wrap, "option", json_node_copy (e));
+      if (!parse_vector (ctx, wrap, "option", what, "options", exp, &x, error))
+        return FALSE;
+      memcpy (obs->options + (gsize) i * exp->n_parameters, x, exp->n_parameters * sizeof *x);
+    }
+  return TRUE;
+}
+
+/* The optional "confidence": a level name, or (older files) a number on
+ * the experimenter's own scale, which is kept in the note. */
+static gboolean
+parse_confidence (const ParseContext *ctx, JsonObject *o, const char *what, SbLogEntry *obs,
+                  GError **error)
+{
+  JsonNode *member = json_object_get_member (o, "confidence");
+  GType vt;
+
+  if (member == NULL)
+    return TRUE;
+  vt = JSON_NODE_HOLDS_VALUE (member) ? json_node_get_value_type (member) : G_TYPE_INVALID;
+  if (vt == G_TYPE_STRING)
+    {
+      sg_confidence c;
+      if (sg_confidence_parse (json_node_get_string (member), &c) != SG_OK)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "confidence",
+                         "%s: 'confidence' must be \"weak\", \"normal\" or \"strong\"", what);
+          return FALSE;
+        }
+      obs->confidence = c;
+      return TRUE;
+    }
+  if (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64)
+    {
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+      double v = json_node_get_double (member);
+      g_autofree char *old = obs->note;
+
+      if (!isfinite (v))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "confidence",
+                         "%s: 'confidence' is not a finite number", what);
+          return FALSE;
+        }
+      g_ascii_formatd (buf, sizeof buf, "%.17g", v);
+      obs->note = old ? g_strdup_printf ("%s; confidence: %s", old, buf)
+                      : g_strdup_printf ("confidence: %s", buf);
+      return TRUE;
+    }
+  content_error (ctx, error, SB_SESSION_ERROR_INVALID, "confidence",
+                 "%s: 'confidence' must be \"weak\", \"normal\" or \"strong\"", what);
+  return FALSE;
 }
 
 /* The optional details an ask/tell answer carries (sb-session.h). */
@@ -422,7 +538,8 @@ parse_answer_details (const ParseContext *ctx, JsonObject *o, const char *what,
         }
       obs->question = (guint64) json_node_get_int (member);
     }
-  if (!parse_order (ctx, o, what, obs->b ? 2 : 1, obs->shown_order, &obs->n_shown, error))
+  if (!parse_order (ctx, o, what, sb_log_entry_n_options (obs), obs->shown_order,
+                    &obs->n_shown, error))
     return FALSE;
   GET_OR_FAIL (o, "response_time", G_TYPE_DOUBLE, FALSE, member);
   if (member)
@@ -430,13 +547,8 @@ parse_answer_details (const ParseContext *ctx, JsonObject *o, const char *what,
       obs->has_response_time = TRUE;
       obs->response_time = json_node_get_double (member);
     }
-  GET_OR_FAIL (o, "confidence", G_TYPE_DOUBLE, FALSE, member);
-  if (member)
-    {
-      obs->has_confidence = TRUE;
-      obs->confidence = json_node_get_double (member);
-    }
-  return parse_string (ctx, o, "note", FALSE, &obs->note, error);
+  return parse_string (ctx, o, "note", FALSE, &obs->note, error)
+         && parse_confidence (ctx, o, what, obs, error);
 }
 
 static gboolean
@@ -468,7 +580,13 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
   obs->dim = exp->n_parameters;
   obs->value = NAN;
   what = g_strdup_printf ("observation %u (%s)", index + 1, kind);
-  if (obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP)
+  if (obs->kind == SB_LOG_CHOICE || obs->kind == SB_LOG_RANKING
+      || (obs->kind == SB_LOG_SKIP && json_object_has_member (o, "options")))
+    {
+      if (!parse_options (ctx, o, what, exp, obs, error))
+        return FALSE;
+    }
+  else if (obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP || obs->kind == SB_LOG_TIE)
     {
       if (!parse_vector (ctx, o, "a", what, "observations", exp, &obs->a, error)
           || !parse_vector (ctx, o, "b", what, "observations", exp, &obs->b, error))
@@ -489,6 +607,31 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
           return FALSE;
         }
       obs->winner = g_str_equal (winner, "b");
+    }
+  if (obs->kind == SB_LOG_CHOICE)
+    {
+      GET_OR_FAIL (o, "chosen", G_TYPE_INT64, TRUE, member);
+      if (json_node_get_int (member) < 0 || json_node_get_int (member) >= obs->n_options)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "chosen",
+                         "%s: 'chosen' must be an option index (0 .. %u)", what,
+                         obs->n_options - 1);
+          return FALSE;
+        }
+      obs->chosen = (guint) json_node_get_int (member);
+    }
+  if (obs->kind == SB_LOG_RANKING)
+    {
+      guint n_read;
+      if (!parse_index_list (ctx, o, "ranking", what, obs->n_options, obs->ranking, &n_read,
+                             error))
+        return FALSE;
+      if (n_read == 0)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "ranking",
+                         "%s: the member 'ranking' is missing", what);
+          return FALSE;
+        }
     }
   if (obs->kind == SB_LOG_VALUE)
     {

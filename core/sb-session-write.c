@@ -89,6 +89,17 @@ experiment_to_node (const SbExperiment *exp)
   json_builder_add_int_value (b, exp->autoplay_ms);
   json_builder_set_member_name (b, "oracle_noise");
   json_builder_add_double_value (b, exp->oracle_noise);
+  /* Duels without ties, the question of older files, are written as
+   * before. */
+  if (exp->question != SB_ASK_DUEL || exp->ties_allowed)
+    {
+      json_builder_set_member_name (b, "question");
+      json_builder_add_string_value (b, sb_ask_kind_to_string (exp->question));
+      json_builder_set_member_name (b, "options");
+      json_builder_add_int_value (b, exp->n_options);
+      json_builder_set_member_name (b, "ties_allowed");
+      json_builder_add_boolean_value (b, exp->ties_allowed);
+    }
   json_builder_set_member_name (b, "parameters");
   json_builder_begin_array (b);
   for (guint i = 0; i < exp->n_parameters; i++)
@@ -122,11 +133,25 @@ observation_to_node (const SbLogEntry *obs)
     json_object_set_string_member (o, "time", t);
   }
   json_object_set_int_member (o, "time_us", obs->time);
-  json_object_set_member (o, obs->b ? "a" : "x", vector_node (obs->a, obs->dim));
-  if (obs->b)
-    json_object_set_member (o, "b", vector_node (obs->b, obs->dim));
+  if (obs->options != NULL)
+    {
+      JsonArray *options = json_array_sized_new (obs->n_options);
+      for (guint i = 0; i < obs->n_options; i++)
+        json_array_add_element (options, vector_node (sb_log_entry_option (obs, i), obs->dim));
+      json_object_set_array_member (o, "options", options);
+    }
+  else
+    {
+      json_object_set_member (o, obs->b ? "a" : "x", vector_node (obs->a, obs->dim));
+      if (obs->b)
+        json_object_set_member (o, "b", vector_node (obs->b, obs->dim));
+    }
   if (obs->kind == SB_LOG_DUEL)
     json_object_set_string_member (o, "winner", obs->winner ? "b" : "a");
+  if (obs->kind == SB_LOG_CHOICE)
+    json_object_set_int_member (o, "chosen", obs->chosen);
+  if (obs->kind == SB_LOG_RANKING)
+    json_object_set_member (o, "ranking", order_node (obs->ranking, obs->n_options));
   if (obs->kind == SB_LOG_VALUE)
     json_object_set_double_member (o, "value", obs->value);
   if (obs->question != 0)
@@ -135,8 +160,8 @@ observation_to_node (const SbLogEntry *obs)
     json_object_set_member (o, "shown_order", order_node (obs->shown_order, obs->n_shown));
   if (obs->has_response_time)
     json_object_set_double_member (o, "response_time", obs->response_time);
-  if (obs->has_confidence)
-    json_object_set_double_member (o, "confidence", obs->confidence);
+  if (obs->confidence != SG_CONFIDENCE_NONE)
+    json_object_set_string_member (o, "confidence", sg_confidence_name (obs->confidence));
   if (obs->note != NULL)
     json_object_set_string_member (o, "note", obs->note);
   json_node_take_object (node, o);

@@ -44,7 +44,9 @@ static guint signals[N_SIGNALS];
 G_STATIC_ASSERT (SB_MAX_PARAMETERS == SG_BO_MAX_DIM);
 
 static const char *const template_names[] = { "colour", "benchmark", "custom" };
-static const char *const kind_names[] = { "duel", "value", "failed", "skip" };
+static const char *const kind_names[] = { "duel", "value", "failed", "skip", "tie", "choice",
+                                          "ranking" };
+static const char *const question_names[] = { "duel", "choice", "ranking" };
 static const char *const pending_kind_names[] = { "duel", "value" };
 
 static gboolean
@@ -72,6 +74,22 @@ sb_mode_from_string (const char *name, SbMode *mode)
   if (sg_bo_mode_parse (name, &m) != SG_OK || m > (sg_bo_mode) SB_MODE_SAFE)
     return FALSE;
   *mode = (SbMode) m;
+  return TRUE;
+}
+
+const char *
+sb_ask_kind_to_string (SbAskKind kind)
+{
+  return (guint) kind < G_N_ELEMENTS (question_names) ? question_names[kind] : "duel";
+}
+
+gboolean
+sb_ask_kind_from_string (const char *name, SbAskKind *kind)
+{
+  guint i;
+  if (!lookup_name (question_names, G_N_ELEMENTS (question_names), name, &i))
+    return FALSE;
+  *kind = (SbAskKind) i;
   return TRUE;
 }
 
@@ -144,6 +162,8 @@ sb_experiment_new (void)
   exp->numeric_every = 4;
   exp->problem = g_strdup ("");
   exp->autoplay_ms = 600;
+  exp->question = SB_ASK_DUEL;
+  exp->n_options = 2;
   return exp;
 }
 
@@ -216,8 +236,11 @@ sb_log_entry_copy (const SbLogEntry *obs)
 {
   SbLogEntry *copy = g_memdup2 (obs, sizeof *obs);
 
-  copy->a = g_memdup2 (obs->a, obs->dim * sizeof (double));
+  copy->a = obs->a ? g_memdup2 (obs->a, obs->dim * sizeof (double)) : NULL;
   copy->b = obs->b ? g_memdup2 (obs->b, obs->dim * sizeof (double)) : NULL;
+  copy->options = obs->options ? g_memdup2 (obs->options, (gsize) obs->n_options * obs->dim
+                                                          * sizeof (double))
+                               : NULL;
   copy->note = g_strdup (obs->note);
   return copy;
 }
@@ -229,8 +252,42 @@ sb_log_entry_free (SbLogEntry *obs)
     return;
   g_free (obs->a);
   g_free (obs->b);
+  g_free (obs->options);
   g_free (obs->note);
   g_free (obs);
+}
+
+guint
+sb_log_entry_n_options (const SbLogEntry *entry)
+{
+  if (entry->options != NULL)
+    return entry->n_options;
+  return entry->b != NULL ? 2 : 1;
+}
+
+const double *
+sb_log_entry_option (const SbLogEntry *entry, guint i)
+{
+  g_return_val_if_fail (i < sb_log_entry_n_options (entry), NULL);
+  if (entry->options != NULL)
+    return entry->options + (gsize) i * entry->dim;
+  return i == 0 ? entry->a : entry->b;
+}
+
+int
+sb_log_entry_best_option (const SbLogEntry *entry)
+{
+  switch (entry->kind)
+    {
+    case SB_LOG_DUEL:
+      return entry->winner;
+    case SB_LOG_CHOICE:
+      return (int) entry->chosen;
+    case SB_LOG_RANKING:
+      return (int) entry->ranking[0];
+    default:
+      return -1;
+    }
 }
 
 /* ---- Validation ----------------------------------------------------------
@@ -275,6 +332,36 @@ surrogate_fits_mode (const SbExperiment *exp, GError **error)
     return invalid (error, "the surrogate '%s' serves %s mode only", sg_bo_surrogate_name (s),
                     sb_mode_to_string (s == SG_BO_SURROGATE_SVGP ? SB_MODE_PREFERENCE
                                                                  : SB_MODE_SAFE));
+  return TRUE;
+}
+
+/* The question kind, its number of options and ties: choices, rankings
+ * and ties are preference answers (not in safe mode) that only the exact
+ * SkewGP represents (Laplace and EP have independent half-line sites,
+ * the sparse GP duels only: sg-gaussian-rows.c). */
+static gboolean
+question_fits (const SbExperiment *exp, GError **error)
+{
+  gboolean duel = exp->question == SB_ASK_DUEL;
+
+  if ((guint) exp->question > SB_ASK_RANKING)
+    return invalid (error, "the experiment's question kind is unknown");
+  if (duel && exp->n_options != 2)
+    return invalid (error, "'options' must be 2 for duels, not %u", exp->n_options);
+  if (!duel && (exp->n_options < SB_MIN_CHOICE_OPTIONS || exp->n_options > SB_MAX_OPTIONS))
+    return invalid (error, "'options' must lie in [%d, %d] for a %s question",
+                    SB_MIN_CHOICE_OPTIONS, SB_MAX_OPTIONS,
+                    sb_ask_kind_to_string (exp->question));
+  if (exp->ties_allowed && !duel)
+    return invalid (error, "'ties_allowed' applies to duels, not to %s questions",
+                    sb_ask_kind_to_string (exp->question));
+  if ((!duel || exp->ties_allowed) && exp->mode == SB_MODE_SAFE)
+    return invalid (error, "safe mode asks for values, not %s",
+                    duel ? "duels with ties" : "choices or rankings");
+  if ((!duel || exp->ties_allowed) && exp->surrogate != SG_BO_SURROGATE_SKEWGP)
+    return invalid (error, "%s need the 'skewgp' surrogate ('%s' cannot represent them)",
+                    duel ? "ties" : exp->question == SB_ASK_CHOICE ? "choices" : "rankings",
+                    sg_bo_surrogate_name (exp->surrogate));
   return TRUE;
 }
 
@@ -333,18 +420,21 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
     return invalid (error, "the safety threshold ('threshold') is not a finite number");
   if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
     return invalid (error, "'oracle_noise' must be a finite number >= 0");
-  return surrogate_fits_mode (exp, error);
+  return surrogate_fits_mode (exp, error) && question_fits (exp, error);
 }
 
 /* The modes in which the engine takes each kind of answer (sg_bo_answer_*):
- * duels in preference and mixed mode, values in mixed and safe mode,
- * failed settings in safe mode; skips never reach the engine. */
+ * preference answers in preference and mixed mode, values in mixed and
+ * safe mode, failed settings in safe mode; skips never reach the engine. */
 static gboolean
 kind_fits_mode (SbLogKind kind, SbMode mode)
 {
   switch (kind)
     {
     case SB_LOG_DUEL:
+    case SB_LOG_TIE:
+    case SB_LOG_CHOICE:
+    case SB_LOG_RANKING:
       return mode == SB_MODE_PREFERENCE || mode == SB_MODE_MIXED;
     case SB_LOG_VALUE:
       return mode == SB_MODE_MIXED || mode == SB_MODE_SAFE;
@@ -404,11 +494,31 @@ is_permutation (const guint *order, guint n)
   return TRUE;
 }
 
-/* The optional ask/tell details of an answer. */
+/* The preference kinds the experiment's question asks: duels (and ties
+ * when allowed) for duel questions, choices or rankings for those. */
+static gboolean
+kind_fits_question (SbLogKind kind, const SbExperiment *exp)
+{
+  switch (kind)
+    {
+    case SB_LOG_DUEL:
+      return exp->question == SB_ASK_DUEL;
+    case SB_LOG_TIE:
+      return exp->question == SB_ASK_DUEL && exp->ties_allowed;
+    case SB_LOG_CHOICE:
+      return exp->question == SB_ASK_CHOICE;
+    case SB_LOG_RANKING:
+      return exp->question == SB_ASK_RANKING;
+    default:
+      return TRUE;
+    }
+}
+
+/* The optional details of an answer. */
 static gboolean
 check_answer_details (const SbLogEntry *obs, const char *what, GError **error)
 {
-  guint n_points = obs->b ? 2 : 1;
+  guint n_points = sb_log_entry_n_options (obs);
 
   if (obs->n_shown != 0 && (obs->n_shown != n_points || !is_permutation (obs->shown_order,
                                                                          obs->n_shown)))
@@ -416,8 +526,40 @@ check_answer_details (const SbLogEntry *obs, const char *what, GError **error)
                     n_points);
   if (obs->has_response_time && !(isfinite (obs->response_time) && obs->response_time >= 0))
     return invalid (error, "%s: 'response_time' must be a finite number of seconds >= 0", what);
-  if (obs->has_confidence && !isfinite (obs->confidence))
-    return invalid (error, "%s: 'confidence' is not a finite number", what);
+  if ((guint) obs->confidence > SG_CONFIDENCE_STRONG)
+    return invalid (error, "%s: 'confidence' must be \"weak\", \"normal\" or \"strong\"", what);
+  if (obs->confidence != SG_CONFIDENCE_NONE && obs->kind != SB_LOG_DUEL
+      && obs->kind != SB_LOG_CHOICE)
+    return invalid (error, "%s: a confidence is given for duels and choices only", what);
+  return TRUE;
+}
+
+/* The k options of a choice, a ranking or their skip: as many as the
+ * experiment shows, each inside the box, no two the same; the chosen one
+ * among them, the ranking a permutation. */
+static gboolean
+check_options (const SbExperiment *exp, const SbLogEntry *obs, const char *what,
+               GError **error)
+{
+  guint k = obs->n_options;
+
+  if (k != exp->n_options || k > SB_MAX_OPTIONS)
+    return invalid (error, "%s: %u options, but the experiment shows %u", what, k,
+                    exp->n_options);
+  for (guint i = 0; i < k; i++)
+    {
+      g_autofree char *side = g_strdup_printf (" of option %u", i + 1);
+      if (!check_point (exp, sb_log_entry_option (obs, i), what, side, error))
+        return FALSE;
+      for (guint j = 0; j < i; j++)
+        if (same_setting (sb_log_entry_option (obs, i), sb_log_entry_option (obs, j), obs->dim))
+          return invalid (error, "%s: options %u and %u are the same setting", what, j + 1, i + 1);
+    }
+  if (obs->kind == SB_LOG_CHOICE && obs->chosen >= k)
+    return invalid (error, "%s: 'chosen' = %u is not an option (0 .. %u)", what, obs->chosen,
+                    k - 1);
+  if (obs->kind == SB_LOG_RANKING && !is_permutation (obs->ranking, k))
+    return invalid (error, "%s: 'ranking' must list each of its %u options once", what, k);
   return TRUE;
 }
 
@@ -428,21 +570,38 @@ sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs,
   g_autofree char *what = NULL;
   gboolean two_points;
 
-  if ((guint) obs->kind > SB_LOG_SKIP)
+  if ((guint) obs->kind > SB_LOG_RANKING)
     return invalid (error, "observation %u: unknown kind", index + 1);
   what = g_strdup_printf ("observation %u (%s)", index + 1, sb_log_kind_to_string (obs->kind));
-  two_points = obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP;
-  if (obs->dim != exp->n_parameters || obs->a == NULL || (obs->b != NULL) != two_points)
+  if (obs->dim != exp->n_parameters)
     return invalid (error, "%s: %u coordinates, expected %u", what, obs->dim, exp->n_parameters);
   if (!kind_fits_mode (obs->kind, exp->mode))
     return invalid (error, "%s: a %s answer has no place in %s mode", what,
                     sb_log_kind_to_string (obs->kind), sb_mode_to_string (exp->mode));
+  if (!kind_fits_question (obs->kind, exp))
+    return invalid (error, "%s: this experiment asks %s questions%s", what,
+                    sb_ask_kind_to_string (exp->question),
+                    exp->question == SB_ASK_DUEL && !exp->ties_allowed
+                      ? " without ties" : "");
+  if (obs->kind == SB_LOG_CHOICE || obs->kind == SB_LOG_RANKING
+      || (obs->kind == SB_LOG_SKIP && obs->options != NULL))
+    {
+      if (obs->options == NULL || obs->a != NULL || obs->b != NULL)
+        return invalid (error, "%s: the options are missing", what);
+      if (!check_options (exp, obs, what, error))
+        return FALSE;
+      return check_answer_details (obs, what, error);
+    }
+  two_points = obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP || obs->kind == SB_LOG_TIE;
+  if (obs->a == NULL || (obs->b != NULL) != two_points || obs->options != NULL)
+    return invalid (error, "%s: %s expected", what, two_points ? "a and b" : "one setting");
   if (!check_point (exp, obs->a, what, two_points ? " of a" : "", error)
       || (two_points && !check_point (exp, obs->b, what, " of b", error)))
     return FALSE;
   if (obs->kind == SB_LOG_DUEL && obs->winner != 0 && obs->winner != 1)
     return invalid (error, "%s: the winner is neither a nor b", what);
-  if (obs->kind == SB_LOG_DUEL && same_setting (obs->a, obs->b, obs->dim))
+  if ((obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_TIE)
+      && same_setting (obs->a, obs->b, obs->dim))
     return invalid (error, "%s: a and b are the same setting", what);
   if (obs->kind == SB_LOG_VALUE && !isfinite (obs->value))
     return invalid (error, "%s: the value is not a finite number", what);

@@ -59,6 +59,19 @@ typedef enum {
   SB_TEMPLATE_CUSTOM,      /* parameters named by the user                 */
 } SbTemplate;
 
+/* What one question asks (the experiment's question kind). */
+typedef enum {
+  SB_ASK_DUEL = 0,  /* "which of the two do you prefer?" (optionally
+                            "about the same", see ties_allowed)          */
+  SB_ASK_CHOICE,    /* "which is the best of these k?"               */
+  SB_ASK_RANKING,   /* "order these k, best first"                   */
+} SbAskKind;
+
+/* The fewest options of a choice or ranking question (two would be a duel). */
+#define SB_MIN_CHOICE_OPTIONS 3
+
+const char *sb_ask_kind_to_string (SbAskKind kind);
+gboolean sb_ask_kind_from_string (const char *name, SbAskKind *kind);
 const char *sb_mode_to_string (SbMode mode);
 gboolean sb_mode_from_string (const char *name, SbMode *mode);
 const char *sb_template_to_string (SbTemplate kind);
@@ -89,6 +102,13 @@ typedef struct {
   gboolean show_truth;    /* show the true function                       */
   guint autoplay_ms;      /* delay between simulated answers              */
   double oracle_noise;    /* sd of the oracle's preference noise          */
+  /* What a preference question asks ("question", "options", "ties_allowed"
+   * in the file; absent in older files: a duel without ties). Choices,
+   * rankings and ties are modelled exactly by the SkewGP surrogate only
+   * (Laplace, EP and the sparse GP cannot represent them). */
+  SbAskKind question;
+  guint n_options;        /* options per question: 2 for duels, 3 .. SB_MAX_OPTIONS */
+  gboolean ties_allowed;  /* duels: "about the same" is an answer          */
   guint n_parameters;
   SbParameter parameters[SB_MAX_PARAMETERS];
 } SbExperiment;
@@ -111,19 +131,40 @@ gboolean sb_experiment_validate (const SbExperiment *exp, GError **error);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbExperiment, sb_experiment_free)
 
 /* A person's answer as the log records it. The engine's observation
- * (sg_obs_kind) it becomes depends on the mode: a duel is a preference,
- * a value is numeric (mixed mode) or valid (safe mode), a failed setting
- * is invalid; a skip is kept for the record and never reaches the engine. */
+ * (sg_obs_kind) it becomes depends on the mode: a duel is a preference
+ * (tie_offered when the experiment allows ties), a tie a tie, a choice a
+ * choice and a ranking a ranking (sg-data.h), a value is numeric (mixed
+ * mode) or valid (safe mode), a failed setting is invalid; a skip is kept
+ * for the record and never reaches the engine. */
 typedef enum {
-  SB_LOG_DUEL = 0,  /* a vs b; winner 0 = a, 1 = b               */
-  SB_LOG_VALUE,     /* a measured value at a                     */
-  SB_LOG_FAILED,    /* safe mode: the setting a failed           */
-  SB_LOG_SKIP,      /* a question left unanswered; logged only   */
+  SB_LOG_DUEL = 0,  /* a vs b; winner 0 = a, 1 = b                         */
+  SB_LOG_VALUE,     /* a measured value at a                               */
+  SB_LOG_FAILED,    /* safe mode: the setting a failed                     */
+  SB_LOG_SKIP,      /* a question left unanswered; logged only             */
+  SB_LOG_TIE,       /* a and b "about the same"                            */
+  SB_LOG_CHOICE,    /* options[chosen] is the best of the n_options shown  */
+  SB_LOG_RANKING,   /* the options in the order ranking[] (best first)     */
 } SbLogKind;
 
-/* The most options a question shows (a duel: two). */
-#define SB_MAX_OPTIONS 2
+/* The most options a question shows. */
+#define SB_MAX_OPTIONS 6
 
+/* Which options an entry holds: a duel, a tie and a duel's skip hold a
+ * and b (n_options = 0, options NULL); a value and a failed setting hold
+ * a; a choice, a ranking and the skip of such a question hold the
+ * n_options rows of OPTIONS (a and b NULL), in the order the campaign
+ * proposed them (sb_log_entry_option reads them all alike).
+ *
+ * The confidence is one of the engine's levels (sg_confidence: none,
+ * "weak", "normal", "strong"), given for duels and choices. Older files
+ * held any number there, on a scale only the experimenter knew; such a
+ * number loads as no confidence and is kept in the note as
+ * "confidence: <number>".
+ *
+ * SHOWN_ORDER lists the options in the order they were presented (on
+ * screen: left to right, or reading order of a grid), by index: 0 = a, 1
+ * = b for two-option entries. The app records it for every question it
+ * shows, ask/tell when the client answers a question it was given. */
 typedef struct {
   SbLogKind kind;
   int winner;        /* duels: 0 = a preferred, 1 = b preferred          */
@@ -131,16 +172,19 @@ typedef struct {
   gint64 time;       /* wall-clock time, microseconds since the epoch    */
   guint dim;
   double *a;         /* dim: the first candidate (the current best)      */
-  double *b;         /* dim for duels and skips, otherwise NULL          */
-  /* Optional details of an answer given through ask/tell (sb-ask-tell.h);
-   * zero when absent, and then not written to the file. */
-  guint64 question;          /* the question it answers (its id), 0: none  */
+  double *b;         /* dim for duels, ties and their skips, otherwise NULL */
+  guint n_options;   /* choices and rankings: k, otherwise 0             */
+  double *options;   /* n_options x dim, row-major, or NULL              */
+  guint chosen;      /* choices: the index of the option chosen          */
+  guint ranking[SB_MAX_OPTIONS]; /* rankings: option indices, best first */
+  /* Optional details of an answer; zero when absent, and then not
+   * written to the file. */
+  guint64 question;          /* the ask/tell question it answers, 0: none  */
   guint n_shown;             /* 0: presentation order not recorded         */
-  guint shown_order[SB_MAX_OPTIONS]; /* option shown first, second (0 = a) */
+  guint shown_order[SB_MAX_OPTIONS]; /* option shown first, second, ...    */
   gboolean has_response_time;
   double response_time;      /* seconds from question to answer, >= 0      */
-  gboolean has_confidence;
-  double confidence;         /* the participant's confidence, as given     */
+  sg_confidence confidence;  /* SG_CONFIDENCE_NONE: not given              */
   char *note;                /* NULL, or why the entry is what it is       */
 } SbLogEntry;
 
@@ -150,13 +194,23 @@ SbLogEntry *sb_log_entry_copy (const SbLogEntry *obs);
 void sb_log_entry_free (SbLogEntry *obs);
 const char *sb_log_kind_to_string (SbLogKind kind);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbLogEntry, sb_log_entry_free)
+/* The number of options ENTRY holds (1, 2 or n_options) and the I-th. */
+guint sb_log_entry_n_options (const SbLogEntry *entry);
+const double *sb_log_entry_option (const SbLogEntry *entry, guint i);
+/* The index of the option the answer preferred to all others (duel
+ * winner, choice, best of a ranking), or -1 (ties, values, skips). */
+int sb_log_entry_best_option (const SbLogEntry *entry);
 
 /* TRUE when OBS, the INDEX-th (0-based) observation of a log, belongs to
- * EXP as the engine takes it: a kind the mode asks for (duels in
- * preference and mixed mode, values in mixed and safe mode, failed
- * settings in safe mode, skips anywhere), the experiment's dimension,
- * every coordinate finite and inside its parameter's range, a duel
- * between two different settings, a finite value. Otherwise ERROR (in
+ * EXP as the engine takes it: a kind the mode and the question kind ask
+ * for (duels in preference and mixed mode, ties where the experiment
+ * allows them, choices and rankings in experiments that ask them, values
+ * in mixed and safe mode, failed settings in safe mode, skips anywhere),
+ * the experiment's dimension, every coordinate finite and inside its
+ * parameter's range, a duel or a tie between two different settings, the
+ * k options of a choice or ranking distinct and as many as the
+ * experiment shows, a ranking a permutation of them, a confidence only
+ * on duels and choices, a finite value. Otherwise ERROR (in
  * SB_SESSION_ERROR_INVALID) reads e.g. "observation 3 (duel): coordinate 2
  * (hue) of b = 400 is outside [0, 360]". Loading, adding, saving and the
  * engine's replay of the log all apply this one check. */
@@ -315,9 +369,12 @@ const SbHyper *sb_session_get_refit (SbSession *self, guint index);
 gboolean sb_session_set_budget (SbSession *self, guint budget, GError **error);
 
 /* CSV of the observations: a header row, then one row per observation:
- * index,time,kind,answer,value,a_<name>...,b_<name>...,question,
- * shown_order,response_time,confidence,note (the last five empty when the
- * answer did not come through ask/tell). */
+ * index,time,kind,answer,value,a_<name>...,b_<name>...[,c_<name>...],
+ * question,shown_order,response_time,confidence,note, with one group of
+ * option columns per option the experiment shows (a, b, c, ...). ANSWER
+ * is the duel's winner (a or b), the option chosen, a ranking best first
+ * ("c a b"), "tie" or "failed"; SHOWN_ORDER the options in presentation
+ * order ("b a"); the details are empty when not recorded. */
 char *sb_session_to_csv (SbSession *self);
 /* The same log in long format, one row per option shown, for analysis in
  * R or pandas (sb-session-csv.c documents the columns). */

@@ -95,6 +95,7 @@ sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
   for (size_t j = 0; j < dim; j++)
     c->prior.kernel.lengthscales[j] = 0.2 * (upper[j] - lower[j]);
   c->prior.mean = 0;
+  sg_noise_default (&c->prior.noise);
   c->prior.noise.numeric_sd = 0.1;
   c->prior.noise.probit_sd = M_SQRT1_2;
   c->ucb_level = 0.95;
@@ -310,23 +311,121 @@ set_ref (sg_bo *bo, const double *x, double value)
 sg_status
 sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
 {
-  if (bo == NULL || xa == NULL || xb == NULL
-      || (bo->cfg.mode != SG_BO_PREFERENCE && bo->cfg.mode != SG_BO_MIXED)
+  return sg_bo_answer_duel_details (bo, xa, xb, a_won, SG_CONFIDENCE_NONE, SG_SHOWN_NONE, 0);
+}
+
+static int
+prefers_modes (const sg_bo *bo)
+{
+  return bo->cfg.mode == SG_BO_PREFERENCE || bo->cfg.mode == SG_BO_MIXED;
+}
+
+/* K distinct points inside the box (rows of X). */
+static int
+distinct_inside (const sg_bo *bo, const double *X, size_t k)
+{
+  size_t d = bo->cfg.dim;
+  for (size_t i = 0; i < k; i++)
+    {
+      if (!inside_box (&bo->cfg, X + i * d))
+        return 0;
+      for (size_t j = 0; j < i; j++)
+        if (memcmp (X + i * d, X + j * d, d * sizeof *X) == 0)
+          return 0;
+    }
+  return 1;
+}
+
+/* Records the answer just added to the data and makes BEST x_r (NULL:
+ * x_r stays). */
+static void
+accept_answer (sg_bo *bo, const double *best)
+{
+  push_record (bo);
+  /* 001 sec. 5.2.1: the winner becomes x_r (keeping its measured value
+   * when it already was x_r) */
+  if (best)
+    set_ref (bo, best, is_ref (bo, best) ? bo->ref_value : NAN);
+}
+
+sg_status
+sg_bo_answer_duel_details (sg_bo *bo, const double *xa, const double *xb, int a_won,
+                           sg_confidence confidence, size_t shown_first, int tie_offered)
+{
+  if (bo == NULL || xa == NULL || xb == NULL || !prefers_modes (bo)
       || !inside_box (&bo->cfg, xa) || !inside_box (&bo->cfg, xb)
-      || memcmp (xa, xb, bo->cfg.dim * sizeof *xa) == 0)
+      || memcmp (xa, xb, bo->cfg.dim * sizeof *xa) == 0
+      || (shown_first != SG_SHOWN_NONE && shown_first > 1))
     return SG_EINVAL;
   int status = reserve_log (bo);
   if (status != SG_OK)
     return status;
   const double *winner = a_won ? xa : xb, *loser = a_won ? xb : xa;
-  status = sg_data_add_preference (&bo->data, winner, loser);
+  /* shown_first names a or b; the data name the winner (0) or loser (1) */
+  size_t first = shown_first == SG_SHOWN_NONE ? SG_SHOWN_NONE
+                 : (shown_first == 0) == !!a_won ? 0 : 1;
+  status = sg_data_add_duel (&bo->data, winner, loser, confidence, first, tie_offered);
   if (status != SG_OK)
     return status;
-  push_record (bo);
-  /* 001 sec. 5.2.1: the winner becomes x_r (keeping its measured value
-   * when it already was x_r) */
-  set_ref (bo, winner, is_ref (bo, winner) ? bo->ref_value : NAN);
+  accept_answer (bo, winner);
   return SG_OK;
+}
+
+sg_status
+sg_bo_answer_tie (sg_bo *bo, const double *xa, const double *xb)
+{
+  if (bo == NULL || xa == NULL || xb == NULL || !prefers_modes (bo)
+      || !inside_box (&bo->cfg, xa) || !inside_box (&bo->cfg, xb))
+    return SG_EINVAL;
+  int status = reserve_log (bo);
+  if (status == SG_OK)
+    status = sg_data_add_tie (&bo->data, xa, xb);
+  if (status == SG_OK)
+    accept_answer (bo, NULL);
+  return status;
+}
+
+sg_status
+sg_bo_answer_choice (sg_bo *bo, const double *options, size_t k, size_t chosen,
+                     sg_confidence confidence, size_t shown_first)
+{
+  size_t d = bo ? bo->cfg.dim : 0;
+  if (bo == NULL || options == NULL || k < 2 || chosen >= k || !prefers_modes (bo)
+      || (shown_first != SG_SHOWN_NONE && shown_first >= k) || !distinct_inside (bo, options, k))
+    return SG_EINVAL;
+  int status = reserve_log (bo);
+  if (status != SG_OK)
+    return status;
+  /* the data list the chosen option first, then the others in order */
+  double *others = malloc ((k - 1) * d * sizeof *others);
+  if (others == NULL)
+    return SG_ENOMEM;
+  for (size_t i = 0, j = 0; i < k; i++)
+    if (i != chosen)
+      memcpy (others + (j++) * d, options + i * d, d * sizeof *others);
+  size_t first = shown_first == SG_SHOWN_NONE ? SG_SHOWN_NONE
+                 : shown_first == chosen ? 0
+                 : shown_first < chosen ? shown_first + 1 : shown_first;
+  status = sg_data_add_choice (&bo->data, options + chosen * d, others, k - 1, confidence,
+                               first);
+  free (others);
+  if (status == SG_OK)
+    accept_answer (bo, options + chosen * d);
+  return status;
+}
+
+sg_status
+sg_bo_answer_ranking (sg_bo *bo, const double *order, size_t k)
+{
+  if (bo == NULL || order == NULL || k < 2 || !prefers_modes (bo)
+      || !distinct_inside (bo, order, k))
+    return SG_EINVAL;
+  int status = reserve_log (bo);
+  if (status == SG_OK)
+    status = sg_data_add_ranking (&bo->data, order, k);
+  if (status == SG_OK)
+    accept_answer (bo, order);
+  return status;
 }
 
 sg_status
@@ -1110,7 +1209,7 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
    * across the fit's evaluations (sg-fit.h): a smooth objective. */
   if (method == SG_FIT_METHOD_SKEWGP && status == SG_OK)
     {
-      ctx.workspace = sg_mvn_workspace_new (h.s + data->n_obs);
+      ctx.workspace = sg_mvn_workspace_new (h.s + sg_data_n_probit_rows (data));
       if (ctx.workspace == NULL)
         status = SG_ENOMEM;
     }

@@ -207,6 +207,21 @@ const sg_bo_config *sg_bo_get_config (const sg_bo *bo);
 /* A duel between XA and XB; A_WON = 1 if XA was preferred. The winner
  * becomes x_r. Preference and mixed modes; SG_EINVAL when XA == XB. */
 sg_status sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won);
+/* The same with the details of sg_data_add_duel: the CONFIDENCE, the
+ * option SHOWN_FIRST (SG_SHOWN_NONE, 0 = XA, 1 = XB) and whether "about
+ * the same" was an answer (TIE_OFFERED). */
+sg_status sg_bo_answer_duel_details (sg_bo *bo, const double *xa, const double *xb, int a_won,
+                                     sg_confidence confidence, size_t shown_first,
+                                     int tie_offered);
+/* XA and XB are "about the same" (sg_data_add_tie); x_r stays. */
+sg_status sg_bo_answer_tie (sg_bo *bo, const double *xa, const double *xb);
+/* OPTIONS[CHOSEN] was the best of the K options (k x dim, row-major);
+ * SHOWN_FIRST is the index of the option shown first, or SG_SHOWN_NONE.
+ * The chosen option becomes x_r. */
+sg_status sg_bo_answer_choice (sg_bo *bo, const double *options, size_t k, size_t chosen,
+                               sg_confidence confidence, size_t shown_first);
+/* The K points ORDER (k x dim) were ranked best first; the best becomes x_r. */
+sg_status sg_bo_answer_ranking (sg_bo *bo, const double *order, size_t k);
 /* A measured value Y at X: a numeric observation (mixed) or a valid one
  * (safe, threshold h). SG_EINVAL in preference mode. */
 sg_status sg_bo_answer_value (sg_bo *bo, const double *x, double y);

@@ -70,8 +70,7 @@ test_same_question_until_answered (void)
   answer.chosen = 1;
   answer.has_response_time = TRUE;
   answer.response_time = 2.25;
-  answer.has_confidence = TRUE;
-  answer.confidence = 4;
+  answer.confidence = SG_CONFIDENCE_STRONG;
   g_assert_true (sb_ask_tell_tell (session, &answer, &error));
   g_assert_no_error (error);
   g_assert_null (sb_session_get_pending (session));
@@ -86,7 +85,7 @@ test_same_question_until_answered (void)
   g_assert_cmpmem (e->shown_order, sizeof e->shown_order, first.shown_order,
                    sizeof first.shown_order);
   g_assert_true (e->has_response_time && e->response_time == 2.25);
-  g_assert_true (e->has_confidence && e->confidence == 4);
+  g_assert_cmpint (e->confidence, ==, SG_CONFIDENCE_STRONG);
 
   q2 = sb_ask_tell_ask (session, &error);
   g_assert_no_error (error);
@@ -245,8 +244,7 @@ test_file_round_trip (void)
 
   g_assert_true (sb_session_save_as (session, file, &error));
   g_assert_nonnull (sb_ask_tell_ask (session, &error));
-  answer.has_confidence = TRUE;
-  answer.confidence = 0.5;
+  answer.confidence = SG_CONFIDENCE_WEAK;
   g_assert_true (sb_ask_tell_tell (session, &answer, &error));
   g_assert_nonnull (sb_ask_tell_ask (session, &error));
   g_assert_no_error (error);
@@ -269,7 +267,7 @@ test_file_round_trip (void)
   g_assert_cmpint (p->created, ==, q->created);
   g_assert_cmpuint (p->n_log, ==, q->n_log);
   g_assert_cmpuint (sb_session_get_observation (loaded, 0)->question, ==, 1);
-  g_assert_true (sb_session_get_observation (loaded, 0)->has_confidence);
+  g_assert_cmpint (sb_session_get_observation (loaded, 0)->confidence, ==, SG_CONFIDENCE_WEAK);
   g_assert_false (sb_session_get_observation (loaded, 0)->has_response_time);
 
   /* Undo in the app: the question asked after the undone answer is
@@ -316,16 +314,18 @@ test_answer_document (void)
     { "{\"question\": 1}", "'answer' is missing" },
     { "{\"question\": 1, \"answer\": {}}", "exactly one" },
     { "{\"question\": 1, \"answer\": {\"chosen\": 0, \"value\": 1}}", "exactly one" },
-    { "{\"question\": 1, \"answer\": {\"chosen\": 2}}", "index of an option" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 6}}", "index of an option" },
     { "{\"question\": 1, \"answer\": {\"chosen\": 0.5}}", "index of an option" },
     { "{\"question\": 1, \"answer\": {\"value\": \"3\"}}", "finite number" },
     { "{\"question\": 1, \"answer\": {\"failed\": false}}", "must be true" },
     { "{\"question\": 1, \"answer\": {\"winner\": 0}}", "unknown member 'winner'" },
     { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"time\": 3}", "unknown member 'time'" },
     { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"response_time\": -1}", "response_time" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"confidence\": 4}", "\"weak\", \"normal\"" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"confidence\": \"sure\"}", "confidence" },
   };
   g_autoptr (JsonNode) good = parse ("{\"question\": 4, \"answer\": {\"value\": -2.5}, "
-                                     "\"response_time\": 0.8, \"confidence\": 3}");
+                                     "\"response_time\": 0.8, \"confidence\": \"weak\"}");
   SbAnswer answer;
 
   g_assert_true (sb_answer_from_json (good, &answer, NULL));
@@ -333,7 +333,7 @@ test_answer_document (void)
   g_assert_cmpint (answer.kind, ==, SB_ANSWER_VALUE);
   g_assert_cmpfloat (answer.value, ==, -2.5);
   g_assert_true (answer.has_response_time && answer.response_time == 0.8);
-  g_assert_true (answer.has_confidence && answer.confidence == 3);
+  g_assert_cmpint (answer.confidence, ==, SG_CONFIDENCE_WEAK);
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (JsonNode) doc = parse (bad[i].text);
@@ -370,13 +370,13 @@ test_long_csv (void)
 
   csv = sb_session_to_csv_long (session);
   lines = g_strsplit (csv, "\n", -1);
-  g_assert_cmpstr (lines[0], ==, "index,question,time,kind,option,position,chosen,value,"
+  g_assert_cmpstr (lines[0], ==, "index,question,time,kind,option,position,chosen,rank,value,"
                                  "response_time,confidence,note,x_gain,x_offset");
   /* The duel: a shown second and not chosen, b shown first and chosen. */
   g_assert_true (g_str_has_prefix (lines[1], "1,1,"));
-  g_assert_true (g_str_has_suffix (lines[1], ",duel,a,2,0,,1.5,,,1,2"));
-  g_assert_true (g_str_has_suffix (lines[2], ",duel,b,1,1,,1.5,,,3,-4"));
-  g_assert_true (g_str_has_suffix (lines[3], ",value,a,1,,-0.5,,,,5,0"));
+  g_assert_true (g_str_has_suffix (lines[1], ",duel,a,2,0,,,1.5,,,1,2"));
+  g_assert_true (g_str_has_suffix (lines[2], ",duel,b,1,1,,,1.5,,,3,-4"));
+  g_assert_true (g_str_has_suffix (lines[3], ",value,a,1,,,-0.5,,,,5,0"));
   g_assert_cmpstr (lines[4], ==, "");
 }
 

@@ -10,6 +10,7 @@
 #include "sb-campaign.h"
 #include "sb-experiment-templates.h"
 #include "sb-file-lock.h"
+#include "sg-problems.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -452,6 +453,198 @@ test_one_writer_others_follow (Fixture *f, gconstpointer data)
   sb_campaign_set_session (follower, NULL);
 }
 
+/* Every answer records the order its options were shown in and the time
+ * from the question going on screen to the answer; ties are taken only
+ * when the experiment allows them, with a confidence on duels. */
+static void
+test_duel_details_and_ties (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  SbCampaignAnswer strong_b = { .kind = SB_ANSWER_B, .confidence = SG_CONFIDENCE_STRONG };
+  SbCampaignAnswer tie = { .kind = SB_ANSWER_TIE };
+  SbQuestion shown;
+  gint64 before;
+
+  exp->ties_allowed = TRUE;
+  session = start (f, exp);
+  SPIN_UNTIL (asking (f));
+  shown = *sb_campaign_get_question (f->campaign);
+  g_assert_cmpuint (shown.n_options, ==, 2);
+  g_assert_cmpmem (shown.options[0], shown.dim * sizeof (double), shown.a,
+                   shown.dim * sizeof (double));
+  before = g_get_monotonic_time ();
+  g_usleep (30000);
+  g_assert_true (sb_campaign_answer_full (f->campaign, &strong_b, &error));
+  g_assert_no_error (error);
+  const SbLogEntry *e = sb_session_get_observation (session, 0);
+  g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
+  g_assert_cmpint (e->confidence, ==, SG_CONFIDENCE_STRONG);
+  g_assert_cmpuint (e->n_shown, ==, 2);
+  g_assert_cmpmem (e->shown_order, 2 * sizeof (guint), shown.shown_order, 2 * sizeof (guint));
+  g_assert_true (e->has_response_time);
+  /* at least the 30 ms slept, at most the time since the question showed */
+  g_assert_cmpfloat (e->response_time, >=, 0.03);
+  g_assert_cmpfloat (e->response_time, <=,
+                     (g_get_monotonic_time () - before) / 1e6 + 0.5);
+
+  SPIN_UNTIL (asking (f));
+  tie.confidence = SG_CONFIDENCE_WEAK;  /* a tie has no confidence: refused */
+  g_assert_false (sb_campaign_answer_full (f->campaign, &tie, &error));
+  g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+  g_clear_error (&error);
+  tie.confidence = SG_CONFIDENCE_NONE;
+  g_assert_true (sb_campaign_answer_full (f->campaign, &tie, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (sb_session_get_observation (session, 1)->kind, ==, SB_LOG_TIE);
+  g_assert_cmpuint (on_disk (f), ==, 2);
+
+  /* Without ties allowed, "about the same" is not an answer. */
+  sb_campaign_set_session (f->campaign, NULL);
+  g_clear_object (&session);
+  exp->ties_allowed = FALSE;
+  session = start (f, exp);
+  SPIN_UNTIL (asking (f));
+  g_assert_false (sb_campaign_answer_full (f->campaign, &tie, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 0);
+}
+
+/* The order shown is a permutation that depends on the seed and the
+ * question number only, and puts the current best first about half the
+ * time. */
+static void
+test_shown_order_balanced (void)
+{
+  guint first_a = 0, again[SB_MAX_OPTIONS], order[SB_MAX_OPTIONS];
+
+  for (guint n = 0; n < 400; n++)
+    {
+      sb_shuffle_order (7, n, 2, order);
+      g_assert_true ((order[0] == 0 && order[1] == 1) || (order[0] == 1 && order[1] == 0));
+      first_a += order[0] == 0;
+    }
+  /* Binomial(400, 1/2): sd 10, so +-50 is a five-sigma band. */
+  g_assert_cmpuint (first_a, >, 150);
+  g_assert_cmpuint (first_a, <, 250);
+  sb_shuffle_order (7, 12, 5, order);
+  sb_shuffle_order (7, 12, 5, again);
+  g_assert_cmpmem (order, 5 * sizeof (guint), again, 5 * sizeof (guint));
+  guint seen = 0;
+  for (guint i = 0; i < 5; i++)
+    seen |= 1u << order[i];
+  g_assert_cmpuint (seen, ==, 0x1f);
+}
+
+/* A choice question shows k options: the engine's duel (the current best
+ * and its challenger) plus distinct space-filling ones; choosing records
+ * a choice with every detail, and the chosen option becomes the best. */
+static void
+test_choice_and_ranking_questions (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  SbCampaignAnswer choose = { .kind = SB_ANSWER_CHOSEN, .chosen = 3,
+                              .confidence = SG_CONFIDENCE_WEAK };
+  SbCampaignAnswer rank = { .kind = SB_ANSWER_RANKING, .ranking = { 2, 0, 1 } };
+  SbQuestion shown;
+  double best[SB_MAX_PARAMETERS];
+
+  exp->question = SB_ASK_CHOICE;
+  exp->n_options = 4;
+  session = start (f, exp);
+  SPIN_UNTIL (asking (f));
+  shown = *sb_campaign_get_question (f->campaign);
+  g_assert_cmpint (shown.kind, ==, SB_QUESTION_CHOICE);
+  g_assert_cmpuint (shown.n_options, ==, 4);
+  g_assert_cmpmem (shown.options[1], shown.dim * sizeof (double), shown.b,
+                   shown.dim * sizeof (double));
+  for (guint i = 0; i < 4; i++)
+    for (guint j = 0; j < i; j++)
+      g_assert_true (memcmp (shown.options[i], shown.options[j],
+                             shown.dim * sizeof (double)) != 0);
+  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
+  g_clear_error (&error);
+  choose.chosen = 4;
+  g_assert_false (sb_campaign_answer_full (f->campaign, &choose, &error));
+  g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
+  g_clear_error (&error);
+  choose.chosen = 3;
+  g_assert_true (sb_campaign_answer_full (f->campaign, &choose, &error));
+  g_assert_no_error (error);
+  const SbLogEntry *e = sb_session_get_observation (session, 0);
+  g_assert_cmpint (e->kind, ==, SB_LOG_CHOICE);
+  g_assert_cmpuint (e->chosen, ==, 3);
+  g_assert_cmpint (e->confidence, ==, SG_CONFIDENCE_WEAK);
+  g_assert_cmpuint (e->n_shown, ==, 4);
+  g_assert_cmpmem (e->shown_order, 4 * sizeof (guint), shown.shown_order, 4 * sizeof (guint));
+  g_assert_cmpmem (sb_log_entry_option (e, 3), shown.dim * sizeof (double), shown.options[3],
+                   shown.dim * sizeof (double));
+  SPIN_UNTIL (asking (f));
+  g_assert_true (sb_campaign_get_best (f->campaign, best));
+  g_assert_cmpmem (best, shown.dim * sizeof (double), shown.options[3],
+                   shown.dim * sizeof (double));
+  /* the next question is another one, with its own order */
+  g_assert_true (memcmp (sb_campaign_get_question (f->campaign)->options, shown.options,
+                         sizeof shown.options) != 0);
+
+  /* Rankings: a permutation is recorded, anything else refused. */
+  sb_campaign_set_session (f->campaign, NULL);
+  g_clear_object (&session);
+  exp->question = SB_ASK_RANKING;
+  exp->n_options = 3;
+  session = start (f, exp);
+  SPIN_UNTIL (asking (f));
+  g_assert_cmpint (sb_campaign_get_question (f->campaign)->kind, ==, SB_QUESTION_RANKING);
+  SbCampaignAnswer twice = { .kind = SB_ANSWER_RANKING, .ranking = { 1, 1, 0 } };
+  g_assert_false (sb_campaign_answer_full (f->campaign, &twice, &error));
+  g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+  g_assert_true (sb_campaign_answer_full (f->campaign, &rank, NULL));
+  e = sb_session_get_observation (session, 0);
+  g_assert_cmpint (e->kind, ==, SB_LOG_RANKING);
+  g_assert_cmpmem (e->ranking, 3 * sizeof (guint), rank.ranking, 3 * sizeof (guint));
+  /* skipping a ranking keeps its options */
+  SPIN_UNTIL (asking (f));
+  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_SKIP, NAN, NULL));
+  g_assert_cmpuint (sb_log_entry_n_options (sb_session_get_observation (session, 1)), ==, 3);
+  g_assert_cmpuint (on_disk (f), ==, 2);
+}
+
+/* The simulated person answers choice questions with the best option
+ * (no noise: the true best of the k). */
+static void
+test_oracle_chooses_best (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_benchmark ("six-hump-camel", NULL);
+  g_autoptr (SbSession) session = NULL;
+
+  exp->simulated = TRUE;
+  exp->oracle_noise = 0;
+  exp->question = SB_ASK_CHOICE;
+  exp->n_options = 5;
+  exp->surrogate = SG_BO_SURROGATE_SKEWGP;
+  session = start (f, exp);
+  for (guint n = 0; n < 3; n++)
+    {
+      SPIN_UNTIL (asking (f));
+      const SbQuestion *q = sb_campaign_get_question (f->campaign);
+      sg_problem *p = NULL;
+      g_assert_true (q->has_oracle);
+      g_assert_cmpint (sg_problem_new ("six-hump-camel", exp->seed, &p), ==, SG_OK);
+      for (guint i = 0; i < q->n_options; i++)
+        g_assert_cmpfloat (sg_problem_value (p, q->options[i]), <=,
+                           sg_problem_value (p, q->options[q->oracle_winner]));
+      sg_problem_free (p);
+      g_assert_true (sb_campaign_oracle_answer (f->campaign));
+      g_assert_cmpint (sb_session_get_observation (session, n)->kind, ==, SB_LOG_CHOICE);
+      g_assert_cmpuint (sb_session_get_observation (session, n)->chosen, ==,
+                        (guint) q->oracle_winner);
+    }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -465,6 +658,10 @@ main (int argc, char *argv[])
   ADD ("/campaign/autoplay-and-refits", test_autoplay_and_refits);
   ADD ("/campaign/one-writer-others-follow", test_one_writer_others_follow);
   ADD ("/campaign/undo-redo", test_undo_redo);
+  ADD ("/campaign/duel-details-and-ties", test_duel_details_and_ties);
+  ADD ("/campaign/choice-and-ranking-questions", test_choice_and_ranking_questions);
+  ADD ("/campaign/oracle-chooses-best", test_oracle_chooses_best);
+  g_test_add_func ("/campaign/shown-order-balanced", test_shown_order_balanced);
 #undef ADD
   return g_test_run ();
 }

@@ -203,7 +203,7 @@ test_ask_tell_status_export (void)
 
   /* tell, with the optional details. */
   told = run ("{\"question\": 1, \"answer\": {\"chosen\": 1}, \"response_time\": 2.5, "
-              "\"confidence\": 4}", "tell", s.session, "-", NULL);
+              "\"confidence\": \"strong\"}", "tell", s.session, "-", NULL);
   g_assert_cmpint (told.status, ==, 0);
   g_assert_cmpint (json_object_get_int_member (obj (&told), "recorded"), ==, 1);
   g_assert_cmpint (json_object_get_int_member (obj (&told), "answers"), ==, 1);
@@ -232,12 +232,12 @@ test_ask_tell_status_export (void)
   g_assert_cmpstr (csv.out, ==, "");
   csv_text = read_file (csv_path);
   g_auto (GStrv) lines = g_strsplit (csv_text, "\n", -1);
-  g_assert_cmpstr (lines[0], ==, "index,question,time,kind,option,position,chosen,value,"
+  g_assert_cmpstr (lines[0], ==, "index,question,time,kind,option,position,chosen,rank,value,"
                                  "response_time,confidence,note,x_gain,x_offset");
   g_assert_nonnull (strstr (lines[1], ",duel,a,"));
-  g_assert_nonnull (strstr (lines[1], ",0,,2.5,4,,"));
+  g_assert_nonnull (strstr (lines[1], ",0,,,2.5,strong,,"));
   g_assert_nonnull (strstr (lines[2], ",duel,b,"));
-  g_assert_nonnull (strstr (lines[2], ",1,,2.5,4,,"));
+  g_assert_nonnull (strstr (lines[2], ",1,,,2.5,strong,,"));
   g_assert_cmpstr (lines[3], ==, "");
   cli_result_clear (&csv);
   /* To stdout, and --wide. */

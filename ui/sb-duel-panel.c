@@ -58,6 +58,18 @@ struct _SbDuelPanel
   GtkWidget *finished_box;
   GtkAdjustment *extend_adjustment;
   GtkLabel *keys_label;
+
+  /* Built in code: the answers beyond a plain duel */
+  GtkWidget *tie_button;
+  GtkWidget *confidence_box;
+  gboolean compact;        /* a narrow window: rows stacked            */
+  GtkToggleButton *weak_toggle;
+  GtkToggleButton *strong_toggle;
+  GtkWidget *options_box;     /* GtkFlowBox of the k options (choice, ranking) */
+  GtkWidget *rank_box;
+  GtkLabel *rank_label;
+  guint rank[SB_MAX_OPTIONS];
+  guint n_ranked;
 };
 
 G_DEFINE_FINAL_TYPE (SbDuelPanel, sb_duel_panel, GTK_TYPE_WIDGET)
@@ -220,11 +232,230 @@ update_table (SbDuelPanel *self)
   }
 }
 
+/* ---- k options ------------------------------------------------------------ */
+
+static gboolean
+k_options (const SbQuestion *q)
+{
+  return q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING;
+}
+
+static void
+draw_option_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
+{
+  SbDuelPanel *self = SB_DUEL_PANEL (user_data);
+  guint option = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "option"));
+  double r, g, b;
+
+  if (!self->has_question || option >= self->question.n_options)
+    return;
+  sb_template_colour_rgb (self->experiment, self->question.options[option], &r, &g, &b);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_set_source_rgb (cr, r, g, b);
+  cairo_fill (cr);
+}
+
+static void
+option_clicked (GtkButton *button, SbDuelPanel *self)
+{
+  guint option = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "option"));
+
+  gtk_widget_activate_action (GTK_WIDGET (self),
+                              self->question.kind == SB_QUESTION_CHOICE ? "win.choose"
+                                                                        : "win.rank-add",
+                              "u", option);
+}
+
+/* One button per option, in the order shown, numbered as the keys. */
+static void
+rebuild_options (SbDuelPanel *self)
+{
+  const SbExperiment *exp = self->experiment;
+  const SbQuestion *q = &self->question;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (self->options_box)))
+    gtk_flow_box_remove (GTK_FLOW_BOX (self->options_box), child);
+  if (exp == NULL || !self->has_question || !k_options (q))
+    return;
+  for (guint pos = 0; pos < q->n_options; pos++)
+    {
+      guint option = q->shown_order[pos];
+      GtkWidget *button = gtk_button_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+      g_autofree char *title = g_strdup_printf ("%u", pos + 1);
+      GtkWidget *heading = gtk_label_new (title);
+      g_autofree char *tip = g_strdup_printf ("Option %u (key %u)", pos + 1, pos + 1);
+
+      gtk_widget_add_css_class (heading, "heading");
+      gtk_box_append (GTK_BOX (box), heading);
+      if (exp->template_kind == SB_TEMPLATE_COLOUR)
+        {
+          GtkWidget *area = gtk_drawing_area_new ();
+          g_autofree char *text = sb_template_colour_describe (exp, q->options[option]);
+          GtkWidget *label = gtk_label_new (text);
+          gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (area), 120);
+          gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 90);
+          g_object_set_data (G_OBJECT (area), "option", GUINT_TO_POINTER (option));
+          gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_option_swatch, self, NULL);
+          gtk_widget_add_css_class (label, "dim-label");
+          gtk_widget_add_css_class (label, "caption");
+          gtk_box_append (GTK_BOX (box), area);
+          gtk_box_append (GTK_BOX (box), label);
+        }
+      else
+        for (guint j = 0; j < exp->n_parameters; j++)
+          {
+            g_autofree char *v = sb_format_coordinate (&exp->parameters[j], q->options[option][j]);
+            g_autofree char *line = g_strdup_printf ("%s  %s", exp->parameters[j].name, v);
+            GtkWidget *label = gtk_label_new (line);
+            gtk_label_set_xalign (GTK_LABEL (label), 0);
+            gtk_widget_add_css_class (label, "sb-value");
+            gtk_box_append (GTK_BOX (box), label);
+          }
+      gtk_button_set_child (GTK_BUTTON (button), box);
+      gtk_widget_set_tooltip_text (button, tip);
+      g_object_set_data (G_OBJECT (button), "option", GUINT_TO_POINTER (option));
+      g_signal_connect (button, "clicked", G_CALLBACK (option_clicked), self);
+      gtk_flow_box_append (GTK_FLOW_BOX (self->options_box), button);
+    }
+}
+
+/* "Your ranking: 3, 1, …" in the numbers shown. */
+static void
+update_ranking (SbDuelPanel *self)
+{
+  const SbQuestion *q = &self->question;
+  g_autoptr (GString) text = g_string_new ("Your ranking (best first): ");
+
+  if (!self->has_question || q->kind != SB_QUESTION_RANKING)
+    return;
+  for (guint r = 0; r < self->n_ranked; r++)
+    for (guint pos = 0; pos < q->n_options; pos++)
+      if (q->shown_order[pos] == self->rank[r])
+        g_string_append_printf (text, "%s%u", r ? ", " : "", pos + 1);
+  if (self->n_ranked == 0)
+    g_string_append (text, "click the options from best to worst (or press 1 … k)");
+  else if (self->n_ranked < q->n_options)
+    g_string_append (text, ", …");
+  gtk_label_set_text (self->rank_label, text->str);
+}
+
+gboolean
+sb_duel_panel_rank_add (SbDuelPanel *self, guint option)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), FALSE);
+  if (!self->has_question || self->question.kind != SB_QUESTION_RANKING
+      || option >= self->question.n_options)
+    return FALSE;
+  for (guint r = 0; r < self->n_ranked; r++)
+    if (self->rank[r] == option)
+      return FALSE;
+  self->rank[self->n_ranked++] = option;
+  update_ranking (self);
+  return TRUE;
+}
+
+gboolean
+sb_duel_panel_rank_undo (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), FALSE);
+  if (self->n_ranked == 0)
+    return FALSE;
+  self->n_ranked--;
+  update_ranking (self);
+  return TRUE;
+}
+
+guint
+sb_duel_panel_get_ranking (SbDuelPanel *self, guint *order)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), 0);
+  memcpy (order, self->rank, sizeof self->rank);
+  return self->n_ranked;
+}
+
+sg_confidence
+sb_duel_panel_get_confidence (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), SG_CONFIDENCE_NONE);
+  return gtk_toggle_button_get_active (self->strong_toggle) ? SG_CONFIDENCE_STRONG
+         : gtk_toggle_button_get_active (self->weak_toggle) ? SG_CONFIDENCE_WEAK
+                                                            : SG_CONFIDENCE_NONE;
+}
+
+void
+sb_duel_panel_set_confidence (SbDuelPanel *self, sg_confidence confidence)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  gtk_toggle_button_set_active (self->weak_toggle, confidence == SG_CONFIDENCE_WEAK);
+  gtk_toggle_button_set_active (self->strong_toggle, confidence == SG_CONFIDENCE_STRONG);
+}
+
+/* The answers beyond a plain duel, added to the template's layout. */
+static void
+build_extra_answers (SbDuelPanel *self)
+{
+  GtkWidget *undo, *confirm, *label;
+
+  self->tie_button = gtk_button_new_with_label ("About the same (T)");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->tie_button), "win.answer-tie");
+  gtk_widget_set_tooltip_text (self->tie_button, "Neither is better: T or ↓");
+  gtk_widget_add_css_class (self->tie_button, "sb-answer");
+  gtk_box_insert_child_after (GTK_BOX (self->answer_box), self->tie_button,
+                              gtk_widget_get_first_child (self->answer_box));
+  gtk_widget_set_visible (self->tie_button, FALSE);
+
+  self->options_box = gtk_flow_box_new ();
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (self->options_box), GTK_SELECTION_NONE);
+  gtk_flow_box_set_homogeneous (GTK_FLOW_BOX (self->options_box), TRUE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (self->options_box), 3);
+  gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (self->options_box), 12);
+  gtk_flow_box_set_row_spacing (GTK_FLOW_BOX (self->options_box), 12);
+  gtk_box_insert_child_after (GTK_BOX (self->root), self->options_box, self->swatch_box);
+
+  self->rank_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  self->rank_label = GTK_LABEL (gtk_label_new (""));
+  /* No hexpand: it would spread to the panel and take a wide window's
+   * room from the plots. */
+  gtk_label_set_xalign (self->rank_label, 0);
+  gtk_label_set_wrap (self->rank_label, TRUE);
+  undo = gtk_button_new_with_label ("Undo click (⌫)");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (undo), "win.rank-undo");
+  confirm = gtk_button_new_with_label ("Confirm ranking (Enter)");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (confirm), "win.rank-confirm");
+  gtk_widget_add_css_class (confirm, "suggested-action");
+  gtk_box_append (GTK_BOX (self->rank_box), GTK_WIDGET (self->rank_label));
+  gtk_box_append (GTK_BOX (self->rank_box), undo);
+  gtk_box_append (GTK_BOX (self->rank_box), confirm);
+  gtk_box_insert_child_after (GTK_BOX (self->root), self->rank_box, self->options_box);
+
+  self->confidence_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  label = gtk_label_new ("Confidence of the next answer:");
+  gtk_widget_add_css_class (label, "dim-label");
+  /* Wraps rather than widening a narrow window. */
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  self->weak_toggle = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label ("Unsure"));
+  self->strong_toggle = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label ("Sure"));
+  gtk_toggle_button_set_group (self->strong_toggle, self->weak_toggle);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->strong_toggle),
+                               "Sure: a strong answer (or hold Shift with the answer key)");
+  gtk_box_append (GTK_BOX (self->confidence_box), label);
+  gtk_box_append (GTK_BOX (self->confidence_box), GTK_WIDGET (self->weak_toggle));
+  gtk_box_append (GTK_BOX (self->confidence_box), GTK_WIDGET (self->strong_toggle));
+  gtk_box_insert_child_after (GTK_BOX (self->root), self->confidence_box, self->rank_box);
+}
+
 /* ---- State -------------------------------------------------------------- */
 
 static const char *
 prompt_for (const SbExperiment *exp, const SbQuestion *q)
 {
+  if (q->kind == SB_QUESTION_CHOICE)
+    return "Which is the best? Click it, or press its number.";
+  if (q->kind == SB_QUESTION_RANKING)
+    return "Rank them: click from best to worst (or press the numbers), then confirm.";
   if (q->kind == SB_QUESTION_VALUE)
     return exp->mode == SB_MODE_SAFE
            ? "Try setting B. Enter the value you measured, or report that it failed."
@@ -280,8 +511,29 @@ update (SbDuelPanel *self)
 
   if (exp == NULL)
     return;
-  duel = !self->has_question || q->kind == SB_QUESTION_DUEL;
+  duel = !self->has_question || q->kind != SB_QUESTION_VALUE;
   colour = exp->template_kind == SB_TEMPLATE_COLOUR;
+  {
+    gboolean many = self->has_question && k_options (q) && !self->finished && !self->read_only;
+    gboolean preference = duel && !self->finished && !self->read_only;
+    gtk_widget_set_visible (self->options_box, many);
+    gtk_widget_set_visible (self->rank_box, many && q->kind == SB_QUESTION_RANKING);
+    gtk_widget_set_visible (self->tie_button, exp->ties_allowed);
+    /* On a narrow window the answer buttons keep the room; Shift with an
+     * answer key still gives a sure answer there. */
+    gtk_widget_set_visible (self->confidence_box,
+                            preference && !self->compact
+                            && (!self->has_question || q->kind != SB_QUESTION_RANKING));
+    gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->table)),
+                            !self->has_question || !k_options (q));
+    /* k options replace the A/B swatches and buttons; skip stays */
+    for (GtkWidget *c = gtk_widget_get_first_child (self->answer_box); c;
+         c = gtk_widget_get_next_sibling (c))
+      if (c != self->tie_button)
+        gtk_widget_set_visible (c, !many || g_strcmp0 (gtk_actionable_get_action_name (
+                                                          GTK_ACTIONABLE (c)), "win.skip") == 0);
+    colour = colour && !many;
+  }
 
   if (self->finished)
     number = g_strdup_printf ("All %u questions answered", exp->budget);
@@ -341,6 +593,8 @@ update (SbDuelPanel *self)
   gtk_widget_queue_draw (GTK_WIDGET (self->swatch_b));
 
   gtk_widget_set_visible (self->answer_box, duel && !self->finished && !self->read_only);
+  if (self->has_question && k_options (q))
+    gtk_widget_set_visible (self->swatch_box, FALSE);
   gtk_widget_set_visible (self->value_box, !duel && !self->finished && !self->read_only);
   gtk_widget_set_visible (self->failed_button, exp->mode == SB_MODE_SAFE);
   gtk_widget_set_visible (GTK_WIDGET (self->value_hint), !duel && !self->finished);
@@ -364,7 +618,8 @@ void
 sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact)
 {
   GtkOrientation rows = compact ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL;
-  GtkWidget *boxes[] = { self->value_box, self->autoplay_box, self->finished_box };
+  GtkWidget *boxes[] = { self->value_box, self->autoplay_box, self->finished_box,
+                         self->rank_box, self->confidence_box };
 
   g_return_if_fail (SB_IS_DUEL_PANEL (self));
   for (guint i = 0; i < G_N_ELEMENTS (boxes); i++)
@@ -375,6 +630,8 @@ sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact)
   gtk_box_set_spacing (GTK_BOX (self->root), compact ? 10 : 14);
   gtk_grid_set_column_spacing (self->table, compact ? 12 : 24);
   gtk_widget_set_visible (GTK_WIDGET (self->keys_label), !compact);
+  self->compact = compact;
+  update (self);
 }
 
 void
@@ -412,6 +669,13 @@ sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question, guint
     }
   if (question && question->kind == SB_QUESTION_VALUE)
     sb_duel_panel_clear_entered_value (self);
+  if (question)
+    {
+      self->n_ranked = 0;
+      sb_duel_panel_set_confidence (self, SG_CONFIDENCE_NONE);
+    }
+  rebuild_options (self);
+  update_ranking (self);
   update (self);
   /* A value question is answered by typing: put the cursor there. */
   if (question && question->kind == SB_QUESTION_VALUE && !self->finished)
@@ -680,6 +944,7 @@ sb_duel_panel_init (SbDuelPanel *self)
   gtk_drawing_area_set_draw_func (self->swatch_a, draw_swatch, self, NULL);
   gtk_drawing_area_set_draw_func (self->swatch_b, draw_swatch, self, NULL);
   g_signal_connect (self->value_entry, "activate", G_CALLBACK (value_entry_activate), self);
+  build_extra_answers (self);
 }
 
 GtkWidget *

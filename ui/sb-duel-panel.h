@@ -2,8 +2,15 @@
  *
  * A view: it shows the question it is given and the state of the engine;
  * its buttons activate the window's actions (win.answer-a, win.answer-b,
+ * win.answer-tie, win.choose, win.rank-add, win.rank-undo, win.rank-confirm,
  * win.skip, win.answer-value, win.answer-failed, win.autoplay,
  * win.oracle-answer, win.extend-budget), which own the logic.
+ *
+ * Duels show A and B (and "About the same" when the experiment allows
+ * ties); choice and ranking questions show their k options in the order
+ * the question says (SbQuestion.shown_order), numbered 1 .. k on screen:
+ * colour swatches for the colour template, a table of values otherwise.
+ * Clicking an option chooses it, or adds it to the ranking.
  */
 #pragma once
 
@@ -26,6 +33,20 @@ void sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp);
 void sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question,
                                  guint n_answers);
 const SbQuestion *sb_duel_panel_get_question (SbDuelPanel *self);
+
+/* The confidence chosen for the next answer with the panel's "Unsure" /
+ * "Sure" toggles (SG_CONFIDENCE_NONE when neither); a new question
+ * clears it. */
+sg_confidence sb_duel_panel_get_confidence (SbDuelPanel *self);
+void sb_duel_panel_set_confidence (SbDuelPanel *self, sg_confidence confidence);
+
+/* Ranking questions: the options clicked so far, best first. Adding an
+ * option already ranked, or one that does not exist, is FALSE. The
+ * ranking is complete when every option is in it; a new question clears
+ * it. Returns the number ranked into ORDER (SB_MAX_OPTIONS entries). */
+gboolean sb_duel_panel_rank_add (SbDuelPanel *self, guint option);
+gboolean sb_duel_panel_rank_undo (SbDuelPanel *self);
+guint sb_duel_panel_get_ranking (SbDuelPanel *self, guint *order);
 
 /* The engine is computing: the panel says so (the window takes no answer
  * until the next question is shown). "Current best" keeps the latest

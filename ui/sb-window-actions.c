@@ -29,10 +29,17 @@ sb_window_update_actions (SbWindow *self)
   const SbQuestion *q = sb_campaign_get_question (self->campaign);
   gboolean asking = q != NULL;
   gboolean value_q = asking && q->kind == SB_QUESTION_VALUE;
+  gboolean duel_q = asking && q->kind == SB_QUESTION_DUEL;
   gboolean fitting = sb_campaign_get_fitting (self->campaign);
 
-  sb_window_set_action_enabled (self, "answer-a", asking && !value_q);
-  sb_window_set_action_enabled (self, "answer-b", asking && !value_q);
+  sb_window_set_action_enabled (self, "answer-a", duel_q);
+  sb_window_set_action_enabled (self, "answer-b", duel_q);
+  sb_window_set_action_enabled (self, "answer-tie", asking && q->kind == SB_QUESTION_DUEL
+                                                 && exp->ties_allowed);
+  sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE);
+  sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING);
+  sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
+  sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING);
   sb_window_set_action_enabled (self, "skip", asking);
   sb_window_set_action_enabled (self, "answer-value", value_q);
   sb_window_set_action_enabled (self, "answer-failed", value_q && exp->mode == SB_MODE_SAFE);
@@ -71,15 +78,85 @@ sb_window_update_actions (SbWindow *self)
 /* ---- Answers ------------------------------------------------------------------ */
 
 static gboolean
-answer (SbWindow *self, SbAnswerKind kind, double value)
+answer_full (SbWindow *self, SbCampaignAnswer *a)
 {
   g_autoptr (GError) error = NULL;
 
-  if (sb_campaign_answer (self->campaign, kind, value, &error))
+  /* the panel's confidence goes with duels and choices */
+  if (a->kind == SB_ANSWER_A || a->kind == SB_ANSWER_B || a->kind == SB_ANSWER_CHOSEN)
+    a->confidence = sb_duel_panel_get_confidence (self->duel_panel);
+  if (sb_campaign_answer_full (self->campaign, a, &error))
     return TRUE;
   g_debug ("answer refused: %s", error->message);
   gtk_widget_error_bell (GTK_WIDGET (self));
   return FALSE;
+}
+
+static gboolean
+answer (SbWindow *self, SbAnswerKind kind, double value)
+{
+  SbCampaignAnswer a = { .kind = kind, .value = value };
+
+  return answer_full (self, &a);
+}
+
+static void
+answer_tie_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  answer (SB_WINDOW (user_data), SB_ANSWER_TIE, NAN);
+}
+
+static void
+choose_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbCampaignAnswer answer = { .kind = SB_ANSWER_CHOSEN, .chosen = g_variant_get_uint32 (p) };
+
+  answer_full (SB_WINDOW (user_data), &answer);
+}
+
+static void
+rank_add_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+
+  if (!sb_duel_panel_rank_add (self->duel_panel, g_variant_get_uint32 (p)))
+    gtk_widget_error_bell (GTK_WIDGET (self));
+}
+
+static void
+rank_undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+
+  if (!sb_duel_panel_rank_undo (self->duel_panel))
+    gtk_widget_error_bell (GTK_WIDGET (self));
+}
+
+/* Records the ranking clicked so far; the last option, when one is left,
+ * is the worst and needs no click. */
+static void
+rank_confirm_action (GSimpleAction *a, GVariant *p, gpointer user_data)
+{
+  SbWindow *self = SB_WINDOW (user_data);
+  const SbQuestion *q = sb_campaign_get_question (self->campaign);
+  SbCampaignAnswer answer = { .kind = SB_ANSWER_RANKING };
+  guint n = sb_duel_panel_get_ranking (self->duel_panel, answer.ranking);
+
+  if (q != NULL && n + 1 == q->n_options)
+    for (guint option = 0; option < q->n_options; option++)
+      {
+        gboolean ranked = FALSE;
+        for (guint r = 0; r < n; r++)
+          ranked |= answer.ranking[r] == option;
+        if (!ranked)
+          answer.ranking[n++] = option;
+      }
+  if (q == NULL || n != q->n_options)
+    {
+      gtk_widget_error_bell (GTK_WIDGET (self));
+      return;
+    }
+  answer_full (self, &answer);
 }
 
 static void
@@ -414,6 +491,11 @@ static const GActionEntry window_actions[] = {
   { .name = "answer-a", .activate = answer_a_action },
   { .name = "answer-b", .activate = answer_b_action },
   { .name = "skip", .activate = skip_action },
+  { .name = "answer-tie", .activate = answer_tie_action },
+  { .name = "choose", .activate = choose_action, .parameter_type = "u" },
+  { .name = "rank-add", .activate = rank_add_action, .parameter_type = "u" },
+  { .name = "rank-undo", .activate = rank_undo_action },
+  { .name = "rank-confirm", .activate = rank_confirm_action },
   { .name = "answer-value", .activate = answer_value_action },
   { .name = "answer-failed", .activate = answer_failed_action },
   { .name = "undo", .activate = undo_action },
@@ -449,6 +531,8 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
 {
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
   const char *action = NULL;
+  GVariant *target = NULL;
+  const SbQuestion *q = sb_window_get_question (self);
 
   if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK))
     return FALSE;
@@ -458,8 +542,35 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
       && !g_str_equal (gtk_stack_get_visible_child_name (self->main_stack), "duel"))
     return FALSE;
 
-  switch (keyval)
+  /* 1 .. k: the option shown in that place (choice and ranking questions) */
+  if (q && (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)
+      && ((keyval >= GDK_KEY_1 && keyval <= GDK_KEY_9) || (keyval >= GDK_KEY_KP_1
+                                                           && keyval <= GDK_KEY_KP_9)))
     {
+      guint pos = keyval >= GDK_KEY_KP_1 ? keyval - GDK_KEY_KP_1 : keyval - GDK_KEY_1;
+      if (pos >= q->n_options)
+        {
+          gtk_widget_error_bell (GTK_WIDGET (self));
+          return TRUE;
+        }
+      action = q->kind == SB_QUESTION_CHOICE ? "choose" : "rank-add";
+      target = g_variant_new_uint32 (q->shown_order[pos]);
+    }
+  else switch (keyval)
+    {
+    case GDK_KEY_t: case GDK_KEY_T: case GDK_KEY_Down: case GDK_KEY_KP_Down:
+      action = "answer-tie";
+      break;
+    case GDK_KEY_BackSpace:
+      if (q == NULL || q->kind != SB_QUESTION_RANKING)
+        return FALSE;
+      action = "rank-undo";
+      break;
+    case GDK_KEY_Return: case GDK_KEY_KP_Enter:
+      if (q == NULL || q->kind != SB_QUESTION_RANKING)
+        return FALSE;
+      action = "rank-confirm";
+      break;
     case GDK_KEY_Left: case GDK_KEY_KP_Left: case GDK_KEY_a: case GDK_KEY_A:
       action = "answer-a";
       break;
@@ -485,18 +596,24 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     default:
       return FALSE;
     }
-  if (sb_window_get_question (self) && sb_window_get_question (self)->kind == SB_QUESTION_VALUE
-      && (g_str_equal (action, "answer-a") || g_str_equal (action, "answer-b")))
+  if (q && q->kind == SB_QUESTION_VALUE
+      && (g_str_equal (action, "answer-a") || g_str_equal (action, "answer-b")
+          || g_str_equal (action, "answer-tie") || g_str_equal (action, "rank-undo")))
     return FALSE;  /* arrows keep their usual meaning on value questions */
   if (!g_action_group_get_action_enabled (G_ACTION_GROUP (self), action))
     {
+      if (target)
+        g_variant_unref (g_variant_ref_sink (target));
       /* E.g. an answer while the next question is being computed: it
        * would refer to a question the person has not seen. */
       g_debug ("answer refused: %s is not available now", action);
       gtk_widget_error_bell (GTK_WIDGET (self));
       return TRUE;
     }
-  g_action_group_activate_action (G_ACTION_GROUP (self), action, NULL);
+  /* Shift with an answer: a strong ("sure") answer */
+  if (state & GDK_SHIFT_MASK)
+    sb_duel_panel_set_confidence (self->duel_panel, SG_CONFIDENCE_STRONG);
+  g_action_group_activate_action (G_ACTION_GROUP (self), action, target);
   return TRUE;
 }
 

@@ -131,7 +131,8 @@ char *
 sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index)
 {
   g_autofree char *text = NULL;
-  g_autofree char *a = describe_point (exp, e->a);
+  /* Choices and rankings keep their options apart (sb_log_entry_option). */
+  g_autofree char *a = e->a ? describe_point (exp, e->a) : NULL;
   g_autofree char *b = e->b ? describe_point (exp, e->b) : NULL;
 
   switch (e->kind)
@@ -145,6 +146,17 @@ sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint in
       break;
     case SB_LOG_FAILED:
       text = g_strdup_printf ("%u. failed: %s", index + 1, a);
+      break;
+    case SB_LOG_TIE:
+      text = g_strdup_printf ("%u. about the same: %s and %s", index + 1, a, b ? b : "");
+      break;
+    case SB_LOG_CHOICE:
+    case SB_LOG_RANKING:
+      {
+        g_autofree char *best = describe_point (exp, sb_log_entry_option (e, sb_log_entry_best_option (e)));
+        text = g_strdup_printf ("%u. %c best of %u: %s", index + 1,
+                                'A' + sb_log_entry_best_option (e), e->n_options, best);
+      }
       break;
     case SB_LOG_SKIP:
     default:

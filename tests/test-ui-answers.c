@@ -1,0 +1,222 @@
+/* test-ui-answers.c — the question panel's answers beyond a plain duel,
+ * in the window under Xvfb: "About the same" (only where ties are
+ * allowed), the confidence toggles, choosing one of k options, and a
+ * ranking built by clicks with undo and confirm. Each answer goes to the
+ * session file with its details; none is taken before the question is
+ * on screen. TAP-skips without a display. */
+#include "sb-application.h"
+#include "sb-experiment-templates.h"
+#include "sb-window.h"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+
+#include "ui-harness.h"
+
+static SbApplication *app;
+
+typedef struct {
+  char *dir;
+  char *path;
+  GFile *file;
+  SbWindow *window;
+  SbSession *session;
+} Fixture;
+
+/* A window running a colour experiment asking QUESTION with K options. */
+static void
+fixture_open (Fixture *f, SbAskKind question, guint k, gboolean ties)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (GError) error = NULL;
+
+  exp->question = question;
+  exp->n_options = k;
+  exp->ties_allowed = ties;
+  f->dir = g_dir_make_tmp ("sb-answers-XXXXXX", NULL);
+  f->path = g_build_filename (f->dir, "session.json", NULL);
+  f->file = g_file_new_for_path (f->path);
+  f->window = sb_window_new (GTK_APPLICATION (app));
+  g_object_ref_sink (f->window);
+  gtk_window_present (GTK_WINDOW (f->window));
+  f->session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (f->session, f->file, &error));
+  sb_window_set_session (f->window, f->session);
+}
+
+static void
+fixture_close (Fixture *f)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  g_object_unref (f->window);
+  g_object_unref (f->session);
+  sb_session_flush_all ();
+  spin_for (20);
+  g_unlink (f->path);
+  g_rmdir (f->dir);
+  g_free (f->dir);
+  g_free (f->path);
+  g_object_unref (f->file);
+}
+
+static gboolean
+question_shown (Fixture *f)
+{
+  return sb_window_get_question (f->window) != NULL;
+}
+
+static gboolean
+enabled (Fixture *f, const char *action)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), action);
+}
+
+static void
+activate (Fixture *f, const char *action, GVariant *target)
+{
+  g_action_group_activate_action (G_ACTION_GROUP (f->window), action, target);
+}
+
+/* The entry INDEX as it is in the file. */
+static SbLogEntry *
+on_disk (Fixture *f, guint index)
+{
+  g_autoptr (SbSession) s = NULL;
+
+  sb_session_flush_all ();
+  s = sb_session_load (f->file, NULL);
+  g_assert_nonnull (s);
+  g_assert_cmpuint (sb_session_get_n_observations (s), >, index);
+  return sb_log_entry_copy (sb_session_get_observation (s, index));
+}
+
+static void
+test_ties_and_confidence (void)
+{
+  Fixture f = { 0 };
+  SbDuelPanel *panel;
+
+  fixture_open (&f, SB_ASK_DUEL, 2, TRUE);
+  panel = sb_window_get_duel_panel (f.window);
+  SPIN_UNTIL (question_shown (&f));
+  g_assert_true (enabled (&f, "answer-tie"));
+  g_assert_false (enabled (&f, "choose"));
+  activate (&f, "answer-tie", NULL);
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 0);
+    g_assert_cmpint (e->kind, ==, SB_LOG_TIE);
+    g_assert_cmpuint (e->n_shown, ==, 2);
+    g_assert_true (e->has_response_time);
+  }
+  /* Until the next question is on screen, no answer is taken. */
+  g_assert_false (enabled (&f, "answer-tie"));
+  g_assert_false (enabled (&f, "answer-a"));
+  SPIN_UNTIL (question_shown (&f));
+  /* "Sure" (the mouse's way to Shift) makes the next answer strong, and
+   * a new question clears it. */
+  sb_duel_panel_set_confidence (panel, SG_CONFIDENCE_STRONG);
+  activate (&f, "answer-b", NULL);
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 1);
+    g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
+    g_assert_cmpint (e->winner, ==, 1);
+    g_assert_cmpint (e->confidence, ==, SG_CONFIDENCE_STRONG);
+  }
+  SPIN_UNTIL (question_shown (&f));
+  g_assert_cmpint (sb_duel_panel_get_confidence (panel), ==, SG_CONFIDENCE_NONE);
+  fixture_close (&f);
+
+  /* Without ties allowed there is no "about the same". */
+  fixture_open (&f, SB_ASK_DUEL, 2, FALSE);
+  SPIN_UNTIL (question_shown (&f));
+  g_assert_false (enabled (&f, "answer-tie"));
+  g_assert_true (enabled (&f, "answer-a"));
+  fixture_close (&f);
+}
+
+static void
+test_choose_best_of_k (void)
+{
+  Fixture f = { 0 };
+  const SbQuestion *q;
+
+  fixture_open (&f, SB_ASK_CHOICE, 4, FALSE);
+  g_assert_false (enabled (&f, "choose"));
+  SPIN_UNTIL (question_shown (&f));
+  q = sb_window_get_question (f.window);
+  g_assert_cmpint (q->kind, ==, SB_QUESTION_CHOICE);
+  g_assert_cmpuint (q->n_options, ==, 4);
+  g_assert_true (enabled (&f, "choose"));
+  g_assert_false (enabled (&f, "answer-a"));
+  g_assert_false (enabled (&f, "answer-tie"));
+  /* the option shown third, as the key 3 chooses it */
+  guint option = q->shown_order[2];
+  double chosen[3];
+  memcpy (chosen, q->options[option], sizeof chosen);
+  sb_duel_panel_set_confidence (sb_window_get_duel_panel (f.window), SG_CONFIDENCE_WEAK);
+  activate (&f, "choose", g_variant_new_uint32 (option));
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 0);
+    g_assert_cmpint (e->kind, ==, SB_LOG_CHOICE);
+    g_assert_cmpuint (e->chosen, ==, option);
+    g_assert_cmpint (e->confidence, ==, SG_CONFIDENCE_WEAK);
+    g_assert_cmpmem (sb_log_entry_option (e, option), sizeof chosen, chosen, sizeof chosen);
+  }
+  fixture_close (&f);
+}
+
+static void
+test_rank_with_undo (void)
+{
+  Fixture f = { 0 };
+  SbDuelPanel *panel;
+  guint order[SB_MAX_OPTIONS];
+
+  fixture_open (&f, SB_ASK_RANKING, 3, FALSE);
+  panel = sb_window_get_duel_panel (f.window);
+  SPIN_UNTIL (question_shown (&f));
+  g_assert_true (enabled (&f, "rank-add"));
+  activate (&f, "rank-add", g_variant_new_uint32 (2));
+  activate (&f, "rank-add", g_variant_new_uint32 (2));  /* twice: refused */
+  g_assert_cmpuint (sb_duel_panel_get_ranking (panel, order), ==, 1);
+  activate (&f, "rank-add", g_variant_new_uint32 (0));
+  activate (&f, "rank-undo", NULL);
+  g_assert_cmpuint (sb_duel_panel_get_ranking (panel, order), ==, 1);
+  activate (&f, "rank-add", g_variant_new_uint32 (1));
+  g_assert_cmpuint (sb_duel_panel_get_ranking (panel, order), ==, 2);
+  /* nothing is recorded before the ranking is confirmed */
+  sb_session_flush_all ();
+  g_assert_cmpuint (sb_session_get_n_observations (f.session), ==, 0);
+  /* the last option needs no click */
+  activate (&f, "rank-confirm", NULL);
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 0);
+    g_assert_cmpint (e->kind, ==, SB_LOG_RANKING);
+    g_assert_cmpuint (e->ranking[0], ==, 2);
+    g_assert_cmpuint (e->ranking[1], ==, 1);
+    g_assert_cmpuint (e->ranking[2], ==, 0);
+  }
+  SPIN_UNTIL (question_shown (&f));
+  g_assert_cmpuint (sb_duel_panel_get_ranking (panel, order), ==, 0);
+  fixture_close (&f);
+}
+
+int
+main (int argc, char *argv[])
+{
+  static const UiTest tests[] = {
+    { "/ui/answers/ties-and-confidence", test_ties_and_confidence },
+    { "/ui/answers/choose-best-of-k", test_choose_best_of_k },
+    { "/ui/answers/rank-with-undo", test_rank_with_undo },
+  };
+  int status;
+
+  if (!ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests)))
+    return g_test_run ();
+  app = ui_harness_application ();
+  status = g_test_run ();
+  g_object_unref (app);
+  return status;
+}
