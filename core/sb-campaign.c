@@ -786,25 +786,6 @@ sb_campaign_can_redo (SbCampaign *self)
   return self->redo_entry != NULL && self->redo_at == self->log_changes && !self->read_only;
 }
 
-/* Appends ENTRY (a copy of an undone one) through the session's own
- * checks. */
-static gboolean
-record_entry (SbSession *session, const SbLogEntry *e, GError **error)
-{
-  switch (e->kind)
-    {
-    case SB_LOG_DUEL:
-      return sb_session_add_duel (session, e->a, e->b, e->winner, error);
-    case SB_LOG_VALUE:
-      return sb_session_add_value (session, e->a, e->value, error);
-    case SB_LOG_FAILED:
-      return sb_session_add_failed (session, e->a, error);
-    case SB_LOG_SKIP:
-    default:
-      return sb_session_add_skip (session, e->a, e->b, error);
-    }
-}
-
 gboolean
 sb_campaign_redo (SbCampaign *self, GError **error)
 {
@@ -823,7 +804,8 @@ sb_campaign_redo (SbCampaign *self, GError **error)
 
   entry = g_steal_pointer (&self->redo_entry);
   n_before = sb_session_get_n_observations (self->session);
-  if (record_entry (self->session, entry, &local))
+  entry->time = 0;  /* stamped now: the time of the redo */
+  if (sb_session_add_entry (self->session, entry, &local))
     {
       g_debug ("answer %u restored (%s)", n_before + 1, sb_log_kind_to_string (entry->kind));
       return TRUE;

@@ -500,6 +500,24 @@ test_duel_details_and_ties (Fixture *f, gconstpointer data)
   g_assert_cmpint (sb_session_get_observation (session, 1)->kind, ==, SB_LOG_TIE);
   g_assert_cmpuint (on_disk (f), ==, 2);
 
+  /* Undo and redo give back the tie itself, with its details (a redo
+   * through the duel/value/skip adders recorded it as a skip). */
+  {
+    g_autoptr (SbLogEntry) undone = sb_log_entry_copy (sb_session_get_observation (session, 1));
+    const SbLogEntry *back;
+    g_assert_true (sb_campaign_undo (f->campaign, NULL));
+    SPIN_UNTIL (asking (f));
+    g_assert_true (sb_campaign_redo (f->campaign, &error));
+    g_assert_no_error (error);
+    back = sb_session_get_observation (session, 1);
+    g_assert_cmpint (back->kind, ==, SB_LOG_TIE);
+    g_assert_true (same_entry (back, undone));
+    g_assert_cmpuint (back->n_shown, ==, undone->n_shown);
+    g_assert_true (back->has_response_time);
+    g_assert_cmpfloat (back->response_time, ==, undone->response_time);
+    SPIN_UNTIL (asking (f));
+  }
+
   /* Without ties allowed, "about the same" is not an answer. */
   sb_campaign_set_session (f->campaign, NULL);
   g_clear_object (&session);

@@ -206,21 +206,14 @@ sb_window_get_demo_step (SbWindow *self)
   return self->demo && session ? sb_session_get_n_observations (session) : 0;
 }
 
+/* Appends the demo's entry E, stamped now, through the session's checks. */
 static gboolean
 demo_append (SbSession *session, const SbLogEntry *e, GError **error)
 {
-  switch (e->kind)
-    {
-    case SB_LOG_DUEL:
-      return sb_session_add_duel (session, e->a, e->b, e->winner, error);
-    case SB_LOG_VALUE:
-      return sb_session_add_value (session, e->a, e->value, error);
-    case SB_LOG_FAILED:
-      return sb_session_add_failed (session, e->a, error);
-    case SB_LOG_SKIP:
-    default:
-      return sb_session_add_skip (session, e->a, e->b, error);
-    }
+  g_autoptr (SbLogEntry) copy = sb_log_entry_copy (e);
+
+  copy->time = 0;
+  return sb_session_add_entry (session, copy, error);
 }
 
 /* One step forward (append the demo's next answer) or back (undo). */
