@@ -757,13 +757,16 @@ sb_export_format_from_path (const char *path, SbExportFormat *format)
 gboolean
 sb_scene_export (const SbScene *s, const SbView *v, const SbPalette *p,
                  const char *path, SbExportFormat format, double width,
-                 double height, GError **error)
+                 double height, double scale, GError **error)
 {
   g_return_val_if_fail (s != NULL && p != NULL && path != NULL, FALSE);
-  if (!(width >= 16 && height >= 16 && width <= 20000 && height <= 20000))
+  if (format != SB_EXPORT_PNG)
+    scale = 1;
+  if (!(width >= 16 && height >= 16 && scale >= 0.25 && scale <= 16
+        && width * scale <= 20000 && height * scale <= 20000))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "Export size %g x %g is out of range", width, height);
+                   "Export size %g x %g at scale %g is out of range", width, height, scale);
       return FALSE;
     }
 
@@ -778,12 +781,13 @@ sb_scene_export (const SbScene *s, const SbView *v, const SbPalette *p,
       break;
     case SB_EXPORT_PNG:
     default:
-      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) ceil (width),
-                                            (int) ceil (height));
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) ceil (width * scale),
+                                            (int) ceil (height * scale));
       break;
     }
 
   cairo_t *cr = cairo_create (surface);
+  cairo_scale (cr, scale, scale);
   sb_scene_render (s, v, cr, width, height, p, TRUE);
   cairo_status_t status = cairo_status (cr);
   cairo_destroy (cr);

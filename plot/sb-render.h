@@ -328,11 +328,15 @@ typedef enum {
 
 /* Format from a file name's extension (.png, .svg, .pdf); FALSE if none. */
 gboolean sb_export_format_from_path (const char *path, SbExportFormat *format);
-/* Renders the scene with a background to a file (WIDTH x HEIGHT pixels for
- * PNG, points for SVG/PDF). */
+/* Renders the scene with a background to a file. The scene is laid out on
+ * WIDTH x HEIGHT (pixels at 1x, points for SVG/PDF); a PNG has
+ * ceil(WIDTH * SCALE) x ceil(HEIGHT * SCALE) pixels, everything drawn SCALE
+ * times larger (text, lines and markers too: the same picture, sharper), so
+ * SCALE 2 is a HiDPI copy of the on-screen plot and 300/96 a 300 DPI print
+ * of it. Vector formats are resolution-free and ignore SCALE. */
 gboolean sb_scene_export (const SbScene *scene, const SbView *view,
                           const SbPalette *palette, const char *path,
                           SbExportFormat format, double width, double height,
-                          GError **error);
+                          double scale, GError **error);
 
 G_END_DECLS

@@ -1,7 +1,9 @@
 /* test-ui-demos.c — the guided demos (ui/sb-demos.h) in-process under
  * Xvfb: the registry is well formed and its prepared sessions hold the
  * papers' settings and the stated number of answers; every entry opens
- * without error; opening a demo never touches an existing file; a demo
+ * without error; opening a demo never touches an existing file other than
+ * its own unused copies, which it removes (one open in a window or
+ * answered in stays); a demo
  * keeps the paper's hyperparameters (no automatic refit); the step
  * controls of the safe demo change the step shown (session, question and
  * plot); the chooser lists and opens the demos. TAP-skips without a
@@ -368,6 +370,85 @@ test_never_overwrites (void)
   }
 }
 
+/* ---- Copies reused or cleaned ---------------------------------------------- */
+
+/* DEMO's copies in DIR with only the prepared answers and nobody holding
+ * their write lock: the files a launch leaves behind unused. */
+static guint
+unused_copies (const SbDemo *demo, const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autofree char *prefix = g_strdup_printf ("%s-", demo->id);
+  const char *name;
+  guint n = 0;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      if (!g_str_has_prefix (name, prefix) || !g_str_has_suffix (name, ".json"))
+        continue;
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr (SbFileLock) lock = sb_session_lock_file (path, "test", NULL);
+      g_autoptr (GFile) file = g_file_new_for_path (path);
+      g_autoptr (SbSession) s = sb_session_load (file, NULL);
+      if (lock && s && sb_session_get_n_observations (s) == demo->n_answers)
+        n++;
+    }
+  return n;
+}
+
+static char *
+window_file (GtkWindow *w)
+{
+  return g_file_get_path (sb_session_get_file (sb_window_get_session (SB_WINDOW (w))));
+}
+
+/* Launching a demo again removes the copies nobody uses, so that at most
+ * one unused copy is left; a copy open in a window and a copy someone
+ * answered in stay. */
+static void
+test_copies_cleaned (void)
+{
+  const SbDemo *d = sb_demos_lookup ("preference-skewed");
+  g_autofree char *dir = sb_demo_default_dir ();
+  g_autoptr (GError) error = NULL;
+
+  for (int k = 0; k < 3; k++)
+    {
+      g_assert_nonnull (sb_demo_open_session (d, GTK_APPLICATION (app), &error));
+      g_assert_no_error (error);
+      spin_for (100);
+      destroy_windows ();
+      g_test_message ("after launch %d: %u unused copies", k + 1, unused_copies (d, dir));
+      g_assert_cmpuint (unused_copies (d, dir), ==, 1);
+    }
+
+  /* Open in a window: kept, whatever its log. */
+  GtkWindow *w = sb_demo_open_session (d, GTK_APPLICATION (app), &error);
+  g_assert_no_error (error);
+  g_autofree char *open_path = window_file (w);
+  g_assert_nonnull (sb_demo_open_session (d, GTK_APPLICATION (app), &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (open_path, G_FILE_TEST_EXISTS));
+
+  /* Answered beyond the prepared log: kept. */
+  g_autoptr (SbSession) answered = sb_demo_copy_session (d, NULL, &error);
+  g_assert_no_error (error);
+  const double a[1] = { 0.1 }, b[1] = { -0.4 };
+  g_assert_true (sb_session_add_duel (answered, a, b, 0, &error));
+  g_assert_no_error (error);
+  sb_session_flush_all ();
+  g_autofree char *answered_path = g_file_get_path (sb_session_get_file (answered));
+  destroy_windows ();
+  g_assert_nonnull (sb_demo_open_session (d, GTK_APPLICATION (app), &error));
+  g_assert_no_error (error);
+  spin_for (100);
+  g_assert_true (g_file_test (answered_path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (open_path, G_FILE_TEST_EXISTS));
+  destroy_windows ();
+  g_assert_cmpuint (unused_copies (d, dir), ==, 1);
+  g_assert_true (g_file_test (answered_path, G_FILE_TEST_EXISTS));
+}
+
 /* ---- Steps ----------------------------------------------------------------- */
 
 static gboolean
@@ -577,6 +658,7 @@ main (int argc, char *argv[])
     { "/ui/demos/open-all", test_open_all },
     { "/ui/demos/hyper-fixed", test_hyper_fixed },
     { "/ui/demos/never-overwrites", test_never_overwrites },
+    { "/ui/demos/copies-cleaned", test_copies_cleaned },
     { "/ui/demos/steps", test_steps },
     { "/ui/demos/chooser", test_chooser },
     { "/ui/demos/command-line", test_command_line },

@@ -330,6 +330,57 @@ test_disabled_say_why (void)
   g_rmdir (dir);
 }
 
+/* The keyboard shortcuts window lists every accelerator the application
+ * binds (F9 for the plots, Ctrl+Shift+Z for redo among them): read from
+ * the resource the application loads, compared after normalising. */
+static void
+test_shortcuts_window_complete (void)
+{
+  g_autoptr (GtkBuilder) builder
+    = gtk_builder_new_from_resource ("/org/skewbench/SkewBench/gtk/help-overlay.ui");
+  g_autoptr (GHashTable) listed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GSList) objects = gtk_builder_get_objects (builder);
+  g_auto (GStrv) actions = gtk_application_list_action_descriptions (GTK_APPLICATION (app));
+  guint checked = 0;
+
+  for (GSList *l = objects; l; l = l->next)
+    {
+      g_autofree char *accels = NULL;
+      if (!GTK_IS_SHORTCUTS_SHORTCUT (l->data))
+        continue;
+      g_object_get (l->data, "accelerator", &accels, NULL);
+      g_auto (GStrv) parts = g_strsplit (accels ? accels : "", " ", -1);
+      for (guint i = 0; parts[i]; i++)
+        {
+          guint key;
+          GdkModifierType mods;
+          if (gtk_accelerator_parse (parts[i], &key, &mods))
+            g_hash_table_add (listed, gtk_accelerator_name (key, mods));
+        }
+    }
+  g_assert_true (g_hash_table_contains (listed, "F9"));
+  g_assert_true (g_hash_table_contains (listed, "<Shift><Control>z"));
+  for (guint a = 0; actions[a]; a++)
+    {
+      g_auto (GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                                     actions[a]);
+      for (guint i = 0; accels[i]; i++)
+        {
+          guint key;
+          GdkModifierType mods;
+          g_assert_true (gtk_accelerator_parse (accels[i], &key, &mods));
+          g_autofree char *name = gtk_accelerator_name (key, mods);
+          if (!g_hash_table_contains (listed, name))
+            g_test_fail_printf ("%s (%s) is not in the keyboard shortcuts window", accels[i],
+                                actions[a]);
+          checked++;
+        }
+    }
+  g_test_message ("%u accelerators checked against %u listed", checked,
+                  g_hash_table_size (listed));
+  g_assert_cmpuint (checked, >, 20);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -339,6 +390,7 @@ main (int argc, char **argv)
     { "/ui/hig/enter-creates-experiment", test_enter_creates_experiment },
     { "/ui/hig/undo-toast-and-redo", test_undo_toast_and_redo },
     { "/ui/hig/disabled-say-why", test_disabled_say_why },
+    { "/ui/hig/shortcuts-window-complete", test_shortcuts_window_complete },
   };
   int status;
 

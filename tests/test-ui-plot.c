@@ -153,14 +153,14 @@ test_chart_caching (void)
   g_autofree char *dir = g_dir_make_tmp ("sb-ui-plot-XXXXXX", NULL);
   g_autofree char *png = g_build_filename (dir, "p.png", NULL);
   g_autoptr (GError) error = NULL;
-  g_assert_true (sb_chart_export (chart, png, 500, 300, &error));
+  g_assert_true (sb_chart_export (chart, png, 500, 300, 1, &error));
   g_assert_no_error (error);
   cairo_surface_t *img = cairo_image_surface_create_from_png (png);
   g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
   g_assert_cmpint (cairo_image_surface_get_width (img), ==, 500);
   cairo_surface_destroy (img);
   g_autofree char *bad = g_build_filename (dir, "p.bmp", NULL);
-  g_assert_false (sb_chart_export (chart, bad, 500, 300, &error));
+  g_assert_false (sb_chart_export (chart, bad, 500, 300, 1, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_FILENAME);
   g_remove (png);
   g_rmdir (dir);
@@ -187,6 +187,34 @@ test_plot_view (void)
   sb_plot_view_set_snapshot (view, snap);
   SPIN_UNTIL (layer_drawn (chart));
   g_assert_null (sb_chart_get_layer_widget (chart, "mean/EP"));
+
+  /* PNG export at a chosen scale: the on-screen layout with 2x and 3x the
+   * pixels each way. */
+  g_autofree char *dir = g_dir_make_tmp ("sb-ui-view-XXXXXX", NULL);
+  int size1[2] = { 0 };
+  for (int scale = 1; scale <= 3; scale++)
+    {
+      g_autofree char *png = g_strdup_printf ("%s/p%d.png", dir, scale);
+      g_autoptr (GError) error = NULL;
+      g_assert_true (sb_plot_view_export (view, png, scale, &error));
+      g_assert_no_error (error);
+      cairo_surface_t *img = cairo_image_surface_create_from_png (png);
+      g_assert_cmpint (cairo_surface_status (img), ==, CAIRO_STATUS_SUCCESS);
+      int w = cairo_image_surface_get_width (img), h = cairo_image_surface_get_height (img);
+      g_test_message ("export at %dx: %d x %d pixels", scale, w, h);
+      if (scale == 1)
+        {
+          size1[0] = w;
+          size1[1] = h;
+          g_assert_cmpint (w, ==, MAX (gtk_widget_get_width (GTK_WIDGET (chart)), 480));
+          g_assert_cmpint (h, ==, MAX (gtk_widget_get_height (GTK_WIDGET (chart)), 320));
+        }
+      g_assert_cmpint (w, ==, scale * size1[0]);
+      g_assert_cmpint (h, ==, scale * size1[1]);
+      cairo_surface_destroy (img);
+      g_remove (png);
+    }
+  g_rmdir (dir);
   g_free (sb_chart_hover_at (chart, 420, 260));
   maybe_screenshot (GTK_WIDGET (view), "widget-posterior");
   g_assert_null (sb_chart_hover_at (chart, -1, -1));

@@ -646,7 +646,7 @@ sb_chart_get_layer_widget (SbChart *self, const char *id)
 
 gboolean
 sb_chart_export (SbChart *self, const char *path, double width, double height,
-                 GError **error)
+                 double scale, GError **error)
 {
   SbExportFormat format;
 
@@ -663,5 +663,5 @@ sb_chart_export (SbChart *self, const char *path, double width, double height,
       return FALSE;
     }
   return sb_scene_export (self->scene, &self->view, &self->palette, path, format,
-                          width, height, error);
+                          width, height, scale, error);
 }

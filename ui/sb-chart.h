@@ -50,9 +50,10 @@ char *sb_chart_hover_at (SbChart *self, double x, double y);
 GtkWidget *sb_chart_get_layer_widget (SbChart *self, const char *id);
 
 /* Writes the chart as shown (zoom included) with the current theme's
- * colours on its background; the format follows PATH's extension (.png,
- * .svg, .pdf). */
+ * colours on its background, laid out on WIDTH x HEIGHT; the format follows
+ * PATH's extension (.png, .svg, .pdf); a PNG is drawn SCALE times larger
+ * (see sb_scene_export). */
 gboolean sb_chart_export (SbChart *self, const char *path, double width,
-                          double height, GError **error);
+                          double height, double scale, GError **error);
 
 G_END_DECLS

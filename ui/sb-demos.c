@@ -13,7 +13,9 @@
 #include "sb-playground.h"
 #include "sb-window.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
+#include <math.h>
 
 /* The table. Keep the explanations to a few sentences: they are shown in
  * the chooser and in the banner over the demo. */
@@ -201,6 +203,77 @@ create_unique (const char *dir, const char *id, GFile **out_file, GError **error
   return NULL;
 }
 
+/* TRUE when the two log entries record the same observation. */
+static gboolean
+same_entry (const SbLogEntry *x, const SbLogEntry *y)
+{
+  if (x->kind != y->kind || x->winner != y->winner || x->time != y->time || x->dim != y->dim
+      || (x->b == NULL) != (y->b == NULL)
+      || !(x->value == y->value || (isnan (x->value) && isnan (y->value))))
+    return FALSE;
+  for (guint j = 0; j < x->dim; j++)
+    if (x->a[j] != y->a[j] || (x->b && x->b[j] != y->b[j]))
+      return FALSE;
+  return TRUE;
+}
+
+/* TRUE when the copy's log holds nothing but the prepared answers: the
+ * prepared log or a beginning of it (a stepping demo steps back by undo). */
+static gboolean
+only_prepared_answers (SbSession *copy, SbSession *prepared)
+{
+  guint n = sb_session_get_n_observations (copy);
+
+  if (n > sb_session_get_n_observations (prepared))
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (!same_entry (sb_session_get_observation (copy, i),
+                     sb_session_get_observation (prepared, i)))
+      return FALSE;
+  return TRUE;
+}
+
+/* TRUE for the names create_unique gives DEMO's copies:
+ * ID-YYYYMMDD-HHMMSS.json or ID-YYYYMMDD-HHMMSS-N.json. */
+static gboolean
+is_copy_name (const char *name, const SbDemo *demo)
+{
+  g_autofree char *id = g_regex_escape_string (demo->id, -1);
+  g_autofree char *pattern = g_strdup_printf ("^%s-[0-9]{8}-[0-9]{6}(-[0-9]+)?\\.json$", id);
+
+  return g_regex_match_simple (pattern, name, 0, 0);
+}
+
+/* Removes DEMO's unused copies from DIR, so that launching a demo again
+ * and again does not pile up files. A copy is unused when its write lock
+ * can be taken (no window, here or in another process, has it open: the
+ * campaign holds the lock while it runs a session) and its log holds only
+ * the demo's prepared answers. Anything else stays: a copy someone
+ * answered in, one open in a window, one that does not parse, or a file
+ * with another name. The copy is checked and removed while its lock is
+ * held, so no window can open it in between. */
+static void
+remove_unused_copies (const SbDemo *demo, const char *dir)
+{
+  g_autoptr (SbSession) prepared = sb_demo_load_prepared (demo, NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (prepared && d && (name = g_dir_read_name (d)))
+    {
+      if (!is_copy_name (name, demo))
+        continue;
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr (SbFileLock) lock = sb_session_lock_file (path, "skewbench", NULL);
+      if (lock == NULL)
+        continue;
+      g_autoptr (GFile) file = g_file_new_for_path (path);
+      g_autoptr (SbSession) copy = sb_session_load (file, NULL);
+      if (copy && only_prepared_answers (copy, prepared))
+        g_file_delete (file, NULL, NULL);
+    }
+}
+
 SbSession *
 sb_demo_copy_session (const SbDemo *demo, const char *dir, GError **error)
 {
@@ -247,6 +320,9 @@ sb_demo_open_session (const SbDemo *demo, GtkApplication *app, GError **error)
   window = sb_window_new (app);
   sb_window_show_demo (window, demo, session);
   gtk_window_present (GTK_WINDOW (window));
+  /* The new copy is locked by its window now; the others nobody uses go. */
+  g_autofree char *dir = sb_demo_default_dir ();
+  remove_unused_copies (demo, dir);
   return GTK_WINDOW (window);
 }
 

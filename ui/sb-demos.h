@@ -6,8 +6,9 @@
  *   SESSION   a prepared session (a JSON document in the GResource under
  *             /org/skewbench/SkewBench/demos/<id>.json) is copied to a NEW
  *             file under $XDG_DATA_HOME/skewbench/demos/ (never overwriting
- *             anything) and shown in a main window with an explanation
- *             banner; the demo's hyperparameters (the paper's) stay fixed;
+ *             anything; unused earlier copies are removed) and shown
+ *             in a main window with an explanation banner; the demo's
+ *             hyperparameters (the paper's) stay fixed;
  *   OPEN      a callback that opens another window (e.g. the
  *             classification playground with a preset).
  *
@@ -76,7 +77,12 @@ gboolean sb_demo_open (const SbDemo *demo, GtkApplication *app,
                        GtkWindow *parent, GError **error);
 
 /* A session demo (DEMO->session) opened in a new main window of APP, as
- * sb_demo_open does; the window (owned by APP) or NULL with ERROR. */
+ * sb_demo_open does; the window (owned by APP) or NULL with ERROR. Once
+ * the window holds its copy, DEMO's earlier copies in the default folder
+ * that nobody uses are removed: those whose write lock is free (no window
+ * of any process has them open) and whose log holds only the prepared
+ * answers (or a beginning of them). A copy with answers of its own, open
+ * in a window, or unreadable stays. */
 GtkWindow *sb_demo_open_session (const SbDemo *demo, GtkApplication *app, GError **error);
 
 G_END_DECLS

@@ -137,11 +137,43 @@ on_job_finished (SbWorker *worker, guint lane, guint64 generation, gpointer resu
   g_signal_emit (self, signals[FINISHED], 0, TRUE);
 }
 
+static guint
+count_duels (SbSession *session)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < sb_session_get_n_observations (session); i++)
+    n += sb_session_get_observation (session, i)->kind == SB_LOG_DUEL;
+  return n;
+}
+
+/* Why there is nothing to diagnose, for a session without duels: the
+ * window's menu offers the diagnostic for every session (a popover menu
+ * of this GTK shows no tooltips, so a greyed item could not say why). */
+static char *
+no_duels_text (SbSession *session)
+{
+  const SbExperiment *exp = sb_session_get_experiment (session);
+
+  return g_strdup_printf ("%s %s",
+                          _("The link diagnostic needs answered duels: it checks whether the "
+                            "probit link explains the duels of a preference or mixed "
+                            "experiment."),
+                          exp->mode == SB_MODE_SAFE
+                            ? _("This is a safe-optimisation experiment: it asks for values, "
+                                "not duels, so there is no answered duel to check.")
+                            : _("This session has no answered duel yet: answer a few and "
+                                "open the diagnostic again."));
+}
+
 static void
 on_job_failed (SbWorker *worker, guint lane, guint64 generation, const GError *error,
                SbLinkDialog *self)
 {
-  g_autofree char *text = g_strdup_printf (_("The link could not be fitted: %s."), error->message);
+  g_autofree char *text = count_duels (self->session) == 0
+                            ? no_duels_text (self->session)
+                            : g_strdup_printf (_("The link could not be fitted: %s."),
+                                               error->message);
 
   g_clear_pointer (&self->result, sb_link_result_free);
   set_message (self, text);

@@ -335,6 +335,22 @@ reset_zoom_action (GtkWidget *widget, const char *name, GVariant *param)
   sb_chart_reset_zoom (SB_PLOT_VIEW (widget)->chart);
 }
 
+/* The PNG sizes offered in the export dialog: the choice ids are the
+ * scales. 300 DPI is a print of the on-screen plot taken as 96 DPI. */
+static const char *const export_scale_ids[] = { "1", "2", "3", "3.125", NULL };
+static const char *const export_scale_labels[] = {
+  "1× (as on screen)", "2× (HiDPI)", "3×", "300 DPI (print)", NULL
+};
+
+gboolean
+sb_plot_view_export (SbPlotView *self, const char *path, double scale, GError **error)
+{
+  g_return_val_if_fail (SB_IS_PLOT_VIEW (self), FALSE);
+  int w = MAX (gtk_widget_get_width (GTK_WIDGET (self->chart)), 480);
+  int h = MAX (gtk_widget_get_height (GTK_WIDGET (self->chart)), 320);
+  return sb_chart_export (self->chart, path, w, h, scale, error);
+}
+
 static void
 export_response_cb (GtkNativeDialog *dialog, int response, SbPlotView *self)
 {
@@ -343,9 +359,9 @@ export_response_cb (GtkNativeDialog *dialog, int response, SbPlotView *self)
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
       g_autofree char *path = file ? g_file_get_path (file) : NULL;
       g_autoptr (GError) error = NULL;
-      int w = MAX (gtk_widget_get_width (GTK_WIDGET (self->chart)), 480);
-      int h = MAX (gtk_widget_get_height (GTK_WIDGET (self->chart)), 320);
-      if (path && !sb_chart_export (self->chart, path, w, h, &error))
+      const char *choice = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (dialog), "scale");
+      double scale = choice ? g_ascii_strtod (choice, NULL) : 1;
+      if (path && !sb_plot_view_export (self, path, scale, &error))
         {
           GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
           GtkWidget *msg = gtk_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
@@ -376,6 +392,13 @@ export_action (GtkWidget *widget, const char *name, GVariant *param)
       *c = '-';
   g_autofree char *file_name = g_strdup_printf ("%s.%s", base, ext);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), file_name);
+  if (g_str_equal (ext, "png"))
+    {
+      gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (dialog), "scale", "Size",
+                                   (const char **) export_scale_ids,
+                                   (const char **) export_scale_labels);
+      gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (dialog), "scale", "2");
+    }
   g_signal_connect (dialog, "response", G_CALLBACK (export_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }

@@ -15,8 +15,9 @@
  *       and recompute the 2-D fields.
  *
  * Controls: which plot (kind) and 2-D field, "compare" toggles for Laplace
- * and EP, sample paths, the true function, reset zoom, export to
- * PNG/SVG/PDF, and for d > 2 the slice popover (axes and sliders).
+ * and EP, sample paths, the true function, reset zoom, export to PNG (at
+ * a chosen scale), SVG or PDF, and for d > 2 the slice popover (axes and
+ * sliders).
  */
 #pragma once
 
@@ -56,5 +57,11 @@ gboolean sb_plot_view_get_slice (SbPlotView *self, guint *axis_x,
                                  guint *axis_y, double *fixed);
 
 SbChart *sb_plot_view_get_chart (SbPlotView *self);
+
+/* Writes the plot as laid out on screen (at least 480 x 320) to PATH; a PNG
+ * has SCALE times as many pixels each way (the export dialog offers 1x, 2x,
+ * 3x and 300 DPI). */
+gboolean sb_plot_view_export (SbPlotView *self, const char *path, double scale,
+                              GError **error);
 
 G_END_DECLS

@@ -52,10 +52,10 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "save-as", session != NULL);
   sb_window_set_action_enabled (self, "export-csv", session != NULL);
   sb_window_set_action_enabled (self, "refit", writer && !fitting);
-  /* The link diagnostic needs answered duels (it says so when there are none). */
-  sb_window_set_action_enabled (self, "link-diagnostic",
-                                session && exp->mode != SB_MODE_SAFE
-                                && sb_session_get_n_answers (session) > 0);
+  /* The link diagnostic needs answered duels. It stays enabled without
+   * them: its dialog says what it needs, while a greyed menu item could
+   * not (GTK 4.8's popover menus ignore a menu item's "tooltip"). */
+  sb_window_set_action_enabled (self, "link-diagnostic", session != NULL);
   sb_window_set_action_enabled (self, "cancel-fit", fitting);
   sb_window_set_action_enabled (self, "autoplay", session && exp->simulated);
   sb_window_set_action_enabled (self, "oracle-answer", asking && q->has_oracle);
