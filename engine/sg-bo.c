@@ -1001,32 +1001,66 @@ describe (acq_ctx *a, const double *x, sg_bo_query *q)
   return SG_OK;
 }
 
-/* qEUBO's k options by greedy sequential maximisation: option i
- * maximises the qEUBO of {options 0..i-1, x} over the box (the same
- * space-filling candidates plus the data's inputs, incumbent included,
- * and BOBYQA refinement as every acquisition). The first option is thus
- * the maximiser of the posterior mean, the second the maximiser of the
- * expected improvement over it, and so on. E[max] over a set is monotone
- * submodular in the set, so greedy construction is within a factor
- * 1 - 1/e of the best set (Wilson, Hutter and Deisenroth, "Maximizing
+/* qEUBO's k options, by greedy construction and one cyclic pass.
+ * Greedy: option i maximises the qEUBO of {options 0..i-1, x} (so the
+ * first is the maximiser of the posterior mean, the second the maximiser
+ * of the expected improvement over it, and so on). E[max] over a set is
+ * monotone submodular in the set, so the greedy set is within a factor
+ * 1 - 1/e of the best one (Wilson, Hutter and Deisenroth, "Maximizing
  * acquisition functions for Bayesian optimization", NeurIPS 2018, sec.
- * 3.3); it is BoTorch's optimize_acqf(sequential=True) for q-batch
- * acquisitions. OPTS receives k x dim values, *VALUE the set's qEUBO. */
+ * 3.3). The cyclic pass then re-optimises each option in turn given the
+ * k - 1 others (BoTorch's optimize_acqf_cyclic: greedy start, then
+ * cyclic re-optimisation), which frees the first option from pure
+ * exploitation of the mean. Every step searches the same candidates
+ * (space-filling points plus the data's inputs, the incumbent among
+ * them) with BOBYQA refinement, as every acquisition. OPTS receives
+ * k x dim values, *VALUE the set's qEUBO; the context is left at the
+ * last step (option k - 1 free, the others fixed). */
+/* One step: option I maximises the qEUBO of the set with the other
+ * options among the first N_SET; in the cyclic pass (I < N_SET) the new
+ * point replaces option I only if it improves on it. *VALUE: the set's
+ * qEUBO with option I free, as the context evaluates it. */
+static int
+qeubo_step (acq_ctx *a, size_t i, size_t n_set, gsl_rng *rng, const sg_progress *progress,
+            double *opts, double *value)
+{
+  size_t dim = a->bo->cfg.dim;
+  a->n_fixed = 0;
+  for (size_t o = 0; o < n_set; o++)
+    if (o != i)
+      memcpy (a->fixed + (a->n_fixed++) * dim, opts + o * dim, dim * sizeof *opts);
+  a->target = SG_BO_ACQ_TARGET_QEUBO;
+  double current = i < n_set ? acq_eval (opts + i * dim, a) : -INFINITY;
+  double x[SG_BO_MAX_DIM], v;
+  int status = maximise (a, SG_BO_ACQ_TARGET_QEUBO, rng, progress, x, &v);
+  if (status == SG_OK && a->status != SG_OK)
+    status = a->status;
+  if (status != SG_OK)
+    return status;
+  if (i >= n_set || v > current)
+    {
+      memcpy (opts + i * dim, x, dim * sizeof *x);
+      *value = v;
+    }
+  else
+    *value = current;
+  return SG_OK;
+}
+
 static int
 qeubo_options (acq_ctx *a, size_t k, gsl_rng *rng, const sg_progress *progress,
                double *opts, double *value)
 {
-  size_t dim = a->bo->cfg.dim;
   int status = SG_OK;
+  size_t steps = 2 * k;
   sub_progress sp;
-  for (size_t i = 0; i < k && status == SG_OK; i++)
+  for (size_t step = 0; step < steps && status == SG_OK; step++)
     {
-      a->n_fixed = i;
-      memcpy (a->fixed, opts, i * dim * sizeof *opts);
-      status = maximise (a, SG_BO_ACQ_TARGET_QEUBO, rng,
-                         sub_progress_init (&sp, progress, 0.5 + 0.5 * (double) i / (double) k,
-                                            0.5 + 0.5 * (double) (i + 1) / (double) k),
-                         opts + i * dim, value);
+      size_t i = step % k, n_set = step < k ? i : k;
+      const sg_progress *sub
+        = sub_progress_init (&sp, progress, 0.5 + 0.5 * (double) step / (double) steps,
+                             0.5 + 0.5 * (double) (step + 1) / (double) steps);
+      status = qeubo_step (a, i, n_set, rng, sub, opts, value);
     }
   return status;
 }
