@@ -26,6 +26,24 @@ static const char bo_summary[] =
   "(JSON Lines), then one summary object.";
 
 static const char bo_description[] =
+  "Questions (preference mode):\n"
+  "  --question duel    \"A or B?\" (default). With --acquisition ucb, eiig,\n"
+  "                     epi or thompson A is a challenger and B the current\n"
+  "                     best x_r (paper 001); with --acquisition qeubo both\n"
+  "                     points are chosen freely by qEUBO.\n"
+  "  --question choice  \"which of these K is best?\" (--options K, 2-6,\n"
+  "                     default 4), chosen by qEUBO (the default and only\n"
+  "                     acquisition for choices).\n"
+  "  --ties             duels may be answered \"about the same\": the simulated\n"
+  "                     person says so when its two judged values differ by\n"
+  "                     less than --tie-margin M (default 0.1, in units of\n"
+  "                     the objective); decisive duels then record that a tie\n"
+  "                     was offered, and refits fit the model's tie margin.\n"
+  "qEUBO: E[max_i f(x_i)] over the options shown, from joint posterior samples\n"
+  "(Astudillo et al., AISTATS 2023), maximised greedily one option at a time\n"
+  "(Wilson et al., NeurIPS 2018). Choices of 3 or more and ties need the\n"
+  "exact SkewGP (or random search). The simulated person judges every option\n"
+  "shown with its own noise (--noise) and picks the best.\n\n"
   "Surrogates:\n"
   "  two-gp  safe mode: SafeOpt-style EP classifier of validity + GP\n"
   "          regression of the valid values\n"
@@ -47,16 +65,20 @@ static const char bo_description[] =
   "identifiable); safe mode follows paper 001 sec. 5.2.3:\n"
   "variance 2, lengthscale 1.5 (x box width / 20 for other boxes), fixed, and\n"
   "measurement sd max(SD, 0.05) in the likelihood.\n\n"
-  "Each iteration line: iteration, initial (bool), kind (duel|value), query,\n"
-  "reference (duels), answer (\"A\" = the query won, \"B\" = the reference\n"
-  "won; a number; or \"invalid\"), best_x,\n"
+  "Each iteration line: iteration, initial (bool), kind (duel|choice|value),\n"
+  "query, reference (duels), options (duels and choices: the points shown, A\n"
+  "and B for a duel), tie_offered (duels), answer (\"A\" = the query won,\n"
+  "\"B\" = the reference won, \"tie\" = about the same; for a choice the\n"
+  "index of the chosen option in options, from 0; a number; or \"invalid\"),\n"
+  "options_shown (the total so far), best_x,\n"
   "best_value (the true objective at the current best x_r, maximisation\n"
   "convention: minimisation problems negated), violation (safe mode: the\n"
   "query was invalid), acquisition, seconds (proposal), refit_seconds,\n"
   "hyperparameters (the model's after this iteration's refit: kernel,\n"
   "mean, noise, as skewgp fit writes them).\n"
-  "Summary line: summary=true, the settings, best_x, best_value, optimum,\n"
-  "regret, violations, proposals, median_seconds, total_seconds,\n"
+  "Summary line: summary=true, the settings (with question, options, ties,\n"
+  "tie_margin), best_x, best_value, optimum, regret, violations,\n"
+  "options_shown, ties_answered, proposals, median_seconds, total_seconds,\n"
   "refits, refit_seconds.\n\n"
   "Active mode (paper 001 sec. 5.1): active learning of the classifier\n"
   "y = sign(g(x) - H) by BALD (001 eq. 43) on posterior samples; --initial\n"
@@ -77,7 +99,8 @@ typedef struct {
   char *problem, *mode, *acquisition, *numeric_acquisition, *surrogate;
   char *iterations, *initial, *seed, *noise, *samples, *candidates, *threshold;
   char *test_points, *mixed_every, *refit_until, *refit_every, *refit_evals;
-  gboolean list;
+  char *question, *options, *tie_margin;
+  gboolean list, ties;
 } BoFlags;
 
 static void
@@ -87,7 +110,7 @@ bo_flags_clear (BoFlags *f)
     &f->problem, &f->mode, &f->acquisition, &f->numeric_acquisition, &f->surrogate,
     &f->iterations, &f->initial, &f->seed, &f->noise, &f->samples, &f->candidates,
     &f->threshold, &f->test_points, &f->mixed_every, &f->refit_until, &f->refit_every,
-    &f->refit_evals,
+    &f->refit_evals, &f->question, &f->options, &f->tie_margin,
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     g_clear_pointer (texts[i], g_free);
@@ -104,7 +127,15 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
     { "mode", 0, 0, G_OPTION_ARG_STRING, &f->mode,
       "preference (default) | mixed | safe | active", "MODE" },
     { "acquisition", 0, 0, G_OPTION_ARG_STRING, &f->acquisition,
-      "ucb (default) | eiig | epi | thompson (duels)", "A" },
+      "ucb (default) | eiig | epi | thompson (x vs x_r) | qeubo (free options)", "A" },
+    { "question", 0, 0, G_OPTION_ARG_STRING, &f->question,
+      "duel (default) | choice (best of --options K)", "Q" },
+    { "options", 0, 0, G_OPTION_ARG_STRING, &f->options,
+      "options per choice question, 2-6 (default 4)", "K" },
+    { "ties", 0, 0, G_OPTION_ARG_NONE, &f->ties,
+      "duels may be answered \"about the same\"", NULL },
+    { "tie-margin", 0, 0, G_OPTION_ARG_STRING, &f->tie_margin,
+      "the simulated person's tie margin (default 0.1)", "M" },
     { "numeric-acquisition", 0, 0, G_OPTION_ARG_STRING, &f->numeric_acquisition,
       "ucb (default) | ei (value queries of mixed mode)", "A" },
     { "surrogate", 0, 0, G_OPTION_ARG_STRING, &f->surrogate,
@@ -142,6 +173,10 @@ typedef struct {
   sg_bo_acquisition acquisition;
   sg_bo_numeric_acquisition numeric_acquisition;
   sg_bo_surrogate surrogate;
+  sg_bo_question question;
+  gboolean ties;
+  double tie_margin;
+  long options;
   long iterations, initial, samples, candidates, mixed_every;
   long refit_until, refit_every, refit_evals, test_points;
   guint64 seed;
@@ -173,6 +208,39 @@ read_choices (const BoFlags *f, bo_args *a, GError **error)
     }
   if (f->surrogate && sg_bo_surrogate_parse (f->surrogate, &a->surrogate) != SG_OK)
     return invalid_value ("--surrogate", f->surrogate, error);
+  if (f->question && sg_bo_question_parse (f->question, &a->question) != SG_OK)
+    return invalid_value ("--question", f->question, error);
+  if (a->question == SG_BO_QUESTION_CHOICE && !f->acquisition)
+    a->acquisition = SG_BO_ACQ_QEUBO;
+  return TRUE;
+}
+
+/* The question settings: --options, --ties, --tie-margin. */
+static gboolean
+read_question (const BoFlags *f, bo_args *a, GError **error)
+{
+  gboolean choice = a->question == SG_BO_QUESTION_CHOICE;
+  a->options = choice ? 4 : 2;
+  a->ties = f->ties;
+  if (f->options && !skewgp_option_long ("--options", f->options, 2, SG_BO_MAX_OPTIONS,
+                                         &a->options, error))
+    return FALSE;
+  if (!choice && a->options != 2)
+    return skewgp_input_error (error, "--options is for --question choice (a duel shows 2)");
+  if (choice && a->acquisition != SG_BO_ACQ_QEUBO)
+    return skewgp_input_error (error, "--question choice takes --acquisition qeubo only");
+  if (choice && a->ties)
+    return skewgp_input_error (error, "--ties is for --question duel");
+  if (f->tie_margin && !a->ties)
+    return skewgp_input_error (error, "--tie-margin needs --ties");
+  if (f->tie_margin && !skewgp_option_double ("--tie-margin", f->tie_margin, &a->tie_margin,
+                                              error))
+    return FALSE;
+  if (!(a->tie_margin > 0) || !isfinite (a->tie_margin))
+    return invalid_value ("--tie-margin", f->tie_margin, error);
+  if ((choice || a->ties || a->acquisition == SG_BO_ACQ_QEUBO) && a->mode != SG_BO_PREFERENCE)
+    return skewgp_input_error (error, "--question choice, --ties and --acquisition qeubo are "
+                               "for --mode preference");
   return TRUE;
 }
 
@@ -214,9 +282,10 @@ args_from_flags (const BoFlags *f, bo_args *a, GError **error)
     .problem = f->problem, .list = f->list,
     .iterations = 20, .initial = 5, .samples = 1000, .candidates = 500,
     .mixed_every = 4, .refit_until = -1, .refit_every = -1, .refit_evals = 150,
-    .threshold = NAN,
+    .threshold = NAN, .tie_margin = 0.1,
   };
-  if (!read_choices (f, a, error) || !read_numbers (f, a, error))
+  if (!read_choices (f, a, error) || !read_numbers (f, a, error)
+      || !read_question (f, a, error))
     return FALSE;
   if (!a->list && a->problem == NULL)
     return skewgp_input_error (error, "--problem is required (see skewgp bo --list)");
@@ -282,6 +351,9 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   c->acquisition = a->acquisition;
   c->numeric_acquisition = a->numeric_acquisition;
   c->surrogate = a->surrogate;
+  c->question = a->question;
+  c->n_options = (size_t) a->options;
+  c->ties = a->ties;
   c->n_initial = (size_t) a->initial;
   c->n_samples = (size_t) a->samples;
   c->search.n_candidates = (size_t) a->candidates;
@@ -289,6 +361,8 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   c->seed = a->seed;
   c->refit.max_evals = (size_t) a->refit_evals;
   c->refit_free = sg_bo_default_refit_free (a->mode);
+  if (a->ties)
+    c->refit_free |= SG_FIT_TIE_MARGIN;
   if (a->mode == SG_BO_SAFE)
     {
       /* 001 sec. 5.2.3: hyperparameters fixed, variance 2, lengthscale 1.5
@@ -337,6 +411,7 @@ typedef struct {
   GTimer *timer;
   double *times;     /* proposal seconds of the non-random queries */
   size_t n_times, refits, violations;
+  size_t options_shown, ties_answered;
   double refit_seconds, total_seconds;
 } BoRun;
 
@@ -459,9 +534,51 @@ loop_settings_ok (const bo_args *a, const sg_problem *p)
     fprintf (stderr, "skewgp bo: the two-gp surrogate is for safe mode only\n");
   else if (a->surrogate == SG_BO_SURROGATE_SVGP && a->mode != SG_BO_PREFERENCE)
     fprintf (stderr, "skewgp bo: the svgp surrogate is for preference mode only\n");
+  else if (((a->question == SG_BO_QUESTION_CHOICE && a->options > 2) || a->ties)
+           && a->surrogate != SG_BO_SURROGATE_SKEWGP && a->surrogate != SG_BO_SURROGATE_RANDOM)
+    fprintf (stderr, "skewgp bo: choices of 3 or more and ties need --surrogate skewgp "
+             "(or random)\n");
+  else if (a->question == SG_BO_QUESTION_CHOICE && a->surrogate == SG_BO_SURROGATE_SVGP)
+    fprintf (stderr, "skewgp bo: the svgp surrogate takes duels only\n");
   else
     return TRUE;
   return FALSE;
+}
+
+/* The simulated person's judged value of option X: the objective plus
+ * its preference noise (sg-problems.h: the Thurstone judge of
+ * sg_oracle_duel, drawn in the same order). */
+static double
+judged_value (const sg_oracle *oracle, gsl_rng *rng, const double *x)
+{
+  double u = sg_problem_value (oracle->problem, x);
+  return oracle->preference_sd > 0 ? u + oracle->preference_sd * sg_rng_gaussian (rng) : u;
+}
+
+/* A choice among the K options of Q: the one with the largest judged
+ * value (the first on equal values). */
+static size_t
+oracle_choice (const sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q)
+{
+  size_t best = 0;
+  double ub = -INFINITY;
+  for (size_t i = 0; i < q->n_options; i++)
+    {
+      double u = judged_value (oracle, rng, q->options[i]);
+      if (u > ub)
+        ub = u, best = i;
+    }
+  return best;
+}
+
+/* A duel that may end in a tie: -1 "about the same" when the judged values
+ * differ by less than MARGIN, else 1 when A wins, 0 when B wins. */
+static int
+oracle_duel_or_tie (const sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, double margin)
+{
+  double ua = judged_value (oracle, rng, q->x);
+  double ub = judged_value (oracle, rng, q->x_ref);
+  return fabs (ua - ub) < margin ? -1 : ua >= ub;
 }
 
 /* The simulated person or experiment answering Q: adds "answer" to B and
@@ -471,6 +588,24 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
               gboolean *violation)
 {
   json_builder_set_member_name (b, "answer");
+  if (q->kind == SG_BO_QUERY_CHOICE)
+    {
+      size_t chosen = oracle_choice (oracle, rng, q), dim = r->cfg.dim;
+      json_builder_add_int_value (b, (gint64) chosen);
+      double packed[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
+      for (size_t i = 0; i < q->n_options; i++)
+        memcpy (packed + i * dim, q->options[i], dim * sizeof *packed);
+      return sg_bo_answer_choice (r->bo, packed, q->n_options, chosen, SG_CONFIDENCE_NONE, SG_SHOWN_NONE);
+    }
+  if (q->kind == SG_BO_QUERY_DUEL && q->tie_offered)
+    {
+      int outcome = oracle_duel_or_tie (oracle, rng, q, r->a->tie_margin);
+      json_builder_add_string_value (b, outcome < 0 ? "tie" : outcome ? "A" : "B");
+      if (outcome >= 0)
+        return sg_bo_answer_duel (r->bo, q->x, q->x_ref, outcome);
+      r->ties_answered++;
+      return sg_bo_answer_tie (r->bo, q->x, q->x_ref);
+    }
   if (q->kind == SG_BO_QUERY_DUEL)
     {
       int a_wins = 0;
@@ -505,13 +640,31 @@ loop_iteration (BoRun *r, sg_oracle *oracle, gsl_rng *oracle_rng, size_t it)
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  gboolean duel = q.kind == SG_BO_QUERY_DUEL, violation = FALSE;
-  add_iteration_head (b, it, &q, duel ? "duel" : "value", dim);
+  gboolean duel = q.kind == SG_BO_QUERY_DUEL, choice = q.kind == SG_BO_QUERY_CHOICE;
+  gboolean violation = FALSE;
+  add_iteration_head (b, it, &q, duel ? "duel" : choice ? "choice" : "value", dim);
   if (duel)
     skewgp_add_vector (b, "reference", q.x_ref, dim);
+  if (duel || choice)
+    {
+      json_builder_set_member_name (b, "options");
+      json_builder_begin_array (b);
+      for (size_t i = 0; i < q.n_options; i++)
+        {
+          json_builder_begin_array (b);
+          for (size_t j = 0; j < dim; j++)
+            json_builder_add_double_value (b, q.options[i][j]);
+          json_builder_end_array (b);
+        }
+      json_builder_end_array (b);
+    }
+  if (duel)
+    skewgp_add_bool (b, "tie_offered", q.tie_offered);
   int status = answer_query (r, oracle, oracle_rng, &q, b, &violation);
   if (status != SG_OK)
     return fail ("answer", status);
+  r->options_shown += q.n_options;
+  skewgp_add_int (b, "options_shown", (gint64) r->options_shown);
   double best[SG_BO_MAX_DIM];
   int has_best = sg_bo_best (r->bo, best);
   skewgp_add_vector (b, "best_x", has_best ? best : NULL, dim);
@@ -537,6 +690,10 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_string (b, "mode", sg_bo_mode_name (a->mode));
   skewgp_add_string (b, "acquisition", sg_bo_acquisition_name (a->acquisition));
   skewgp_add_string (b, "surrogate", sg_bo_surrogate_name (a->surrogate));
+  skewgp_add_string (b, "question", sg_bo_question_name (a->question));
+  skewgp_add_int (b, "options", a->options);
+  skewgp_add_bool (b, "ties", a->ties);
+  skewgp_add_double_or_null (b, "tie_margin", a->ties ? a->tie_margin : NAN);
   skewgp_add_int (b, "seed", (gint64) a->seed);
   skewgp_add_int (b, "iterations", a->iterations);
   skewgp_add_int (b, "initial", (gint64) n_init);
@@ -545,6 +702,8 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_double_or_null (b, "optimum", sg_problem_optimum (r->p));
   skewgp_add_double_or_null (b, "regret", sg_problem_optimum (r->p) - value);
   skewgp_add_int (b, "violations", (gint64) r->violations);
+  skewgp_add_int (b, "options_shown", (gint64) r->options_shown);
+  skewgp_add_int (b, "ties_answered", (gint64) r->ties_answered);
   skewgp_add_int (b, "proposals", (gint64) r->n_times);
   add_timings (b, r);
   json_builder_end_object (b);

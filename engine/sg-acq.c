@@ -128,6 +128,20 @@ sg_acq_expected_improvement (const double *h, size_t n)
 }
 
 double
+sg_acq_qeubo (const double *f, size_t k, size_t n)
+{
+  double s = 0;
+  for (size_t j = 0; j < n; j++)
+    {
+      double m = f[j];
+      for (size_t i = 1; i < k; i++)
+        m = fmax (m, f[i * n + j]);
+      s += m;
+    }
+  return s / (double) n;
+}
+
+double
 sg_acq_prob_at_least (const double *f, size_t n, double threshold)
 {
   size_t c = 0;

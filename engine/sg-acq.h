@@ -24,6 +24,14 @@
  *   numeric EI    E[max(f(x) - f(x_r), 0)] = mean of max(h_j, 0): the
  *                 improvement over the incumbent's latent value, sampled
  *                 jointly with it (so noise in the incumbent is included);
+ *   qEUBO         E[max_i f(x_i)] over a set of k points x_1..x_k shown
+ *                 together (a best-of-k choice, or a duel whose two points
+ *                 are both free): the expected utility of the best option
+ *                 (Astudillo, Lin, Bakshy and Frazier, "qEUBO: a decision-
+ *                 theoretic acquisition function for preferential Bayesian
+ *                 optimization", AISTATS 2023, eq. 3; EUBO for k = 2), the
+ *                 mean over the N joint samples of the largest of the k
+ *                 values; it does not depend on the incumbent;
  *   safe UCB      numeric UCB - PENALTY * [P(f(x) >= h) < P_SAFE], with
  *                 P(f(x) >= h) the fraction of samples at or above h
  *                 (001 sec. 5.2.3: UCB plus a penalty 1000 where the
@@ -57,6 +65,9 @@ double sg_acq_info_gain (const double *h, size_t n, double probit_sd);
 double sg_acq_bald (const double *f, size_t n, double probit_sd);
 /* mean_j max(h_j, 0). */
 double sg_acq_expected_improvement (const double *h, size_t n);
+/* qEUBO: (1/N) sum_j max_i F[i N + j] for K rows of N joint samples F
+ * (k x N, row i = the samples of f(x_i)). K >= 1, N >= 1. */
+double sg_acq_qeubo (const double *f, size_t k, size_t n);
 /* Fraction of samples with f_j >= threshold. */
 double sg_acq_prob_at_least (const double *f, size_t n, double threshold);
 /* UCB_LEVEL(f) - penalty when the fraction of f_j >= threshold is below

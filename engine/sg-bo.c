@@ -29,6 +29,8 @@ typedef struct {
   unsigned long crn_seed;
   int has_ref;
   double ref[SG_BO_MAX_DIM];
+  size_t n_fixed;        /* qEUBO: the options fixed in its last step      */
+  double fixed[(SG_BO_MAX_OPTIONS - 1) * SG_BO_MAX_DIM];
   double x[SG_BO_MAX_DIM];
   double value;
 } acq_record;
@@ -91,6 +93,9 @@ sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
   c->acquisition = SG_BO_ACQ_UCB;
   c->numeric_acquisition = SG_BO_NUMERIC_UCB;
   c->surrogate = SG_BO_SURROGATE_SKEWGP;
+  c->question = SG_BO_QUESTION_DUEL;
+  c->n_options = 2;
+  c->ties = 0;
   sg_kernel_init (&c->prior.kernel, SG_KERNEL_RBF, dim, 1.0, 1.0);
   for (size_t j = 0; j < dim; j++)
     c->prior.kernel.lengthscales[j] = 0.2 * (upper[j] - lower[j]);
@@ -131,6 +136,30 @@ inside_box (const sg_bo_config *c, const double *x)
   return 1;
 }
 
+/* The question settings (sg-bo.h, "Questions"). */
+static int
+questions_ok (const sg_bo_config *c)
+{
+  int choice = c->question == SG_BO_QUESTION_CHOICE;
+  int qeubo = c->acquisition == SG_BO_ACQ_QEUBO;
+  if ((unsigned) c->question > SG_BO_QUESTION_CHOICE || (c->ties != 0 && c->ties != 1))
+    return 0;
+  if (choice ? c->n_options < 2 || c->n_options > SG_BO_MAX_OPTIONS || !qeubo
+             : c->n_options != 2)
+    return 0;
+  if ((choice || qeubo || c->ties) && c->mode != SG_BO_PREFERENCE)
+    return 0;
+  /* correlated choice rows and tie intervals: exact SkewGP only (and the
+   * random floor); the SVGP takes plain duels only */
+  int exact_only = (choice && c->n_options > 2) || c->ties;
+  if (exact_only && c->surrogate != SG_BO_SURROGATE_SKEWGP
+      && c->surrogate != SG_BO_SURROGATE_RANDOM)
+    return 0;
+  if (choice && c->surrogate == SG_BO_SURROGATE_SVGP)
+    return 0;
+  return !c->ties || (c->prior.noise.tie_margin > 0 && isfinite (c->prior.noise.tie_margin));
+}
+
 sg_status
 sg_bo_config_check (const sg_bo_config *c)
 {
@@ -139,12 +168,14 @@ sg_bo_config_check (const sg_bo_config *c)
   for (size_t j = 0; j < c->dim; j++)
     if (!isfinite (c->lower[j]) || !isfinite (c->upper[j]) || !(c->lower[j] < c->upper[j]))
       return SG_EINVAL;
-  if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_THOMPSON
+  if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_QEUBO
       || (unsigned) c->numeric_acquisition > SG_BO_NUMERIC_EI
       || (unsigned) c->surrogate > SG_BO_SURROGATE_SVGP
       || (c->surrogate == SG_BO_SURROGATE_TWO_GP && c->mode != SG_BO_SAFE)
       || (c->surrogate == SG_BO_SURROGATE_SVGP && c->mode != SG_BO_PREFERENCE)
       || (unsigned) c->mixed_policy > SG_BO_MIXED_CONFIDENT)
+    return SG_EINVAL;
+  if (!questions_ok (c))
     return SG_EINVAL;
   const sg_hyper *h = &c->prior;
   if (sg_kernel_check (&h->kernel) != SG_OK || h->kernel.dim != c->dim
@@ -311,7 +342,8 @@ set_ref (sg_bo *bo, const double *x, double value)
 sg_status
 sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
 {
-  return sg_bo_answer_duel_details (bo, xa, xb, a_won, SG_CONFIDENCE_NONE, SG_SHOWN_NONE, 0);
+  return sg_bo_answer_duel_details (bo, xa, xb, a_won, SG_CONFIDENCE_NONE, SG_SHOWN_NONE,
+                                    bo && bo->cfg.ties);
 }
 
 static int
@@ -380,8 +412,9 @@ sg_bo_answer_tie (sg_bo *bo, const double *xa, const double *xb)
   int status = reserve_log (bo);
   if (status == SG_OK)
     status = sg_data_add_tie (&bo->data, xa, xb);
+  /* "about the same" ranks neither above x_r; the first answer sets one */
   if (status == SG_OK)
-    accept_answer (bo, NULL);
+    accept_answer (bo, bo->has_ref ? NULL : xa);
   return status;
 }
 
@@ -390,7 +423,8 @@ sg_bo_answer_choice (sg_bo *bo, const double *options, size_t k, size_t chosen,
                      sg_confidence confidence, size_t shown_first)
 {
   size_t d = bo ? bo->cfg.dim : 0;
-  if (bo == NULL || options == NULL || k < 2 || chosen >= k || !prefers_modes (bo)
+  if (bo == NULL || options == NULL || k < 2 || k > SG_BO_MAX_OPTIONS || chosen >= k
+      || !prefers_modes (bo)
       || (shown_first != SG_SHOWN_NONE && shown_first >= k) || !distinct_inside (bo, options, k))
     return SG_EINVAL;
   int status = reserve_log (bo);
@@ -567,18 +601,41 @@ query_reset (sg_bo_query *q)
   q->prob_safe = NAN;
 }
 
-/* A duel of a random point against x_r (or against another random point
- * when there is no x_r yet). */
+/* Q's options, x and x_ref from its first N_OPTIONS rows OPTS. */
+static void
+set_options (const sg_bo_config *c, sg_bo_query *q, const double *opts, size_t n_options)
+{
+  size_t dim = c->dim;
+  q->n_options = n_options;
+  for (size_t i = 0; i < n_options; i++)
+    memcpy (q->options[i], opts + i * dim, dim * sizeof *opts);
+  memcpy (q->x, opts, dim * sizeof *opts);
+  if (n_options > 1)
+    memcpy (q->x_ref, opts + dim, dim * sizeof *opts);
+  if (c->mode == SG_BO_PREFERENCE || c->mode == SG_BO_MIXED)
+    q->tie_offered = q->kind == SG_BO_QUERY_DUEL && c->ties;
+}
+
+/* A random question: a random point against x_r (or against another
+ * random point when there is no x_r yet), and for a choice k - 2 more
+ * random points. */
 static void
 random_duel (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
 {
-  q->kind = SG_BO_QUERY_DUEL;
+  const sg_bo_config *c = &bo->cfg;
+  size_t dim = c->dim, k = c->mode == SG_BO_PREFERENCE ? c->n_options : 2;
+  double opts[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
+  q->kind = c->mode == SG_BO_PREFERENCE && c->question == SG_BO_QUESTION_CHOICE
+              ? SG_BO_QUERY_CHOICE : SG_BO_QUERY_DUEL;
   q->random = 1;
-  random_point (&bo->cfg, rng, q->x);
+  random_point (c, rng, opts);
   if (bo->has_ref)
-    memcpy (q->x_ref, bo->ref, bo->cfg.dim * sizeof *q->x_ref);
+    memcpy (opts + dim, bo->ref, dim * sizeof *opts);
   else
-    random_point (&bo->cfg, rng, q->x_ref);
+    random_point (c, rng, opts + dim);
+  for (size_t i = 2; i < k; i++)
+    random_point (c, rng, opts + i * dim);
+  set_options (c, q, opts, k);
 }
 
 static void
@@ -737,12 +794,16 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
 typedef struct {
   const sg_bo *bo;
   sg_bo_acq_target target;
-  size_t N, b;          /* samples; points per evaluation (1 or 2)  */
-  double XX[2 * SG_BO_MAX_DIM];
+  size_t N, b;          /* samples; points per evaluation: x alone, x
+                           and x_r, or qEUBO's fixed options and x   */
+  double XX[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
   double *F;            /* b x N joint samples                      */
   double *h;            /* N: f(x) - f(x_r)                          */
   double *scratch;      /* N                                         */
-  double *Z;            /* b x N common normal variates (Gaussian)  */
+  double *Z;            /* SG_BO_MAX_OPTIONS x N common normal variates
+                           (Gaussian surrogates)                     */
+  size_t n_fixed;       /* qEUBO: options already chosen (fixed)     */
+  double fixed[(SG_BO_MAX_OPTIONS - 1) * SG_BO_MAX_DIM];
   gsl_rng *crn;         /* common random numbers (SkewGP remainder) */
   unsigned long crn_seed;
   int has_ref;          /* x_r of the proposal                       */
@@ -763,19 +824,26 @@ joint_samples (acq_ctx *a)
       gsl_rng_set (a->crn, a->crn_seed);
       return sg_skewgp_joint_samples (bo->post, bo->samples, a->XX, b, a->crn, a->F);
     }
-  double mean[2], cov[4], L[4] = { 0, 0, 0, 0 };
+  enum { B = SG_BO_MAX_OPTIONS };
+  double mean[B], cov[B * B], L[B * B];
   int status = bo->has_svgp ? sg_svgp_joint (&bo->svgp, a->XX, b, mean, cov)
                             : sg_gauss_post_joint (&bo->gpost, a->XX, b, mean, cov);
   if (status != SG_OK)
     return status;
-  /* 2 x 2 (or 1 x 1) Cholesky factor; a (near-)singular remainder, as at
-   * x = x_r, gets a zero pivot instead of failing. */
-  L[0] = sqrt (fmax (cov[0], 0));
-  if (b == 2)
-    {
-      L[2] = L[0] > 0 ? cov[2] / L[0] : 0;
-      L[3] = sqrt (fmax (cov[3] - L[2] * L[2], 0));
-    }
+  /* b x b Cholesky factor; a (near-)singular covariance, as at x = x_r,
+   * gets a zero pivot (and column) instead of failing. */
+  memset (L, 0, sizeof L);
+  for (size_t i = 0; i < b; i++)
+    for (size_t k = 0; k <= i; k++)
+      {
+        double v = cov[i * b + k];
+        for (size_t l = 0; l < k; l++)
+          v -= L[i * b + l] * L[k * b + l];
+        if (k == i)
+          L[i * b + i] = sqrt (fmax (v, 0));
+        else
+          L[i * b + k] = L[k * b + k] > 0 ? v / L[k * b + k] : 0;
+      }
   sg_gemm (0, 0, b, N, b, 1.0, L, a->Z, 0.0, a->F);
   for (size_t i = 0; i < b; i++)
     for (size_t j = 0; j < N; j++)
@@ -784,13 +852,41 @@ joint_samples (acq_ctx *a)
 }
 
 static int
-too_close_to_ref (const acq_ctx *a, const double *x)
+too_close (const acq_ctx *a, const double *x, const double *y)
 {
   const sg_bo *bo = a->bo;
   for (size_t j = 0; j < bo->cfg.dim; j++)
-    if (fabs (x[j] - a->ref[j]) > a->min_sep[j])
+    if (fabs (x[j] - y[j]) > a->min_sep[j])
       return 0;
   return 1;
+}
+
+static int
+too_close_to_ref (const acq_ctx *a, const double *x)
+{
+  return too_close (a, x, a->ref);
+}
+
+/* X repeats one of qEUBO's fixed options (a choice needs distinct ones). */
+static int
+too_close_to_fixed (const acq_ctx *a, const double *x)
+{
+  for (size_t i = 0; i < a->n_fixed; i++)
+    if (too_close (a, x, a->fixed + i * a->bo->cfg.dim))
+      return 1;
+  return 0;
+}
+
+/* qEUBO's samples: F = the joint samples of (fixed options..., X), the
+ * fixed ones first so that their rows are the same at every X. */
+static int
+set_samples_at (acq_ctx *a, const double *x)
+{
+  size_t dim = a->bo->cfg.dim;
+  a->b = a->n_fixed + 1;
+  memcpy (a->XX, a->fixed, a->n_fixed * dim * sizeof *x);
+  memcpy (a->XX + a->n_fixed * dim, x, dim * sizeof *x);
+  return joint_samples (a);
 }
 
 /* Fills F (and h when b = 2) at X; returns SG_OK or a status. */
@@ -798,6 +894,9 @@ static int
 samples_at (acq_ctx *a, const double *x)
 {
   size_t dim = a->bo->cfg.dim, N = a->N;
+  if (a->target == SG_BO_ACQ_TARGET_QEUBO)
+    return set_samples_at (a, x);
+  a->b = a->has_ref && a->bo->cfg.mode != SG_BO_SAFE ? 2 : 1;
   memcpy (a->XX, x, dim * sizeof *x);
   if (a->b == 2)
     memcpy (a->XX + dim, a->ref, dim * sizeof *x);
@@ -833,6 +932,8 @@ acquisition_value (const acq_ctx *a)
       return sg_acq_hpd (a->F, N, c->ucb_level, a->scratch, NULL);
     case SG_BO_ACQ_TARGET_BALD:
       return sg_acq_bald (a->F, N, sd);
+    case SG_BO_ACQ_TARGET_QEUBO:
+      return sg_acq_qeubo (a->F, a->b, N);
     case SG_BO_ACQ_TARGET_SAFE:
     default:
       if (a->bo->has_two_gp)
@@ -850,6 +951,8 @@ acq_eval (const double *x, void *user_data)
     return -INFINITY;
   if (a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
     return -INFINITY;  /* a duel of x_r against itself says nothing */
+  if (a->target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (a, x))
+    return -INFINITY;
   int status = samples_at (a, x);
   if (status != SG_OK)
     {
@@ -893,8 +996,9 @@ typedef struct {
 static int
 excluded (const batch_ctx *bc, const double *x)
 {
-  return bc->value == acquisition_value && bc->a->target == SG_BO_ACQ_TARGET_DUEL
-         && too_close_to_ref (bc->a, x);
+  return bc->value == acquisition_value
+         && ((bc->a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (bc->a, x))
+             || (bc->a->target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (bc->a, x)));
 }
 
 static void
@@ -927,10 +1031,20 @@ score_points (acq_ctx *a, const double *X, size_t n, sample_value_fn value, doub
   const sg_bo *bo = a->bo;
   batch_ctx bc = { a, X, value, values };
   int status = a->status;
+  /* P(valid) wants the samples of f(x) (and f(x_r)) whatever the
+   * acquisition's own set (qEUBO's is its fixed options and x). */
+  sg_bo_acq_target target = a->target;
+  int pairs;
 
-  if (status == SG_OK && bo->post != NULL && !bo->has_two_gp)
-    status = sg_skewgp_joint_samples_each (bo->post, bo->samples, X, n,
-                                           a->b == 2 ? a->ref : NULL, a->Z, score_point, &bc);
+  if (value == prob_valid_value)
+    a->target = SG_BO_ACQ_TARGET_NONE;
+  pairs = a->target != SG_BO_ACQ_TARGET_QEUBO;
+  if (status == SG_OK && bo->post != NULL && !bo->has_two_gp && pairs)
+    {
+      a->b = a->has_ref && bo->cfg.mode != SG_BO_SAFE ? 2 : 1;
+      status = sg_skewgp_joint_samples_each (bo->post, bo->samples, X, n,
+                                             a->b == 2 ? a->ref : NULL, a->Z, score_point, &bc);
+    }
   else
     for (size_t c = 0; c < n && status == SG_OK; c++)
       {
@@ -940,6 +1054,7 @@ score_points (acq_ctx *a, const double *X, size_t n, sample_value_fn value, doub
         else if ((status = samples_at (a, x)) == SG_OK)
           values[c] = value (a);
       }
+  a->target = target;
   if (status != SG_OK)
     {
       a->status = status;
@@ -969,11 +1084,11 @@ acq_ctx_init (acq_ctx *a, const sg_bo *bo, unsigned long crn_seed, const double 
   if (ref)
     memcpy (a->ref, ref, bo->cfg.dim * sizeof *ref);
   a->b = a->has_ref && bo->cfg.mode != SG_BO_SAFE ? 2 : 1;
-  size_t N = a->N;
-  a->F = malloc (2 * N * sizeof *a->F);
+  size_t N = a->N, rows = SG_BO_MAX_OPTIONS;
+  a->F = malloc (rows * N * sizeof *a->F);
   a->h = malloc (N * sizeof *a->h);
   a->scratch = malloc (N * sizeof *a->scratch);
-  a->Z = malloc (2 * N * sizeof *a->Z);
+  a->Z = malloc (rows * N * sizeof *a->Z);
   a->crn = gsl_rng_alloc (gsl_rng_mt19937);
   if (!a->F || !a->h || !a->scratch || !a->Z || !a->crn)
     {
@@ -982,7 +1097,7 @@ acq_ctx_init (acq_ctx *a, const sg_bo *bo, unsigned long crn_seed, const double 
     }
   a->crn_seed = crn_seed;
   gsl_rng_set (a->crn, a->crn_seed);
-  for (size_t i = 0; i < 2 * N; i++)
+  for (size_t i = 0; i < rows * N; i++)
     a->Z[i] = sg_rng_gaussian (a->crn);
   for (size_t j = 0; j < bo->cfg.dim; j++)
     a->min_sep[j] = 1e-6 * (bo->cfg.upper[j] - bo->cfg.lower[j]);
@@ -1015,7 +1130,8 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
        * has collapsed onto x_r): fall back to a random distinct point. */
       do
         random_point (&bo->cfg, rng, x);
-      while (target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x));
+      while ((target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
+             || (target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (a, x)));
       *value = NAN;
     }
   return status;
@@ -1041,6 +1157,70 @@ describe (acq_ctx *a, const double *x, sg_bo_query *q)
   return SG_OK;
 }
 
+/* qEUBO's k options, by greedy construction and one cyclic pass.
+ * Greedy: option i maximises the qEUBO of {options 0..i-1, x} (so the
+ * first is the maximiser of the posterior mean, the second the maximiser
+ * of the expected improvement over it, and so on). E[max] over a set is
+ * monotone submodular in the set, so the greedy set is within a factor
+ * 1 - 1/e of the best one (Wilson, Hutter and Deisenroth, "Maximizing
+ * acquisition functions for Bayesian optimization", NeurIPS 2018, sec.
+ * 3.3). The cyclic pass then re-optimises each option in turn given the
+ * k - 1 others (BoTorch's optimize_acqf_cyclic: greedy start, then
+ * cyclic re-optimisation), which frees the first option from pure
+ * exploitation of the mean. Every step searches the same candidates
+ * (space-filling points plus the data's inputs, the incumbent among
+ * them) with BOBYQA refinement, as every acquisition. OPTS receives
+ * k x dim values, *VALUE the set's qEUBO; the context is left at the
+ * last step (option k - 1 free, the others fixed). */
+/* One step: option I maximises the qEUBO of the set with the other
+ * options among the first N_SET; in the cyclic pass (I < N_SET) the new
+ * point replaces option I only if it improves on it. *VALUE: the set's
+ * qEUBO with option I free, as the context evaluates it. */
+static int
+qeubo_step (acq_ctx *a, size_t i, size_t n_set, gsl_rng *rng, const sg_progress *progress,
+            double *opts, double *value)
+{
+  size_t dim = a->bo->cfg.dim;
+  a->n_fixed = 0;
+  for (size_t o = 0; o < n_set; o++)
+    if (o != i)
+      memcpy (a->fixed + (a->n_fixed++) * dim, opts + o * dim, dim * sizeof *opts);
+  a->target = SG_BO_ACQ_TARGET_QEUBO;
+  double current = i < n_set ? acq_eval (opts + i * dim, a) : -INFINITY;
+  double x[SG_BO_MAX_DIM], v;
+  int status = maximise (a, SG_BO_ACQ_TARGET_QEUBO, rng, progress, x, &v);
+  if (status == SG_OK && a->status != SG_OK)
+    status = a->status;
+  if (status != SG_OK)
+    return status;
+  if (i >= n_set || v > current)
+    {
+      memcpy (opts + i * dim, x, dim * sizeof *x);
+      *value = v;
+    }
+  else
+    *value = current;
+  return SG_OK;
+}
+
+static int
+qeubo_options (acq_ctx *a, size_t k, gsl_rng *rng, const sg_progress *progress,
+               double *opts, double *value)
+{
+  int status = SG_OK;
+  size_t steps = 2 * k;
+  sub_progress sp;
+  for (size_t step = 0; step < steps && status == SG_OK; step++)
+    {
+      size_t i = step % k, n_set = step < k ? i : k;
+      const sg_progress *sub
+        = sub_progress_init (&sp, progress, 0.5 + 0.5 * (double) step / (double) steps,
+                             0.5 + 0.5 * (double) (step + 1) / (double) steps);
+      status = qeubo_step (a, i, n_set, rng, sub, opts, value);
+    }
+  return status;
+}
+
 static int
 model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *q)
 {
@@ -1050,8 +1230,18 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
     return status;
   const sg_bo_config *c = &bo->cfg;
   double x[SG_BO_MAX_DIM], v = NAN;
+  double opts[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
+  size_t k = 0;         /* options of a qEUBO question (0: x alone) */
   sub_progress sp;
-  if (c->mode == SG_BO_ACTIVE)
+  if (c->mode == SG_BO_PREFERENCE && c->acquisition == SG_BO_ACQ_QEUBO)
+    {
+      q->kind = c->question == SG_BO_QUESTION_CHOICE ? SG_BO_QUERY_CHOICE : SG_BO_QUERY_DUEL;
+      k = c->n_options;
+      status = qeubo_options (&a, k, rng, progress, opts, &v);
+      if (status == SG_OK)
+        memcpy (x, opts + (k - 1) * c->dim, c->dim * sizeof *x);
+    }
+  else if (c->mode == SG_BO_ACTIVE)
     {
       q->kind = SG_BO_QUERY_LABEL;
       status = maximise (&a, SG_BO_ACQ_TARGET_BALD, rng, sub_progress_init (&sp, progress, 0.5, 1.0),
@@ -1088,13 +1278,21 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
             }
         }
     }
-  if (status == SG_OK)
+  if (status == SG_OK && k == 0)
     status = describe (&a, x, q);
   if (status == SG_OK)
     {
       memcpy (q->x, x, c->dim * sizeof *x);
       if (bo->has_ref)
         memcpy (q->x_ref, bo->ref, c->dim * sizeof *x);
+      if (k > 0)
+        set_options (c, q, opts, k);
+      else if (q->kind == SG_BO_QUERY_DUEL)
+        {
+          memcpy (opts, q->x, c->dim * sizeof *x);
+          memcpy (opts + c->dim, q->x_ref, c->dim * sizeof *x);
+          set_options (c, q, opts, 2);
+        }
       q->acquisition = v;
       /* Remember the function just maximised, for sg_bo_acquisition_at. */
       acq_record *r = &bo->acq;
@@ -1103,11 +1301,24 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
       r->crn_seed = a.crn_seed;
       r->has_ref = a.has_ref;
       memcpy (r->ref, a.ref, sizeof r->ref);
+      r->n_fixed = a.n_fixed;
+      memcpy (r->fixed, a.fixed, sizeof r->fixed);
       memcpy (r->x, x, c->dim * sizeof *x);
       r->value = v;
     }
   acq_ctx_clear (&a);
   return status;
+}
+
+/* A value or label query shows one option, x. */
+static void
+finish_query (sg_bo_query *q, size_t dim)
+{
+  if (q->n_options == 0)
+    {
+      q->n_options = 1;
+      memcpy (q->options[0], q->x, dim * sizeof *q->x);
+    }
 }
 
 sg_status
@@ -1120,6 +1331,7 @@ sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
   query_reset (&q);
   if (initial_query (bo, rng, &q))
     {
+      finish_query (&q, bo->cfg.dim);
       *query = q;
       return SG_OK;
     }
@@ -1129,7 +1341,10 @@ sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
   if (status == SG_OK)
     status = model_query (bo, rng, progress, &q);
   if (status == SG_OK)
-    *query = q;
+    {
+      finish_query (&q, bo->cfg.dim);
+      *query = q;
+    }
   return status;
 }
 
@@ -1155,6 +1370,16 @@ has_numeric_data (const sg_data *d)
   return 0;
 }
 
+/* The tie margin enters the likelihood (a tie, or a duel that offered one). */
+static int
+has_tie_rows (const sg_data *d)
+{
+  for (size_t i = 0; i < d->n_obs; i++)
+    if (d->obs[i].kind == SG_OBS_TIE || d->obs[i].tie_offered)
+      return 1;
+  return 0;
+}
+
 /* Refits on DATA: the loop's data, or the two-GP surrogate's regression
  * data (its classifier shares the kernel). */
 static int
@@ -1168,6 +1393,8 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
     free_mask &= ~(unsigned) (SG_FIT_MEAN | SG_FIT_NUMERIC_SD);
   if (bo->hyper.s == 0)
     free_mask &= ~(unsigned) (SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS);
+  if (!has_tie_rows (data))
+    free_mask &= ~(unsigned) SG_FIT_TIE_MARGIN;
   if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || bo->cfg.surrogate == SG_BO_SURROGATE_SVGP
       || data->n_obs < 2 || free_mask == 0)
     {
@@ -1209,7 +1436,7 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
    * across the fit's evaluations (sg-fit.h): a smooth objective. */
   if (method == SG_FIT_METHOD_SKEWGP && status == SG_OK)
     {
-      ctx.workspace = sg_mvn_workspace_new (h.s + sg_data_n_probit_rows (data));
+      ctx.workspace = sg_mvn_workspace_new (h.s + sg_data_n_probit_rows (data) + 1);
       if (ctx.workspace == NULL)
         status = SG_ENOMEM;
     }
@@ -1317,6 +1544,7 @@ acq_target_name (const sg_bo_config *c, sg_bo_acq_target target)
         case SG_BO_ACQ_EIIG: return "EIIG";
         case SG_BO_ACQ_EPI: return "EPI";
         case SG_BO_ACQ_THOMPSON: return "Thompson";
+        case SG_BO_ACQ_QEUBO: return "qEUBO";
         case SG_BO_ACQ_UCB: default: return "dueling UCB";
         }
     case SG_BO_ACQ_TARGET_NUMERIC:
@@ -1325,6 +1553,8 @@ acq_target_name (const sg_bo_config *c, sg_bo_acq_target target)
       return "safe UCB";
     case SG_BO_ACQ_TARGET_BALD:
       return "BALD";
+    case SG_BO_ACQ_TARGET_QEUBO:
+      return "qEUBO";
     case SG_BO_ACQ_TARGET_NONE:
     default:
       return NULL;
@@ -1370,6 +1600,8 @@ eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progr
   if (status == SG_OK)
     {
       a.target = bo->acq.target;
+      a.n_fixed = bo->acq.n_fixed;
+      memcpy (a.fixed, bo->acq.fixed, sizeof a.fixed);
       for (size_t i = 0; i < b && status == SG_OK; i += EVAL_BLOCK)
         {
           status = sg_progress_report (progress, (double) i / (double) b);
@@ -1555,7 +1787,8 @@ sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
 /* ---- Names --------------------------------------------------------------------- */
 
 static const char *const mode_names[] = { "preference", "mixed", "safe", "active" };
-static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson" };
+static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson", "qeubo" };
+static const char *const question_names[] = { "duel", "choice" };
 static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random", "two-gp",
                                                 "svgp" };
 
@@ -1577,7 +1810,7 @@ sg_bo_mode_name (sg_bo_mode m)
 const char *
 sg_bo_acquisition_name (sg_bo_acquisition a)
 {
-  return (unsigned) a < 4 ? acq_names[a] : "?";
+  return (unsigned) a < 5 ? acq_names[a] : "?";
 }
 
 const char *
@@ -1614,7 +1847,7 @@ sg_status
 sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq)
 {
   int i;
-  int status = parse_name (name, acq_names, 4, &i);
+  int status = parse_name (name, acq_names, 5, &i);
   if (status == SG_OK)
     *acq = (sg_bo_acquisition) i;
   return status;
@@ -1627,5 +1860,21 @@ sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate)
   int status = parse_name (name, surrogate_names, 6, &i);
   if (status == SG_OK)
     *surrogate = (sg_bo_surrogate) i;
+  return status;
+}
+
+const char *
+sg_bo_question_name (sg_bo_question q)
+{
+  return (unsigned) q < 2 ? question_names[q] : "?";
+}
+
+sg_status
+sg_bo_question_parse (const char *name, sg_bo_question *question)
+{
+  int i;
+  int status = parse_name (name, question_names, 2, &i);
+  if (status == SG_OK)
+    *question = (sg_bo_question) i;
   return status;
 }

@@ -40,9 +40,22 @@
  *               sg_bo_class_probability gives the predictive
  *               P(y = +1 | x) for accuracy curves.
  *
+ * Questions (preference mode). A duel of the challenger x against x_r
+ * (001 sec. 5.2.1) uses the acquisition of x alone (dueling UCB, EIIG,
+ * EPI, Thompson). With qEUBO (sg-acq.h; Astudillo et al. 2023) every
+ * option is free: the k options (2 for a duel, config.n_options for a
+ * choice) are built greedily, option i maximising the qEUBO of the
+ * options before it plus x (the first is thus the posterior-mean
+ * maximiser, the second the expected improvement over it; sg-bo.c says
+ * why greedy), from the same candidates as every acquisition (space-
+ * filling points plus the data's inputs, the incumbent included). The
+ * winner of a duel or choice becomes x_r in both cases. With config.ties
+ * a duel may be answered "about the same" (sg_bo_answer_tie).
+ *
  * Before the model is used, an initial design of random points (from the
  * caller's RNG) is asked: preference N_INITIAL duels (the first one
- * between two random points); mixed N_INITIAL duels then N_INITIAL
+ * between two random points; a choice adds k - 2 random points to such a
+ * duel); mixed N_INITIAL duels then N_INITIAL
  * values; safe the SAFE_START point (or N_INITIAL random points when no
  * safe start is given); active N_INITIAL random labels.
  *
@@ -84,6 +97,8 @@
 #include <stdint.h>
 
 #define SG_BO_MAX_DIM SG_KERNEL_MAX_DIM
+/* The most options one question shows (a best-of-k choice). */
+#define SG_BO_MAX_OPTIONS 6
 
 typedef enum {
   SG_BO_PREFERENCE = 0,
@@ -98,7 +113,15 @@ typedef enum {
   SG_BO_ACQ_EIIG,       /* k log E[Phi] + information gain                 */
   SG_BO_ACQ_EPI,        /* expected probability of improvement            */
   SG_BO_ACQ_THOMPSON,   /* one posterior sample of f(x) - f(x_r)          */
+  SG_BO_ACQ_QEUBO,      /* E[max_i f(x_i)] over the options shown, all of
+                           them free (no x_r): see "Questions" below      */
 } sg_bo_acquisition;
+
+/* What a preference question asks (preference mode; see "Questions"). */
+typedef enum {
+  SG_BO_QUESTION_DUEL = 0,  /* "A or B?" (two options)                     */
+  SG_BO_QUESTION_CHOICE,    /* "which of these k is best?" (n_options)     */
+} sg_bo_question;
 
 /* The acquisition for value queries of mixed mode. */
 typedef enum {
@@ -135,6 +158,19 @@ typedef struct {
   sg_bo_acquisition acquisition;
   sg_bo_numeric_acquisition numeric_acquisition;
   sg_bo_surrogate surrogate;
+
+  /* Questions (preference mode). QUESTION DUEL with an incumbent-vs-
+   * challenger acquisition (ucb, eiig, epi, thompson) asks "x or x_r?";
+   * with SG_BO_ACQ_QEUBO both points of the duel are chosen freely. A
+   * CHOICE shows N_OPTIONS (2..SG_BO_MAX_OPTIONS) points and needs
+   * SG_BO_ACQ_QEUBO. TIES: duels offer "about the same" (recorded by
+   * sg_bo_answer_tie; decisive duels then carry tie_offered, sg-data.h);
+   * duels only. Choices with k >= 3 and ties need the exact SkewGP or
+   * random search (Laplace and EP have one-row sites, sg-gaussian-post.h;
+   * the SVGP takes plain duels only). */
+  sg_bo_question question;
+  size_t n_options;        /* options per question: 2 for duels (default) */
+  int ties;                /* duels may be answered "about the same"      */
 
   /* Prior and noise (sg-fit.h): kernel, constant mean, numeric_sd and
    * probit_sd, and an optional SkewGP latent part (s pseudo-points with
@@ -181,10 +217,11 @@ typedef struct {
   uint64_t seed;                 /* for sg_bo_rng                          */
 } sg_bo_config;
 
-/* Defaults for a box (DIM <= SG_BO_MAX_DIM): preference mode, UCB, exact
- * SkewGP, RBF kernel with variance 1 and lengthscales 0.2 x the box
- * widths, mean 0, numeric_sd 0.1, probit_sd 1/sqrt2 (so a duel's
- * likelihood is Phi(f(a) - f(b)), as in the reference code), s = 0,
+/* Defaults for a box (DIM <= SG_BO_MAX_DIM): preference mode, duels of x
+ * against x_r, UCB, exact SkewGP, RBF kernel with variance 1 and
+ * lengthscales 0.2 x the box widths, mean 0, numeric_sd 0.1, probit_sd
+ * 1/sqrt2 (so a duel's likelihood is Phi(f(a) - f(b)), as in the
+ * reference code), the other noise fields as sg_noise_default, s = 0,
  * threshold 0, safe 0.7 / 1000, mixed every 4, 5 initial, refits 30 / 10,
  * 1000 samples, seed 0. Returns SG_EINVAL for a bad box. */
 sg_status sg_bo_config_default (sg_bo_config *config, size_t dim,
@@ -205,7 +242,10 @@ const sg_bo_config *sg_bo_get_config (const sg_bo *bo);
  */
 
 /* A duel between XA and XB; A_WON = 1 if XA was preferred. The winner
- * becomes x_r. Preference and mixed modes; SG_EINVAL when XA == XB. */
+ * becomes x_r. Preference and mixed modes; SG_EINVAL when XA == XB. With
+ * config.ties the duel is recorded with tie_offered (the person could
+ * have answered "about the same", so the win is by more than the tie
+ * margin). */
 sg_status sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won);
 /* The same with the details of sg_data_add_duel: the CONFIDENCE, the
  * option SHOWN_FIRST (SG_SHOWN_NONE, 0 = XA, 1 = XB) and whether "about
@@ -213,11 +253,16 @@ sg_status sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int 
 sg_status sg_bo_answer_duel_details (sg_bo *bo, const double *xa, const double *xb, int a_won,
                                      sg_confidence confidence, size_t shown_first,
                                      int tie_offered);
-/* XA and XB are "about the same" (sg_data_add_tie); x_r stays. */
+/* XA and XB are "about the same" (sg_data_add_tie): x_r does not move;
+ * when there is no x_r yet XA becomes it. SG_EINVAL when XA == XB. The
+ * tie margin is identifiable only with duels recorded as tie_offered
+ * (config.ties, or sg_bo_answer_duel_details). */
 sg_status sg_bo_answer_tie (sg_bo *bo, const double *xa, const double *xb);
 /* OPTIONS[CHOSEN] was the best of the K options (k x dim, row-major);
  * SHOWN_FIRST is the index of the option shown first, or SG_SHOWN_NONE.
- * The chosen option becomes x_r. */
+ * The chosen option becomes x_r. K in 2..SG_BO_MAX_OPTIONS, distinct;
+ * a choice of 2 is the same likelihood as a duel (sg_data_add_choice:
+ * k - 1 correlated rows). */
 sg_status sg_bo_answer_choice (sg_bo *bo, const double *options, size_t k, size_t chosen,
                                sg_confidence confidence, size_t shown_first);
 /* The K points ORDER (k x dim) were ranked best first; the best becomes x_r. */
@@ -245,12 +290,19 @@ typedef enum {
   SG_BO_QUERY_DUEL = 0,    /* "x (A) or x_ref (B)?"                        */
   SG_BO_QUERY_VALUE,       /* "what is g(x)?" (or "invalid" in safe mode)  */
   SG_BO_QUERY_LABEL,       /* "is x in class +1 or -1?" (active mode)      */
+  SG_BO_QUERY_CHOICE,      /* "which of options[0..n_options) is best?"   */
 } sg_bo_query_kind;
 
 typedef struct {
   sg_bo_query_kind kind;
-  double x[SG_BO_MAX_DIM];      /* the new point (A of a duel)             */
-  double x_ref[SG_BO_MAX_DIM];  /* B of a duel (the current best)          */
+  double x[SG_BO_MAX_DIM];      /* the new point (A of a duel; options[0]) */
+  double x_ref[SG_BO_MAX_DIM];  /* B of a duel: the current best, or with
+                                   qEUBO a second free point (options[1]) */
+  size_t n_options;             /* the points shown: 2 for a duel (x, x_ref),
+                                   k for a choice, 1 for value and label   */
+  double options[SG_BO_MAX_OPTIONS][SG_BO_MAX_DIM];
+  int tie_offered;              /* a duel that may be answered "about the
+                                   same" (config.ties)                     */
   int initial;                  /* 1: from the initial random design       */
   int random;                   /* 1: random (initial design or surrogate) */
   double acquisition;           /* acquisition value at x (NaN if random)  */
@@ -327,19 +379,26 @@ typedef enum {
   SG_BO_ACQ_TARGET_NUMERIC,  /* config.numeric_acquisition (mixed values)  */
   SG_BO_ACQ_TARGET_SAFE,     /* safe UCB of f(x) (safe mode)               */
   SG_BO_ACQ_TARGET_BALD,     /* BALD of the label at x (active mode)       */
+  SG_BO_ACQ_TARGET_QEUBO,    /* qEUBO of the set {options found before x,
+                                x}: the last step of the greedy search    */
 } sg_bo_acq_target;
 
 typedef struct {
   sg_bo_acq_target target;   /* which acquisition was maximised            */
   const char *name;          /* "dueling UCB", "EIIG", "EPI", "Thompson",
-                                "UCB", "EI", "safe UCB" or "BALD" (static) */
-  double x[SG_BO_MAX_DIM];   /* its maximiser (the proposed x)             */
+                                "qEUBO", "UCB", "EI", "safe UCB" or "BALD"
+                                (static)                                   */
+  double x[SG_BO_MAX_DIM];   /* its maximiser (the proposed x; for qEUBO
+                                the last option added)                     */
   double value;              /* the value there (query.acquisition; NaN
                                 when every candidate was excluded)         */
   int has_ref;               /* x_r of the proposal, if there was one      */
   double x_ref[SG_BO_MAX_DIM];
 } sg_bo_acq_info;
 
+/* For qEUBO the other options (the n_options - 1 found before the last)
+ * are fixed and the curve is the qEUBO of them plus the point; points
+ * within 1e-6 box widths of one of them get -inf. */
 /* Describes the last proposal's acquisition; SG_EINVAL when there is none. */
 sg_status sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info);
 /* The last proposal's acquisition at B finite points XS (b x dim; outside
@@ -402,6 +461,9 @@ const char *sg_bo_mode_name (sg_bo_mode mode);
  * collapses the kernel variance and turns the fit into pure noise. */
 unsigned sg_bo_default_refit_free (sg_bo_mode mode);
 const char *sg_bo_acquisition_name (sg_bo_acquisition acq);
+/* "duel" and "choice". */
+const char *sg_bo_question_name (sg_bo_question question);
+sg_status sg_bo_question_parse (const char *name, sg_bo_question *question);
 const char *sg_bo_surrogate_name (sg_bo_surrogate surrogate);
 /* Parse the names above; SG_EINVAL for unknown ones. */
 sg_status sg_bo_mode_parse (const char *name, sg_bo_mode *mode);

@@ -1,6 +1,9 @@
 /* test-acq.c — acquisition functions on hand-computed samples, and the box
  * maximiser (sg-acq). */
 #include "sg-acq.h"
+#include "sg-bo.h"
+#include "sg-kernel.h"
+#include "sg-linalg.h"
 #include "sg-normal.h"
 #include "sg-rng.h"
 
@@ -286,6 +289,130 @@ test_maximize_cancel (void)
   sg_rng_free (rng);
 }
 
+
+/* qEUBO on hand-made samples: the mean of the column maxima. */
+static void
+test_qeubo_hand (void)
+{
+  const double F[] = { 1, 5, -2,     /* f(x1) at samples 1..3 */
+                       3, 2, -1 };   /* f(x2)                 */
+  g_assert_cmpfloat (fabs (sg_acq_qeubo (F, 2, 3) - (3 + 5 - 1) / 3.0), <, TIGHT);
+  g_assert_cmpfloat (fabs (sg_acq_qeubo (F, 1, 3) - 4 / 3.0), <, TIGHT);
+}
+
+/* Batch-means standard error of the mean of V (n values from a Markov
+ * chain): 20 batches. */
+static double
+batch_se (const double *v, size_t n)
+{
+  enum { B = 20 };
+  size_t len = n / B;
+  double m[B], mean = 0;
+  for (size_t b = 0; b < B; b++)
+    {
+      m[b] = 0;
+      for (size_t i = 0; i < len; i++)
+        m[b] += v[b * len + i];
+      m[b] /= (double) len;
+      mean += m[b] / B;
+    }
+  double ss = 0;
+  for (size_t b = 0; b < B; b++)
+    ss += (m[b] - mean) * (m[b] - mean);
+  return sqrt (ss / (B - 1) / B);
+}
+
+/* qEUBO of a best-of-3 proposal of sg_bo on the exact SkewGP posterior of
+ * two duels, against brute force: prior draws of the GP at the three
+ * inputs and the three options, weighted by the duels' likelihood
+ * (importance sampling from the prior), E[max_i f(x_i)] as the weighted
+ * mean. Both are Monte Carlo estimates; they must agree within 4
+ * combined standard errors (the posterior samples come from an HMC chain:
+ * batch means). */
+static void
+test_qeubo_brute_force (void)
+{
+  double lo[] = { 0 }, up[] = { 1 };
+  sg_bo_config c;
+  g_assert_cmpint (sg_bo_config_default (&c, 1, lo, up), ==, SG_OK);
+  c.question = SG_BO_QUESTION_CHOICE;
+  c.n_options = 3;
+  c.acquisition = SG_BO_ACQ_QEUBO;
+  c.n_initial = 2;
+  c.n_samples = 4000;
+  c.search.n_candidates = 64;
+  c.refit_until = c.refit_every = 0;
+  sg_bo *bo;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  const double X[] = { 0.2, 0.7, 0.5 };
+  g_assert_cmpint (sg_bo_answer_duel (bo, X + 0, X + 1, 1), ==, SG_OK);  /* 0.2 > 0.7 */
+  g_assert_cmpint (sg_bo_answer_duel (bo, X + 2, X + 0, 1), ==, SG_OK);  /* 0.5 > 0.2 */
+  gsl_rng *rng = sg_rng_new (11, 1);
+  sg_bo_query q;
+  g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+  g_assert_cmpint (q.kind, ==, SG_BO_QUERY_CHOICE);
+  g_assert_cmpint (q.n_options, ==, 3);
+
+  /* the posterior side: joint samples at the three options (fresh
+   * remainder draws), per-sample maxima */
+  const sg_skewgp_samples *smp = sg_bo_skewgp_samples (bo);
+  size_t N = sg_skewgp_samples_count (smp);
+  double opts[3] = { q.options[0][0], q.options[1][0], q.options[2][0] };
+  double *F = g_new (double, 3 * N), *mx = g_new (double, N);
+  g_assert_cmpint (sg_skewgp_joint_samples (sg_bo_skewgp_posterior (bo), smp, opts, 3, rng, F),
+                   ==, SG_OK);
+  for (size_t j = 0; j < N; j++)
+    mx[j] = fmax (F[j], fmax (F[N + j], F[2 * N + j]));
+  double post = sg_acq_qeubo (F, 3, N), se_post = batch_se (mx, N);
+
+  /* brute force: importance sampling from the prior */
+  const sg_hyper *h = sg_bo_get_hyper (bo);
+  double P[6] = { X[0], X[1], X[2], opts[0], opts[1], opts[2] }, K[36], L[36];
+  sg_kernel_matrix (&h->kernel, P, 6, P, 6, K);
+  g_assert_cmpint (sg_cholesky (K, 6, 1e-6, L, NULL), ==, SG_OK);
+  double scale = 1 / (M_SQRT2 * h->noise.probit_sd);
+  size_t M = 400000;
+  double sw = 0, swm = 0;
+  double *w = g_new (double, M), *m = g_new (double, M);
+  for (size_t i = 0; i < M; i++)
+    {
+      double z[6], f[6];
+      for (int r = 0; r < 6; r++)
+        z[r] = sg_rng_gaussian (rng);
+      for (int r = 0; r < 6; r++)
+        {
+          f[r] = h->mean;
+          for (int k = 0; k <= r; k++)
+            f[r] += L[r * 6 + k] * z[k];
+        }
+      w[i] = sg_norm_cdf ((f[0] - f[1]) * scale) * sg_norm_cdf ((f[2] - f[0]) * scale);
+      m[i] = fmax (f[3], fmax (f[4], f[5]));
+      sw += w[i];
+      swm += w[i] * m[i];
+    }
+  double brute = swm / sw, v = 0;
+  for (size_t i = 0; i < M; i++)
+    v += w[i] * w[i] * (m[i] - brute) * (m[i] - brute);
+  double se_brute = sqrt (v) / sw;
+  double tol = 4 * sqrt (se_post * se_post + se_brute * se_brute);
+  g_test_message ("qEUBO posterior %.5f (se %.5f), proposal %.5f, brute force %.5f (se %.5f)",
+                  post, se_post, q.acquisition, brute, se_brute);
+  g_assert_cmpfloat (fabs (post - brute), <, tol);
+  /* the value sg_bo maximised, from its own common random numbers */
+  g_assert_cmpfloat (fabs (q.acquisition - brute), <, tol);
+  /* and it is not a trivial agreement: E[max] exceeds every option's mean */
+  for (int i = 0; i < 3; i++)
+    {
+      double mi = 0;
+      for (size_t j = 0; j < N; j++)
+        mi += F[i * N + j] / (double) N;
+      g_assert_cmpfloat (brute - mi, >, tol);
+    }
+  g_free (w); g_free (m); g_free (F); g_free (mx);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -298,5 +425,7 @@ main (int argc, char **argv)
   g_test_add_func ("/acq/maximize-extra", test_maximize_extra);
   g_test_add_func ("/acq/maximize-deterministic", test_maximize_deterministic);
   g_test_add_func ("/acq/maximize-cancel", test_maximize_cancel);
+  g_test_add_func ("/acq/qeubo-hand", test_qeubo_hand);
+  g_test_add_func ("/acq/qeubo-brute-force", test_qeubo_brute_force);
   return g_test_run ();
 }

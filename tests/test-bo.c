@@ -1525,11 +1525,304 @@ test_svgp_surrogate (void)
   sg_problem_free (p);
 }
 
+
+/* ---- Question kinds --------------------------------------------------------- */
+
+static void
+test_questions_config (void)
+{
+  sg_bo_config c, b;
+  small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  c.question = SG_BO_QUESTION_CHOICE;
+  c.n_options = 4;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);  /* choice needs qEUBO */
+  c.acquisition = SG_BO_ACQ_QEUBO;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
+  b = c; b.n_options = SG_BO_MAX_OPTIONS + 1;
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  b = c; b.n_options = 1;
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  b = c; b.surrogate = SG_BO_SURROGATE_LAPLACE;  /* correlated rows */
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  b.n_options = 2;  /* a choice of two is one independent row */
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_OK);
+  b = c; b.surrogate = SG_BO_SURROGATE_SVGP;
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  b = c; b.mode = SG_BO_MIXED;
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  small_config (&b, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  b.n_options = 3;  /* a duel shows two */
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  b.n_options = 2;
+  b.ties = 1;
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_OK);
+  b.surrogate = SG_BO_SURROGATE_EP;
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  b.surrogate = SG_BO_SURROGATE_RANDOM;
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_OK);
+  b.prior.noise.tie_margin = 0;
+  g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+
+  sg_bo_acquisition a;
+  g_assert_cmpint (sg_bo_acquisition_parse ("qeubo", &a), ==, SG_OK);
+  g_assert_cmpint (a, ==, SG_BO_ACQ_QEUBO);
+  g_assert_cmpstr (sg_bo_acquisition_name (SG_BO_ACQ_QEUBO), ==, "qeubo");
+  sg_bo_question qk;
+  g_assert_cmpint (sg_bo_question_parse ("choice", &qk), ==, SG_OK);
+  g_assert_cmpint (qk, ==, SG_BO_QUESTION_CHOICE);
+  g_assert_cmpint (sg_bo_question_parse ("rank", &qk), ==, SG_EINVAL);
+  g_assert_cmpstr (sg_bo_question_name (SG_BO_QUESTION_DUEL), ==, "duel");
+}
+
+/* The index of the option of Q with the largest value of P. */
+static size_t
+best_option (const sg_problem *p, const sg_bo_query *q)
+{
+  size_t best = 0;
+  for (size_t i = 1; i < q->n_options; i++)
+    if (sg_problem_value (p, q->options[i]) > sg_problem_value (p, q->options[best]))
+      best = i;
+  return best;
+}
+
+/* Best of 4 on cos1d with an exact person: every query shows 4 distinct
+ * options in the box, each answer is recorded as one choice observation of
+ * 4 options (3 probit rows), the chosen one becomes x_r, undo restores it,
+ * and a refit on the choices works (its mvn workspace has one row per
+ * probit row, 3 per answer, not one per answer). */
+static void
+test_choice_loop (void)
+{
+  sg_problem *p;
+  g_assert_cmpint (sg_problem_new ("cos1d", 0, &p), ==, SG_OK);
+  sg_bo_config c;
+  small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  c.lower[0] = sg_problem_lower (p)[0];
+  c.upper[0] = sg_problem_upper (p)[0];
+  c.prior.kernel.lengthscales[0] = 1.0;
+  c.question = SG_BO_QUESTION_CHOICE;
+  c.n_options = 4;
+  c.acquisition = SG_BO_ACQ_QEUBO;
+  sg_bo *bo;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  double prev_best[SG_BO_MAX_DIM] = { 0 };
+  for (size_t n = 0; n < 6; n++)
+    {
+      gsl_rng *rng = sg_bo_rng (bo);
+      sg_bo_query q;
+      g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+      sg_rng_free (rng);
+      g_assert_cmpint (q.kind, ==, SG_BO_QUERY_CHOICE);
+      g_assert_cmpint (q.n_options, ==, 4);
+      g_assert_cmpint (q.initial, ==, n < 2);
+      for (size_t i = 0; i < 4; i++)
+        {
+          g_assert_cmpfloat (q.options[i][0], >=, c.lower[0]);
+          g_assert_cmpfloat (q.options[i][0], <=, c.upper[0]);
+          for (size_t j = 0; j < i; j++)
+            g_assert_cmpfloat (q.options[i][0], !=, q.options[j][0]);
+        }
+      g_assert_cmpfloat (q.x[0], ==, q.options[0][0]);
+      if (!q.initial)
+        g_assert_true (isfinite (q.acquisition));
+      size_t chosen = best_option (p, &q);
+      double packed[4];
+      for (size_t i = 0; i < 4; i++)
+        packed[i] = q.options[i][0];
+      sg_bo_best (bo, prev_best);
+      g_assert_cmpint (sg_bo_answer_choice (bo, packed, 4, chosen, SG_CONFIDENCE_NONE, SG_SHOWN_NONE), ==, SG_OK);
+      double best[SG_BO_MAX_DIM];
+      g_assert_true (sg_bo_best (bo, best));
+      g_assert_cmpfloat (best[0], ==, packed[chosen]);
+    }
+  const sg_data *d = sg_bo_data (bo);
+  g_assert_cmpint (d->n_obs, ==, 6);
+  for (size_t i = 0; i < d->n_obs; i++)
+    {
+      g_assert_cmpint (d->obs[i].kind, ==, SG_OBS_CHOICE);
+      g_assert_cmpint (d->obs[i].count, ==, 4);
+    }
+  g_assert_cmpint (sg_data_n_probit_rows (d), ==, 18);
+
+  sg_fit_result res;
+  g_assert_cmpint (sg_bo_refit (bo, NULL, NULL, &res), ==, SG_OK);
+  g_assert_cmpint (res.n_evals, >, 0);
+  g_assert_true (isfinite (res.log_evidence));
+
+  g_assert_cmpint (sg_bo_undo (bo), ==, SG_OK);
+  double best[SG_BO_MAX_DIM];
+  g_assert_true (sg_bo_best (bo, best));
+  g_assert_cmpfloat (best[0], ==, prev_best[0]);
+  g_assert_cmpint (sg_bo_data (bo)->n_obs, ==, 5);
+
+  /* bad choices change nothing */
+  const double same[] = { 0.1, 0.1, 0.3 }, outside[] = { 0.1, 9.0 };
+  g_assert_cmpint (sg_bo_answer_choice (bo, same, 3, 0, SG_CONFIDENCE_NONE, SG_SHOWN_NONE), ==, SG_EINVAL);
+  g_assert_cmpint (sg_bo_answer_choice (bo, outside, 2, 0, SG_CONFIDENCE_NONE, SG_SHOWN_NONE), ==, SG_EINVAL);
+  g_assert_cmpint (sg_bo_answer_choice (bo, same + 1, 2, 2, SG_CONFIDENCE_NONE, SG_SHOWN_NONE), ==, SG_EINVAL);
+  g_assert_cmpint (sg_bo_data (bo)->n_obs, ==, 5);
+  sg_bo_free (bo);
+  sg_problem_free (p);
+}
+
+/* A choice between two options is a duel: the same answers given as
+ * duels and as choices of 2 give the same proposal (same samples, same
+ * acquisition) to round-off. */
+static void
+test_choice_of_two_is_duel (void)
+{
+  sg_bo_config c;
+  small_config (&c, 2, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  sg_bo *duels, *choices;
+  g_assert_cmpint (sg_bo_new (&c, &duels), ==, SG_OK);
+  g_assert_cmpint (sg_bo_new (&c, &choices), ==, SG_OK);
+  gsl_rng *pts = sg_rng_new (3, 3);
+  for (int n = 0; n < 5; n++)
+    {
+      double ab[4];
+      for (int j = 0; j < 4; j++)
+        ab[j] = -1 + 2 * gsl_rng_uniform (pts);
+      int a_won = ab[0] + ab[1] > ab[2] + ab[3];
+      g_assert_cmpint (sg_bo_answer_duel (duels, ab, ab + 2, a_won), ==, SG_OK);
+      g_assert_cmpint (sg_bo_answer_choice (choices, ab, 2, a_won ? 0 : 1, SG_CONFIDENCE_NONE, SG_SHOWN_NONE), ==, SG_OK);
+    }
+  sg_rng_free (pts);
+  double b1[2], b2[2];
+  sg_bo_best (duels, b1);
+  sg_bo_best (choices, b2);
+  g_assert_cmpfloat (b1[0], ==, b2[0]);
+  sg_bo_query q1, q2;
+  gsl_rng *r1 = sg_rng_new (7, 1), *r2 = sg_rng_new (7, 1);
+  g_assert_cmpint (sg_bo_propose (duels, r1, NULL, &q1), ==, SG_OK);
+  g_assert_cmpint (sg_bo_propose (choices, r2, NULL, &q2), ==, SG_OK);
+  g_assert_cmpint (sg_bo_data (choices)->obs[0].kind, ==, SG_OBS_CHOICE);
+  for (int j = 0; j < 2; j++)
+    g_assert_cmpfloat (fabs (q1.x[j] - q2.x[j]), <, 1e-9);
+  g_assert_cmpfloat (fabs (q1.acquisition - q2.acquisition), <, 1e-9);
+  sg_rng_free (r1);
+  sg_rng_free (r2);
+  sg_bo_free (duels);
+  sg_bo_free (choices);
+}
+
+/* Ties offered: every duel query says so; a person with a margin larger
+ * than cos1d's range answers only ties (recorded as tie observations,
+ * x_r never moves from the first point), a person with no margin only
+ * decisive duels (recorded with tie_offered); a refit frees the tie
+ * margin; without ties offered a tie answer is refused. */
+static void
+test_ties_loop (void)
+{
+  sg_problem *p;
+  g_assert_cmpint (sg_problem_new ("cos1d", 0, &p), ==, SG_OK);
+  for (int wide = 1; wide >= 0; wide--)
+    {
+      sg_bo_config c;
+      small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+      c.lower[0] = sg_problem_lower (p)[0];
+      c.upper[0] = sg_problem_upper (p)[0];
+      c.prior.kernel.lengthscales[0] = 1.0;
+      c.ties = 1;
+      c.refit_free |= SG_FIT_TIE_MARGIN;
+      sg_bo *bo;
+      g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      double margin = wide ? 10 : 0, first[1];
+      for (size_t n = 0; n < 5; n++)
+        {
+          gsl_rng *rng = sg_bo_rng (bo);
+          sg_bo_query q;
+          g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+          sg_rng_free (rng);
+          g_assert_cmpint (q.kind, ==, SG_BO_QUERY_DUEL);
+          g_assert_true (q.tie_offered);
+          double d = sg_problem_value (p, q.x) - sg_problem_value (p, q.x_ref);
+          if (n == 0)
+            first[0] = q.x[0];
+          if (fabs (d) < margin)
+            g_assert_cmpint (sg_bo_answer_tie (bo, q.x, q.x_ref), ==, SG_OK);
+          else
+            g_assert_cmpint (sg_bo_answer_duel (bo, q.x, q.x_ref, d >= 0), ==, SG_OK);
+        }
+      const sg_data *d = sg_bo_data (bo);
+      for (size_t i = 0; i < d->n_obs; i++)
+        if (wide)
+          g_assert_cmpint (d->obs[i].kind, ==, SG_OBS_TIE);
+        else
+          {
+            g_assert_cmpint (d->obs[i].kind, ==, SG_OBS_PREFERENCE);
+            g_assert_true (d->obs[i].tie_offered);
+          }
+      double best[1];
+      g_assert_true (sg_bo_best (bo, best));
+      if (wide)
+        g_assert_cmpfloat (best[0], ==, first[0]);
+      double before = sg_bo_get_hyper (bo)->noise.tie_margin;
+      g_assert_cmpint (sg_bo_refit (bo, NULL, NULL, NULL), ==, SG_OK);
+      g_assert_cmpfloat (sg_bo_get_hyper (bo)->noise.tie_margin, !=, before);
+      sg_bo_free (bo);
+    }
+  sg_bo_config c;
+  small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  sg_bo *bo;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  const double a[] = { 0.1 }, b[] = { 0.5 };
+  /* Without config.ties a decisive duel carries no tie_offered; a tie the
+   * caller records anyway (an app replaying a log) is still a tie. */
+  g_assert_cmpint (sg_bo_answer_duel (bo, a, b, 1), ==, SG_OK);
+  g_assert_false (sg_bo_data (bo)->obs[0].tie_offered);
+  g_assert_cmpint (sg_bo_answer_tie (bo, a, a), ==, SG_EINVAL);
+  g_assert_cmpint (sg_bo_answer_tie (bo, a, b), ==, SG_OK);
+  g_assert_cmpint (sg_bo_data (bo)->obs[1].kind, ==, SG_OBS_TIE);
+  sg_bo_free (bo);
+  sg_problem_free (p);
+}
+
+/* A duel with both points free (qEUBO): two distinct options, the last
+ * proposal's acquisition is qEUBO with the first option fixed, its value
+ * at the second option is the query's exactly, and it is -inf at the
+ * fixed option (a choice needs distinct options). */
+static void
+test_qeubo_free_duel (void)
+{
+  sg_bo_config c;
+  small_config (&c, 2, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  c.acquisition = SG_BO_ACQ_QEUBO;
+  sg_bo *bo;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  const double x[] = { 0.1, 0.2, -0.5, 0.3, 0.6, -0.7 };
+  g_assert_cmpint (sg_bo_answer_duel (bo, x, x + 2, 1), ==, SG_OK);
+  g_assert_cmpint (sg_bo_answer_duel (bo, x + 4, x, 0), ==, SG_OK);
+  gsl_rng *rng = sg_bo_rng (bo);
+  sg_bo_query q;
+  g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+  sg_rng_free (rng);
+  g_assert_cmpint (q.kind, ==, SG_BO_QUERY_DUEL);
+  g_assert_false (q.initial);
+  g_assert_cmpint (q.n_options, ==, 2);
+  g_assert_true (q.options[0][0] != q.options[1][0] || q.options[0][1] != q.options[1][1]);
+  g_assert_cmpfloat (q.x_ref[0], ==, q.options[1][0]);
+  sg_bo_acq_info info;
+  g_assert_cmpint (sg_bo_last_acquisition (bo, &info), ==, SG_OK);
+  g_assert_cmpint (info.target, ==, SG_BO_ACQ_TARGET_QEUBO);
+  g_assert_cmpstr (info.name, ==, "qEUBO");
+  double pts[4] = { q.options[1][0], q.options[1][1], q.options[0][0], q.options[0][1] }, v[2];
+  g_assert_cmpint (sg_bo_acquisition_at (bo, pts, 2, NULL, v), ==, SG_OK);
+  g_assert_cmpfloat (v[0], ==, q.acquisition);
+  g_assert_true (isinf (v[1]) && v[1] < 0);
+  g_assert_cmpint (sg_bo_answer_duel (bo, q.x, q.x_ref, 1), ==, SG_OK);
+  sg_bo_free (bo);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/bo/config", test_config);
+  g_test_add_func ("/bo/questions-config", test_questions_config);
+  g_test_add_func ("/bo/choice-loop", test_choice_loop);
+  g_test_add_func ("/bo/choice-of-two-is-duel", test_choice_of_two_is_duel);
+  g_test_add_func ("/bo/ties-loop", test_ties_loop);
+  g_test_add_func ("/bo/qeubo-free-duel", test_qeubo_free_duel);
   g_test_add_func ("/bo/answers-preference", test_answers_preference);
   g_test_add_func ("/bo/answers-mixed-safe", test_answers_mixed_safe);
   g_test_add_func ("/bo/initial-design-and-schedule", test_initial_design_and_schedule);

@@ -290,7 +290,8 @@ test_bad_input (void)
   g_assert_no_error (error);
   g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
   const char *flags[] = { "--problem", "--mode", "--acquisition", "--surrogate", "--iterations",
-                          "--initial", "--seed", "--noise", "--list" };
+                          "--initial", "--seed", "--noise", "--list", "--question",
+                          "--options", "--ties", "--tie-margin", "qeubo" };
   for (gsize k = 0; k < G_N_ELEMENTS (flags); k++)
     g_assert_nonnull (strstr (out, flags[k]));
 }
@@ -375,6 +376,121 @@ test_active (void)
   assert_bad ("--threshold", "--problem", "cos1d", "--mode", "active", NULL);
 }
 
+
+/* Best of 4 by qEUBO: every line shows 4 distinct options inside the box,
+ * the answer is the index of the one with the largest true value (an
+ * exact oracle), that option becomes best_x, and options_shown counts 4
+ * per question. */
+static void
+test_choice (void)
+{
+  CliResult r = run_bo ("--problem", "six-hump-camel", "--question", "choice", "--options", "4",
+                        "--iterations", "3", "--initial", "2", "--seed", "4", "--samples", "200",
+                        "--candidates", "50", NULL);
+  g_autoptr (GPtrArray) objs = check_run (&r, 5, 2, FALSE);
+  for (guint i = 0; i < 5; i++)
+    {
+      JsonObject *o = line (objs, i);
+      g_assert_cmpstr (json_object_get_string_member (o, "kind"), ==, "choice");
+      JsonArray *opts = json_object_get_array_member (o, "options");
+      g_assert_cmpint (json_array_get_length (opts), ==, 4);
+      gint64 ans = json_object_get_int_member (o, "answer");
+      g_assert_cmpint (ans, >=, 0);
+      g_assert_cmpint (ans, <, 4);
+      double best = -INFINITY;
+      gint64 argbest = -1;
+      for (guint k = 0; k < 4; k++)
+        {
+          JsonArray *x = json_array_get_array_element (opts, k);
+          double x1 = json_array_get_double_element (x, 0), x2 = json_array_get_double_element (x, 1);
+          g_assert_cmpfloat (fabs (x1), <=, 2);
+          g_assert_cmpfloat (fabs (x2), <=, 1);
+          /* six-hump camel, maximisation convention */
+          double g = -((4 - 2.1 * x1 * x1 + x1 * x1 * x1 * x1 / 3) * x1 * x1 + x1 * x2
+                       + (-4 + 4 * x2 * x2) * x2 * x2);
+          if (g > best)
+            best = g, argbest = k;
+        }
+      g_assert_cmpint (ans, ==, argbest);
+      JsonArray *bx = json_object_get_array_member (o, "best_x");
+      JsonArray *win = json_array_get_array_element (opts, (guint) ans);
+      g_assert_cmpfloat (json_array_get_double_element (bx, 0), ==,
+                         json_array_get_double_element (win, 0));
+      g_assert_cmpint (json_object_get_int_member (o, "options_shown"), ==, 4 * (i + 1));
+    }
+  JsonObject *s = line (objs, 5);
+  g_assert_cmpstr (json_object_get_string_member (s, "question"), ==, "choice");
+  g_assert_cmpstr (json_object_get_string_member (s, "acquisition"), ==, "qeubo");
+  g_assert_cmpint (json_object_get_int_member (s, "options_shown"), ==, 20);
+  cli_result_clear (&r);
+}
+
+/* Ties: a person whose margin exceeds every difference of cos1d's values
+ * (range < 3.1) answers every duel "about the same"; with a tiny margin
+ * they answer A or B and the duels still offer a tie. A free duel
+ * (qEUBO) shows two options. */
+static void
+test_ties (void)
+{
+  CliResult r = run_bo ("--problem", "cos1d", "--ties", "--tie-margin", "10", "--iterations", "3",
+                        "--initial", "2", "--seed", "1", "--samples", "200", "--candidates", "50",
+                        NULL);
+  g_autoptr (GPtrArray) objs = check_run (&r, 5, 1, FALSE);
+  for (guint i = 0; i < 5; i++)
+    {
+      JsonObject *o = line (objs, i);
+      g_assert_cmpstr (json_object_get_string_member (o, "kind"), ==, "duel");
+      g_assert_true (json_object_get_boolean_member (o, "tie_offered"));
+      g_assert_cmpstr (json_object_get_string_member (o, "answer"), ==, "tie");
+    }
+  g_assert_cmpint (json_object_get_int_member (line (objs, 5), "ties_answered"), ==, 5);
+  g_assert_true (json_object_get_boolean_member (line (objs, 5), "ties"));
+  cli_result_clear (&r);
+
+  r = run_bo ("--problem", "cos1d", "--ties", "--tie-margin", "1e-9", "--iterations", "2",
+              "--initial", "2", "--seed", "1", "--samples", "200", "--candidates", "50", NULL);
+  g_autoptr (GPtrArray) objs2 = check_run (&r, 4, 1, FALSE);
+  for (guint i = 0; i < 4; i++)
+    {
+      const char *ans = json_object_get_string_member (line (objs2, i), "answer");
+      g_assert_true (strcmp (ans, "A") == 0 || strcmp (ans, "B") == 0);
+      g_assert_true (json_object_get_boolean_member (line (objs2, i), "tie_offered"));
+    }
+  g_assert_cmpint (json_object_get_int_member (line (objs2, 4), "ties_answered"), ==, 0);
+  cli_result_clear (&r);
+
+  r = run_bo ("--problem", "cos1d", "--acquisition", "qeubo", "--iterations", "2", "--initial",
+              "2", "--seed", "1", "--samples", "200", "--candidates", "50", NULL);
+  g_autoptr (GPtrArray) objs3 = check_run (&r, 4, 1, FALSE);
+  JsonArray *opts = json_object_get_array_member (line (objs3, 3), "options");
+  g_assert_cmpint (json_array_get_length (opts), ==, 2);
+  g_assert_cmpfloat (json_array_get_double_element (json_array_get_array_element (opts, 0), 0),
+                     !=, json_array_get_double_element (json_array_get_array_element (opts, 1), 0));
+  g_assert_cmpint (json_object_get_int_member (line (objs3, 4), "options_shown"), ==, 8);
+  cli_result_clear (&r);
+}
+
+static void
+test_bad_questions (void)
+{
+  assert_bad ("--question", "--problem", "cos1d", "--question", "rank", NULL);
+  assert_bad ("--options is for --question choice", "--problem", "cos1d", "--options", "3",
+              NULL);
+  assert_bad ("--options", "--problem", "cos1d", "--question", "choice", "--options", "7", NULL);
+  assert_bad ("--tie-margin needs --ties", "--problem", "cos1d", "--tie-margin", "0.2", NULL);
+  assert_bad ("--tie-margin", "--problem", "cos1d", "--ties", "--tie-margin", "-1", NULL);
+  assert_bad ("qeubo only", "--problem", "cos1d", "--question", "choice", "--acquisition", "ucb",
+              NULL);
+  assert_bad ("--ties is for --question duel", "--problem", "cos1d", "--question", "choice",
+              "--ties", NULL);
+  assert_bad ("for --mode preference", "--problem", "cos1d", "--question", "choice", "--mode",
+              "mixed", NULL);
+  assert_bad ("need --surrogate skewgp", "--problem", "cos1d", "--question", "choice",
+              "--surrogate", "laplace", NULL);
+  assert_bad ("need --surrogate skewgp", "--problem", "cos1d", "--ties", "--surrogate", "ep",
+              NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -387,5 +503,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bo/bad-input", test_bad_input);
   g_test_add_func ("/cli/bo/safe-two-gp", test_safe_two_gp);
   g_test_add_func ("/cli/bo/active", test_active);
+  g_test_add_func ("/cli/bo/choice", test_choice);
+  g_test_add_func ("/cli/bo/ties", test_ties);
+  g_test_add_func ("/cli/bo/bad-questions", test_bad_questions);
   return g_test_run ();
 }
