@@ -163,6 +163,54 @@ lower_thread_priority (void)
 #endif
 }
 
+/* The niceness of a lane's jobs beyond the workers' own: the next
+ * question first, then what is drawn, then refits. On two cores a refit
+ * and a plot job would otherwise take half the CPU from the proposal the
+ * person waits for. */
+static const int lane_extra_nice[SB_WORKER_N_LANES] = {
+  [SB_WORKER_LANE_PROPOSE] = 0,
+  [SB_WORKER_LANE_FIT] = 10,
+  [SB_WORKER_LANE_PLOT] = 5,
+  [SB_WORKER_LANE_DENSITY] = 5,
+};
+
+typedef struct {
+  SbWorkerJob *job;
+  GError *error;
+} NicerRun;
+
+static gpointer
+run_nicer (gpointer data)
+{
+  NicerRun *run = data;
+  gpointer result;
+
+#ifdef __linux__
+  /* A thread of its own: a pool thread whose niceness went up could not
+   * come down again for the next proposal without privileges. */
+  (void) setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid),
+                      5 + lane_extra_nice[run->job->lane]);
+#endif
+  result = run->job->func (run->job, run->job->input, &run->error);
+  return result;
+}
+
+/* JOB's function, in a thread of lower priority for the lanes that have
+ * one. */
+static gpointer
+run_job (SbWorkerJob *job, GError **error)
+{
+  NicerRun run = { job, NULL };
+  gpointer result;
+
+  if (lane_extra_nice[job->lane] == 0)
+    return job->func (job, job->input, error);
+  result = g_thread_join (g_thread_new ("sb-worker-job", run_nicer, &run));
+  if (run.error)
+    g_propagate_error (error, run.error);
+  return result;
+}
+
 static void
 job_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -175,7 +223,7 @@ job_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
     result = NULL;   /* superseded before it started */
   else
     {
-      result = job->func (job, job->input, &error);
+      result = run_job (job, &error);
       if (result == NULL && error == NULL)
         g_set_error (&error, G_IO_ERROR, G_IO_ERROR_FAILED, "the job returned no result");
     }
