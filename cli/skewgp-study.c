@@ -27,16 +27,23 @@ static const char new_help[] =
   "   \"parameters\": [{\"name\": \"gamma\", \"lower\": 1.8, \"upper\": 2.6,\n"
   "                   \"unit\": \"\", \"scale\": \"linear\"}, ...],\n"
   "   \"budget\": 25,\n"
-  "   \"question\": {\"kind\": \"duel\", \"options\": 2},\n"
+  "   \"question\": {\"kind\": \"duel\", \"ties\": true},\n"
   "   \"seed\": 7}\n"
   "Required: title, mode, parameters (1 to 32, names unique, lower < upper),\n"
   "budget (answers planned, 1 to 100000). \"unit\" is optional. \"scale\" is\n"
   "optional and must be \"linear\" for now (log, integer and periodic\n"
-  "parameters are refused until the engine models them). \"question\" is\n"
-  "optional: the questions are duels of two options (preference and mixed\n"
-  "mode); choice and ranking questions are refused for now. \"seed\" (default\n"
+  "parameters are refused until the engine models them). \"seed\" (default\n"
   "1) makes the questions and the order the options are shown in\n"
   "reproducible.\n\n"
+  "\"question\" (optional; default: duels without ties) is what each\n"
+  "preference question asks:\n"
+  "  {\"kind\": \"duel\", \"ties\": b}        two options; with \"ties\": true,\n"
+  "                                     \"about the same\" is an answer\n"
+  "  {\"kind\": \"choice\", \"options\": k}   the best of k options (k = 3 to 6)\n"
+  "  {\"kind\": \"ranking\", \"options\": k}  all k options in order, best first\n"
+  "Choices, rankings and ties are modelled exactly by the \"skewgp\"\n"
+  "surrogate only, and safe mode asks for values: other combinations are\n"
+  "refused, naming what cannot serve them.\n\n"
   "Optional settings:\n"
   "  \"initial\": n          random initial questions before the model is used\n"
   "                        (default 2)\n"
@@ -60,11 +67,15 @@ static const char ask_help[] =
   "Usage: skewgp ask SESSION.json\n\n"
   "Prints the open question of the session, proposing and storing a new one\n"
   "when none is open (the same question again until it is answered):\n"
-  "  {\"question\": ID, \"kind\": \"duel\" | \"value\",\n"
+  "  {\"question\": ID, \"kind\": \"duel\" | \"choice\" | \"ranking\" | \"value\",\n"
   "   \"options\": [[x...], ...], \"shown_order\": [i, ...]}\n"
   "A duel has two options: option 0 is the current best, option 1 the new\n"
-  "candidate. Present them in \"shown_order\" (e.g. [1, 0]: option 1 first),\n"
-  "which puts the current best first or second at random. A value question\n"
+  "candidate. A choice or ranking question has k options (the experiment's\n"
+  "\"options\"): the engine's duel (the current best and the candidate)\n"
+  "followed by k - 2 settings spread over the box, each the farthest from the\n"
+  "options before it of 64 random draws (the app's rule for these questions).\n"
+  "Present the options in \"shown_order\" (e.g. [1, 0]: option 1 first), a\n"
+  "random order that puts the current best in any place. A value question\n"
   "(mixed and safe mode) has one option: the setting to measure.\n"
   "When the budget is used: {\"done\": true, \"answers\": n, \"budget\": N}.\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or another\n"
@@ -74,15 +85,21 @@ static const char tell_help[] =
   "Usage: skewgp tell SESSION.json ANSWER.json|-\n\n"
   "Records the answer to the open question:\n"
   "  {\"question\": ID,\n"
-  "   \"answer\": {\"chosen\": i}        duels: i indexes \"options\" (0 or 1)\n"
+  "   \"answer\": {\"chosen\": i}        duels and choices: i indexes \"options\"\n"
+  "           | {\"tie\": true}         duels, when the experiment allows ties:\n"
+  "                                 \"about the same\"\n"
+  "           | {\"ranking\": [i, ...]} rankings: every option's index once,\n"
+  "                                 best first\n"
   "           | {\"value\": y}         value questions: the measured value\n"
   "           | {\"failed\": true},    value questions: the setting failed\n"
   "   \"response_time\": seconds,     optional, >= 0\n"
-  "   \"confidence\": c}              optional, duels: \"weak\", \"normal\" or \"strong\"\n"
+  "   \"confidence\": c}              optional, duels and choices: \"weak\",\n"
+  "                                 \"normal\" or \"strong\"\n"
   "In safe mode a failed setting is modelled as below the threshold; in\n"
   "mixed mode it is recorded as a skip with a note (the model has no\n"
-  "failed observations there). {\"tie\": true} and {\"ranking\": [...]} are\n"
-  "refused: no question kind asks for them yet.\n"
+  "failed observations there). An answer the question does not ask for (a\n"
+  "tie where ties are not allowed, a ranking of a choice question, ...) is\n"
+  "refused, saying how to answer.\n"
   "An answer to a question that is not open (answered already, never asked,\n"
   "or out of date because the log changed since) is refused and changes\n"
   "nothing. Prints {\"recorded\": ID, \"answers\": n, \"budget\": N,\n"
@@ -222,28 +239,53 @@ parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
   return TRUE;
 }
 
+/* "question": {"kind", "options", "ties"} into EXP; whether the mode and
+ * the surrogate can serve it is the experiment's validation. */
 static gboolean
-parse_question (JsonObject *obj, GError **error)
+parse_question (JsonObject *obj, SbExperiment *exp, GError **error)
 {
-  static const char *const known[] = { "kind", "options", NULL };
+  static const char *const known[] = { "kind", "options", "ties", NULL };
   const char *kind = "duel";
-  gint64 options = 2;
+  gint64 options = 0;
+  gboolean ties = FALSE;
   JsonNode *node = json_object_get_member (obj, "question");
+  JsonObject *q;
 
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return skewgp_input_error (error, "field 'question' must be an object");
-  JsonObject *q = json_node_get_object (node);
+  q = json_node_get_object (node);
   if (!skewgp_check_fields (q, "'question'", known, error)
       || !skewgp_get_string (q, "kind", FALSE, &kind, error)
-      || !skewgp_get_int (q, "options", FALSE, 2, 2, &options, error))
+      || !skewgp_get_int (q, "options", FALSE, 2, SB_MAX_OPTIONS, &options, error)
+      || !skewgp_get_bool (q, "ties", FALSE, &ties, error))
     return FALSE;
-  if (g_str_equal (kind, "choice") || g_str_equal (kind, "ranking"))
-    return skewgp_input_error (error, "question kind '%s' is not supported yet (only "
-                               "\"duel\")", kind);
-  if (!g_str_equal (kind, "duel"))
-    return skewgp_input_error (error, "unknown question kind '%s' (expected \"duel\")", kind);
+  if (!sb_ask_kind_from_string (kind, &exp->question))
+    return skewgp_input_error (error, "unknown question kind '%s' (expected \"duel\", "
+                               "\"choice\" or \"ranking\")", kind);
+  if (exp->question == SB_ASK_DUEL)
+    {
+      if (options != 0 && options != 2)
+        return skewgp_input_error (error, "'question': a duel shows 2 options, not %"
+                                   G_GINT64_FORMAT, options);
+      exp->n_options = 2;
+    }
+  else
+    {
+      if (options == 0)
+        return skewgp_input_error (error, "'question': a %s question needs \"options\": k "
+                                   "(%d to %d)", kind, SB_MIN_CHOICE_OPTIONS, SB_MAX_OPTIONS);
+      if (options < SB_MIN_CHOICE_OPTIONS)
+        return skewgp_input_error (error, "'question': a %s question shows %d to %d options, "
+                                   "not %" G_GINT64_FORMAT " (two options are a duel)", kind,
+                                   SB_MIN_CHOICE_OPTIONS, SB_MAX_OPTIONS, options);
+      exp->n_options = (guint) options;
+    }
+  if (ties && exp->question != SB_ASK_DUEL)
+    return skewgp_input_error (error, "'question': \"ties\" applies to duels, not to %s "
+                               "questions", kind);
+  exp->ties_allowed = ties;
   return TRUE;
 }
 
@@ -303,7 +345,7 @@ parse_experiment (JsonObject *obj, GError **error)
       || !skewgp_get_double (obj, "threshold", FALSE, &exp->threshold, error)
       || !parse_engine_name (obj, "acquisition", parse_acquisition, &acquisition, error)
       || !parse_engine_name (obj, "surrogate", parse_surrogate, &surrogate, error)
-      || !parse_question (obj, error))
+      || !parse_question (obj, exp, error))
     return NULL;
   if (!sb_mode_from_string (mode, &exp->mode))
     {

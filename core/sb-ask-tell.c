@@ -76,7 +76,7 @@ parse_inner_answer (JsonObject *obj, SbAnswer *answer, GError **error)
       if (!holds_type (node, G_TYPE_INT64) || json_node_get_int (node) < 0
           || json_node_get_int (node) >= SB_MAX_OPTIONS)
         return fail (error, SB_ASK_TELL_ERROR_INVALID,
-                     "'chosen' must be the index of an option (0 or 1)");
+                     "'chosen' must be the index of an option (0, 1, ...)");
       answer->kind = SB_ANSWER_CHOSEN;
       answer->chosen = (guint) json_node_get_int (node);
     }
@@ -95,10 +95,24 @@ parse_inner_answer (JsonObject *obj, SbAnswer *answer, GError **error)
     }
   else
     {
-      if (!JSON_NODE_HOLDS_ARRAY (node))
+      JsonArray *order = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+      guint n = order ? json_array_get_length (order) : 0;
+
+      if (order == NULL || n < 2 || n > SB_MAX_OPTIONS)
         return fail (error, SB_ASK_TELL_ERROR_INVALID,
-                     "'ranking' must be an array of option indices");
+                     "'ranking' must be an array of 2 to %d option indices, best first",
+                     SB_MAX_OPTIONS);
+      for (guint i = 0; i < n; i++)
+        {
+          JsonNode *element = json_array_get_element (order, i);
+          if (!holds_type (element, G_TYPE_INT64) || json_node_get_int (element) < 0
+              || json_node_get_int (element) >= SB_MAX_OPTIONS)
+            return fail (error, SB_ASK_TELL_ERROR_INVALID,
+                         "'ranking' entry %u must be the index of an option (0, 1, ...)", i + 1);
+          answer->ranking[i] = (guint) json_node_get_int (element);
+        }
       answer->kind = SB_ANSWER_RANKING;
+      answer->n_ranked = n;
     }
   return TRUE;
 }
@@ -176,26 +190,6 @@ sb_ask_tell_current (SbSession *session)
   return q;
 }
 
-/* SplitMix64 (Steele, Lea & Flood 2014): a well-mixed 64-bit hash, so the
- * side of the current best is a fair coin for every (seed, id). */
-static guint64
-splitmix64 (guint64 x)
-{
-  x += G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
-  x = (x ^ (x >> 30)) * G_GUINT64_CONSTANT (0xBF58476D1CE4E5B9);
-  x = (x ^ (x >> 27)) * G_GUINT64_CONSTANT (0x94D049BB133111EB);
-  return x ^ (x >> 31);
-}
-
-static void
-choose_shown_order (guint64 seed, SbPendingQuestion *q)
-{
-  gboolean swap = q->n_options == 2 && (splitmix64 (seed ^ splitmix64 (q->id)) >> 63);
-
-  for (guint i = 0; i < q->n_options; i++)
-    q->shown_order[i] = swap ? q->n_options - 1 - i : i;
-}
-
 /* Refits the hyperparameters when the engine's schedule asks for it and
  * the stored ones did not see these answers yet, as the window does
  * (sb-campaign.c). A failed fit keeps the stored values: a fit is an
@@ -267,13 +261,20 @@ sb_ask_tell_ask (SbSession *session, GError **error)
       memcpy (q.options[0], proposal->a, size);
       memcpy (q.options[1], proposal->b, size);
     }
-  else
+  else if (proposal->kind == SB_QUESTION_VALUE)
     {
       q.kind = SB_PENDING_VALUE;
       q.n_options = 1;
       memcpy (q.options[0], proposal->b, size);
     }
-  choose_shown_order (exp->seed, &q);
+  else
+    {
+      q.kind = proposal->kind == SB_QUESTION_CHOICE ? SB_PENDING_CHOICE : SB_PENDING_RANKING;
+      q.n_options = proposal->n_options;
+      for (guint i = 0; i < q.n_options; i++)
+        memcpy (q.options[i], proposal->options[i], size);
+    }
+  sb_shuffle_order (exp->seed, q.id, q.n_options, q.shown_order);
   if (!sb_session_set_pending (session, &q, error))
     return NULL;
   return sb_session_get_pending (session);
@@ -304,41 +305,105 @@ check_question (SbSession *session, const SbAnswer *answer, GError **error)
   return TRUE;
 }
 
-/* The log entry ANSWER to Q becomes (its kind and points). */
+/* How Q is answered, for the messages. */
+static const char *
+how_to_answer (const SbExperiment *exp, const SbPendingQuestion *q)
+{
+  switch (q->kind)
+    {
+    case SB_PENDING_DUEL:
+      return exp->ties_allowed ? "{\"chosen\": 0}, {\"chosen\": 1} or {\"tie\": true}"
+                               : "{\"chosen\": 0} or {\"chosen\": 1}";
+    case SB_PENDING_CHOICE:
+      return "{\"chosen\": i}, the index of the best option";
+    case SB_PENDING_RANKING:
+      return "{\"ranking\": [i, ...]}, every option once, best first";
+    case SB_PENDING_VALUE:
+    default:
+      return "{\"value\": y} or {\"failed\": true}";
+    }
+}
+
+/* ANSWER (a tie, a ranking: _UNSUPPORTED; a choice or a value:
+ * _INVALID) is not what Q asks for. */
+static gboolean
+wrong_kind (const SbExperiment *exp, const SbPendingQuestion *q, SbAskTellError code,
+            const char *answer, GError **error)
+{
+  if (q->kind == SB_PENDING_VALUE)
+    return fail (error, code, "question %" G_GUINT64_FORMAT " asks for a value and takes no %s: "
+                 "answer %s", q->id, answer, how_to_answer (exp, q));
+  return fail (error, code,
+               "question %" G_GUINT64_FORMAT " is a %s question%s and takes no %s: answer %s",
+               q->id, sb_pending_kind_to_string (q->kind),
+               q->kind == SB_PENDING_DUEL && !exp->ties_allowed ? " without ties" : "", answer,
+               how_to_answer (exp, q));
+}
+
+/* The log entry ANSWER to Q becomes (its kind and points); a choice's
+ * and a ranking's options are copied into OPTIONS (SB_MAX_OPTIONS x dim). */
 static gboolean
 map_answer (const SbExperiment *exp, const SbPendingQuestion *q, const SbAnswer *answer,
-            SbLogEntry *entry, GError **error)
+            SbLogEntry *entry, double *options, GError **error)
 {
-  gboolean duel = q->kind == SB_PENDING_DUEL;
+  gsize size = exp->n_parameters * sizeof (double);
+  gboolean many = q->kind == SB_PENDING_CHOICE || q->kind == SB_PENDING_RANKING;
 
   switch (answer->kind)
     {
     case SB_ANSWER_TIE:
+      if (q->kind != SB_PENDING_DUEL || !exp->ties_allowed)
+        return wrong_kind (exp, q, SB_ASK_TELL_ERROR_UNSUPPORTED, "tie", error);
+      entry->kind = SB_LOG_TIE;
+      entry->b = (double *) q->options[1];
+      break;
     case SB_ANSWER_RANKING:
-      return fail (error, SB_ASK_TELL_ERROR_UNSUPPORTED,
-                   "a %s is not supported by this experiment's question kind (%s): answer %s",
-                   answer->kind == SB_ANSWER_TIE ? "tie" : "ranking",
-                   sb_pending_kind_to_string (q->kind),
-                   duel ? "{\"chosen\": 0} or {\"chosen\": 1}"
-                        : "{\"value\": y} or {\"failed\": true}");
+      if (q->kind != SB_PENDING_RANKING)
+        return wrong_kind (exp, q, SB_ASK_TELL_ERROR_UNSUPPORTED, "ranking", error);
+      {
+        gboolean seen[SB_MAX_OPTIONS] = { FALSE };
+        if (answer->n_ranked != q->n_options)
+          return fail (error, SB_ASK_TELL_ERROR_INVALID,
+                       "'ranking' lists %u options, but the question has %u (0 to %u)",
+                       answer->n_ranked, q->n_options, q->n_options - 1);
+        for (guint i = 0; i < answer->n_ranked; i++)
+          {
+            guint o = answer->ranking[i];
+            if (o >= q->n_options || seen[o])
+              return fail (error, SB_ASK_TELL_ERROR_INVALID,
+                           "'ranking' must list each option 0 to %u once; entry %u (%u) %s",
+                           q->n_options - 1, i + 1, o,
+                           o >= q->n_options ? "is not an option" : "is repeated");
+            seen[o] = TRUE;
+            entry->ranking[i] = o;
+          }
+      }
+      entry->kind = SB_LOG_RANKING;
+      break;
     case SB_ANSWER_CHOSEN:
-      if (!duel)
-        return fail (error, SB_ASK_TELL_ERROR_INVALID,
-                     "question %" G_GUINT64_FORMAT " asks for a value: answer {\"value\": y} "
-                     "or {\"failed\": true}", q->id);
+      if (q->kind == SB_PENDING_VALUE || q->kind == SB_PENDING_RANKING)
+        return wrong_kind (exp, q, SB_ASK_TELL_ERROR_INVALID, "'chosen'", error);
       if (answer->chosen >= q->n_options)
         return fail (error, SB_ASK_TELL_ERROR_INVALID,
-                     "'chosen' is %u, but the question has options 0 and 1", answer->chosen);
-      entry->kind = SB_LOG_DUEL;
-      entry->winner = (int) answer->chosen;
-      entry->b = (double *) q->options[1];
+                     "'chosen' is %u, but the question has options 0 to %u", answer->chosen,
+                     q->n_options - 1);
+      if (many)
+        {
+          entry->kind = SB_LOG_CHOICE;
+          entry->chosen = answer->chosen;
+        }
+      else
+        {
+          entry->kind = SB_LOG_DUEL;
+          entry->winner = (int) answer->chosen;
+          entry->b = (double *) q->options[1];
+        }
       break;
     case SB_ANSWER_VALUE:
     case SB_ANSWER_FAILED:
-      if (duel)
-        return fail (error, SB_ASK_TELL_ERROR_INVALID,
-                     "question %" G_GUINT64_FORMAT " is a duel: answer {\"chosen\": 0} or "
-                     "{\"chosen\": 1}", q->id);
+      if (q->kind != SB_PENDING_VALUE)
+        return wrong_kind (exp, q, SB_ASK_TELL_ERROR_INVALID,
+                           answer->kind == SB_ANSWER_VALUE ? "value" : "failed setting", error);
       if (answer->kind == SB_ANSWER_VALUE)
         {
           entry->kind = SB_LOG_VALUE;
@@ -357,7 +422,15 @@ map_answer (const SbExperiment *exp, const SbPendingQuestion *q, const SbAnswer 
         }
       break;
     }
-  entry->a = (double *) q->options[0];
+  if (many)
+    {
+      for (guint i = 0; i < q->n_options; i++)
+        memcpy (options + i * exp->n_parameters, q->options[i], size);
+      entry->n_options = q->n_options;
+      entry->options = options;
+    }
+  else
+    entry->a = (double *) q->options[0];
   return TRUE;
 }
 
@@ -367,6 +440,7 @@ sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error)
   const SbExperiment *exp = sb_session_get_experiment (session);
   const SbPendingQuestion *q;
   SbLogEntry entry = { 0 };
+  double options[SB_MAX_OPTIONS * SB_MAX_PARAMETERS];
 
   if (!check_question (session, answer, error))
     return FALSE;
@@ -374,10 +448,10 @@ sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error)
   /* The entry borrows the question's arrays; the session copies it. */
   entry.value = NAN;
   entry.dim = exp->n_parameters;
-  if (!map_answer (exp, q, answer, &entry, error))
+  if (!map_answer (exp, q, answer, &entry, options, error))
     return FALSE;
   entry.question = q->id;
-  entry.n_shown = entry.b != NULL ? 2 : 1;
+  entry.n_shown = q->n_options;
   if (entry.kind == SB_LOG_SKIP)
     entry.n_shown = 0;  /* a value question's skip: one setting, twice */
   memcpy (entry.shown_order, q->shown_order, sizeof entry.shown_order);

@@ -10,20 +10,27 @@
  * changed since) is refused and changes nothing.
  *
  * Question kinds:
- *   duel   two options; option 0 is the current best (a), option 1 the
- *          new candidate (b); answered by {"chosen": 0 or 1} (the index
- *          into the options, whatever order they were shown in);
- *   value  one option, the setting to measure (mixed and safe mode);
- *          answered by {"value": y} or {"failed": true}. In safe mode a
- *          failed setting is an observation of the model (001 eq. 40). In
- *          mixed mode the model has no place for it yet: the answer is
- *          recorded as a skip with a note saying it failed, so it is kept
- *          in the log and the CSV, and the next question differs.
- * The options are presented in SHOWN_ORDER, which puts the current best
- * first or second at random (seeded by the experiment's seed and the
- * question id, so it is reproducible), and is recorded with the answer.
- * Ties ({"tie": true}) and rankings ({"ranking": [...]}) are refused: no
- * question kind asks for them yet.
+ *   duel     two options; option 0 is the current best (a), option 1 the
+ *            new candidate (b); answered by {"chosen": 0 or 1} (the index
+ *            into the options, whatever order they were shown in), or by
+ *            {"tie": true} ("about the same") when the experiment allows
+ *            ties;
+ *   choice   k options (the experiment's "options"), the campaign's
+ *            (SbQuestion in sb-jobs.h: the engine's duel and k - 2
+ *            space-filling settings); answered by {"chosen": i}, i < k;
+ *   ranking  k options as for a choice; answered by {"ranking": [i, ...]},
+ *            every option once, best first;
+ *   value    one option, the setting to measure (mixed and safe mode);
+ *            answered by {"value": y} or {"failed": true}. In safe mode a
+ *            failed setting is an observation of the model (001 eq. 40). In
+ *            mixed mode the model has no place for it yet: the answer is
+ *            recorded as a skip with a note saying it failed, so it is kept
+ *            in the log and the CSV, and the next question differs.
+ * The options are presented in SHOWN_ORDER, a random permutation seeded by
+ * the experiment's seed and the question id (sb_shuffle_order), so the
+ * place of the current best is balanced and reproducible; it is recorded
+ * with the answer. A confidence is kept with duels and choices (the
+ * session refuses it on ties and rankings).
  *
  * Writers: whoever changes the file (creating it, storing a new question,
  * recording an answer) holds its write lock (sb_session_lock_file) for the
@@ -53,14 +60,16 @@ typedef enum {
   SB_ANSWER_CHOSEN = 0,  /* duels: the preferred option            */
   SB_ANSWER_VALUE,       /* value questions: the measured value    */
   SB_ANSWER_FAILED,      /* value questions: the setting failed    */
-  SB_ANSWER_TIE,         /* refused for now                        */
-  SB_ANSWER_RANKING,     /* refused for now                        */
+  SB_ANSWER_TIE,         /* duels that allow ties: about the same  */
+  SB_ANSWER_RANKING,     /* rankings: the options, best first      */
 } SbAnswerKind;
 
 typedef struct {
   guint64 question;          /* the id of the question answered */
   SbAnswerKind kind;
   guint chosen;              /* SB_ANSWER_CHOSEN */
+  guint n_ranked;            /* SB_ANSWER_RANKING: the length of RANKING */
+  guint ranking[SB_MAX_OPTIONS];
   double value;              /* SB_ANSWER_VALUE  */
   gboolean has_response_time;
   double response_time;      /* seconds, >= 0 */
@@ -95,8 +104,10 @@ const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
  * maps to (see above) with the question id, the order shown, and the
  * response time and confidence when given; the question is closed in the
  * same save. FALSE with ERROR and nothing changed when ANSWER is for
- * another question (SB_ASK_TELL_ERROR_STALE), does not fit it (_INVALID)
- * or is a tie or ranking (_UNSUPPORTED). */
+ * another question (SB_ASK_TELL_ERROR_STALE), does not fit it (_INVALID,
+ * e.g. a ranking that is not a permutation of the options) or is a kind
+ * of answer the question does not ask for (_UNSUPPORTED: a tie where
+ * ties are not allowed, a ranking of a choice question, ...). */
 gboolean sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error);
 
 /* The engine's current best setting (the incumbent x_r) after replaying

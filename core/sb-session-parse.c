@@ -746,17 +746,19 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   if (!sb_pending_kind_from_string (kind, &q->kind))
     {
       content_error (ctx, error, SB_SESSION_ERROR_INVALID, "pending",
-                     "%s: unknown kind '%s' (expected 'duel' or 'value')", what, kind);
+                     "%s: unknown kind '%s' (expected 'duel', 'value', 'choice' or "
+                     "'ranking')", what, kind);
       return FALSE;
     }
   GET_OR_FAIL (o, "options", JSON_TYPE_ARRAY, TRUE, node);
   options = json_node_get_array (node);
   q->n_options = json_array_get_length (options);
-  if (q->n_options != (q->kind == SB_PENDING_DUEL ? 2u : 1u))
+  /* The number the kind asks for is checked with the rest of the
+   * question (sb_session_check_pending). */
+  if (q->n_options < 1 || q->n_options > SB_MAX_OPTIONS)
     {
       content_error (ctx, error, SB_SESSION_ERROR_INVALID, "options",
-                     "%s: a %s question has %u option(s), not %u", what, kind,
-                     q->kind == SB_PENDING_DUEL ? 2 : 1, q->n_options);
+                     "%s: %u options, expected 1 to %d", what, q->n_options, SB_MAX_OPTIONS);
       return FALSE;
     }
   for (guint i = 0; i < q->n_options; i++)

@@ -47,7 +47,7 @@ static const char *const template_names[] = { "colour", "benchmark", "custom" };
 static const char *const kind_names[] = { "duel", "value", "failed", "skip", "tie", "choice",
                                           "ranking" };
 static const char *const question_names[] = { "duel", "choice", "ranking" };
-static const char *const pending_kind_names[] = { "duel", "value" };
+static const char *const pending_kind_names[] = { "duel", "value", "choice", "ranking" };
 
 static gboolean
 lookup_name (const char *const *names, guint n, const char *name, guint *out)
@@ -639,33 +639,55 @@ sb_hyper_validate (const SbHyper *h, guint dim, GError **error)
   return TRUE;
 }
 
+/* The log entry an answer to a pending question of KIND becomes
+ * (ties and skips aside), and the number of options it shows. */
+static SbLogKind
+pending_as_log (SbPendingKind kind)
+{
+  static const SbLogKind as_log[] = { SB_LOG_DUEL, SB_LOG_VALUE, SB_LOG_CHOICE, SB_LOG_RANKING };
+  return as_log[kind];
+}
+
+static guint
+pending_n_options (const SbExperiment *exp, SbPendingKind kind)
+{
+  return kind == SB_PENDING_DUEL ? 2 : kind == SB_PENDING_VALUE ? 1 : exp->n_options;
+}
+
 gboolean
 sb_session_check_pending (const SbExperiment *exp, const SbPendingQuestion *q, guint n_log,
                           guint64 asked, GError **error)
 {
   const char *kind = sb_pending_kind_to_string (q->kind);
-  SbLogKind as_log = q->kind == SB_PENDING_DUEL ? SB_LOG_DUEL : SB_LOG_VALUE;
+  SbLogKind as_log;
+  guint n;
 
-  if ((guint) q->kind > SB_PENDING_VALUE)
+  if ((guint) q->kind > SB_PENDING_RANKING)
     return invalid (error, "pending question: unknown kind");
+  as_log = pending_as_log (q->kind);
+  n = pending_n_options (exp, q->kind);
   if (q->id == 0 || q->id > asked)
     return invalid (error, "pending question: id %" G_GUINT64_FORMAT " was never given out "
                     "(questions asked: %" G_GUINT64_FORMAT ")", q->id, asked);
-  if (q->n_options != (q->kind == SB_PENDING_DUEL ? 2u : 1u))
+  if (q->n_options != n)
     return invalid (error, "pending question: a %s question has %u option%s, not %u", kind,
-                    q->kind == SB_PENDING_DUEL ? 2 : 1, q->kind == SB_PENDING_DUEL ? "s" : "",
-                    q->n_options);
+                    n, n == 1 ? "" : "s", q->n_options);
   if (!kind_fits_mode (as_log, exp->mode))
     return invalid (error, "pending question: a %s question has no place in %s mode", kind,
                     sb_mode_to_string (exp->mode));
+  if (as_log != SB_LOG_VALUE && !kind_fits_question (as_log, exp))
+    return invalid (error, "pending question: this experiment asks %s questions, not %s",
+                    sb_ask_kind_to_string (exp->question), kind);
   for (guint i = 0; i < q->n_options; i++)
     {
       g_autofree char *side = g_strdup_printf (" of option %u", i);
       if (!check_point (exp, q->options[i], "pending question", side, error))
         return FALSE;
     }
-  if (q->kind == SB_PENDING_DUEL && same_setting (q->options[0], q->options[1], exp->n_parameters))
-    return invalid (error, "pending question: the two options are the same setting");
+  for (guint i = 0; q->kind != SB_PENDING_VALUE && i < q->n_options; i++)
+    for (guint j = 0; j < i; j++)
+      if (same_setting (q->options[i], q->options[j], exp->n_parameters))
+        return invalid (error, "pending question: options %u and %u are the same setting", j, i);
   if (!is_permutation (q->shown_order, q->n_options))
     return invalid (error, "pending question: 'shown_order' must list each option once");
   if (q->n_log > n_log)

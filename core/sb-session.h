@@ -222,17 +222,22 @@ gboolean sb_experiment_check_observation (const SbExperiment *exp, const SbLogEn
  * same question and an answer can name the question it answers. Options
  * are in the engine's order: for a duel option 0 is a (the current best)
  * and option 1 is b (the new candidate), for a value question the one
- * option is the setting to measure. SHOWN_ORDER is the order in which
- * they are presented (a permutation of 0 .. n_options - 1). */
+ * option is the setting to measure, a choice or ranking question's k
+ * options are the campaign's (SbQuestion in sb-jobs.h). SHOWN_ORDER is
+ * the order in which they are presented (a permutation of 0 ..
+ * n_options - 1). */
 typedef enum {
   SB_PENDING_DUEL = 0,       /* "which do you prefer?"                       */
   SB_PENDING_VALUE,          /* "what did you measure?" (or "it failed")    */
+  SB_PENDING_CHOICE,         /* "which of these k is the best?"             */
+  SB_PENDING_RANKING,        /* "order these k, best first"                 */
 } SbPendingKind;
 
 typedef struct {
   guint64 id;                 /* 1, 2, ...: increasing, never reused        */
   SbPendingKind kind;
-  guint n_options;            /* 2 for a duel, 1 for a value question       */
+  guint n_options;            /* 2 for a duel, 1 for a value question, the
+                                 experiment's n_options for the others     */
   double options[SB_MAX_OPTIONS][SB_MAX_PARAMETERS];
   guint shown_order[SB_MAX_OPTIONS];
   gint64 created;             /* microseconds since the epoch               */

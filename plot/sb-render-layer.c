@@ -604,6 +604,14 @@ render_markers (const SbLayer *l, cairo_t *cr, const SbFrame *f,
     }
 }
 
+/* A link's end 2: hollow against a filled end 1 (winner -> loser), or
+ * drawn alike for a symmetric pair. */
+static gboolean
+second_end_filled (const SbStyle *style)
+{
+  return style->ends_alike ? style->filled : !style->filled;
+}
+
 static void
 render_links (const SbLayer *l, cairo_t *cr, const SbFrame *f,
               const SbPalette *palette)
@@ -639,7 +647,7 @@ render_links (const SbLayer *l, cairo_t *cr, const SbFrame *f,
         double dy = marker_y (f, end ? l->y2[i] : l->y[i], s);
         if (inside (f, dx, dy))
           _sb_draw_marker (cr, end ? l->style.marker2 : l->style.marker, dx, dy, s,
-                           end ? !l->style.filled : l->style.filled, c,
+                           end ? second_end_filled (&l->style) : l->style.filled, c,
                            l->style.alpha, palette);
       }
 }
@@ -850,13 +858,15 @@ _sb_layer_render_swatch (const SbLayer *l, cairo_t *cr, double x, double y,
     case SB_LAYER_LINKS:
       _sb_set_color (cr, c, 0.55);
       cairo_set_line_width (cr, 1.0);
+      _sb_apply_dash (cr, l->style.dash, 1.0);
       cairo_move_to (cr, x + 4, cy);
       cairo_line_to (cr, x + w - 4, cy);
       cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
       _sb_draw_marker (cr, l->style.marker, x + 4, cy, MIN (l->style.marker_size, h / 3),
                        l->style.filled, c, l->style.alpha, palette);
       _sb_draw_marker (cr, l->style.marker2, x + w - 4, cy, MIN (l->style.marker_size, h / 3),
-                       !l->style.filled, c, l->style.alpha, palette);
+                       second_end_filled (&l->style), c, l->style.alpha, palette);
       break;
     case SB_LAYER_HEATMAP:
       for (int k = 0; k < 8; k++)

@@ -166,6 +166,112 @@ fixed_note (const SbPlotSnapshot *s, const double *fixed, guint skip_a,
   return g_string_free (out, FALSE);
 }
 
+/* ---- Linked pairs: duels, ties, choices ------------------------------------ */
+
+/* Each kind of linked pair is its own layer and legend entry; a ranking
+ * arrives as the duels of each option over the next one down. */
+typedef enum { PAIR_DUEL = 0, PAIR_TIE, PAIR_CHOICE, N_PAIR_KINDS } PairKind;
+
+static const struct { const char *id; const char *label; } pair_layers[N_PAIR_KINDS] = {
+  { "obs/duels", "duel: winner ▲ → loser ▽" },
+  { "obs/ties", "about the same: ○ ┄ ○" },
+  { "obs/choices", "best of k: chosen ◆ → other ○" },
+};
+
+typedef struct {
+  GArray *x, *y, *x2, *y2;
+} PairSet;
+
+/* The pair kind of an observation, or -1 when it is a single point. */
+static int
+pair_kind (sg_obs_kind kind)
+{
+  switch (kind)
+    {
+    case SG_OBS_PREFERENCE:
+      return PAIR_DUEL;
+    case SG_OBS_TIE:
+      return PAIR_TIE;
+    case SG_OBS_CHOICE:
+      return PAIR_CHOICE;
+    default:
+      return -1;
+    }
+}
+
+static void
+pair_sets_init (PairSet sets[N_PAIR_KINDS])
+{
+  for (int k = 0; k < N_PAIR_KINDS; k++)
+    {
+      sets[k].x = g_array_new (FALSE, FALSE, sizeof (double));
+      sets[k].y = g_array_new (FALSE, FALSE, sizeof (double));
+      sets[k].x2 = g_array_new (FALSE, FALSE, sizeof (double));
+      sets[k].y2 = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+}
+
+static void
+pair_set_add (PairSet *set, double x, double y, double x2, double y2)
+{
+  g_array_append_val (set->x, x);
+  g_array_append_val (set->y, y);
+  g_array_append_val (set->x2, x2);
+  g_array_append_val (set->y2, y2);
+}
+
+/* A duel: filled ▲ (winner) to hollow ▽ (loser), solid; a tie: hollow
+ * circles at both ends, dashed (neither end won); a choice: the chosen
+ * option's filled diamond to each other option's hollow circle. */
+static SbStyle
+pair_style (PairKind kind, double size, double width)
+{
+  SbStyle st;
+
+  switch (kind)
+    {
+    case PAIR_TIE:
+      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, size * 0.85, FALSE);
+      st.ends_alike = TRUE;
+      st.dash = SB_DASH_DASHED;
+      break;
+    case PAIR_CHOICE:
+      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_DIAMOND, size, TRUE);
+      st.marker2 = SB_MARKER_CIRCLE;
+      break;
+    case PAIR_DUEL:
+    default:
+      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_TRIANGLE_UP, size, TRUE);
+      st.marker2 = SB_MARKER_TRIANGLE_DOWN;
+      break;
+    }
+  st.line_width = width;
+  return st;
+}
+
+/* Adds a layer per non-empty pair kind and frees the sets. */
+static void
+take_pair_layers (SbScene *scene, PairSet sets[N_PAIR_KINDS], double size, double width)
+{
+  for (int k = 0; k < N_PAIR_KINDS; k++)
+    {
+      if (sets[k].x->len)
+        {
+          SbStyle st = pair_style ((PairKind) k, size, width);
+          sb_scene_take_layer (scene, sb_layer_new_links (pair_layers[k].id, pair_layers[k].label, &st,
+                                                          sets[k].x->len,
+                                                          (double *) sets[k].x->data,
+                                                          (double *) sets[k].y->data,
+                                                          (double *) sets[k].x2->data,
+                                                          (double *) sets[k].y2->data));
+        }
+      g_array_unref (sets[k].x);
+      g_array_unref (sets[k].y);
+      g_array_unref (sets[k].x2);
+      g_array_unref (sets[k].y2);
+    }
+}
+
 /* Observations on a 1-D curve along AXIS. Latent values are not observed for
  * duels and classes: those markers sit on the exact posterior mean MEAN. */
 static void
@@ -176,15 +282,24 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
   GArray *nx = g_array_new (FALSE, FALSE, sizeof (double)), *ny = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *vx = g_array_new (FALSE, FALSE, sizeof (double)), *vy = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *ix = g_array_new (FALSE, FALSE, sizeof (double));
-  GArray *dw = g_array_new (FALSE, FALSE, sizeof (double)), *dwy = g_array_new (FALSE, FALSE, sizeof (double));
-  GArray *dl = g_array_new (FALSE, FALSE, sizeof (double)), *dly = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *bx = g_array_new (FALSE, FALSE, sizeof (double)), *by = g_array_new (FALSE, FALSE, sizeof (double));
+  PairSet pairs[N_PAIR_KINDS];
   double nan = NAN;
 
+  pair_sets_init (pairs);
   for (gsize i = 0; i < no; i++)
     {
       const SbObservation *o = sb_plot_snapshot_get_observation (s, i);
       double x = o->x[axis];
+      int pair = pair_kind (o->kind);
+
+      if (pair >= 0)
+        {
+          double xl = o->x_loser[axis];
+          pair_set_add (&pairs[pair], x, mean ? interp (grid, mean, n, x) : nan,
+                        xl, mean ? interp (grid, mean, n, xl) : nan);
+          continue;
+        }
       switch (o->kind)
         {
         case SG_OBS_NUMERIC:
@@ -198,17 +313,6 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
         case SG_OBS_INVALID:
           g_array_append_val (ix, x);
           break;
-        case SG_OBS_PREFERENCE:
-          {
-            double xl = o->x_loser[axis];
-            double yw = mean ? interp (grid, mean, n, x) : nan;
-            double yl = mean ? interp (grid, mean, n, xl) : nan;
-            g_array_append_val (dw, x);
-            g_array_append_val (dwy, yw);
-            g_array_append_val (dl, xl);
-            g_array_append_val (dly, yl);
-            break;
-          }
         case SG_OBS_BINARY:
         default:
           {
@@ -221,15 +325,7 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
     }
 
   SbStyle st;
-  if (dw->len)
-    {
-      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_TRIANGLE_UP, 4.5, TRUE);
-      st.marker2 = SB_MARKER_TRIANGLE_DOWN;
-      st.line_width = 0.9;
-      sb_scene_take_layer (scene, sb_layer_new_links ("obs/duels", "duel: winner ▲ → loser ▽", &st, dw->len,
-                                                      (double *) dw->data, (double *) dwy->data,
-                                                      (double *) dl->data, (double *) dly->data));
-    }
+  take_pair_layers (scene, pairs, 4.5, 0.9);
   if (nx->len)
     {
       st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 3.5, TRUE);
@@ -259,7 +355,7 @@ add_observations_1d (SbScene *scene, const SbPlotSnapshot *s, guint axis,
                                                         (double *) ix->data, y));
       g_free (y);
     }
-  GArray *all[] = { nx, ny, vx, vy, ix, dw, dwy, dl, dly, bx, by };
+  GArray *all[] = { nx, ny, vx, vy, ix, bx, by };
   for (guint k = 0; k < G_N_ELEMENTS (all); k++)
     g_array_unref (all[k]);
 }
@@ -532,18 +628,17 @@ add_observations_2d (SbScene *scene, const SbPlotSnapshot *s, guint ax, guint ay
   gsize no = sb_plot_snapshot_get_n_observations (s);
   GArray *px = g_array_new (FALSE, FALSE, sizeof (double)), *py = g_array_new (FALSE, FALSE, sizeof (double));
   GArray *ix = g_array_new (FALSE, FALSE, sizeof (double)), *iy = g_array_new (FALSE, FALSE, sizeof (double));
-  GArray *w = g_array_new (FALSE, FALSE, sizeof (double)), *l = g_array_new (FALSE, FALSE, sizeof (double));
+  PairSet pairs[N_PAIR_KINDS];
   SbStyle st;
 
+  pair_sets_init (pairs);
   for (gsize i = 0; i < no; i++)
     {
       const SbObservation *o = sb_plot_snapshot_get_observation (s, i);
-      if (o->kind == SG_OBS_PREFERENCE)
-        {
-          double a[2] = { o->x[ax], o->x[ay] }, b[2] = { o->x_loser[ax], o->x_loser[ay] };
-          g_array_append_vals (w, a, 2);
-          g_array_append_vals (l, b, 2);
-        }
+      int pair = pair_kind (o->kind);
+
+      if (pair >= 0)
+        pair_set_add (&pairs[pair], o->x[ax], o->x[ay], o->x_loser[ax], o->x_loser[ay]);
       else if (o->kind == SG_OBS_INVALID)
         {
           g_array_append_val (ix, o->x[ax]);
@@ -555,23 +650,7 @@ add_observations_2d (SbScene *scene, const SbPlotSnapshot *s, guint ax, guint ay
           g_array_append_val (py, o->x[ay]);
         }
     }
-  if (w->len)
-    {
-      guint m = w->len / 2;
-      g_autofree double *wx = g_new (double, m), *wy = g_new (double, m);
-      g_autofree double *lx = g_new (double, m), *ly = g_new (double, m);
-      for (guint k = 0; k < m; k++)
-        {
-          wx[k] = g_array_index (w, double, 2 * k);
-          wy[k] = g_array_index (w, double, 2 * k + 1);
-          lx[k] = g_array_index (l, double, 2 * k);
-          ly[k] = g_array_index (l, double, 2 * k + 1);
-        }
-      st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_TRIANGLE_UP, 4.0, TRUE);
-      st.marker2 = SB_MARKER_TRIANGLE_DOWN;
-      st.line_width = 1.2;
-      sb_scene_take_layer (scene, sb_layer_new_links ("obs/duels", "duel: winner ▲ → loser ▽", &st, m, wx, wy, lx, ly));
-    }
+  take_pair_layers (scene, pairs, 4.0, 1.2);
   if (px->len)
     {
       st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 3.5, TRUE);
@@ -584,7 +663,7 @@ add_observations_2d (SbScene *scene, const SbPlotSnapshot *s, guint ax, guint ay
       sb_scene_take_layer (scene, sb_layer_new_markers ("obs/invalid", "invalid (failed)", &st, ix->len,
                                                         (double *) ix->data, (double *) iy->data));
     }
-  GArray *all[] = { px, py, ix, iy, w, l };
+  GArray *all[] = { px, py, ix, iy };
   for (guint k = 0; k < G_N_ELEMENTS (all); k++)
     g_array_unref (all[k]);
 }

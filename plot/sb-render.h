@@ -178,6 +178,7 @@ typedef struct {
   SbMarker marker2;    /* LINKS: marker at (x2, y2)                         */
   double marker_size;  /* radius-like size in device units                  */
   gboolean filled;     /* marker at (x, y) filled (LINKS: end 2 hollow)     */
+  gboolean ends_alike; /* LINKS: end 2 filled as end 1 (a symmetric pair)   */
 } SbStyle;
 
 void sb_style_init (SbStyle *style, SbRole role);

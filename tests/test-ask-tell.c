@@ -129,8 +129,7 @@ test_stale_unknown_unsupported (void)
   assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "never asked");
   /* Question 2 is a duel: ties, rankings and values are refused. */
   answer = answer_of (2, SB_ANSWER_TIE);
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_UNSUPPORTED,
-                  "not supported by this experiment's question kind");
+  assert_refused (session, &answer, SB_ASK_TELL_ERROR_UNSUPPORTED, "duel question without ties");
   answer.kind = SB_ANSWER_RANKING;
   assert_refused (session, &answer, SB_ASK_TELL_ERROR_UNSUPPORTED, "ranking");
   answer = answer_of (2, SB_ANSWER_VALUE);

@@ -136,9 +136,29 @@ test_new (void)
       "[{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}", "unknown mode 'active'" },
     { "{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, \"parameters\": "
       "[{\"name\": \"x\", \"lower\": 1, \"upper\": 0}]}", "'lower' must be below 'upper'" },
-    { "{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, \"parameters\": "
-      "[{\"name\": \"x\", \"lower\": 0, \"upper\": 1}], \"question\": {\"kind\": \"ranking\"}}",
-      "question kind 'ranking' is not supported yet" },
+#define ONE_PARAMETER(mode, rest) \
+    "{\"title\": \"t\", \"mode\": \"" mode "\", \"budget\": 5, \"parameters\": " \
+    "[{\"name\": \"x\", \"lower\": 0, \"upper\": 1}], " rest "}"
+    { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"ranking\"}"),
+      "a ranking question needs \"options\": k (3 to 6)" },
+    { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"choice\", \"options\": 2}"),
+      "two options are a duel" },
+    { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"choice\", \"options\": 7}"),
+      "field 'options'" },
+    { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"duel\", \"options\": 3}"),
+      "a duel shows 2 options, not 3" },
+    { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"best\"}"),
+      "unknown question kind 'best'" },
+    { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"choice\", \"options\": 4, "
+                     "\"ties\": true}"), "\"ties\" applies to duels, not to choice questions" },
+    { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"choice\", \"options\": 4}, "
+                     "\"surrogate\": \"laplace\""),
+      "choices need the 'skewgp' surrogate ('laplace' cannot represent them)" },
+    { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"duel\", \"ties\": true}, "
+                     "\"surrogate\": \"ep\""),
+      "ties need the 'skewgp' surrogate ('ep' cannot represent them)" },
+    { ONE_PARAMETER ("safe", "\"question\": {\"kind\": \"ranking\", \"options\": 3}"),
+      "safe mode asks for values, not choices or rankings" },
     { "{\"title\": \"t\", \"mode\": \"preference\", \"parameters\": "
       "[{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}", "field 'budget' is required" },
     { "{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, \"colour\": 1, "
@@ -257,6 +277,167 @@ test_ask_tell_status_export (void)
   study_clear (&s);
 }
 
+/* A study of QUESTION ("question" member) on the 2-D experiment. */
+static char *
+experiment_with (const char *question)
+{
+  return g_strdup_printf ("{\"title\": \"Kinds\", \"mode\": \"preference\",\n"
+                          " \"parameters\": [{\"name\": \"gain\", \"lower\": 0, \"upper\": 10},\n"
+                          "                {\"name\": \"offset\", \"lower\": -5, \"upper\": 5}],\n"
+                          " \"budget\": 25, \"question\": %s, \"seed\": 3}\n", question);
+}
+
+/* Asks the next question of S: its id, checking the kind and that it
+ * shows N distinct options in a shown_order that is a permutation. */
+static gint64
+ask_kind (const Study *s, const char *kind, guint n)
+{
+  CliResult r = run (NULL, "ask", s->session, NULL);
+  gboolean seen[8] = { FALSE };
+  gint64 id;
+  JsonArray *options, *order;
+
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (obj (&r), "kind"), ==, kind);
+  options = json_object_get_array_member (obj (&r), "options");
+  order = json_object_get_array_member (obj (&r), "shown_order");
+  g_assert_cmpuint (json_array_get_length (options), ==, n);
+  g_assert_cmpuint (json_array_get_length (order), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      gint64 o = json_array_get_int_element (order, i);
+      g_assert_true (o >= 0 && o < n && !seen[o]);
+      seen[o] = TRUE;
+      for (guint j = 0; j < i; j++)
+        {
+          JsonArray *a = json_array_get_array_element (options, i);
+          JsonArray *b = json_array_get_array_element (options, j);
+          g_assert_false (json_array_get_double_element (a, 0) == json_array_get_double_element (b, 0)
+                          && json_array_get_double_element (a, 1) == json_array_get_double_element (b, 1));
+        }
+    }
+  id = json_object_get_int_member (obj (&r), "question");
+  cli_result_clear (&r);
+  return id;
+}
+
+/* Tells ANSWER (the "answer" member and the rest, after the question id)
+ * for question ID: recorded. */
+static void
+tell_ok (const Study *s, gint64 id, const char *answer)
+{
+  g_autofree char *doc = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", %s}", id, answer);
+  CliResult r = run (doc, "tell", s->session, "-", NULL);
+
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (json_object_get_int_member (obj (&r), "recorded"), ==, id);
+  cli_result_clear (&r);
+}
+
+static void
+tell_refused (const Study *s, gint64 id, const char *answer, const char *needle)
+{
+  g_autofree char *doc = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", %s}", id, answer);
+  g_autofree char *before = read_file (s->session);
+  CliResult r = run (doc, "tell", s->session, "-", NULL);
+
+  assert_refused (s, &r, before, needle);
+}
+
+/* The long CSV's rows of the answers, without the header. */
+static char **
+export_rows (const Study *s)
+{
+  CliResult r = run (NULL, "export", s->session, NULL);
+  char **lines;
+
+  g_assert_cmpint (r.status, ==, 0);
+  lines = g_strsplit (r.out, "\n", -1);
+  cli_result_clear (&r);
+  return lines;
+}
+
+/* Ties, best-of-k choices and rankings through new / ask / tell: ask
+ * shows k options for choices and rankings, tell takes {"tie": true} only
+ * where ties are allowed, {"chosen": i} among the k, a ranking only as a
+ * permutation of them, with a confidence where the session keeps one;
+ * the answers reach the CSV as what they are. */
+static void
+test_question_kinds (void)
+{
+  Study s;
+  g_autofree char *ties = experiment_with ("{\"kind\": \"duel\", \"ties\": true}");
+  g_autofree char *choice = experiment_with ("{\"kind\": \"choice\", \"options\": 4}");
+  g_autofree char *ranking = experiment_with ("{\"kind\": \"ranking\", \"options\": 3}");
+  g_auto (GStrv) rows = NULL;
+  gint64 id;
+
+  /* Duels with ties. */
+  study_init (&s, ties);
+  study_new (&s);
+  id = ask_kind (&s, "duel", 2);
+  tell_refused (&s, id, "\"answer\": {\"ranking\": [1, 0]}", "takes no ranking: answer "
+                "{\"chosen\": 0}, {\"chosen\": 1} or {\"tie\": true}");
+  tell_refused (&s, id, "\"answer\": {\"tie\": false}", "'tie' must be true");
+  tell_ok (&s, id, "\"answer\": {\"tie\": true}, \"response_time\": 1.5");
+  id = ask_kind (&s, "duel", 2);
+  tell_ok (&s, id, "\"answer\": {\"chosen\": 0}, \"confidence\": \"weak\"");
+  rows = export_rows (&s);
+  g_assert_nonnull (strstr (rows[1], ",tie,a,"));
+  g_assert_nonnull (strstr (rows[2], ",tie,b,"));
+  g_assert_nonnull (strstr (rows[3], ",duel,a,"));
+  g_assert_nonnull (strstr (rows[3], ",weak,"));
+  g_clear_pointer (&rows, g_strfreev);
+  study_clear (&s);
+
+  /* Best of 4. */
+  study_init (&s, choice);
+  study_new (&s);
+  id = ask_kind (&s, "choice", 4);
+  tell_refused (&s, id, "\"answer\": {\"chosen\": 4}", "'chosen' is 4, but the question has "
+                "options 0 to 3");
+  tell_refused (&s, id, "\"answer\": {\"tie\": true}", "is a choice question and takes no tie");
+  tell_refused (&s, id, "\"answer\": {\"ranking\": [0, 1, 2, 3]}", "takes no ranking");
+  tell_ok (&s, id, "\"answer\": {\"chosen\": 2}, \"confidence\": \"strong\"");
+  id = ask_kind (&s, "choice", 4);
+  g_assert_cmpint (id, ==, 2);
+  rows = export_rows (&s);
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autofree char *option = g_strdup_printf (",choice,%c,", 'a' + i);
+      g_autofree char *chosen = g_strdup_printf (",%d,,,", i == 2);
+      g_assert_nonnull (strstr (rows[1 + i], option));
+      g_assert_nonnull (strstr (rows[1 + i], chosen));
+      g_assert_nonnull (strstr (rows[1 + i], ",strong,"));
+    }
+  g_assert_cmpstr (rows[5], ==, "");
+  g_clear_pointer (&rows, g_strfreev);
+  study_clear (&s);
+
+  /* Rank 3. */
+  study_init (&s, ranking);
+  study_new (&s);
+  id = ask_kind (&s, "ranking", 3);
+  tell_refused (&s, id, "\"answer\": {\"chosen\": 0}", "is a ranking question and takes no "
+                "'chosen': answer {\"ranking\": [i, ...]}");
+  tell_refused (&s, id, "\"answer\": {\"ranking\": [0, 1]}", "'ranking' lists 2 options, but "
+                "the question has 3");
+  tell_refused (&s, id, "\"answer\": {\"ranking\": [0, 1, 1]}", "entry 3 (1) is repeated");
+  tell_refused (&s, id, "\"answer\": {\"ranking\": [0, 1, 3]}", "entry 3 (3) is not an option");
+  tell_refused (&s, id, "\"answer\": {\"ranking\": [0, \"b\", 1]}", "'ranking' entry 2");
+  tell_ok (&s, id, "\"answer\": {\"ranking\": [2, 0, 1]}");
+  rows = export_rows (&s);
+  /* chosen and rank columns: option a is 2nd, b 3rd, c 1st (the best). */
+  g_assert_nonnull (strstr (rows[1], ",ranking,a,"));
+  g_assert_nonnull (strstr (rows[1], ",0,2,,"));
+  g_assert_nonnull (strstr (rows[2], ",0,3,,"));
+  g_assert_nonnull (strstr (rows[3], ",ranking,c,"));
+  g_assert_nonnull (strstr (rows[3], ",1,1,,"));
+  id = ask_kind (&s, "ranking", 3);
+  g_assert_cmpint (id, ==, 2);
+  study_clear (&s);
+}
+
 static void
 test_stale_and_unknown_refused (void)
 {
@@ -287,9 +468,9 @@ test_stale_and_unknown_refused (void)
   r = run ("{\"question\": 99, \"answer\": {\"chosen\": 1}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "question 99 was never asked");
   r = run ("{\"question\": 2, \"answer\": {\"tie\": true}}", "tell", s.session, "-", NULL);
-  assert_refused (&s, &r, before, "not supported by this experiment's question kind");
+  assert_refused (&s, &r, before, "is a duel question without ties and takes no tie");
   r = run ("{\"question\": 2, \"answer\": {\"ranking\": [1, 0]}}", "tell", s.session, "-", NULL);
-  assert_refused (&s, &r, before, "not supported");
+  assert_refused (&s, &r, before, "takes no ranking");
   r = run ("{\"question\": 2, \"answer\": {\"value\": 3}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "is a duel");
   r = run ("{\"question\": 2, \"answer\": {\"chosen\": 1}", "tell", s.session, "-", NULL);
@@ -475,6 +656,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/asktell/new", test_new);
   g_test_add_func ("/cli/asktell/ask-tell-status-export", test_ask_tell_status_export);
   g_test_add_func ("/cli/asktell/stale-and-unknown-refused", test_stale_and_unknown_refused);
+  g_test_add_func ("/cli/asktell/question-kinds", test_question_kinds);
   g_test_add_func ("/cli/asktell/second-writer-refused", test_second_writer_refused);
   g_test_add_func ("/cli/asktell/study-converges", test_study_converges);
   g_test_add_func ("/cli/asktell/example-script", test_example_script);

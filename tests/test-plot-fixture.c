@@ -53,6 +53,10 @@ obs_kind (const char *s)
     return SG_OBS_INVALID;
   if (g_str_equal (s, "binary"))
     return SG_OBS_BINARY;
+  if (g_str_equal (s, "tie"))
+    return SG_OBS_TIE;
+  if (g_str_equal (s, "choice"))
+    return SG_OBS_CHOICE;
   return SG_OBS_NUMERIC;
 }
 

@@ -588,6 +588,106 @@ test_duel_markers_fixture (void)
   canvas_clear (&c);
 }
 
+/* Pixels of exactly colour COL within R device units of (CX, CY). */
+static gsize
+count_near (const Canvas *c, guint32 col, double cx, double cy, int r)
+{
+  double mx, my;
+  return blob_centroid (c, col, cx, cy, r, &mx, &my);
+}
+
+/* A tie and a best-of-3 choice (two linked pairs) next to a duel: each
+ * kind is its own layer with its own legend entry, none of them drawn as
+ * a lone point; the tie's ends are hollow circles alike (neither won),
+ * dashed, the choice links the chosen option's filled diamond to each
+ * other option's hollow circle. In the 2-D view they link the same
+ * points. */
+static void
+test_tie_choice_layers (void)
+{
+  const char *files[] = { "plot-1d.ini", "plot-2d.ini" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autoptr (GKeyFile) kf = plot_fixture_key_file (files[f]);
+      gboolean two_d = f == 1;
+      g_autoptr (SbPlotSnapshot) snap = NULL;
+      g_autoptr (SbScene) scene = NULL;
+      SbPlotOptions o;
+      SbLayer *ties, *choices, *duels;
+      const SbStyle *ts, *cs;
+
+      g_key_file_set_string (kf, "observations", "kinds", "duel;tie;choice;choice");
+      if (two_d)
+        {
+          g_key_file_set_string (kf, "observations", "x", "0.5;0.5;-1;0.5;0.6;-0.6;0.6;-0.6");
+          g_key_file_set_string (kf, "observations", "x_loser", "-0.5;-0.5;1;-0.5;-0.6;0.6;0.6;0.6");
+        }
+      else
+        {
+          g_key_file_set_string (kf, "observations", "x", "0.5;-1.5;1.2;1.2");
+          g_key_file_set_string (kf, "observations", "x_loser", "-0.5;1.8;-2;0");
+        }
+      g_key_file_set_string (kf, "observations", "y", "nan;nan;nan;nan");
+      snap = plot_fixture_from_key_file (kf, NULL);
+      sb_plot_options_init (&o, two_d ? SB_PLOT_HEATMAP : SB_PLOT_POSTERIOR);
+      o.field = SB_FIELD_MEAN;
+      scene = sb_plot_build (&o, snap, NULL);
+      ties = sb_scene_find_layer (scene, "obs/ties");
+      choices = sb_scene_find_layer (scene, "obs/choices");
+      duels = sb_scene_find_layer (scene, "obs/duels");
+      g_assert_nonnull (ties);
+      g_assert_nonnull (choices);
+      g_assert_nonnull (duels);
+      g_assert_null (sb_scene_find_layer (scene, two_d ? "obs/points" : "obs/binary"));
+      g_assert_cmpint (sb_layer_get_kind (ties), ==, SB_LAYER_LINKS);
+      g_assert_cmpint (sb_layer_get_kind (choices), ==, SB_LAYER_LINKS);
+      g_assert_cmpuint (sb_layer_get_n (duels), ==, 1);
+      g_assert_cmpuint (sb_layer_get_n (ties), ==, 1);
+      g_assert_cmpuint (sb_layer_get_n (choices), ==, 2);
+      g_assert_nonnull (strstr (sb_layer_get_label (ties), "about the same"));
+      g_assert_nonnull (strstr (sb_layer_get_label (choices), "best of k"));
+      ts = sb_layer_get_style (ties);
+      cs = sb_layer_get_style (choices);
+      g_assert_true (ts->ends_alike);
+      g_assert_false (ts->filled);
+      g_assert_cmpint (ts->dash, !=, SB_DASH_SOLID);
+      g_assert_cmpint (ts->marker, ==, ts->marker2);
+      g_assert_true (cs->filled);
+      g_assert_false (cs->ends_alike);
+      g_assert_cmpint (cs->marker, !=, cs->marker2);
+      g_assert_cmpint (cs->marker, !=, sb_layer_get_style (duels)->marker);
+
+      if (!two_d)
+        {
+          /* Drawn: both ends of the tie are rings of the observation
+           * colour around a hollow centre. */
+          g_autoptr (SbScene) alone = sb_scene_new ("ties", "x", "f");
+          SbPalette p;
+          Canvas c;
+          const double *gx;
+          gsize n = sb_plot_snapshot_get_curve_grid (snap, NULL, &gx);
+          const sg_point_summary *s = sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT);
+          double ends[2] = { -1.5, 1.8 };
+
+          sb_scene_set_x_range (alone, -2.6, 2.6);
+          sb_scene_take_layer (alone, sb_layer_ref (sb_scene_find_layer (scene, "band/exact")));
+          sb_scene_take_layer (alone, sb_layer_ref (ties));
+          test_palette (&p);
+          p.roles[SB_ROLE_EXACT] = p.background;
+          canvas_render (&c, alone, NULL, &p);
+          for (int e = 0; e < 2; e++)
+            {
+              double ex = sb_frame_x_to_device (&c.frame, ends[e]);
+              double ey = sb_frame_y_to_device (&c.frame, interp_mean (gx, s, n, ends[e]));
+              g_assert_cmpuint (count_near (&c, rgb (1, 0, 1), ex, ey, 6), >, 4);
+              g_assert_cmpuint (count_near (&c, rgb (1, 0, 1), ex, ey, 1), ==, 0);
+            }
+          canvas_clear (&c);
+        }
+    }
+}
+
 /* ---- heatmap colours ------------------------------------------------------------ */
 
 static void
@@ -1349,6 +1449,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/plot/markers/positions", test_marker_positions);
   g_test_add_func ("/plot/legend/model-label", test_model_label);
   g_test_add_func ("/plot/markers/duels", test_duel_markers_fixture);
+  g_test_add_func ("/plot/markers/ties-choices", test_tie_choice_layers);
   g_test_add_func ("/plot/heatmap/colors", test_heatmap_colors);
   g_test_add_func ("/plot/zoom", test_zoom_and_clip);
   g_test_add_func ("/plot/hover", test_hover);

@@ -567,6 +567,123 @@ test_new_experiment_choices (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* The first widget of TYPE under WIDGET whose tooltip or (check button)
+ * label contains TEXT. */
+static GtkWidget *
+find_widget (GtkWidget *widget, GType type, const char *text)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    {
+      const char *tip = gtk_widget_get_tooltip_text (widget);
+      const char *label = GTK_IS_CHECK_BUTTON (widget)
+                          ? gtk_check_button_get_label (GTK_CHECK_BUTTON (widget))
+                          : GTK_IS_LABEL (widget) ? gtk_label_get_text (GTK_LABEL (widget)) : NULL;
+      if ((tip && strstr (tip, text)) || (label && strstr (label, text)))
+        return widget;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type, text);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* The question rows build the question kind, k and ties they name; a
+ * kind the mode or the surrogate cannot serve is refused, the message
+ * naming the kind and what refuses it, and Create shows it and keeps the
+ * dialog open. */
+static void
+test_new_experiment_questions (void)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  GtkDropDown *question = find_dropdown (GTK_WIDGET (dialog), "Best of k");
+  GtkDropDown *mode = find_dropdown (GTK_WIDGET (dialog), "Safe");
+  GtkDropDown *sur = find_dropdown (GTK_WIDGET (dialog), "Laplace");
+  GtkSpinButton *options = GTK_SPIN_BUTTON (find_widget (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON,
+                                                         "best-of or rank"));
+  GtkCheckButton *ties = GTK_CHECK_BUTTON (find_widget (GTK_WIDGET (dialog), GTK_TYPE_CHECK_BUTTON,
+                                                        "About the same"));
+  const struct { const char *label; SbAskKind kind; } kinds[] = {
+    { "Duel", SB_ASK_DUEL }, { "Best of", SB_ASK_CHOICE }, { "Rank", SB_ASK_RANKING },
+  };
+  const struct {
+    SbAskKind kind; gboolean ties; guint mode_row; const char *surrogate; const char *needle[2];
+  } refused[] = {
+    { SB_ASK_CHOICE, FALSE, 0, "Laplace", { "choices", "laplace" } },
+    { SB_ASK_RANKING, FALSE, 0, "propagation", { "rankings", "'ep'" } },
+    { SB_ASK_DUEL, TRUE, 0, "variational", { "ties", "svgp" } },
+    { SB_ASK_CHOICE, FALSE, SB_MODE_SAFE, "SkewGP", { "safe mode", "choices" } },
+    { SB_ASK_DUEL, TRUE, SB_MODE_SAFE, "SkewGP", { "safe mode", "ties" } },
+  };
+
+  g_assert_nonnull (question);
+  g_assert_nonnull (mode);
+  g_assert_nonnull (sur);
+  g_assert_nonnull (options);
+  g_assert_nonnull (ties);
+  gtk_window_present (GTK_WINDOW (dialog));
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_COLOUR);
+  g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (question)), ==,
+                    G_N_ELEMENTS (kinds));
+  for (guint row = 0; row < G_N_ELEMENTS (kinds); row++)
+    {
+      const char *label = gtk_string_list_get_string (GTK_STRING_LIST (gtk_drop_down_get_model (question)), row);
+      SbAskKind kind = kinds[row].kind;
+
+      g_assert_nonnull (strstr (label, kinds[row].label));
+      gtk_drop_down_set_selected (question, row);
+      g_assert_cmpint (gtk_widget_get_visible (GTK_WIDGET (options)), ==, kind != SB_ASK_DUEL);
+      g_assert_cmpint (gtk_widget_get_visible (GTK_WIDGET (ties)), ==, kind == SB_ASK_DUEL);
+      for (guint k = 3; k <= 6; k++)
+        for (int t = 0; t < 2; t++)
+          {
+            g_autoptr (GError) error = NULL;
+            g_autoptr (SbExperiment) exp = NULL;
+
+            gtk_spin_button_set_value (options, k);
+            gtk_check_button_set_active (ties, t);
+            exp = sb_new_experiment_dialog_build (dialog, &error);
+            g_assert_no_error (error);
+            g_assert_cmpint (exp->question, ==, kind);
+            g_assert_cmpuint (exp->n_options, ==, kind == SB_ASK_DUEL ? 2 : k);
+            /* The hidden check box of a choice or ranking asks nothing. */
+            g_assert_cmpint (exp->ties_allowed, ==, kind == SB_ASK_DUEL && t);
+            g_assert_true (sb_experiment_validate (exp, NULL));
+          }
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SbExperiment) exp = NULL;
+      GtkDropDown *pick = find_dropdown (GTK_WIDGET (dialog), refused[i].surrogate);
+      GListModel *rows = gtk_drop_down_get_model (sur);
+      GtkWidget *shown;
+
+      g_assert_true (pick == sur);
+      for (guint r = 0; r < g_list_model_get_n_items (rows); r++)
+        if (strstr (gtk_string_list_get_string (GTK_STRING_LIST (rows), r), refused[i].surrogate))
+          gtk_drop_down_set_selected (sur, r);
+      gtk_drop_down_set_selected (mode, refused[i].mode_row);
+      gtk_drop_down_set_selected (question, refused[i].kind);
+      gtk_spin_button_set_value (options, 4);
+      gtk_check_button_set_active (ties, refused[i].ties);
+      exp = sb_new_experiment_dialog_build (dialog, &error);
+      g_assert_null (exp);
+      g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+      g_test_message ("refused: %s", error->message);
+      g_assert_nonnull (strstr (error->message, refused[i].needle[0]));
+      g_assert_nonnull (strstr (error->message, refused[i].needle[1]));
+      gtk_widget_activate_action (GTK_WIDGET (dialog), "dialog.create", NULL);
+      shown = find_widget (GTK_WIDGET (dialog), GTK_TYPE_LABEL, error->message);
+      g_assert_nonnull (shown);
+      g_assert_true (gtk_widget_get_visible (shown));
+    }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 /* The benchmark template answered by the simulated oracle: auto-play
  * answers questions by itself. */
 static void
@@ -725,6 +842,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
+  g_test_add_func ("/ui/new-experiment-questions", test_new_experiment_questions);
   g_test_add_func ("/ui/entered-number", test_entered_number);
   status = g_test_run ();
   g_object_unref (app);

@@ -41,6 +41,10 @@ struct _SbNewExperimentDialog
   GtkSpinButton *threshold_spin;
   GtkWidget *numeric_every_label;
   GtkSpinButton *numeric_every_spin;
+  GtkDropDown *question_dropdown;   /* rows in SbAskKind order */
+  GtkWidget *options_label;
+  GtkSpinButton *options_spin;
+  GtkCheckButton *ties_check;
   GtkLabel *error_label;
 };
 
@@ -196,12 +200,16 @@ update_sensitivity (SbNewExperimentDialog *self)
 {
   guint mode = gtk_drop_down_get_selected (self->mode_dropdown);
   gboolean simulated = gtk_check_button_get_active (self->simulated_check);
+  SbAskKind question = (SbAskKind) gtk_drop_down_get_selected (self->question_dropdown);
 
   gtk_widget_set_visible (self->threshold_label, mode == SB_MODE_SAFE);
   gtk_widget_set_visible (GTK_WIDGET (self->threshold_spin), mode == SB_MODE_SAFE);
   gtk_widget_set_visible (self->numeric_every_label, mode == SB_MODE_MIXED);
   gtk_widget_set_visible (GTK_WIDGET (self->numeric_every_spin), mode == SB_MODE_MIXED);
   gtk_widget_set_sensitive (GTK_WIDGET (self->noise_spin), simulated);
+  gtk_widget_set_visible (self->options_label, question != SB_ASK_DUEL);
+  gtk_widget_set_visible (GTK_WIDGET (self->options_spin), question != SB_ASK_DUEL);
+  gtk_widget_set_visible (GTK_WIDGET (self->ties_check), question == SB_ASK_DUEL);
   gtk_widget_set_visible (GTK_WIDGET (self->acquisition_dropdown), TRUE);
 }
 
@@ -351,6 +359,11 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
   exp->seed = (guint64) gtk_spin_button_get_value (self->seed_spin);
   exp->threshold = gtk_spin_button_get_value (self->threshold_spin);
   exp->numeric_every = gtk_spin_button_get_value_as_int (self->numeric_every_spin);
+  exp->question = (SbAskKind) gtk_drop_down_get_selected (self->question_dropdown);
+  exp->n_options = exp->question == SB_ASK_DUEL ? 2
+                   : (guint) gtk_spin_button_get_value_as_int (self->options_spin);
+  exp->ties_allowed = exp->question == SB_ASK_DUEL
+                      && gtk_check_button_get_active (self->ties_check);
   if (!sb_experiment_validate (exp, error))
     return NULL;
   return g_steal_pointer (&exp);
@@ -425,6 +438,10 @@ sb_new_experiment_dialog_class_init (SbNewExperimentDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, threshold_spin);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, numeric_every_label);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, numeric_every_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, question_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, options_label);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, options_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, ties_check);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, error_label);
 
   gtk_widget_class_install_action (widget_class, "dialog.create", NULL, create_action);
@@ -459,12 +476,14 @@ sb_new_experiment_dialog_init (SbNewExperimentDialog *self)
   g_signal_connect_swapped (self->problem_dropdown, "notify::selected", G_CALLBACK (problem_changed), self);
   g_signal_connect_swapped (self->mode_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->simulated_check, "toggled", G_CALLBACK (update_sensitivity), self);
+  g_signal_connect_swapped (self->question_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
   problem_changed (self);
   template_changed (self);
   select_default_acquisition (self);
   {
     GtkSpinButton *spins[] = { self->noise_spin, self->budget_spin, self->initial_spin,
-                               self->seed_spin, self->threshold_spin, self->numeric_every_spin };
+                               self->seed_spin, self->threshold_spin, self->numeric_every_spin,
+                               self->options_spin };
     for (guint i = 0; i < G_N_ELEMENTS (spins); i++)
       activates_default (GTK_WIDGET (spins[i]));
   }
