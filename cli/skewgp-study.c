@@ -7,6 +7,7 @@
 #include "skewgp-commands.h"
 
 #include "sb-ask-tell.h"
+#include "sb-experiment-templates.h"
 #include "sb-engine-job.h"
 #include "sb-session.h"
 #include "sg-bo.h"
@@ -598,7 +599,7 @@ run_status (const char *path, GError **error)
   skewgp_add_vector (b, "best", has_best ? best : NULL, exp->n_parameters);
   if (has_best)
     {
-      g_autofree char *text = sb_ask_tell_describe (exp, best);
+      g_autofree char *text = sb_experiment_describe_setting (exp, best);
       skewgp_add_string (b, "best_description", text);
     }
   open = sb_ask_tell_current (session);

@@ -477,21 +477,6 @@ sb_ask_tell_best (SbSession *session, double *best, gboolean *has_best, GError *
   return TRUE;
 }
 
-char *
-sb_ask_tell_describe (const SbExperiment *exp, const double *x)
-{
-  GString *out;
-
-  if (exp->template_kind == SB_TEMPLATE_COLOUR)
-    return sb_template_colour_describe (exp, x);
-  out = g_string_new (NULL);
-  for (guint j = 0; j < exp->n_parameters; j++)
-    {
-      g_autofree char *value = sb_format_coordinate (&exp->parameters[j], x[j]);
-      g_string_append_printf (out, "%s%s = %s", j ? ", " : "", exp->parameters[j].name, value);
-    }
-  return g_string_free (out, FALSE);
-}
 
 /* ---- Writers ---------------------------------------------------------------------- */
 

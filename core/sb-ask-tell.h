@@ -115,9 +115,6 @@ gboolean sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **
  * before there is one. FALSE with ERROR when the log cannot be replayed. */
 gboolean sb_ask_tell_best (SbSession *session, double *best, gboolean *has_best,
                            GError **error);
-/* "hue = 210°, saturation = 60 %": the setting X in the experiment's
- * words (the colour template names the colour). */
-char *sb_ask_tell_describe (const SbExperiment *exp, const double *x);
 
 
 G_END_DECLS

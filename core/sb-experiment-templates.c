@@ -161,3 +161,19 @@ sb_format_coordinate (const SbParameter *param, double value)
     return g_strdup_printf ("%.*f%s", decimals, value, unit);
   return g_strdup_printf ("%.*f %s", decimals, value, unit);
 }
+
+char *
+sb_experiment_describe_setting (const SbExperiment *exp, const double *x)
+{
+  GString *out;
+
+  if (exp->template_kind == SB_TEMPLATE_COLOUR)
+    return sb_template_colour_describe (exp, x);
+  out = g_string_new (NULL);
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      g_autofree char *value = sb_format_coordinate (&exp->parameters[j], x[j]);
+      g_string_append_printf (out, "%s%s = %s", j ? ", " : "", exp->parameters[j].name, value);
+    }
+  return g_string_free (out, FALSE);
+}

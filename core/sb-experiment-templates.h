@@ -34,6 +34,10 @@ void sb_template_colour_rgb (const SbExperiment *exp, const double *x,
                              double *red, double *green, double *blue);
 /* "hsl(210°, 60%, 45%)" for the point. */
 char *sb_template_colour_describe (const SbExperiment *exp, const double *x);
+/* The setting X in the experiment's words: the colour template names the
+ * colour, other experiments list "name = value unit, ..." (the history,
+ * the question panel's best, `skewgp status`). */
+char *sb_experiment_describe_setting (const SbExperiment *exp, const double *x);
 
 /* "12.5 ms" — a coordinate formatted with a sensible number of digits for
  * its range, with its unit. */

@@ -485,17 +485,10 @@ update_best (SbDuelPanel *self)
       gtk_label_set_text (self->best_label, "Current best: none yet — the first questions explore at random.");
       return;
     }
-  if (exp->template_kind == SB_TEMPLATE_COLOUR)
-    {
-      g_autofree char *c = sb_template_colour_describe (exp, q->best);
-      g_string_append (text, c);
-    }
-  else
-    for (guint j = 0; j < exp->n_parameters; j++)
-      {
-        g_autofree char *v = sb_format_coordinate (&exp->parameters[j], q->best[j]);
-        g_string_append_printf (text, "%s%s = %s", j ? ", " : "", exp->parameters[j].name, v);
-      }
+  {
+    g_autofree char *setting = sb_experiment_describe_setting (exp, q->best);
+    g_string_append (text, setting);
+  }
   if (exp->show_truth && isfinite (q->truth_best))
     g_string_append_printf (text, "  (true value %.4g; optimum %.4g)", q->truth_best, q->truth_optimum);
   gtk_label_set_text (self->best_label, text->str);

@@ -111,29 +111,14 @@ sb_window_update_titles (SbWindow *self)
 
 /* ---- History -------------------------------------------------------------- */
 
-static char *
-describe_point (const SbExperiment *exp, const double *x)
-{
-  GString *s;
-
-  if (exp->template_kind == SB_TEMPLATE_COLOUR)
-    return sb_template_colour_describe (exp, x);
-  s = g_string_new (NULL);
-  for (guint j = 0; j < exp->n_parameters; j++)
-    {
-      g_autofree char *v = sb_format_coordinate (&exp->parameters[j], x[j]);
-      g_string_append_printf (s, "%s%s %s", j ? ", " : "", exp->parameters[j].name, v);
-    }
-  return g_string_free (s, FALSE);
-}
 
 char *
 sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index)
 {
   g_autofree char *text = NULL;
   /* Choices and rankings keep their options apart (sb_log_entry_option). */
-  g_autofree char *a = e->a ? describe_point (exp, e->a) : NULL;
-  g_autofree char *b = e->b ? describe_point (exp, e->b) : NULL;
+  g_autofree char *a = e->a ? sb_experiment_describe_setting (exp, e->a) : NULL;
+  g_autofree char *b = e->b ? sb_experiment_describe_setting (exp, e->b) : NULL;
 
   switch (e->kind)
     {
@@ -153,7 +138,7 @@ sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint in
     case SB_LOG_CHOICE:
     case SB_LOG_RANKING:
       {
-        g_autofree char *best = describe_point (exp, sb_log_entry_option (e, sb_log_entry_best_option (e)));
+        g_autofree char *best = sb_experiment_describe_setting (exp, sb_log_entry_option (e, sb_log_entry_best_option (e)));
         text = g_strdup_printf ("%u. %c best of %u: %s", index + 1,
                                 'A' + sb_log_entry_best_option (e), e->n_options, best);
       }
