@@ -196,19 +196,6 @@ test_enter_creates_experiment (void)
 
 /* ---- Toasts -------------------------------------------------------------------- */
 
-static GtkWidget *
-find_widget (GtkWidget *root, gboolean (*match) (GtkWidget *, gconstpointer), gconstpointer data)
-{
-  if (match (root, data))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, match, data);
-      if (found)
-        return found;
-    }
-  return NULL;
-}
 
 static gboolean
 label_says (GtkWidget *w, gconstpointer text)
@@ -255,12 +242,12 @@ test_undo_toast_and_redo (void)
     }
   g_assert_cmpuint (sb_session_get_n_observations (session), ==, 2);
   undone = sb_log_entry_copy (sb_session_get_observation (session, 1));
-  g_assert_false (find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back"));
+  g_assert_false (ui_find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back"));
 
   g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
   g_assert_cmpuint (sb_session_get_n_observations (session), ==, 1);
-  SPIN_UNTIL (find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back") != NULL);
-  redo = find_widget (GTK_WIDGET (window), has_action, "win.redo");
+  SPIN_UNTIL (ui_find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back") != NULL);
+  redo = ui_find_widget (GTK_WIDGET (window), has_action, "win.redo");
   g_assert_nonnull (redo);
 
   SPIN_UNTIL (sb_window_get_question (window) != NULL && action_enabled (window, "redo"));
@@ -273,7 +260,7 @@ test_undo_toast_and_redo (void)
     g_assert_cmpmem (back->a, 3 * sizeof (double), undone->a, 3 * sizeof (double));
     g_assert_cmpmem (back->b, 3 * sizeof (double), undone->b, 3 * sizeof (double));
   }
-  SPIN_UNTIL (find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back") == NULL);
+  SPIN_UNTIL (ui_find_widget (GTK_WIDGET (window), label_says, "Answer 2 taken back") == NULL);
   g_assert_false (action_enabled (window, "redo"));
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -292,7 +279,7 @@ has_action_any (GtkWidget *w, gconstpointer name)
 static const char *
 tooltip_of (SbWindow *window, const char *action)
 {
-  GtkWidget *w = find_widget (GTK_WIDGET (window), has_action_any, action);
+  GtkWidget *w = ui_find_widget (GTK_WIDGET (window), has_action_any, action);
 
   g_assert_nonnull (w);
   return gtk_widget_get_tooltip_text (w);

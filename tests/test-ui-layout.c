@@ -54,19 +54,6 @@ fixture_tear_down (Fixture *f, gconstpointer data)
   g_object_unref (f->file);
 }
 
-static GtkWidget *
-find_widget (GtkWidget *root, gboolean (*match) (GtkWidget *, gconstpointer), gconstpointer data)
-{
-  if (match (root, data))
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, match, data);
-      if (found)
-        return found;
-    }
-  return NULL;
-}
 
 static gboolean
 has_action (GtkWidget *w, gconstpointer name)
@@ -90,7 +77,7 @@ has_css_class (GtkWidget *w, gconstpointer name)
 static GtkWidget *
 must_find (SbWindow *window, gboolean (*match) (GtkWidget *, gconstpointer), const char *what)
 {
-  GtkWidget *w = find_widget (GTK_WIDGET (window), match, what);
+  GtkWidget *w = ui_find_widget (GTK_WIDGET (window), match, what);
 
   g_assert_nonnull (w);
   return w;
@@ -130,7 +117,7 @@ assert_surface_size (SbWindow *window, int width, int height)
 static gboolean
 best_shown (SbWindow *window)
 {
-  GtkWidget *best = find_widget (GTK_WIDGET (window), has_name, "best-label");
+  GtkWidget *best = ui_find_widget (GTK_WIDGET (window), has_name, "best-label");
   const char *text = best ? gtk_label_get_text (GTK_LABEL (best)) : "";
 
   return g_str_has_prefix (text, "Current best");

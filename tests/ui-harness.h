@@ -52,6 +52,23 @@ ui_harness_init (int *argc, char ***argv, const UiTest *tests, guint n)
   return TRUE;
 }
 
+/* The first widget under ROOT (ROOT included, depth first) that MATCH
+ * accepts with DATA, or NULL. */
+static inline GtkWidget *
+ui_find_widget (GtkWidget *root, gboolean (*match) (GtkWidget *, gconstpointer),
+                gconstpointer data)
+{
+  if (match (root, data))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = ui_find_widget (c, match, data);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
 /* A registered, non-unique application for tests that open its windows. */
 static inline SbApplication *
 ui_harness_application (void)
