@@ -6,7 +6,7 @@
  * on screen. TAP-skips without a display. */
 #include "sb-application.h"
 #include "sb-experiment-templates.h"
-#include "sb-window.h"
+#include "sb-window-private.h"
 
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
@@ -197,6 +197,11 @@ test_rank_with_undo (void)
     g_assert_cmpuint (e->ranking[0], ==, 2);
     g_assert_cmpuint (e->ranking[1], ==, 1);
     g_assert_cmpuint (e->ranking[2], ==, 0);
+    /* The answers list names the whole order, not "best of k". */
+    {
+      g_autofree char *row = sb_window_describe_entry (sb_session_get_experiment (f.session), e, 0);
+      g_assert_true (g_str_has_prefix (row, "1. ranked C > B > A: best "));
+    }
   }
   SPIN_UNTIL (question_shown (&f));
   g_assert_cmpuint (sb_duel_panel_get_ranking (panel, order), ==, 0);

@@ -189,7 +189,10 @@ test_theme (void)
 
   /* The primary menu's Style items drive the same key. */
   g_action_group_activate_action (G_ACTION_GROUP (app), "theme", g_variant_new_string ("dark"));
-  g_assert_cmpstr (g_settings_get_string (settings (), "theme"), ==, "dark");
+  {
+    g_autofree char *theme = g_settings_get_string (settings (), "theme");
+    g_assert_cmpstr (theme, ==, "dark");
+  }
   g_assert_true (prefers_dark ());
   g_settings_reset (settings (), "theme");
   g_assert_cmpint (prefers_dark (), ==, system_dark);

@@ -135,8 +135,16 @@ sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint in
     case SB_LOG_TIE:
       text = g_strdup_printf ("%u. about the same: %s and %s", index + 1, a, b ? b : "");
       break;
-    case SB_LOG_CHOICE:
     case SB_LOG_RANKING:
+      {
+        g_autoptr (GString) order = g_string_new (NULL);
+        g_autofree char *best = sb_experiment_describe_setting (exp, sb_log_entry_option (e, e->ranking[0]));
+        for (guint i = 0; i < e->n_options; i++)
+          g_string_append_printf (order, "%s%c", i ? " > " : "", 'A' + e->ranking[i]);
+        text = g_strdup_printf ("%u. ranked %s: best %s", index + 1, order->str, best);
+      }
+      break;
+    case SB_LOG_CHOICE:
       {
         g_autofree char *best = sb_experiment_describe_setting (exp, sb_log_entry_option (e, sb_log_entry_best_option (e)));
         text = g_strdup_printf ("%u. %c best of %u: %s", index + 1,
