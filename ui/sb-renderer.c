@@ -47,11 +47,11 @@ sb_renderer_choose (GdkDisplay *display)
   if (env != NULL && *env != '\0')
     return env;
   gl = sb_renderer_query_gl (display);
-  if (gl == NULL)
-    return "cairo";
-  if (!sb_renderer_is_software_gl (gl))
+  if (gl != NULL && !sb_renderer_is_software_gl (gl))
     return "gl";
-  g_debug ("OpenGL is %s (software): drawing with the Cairo renderer", gl);
+  /* No OpenGL at all (GTK would probe it again at every window and fall
+   * back), or OpenGL on the CPU: Cairo, said once for every window. */
+  g_debug ("OpenGL is %s: drawing with the Cairo renderer", gl ? gl : "not available");
   g_setenv ("GSK_RENDERER", "cairo", TRUE);
   return "cairo";
 }
