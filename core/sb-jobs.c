@@ -115,6 +115,18 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
   config->refit_until = 0;
   config->refit_every = 5;
   config->refit_free = sg_bo_default_refit_free (config->mode);
+  /* Best-of-k and rank-k questions: the engine proposes the k options by
+   * qEUBO (a ranking is asked of the same options); duels that offer
+   * "about the same" carry tie_offered. Both in preference mode, where
+   * the engine asks them; the replay records any tie the log holds. */
+  if (exp->mode == SB_MODE_PREFERENCE && exp->question != SB_ASK_DUEL)
+    {
+      config->question = SG_BO_QUESTION_CHOICE;
+      config->n_options = exp->n_options;
+      config->acquisition = SG_BO_ACQ_QEUBO;
+    }
+  if (exp->mode == SB_MODE_PREFERENCE && exp->question == SB_ASK_DUEL)
+    config->ties = exp->ties_allowed;
 
   if (exp->mode == SB_MODE_SAFE && exp->template_kind == SB_TEMPLATE_BENCHMARK)
     {
@@ -316,8 +328,8 @@ box_distance2 (const SbExperiment *exp, const double *x, const double *y)
   return d2;
 }
 
-/* Options 2 .. k-1 of a choice or ranking question: the interim rule of
- * sb-jobs.h (maximin over 64 uniform draws per option). */
+/* Options 2 .. k-1 of a choice or ranking question in mixed mode (see
+ * SbQuestion.options: maximin over 64 uniform draws per option). */
 static void
 fill_space_filling (const SbExperiment *exp, SbQuestion *q)
 {
@@ -350,7 +362,9 @@ fill_space_filling (const SbExperiment *exp, SbQuestion *q)
 static void
 fill_options (const SbExperiment *exp, SbQuestion *q)
 {
-  if (q->kind == SB_QUESTION_VALUE)
+  if (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)
+    ;  /* the engine's k options */
+  else if (q->kind == SB_QUESTION_VALUE)
     {
       q->n_options = 1;
       memcpy (q->options[0], q->b, sizeof q->b);
@@ -503,7 +517,19 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
   q->n_answers = sg_bo_n_answers (bo);
   q->initial = query.initial;
   q->has_best = sg_bo_best (bo, q->best);
-  if (query.kind == SG_BO_QUERY_DUEL)
+  if (query.kind == SG_BO_QUERY_CHOICE)
+    {
+      /* The engine's k options, the incumbent among them when it is one;
+       * A and B name the first two for the panel's table. */
+      q->kind = input->experiment->question == SB_ASK_RANKING ? SB_QUESTION_RANKING
+                                                               : SB_QUESTION_CHOICE;
+      q->n_options = (guint) query.n_options;
+      for (guint i = 0; i < q->n_options; i++)
+        memcpy (q->options[i], query.options[i], q->dim * sizeof (double));
+      memcpy (q->a, query.options[0], q->dim * sizeof (double));
+      memcpy (q->b, query.options[1], q->dim * sizeof (double));
+    }
+  else if (query.kind == SG_BO_QUERY_DUEL)
     {
       /* The engine's duel is "x (new) or x_ref (best)"; the panel shows
        * the current best as A and the new candidate as B. */

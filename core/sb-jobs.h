@@ -66,13 +66,13 @@ typedef struct {
   double a[SB_MAX_PARAMETERS];
   double b[SB_MAX_PARAMETERS];
   /* The options in the engine's order: a duel's are A and B, a value
-   * question's is B; a choice or ranking question's k options are the
-   * engine's proposal as a duel (A, the current best, and B, the
-   * candidate) followed by k - 2 space-filling settings (the interim rule
-   * until the engine proposes k options itself: each is, of 64 uniform
-   * draws in the box, the one farthest from the options before it, in
-   * coordinates scaled to the box; seeded by the experiment's seed and
-   * the question's number). */
+   * question's is B; a choice or ranking question's k options are, in
+   * preference mode, the engine's qEUBO proposal of k options (sg-bo.h).
+   * In mixed mode, where the engine asks duels, they are its duel (A, the
+   * current best, and B, the candidate) followed by k - 2 space-filling
+   * settings: each is, of 64 uniform draws in the box, the one farthest
+   * from the options before it, in coordinates scaled to the box, seeded
+   * by the experiment's seed and the question's number. */
   guint n_options;
   double options[SB_MAX_OPTIONS][SB_MAX_PARAMETERS];
   /* The order the options are shown in (left to right, or a grid's

@@ -661,6 +661,27 @@ test_oracle_chooses_best (Fixture *f, gconstpointer data)
       g_assert_cmpuint (sb_session_get_observation (session, n)->chosen, ==,
                         (guint) q->oracle_winner);
     }
+
+  /* After the initial design the engine proposes the k options itself,
+   * by qEUBO (the plots show that acquisition), and the oracle keeps
+   * choosing among them. */
+  for (guint n = 3; n < exp->initial + 3; n++)
+    {
+      SPIN_UNTIL (asking (f));
+      g_assert_true (sb_campaign_oracle_answer (f->campaign));
+    }
+  SPIN_UNTIL (asking (f));
+  {
+    const SbQuestion *q = sb_campaign_get_question (f->campaign);
+    SbPlotSnapshot *snap;
+    const char *name = NULL;
+    g_assert_false (q->initial);
+    g_assert_cmpint (q->kind, ==, SB_QUESTION_CHOICE);
+    g_assert_cmpuint (q->n_options, ==, 5);
+    SPIN_UNTIL ((snap = sb_campaign_get_plot (f->campaign))
+                && sb_plot_snapshot_get_acquisition (snap, &name, NULL) != NULL);
+    g_assert_cmpstr (name, ==, "qEUBO");
+  }
 }
 
 int
