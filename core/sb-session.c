@@ -49,17 +49,33 @@ static const char *const kind_names[] = { "duel", "value", "failed", "skip", "ti
 static const char *const question_names[] = { "duel", "choice", "ranking" };
 static const char *const pending_kind_names[] = { "duel", "value", "choice", "ranking" };
 
-static gboolean
-lookup_name (const char *const *names, guint n, const char *name, guint *out)
-{
-  for (guint i = 0; name != NULL && i < n; i++)
-    if (g_str_equal (names[i], name))
-      {
-        *out = i;
-        return TRUE;
-      }
-  return FALSE;
-}
+/* NAMES[v] for the value V of an enum whose names are the table NAMES, and
+ * the value a name stands for: TO (v) gives FALLBACK for a value beyond the
+ * table, FROM (name, &v) is FALSE for a name not in it. */
+#define SB_NAMED_ENUM(Type, to, from, names, fallback)                          \
+  const char *                                                                  \
+  to (Type value)                                                               \
+  {                                                                             \
+    return (guint) value < G_N_ELEMENTS (names) ? names[value] : fallback;      \
+  }                                                                             \
+                                                                                \
+  gboolean                                                                      \
+  from (const char *name, Type *value)                                          \
+  {                                                                             \
+    for (guint i = 0; name != NULL && i < G_N_ELEMENTS (names); i++)            \
+      if (g_str_equal (names[i], name))                                         \
+        {                                                                       \
+          *value = (Type) i;                                                    \
+          return TRUE;                                                          \
+        }                                                                       \
+    return FALSE;                                                               \
+  }
+
+SB_NAMED_ENUM (SbAskKind, sb_ask_kind_to_string, sb_ask_kind_from_string, question_names, "duel")
+SB_NAMED_ENUM (SbTemplate, sb_template_to_string, sb_template_from_string, template_names, "custom")
+SB_NAMED_ENUM (SbLogKind, sb_log_kind_to_string, sb_log_kind_from_string, kind_names, "skip")
+SB_NAMED_ENUM (SbPendingKind, sb_pending_kind_to_string, sb_pending_kind_from_string,
+               pending_kind_names, "duel")
 
 const char *
 sb_mode_to_string (SbMode mode)
@@ -75,70 +91,6 @@ sb_mode_from_string (const char *name, SbMode *mode)
     return FALSE;
   *mode = (SbMode) m;
   return TRUE;
-}
-
-const char *
-sb_ask_kind_to_string (SbAskKind kind)
-{
-  return (guint) kind < G_N_ELEMENTS (question_names) ? question_names[kind] : "duel";
-}
-
-gboolean
-sb_ask_kind_from_string (const char *name, SbAskKind *kind)
-{
-  guint i;
-  if (!lookup_name (question_names, G_N_ELEMENTS (question_names), name, &i))
-    return FALSE;
-  *kind = (SbAskKind) i;
-  return TRUE;
-}
-
-const char *
-sb_template_to_string (SbTemplate kind)
-{
-  return (guint) kind < G_N_ELEMENTS (template_names) ? template_names[kind] : "custom";
-}
-
-gboolean
-sb_template_from_string (const char *name, SbTemplate *kind)
-{
-  guint i;
-  if (!lookup_name (template_names, G_N_ELEMENTS (template_names), name, &i))
-    return FALSE;
-  *kind = (SbTemplate) i;
-  return TRUE;
-}
-
-gboolean
-sb_log_kind_from_string (const char *name, SbLogKind *kind)
-{
-  guint i;
-  if (!lookup_name (kind_names, G_N_ELEMENTS (kind_names), name, &i))
-    return FALSE;
-  *kind = (SbLogKind) i;
-  return TRUE;
-}
-
-const char *
-sb_pending_kind_to_string (SbPendingKind kind)
-{
-  return (guint) kind < G_N_ELEMENTS (pending_kind_names) ? pending_kind_names[kind] : "duel";
-}
-
-gboolean
-sb_pending_kind_from_string (const char *name, SbPendingKind *kind)
-{
-  guint i;
-  if (!lookup_name (pending_kind_names, G_N_ELEMENTS (pending_kind_names), name, &i))
-    return FALSE;
-  *kind = (SbPendingKind) i;
-  return TRUE;
-}
-
-const char *
-sb_log_kind_to_string (SbLogKind kind)
-{
-  return (guint) kind < G_N_ELEMENTS (kind_names) ? kind_names[kind] : "skip";
 }
 
 /* ---- Experiment -------------------------------------------------------- */
