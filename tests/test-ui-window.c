@@ -767,6 +767,28 @@ test_value_questions (Fixture *f, gconstpointer data)
   }
   SPIN_UNTIL (question_shown (f));
 
+  /* Ctrl+Z (win.undo) while a number is typed in the focused entry undoes
+   * the typing, not the last recorded measurement. */
+  {
+    guint n = sb_session_get_n_observations (sb_window_get_session (f->window));
+    while (sb_window_get_question (f->window)->kind != SB_QUESTION_VALUE)
+      {
+        activate (f, "answer-b");
+        SPIN_UNTIL (question_shown (f));
+        n++;
+      }
+    gtk_widget_grab_focus (entry);
+    gtk_editable_set_text (GTK_EDITABLE (entry), "7");
+    activate (f, "undo");
+    g_assert_cmpuint (sb_session_get_n_observations (sb_window_get_session (f->window)), ==, n);
+    g_assert_nonnull (sb_window_get_question (f->window));
+    /* With nothing typed it takes back the answer. */
+    gtk_editable_set_text (GTK_EDITABLE (entry), "");
+    activate (f, "undo");
+    g_assert_cmpuint (sb_session_get_n_observations (sb_window_get_session (f->window)), ==, n - 1);
+    SPIN_UNTIL (question_shown (f));
+  }
+
   /* Safe mode: every question asks for a value or "failed". */
   {
     g_autoptr (SbExperiment) safe = sb_template_custom ();

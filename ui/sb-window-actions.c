@@ -229,6 +229,24 @@ show_undo_toast (SbWindow *self, guint number)
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
+/* Ctrl+Z while typing in a text field undoes the typing (the field's own
+ * undo), not the last recorded answer; with nothing typed it takes back
+ * the answer. */
+static gboolean
+undo_typing (SbWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  const char *text;
+
+  if (focus == NULL || !(GTK_IS_EDITABLE (focus) || GTK_IS_TEXT (focus)))
+    return FALSE;
+  text = gtk_editable_get_text (GTK_EDITABLE (focus));
+  if (text == NULL || *text == '\0')
+    return FALSE;
+  gtk_widget_activate_action (focus, "text.undo", NULL);
+  return TRUE;
+}
+
 static void
 undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
@@ -237,6 +255,8 @@ undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   guint n = session ? sb_session_get_n_observations (session) : 0;
   g_autoptr (GError) error = NULL;
 
+  if (undo_typing (self))
+    return;
   if (!sb_campaign_undo (self->campaign, &error))
     {
       g_autofree char *msg = g_strdup_printf ("Undo failed: %s", error->message);
@@ -525,6 +545,36 @@ static const GActionEntry window_actions[] = {
  * entry, so they are handled here, in the capture phase, only when the
  * focus is not in an editable; accelerators with modifiers go through the
  * application (gtk_application_set_accels_for_action). */
+/* Keys while the focus is in the value entry, which takes numbers only:
+ * F and S keep their single-key meanings (failed, skip). TRUE when the key
+ * is decided here: *ACTION is the window action to run. */
+static gboolean
+typing_keeps_key (SbWindow *self, GtkWidget *focus, guint keyval, GdkModifierType state,
+                  const char **action)
+{
+  GtkWidget *entry = sb_duel_panel_get_value_entry (self->duel_panel);
+  gboolean in_text = focus && (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT (focus));
+  gboolean in_value = in_text && (focus == entry || gtk_widget_is_ancestor (focus, entry));
+  GdkModifierType mods = state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK);
+
+  *action = NULL;
+  if (!in_text)
+    return FALSE;
+  if (!in_value || mods != 0)
+    return FALSE;
+  switch (keyval)
+    {
+    case GDK_KEY_f: case GDK_KEY_F:
+      *action = "answer-failed";
+      return g_action_group_get_action_enabled (G_ACTION_GROUP (self), *action);
+    case GDK_KEY_s: case GDK_KEY_S:
+      *action = "skip";
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
 static gboolean
 on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
                 GdkModifierType state, SbWindow *self)
@@ -534,6 +584,13 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
   GVariant *target = NULL;
   const SbQuestion *q = sb_window_get_question (self);
 
+  if (typing_keeps_key (self, focus, keyval, state, &action))
+    {
+      if (action == NULL)
+        return FALSE;
+      g_action_group_activate_action (G_ACTION_GROUP (self), action, NULL);
+      return TRUE;
+    }
   if (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SUPER_MASK))
     return FALSE;
   if (focus && (GTK_IS_EDITABLE (focus) || GTK_IS_TEXT (focus)))
