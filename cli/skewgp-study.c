@@ -57,9 +57,10 @@ static const char new_help[] =
   "                        design asks for a measured value (default 4)\n"
   "  \"threshold\": h        safe mode: a setting is safe when its value is\n"
   "                        >= h (default 0); a failed setting counts as below\n"
-  "Safe mode starts from random settings inside the box: choose the box so\n"
-  "that its settings are safe to try (a start from known safe settings is not\n"
-  "supported yet).\n\n"
+  "  \"safe_start\": [x...]  safe mode: a setting known to be safe, asked\n"
+  "                        first; without it safe mode starts from random\n"
+  "                        settings inside the box (choose the box so that\n"
+  "                        they are safe to try)\n\n"
   "Then: skewgp ask SESSION.json, skewgp tell SESSION.json ANSWER.json, ...\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or the session\n"
   "exists, or another program is writing it).\n";
@@ -327,7 +328,7 @@ parse_experiment (JsonObject *obj, GError **error)
 {
   static const char *const known[] = { "title", "mode", "parameters", "budget", "question",
                                        "seed", "initial", "acquisition", "surrogate",
-                                       "numeric_every", "threshold", NULL };
+                                       "numeric_every", "threshold", "safe_start", NULL };
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   const char *title = NULL, *mode = NULL;
   gint64 budget = 0, seed = (gint64) exp->seed, initial = exp->initial;
@@ -371,6 +372,15 @@ parse_experiment (JsonObject *obj, GError **error)
                           error))
       return NULL;
 
+  if (json_object_has_member (obj, "safe_start"))
+    {
+      g_autofree double *start = NULL;
+      if (!skewgp_get_vector (obj, "safe_start", TRUE, exp->n_parameters, FALSE, 0, &start, NULL,
+                              error))
+        return NULL;
+      exp->has_safe_start = TRUE;
+      memcpy (exp->safe_start, start, exp->n_parameters * sizeof (double));
+    }
   g_free (exp->title);
   exp->title = g_strdup (title);
   exp->template_kind = SB_TEMPLATE_CUSTOM;

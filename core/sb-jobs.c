@@ -128,7 +128,12 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
   if (exp->mode == SB_MODE_PREFERENCE && exp->question == SB_ASK_DUEL)
     config->ties = exp->ties_allowed;
 
-  if (exp->mode == SB_MODE_SAFE && exp->template_kind == SB_TEMPLATE_BENCHMARK)
+  if (exp->has_safe_start)
+    {
+      config->has_safe_start = 1;
+      memcpy (config->safe_start, exp->safe_start, exp->n_parameters * sizeof (double));
+    }
+  else if (exp->mode == SB_MODE_SAFE && exp->template_kind == SB_TEMPLATE_BENCHMARK)
     {
       sg_problem *p = NULL;
       if (sg_problem_new (exp->problem, exp->seed, &p) == SG_OK)

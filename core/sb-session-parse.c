@@ -232,6 +232,10 @@ parse_question (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GEr
   return TRUE;
 }
 
+static gboolean parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key,
+                              const char *what, const char *at, const SbExperiment *exp,
+                              double **out, GError **error);
+
 static gboolean
 parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
 {
@@ -333,6 +337,15 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
                          "parameter %u ('%s') has an empty range", i + 1, pname);
           return FALSE;
         }
+    }
+  if (json_object_has_member (obj, "safe_start"))
+    {
+      g_autofree double *start = NULL;
+      if (!parse_vector (ctx, obj, "safe_start", "the experiment's safe start", "safe_start",
+                         exp, &start, error))
+        return FALSE;
+      exp->has_safe_start = TRUE;
+      memcpy (exp->safe_start, start, exp->n_parameters * sizeof (double));
     }
   {
     GError *local = NULL;

@@ -77,6 +77,11 @@ experiment_to_node (const SbExperiment *exp)
   json_builder_add_int_value (b, (gint64) exp->seed);
   json_builder_set_member_name (b, "threshold");
   json_builder_add_double_value (b, exp->threshold);
+  if (exp->has_safe_start)
+    {
+      json_builder_set_member_name (b, "safe_start");
+      json_builder_add_value (b, vector_node (exp->safe_start, exp->n_parameters));
+    }
   json_builder_set_member_name (b, "numeric_every");
   json_builder_add_int_value (b, exp->numeric_every);
   json_builder_set_member_name (b, "problem");

@@ -372,6 +372,15 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
     return invalid (error, "the safety threshold ('threshold') is not a finite number");
   if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
     return invalid (error, "'oracle_noise' must be a finite number >= 0");
+  if (exp->has_safe_start && exp->mode != SB_MODE_SAFE)
+    return invalid (error, "a safe start ('safe_start') belongs to safe mode");
+  for (guint j = 0; exp->has_safe_start && j < exp->n_parameters; j++)
+    {
+      const SbParameter *p = &exp->parameters[j];
+      if (!(exp->safe_start[j] >= p->lower && exp->safe_start[j] <= p->upper))
+        return invalid (error, "the safe start's %s = %g is outside [%g, %g]", p->name,
+                        exp->safe_start[j], p->lower, p->upper);
+    }
   return surrogate_fits_mode (exp, error) && question_fits (exp, error);
 }
 

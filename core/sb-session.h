@@ -95,6 +95,10 @@ typedef struct {
   guint initial;          /* random initial questions before the model    */
   guint64 seed;
   double threshold;       /* safe mode: a setting is safe when f >= this  */
+  /* Safe mode: a setting known to be safe, asked first (the engine's
+   * safe start) instead of a random one; "safe_start" in the file. */
+  gboolean has_safe_start;
+  double safe_start[SB_MAX_PARAMETERS];
   guint numeric_every;    /* mixed mode: every k-th question is a value   */
   /* Benchmark template */
   char *problem;          /* engine benchmark name, e.g. "six-hump-camel" */

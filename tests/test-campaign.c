@@ -684,6 +684,46 @@ test_oracle_chooses_best (Fixture *f, gconstpointer data)
   }
 }
 
+/* Safe mode asks the setting the experimenter knows is safe first (not a
+ * random one), and the safe start goes through the session file. */
+static void
+test_safe_start_first (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (SbSession) reloaded = NULL;
+  g_autoptr (GError) error = NULL;
+  const SbQuestion *q;
+
+  exp->mode = SB_MODE_SAFE;
+  exp->has_safe_start = TRUE;
+  for (guint j = 0; j < exp->n_parameters; j++)
+    exp->safe_start[j] = exp->parameters[j].lower
+                         + 0.3 * (exp->parameters[j].upper - exp->parameters[j].lower);
+  session = start (f, exp);
+  SPIN_UNTIL (asking (f));
+  q = sb_campaign_get_question (f->campaign);
+  g_assert_cmpint (q->kind, ==, SB_QUESTION_VALUE);
+  g_assert_cmpmem (q->b, exp->n_parameters * sizeof (double), exp->safe_start,
+                   exp->n_parameters * sizeof (double));
+  reloaded = sb_session_load (f->file, &error);
+  g_assert_no_error (error);
+  g_assert_true (sb_session_get_experiment (reloaded)->has_safe_start);
+  g_assert_cmpmem (sb_session_get_experiment (reloaded)->safe_start,
+                   exp->n_parameters * sizeof (double), exp->safe_start,
+                   exp->n_parameters * sizeof (double));
+
+  /* Outside the box, or outside safe mode: refused, naming it. */
+  exp->safe_start[0] = exp->parameters[0].upper + 1;
+  g_assert_false (sb_experiment_validate (exp, &error));
+  g_assert_nonnull (strstr (error->message, "safe start"));
+  g_clear_error (&error);
+  exp->safe_start[0] = exp->parameters[0].lower;
+  exp->mode = SB_MODE_MIXED;
+  g_assert_false (sb_experiment_validate (exp, &error));
+  g_assert_nonnull (strstr (error->message, "safe_start"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -696,6 +736,7 @@ main (int argc, char *argv[])
   ADD ("/campaign/save-failure-visible", test_save_failure_visible);
   ADD ("/campaign/autoplay-and-refits", test_autoplay_and_refits);
   ADD ("/campaign/one-writer-others-follow", test_one_writer_others_follow);
+  ADD ("/campaign/safe-start-first", test_safe_start_first);
   ADD ("/campaign/undo-redo", test_undo_redo);
   ADD ("/campaign/duel-details-and-ties", test_duel_details_and_ties);
   ADD ("/campaign/choice-and-ranking-questions", test_choice_and_ranking_questions);
