@@ -13,6 +13,7 @@
 #include "sg-bo.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,9 +113,13 @@ static const char tell_help[] =
 static const char status_help[] =
   "Usage: skewgp status SESSION.json\n\n"
   "Prints {\"answers\": n, \"budget\": N, \"done\": bool, \"best\": [x...] | null,\n"
-  "\"best_description\": \"name = value unit, ...\", \"open_question\": ID | null}.\n"
+  "\"best_description\": \"name = value unit, ...\", \"best_mean\": m | null,\n"
+  "\"best_interval\": [lo, hi] | null, \"open_question\": ID | null}.\n"
   "\"best\" is the model's current best setting (the incumbent the next duel is\n"
-  "asked against), null before the first answer.\n"
+  "asked against), null before the first answer: the recommendation.\n"
+  "\"best_mean\" and \"best_interval\" are the posterior mean of the utility\n"
+  "there and its 95% equal-tailed credible interval (null before the model\n"
+  "exists: the random initial questions, or the random surrogate).\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input.\n";
 
 static const char export_help[] =
@@ -593,24 +598,27 @@ run_status (const char *path, GError **error)
   g_autoptr (SbSession) session = load_session (path, error);
   const SbExperiment *exp;
   const SbPendingQuestion *open;
-  double best[SB_MAX_PARAMETERS];
-  gboolean has_best = FALSE;
   GError *err = NULL;
 
   if (session == NULL)
     return FALSE;
   exp = sb_session_get_experiment (session);
-  if (!sb_ask_tell_best (session, best, &has_best, &err))
+  SbRecommendation rec;
+  if (!sb_ask_tell_recommend (session, &rec, &err))
     return forward (err, error);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   add_done (b, session);
-  skewgp_add_vector (b, "best", has_best ? best : NULL, exp->n_parameters);
-  if (has_best)
+  skewgp_add_vector (b, "best", rec.has_best ? rec.best : NULL, exp->n_parameters);
+  if (rec.has_best)
     {
-      g_autofree char *text = sb_experiment_describe_setting (exp, best);
+      g_autofree char *text = sb_experiment_describe_setting (exp, rec.best);
+      double interval[2] = { rec.lower, rec.upper };
       skewgp_add_string (b, "best_description", text);
+      /* The model's utility at the best setting (null before a model). */
+      skewgp_add_double_or_null (b, "best_mean", rec.mean);
+      skewgp_add_vector (b, "best_interval", isfinite (rec.lower) ? interval : NULL, 2);
     }
   open = sb_ask_tell_current (session);
   json_builder_set_member_name (b, "open_question");

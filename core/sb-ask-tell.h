@@ -110,11 +110,19 @@ const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
  * ties are not allowed, a ranking of a choice question, ...). */
 gboolean sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error);
 
-/* The engine's current best setting (the incumbent x_r) after replaying
- * the log, into BEST (the experiment's dimension). *HAS_BEST = FALSE
- * before there is one. FALSE with ERROR when the log cannot be replayed. */
-gboolean sb_ask_tell_best (SbSession *session, double *best, gboolean *has_best,
-                           GError **error);
+/* The recommendation after replaying the log: the engine's current best
+ * setting (the incumbent x_r; HAS_BEST FALSE before there is one) with
+ * the model's posterior mean of f there and its 95% equal-tailed credible
+ * interval (NaN when no model exists yet: the random initial design, or
+ * the random surrogate). The
+ * model is built as a proposal builds it (sg_bo_propose), seeded by the
+ * experiment and the log, so the same session gives the same numbers. */
+typedef struct {
+  gboolean has_best;
+  double best[SB_MAX_PARAMETERS];
+  double mean, lower, upper;
+} SbRecommendation;
+gboolean sb_ask_tell_recommend (SbSession *session, SbRecommendation *out, GError **error);
 
 
 G_END_DECLS

@@ -598,6 +598,21 @@ test_study_converges (void)
   g_test_message ("best after 25 duels: %s (%.3f box widths from the optimum)",
                   json_object_get_string_member (obj (&r), "best_description"), d);
   g_assert_cmpfloat (d, <, 0.05);
+  /* The recommendation carries the model's utility there: a mean inside
+   * its 95% interval, the same numbers when asked again (seeded). */
+  {
+    JsonArray *interval = json_object_get_array_member (obj (&r), "best_interval");
+    double mean = json_object_get_double_member (obj (&r), "best_mean");
+    g_autofree char *first = g_strdup (r.out);
+    CliResult again;
+    g_assert_nonnull (interval);
+    g_assert_cmpuint (json_array_get_length (interval), ==, 2);
+    g_assert_cmpfloat (json_array_get_double_element (interval, 0), <, mean);
+    g_assert_cmpfloat (mean, <, json_array_get_double_element (interval, 1));
+    again = run (NULL, "status", s.session, NULL);
+    g_assert_cmpstr (again.out, ==, first);
+    cli_result_clear (&again);
+  }
   cli_result_clear (&r);
   study_clear (&s);
 }
