@@ -34,7 +34,10 @@ static const char new_help[] =
   "Required: title, mode, parameters (1 to 32, names unique, lower < upper),\n"
   "budget (answers planned, 1 to 100000). \"unit\" is optional. \"scale\" is\n"
   "optional and must be \"linear\" for now (log, integer and periodic\n"
-  "parameters are refused until the engine models them). \"seed\" (default\n"
+  "parameters are refused until the engine models them). \"resolution\" is\n"
+  "optional: the smallest difference the setting can be measured or set to;\n"
+  "no question asks a setting again that is within it of one already\n"
+  "answered (default 0: none). \"seed\" (default\n"
   "1) makes the questions and the order the options are shown in\n"
   "reproducible.\n\n"
   "\"question\" (optional; default: duels without ties) is what each\n"
@@ -215,9 +218,10 @@ add_done (JsonBuilder *b, SbSession *session)
 static gboolean
 parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
 {
-  static const char *const known[] = { "name", "lower", "upper", "unit", "scale", NULL };
+  static const char *const known[] = { "name", "lower", "upper", "unit", "scale",
+                                       "resolution", NULL };
   const char *name = NULL, *unit = "", *scale = "linear";
-  double lower = 0, upper = 0;
+  double lower = 0, upper = 0, resolution = 0;
   g_autofree char *where = g_strdup_printf ("parameter %u", index + 1);
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
@@ -228,7 +232,8 @@ parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
       || !skewgp_get_double (p, "lower", TRUE, &lower, error)
       || !skewgp_get_double (p, "upper", TRUE, &upper, error)
       || !skewgp_get_string (p, "unit", FALSE, &unit, error)
-      || !skewgp_get_string (p, "scale", FALSE, &scale, error))
+      || !skewgp_get_string (p, "scale", FALSE, &scale, error)
+      || !skewgp_get_double (p, "resolution", FALSE, &resolution, error))
     return FALSE;
   if (*name == '\0')
     return skewgp_input_error (error, "%s: 'name' is empty", where);
@@ -243,6 +248,7 @@ parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
     return skewgp_input_error (error, "parameter '%s': 'lower' must be below 'upper'", name);
   if (!sb_experiment_add_parameter (exp, name, unit, lower, upper))
     return skewgp_input_error (error, "parameter '%s' cannot be added", name);
+  exp->parameters[exp->n_parameters - 1].resolution = resolution;
   return TRUE;
 }
 

@@ -128,6 +128,8 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
   if (exp->mode == SB_MODE_PREFERENCE && exp->question == SB_ASK_DUEL)
     config->ties = exp->ties_allowed;
 
+  for (guint j = 0; j < exp->n_parameters; j++)
+    config->resolution[j] = exp->parameters[j].resolution;
   if (exp->has_safe_start)
     {
       config->has_safe_start = 1;

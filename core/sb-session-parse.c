@@ -337,6 +337,9 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
                          "parameter %u ('%s') has an empty range", i + 1, pname);
           return FALSE;
         }
+      GET_OR_FAIL (po, "resolution", G_TYPE_DOUBLE, FALSE, lower);
+      if (lower)
+        exp->parameters[exp->n_parameters - 1].resolution = json_node_get_double (lower);
     }
   if (json_object_has_member (obj, "safe_start"))
     {

@@ -119,6 +119,11 @@ experiment_to_node (const SbExperiment *exp)
       json_builder_add_double_value (b, p->lower);
       json_builder_set_member_name (b, "upper");
       json_builder_add_double_value (b, p->upper);
+      if (p->resolution > 0)
+        {
+          json_builder_set_member_name (b, "resolution");
+          json_builder_add_double_value (b, p->resolution);
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

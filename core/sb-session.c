@@ -162,6 +162,7 @@ sb_experiment_add_parameter (SbExperiment *exp, const char *name, const char *un
   p->unit = g_strdup (unit ? unit : "");
   p->lower = lower;
   p->upper = upper;
+  p->resolution = 0;
   return TRUE;
 }
 
@@ -372,6 +373,13 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
     return invalid (error, "the safety threshold ('threshold') is not a finite number");
   if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
     return invalid (error, "'oracle_noise' must be a finite number >= 0");
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      const SbParameter *p = &exp->parameters[j];
+      if (!(p->resolution >= 0 && p->resolution < p->upper - p->lower))
+        return invalid (error, "parameter '%s': the resolution %g must be at least 0 and "
+                        "below the range %g", p->name, p->resolution, p->upper - p->lower);
+    }
   if (exp->has_safe_start && exp->mode != SB_MODE_SAFE)
     return invalid (error, "a safe start ('safe_start') belongs to safe mode");
   for (guint j = 0; exp->has_safe_start && j < exp->n_parameters; j++)

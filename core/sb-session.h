@@ -82,6 +82,9 @@ typedef struct {
   char *unit;     /* may be "" */
   double lower;
   double upper;   /* > lower */
+  /* The measurement resolution: settings closer than this are the same
+   * setting, and no question asks one again (0: none given). */
+  double resolution;
 } SbParameter;
 
 /* The experiment definition. Plain data, deep-copied into every job. */

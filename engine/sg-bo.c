@@ -166,7 +166,8 @@ sg_bo_config_check (const sg_bo_config *c)
   if (c == NULL || c->dim == 0 || c->dim > SG_BO_MAX_DIM)
     return SG_EINVAL;
   for (size_t j = 0; j < c->dim; j++)
-    if (!isfinite (c->lower[j]) || !isfinite (c->upper[j]) || !(c->lower[j] < c->upper[j]))
+    if (!isfinite (c->lower[j]) || !isfinite (c->upper[j]) || !(c->lower[j] < c->upper[j])
+        || !(c->resolution[j] >= 0 && c->resolution[j] < c->upper[j] - c->lower[j]))
       return SG_EINVAL;
   if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_QEUBO
       || (unsigned) c->numeric_acquisition > SG_BO_NUMERIC_EI
@@ -943,6 +944,31 @@ acquisition_value (const acq_ctx *a)
     }
 }
 
+/* X repeats a setting already answered, within the measurement resolution
+ * (none given: never). */
+static int
+repeats_answered (const acq_ctx *a, const double *x)
+{
+  const sg_bo *bo = a->bo;
+  size_t dim = bo->cfg.dim;
+  int has_resolution = 0;
+
+  for (size_t j = 0; j < dim; j++)
+    has_resolution |= bo->cfg.resolution[j] > 0;
+  if (!has_resolution)
+    return 0;
+  for (size_t i = 0; i < bo->data.n_inputs; i++)
+    {
+      const double *y = bo->data.X + i * dim;
+      size_t j = 0;
+      while (j < dim && fabs (x[j] - y[j]) <= bo->cfg.resolution[j])
+        j++;
+      if (j == dim)
+        return 1;
+    }
+  return 0;
+}
+
 static double
 acq_eval (const double *x, void *user_data)
 {
@@ -951,6 +977,8 @@ acq_eval (const double *x, void *user_data)
     return -INFINITY;
   if (a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
     return -INFINITY;  /* a duel of x_r against itself says nothing */
+  if (a->target != SG_BO_ACQ_TARGET_NONE && repeats_answered (a, x))
+    return -INFINITY;  /* the same setting, as far as it can be measured */
   if (a->target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (a, x))
     return -INFINITY;
   int status = samples_at (a, x);
@@ -998,7 +1026,8 @@ excluded (const batch_ctx *bc, const double *x)
 {
   return bc->value == acquisition_value
          && ((bc->a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (bc->a, x))
-             || (bc->a->target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (bc->a, x)));
+             || (bc->a->target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (bc->a, x))
+             || repeats_answered (bc->a, x));
 }
 
 static void
@@ -1100,7 +1129,7 @@ acq_ctx_init (acq_ctx *a, const sg_bo *bo, unsigned long crn_seed, const double 
   for (size_t i = 0; i < rows * N; i++)
     a->Z[i] = sg_rng_gaussian (a->crn);
   for (size_t j = 0; j < bo->cfg.dim; j++)
-    a->min_sep[j] = 1e-6 * (bo->cfg.upper[j] - bo->cfg.lower[j]);
+    a->min_sep[j] = fmax (1e-6 * (bo->cfg.upper[j] - bo->cfg.lower[j]), bo->cfg.resolution[j]);
   return SG_OK;
 }
 

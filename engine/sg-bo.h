@@ -194,6 +194,11 @@ typedef struct {
   size_t n_initial;        /* default 5                                    */
   int has_safe_start;
   double safe_start[SG_BO_MAX_DIM];
+  /* Measurement resolution per coordinate: two settings within it in
+   * every coordinate are the same setting, and a proposal never asks one
+   * that repeats a setting already answered (nor a duel of x_r against
+   * itself). 0 (the default): only the box-relative 1e-6 of a duel. */
+  double resolution[SG_BO_MAX_DIM];
 
   /* Hyperparameter refits (sg_bo_refit_due): after every answer while
    * there are at most REFIT_UNTIL answers, then every REFIT_EVERY-th

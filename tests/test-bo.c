@@ -258,6 +258,44 @@ test_initial_design_and_schedule (void)
   sg_problem_free (p);
 }
 
+/* With a measurement resolution, safe mode never asks a setting again that
+ * it already measured (within the resolution): four consecutive questions
+ * at one setting were seen without it. A negative resolution, or one as
+ * wide as the box, is refused. */
+static void
+test_resolution_no_repeats (void)
+{
+  sg_problem *p = NULL;
+  sg_bo_config c;
+  sg_bo *bo = NULL;
+  double asked[16];
+  guint n = 0;
+
+  g_assert_cmpint (sg_problem_new ("cos1d", 0, &p), ==, SG_OK);
+  small_config (&c, 1, SG_BO_SAFE, SG_BO_SURROGATE_SKEWGP);
+  c.threshold = -5;     /* every setting safe: the acquisition alone decides */
+  c.resolution[0] = 0.05;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  for (guint it = 0; it < G_N_ELEMENTS (asked); it++)
+    {
+      sg_bo_query q;
+      gsl_rng *rng = sg_bo_rng (bo);
+      int v;
+      g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+      sg_rng_free (rng);
+      for (guint i = 0; i < n; i++)
+        g_assert_cmpfloat (fabs (q.x[0] - asked[i]), >, c.resolution[0]);
+      asked[n++] = q.x[0];
+      g_assert_cmpint (answer (bo, p, &q, c.threshold, &v), ==, SG_OK);
+    }
+  sg_bo_free (bo);
+  c.resolution[0] = -0.1;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  c.resolution[0] = 2;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  sg_problem_free (p);
+}
+
 /* Rebuilding from the same answers and proposing with sg_bo_rng gives the
  * same query, bit for bit, for every surrogate. */
 static void
@@ -1830,6 +1868,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/fuzz", test_fuzz);
   g_test_add_func ("/bo/cancel-and-model", test_cancel_and_model);
   g_test_add_func ("/bo/refit", test_refit);
+  g_test_add_func ("/bo/resolution-no-repeats", test_resolution_no_repeats);
   g_test_add_func ("/bo/mixed-confident", test_mixed_confident);
   g_test_add_func ("/bo/acquisition-closed-form", test_acquisition_closed_form);
   /* /slow/: thorough cases, run by the slow suite (tests/meson.build). */

@@ -685,7 +685,8 @@ test_oracle_chooses_best (Fixture *f, gconstpointer data)
 }
 
 /* Safe mode asks the setting the experimenter knows is safe first (not a
- * random one), and the safe start goes through the session file. */
+ * random one); the safe start and the parameters' measurement resolution
+ * go through the session file, and impossible ones are refused. */
 static void
 test_safe_start_first (Fixture *f, gconstpointer data)
 {
@@ -696,6 +697,7 @@ test_safe_start_first (Fixture *f, gconstpointer data)
   const SbQuestion *q;
 
   exp->mode = SB_MODE_SAFE;
+  exp->parameters[0].resolution = 0.01 * (exp->parameters[0].upper - exp->parameters[0].lower);
   exp->has_safe_start = TRUE;
   for (guint j = 0; j < exp->n_parameters; j++)
     exp->safe_start[j] = exp->parameters[j].lower
@@ -709,6 +711,9 @@ test_safe_start_first (Fixture *f, gconstpointer data)
   reloaded = sb_session_load (f->file, &error);
   g_assert_no_error (error);
   g_assert_true (sb_session_get_experiment (reloaded)->has_safe_start);
+  /* The measurement resolution goes through the file too. */
+  g_assert_cmpfloat (sb_session_get_experiment (reloaded)->parameters[0].resolution, ==,
+                     exp->parameters[0].resolution);
   g_assert_cmpmem (sb_session_get_experiment (reloaded)->safe_start,
                    exp->n_parameters * sizeof (double), exp->safe_start,
                    exp->n_parameters * sizeof (double));
@@ -719,6 +724,11 @@ test_safe_start_first (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "safe start"));
   g_clear_error (&error);
   exp->safe_start[0] = exp->parameters[0].lower;
+  exp->parameters[0].resolution = exp->parameters[0].upper - exp->parameters[0].lower;
+  g_assert_false (sb_experiment_validate (exp, &error));
+  g_assert_nonnull (strstr (error->message, "resolution"));
+  g_clear_error (&error);
+  exp->parameters[0].resolution = 0;
   exp->mode = SB_MODE_MIXED;
   g_assert_false (sb_experiment_validate (exp, &error));
   g_assert_nonnull (strstr (error->message, "safe_start"));
