@@ -1830,80 +1830,64 @@ sg_bo_default_refit_free (sg_bo_mode mode)
   return groups;
 }
 
+#define N_NAMES(names) (sizeof names / sizeof names[0])
+
 const char *
 sg_bo_mode_name (sg_bo_mode m)
 {
-  return (unsigned) m < 4 ? mode_names[m] : "?";
+  return sg_name_of (mode_names, N_NAMES (mode_names), (size_t) m);
 }
 
 const char *
 sg_bo_acquisition_name (sg_bo_acquisition a)
 {
-  return (unsigned) a < 5 ? acq_names[a] : "?";
+  return sg_name_of (acq_names, N_NAMES (acq_names), (size_t) a);
 }
 
 const char *
 sg_bo_surrogate_name (sg_bo_surrogate s)
 {
-  return (unsigned) s < 6 ? surrogate_names[s] : "?";
-}
-
-static int
-parse_name (const char *name, const char *const *names, int n, int *out)
-{
-  if (name == NULL)
-    return SG_EINVAL;
-  for (int i = 0; i < n; i++)
-    if (strcmp (name, names[i]) == 0)
-      {
-        *out = i;
-        return SG_OK;
-      }
-  return SG_EINVAL;
-}
-
-sg_status
-sg_bo_mode_parse (const char *name, sg_bo_mode *mode)
-{
-  int i;
-  int status = parse_name (name, mode_names, 4, &i);
-  if (status == SG_OK)
-    *mode = (sg_bo_mode) i;
-  return status;
-}
-
-sg_status
-sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq)
-{
-  int i;
-  int status = parse_name (name, acq_names, 5, &i);
-  if (status == SG_OK)
-    *acq = (sg_bo_acquisition) i;
-  return status;
-}
-
-sg_status
-sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate)
-{
-  int i;
-  int status = parse_name (name, surrogate_names, 6, &i);
-  if (status == SG_OK)
-    *surrogate = (sg_bo_surrogate) i;
-  return status;
+  return sg_name_of (surrogate_names, N_NAMES (surrogate_names), (size_t) s);
 }
 
 const char *
 sg_bo_question_name (sg_bo_question q)
 {
-  return (unsigned) q < 2 ? question_names[q] : "?";
+  return sg_name_of (question_names, N_NAMES (question_names), (size_t) q);
+}
+
+/* The value of NAME in NAMES into *OUT (an enum), as sg_name_lookup. */
+#define PARSE_NAME(names, name, out, type)                                     \
+  do                                                                           \
+    {                                                                          \
+      size_t i_;                                                               \
+      sg_status st_ = sg_name_lookup (names, N_NAMES (names), name, &i_);      \
+      if (st_ == SG_OK)                                                        \
+        *(out) = (type) i_;                                                    \
+      return st_;                                                              \
+    }                                                                          \
+  while (0)
+
+sg_status
+sg_bo_mode_parse (const char *name, sg_bo_mode *mode)
+{
+  PARSE_NAME (mode_names, name, mode, sg_bo_mode);
+}
+
+sg_status
+sg_bo_acquisition_parse (const char *name, sg_bo_acquisition *acq)
+{
+  PARSE_NAME (acq_names, name, acq, sg_bo_acquisition);
+}
+
+sg_status
+sg_bo_surrogate_parse (const char *name, sg_bo_surrogate *surrogate)
+{
+  PARSE_NAME (surrogate_names, name, surrogate, sg_bo_surrogate);
 }
 
 sg_status
 sg_bo_question_parse (const char *name, sg_bo_question *question)
 {
-  int i;
-  int status = parse_name (name, question_names, 2, &i);
-  if (status == SG_OK)
-    *question = (sg_bo_question) i;
-  return status;
+  PARSE_NAME (question_names, name, question, sg_bo_question);
 }

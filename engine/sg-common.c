@@ -1,5 +1,7 @@
 #include "sg-common.h"
 
+#include <string.h>
+
 const char *
 sg_strerror (sg_status status)
 {
@@ -22,4 +24,22 @@ sg_progress_report (const sg_progress *p, double fraction)
   if (p == NULL || p->func == NULL)
     return SG_OK;
   return p->func (fraction, p->user_data) ? SG_ECANCELLED : SG_OK;
+}
+
+const char *
+sg_name_of (const char *const *names, size_t n, size_t value)
+{
+  return value < n ? names[value] : "?";
+}
+
+sg_status
+sg_name_lookup (const char *const *names, size_t n, const char *name, size_t *value)
+{
+  for (size_t i = 0; name != NULL && i < n; i++)
+    if (names[i] != NULL && *names[i] != '\0' && strcmp (name, names[i]) == 0)
+      {
+        *value = i;
+        return SG_OK;
+      }
+  return SG_EINVAL;
 }

@@ -41,6 +41,13 @@ typedef enum {
 /* One line, no trailing period: suitable after "skewgp: ". */
 const char *sg_strerror (sg_status status);
 
+/* Enum names from a table of N names indexed by value: NAMES[VALUE], or
+ * "?" beyond the table; and the value of NAME (SG_EINVAL, *VALUE
+ * untouched, for NULL or a name not in the table). Every engine enum
+ * with names uses these. */
+const char *sg_name_of (const char *const *names, size_t n, size_t value);
+sg_status sg_name_lookup (const char *const *names, size_t n, const char *name, size_t *value);
+
 /* Progress and cancellation for long loops. FRACTION is in [0, 1].
  * Return nonzero to ask the loop to stop; it then returns SG_ECANCELLED
  * promptly and leaves its outputs untouched. */

@@ -19,19 +19,17 @@ static const char *const obs_kind_names[] = {
 const char *
 sg_obs_kind_name (sg_obs_kind kind)
 {
-  return (size_t) kind < N_OBS_KINDS ? obs_kind_names[kind] : "?";
+  return sg_name_of (obs_kind_names, N_OBS_KINDS, (size_t) kind);
 }
 
 sg_status
 sg_obs_kind_parse (const char *name, sg_obs_kind *kind)
 {
-  for (size_t i = 0; name != NULL && i < N_OBS_KINDS; i++)
-    if (strcmp (name, obs_kind_names[i]) == 0)
-      {
-        *kind = (sg_obs_kind) i;
-        return SG_OK;
-      }
-  return SG_EINVAL;
+  size_t i;
+  sg_status status = sg_name_lookup (obs_kind_names, N_OBS_KINDS, name, &i);
+  if (status == SG_OK)
+    *kind = (sg_obs_kind) i;
+  return status;
 }
 
 static const char *const confidence_names[] = {
@@ -45,19 +43,18 @@ static const char *const confidence_names[] = {
 const char *
 sg_confidence_name (sg_confidence confidence)
 {
-  return (size_t) confidence < N_CONFIDENCES ? confidence_names[confidence] : "?";
+  return sg_name_of (confidence_names, N_CONFIDENCES, (size_t) confidence);
 }
 
+/* "" (no confidence) is not a name one can give. */
 sg_status
 sg_confidence_parse (const char *name, sg_confidence *confidence)
 {
-  for (size_t i = 1; name != NULL && i < N_CONFIDENCES; i++)
-    if (strcmp (name, confidence_names[i]) == 0)
-      {
-        *confidence = (sg_confidence) i;
-        return SG_OK;
-      }
-  return SG_EINVAL;
+  size_t i;
+  sg_status status = sg_name_lookup (confidence_names, N_CONFIDENCES, name, &i);
+  if (status == SG_OK)
+    *confidence = (sg_confidence) i;
+  return status;
 }
 
 void
