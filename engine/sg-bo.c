@@ -127,13 +127,111 @@ sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
   return SG_OK;
 }
 
+/* Coordinate J takes whole numbers only. */
+static int
+is_discrete (const sg_bo_config *c, size_t j)
+{
+  return c->kind[j] == SG_DIM_INTEGER || c->kind[j] == SG_DIM_CATEGORICAL;
+}
+
+/* X inside the box, and whole in the integer and categorical coordinates. */
 static int
 inside_box (const sg_bo_config *c, const double *x)
 {
   for (size_t j = 0; j < c->dim; j++)
-    if (!isfinite (x[j]) || x[j] < c->lower[j] || x[j] > c->upper[j])
+    if (!isfinite (x[j]) || x[j] < c->lower[j] || x[j] > c->upper[j]
+        || (is_discrete (c, j) && x[j] != round (x[j])))
       return 0;
   return 1;
+}
+
+/* X (inside the box) moved onto a setting the experiment can take:
+ * integer and categorical coordinates rounded, periodic ones wrapped into
+ * [lower, upper) (upper is the same setting as lower). */
+static void
+snap_point (const sg_bo_config *c, double *x)
+{
+  for (size_t j = 0; j < c->dim; j++)
+    {
+      double lo = c->lower[j], hi = c->upper[j];
+      if (is_discrete (c, j))
+        x[j] = fmin (fmax (round (x[j]), lo), hi);
+      else if (c->kind[j] == SG_DIM_PERIODIC)
+        {
+          double p = hi - lo, t = fmod (x[j] - lo, p);
+          if (t < 0)
+            t += p;
+          x[j] = lo + t < hi ? lo + t : lo;
+        }
+    }
+}
+
+/* Some coordinate is not linear: proposals need snap_point. */
+static int
+has_kinds (const sg_bo_config *c)
+{
+  for (size_t j = 0; j < c->dim; j++)
+    if (c->kind[j] != SG_DIM_LINEAR)
+      return 1;
+  return 0;
+}
+
+/* The distinct settings of a box whose coordinates are all discrete
+ * (SIZE_MAX when some coordinate is continuous or the count is huge). */
+static size_t
+n_discrete_settings (const sg_bo_config *c)
+{
+  double n = 1;
+  for (size_t j = 0; j < c->dim; j++)
+    {
+      if (!is_discrete (c, j))
+        return SIZE_MAX;
+      n *= c->upper[j] - c->lower[j] + 1;
+    }
+  return n < 1e9 ? (size_t) n : SIZE_MAX;
+}
+
+/* The kinds and periods of C's coordinates into kernel K. */
+static void
+apply_kinds (const sg_bo_config *c, sg_kernel *k)
+{
+  for (size_t j = 0; j < c->dim; j++)
+    (void) sg_kernel_set_dim_kind (k, j, c->kind[j], c->upper[j] - c->lower[j]);
+}
+
+/* The coordinate kinds (sg-bo.h, sg_bo_config.kind). */
+static int
+kinds_ok (const sg_bo_config *c)
+{
+  for (size_t j = 0; j < c->dim; j++)
+    {
+      if ((unsigned) c->kind[j] > SG_DIM_CATEGORICAL)
+        return 0;
+      if (is_discrete (c, j)
+          && (c->lower[j] != round (c->lower[j]) || c->upper[j] != round (c->upper[j])))
+        return 0;
+      if (c->kind[j] == SG_DIM_CATEGORICAL && c->resolution[j] != 0)
+        return 0;
+      if (c->kind[j] == SG_DIM_PERIODIC
+          && !(c->resolution[j] < 0.5 * (c->upper[j] - c->lower[j])))
+        return 0;
+    }
+  /* a question's options must be distinct settings */
+  return n_discrete_settings (c) >= (c->mode == SG_BO_PREFERENCE ? c->n_options : 2);
+}
+
+sg_status
+sg_bo_config_set_kind (sg_bo_config *c, size_t j, sg_dim_kind kind)
+{
+  if (c == NULL || j >= c->dim || (unsigned) kind > SG_DIM_CATEGORICAL)
+    return SG_EINVAL;
+  if ((kind == SG_DIM_INTEGER || kind == SG_DIM_CATEGORICAL)
+      && (c->lower[j] != round (c->lower[j]) || c->upper[j] != round (c->upper[j])))
+    return SG_EINVAL;
+  c->kind[j] = kind;
+  if (kind == SG_DIM_CATEGORICAL)
+    c->prior.kernel.lengthscales[j] = 1.0;
+  return SG_OK;
 }
 
 /* The question settings (sg-bo.h, "Questions"). */
@@ -176,7 +274,7 @@ sg_bo_config_check (const sg_bo_config *c)
       || (c->surrogate == SG_BO_SURROGATE_SVGP && c->mode != SG_BO_PREFERENCE)
       || (unsigned) c->mixed_policy > SG_BO_MIXED_CONFIDENT)
     return SG_EINVAL;
-  if (!questions_ok (c))
+  if (!questions_ok (c) || !kinds_ok (c))
     return SG_EINVAL;
   const sg_hyper *h = &c->prior;
   if (sg_kernel_check (&h->kernel) != SG_OK || h->kernel.dim != c->dim
@@ -246,6 +344,8 @@ sg_bo_new (const sg_bo_config *config, sg_bo **out)
   bo->cfg = *config;
   hyper_copy (&bo->cfg.prior, &config->prior, bo->prior_buf, config->dim);
   hyper_copy (&bo->hyper, &config->prior, bo->hyper_buf, config->dim);
+  apply_kinds (&bo->cfg, &bo->cfg.prior.kernel);
+  apply_kinds (&bo->cfg, &bo->hyper.kernel);
   sg_data_init (&bo->data, config->dim);
   bo->ref_value = NAN;
   bo->model_n = SIZE_MAX;
@@ -590,7 +690,15 @@ static void
 random_point (const sg_bo_config *c, gsl_rng *rng, double *x)
 {
   for (size_t j = 0; j < c->dim; j++)
-    x[j] = c->lower[j] + gsl_rng_uniform (rng) * (c->upper[j] - c->lower[j]);
+    {
+      double lo = c->lower[j], hi = c->upper[j];
+      /* whole numbers lo .. hi, each with probability 1 / (hi - lo + 1) */
+      if (is_discrete (c, j))
+        x[j] = lo + floor (gsl_rng_uniform (rng) * (hi - lo + 1));
+      else
+        x[j] = lo + gsl_rng_uniform (rng) * (hi - lo);
+    }
+  snap_point (c, x);
 }
 
 static void
@@ -852,12 +960,19 @@ joint_samples (acq_ctx *a)
   return SG_OK;
 }
 
+/* |x_j - y_j| along coordinate J (the shorter way round a periodic one). */
+static double
+coord_distance (const sg_bo_config *c, size_t j, const double *x, const double *y)
+{
+  return sg_dim_distance (c->kind[j], c->upper[j] - c->lower[j], x[j], y[j]);
+}
+
 static int
 too_close (const acq_ctx *a, const double *x, const double *y)
 {
   const sg_bo *bo = a->bo;
   for (size_t j = 0; j < bo->cfg.dim; j++)
-    if (fabs (x[j] - y[j]) > a->min_sep[j])
+    if (coord_distance (&bo->cfg, j, x, y) > a->min_sep[j])
       return 0;
   return 1;
 }
@@ -961,7 +1076,7 @@ repeats_answered (const acq_ctx *a, const double *x)
     {
       const double *y = bo->data.X + i * dim;
       size_t j = 0;
-      while (j < dim && fabs (x[j] - y[j]) <= bo->cfg.resolution[j])
+      while (j < dim && coord_distance (&bo->cfg, j, x, y) <= bo->cfg.resolution[j])
         j++;
       if (j == dim)
         return 1;
@@ -970,9 +1085,23 @@ repeats_answered (const acq_ctx *a, const double *x)
 }
 
 static double
-acq_eval (const double *x, void *user_data)
+acq_eval_snapped (const double *x, acq_ctx *a);
+
+/* The local search's objective: the acquisition at the setting X stands
+ * for (snap_point), so it is flat across each integer or level step. */
+static double
+acq_eval (const double *x0, void *user_data)
 {
   acq_ctx *a = user_data;
+  double x[SG_BO_MAX_DIM];
+  memcpy (x, x0, a->bo->cfg.dim * sizeof *x);
+  snap_point (&a->bo->cfg, x);
+  return acq_eval_snapped (x, a);
+}
+
+static double
+acq_eval_snapped (const double *x, acq_ctx *a)
+{
   if (a->status != SG_OK)
     return -INFINITY;
   if (a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
@@ -1096,7 +1225,27 @@ score_points (acq_ctx *a, const double *X, size_t n, sample_value_fn value, doub
 static void
 acq_eval_batch (const double *X, size_t n, void *user_data, double *values)
 {
-  score_points (user_data, X, n, acquisition_value, values);
+  acq_ctx *a = user_data;
+  const sg_bo_config *c = &a->bo->cfg;
+  if (!has_kinds (c))
+    {
+      score_points (a, X, n, acquisition_value, values);
+      return;
+    }
+  /* the candidates as the settings they stand for (snap_point) */
+  double *S = malloc ((n * c->dim + 1) * sizeof *S);
+  if (S == NULL)
+    {
+      a->status = SG_ENOMEM;
+      for (size_t i = 0; i < n; i++)
+        values[i] = -INFINITY;
+      return;
+    }
+  memcpy (S, X, n * c->dim * sizeof *S);
+  for (size_t i = 0; i < n; i++)
+    snap_point (c, S + i * c->dim);
+  score_points (a, S, n, acquisition_value, values);
+  free (S);
 }
 
 /* A context for the acquisitions of BO's model with x_r = REF (NULL: none)
@@ -1146,6 +1295,8 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
                                         &bo->cfg.search, rng, progress, x, value);
   if (status == SG_OK && a->status != SG_OK)
     status = a->status;
+  if (status == SG_OK)
+    snap_point (&bo->cfg, x);  /* what the search scored at x */
   /* The value reported is the maximiser's alone, as sg_bo_acquisition_at
    * gives it at that point (the search's block products and refinement
    * differ from it in the last bits). */
@@ -1521,6 +1672,7 @@ sg_bo_set_hyper (sg_bo *bo, const sg_hyper *hyper)
   if (sg_bo_config_check (&c) != SG_OK)
     return SG_EINVAL;
   hyper_copy (&bo->hyper, hyper, bo->hyper_buf, bo->cfg.dim);
+  apply_kinds (&bo->cfg, &bo->hyper.kernel);
   drop_model (bo);
   return SG_OK;
 }

@@ -194,6 +194,19 @@ typedef struct {
   size_t n_initial;        /* default 5                                    */
   int has_safe_start;
   double safe_start[SG_BO_MAX_DIM];
+  /* What each coordinate is (sg-kernel.h; default SG_DIM_LINEAR; set
+   * with sg_bo_config_set_kind). INTEGER: proposals are whole numbers
+   * (the box's bounds must be too). PERIODIC: the box's range is one
+   * period, lower and upper the same setting; the kernel wraps and
+   * proposals lie in [lower, upper). CATEGORICAL: the levels are the
+   * whole numbers lower .. upper, unordered (an exchangeable kernel
+   * term), no resolution. Answers at a non-integral point of an integer
+   * or categorical coordinate are refused (SG_EINVAL), as is a safe
+   * start there. Every proposal (initial design, candidates, local
+   * refinement, fallbacks) is rounded or wrapped onto these settings
+   * before it is scored. sg_bo_new and sg_bo_set_hyper put the kinds
+   * (and the periods) into the kernels. */
+  sg_dim_kind kind[SG_BO_MAX_DIM];
   /* Measurement resolution per coordinate: two settings within it in
    * every coordinate are the same setting, and a proposal never asks one
    * that repeats a setting already answered (nor a duel of x_r against
@@ -233,6 +246,12 @@ sg_status sg_bo_config_default (sg_bo_config *config, size_t dim,
                                 const double *lower, const double *upper);
 /* SG_OK if the configuration is usable. */
 sg_status sg_bo_config_check (const sg_bo_config *config);
+/* Coordinate J becomes KIND; for a categorical one the prior lengthscale
+ * becomes 1 (distinct levels correlated exp(-1/2) under RBF: the box-width
+ * default would make them independent). SG_EINVAL (CONFIG unchanged) for
+ * a bad index or kind, or an integer / categorical coordinate whose
+ * bounds are not whole numbers. */
+sg_status sg_bo_config_set_kind (sg_bo_config *config, size_t j, sg_dim_kind kind);
 
 typedef struct sg_bo sg_bo;
 

@@ -32,9 +32,81 @@ sg_kernel_check (const sg_kernel *k)
   if (!(k->variance > 0) || !isfinite (k->variance))
     return SG_EINVAL;
   for (size_t j = 0; j < k->dim; j++)
-    if (!(k->lengthscales[j] > 0) || !isfinite (k->lengthscales[j]))
+    if (!(k->lengthscales[j] > 0) || !isfinite (k->lengthscales[j])
+        || (unsigned) k->kinds[j] > SG_DIM_CATEGORICAL
+        || (k->kinds[j] == SG_DIM_PERIODIC
+            && (!(k->periods[j] > 0) || !isfinite (k->periods[j]))))
       return SG_EINVAL;
   return SG_OK;
+}
+
+sg_status
+sg_kernel_set_dim_kind (sg_kernel *k, size_t j, sg_dim_kind kind, double period)
+{
+  if (k == NULL || j >= k->dim || (unsigned) kind > SG_DIM_CATEGORICAL
+      || (kind == SG_DIM_PERIODIC && (!(period > 0) || !isfinite (period))))
+    return SG_EINVAL;
+  k->kinds[j] = kind;
+  k->periods[j] = kind == SG_DIM_PERIODIC ? period : 0;
+  return SG_OK;
+}
+
+static const char *const dim_kind_names[] = { "linear", "integer", "periodic", "categorical" };
+#define N_DIM_KINDS (sizeof dim_kind_names / sizeof dim_kind_names[0])
+
+const char *
+sg_dim_kind_name (sg_dim_kind kind)
+{
+  return sg_name_of (dim_kind_names, N_DIM_KINDS, (size_t) kind);
+}
+
+sg_status
+sg_dim_kind_parse (const char *name, sg_dim_kind *kind)
+{
+  size_t i;
+  sg_status status = sg_name_lookup (dim_kind_names, N_DIM_KINDS, name, &i);
+  if (status == SG_OK)
+    *kind = (sg_dim_kind) i;
+  return status;
+}
+
+double
+sg_dim_distance (sg_dim_kind kind, double period, double x, double y)
+{
+  switch (kind)
+    {
+    case SG_DIM_PERIODIC:
+      {
+        double d = fmod (fabs (x - y), period);
+        return fmin (d, period - d);
+      }
+    case SG_DIM_CATEGORICAL:
+      return round (x) != round (y);
+    case SG_DIM_LINEAR:
+    case SG_DIM_INTEGER:
+    default:
+      return fabs (x - y);
+    }
+}
+
+double
+sg_kernel_dim_sqdist (const sg_kernel *k, size_t j, double x, double y)
+{
+  switch (k->kinds[j])
+    {
+    case SG_DIM_PERIODIC:
+      {
+        /* squared chord on the circle of circumference p (header) */
+        double p = k->periods[j], s = (p / M_PI) * sin (M_PI * (x - y) / p);
+        return s * s;
+      }
+    case SG_DIM_CATEGORICAL:
+      return round (x) != round (y);
+    case SG_DIM_LINEAR:
+    case SG_DIM_INTEGER:
+    default:
+      return (x - y) * (x - y);
+    }
 }
 
 const char *
@@ -77,15 +149,37 @@ sg_kernel_set_params (sg_kernel *k, const double *theta)
     k->lengthscales[j] = exp (theta[j + 1]);
 }
 
+/* Every coordinate linear or integer: the plain squared distance. */
+static int
+all_linear (const sg_kernel *k)
+{
+  for (size_t j = 0; j < k->dim; j++)
+    if (k->kinds[j] == SG_DIM_PERIODIC || k->kinds[j] == SG_DIM_CATEGORICAL)
+      return 0;
+  return 1;
+}
+
+/* The term of coordinate J divided by l_j^2: u_j^2 in the linear case. */
+static double
+scaled_term (const sg_kernel *k, size_t j, const double *x, const double *y)
+{
+  double l = k->lengthscales[j];
+  return sg_kernel_dim_sqdist (k, j, x[j], y[j]) / (l * l);
+}
+
 static double
 scaled_sqdist (const sg_kernel *k, const double *x, const double *y)
 {
   double r2 = 0;
-  for (size_t j = 0; j < k->dim; j++)
-    {
-      double u = (x[j] - y[j]) / k->lengthscales[j];
-      r2 += u * u;
-    }
+  if (all_linear (k))
+    for (size_t j = 0; j < k->dim; j++)
+      {
+        double u = (x[j] - y[j]) / k->lengthscales[j];
+        r2 += u * u;
+      }
+  else
+    for (size_t j = 0; j < k->dim; j++)
+      r2 += scaled_term (k, j, x, y);
   return r2;
 }
 
@@ -142,8 +236,9 @@ sg_kernel_matrix_grad (const sg_kernel *k, const double *X, size_t n,
             dK[i * m + j] = k->variance * shape (k->type, r2);
             continue;
           }
-        /* d r^2 / d log l_q = -2 u_q^2 */
-        double u = (x[p - 1] - y[p - 1]) / k->lengthscales[p - 1];
-        dK[i * m + j] = k->variance * shape_dr2 (k->type, r2) * (-2 * u * u);
+        /* r^2 = sum_q t_q / l_q^2, so d r^2 / d log l_q = -2 t_q / l_q^2
+         * for every kind of coordinate */
+        double tq = scaled_term (k, p - 1, x, y);
+        dK[i * m + j] = k->variance * shape_dr2 (k->type, r2) * (-2 * tq);
       }
 }

@@ -5,6 +5,24 @@
  * Matern 5/2 with ARD lengthscales (Rasmussen & Williams 2006, eq. 4.17):
  *   k(x, y) = v (1 + sqrt5 r + 5 r^2 / 3) exp(-sqrt5 r)
  * Hyperparameter vector theta = (log v, log l_1, ..., log l_d).
+ *
+ * Per-dimension kinds. r^2 is a sum of one term per coordinate,
+ * r^2 = sum_j t_j(x_j, y_j) / l_j^2, with
+ *   linear, integer  t_j = (x - y)^2
+ *   periodic         t_j = (p_j / pi)^2 sin^2(pi (x - y) / p_j)
+ *   categorical      t_j = [round x != round y]
+ * The periodic term is the squared chord between the points' images on a
+ * circle of circumference p_j (radius p_j / 2 pi), so it is (x - y)^2 to
+ * leading order and the lengthscale keeps the coordinate's units; with
+ * RBF it is MacKay's periodic kernel (R&W 2006, eq. 4.31) with l scaled
+ * by p / pi. The categorical term is the squared distance of one-hot
+ * codes scaled by 1/sqrt2: an exchangeable kernel, every pair of distinct
+ * levels correlated alike (shape(1 / l^2)), one lengthscale per
+ * parameter whatever its number of levels (unordered levels have no
+ * geometry to learn, and a few duels cannot identify one scale per
+ * level). Both are squared Euclidean distances of an embedding, so RBF
+ * and Matern 5/2, positive definite in any dimension, stay so. Integer
+ * coordinates are linear here; rounding proposals is sg_bo's job.
  */
 #pragma once
 
@@ -19,18 +37,40 @@ typedef enum {
   SG_KERNEL_MATERN52,
 } sg_kernel_type;
 
+/* What one input coordinate is (see above). */
+typedef enum {
+  SG_DIM_LINEAR = 0,   /* a real interval                              */
+  SG_DIM_INTEGER,      /* whole numbers: linear to the kernel          */
+  SG_DIM_PERIODIC,     /* a circle: x and x + period are the same      */
+  SG_DIM_CATEGORICAL,  /* unordered levels 0, 1, ..., L - 1            */
+} sg_dim_kind;
+
 typedef struct {
   sg_kernel_type type;
   size_t dim;
   double variance;
   double lengthscales[SG_KERNEL_MAX_DIM];
+  sg_dim_kind kinds[SG_KERNEL_MAX_DIM];  /* SG_DIM_LINEAR when zeroed    */
+  double periods[SG_KERNEL_MAX_DIM];     /* periodic coordinates: > 0    */
 } sg_kernel;
 
 /* Fills K with an isotropic kernel; SG_EINVAL for bad sizes or values. */
 sg_status sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
                           double variance, double lengthscale);
-/* SG_OK if the kernel's fields are valid (positive, finite, dim in range). */
+/* SG_OK if the kernel's fields are valid (positive, finite, dim in range,
+ * known kinds, a positive finite period for every periodic coordinate). */
 sg_status sg_kernel_check (const sg_kernel *k);
+/* Coordinate J becomes KIND (PERIOD is read for SG_DIM_PERIODIC only);
+ * SG_EINVAL for a bad index, kind or period (K unchanged). */
+sg_status sg_kernel_set_dim_kind (sg_kernel *k, size_t j, sg_dim_kind kind, double period);
+/* "linear", "integer", "periodic", "categorical" and back. */
+const char *sg_dim_kind_name (sg_dim_kind kind);
+sg_status sg_dim_kind_parse (const char *name, sg_dim_kind *kind);
+/* The term t_j of coordinate J (above), not divided by l_j^2. */
+double sg_kernel_dim_sqdist (const sg_kernel *k, size_t j, double x, double y);
+/* |x - y| measured along a coordinate of KIND: the shorter way round for
+ * a periodic one (at most PERIOD / 2), 0 or 1 for a categorical one. */
+double sg_dim_distance (sg_dim_kind kind, double period, double x, double y);
 /* "rbf" / "matern52" and back; parse returns SG_EINVAL for unknown names. */
 const char *sg_kernel_type_name (sg_kernel_type type);
 sg_status sg_kernel_type_parse (const char *name, sg_kernel_type *type);

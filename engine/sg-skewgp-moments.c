@@ -349,12 +349,12 @@ grid_kernel_init (grid_kernel *g, const sg_skewgp_posterior *post,
     {
       const double *u = uniq + g->off[d];
       size_t q = g->off[d + 1] - g->off[d];
-      double inv = 1 / post->kernel.lengthscales[d];
+      double l = post->kernel.lengthscales[d];
       for (size_t i = 0; i < nz; i++)
         for (size_t c = 0; c < q; c++)
           {
-            double t = (post->Z[i * dim + d] - u[c]) * inv;
-            g->tab[i * total + g->off[d] + c] = exp (-0.5 * t * t);
+            double t2 = sg_kernel_dim_sqdist (&post->kernel, d, post->Z[i * dim + d], u[c]);
+            g->tab[i * total + g->off[d] + c] = exp (-0.5 * t2 / (l * l));
           }
       for (size_t i = 0; i < b; i++)
         {

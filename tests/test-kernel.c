@@ -28,15 +28,19 @@ test_values (void)
   g_assert_cmpint (sg_kernel_type_parse ("cubic", &t), ==, SG_EINVAL);
 }
 
-/* Analytic derivatives against central finite differences in theta. */
+/* Analytic derivatives against central finite differences in theta;
+ * KINDS (NULL: all linear) gives the coordinates' kinds, periods 1.3. */
 static void
-check_gradient (sg_kernel_type type)
+check_gradient_kinds (sg_kernel_type type, const sg_dim_kind *kinds)
 {
   sg_kernel k;
   g_assert_cmpint (sg_kernel_init (&k, type, 3, 1.7, 1.0), ==, SG_OK);
   k.lengthscales[1] = 0.4;
   k.lengthscales[2] = 2.5;
-  double X[4 * 3] = { 0, 0, 0,  0.3, -0.2, 1.0,  1.1, 0.5, -0.7,  0.3, -0.2, 1.0 };
+  for (size_t j = 0; kinds && j < 3; j++)
+    g_assert_cmpint (sg_kernel_set_dim_kind (&k, j, kinds[j], 1.3), ==, SG_OK);
+  /* categorical coordinates read as levels 0, 1, 2 (rounded) */
+  double X[4 * 3] = { 0, 0, 0,  0.3, -0.2, 1.0,  1.1, 0.5, -0.7,  0.3, -0.2, 2.0 };
   size_t n = 4, np = sg_kernel_n_params (&k);
   double theta[4], dK[16], Kp[16], Km[16];
   sg_kernel_get_params (&k, theta);
@@ -60,6 +64,12 @@ check_gradient (sg_kernel_type type)
 }
 
 static void
+check_gradient (sg_kernel_type type)
+{
+  check_gradient_kinds (type, NULL);
+}
+
+static void
 test_gradient_rbf (void)
 {
   check_gradient (SG_KERNEL_RBF);
@@ -71,6 +81,132 @@ test_gradient_matern (void)
   check_gradient (SG_KERNEL_MATERN52);
 }
 
+/* The lengthscale derivatives of periodic and categorical terms (and of
+ * an integer one, linear to the kernel) for both kernels. */
+static void
+test_gradient_kinds (void)
+{
+  const sg_dim_kind kinds[3] = { SG_DIM_PERIODIC, SG_DIM_INTEGER, SG_DIM_CATEGORICAL };
+  const sg_dim_kind kinds2[3] = { SG_DIM_CATEGORICAL, SG_DIM_PERIODIC, SG_DIM_LINEAR };
+  check_gradient_kinds (SG_KERNEL_RBF, kinds);
+  check_gradient_kinds (SG_KERNEL_MATERN52, kinds);
+  check_gradient_kinds (SG_KERNEL_RBF, kinds2);
+  check_gradient_kinds (SG_KERNEL_MATERN52, kinds2);
+}
+
+/* A periodic coordinate (a hue in degrees, period 360): continuous across
+ * the wrap, 359 and 1 as close as 0 and 2, a full period apart the same
+ * point, and near 0 the term is the plain squared distance (the
+ * lengthscale keeps degrees). */
+static void
+test_periodic (void)
+{
+  sg_kernel k;
+  for (int t = 0; t < 2; t++)
+    {
+      g_assert_cmpint (sg_kernel_init (&k, t ? SG_KERNEL_MATERN52 : SG_KERNEL_RBF, 1, 1.5, 40),
+                       ==, SG_OK);
+      g_assert_cmpint (sg_kernel_set_dim_kind (&k, 0, SG_DIM_PERIODIC, 360), ==, SG_OK);
+      double a = 359, b = 1, c = 0, d = 2, e = 360;
+      double across = sg_kernel_eval (&k, &a, &b), inside = sg_kernel_eval (&k, &c, &d);
+      /* the same distance (2 degrees) either side of the wrap: equal to
+       * round-off of sin near pi */
+      g_assert_cmpfloat_with_epsilon (across, inside, 1e-12);
+      g_assert_cmpfloat (across, >, 0.99 * 1.5);
+      g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, &c, &e), 1.5, 1e-12);
+      /* a linear kernel would call 359 and 1 nearly independent */
+      sg_kernel lin = k;
+      lin.kinds[0] = SG_DIM_LINEAR;
+      g_assert_cmpfloat (sg_kernel_eval (&lin, &a, &b), <, 1e-6);
+    }
+  /* (p / pi)^2 sin^2(pi d / p) = d^2 (1 - (pi d / p)^2 / 3 + ...) */
+  double d2 = sg_kernel_dim_sqdist (&k, 0, 10, 11);
+  g_assert_cmpfloat (fabs (d2 - 1.0), <, 1e-4);
+  /* opposite points: the circle's diameter squared, (p / pi)^2 */
+  g_assert_cmpfloat_with_epsilon (sg_kernel_dim_sqdist (&k, 0, 0, 180),
+                                  (360 / M_PI) * (360 / M_PI), 1e-9);
+  g_assert_cmpfloat_with_epsilon (sg_dim_distance (SG_DIM_PERIODIC, 360, 359, 1), 2, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sg_dim_distance (SG_DIM_PERIODIC, 360, 10, 730), 0, 1e-12);
+  g_assert_cmpint (sg_kernel_set_dim_kind (&k, 0, SG_DIM_PERIODIC, 0), ==, SG_EINVAL);
+  g_assert_cmpint (sg_kernel_set_dim_kind (&k, 0, SG_DIM_PERIODIC, NAN), ==, SG_EINVAL);
+  g_assert_cmpint (sg_kernel_set_dim_kind (&k, 1, SG_DIM_LINEAR, 0), ==, SG_EINVAL);
+  k.periods[0] = -1;
+  g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
+}
+
+/* Categorical levels: exchangeable, v for the same level and
+ * v shape(1 / l^2) for any two different ones. */
+static void
+test_categorical (void)
+{
+  sg_kernel k;
+  g_assert_cmpint (sg_kernel_init (&k, SG_KERNEL_RBF, 1, 2.0, 0.8), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_set_dim_kind (&k, 0, SG_DIM_CATEGORICAL, 0), ==, SG_OK);
+  double l0 = 0, l1 = 1, l2 = 2, l4 = 4;
+  double same = 2.0, other = 2.0 * exp (-0.5 / (0.8 * 0.8));
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, &l1, &l1), same, 1e-15);
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, &l0, &l1), other, 1e-15);
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, &l0, &l4), other, 1e-15);
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, &l2, &l4), other, 1e-15);
+  g_assert_cmpfloat (sg_dim_distance (SG_DIM_CATEGORICAL, 0, 0, 4), ==, 1);
+  sg_dim_kind kind;
+  g_assert_cmpint (sg_dim_kind_parse ("periodic", &kind), ==, SG_OK);
+  g_assert_cmpint (kind, ==, SG_DIM_PERIODIC);
+  g_assert_cmpstr (sg_dim_kind_name (SG_DIM_CATEGORICAL), ==, "categorical");
+  g_assert_cmpint (sg_dim_kind_parse ("log", &kind), ==, SG_EINVAL);
+}
+
+/* Positive definiteness with every kind: the Gram matrix of 40 random
+ * mixed points (periodic, categorical, linear) has a Cholesky factor for
+ * both kernels. A non-embedding distance (e.g. |sin| instead of sin^2
+ * under Matern) could fail this. */
+static void
+test_kinds_positive_definite (void)
+{
+  enum { N = 40 };
+  GRand *r = g_rand_new_with_seed (5);
+  double X[N * 3], K[N * N];
+  for (size_t i = 0; i < N; i++)
+    {
+      X[3 * i] = g_rand_double_range (r, 0, 360);
+      X[3 * i + 1] = g_rand_int_range (r, 0, 4);
+      X[3 * i + 2] = g_rand_double_range (r, -1, 1);
+    }
+  for (int t = 0; t < 2; t++)
+    {
+      sg_kernel k;
+      g_assert_cmpint (sg_kernel_init (&k, t ? SG_KERNEL_MATERN52 : SG_KERNEL_RBF, 3, 1, 1),
+                       ==, SG_OK);
+      k.lengthscales[0] = 200;   /* smooth across the circle: near-singular */
+      k.lengthscales[1] = 3;     /* strongly correlated levels */
+      k.lengthscales[2] = 5;
+      sg_kernel_set_dim_kind (&k, 0, SG_DIM_PERIODIC, 360);
+      sg_kernel_set_dim_kind (&k, 1, SG_DIM_CATEGORICAL, 0);
+      sg_kernel_matrix (&k, X, N, X, N, K);
+      /* smallest pivot of an in-place Cholesky, with a 1e-10 jitter */
+      double min_pivot = INFINITY;
+      for (size_t j = 0; j < N; j++)
+        {
+          double s = K[j * N + j] + 1e-10;
+          for (size_t q = 0; q < j; q++)
+            s -= K[j * N + q] * K[j * N + q];
+          g_assert_cmpfloat (s, >, 0);
+          min_pivot = fmin (min_pivot, s);
+          double L = sqrt (s);
+          K[j * N + j] = L;
+          for (size_t i = j + 1; i < N; i++)
+            {
+              double v = K[i * N + j];
+              for (size_t q = 0; q < j; q++)
+                v -= K[i * N + q] * K[j * N + q];
+              K[i * N + j] = v / L;
+            }
+        }
+      g_test_message ("kernel %d: smallest Cholesky pivot %g", t, min_pivot);
+    }
+  g_rand_free (r);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -78,5 +214,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/kernel/values", test_values);
   g_test_add_func ("/kernel/gradient-rbf", test_gradient_rbf);
   g_test_add_func ("/kernel/gradient-matern52", test_gradient_matern);
+  g_test_add_func ("/kernel/gradient-kinds", test_gradient_kinds);
+  g_test_add_func ("/kernel/periodic", test_periodic);
+  g_test_add_func ("/kernel/categorical", test_categorical);
+  g_test_add_func ("/kernel/kinds-positive-definite", test_kinds_positive_definite);
   return g_test_run ();
 }
