@@ -9,6 +9,7 @@
 #include "sb-ask-tell.h"
 #include "sb-experiment-templates.h"
 #include "sb-engine-job.h"
+#include "sb-parameter-kinds.h"
 #include "sb-session.h"
 #include "sg-bo.h"
 
@@ -32,14 +33,28 @@ static const char new_help[] =
   "   \"question\": {\"kind\": \"duel\", \"ties\": true},\n"
   "   \"seed\": 7}\n"
   "Required: title, mode, parameters (1 to 32, names unique, lower < upper),\n"
-  "budget (answers planned, 1 to 100000). \"unit\" is optional. \"scale\" is\n"
-  "optional and must be \"linear\" for now (log, integer and periodic\n"
-  "parameters are refused until the engine models them). \"resolution\" is\n"
-  "optional: the smallest difference the setting can be measured or set to;\n"
-  "no question asks a setting again that is within it of one already\n"
-  "answered (default 0: none). \"seed\" (default\n"
-  "1) makes the questions and the order the options are shown in\n"
-  "reproducible.\n\n"
+  "budget (answers planned, 1 to 100000). \"unit\" is optional. \"resolution\"\n"
+  "is optional: the smallest difference the setting can be measured or set\n"
+  "to; no question asks a setting again that is within it of one already\n"
+  "answered (default 0: none). \"seed\" (default 1) makes the questions and\n"
+  "the order the options are shown in reproducible.\n\n"
+  "\"scale\" (optional) says what a parameter's values are:\n"
+  "  \"linear\"       a real interval (the default)\n"
+  "  \"log\"          positive, 0 < lower < upper; modelled in log space (a\n"
+  "                 factor of 2 counts the same anywhere in the range),\n"
+  "                 asked and printed in natural units\n"
+  "  \"integer\"      whole numbers; lower and upper must be whole\n"
+  "  \"periodic\"     the range is one period (a hue: 0 to 360): lower and\n"
+  "                 upper are the same setting and the model wraps around\n"
+  "  \"categorical\"  named levels without order, e.g.\n"
+  "                 {\"name\": \"font\", \"scale\": \"categorical\",\n"
+  "                  \"levels\": [\"serif\", \"sans\", \"mono\"]};\n"
+  "                 \"lower\"/\"upper\" may be left out (they are 0 and n - 1,\n"
+  "                 the session file stores a level's index) and no\n"
+  "                 \"resolution\" is taken. Every pair of levels is\n"
+  "                 modelled as equally alike (an exchangeable kernel).\n"
+  "ask and status print a setting's integer values as whole numbers and a\n"
+  "categorical value as its level's name, e.g. [0.25, 3, \"sans\"].\n\n"
   "\"question\" (optional; default: duels without ties) is what each\n"
   "preference question asks:\n"
   "  {\"kind\": \"duel\", \"ties\": b}        two options; with \"ties\": true,\n"
@@ -75,6 +90,8 @@ static const char ask_help[] =
   "when none is open (the same question again until it is answered):\n"
   "  {\"question\": ID, \"kind\": \"duel\" | \"choice\" | \"ranking\" | \"value\",\n"
   "   \"options\": [[x...], ...], \"shown_order\": [i, ...]}\n"
+  "Each option is a setting in natural units: whole numbers for integer\n"
+  "parameters, the level's name (a string) for categorical ones.\n"
   "A duel has two options: option 0 is the current best, option 1 the new\n"
   "candidate. A choice or ranking question has k options (the experiment's\n"
   "\"options\"): the engine's duel (the current best and the candidate)\n"
@@ -215,13 +232,39 @@ add_done (JsonBuilder *b, SbSession *session)
 
 /* ---- new ------------------------------------------------------------------- */
 
+/* A categorical parameter's "levels": an array of 2 or more strings. */
+static gboolean
+parse_levels (JsonObject *p, const char *where, GStrv *levels, GError **error)
+{
+  JsonNode *node = json_object_get_member (p, "levels");
+  JsonArray *array;
+  guint n;
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_ARRAY (node) || (n = json_array_get_length (array = json_node_get_array (node))) < 2)
+    return skewgp_input_error (error, "%s: 'levels' must be an array of 2 or more names", where);
+  *levels = g_new0 (char *, n + 1);
+  for (guint k = 0; k < n; k++)
+    {
+      JsonNode *level = json_array_get_element (array, k);
+      if (!JSON_NODE_HOLDS_VALUE (level) || json_node_get_value_type (level) != G_TYPE_STRING)
+        return skewgp_input_error (error, "%s: level %u of 'levels' is not a string", where,
+                                   k + 1);
+      (*levels)[k] = g_strdup (json_node_get_string (level));
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
 {
   static const char *const known[] = { "name", "lower", "upper", "unit", "scale",
-                                       "resolution", NULL };
+                                       "resolution", "levels", NULL };
   const char *name = NULL, *unit = "", *scale = "linear";
   double lower = 0, upper = 0, resolution = 0;
+  SbScale kind = SB_SCALE_LINEAR;
+  g_auto (GStrv) levels = NULL;
   g_autofree char *where = g_strdup_printf ("parameter %u", index + 1);
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
@@ -229,26 +272,30 @@ parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
   JsonObject *p = json_node_get_object (node);
   if (!skewgp_check_fields (p, where, known, error)
       || !skewgp_get_string (p, "name", TRUE, &name, error)
-      || !skewgp_get_double (p, "lower", TRUE, &lower, error)
-      || !skewgp_get_double (p, "upper", TRUE, &upper, error)
       || !skewgp_get_string (p, "unit", FALSE, &unit, error)
       || !skewgp_get_string (p, "scale", FALSE, &scale, error)
+      || !parse_levels (p, where, &levels, error)
+      /* categorical levels imply the range 0 .. n - 1 */
+      || !skewgp_get_double (p, "lower", levels == NULL, &lower, error)
+      || !skewgp_get_double (p, "upper", levels == NULL, &upper, error)
       || !skewgp_get_double (p, "resolution", FALSE, &resolution, error))
     return FALSE;
   if (*name == '\0')
     return skewgp_input_error (error, "%s: 'name' is empty", where);
-  if (g_str_equal (scale, "log") || g_str_equal (scale, "integer")
-      || g_str_equal (scale, "periodic"))
-    return skewgp_input_error (error, "parameter '%s': scale '%s' is not supported yet "
-                               "(only \"linear\")", name, scale);
-  if (!g_str_equal (scale, "linear"))
+  if (!sb_scale_from_string (scale, &kind))
     return skewgp_input_error (error, "parameter '%s': unknown scale '%s' (expected "
-                               "\"linear\")", name, scale);
+                               "\"linear\", \"log\", \"integer\", \"periodic\" or "
+                               "\"categorical\")", name, scale);
+  if (levels && !json_object_has_member (p, "upper"))
+    upper = g_strv_length (levels) - 1.0;
   if (!(lower < upper))
     return skewgp_input_error (error, "parameter '%s': 'lower' must be below 'upper'", name);
   if (!sb_experiment_add_parameter (exp, name, unit, lower, upper))
     return skewgp_input_error (error, "parameter '%s' cannot be added", name);
+  /* the scale's rules are the experiment's validation (sb_parameter_check_scale) */
   exp->parameters[exp->n_parameters - 1].resolution = resolution;
+  exp->parameters[exp->n_parameters - 1].scale = kind;
+  exp->parameters[exp->n_parameters - 1].levels = g_steal_pointer (&levels);
   return TRUE;
 }
 
@@ -465,8 +512,32 @@ new_argv (int argc, char **argv)
 
 /* ---- ask ------------------------------------------------------------------- */
 
+/* A setting X as ask and status print it: numbers in natural units,
+ * whole numbers for integer parameters, the level's name for categorical
+ * ones. */
+static JsonNode *
+setting_node (const SbExperiment *exp, const double *x)
+{
+  JsonArray *array = json_array_sized_new (exp->n_parameters);
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      const SbParameter *p = &exp->parameters[j];
+      const char *level = sb_parameter_level_name (p, x[j]);
+      if (level)
+        json_array_add_string_element (array, level);
+      else if (p->scale == SB_SCALE_INTEGER)
+        json_array_add_int_element (array, (gint64) x[j]);
+      else
+        json_array_add_double_element (array, x[j]);
+    }
+  json_node_take_array (node, array);
+  return node;
+}
+
 static void
-print_question (const SbPendingQuestion *q, guint dim)
+print_question (const SbPendingQuestion *q, const SbExperiment *exp)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
@@ -476,7 +547,7 @@ print_question (const SbPendingQuestion *q, guint dim)
   json_builder_set_member_name (b, "options");
   json_builder_begin_array (b);
   for (guint i = 0; i < q->n_options; i++)
-    json_builder_add_value (b, skewgp_vector_node (q->options[i], dim));
+    json_builder_add_value (b, setting_node (exp, q->options[i]));
   json_builder_end_array (b);
   json_builder_set_member_name (b, "shown_order");
   json_builder_begin_array (b);
@@ -506,7 +577,7 @@ print_if_settled (SbSession *session)
   const SbPendingQuestion *q = sb_ask_tell_current (session);
 
   if (q != NULL)
-    print_question (q, sb_session_get_experiment (session)->n_parameters);
+    print_question (q, sb_session_get_experiment (session));
   else if (sb_ask_tell_is_done (session))
     print_done (session);
   return q != NULL || sb_ask_tell_is_done (session);
@@ -539,7 +610,7 @@ run_ask (const char *path, GError **error)
   q = sb_ask_tell_ask (session, &err);
   if (q == NULL)
     return forward (err, error);
-  print_question (q, sb_session_get_experiment (session)->n_parameters);
+  print_question (q, sb_session_get_experiment (session));
   return TRUE;
 }
 
@@ -616,7 +687,11 @@ run_status (const char *path, GError **error)
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   add_done (b, session);
-  skewgp_add_vector (b, "best", rec.has_best ? rec.best : NULL, exp->n_parameters);
+  json_builder_set_member_name (b, "best");
+  if (rec.has_best)
+    json_builder_add_value (b, setting_node (exp, rec.best));
+  else
+    json_builder_add_null_value (b);
   if (rec.has_best)
     {
       g_autofree char *text = sb_experiment_describe_setting (exp, rec.best);

@@ -5,6 +5,7 @@
 #include "sb-ask-tell.h"
 #include "sb-experiment-templates.h"
 #include "sb-jobs.h"
+#include "sb-parameter-kinds.h"
 #include "sb-session-private.h"
 
 #include "sg-bo.h"
@@ -489,6 +490,7 @@ sb_ask_tell_recommend (SbSession *session, SbRecommendation *out, GError **error
       out->lower = summary.lower;
       out->upper = summary.upper;
     }
+  sb_experiment_from_model (exp, out->best, out->best);  /* the engine's x_r, natural */
   sg_rng_free (rng);
   sg_bo_free (bo);
   return TRUE;

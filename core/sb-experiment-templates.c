@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-experiment-templates.h"
+#include "sb-parameter-kinds.h"
 
 #include "sg-problems.h"
 
@@ -151,15 +152,25 @@ char *
 sb_format_coordinate (const SbParameter *param, double value)
 {
   double width = param->upper - param->lower;
-  /* Three significant digits of the range's width. */
+  /* Three significant digits of the range's width; whole numbers for an
+   * integer parameter; three of the value itself on a log scale. */
   int decimals = width > 0 ? CLAMP (2 - (int) floor (log10 (width)), 0, 6) : 3;
   const char *unit = param->unit ? param->unit : "";
+  const char *level = sb_parameter_level_name (param, value);
+  g_autofree char *number = NULL;
 
+  if (level)
+    return g_strdup (level);
+  if (param->scale == SB_SCALE_INTEGER)
+    decimals = 0;
+  if (param->scale == SB_SCALE_LOG && value > 0)
+    decimals = CLAMP (2 - (int) floor (log10 (value)), 0, 9);
+  number = g_strdup_printf ("%.*f", decimals, value);
   if (*unit == '\0')
-    return g_strdup_printf ("%.*f", decimals, value);
+    return g_steal_pointer (&number);
   if (g_str_equal (unit, "°") || g_str_equal (unit, "%"))
-    return g_strdup_printf ("%.*f%s", decimals, value, unit);
-  return g_strdup_printf ("%.*f %s", decimals, value, unit);
+    return g_strdup_printf ("%s%s", number, unit);
+  return g_strdup_printf ("%s %s", number, unit);
 }
 
 char *

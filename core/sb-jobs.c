@@ -3,6 +3,7 @@
 
 #include "sb-jobs.h"
 #include "sb-engine-job.h"
+#include "sb-parameter-kinds.h"
 
 #include "sg-bo.h"
 #include "sg-ep.h"
@@ -20,9 +21,10 @@ struct _SbModel
   GMutex lock;         /* an sg_bo is used by one thread at a time, and a
                           superseded plot job may still be running */
   sg_bo *bo;           /* holds the posterior of the proposal; only read */
+  SbExperiment *experiment;  /* its parameters map natural <-> model units */
   guint n_log;
   gboolean has_best;
-  double best[SB_MAX_PARAMETERS];
+  double best[SB_MAX_PARAMETERS];  /* natural units */
   /* The Laplace and EP posteriors of the same data and GP hyperparameters
    * (the "compare" overlays), built once under LOCK by the first plot or
    * density job that needs them (index SB_POSTERIOR_LAPLACE / _EP). */
@@ -47,6 +49,7 @@ sb_model_unref (SbModel *model)
         if (model->has_approx[k])
           sg_gauss_post_clear (&model->approx[k]);
       sg_bo_free (model->bo);
+      sb_experiment_free (model->experiment);
       g_mutex_clear (&model->lock);
       g_free (model);
     }
@@ -92,10 +95,11 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
   double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
   int status;
 
+  /* the engine's box in model coordinates (sb-parameter-kinds.h) */
   for (guint j = 0; j < exp->n_parameters; j++)
     {
-      lower[j] = exp->parameters[j].lower;
-      upper[j] = exp->parameters[j].upper;
+      lower[j] = sb_parameter_to_model (&exp->parameters[j], exp->parameters[j].lower);
+      upper[j] = sb_parameter_to_model (&exp->parameters[j], exp->parameters[j].upper);
     }
   if (sb_engine_failed (sg_bo_config_default (config, exp->n_parameters, lower, upper),
                         "the experiment's parameter box", error))
@@ -129,11 +133,17 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
     config->ties = exp->ties_allowed;
 
   for (guint j = 0; j < exp->n_parameters; j++)
-    config->resolution[j] = exp->parameters[j].resolution;
+    {
+      const SbParameter *p = &exp->parameters[j];
+      config->resolution[j] = sb_parameter_model_resolution (p);
+      if (sb_engine_failed (sg_bo_config_set_kind (config, j, sb_parameter_dim_kind (p)),
+                            "the parameter's scale", error))
+        return FALSE;
+    }
   if (exp->has_safe_start)
     {
       config->has_safe_start = 1;
-      memcpy (config->safe_start, exp->safe_start, exp->n_parameters * sizeof (double));
+      sb_experiment_to_model (exp, exp->safe_start, config->safe_start);
     }
   else if (exp->mode == SB_MODE_SAFE && exp->template_kind == SB_TEMPLATE_BENCHMARK)
     {
@@ -218,6 +228,22 @@ replay_preference (sg_bo *bo, const SbExperiment *exp, const SbLogEntry *obs)
     }
 }
 
+/* OBS in the engine's model coordinates (a copy; sb-parameter-kinds.h). */
+static SbLogEntry *
+entry_to_model (const SbExperiment *exp, const SbLogEntry *obs)
+{
+  SbLogEntry *copy = sb_log_entry_copy (obs);
+
+  if (copy->a)
+    sb_experiment_to_model (exp, obs->a, copy->a);
+  if (copy->b)
+    sb_experiment_to_model (exp, obs->b, copy->b);
+  for (guint i = 0; copy->options && i < copy->n_options; i++)
+    sb_experiment_to_model (exp, obs->options + (gsize) i * obs->dim,
+                            copy->options + (gsize) i * obs->dim);
+  return copy;
+}
+
 /* Rebuilds the loop from the session log. *N_SKIPS counts the skips after
  * the last answer (they change the proposal's random stream, so skipping
  * gives a different question). */
@@ -236,16 +262,18 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
   *n_skips = 0;
   for (guint i = 0; i < input->observations->len; i++)
     {
-      const SbLogEntry *obs = g_ptr_array_index (input->observations, i);
+      const SbLogEntry *natural = g_ptr_array_index (input->observations, i);
+      g_autoptr (SbLogEntry) obs = NULL;
       int status = SG_OK;
 
       /* The session's check names what the engine would only call
        * "invalid argument". */
-      if (!sb_experiment_check_observation (exp, obs, i, error))
+      if (!sb_experiment_check_observation (exp, natural, i, error))
         {
           sg_bo_free (bo);
           return NULL;
         }
+      obs = entry_to_model (exp, natural);
       switch (obs->kind)
         {
         case SB_LOG_DUEL:
@@ -320,6 +348,18 @@ sb_shuffle_order (guint64 seed, guint64 number, guint n, guint *order)
     }
 }
 
+/* The engine's points of Q (model coordinates) in natural units. */
+static void
+question_from_model (const SbExperiment *exp, SbQuestion *q)
+{
+  sb_experiment_from_model (exp, q->a, q->a);
+  sb_experiment_from_model (exp, q->b, q->b);
+  for (guint i = 0; i < q->n_options; i++)
+    sb_experiment_from_model (exp, q->options[i], q->options[i]);
+  if (q->has_best)
+    sb_experiment_from_model (exp, q->best, q->best);
+}
+
 /* Squared distance of X and Y in coordinates scaled to the box. */
 static double
 box_distance2 (const SbExperiment *exp, const double *x, const double *y)
@@ -350,8 +390,10 @@ fill_space_filling (const SbExperiment *exp, SbQuestion *q)
           double x[SB_MAX_PARAMETERS], d2 = INFINITY;
           for (guint j = 0; j < exp->n_parameters; j++)
             {
+              /* uniform in model coordinates, onto the parameter's settings */
               const SbParameter *p = &exp->parameters[j];
-              x[j] = p->lower + stream_uniform (&state) * (p->upper - p->lower);
+              double lo = sb_parameter_to_model (p, p->lower), hi = sb_parameter_to_model (p, p->upper);
+              x[j] = sb_parameter_from_model (p, lo + stream_uniform (&state) * (hi - lo));
             }
           for (guint i = 0; i < q->n_options; i++)
             d2 = MIN (d2, box_distance2 (exp, x, q->options[i]));
@@ -553,6 +595,7 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
   q->prob_better = query.prob_better;
   q->prob_safe = query.prob_safe;
   q->refit_due = sg_bo_refit_due (bo);
+  question_from_model (input->experiment, q);
   fill_options (input->experiment, q);
   fill_oracle (input, q);
 
@@ -562,6 +605,7 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
       g_atomic_ref_count_init (&q->model->ref_count);
       g_mutex_init (&q->model->lock);
       q->model->bo = bo;
+      q->model->experiment = sb_experiment_copy (input->experiment);
       q->model->n_log = q->n_log;
       q->model->has_best = q->has_best;
       memcpy (q->model->best, q->best, sizeof q->best);
@@ -709,14 +753,27 @@ sb_plot_input_free (SbPlotInput *input)
   g_free (input);
 }
 
+/* N points XS (natural units) in the model's coordinates (a new array). */
+static double *
+points_to_model (const SbModel *model, const double *xs, gsize n)
+{
+  guint dim = model->experiment->n_parameters;
+  double *u = g_new (double, n * dim + 1);
+
+  for (gsize i = 0; i < n; i++)
+    sb_experiment_to_model (model->experiment, xs + i * dim, u + i * dim);
+  return u;
+}
+
 static int
 summarize_locked (SbModel *model, const double *xs, gsize n, unsigned fields,
                   const sg_progress *progress, sg_point_summary *out)
 {
+  g_autofree double *u = points_to_model (model, xs, n);
   int status;
 
   g_mutex_lock (&model->lock);
-  status = sg_bo_summarize (model->bo, xs, n, fields, 0.95, progress, out);
+  status = sg_bo_summarize (model->bo, u, n, fields, 0.95, progress, out);
   g_mutex_unlock (&model->lock);
   return status;
 }
@@ -757,13 +814,16 @@ static gboolean
 approx_summaries (SbModel *model, SbPosteriorMethod k, const double *xs, gsize n,
                   const sg_progress *progress, sg_point_summary *out)
 {
+  g_autofree double *u = points_to_model (model, xs, n);
+  double best[SB_MAX_PARAMETERS];
   gboolean ok;
 
+  sb_experiment_to_model (model->experiment, model->best, best);
   g_mutex_lock (&model->lock);
   ensure_approx_locked (model, progress);
   ok = model->has_approx[k]
-       && sg_gauss_post_summaries (&model->approx[k], xs, n, 0.95,
-                                   model->has_best ? model->best : NULL, out) == SG_OK;
+       && sg_gauss_post_summaries (&model->approx[k], u, n, 0.95,
+                                   model->has_best ? best : NULL, out) == SG_OK;
   g_mutex_unlock (&model->lock);
   return ok;
 }
@@ -778,14 +838,17 @@ acquisition_locked (SbModel *model, const double *xs, gsize n, const sg_progress
                     sg_bo_acq_info *info, double *acq, double *p_valid, int *status)
 {
   const sg_bo_config *c = sg_bo_get_config (model->bo);
+  g_autofree double *u = points_to_model (model, xs, n);
 
   g_mutex_lock (&model->lock);
   *status = sg_bo_last_acquisition (model->bo, info);
   if (*status == SG_OK)
-    *status = sg_bo_acquisition_at (model->bo, xs, n, progress, acq);
+    *status = sg_bo_acquisition_at (model->bo, u, n, progress, acq);
   if (*status == SG_OK && p_valid)
-    *status = sg_bo_prob_valid_at (model->bo, xs, n, progress, p_valid);
+    *status = sg_bo_prob_valid_at (model->bo, u, n, progress, p_valid);
   g_mutex_unlock (&model->lock);
+  if (*status == SG_OK)  /* its maximiser in natural units */
+    sb_experiment_from_model (model->experiment, info->x, info->x);
   if (*status == SG_EINVAL)
     {
       *status = SG_OK;   /* no acquisition to show */
@@ -800,6 +863,39 @@ acquisition_locked (SbModel *model, const double *xs, gsize n, const sg_progress
   return TRUE;
 }
 
+/* OBS in the plots' axis coordinates (a copy; sb-parameter-kinds.h). */
+static SbLogEntry *
+entry_to_axis (const SbExperiment *exp, const SbLogEntry *obs)
+{
+  SbLogEntry *copy = sb_log_entry_copy (obs);
+
+  if (copy->a)
+    sb_experiment_to_axis (exp, obs->a, copy->a);
+  if (copy->b)
+    sb_experiment_to_axis (exp, obs->b, copy->b);
+  for (guint i = 0; copy->options && i < copy->n_options; i++)
+    sb_experiment_to_axis (exp, obs->options + (gsize) i * obs->dim,
+                           copy->options + (gsize) i * obs->dim);
+  return copy;
+}
+
+/* The parameters' names, axis ranges and scales in SNAP. WITH_UNITS: the
+ * name reads "name [unit]". */
+static void
+set_parameters (SbPlotSnapshot *snap, const SbExperiment *exp, gboolean with_units)
+{
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      const SbParameter *p = &exp->parameters[j];
+      g_autofree char *name = with_units && p->unit && *p->unit
+                                ? g_strdup_printf ("%s [%s]", p->name, p->unit)
+                                : g_strdup (p->name);
+      sb_plot_snapshot_set_parameter (snap, j, name, sb_parameter_axis_lower (p),
+                                      sb_parameter_axis_upper (p));
+      sb_plot_snapshot_set_parameter_scale (snap, j, p->scale, (const char *const *) p->levels);
+    }
+}
+
 /* Observations as the plots draw them. */
 static void
 add_observations (SbPlotSnapshot *snap, const SbExperiment *exp, GPtrArray *log)
@@ -808,7 +904,7 @@ add_observations (SbPlotSnapshot *snap, const SbExperiment *exp, GPtrArray *log)
 
   for (guint i = 0; i < log->len; i++)
     {
-      const SbLogEntry *e = g_ptr_array_index (log, i);
+      g_autoptr (SbLogEntry) e = entry_to_axis (exp, g_ptr_array_index (log, i));
       switch (e->kind)
         {
         case SB_LOG_DUEL:
@@ -856,9 +952,7 @@ sb_plot_snapshot_new_for_session (SbSession *session)
 
   sb_plot_snapshot_set_study (snap, (sg_bo_mode) exp->mode,
                               exp->template_kind == SB_TEMPLATE_BENCHMARK);
-  for (guint i = 0; i < exp->n_parameters; i++)
-    sb_plot_snapshot_set_parameter (snap, i, exp->parameters[i].name,
-                                    exp->parameters[i].lower, exp->parameters[i].upper);
+  set_parameters (snap, exp, FALSE);
   g_autoptr (GArray) refits = dup_refits (session);
 
   add_observations (snap, exp, log);
@@ -923,12 +1017,14 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
   g_autofree double *xs = g_new (double, (gsize) n * dim);
   g_autofree sg_point_summary *summary = g_new (sg_point_summary, n);
   const SbParameter *p = &exp->parameters[axis];
+  double lo = sb_parameter_axis_lower (p), hi = sb_parameter_axis_upper (p);
 
+  /* evenly spaced along the plot's axis (in log10 for a log scale) */
   for (guint i = 0; i < n; i++)
     {
-      grid[i] = p->lower + (p->upper - p->lower) * i / (n - 1);
+      grid[i] = lo + (hi - lo) * i / (n - 1);
       memcpy (xs + (gsize) i * dim, fixed, dim * sizeof (double));
-      xs[(gsize) i * dim + axis] = grid[i];
+      xs[(gsize) i * dim + axis] = CLAMP (sb_parameter_from_axis (p, grid[i]), p->lower, p->upper);
     }
   if (sb_engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_ALL, progress, summary),
                         "summarising the posterior", error))
@@ -961,8 +1057,10 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
 
         for (guint j = 0; j < k; j++)
           which[j] = j * (ns / k);
+        g_autofree double *u = points_to_model (input->model, xs, n);
+
         g_mutex_lock (&input->model->lock);
-        status = rng ? sg_skewgp_sample_paths (post, samples, xs, n, which, k, rng, out) : SG_ENOMEM;
+        status = rng ? sg_skewgp_sample_paths (post, samples, u, n, which, k, rng, out) : SG_ENOMEM;
         g_mutex_unlock (&input->model->lock);
         sg_rng_free (rng);
         if (status == SG_OK)
@@ -987,6 +1085,7 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
 
     if (acquisition_locked (input->model, xs, n, progress, &info, acq, p_valid, &status))
       {
+        sb_experiment_to_axis (exp, info.x, info.x);
         sb_plot_snapshot_set_acquisition (snap, info.name, acq, info.x);
         if (safe)
           sb_plot_snapshot_set_validity (snap, p_valid,
@@ -1013,31 +1112,43 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
   const SbExperiment *exp = input->experiment;
   guint dim = exp->n_parameters, m = input->n_slice, n = m * m;
   guint ax = input->has_slice ? input->slice_x : 0, ay = input->has_slice ? input->slice_y : 1;
-  const double *fixed = input->has_slice ? input->slice_fixed : best;
   const SbParameter *px = &exp->parameters[ax], *py = &exp->parameters[ay];
   g_autofree double *xs = g_new (double, (gsize) n * dim);
   g_autofree sg_point_summary *summary = g_new (sg_point_summary, n);
   g_autofree double *values = g_new (double, n);
+  double fixed[SB_MAX_PARAMETERS], fixed_axis[SB_MAX_PARAMETERS];
+  /* the slice's axis ranges (log10 for a log scale; the grids are even
+   * along them) */
+  double x0 = sb_parameter_axis_lower (px), x1 = sb_parameter_axis_upper (px);
+  double y0 = sb_parameter_axis_lower (py), y1 = sb_parameter_axis_upper (py);
 
+  /* the plot's slice controls speak axis coordinates, BEST natural units */
+  if (input->has_slice)
+    sb_experiment_from_axis (exp, input->slice_fixed, fixed);
+  else
+    memcpy (fixed, best, dim * sizeof (double));
+  sb_experiment_to_axis (exp, fixed, fixed_axis);
   for (guint j = 0; j < m; j++)
     for (guint i = 0; i < m; i++)
       {
         double *x = xs + ((gsize) j * m + i) * dim;
         memcpy (x, fixed, dim * sizeof (double));
-        x[ax] = px->lower + (px->upper - px->lower) * i / (m - 1);
-        x[ay] = py->lower + (py->upper - py->lower) * j / (m - 1);
+        x[ax] = CLAMP (sb_parameter_from_axis (px, x0 + (x1 - x0) * i / (m - 1)), px->lower,
+                       px->upper);
+        x[ay] = CLAMP (sb_parameter_from_axis (py, y0 + (y1 - y0) * j / (m - 1)), py->lower,
+                       py->upper);
       }
   if (sb_engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_MOMENTS, progress, summary),
                         "summarising the posterior on the slice", error))
     return FALSE;
-  sb_plot_snapshot_set_slice (snap, ax, ay, fixed);
+  sb_plot_snapshot_set_slice (snap, ax, ay, fixed_axis);
   for (SbField f = SB_FIELD_MEAN; f <= SB_FIELD_SKEWNESS; f++)
     {
       g_autoptr (SbGrid2) grid = NULL;
       for (guint i = 0; i < n; i++)
         values[i] = f == SB_FIELD_MEAN ? summary[i].mean
                     : f == SB_FIELD_SD ? summary[i].sd : summary[i].skewness;
-      grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower, py->upper, values);
+      grid = sb_grid2_new (m, m, x0, x1, y0, y1, values);
       sb_plot_snapshot_set_field (snap, f, SB_POSTERIOR_EXACT, grid);
     }
 
@@ -1050,13 +1161,11 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
 
     if (acquisition_locked (input->model, xs, n, progress, &info, values, p_valid, &status))
       {
-        g_autoptr (SbGrid2) grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower,
-                                                 py->upper, values);
+        g_autoptr (SbGrid2) grid = sb_grid2_new (m, m, x0, x1, y0, y1, values);
         sb_plot_snapshot_set_field (snap, SB_FIELD_ACQUISITION, SB_POSTERIOR_EXACT, grid);
         if (safe)
           {
-            g_autoptr (SbGrid2) pv = sb_grid2_new (m, m, px->lower, px->upper, py->lower,
-                                                   py->upper, p_valid);
+            g_autoptr (SbGrid2) pv = sb_grid2_new (m, m, x0, x1, y0, y1, p_valid);
             sb_plot_snapshot_set_field (snap, SB_FIELD_P_VALID, SB_POSTERIOR_EXACT, pv);
           }
       }
@@ -1074,7 +1183,7 @@ add_slice (SbPlotSnapshot *snap, const SbPlotInput *input, const double *best,
             g_autoptr (SbGrid2) grid = NULL;
             for (guint i = 0; i < n; i++)
               values[i] = f == SB_FIELD_MEAN ? summary[i].mean : summary[i].sd;
-            grid = sb_grid2_new (m, m, px->lower, px->upper, py->lower, py->upper, values);
+            grid = sb_grid2_new (m, m, x0, x1, y0, y1, values);
             sb_plot_snapshot_set_field (snap, f, k, grid);
           }
   return TRUE;
@@ -1097,13 +1206,14 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
   gboolean ok;
 
   sb_plot_snapshot_set_model_label (snap, model_label (input->model));
+  set_parameters (snap, exp, TRUE);
   for (guint j = 0; j < dim; j++)
     {
       const SbParameter *p = &exp->parameters[j];
-      g_autofree char *name = p->unit && *p->unit ? g_strdup_printf ("%s [%s]", p->name, p->unit)
-                                                  : g_strdup (p->name);
-      sb_plot_snapshot_set_parameter (snap, j, name, p->lower, p->upper);
-      fixed[j] = input->model->has_best ? input->model->best[j] : 0.5 * (p->lower + p->upper);
+      fixed[j] = input->model->has_best
+                   ? input->model->best[j]
+                   : sb_parameter_from_model (p, 0.5 * (sb_parameter_to_model (p, p->lower)
+                                                        + sb_parameter_to_model (p, p->upper)));
     }
   if (exp->template_kind == SB_TEMPLATE_BENCHMARK
       && (sg_problem_new (exp->problem, exp->seed, &problem) != SG_OK
@@ -1117,12 +1227,16 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
       add_observations (snap, input->experiment, input->log);
       add_refit_history (snap, input->experiment, input->refits);
       add_convergence (snap, input, problem);
+      double best[SB_MAX_PARAMETERS], a[SB_MAX_PARAMETERS], b[SB_MAX_PARAMETERS];
+      sb_experiment_to_axis (exp, input->model->best, best);
+      sb_experiment_to_axis (exp, input->next.a, a);
+      sb_experiment_to_axis (exp, input->next.b, b);
       if (input->model->has_best)
-        sb_plot_snapshot_set_best (snap, input->model->best);
+        sb_plot_snapshot_set_best (snap, best);
       if (input->show_next && input->next.kind == SB_QUESTION_DUEL)
-        sb_plot_snapshot_set_next (snap, input->next.a, input->next.b);
+        sb_plot_snapshot_set_next (snap, a, b);
       else if (input->show_next)
-        sb_plot_snapshot_set_next (snap, input->next.b, NULL);
+        sb_plot_snapshot_set_next (snap, b, NULL);
       sb_plot_snapshot_freeze (snap);
     }
   g_clear_pointer (&problem, sg_problem_free);
@@ -1163,11 +1277,15 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
   const sg_skewgp_samples *samples = sg_bo_skewgp_samples (input->model->bo);
   enum { K = 200 };
   double grid[K], density[K];
+  double x[SB_MAX_PARAMETERS], u[SB_MAX_PARAMETERS];
   sg_point_summary summary;
   double lo, hi;
   int status;
 
-  if (sb_engine_failed (summarize_locked (input->model, input->x, 1, SG_SUMMARY_ALL, &progress, &summary),
+  /* the plots' point (axis coordinates) in natural units and the model's */
+  sb_experiment_from_axis (input->model->experiment, input->x, x);
+  sb_experiment_to_model (input->model->experiment, x, u);
+  if (sb_engine_failed (summarize_locked (input->model, x, 1, SG_SUMMARY_ALL, &progress, &summary),
                         "summarising the posterior", error))
     return NULL;
   /* A grid over the bulk of the distribution and a little beyond. */
@@ -1189,9 +1307,9 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
       gsl_rng *rng = sg_rng_new (G_GUINT64_CONSTANT (0xde57), input->generation);
 
       g_mutex_lock (&input->model->lock);
-      status = sg_skewgp_density (post, samples, input->x, grid, K, density);
+      status = sg_skewgp_density (post, samples, u, grid, K, density);
       if (status == SG_OK)
-        status = rng ? sg_skewgp_joint_samples (post, samples, input->x, 1, rng, draws) : SG_ENOMEM;
+        status = rng ? sg_skewgp_joint_samples (post, samples, u, 1, rng, draws) : SG_ENOMEM;
       g_mutex_unlock (&input->model->lock);
       sg_rng_free (rng);
       if (sb_engine_failed (status, "computing the density", error))
@@ -1204,7 +1322,7 @@ sb_job_density (SbWorkerJob *job, gpointer data, GError **error)
       ensure_approx_locked (input->model, &progress);
       for (SbPosteriorMethod k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
         if (input->model->has_approx[k]
-            && sg_gauss_post_density (&input->model->approx[k], input->x, K, grid,
+            && sg_gauss_post_density (&input->model->approx[k], u, K, grid,
                                       density) == SG_OK)
           sb_density_data_set_density (d, k, density);
       g_mutex_unlock (&input->model->lock);

@@ -137,6 +137,8 @@ struct _SbPlotSnapshot
   gboolean has_truth_source;
   char **names;
   double *lo, *hi;
+  SbScale *scales;     /* per parameter; the axis coordinates follow them */
+  GStrv *levels;       /* per parameter: categorical level names or NULL  */
 
   guint axis;
   gsize n;
@@ -192,6 +194,8 @@ sb_plot_snapshot_new (guint dim, guint64 generation)
   s->names = g_new0 (char *, dim + 1);
   s->lo = g_new0 (double, dim);
   s->hi = g_new0 (double, dim);
+  s->scales = g_new0 (SbScale, dim);
+  s->levels = g_new0 (GStrv, dim);
   for (guint i = 0; i < dim; i++)
     {
       s->names[i] = g_strdup_printf ("x%u", i + 1);
@@ -222,6 +226,10 @@ sb_plot_snapshot_unref (SbPlotSnapshot *s)
   g_strfreev (s->names);
   g_free (s->lo);
   g_free (s->hi);
+  g_free (s->scales);
+  for (guint i = 0; i < s->dim; i++)
+    g_strfreev (s->levels[i]);
+  g_free (s->levels);
   g_free (s->grid);
   for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
     g_free (s->summaries[k]);
@@ -271,6 +279,27 @@ sb_plot_snapshot_set_parameter (SbPlotSnapshot *s, guint i, const char *name,
     }
   s->lo[i] = lo;
   s->hi[i] = hi;
+}
+
+void
+sb_plot_snapshot_set_parameter_scale (SbPlotSnapshot *s, guint i, SbScale scale,
+                                      const char *const *levels)
+{
+  RETURN_IF_FROZEN (s);
+  g_return_if_fail (i < s->dim);
+  s->scales[i] = scale;
+  g_strfreev (s->levels[i]);
+  s->levels[i] = g_strdupv ((char **) levels);
+}
+
+SbScale
+sb_plot_snapshot_get_parameter_scale (const SbPlotSnapshot *s, guint i,
+                                      const char *const **levels)
+{
+  g_return_val_if_fail (i < s->dim, SB_SCALE_LINEAR);
+  if (levels)
+    *levels = (const char *const *) s->levels[i];
+  return s->scales[i];
 }
 
 void

@@ -15,6 +15,7 @@
 
 #include <glib-object.h>
 
+#include "sb-session.h"
 #include "sg-bo.h"
 #include "sg-data.h"
 #include "sg-summary.h"
@@ -104,6 +105,15 @@ gboolean sb_plot_snapshot_is_frozen (const SbPlotSnapshot *snap);
 /* Name (with unit, e.g. "gain [dB]") and box bounds of parameter I. */
 void sb_plot_snapshot_set_parameter (SbPlotSnapshot *snap, guint i,
                                      const char *name, double lo, double hi);
+/* Parameter I's scale and (categorical) level names. The snapshot's
+ * coordinates along a log-scale parameter (its range, grids, points) are
+ * log10 of the values (sb_parameter_to_axis): the plots draw a log axis
+ * labelled in natural units; integer parameters get whole-number ticks,
+ * categorical ones their level names. Default: linear. */
+void sb_plot_snapshot_set_parameter_scale (SbPlotSnapshot *snap, guint i, SbScale scale,
+                                           const char *const *levels);
+SbScale sb_plot_snapshot_get_parameter_scale (const SbPlotSnapshot *snap, guint i,
+                                              const char *const **levels);
 /* The 1-D curves vary input AXIS over the N values X; the other
  * coordinates are those of the best point (set_best). */
 void sb_plot_snapshot_set_curve_grid (SbPlotSnapshot *snap, guint axis,

@@ -9,6 +9,7 @@
 
 #include "sb-session-private.h"
 #include "sb-json-read.h"
+#include "sb-parameter-kinds.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -145,6 +146,52 @@ parse_string (const ParseContext *ctx, JsonObject *obj, const char *key,
     {
       g_free (*out);
       *out = g_strdup (json_node_get_string (node));
+    }
+  return TRUE;
+}
+
+/* A parameter's optional "scale" (default linear) and a categorical one's
+ * "levels" (strings; at least two, so that the range 0 .. n - 1 is not
+ * empty: the experiment's validation checks the rest). */
+static gboolean
+parse_scale (const ParseContext *ctx, JsonObject *po, const char *pname, SbScale *scale,
+             GStrv *levels, GError **error)
+{
+  JsonNode *node;
+  JsonArray *array;
+  guint n;
+
+  GET_OR_FAIL (po, "scale", G_TYPE_STRING, FALSE, node);
+  if (node && !sb_scale_from_string (json_node_get_string (node), scale))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "scale",
+                     "parameter '%s': unknown scale '%s' (expected \"linear\", \"log\", "
+                     "\"integer\", \"periodic\" or \"categorical\")", pname,
+                     json_node_get_string (node));
+      return FALSE;
+    }
+  GET_OR_FAIL (po, "levels", JSON_TYPE_ARRAY, FALSE, node);
+  if (node == NULL)
+    return TRUE;
+  array = json_node_get_array (node);
+  n = json_array_get_length (array);
+  if (n < 2)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "levels",
+                     "parameter '%s': 'levels' must name 2 or more levels", pname);
+      return FALSE;
+    }
+  *levels = g_new0 (char *, n + 1);
+  for (guint k = 0; k < n; k++)
+    {
+      JsonNode *level = json_array_get_element (array, k);
+      if (!JSON_NODE_HOLDS_VALUE (level) || json_node_get_value_type (level) != G_TYPE_STRING)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "levels",
+                         "parameter '%s': level %u of 'levels' is not a string", pname, k + 1);
+          return FALSE;
+        }
+      (*levels)[k] = g_strdup (json_node_get_string (level));
     }
   return TRUE;
 }
@@ -325,18 +372,26 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
           return FALSE;
         }
       po = json_node_get_object (pn);
+      SbScale scale = SB_SCALE_LINEAR;
+      g_auto (GStrv) levels = NULL;
       if (!parse_string (ctx, po, "name", TRUE, &pname, error)
-          || !parse_string (ctx, po, "unit", FALSE, &unit, error))
+          || !parse_string (ctx, po, "unit", FALSE, &unit, error)
+          || !parse_scale (ctx, po, pname, &scale, &levels, error))
         return FALSE;
-      GET_OR_FAIL (po, "lower", G_TYPE_DOUBLE, TRUE, lower);
-      GET_OR_FAIL (po, "upper", G_TYPE_DOUBLE, TRUE, upper);
-      if (!sb_experiment_add_parameter (exp, pname, unit, json_node_get_double (lower),
-                                        json_node_get_double (upper)))
+      /* categorical levels imply the range 0 .. n - 1 */
+      GET_OR_FAIL (po, "lower", G_TYPE_DOUBLE, levels == NULL, lower);
+      GET_OR_FAIL (po, "upper", G_TYPE_DOUBLE, levels == NULL, upper);
+      if (!sb_experiment_add_parameter (exp, pname, unit,
+                                        lower ? json_node_get_double (lower) : 0,
+                                        upper ? json_node_get_double (upper)
+                                              : g_strv_length (levels) - 1.0))
         {
           content_error (ctx, error, SB_SESSION_ERROR_INVALID, "parameters",
                          "parameter %u ('%s') has an empty range", i + 1, pname);
           return FALSE;
         }
+      exp->parameters[exp->n_parameters - 1].scale = scale;
+      exp->parameters[exp->n_parameters - 1].levels = g_steal_pointer (&levels);
       GET_OR_FAIL (po, "resolution", G_TYPE_DOUBLE, FALSE, lower);
       if (lower)
         exp->parameters[exp->n_parameters - 1].resolution = json_node_get_double (lower);

@@ -10,6 +10,7 @@
 
 #include "sb-session-private.h"
 #include "sb-json-write.h"
+#include "sb-parameter-kinds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +124,20 @@ experiment_to_node (const SbExperiment *exp)
         {
           json_builder_set_member_name (b, "resolution");
           json_builder_add_double_value (b, p->resolution);
+        }
+      /* linear parameters are written as before this member existed */
+      if (p->scale != SB_SCALE_LINEAR)
+        {
+          json_builder_set_member_name (b, "scale");
+          json_builder_add_string_value (b, sb_scale_to_string (p->scale));
+        }
+      if (p->levels)
+        {
+          json_builder_set_member_name (b, "levels");
+          json_builder_begin_array (b);
+          for (guint k = 0; p->levels[k]; k++)
+            json_builder_add_string_value (b, p->levels[k]);
+          json_builder_end_array (b);
         }
       json_builder_end_object (b);
     }

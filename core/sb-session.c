@@ -9,6 +9,7 @@
 #include "sb-session-private.h"
 
 #include "sb-file-lock.h"
+#include "sb-parameter-kinds.h"
 #include "sb-json-write.h"
 #include "sg-bo.h"
 
@@ -130,6 +131,7 @@ sb_experiment_copy (const SbExperiment *exp)
     {
       copy->parameters[i].name = g_strdup (exp->parameters[i].name);
       copy->parameters[i].unit = g_strdup (exp->parameters[i].unit);
+      copy->parameters[i].levels = g_strdupv (exp->parameters[i].levels);
     }
   return copy;
 }
@@ -145,6 +147,7 @@ sb_experiment_free (SbExperiment *exp)
     {
       g_free (exp->parameters[i].name);
       g_free (exp->parameters[i].unit);
+      g_strfreev (exp->parameters[i].levels);
     }
   g_free (exp);
 }
@@ -163,6 +166,8 @@ sb_experiment_add_parameter (SbExperiment *exp, const char *name, const char *un
   p->lower = lower;
   p->upper = upper;
   p->resolution = 0;
+  p->scale = SB_SCALE_LINEAR;
+  p->levels = NULL;
   return TRUE;
 }
 
@@ -335,7 +340,7 @@ check_parameter (const SbExperiment *exp, guint i, GError **error)
   for (guint j = 0; j < i; j++)
     if (g_str_equal (p->name, exp->parameters[j].name))
       return invalid (error, "two parameters are called '%s'", p->name);
-  return TRUE;
+  return sb_parameter_check_scale (p, error);
 }
 
 static gboolean
@@ -388,6 +393,9 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
       if (!(exp->safe_start[j] >= p->lower && exp->safe_start[j] <= p->upper))
         return invalid (error, "the safe start's %s = %g is outside [%g, %g]", p->name,
                         exp->safe_start[j], p->lower, p->upper);
+      if (!sb_parameter_value_fits (p, exp->safe_start[j]))
+        return invalid (error, "the safe start's %s = %g is not a whole number", p->name,
+                        exp->safe_start[j]);
     }
   return surrogate_fits_mode (exp, error) && question_fits (exp, error);
 }
@@ -433,6 +441,10 @@ check_point (const SbExperiment *exp, const double *x, const char *what, const c
         return invalid (error, "%s: coordinate %u (%s)%s = %s is outside [%s, %s]",
                         what, j + 1, p->name, side, number_text (x[j], v),
                         number_text (p->lower, lo), number_text (p->upper, hi));
+      if (!sb_parameter_value_fits (p, x[j]))
+        return invalid (error, "%s: coordinate %u (%s)%s = %s is not a whole number (the "
+                        "parameter is %s)", what, j + 1, p->name, side, number_text (x[j], v),
+                        sb_scale_to_string (p->scale));
     }
   return TRUE;
 }

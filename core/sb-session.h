@@ -77,6 +77,15 @@ gboolean sb_mode_from_string (const char *name, SbMode *mode);
 const char *sb_template_to_string (SbTemplate kind);
 gboolean sb_template_from_string (const char *name, SbTemplate *kind);
 
+/* What a parameter's values are ("scale" in the file; sb-parameter-kinds.h). */
+typedef enum {
+  SB_SCALE_LINEAR = 0,  /* a real interval (the default)                   */
+  SB_SCALE_LOG,         /* positive; modelled in log space                 */
+  SB_SCALE_INTEGER,     /* whole numbers                                   */
+  SB_SCALE_PERIODIC,    /* one period: lower and upper the same setting    */
+  SB_SCALE_CATEGORICAL, /* named levels, unordered; values 0 .. n - 1      */
+} SbScale;
+
 typedef struct {
   char *name;
   char *unit;     /* may be "" */
@@ -85,6 +94,10 @@ typedef struct {
   /* The measurement resolution: settings closer than this are the same
    * setting, and no question asks one again (0: none given). */
   double resolution;
+  SbScale scale;
+  /* Categorical: the level names (NULL-terminated; lower 0, upper n - 1,
+   * a setting is the level's index). NULL for the other scales. */
+  char **levels;
 } SbParameter;
 
 /* The experiment definition. Plain data, deep-copied into every job. */

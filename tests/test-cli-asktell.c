@@ -129,9 +129,30 @@ static void
 test_new (void)
 {
   static const struct { const char *json; const char *needle; } bad[] = {
-    { "{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, \"parameters\": "
-      "[{\"name\": \"x\", \"lower\": 1, \"upper\": 10, \"scale\": \"log\"}]}",
-      "scale 'log' is not supported yet" },
+#define ONE_SCALED(param) \
+    "{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, \"parameters\": [" param "]}"
+    { ONE_SCALED ("{\"name\": \"x\", \"lower\": 0, \"upper\": 10, \"scale\": \"log\"}"),
+      "parameter 'x': a log scale needs 'lower' above 0" },
+    { ONE_SCALED ("{\"name\": \"x\", \"lower\": 1, \"upper\": 10, \"scale\": \"cubic\"}"),
+      "parameter 'x': unknown scale 'cubic'" },
+    { ONE_SCALED ("{\"name\": \"x\", \"lower\": 0.5, \"upper\": 10, \"scale\": \"integer\"}"),
+      "parameter 'x': an integer parameter needs whole-number 'lower' and 'upper'" },
+    { ONE_SCALED ("{\"name\": \"f\", \"scale\": \"categorical\"}"),
+      "field 'lower' is required" },
+    { ONE_SCALED ("{\"name\": \"f\", \"scale\": \"categorical\", \"levels\": [\"a\", \"b\", \"a\"]}"),
+      "parameter 'f': 'levels': 'a' is listed twice" },
+    { ONE_SCALED ("{\"name\": \"f\", \"scale\": \"categorical\", \"levels\": [\"a\"]}"),
+      "'levels' must be an array of 2 or more names" },
+    { ONE_SCALED ("{\"name\": \"f\", \"scale\": \"categorical\", \"levels\": [\"a\", 2]}"),
+      "level 2 of 'levels' is not a string" },
+    { ONE_SCALED ("{\"name\": \"f\", \"scale\": \"categorical\", \"levels\": [\"a\", \"b\"], "
+                  "\"resolution\": 0.5}"),
+      "parameter 'f': 'resolution' has no meaning for categorical levels" },
+    { ONE_SCALED ("{\"name\": \"x\", \"lower\": 0, \"upper\": 1, \"levels\": [\"a\", \"b\"]}"),
+      "parameter 'x': 'levels' belong to a categorical parameter, not a linear one" },
+    { ONE_SCALED ("{\"name\": \"h\", \"lower\": 0, \"upper\": 360, \"scale\": \"periodic\", "
+                  "\"resolution\": 200}"),
+      "parameter 'h': 'resolution' 200 must be below half the period 360" },
     { "{\"title\": \"t\", \"mode\": \"active\", \"budget\": 5, \"parameters\": "
       "[{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}", "unknown mode 'active'" },
     { "{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, \"parameters\": "
@@ -664,11 +685,105 @@ test_example_script (void)
   cli_result_clear (&r);
 }
 
+/* Every parameter kind through new / ask / tell / status and the session
+ * file: the options printed are settings of the experiment (a log gain
+ * inside its range, whole taps as JSON integers, a hue in [0, 360), a
+ * font as one of its level names), the file keeps each scale and the
+ * levels and stores a level's index, and status names the best level. */
+static const char kinds_json[] =
+  "{\"title\": \"Kinds\", \"mode\": \"preference\", \"budget\": 25, \"seed\": 3,\n"
+  " \"parameters\": [{\"name\": \"gain\", \"lower\": 0.01, \"upper\": 100, \"scale\": \"log\"},\n"
+  "  {\"name\": \"taps\", \"lower\": 1, \"upper\": 9, \"scale\": \"integer\"},\n"
+  "  {\"name\": \"hue\", \"lower\": 0, \"upper\": 360, \"scale\": \"periodic\"},\n"
+  "  {\"name\": \"font\", \"scale\": \"categorical\", \"levels\": [\"serif\", \"sans\", \"mono\"]}]}\n";
+
+/* The participant's utility of an option of ask: best at gain 1 (log
+ * scale), 5 taps, hue 350 and the "mono" font. */
+static double
+kinds_utility (JsonArray *x)
+{
+  double g = log10 (json_array_get_double_element (x, 0));
+  double t = (double) json_array_get_int_element (x, 1);
+  double h = json_array_get_double_element (x, 2);
+  const char *font = json_array_get_string_element (x, 3);
+  return -g * g - 0.1 * (t - 5) * (t - 5) + cos ((h - 350) * G_PI / 180)
+         + (g_str_equal (font, "mono") ? 1 : 0);
+}
+
+static void
+test_parameter_kinds (void)
+{
+  Study s;
+  CliResult r;
+  g_autofree char *text = NULL;
+
+  study_init (&s, kinds_json);
+  r = run (NULL, "new", s.experiment, s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  for (guint it = 0; it < 10; it++)
+    {
+      CliResult ask = run (NULL, "ask", s.session, NULL);
+      JsonArray *options = json_object_get_array_member (obj (&ask), "options");
+      double u[2];
+      g_autofree char *answer = NULL;
+
+      g_assert_cmpint (ask.status, ==, 0);
+      g_assert_cmpuint (json_array_get_length (options), ==, 2);
+      for (guint i = 0; i < 2; i++)
+        {
+          JsonArray *x = json_array_get_array_element (options, i);
+          JsonNode *taps = json_array_get_element (x, 1), *font = json_array_get_element (x, 3);
+          double g = json_array_get_double_element (x, 0);
+          double h = json_array_get_double_element (x, 2);
+          g_assert_cmpfloat (g, >=, 0.01);
+          g_assert_cmpfloat (g, <=, 100);
+          g_assert_true (json_node_get_value_type (taps) == G_TYPE_INT64);
+          g_assert_cmpint (json_node_get_int (taps), >=, 1);
+          g_assert_cmpint (json_node_get_int (taps), <=, 9);
+          g_assert_cmpfloat (h, >=, 0);
+          g_assert_cmpfloat (h, <, 360);
+          g_assert_true (json_node_get_value_type (font) == G_TYPE_STRING);
+          g_assert_true (g_strv_contains ((const char *const[]) { "serif", "sans", "mono", NULL },
+                                          json_node_get_string (font)));
+          u[i] = kinds_utility (x);
+        }
+      answer = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", \"answer\": {\"chosen\": %d}}",
+                                json_object_get_int_member (obj (&ask), "question"),
+                                u[1] > u[0] ? 1 : 0);
+      cli_result_clear (&ask);
+      r = run (answer, "tell", s.session, "-", NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      cli_result_clear (&r);
+    }
+  /* the session file: the scales and levels, a font stored as an index */
+  text = read_file (s.session);
+  g_assert_nonnull (strstr (text, "\"scale\": \"log\""));
+  g_assert_nonnull (strstr (text, "\"scale\": \"integer\""));
+  g_assert_nonnull (strstr (text, "\"scale\": \"periodic\""));
+  g_assert_nonnull (strstr (text, "\"scale\": \"categorical\""));
+  g_assert_nonnull (strstr (text, "\"levels\": [\"serif\", \"sans\", \"mono\"]"));
+  g_assert_null (strstr (text, "\"mono\"]]"));
+  r = run (NULL, "status", s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    JsonArray *best = json_object_get_array_member (obj (&r), "best");
+    const char *font = json_array_get_string_element (best, 3);
+    const char *text_best = json_object_get_string_member (obj (&r), "best_description");
+    g_test_message ("best after 10 duels: %s (utility %g, max 2)", text_best,
+                    kinds_utility (best));
+    g_assert_nonnull (strstr (text_best, font));
+  }
+  cli_result_clear (&r);
+  study_clear (&s);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/asktell/new", test_new);
+  g_test_add_func ("/cli/asktell/parameter-kinds", test_parameter_kinds);
   g_test_add_func ("/cli/asktell/ask-tell-status-export", test_ask_tell_status_export);
   g_test_add_func ("/cli/asktell/stale-and-unknown-refused", test_stale_and_unknown_refused);
   g_test_add_func ("/cli/asktell/question-kinds", test_question_kinds);
