@@ -17,6 +17,8 @@ struct _SbScene
   GPtrArray *layers;
   double fx0, fx1, fy0, fy1;   /* fixed ranges (NaN = auto) */
   gboolean y_log;
+  SbAxisScale axis_scale[2];   /* x, y */
+  char **axis_levels[2];
   gboolean aspect_equal;
   char *colorbar_layer, *colorbar_label;
 };
@@ -58,6 +60,8 @@ sb_scene_unref (SbScene *s)
   g_free (s->subtitle);
   g_free (s->x_label);
   g_free (s->y_label);
+  g_strfreev (s->axis_levels[0]);
+  g_strfreev (s->axis_levels[1]);
   g_free (s->colorbar_layer);
   g_free (s->colorbar_label);
   g_ptr_array_unref (s->layers);
@@ -93,6 +97,7 @@ sb_scene_find_layer (const SbScene *s, const char *id)
 }
 
 const char *sb_scene_get_title (const SbScene *s) { return s->title; }
+const char *sb_scene_get_subtitle (const SbScene *s) { return s->subtitle; }
 
 void
 sb_scene_set_x_range (SbScene *s, double x0, double x1)
@@ -109,6 +114,16 @@ sb_scene_set_y_range (SbScene *s, double y0, double y1)
 }
 
 void sb_scene_set_y_log (SbScene *s, gboolean y_log) { s->y_log = y_log; }
+
+void
+sb_scene_set_axis_scale (SbScene *s, gboolean y_axis, SbAxisScale scale,
+                         const char *const *levels)
+{
+  int k = y_axis ? 1 : 0;
+  s->axis_scale[k] = scale;
+  g_strfreev (s->axis_levels[k]);
+  s->axis_levels[k] = scale == SB_AXIS_LEVELS ? g_strdupv ((char **) levels) : NULL;
+}
 void sb_scene_set_aspect_equal (SbScene *s, gboolean eq) { s->aspect_equal = eq; }
 
 void
@@ -299,9 +314,44 @@ compute_ranges (const SbScene *s, const SbView *v, SbFrame *f)
   f->y_log = s->y_log;
 }
 
+/* Ticks of an axis whose coordinates are scaled (sb_scene_set_axis_scale):
+ * log10 positions of nice values, whole numbers, or level indices. */
+static int
+scaled_ticks (const SbScene *s, int k, double lo, double hi, int target, double *ticks)
+{
+  int n = 0;
+  if (s->axis_scale[k] == SB_AXIS_LOG10)
+    {
+      n = sb_ticks_log (pow (10, lo), pow (10, hi), ticks, MAX_TICKS);
+      for (int i = 0; i < n; i++)
+        ticks[i] = log10 (ticks[i]);
+      return n;
+    }
+  if (s->axis_scale[k] == SB_AXIS_LEVELS)
+    {
+      guint n_levels = s->axis_levels[k] ? g_strv_length (s->axis_levels[k]) : 0;
+      for (double v = MAX (0, ceil (lo)); v <= hi && v < n_levels && n < MAX_TICKS; v++)
+        ticks[n++] = v;
+      return n;
+    }
+  /* integers: the nice ticks that are whole, at least every whole number
+   * when there are few */
+  int dec;
+  double t[MAX_TICKS], a = lo, b = hi;
+  int m = sb_ticks (&a, &b, target, FALSE, t, MAX_TICKS, &dec);
+  if (dec > 0 && hi - lo <= target)
+    for (double v = ceil (lo); v <= hi && n < MAX_TICKS; v++)
+      ticks[n++] = v;
+  else
+    for (int i = 0; i < m; i++)
+      if (t[i] == round (t[i]))
+        ticks[n++] = t[i];
+  return n;
+}
+
 /* Tick values of an axis (data units) and the decimals to print them. */
 static int
-axis_ticks (const SbFrame *f, gboolean y_axis, double *ticks, int *decimals)
+axis_ticks (const SbScene *s, const SbFrame *f, gboolean y_axis, double *ticks, int *decimals)
 {
   double lo = y_axis ? f->y0 : f->x0, hi = y_axis ? f->y1 : f->x1;
   int target = y_axis ? MAX (2, (int) (f->ph / 45)) : MAX (2, (int) (f->pw / 90));
@@ -310,17 +360,40 @@ axis_ticks (const SbFrame *f, gboolean y_axis, double *ticks, int *decimals)
   if (y_axis && f->y_log)
     return sb_ticks_log (pow (10, lo), pow (10, hi), ticks, MAX_TICKS);
   target = MIN (target, 10);
+  if (s->axis_scale[y_axis ? 1 : 0] != SB_AXIS_LINEAR)
+    return scaled_ticks (s, y_axis ? 1 : 0, lo, hi, target, ticks);
   return sb_ticks (&lo, &hi, target, FALSE, ticks, MAX_TICKS, decimals);
 }
 
 static void
-tick_label (const SbFrame *f, gboolean y_axis, double v, int decimals,
+tick_label (const SbScene *s, const SbFrame *f, gboolean y_axis, double v, int decimals,
             char *buf, gsize size)
 {
+  int k = y_axis ? 1 : 0;
   if (y_axis && f->y_log)
     g_snprintf (buf, size, "%g", v);
+  else if (s->axis_scale[k] == SB_AXIS_LOG10)
+    g_snprintf (buf, size, "%g", pow (10, v));
+  else if (s->axis_scale[k] == SB_AXIS_LEVELS)
+    g_strlcpy (buf, s->axis_levels[k][(guint) v], size);
   else
     sb_format_tick (v, decimals, buf, size);
+}
+
+char **
+sb_scene_tick_labels (const SbScene *s, const SbFrame *f, gboolean y_axis)
+{
+  double t[MAX_TICKS];
+  int dec, n = axis_ticks (s, f, y_axis, t, &dec);
+  char **labels = g_new0 (char *, n + 1);
+
+  for (int i = 0; i < n; i++)
+    {
+      char buf[64];
+      tick_label (s, f, y_axis, t[i], dec, buf, sizeof buf);
+      labels[i] = g_strdup (buf);
+    }
+  return labels;
 }
 
 /* ---- Legend -------------------------------------------------------------- */
@@ -450,12 +523,12 @@ sb_scene_layout (const SbScene *s, const SbView *v, cairo_t *cr, double width,
 
       double t[MAX_TICKS];
       int dec;
-      int n = axis_ticks (f, TRUE, t, &dec);
+      int n = axis_ticks (s, f, TRUE, t, &dec);
       double wmax = 0;
       for (int i = 0; i < n; i++)
         {
           char buf[64];
-          tick_label (f, TRUE, t[i], dec, buf, sizeof buf);
+          tick_label (s, f, TRUE, t[i], dec, buf, sizeof buf);
           text_size (cr, buf, 0.9, FALSE, &w, &h);
           wmax = MAX (wmax, w);
         }
@@ -552,8 +625,8 @@ sb_scene_render_axes (const SbScene *s, cairo_t *cr, const SbFrame *f,
 
   double xt[MAX_TICKS], yt[MAX_TICKS];
   int xdec, ydec;
-  int nx = axis_ticks (f, FALSE, xt, &xdec);
-  int ny = axis_ticks (f, TRUE, yt, &ydec);
+  int nx = axis_ticks (s, f, FALSE, xt, &xdec);
+  int ny = axis_ticks (s, f, TRUE, yt, &ydec);
 
   /* Grid, snapped to pixel centres so 1-unit lines stay crisp. */
   cairo_set_line_width (cr, 1.0);
@@ -585,7 +658,7 @@ sb_scene_render_axes (const SbScene *s, cairo_t *cr, const SbFrame *f,
       cairo_move_to (cr, dx, base_y);
       cairo_line_to (cr, dx, base_y + TICK);
       cairo_stroke (cr);
-      tick_label (f, FALSE, xt[i], xdec, buf, sizeof buf);
+      tick_label (s, f, FALSE, xt[i], xdec, buf, sizeof buf);
       draw_text (cr, buf, 0.9, FALSE, dx, base_y + TICK + 2, 0.5, 0, &p->foreground);
     }
   for (int i = 0; i < ny; i++)
@@ -595,7 +668,7 @@ sb_scene_render_axes (const SbScene *s, cairo_t *cr, const SbFrame *f,
       cairo_move_to (cr, f->px - TICK, dy);
       cairo_line_to (cr, f->px, dy);
       cairo_stroke (cr);
-      tick_label (f, TRUE, yt[i], ydec, buf, sizeof buf);
+      tick_label (s, f, TRUE, yt[i], ydec, buf, sizeof buf);
       draw_text (cr, buf, 0.9, FALSE, f->px - TICK - 3, dy, 1, 0.5, &p->foreground);
     }
 

@@ -135,6 +135,42 @@ static const SbDash method_dash[SB_N_POSTERIOR_METHODS] = {
   SB_DASH_SOLID, SB_DASH_DASHED, SB_DASH_DASHDOT,
 };
 
+/* The scene's x (or y) axis reads parameter I's coordinates: a log axis
+ * in natural units, whole-number ticks, or level names. */
+static void
+parameter_axis_scale (SbScene *scene, const SbPlotSnapshot *s, guint i, gboolean y_axis)
+{
+  const char *const *levels = NULL;
+  SbAxisScale scale = SB_AXIS_LINEAR;
+
+  switch (sb_plot_snapshot_get_parameter_scale (s, i, &levels))
+    {
+    case SB_SCALE_LOG: scale = SB_AXIS_LOG10; break;
+    case SB_SCALE_INTEGER: scale = SB_AXIS_INTEGER; break;
+    case SB_SCALE_CATEGORICAL: scale = levels ? SB_AXIS_LEVELS : SB_AXIS_INTEGER; break;
+    case SB_SCALE_LINEAR:
+    case SB_SCALE_PERIODIC:
+    default: break;
+    }
+  sb_scene_set_axis_scale (scene, y_axis, scale, levels);
+}
+
+/* Parameter I's coordinate V as a person reads it (natural units, the
+ * level's name). */
+static char *
+parameter_value_text (const SbPlotSnapshot *s, guint i, double v)
+{
+  const char *const *levels = NULL;
+  SbScale scale = sb_plot_snapshot_get_parameter_scale (s, i, &levels);
+
+  if (scale == SB_SCALE_LOG)
+    return g_strdup_printf ("%.3g", pow (10, v));
+  if (scale == SB_SCALE_CATEGORICAL && levels && v >= 0 && v < g_strv_length ((char **) levels)
+      && v == round (v))
+    return g_strdup (levels[(guint) v]);
+  return g_strdup_printf ("%.3g", v);
+}
+
 static void
 axis_range (SbScene *scene, const SbPlotSnapshot *s, guint axis)
 {
@@ -157,8 +193,9 @@ fixed_note (const SbPlotSnapshot *s, const double *fixed, guint skip_a,
     {
       if (i == skip_a || i == skip_b)
         continue;
-      g_string_append_printf (out, "%s%s = %.3g", out->len ? ", " : "",
-                              sb_plot_snapshot_get_parameter (s, i, NULL, NULL), fixed[i]);
+      g_autofree char *value = parameter_value_text (s, i, fixed[i]);
+      g_string_append_printf (out, "%s%s = %s", out->len ? ", " : "",
+                              sb_plot_snapshot_get_parameter (s, i, NULL, NULL), value);
     }
   if (out->len == 0)
     return g_string_free (out, TRUE);
@@ -410,6 +447,7 @@ new_curve_scene (const SbPlotSnapshot *s, const char *title, const char *y_label
   *n = sb_plot_snapshot_get_curve_grid (s, axis, grid);
   SbScene *scene = sb_scene_new (title, sb_plot_snapshot_get_parameter (s, *axis, NULL, NULL), y_label);
   axis_range (scene, s, *axis);
+  parameter_axis_scale (scene, s, *axis, FALSE);
   g_autofree char *note = fixed_note (s, sb_plot_snapshot_get_best (s), *axis, G_MAXUINT,
                                       "others at the best point");
   if (note)
@@ -691,6 +729,8 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
                                  sb_plot_snapshot_get_parameter (s, ay, NULL, NULL));
   sb_scene_set_x_range (scene, MIN (x0, x1), MAX (x0, x1));
   sb_scene_set_y_range (scene, MIN (y0, y1), MAX (y0, y1));
+  parameter_axis_scale (scene, s, ax, FALSE);
+  parameter_axis_scale (scene, s, ay, TRUE);
   g_autofree char *note = fixed_note (s, fixed, ax, ay, "fixed");
   if (note)
     sb_scene_set_subtitle (scene, note);

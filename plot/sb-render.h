@@ -275,12 +275,28 @@ guint sb_scene_get_n_layers (const SbScene *scene);
 SbLayer *sb_scene_get_layer (const SbScene *scene, guint i);
 SbLayer *sb_scene_find_layer (const SbScene *scene, const char *id);
 const char *sb_scene_get_title (const SbScene *scene);
+const char *sb_scene_get_subtitle (const SbScene *scene);
 
 /* Fixed data ranges (NaN = automatic from the layers' extents, padded;
  * y is widened to nice tick multiples). */
 void sb_scene_set_x_range (SbScene *scene, double x0, double x1);
 void sb_scene_set_y_range (SbScene *scene, double y0, double y1);
 void sb_scene_set_y_log (SbScene *scene, gboolean y_log);
+/* How an axis's coordinates read. LOG10: they are log10 of the values
+ * (ticks at nice values, labelled in natural units); INTEGER: ticks at
+ * whole numbers only; LEVELS: a tick at each whole number 0 .. n - 1
+ * labelled with LEVELS[i] (copied). Default LINEAR. */
+typedef enum {
+  SB_AXIS_LINEAR = 0,
+  SB_AXIS_LOG10,
+  SB_AXIS_INTEGER,
+  SB_AXIS_LEVELS,
+} SbAxisScale;
+void sb_scene_set_axis_scale (SbScene *scene, gboolean y_axis, SbAxisScale scale,
+                              const char *const *levels);
+/* The tick labels an axis of SCENE shows in FRAME (sb_scene_layout),
+ * left to right or bottom to top; free with g_strfreev. */
+char **sb_scene_tick_labels (const SbScene *scene, const SbFrame *frame, gboolean y_axis);
 /* Equal data units on both axes (2-D views). */
 void sb_scene_set_aspect_equal (SbScene *scene, gboolean equal);
 /* A colour bar for the heatmap layer LAYER_ID, with a title. */

@@ -227,6 +227,67 @@ test_proposals (void)
     }
 }
 
+/* The plots of a model with a log gain: the snapshot's gain axis is
+ * log10 (-2 .. 2), the curve grid even along it, the best point and the
+ * next question on it, the scales and levels passed on; and a density at
+ * a plot point (axis coordinates) is computed. */
+static void
+test_plot_snapshot (void)
+{
+  g_autofree char *text = kinds_file (NULL, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbSession) session = load (text, &error);
+  g_autoptr (SbQuestion) q = NULL;
+
+  g_assert_no_error (error);
+  for (guint it = 0; it < 5; it++)
+    {
+      SbJobInput *input = sb_job_input_new (session);
+      g_clear_pointer (&q, sb_question_free);
+      q = sb_job_propose (NULL, input, &error);
+      sb_job_input_free (input);
+      g_assert_no_error (error);
+      if (it < 4)
+        g_assert_true (sb_session_add_duel (session, q->a, q->b, q->a[0] < q->b[0], &error));
+    }
+  g_assert_nonnull (q->model);
+  {
+    SbPlotInput *input = sb_plot_input_new (q->model, session, q, 0, 1);
+    g_autoptr (SbPlotSnapshot) snap = sb_job_plot (NULL, input, &error);
+    const double *grid, *best;
+    const char *const *levels = NULL;
+    double lo, hi;
+    guint axis;
+    gsize n;
+
+    sb_plot_input_free (input);
+    g_assert_no_error (error);
+    sb_plot_snapshot_get_parameter (snap, 0, &lo, &hi);
+    g_assert_cmpfloat_with_epsilon (lo, -2, 1e-12);
+    g_assert_cmpfloat_with_epsilon (hi, 2, 1e-12);
+    g_assert_cmpint (sb_plot_snapshot_get_parameter_scale (snap, 0, NULL), ==, SB_SCALE_LOG);
+    g_assert_cmpint (sb_plot_snapshot_get_parameter_scale (snap, 3, &levels), ==,
+                     SB_SCALE_CATEGORICAL);
+    g_assert_cmpstr (levels[2], ==, "mono");
+    n = sb_plot_snapshot_get_curve_grid (snap, &axis, &grid);
+    g_assert_cmpuint (axis, ==, 0);
+    g_assert_cmpfloat_with_epsilon (grid[0], -2, 1e-12);
+    g_assert_cmpfloat_with_epsilon (grid[n - 1], 2, 1e-12);
+    g_assert_cmpfloat_with_epsilon (grid[1] - grid[0], grid[n - 1] - grid[n - 2], 1e-9);
+    best = sb_plot_snapshot_get_best (snap);
+    g_assert_cmpfloat_with_epsilon (best[0], log10 (q->best[0]), 1e-12);
+  }
+  {
+    double x[4];
+    sb_experiment_to_axis (sb_session_get_experiment (session), q->best, x);
+    SbDensityInput *input = sb_density_input_new (q->model, 4, x, 1);
+    g_autoptr (SbDensityData) d = sb_job_density (NULL, input, &error);
+    sb_density_input_free (input);
+    g_assert_no_error (error);
+    g_assert_nonnull (d);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -236,5 +297,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/parameter-kinds/refusals", test_refusals);
   g_test_add_func ("/parameter-kinds/model-map", test_model_map);
   g_test_add_func ("/parameter-kinds/proposals", test_proposals);
+  g_test_add_func ("/parameter-kinds/plot-snapshot", test_plot_snapshot);
   return g_test_run ();
 }

@@ -167,6 +167,85 @@ test_log_ticks (void)
   g_assert_cmpint (sb_ticks_log (-1, 10, t, 64), ==, 0);
 }
 
+/* The tick labels of SCENE's axis laid out at 760 x 460, joined by ' '. */
+static char *
+axis_labels (SbScene *scene, gboolean y_axis)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 760, 460);
+  cairo_t *cr = cairo_create (surface);
+  SbFrame f;
+  g_auto (GStrv) labels = NULL;
+
+  sb_scene_layout (scene, NULL, cr, 760, 460, &f);
+  labels = sb_scene_tick_labels (scene, &f, y_axis);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return g_strjoinv (" ", labels);
+}
+
+/* Parameter axes: a log parameter's coordinates (log10) labelled in
+ * natural units at decades, an integer one at whole numbers only, a
+ * categorical one with its level names; the snapshot's scale reaches the
+ * curve and heat-map scenes. */
+static void
+test_parameter_axes (void)
+{
+  static const char *const levels[] = { "serif", "sans", "mono", NULL };
+  g_autoptr (SbScene) scene = sb_scene_new ("t", "gain", "f");
+  g_autofree char *log_labels = NULL, *int_labels = NULL, *level_labels = NULL;
+
+  sb_scene_set_x_range (scene, -2, 2);
+  sb_scene_set_y_range (scene, 0, 1);
+  sb_scene_set_axis_scale (scene, FALSE, SB_AXIS_LOG10, NULL);
+  log_labels = axis_labels (scene, FALSE);
+  g_assert_cmpstr (log_labels, ==, "0.01 0.1 1 10 100");
+
+  sb_scene_set_x_range (scene, 0.6, 4.4);
+  sb_scene_set_axis_scale (scene, FALSE, SB_AXIS_INTEGER, NULL);
+  int_labels = axis_labels (scene, FALSE);
+  g_assert_cmpstr (int_labels, ==, "1 2 3 4");
+
+  sb_scene_set_y_range (scene, -0.2, 2.2);
+  sb_scene_set_axis_scale (scene, TRUE, SB_AXIS_LEVELS, levels);
+  level_labels = axis_labels (scene, TRUE);
+  g_assert_cmpstr (level_labels, ==, "serif sans mono");
+
+  /* from a snapshot: the posterior along a log gain */
+  {
+    enum { N = 5 };
+    g_autoptr (SbPlotSnapshot) snap = sb_plot_snapshot_new (2, 1);
+    double grid[N] = { -2, -1, 0, 1, 2 };
+    sg_point_summary sum[N];
+    SbPlotOptions o;
+    g_autoptr (SbScene) curve = NULL;
+    g_autofree char *labels = NULL, *note = NULL;
+    double best[2] = { 0, 2 };
+
+    memset (sum, 0, sizeof sum);
+    for (int i = 0; i < N; i++)
+      {
+        sum[i].mean = sum[i].median = 0.1 * i;
+        sum[i].sd = 0.2;
+        sum[i].lower = sum[i].hpd_lower = -0.3;
+        sum[i].upper = sum[i].hpd_upper = 0.6;
+      }
+    sb_plot_snapshot_set_parameter (snap, 0, "gain", -2, 2);
+    sb_plot_snapshot_set_parameter_scale (snap, 0, SB_SCALE_LOG, NULL);
+    sb_plot_snapshot_set_parameter (snap, 1, "font", 0, 2);
+    sb_plot_snapshot_set_parameter_scale (snap, 1, SB_SCALE_CATEGORICAL, levels);
+    sb_plot_snapshot_set_curve_grid (snap, 0, N, grid);
+    sb_plot_snapshot_set_summaries (snap, SB_POSTERIOR_EXACT, sum);
+    sb_plot_snapshot_set_best (snap, best);
+    sb_plot_snapshot_freeze (snap);
+    sb_plot_options_init (&o, SB_PLOT_POSTERIOR);
+    curve = sb_plot_build (&o, snap, NULL);
+    labels = axis_labels (curve, FALSE);
+    g_assert_cmpstr (labels, ==, "0.01 0.1 1 10 100");
+    /* the other coordinate, held at the best point, by its level name */
+    g_assert_nonnull (strstr (sb_scene_get_subtitle (curve), "font = mono"));
+  }
+}
+
 /* ---- colour maps ---------------------------------------------------------------- */
 
 static double
@@ -1441,6 +1520,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plot/ticks/nice", test_nice_numbers);
   g_test_add_func ("/plot/ticks/log", test_log_ticks);
+  g_test_add_func ("/plot/ticks/parameter-axes", test_parameter_axes);
   g_test_add_func ("/plot/colormaps", test_colormaps);
   g_test_add_func ("/plot/contours", test_contours);
   g_test_add_func ("/plot/palette", test_palette_from_theme);
