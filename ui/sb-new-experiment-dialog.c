@@ -73,8 +73,62 @@ typedef struct {
   GtkEntry *name;
   GtkSpinButton *lower;
   GtkSpinButton *upper;
-  GtkEntry *unit;
+  GtkEntry *unit;       /* a categorical parameter's levels, comma-separated */
+  GtkDropDown *scale;   /* rows in SbScale order */
 } ParameterRow;
+
+/* The scale dropdown's rows, in SbScale order. */
+static const char *const scale_labels[] = {
+  N_("linear"), N_("log"), N_("integer"), N_("periodic"), N_("categorical"), NULL,
+};
+
+/* A categorical row types its levels where the unit goes; its range is
+ * the level indices, so the bounds do not apply. */
+static void
+scale_changed (ParameterRow *row)
+{
+  gboolean categorical = gtk_drop_down_get_selected (row->scale) == SB_SCALE_CATEGORICAL;
+
+  gtk_entry_set_placeholder_text (row->unit, categorical ? _("levels: a, b, c") : _("unit"));
+  gtk_editable_set_width_chars (GTK_EDITABLE (row->unit), categorical ? 14 : 5);
+  gtk_widget_set_sensitive (GTK_WIDGET (row->lower), !categorical);
+  gtk_widget_set_sensitive (GTK_WIDGET (row->upper), !categorical);
+}
+
+static GtkDropDown *
+scale_dropdown_new (ParameterRow *row)
+{
+  g_autoptr (GtkStringList) labels = gtk_string_list_new (NULL);
+  GtkDropDown *dropdown;
+
+  for (guint i = 0; scale_labels[i]; i++)
+    gtk_string_list_append (labels, _(scale_labels[i]));
+  dropdown = GTK_DROP_DOWN (gtk_drop_down_new (G_LIST_MODEL (g_steal_pointer (&labels)), NULL));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (dropdown),
+                               _("Scale: log (a positive range modelled in log space), integer "
+                                 "(whole numbers), periodic (the range is one period, e.g. a "
+                                 "hue), categorical (named levels without order)"));
+  g_signal_connect_swapped (dropdown, "notify::selected", G_CALLBACK (scale_changed), row);
+  return dropdown;
+}
+
+/* ROW's levels (categorical), split at commas and trimmed; NULL when the
+ * row is not categorical. */
+static GStrv
+row_levels (ParameterRow *row)
+{
+  g_auto (GStrv) parts = NULL;
+  GStrvBuilder *b;
+
+  if (gtk_drop_down_get_selected (row->scale) != SB_SCALE_CATEGORICAL)
+    return NULL;
+  parts = g_strsplit (gtk_editable_get_text (GTK_EDITABLE (row->unit)), ",", -1);
+  b = g_strv_builder_new ();
+  for (guint i = 0; parts[i]; i++)
+    if (*g_strstrip (parts[i]) != '\0')
+      g_strv_builder_add (b, parts[i]);
+  return g_strv_builder_end (b);
+}
 
 static GtkSpinButton *
 bound_spin (double value)
@@ -128,6 +182,7 @@ add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, 
   gtk_entry_set_placeholder_text (row->unit, _("unit"));
   gtk_editable_set_text (GTK_EDITABLE (row->unit), unit);
   gtk_editable_set_width_chars (GTK_EDITABLE (row->unit), 5);
+  row->scale = scale_dropdown_new (row);
   remove = gtk_button_new_from_icon_name ("list-remove-symbolic");
   gtk_widget_set_tooltip_text (remove, _("Remove this parameter"));
   g_signal_connect (remove, "clicked", G_CALLBACK (remove_row_clicked), self->parameter_list);
@@ -141,6 +196,7 @@ add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, 
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->lower));
   gtk_box_append (GTK_BOX (box), gtk_label_new (C_("parameter range", "to")));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->upper));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->scale));
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->unit));
   gtk_box_append (GTK_BOX (box), remove);
 
@@ -316,6 +372,7 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
         {
           ParameterRow *row = g_object_get_data (G_OBJECT (c), "sb-parameter-row");
           g_autofree char *name = NULL;
+          g_auto (GStrv) levels = NULL;
           double lower, upper;
 
           if (row == NULL)
@@ -323,6 +380,19 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
           name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (row->name))));
           lower = gtk_spin_button_get_value (row->lower);
           upper = gtk_spin_button_get_value (row->upper);
+          levels = row_levels (row);
+          if (levels && g_strv_length (levels) < 2)
+            {
+              g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                           _("parameter %u: a categorical parameter needs 2 or more levels, "
+                             "separated by commas"), exp->n_parameters + 1);
+              return NULL;
+            }
+          if (levels)
+            {
+              lower = 0;
+              upper = g_strv_length (levels) - 1.0;
+            }
           if (*name == '\0' || !(lower < upper))
             {
               g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
@@ -331,13 +401,17 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
                            exp->n_parameters + 1);
               return NULL;
             }
-          if (!sb_experiment_add_parameter (exp, name, gtk_editable_get_text (GTK_EDITABLE (row->unit)),
+          if (!sb_experiment_add_parameter (exp, name,
+                                            levels ? "" : gtk_editable_get_text (GTK_EDITABLE (row->unit)),
                                             lower, upper))
             {
               g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
                            _("at most %d parameters are supported"), SB_MAX_PARAMETERS);
               return NULL;
             }
+          /* the scale's rules are checked by sb_experiment_validate below */
+          exp->parameters[exp->n_parameters - 1].scale = (SbScale) gtk_drop_down_get_selected (row->scale);
+          exp->parameters[exp->n_parameters - 1].levels = g_steal_pointer (&levels);
         }
       break;
     case SB_TEMPLATE_COLOUR:
