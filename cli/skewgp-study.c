@@ -150,6 +150,7 @@ static const char export_help[] =
   "  option (a|b|c...), position (1-based place it was shown in), chosen\n"
   "  (duels and choices: 1 or 0), rank (rankings: 1 = best), value,\n"
   "  response_time, confidence (weak|normal|strong), note, x_<parameter>...\n"
+  "(a categorical parameter's value is its level's name).\n"
   "Option a is the current best the duel was asked against, b the\n"
   "candidate. --wide writes the app's layout instead: one row per answer,\n"
   "  index, time, kind, answer, value, a_<parameter>..., b_<parameter>...\n"

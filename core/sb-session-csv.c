@@ -1,10 +1,12 @@
 /* sb-session-csv.c — the observation log as CSV, for spreadsheets and R:
  * one header row, then one row per observation (sb-session.h). Numbers
- * are written with 17 significant digits in the C locale.
+ * are written with 17 significant digits in the C locale; a categorical
+ * parameter's value is its level's name.
  */
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-parameter-kinds.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,6 +36,18 @@ csv_number (GString *out, double v)
 
   if (isfinite (v))
     g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+}
+
+/* Coordinate V of parameter P: a categorical one by its level's name. */
+static void
+csv_coordinate (GString *out, const SbParameter *p, double v)
+{
+  const char *level = sb_parameter_level_name (p, v);
+
+  if (level)
+    csv_field (out, level);
+  else
+    csv_number (out, v);
 }
 
 static void
@@ -125,7 +139,7 @@ sb_session_to_csv (SbSession *self)
                               ? sb_log_entry_option (obs, side) : NULL;
             g_string_append_c (out, ',');
             if (x)
-              csv_number (out, x[j]);
+              csv_coordinate (out, &exp->parameters[j], x[j]);
           }
       csv_answer_details (out, obs);
       g_string_append_c (out, '\n');
@@ -213,7 +227,7 @@ sb_session_to_csv_long (SbSession *self)
           for (guint j = 0; j < exp->n_parameters; j++)
             {
               g_string_append_c (out, ',');
-              csv_number (out, x[j]);
+              csv_coordinate (out, &exp->parameters[j], x[j]);
             }
           g_string_append_c (out, '\n');
         }

@@ -775,6 +775,17 @@ test_parameter_kinds (void)
     g_assert_nonnull (strstr (text_best, font));
   }
   cli_result_clear (&r);
+  /* the CSV names the levels: the x_font column of every row is one */
+  r = run (NULL, "export", s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  {
+    g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+    g_assert_true (g_str_has_suffix (lines[0], ",x_gain,x_taps,x_hue,x_font"));
+    for (guint i = 1; lines[i] && *lines[i]; i++)
+      g_assert_true (g_str_has_suffix (lines[i], ",serif") || g_str_has_suffix (lines[i], ",sans")
+                     || g_str_has_suffix (lines[i], ",mono"));
+  }
+  cli_result_clear (&r);
   study_clear (&s);
 }
 
