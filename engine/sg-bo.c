@@ -166,6 +166,19 @@ snap_point (const sg_bo_config *c, double *x)
     }
 }
 
+/* X and Y are one setting: equal coordinates, a periodic one's lower and
+ * upper being the same. */
+static int
+same_setting (const sg_bo_config *c, const double *x, const double *y)
+{
+  for (size_t j = 0; j < c->dim; j++)
+    if (c->kind[j] == SG_DIM_PERIODIC
+          ? sg_dim_distance (SG_DIM_PERIODIC, c->upper[j] - c->lower[j], x[j], y[j]) != 0
+          : x[j] != y[j])
+      return 0;
+  return 1;
+}
+
 /* Some coordinate is not linear: proposals need snap_point. */
 static int
 has_kinds (const sg_bo_config *c)
@@ -463,7 +476,7 @@ distinct_inside (const sg_bo *bo, const double *X, size_t k)
       if (!inside_box (&bo->cfg, X + i * d))
         return 0;
       for (size_t j = 0; j < i; j++)
-        if (memcmp (X + i * d, X + j * d, d * sizeof *X) == 0)
+        if (same_setting (&bo->cfg, X + i * d, X + j * d))
           return 0;
     }
   return 1;
@@ -487,7 +500,7 @@ sg_bo_answer_duel_details (sg_bo *bo, const double *xa, const double *xb, int a_
 {
   if (bo == NULL || xa == NULL || xb == NULL || !prefers_modes (bo)
       || !inside_box (&bo->cfg, xa) || !inside_box (&bo->cfg, xb)
-      || memcmp (xa, xb, bo->cfg.dim * sizeof *xa) == 0
+      || same_setting (&bo->cfg, xa, xb)
       || (shown_first != SG_SHOWN_NONE && shown_first > 1))
     return SG_EINVAL;
   int status = reserve_log (bo);

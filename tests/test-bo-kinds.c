@@ -190,6 +190,18 @@ test_refusals (void)
   g_assert_cmpint (sg_bo_answer_value (bo, ok2, 1.0), ==, SG_OK);
   sg_bo_free (bo);
 
+  /* a periodic coordinate's lower and upper are one setting: no duel */
+  {
+    double plo[2] = { 0, 0 }, pup[2] = { 360, 1 };
+    sg_dim_kind pk[2] = { SG_DIM_PERIODIC, SG_DIM_LINEAR };
+    double x0[2] = { 0, 0.5 }, x360[2] = { 360, 0.5 };
+    kinds_config (&c, SG_BO_PREFERENCE, plo, pup, pk);
+    g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+    g_assert_cmpint (sg_bo_answer_duel (bo, x0, x360, 1), ==, SG_EINVAL);
+    g_assert_cmpint (sg_bo_answer_value (bo, x360, 1), ==, SG_EINVAL);  /* preference mode */
+    sg_bo_free (bo);
+  }
+
   /* whole-number bounds for integer and categorical coordinates */
   double frac[2] = { 0.5, 0 };
   g_assert_cmpint (sg_bo_config_default (&c, 2, frac, up), ==, SG_OK);
