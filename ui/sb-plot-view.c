@@ -167,6 +167,20 @@ slice_touched (SbPlotView *self)
   self->slice_timeout = g_timeout_add (150, slice_timeout_cb, self);
 }
 
+/* A slider's value in natural units: the snapshot's coordinate along a
+ * log-scale parameter is log10 of it. */
+static char *
+slider_value_text (GtkScale *scale, double value, gpointer data)
+{
+  SbScale kind = (SbScale) GPOINTER_TO_UINT (data);
+
+  if (kind == SB_SCALE_LOG)
+    return g_strdup_printf ("%.3g", pow (10, value));
+  if (kind == SB_SCALE_INTEGER || kind == SB_SCALE_CATEGORICAL)
+    return g_strdup_printf ("%.0f", value);
+  return g_strdup_printf ("%.3f", value);
+}
+
 static void
 slider_changed_cb (GtkRange *range, SbPlotView *self)
 {
@@ -242,6 +256,9 @@ build_slice_controls (SbPlotView *self, SbPlotSnapshot *s)
                                                    hi > lo ? hi : lo + 1, (hi - lo) / 200);
       gtk_scale_set_draw_value (GTK_SCALE (scale), TRUE);
       gtk_scale_set_digits (GTK_SCALE (scale), 3);
+      gtk_scale_set_format_value_func (GTK_SCALE (scale), slider_value_text,
+                                       GUINT_TO_POINTER (sb_plot_snapshot_get_parameter_scale (s, i, NULL)),
+                                       NULL);
       gtk_widget_set_hexpand (scale, TRUE);
       g_object_set_data (G_OBJECT (scale), "coordinate", GUINT_TO_POINTER (i));
       g_signal_connect (scale, "value-changed", G_CALLBACK (slider_changed_cb), self);
