@@ -184,6 +184,14 @@ ask (SbCampaign *self)
   schedule_autoplay (self);
 }
 
+void
+sb_campaign_mark_shown (SbCampaign *self)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  if (self->state == SB_CAMPAIGN_ASKING)
+    self->asked_at = g_get_monotonic_time ();
+}
+
 static void
 question_computed (SbCampaign *self, const SbQuestion *result)
 {

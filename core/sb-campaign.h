@@ -146,6 +146,12 @@ gboolean sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value,
  * that is not a permutation, a confidence on a tie). */
 gboolean sb_campaign_answer_full (SbCampaign *self, const SbCampaignAnswer *answer,
                                   GError **error);
+/* The question on screen is fully shown to the person now: a view that
+ * presents it later than ::question-ready (after a pause between
+ * questions, once its stimuli are drawn) calls this, and the answer's
+ * response time counts from here. Nothing happens while no question is
+ * on screen. */
+void sb_campaign_mark_shown (SbCampaign *self);
 /* Takes back the last recorded answer (skips included) and asks again;
  * the entry is kept for sb_campaign_redo. */
 gboolean sb_campaign_undo (SbCampaign *self, GError **error);

@@ -22,6 +22,7 @@ struct _SbDuelPanel
   guint n_answers;
   gboolean busy;
   gboolean finished;
+  gboolean participant;    /* neutral view: no analysis, sides as shown */
   /* The latest question that had a best point: "Current best" stays
    * while the next question is computed. */
   SbQuestion best;
@@ -77,10 +78,30 @@ G_DEFINE_FINAL_TYPE (SbDuelPanel, sb_duel_panel, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_BUSY,
+  PROP_PARTICIPANT,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
+
+/* ---- Sides ---------------------------------------------------------------- */
+
+/* The duel's option (0 = A, 1 = B) on the left: in the participant view
+ * the first of the question's shown order, otherwise always A. */
+static guint
+left_option (SbDuelPanel *self)
+{
+  if (self->participant && self->has_question && self->question.kind == SB_QUESTION_DUEL)
+    return self->question.shown_order[0];
+  return 0;
+}
+
+/* The setting shown on SIDE (0 = left, 1 = right) of a duel. */
+static const double *
+side_setting (SbDuelPanel *self, guint side)
+{
+  return (side == 0) == (left_option (self) == 0) ? self->question.a : self->question.b;
+}
 
 /* ---- Swatches ----------------------------------------------------------- */
 
@@ -96,7 +117,7 @@ draw_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer 
     return;
   if (area == self->swatch_a && self->question.kind != SB_QUESTION_DUEL)
     return;
-  x = area == self->swatch_a ? self->question.a : self->question.b;
+  x = side_setting (self, area == self->swatch_a ? 0 : 1);
   sb_template_colour_rgb (self->experiment, x, &r, &g, &b);
 
   cairo_new_sub_path (cr);
@@ -187,28 +208,33 @@ update_table (SbDuelPanel *self)
   gboolean truth;
   guint n;
   GtkWidget *header_b;
+  const double *left = side_setting (self, 0), *right = side_setting (self, 1);
 
   if (exp == NULL || self->value_labels->len == 0)
     return;
   n = exp->n_parameters;
   header_b = gtk_grid_get_child_at (self->table, 2, 0);
   gtk_label_set_text (GTK_LABEL (header_b),
-                      self->has_question && !duel ? "B · setting to measure"
+                      self->participant ? (duel ? "Right" : "Setting")
+                      : self->has_question && !duel ? "B · setting to measure"
                       : self->has_question && !q->has_best ? "B" : "B · new candidate");
   gtk_label_set_text (GTK_LABEL (gtk_grid_get_child_at (self->table, 1, 0)),
-                      self->has_question && !q->has_best ? "A" : "A · current best");
+                      self->participant ? (duel ? "Left" : "")
+                      : self->has_question && !q->has_best ? "A" : "A · current best");
+  show_a = show_a && (duel || !self->participant);
 
   for (guint j = 0; j < n; j++)
     {
-      g_autofree char *a = show_a ? sb_format_coordinate (&exp->parameters[j], q->a[j]) : g_strdup ("—");
-      g_autofree char *b = self->has_question ? sb_format_coordinate (&exp->parameters[j], q->b[j])
+      g_autofree char *a = show_a ? sb_format_coordinate (&exp->parameters[j], left[j]) : g_strdup ("—");
+      g_autofree char *b = self->has_question ? sb_format_coordinate (&exp->parameters[j], right[j])
                                               : g_strdup ("—");
-      gboolean differs = show_a && self->has_question && g_strcmp0 (a, b) != 0;
+      /* which values changed would point at the new candidate */
+      gboolean differs = show_a && self->has_question && !self->participant && g_strcmp0 (a, b) != 0;
       set_cell (self, 2 * j, a, FALSE);
       set_cell (self, 2 * j + 1, b, differs);
     }
 
-  truth = self->has_question && exp->show_truth && isfinite (q->truth_b);
+  truth = self->has_question && exp->show_truth && isfinite (q->truth_b) && !self->participant;
   {
     g_autofree char *ta = truth && show_a ? format_truth (q->truth_a) : g_strdup ("");
     g_autofree char *tb = truth ? format_truth (q->truth_b) : g_strdup ("");
@@ -219,8 +245,8 @@ update_table (SbDuelPanel *self)
     gtk_widget_set_visible (gtk_grid_get_child_at (self->table, col, n + 1), truth);
 
   {
-    gboolean prob = self->has_question && duel && isfinite (q->prob_better);
-    gboolean safe = self->has_question && !duel && isfinite (q->prob_safe);
+    gboolean prob = self->has_question && duel && isfinite (q->prob_better) && !self->participant;
+    gboolean safe = self->has_question && !duel && isfinite (q->prob_safe) && !self->participant;
     g_autofree char *p = prob ? g_strdup_printf ("%.0f %%", 100 * q->prob_better)
                        : safe ? g_strdup_printf ("%.0f %%", 100 * q->prob_safe) : g_strdup ("");
     GtkWidget *name = gtk_grid_get_child_at (self->table, 0, n + 2);
@@ -494,6 +520,46 @@ update_best (SbDuelPanel *self)
   gtk_label_set_text (self->best_label, text->str);
 }
 
+/* The participant view: neutral side names, answer buttons for the left
+ * and right side as shown, and nothing of the analysis (current best,
+ * truths, autoplay, continuing the budget, the experimenter's keys). */
+static void
+update_participant (SbDuelPanel *self)
+{
+  guint left = left_option (self);
+  GtkWidget *buttons[2] = { self->prefer_a_button, self->prefer_b_button };
+
+  if (self->participant)
+    {
+      gboolean duel = !self->has_question || self->question.kind == SB_QUESTION_DUEL;
+      gtk_label_set_text (self->swatch_a_title, duel ? "Left" : "");
+      gtk_label_set_text (self->swatch_b_title, duel ? "Right" : "Setting");
+      gtk_widget_set_visible (GTK_WIDGET (self->best_label), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->keys_label), FALSE);
+      gtk_widget_set_visible (self->autoplay_box, FALSE);
+      gtk_widget_set_visible (self->finished_box, FALSE);
+    }
+  else
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->best_label), TRUE);
+      gtk_widget_set_visible (GTK_WIDGET (self->keys_label), !self->compact);
+    }
+  for (guint side = 0; side < 2; side++)
+    {
+      guint option = side == 0 ? left : 1 - left;
+      GtkLabel *label = GTK_LABEL (gtk_button_get_child (GTK_BUTTON (buttons[side])));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (buttons[side]),
+                                      option == 0 ? "win.answer-a" : "win.answer-b");
+      if (self->participant)
+        {
+          gtk_label_set_text (label, side == 0 ? "← Left" : "Right →");
+          gtk_widget_set_tooltip_text (buttons[side], NULL);
+        }
+      else
+        gtk_label_set_text (label, side == 0 ? "← I prefer A" : "I prefer B →");
+    }
+}
+
 static void
 update (SbDuelPanel *self)
 {
@@ -532,7 +598,8 @@ update (SbDuelPanel *self)
     number = g_strdup_printf ("All %u questions answered", exp->budget);
   else
     number = g_strdup_printf ("Question %u of %u%s", self->n_answers + 1, exp->budget,
-                              self->has_question && q->initial ? " · initial design" : "");
+                              self->has_question && q->initial && !self->participant
+                              ? " · initial design" : "");
   gtk_label_set_text (self->question_label, number);
 
   gtk_widget_set_visible (GTK_WIDGET (self->spinner), self->busy);
@@ -541,6 +608,8 @@ update (SbDuelPanel *self)
 
   if (self->read_only)
     gtk_label_set_text (self->prompt_label, self->read_only);
+  else if (self->finished && self->participant)
+    gtk_label_set_text (self->prompt_label, "All questions are answered. Thank you!");
   else if (self->finished)
     gtk_label_set_text (self->prompt_label,
                         "Every question of the budget is answered. The best setting found is "
@@ -556,7 +625,7 @@ update (SbDuelPanel *self)
     gtk_label_set_text (self->prompt_label, "");
 
   gtk_widget_set_visible (self->swatch_box, colour);
-  gtk_widget_set_visible (GTK_WIDGET (self->swatch_a), duel || q->has_best);
+  gtk_widget_set_visible (GTK_WIDGET (self->swatch_a), duel || (q->has_best && !self->participant));
   gtk_widget_set_visible (GTK_WIDGET (self->swatch_b), !self->finished);
   gtk_widget_set_visible (GTK_WIDGET (self->swatch_b_title), !self->finished);
   gtk_widget_set_visible (GTK_WIDGET (self->swatch_b_label), !self->finished);
@@ -570,7 +639,7 @@ update (SbDuelPanel *self)
       g_autofree char *a = sb_template_colour_describe (exp, self->best.best);
       gtk_label_set_text (self->swatch_a_label, a);
     }
-  else if (colour && self->has_question)
+  else if (colour && self->has_question && !self->participant)
     {
       g_autofree char *a = (duel || q->has_best) ? sb_template_colour_describe (exp, q->a) : g_strdup ("");
       g_autofree char *b = sb_template_colour_describe (exp, q->b);
@@ -605,6 +674,7 @@ update (SbDuelPanel *self)
 
   update_table (self);
   update_best (self);
+  update_participant (self);
 }
 
 void
@@ -718,6 +788,26 @@ sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy)
   gtk_widget_set_tooltip_text (self->skip_button, busy ? _("The next question is being computed")
                                                        : _("Cannot decide: ask another question (S)"));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+gboolean
+sb_duel_panel_get_participant (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), FALSE);
+  return self->participant;
+}
+
+void
+sb_duel_panel_set_participant (SbDuelPanel *self, gboolean participant)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+
+  participant = !!participant;
+  if (self->participant == participant)
+    return;
+  self->participant = participant;
+  update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PARTICIPANT]);
 }
 
 void
@@ -839,6 +929,9 @@ sb_duel_panel_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_BUSY:
       g_value_set_boolean (value, self->busy);
       break;
+    case PROP_PARTICIPANT:
+      g_value_set_boolean (value, self->participant);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -853,6 +946,9 @@ sb_duel_panel_set_property (GObject *object, guint prop_id, const GValue *value,
     {
     case PROP_BUSY:
       sb_duel_panel_set_busy (self, g_value_get_boolean (value));
+      break;
+    case PROP_PARTICIPANT:
+      sb_duel_panel_set_participant (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -892,6 +988,9 @@ sb_duel_panel_class_init (SbDuelPanelClass *klass)
 
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PARTICIPANT] =
+    g_param_spec_boolean ("participant", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 

@@ -60,6 +60,15 @@ void sb_duel_panel_set_read_only (SbDuelPanel *self, const char *reason);
  * offers to continue for N more questions (win.extend-budget, "u"). */
 void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);
 
+/* The participant's view (property "participant"): the options under
+ * neutral names ("Left" / "Right", or 1 .. k), a duel's sides in the
+ * question's shown order (SbQuestion.shown_order[0] on the left; the
+ * buttons answer for the side they are on), and nothing of the analysis:
+ * no "current best", no probabilities or true values, no highlighted
+ * differences, no autoplay, budget or key hints. */
+gboolean sb_duel_panel_get_participant (SbDuelPanel *self);
+void sb_duel_panel_set_participant (SbDuelPanel *self, gboolean participant);
+
 /* A narrow window (down to 360 px): the rows of controls stack
  * vertically and the key hints are hidden. */
 void sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact);

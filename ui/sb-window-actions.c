@@ -32,6 +32,9 @@ sb_window_update_actions (SbWindow *self)
   gboolean duel_q = asking && q->kind == SB_QUESTION_DUEL;
   gboolean fitting = sb_campaign_get_fitting (self->campaign);
 
+  /* Participant mode keeps every action off (sb-window-participant.c). */
+  if (self->participant_view)
+    return;
   sb_window_set_action_enabled (self, "answer-a", duel_q);
   sb_window_set_action_enabled (self, "answer-b", duel_q);
   sb_window_set_action_enabled (self, "answer-tie", asking && q->kind == SB_QUESTION_DUEL
@@ -49,6 +52,7 @@ sb_window_update_actions (SbWindow *self)
   /* A redo is an answer: only while a question is on screen. */
   sb_window_set_action_enabled (self, "redo", writer && asking && sb_campaign_can_redo (self->campaign));
   sb_window_set_action_enabled (self, "extend-budget", writer);
+  sb_window_set_action_enabled (self, "participant-mode", writer);
   sb_window_set_action_enabled (self, "save-as", session != NULL);
   sb_window_set_action_enabled (self, "export-csv", session != NULL);
   sb_window_set_action_enabled (self, "refit", writer && !fitting);
@@ -584,6 +588,9 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
   GVariant *target = NULL;
   const SbQuestion *q = sb_window_get_question (self);
 
+  /* The participant view takes its own keys. */
+  if (self->participant_view)
+    return FALSE;
   if (typing_keeps_key (self, focus, keyval, state, &action))
     {
       if (action == NULL)

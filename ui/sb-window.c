@@ -744,6 +744,7 @@ sb_window_dispose (GObject *object)
     }
   self->undo_toast = NULL;
   self->demo = NULL;
+  sb_window_dispose_participant_mode (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_WINDOW);
   G_OBJECT_CLASS (sb_window_parent_class)->dispose (object);
 }
@@ -840,6 +841,7 @@ sb_window_init (SbWindow *self)
 
   sb_window_install_actions (self);
   sb_window_install_demo_actions (self);
+  sb_window_install_participant_actions (self);
   g_signal_connect (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
   g_signal_connect (self->leaflet, "notify::visible-child-name",
                     G_CALLBACK (on_visible_page_changed), self);

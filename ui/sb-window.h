@@ -26,6 +26,7 @@
 #include "sb-demos.h"
 #include "sb-duel-panel.h"
 #include "sb-jobs.h"
+#include "sb-participant-view.h"
 #include "sb-plot-data.h"
 #include "sb-session.h"
 #include "sb-worker.h"
@@ -88,6 +89,19 @@ void sb_window_demo_show_view (SbWindow *self, const char *nick);
  * shown. FALSE (nothing changed) when STEP is out of 1..n, the log has
  * left the demo's track, or the window shows no stepping demo. */
 gboolean sb_window_demo_go_to_step (SbWindow *self, guint step);
+
+/* Participant mode (also win.participant-mode, F11, which asks for the
+ * settings and the code first): the window shows SETTINGS' participant
+ * view of its campaign alone, full screen, with every other action and
+ * accelerator disabled and closing refused, until the view is unlocked
+ * with CODE. FALSE (nothing changes) without a session this window
+ * writes, or when already in participant mode. */
+gboolean sb_window_enter_participant_mode (SbWindow *self, const SbParticipantSettings *settings,
+                                          const char *code);
+void sb_window_leave_participant_mode (SbWindow *self);
+gboolean sb_window_get_participant_mode (SbWindow *self);
+/* The participant view shown, or NULL. */
+SbParticipantView *sb_window_get_participant_view (SbWindow *self);
 
 /* The directory new sessions are saved in: the autosave-folder preference
  * (ui/sb-settings.c), by default $XDG_DATA_HOME/skewbench/sessions. */
