@@ -535,13 +535,18 @@ update_participant (SbDuelPanel *self)
       gtk_label_set_text (self->swatch_a_title, duel ? "Left" : "");
       gtk_label_set_text (self->swatch_b_title, duel ? "Right" : "Setting");
       gtk_widget_set_visible (GTK_WIDGET (self->best_label), FALSE);
+      gtk_widget_set_visible (gtk_widget_get_prev_sibling (GTK_WIDGET (self->best_label)), FALSE);
       gtk_widget_set_visible (GTK_WIDGET (self->keys_label), FALSE);
+      /* colours are judged by their swatches, not their numbers */
+      if (gtk_widget_get_visible (self->swatch_box))
+        gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->table)), FALSE);
       gtk_widget_set_visible (self->autoplay_box, FALSE);
       gtk_widget_set_visible (self->finished_box, FALSE);
     }
   else
     {
       gtk_widget_set_visible (GTK_WIDGET (self->best_label), TRUE);
+      gtk_widget_set_visible (gtk_widget_get_prev_sibling (GTK_WIDGET (self->best_label)), TRUE);
       gtk_widget_set_visible (GTK_WIDGET (self->keys_label), !self->compact);
     }
   for (guint side = 0; side < 2; side++)

@@ -418,6 +418,9 @@ answer_key (SbParticipantView *self, guint keyval, GdkModifierType state)
     case GDK_KEY_Right: case GDK_KEY_KP_Right:
       a.kind = side_answer (q, 1);
       break;
+    case GDK_KEY_s: case GDK_KEY_S:
+      a.kind = SB_ANSWER_SKIP;
+      break;
     case GDK_KEY_t: case GDK_KEY_T: case GDK_KEY_Down: case GDK_KEY_KP_Down:
       if (!sb_session_get_experiment (sb_campaign_get_session (self->campaign))->ties_allowed)
         return FALSE;

@@ -16,7 +16,7 @@
  * to continue") comes first.
  *
  * Keys: ← / → answer for the left / right side, T or ↓ "about the
- * same" (when allowed), 1 .. k choose or rank, ⌫ and Enter for rankings,
+ * same" (when allowed), S skips, 1 .. k choose or rank, ⌫ and Enter for rankings,
  * Shift with an answer makes it sure. Every other key is swallowed
  * (Escape, F11 …). Ctrl+Shift+U opens the experimenter's unlock prompt:
  * the right code emits ::unlocked, a wrong one is refused; Escape closes
