@@ -592,6 +592,11 @@ entry_for (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer
     }
   e->n_shown = q->n_options;
   memcpy (e->shown_order, q->shown_order, sizeof e->shown_order);
+  if (q->kind == SB_QUESTION_DUEL && !answer->duel_sides_shuffled)
+    {
+      e->shown_order[0] = 0;
+      e->shown_order[1] = 1;
+    }
   e->has_response_time = TRUE;
   e->response_time = (g_get_monotonic_time () - self->asked_at) / (double) G_USEC_PER_SEC;
   e->confidence = answer->confidence;

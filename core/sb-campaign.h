@@ -96,6 +96,11 @@ typedef struct {
   guint chosen;                    /* SB_ANSWER_CHOSEN                       */
   guint ranking[SB_MAX_OPTIONS];   /* SB_ANSWER_RANKING: n_options indices   */
   sg_confidence confidence;        /* duels and choices; NONE: not given     */
+  /* Duels: the sides were shown in the question's shown_order (the
+   * participant view); FALSE records A shown first, as the workbench
+   * panel always draws it. Choices and rankings are always shown in
+   * their shown_order. */
+  gboolean duel_sides_shuffled;
 } SbCampaignAnswer;
 
 #define SB_TYPE_CAMPAIGN (sb_campaign_get_type ())

@@ -246,6 +246,7 @@ answer (SbParticipantView *self, SbCampaignAnswer *a)
     }
   if (a->kind == SB_ANSWER_A || a->kind == SB_ANSWER_B || a->kind == SB_ANSWER_CHOSEN)
     a->confidence = sb_duel_panel_get_confidence (self->panel);
+  a->duel_sides_shuffled = TRUE;
   if (!sb_campaign_answer_full (self->campaign, a, &error))
     {
       g_debug ("participant answer refused: %s", error->message);
