@@ -7,6 +7,7 @@
 #include "skewgp-commands.h"
 
 #include "sb-ask-tell.h"
+#include "sb-candidates.h"
 #include "sb-experiment-templates.h"
 #include "sb-engine-job.h"
 #include "sb-session.h"
@@ -64,7 +65,24 @@ static const char new_help[] =
   "  \"safe_start\": [x...]  safe mode: a setting known to be safe, asked\n"
   "                        first; without it safe mode starts from random\n"
   "                        settings inside the box (choose the box so that\n"
-  "                        they are safe to try)\n\n"
+  "                        they are safe to try)\n"
+  "  \"candidates\": {\"csv\": \"faces.csv\", \"file_column\": \"file\",\n"
+  "                  \"folder\": \"faces/\"}\n"
+  "                        a fixed set of stimuli (images, sounds) to choose\n"
+  "                        among: every question shows rows of the CSV only.\n"
+  "                        Its first line names the columns: FILE_COLUMN\n"
+  "                        (default \"file\") the stimulus file, inside\n"
+  "                        FOLDER (default: the CSV's folder), and one\n"
+  "                        column per parameter, named like it, with the\n"
+  "                        stimulus' value (other columns are ignored).\n"
+  "                        CSV and FOLDER are relative to EXPERIMENT.json's\n"
+  "                        folder (the session's, in a session file). A\n"
+  "                        parameter may then leave out \"lower\" and\n"
+  "                        \"upper\": its range is the column's smallest and\n"
+  "                        largest value. Refused: a missing CSV, column or\n"
+  "                        stimulus file, a cell that is not a number (line\n"
+  "                        and column named), a value outside its range, two\n"
+  "                        rows with the same values, fewer rows than options.\n\n"
   "Then: skewgp ask SESSION.json, skewgp tell SESSION.json ANSWER.json, ...\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or the session\n"
   "exists, or another program is writing it).\n";
@@ -83,6 +101,9 @@ static const char ask_help[] =
   "Present the options in \"shown_order\" (e.g. [1, 0]: option 1 first), a\n"
   "random order that puts the current best in any place. A value question\n"
   "(mixed and safe mode) has one option: the setting to measure.\n"
+  "With a candidate set (skewgp new --help) every option is a row of its CSV\n"
+  "and \"files\": [path, ...] gives each option's stimulus file, in the order\n"
+  "of \"options\" (paths as the session's folder and the CSV name them).\n"
   "When the budget is used: {\"done\": true, \"answers\": n, \"budget\": N}.\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or another\n"
   "program is writing the session and a new question must be stored).\n";
@@ -133,6 +154,8 @@ static const char export_help[] =
   "  option (a|b|c...), position (1-based place it was shown in), chosen\n"
   "  (duels and choices: 1 or 0), rank (rankings: 1 = best), value,\n"
   "  response_time, confidence (weak|normal|strong), note, x_<parameter>...\n"
+  "  and, with a candidate set, file (the option's stimulus, as the CSV\n"
+  "  names it)\n"
   "Option a is the current best the duel was asked against, b the\n"
   "candidate. --wide writes the app's layout instead: one row per answer,\n"
   "  index, time, kind, answer, value, a_<parameter>..., b_<parameter>...\n"
@@ -215,8 +238,11 @@ add_done (JsonBuilder *b, SbSession *session)
 
 /* ---- new ------------------------------------------------------------------- */
 
+/* A parameter; with a candidate set (HAS_CANDIDATES) its range may be
+ * left out, and *DERIVE then says that the CSV gives it. */
 static gboolean
-parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
+parse_parameter (JsonNode *node, guint index, SbExperiment *exp, gboolean has_candidates,
+                 gboolean *derive, GError **error)
 {
   static const char *const known[] = { "name", "lower", "upper", "unit", "scale",
                                        "resolution", NULL };
@@ -229,8 +255,8 @@ parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
   JsonObject *p = json_node_get_object (node);
   if (!skewgp_check_fields (p, where, known, error)
       || !skewgp_get_string (p, "name", TRUE, &name, error)
-      || !skewgp_get_double (p, "lower", TRUE, &lower, error)
-      || !skewgp_get_double (p, "upper", TRUE, &upper, error)
+      || !skewgp_get_double (p, "lower", !has_candidates, &lower, error)
+      || !skewgp_get_double (p, "upper", !has_candidates, &upper, error)
       || !skewgp_get_string (p, "unit", FALSE, &unit, error)
       || !skewgp_get_string (p, "scale", FALSE, &scale, error)
       || !skewgp_get_double (p, "resolution", FALSE, &resolution, error))
@@ -244,6 +270,12 @@ parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
   if (!g_str_equal (scale, "linear"))
     return skewgp_input_error (error, "parameter '%s': unknown scale '%s' (expected "
                                "\"linear\")", name, scale);
+  *derive = !json_object_has_member (p, "lower") && !json_object_has_member (p, "upper");
+  if (!*derive && json_object_has_member (p, "lower") != json_object_has_member (p, "upper"))
+    return skewgp_input_error (error, "parameter '%s': give both 'lower' and 'upper', or "
+                               "neither (the range of the candidate set)", name);
+  if (*derive)
+    upper = 1;  /* until the candidate set gives the range */
   if (!(lower < upper))
     return skewgp_input_error (error, "parameter '%s': 'lower' must be below 'upper'", name);
   if (!sb_experiment_add_parameter (exp, name, unit, lower, upper))
@@ -334,12 +366,39 @@ parse_surrogate (const char *name, int *out)
   return s;
 }
 
+/* "candidates": {"csv", "file_column"?, "folder"?} read for EXP's
+ * parameters, relative to BASE_DIR. */
+static gboolean
+parse_candidates (JsonObject *obj, SbExperiment *exp, const char *base_dir,
+                  const gboolean *derive, GError **error)
+{
+  static const char *const known[] = { "csv", "file_column", "folder", NULL };
+  const char *csv = NULL, *column = NULL, *folder = NULL;
+  JsonNode *node = json_object_get_member (obj, "candidates");
+  GError *err = NULL;
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return skewgp_input_error (error, "field 'candidates' must be an object");
+  JsonObject *c = json_node_get_object (node);
+  if (!skewgp_check_fields (c, "'candidates'", known, error)
+      || !skewgp_get_string (c, "csv", TRUE, &csv, error)
+      || !skewgp_get_string (c, "file_column", FALSE, &column, error)
+      || !skewgp_get_string (c, "folder", FALSE, &folder, error))
+    return FALSE;
+  if (!sb_experiment_load_candidates (exp, csv, column, folder, base_dir, derive, &err))
+    return forward (err, error);
+  return TRUE;
+}
+
 static SbExperiment *
-parse_experiment (JsonObject *obj, GError **error)
+parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
 {
   static const char *const known[] = { "title", "mode", "parameters", "budget", "question",
                                        "seed", "initial", "acquisition", "surrogate",
-                                       "numeric_every", "threshold", "safe_start", NULL };
+                                       "numeric_every", "threshold", "safe_start",
+                                       "candidates", NULL };
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   const char *title = NULL, *mode = NULL;
   gint64 budget = 0, seed = (gint64) exp->seed, initial = exp->initial;
@@ -347,6 +406,8 @@ parse_experiment (JsonObject *obj, GError **error)
   int acquisition = exp->acquisition, surrogate = exp->surrogate;
   JsonNode *params;
   GError *err = NULL;
+  gboolean has_candidates = json_object_has_member (obj, "candidates");
+  gboolean derive[SB_MAX_PARAMETERS] = { FALSE };
 
   if (!skewgp_check_fields (obj, "the experiment", known, error)
       || !skewgp_get_string (obj, "title", TRUE, &title, error)
@@ -380,8 +441,10 @@ parse_experiment (JsonObject *obj, GError **error)
     }
   for (guint i = 0; i < json_array_get_length (json_node_get_array (params)); i++)
     if (!parse_parameter (json_array_get_element (json_node_get_array (params), i), i, exp,
-                          error))
+                          has_candidates, &derive[i], error))
       return NULL;
+  if (!parse_candidates (obj, exp, base_dir, derive, error))
+    return NULL;
 
   if (json_object_has_member (obj, "safe_start"))
     {
@@ -420,7 +483,12 @@ run_new (const char *experiment_path, const char *session_path, GError **error)
   GStatBuf st;
   GError *err = NULL;
 
-  if (doc == NULL || (exp = parse_experiment (json_node_get_object (doc), error)) == NULL)
+  /* the candidate set's paths are relative to the experiment file (to
+   * the working directory when it comes from standard input) */
+  g_autofree char *base_dir = g_str_equal (experiment_path, "-")
+                                ? g_strdup (".") : g_path_get_dirname (experiment_path);
+  if (doc == NULL
+      || (exp = parse_experiment (json_node_get_object (doc), base_dir, error)) == NULL)
     return FALSE;
   lock = lock_session (session_path, "skewgp new", error);
   if (lock == NULL)
@@ -466,9 +534,10 @@ new_argv (int argc, char **argv)
 /* ---- ask ------------------------------------------------------------------- */
 
 static void
-print_question (const SbPendingQuestion *q, guint dim)
+print_question (const SbPendingQuestion *q, const SbExperiment *exp)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
+  guint dim = exp->n_parameters;
 
   json_builder_begin_object (b);
   skewgp_add_int (b, "question", (gint64) q->id);
@@ -483,6 +552,20 @@ print_question (const SbPendingQuestion *q, guint dim)
   for (guint i = 0; i < q->n_options; i++)
     json_builder_add_int_value (b, q->shown_order[i]);
   json_builder_end_array (b);
+  if (exp->candidates != NULL)
+    {
+      json_builder_set_member_name (b, "files");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < q->n_options; i++)
+        {
+          g_autofree char *file = sb_experiment_candidate_file (exp, q->options[i]);
+          if (file)
+            json_builder_add_string_value (b, file);
+          else
+            json_builder_add_null_value (b);
+        }
+      json_builder_end_array (b);
+    }
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
 }
@@ -506,7 +589,7 @@ print_if_settled (SbSession *session)
   const SbPendingQuestion *q = sb_ask_tell_current (session);
 
   if (q != NULL)
-    print_question (q, sb_session_get_experiment (session)->n_parameters);
+    print_question (q, sb_session_get_experiment (session));
   else if (sb_ask_tell_is_done (session))
     print_done (session);
   return q != NULL || sb_ask_tell_is_done (session);
@@ -539,7 +622,7 @@ run_ask (const char *path, GError **error)
   q = sb_ask_tell_ask (session, &err);
   if (q == NULL)
     return forward (err, error);
-  print_question (q, sb_session_get_experiment (session)->n_parameters);
+  print_question (q, sb_session_get_experiment (session));
   return TRUE;
 }
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-jobs.h"
+#include "sb-candidates.h"
 #include "sb-engine-job.h"
 
 #include "sg-bo.h"
@@ -130,6 +131,13 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
 
   for (guint j = 0; j < exp->n_parameters; j++)
     config->resolution[j] = exp->parameters[j].resolution;
+  /* a candidate set: the engine chooses among its rows (borrowed from
+   * EXP until sg_bo_new copies them) */
+  if (exp->candidates != NULL)
+    {
+      config->n_candidates = exp->candidates->n;
+      config->candidates = exp->candidates->values;
+    }
   if (exp->has_safe_start)
     {
       config->has_safe_start = 1;
@@ -335,8 +343,29 @@ box_distance2 (const SbExperiment *exp, const double *x, const double *y)
   return d2;
 }
 
+/* A uniform draw for the space-filling options: a point of the box, or
+ * with a candidate set a uniform candidate row. */
+static void
+draw_setting (const SbExperiment *exp, guint64 *state, double *x)
+{
+  const SbCandidates *c = exp->candidates;
+  if (c != NULL)
+    {
+      guint i = (guint) (stream_uniform (state) * c->n);
+      memcpy (x, c->values + (gsize) MIN (i, c->n - 1) * c->dim, c->dim * sizeof *x);
+      return;
+    }
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      const SbParameter *p = &exp->parameters[j];
+      x[j] = p->lower + stream_uniform (state) * (p->upper - p->lower);
+    }
+}
+
 /* Options 2 .. k-1 of a choice or ranking question in mixed mode (see
- * SbQuestion.options: maximin over 64 uniform draws per option). */
+ * SbQuestion.options: maximin over 64 uniform draws per option; a draw
+ * equal to an option already there has distance 0 and loses to any
+ * other, and a candidate set has at least k rows). */
 static void
 fill_space_filling (const SbExperiment *exp, SbQuestion *q)
 {
@@ -348,11 +377,7 @@ fill_space_filling (const SbExperiment *exp, SbQuestion *q)
       for (guint c = 0; c < 64; c++)
         {
           double x[SB_MAX_PARAMETERS], d2 = INFINITY;
-          for (guint j = 0; j < exp->n_parameters; j++)
-            {
-              const SbParameter *p = &exp->parameters[j];
-              x[j] = p->lower + stream_uniform (&state) * (p->upper - p->lower);
-            }
+          draw_setting (exp, &state, x);
           for (guint i = 0; i < q->n_options; i++)
             d2 = MIN (d2, box_distance2 (exp, x, q->options[i]));
           if (d2 > best_d2)

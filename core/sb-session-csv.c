@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-candidates.h"
 
 #include <math.h>
 #include <string.h>
@@ -169,6 +170,8 @@ sb_session_to_csv_long (SbSession *self)
       g_string_append_c (out, ',');
       csv_field (out, name);
     }
+  if (exp->candidates != NULL)
+    g_string_append (out, ",file");
   g_string_append_c (out, '\n');
 
   for (guint i = 0; i < self->observations->len; i++)
@@ -214,6 +217,14 @@ sb_session_to_csv_long (SbSession *self)
             {
               g_string_append_c (out, ',');
               csv_number (out, x[j]);
+            }
+          if (exp->candidates != NULL)
+            {
+              /* the stimulus as the candidate set's CSV names it */
+              gssize row = sb_experiment_candidate_index (exp, x);
+              g_string_append_c (out, ',');
+              if (row >= 0)
+                csv_field (out, exp->candidates->files[row]);
             }
           g_string_append_c (out, '\n');
         }

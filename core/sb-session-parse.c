@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-candidates.h"
 #include "sb-json-read.h"
 
 #include <json-glib/json-glib.h>
@@ -43,6 +44,7 @@ locate_member (const char *data, const char *key, guint *line, guint *column)
 typedef struct {
   const char *name;  /* file name for messages */
   const char *data;
+  const char *dir;   /* its folder: relative paths in the file start there */
 } ParseContext;
 
 G_GNUC_PRINTF (5, 6) static void
@@ -236,6 +238,34 @@ static gboolean parse_vector (const ParseContext *ctx, JsonObject *obj, const ch
                               const char *what, const char *at, const SbExperiment *exp,
                               double **out, GError **error);
 
+/* "candidates": {"csv", "file_column"?, "folder"?} (sb-candidates.h),
+ * read after the parameters; DERIVE marks those without a range. */
+static gboolean
+parse_candidates (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp,
+                  const gboolean *derive, GError **error)
+{
+  JsonNode *node;
+  JsonObject *co;
+  g_autofree char *csv = NULL, *column = NULL, *folder = NULL;
+  GError *local = NULL;
+
+  GET_OR_FAIL (obj, "candidates", JSON_TYPE_OBJECT, FALSE, node);
+  if (node == NULL)
+    return TRUE;
+  co = json_node_get_object (node);
+  if (!parse_string (ctx, co, "csv", TRUE, &csv, error)
+      || !parse_string (ctx, co, "file_column", FALSE, &column, error)
+      || !parse_string (ctx, co, "folder", FALSE, &folder, error))
+    return FALSE;
+  if (!sb_experiment_load_candidates (exp, csv, column, folder, ctx->dir, derive, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "candidates", "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
 {
@@ -243,6 +273,8 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   g_autofree char *name = NULL;
   JsonArray *params;
   int acquisition = exp->acquisition, surrogate = exp->surrogate;
+  gboolean has_candidates = json_object_has_member (obj, "candidates");
+  gboolean derive[SB_MAX_PARAMETERS] = { FALSE };
 
   if (!parse_string (ctx, obj, "title", FALSE, &exp->title, error))
     return FALSE;
@@ -328,10 +360,19 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
       if (!parse_string (ctx, po, "name", TRUE, &pname, error)
           || !parse_string (ctx, po, "unit", FALSE, &unit, error))
         return FALSE;
-      GET_OR_FAIL (po, "lower", G_TYPE_DOUBLE, TRUE, lower);
-      GET_OR_FAIL (po, "upper", G_TYPE_DOUBLE, TRUE, upper);
-      if (!sb_experiment_add_parameter (exp, pname, unit, json_node_get_double (lower),
-                                        json_node_get_double (upper)))
+      /* with a candidate set, a range left out comes from the CSV */
+      GET_OR_FAIL (po, "lower", G_TYPE_DOUBLE, !has_candidates, lower);
+      GET_OR_FAIL (po, "upper", G_TYPE_DOUBLE, !has_candidates, upper);
+      if ((lower == NULL) != (upper == NULL))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "parameters",
+                         "parameter %u ('%s'): give both 'lower' and 'upper', or neither "
+                         "(the range of the candidate set)", i + 1, pname);
+          return FALSE;
+        }
+      derive[i] = lower == NULL;
+      if (!sb_experiment_add_parameter (exp, pname, unit, lower ? json_node_get_double (lower) : 0,
+                                        upper ? json_node_get_double (upper) : 1))
         {
           content_error (ctx, error, SB_SESSION_ERROR_INVALID, "parameters",
                          "parameter %u ('%s') has an empty range", i + 1, pname);
@@ -341,6 +382,8 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
       if (lower)
         exp->parameters[exp->n_parameters - 1].resolution = json_node_get_double (lower);
     }
+  if (!parse_candidates (ctx, obj, exp, derive, error))
+    return FALSE;
   if (json_object_has_member (obj, "safe_start"))
     {
       g_autofree double *start = NULL;
@@ -803,7 +846,8 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   g_autoptr (GPtrArray) log = NULL;
   g_autofree char *text = len < 0 ? g_strdup (data) : g_strndup (data, len);
-  ParseContext context = { name, text }, *ctx = &context;
+  g_autofree char *dir = g_path_get_dirname (name);
+  ParseContext context = { name, text, dir }, *ctx = &context;
   GError *local = NULL;
   g_autoptr (JsonNode) root = NULL;
   JsonNode *node;

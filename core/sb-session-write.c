@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-candidates.h"
 #include "sb-json-write.h"
 
 #include <errno.h>
@@ -53,8 +54,30 @@ order_node (const guint *order, guint n)
   return node;
 }
 
+/* "candidates": the paths as the experiment gave them when the session
+ * file is in their base folder, else absolute (sb_candidates_path_for). */
+static void
+add_candidates (JsonBuilder *b, const SbCandidates *c, const char *session_dir)
+{
+  g_autofree char *csv = sb_candidates_path_for (c, c->csv, session_dir);
+  g_autofree char *folder = sb_candidates_path_for (c, c->folder, session_dir);
+
+  json_builder_set_member_name (b, "candidates");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "csv");
+  json_builder_add_string_value (b, csv);
+  json_builder_set_member_name (b, "file_column");
+  json_builder_add_string_value (b, c->file_column);
+  if (*folder != '\0')
+    {
+      json_builder_set_member_name (b, "folder");
+      json_builder_add_string_value (b, folder);
+    }
+  json_builder_end_object (b);
+}
+
 static JsonNode *
-experiment_to_node (const SbExperiment *exp)
+experiment_to_node (const SbExperiment *exp, const char *session_dir)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
@@ -127,6 +150,8 @@ experiment_to_node (const SbExperiment *exp)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  if (exp->candidates != NULL)
+    add_candidates (b, exp->candidates, session_dir);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }
@@ -229,7 +254,10 @@ sb_session_to_data (SbSession *self, gsize *length)
   json_object_set_string_member (root, "format", SB_SESSION_FORMAT);
   json_object_set_int_member (root, "version", SB_SESSION_VERSION);
   json_object_set_string_member (root, "created", created);
-  json_object_set_member (root, "experiment", experiment_to_node (self->experiment));
+  g_autoptr (GFile) parent = self->file ? g_file_get_parent (self->file) : NULL;
+  g_autofree char *session_dir = parent ? g_file_get_path (parent) : NULL;
+
+  json_object_set_member (root, "experiment", experiment_to_node (self->experiment, session_dir));
   for (guint i = 0; i < self->observations->len; i++)
     json_array_add_element (log, observation_to_node (g_ptr_array_index (self->observations, i)));
   json_object_set_array_member (root, "observations", log);

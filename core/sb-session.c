@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-candidates.h"
 
 #include "sb-file-lock.h"
 #include "sb-json-write.h"
@@ -126,6 +127,7 @@ sb_experiment_copy (const SbExperiment *exp)
 
   copy->title = g_strdup (exp->title);
   copy->problem = g_strdup (exp->problem);
+  copy->candidates = sb_candidates_copy (exp->candidates);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
       copy->parameters[i].name = g_strdup (exp->parameters[i].name);
@@ -141,6 +143,7 @@ sb_experiment_free (SbExperiment *exp)
     return;
   g_free (exp->title);
   g_free (exp->problem);
+  sb_candidates_free (exp->candidates);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
       g_free (exp->parameters[i].name);
@@ -389,6 +392,16 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
         return invalid (error, "the safe start's %s = %g is outside [%g, %g]", p->name,
                         exp->safe_start[j], p->lower, p->upper);
     }
+  if (exp->candidates != NULL && exp->candidates->dim != exp->n_parameters)
+    return invalid (error, "the candidate set has %u values per stimulus, expected %u",
+                    exp->candidates->dim, exp->n_parameters);
+  if (exp->candidates != NULL && exp->candidates->n < MAX (exp->n_options, 2))
+    return invalid (error, "the candidate set has %u stimuli, fewer than the %u options of "
+                    "one question", exp->candidates->n, MAX (exp->n_options, 2));
+  if (exp->candidates != NULL && exp->has_safe_start
+      && sb_experiment_candidate_index (exp, exp->safe_start) < 0)
+    return invalid (error, "the safe start is none of the candidates in %s",
+                    exp->candidates->csv);
   return surrogate_fits_mode (exp, error) && question_fits (exp, error);
 }
 
@@ -434,6 +447,9 @@ check_point (const SbExperiment *exp, const double *x, const char *what, const c
                         what, j + 1, p->name, side, number_text (x[j], v),
                         number_text (p->lower, lo), number_text (p->upper, hi));
     }
+  if (exp->candidates != NULL && sb_experiment_candidate_index (exp, x) < 0)
+    return invalid (error, "%s: the setting%s is none of the candidates in %s", what, side,
+                    exp->candidates->csv);
   return TRUE;
 }
 

@@ -87,6 +87,9 @@ typedef struct {
   double resolution;
 } SbParameter;
 
+/* A fixed candidate set (sb-candidates.h). */
+typedef struct _SbCandidates SbCandidates;
+
 /* The experiment definition. Plain data, deep-copied into every job. */
 typedef struct {
   char *title;
@@ -118,6 +121,9 @@ typedef struct {
   gboolean ties_allowed;  /* duels: "about the same" is an answer          */
   guint n_parameters;
   SbParameter parameters[SB_MAX_PARAMETERS];
+  /* The stimuli the model chooses among ("candidates" in the file;
+   * sb-candidates.h), or NULL: the whole box. */
+  SbCandidates *candidates;
 } SbExperiment;
 
 #define SB_TYPE_EXPERIMENT (sb_experiment_get_type ())
