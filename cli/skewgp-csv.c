@@ -40,7 +40,7 @@ skewgp_csv_read (const char *path, SkewgpCsv *csv, GError **error)
   g_autofree double *values = g_new (double, t.rows * t.cols);
   for (gsize i = 0; i < t.rows; i++)
     for (gsize j = 0; j < t.cols; j++)
-      if (!sb_csv_number (&t, path, i, j, &values[i * t.cols + j], &cause))
+      if (!sb_csv_cell_number (&t, path, i, j, &values[i * t.cols + j], &cause))
         {
           sb_csv_table_clear (&t);
           return input_error (error, cause);

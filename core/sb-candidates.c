@@ -99,7 +99,7 @@ read_values (const SbExperiment *exp, const SbCsvTable *t, const char *path, con
     for (guint p = 0; p < exp->n_parameters; p++)
       {
         GError *cause = NULL;
-        if (!sb_csv_number (t, path, i, cols[p], &values[i * exp->n_parameters + p], &cause))
+        if (!sb_csv_cell_number (t, path, i, cols[p], &values[i * exp->n_parameters + p], &cause))
           {
             invalid (error, "%s", cause->message);
             g_error_free (cause);

@@ -167,7 +167,7 @@ sb_csv_column (const SbCsvTable *t, const char *name)
 }
 
 gboolean
-sb_csv_number (const SbCsvTable *t, const char *path, gsize row, gsize col, double *out,
+sb_csv_cell_number (const SbCsvTable *t, const char *path, gsize row, gsize col, double *out,
                GError **error)
 {
   g_autoptr (GError) why = NULL;

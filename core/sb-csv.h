@@ -6,7 +6,7 @@
  * CRLF or CR line ends, blank lines (skipped), and an optional header as
  * the first non-blank line: a line none of whose cells is a number. Every
  * other line must have the same number of cells. Cells are kept as text
- * (trimmed, quotes removed); sb_csv_number reads one as a number as JSON
+ * (trimmed, quotes removed); sb_csv_cell_number reads one as a number as JSON
  * writes one (001, .5, 0x1A, inf, nan are refused, naming line and
  * column). Files above SB_CSV_MAX_BYTES are refused.
  * Errors: G_FILE_ERROR when the file cannot be read, SB_CSV_ERROR_INVALID
@@ -44,7 +44,7 @@ gssize sb_csv_column (const SbCsvTable *table, const char *name);
 /* The cell at ROW, COL as a number into *OUT; otherwise FALSE with ERROR
  * "PATH line L: cell C 'x' is not a number: why (column 'NAME')" (the
  * name when there is a header). */
-gboolean sb_csv_number (const SbCsvTable *table, const char *path, gsize row, gsize col,
+gboolean sb_csv_cell_number (const SbCsvTable *table, const char *path, gsize row, gsize col,
                         double *out, GError **error);
 
 G_END_DECLS
