@@ -246,6 +246,9 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
           sg_bo_free (bo);
           return NULL;
         }
+      /* An answer the experimenter removed never reaches the engine. */
+      if (sb_log_entry_is_removed (obs))
+        continue;
       switch (obs->kind)
         {
         case SB_LOG_DUEL:
@@ -809,6 +812,8 @@ add_observations (SbPlotSnapshot *snap, const SbExperiment *exp, GPtrArray *log)
   for (guint i = 0; i < log->len; i++)
     {
       const SbLogEntry *e = g_ptr_array_index (log, i);
+      if (sb_log_entry_is_removed (e))
+        continue;
       switch (e->kind)
         {
         case SB_LOG_DUEL:
@@ -884,6 +889,8 @@ add_convergence (SbPlotSnapshot *snap, const SbPlotInput *input, sg_problem *pro
       const SbLogEntry *e = g_ptr_array_index (input->log, i);
       double v;
 
+      if (sb_log_entry_is_removed (e))
+        continue;
       switch (e->kind)
         {
         case SB_LOG_DUEL:

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "sb-session.h"
+#include "sb-session-history.h"
 
 G_BEGIN_DECLS
 
@@ -30,7 +31,18 @@ struct _SbSession
   gint64 created;
   SbPendingQuestion *pending;  /* NULL: no ask/tell question open */
   guint64 questions_asked;     /* the largest question id given out */
+  GArray *edits;               /* SbEdit: the journal, oldest first */
+  GArray *undo_edits;          /* guint: journal records undoable, last on top */
+  GArray *redo_edits;          /* guint: journal records undone, last on top */
 };
+
+/* A session's journal array (element SbEdit, cleared with sb_edit_clear). */
+GArray *sb_session_edits_new (void);
+/* TRUE when EDIT can be in the journal of a log of N_LOG entries that
+ * holds N_EDITS records before it; ERROR names what is wrong. */
+gboolean sb_session_check_edit (const SbEdit *edit, guint n_log, guint n_edits, GError **error);
+/* Saves after a change and emits ::changed (sb-session.c). */
+gboolean sb_session_commit_change (SbSession *self, GError **error);
 
 /* The largest counts a session file holds (sb_experiment_validate). */
 #define SB_SESSION_MAX_BUDGET SB_MAX_BUDGET
