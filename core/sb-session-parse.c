@@ -890,6 +890,31 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   return parse_count (ctx, o, "log_length", 0, G_MAXINT, &q->n_log, error);
 }
 
+SbExperiment *
+sb_experiment_from_node (JsonObject *obj, const char *name, const char *data, GError **error)
+{
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  ParseContext context = { name, data };
+  GError *local = NULL;
+
+  if (!parse_experiment (&context, obj, exp, error))
+    return NULL;
+  if (!sb_experiment_validate (exp, &local))
+    {
+      content_error (&context, error, SB_SESSION_ERROR_INVALID, "experiment", "%s",
+                     local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  return g_steal_pointer (&exp);
+}
+
+void
+sb_json_locate_member (const char *data, const char *key, guint *line, guint *column)
+{
+  locate_member (data, key, line, column);
+}
+
 SbSession *
 sb_session_load_from_data (const char *data, gssize len, const char *name, GError **error)
 {

@@ -131,6 +131,12 @@ experiment_to_node (const SbExperiment *exp)
   return json_builder_get_root (b);
 }
 
+JsonNode *
+sb_experiment_to_node (const SbExperiment *exp)
+{
+  return experiment_to_node (exp);
+}
+
 static JsonNode *
 observation_to_node (const SbLogEntry *obs)
 {
