@@ -3,7 +3,9 @@
 
 #include "sb-campaign.h"
 
+#include "sb-consistency.h"
 #include "sb-file-lock.h"
+#include "sb-session-history.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,6 +36,7 @@ struct _SbCampaign
   guint slice_x, slice_y;
   double slice_fixed[SB_MAX_PARAMETERS];
   gboolean auto_refit;
+  double repeat_rate;        /* share of duels that repeat a past one */
   gboolean autoplay;
   guint autoplay_delay;
   guint autoplay_source;
@@ -41,6 +44,7 @@ struct _SbCampaign
    * changed since (log_changes still equals redo_at). */
   SbLogEntry *redo_entry;
   guint64 log_changes;       /* ::changed emissions of the session seen */
+  guint n_edits;             /* the session's history edits seen */
   guint64 redo_at;
 };
 
@@ -192,6 +196,35 @@ sb_campaign_mark_shown (SbCampaign *self)
     self->asked_at = g_get_monotonic_time ();
 }
 
+/* At the repeat rate, the duel Q becomes a past duel asked again, its
+ * options swapped and shown on the other sides (sb-consistency.h); the
+ * model, the best and the plots stay the engine's. Not for a simulated
+ * oracle, whose answer is the engine's pair's. */
+static void
+maybe_repeat (SbCampaign *self, SbQuestion *q)
+{
+  const SbExperiment *exp = sb_session_get_experiment (self->session);
+  g_autoptr (GPtrArray) log = NULL;
+  const SbLogEntry *e;
+  guint entry;
+
+  if (!(self->repeat_rate > 0) || q->kind != SB_QUESTION_DUEL || q->has_oracle)
+    return;
+  log = sb_session_dup_observations (self->session);
+  if (!sb_consistency_pick_repeat (exp, log, exp->seed, q->n_log + 1, self->repeat_rate, &entry))
+    return;
+  e = g_ptr_array_index (log, entry);
+  memcpy (q->a, e->b, e->dim * sizeof (double));
+  memcpy (q->b, e->a, e->dim * sizeof (double));
+  memcpy (q->options[0], q->a, e->dim * sizeof (double));
+  memcpy (q->options[1], q->b, e->dim * sizeof (double));
+  /* the old option k is the new 1 - k: the same numbers swap the sides */
+  q->shown_order[0] = e->n_shown == 2 ? e->shown_order[0] : 0;
+  q->shown_order[1] = 1 - q->shown_order[0];
+  q->prob_better = NAN;
+  q->truth_a = q->truth_b = NAN;
+}
+
 static void
 question_computed (SbCampaign *self, const SbQuestion *result)
 {
@@ -199,6 +232,7 @@ question_computed (SbCampaign *self, const SbQuestion *result)
 
   if (q->model)
     sb_model_ref (q->model);
+  maybe_repeat (self, q);
   g_clear_pointer (&self->latest, sb_question_free);
   self->latest = q;
   set_string (self, &self->error, NULL, PROP_ERROR);
@@ -320,13 +354,17 @@ on_session_changed (SbSession *session, SbCampaign *self)
 {
   guint n = sb_session_get_n_observations (session);
   gboolean computing = self->state == SB_CAMPAIGN_COMPUTING && !self->waiting_for_disk;
+  /* An answer removed or restored changes the model as a new one does. */
+  gboolean edited = sb_session_get_n_edits (session) != self->n_edits;
 
   self->log_changes++;
+  self->n_edits = sb_session_get_n_edits (session);
 
   /* A new proposal supersedes the running one (its result is dropped). */
-  if (computing ? self->computing_n_log != n
-                : self->latest == NULL || self->latest->n_log != n
-                  || self->state == SB_CAMPAIGN_STALLED)
+  if (edited
+      || (computing ? self->computing_n_log != n
+                    : self->latest == NULL || self->latest->n_log != n
+                      || self->state == SB_CAMPAIGN_STALLED))
     request_question (self);
 }
 
@@ -463,6 +501,7 @@ run_session (SbCampaign *self, SbSession *session, gboolean follow)
   g_clear_pointer (&self->redo_entry, sb_log_entry_free);
   g_clear_pointer (&self->latest, sb_question_free);
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
+  self->n_edits = session ? sb_session_get_n_edits (session) : 0;
   self->has_slice = FALSE;
   set_string (self, &self->error, NULL, PROP_ERROR);
   set_string (self, &self->save_error, NULL, PROP_SAVE_ERROR);
@@ -889,6 +928,13 @@ sb_campaign_get_save_error (SbCampaign *self)
 }
 
 /* ---- Fits, oracle, autoplay -------------------------------------------- */
+
+void
+sb_campaign_set_repeat_rate (SbCampaign *self, double rate)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  self->repeat_rate = CLAMP (rate, 0.0, 0.5);
+}
 
 void
 sb_campaign_set_auto_refit (SbCampaign *self, gboolean auto_refit)

@@ -181,6 +181,12 @@ const char *sb_campaign_get_error (SbCampaign *self);
 guint sb_campaign_get_n_saved (SbCampaign *self);
 const char *sb_campaign_get_save_error (SbCampaign *self);
 
+/* Repeated pairs (a study's "repeat_rate", sb-consistency.h): at RATE (0
+ * .. 0.5) a duel the engine proposed is replaced by a past duel asked
+ * again, its options swapped and shown on the other sides; 0 (default)
+ * asks the engine's duels only. Not with a simulated oracle. */
+void sb_campaign_set_repeat_rate (SbCampaign *self, double rate);
+
 /* Hyperparameter fits: on the engine's schedule (AUTO_REFIT, default
  * TRUE) or now (sb_campaign_refit); cancelling keeps the stored values. */
 void sb_campaign_set_auto_refit (SbCampaign *self, gboolean auto_refit);
