@@ -9,6 +9,7 @@
 #include "sb-session-private.h"
 
 #include "sb-file-lock.h"
+#include "sb-stimulus.h"
 #include "sb-json-write.h"
 #include "sg-bo.h"
 
@@ -126,6 +127,7 @@ sb_experiment_copy (const SbExperiment *exp)
 
   copy->title = g_strdup (exp->title);
   copy->problem = g_strdup (exp->problem);
+  sb_stimulus_copy_into (&copy->stimulus, &exp->stimulus);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
       copy->parameters[i].name = g_strdup (exp->parameters[i].name);
@@ -141,6 +143,7 @@ sb_experiment_free (SbExperiment *exp)
     return;
   g_free (exp->title);
   g_free (exp->problem);
+  sb_stimulus_clear (&exp->stimulus);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
       g_free (exp->parameters[i].name);
@@ -389,7 +392,8 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
         return invalid (error, "the safe start's %s = %g is outside [%g, %g]", p->name,
                         exp->safe_start[j], p->lower, p->upper);
     }
-  return surrogate_fits_mode (exp, error) && question_fits (exp, error);
+  return surrogate_fits_mode (exp, error) && question_fits (exp, error)
+         && sb_stimulus_validate (exp, error);
 }
 
 /* The modes in which the engine takes each kind of answer (sg_bo_answer_*):
