@@ -553,6 +553,37 @@ test_renderer_missing_program (Fixture *f, gconstpointer data)
   result_clear (&res);
 }
 
+/* examples/stimulus-face/render-face.sh, run as its experiment runs it
+ * (a relative command, in the example's folder), writes an SVG face. */
+static void
+test_renderer_example (Fixture *f, gconstpointer data)
+{
+  g_autofree char *folder = g_test_build_filename (G_TEST_DIST, "..", "examples",
+                                                   "stimulus-face", NULL);
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (SbStimulusRenderer) r = NULL;
+  g_autoptr (GError) error = NULL;
+  double x[2] = { 90, 0.5 };
+  Result res = { 0 };
+  g_autofree char *svg = NULL;
+
+  sb_experiment_add_parameter (exp, "width", "px", 60, 120);
+  sb_experiment_add_parameter (exp, "smile", "", -1, 1);
+  exp->stimulus.kind = SB_STIMULUS_IMAGE;
+  exp->stimulus.command = g_strdup ("./render-face.sh --width {width} --smile {smile} -o {output}");
+  exp->stimulus.extension = g_strdup ("svg");
+  exp->stimulus.timeout = 10;
+  g_assert_true (sb_experiment_validate (exp, &error));
+  r = sb_stimulus_renderer_new (exp, folder, f->cache);
+  sb_stimulus_renderer_render_async (r, x, NULL, render_done, &res);
+  SPIN_UNTIL (res.done);
+  g_assert_no_error (res.error);
+  g_assert_true (g_file_load_contents (res.file, NULL, &svg, NULL, NULL, NULL));
+  g_assert_true (g_str_has_prefix (svg, "<svg "));
+  g_assert_nonnull (strstr (svg, "rx=\"90\""));
+  result_clear (&res);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -576,5 +607,7 @@ main (int argc, char **argv)
               fixture_tear_down);
   g_test_add ("/renderer/missing-program", Fixture, NULL, fixture_set_up,
               test_renderer_missing_program, fixture_tear_down);
+  g_test_add ("/renderer/example", Fixture, NULL, fixture_set_up, test_renderer_example,
+              fixture_tear_down);
   return g_test_run ();
 }
