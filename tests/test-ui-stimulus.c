@@ -27,7 +27,7 @@ typedef struct {
 /* A window asking duels over (width, smile) shown as KIND stimuli that
  * the fake renderer SCRIPT makes, stopped after TIMEOUT seconds. */
 static void
-fixture_open (Fixture *f, SbStimulusKind kind, const char *script, double timeout)
+fixture_open_k (Fixture *f, SbStimulusKind kind, const char *script, double timeout, guint k)
 {
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", script, NULL);
@@ -40,6 +40,11 @@ fixture_open (Fixture *f, SbStimulusKind kind, const char *script, double timeou
   exp->stimulus.kind = kind;
   exp->stimulus.command = g_strdup_printf ("%s --smile {smile} -o {output}", quoted);
   exp->stimulus.timeout = timeout;
+  if (k > 2)
+    {
+      exp->question = SB_ASK_CHOICE;
+      exp->n_options = k;
+    }
   g_assert_true (sb_experiment_validate (exp, &error));
   f->dir = g_dir_make_tmp ("sb-ui-stimulus-XXXXXX", NULL);
   session_path = g_build_filename (f->dir, "session.json", NULL);
@@ -51,6 +56,12 @@ fixture_open (Fixture *f, SbStimulusKind kind, const char *script, double timeou
   g_assert_true (sb_session_save_as (f->session, f->file, &error));
   sb_window_set_session (f->window, f->session);
   SPIN_UNTIL (sb_window_get_question (f->window) != NULL);
+}
+
+static void
+fixture_open (Fixture *f, SbStimulusKind kind, const char *script, double timeout)
+{
+  fixture_open_k (f, kind, script, timeout, 2);
 }
 
 static void
@@ -214,6 +225,66 @@ test_hanging_renderer (void)
   fixture_close (&f);
 }
 
+static gboolean
+is_choose_button (GtkWidget *w, gconstpointer data)
+{
+  return GTK_IS_BUTTON (w) && g_object_get_data (G_OBJECT (w), "option") != NULL
+         && gtk_widget_get_mapped (w);
+}
+
+static void
+collect_views (GtkWidget *w, GPtrArray *out)
+{
+  if (is_stimulus_view (w, NULL))
+    g_ptr_array_add (out, w);
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    collect_views (c, out);
+}
+
+static gboolean
+all_pages (GPtrArray *views, const char *page)
+{
+  for (guint i = 0; i < views->len; i++)
+    if (g_strcmp0 (sb_stimulus_view_get_page (g_ptr_array_index (views, i)), page) != 0)
+      return FALSE;
+  return views->len > 0;
+}
+
+/* A best-of-3 question shows the three stimuli, each above its own
+ * "Choose" button; with a failing renderer those buttons are disabled
+ * and say why. */
+static void
+test_choice_options (void)
+{
+  const char *scripts[] = { "stimulus-png.sh", "stimulus-fail.sh" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (scripts); i++)
+    {
+      Fixture f = { 0 };
+      g_autoptr (GPtrArray) views = g_ptr_array_new ();
+      GtkWidget *choose;
+      gboolean fails = i == 1;
+
+      fixture_open_k (&f, SB_STIMULUS_IMAGE, scripts[i], 10, 3);
+      collect_views (GTK_WIDGET (f.window->duel_panel), views);
+      g_assert_cmpuint (views->len, ==, 3);
+      SPIN_UNTIL (all_pages (views, fails ? "failed" : "image"));
+      choose = ui_find_widget (GTK_WIDGET (f.window->duel_panel), is_choose_button, NULL);
+      g_assert_nonnull (choose);
+      g_assert_cmpint (gtk_widget_get_sensitive (choose), ==, !fails);
+      g_assert_cmpint (enabled (&f, "choose"), ==, !fails);
+      if (fails)
+        g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (choose), "exit status 3"));
+      else
+        {
+          /* Answering works, and the next question's options render. */
+          gtk_widget_activate (choose);
+          SPIN_UNTIL (sb_session_get_n_answers (f.session) == 1);
+        }
+      fixture_close (&f);
+    }
+}
+
 /* A sound must be heard to the end before the answer is taken. Without
  * GTK's media backend (libgtk-4-media-gstreamer) the sound cannot play,
  * and the option says so instead. */
@@ -264,6 +335,7 @@ main (int argc, char *argv[])
     { "/ui/stimulus/failing-renderer", test_failing_renderer },
     { "/ui/stimulus/hanging-renderer", test_hanging_renderer },
     { "/ui/stimulus/sound-heard-first", test_sound_heard_first },
+    { "/ui/stimulus/choice-options", test_choice_options },
   };
   g_autofree char *cache = g_dir_make_tmp ("sb-ui-stimulus-cache-XXXXXX", NULL);
   int status;

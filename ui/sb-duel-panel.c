@@ -142,22 +142,26 @@ show_stimuli (SbDuelPanel *self)
   update_answer_blocker (self);
 }
 
-/* The first reason among the options shown why the answer must wait. */
+/* The reason among the options shown why the answer must wait: a failure
+ * first (it will not go away by waiting), else the first other reason. */
 static const char *
 first_blocker (SbDuelPanel *self)
 {
-  SbStimulusView *duel[] = { self->swatch_a, self->swatch_b };
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+  const char *waiting = NULL;
 
-  for (guint i = 0; i < G_N_ELEMENTS (duel); i++)
-    if (sb_stimulus_view_get_blocker (duel[i]))
-      return sb_stimulus_view_get_blocker (duel[i]);
-  for (guint i = 0; i < self->option_views->len; i++)
+  g_ptr_array_add (views, self->swatch_a);
+  g_ptr_array_add (views, self->swatch_b);
+  g_ptr_array_extend (views, self->option_views, NULL, NULL);
+  for (guint i = 0; i < views->len; i++)
     {
-      SbStimulusView *view = g_ptr_array_index (self->option_views, i);
-      if (sb_stimulus_view_get_blocker (view))
+      SbStimulusView *view = g_ptr_array_index (views, i);
+      if (sb_stimulus_view_get_error (view))
         return sb_stimulus_view_get_blocker (view);
+      if (waiting == NULL)
+        waiting = sb_stimulus_view_get_blocker (view);
     }
-  return NULL;
+  return waiting;
 }
 
 static void update_answer_tooltips (SbDuelPanel *self);
