@@ -13,6 +13,7 @@
 #include "sb-experiment-templates.h"
 #include "sb-engine-job.h"
 #include "sb-session.h"
+#include "sb-stimulus.h"
 #include "sg-bo.h"
 
 #include <glib/gstdio.h>
@@ -85,6 +86,23 @@ static const char new_help[] =
   "                        stimulus file, a cell that is not a number (line\n"
   "                        and column named), a value outside its range, two\n"
   "                        rows with the same values, fewer rows than options.\n\n"
+  "  \"stimulus\": {...}     what the app shows for each option (the numbers\n"
+  "                        alone when absent):\n"
+  "      {\"kind\": \"image\", \"command\": \"render-face --width {width}\n"
+  "       --smile {smile} -o {output}\", \"extension\": \"png\", \"timeout\": 10}\n"
+  "        an image file (PNG, JPEG, SVG) the command writes to {output};\n"
+  "      {\"kind\": \"sound\", \"command\": ..., \"extension\": \"wav\"}\n"
+  "        a sound file, played in the app (each must be heard before\n"
+  "        answering);\n"
+  "      {\"kind\": \"text\", \"text\": \"Font size {size} pt\"}\n"
+  "      {\"kind\": \"colour\"}  the first three parameters as OKLCH: lightness\n"
+  "        (% or 0..1), chroma, hue in degrees; colours outside sRGB are shown\n"
+  "        with reduced chroma, marked as mapped\n"
+  "    Placeholders are parameter names in braces and {output}; \"{{\" and \"}}\"\n"
+  "    are literal braces. An unknown placeholder is refused. The command is\n"
+  "    split into arguments like a shell does (no pipes, no variables), runs\n"
+  "    in the session file's folder, and is stopped after \"timeout\" seconds\n"
+  "    (default 10). \"text\" is also an optional caption of an image or sound.\n\n"
   "Then: skewgp ask SESSION.json, skewgp tell SESSION.json ANSWER.json, ...\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or the session\n"
   "exists, or another program is writing it).\n";
@@ -458,7 +476,7 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
   static const char *const known[] = { "title", "mode", "parameters", "budget", "question",
                                        "seed", "initial", "acquisition", "surrogate",
                                        "numeric_every", "threshold", "safe_start",
-                                       "candidates", NULL };
+                                       "candidates", "stimulus", NULL };
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   const char *title = NULL, *mode = NULL;
   gint64 budget = 0, seed = (gint64) exp->seed, initial = exp->initial;
@@ -514,6 +532,12 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
         return NULL;
       exp->has_safe_start = TRUE;
       memcpy (exp->safe_start, start, exp->n_parameters * sizeof (double));
+    }
+  if (json_object_has_member (obj, "stimulus")
+      && !sb_stimulus_from_json (json_object_get_member (obj, "stimulus"), &exp->stimulus, &err))
+    {
+      skewgp_forward_error (err, error);
+      return NULL;
     }
   g_free (exp->title);
   exp->title = g_strdup (title);

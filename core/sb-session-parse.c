@@ -10,6 +10,7 @@
 #include "sb-session-private.h"
 #include "sb-candidates.h"
 #include "sb-json-read.h"
+#include "sb-stimulus.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -234,6 +235,32 @@ parse_question (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GEr
   return TRUE;
 }
 
+/* "stimulus" (sb-stimulus.h). A colour experiment written before it
+ * existed showed HSL swatches, and still does. */
+static gboolean
+parse_stimulus (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, "stimulus");
+  GError *local = NULL;
+
+  if (node == NULL)
+    {
+      if (exp->template_kind == SB_TEMPLATE_COLOUR)
+        {
+          exp->stimulus.kind = SB_STIMULUS_COLOUR;
+          exp->stimulus.colour_space = SB_COLOUR_HSL;
+        }
+      return TRUE;
+    }
+  if (!sb_stimulus_from_json (node, &exp->stimulus, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "stimulus", "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key,
                               const char *what, const char *at, const SbExperiment *exp,
                               double **out, GError **error);
@@ -320,7 +347,7 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   GET_OR_FAIL (obj, "show_truth", G_TYPE_BOOLEAN, FALSE, node);
   if (node)
     exp->show_truth = json_node_get_boolean (node);
-  if (!parse_question (ctx, obj, exp, error))
+  if (!parse_question (ctx, obj, exp, error) || !parse_stimulus (ctx, obj, exp, error))
     return FALSE;
   GET_OR_FAIL (obj, "oracle", G_TYPE_STRING, FALSE, node);
   if (node)

@@ -11,6 +11,7 @@
 #include "sb-session-private.h"
 #include "sb-candidates.h"
 #include "sb-json-write.h"
+#include "sb-stimulus.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,6 +128,11 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
       json_builder_add_int_value (b, exp->n_options);
       json_builder_set_member_name (b, "ties_allowed");
       json_builder_add_boolean_value (b, exp->ties_allowed);
+    }
+  if (exp->stimulus.kind != SB_STIMULUS_NONE)
+    {
+      json_builder_set_member_name (b, "stimulus");
+      json_builder_add_value (b, sb_stimulus_to_json (&exp->stimulus));
     }
   json_builder_set_member_name (b, "parameters");
   json_builder_begin_array (b);

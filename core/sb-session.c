@@ -10,6 +10,7 @@
 #include "sb-candidates.h"
 
 #include "sb-file-lock.h"
+#include "sb-stimulus.h"
 #include "sb-json-write.h"
 #include "sg-bo.h"
 
@@ -131,6 +132,7 @@ sb_experiment_copy (const SbExperiment *exp)
   copy->title = g_strdup (exp->title);
   copy->problem = g_strdup (exp->problem);
   copy->candidates = sb_candidates_copy (exp->candidates);
+  sb_stimulus_copy_into (&copy->stimulus, &exp->stimulus);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
       copy->parameters[i].name = g_strdup (exp->parameters[i].name);
@@ -147,6 +149,7 @@ sb_experiment_free (SbExperiment *exp)
   g_free (exp->title);
   g_free (exp->problem);
   sb_candidates_free (exp->candidates);
+  sb_stimulus_clear (&exp->stimulus);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
       g_free (exp->parameters[i].name);
@@ -407,7 +410,8 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
       && sb_experiment_candidate_index (exp, exp->safe_start) < 0)
     return invalid (error, "the safe start is none of the candidates in %s",
                     exp->candidates->csv);
-  return surrogate_fits_mode (exp, error) && question_fits (exp, error);
+  return surrogate_fits_mode (exp, error) && question_fits (exp, error)
+         && sb_stimulus_validate (exp, error);
 }
 
 /* The modes in which the engine takes each kind of answer (sg_bo_answer_*):

@@ -89,6 +89,31 @@ typedef struct {
 
 /* A fixed candidate set (sb-candidates.h). */
 typedef struct _SbCandidates SbCandidates;
+/* What each option of a question shows the person (sb-stimulus.h):
+ * nothing but the numbers, a colour swatch, an image or a sound an
+ * external command renders, or a text filled in from the values. */
+typedef enum {
+  SB_STIMULUS_NONE = 0,
+  SB_STIMULUS_COLOUR,
+  SB_STIMULUS_IMAGE,
+  SB_STIMULUS_SOUND,
+  SB_STIMULUS_TEXT,
+} SbStimulusKind;
+
+/* How a colour stimulus reads the first three parameters. */
+typedef enum {
+  SB_COLOUR_OKLCH = 0,  /* lightness (% or [0, 1]), chroma, hue in degrees */
+  SB_COLOUR_HSL,        /* hue, saturation %, lightness % (older sessions) */
+} SbColourSpace;
+
+typedef struct {
+  SbStimulusKind kind;
+  SbColourSpace colour_space;
+  char *command;     /* image, sound: the renderer's command template      */
+  char *extension;   /* image, sound: the output file's extension          */
+  double timeout;    /* image, sound: seconds before the renderer is killed */
+  char *text;        /* text (or a caption of any kind): template string   */
+} SbStimulus;
 
 /* The experiment definition. Plain data, deep-copied into every job. */
 typedef struct {
@@ -119,6 +144,7 @@ typedef struct {
   SbAskKind question;
   guint n_options;        /* options per question: 2 for duels, 3 .. SB_MAX_OPTIONS */
   gboolean ties_allowed;  /* duels: "about the same" is an answer          */
+  SbStimulus stimulus;    /* "stimulus" in the file; absent: NONE        */
   guint n_parameters;
   SbParameter parameters[SB_MAX_PARAMETERS];
   /* The stimuli the model chooses among ("candidates" in the file;

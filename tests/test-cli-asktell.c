@@ -141,6 +141,12 @@ test_new (void)
     "[{\"name\": \"x\", \"lower\": 0, \"upper\": 1}], " rest "}"
     { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"ranking\"}"),
       "a ranking question needs \"options\": k (3 to 6)" },
+    { ONE_PARAMETER ("preference", "\"stimulus\": {\"kind\": \"image\", "
+                     "\"command\": \"draw --x {y} -o {output}\"}"),
+      "unknown placeholder {y} in \"draw --x {y} -o {output}\" (known: {x}, {output})" },
+    { ONE_PARAMETER ("preference", "\"stimulus\": {\"kind\": \"sound\", "
+                     "\"command\": \"synth --x {x}\"}"),
+      "'command' must name the file it writes as {output}" },
     { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"choice\", \"options\": 2}"),
       "two options are a duel" },
     { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"choice\", \"options\": 7}"),
@@ -188,6 +194,27 @@ test_new (void)
       g_assert_false (g_file_test (other, G_FILE_TEST_EXISTS));
       cli_result_clear (&r);
     }
+  study_clear (&s);
+}
+
+/* The image experiment of examples/stimulus-face makes a session that
+ * keeps its stimulus. */
+static void
+test_new_stimulus_example (void)
+{
+  g_autofree char *example = g_test_build_filename (G_TEST_DIST, "..", "examples",
+                                                    "stimulus-face", "experiment.json", NULL);
+  g_autofree char *text = NULL;
+  Study s;
+  CliResult r;
+
+  study_init (&s, experiment_json);
+  r = run (NULL, "new", example, s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  text = read_file (s.session);
+  g_assert_nonnull (strstr (text, "\"kind\": \"image\""));
+  g_assert_nonnull (strstr (text, "./render-face.sh --width {width} --smile {smile} -o {output}"));
   study_clear (&s);
 }
 
@@ -669,6 +696,7 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/asktell/new", test_new);
+  g_test_add_func ("/cli/asktell/new-stimulus-example", test_new_stimulus_example);
   g_test_add_func ("/cli/asktell/ask-tell-status-export", test_ask_tell_status_export);
   g_test_add_func ("/cli/asktell/stale-and-unknown-refused", test_stale_and_unknown_refused);
   g_test_add_func ("/cli/asktell/question-kinds", test_question_kinds);

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "sb-experiment-templates.h"
+#include "sb-stimulus-view.h"
 
 #include <locale.h>
 #include <math.h>
@@ -39,8 +40,8 @@ struct _SbDuelPanel
   GtkWidget *swatch_box;
   GtkLabel *swatch_a_title;
   GtkLabel *swatch_b_title;
-  GtkDrawingArea *swatch_a;
-  GtkDrawingArea *swatch_b;
+  SbStimulusView *swatch_a;
+  SbStimulusView *swatch_b;
   GtkLabel *swatch_a_label;
   GtkLabel *swatch_b_label;
   GtkGrid *table;
@@ -71,6 +72,12 @@ struct _SbDuelPanel
   GtkLabel *rank_label;
   guint rank[SB_MAX_OPTIONS];
   guint n_ranked;
+
+  /* Stimuli (sb-duel-panel-stimuli.c) */
+  char *stimulus_folder;         /* where renderers run: the session's   */
+  SbStimulusRenderer *renderer;  /* image and sound stimuli, or NULL     */
+  GPtrArray *option_views;       /* SbStimulusView of the k options      */
+  char *answer_blocker;          /* why no answer can be given yet       */
 };
 
 G_DEFINE_FINAL_TYPE (SbDuelPanel, sb_duel_panel, GTK_TYPE_WIDGET)
@@ -79,6 +86,7 @@ enum {
   PROP_0,
   PROP_BUSY,
   PROP_PARTICIPANT,
+  PROP_ANSWER_BLOCKER,
   N_PROPS
 };
 
@@ -103,31 +111,149 @@ side_setting (SbDuelPanel *self, guint side)
   return (side == 0) == (left_option (self) == 0) ? self->question.a : self->question.b;
 }
 
-/* ---- Swatches ----------------------------------------------------------- */
+/* ---- Stimuli --------------------------------------------------------------- */
+
+static void update_answer_blocker (SbDuelPanel *self);
 
 static void
-draw_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
+stimulus_blocker_changed (SbStimulusView *view, SbDuelPanel *self)
 {
-  SbDuelPanel *self = SB_DUEL_PANEL (user_data);
-  const double *x;
-  double r, g, b, radius = 14;
+  update_answer_blocker (self);
+}
 
-  if (!self->has_question || self->experiment == NULL
-      || self->experiment->template_kind != SB_TEMPLATE_COLOUR)
-    return;
-  if (area == self->swatch_a && self->question.kind != SB_QUESTION_DUEL)
-    return;
-  x = side_setting (self, area == self->swatch_a ? 0 : 1);
-  sb_template_colour_rgb (self->experiment, x, &r, &g, &b);
+/* The renderer of image and sound stimuli, made on first use. */
+static SbStimulusRenderer *
+stimulus_renderer (SbDuelPanel *self)
+{
+  SbStimulusKind kind = self->experiment ? self->experiment->stimulus.kind : SB_STIMULUS_NONE;
 
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, width - radius, radius, radius, -G_PI / 2, 0);
-  cairo_arc (cr, width - radius, height - radius, radius, 0, G_PI / 2);
-  cairo_arc (cr, radius, height - radius, radius, G_PI / 2, G_PI);
-  cairo_arc (cr, radius, radius, radius, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-  cairo_set_source_rgb (cr, r, g, b);
-  cairo_fill (cr);
+  if (self->renderer == NULL && (kind == SB_STIMULUS_IMAGE || kind == SB_STIMULUS_SOUND))
+    self->renderer = sb_stimulus_renderer_new (self->experiment, self->stimulus_folder, NULL);
+  return self->renderer;
+}
+
+static void
+drop_renderer (SbDuelPanel *self)
+{
+  if (self->renderer)
+    sb_stimulus_renderer_cancel_all (self->renderer);
+  g_clear_object (&self->renderer);
+}
+
+/* The A and B stimuli of the question (or the best found, when finished). */
+static void
+show_stimuli (SbDuelPanel *self)
+{
+  const SbExperiment *exp = self->experiment;
+  const SbQuestion *q = &self->question;
+  SbStimulusRenderer *renderer = stimulus_renderer (self);
+  gboolean asking = self->has_question && !self->finished;
+  const double *a = self->finished && self->has_best ? self->best.best
+                    : asking && (q->kind == SB_QUESTION_DUEL || q->has_best) ? q->a : NULL;
+
+  if (exp == NULL || exp->stimulus.kind == SB_STIMULUS_NONE
+      || (asking && (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)))
+    {
+      /* k options show their stimuli in the options' grid */
+      a = NULL;
+      asking = FALSE;
+    }
+  if (asking && q->kind == SB_QUESTION_DUEL)
+    a = side_setting (self, 0);
+  sb_stimulus_view_show (self->swatch_a, exp, renderer, a);
+  sb_stimulus_view_show (self->swatch_b, exp, renderer,
+                         !asking ? NULL : q->kind == SB_QUESTION_DUEL ? side_setting (self, 1) : q->b);
+  update_answer_blocker (self);
+}
+
+/* The reason among the options shown why the answer must wait: a failure
+ * first (it will not go away by waiting), else the first other reason. */
+static const char *
+first_blocker (SbDuelPanel *self)
+{
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+  const char *waiting = NULL;
+
+  g_ptr_array_add (views, self->swatch_a);
+  g_ptr_array_add (views, self->swatch_b);
+  g_ptr_array_extend (views, self->option_views, NULL, NULL);
+  for (guint i = 0; i < views->len; i++)
+    {
+      SbStimulusView *view = g_ptr_array_index (views, i);
+      if (sb_stimulus_view_get_error (view))
+        return sb_stimulus_view_get_blocker (view);
+      if (waiting == NULL)
+        waiting = sb_stimulus_view_get_blocker (view);
+    }
+  return waiting;
+}
+
+static void update_answer_tooltips (SbDuelPanel *self);
+
+static void
+update_answer_blocker (SbDuelPanel *self)
+{
+  const char *blocker = first_blocker (self);
+
+  for (guint i = 0; i < self->option_views->len; i++)
+    {
+      GtkWidget *button = g_object_get_data (g_ptr_array_index (self->option_views, i),
+                                             "answer-button");
+      if (button == NULL)
+        continue;
+      gtk_widget_set_sensitive (button, blocker == NULL);
+      gtk_widget_set_tooltip_text (button, blocker ? blocker
+                                                   : g_object_get_data (G_OBJECT (button), "tip"));
+    }
+  if (g_strcmp0 (blocker, self->answer_blocker) == 0)
+    return;
+  g_free (self->answer_blocker);
+  self->answer_blocker = g_strdup (blocker);
+  update_answer_tooltips (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANSWER_BLOCKER]);
+}
+
+const char *
+sb_duel_panel_get_answer_blocker (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), NULL);
+  return self->answer_blocker;
+}
+
+gboolean
+sb_duel_panel_play_next (SbDuelPanel *self)
+{
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), FALSE);
+  if (gtk_widget_get_visible (GTK_WIDGET (self->swatch_box)))
+    {
+      g_ptr_array_add (views, self->swatch_a);
+      g_ptr_array_add (views, self->swatch_b);
+    }
+  else
+    g_ptr_array_extend (views, self->option_views, NULL, NULL);
+  /* The first option not heard yet, in the order shown; then from the
+   * first again. */
+  for (guint i = 0; i < views->len; i++)
+    if (!sb_stimulus_view_get_heard (g_ptr_array_index (views, i))
+        && sb_stimulus_view_play (g_ptr_array_index (views, i)))
+      return TRUE;
+  for (guint i = 0; i < views->len; i++)
+    if (sb_stimulus_view_play (g_ptr_array_index (views, i)))
+      return TRUE;
+  return FALSE;
+}
+
+void
+sb_duel_panel_set_stimulus_folder (SbDuelPanel *self, const char *folder)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  if (g_strcmp0 (self->stimulus_folder, folder) == 0)
+    return;
+  g_free (self->stimulus_folder);
+  self->stimulus_folder = g_strdup (folder);
+  drop_renderer (self);
 }
 
 /* ---- Table -------------------------------------------------------------- */
@@ -267,21 +393,6 @@ k_options (const SbQuestion *q)
 }
 
 static void
-draw_option_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
-{
-  SbDuelPanel *self = SB_DUEL_PANEL (user_data);
-  guint option = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "option"));
-  double r, g, b;
-
-  if (!self->has_question || option >= self->question.n_options)
-    return;
-  sb_template_colour_rgb (self->experiment, self->question.options[option], &r, &g, &b);
-  cairo_rectangle (cr, 0, 0, width, height);
-  cairo_set_source_rgb (cr, r, g, b);
-  cairo_fill (cr);
-}
-
-static void
 option_clicked (GtkButton *button, SbDuelPanel *self)
 {
   guint option = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "option"));
@@ -290,6 +401,32 @@ option_clicked (GtkButton *button, SbDuelPanel *self)
                               self->question.kind == SB_QUESTION_CHOICE ? "win.choose"
                                                                         : "win.rank-add",
                               "u", option);
+}
+
+/* Option OPTION's stimulus into BOX (a new cell of the options' grid,
+ * returned); the view joins the views the answers wait for. */
+static GtkWidget *
+add_option_stimulus (SbDuelPanel *self, GtkWidget *box, guint option)
+{
+  const SbExperiment *exp = self->experiment;
+  GtkWidget *view = sb_stimulus_view_new ();
+
+  g_ptr_array_add (self->option_views, view);
+  g_signal_connect (view, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
+  gtk_box_append (GTK_BOX (box), view);
+  sb_stimulus_view_show (SB_STIMULUS_VIEW (view), exp, stimulus_renderer (self),
+                         self->question.options[option]);
+  if (exp->stimulus.kind == SB_STIMULUS_COLOUR)
+    {
+      g_autofree char *text = sb_template_colour_describe (exp, self->question.options[option]);
+      GtkWidget *label = gtk_label_new (text);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "caption");
+      gtk_box_append (GTK_BOX (box), label);
+    }
+  return box;
 }
 
 /* One button per option, in the order shown, numbered as the keys. */
@@ -302,6 +439,7 @@ rebuild_options (SbDuelPanel *self)
 
   while ((child = gtk_widget_get_first_child (self->options_box)))
     gtk_flow_box_remove (GTK_FLOW_BOX (self->options_box), child);
+  g_ptr_array_set_size (self->option_views, 0);
   if (exp == NULL || !self->has_question || !k_options (q))
     return;
   for (guint pos = 0; pos < q->n_options; pos++)
@@ -315,22 +453,24 @@ rebuild_options (SbDuelPanel *self)
 
       gtk_widget_add_css_class (heading, "heading");
       gtk_box_append (GTK_BOX (box), heading);
-      if (exp->template_kind == SB_TEMPLATE_COLOUR)
+      if (exp->stimulus.kind != SB_STIMULUS_NONE)
         {
-          GtkWidget *area = gtk_drawing_area_new ();
-          g_autofree char *text = sb_template_colour_describe (exp, q->options[option]);
-          GtkWidget *label = gtk_label_new (text);
-          gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (area), 120);
-          gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 90);
-          g_object_set_data (G_OBJECT (area), "option", GUINT_TO_POINTER (option));
-          gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_option_swatch, self, NULL);
-          gtk_widget_add_css_class (label, "dim-label");
-          gtk_widget_add_css_class (label, "caption");
-          gtk_box_append (GTK_BOX (box), area);
-          gtk_box_append (GTK_BOX (box), label);
+          /* The stimulus above its own answer button: a sound's play
+           * button must not sit inside an answer button. */
+          GtkWidget *cell = add_option_stimulus (self, box, option);
+          g_object_set_data (g_ptr_array_index (self->option_views, self->option_views->len - 1),
+                             "answer-button", button);
+          g_object_set_data_full (G_OBJECT (button), "tip", g_strdup (tip), g_free);
+          gtk_widget_set_tooltip_text (button, tip);
+          g_object_set_data (G_OBJECT (button), "option", GUINT_TO_POINTER (option));
+          g_signal_connect (button, "clicked", G_CALLBACK (option_clicked), self);
+          gtk_button_set_child (GTK_BUTTON (button),
+                                gtk_label_new (q->kind == SB_QUESTION_CHOICE ? "Choose" : "Rank next"));
+          gtk_box_append (GTK_BOX (box), button);
+          gtk_flow_box_append (GTK_FLOW_BOX (self->options_box), cell);
+          continue;
         }
-      else
-        for (guint j = 0; j < exp->n_parameters; j++)
+      for (guint j = 0; j < exp->n_parameters; j++)
           {
             g_autofree char *v = sb_format_coordinate (&exp->parameters[j], q->options[option][j]);
             g_autofree char *line = g_strdup_printf ("%s  %s", exp->parameters[j].name, v);
@@ -576,7 +716,7 @@ update (SbDuelPanel *self)
   if (exp == NULL)
     return;
   duel = !self->has_question || q->kind != SB_QUESTION_VALUE;
-  colour = exp->template_kind == SB_TEMPLATE_COLOUR;
+  colour = exp->stimulus.kind != SB_STIMULUS_NONE;
   {
     gboolean many = self->has_question && k_options (q) && !self->finished && !self->read_only;
     gboolean preference = duel && !self->finished && !self->read_only;
@@ -639,12 +779,17 @@ update (SbDuelPanel *self)
                       : !duel ? "Current best" : self->has_question && !q->has_best ? "A" : "A · current best");
   gtk_label_set_text (self->swatch_b_title,
                       !duel ? "B · setting to try" : self->has_question && !q->has_best ? "B" : "B · new candidate");
-  if (colour && self->finished && self->has_best)
+  if (exp->stimulus.kind != SB_STIMULUS_COLOUR)
+    {
+      gtk_label_set_text (self->swatch_a_label, "");
+      gtk_label_set_text (self->swatch_b_label, "");
+    }
+  else if (self->finished && self->has_best)
     {
       g_autofree char *a = sb_template_colour_describe (exp, self->best.best);
       gtk_label_set_text (self->swatch_a_label, a);
     }
-  else if (colour && self->has_question && !self->participant)
+  else if (self->has_question && !self->participant)
     {
       g_autofree char *a = (duel || q->has_best) ? sb_template_colour_describe (exp, q->a) : g_strdup ("");
       g_autofree char *b = sb_template_colour_describe (exp, q->b);
@@ -656,8 +801,6 @@ update (SbDuelPanel *self)
       gtk_label_set_text (self->swatch_a_label, "");
       gtk_label_set_text (self->swatch_b_label, "");
     }
-  gtk_widget_queue_draw (GTK_WIDGET (self->swatch_a));
-  gtk_widget_queue_draw (GTK_WIDGET (self->swatch_b));
 
   gtk_widget_set_visible (self->answer_box, duel && !self->finished && !self->read_only);
   if (self->has_question && k_options (q))
@@ -708,6 +851,7 @@ sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
   g_return_if_fail (SB_IS_DUEL_PANEL (self));
 
   g_clear_pointer (&self->experiment, sb_experiment_free);
+  drop_renderer (self);
   self->experiment = exp ? sb_experiment_copy (exp) : NULL;
   self->has_question = FALSE;
   self->has_best = FALSE;
@@ -716,6 +860,7 @@ sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
     gtk_adjustment_set_value (self->speed_adjustment, exp->autoplay_ms);
   rebuild_table (self);
   update (self);
+  show_stimuli (self);
 }
 
 void
@@ -745,6 +890,7 @@ sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question, guint
   rebuild_options (self);
   update_ranking (self);
   update (self);
+  show_stimuli (self);
   /* A value question is answered by typing: put the cursor there. */
   if (question && question->kind == SB_QUESTION_VALUE && !self->finished)
     gtk_widget_grab_focus (GTK_WIDGET (self->value_entry));
@@ -785,13 +931,7 @@ sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy)
     return;
   self->busy = busy;
   update (self);
-  /* Greyed out meanwhile: the tooltips say why. */
-  gtk_widget_set_tooltip_text (self->prefer_a_button, busy ? _("The next question is being computed")
-                                                           : _("Left arrow or A"));
-  gtk_widget_set_tooltip_text (self->prefer_b_button, busy ? _("The next question is being computed")
-                                                           : _("Right arrow or B"));
-  gtk_widget_set_tooltip_text (self->skip_button, busy ? _("The next question is being computed")
-                                                       : _("Cannot decide: ask another question (S)"));
+  update_answer_tooltips (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
 }
 
@@ -815,6 +955,21 @@ sb_duel_panel_set_participant (SbDuelPanel *self, gboolean participant)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PARTICIPANT]);
 }
 
+/* Greyed-out answers say why: the next question is being computed, or
+ * its stimuli are not ready to be judged. */
+static void
+update_answer_tooltips (SbDuelPanel *self)
+{
+  const char *busy = self->busy ? _("The next question is being computed") : NULL;
+  const char *wait = busy ? busy : self->answer_blocker;
+
+  gtk_widget_set_tooltip_text (self->prefer_a_button, wait ? wait : _("Left arrow or A"));
+  gtk_widget_set_tooltip_text (self->prefer_b_button, wait ? wait : _("Right arrow or B"));
+  gtk_widget_set_tooltip_text (self->tie_button, wait ? wait : _("Neither is better: T or ↓"));
+  gtk_widget_set_tooltip_text (self->skip_button,
+                               busy ? busy : _("Cannot decide: ask another question (S)"));
+}
+
 void
 sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished)
 {
@@ -824,6 +979,7 @@ sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished)
     return;
   self->finished = !!finished;
   update (self);
+  show_stimuli (self);
 }
 
 /* The decimal separator of the user's locale ('.' or ','). */
@@ -937,6 +1093,9 @@ sb_duel_panel_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_PARTICIPANT:
       g_value_set_boolean (value, self->participant);
       break;
+    case PROP_ANSWER_BLOCKER:
+      g_value_set_string (value, self->answer_blocker);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -965,6 +1124,7 @@ sb_duel_panel_dispose (GObject *object)
 {
   SbDuelPanel *self = SB_DUEL_PANEL (object);
 
+  drop_renderer (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_DUEL_PANEL);
   G_OBJECT_CLASS (sb_duel_panel_parent_class)->dispose (object);
 }
@@ -976,6 +1136,9 @@ sb_duel_panel_finalize (GObject *object)
 
   g_clear_pointer (&self->experiment, sb_experiment_free);
   g_clear_pointer (&self->value_labels, g_ptr_array_unref);
+  g_clear_pointer (&self->option_views, g_ptr_array_unref);
+  g_free (self->stimulus_folder);
+  g_free (self->answer_blocker);
   g_free (self->read_only);
   G_OBJECT_CLASS (sb_duel_panel_parent_class)->finalize (object);
 }
@@ -997,7 +1160,14 @@ sb_duel_panel_class_init (SbDuelPanelClass *klass)
   properties[PROP_PARTICIPANT] =
     g_param_spec_boolean ("participant", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Why the options cannot be judged yet (rendering, a failed renderer,
+   * a sound not heard to the end), or NULL: the window disables the
+   * answers meanwhile. */
+  properties[PROP_ANSWER_BLOCKER] =
+    g_param_spec_string ("answer-blocker", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  g_type_ensure (SB_TYPE_STIMULUS_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/skewbench/SkewBench/ui/sb-duel-panel.ui");
@@ -1038,8 +1208,9 @@ sb_duel_panel_init (SbDuelPanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->value_labels = g_ptr_array_new ();
-  gtk_drawing_area_set_draw_func (self->swatch_a, draw_swatch, self, NULL);
-  gtk_drawing_area_set_draw_func (self->swatch_b, draw_swatch, self, NULL);
+  self->option_views = g_ptr_array_new ();
+  g_signal_connect (self->swatch_a, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
+  g_signal_connect (self->swatch_b, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
   g_signal_connect (self->value_entry, "activate", G_CALLBACK (value_entry_activate), self);
   build_extra_answers (self);
 }

@@ -90,4 +90,14 @@ GtkWidget *sb_duel_panel_get_value_entry (SbDuelPanel *self);
 gboolean sb_parse_entered_number (const char *text, char decimal_point, double *value,
                                   char **hint);
 
+/* Why the options shown cannot be judged yet (a stimulus being rendered,
+ * a renderer that failed, a sound not heard to the end), or NULL;
+ * "answer-blocker" notifies its changes. */
+const char *sb_duel_panel_get_answer_blocker (SbDuelPanel *self);
+/* Sounds: plays the first option not heard yet (in the order shown),
+ * else the first; FALSE when no option has a sound to play. */
+gboolean sb_duel_panel_play_next (SbDuelPanel *self);
+/* Where image and sound renderers run: the session file's folder. */
+void sb_duel_panel_set_stimulus_folder (SbDuelPanel *self, const char *folder);
+
 G_END_DECLS

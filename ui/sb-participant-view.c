@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "sb-participant-view.h"
+#include "sb-stimulus-renderer.h"
 
 #include <adwaita.h>
 #include <math.h>
@@ -127,15 +128,25 @@ show_message (SbParticipantView *self, SbParticipantPhase phase, const char *tex
   gtk_stack_set_visible_child_name (self->stack, "message");
 }
 
-/* The question is on screen: input opens and the response time starts. */
+/* The question is on screen: once its stimuli can be judged (rendered,
+ * every sound heard) input opens and the response time starts. */
 static void
 question_drawn (SbParticipantView *self)
 {
   stop_waiting_for_paint (self);
-  if (self->phase != SB_PARTICIPANT_PRESENTING)
+  if (self->phase != SB_PARTICIPANT_PRESENTING
+      || sb_duel_panel_get_answer_blocker (self->panel) != NULL)
     return;
   sb_campaign_mark_shown (self->campaign);
   set_phase (self, SB_PARTICIPANT_ANSWERING);
+}
+
+/* The stimuli became ready (or stopped being ready) after the first frame. */
+static void
+on_answer_blocker (SbParticipantView *self)
+{
+  if (self->phase == SB_PARTICIPANT_PRESENTING && self->after_paint_handler == 0)
+    question_drawn (self);
 }
 
 static void
@@ -238,7 +249,8 @@ answer (SbParticipantView *self, SbCampaignAnswer *a)
 {
   g_autoptr (GError) error = NULL;
 
-  if (self->phase != SB_PARTICIPANT_ANSWERING)
+  if (self->phase != SB_PARTICIPANT_ANSWERING
+      || sb_duel_panel_get_answer_blocker (self->panel) != NULL)
     {
       g_debug ("participant answer refused: the question is not on screen");
       gtk_widget_error_bell (GTK_WIDGET (self));
@@ -593,7 +605,13 @@ sb_participant_view_new (SbCampaign *campaign, const SbParticipantSettings *sett
   self->settings = *settings;
   self->code = g_strdup (code);
   apply_surround (self);
+  {
+    g_autofree char *folder = sb_stimulus_work_dir_for (sb_session_get_file (session));
+    sb_duel_panel_set_stimulus_folder (self->panel, folder);
+  }
   sb_duel_panel_set_experiment (self->panel, sb_session_get_experiment (session));
+  g_signal_connect_object (self->panel, "notify::answer-blocker", G_CALLBACK (on_answer_blocker),
+                           self, G_CONNECT_SWAPPED);
   g_signal_connect_object (campaign, "question-ready", G_CALLBACK (on_question_ready), self, 0);
   g_signal_connect_object (campaign, "notify::state", G_CALLBACK (on_state_changed), self, 0);
   start_interval (self);

@@ -31,18 +31,21 @@ sb_window_update_actions (SbWindow *self)
   gboolean value_q = asking && q->kind == SB_QUESTION_VALUE;
   gboolean duel_q = asking && q->kind == SB_QUESTION_DUEL;
   gboolean fitting = sb_campaign_get_fitting (self->campaign);
+  /* The options' stimuli can be judged: rendered, and every sound heard. */
+  gboolean judged = sb_duel_panel_get_answer_blocker (self->duel_panel) == NULL;
 
   /* Participant mode keeps every action off (sb-window-participant.c). */
   if (self->participant_view)
     return;
-  sb_window_set_action_enabled (self, "answer-a", duel_q);
-  sb_window_set_action_enabled (self, "answer-b", duel_q);
+  sb_window_set_action_enabled (self, "answer-a", duel_q && judged);
+  sb_window_set_action_enabled (self, "answer-b", duel_q && judged);
   sb_window_set_action_enabled (self, "answer-tie", asking && q->kind == SB_QUESTION_DUEL
-                                                 && exp->ties_allowed);
-  sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE);
-  sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING);
+                                                 && exp->ties_allowed && judged);
+  sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE && judged);
+  sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING && judged);
   sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
-  sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING);
+  sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
+                                                   && judged);
   sb_window_set_action_enabled (self, "skip", asking);
   sb_window_set_action_enabled (self, "answer-value", value_q);
   sb_window_set_action_enabled (self, "answer-failed", value_q && exp->mode == SB_MODE_SAFE);
@@ -650,6 +653,11 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     case GDK_KEY_o: case GDK_KEY_O:
       action = "oracle-answer";
       break;
+    case GDK_KEY_r: case GDK_KEY_R:
+      /* sound stimuli: play the next option not heard yet */
+      if (!sb_duel_panel_play_next (self->duel_panel))
+        gtk_widget_error_bell (GTK_WIDGET (self));
+      return TRUE;
     case GDK_KEY_p: case GDK_KEY_P:
       {
         GAction *autoplay = g_action_map_lookup_action (G_ACTION_MAP (self), "autoplay");

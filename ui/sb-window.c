@@ -9,6 +9,7 @@
 
 #include "sb-experiment-templates.h"
 #include "sb-settings.h"
+#include "sb-stimulus-renderer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -520,6 +521,10 @@ show_session (SbWindow *self, SbSession *session, gboolean follow)
   sb_window_clear_error (self);
   exp = sb_session_get_experiment (session);
   gtk_stack_set_visible_child_name (self->main_stack, "duel");
+  {
+    g_autofree char *folder = sb_stimulus_work_dir_for (sb_session_get_file (session));
+    sb_duel_panel_set_stimulus_folder (self->duel_panel, folder);
+  }
   sb_duel_panel_set_experiment (self->duel_panel, exp);
   sb_campaign_set_autoplay_delay (self->campaign, sb_duel_panel_get_autoplay_delay (self->duel_panel));
   sb_campaign_set_auto_refit (self->campaign, TRUE);
@@ -838,6 +843,8 @@ sb_window_init (SbWindow *self)
   gtk_box_append (self->plots_box, GTK_WIDGET (self->plot_view));
   g_signal_connect (self->plot_view, "slice-changed", G_CALLBACK (on_slice_changed), self);
   g_signal_connect (self->plot_view, "point-activated", G_CALLBACK (on_point_activated), self);
+  g_signal_connect_swapped (self->duel_panel, "notify::answer-blocker",
+                            G_CALLBACK (sb_window_update_actions), self);
 
   sb_window_install_actions (self);
   sb_window_install_demo_actions (self);
