@@ -713,6 +713,24 @@ among_rows (const double *x, const double *rows, size_t n_rows, size_t dim)
   return 0;
 }
 
+/* X is within the smallest separation of two options (1e-6 box widths,
+ * or the measurement resolution) of one of the N_ROWS rows of ROWS. */
+static int
+near_rows (const sg_bo_config *c, const double *x, const double *rows, size_t n_rows)
+{
+  for (size_t i = 0; i < n_rows; i++)
+    {
+      size_t j = 0;
+      while (j < c->dim
+             && fabs (x[j] - rows[i * c->dim + j])
+                  <= fmax (1e-6 * (c->upper[j] - c->lower[j]), c->resolution[j]))
+        j++;
+      if (j == c->dim)
+        return 1;
+    }
+  return 0;
+}
+
 /* A random setting for a question whose other options are the N_AVOID
  * rows AVOID: a uniform point of the box, or with a candidate set a
  * uniform candidate outside AVOID, one never asked yet if there is one
@@ -725,7 +743,15 @@ random_setting (const sg_bo *bo, gsl_rng *rng, const double *avoid, size_t n_avo
   size_t dim = c->dim, n = c->n_candidates;
   if (n == 0)
     {
-      random_point (c, rng, x);
+      /* A draw the same setting as another option (the proposal's RNG
+       * stream replays an earlier one when an answer was taken back) is
+       * drawn again; the chance of a second such draw is nil. */
+      for (int tries = 0; tries < 64; tries++)
+        {
+          random_point (c, rng, x);
+          if (!near_rows (c, x, avoid, n_avoid))
+            break;
+        }
       return;
     }
   const sg_data *d = &bo->data;

@@ -296,6 +296,41 @@ test_resolution_no_repeats (void)
   sg_problem_free (p);
 }
 
+/* A random initial duel never asks x_r against itself, even when the
+ * proposal's RNG stream draws x_r exactly: after an answer is taken back
+ * the stream of an earlier proposal replays, and its random point may be
+ * the setting that has since become x_r. */
+static void
+test_random_duel_not_against_ref (void)
+{
+  sg_bo_config c;
+  sg_bo *bo = NULL;
+  sg_bo_query q;
+  double replayed[1], other[1] = { -0.5 };
+  gsl_rng *rng;
+
+  small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  c.n_initial = 3;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  /* the point the stream of a one-answer loop draws first */
+  g_assert_cmpint (sg_bo_answer_duel (bo, other, (double[]) { 0.5 }, 1), ==, SG_OK);
+  rng = sg_bo_rng (bo);
+  replayed[0] = c.lower[0] + gsl_rng_uniform (rng) * (c.upper[0] - c.lower[0]);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+
+  /* one answer that makes that point x_r */
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  g_assert_cmpint (sg_bo_answer_duel (bo, replayed, other, 1), ==, SG_OK);
+  rng = sg_bo_rng (bo);
+  g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+  sg_rng_free (rng);
+  g_assert_true (q.random);
+  g_assert_cmpfloat (q.x_ref[0], ==, replayed[0]);
+  g_assert_cmpfloat (fabs (q.x[0] - q.x_ref[0]), >, 1e-6);
+  sg_bo_free (bo);
+}
+
 /* Rebuilding from the same answers and proposing with sg_bo_rng gives the
  * same query, bit for bit, for every surrogate. */
 static void
@@ -1856,6 +1891,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/bo/config", test_config);
+  g_test_add_func ("/bo/random-duel-not-against-ref", test_random_duel_not_against_ref);
   g_test_add_func ("/bo/questions-config", test_questions_config);
   g_test_add_func ("/bo/choice-loop", test_choice_loop);
   g_test_add_func ("/bo/choice-of-two-is-duel", test_choice_of_two_is_duel);
