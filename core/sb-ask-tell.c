@@ -410,17 +410,8 @@ map_answer (const SbExperiment *exp, const SbPendingQuestion *q, const SbAnswer 
           entry->kind = SB_LOG_VALUE;
           entry->value = answer->value;
         }
-      else if (exp->mode == SB_MODE_SAFE)
-        entry->kind = SB_LOG_FAILED;
       else
-        {
-          /* The model of mixed mode has no failed observation: keep the
-           * answer as a skip of this setting, saying so. */
-          entry->kind = SB_LOG_SKIP;
-          entry->b = (double *) q->options[0];
-          entry->note = (char *) "failed (kept as a skip: mixed mode does not model failed "
-                                 "settings)";
-        }
+        entry->kind = SB_LOG_FAILED;
       break;
     }
   if (many)

@@ -21,11 +21,11 @@
  *   ranking  k options as for a choice; answered by {"ranking": [i, ...]},
  *            every option once, best first;
  *   value    one option, the setting to measure (mixed and safe mode);
- *            answered by {"value": y} or {"failed": true}. In safe mode a
- *            failed setting is an observation of the model (001 eq. 40). In
- *            mixed mode the model has no place for it yet: the answer is
- *            recorded as a skip with a note saying it failed, so it is kept
- *            in the log and the CSV, and the next question differs.
+ *            answered by {"value": y} or {"failed": true}. A failed
+ *            setting is an observation of the model in both modes (001
+ *            eq. 40's non-valid factor): below the safety threshold in
+ *            safe mode, below the failure level in mixed mode (the
+ *            experiment's "threshold"; sg_bo_answer_invalid).
  * The options are presented in SHOWN_ORDER, a random permutation seeded by
  * the experiment's seed and the question id (sb_shuffle_order), so the
  * place of the current best is balanced and reproducible; it is recorded

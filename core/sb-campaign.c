@@ -639,9 +639,9 @@ record (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer,
   switch (answer->kind)
     {
     case SB_ANSWER_FAILED:
-      if (exp->mode != SB_MODE_SAFE)
+      if (exp->mode != SB_MODE_SAFE && exp->mode != SB_MODE_MIXED)
         return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND,
-                       "only a value question in safe mode can be answered with \"failed\"");
+                       "only a value question (mixed or safe mode) can be answered with \"failed\"");
       break;
     case SB_ANSWER_VALUE:
     case SB_ANSWER_SKIP:

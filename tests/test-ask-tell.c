@@ -179,17 +179,18 @@ test_value_questions (void)
   g_assert_cmpint (sb_session_get_observation (safe, 1)->kind, ==, SB_LOG_FAILED);
   g_assert_cmpuint (sb_session_get_n_answers (safe), ==, 2);
 
-  /* Mixed mode: "it failed" is kept as a skip of that setting, saying so. */
+  /* Mixed mode: "it failed" is an answer too, the same observation
+   * (below the failure level). */
   pose_value_question (mixed, 4.0, 0.5);
   answer = answer_of (1, SB_ANSWER_FAILED);
   g_assert_true (sb_ask_tell_tell (mixed, &answer, &error));
   g_assert_no_error (error);
   e = sb_session_get_observation (mixed, 0);
-  g_assert_cmpint (e->kind, ==, SB_LOG_SKIP);
-  g_assert_nonnull (strstr (e->note, "failed"));
+  g_assert_cmpint (e->kind, ==, SB_LOG_FAILED);
+  g_assert_null (e->note);
   g_assert_cmpfloat (e->a[0], ==, 4.0);
-  g_assert_cmpfloat (e->b[0], ==, 4.0);
-  g_assert_cmpuint (sb_session_get_n_answers (mixed), ==, 0);
+  g_assert_null (e->b);
+  g_assert_cmpuint (sb_session_get_n_answers (mixed), ==, 1);
   g_assert_null (sb_session_get_pending (mixed));
 }
 

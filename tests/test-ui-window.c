@@ -709,8 +709,8 @@ test_autoplay (Fixture *f, gconstpointer data)
   g_assert_null (sb_window_get_error (f->window));
 }
 
-/* Mixed mode asks for measured values after the initial duels; safe mode
- * accepts "this setting failed". Values are typed into the entry. */
+/* Mixed mode asks for measured values after the initial duels; mixed and
+ * safe mode accept "this setting failed". Values are typed into the entry. */
 static void
 test_value_questions (Fixture *f, gconstpointer data)
 {
@@ -787,6 +787,30 @@ test_value_questions (Fixture *f, gconstpointer data)
     activate (f, "undo");
     g_assert_cmpuint (sb_session_get_n_observations (sb_window_get_session (f->window)), ==, n - 1);
     SPIN_UNTIL (question_shown (f));
+  }
+
+  /* Mixed mode takes "it failed" too: the button (and F, the same action)
+   * on a value question records a failed setting, and the next question
+   * comes from a model that holds it. */
+  {
+    SbSession *s = sb_window_get_session (f->window);
+    GtkWidget *failed = find_widget (GTK_WIDGET (f->window), GTK_TYPE_BUTTON,
+                                     "produced no usable result");
+    guint n;
+    while (sb_window_get_question (f->window)->kind != SB_QUESTION_VALUE)
+      {
+        activate (f, "answer-b");
+        SPIN_UNTIL (question_shown (f));
+      }
+    g_assert_nonnull (failed);
+    g_assert_true (gtk_widget_is_visible (failed));
+    g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "answer-failed"));
+    n = sb_session_get_n_observations (s);
+    activate (f, "answer-failed");
+    g_assert_cmpuint (sb_session_get_n_observations (s), ==, n + 1);
+    g_assert_cmpint (sb_session_get_observation (s, n)->kind, ==, SB_LOG_FAILED);
+    SPIN_UNTIL (question_shown (f));
+    g_assert_null (sb_window_get_error (f->window));
   }
 
   /* Safe mode: every question asks for a value or "failed". */

@@ -457,9 +457,7 @@ prompt_for (const SbExperiment *exp, const SbQuestion *q)
   if (q->kind == SB_QUESTION_RANKING)
     return "Rank them: click from best to worst (or press the numbers), then confirm.";
   if (q->kind == SB_QUESTION_VALUE)
-    return exp->mode == SB_MODE_SAFE
-           ? "Try setting B. Enter the value you measured, or report that it failed."
-           : "Try setting B and enter the value you measured.";
+    return "Try setting B. Enter the value you measured, or report that it failed.";
   switch (exp->template_kind)
     {
     case SB_TEMPLATE_COLOUR:
@@ -589,13 +587,21 @@ update (SbDuelPanel *self)
   if (self->has_question && k_options (q))
     gtk_widget_set_visible (self->swatch_box, FALSE);
   gtk_widget_set_visible (self->value_box, !duel && !self->finished && !self->read_only);
-  gtk_widget_set_visible (self->failed_button, exp->mode == SB_MODE_SAFE);
+  /* Value questions (mixed and safe mode) may be answered "it failed". */
+  gtk_widget_set_visible (self->failed_button, exp->mode != SB_MODE_PREFERENCE);
   gtk_widget_set_visible (GTK_WIDGET (self->value_hint), !duel && !self->finished);
   if (!duel && exp->mode == SB_MODE_SAFE)
     {
       g_autofree char *hint = g_strdup_printf ("Safe mode: a setting counts as safe when its value is "
                                                "at least %g. Report \"failed\" if it produced nothing.",
                                                exp->threshold);
+      gtk_label_set_text (self->value_hint, hint);
+    }
+  else if (!duel && exp->mode == SB_MODE_MIXED)
+    {
+      g_autofree char *hint = g_strdup_printf ("Type the number and press Enter. Report \"failed\" "
+                                               "(F) if it produced nothing: it counts as below the "
+                                               "failure level %g.", exp->threshold);
       gtk_label_set_text (self->value_hint, hint);
     }
   else

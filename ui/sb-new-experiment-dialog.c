@@ -202,8 +202,16 @@ update_sensitivity (SbNewExperimentDialog *self)
   gboolean simulated = gtk_check_button_get_active (self->simulated_check);
   SbAskKind question = (SbAskKind) gtk_drop_down_get_selected (self->question_dropdown);
 
-  gtk_widget_set_visible (self->threshold_label, mode == SB_MODE_SAFE);
-  gtk_widget_set_visible (GTK_WIDGET (self->threshold_spin), mode == SB_MODE_SAFE);
+  /* One number, two meanings: safe mode's threshold, mixed mode's failure
+   * level (a failed setting's utility is below it). */
+  gtk_label_set_text (GTK_LABEL (self->threshold_label),
+                      mode == SB_MODE_SAFE ? _("Safety threshold") : _("Failure level"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->threshold_spin),
+                               mode == SB_MODE_SAFE
+                               ? _("A setting is safe when its value is at least this")
+                               : _("A setting reported as failed counts as below this value"));
+  gtk_widget_set_visible (self->threshold_label, mode != SB_MODE_PREFERENCE);
+  gtk_widget_set_visible (GTK_WIDGET (self->threshold_spin), mode != SB_MODE_PREFERENCE);
   gtk_widget_set_visible (self->numeric_every_label, mode == SB_MODE_MIXED);
   gtk_widget_set_visible (GTK_WIDGET (self->numeric_every_spin), mode == SB_MODE_MIXED);
   gtk_widget_set_sensitive (GTK_WIDGET (self->noise_spin), simulated);

@@ -42,7 +42,8 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING);
   sb_window_set_action_enabled (self, "skip", asking);
   sb_window_set_action_enabled (self, "answer-value", value_q);
-  sb_window_set_action_enabled (self, "answer-failed", value_q && exp->mode == SB_MODE_SAFE);
+  /* value questions are asked in mixed and safe mode, and both take "it failed" */
+  sb_window_set_action_enabled (self, "answer-failed", value_q);
   gboolean writer = session && !sb_campaign_get_read_only (self->campaign, NULL);
 
   sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
