@@ -836,6 +836,94 @@ test_value_questions (Fixture *f, gconstpointer data)
   }
 }
 
+/* Every widget of TYPE under WIDGET whose tooltip contains TEXT, in
+ * order, into OUT. */
+static void
+find_all_by_tooltip (GtkWidget *widget, GType type, const char *text, GPtrArray *out)
+{
+  const char *tip = gtk_widget_get_tooltip_text (widget);
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && tip && strstr (tip, text))
+    g_ptr_array_add (out, widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    find_all_by_tooltip (c, type, text, out);
+}
+
+/* New Experiment, custom parameters in safe mode: a safe start entered
+ * per parameter (refused outside the box, naming the parameter) and a
+ * measurement resolution reach the experiment, and the window's first
+ * question asks exactly the safe start. */
+static void
+test_safe_start_from_dialog (Fixture *f, gconstpointer data)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  GtkDropDown *mode = find_dropdown (GTK_WIDGET (dialog), "this setting failed");
+  GtkWidget *check = find_widget (GTK_WIDGET (dialog), GTK_TYPE_CHECK_BUTTON, "known to be safe");
+  g_autoptr (GPtrArray) starts = g_ptr_array_new ();
+  g_autoptr (GPtrArray) resolutions = g_ptr_array_new ();
+  g_autoptr (SbExperiment) exp = NULL;
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  const SbQuestion *q;
+
+  gtk_window_present (GTK_WINDOW (dialog));
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_CUSTOM);
+  g_assert_nonnull (mode);
+  g_assert_nonnull (check);
+  gtk_drop_down_set_selected (mode, SB_MODE_SAFE);
+  g_assert_true (gtk_widget_get_visible (check));
+  find_all_by_tooltip (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON, "Safe start:", starts);
+  find_all_by_tooltip (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON, "Measurement resolution", resolutions);
+  g_assert_cmpuint (starts->len, ==, 2);
+  g_assert_cmpuint (resolutions->len, ==, 2);
+  g_assert_false (gtk_widget_is_visible (g_ptr_array_index (starts, 0)));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+  g_assert_true (gtk_widget_is_visible (g_ptr_array_index (starts, 0)));
+
+  /* outside the first parameter's range: refused, naming it */
+  exp = sb_new_experiment_dialog_build (dialog, NULL);
+  g_assert_nonnull (exp);
+  {
+    const SbParameter *p0 = &exp->parameters[0], *p1 = &exp->parameters[1];
+    double s0 = p0->lower + 0.25 * (p0->upper - p0->lower);
+    double s1 = p1->lower + 0.75 * (p1->upper - p1->lower);
+    g_autofree char *name = g_strdup (p0->name);
+    double r0 = (p0->upper - p0->lower) / 100;
+
+    gtk_spin_button_set_value (g_ptr_array_index (starts, 0), p0->upper + 1);
+    g_clear_pointer (&exp, sb_experiment_free);
+    exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_null (exp);
+    g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, name));
+    g_assert_nonnull (strstr (error->message, "safe start"));
+    g_clear_error (&error);
+
+    gtk_spin_button_set_value (g_ptr_array_index (starts, 0), s0);
+    gtk_spin_button_set_value (g_ptr_array_index (starts, 1), s1);
+    gtk_spin_button_set_value (g_ptr_array_index (resolutions, 0), r0);
+    exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (exp->mode, ==, SB_MODE_SAFE);
+    g_assert_true (exp->has_safe_start);
+    /* the spin buttons round to their 3 digits */
+    g_assert_cmpfloat_with_epsilon (exp->safe_start[0], s0, 1e-3);
+    g_assert_cmpfloat_with_epsilon (exp->safe_start[1], s1, 1e-3);
+    g_assert_cmpfloat_with_epsilon (exp->parameters[0].resolution, r0, 1e-4);
+    g_assert_cmpfloat (exp->parameters[1].resolution, ==, 0);
+  }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  /* the first question asks the safe start */
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, f->file, &error));
+  sb_window_set_session (f->window, session);
+  SPIN_UNTIL (question_shown (f));
+  q = sb_window_get_question (f->window);
+  g_assert_cmpint (q->kind, ==, SB_QUESTION_VALUE);
+  for (guint j = 0; j < 2; j++)
+    g_assert_cmpfloat (q->b[j], ==, exp->safe_start[j]);
+}
+
 static void
 skip_without_display (void)
 {
@@ -850,6 +938,7 @@ main (int argc, char *argv[])
     "/ui/window/superseded-result-dropped", "/ui/window/engine-error-shown",
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
+    "/ui/window/safe-start-from-dialog",
     "/ui/new-experiment-dialog", "/ui/new-experiment-choices", "/ui/entered-number",
   };
   int status;
@@ -886,6 +975,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/cancel-fit", Fixture, NULL, fixture_set_up, test_cancel_fit, fixture_tear_down);
   g_test_add ("/ui/window/autoplay", Fixture, NULL, fixture_set_up, test_autoplay, fixture_tear_down);
   g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
+  g_test_add ("/ui/window/safe-start-from-dialog", Fixture, NULL, fixture_set_up, test_safe_start_from_dialog, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
   g_test_add_func ("/ui/new-experiment-questions", test_new_experiment_questions);
