@@ -41,6 +41,7 @@
 #pragma once
 
 #include "sb-file-lock.h"
+#include "sb-recommend.h"
 #include "sb-session.h"
 
 #include <json-glib/json-glib.h>
@@ -110,18 +111,10 @@ const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
  * ties are not allowed, a ranking of a choice question, ...). */
 gboolean sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error);
 
-/* The recommendation after replaying the log: the engine's current best
- * setting (the incumbent x_r; HAS_BEST FALSE before there is one) with
- * the model's posterior mean of f there and its 95% equal-tailed credible
- * interval (NaN when no model exists yet: the random initial design, or
- * the random surrogate). The
- * model is built as a proposal builds it (sg_bo_propose), seeded by the
- * experiment and the log, so the same session gives the same numbers. */
-typedef struct {
-  gboolean has_best;
-  double best[SB_MAX_PARAMETERS];
-  double mean, lower, upper;
-} SbRecommendation;
+/* The recommendation after replaying the log (SbRecommendation,
+ * sb-recommend.h). Takes a snapshot of SESSION (sb_job_input_new) and computes the
+ * recommendation from it, on the calling thread (sb_recommend_from_input
+ * in sb-recommend.h; the window runs that one on the worker). */
 gboolean sb_ask_tell_recommend (SbSession *session, SbRecommendation *out, GError **error);
 
 

@@ -4,6 +4,7 @@
 #include "sb-campaign.h"
 
 #include "sb-file-lock.h"
+#include "sb-recommend.h"
 
 #include <math.h>
 #include <string.h>
@@ -64,6 +65,7 @@ enum {
   QUESTION_READY,
   PLOT_READY,
   DENSITY_READY,
+  RECOMMENDATION_READY,
   FIT_PROGRESS,
   FIT_FINISHED,
   N_SIGNALS
@@ -259,6 +261,9 @@ on_job_finished (SbWorker *worker, guint lane, guint64 generation, gpointer resu
     case SB_WORKER_LANE_DENSITY:
       g_signal_emit (self, signals[DENSITY_READY], 0, result);
       break;
+    case SB_WORKER_LANE_RECOMMEND:
+      g_signal_emit (self, signals[RECOMMENDATION_READY], 0, result, NULL);
+      break;
     default:
       break;
     }
@@ -285,6 +290,10 @@ on_job_failed (SbWorker *worker, guint lane, guint64 generation, const GError *e
     case SB_WORKER_LANE_FIT:
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
       g_signal_emit (self, signals[FIT_FINISHED], 0, NULL, cancelled ? NULL : error);
+      break;
+    case SB_WORKER_LANE_RECOMMEND:
+      if (!cancelled)
+        g_signal_emit (self, signals[RECOMMENDATION_READY], 0, NULL, error);
       break;
     default:
       /* Plots are optional: the questions go on without them. */
@@ -1018,6 +1027,17 @@ sb_campaign_request_density (SbCampaign *self, guint dim, const double *x)
   return TRUE;
 }
 
+gboolean
+sb_campaign_request_recommendation (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->session == NULL)
+    return FALSE;
+  sb_worker_submit (self->worker, SB_WORKER_LANE_RECOMMEND, sb_job_recommend,
+                    sb_job_input_new (self->session), (GDestroyNotify) sb_job_input_free, g_free);
+  return TRUE;
+}
+
 /* ---- GObject ----------------------------------------------------------- */
 
 static void
@@ -1113,6 +1133,9 @@ sb_campaign_class_init (SbCampaignClass *klass)
   signals[DENSITY_READY] = g_signal_new ("density-ready", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
                                          G_TYPE_POINTER);
+  signals[RECOMMENDATION_READY] = g_signal_new ("recommendation-ready", G_TYPE_FROM_CLASS (klass),
+                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_POINTER);
   signals[FIT_PROGRESS] = g_signal_new ("fit-progress", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                         G_TYPE_DOUBLE, G_TYPE_STRING);

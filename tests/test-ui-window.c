@@ -6,6 +6,7 @@
  * running while a hyperparameter fit runs, and the new-experiment dialog
  * builds every template. TAP-skips when there is no display. */
 #include "sb-application.h"
+#include "sb-recommend.h"
 #include "sb-experiment-templates.h"
 #include "sb-new-experiment-dialog.h"
 #include "sb-window.h"
@@ -924,6 +925,75 @@ test_safe_start_from_dialog (Fixture *f, gconstpointer data)
     g_assert_cmpfloat (q->b[j], ==, exp->safe_start[j]);
 }
 
+static gboolean
+named (GtkWidget *w, gconstpointer name)
+{
+  return g_str_equal (gtk_widget_get_name (w), name);
+}
+
+static gboolean
+best_label_says (Fixture *f, const char *text)
+{
+  GtkWidget *label = ui_find_widget (GTK_WIDGET (f->window), named, "best-label");
+  return label && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "Best found")
+         && strstr (gtk_label_get_text (GTK_LABEL (label)), text) != NULL;
+}
+
+/* A finished study: "Best found" comes with the model's posterior mean
+ * and 95% credible interval, and Export Recommendation writes them as
+ * JSON. Both are computed on the worker: the export call returns before
+ * anything is written, and the numbers are those of skewgp status
+ * (sb_recommend_from_input, one computation for both). */
+static void
+test_recommendation_export (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "recommendation.json", NULL);
+  g_autoptr (GFile) out = g_file_new_for_path (path);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  const double duels[][4] = { { 70, 20, 30, 5 }, { 70, 20, 50, 25 }, { 40, 10, 70, 20 } };
+  SbRecommendation rec;
+  JsonObject *root;
+
+  exp->budget = 3;
+  exp->initial = 2;
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, f->file, &error));
+  for (guint i = 0; i < G_N_ELEMENTS (duels); i++)
+    g_assert_true (sb_session_add_duel (session, duels[i], duels[i] + 2, i == 2, &error));
+  {
+    SbJobInput *input = sb_job_input_new (session);
+    g_assert_true (sb_recommend_from_input (input, &rec, &error));
+    sb_job_input_free (input);
+  }
+  g_assert_true (rec.has_best && isfinite (rec.mean));
+  g_assert_cmpfloat (rec.best[0], ==, 70);
+
+  sb_window_set_session (f->window, session);
+  SPIN_UNTIL (best_label_says (f, "Posterior mean"));
+  {
+    g_autofree char *mean = g_strdup_printf ("Posterior mean %.4g", rec.mean);
+    g_assert_true (best_label_says (f, mean));
+  }
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "export-recommendation"));
+
+  g_assert_true (sb_window_export_recommendation (f->window, out));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  SPIN_UNTIL (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "answers"), ==, 3);
+  g_assert_cmpfloat (json_object_get_double_member (root, "posterior_mean"), ==, rec.mean);
+  g_assert_cmpfloat (json_array_get_double_element (json_object_get_array_member (root, "best"), 0),
+                     ==, 70);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root,
+                                                                                    "credible_interval"),
+                                                    "upper"), ==, rec.upper);
+  g_assert_null (sb_window_get_error (f->window));
+}
+
 static void
 skip_without_display (void)
 {
@@ -938,7 +1008,7 @@ main (int argc, char *argv[])
     "/ui/window/superseded-result-dropped", "/ui/window/engine-error-shown",
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
-    "/ui/window/safe-start-from-dialog",
+    "/ui/window/safe-start-from-dialog", "/ui/window/recommendation-export",
     "/ui/new-experiment-dialog", "/ui/new-experiment-choices", "/ui/entered-number",
   };
   int status;
@@ -976,6 +1046,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/autoplay", Fixture, NULL, fixture_set_up, test_autoplay, fixture_tear_down);
   g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
   g_test_add ("/ui/window/safe-start-from-dialog", Fixture, NULL, fixture_set_up, test_safe_start_from_dialog, fixture_tear_down);
+  g_test_add ("/ui/window/recommendation-export", Fixture, NULL, fixture_set_up, test_recommendation_export, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
   g_test_add_func ("/ui/new-experiment-questions", test_new_experiment_questions);

@@ -55,6 +55,8 @@ struct _SbDuelPanel
   GtkWidget *autoplay_box;
   GtkAdjustment *speed_adjustment;
   GtkLabel *best_label;
+  gboolean has_recommendation;
+  SbRecommendation recommendation;
   GtkWidget *finished_box;
   GtkAdjustment *extend_adjustment;
   GtkLabel *keys_label;
@@ -471,24 +473,45 @@ prompt_for (const SbExperiment *exp, const SbQuestion *q)
     }
 }
 
+/* The recommendation, while it is about the best shown (or there is no
+ * other: a session opened after its last answer has no question). */
+static const SbRecommendation *
+current_recommendation (SbDuelPanel *self)
+{
+  const SbRecommendation *r = &self->recommendation;
+
+  if (!self->has_recommendation || !r->has_best)
+    return NULL;
+  if (self->has_best
+      && memcmp (r->best, self->best.best, self->experiment->n_parameters * sizeof (double)) != 0)
+    return NULL;
+  return r;
+}
+
 static void
 update_best (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
   const SbQuestion *q = &self->best;
+  const SbRecommendation *rec = current_recommendation (self);
   g_autoptr (GString) text = g_string_new (self->finished ? "Best found: " : "Current best: ");
 
-  if (!self->has_best)
+  if (!self->has_best && rec == NULL)
     {
       gtk_label_set_text (self->best_label, "Current best: none yet — the first questions explore at random.");
       return;
     }
   {
-    g_autofree char *setting = sb_experiment_describe_setting (exp, q->best);
+    g_autofree char *setting = sb_experiment_describe_setting (exp, self->has_best ? q->best
+                                                                                   : rec->best);
     g_string_append (text, setting);
   }
-  if (exp->show_truth && isfinite (q->truth_best))
+  if (self->has_best && exp->show_truth && isfinite (q->truth_best))
     g_string_append_printf (text, "  (true value %.4g; optimum %.4g)", q->truth_best, q->truth_optimum);
+  if (rec && isfinite (rec->mean))
+    g_string_append_printf (text, "\nPosterior mean %.4g, 95%% credible interval [%.4g, %.4g] "
+                            "(model of %u answers)", rec->mean, rec->lower, rec->upper,
+                            rec->n_answers);
   gtk_label_set_text (self->best_label, text->str);
 }
 
@@ -642,6 +665,7 @@ sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
   self->experiment = exp ? sb_experiment_copy (exp) : NULL;
   self->has_question = FALSE;
   self->has_best = FALSE;
+  self->has_recommendation = FALSE;
   self->finished = FALSE;
   if (exp)
     gtk_adjustment_set_value (self->speed_adjustment, exp->autoplay_ms);
@@ -724,6 +748,17 @@ sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy)
   gtk_widget_set_tooltip_text (self->skip_button, busy ? _("The next question is being computed")
                                                        : _("Cannot decide: ask another question (S)"));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+void
+sb_duel_panel_set_recommendation (SbDuelPanel *self, const SbRecommendation *rec)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  self->has_recommendation = rec != NULL;
+  if (rec)
+    self->recommendation = *rec;
+  if (self->experiment)
+    update_best (self);
 }
 
 void

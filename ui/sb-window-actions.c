@@ -52,6 +52,7 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "extend-budget", writer);
   sb_window_set_action_enabled (self, "save-as", session != NULL);
   sb_window_set_action_enabled (self, "export-csv", session != NULL);
+  sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
   sb_window_set_action_enabled (self, "refit", writer && !fitting);
   /* The link diagnostic needs answered duels. It stays enabled without
    * them: its dialog says what it needs, while a greyed menu item could
