@@ -194,6 +194,13 @@ test_value_questions (void)
   g_assert_null (e->b);
   g_assert_cmpuint (sb_session_get_n_answers (mixed), ==, 1);
   g_assert_null (sb_session_get_pending (mixed));
+  /* the plots draw it as a failed setting, as in safe mode */
+  {
+    SbPlotSnapshot *snap = sb_plot_snapshot_new_for_session (mixed);
+    g_assert_cmpuint (sb_plot_snapshot_get_n_observations (snap), ==, 1);
+    g_assert_cmpint (sb_plot_snapshot_get_observation (snap, 0)->kind, ==, SG_OBS_INVALID);
+    sb_plot_snapshot_unref (snap);
+  }
 }
 
 /* The side of the current best: reproducible per (seed, id), and both

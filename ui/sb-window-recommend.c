@@ -10,14 +10,29 @@
 
 #include "sb-recommend.h"
 
-/* The file the next recommendation is exported to (NULL: only shown). */
-#define EXPORT_FILE_KEY "sb-recommendation-file"
+/* An export asked for: the file, and the session it is about (a result
+ * that comes after another session was opened is not written there). */
+#define EXPORT_KEY "sb-recommendation-export"
+
+typedef struct {
+  GFile *file;
+  SbSession *session;
+} PendingExport;
+
+static void
+pending_export_free (PendingExport *p)
+{
+  g_object_unref (p->file);
+  g_object_unref (p->session);
+  g_free (p);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PendingExport, pending_export_free)
 
 static void
 on_recommendation_ready (SbCampaign *campaign, const SbRecommendation *rec, const GError *error,
                          SbWindow *self)
 {
-  g_autoptr (GFile) file = g_object_steal_data (G_OBJECT (self), EXPORT_FILE_KEY);
+  g_autoptr (PendingExport) pending = g_object_steal_data (G_OBJECT (self), EXPORT_KEY);
   SbSession *session = sb_campaign_get_session (campaign);
   g_autoptr (GError) save_error = NULL;
   g_autofree char *message = NULL;
@@ -30,11 +45,11 @@ on_recommendation_ready (SbCampaign *campaign, const SbRecommendation *rec, cons
       return;
     }
   sb_duel_panel_set_recommendation (self->duel_panel, rec);
-  if (file == NULL || session == NULL)
+  if (pending == NULL || session == NULL || pending->session != session)
     return;
-  if (sb_recommendation_save (sb_session_get_experiment (session), rec, file, &save_error))
+  if (sb_recommendation_save (sb_session_get_experiment (session), rec, pending->file, &save_error))
     {
-      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *name = g_file_get_basename (pending->file);
       message = g_strdup_printf ("Recommendation exported to %s", name);
     }
   else
@@ -54,9 +69,14 @@ sb_window_export_recommendation (SbWindow *self, GFile *file)
   g_return_val_if_fail (SB_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
+  PendingExport *pending;
+
   if (!sb_campaign_request_recommendation (self->campaign))
     return FALSE;
-  g_object_set_data_full (G_OBJECT (self), EXPORT_FILE_KEY, g_object_ref (file), g_object_unref);
+  pending = g_new0 (PendingExport, 1);
+  pending->file = g_object_ref (file);
+  pending->session = g_object_ref (sb_campaign_get_session (self->campaign));
+  g_object_set_data_full (G_OBJECT (self), EXPORT_KEY, pending, (GDestroyNotify) pending_export_free);
   return TRUE;
 }
 
