@@ -6,6 +6,7 @@
 #include "sb-consistency.h"
 #include "sb-experiment-templates.h"
 #include "sb-jobs.h"
+#include "sb-recommend.h"
 #include "sb-session-private.h"
 
 #include "sg-bo.h"
@@ -447,17 +448,8 @@ map_answer (const SbExperiment *exp, const SbPendingQuestion *q, const SbAnswer 
           entry->kind = SB_LOG_VALUE;
           entry->value = answer->value;
         }
-      else if (exp->mode == SB_MODE_SAFE)
-        entry->kind = SB_LOG_FAILED;
       else
-        {
-          /* The model of mixed mode has no failed observation: keep the
-           * answer as a skip of this setting, saying so. */
-          entry->kind = SB_LOG_SKIP;
-          entry->b = (double *) q->options[0];
-          entry->note = (char *) "failed (kept as a skip: mixed mode does not model failed "
-                                 "settings)";
-        }
+        entry->kind = SB_LOG_FAILED;
       break;
     }
   if (many)
@@ -504,31 +496,11 @@ sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error)
 gboolean
 sb_ask_tell_recommend (SbSession *session, SbRecommendation *out, GError **error)
 {
-  const SbExperiment *exp = sb_session_get_experiment (session);
   SbJobInput *input = sb_job_input_new (session);
-  struct sg_bo *bo = sb_job_replay (input, error);
-  sg_bo_query query;
-  sg_point_summary summary;
-  gsl_rng *rng;
+  gboolean ok = sb_recommend_from_input (input, out, error);
 
   sb_job_input_free (input);
-  if (bo == NULL)
-    return FALSE;
-  memset (out, 0, sizeof *out);
-  out->mean = out->lower = out->upper = NAN;
-  out->has_best = sg_bo_best (bo, out->best) != 0;
-  rng = sg_rng_new (exp->seed, 1 + sg_bo_n_answers (bo));
-  if (out->has_best && rng != NULL && sg_bo_propose (bo, rng, NULL, &query) == SG_OK
-      && sg_bo_summarize (bo, out->best, 1, SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES, 0.95, NULL,
-                          &summary) == SG_OK)
-    {
-      out->mean = summary.mean;
-      out->lower = summary.lower;
-      out->upper = summary.upper;
-    }
-  sg_rng_free (rng);
-  sg_bo_free (bo);
-  return TRUE;
+  return ok;
 }
 
 /* ---- Writers ---------------------------------------------------------------------- */

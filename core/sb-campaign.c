@@ -6,6 +6,7 @@
 #include "sb-consistency.h"
 #include "sb-file-lock.h"
 #include "sb-session-history.h"
+#include "sb-recommend.h"
 
 #include <math.h>
 #include <string.h>
@@ -68,6 +69,7 @@ enum {
   QUESTION_READY,
   PLOT_READY,
   DENSITY_READY,
+  RECOMMENDATION_READY,
   FIT_PROGRESS,
   FIT_FINISHED,
   N_SIGNALS
@@ -301,6 +303,9 @@ on_job_finished (SbWorker *worker, guint lane, guint64 generation, gpointer resu
     case SB_WORKER_LANE_DENSITY:
       g_signal_emit (self, signals[DENSITY_READY], 0, result);
       break;
+    case SB_WORKER_LANE_RECOMMEND:
+      g_signal_emit (self, signals[RECOMMENDATION_READY], 0, result, NULL);
+      break;
     default:
       break;
     }
@@ -327,6 +332,10 @@ on_job_failed (SbWorker *worker, guint lane, guint64 generation, const GError *e
     case SB_WORKER_LANE_FIT:
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
       g_signal_emit (self, signals[FIT_FINISHED], 0, NULL, cancelled ? NULL : error);
+      break;
+    case SB_WORKER_LANE_RECOMMEND:
+      if (!cancelled)
+        g_signal_emit (self, signals[RECOMMENDATION_READY], 0, NULL, error);
       break;
     default:
       /* Plots are optional: the questions go on without them. */
@@ -691,9 +700,9 @@ record (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer,
   switch (answer->kind)
     {
     case SB_ANSWER_FAILED:
-      if (exp->mode != SB_MODE_SAFE)
+      if (exp->mode != SB_MODE_SAFE && exp->mode != SB_MODE_MIXED)
         return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND,
-                       "only a value question in safe mode can be answered with \"failed\"");
+                       "only a value question (mixed or safe mode) can be answered with \"failed\"");
       break;
     case SB_ANSWER_VALUE:
     case SB_ANSWER_SKIP:
@@ -1077,6 +1086,17 @@ sb_campaign_request_density (SbCampaign *self, guint dim, const double *x)
   return TRUE;
 }
 
+gboolean
+sb_campaign_request_recommendation (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->session == NULL)
+    return FALSE;
+  sb_worker_submit (self->worker, SB_WORKER_LANE_RECOMMEND, sb_job_recommend,
+                    sb_job_input_new (self->session), (GDestroyNotify) sb_job_input_free, g_free);
+  return TRUE;
+}
+
 /* ---- GObject ----------------------------------------------------------- */
 
 static void
@@ -1172,6 +1192,9 @@ sb_campaign_class_init (SbCampaignClass *klass)
   signals[DENSITY_READY] = g_signal_new ("density-ready", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
                                          G_TYPE_POINTER);
+  signals[RECOMMENDATION_READY] = g_signal_new ("recommendation-ready", G_TYPE_FROM_CLASS (klass),
+                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_POINTER);
   signals[FIT_PROGRESS] = g_signal_new ("fit-progress", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                         G_TYPE_DOUBLE, G_TYPE_STRING);

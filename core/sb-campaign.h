@@ -38,6 +38,9 @@
  *   ::question-ready     a question is on screen (state ASKING)
  *   ::plot-ready         (SbPlotSnapshot *) a new plot snapshot
  *   ::density-ready      (SbDensityData *) the density at a point
+ *   ::recommendation-ready (const SbRecommendation *rec or NULL, const
+ *                        GError *error or NULL): the result of
+ *                        sb_campaign_request_recommendation
  *   ::fit-progress       (double fraction, const char *text)
  *   ::fit-finished       (const SbFitResult *result or NULL, const GError
  *                        *error or NULL): NULL, NULL when cancelled
@@ -213,5 +216,9 @@ SbPlotSnapshot *sb_campaign_get_plot (SbCampaign *self);
 /* The predictive density of f at X (dim entries); ::density-ready follows.
  * FALSE when there is no model or X has another dimension. */
 gboolean sb_campaign_request_density (SbCampaign *self, guint dim, const double *x);
+/* Computes the recommendation of the session's log as it is now on the
+ * worker (sb_job_recommend); ::recommendation-ready delivers it. FALSE
+ * when there is no session. */
+gboolean sb_campaign_request_recommendation (SbCampaign *self);
 
 G_END_DECLS

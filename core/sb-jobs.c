@@ -173,8 +173,8 @@ hyper_to_engine (const SbHyper *h, guint dim, sg_hyper *out)
   out->noise.probit_sd = h->probit_sd;
 }
 
-static void
-hyper_from_engine (const sg_hyper *h, guint dim, guint n_answers, SbHyper *out)
+void
+sb_hyper_from_engine (const sg_hyper *h, guint dim, guint n_answers, SbHyper *out)
 {
   memset (out, 0, sizeof *out);
   out->valid = TRUE;
@@ -626,7 +626,7 @@ sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
       return NULL;
     }
   result = g_new0 (SbFitResult, 1);
-  hyper_from_engine (sg_bo_get_hyper (bo), input->experiment->n_parameters,
+  sb_hyper_from_engine (sg_bo_get_hyper (bo), input->experiment->n_parameters,
                      sg_bo_n_answers (bo), &result->hyper);
   result->hyper.log_evidence = res.n_evals > 0 ? res.log_evidence : NAN;
   result->n_evals = res.n_evals;

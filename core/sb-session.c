@@ -381,7 +381,7 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
   if (exp->template_kind == SB_TEMPLATE_BENCHMARK && (exp->problem == NULL || !*exp->problem))
     return invalid (error, "a benchmark experiment needs a problem name");
   if (!isfinite (exp->threshold))
-    return invalid (error, "the safety threshold ('threshold') is not a finite number");
+    return invalid (error, "the threshold or failure level ('threshold') is not a finite number");
   if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
     return invalid (error, "'oracle_noise' must be a finite number >= 0");
   for (guint j = 0; j < exp->n_parameters; j++)
@@ -415,8 +415,8 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
 }
 
 /* The modes in which the engine takes each kind of answer (sg_bo_answer_*):
- * preference answers in preference and mixed mode, values in mixed and
- * safe mode, failed settings in safe mode; skips never reach the engine. */
+ * preference answers in preference and mixed mode, values and failed
+ * settings in mixed and safe mode; skips never reach the engine. */
 static gboolean
 kind_fits_mode (SbLogKind kind, SbMode mode)
 {
@@ -428,9 +428,8 @@ kind_fits_mode (SbLogKind kind, SbMode mode)
     case SB_LOG_RANKING:
       return mode == SB_MODE_PREFERENCE || mode == SB_MODE_MIXED;
     case SB_LOG_VALUE:
-      return mode == SB_MODE_MIXED || mode == SB_MODE_SAFE;
     case SB_LOG_FAILED:
-      return mode == SB_MODE_SAFE;
+      return mode == SB_MODE_MIXED || mode == SB_MODE_SAFE;
     case SB_LOG_SKIP:
     default:
       return TRUE;

@@ -125,7 +125,9 @@ typedef struct {
   guint budget;           /* number of questions planned                  */
   guint initial;          /* random initial questions before the model    */
   guint64 seed;
-  double threshold;       /* safe mode: a setting is safe when f >= this  */
+  /* Safe mode: a setting is safe when f >= this. Mixed mode: the failure
+   * level, a failed setting's utility is below it (sg_bo_answer_invalid). */
+  double threshold;
   /* Safe mode: a setting known to be safe, asked first (the engine's
    * safe start) instead of a random one; "safe_start" in the file. */
   gboolean has_safe_start;
@@ -173,12 +175,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbExperiment, sb_experiment_free)
  * (sg_obs_kind) it becomes depends on the mode: a duel is a preference
  * (tie_offered when the experiment allows ties), a tie a tie, a choice a
  * choice and a ranking a ranking (sg-data.h), a value is numeric (mixed
- * mode) or valid (safe mode), a failed setting is invalid; a skip is kept
+ * mode) or valid (safe mode), a failed setting is invalid (below the
+ * threshold in safe mode, the failure level in mixed mode); a skip is kept
  * for the record and never reaches the engine. */
 typedef enum {
   SB_LOG_DUEL = 0,  /* a vs b; winner 0 = a, 1 = b                         */
   SB_LOG_VALUE,     /* a measured value at a                               */
-  SB_LOG_FAILED,    /* safe mode: the setting a failed                     */
+  SB_LOG_FAILED,    /* mixed and safe mode: the setting a failed           */
   SB_LOG_SKIP,      /* a question left unanswered; logged only             */
   SB_LOG_TIE,       /* a and b "about the same"                            */
   SB_LOG_CHOICE,    /* options[chosen] is the best of the n_options shown  */
@@ -251,7 +254,7 @@ int sb_log_entry_best_option (const SbLogEntry *entry);
  * EXP as the engine takes it: a kind the mode and the question kind ask
  * for (duels in preference and mixed mode, ties where the experiment
  * allows them, choices and rankings in experiments that ask them, values
- * in mixed and safe mode, failed settings in safe mode, skips anywhere),
+ * and failed settings in mixed and safe mode, skips anywhere),
  * the experiment's dimension, every coordinate finite and inside its
  * parameter's range, a duel or a tie between two different settings, the
  * k options of a choice or ranking distinct and as many as the

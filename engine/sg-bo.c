@@ -592,13 +592,45 @@ sg_bo_answer_value (sg_bo *bo, const double *x, double y)
   return SG_OK;
 }
 
+/* Mixed mode: x_r failed when measured, so it gives up its place to the
+ * setting with the highest measured value other than it, if there is one
+ * (otherwise it stays: nothing else is known to be better). */
+static void
+replace_failed_ref (sg_bo *bo)
+{
+  const sg_data *data = &bo->data;
+  double best_y = -INFINITY;
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < data->n_obs; i++)
+    {
+      const sg_obs *o = &data->obs[i];
+      if (o->kind == SG_OBS_NUMERIC && o->y > best_y
+          && !is_ref (bo, data->X + o->a * bo->cfg.dim))
+        {
+          best_y = o->y;
+          best = o->a;
+        }
+    }
+  if (best != SIZE_MAX)
+    set_ref (bo, data->X + best * bo->cfg.dim, best_y);
+}
+
+/* "X failed": a one-sided (censored) observation, the non-valid factor of
+ * 001 eq. 40, Phi((h - f(x)) / numeric_sd) with h = config.threshold: one
+ * probit row of the affine probit likelihood (001 eq. 22), so the SkewGP
+ * posterior stays exact (001 Theorem 3.3). In safe mode h is the safety
+ * threshold; in mixed mode it is the experimenter's failure level, a
+ * failed setting's measurement being censored below it. A fixed level
+ * (rather than, say, the worst value measured so far) keeps the row the
+ * same whatever order the answers came in and whatever undo removes. */
 sg_status
 sg_bo_answer_invalid (sg_bo *bo, const double *x)
 {
   double buf[SG_BO_MAX_DIM];
   if (bo != NULL && !snap_rows (bo, &x, 1, buf))
     return SG_EINVAL;
-  if (bo == NULL || x == NULL || bo->cfg.mode != SG_BO_SAFE || !inside_box (&bo->cfg, x))
+  if (bo == NULL || x == NULL || (bo->cfg.mode != SG_BO_SAFE && bo->cfg.mode != SG_BO_MIXED)
+      || !inside_box (&bo->cfg, x))
     return SG_EINVAL;
   int status = reserve_log (bo);
   if (status != SG_OK)
@@ -607,6 +639,8 @@ sg_bo_answer_invalid (sg_bo *bo, const double *x)
   if (status != SG_OK)
     return status;
   push_record (bo);
+  if (bo->cfg.mode == SG_BO_MIXED && is_ref (bo, x))
+    replace_failed_ref (bo);
   return SG_OK;
 }
 

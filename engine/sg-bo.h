@@ -24,6 +24,9 @@
  *               at x makes x the new x_r when x_r's own measured value
  *               is lower (or x is x_r, or there is no x_r yet); a duel
  *               winner whose value was never measured stays x_r.
+ *               A value question may also be answered "it failed"
+ *               (sg_bo_answer_invalid): a measurement censored below
+ *               the failure level h (config.threshold).
  *   safe        every query asks for g(x), answered by a value or
  *               "invalid" (g(x) < h, no output); likelihood 001 eq. 40;
  *               x_r is the valid point with the largest value (the last
@@ -202,7 +205,8 @@ typedef struct {
   /* Acquisition parameters. */
   double ucb_level;        /* HPD level of the UCBs (default 0.95)         */
   double eiig_k;           /* k of EIIG (default 0.1)                      */
-  double threshold;        /* safe mode: h (default 0)                     */
+  double threshold;        /* h: safe mode's threshold, mixed mode's
+                              failure level (default 0)                   */
   double safe_probability; /* safe mode: required P(f >= h) (default 0.7)  */
   double safe_penalty;     /* safe mode: penalty below it (default 1000)   */
 
@@ -303,7 +307,11 @@ sg_status sg_bo_answer_ranking (sg_bo *bo, const double *order, size_t k);
 /* A measured value Y at X: a numeric observation (mixed) or a valid one
  * (safe, threshold h). SG_EINVAL in preference mode. */
 sg_status sg_bo_answer_value (sg_bo *bo, const double *x, double y);
-/* X produced no output (g(x) < h). Safe mode only. */
+/* X failed: it produced no output. Safe mode: g(x) < h, the threshold;
+ * mixed mode: a measurement censored below h, the failure level (001
+ * eq. 40's non-valid factor in both, an exact probit row). In mixed mode a
+ * failed x_r hands its place to the best measured setting, if any.
+ * SG_EINVAL in preference and active mode. */
 sg_status sg_bo_answer_invalid (sg_bo *bo, const double *x);
 /* The class LABEL (+1 or -1) of X. Active mode only; SG_EINVAL else. */
 sg_status sg_bo_answer_label (sg_bo *bo, const double *x, int label);

@@ -465,6 +465,41 @@ test_question_kinds (void)
   study_clear (&s);
 }
 
+/* Mixed mode: a value question answered {"failed": true} is recorded as a
+ * failed setting (the engine's censored observation below the failure
+ * level), exported as "failed", and counts as an answer. */
+static void
+test_mixed_failed (void)
+{
+  Study s;
+  static const char mixed[] =
+    "{\"title\": \"Yield\", \"mode\": \"mixed\", \"threshold\": -1,\n"
+    " \"parameters\": [{\"name\": \"gain\", \"lower\": 0, \"upper\": 10}],\n"
+    " \"budget\": 25, \"initial\": 1, \"seed\": 5}\n";
+  g_auto (GStrv) rows = NULL;
+  gint64 id;
+  CliResult r;
+
+  study_init (&s, mixed);
+  study_new (&s);
+  id = ask_kind (&s, "duel", 2);
+  tell_ok (&s, id, "\"answer\": {\"chosen\": 0}");
+  id = ask_kind (&s, "value", 1);
+  tell_refused (&s, id, "\"answer\": {\"failed\": false}", "'failed' must be true");
+  tell_ok (&s, id, "\"answer\": {\"failed\": true}");
+  rows = export_rows (&s);
+  g_assert_nonnull (strstr (rows[3], ",failed,"));
+  g_assert_cmpstr (rows[4], ==, "");
+  r = run (NULL, "status", s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 2);
+  cli_result_clear (&r);
+  /* the log replays: the next question is asked */
+  id = ask_kind (&s, "duel", 2);
+  g_assert_cmpint (id, ==, 3);
+  study_clear (&s);
+}
+
 static void
 test_stale_and_unknown_refused (void)
 {
@@ -700,6 +735,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/asktell/ask-tell-status-export", test_ask_tell_status_export);
   g_test_add_func ("/cli/asktell/stale-and-unknown-refused", test_stale_and_unknown_refused);
   g_test_add_func ("/cli/asktell/question-kinds", test_question_kinds);
+  g_test_add_func ("/cli/asktell/mixed-failed", test_mixed_failed);
   g_test_add_func ("/cli/asktell/second-writer-refused", test_second_writer_refused);
   g_test_add_func ("/cli/asktell/study-converges", test_study_converges);
   g_test_add_func ("/cli/asktell/example-script", test_example_script);

@@ -52,8 +52,8 @@ test_round_trip (void)
                     .log_evidence = -3.25 };
   const SbExperiment *e;
 
-  /* Mixed mode: duels and values (failed settings, a safe-mode answer,
-   * go through the file in test_add_undo_reloads). */
+  /* Mixed mode: duels, values and a failed setting (below the failure
+   * level 'threshold'). */
   exp->mode = SB_MODE_MIXED;
   exp->threshold = 1.5;
   session = sb_session_new (exp);
@@ -63,10 +63,11 @@ test_round_trip (void)
   g_assert_true (sb_session_add_skip (session, b, c, &error));
   g_assert_true (sb_session_add_value (session, c, 2.75, &error));
   g_assert_true (sb_session_add_value (session, a, -0.5, &error));
+  g_assert_true (sb_session_add_failed (session, b, &error));
   g_assert_true (sb_session_set_hyper (session, &hyper, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 4);
-  g_assert_cmpuint (sb_session_get_n_answers (session), ==, 3);
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, 5);
+  g_assert_cmpuint (sb_session_get_n_answers (session), ==, 4);
 
   /* Every append saved the file: reading it back gives the same log. */
   loaded = sb_session_load (file, &error);
@@ -78,8 +79,10 @@ test_round_trip (void)
   g_assert_cmpfloat (e->threshold, ==, 1.5);
   g_assert_cmpuint (e->n_parameters, ==, 2);
   g_assert_cmpstr (e->parameters[0].unit, ==, "°C");
-  g_assert_cmpuint (sb_session_get_n_observations (loaded), ==, 4);
-  for (guint i = 0; i < 4; i++)
+  g_assert_cmpuint (sb_session_get_n_observations (loaded), ==, 5);
+  g_assert_cmpint (sb_session_get_observation (loaded, 4)->kind, ==, SB_LOG_FAILED);
+  g_assert_null (sb_session_get_observation (loaded, 4)->b);
+  for (guint i = 0; i < 5; i++)
     {
       const SbLogEntry *x = sb_session_get_observation (session, i);
       const SbLogEntry *y = sb_session_get_observation (loaded, i);
@@ -107,7 +110,7 @@ test_round_trip (void)
   g_clear_object (&loaded);
   loaded = sb_session_load (file, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (sb_session_get_n_observations (loaded), ==, 3);
+  g_assert_cmpuint (sb_session_get_n_observations (loaded), ==, 4);
   remove_dir (dir);
 }
 
@@ -456,8 +459,8 @@ test_refuse_what_engine_refuses (void)
       "observation 2 (value): coordinate 3 (lightness) = 24.5 is outside [25, 80]" },
     { "preference", "{\"kind\": \"value\", \"x\": [10, 50, 50], \"value\": 1}",
       "observation 2 (value): a value answer has no place in preference mode" },
-    { "mixed", "{\"kind\": \"failed\", \"x\": [10, 50, 50]}",
-      "observation 2 (failed): a failed answer has no place in mixed mode" },
+    { "preference", "{\"kind\": \"failed\", \"x\": [10, 50, 50]}",
+      "observation 2 (failed): a failed answer has no place in preference mode" },
     { "mixed", "{\"kind\": \"skip\", \"a\": [-1, 50, 50], \"b\": [10, 50, 50]}",
       "observation 2 (skip): coordinate 1 (hue) of a = -1 is outside [0, 360]" },
   };

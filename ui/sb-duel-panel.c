@@ -57,6 +57,8 @@ struct _SbDuelPanel
   GtkWidget *autoplay_box;
   GtkAdjustment *speed_adjustment;
   GtkLabel *best_label;
+  gboolean has_recommendation;
+  SbRecommendation recommendation;
   GtkWidget *finished_box;
   GtkAdjustment *extend_adjustment;
   GtkLabel *keys_label;
@@ -623,9 +625,7 @@ prompt_for (const SbExperiment *exp, const SbQuestion *q)
   if (q->kind == SB_QUESTION_RANKING)
     return "Rank them: click from best to worst (or press the numbers), then confirm.";
   if (q->kind == SB_QUESTION_VALUE)
-    return exp->mode == SB_MODE_SAFE
-           ? "Try setting B. Enter the value you measured, or report that it failed."
-           : "Try setting B and enter the value you measured.";
+    return "Try setting B. Enter the value you measured, or report that it failed.";
   switch (exp->template_kind)
     {
     case SB_TEMPLATE_COLOUR:
@@ -639,24 +639,45 @@ prompt_for (const SbExperiment *exp, const SbQuestion *q)
     }
 }
 
+/* The recommendation, while it is about the best shown (or there is no
+ * other: a session opened after its last answer has no question). */
+static const SbRecommendation *
+current_recommendation (SbDuelPanel *self)
+{
+  const SbRecommendation *r = &self->recommendation;
+
+  if (!self->has_recommendation || !r->has_best)
+    return NULL;
+  if (self->has_best
+      && memcmp (r->best, self->best.best, self->experiment->n_parameters * sizeof (double)) != 0)
+    return NULL;
+  return r;
+}
+
 static void
 update_best (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
   const SbQuestion *q = &self->best;
+  const SbRecommendation *rec = current_recommendation (self);
   g_autoptr (GString) text = g_string_new (self->finished ? "Best found: " : "Current best: ");
 
-  if (!self->has_best)
+  if (!self->has_best && rec == NULL)
     {
       gtk_label_set_text (self->best_label, "Current best: none yet — the first questions explore at random.");
       return;
     }
   {
-    g_autofree char *setting = sb_experiment_describe_setting (exp, q->best);
+    g_autofree char *setting = sb_experiment_describe_setting (exp, self->has_best ? q->best
+                                                                                   : rec->best);
     g_string_append (text, setting);
   }
-  if (exp->show_truth && isfinite (q->truth_best))
+  if (self->has_best && exp->show_truth && isfinite (q->truth_best))
     g_string_append_printf (text, "  (true value %.4g; optimum %.4g)", q->truth_best, q->truth_optimum);
+  if (rec && isfinite (rec->mean))
+    g_string_append_printf (text, "\nPosterior mean %.4g, 95%% credible interval [%.4g, %.4g] "
+                            "(model of %u answers)", rec->mean, rec->lower, rec->upper,
+                            rec->n_answers);
   gtk_label_set_text (self->best_label, text->str);
 }
 
@@ -806,13 +827,21 @@ update (SbDuelPanel *self)
   if (self->has_question && k_options (q))
     gtk_widget_set_visible (self->swatch_box, FALSE);
   gtk_widget_set_visible (self->value_box, !duel && !self->finished && !self->read_only);
-  gtk_widget_set_visible (self->failed_button, exp->mode == SB_MODE_SAFE);
+  /* Value questions (mixed and safe mode) may be answered "it failed". */
+  gtk_widget_set_visible (self->failed_button, exp->mode != SB_MODE_PREFERENCE);
   gtk_widget_set_visible (GTK_WIDGET (self->value_hint), !duel && !self->finished);
   if (!duel && exp->mode == SB_MODE_SAFE)
     {
       g_autofree char *hint = g_strdup_printf ("Safe mode: a setting counts as safe when its value is "
                                                "at least %g. Report \"failed\" if it produced nothing.",
                                                exp->threshold);
+      gtk_label_set_text (self->value_hint, hint);
+    }
+  else if (!duel && exp->mode == SB_MODE_MIXED)
+    {
+      g_autofree char *hint = g_strdup_printf ("Type the number and press Enter. Report \"failed\" "
+                                               "(F) if it produced nothing: it counts as below the "
+                                               "failure level %g.", exp->threshold);
       gtk_label_set_text (self->value_hint, hint);
     }
   else
@@ -855,6 +884,7 @@ sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
   self->experiment = exp ? sb_experiment_copy (exp) : NULL;
   self->has_question = FALSE;
   self->has_best = FALSE;
+  self->has_recommendation = FALSE;
   self->finished = FALSE;
   if (exp)
     gtk_adjustment_set_value (self->speed_adjustment, exp->autoplay_ms);
@@ -968,6 +998,17 @@ update_answer_tooltips (SbDuelPanel *self)
   gtk_widget_set_tooltip_text (self->tie_button, wait ? wait : _("Neither is better: T or ↓"));
   gtk_widget_set_tooltip_text (self->skip_button,
                                busy ? busy : _("Cannot decide: ask another question (S)"));
+}
+
+void
+sb_duel_panel_set_recommendation (SbDuelPanel *self, const SbRecommendation *rec)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  self->has_recommendation = rec != NULL;
+  if (rec)
+    self->recommendation = *rec;
+  if (self->experiment)
+    update_best (self);
 }
 
 void

@@ -17,6 +17,7 @@
 #include <gtk/gtk.h>
 
 #include "sb-jobs.h"
+#include "sb-recommend.h"
 #include "sb-session.h"
 
 G_BEGIN_DECLS
@@ -78,6 +79,10 @@ void sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact);
  * holds the other separator (sb_parse_entered_number). */
 gboolean sb_duel_panel_get_entered_value (SbDuelPanel *self, double *value);
 void sb_duel_panel_clear_entered_value (SbDuelPanel *self);
+/* The model's recommendation (sb-recommend.h), shown with the best
+ * setting while that is still the best: posterior mean and 95% credible
+ * interval, and the answers the model saw. NULL forgets it. */
+void sb_duel_panel_set_recommendation (SbDuelPanel *self, const SbRecommendation *rec);
 /* The auto-play delay chosen with the slider, in milliseconds. */
 guint sb_duel_panel_get_autoplay_delay (SbDuelPanel *self);
 void sb_duel_panel_set_autoplay_delay (SbDuelPanel *self, guint delay_ms);

@@ -48,7 +48,8 @@ sb_window_update_actions (SbWindow *self)
                                                    && judged);
   sb_window_set_action_enabled (self, "skip", asking);
   sb_window_set_action_enabled (self, "answer-value", value_q);
-  sb_window_set_action_enabled (self, "answer-failed", value_q && exp->mode == SB_MODE_SAFE);
+  /* value questions are asked in mixed and safe mode, and both take "it failed" */
+  sb_window_set_action_enabled (self, "answer-failed", value_q);
   gboolean writer = session && !sb_campaign_get_read_only (self->campaign, NULL);
 
   sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
@@ -58,6 +59,7 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "participant-mode", writer);
   sb_window_set_action_enabled (self, "save-as", session != NULL);
   sb_window_set_action_enabled (self, "export-csv", session != NULL);
+  sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
   sb_window_set_action_enabled (self, "refit", writer && !fitting);
   /* The link diagnostic needs answered duels. It stays enabled without
    * them: its dialog says what it needs, while a greyed menu item could

@@ -85,6 +85,10 @@ void sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean en
 /* sb-window-participant.c */
 void sb_window_install_participant_actions (SbWindow *self);
 void sb_window_dispose_participant_mode (SbWindow *self);
+/* sb-window-recommend.c */
+void sb_window_install_recommend (SbWindow *self);
+/* Computes the recommendation on the worker and shows it when it comes. */
+void sb_window_request_recommendation (SbWindow *self);
 
 /* sb-window-demo.c */
 void sb_window_clear_demo (SbWindow *self);

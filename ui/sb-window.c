@@ -342,6 +342,9 @@ on_state_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
                                 session ? sb_session_get_n_answers (session) : 0);
   sb_duel_panel_set_busy (self->duel_panel, state == SB_CAMPAIGN_COMPUTING);
   sb_duel_panel_set_finished (self->duel_panel, state == SB_CAMPAIGN_FINISHED);
+  /* "Best found" comes with the model's mean and credible interval there */
+  if (state == SB_CAMPAIGN_FINISHED)
+    sb_window_request_recommendation (self);
   show_campaign_errors (self);
   sb_window_update_actions (self);
 }
@@ -849,6 +852,7 @@ sb_window_init (SbWindow *self)
   sb_window_install_actions (self);
   sb_window_install_demo_actions (self);
   sb_window_install_participant_actions (self);
+  sb_window_install_recommend (self);
   g_signal_connect (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
   g_signal_connect (self->leaflet, "notify::visible-child-name",
                     G_CALLBACK (on_visible_page_changed), self);

@@ -57,6 +57,11 @@ gboolean sb_window_start_experiment (SbWindow *self, const SbExperiment *exp);
 SbCampaign *sb_window_get_campaign (SbWindow *self);
 SbWorker *sb_window_get_worker (SbWindow *self);
 SbDuelPanel *sb_window_get_duel_panel (SbWindow *self);
+/* Exports the recommendation (sb-recommend.h) to FILE as JSON: the model
+ * is built on the worker, the file written when it is done (a toast says
+ * so) and the panel shows the mean and interval. FALSE when no session is
+ * open. The File menu's "Export Recommendation…" asks for FILE. */
+gboolean sb_window_export_recommendation (SbWindow *self, GFile *file);
 /* The question on screen, or NULL while the engine computes. */
 const SbQuestion *sb_window_get_question (SbWindow *self);
 /* TRUE while the next question is computed (or its answer written). */
