@@ -33,6 +33,8 @@
 #include <stddef.h>
 
 #define SG_KERNEL_MAX_DIM 32
+/* The most log-hyperparameters a kernel has (a grouped one: 2 dim). */
+#define SG_KERNEL_MAX_PARAMS (2 * SG_KERNEL_MAX_DIM)
 
 typedef enum {
   SG_KERNEL_RBF = 0,

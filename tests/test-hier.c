@@ -8,7 +8,9 @@
  *    noise.
  * 3. P(best differs), fitting, proposals, bad input.
  */
+#include "sg-ep.h"
 #include "sg-hier.h"
+#include "sg-laplace.h"
 #include "sg-rng.h"
 
 #include <glib.h>
@@ -530,6 +532,88 @@ test_bad_input (void)
   sg_hier_data_clear (&hd);
 }
 
+/* The Laplace and EP evidences' analytic gradients in the grouped kernel's
+ * 2 d + 2 log-hyperparameters (their gradient code takes any kernel
+ * through sg_kernel_matrix_grad) against central differences of the
+ * evidence itself: step 1e-5 in theta, so truncation ~1e-10 and
+ * cancellation of the converged evidences' 1e-12 round-off ~1e-7;
+ * tolerance 1e-5 relative to max(1, |gradient|). */
+static void
+test_approx_gradients (void)
+{
+  sg_hier_data hd;
+  sg_data unused[1];
+  fill (&hd, unused, 1);
+  sg_data_clear (&unused[0]);
+  sg_hier_model model;
+  g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, 1.2, 0.4, 0.5, 0.3), ==, SG_OK);
+  model.pop.lengthscales[1] = 0.7;
+  sg_approx_model am = { .prior_mean = 0, .link = SG_LINK_PROBIT };
+  g_assert_cmpint (sg_hier_model_kernel (&model, &am.kernel), ==, SG_OK);
+  sg_noise_default (&am.noise);
+  size_t np = sg_kernel_n_params (&am.kernel);
+  g_assert_cmpuint (np, ==, 2 * D + 2);
+  for (size_t method = 0; method < 2; method++)
+    {
+      double lml, grad[SG_KERNEL_MAX_PARAMS], theta[SG_KERNEL_MAX_PARAMS];
+      sg_status st = method == 0
+        ? sg_laplace_log_evidence (&am, &hd.data, NULL, NULL, NULL, &lml, grad)
+        : sg_ep_log_evidence (&am, &hd.data, NULL, NULL, NULL, &lml, grad);
+      g_assert_cmpint (st, ==, SG_OK);
+      sg_kernel_get_params (&am.kernel, theta);
+      for (size_t p = 0; p < np; p++)
+        {
+          const double h = 1e-5;
+          double lp, lm;
+          sg_approx_model mp = am, mm = am;
+          theta[p] += h;
+          sg_kernel_set_params (&mp.kernel, theta);
+          theta[p] -= 2 * h;
+          sg_kernel_set_params (&mm.kernel, theta);
+          theta[p] += h;
+          if (method == 0)
+            {
+              g_assert_cmpint (sg_laplace_log_evidence (&mp, &hd.data, NULL, NULL, NULL, &lp, NULL), ==, SG_OK);
+              g_assert_cmpint (sg_laplace_log_evidence (&mm, &hd.data, NULL, NULL, NULL, &lm, NULL), ==, SG_OK);
+            }
+          else
+            {
+              g_assert_cmpint (sg_ep_log_evidence (&mp, &hd.data, NULL, NULL, NULL, &lp, NULL), ==, SG_OK);
+              g_assert_cmpint (sg_ep_log_evidence (&mm, &hd.data, NULL, NULL, NULL, &lm, NULL), ==, SG_OK);
+            }
+          double fd = (lp - lm) / (2 * h);
+          g_test_message ("%s theta %zu: %.8f fd %.8f", method ? "EP" : "Laplace", p, grad[p], fd);
+          g_assert_cmpfloat (fabs (grad[p] - fd), <=, 1e-5 * fmax (1, fabs (fd)));
+        }
+    }
+  sg_hier_data_clear (&hd);
+
+  /* 20 setting coordinates: 42 parameters, more than a plain kernel's
+   * SG_KERNEL_MAX_DIM + 1 (the size of the gradients' scratch before
+   * grouped kernels); the last entries are written and finite */
+  size_t d = 20;
+  g_assert_cmpint (sg_hier_data_init (&hd, d, 2), ==, SG_OK);
+  double w[20], l[20];
+  for (size_t j = 0; j < d; j++)
+    {
+      w[j] = 0.05 * (double) j;
+      l[j] = 1 - 0.03 * (double) j;
+    }
+  g_assert_cmpint (sg_hier_add_preference (&hd, 0, w, l), ==, SG_OK);
+  g_assert_cmpint (sg_hier_add_preference (&hd, 1, l, w), ==, SG_OK);
+  g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, d, 1, 1.5, 0.5, 1.5), ==, SG_OK);
+  g_assert_cmpint (sg_hier_model_kernel (&model, &am.kernel), ==, SG_OK);
+  np = sg_kernel_n_params (&am.kernel);
+  g_assert_cmpuint (np, ==, 2 * d + 2);
+  double lml, grad[SG_KERNEL_MAX_PARAMS + 1];
+  grad[np - 1] = NAN;
+  grad[np] = 12345;
+  g_assert_cmpint (sg_laplace_log_evidence (&am, &hd.data, NULL, NULL, NULL, &lml, grad), ==, SG_OK);
+  g_assert_true (isfinite (grad[np - 1]) && grad[np - 1] != 0);
+  g_assert_cmpfloat (grad[np], ==, 12345);
+  sg_hier_data_clear (&hd);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -541,5 +625,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/hier/fit", test_fit);
   g_test_add_func ("/hier/propose", test_propose);
   g_test_add_func ("/hier/bad-input", test_bad_input);
+  g_test_add_func ("/hier/approx-evidence-gradients", test_approx_gradients);
   return g_test_run ();
 }
