@@ -22,6 +22,7 @@ static const SkewgpCommand *const commands[] = {
   &skewgp_command_tell,
   &skewgp_command_status,
   &skewgp_command_export,
+  &skewgp_command_study,
 };
 
 static void
@@ -30,7 +31,8 @@ print_usage (FILE *out)
   fprintf (out,
            "Usage: skewgp COMMAND FILE|-\n"
            "       skewgp COMMAND [OPTION...]   (bo, classify)\n"
-           "       skewgp new|ask|tell|status|export SESSION.json ...   (a study)\n"
+           "       skewgp new|ask|tell|status|export SESSION.json ...   (ask/tell)\n"
+           "       skewgp study new|add|set|... STUDY ...   (many participants)\n"
            "       skewgp COMMAND --help\n\n"
            "Reads one JSON document from FILE (or standard input for '-'),\n"
            "writes one JSON document to standard output; bo and classify\n"

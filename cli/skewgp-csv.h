@@ -1,11 +1,9 @@
-/* skewgp-csv.h — a small reader for numeric CSV tables (`skewgp classify`).
+/* skewgp-csv.h — numeric CSV tables (`skewgp classify`).
  *
- * Accepted: comma-separated cells, optional surrounding double quotes, LF,
- * CRLF or CR line ends, blank lines (skipped), and an optional header as
- * the first non-blank line: a line none of whose cells is a number. Every
- * other line must have the same number of cells, each a number as JSON
- * writes one (001, .5, 0x1A, inf, nan are refused naming line and cell).
- * Files above SKEWGP_CSV_MAX_BYTES are refused.
+ * Read by core's strict reader (sb-csv.h: cells, quotes, line ends, blank
+ * lines, the optional header, the size limit); every cell of a data line
+ * must be a number as JSON writes one (001, .5, 0x1A, inf, nan are
+ * refused naming line and cell).
  * Errors are input errors (SKEWGP_CLI_ERROR_INPUT) that name the file and
  * the line, e.g. "train.csv line 7: 3 cells, expected 4 (as on line 2)".
  */
@@ -14,9 +12,6 @@
 #include "skewgp-cli.h"
 
 G_BEGIN_DECLS
-
-/* 64 MiB: ~8 million cells, ~130 MB as doubles and line tables. */
-#define SKEWGP_CSV_MAX_BYTES (64 * 1024 * 1024)
 
 typedef struct {
   gsize rows, cols;

@@ -5,12 +5,16 @@
 
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
+#include "skewgp-study.h"
 
 #include "sb-ask-tell.h"
+#include "sb-candidates.h"
+#include "sb-consistency.h"
 #include "sb-experiment-templates.h"
 #include "sb-engine-job.h"
 #include "sb-parameter-kinds.h"
 #include "sb-session.h"
+#include "sb-stimulus.h"
 #include "sg-bo.h"
 
 #include <glib/gstdio.h>
@@ -75,17 +79,54 @@ static const char new_help[] =
   "  \"numeric_every\": k    mixed mode: every k-th question after the initial\n"
   "                        design asks for a measured value (default 4)\n"
   "  \"threshold\": h        safe mode: a setting is safe when its value is\n"
-  "                        >= h (default 0); a failed setting counts as below\n"
+  "                        >= h (default 0); a failed setting counts as below.\n"
+  "                        Mixed mode: the failure level, a failed setting's\n"
+  "                        utility is below h (default 0)\n"
   "  \"safe_start\": [x...]  safe mode: a setting known to be safe, asked\n"
   "                        first; without it safe mode starts from random\n"
   "                        settings inside the box (choose the box so that\n"
-  "                        they are safe to try)\n\n"
+  "                        they are safe to try)\n"
+  "  \"candidates\": {\"csv\": \"faces.csv\", \"file_column\": \"file\",\n"
+  "                  \"folder\": \"faces/\"}\n"
+  "                        a fixed set of stimuli (images, sounds) to choose\n"
+  "                        among: every question shows rows of the CSV only.\n"
+  "                        Its first line names the columns: FILE_COLUMN\n"
+  "                        (default \"file\") the stimulus file, inside\n"
+  "                        FOLDER (default: the CSV's folder), and one\n"
+  "                        column per parameter, named like it, with the\n"
+  "                        stimulus' value (other columns are ignored).\n"
+  "                        CSV and FOLDER are relative to EXPERIMENT.json's\n"
+  "                        folder (the session's, in a session file). A\n"
+  "                        parameter may then leave out \"lower\" and\n"
+  "                        \"upper\": its range is the column's smallest and\n"
+  "                        largest value. Refused: a missing CSV, column or\n"
+  "                        stimulus file, a cell that is not a number (line\n"
+  "                        and column named), a value outside its range, two\n"
+  "                        rows with the same values, fewer rows than options.\n\n"
+  "  \"stimulus\": {...}     what the app shows for each option (the numbers\n"
+  "                        alone when absent):\n"
+  "      {\"kind\": \"image\", \"command\": \"render-face --width {width}\n"
+  "       --smile {smile} -o {output}\", \"extension\": \"png\", \"timeout\": 10}\n"
+  "        an image file (PNG, JPEG, SVG) the command writes to {output};\n"
+  "      {\"kind\": \"sound\", \"command\": ..., \"extension\": \"wav\"}\n"
+  "        a sound file, played in the app (each must be heard before\n"
+  "        answering);\n"
+  "      {\"kind\": \"text\", \"text\": \"Font size {size} pt\"}\n"
+  "      {\"kind\": \"colour\"}  the first three parameters as OKLCH: lightness\n"
+  "        (% or 0..1), chroma, hue in degrees; colours outside sRGB are shown\n"
+  "        with reduced chroma, marked as mapped\n"
+  "    Placeholders are parameter names in braces and {output}; \"{{\" and \"}}\"\n"
+  "    are literal braces. An unknown placeholder is refused. The command is\n"
+  "    split into arguments like a shell does (no pipes, no variables), runs\n"
+  "    in the session file's folder, and is stopped after \"timeout\" seconds\n"
+  "    (default 10). \"text\" is also an optional caption of an image or sound.\n\n"
   "Then: skewgp ask SESSION.json, skewgp tell SESSION.json ANSWER.json, ...\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or the session\n"
   "exists, or another program is writing it).\n";
 
 static const char ask_help[] =
-  "Usage: skewgp ask SESSION.json\n\n"
+  "Usage: skewgp ask SESSION.json\n"
+  "       skewgp ask STUDY --participant CODE\n\n"
   "Prints the open question of the session, proposing and storing a new one\n"
   "when none is open (the same question again until it is answered):\n"
   "  {\"question\": ID, \"kind\": \"duel\" | \"choice\" | \"ranking\" | \"value\",\n"
@@ -100,12 +141,22 @@ static const char ask_help[] =
   "Present the options in \"shown_order\" (e.g. [1, 0]: option 1 first), a\n"
   "random order that puts the current best in any place. A value question\n"
   "(mixed and safe mode) has one option: the setting to measure.\n"
+  "With a candidate set (skewgp new --help) every option is a row of its CSV\n"
+  "and \"files\": [path, ...] gives each option's stimulus file, in the order\n"
+  "of \"options\" (paths as the session's folder and the CSV name them).\n"
   "When the budget is used: {\"done\": true, \"answers\": n, \"budget\": N}.\n"
+  "With --participant CODE the session is the participant's in the study\n"
+  "folder STUDY (skewgp study --help), and at the study's repeat rate a\n"
+  "question may be a duel the participant answered a few questions ago,\n"
+  "asked again with its options swapped (option 0 is the old option 1) and\n"
+  "shown on the other sides. A withdrawn or excluded participant is asked\n"
+  "nothing.\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or another\n"
   "program is writing the session and a new question must be stored).\n";
 
 static const char tell_help[] =
-  "Usage: skewgp tell SESSION.json ANSWER.json|-\n\n"
+  "Usage: skewgp tell SESSION.json ANSWER.json|-\n"
+  "       skewgp tell STUDY --participant CODE ANSWER.json|-\n\n"
   "Records the answer to the open question:\n"
   "  {\"question\": ID,\n"
   "   \"answer\": {\"chosen\": i}        duels and choices: i indexes \"options\"\n"
@@ -118,9 +169,9 @@ static const char tell_help[] =
   "   \"response_time\": seconds,     optional, >= 0\n"
   "   \"confidence\": c}              optional, duels and choices: \"weak\",\n"
   "                                 \"normal\" or \"strong\"\n"
-  "In safe mode a failed setting is modelled as below the threshold; in\n"
-  "mixed mode it is recorded as a skip with a note (the model has no\n"
-  "failed observations there). An answer the question does not ask for (a\n"
+  "A failed setting is modelled as below the experiment's \"threshold\": the\n"
+  "safety threshold in safe mode, the failure level in mixed mode (a\n"
+  "measurement censored below it). An answer the question does not ask for (a\n"
   "tie where ties are not allowed, a ranking of a choice question, ...) is\n"
   "refused, saying how to answer.\n"
   "An answer to a question that is not open (answered already, never asked,\n"
@@ -131,7 +182,8 @@ static const char tell_help[] =
   "writing the session).\n";
 
 static const char status_help[] =
-  "Usage: skewgp status SESSION.json\n\n"
+  "Usage: skewgp status SESSION.json\n"
+  "       skewgp status STUDY [--participant CODE]\n\n"
   "Prints {\"answers\": n, \"budget\": N, \"done\": bool, \"best\": [x...] | null,\n"
   "\"best_description\": \"name = value unit, ...\", \"best_mean\": m | null,\n"
   "\"best_interval\": [lo, hi] | null, \"open_question\": ID | null}.\n"
@@ -139,31 +191,81 @@ static const char status_help[] =
   "asked against), null before the first answer: the recommendation.\n"
   "\"best_mean\" and \"best_interval\" are the posterior mean of the utility\n"
   "there and its 95% equal-tailed credible interval (null before the model\n"
-  "exists: the random initial questions, or the random surrogate).\n"
+  "exists: the random initial questions, or the random surrogate).\n\n"
+  "With --participant CODE: the same for the participant's session in the\n"
+  "study folder STUDY, with \"participant\" and \"consistency\":\n"
+  "  {\"duels\", \"repeats\" (duels of a pair shown before),\n"
+  "   \"repeats_agreeing\" (preferring the same setting as the pair's first\n"
+  "   duel, or a tie again), \"agreement\", \"agreement_p\" (P of agreeing as\n"
+  "   often by tossing a coin), \"triples\" (sets of three settings whose\n"
+  "   pairs all have a majority winner), \"intransitive_triples\" (of them,\n"
+  "   cycles a > b > c > a), \"side_duels\", \"first_shown_chosen\",\n"
+  "   \"first_shown_rate\", \"side_p\" (two-sided binomial test against 1/2),\n"
+  "   \"log_bayes_factor_vs_coin\" (the stored fit's log evidence minus a\n"
+  "   coin's log likelihood; null unless the fit saw exactly these\n"
+  "   answers), \"at_chance\" (6 or more repeats whose agreement a coin\n"
+  "   reaches with P > 0.05, or a Bayes factor <= 0)}.\n"
+  "Answers the experimenter removed do not count anywhere.\n"
+  "STUDY without --participant: {\"study\", \"repeat_rate\",\n"
+  "\"participants\": [{\"code\", \"status\", \"answers\", \"budget\", \"done\",\n"
+  "\"removed\", \"skipped\", \"open_question\", \"consistency\"}, ...],\n"
+  "\"population\": {\"participants\", \"included\" (not excluded), \"done\",\n"
+  "\"answers\", \"duels\", \"repeats\", \"repeats_agreeing\", \"agreement\",\n"
+  "\"triples\", \"intransitive_triples\", \"side_duels\", \"first_shown_chosen\",\n"
+  "\"at_chance\"}}: the counts pooled over the included participants.\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input.\n";
 
 static const char export_help[] =
-  "Usage: skewgp export SESSION.json [-o FILE] [--wide]\n\n"
+  "Usage: skewgp export SESSION.json [-o FILE] [--wide]\n"
+  "       skewgp export STUDY [--participant CODE] [--with-notes] [-o FILE]\n\n"
   "Writes the session's answers as CSV to standard output (or FILE).\n"
   "Long format (default): one row per option shown, with the columns\n"
   "  index, question, time, kind (duel|tie|choice|ranking|value|failed|skip),\n"
   "  option (a|b|c...), position (1-based place it was shown in), chosen\n"
   "  (duels and choices: 1 or 0), rank (rankings: 1 = best), value,\n"
   "  response_time, confidence (weak|normal|strong), note, x_<parameter>...\n"
-  "(a categorical parameter's value is its level's name).\n"
+  "  and, with a candidate set, file (the option's stimulus, as the CSV\n"
+  "  names it). A categorical parameter's value is its level's name.\n"
   "Option a is the current best the duel was asked against, b the\n"
   "candidate. --wide writes the app's layout instead: one row per answer,\n"
   "  index, time, kind, answer, value, a_<parameter>..., b_<parameter>...\n"
   "  (and c_, d_, ... when the experiment shows more options),\n"
   "  question, shown_order, response_time, confidence, note\n"
+  "Numbers are written as typed: the shortest form that reads back to the\n"
+  "same number (46.8, not 46.799999999999997). Answers the experimenter\n"
+  "removed are left out.\n\n"
+  "A study folder (skewgp study --help) is exported for analysis in long\n"
+  "format, every participant (or only --participant CODE), one row per\n"
+  "option of every answer:\n"
+  "  study            the study folder's name\n"
+  "  participant      the participant's code\n"
+  "  question         the ask/tell question id (empty for the app's)\n"
+  "  trial            the answer's number in the participant's log (1, 2, ...)\n"
+  "  kind             duel, tie, choice, ranking, value, failed or skip\n"
+  "  option           the option's index (0, 1, ...; 0 is the current best a\n"
+  "                   duel was asked against), as \"chosen\" in tell\n"
+  "  <parameter>...   the option's setting, one column per parameter, named\n"
+  "                   as the window names it (x_NAME when the name is one of\n"
+  "                   these columns), in the parameter's units\n"
+  "  shown_position   1-based place the option was shown in (empty: unknown)\n"
+  "  answer           1 for the option preferred, 0 for the others (empty\n"
+  "                   for ties, values, failed settings, skips)\n"
+  "  tie              1 for a tie's rows, 0 for other preference rows\n"
+  "  rank             rankings: 1 (best) .. k\n"
+  "  value            value questions: the measured value\n"
+  "  confidence       weak, normal, strong or empty\n"
+  "  response_time    seconds, or empty\n"
+  "  time             ISO 8601 UTC\n"
+  "Notes are personal: they are left out unless --with-notes adds the\n"
+  "columns note (the answer's) and participant_note.\n"
   "Exit status: 0 success, 2 bad input.\n";
 
 /* ---- Shared steps ---------------------------------------------------------- */
 
 /* The CLI's error for ERR (taken): engine failures are numerical (exit 1),
  * the rest bad input (exit 2). */
-static gboolean
-forward (GError *err, GError **error)
+gboolean
+skewgp_forward_error (GError *err, GError **error)
 {
   if (err->domain == SB_ENGINE_ERROR)
     g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s", err->message);
@@ -181,7 +283,7 @@ load_session (const char *path, GError **error)
   SbSession *session = sb_session_load (file, &err);
 
   if (session == NULL)
-    forward (err, error);
+    skewgp_forward_error (err, error);
   return session;
 }
 
@@ -193,12 +295,12 @@ lock_session (const char *path, const char *command, GError **error)
   SbFileLock *lock = sb_session_lock_file (path, command, &err);
 
   if (lock == NULL)
-    forward (err, error);
+    skewgp_forward_error (err, error);
   return lock;
 }
 
-static int
-finish (const char *command, GError *error)
+int
+skewgp_finish (const char *command, GError *error)
 {
   if (error == NULL)
     return SKEWGP_EXIT_OK;
@@ -257,8 +359,11 @@ parse_levels (JsonObject *p, const char *where, GStrv *levels, GError **error)
   return TRUE;
 }
 
+/* A parameter; with a candidate set (HAS_CANDIDATES) its range may be
+ * left out, and *DERIVE then says that the CSV gives it. */
 static gboolean
-parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
+parse_parameter (JsonNode *node, guint index, SbExperiment *exp, gboolean has_candidates,
+                 gboolean *derive, GError **error)
 {
   static const char *const known[] = { "name", "lower", "upper", "unit", "scale",
                                        "resolution", "levels", NULL };
@@ -277,8 +382,8 @@ parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
       || !skewgp_get_string (p, "scale", FALSE, &scale, error)
       || !parse_levels (p, where, &levels, error)
       /* categorical levels imply the range 0 .. n - 1 */
-      || !skewgp_get_double (p, "lower", levels == NULL, &lower, error)
-      || !skewgp_get_double (p, "upper", levels == NULL, &upper, error)
+      || !skewgp_get_double (p, "lower", levels == NULL && !has_candidates, &lower, error)
+      || !skewgp_get_double (p, "upper", levels == NULL && !has_candidates, &upper, error)
       || !skewgp_get_double (p, "resolution", FALSE, &resolution, error))
     return FALSE;
   if (*name == '\0')
@@ -289,6 +394,14 @@ parse_parameter (JsonNode *node, guint index, SbExperiment *exp, GError **error)
                                "\"categorical\")", name, scale);
   if (levels && !json_object_has_member (p, "upper"))
     upper = g_strv_length (levels) - 1.0;
+  *derive = levels == NULL && !json_object_has_member (p, "lower")
+            && !json_object_has_member (p, "upper");
+  if (!*derive && levels == NULL
+      && json_object_has_member (p, "lower") != json_object_has_member (p, "upper"))
+    return skewgp_input_error (error, "parameter '%s': give both 'lower' and 'upper', or "
+                               "neither (the range of the candidate set)", name);
+  if (*derive)
+    upper = 1;  /* until the candidate set gives the range */
   if (!(lower < upper))
     return skewgp_input_error (error, "parameter '%s': 'lower' must be below 'upper'", name);
   if (!sb_experiment_add_parameter (exp, name, unit, lower, upper))
@@ -382,12 +495,39 @@ parse_surrogate (const char *name, int *out)
   return s;
 }
 
-static SbExperiment *
-parse_experiment (JsonObject *obj, GError **error)
+/* "candidates": {"csv", "file_column"?, "folder"?} read for EXP's
+ * parameters, relative to BASE_DIR. */
+static gboolean
+parse_candidates (JsonObject *obj, SbExperiment *exp, const char *base_dir,
+                  const gboolean *derive, GError **error)
+{
+  static const char *const known[] = { "csv", "file_column", "folder", NULL };
+  const char *csv = NULL, *column = NULL, *folder = NULL;
+  JsonNode *node = json_object_get_member (obj, "candidates");
+  GError *err = NULL;
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return skewgp_input_error (error, "field 'candidates' must be an object");
+  JsonObject *c = json_node_get_object (node);
+  if (!skewgp_check_fields (c, "'candidates'", known, error)
+      || !skewgp_get_string (c, "csv", TRUE, &csv, error)
+      || !skewgp_get_string (c, "file_column", FALSE, &column, error)
+      || !skewgp_get_string (c, "folder", FALSE, &folder, error))
+    return FALSE;
+  if (!sb_experiment_load_candidates (exp, csv, column, folder, base_dir, derive, &err))
+    return skewgp_forward_error (err, error);
+  return TRUE;
+}
+
+SbExperiment *
+skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
 {
   static const char *const known[] = { "title", "mode", "parameters", "budget", "question",
                                        "seed", "initial", "acquisition", "surrogate",
-                                       "numeric_every", "threshold", "safe_start", NULL };
+                                       "numeric_every", "threshold", "safe_start",
+                                       "candidates", "stimulus", NULL };
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   const char *title = NULL, *mode = NULL;
   gint64 budget = 0, seed = (gint64) exp->seed, initial = exp->initial;
@@ -395,6 +535,8 @@ parse_experiment (JsonObject *obj, GError **error)
   int acquisition = exp->acquisition, surrogate = exp->surrogate;
   JsonNode *params;
   GError *err = NULL;
+  gboolean has_candidates = json_object_has_member (obj, "candidates");
+  gboolean derive[SB_MAX_PARAMETERS] = { FALSE };
 
   if (!skewgp_check_fields (obj, "the experiment", known, error)
       || !skewgp_get_string (obj, "title", TRUE, &title, error)
@@ -428,8 +570,10 @@ parse_experiment (JsonObject *obj, GError **error)
     }
   for (guint i = 0; i < json_array_get_length (json_node_get_array (params)); i++)
     if (!parse_parameter (json_array_get_element (json_node_get_array (params), i), i, exp,
-                          error))
+                          has_candidates, &derive[i], error))
       return NULL;
+  if (!parse_candidates (obj, exp, base_dir, derive, error))
+    return NULL;
 
   if (json_object_has_member (obj, "safe_start"))
     {
@@ -439,6 +583,12 @@ parse_experiment (JsonObject *obj, GError **error)
         return NULL;
       exp->has_safe_start = TRUE;
       memcpy (exp->safe_start, start, exp->n_parameters * sizeof (double));
+    }
+  if (json_object_has_member (obj, "stimulus")
+      && !sb_stimulus_from_json (json_object_get_member (obj, "stimulus"), &exp->stimulus, &err))
+    {
+      skewgp_forward_error (err, error);
+      return NULL;
     }
   g_free (exp->title);
   exp->title = g_strdup (title);
@@ -451,7 +601,7 @@ parse_experiment (JsonObject *obj, GError **error)
   exp->surrogate = (sg_bo_surrogate) surrogate;
   if (!sb_experiment_validate (exp, &err))
     {
-      forward (err, error);
+      skewgp_forward_error (err, error);
       return NULL;
     }
   return g_steal_pointer (&exp);
@@ -468,7 +618,12 @@ run_new (const char *experiment_path, const char *session_path, GError **error)
   GStatBuf st;
   GError *err = NULL;
 
-  if (doc == NULL || (exp = parse_experiment (json_node_get_object (doc), error)) == NULL)
+  /* the candidate set's paths are relative to the experiment file (to
+   * the working directory when it comes from standard input) */
+  g_autofree char *base_dir = g_str_equal (experiment_path, "-")
+                                ? g_strdup (".") : g_path_get_dirname (experiment_path);
+  if (doc == NULL
+      || (exp = skewgp_parse_experiment (json_node_get_object (doc), base_dir, error)) == NULL)
     return FALSE;
   lock = lock_session (session_path, "skewgp new", error);
   if (lock == NULL)
@@ -481,7 +636,7 @@ run_new (const char *experiment_path, const char *session_path, GError **error)
   session = sb_session_new (exp);
   file = g_file_new_for_commandline_arg (session_path);
   if (!sb_session_save_as (session, file, &err))
-    return forward (err, error);
+    return skewgp_forward_error (err, error);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -508,7 +663,7 @@ new_argv (int argc, char **argv)
     skewgp_input_error (&error, "SESSION.json must be a file name, not '-'");
   if (error == NULL)
     run_new (argv[0], argv[1], &error);
-  return finish ("new", error);
+  return skewgp_finish ("new", error);
 }
 
 /* ---- ask ------------------------------------------------------------------- */
@@ -555,6 +710,20 @@ print_question (const SbPendingQuestion *q, const SbExperiment *exp)
   for (guint i = 0; i < q->n_options; i++)
     json_builder_add_int_value (b, q->shown_order[i]);
   json_builder_end_array (b);
+  if (exp->candidates != NULL)
+    {
+      json_builder_set_member_name (b, "files");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < q->n_options; i++)
+        {
+          g_autofree char *file = sb_experiment_candidate_file (exp, q->options[i]);
+          if (file)
+            json_builder_add_string_value (b, file);
+          else
+            json_builder_add_null_value (b);
+        }
+      json_builder_end_array (b);
+    }
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
 }
@@ -584,8 +753,47 @@ print_if_settled (SbSession *session)
   return q != NULL || sb_ask_tell_is_done (session);
 }
 
+/* ---- Targets: a session file, or a participant of a study ------------------- */
+
+/* Where a command's session is: the positional SESSION.json, or with
+ * --participant CODE the participant's file in the study folder given
+ * instead. RATE gets the study's repeat rate (0 for a lone session);
+ * STUDY (when not NULL) the study, or NULL. */
 static gboolean
-run_ask (const char *path, GError **error)
+resolve_target (const char *command, const SkewgpArgs *args, char **path, double *rate,
+                SbStudy **study_out, GError **error)
+{
+  const char *target = args->positional[0];
+  g_autoptr (SbStudy) study = NULL;
+  const SbParticipant *p;
+
+  *rate = 0;
+  if (args->participant == NULL)
+    {
+      if (skewgp_is_study (target))
+        return skewgp_input_error (error, "'%s' is a study folder: name the participant with "
+                                   "--participant CODE (see skewgp %s --help)", target, command);
+      *path = g_strdup (target);
+      return TRUE;
+    }
+  study = skewgp_open_study (target, error);
+  if (study == NULL)
+    return FALSE;
+  p = sb_study_find (study, args->participant);
+  if (p == NULL)
+    return skewgp_input_error (error, "the study %s has no participant '%s' (add one with "
+                               "skewgp study add)", target, args->participant);
+  *path = sb_study_participant_path (study, p->code);
+  *rate = sb_study_get_repeat_rate (study);
+  if (study_out)
+    *study_out = g_steal_pointer (&study);
+  return TRUE;
+}
+
+/* ---- ask ------------------------------------------------------------------- */
+
+static gboolean
+run_ask (const char *path, double repeat_rate, GError **error)
 {
   g_autoptr (SbSession) session = load_session (path, error);
   g_autoptr (SbFileLock) lock = NULL;
@@ -608,9 +816,9 @@ run_ask (const char *path, GError **error)
     return FALSE;
   if (print_if_settled (session))
     return TRUE;
-  q = sb_ask_tell_ask (session, &err);
+  q = sb_ask_tell_ask_with_repeats (session, repeat_rate, &err);
   if (q == NULL)
-    return forward (err, error);
+    return skewgp_forward_error (err, error);
   print_question (q, sb_session_get_experiment (session));
   return TRUE;
 }
@@ -618,11 +826,27 @@ run_ask (const char *path, GError **error)
 static int
 ask_argv (int argc, char **argv)
 {
+  SkewgpArgs args;
+  g_autoptr (SbStudy) study = NULL;
+  g_autofree char *path = NULL;
+  double rate = 0;
   GError *error = NULL;
 
-  if (expect_args ("ask", "SESSION.json", argc, argv, 1, &error))
-    run_ask (argv[0], &error);
-  return finish ("ask", error);
+  if (skewgp_parse_args ("ask", "--participant", 1, argc, argv, &args, &error)
+      && args.n_positional != 1)
+    skewgp_input_error (&error, "expected SESSION.json or STUDY --participant CODE (see skewgp "
+                        "ask --help)");
+  if (error == NULL && resolve_target ("ask", &args, &path, &rate, &study, &error))
+    {
+      const SbParticipant *p = study ? sb_study_find (study, args.participant) : NULL;
+      if (p != NULL && p->status != SB_PARTICIPANT_ACTIVE)
+        skewgp_input_error (&error, "participant '%s' is %s: no more questions (skewgp study "
+                            "set --status active reopens)", p->code,
+                            sb_participant_status_to_string (p->status));
+      else
+        run_ask (path, rate, &error);
+    }
+  return skewgp_finish ("ask", error);
 }
 
 /* ---- tell ------------------------------------------------------------------ */
@@ -639,7 +863,7 @@ run_tell (const char *path, const char *answer_path, GError **error)
   if (doc == NULL)
     return FALSE;
   if (!sb_answer_from_json (doc, &answer, &err))
-    return forward (err, error);
+    return skewgp_forward_error (err, error);
   lock = lock_session (path, "skewgp tell", error);
   if (lock == NULL)
     return FALSE;
@@ -647,7 +871,7 @@ run_tell (const char *path, const char *answer_path, GError **error)
   if (session == NULL)
     return FALSE;
   if (!sb_ask_tell_tell (session, &answer, &err))
-    return forward (err, error);
+    return skewgp_forward_error (err, error);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -661,17 +885,44 @@ run_tell (const char *path, const char *answer_path, GError **error)
 static int
 tell_argv (int argc, char **argv)
 {
+  SkewgpArgs args;
+  g_autofree char *path = NULL;
+  double rate;
   GError *error = NULL;
 
-  if (expect_args ("tell", "SESSION.json ANSWER.json|-", argc, argv, 2, &error))
-    run_tell (argv[0], argv[1], &error);
-  return finish ("tell", error);
+  if (skewgp_parse_args ("tell", "--participant", 2, argc, argv, &args, &error)
+      && args.n_positional != 2)
+    skewgp_input_error (&error, "expected SESSION.json ANSWER.json|- (see skewgp tell --help)");
+  if (error == NULL && resolve_target ("tell", &args, &path, &rate, NULL, &error))
+    run_tell (path, args.positional[1], &error);
+  return skewgp_finish ("tell", error);
 }
 
 /* ---- status ---------------------------------------------------------------- */
 
+static void
+add_consistency (JsonBuilder *b, const SbConsistency *c)
+{
+  json_builder_set_member_name (b, "consistency");
+  json_builder_begin_object (b);
+  skewgp_add_int (b, "duels", c->n_duels);
+  skewgp_add_int (b, "repeats", c->n_repeats);
+  skewgp_add_int (b, "repeats_agreeing", c->n_agree);
+  skewgp_add_double_or_null (b, "agreement", c->agreement);
+  skewgp_add_double_or_null (b, "agreement_p", c->agreement_p);
+  skewgp_add_int (b, "triples", c->n_triples);
+  skewgp_add_int (b, "intransitive_triples", c->n_intransitive);
+  skewgp_add_int (b, "side_duels", c->n_side);
+  skewgp_add_int (b, "first_shown_chosen", c->n_first_chosen);
+  skewgp_add_double_or_null (b, "first_shown_rate", c->first_rate);
+  skewgp_add_double_or_null (b, "side_p", c->side_p);
+  skewgp_add_double_or_null (b, "log_bayes_factor_vs_coin", c->log_bf);
+  skewgp_add_bool (b, "at_chance", c->at_chance);
+  json_builder_end_object (b);
+}
+
 static gboolean
-run_status (const char *path, GError **error)
+run_status (const char *path, const char *participant, GError **error)
 {
   g_autoptr (SbSession) session = load_session (path, error);
   const SbExperiment *exp;
@@ -683,10 +934,12 @@ run_status (const char *path, GError **error)
   exp = sb_session_get_experiment (session);
   SbRecommendation rec;
   if (!sb_ask_tell_recommend (session, &rec, &err))
-    return forward (err, error);
+    return skewgp_forward_error (err, error);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
+  if (participant)
+    skewgp_add_string (b, "participant", participant);
   add_done (b, session);
   json_builder_set_member_name (b, "best");
   if (rec.has_best)
@@ -708,6 +961,72 @@ run_status (const char *path, GError **error)
     json_builder_add_int_value (b, (gint64) open->id);
   else
     json_builder_add_null_value (b);
+  if (participant)
+    {
+      SbConsistency c;
+      sb_consistency_of_session (session, &c);
+      add_consistency (b, &c);
+    }
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+  return TRUE;
+}
+
+/* The study's population: each participant's summary and the pooled
+ * counts (sb_study_population: where the population model goes). */
+static gboolean
+run_population (const char *dir, GError **error)
+{
+  g_autoptr (SbStudy) study = skewgp_open_study (dir, error);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  SbPopulation pop;
+  GError *err = NULL;
+
+  if (study == NULL)
+    return FALSE;
+  json_builder_begin_object (b);
+  skewgp_add_string (b, "study", sb_study_get_name (study));
+  skewgp_add_double (b, "repeat_rate", sb_study_get_repeat_rate (study));
+  json_builder_set_member_name (b, "participants");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < sb_study_get_n_participants (study); i++)
+    {
+      const SbParticipant *p = sb_study_get_participant (study, i);
+      SbParticipantSummary s;
+      if (!sb_study_summarise (study, p->code, &s, &err))
+        return skewgp_forward_error (err, error);
+      json_builder_begin_object (b);
+      skewgp_add_string (b, "code", p->code);
+      skewgp_add_string (b, "status", sb_participant_status_to_string (p->status));
+      skewgp_add_int (b, "answers", s.answered);
+      skewgp_add_int (b, "budget", s.budget);
+      skewgp_add_bool (b, "done", s.done);
+      skewgp_add_int (b, "removed", s.removed);
+      skewgp_add_int (b, "skipped", s.skipped);
+      skewgp_add_bool (b, "open_question", s.open_question);
+      add_consistency (b, &s.consistency);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  if (!sb_study_population (study, &pop, &err))
+    return skewgp_forward_error (err, error);
+  json_builder_set_member_name (b, "population");
+  json_builder_begin_object (b);
+  skewgp_add_int (b, "participants", pop.n_participants);
+  skewgp_add_int (b, "included", pop.n_included);
+  skewgp_add_int (b, "done", pop.n_done);
+  skewgp_add_int (b, "answers", pop.n_answers);
+  skewgp_add_int (b, "duels", pop.n_duels);
+  skewgp_add_int (b, "repeats", pop.n_repeats);
+  skewgp_add_int (b, "repeats_agreeing", pop.n_agree);
+  skewgp_add_double_or_null (b, "agreement", pop.n_repeats ? (double) pop.n_agree / pop.n_repeats
+                                                           : NAN);
+  skewgp_add_int (b, "triples", pop.n_triples);
+  skewgp_add_int (b, "intransitive_triples", pop.n_intransitive);
+  skewgp_add_int (b, "side_duels", pop.n_side);
+  skewgp_add_int (b, "first_shown_chosen", pop.n_first_chosen);
+  skewgp_add_int (b, "at_chance", pop.n_at_chance);
+  json_builder_end_object (b);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
   return TRUE;
@@ -716,25 +1035,28 @@ run_status (const char *path, GError **error)
 static int
 status_argv (int argc, char **argv)
 {
+  SkewgpArgs args;
+  g_autofree char *path = NULL;
+  double rate;
   GError *error = NULL;
 
-  if (expect_args ("status", "SESSION.json", argc, argv, 1, &error))
-    run_status (argv[0], &error);
-  return finish ("status", error);
+  if (skewgp_parse_args ("status", "--participant", 1, argc, argv, &args, &error)
+      && args.n_positional != 1)
+    skewgp_input_error (&error, "expected SESSION.json or STUDY (see skewgp status --help)");
+  if (error == NULL && args.participant == NULL && skewgp_is_study (args.positional[0]))
+    run_population (args.positional[0], &error);
+  else if (error == NULL && resolve_target ("status", &args, &path, &rate, NULL, &error))
+    run_status (path, args.participant, &error);
+  return skewgp_finish ("status", error);
 }
 
 /* ---- export ---------------------------------------------------------------- */
 
 static gboolean
-run_export (const char *path, const char *output, gboolean wide, GError **error)
+write_csv (const char *csv, const char *output, GError **error)
 {
-  g_autoptr (SbSession) session = load_session (path, error);
-  g_autofree char *csv = NULL;
   g_autoptr (GError) err = NULL;
 
-  if (session == NULL)
-    return FALSE;
-  csv = wide ? sb_session_to_csv (session) : sb_session_to_csv_long (session);
   if (output == NULL || g_str_equal (output, "-"))
     {
       fputs (csv, stdout);
@@ -746,38 +1068,54 @@ run_export (const char *path, const char *output, gboolean wide, GError **error)
   return TRUE;
 }
 
+static gboolean
+run_export (const char *path, const char *output, gboolean wide, GError **error)
+{
+  g_autoptr (SbSession) session = load_session (path, error);
+  g_autofree char *csv = NULL;
+
+  if (session == NULL)
+    return FALSE;
+  csv = wide ? sb_session_to_csv (session) : sb_session_to_csv_long (session);
+  return write_csv (csv, output, error);
+}
+
+static gboolean
+run_export_study (const SkewgpArgs *args, GError **error)
+{
+  g_autoptr (SbStudy) study = skewgp_open_study (args->positional[0], error);
+  g_autofree char *csv = NULL;
+  GError *err = NULL;
+
+  if (study == NULL)
+    return FALSE;
+  if (args->wide)
+    return skewgp_input_error (error, "--wide is the layout of one session; a study is "
+                               "exported in long format");
+  csv = sb_study_to_csv (study, args->participant, args->with_notes, &err);
+  if (csv == NULL)
+    return skewgp_forward_error (err, error);
+  return write_csv (csv, args->output, error);
+}
+
 static int
 export_argv (int argc, char **argv)
 {
-  const char *session = NULL, *output = NULL;
-  gboolean wide = FALSE;
+  SkewgpArgs args;
   GError *error = NULL;
 
-  for (int i = 0; i < argc && error == NULL; i++)
-    {
-      if (g_str_equal (argv[i], "-o") || g_str_equal (argv[i], "--output"))
-        {
-          if (i + 1 >= argc)
-            skewgp_input_error (&error, "%s needs a file name", argv[i]);
-          else
-            output = argv[++i];
-        }
-      else if (g_str_has_prefix (argv[i], "--output="))
-        output = argv[i] + strlen ("--output=");
-      else if (g_str_equal (argv[i], "--wide"))
-        wide = TRUE;
-      else if (argv[i][0] == '-' && argv[i][1] != '\0')
-        skewgp_input_error (&error, "unknown option '%s' (see skewgp export --help)", argv[i]);
-      else if (session == NULL)
-        session = argv[i];
-      else
-        skewgp_input_error (&error, "unexpected argument '%s'", argv[i]);
-    }
-  if (error == NULL && session == NULL)
-    skewgp_input_error (&error, "expected SESSION.json (see skewgp export --help)");
-  if (error == NULL)
-    run_export (session, output, wide, &error);
-  return finish ("export", error);
+  if (skewgp_parse_args ("export", "--output --wide --participant --with-notes", 1, argc, argv,
+                         &args, &error)
+      && args.n_positional != 1)
+    skewgp_input_error (&error, "expected SESSION.json or STUDY (see skewgp export --help)");
+  if (error == NULL && skewgp_is_study (args.positional[0]))
+    run_export_study (&args, &error);
+  else if (error == NULL && (args.participant || args.with_notes))
+    skewgp_input_error (&error, "--participant and --with-notes apply to a study folder, and "
+                        "'%s' is not one", args.positional[0]);
+  else if (error == NULL)
+    run_export (args.positional[0], args.output, args.wide, &error);
+  return skewgp_finish ("export", error);
 }
 
 const SkewgpCommand skewgp_command_new = {

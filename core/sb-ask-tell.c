@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include "sb-ask-tell.h"
+#include "sb-consistency.h"
 #include "sb-experiment-templates.h"
 #include "sb-jobs.h"
 #include "sb-parameter-kinds.h"
+#include "sb-recommend.h"
 #include "sb-session-private.h"
 
 #include "sg-bo.h"
@@ -228,8 +230,33 @@ refit_if_due (SbSession *session, GError **error)
   return ok;
 }
 
+/* A repeat of the past duel ENTRY as question Q: its options swapped
+ * (option 0 is the old b) and shown on the other sides (sb-consistency.h). */
+static void
+pose_repeat (SbSession *session, guint entry, SbPendingQuestion *q)
+{
+  const SbLogEntry *e = sb_session_get_observation (session, entry);
+  gsize size = e->dim * sizeof (double);
+
+  q->kind = SB_PENDING_DUEL;
+  q->n_options = 2;
+  memcpy (q->options[0], e->b, size);
+  memcpy (q->options[1], e->a, size);
+  /* The old option k is the new option 1 - k: the same order numbers
+   * put the other setting first. Unrecorded (the app showed a first):
+   * the old b first now. */
+  q->shown_order[0] = e->n_shown == 2 ? e->shown_order[0] : 0;
+  q->shown_order[1] = 1 - q->shown_order[0];
+}
+
 const SbPendingQuestion *
 sb_ask_tell_ask (SbSession *session, GError **error)
+{
+  return sb_ask_tell_ask_with_repeats (session, 0.0, error);
+}
+
+const SbPendingQuestion *
+sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate, GError **error)
 {
   const SbExperiment *exp = sb_session_get_experiment (session);
   const SbPendingQuestion *current = sb_ask_tell_current (session);
@@ -237,6 +264,7 @@ sb_ask_tell_ask (SbSession *session, GError **error)
   SbPendingQuestion q = { 0 };
   SbJobInput *input;
   gsize size = exp->n_parameters * sizeof (double);
+  guint repeat;
 
   if (current != NULL)
     return current;
@@ -245,6 +273,19 @@ sb_ask_tell_ask (SbSession *session, GError **error)
       fail (error, SB_ASK_TELL_ERROR_DONE, "the budget of %u answers is used", exp->budget);
       return NULL;
     }
+  q.id = sb_session_get_questions_asked (session) + 1;
+  q.created = g_get_real_time ();
+  q.n_log = sb_session_get_n_observations (session);
+  {
+    g_autoptr (GPtrArray) log = sb_session_dup_observations (session);
+    if (sb_consistency_pick_repeat (exp, log, exp->seed, q.id, repeat_rate, &repeat))
+      {
+        pose_repeat (session, repeat, &q);
+        if (!sb_session_set_pending (session, &q, error))
+          return NULL;
+        return sb_session_get_pending (session);
+      }
+  }
   if (!refit_if_due (session, error))
     return NULL;
   input = sb_job_input_new (session);
@@ -253,9 +294,6 @@ sb_ask_tell_ask (SbSession *session, GError **error)
   if (proposal == NULL)
     return NULL;
 
-  q.id = sb_session_get_questions_asked (session) + 1;
-  q.created = g_get_real_time ();
-  q.n_log = sb_session_get_n_observations (session);
   if (proposal->kind == SB_QUESTION_DUEL)
     {
       q.kind = SB_PENDING_DUEL;
@@ -411,17 +449,8 @@ map_answer (const SbExperiment *exp, const SbPendingQuestion *q, const SbAnswer 
           entry->kind = SB_LOG_VALUE;
           entry->value = answer->value;
         }
-      else if (exp->mode == SB_MODE_SAFE)
-        entry->kind = SB_LOG_FAILED;
       else
-        {
-          /* The model of mixed mode has no failed observation: keep the
-           * answer as a skip of this setting, saying so. */
-          entry->kind = SB_LOG_SKIP;
-          entry->b = (double *) q->options[0];
-          entry->note = (char *) "failed (kept as a skip: mixed mode does not model failed "
-                                 "settings)";
-        }
+        entry->kind = SB_LOG_FAILED;
       break;
     }
   if (many)
@@ -468,32 +497,11 @@ sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error)
 gboolean
 sb_ask_tell_recommend (SbSession *session, SbRecommendation *out, GError **error)
 {
-  const SbExperiment *exp = sb_session_get_experiment (session);
   SbJobInput *input = sb_job_input_new (session);
-  struct sg_bo *bo = sb_job_replay (input, error);
-  sg_bo_query query;
-  sg_point_summary summary;
-  gsl_rng *rng;
+  gboolean ok = sb_recommend_from_input (input, out, error);
 
   sb_job_input_free (input);
-  if (bo == NULL)
-    return FALSE;
-  memset (out, 0, sizeof *out);
-  out->mean = out->lower = out->upper = NAN;
-  out->has_best = sg_bo_best (bo, out->best) != 0;
-  rng = sg_rng_new (exp->seed, 1 + sg_bo_n_answers (bo));
-  if (out->has_best && rng != NULL && sg_bo_propose (bo, rng, NULL, &query) == SG_OK
-      && sg_bo_summarize (bo, out->best, 1, SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES, 0.95, NULL,
-                          &summary) == SG_OK)
-    {
-      out->mean = summary.mean;
-      out->lower = summary.lower;
-      out->upper = summary.upper;
-    }
-  sb_experiment_from_model (exp, out->best, out->best);  /* the engine's x_r, natural */
-  sg_rng_free (rng);
-  sg_bo_free (bo);
-  return TRUE;
+  return ok;
 }
 
 /* ---- Writers ---------------------------------------------------------------------- */

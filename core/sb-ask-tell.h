@@ -21,11 +21,11 @@
  *   ranking  k options as for a choice; answered by {"ranking": [i, ...]},
  *            every option once, best first;
  *   value    one option, the setting to measure (mixed and safe mode);
- *            answered by {"value": y} or {"failed": true}. In safe mode a
- *            failed setting is an observation of the model (001 eq. 40). In
- *            mixed mode the model has no place for it yet: the answer is
- *            recorded as a skip with a note saying it failed, so it is kept
- *            in the log and the CSV, and the next question differs.
+ *            answered by {"value": y} or {"failed": true}. A failed
+ *            setting is an observation of the model in both modes (001
+ *            eq. 40's non-valid factor): below the safety threshold in
+ *            safe mode, below the failure level in mixed mode (the
+ *            experiment's "threshold"; sg_bo_answer_invalid).
  * The options are presented in SHOWN_ORDER, a random permutation seeded by
  * the experiment's seed and the question id (sb_shuffle_order), so the
  * place of the current best is balanced and reproducible; it is recorded
@@ -41,6 +41,7 @@
 #pragma once
 
 #include "sb-file-lock.h"
+#include "sb-recommend.h"
 #include "sb-session.h"
 
 #include <json-glib/json-glib.h>
@@ -99,6 +100,13 @@ const SbPendingQuestion *sb_ask_tell_current (SbSession *session);
  * budget is used, SB_ENGINE_ERROR when the engine failed, a session error
  * when saving failed. */
 const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
+/* The same, with repeated pairs scheduled at REPEAT_RATE (0 .. 1): a
+ * question may be a past duel asked again, its options swapped and shown
+ * on the other sides, instead of the engine's proposal
+ * (sb_consistency_pick_repeat; a study's "repeat_rate"). A repeat is an
+ * ordinary duel question and counts against the budget like any answer. */
+const SbPendingQuestion *sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate,
+                                                       GError **error);
 
 /* Records ANSWER to the pending question and saves: the log entry it
  * maps to (see above) with the question id, the order shown, and the
@@ -110,18 +118,10 @@ const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
  * ties are not allowed, a ranking of a choice question, ...). */
 gboolean sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error);
 
-/* The recommendation after replaying the log: the engine's current best
- * setting (the incumbent x_r; HAS_BEST FALSE before there is one) with
- * the model's posterior mean of f there and its 95% equal-tailed credible
- * interval (NaN when no model exists yet: the random initial design, or
- * the random surrogate). The
- * model is built as a proposal builds it (sg_bo_propose), seeded by the
- * experiment and the log, so the same session gives the same numbers. */
-typedef struct {
-  gboolean has_best;
-  double best[SB_MAX_PARAMETERS];
-  double mean, lower, upper;
-} SbRecommendation;
+/* The recommendation after replaying the log (SbRecommendation,
+ * sb-recommend.h). Takes a snapshot of SESSION (sb_job_input_new) and computes the
+ * recommendation from it, on the calling thread (sb_recommend_from_input
+ * in sb-recommend.h; the window runs that one on the worker). */
 gboolean sb_ask_tell_recommend (SbSession *session, SbRecommendation *out, GError **error);
 
 

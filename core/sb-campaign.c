@@ -3,7 +3,10 @@
 
 #include "sb-campaign.h"
 
+#include "sb-consistency.h"
 #include "sb-file-lock.h"
+#include "sb-session-history.h"
+#include "sb-recommend.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,6 +37,7 @@ struct _SbCampaign
   guint slice_x, slice_y;
   double slice_fixed[SB_MAX_PARAMETERS];
   gboolean auto_refit;
+  double repeat_rate;        /* share of duels that repeat a past one */
   gboolean autoplay;
   guint autoplay_delay;
   guint autoplay_source;
@@ -41,6 +45,7 @@ struct _SbCampaign
    * changed since (log_changes still equals redo_at). */
   SbLogEntry *redo_entry;
   guint64 log_changes;       /* ::changed emissions of the session seen */
+  guint n_edits;             /* the session's history edits seen */
   guint64 redo_at;
 };
 
@@ -64,6 +69,7 @@ enum {
   QUESTION_READY,
   PLOT_READY,
   DENSITY_READY,
+  RECOMMENDATION_READY,
   FIT_PROGRESS,
   FIT_FINISHED,
   N_SIGNALS
@@ -184,6 +190,43 @@ ask (SbCampaign *self)
   schedule_autoplay (self);
 }
 
+void
+sb_campaign_mark_shown (SbCampaign *self)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  if (self->state == SB_CAMPAIGN_ASKING)
+    self->asked_at = g_get_monotonic_time ();
+}
+
+/* At the repeat rate, the duel Q becomes a past duel asked again, its
+ * options swapped and shown on the other sides (sb-consistency.h); the
+ * model, the best and the plots stay the engine's. Not for a simulated
+ * oracle, whose answer is the engine's pair's. */
+static void
+maybe_repeat (SbCampaign *self, SbQuestion *q)
+{
+  const SbExperiment *exp = sb_session_get_experiment (self->session);
+  g_autoptr (GPtrArray) log = NULL;
+  const SbLogEntry *e;
+  guint entry;
+
+  if (!(self->repeat_rate > 0) || q->kind != SB_QUESTION_DUEL || q->has_oracle)
+    return;
+  log = sb_session_dup_observations (self->session);
+  if (!sb_consistency_pick_repeat (exp, log, exp->seed, q->n_log + 1, self->repeat_rate, &entry))
+    return;
+  e = g_ptr_array_index (log, entry);
+  memcpy (q->a, e->b, e->dim * sizeof (double));
+  memcpy (q->b, e->a, e->dim * sizeof (double));
+  memcpy (q->options[0], q->a, e->dim * sizeof (double));
+  memcpy (q->options[1], q->b, e->dim * sizeof (double));
+  /* the old option k is the new 1 - k: the same numbers swap the sides */
+  q->shown_order[0] = e->n_shown == 2 ? e->shown_order[0] : 0;
+  q->shown_order[1] = 1 - q->shown_order[0];
+  q->prob_better = NAN;
+  q->truth_a = q->truth_b = NAN;
+}
+
 static void
 question_computed (SbCampaign *self, const SbQuestion *result)
 {
@@ -191,6 +234,7 @@ question_computed (SbCampaign *self, const SbQuestion *result)
 
   if (q->model)
     sb_model_ref (q->model);
+  maybe_repeat (self, q);
   g_clear_pointer (&self->latest, sb_question_free);
   self->latest = q;
   set_string (self, &self->error, NULL, PROP_ERROR);
@@ -259,6 +303,9 @@ on_job_finished (SbWorker *worker, guint lane, guint64 generation, gpointer resu
     case SB_WORKER_LANE_DENSITY:
       g_signal_emit (self, signals[DENSITY_READY], 0, result);
       break;
+    case SB_WORKER_LANE_RECOMMEND:
+      g_signal_emit (self, signals[RECOMMENDATION_READY], 0, result, NULL);
+      break;
     default:
       break;
     }
@@ -286,6 +333,10 @@ on_job_failed (SbWorker *worker, guint lane, guint64 generation, const GError *e
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
       g_signal_emit (self, signals[FIT_FINISHED], 0, NULL, cancelled ? NULL : error);
       break;
+    case SB_WORKER_LANE_RECOMMEND:
+      if (!cancelled)
+        g_signal_emit (self, signals[RECOMMENDATION_READY], 0, NULL, error);
+      break;
     default:
       /* Plots are optional: the questions go on without them. */
       if (!cancelled)
@@ -312,13 +363,17 @@ on_session_changed (SbSession *session, SbCampaign *self)
 {
   guint n = sb_session_get_n_observations (session);
   gboolean computing = self->state == SB_CAMPAIGN_COMPUTING && !self->waiting_for_disk;
+  /* An answer removed or restored changes the model as a new one does. */
+  gboolean edited = sb_session_get_n_edits (session) != self->n_edits;
 
   self->log_changes++;
+  self->n_edits = sb_session_get_n_edits (session);
 
   /* A new proposal supersedes the running one (its result is dropped). */
-  if (computing ? self->computing_n_log != n
-                : self->latest == NULL || self->latest->n_log != n
-                  || self->state == SB_CAMPAIGN_STALLED)
+  if (edited
+      || (computing ? self->computing_n_log != n
+                    : self->latest == NULL || self->latest->n_log != n
+                      || self->state == SB_CAMPAIGN_STALLED))
     request_question (self);
 }
 
@@ -455,6 +510,7 @@ run_session (SbCampaign *self, SbSession *session, gboolean follow)
   g_clear_pointer (&self->redo_entry, sb_log_entry_free);
   g_clear_pointer (&self->latest, sb_question_free);
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
+  self->n_edits = session ? sb_session_get_n_edits (session) : 0;
   self->has_slice = FALSE;
   set_string (self, &self->error, NULL, PROP_ERROR);
   set_string (self, &self->save_error, NULL, PROP_SAVE_ERROR);
@@ -584,6 +640,11 @@ entry_for (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer
     }
   e->n_shown = q->n_options;
   memcpy (e->shown_order, q->shown_order, sizeof e->shown_order);
+  if (q->kind == SB_QUESTION_DUEL && !answer->duel_sides_shuffled)
+    {
+      e->shown_order[0] = 0;
+      e->shown_order[1] = 1;
+    }
   e->has_response_time = TRUE;
   e->response_time = (g_get_monotonic_time () - self->asked_at) / (double) G_USEC_PER_SEC;
   e->confidence = answer->confidence;
@@ -639,9 +700,9 @@ record (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer,
   switch (answer->kind)
     {
     case SB_ANSWER_FAILED:
-      if (exp->mode != SB_MODE_SAFE)
+      if (exp->mode != SB_MODE_SAFE && exp->mode != SB_MODE_MIXED)
         return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND,
-                       "only a value question in safe mode can be answered with \"failed\"");
+                       "only a value question (mixed or safe mode) can be answered with \"failed\"");
       break;
     case SB_ANSWER_VALUE:
     case SB_ANSWER_SKIP:
@@ -878,6 +939,13 @@ sb_campaign_get_save_error (SbCampaign *self)
 /* ---- Fits, oracle, autoplay -------------------------------------------- */
 
 void
+sb_campaign_set_repeat_rate (SbCampaign *self, double rate)
+{
+  g_return_if_fail (SB_IS_CAMPAIGN (self));
+  self->repeat_rate = CLAMP (rate, 0.0, 0.5);
+}
+
+void
 sb_campaign_set_auto_refit (SbCampaign *self, gboolean auto_refit)
 {
   g_return_if_fail (SB_IS_CAMPAIGN (self));
@@ -1018,6 +1086,17 @@ sb_campaign_request_density (SbCampaign *self, guint dim, const double *x)
   return TRUE;
 }
 
+gboolean
+sb_campaign_request_recommendation (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->session == NULL)
+    return FALSE;
+  sb_worker_submit (self->worker, SB_WORKER_LANE_RECOMMEND, sb_job_recommend,
+                    sb_job_input_new (self->session), (GDestroyNotify) sb_job_input_free, g_free);
+  return TRUE;
+}
+
 /* ---- GObject ----------------------------------------------------------- */
 
 static void
@@ -1113,6 +1192,9 @@ sb_campaign_class_init (SbCampaignClass *klass)
   signals[DENSITY_READY] = g_signal_new ("density-ready", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1,
                                          G_TYPE_POINTER);
+  signals[RECOMMENDATION_READY] = g_signal_new ("recommendation-ready", G_TYPE_FROM_CLASS (klass),
+                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_POINTER);
   signals[FIT_PROGRESS] = g_signal_new ("fit-progress", G_TYPE_FROM_CLASS (klass),
                                         G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                         G_TYPE_DOUBLE, G_TYPE_STRING);

@@ -38,6 +38,9 @@
  *   ::question-ready     a question is on screen (state ASKING)
  *   ::plot-ready         (SbPlotSnapshot *) a new plot snapshot
  *   ::density-ready      (SbDensityData *) the density at a point
+ *   ::recommendation-ready (const SbRecommendation *rec or NULL, const
+ *                        GError *error or NULL): the result of
+ *                        sb_campaign_request_recommendation
  *   ::fit-progress       (double fraction, const char *text)
  *   ::fit-finished       (const SbFitResult *result or NULL, const GError
  *                        *error or NULL): NULL, NULL when cancelled
@@ -96,6 +99,11 @@ typedef struct {
   guint chosen;                    /* SB_ANSWER_CHOSEN                       */
   guint ranking[SB_MAX_OPTIONS];   /* SB_ANSWER_RANKING: n_options indices   */
   sg_confidence confidence;        /* duels and choices; NONE: not given     */
+  /* Duels: the sides were shown in the question's shown_order (the
+   * participant view); FALSE records A shown first, as the workbench
+   * panel always draws it. Choices and rankings are always shown in
+   * their shown_order. */
+  gboolean duel_sides_shuffled;
 } SbCampaignAnswer;
 
 #define SB_TYPE_CAMPAIGN (sb_campaign_get_type ())
@@ -146,6 +154,12 @@ gboolean sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value,
  * that is not a permutation, a confidence on a tie). */
 gboolean sb_campaign_answer_full (SbCampaign *self, const SbCampaignAnswer *answer,
                                   GError **error);
+/* The question on screen is fully shown to the person now: a view that
+ * presents it later than ::question-ready (after a pause between
+ * questions, once its stimuli are drawn) calls this, and the answer's
+ * response time counts from here. Nothing happens while no question is
+ * on screen. */
+void sb_campaign_mark_shown (SbCampaign *self);
 /* Takes back the last recorded answer (skips included) and asks again;
  * the entry is kept for sb_campaign_redo. */
 gboolean sb_campaign_undo (SbCampaign *self, GError **error);
@@ -169,6 +183,12 @@ const char *sb_campaign_get_error (SbCampaign *self);
  * file holds everything or the session has no file). */
 guint sb_campaign_get_n_saved (SbCampaign *self);
 const char *sb_campaign_get_save_error (SbCampaign *self);
+
+/* Repeated pairs (a study's "repeat_rate", sb-consistency.h): at RATE (0
+ * .. 0.5) a duel the engine proposed is replaced by a past duel asked
+ * again, its options swapped and shown on the other sides; 0 (default)
+ * asks the engine's duels only. Not with a simulated oracle. */
+void sb_campaign_set_repeat_rate (SbCampaign *self, double rate);
 
 /* Hyperparameter fits: on the engine's schedule (AUTO_REFIT, default
  * TRUE) or now (sb_campaign_refit); cancelling keeps the stored values. */
@@ -196,5 +216,9 @@ SbPlotSnapshot *sb_campaign_get_plot (SbCampaign *self);
 /* The predictive density of f at X (dim entries); ::density-ready follows.
  * FALSE when there is no model or X has another dimension. */
 gboolean sb_campaign_request_density (SbCampaign *self, guint dim, const double *x);
+/* Computes the recommendation of the session's log as it is now on the
+ * worker (sb_job_recommend); ::recommendation-ready delivers it. FALSE
+ * when there is no session. */
+gboolean sb_campaign_request_recommendation (SbCampaign *self);
 
 G_END_DECLS

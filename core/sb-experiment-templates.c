@@ -4,6 +4,7 @@
 #include "sb-experiment-templates.h"
 #include "sb-parameter-kinds.h"
 
+#include "sb-colour.h"
 #include "sg-problems.h"
 
 #include <math.h>
@@ -20,11 +21,17 @@ sb_template_colour (void)
   exp->budget = 30;
   exp->initial = 3;
   exp->seed = 1;
-  /* Lightness is kept away from black and white, where hue and saturation
-   * stop being visible and the preference would be ill-posed. */
+  exp->stimulus.kind = SB_STIMULUS_COLOUR;
+  exp->stimulus.colour_space = SB_COLOUR_OKLCH;
+  /* OKLCH, hue first (as the model sees it): chroma in CSS Color 4's
+   * percent (100% = 0.4) up to 80% = 0.32, the most any sRGB colour has,
+   * so at many hues the upper part lies outside sRGB and is shown with
+   * its chroma reduced into the gamut, and marked; lightness kept away
+   * from black and white, where hue and chroma stop being visible and
+   * the preference would be ill-posed. */
   sb_experiment_add_parameter (exp, "hue", "°", 0.0, 360.0);
-  sb_experiment_add_parameter (exp, "saturation", "%", 15.0, 100.0);
-  sb_experiment_add_parameter (exp, "lightness", "%", 25.0, 80.0);
+  sb_experiment_add_parameter (exp, "chroma", "%", 5.0, 80.0);
+  sb_experiment_add_parameter (exp, "lightness", "%", 35.0, 85.0);
   return exp;
 }
 
@@ -105,7 +112,8 @@ sb_template_describe_problem (const char *problem)
   return g_strdup ("");
 }
 
-/* HSL -> sRGB (CSS Color 4, "Converting HSL colors to sRGB"). */
+/* HSL -> sRGB (CSS Color 4, "Converting HSL colors to sRGB"), for colour
+ * sessions recorded in HSL. */
 static double
 hsl_channel (double n, double h, double s, double l)
 {
@@ -114,38 +122,91 @@ hsl_channel (double n, double h, double s, double l)
   return l - a * MAX (-1.0, MIN (MIN (k - 3.0, 9.0 - k), 1.0));
 }
 
-/* The colour experiment's coordinates, tolerant of edited parameter
- * ranges: hue in degrees, saturation and lightness in percent. */
-static void
-colour_hsl (const SbExperiment *exp, const double *x, double *h, double *s, double *l)
+static double
+wrap_degrees (double h)
 {
-  *h = exp->n_parameters > 0 ? fmod (fmod (x[0], 360.0) + 360.0, 360.0) : 0.0;
-  *s = exp->n_parameters > 1 ? CLAMP (x[1] / 100.0, 0.0, 1.0) : 0.7;
-  *l = exp->n_parameters > 2 ? CLAMP (x[2] / 100.0, 0.0, 1.0) : 0.5;
+  return fmod (fmod (h, 360.0) + 360.0, 360.0);
 }
 
-void
+/* The parameter called NAME, else the one at FALLBACK. */
+static guint
+colour_parameter (const SbExperiment *exp, const char *name, guint fallback)
+{
+  for (guint j = 0; j < exp->n_parameters; j++)
+    if (g_ascii_strcasecmp (exp->parameters[j].name, name) == 0)
+      return j;
+  return fallback;
+}
+
+/* The OKLCH coordinates of X: parameters named lightness, chroma and hue
+ * (otherwise the first three, in that order). Lightness in [0, 1], or in
+ * percent when its unit is "%"; chroma absolute, or in CSS Color 4's
+ * percent (100% = 0.4); hue in degrees. */
+static void
+colour_oklch (const SbExperiment *exp, const double *x, double *L, double *C, double *h)
+{
+  guint l = colour_parameter (exp, "lightness", 0), c = colour_parameter (exp, "chroma", 1);
+  guint hue = colour_parameter (exp, "hue", 2);
+
+  *L = g_strcmp0 (exp->parameters[l].unit, "%") == 0 ? x[l] / 100.0 : x[l];
+  *C = g_strcmp0 (exp->parameters[c].unit, "%") == 0 ? x[c] * 0.4 / 100.0 : x[c];
+  *h = wrap_degrees (x[hue]);
+}
+
+gboolean
 sb_template_colour_rgb (const SbExperiment *exp, const double *x,
                         double *red, double *green, double *blue)
 {
-  double h, s, l;
+  double rgb[3];
+  gboolean mapped = FALSE;
 
-  colour_hsl (exp, x, &h, &s, &l);
-  *red = hsl_channel (0, h, s, l);
-  *green = hsl_channel (8, h, s, l);
-  *blue = hsl_channel (4, h, s, l);
+  if (exp->n_parameters < 3)
+    {
+      *red = *green = *blue = 0.5;
+      return FALSE;
+    }
+  if (exp->stimulus.colour_space == SB_COLOUR_HSL)
+    {
+      double h = wrap_degrees (x[0]), s = CLAMP (x[1] / 100.0, 0.0, 1.0);
+      double l = CLAMP (x[2] / 100.0, 0.0, 1.0);
+      rgb[0] = hsl_channel (0, h, s, l);
+      rgb[1] = hsl_channel (8, h, s, l);
+      rgb[2] = hsl_channel (4, h, s, l);
+    }
+  else
+    {
+      double L, C, h;
+      colour_oklch (exp, x, &L, &C, &h);
+      mapped = sb_oklch_to_srgb (L, C, h, rgb, NULL);
+    }
+  *red = rgb[0];
+  *green = rgb[1];
+  *blue = rgb[2];
+  return mapped;
 }
 
 char *
 sb_template_colour_describe (const SbExperiment *exp, const double *x)
 {
-  double h, s, l, r, g, b;
+  double r, g, b;
+  gboolean mapped = sb_template_colour_rgb (exp, x, &r, &g, &b);
+  g_autofree char *hex = g_strdup_printf ("#%02X%02X%02X", (guint) lround (255 * r),
+                                          (guint) lround (255 * g), (guint) lround (255 * b));
 
-  colour_hsl (exp, x, &h, &s, &l);
-  sb_template_colour_rgb (exp, x, &r, &g, &b);
-  return g_strdup_printf ("hsl(%.0f°, %.0f%%, %.0f%%) · #%02X%02X%02X", h, 100 * s, 100 * l,
-                          (guint) lround (255 * r), (guint) lround (255 * g),
-                          (guint) lround (255 * b));
+  if (exp->n_parameters < 3)
+    return g_strdup ("");
+  if (exp->stimulus.colour_space == SB_COLOUR_HSL)
+    return g_strdup_printf ("hsl(%.0f°, %.0f%%, %.0f%%) · %s", wrap_degrees (x[0]),
+                            CLAMP (x[1], 0.0, 100.0), CLAMP (x[2], 0.0, 100.0), hex);
+  {
+    double L, C, h, rgb[3], shown;
+    colour_oklch (exp, x, &L, &C, &h);
+    sb_oklch_to_srgb (L, C, h, rgb, &shown);
+    if (mapped)
+      return g_strdup_printf ("oklch(%.1f%% %.3f %.0f°) · %s · mapped into sRGB (chroma %.3f)",
+                              100 * L, C, h, hex, shown);
+    return g_strdup_printf ("oklch(%.1f%% %.3f %.0f°) · %s", 100 * L, C, h, hex);
+  }
 }
 
 char *
@@ -178,7 +239,7 @@ sb_experiment_describe_setting (const SbExperiment *exp, const double *x)
 {
   GString *out;
 
-  if (exp->template_kind == SB_TEMPLATE_COLOUR)
+  if (exp->stimulus.kind == SB_STIMULUS_COLOUR)
     return sb_template_colour_describe (exp, x);
   out = g_string_new (NULL);
   for (guint j = 0; j < exp->n_parameters; j++)

@@ -1,9 +1,10 @@
 /* sb-experiment-templates.h — the experiments offered by "New experiment".
  *
  * Each template is a complete, runnable experiment definition:
- *   colour     a human preference experiment over hue, saturation and
- *              lightness; the duel shows two large swatches (the default
- *              demo, so a newcomer can answer right away);
+ *   colour     a human preference experiment over OKLCH lightness,
+ *              chroma and hue (sb-colour.h); the duel shows two swatches
+ *              on a neutral grey surround (the default demo, so a
+ *              newcomer can answer right away);
  *   benchmark  a problem of the engine's benchmark set (sg-bo.h), answered
  *              by the simulated oracle (auto-play) or by the human;
  *   custom     parameters named by the user, shown side by side as a table.
@@ -28,11 +29,14 @@ SbExperiment *sb_template_custom (void);
 char **sb_template_list_problems (void);
 char *sb_template_describe_problem (const char *problem);
 
-/* The colour shown for a point of the colour experiment, as sRGB
- * components in [0, 1] (HSL to RGB, CSS Color 4 §7). */
-void sb_template_colour_rgb (const SbExperiment *exp, const double *x,
-                             double *red, double *green, double *blue);
-/* "hsl(210°, 60%, 45%)" for the point. */
+/* The colour shown for a point of an experiment with a colour stimulus,
+ * as sRGB components in [0, 1]: OKLCH (sb-colour.h), or HSL (CSS Color 4
+ * §7) for sessions recorded in it. TRUE when the OKLCH colour lies
+ * outside sRGB and was shown with its chroma reduced. */
+gboolean sb_template_colour_rgb (const SbExperiment *exp, const double *x,
+                                 double *red, double *green, double *blue);
+/* "oklch(62.0% 0.150 210°) · #RRGGBB", with "· mapped into sRGB (chroma
+ * 0.121)" when it was mapped ("hsl(210°, 60%, 45%) · #RRGGBB" for HSL). */
 char *sb_template_colour_describe (const SbExperiment *exp, const double *x);
 /* The setting X in the experiment's words: the colour template names the
  * colour, other experiments list "name = value unit, ..." (the history,

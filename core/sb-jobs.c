@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-jobs.h"
+#include "sb-candidates.h"
 #include "sb-engine-job.h"
 #include "sb-parameter-kinds.h"
 
@@ -90,7 +91,8 @@ sb_question_free (SbQuestion *q)
 /* ---- Shared steps -------------------------------------------------------- */
 
 static gboolean
-build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
+build_config (const SbExperiment *exp, sg_bo_config *config, double **cand_model,
+              GError **error)
 {
   double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
   int status;
@@ -140,6 +142,18 @@ build_config (const SbExperiment *exp, sg_bo_config *config, GError **error)
                             "the parameter's scale", error))
         return FALSE;
     }
+  /* a candidate set: the engine chooses among its rows, in model
+   * coordinates (*CAND_MODEL, the caller's until sg_bo_new copies them) */
+  if (exp->candidates != NULL)
+    {
+      const SbCandidates *c = exp->candidates;
+      *cand_model = g_new (double, (gsize) c->n * c->dim + 1);
+      for (guint i = 0; i < c->n; i++)
+        sb_experiment_to_model (exp, c->values + (gsize) i * c->dim,
+                                *cand_model + (gsize) i * c->dim);
+      config->n_candidates = c->n;
+      config->candidates = *cand_model;
+    }
   if (exp->has_safe_start)
     {
       config->has_safe_start = 1;
@@ -175,8 +189,8 @@ hyper_to_engine (const SbHyper *h, guint dim, sg_hyper *out)
   out->noise.probit_sd = h->probit_sd;
 }
 
-static void
-hyper_from_engine (const sg_hyper *h, guint dim, guint n_answers, SbHyper *out)
+void
+sb_hyper_from_engine (const sg_hyper *h, guint dim, guint n_answers, SbHyper *out)
 {
   memset (out, 0, sizeof *out);
   out->valid = TRUE;
@@ -252,9 +266,10 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
 {
   const SbExperiment *exp = input->experiment;
   sg_bo_config config;
+  g_autofree double *cand_model = NULL;
   sg_bo *bo = NULL;
 
-  if (!build_config (exp, &config, error))
+  if (!build_config (exp, &config, &cand_model, error))
     return NULL;
   if (sb_engine_failed (sg_bo_new (&config, &bo), "creating the optimisation loop", error))
     return NULL;
@@ -273,6 +288,9 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
           sg_bo_free (bo);
           return NULL;
         }
+      /* An answer the experimenter removed never reaches the engine. */
+      if (sb_log_entry_is_removed (natural))
+        continue;
       obs = entry_to_model (exp, natural);
       switch (obs->kind)
         {
@@ -348,19 +366,35 @@ sb_shuffle_order (guint64 seed, guint64 number, guint n, guint *order)
     }
 }
 
+/* The engine's point X (model coordinates) in natural units; with a
+ * candidate set, the natural values of its candidate row exactly (the map
+ * back through a log need not give the CSV's digits). */
+static void
+point_from_model (const SbExperiment *exp, double *x)
+{
+  gssize row;
+
+  sb_experiment_from_model (exp, x, x);
+  if (exp->candidates != NULL && (row = sb_experiment_candidate_index (exp, x)) >= 0)
+    memcpy (x, exp->candidates->values + (gsize) row * exp->candidates->dim,
+            exp->candidates->dim * sizeof *x);
+}
+
 /* The engine's points of Q (model coordinates) in natural units. */
 static void
 question_from_model (const SbExperiment *exp, SbQuestion *q)
 {
-  sb_experiment_from_model (exp, q->a, q->a);
-  sb_experiment_from_model (exp, q->b, q->b);
+  point_from_model (exp, q->a);
+  point_from_model (exp, q->b);
   for (guint i = 0; i < q->n_options; i++)
-    sb_experiment_from_model (exp, q->options[i], q->options[i]);
+    point_from_model (exp, q->options[i]);
   if (q->has_best)
-    sb_experiment_from_model (exp, q->best, q->best);
+    point_from_model (exp, q->best);
 }
 
-/* Squared distance of X and Y in coordinates scaled to the box. */
+/* Squared distance of X and Y in model coordinates scaled to the box,
+ * each along its parameter's kind (the shorter way round a periodic one,
+ * 0 or 1 between categorical levels). */
 static double
 box_distance2 (const SbExperiment *exp, const double *x, const double *y)
 {
@@ -369,14 +403,40 @@ box_distance2 (const SbExperiment *exp, const double *x, const double *y)
   for (guint j = 0; j < exp->n_parameters; j++)
     {
       const SbParameter *p = &exp->parameters[j];
-      double t = (x[j] - y[j]) / (p->upper - p->lower);
+      double lo = sb_parameter_to_model (p, p->lower), hi = sb_parameter_to_model (p, p->upper);
+      double t = sg_dim_distance (sb_parameter_dim_kind (p), hi - lo, sb_parameter_to_model (p, x[j]),
+                                  sb_parameter_to_model (p, y[j]))
+                 / (hi - lo);
       d2 += t * t;
     }
   return d2;
 }
 
+/* A uniform draw for the space-filling options: a point of the box, or
+ * with a candidate set a uniform candidate row. */
+static void
+draw_setting (const SbExperiment *exp, guint64 *state, double *x)
+{
+  const SbCandidates *c = exp->candidates;
+  if (c != NULL)
+    {
+      guint i = (guint) (stream_uniform (state) * c->n);
+      memcpy (x, c->values + (gsize) MIN (i, c->n - 1) * c->dim, c->dim * sizeof *x);
+      return;
+    }
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      /* uniform in model coordinates, onto the parameter's settings */
+      const SbParameter *p = &exp->parameters[j];
+      double lo = sb_parameter_to_model (p, p->lower), hi = sb_parameter_to_model (p, p->upper);
+      x[j] = sb_parameter_from_model (p, lo + stream_uniform (state) * (hi - lo));
+    }
+}
+
 /* Options 2 .. k-1 of a choice or ranking question in mixed mode (see
- * SbQuestion.options: maximin over 64 uniform draws per option). */
+ * SbQuestion.options: maximin over 64 uniform draws per option; a draw
+ * equal to an option already there has distance 0 and loses to any
+ * other, and a candidate set has at least k rows). */
 static void
 fill_space_filling (const SbExperiment *exp, SbQuestion *q)
 {
@@ -388,13 +448,7 @@ fill_space_filling (const SbExperiment *exp, SbQuestion *q)
       for (guint c = 0; c < 64; c++)
         {
           double x[SB_MAX_PARAMETERS], d2 = INFINITY;
-          for (guint j = 0; j < exp->n_parameters; j++)
-            {
-              /* uniform in model coordinates, onto the parameter's settings */
-              const SbParameter *p = &exp->parameters[j];
-              double lo = sb_parameter_to_model (p, p->lower), hi = sb_parameter_to_model (p, p->upper);
-              x[j] = sb_parameter_from_model (p, lo + stream_uniform (&state) * (hi - lo));
-            }
+          draw_setting (exp, &state, x);
           for (guint i = 0; i < q->n_options; i++)
             d2 = MIN (d2, box_distance2 (exp, x, q->options[i]));
           if (d2 > best_d2)
@@ -642,7 +696,7 @@ sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
       return NULL;
     }
   result = g_new0 (SbFitResult, 1);
-  hyper_from_engine (sg_bo_get_hyper (bo), input->experiment->n_parameters,
+  sb_hyper_from_engine (sg_bo_get_hyper (bo), input->experiment->n_parameters,
                      sg_bo_n_answers (bo), &result->hyper);
   result->hyper.log_evidence = res.n_evals > 0 ? res.log_evidence : NAN;
   result->n_evals = res.n_evals;
@@ -904,7 +958,10 @@ add_observations (SbPlotSnapshot *snap, const SbExperiment *exp, GPtrArray *log)
 
   for (guint i = 0; i < log->len; i++)
     {
-      g_autoptr (SbLogEntry) e = entry_to_axis (exp, g_ptr_array_index (log, i));
+      const SbLogEntry *natural = g_ptr_array_index (log, i);
+      if (sb_log_entry_is_removed (natural))
+        continue;
+      g_autoptr (SbLogEntry) e = entry_to_axis (exp, natural);
       switch (e->kind)
         {
         case SB_LOG_DUEL:
@@ -978,6 +1035,8 @@ add_convergence (SbPlotSnapshot *snap, const SbPlotInput *input, sg_problem *pro
       const SbLogEntry *e = g_ptr_array_index (input->log, i);
       double v;
 
+      if (sb_log_entry_is_removed (e))
+        continue;
       switch (e->kind)
         {
         case SB_LOG_DUEL:

@@ -194,5 +194,8 @@ gpointer sb_job_density (SbWorkerJob *job, gpointer input, GError **error);
  * ERROR (SB_ENGINE_ERROR) when the log does not fit the experiment.
  * Free with sg_bo_free. */
 struct sg_bo *sb_job_replay (const SbJobInput *input, GError **error);
+/* The engine's hyperparameters H as the session stores them (VALID, with
+ * N_ANSWERS the answers they describe, LOG_EVIDENCE unknown). */
+void sb_hyper_from_engine (const sg_hyper *h, guint dim, guint n_answers, SbHyper *out);
 
 G_END_DECLS

@@ -8,8 +8,10 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-candidates.h"
 #include "sb-json-read.h"
 #include "sb-parameter-kinds.h"
+#include "sb-stimulus.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -44,6 +46,7 @@ locate_member (const char *data, const char *key, guint *line, guint *column)
 typedef struct {
   const char *name;  /* file name for messages */
   const char *data;
+  const char *dir;   /* its folder: relative paths in the file start there */
 } ParseContext;
 
 G_GNUC_PRINTF (5, 6) static void
@@ -279,9 +282,63 @@ parse_question (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GEr
   return TRUE;
 }
 
+/* "stimulus" (sb-stimulus.h). A colour experiment written before it
+ * existed showed HSL swatches, and still does. */
+static gboolean
+parse_stimulus (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, "stimulus");
+  GError *local = NULL;
+
+  if (node == NULL)
+    {
+      if (exp->template_kind == SB_TEMPLATE_COLOUR)
+        {
+          exp->stimulus.kind = SB_STIMULUS_COLOUR;
+          exp->stimulus.colour_space = SB_COLOUR_HSL;
+        }
+      return TRUE;
+    }
+  if (!sb_stimulus_from_json (node, &exp->stimulus, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "stimulus", "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean parse_vector (const ParseContext *ctx, JsonObject *obj, const char *key,
                               const char *what, const char *at, const SbExperiment *exp,
                               double **out, GError **error);
+
+/* "candidates": {"csv", "file_column"?, "folder"?} (sb-candidates.h),
+ * read after the parameters; DERIVE marks those without a range. */
+static gboolean
+parse_candidates (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp,
+                  const gboolean *derive, GError **error)
+{
+  JsonNode *node;
+  JsonObject *co;
+  g_autofree char *csv = NULL, *column = NULL, *folder = NULL;
+  GError *local = NULL;
+
+  GET_OR_FAIL (obj, "candidates", JSON_TYPE_OBJECT, FALSE, node);
+  if (node == NULL)
+    return TRUE;
+  co = json_node_get_object (node);
+  if (!parse_string (ctx, co, "csv", TRUE, &csv, error)
+      || !parse_string (ctx, co, "file_column", FALSE, &column, error)
+      || !parse_string (ctx, co, "folder", FALSE, &folder, error))
+    return FALSE;
+  if (!sb_experiment_load_candidates (exp, csv, column, folder, ctx->dir, derive, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "candidates", "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
 
 static gboolean
 parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
@@ -290,6 +347,8 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   g_autofree char *name = NULL;
   JsonArray *params;
   int acquisition = exp->acquisition, surrogate = exp->surrogate;
+  gboolean has_candidates = json_object_has_member (obj, "candidates");
+  gboolean derive[SB_MAX_PARAMETERS] = { FALSE };
 
   if (!parse_string (ctx, obj, "title", FALSE, &exp->title, error))
     return FALSE;
@@ -335,7 +394,7 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   GET_OR_FAIL (obj, "show_truth", G_TYPE_BOOLEAN, FALSE, node);
   if (node)
     exp->show_truth = json_node_get_boolean (node);
-  if (!parse_question (ctx, obj, exp, error))
+  if (!parse_question (ctx, obj, exp, error) || !parse_stimulus (ctx, obj, exp, error))
     return FALSE;
   GET_OR_FAIL (obj, "oracle", G_TYPE_STRING, FALSE, node);
   if (node)
@@ -378,13 +437,21 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
           || !parse_string (ctx, po, "unit", FALSE, &unit, error)
           || !parse_scale (ctx, po, pname, &scale, &levels, error))
         return FALSE;
-      /* categorical levels imply the range 0 .. n - 1 */
-      GET_OR_FAIL (po, "lower", G_TYPE_DOUBLE, levels == NULL, lower);
-      GET_OR_FAIL (po, "upper", G_TYPE_DOUBLE, levels == NULL, upper);
-      if (!sb_experiment_add_parameter (exp, pname, unit,
-                                        lower ? json_node_get_double (lower) : 0,
+      /* categorical levels imply the range 0 .. n - 1; with a candidate
+       * set, a range left out comes from the CSV */
+      GET_OR_FAIL (po, "lower", G_TYPE_DOUBLE, levels == NULL && !has_candidates, lower);
+      GET_OR_FAIL (po, "upper", G_TYPE_DOUBLE, levels == NULL && !has_candidates, upper);
+      if (levels == NULL && (lower == NULL) != (upper == NULL))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "parameters",
+                         "parameter %u ('%s'): give both 'lower' and 'upper', or neither "
+                         "(the range of the candidate set)", i + 1, pname);
+          return FALSE;
+        }
+      derive[i] = levels == NULL && lower == NULL;
+      if (!sb_experiment_add_parameter (exp, pname, unit, lower ? json_node_get_double (lower) : 0,
                                         upper ? json_node_get_double (upper)
-                                              : g_strv_length (levels) - 1.0))
+                                        : levels ? g_strv_length (levels) - 1.0 : 1))
         {
           content_error (ctx, error, SB_SESSION_ERROR_INVALID, "parameters",
                          "parameter %u ('%s') has an empty range", i + 1, pname);
@@ -396,6 +463,8 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
       if (lower)
         exp->parameters[exp->n_parameters - 1].resolution = json_node_get_double (lower);
     }
+  if (!parse_candidates (ctx, obj, exp, derive, error))
+    return FALSE;
   if (json_object_has_member (obj, "safe_start"))
     {
       g_autofree double *start = NULL;
@@ -622,6 +691,114 @@ parse_answer_details (const ParseContext *ctx, JsonObject *o, const char *what,
          && parse_confidence (ctx, o, what, obs, error);
 }
 
+/* A time given as "time_us" (microseconds since the epoch) or, when that
+ * is absent, as the ISO 8601 "time"; REQUIRED: one of them must be there. */
+static gboolean
+parse_time (const ParseContext *ctx, JsonObject *o, const char *what, gboolean required,
+            gint64 *out, GError **error)
+{
+  g_autofree char *time = NULL;
+  JsonNode *member;
+
+  GET_OR_FAIL (o, "time_us", G_TYPE_INT64, FALSE, member);
+  if (member)
+    {
+      *out = json_node_get_int (member);
+      return TRUE;
+    }
+  if (!parse_string (ctx, o, "time", required, &time, error))
+    return FALSE;
+  if (time)
+    {
+      g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (time, NULL);
+      if (dt == NULL)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "time",
+                         "%s: '%s' is not an ISO 8601 time", what, time);
+          return FALSE;
+        }
+      *out = g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+    }
+  return TRUE;
+}
+
+/* The optional "removed": {"time", "by"} of an entry the experimenter
+ * removed (sb-session-history.h). */
+static gboolean
+parse_removed (const ParseContext *ctx, JsonObject *o, const char *what, SbLogEntry *obs,
+               GError **error)
+{
+  g_autofree char *where = g_strdup_printf ("%s: 'removed'", what);
+  JsonObject *r;
+  JsonNode *member;
+
+  if (!get_member (ctx, o, "removed", JSON_TYPE_OBJECT, FALSE, &member, error))
+    return FALSE;
+  if (member == NULL)
+    return TRUE;
+  r = json_node_get_object (member);
+  if (!parse_time (ctx, r, where, TRUE, &obs->removed_time, error)
+      || !parse_string (ctx, r, "by", FALSE, &obs->removed_by, error))
+    return FALSE;
+  if (obs->removed_time == 0)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "removed",
+                     "%s: the time of the removal is 0", what);
+      return FALSE;
+    }
+  if (obs->removed_by == NULL)
+    obs->removed_by = g_strdup ("");
+  return TRUE;
+}
+
+/* One record of the edit journal ("edits"), checked against the log. */
+static gboolean
+parse_edit (const ParseContext *ctx, JsonNode *node, guint index, guint n_log, SbEdit *edit,
+            GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("edit %u", index + 1);
+  g_autofree char *action = NULL;
+  GError *local = NULL;
+  JsonObject *o;
+  JsonNode *member;
+  gint64 entry;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "edits", "%s is not an object", what);
+      return FALSE;
+    }
+  o = json_node_get_object (node);
+  if (!parse_string (ctx, o, "action", TRUE, &action, error))
+    return FALSE;
+  if (!sb_edit_action_from_string (action, &edit->action))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "action",
+                     "%s: unknown action '%s' (expected \"remove\", \"restore\" or \"note\")",
+                     what, action);
+      return FALSE;
+    }
+  GET_OR_FAIL (o, "entry", G_TYPE_INT64, TRUE, member);
+  entry = json_node_get_int (member);
+  edit->entry = entry >= 1 && entry <= G_MAXUINT ? (guint) (entry - 1) : G_MAXUINT;
+  GET_OR_FAIL (o, "reverts", G_TYPE_INT64, FALSE, member);
+  if (member)
+    edit->reverts = json_node_get_int (member) >= 1 && json_node_get_int (member) <= G_MAXUINT
+                    ? (guint) json_node_get_int (member) : G_MAXUINT;
+  if (!parse_time (ctx, o, what, TRUE, &edit->time, error)
+      || !parse_string (ctx, o, "by", FALSE, &edit->by, error)
+      || !parse_string (ctx, o, "note", FALSE, &edit->note, error)
+      || !parse_string (ctx, o, "previous", FALSE, &edit->previous, error))
+    return FALSE;
+  if (!sb_session_check_edit (edit, n_log, index, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "edits", "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
                    const SbExperiment *exp, SbLogEntry **out, GError **error)
@@ -709,28 +886,13 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
       GET_OR_FAIL (o, "value", G_TYPE_DOUBLE, TRUE, member);
       obs->value = json_node_get_double (member);
     }
-  GET_OR_FAIL (o, "time_us", G_TYPE_INT64, FALSE, member);
-  if (member)
-    obs->time = json_node_get_int (member);
-  else
-    {
-      g_autofree char *time = NULL;
-      if (!parse_string (ctx, o, "time", FALSE, &time, error))
-        return FALSE;
-      if (time)
-        {
-          g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (time, NULL);
-          if (dt == NULL)
-            {
-              content_error (ctx, error, SB_SESSION_ERROR_INVALID, "time",
-                             "observation %u: '%s' is not an ISO 8601 time", index + 1, time);
-              return FALSE;
-            }
-          obs->time = g_date_time_to_unix (dt) * G_USEC_PER_SEC
-                      + g_date_time_get_microsecond (dt);
-        }
-    }
-  if (!parse_answer_details (ctx, o, what, obs, error))
+  {
+    g_autofree char *where = g_strdup_printf ("observation %u", index + 1);
+    if (!parse_time (ctx, o, where, FALSE, &obs->time, error))
+      return FALSE;
+  }
+  if (!parse_answer_details (ctx, o, what, obs, error)
+      || !parse_removed (ctx, o, what, obs, error))
     return FALSE;
   /* What the engine would refuse is refused here, by the same check. */
   if (!sb_experiment_check_observation (exp, obs, index, &local))
@@ -852,13 +1014,39 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   return parse_count (ctx, o, "log_length", 0, G_MAXINT, &q->n_log, error);
 }
 
+SbExperiment *
+sb_experiment_from_node (JsonObject *obj, const char *name, const char *data, GError **error)
+{
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  ParseContext context = { name, data };
+  GError *local = NULL;
+
+  if (!parse_experiment (&context, obj, exp, error))
+    return NULL;
+  if (!sb_experiment_validate (exp, &local))
+    {
+      content_error (&context, error, SB_SESSION_ERROR_INVALID, "experiment", "%s",
+                     local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  return g_steal_pointer (&exp);
+}
+
+void
+sb_json_locate_member (const char *data, const char *key, guint *line, guint *column)
+{
+  locate_member (data, key, line, column);
+}
+
 SbSession *
 sb_session_load_from_data (const char *data, gssize len, const char *name, GError **error)
 {
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   g_autoptr (GPtrArray) log = NULL;
   g_autofree char *text = len < 0 ? g_strdup (data) : g_strndup (data, len);
-  ParseContext context = { name, text }, *ctx = &context;
+  g_autofree char *dir = g_path_get_dirname (name);
+  ParseContext context = { name, text, dir }, *ctx = &context;
   GError *local = NULL;
   g_autoptr (JsonNode) root = NULL;
   JsonNode *node;
@@ -969,7 +1157,21 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
         }
     }
 
+  g_autoptr (GArray) edits = sb_session_edits_new ();
+  if (!get_member (ctx, obj, "edits", JSON_TYPE_ARRAY, FALSE, &node, error))
+    return NULL;
+  for (guint i = 0; node && i < json_array_get_length (json_node_get_array (node)); i++)
+    {
+      SbEdit edit = { 0 };
+      gboolean ok = parse_edit (ctx, json_array_get_element (json_node_get_array (node), i), i,
+                                log->len, &edit, error);
+      g_array_append_val (edits, edit);  /* cleared with the array on failure too */
+      if (!ok)
+        return NULL;
+    }
+
   self = g_object_new (SB_TYPE_SESSION, NULL);
+  SB_SWAP (GArray *, self->edits, edits);
   self->hyper = hyper;
   self->questions_asked = (guint64) asked;
   self->pending = g_steal_pointer (&pending);

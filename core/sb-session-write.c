@@ -9,8 +9,10 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-candidates.h"
 #include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
+#include "sb-stimulus.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,8 +56,30 @@ order_node (const guint *order, guint n)
   return node;
 }
 
+/* "candidates": the paths as the experiment gave them when the session
+ * file is in their base folder, else absolute (sb_candidates_path_for). */
+static void
+add_candidates (JsonBuilder *b, const SbCandidates *c, const char *session_dir)
+{
+  g_autofree char *csv = sb_candidates_path_for (c, c->csv, session_dir);
+  g_autofree char *folder = sb_candidates_path_for (c, c->folder, session_dir);
+
+  json_builder_set_member_name (b, "candidates");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "csv");
+  json_builder_add_string_value (b, csv);
+  json_builder_set_member_name (b, "file_column");
+  json_builder_add_string_value (b, c->file_column);
+  if (*folder != '\0')
+    {
+      json_builder_set_member_name (b, "folder");
+      json_builder_add_string_value (b, folder);
+    }
+  json_builder_end_object (b);
+}
+
 static JsonNode *
-experiment_to_node (const SbExperiment *exp)
+experiment_to_node (const SbExperiment *exp, const char *session_dir)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
@@ -106,6 +130,11 @@ experiment_to_node (const SbExperiment *exp)
       json_builder_set_member_name (b, "ties_allowed");
       json_builder_add_boolean_value (b, exp->ties_allowed);
     }
+  if (exp->stimulus.kind != SB_STIMULUS_NONE)
+    {
+      json_builder_set_member_name (b, "stimulus");
+      json_builder_add_value (b, sb_stimulus_to_json (&exp->stimulus));
+    }
   json_builder_set_member_name (b, "parameters");
   json_builder_begin_array (b);
   for (guint i = 0; i < exp->n_parameters; i++)
@@ -142,8 +171,16 @@ experiment_to_node (const SbExperiment *exp)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+  if (exp->candidates != NULL)
+    add_candidates (b, exp->candidates, session_dir);
   json_builder_end_object (b);
   return json_builder_get_root (b);
+}
+
+JsonNode *
+sb_experiment_to_node (const SbExperiment *exp)
+{
+  return experiment_to_node (exp, NULL);
 }
 
 static JsonNode *
@@ -189,6 +226,41 @@ observation_to_node (const SbLogEntry *obs)
     json_object_set_string_member (o, "confidence", sg_confidence_name (obs->confidence));
   if (obs->note != NULL)
     json_object_set_string_member (o, "note", obs->note);
+  if (sb_log_entry_is_removed (obs))
+    {
+      JsonObject *r = json_object_new ();
+      g_autofree char *t = sb_session_format_time (obs->removed_time);
+      json_object_set_string_member (r, "time", t);
+      json_object_set_int_member (r, "time_us", obs->removed_time);
+      json_object_set_string_member (r, "by", obs->removed_by ? obs->removed_by : "");
+      json_object_set_object_member (o, "removed", r);
+    }
+  json_node_take_object (node, o);
+  return node;
+}
+
+/* A journal record (sb-session-history.h); entries are 1-based in the file. */
+static JsonNode *
+edit_to_node (const SbEdit *edit)
+{
+  JsonObject *o = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *t = sb_session_format_time (edit->time);
+
+  json_object_set_string_member (o, "action", sb_edit_action_to_string (edit->action));
+  json_object_set_int_member (o, "entry", edit->entry + 1);
+  json_object_set_string_member (o, "time", t);
+  json_object_set_int_member (o, "time_us", edit->time);
+  json_object_set_string_member (o, "by", edit->by ? edit->by : "");
+  if (edit->action == SB_EDIT_NOTE)
+    {
+      if (edit->note)
+        json_object_set_string_member (o, "note", edit->note);
+      if (edit->previous)
+        json_object_set_string_member (o, "previous", edit->previous);
+    }
+  if (edit->reverts)
+    json_object_set_int_member (o, "reverts", edit->reverts);
   json_node_take_object (node, o);
   return node;
 }
@@ -244,7 +316,10 @@ sb_session_to_data (SbSession *self, gsize *length)
   json_object_set_string_member (root, "format", SB_SESSION_FORMAT);
   json_object_set_int_member (root, "version", SB_SESSION_VERSION);
   json_object_set_string_member (root, "created", created);
-  json_object_set_member (root, "experiment", experiment_to_node (self->experiment));
+  g_autoptr (GFile) parent = self->file ? g_file_get_parent (self->file) : NULL;
+  g_autofree char *session_dir = parent ? g_file_get_path (parent) : NULL;
+
+  json_object_set_member (root, "experiment", experiment_to_node (self->experiment, session_dir));
   for (guint i = 0; i < self->observations->len; i++)
     json_array_add_element (log, observation_to_node (g_ptr_array_index (self->observations, i)));
   json_object_set_array_member (root, "observations", log);
@@ -264,6 +339,13 @@ sb_session_to_data (SbSession *self, gsize *length)
   if (self->pending)
     json_object_set_member (root, "pending",
                             pending_to_node (self->pending, self->experiment->n_parameters));
+  if (self->edits->len > 0)
+    {
+      JsonArray *edits = json_array_sized_new (self->edits->len);
+      for (guint i = 0; i < self->edits->len; i++)
+        json_array_add_element (edits, edit_to_node (&g_array_index (self->edits, SbEdit, i)));
+      json_object_set_array_member (root, "edits", edits);
+    }
   json_node_take_object (node, root);
 
   /* Not json_generator: json-glib 1.6 writes 1e-14 as "1e-14.0". */

@@ -7,9 +7,11 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-candidates.h"
 
 #include "sb-file-lock.h"
 #include "sb-parameter-kinds.h"
+#include "sb-stimulus.h"
 #include "sb-json-write.h"
 #include "sg-bo.h"
 
@@ -77,6 +79,9 @@ SB_NAMED_ENUM (SbTemplate, sb_template_to_string, sb_template_from_string, templ
 SB_NAMED_ENUM (SbLogKind, sb_log_kind_to_string, sb_log_kind_from_string, kind_names, "skip")
 SB_NAMED_ENUM (SbPendingKind, sb_pending_kind_to_string, sb_pending_kind_from_string,
                pending_kind_names, "duel")
+static const char *const edit_action_names[] = { "remove", "restore", "note" };
+SB_NAMED_ENUM (SbEditAction, sb_edit_action_to_string, sb_edit_action_from_string,
+               edit_action_names, "note")
 
 const char *
 sb_mode_to_string (SbMode mode)
@@ -127,6 +132,8 @@ sb_experiment_copy (const SbExperiment *exp)
 
   copy->title = g_strdup (exp->title);
   copy->problem = g_strdup (exp->problem);
+  copy->candidates = sb_candidates_copy (exp->candidates);
+  sb_stimulus_copy_into (&copy->stimulus, &exp->stimulus);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
       copy->parameters[i].name = g_strdup (exp->parameters[i].name);
@@ -143,6 +150,8 @@ sb_experiment_free (SbExperiment *exp)
     return;
   g_free (exp->title);
   g_free (exp->problem);
+  sb_candidates_free (exp->candidates);
+  sb_stimulus_clear (&exp->stimulus);
   for (guint i = 0; i < exp->n_parameters; i++)
     {
       g_free (exp->parameters[i].name);
@@ -200,6 +209,7 @@ sb_log_entry_copy (const SbLogEntry *obs)
                                                           * sizeof (double))
                                : NULL;
   copy->note = g_strdup (obs->note);
+  copy->removed_by = g_strdup (obs->removed_by);
   return copy;
 }
 
@@ -212,6 +222,7 @@ sb_log_entry_free (SbLogEntry *obs)
   g_free (obs->b);
   g_free (obs->options);
   g_free (obs->note);
+  g_free (obs->removed_by);
   g_free (obs);
 }
 
@@ -375,7 +386,7 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
   if (exp->template_kind == SB_TEMPLATE_BENCHMARK && (exp->problem == NULL || !*exp->problem))
     return invalid (error, "a benchmark experiment needs a problem name");
   if (!isfinite (exp->threshold))
-    return invalid (error, "the safety threshold ('threshold') is not a finite number");
+    return invalid (error, "the threshold or failure level ('threshold') is not a finite number");
   if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
     return invalid (error, "'oracle_noise' must be a finite number >= 0");
   for (guint j = 0; j < exp->n_parameters; j++)
@@ -397,12 +408,23 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
         return invalid (error, "the safe start's %s = %g is not a whole number", p->name,
                         exp->safe_start[j]);
     }
-  return surrogate_fits_mode (exp, error) && question_fits (exp, error);
+  if (exp->candidates != NULL && exp->candidates->dim != exp->n_parameters)
+    return invalid (error, "the candidate set has %u values per stimulus, expected %u",
+                    exp->candidates->dim, exp->n_parameters);
+  if (exp->candidates != NULL && exp->candidates->n < MAX (exp->n_options, 2))
+    return invalid (error, "the candidate set has %u stimuli, fewer than the %u options of "
+                    "one question", exp->candidates->n, MAX (exp->n_options, 2));
+  if (exp->candidates != NULL && exp->has_safe_start
+      && sb_experiment_candidate_index (exp, exp->safe_start) < 0)
+    return invalid (error, "the safe start is none of the candidates in %s",
+                    exp->candidates->csv);
+  return surrogate_fits_mode (exp, error) && question_fits (exp, error)
+         && sb_stimulus_validate (exp, error);
 }
 
 /* The modes in which the engine takes each kind of answer (sg_bo_answer_*):
- * preference answers in preference and mixed mode, values in mixed and
- * safe mode, failed settings in safe mode; skips never reach the engine. */
+ * preference answers in preference and mixed mode, values and failed
+ * settings in mixed and safe mode; skips never reach the engine. */
 static gboolean
 kind_fits_mode (SbLogKind kind, SbMode mode)
 {
@@ -414,9 +436,8 @@ kind_fits_mode (SbLogKind kind, SbMode mode)
     case SB_LOG_RANKING:
       return mode == SB_MODE_PREFERENCE || mode == SB_MODE_MIXED;
     case SB_LOG_VALUE:
-      return mode == SB_MODE_MIXED || mode == SB_MODE_SAFE;
     case SB_LOG_FAILED:
-      return mode == SB_MODE_SAFE;
+      return mode == SB_MODE_MIXED || mode == SB_MODE_SAFE;
     case SB_LOG_SKIP:
     default:
       return TRUE;
@@ -446,6 +467,9 @@ check_point (const SbExperiment *exp, const double *x, const char *what, const c
                         "parameter is %s)", what, j + 1, p->name, side, number_text (x[j], v),
                         sb_scale_to_string (p->scale));
     }
+  if (exp->candidates != NULL && sb_experiment_candidate_index (exp, x) < 0)
+    return invalid (error, "%s: the setting%s is none of the candidates in %s", what, side,
+                    exp->candidates->csv);
   return TRUE;
 }
 
@@ -694,6 +718,10 @@ sb_session_check (SbSession *self, GError **error)
                                                   self->observations->len,
                                                   self->questions_asked, error))
     return FALSE;
+  for (guint i = 0; i < self->edits->len; i++)
+    if (!sb_session_check_edit (&g_array_index (self->edits, SbEdit, i),
+                                self->observations->len, i, error))
+      return FALSE;
   return sb_hyper_validate (&self->hyper, self->experiment->n_parameters, error);
 }
 
@@ -708,6 +736,9 @@ sb_session_finalize (GObject *object)
   g_clear_pointer (&self->observations, g_ptr_array_unref);
   g_clear_pointer (&self->refits, g_array_unref);
   g_clear_pointer (&self->pending, g_free);
+  g_clear_pointer (&self->edits, g_array_unref);
+  g_clear_pointer (&self->undo_edits, g_array_unref);
+  g_clear_pointer (&self->redo_edits, g_array_unref);
   g_clear_object (&self->file);
   G_OBJECT_CLASS (sb_session_parent_class)->finalize (object);
 }
@@ -765,6 +796,9 @@ sb_session_init (SbSession *self)
 {
   self->observations = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_log_entry_free);
   self->refits = g_array_new (FALSE, FALSE, sizeof (SbHyper));
+  self->edits = sb_session_edits_new ();
+  self->undo_edits = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->redo_edits = g_array_new (FALSE, FALSE, sizeof (guint));
   self->created = g_get_real_time ();
 }
 
@@ -813,8 +847,11 @@ sb_session_get_n_answers (SbSession *self)
 
   g_return_val_if_fail (SB_IS_SESSION (self), 0);
   for (guint i = 0; i < self->observations->len; i++)
-    if (((SbLogEntry *) g_ptr_array_index (self->observations, i))->kind != SB_LOG_SKIP)
-      n++;
+    {
+      const SbLogEntry *e = g_ptr_array_index (self->observations, i);
+      if (e->kind != SB_LOG_SKIP && !sb_log_entry_is_removed (e))
+        n++;
+    }
   return n;
 }
 
@@ -939,8 +976,8 @@ sb_session_save_as (SbSession *self, GFile *file, GError **error)
 }
 /* ---- Changes ----------------------------------------------------------- */
 
-static gboolean
-commit_change (SbSession *self, GError **error)
+gboolean
+sb_session_commit_change (SbSession *self, GError **error)
 {
   gboolean saved = TRUE;
   gboolean background = self->file && self->background_save && g_file_is_native (self->file);
@@ -968,7 +1005,7 @@ append_checked (SbSession *self, SbLogEntry *obs, GError **error)
       return FALSE;
     }
   g_ptr_array_add (self->observations, obs);
-  return commit_change (self, error);
+  return sb_session_commit_change (self, error);
 }
 
 gboolean
@@ -1030,7 +1067,7 @@ sb_session_add_entry (SbSession *self, const SbLogEntry *entry, GError **error)
   if (self->pending && obs->question == self->pending->id)
     g_clear_pointer (&self->pending, g_free);
   g_ptr_array_add (self->observations, obs);
-  return commit_change (self, error);
+  return sb_session_commit_change (self, error);
 }
 
 const SbPendingQuestion *
@@ -1078,11 +1115,19 @@ sb_session_undo (SbSession *self, GError **error)
       g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, "nothing to undo");
       return FALSE;
     }
+  for (guint i = 0; i < self->edits->len; i++)
+    if (g_array_index (self->edits, SbEdit, i).entry == self->observations->len - 1)
+      {
+        g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                     "answer %u was edited by the experimenter: it is kept (remove it "
+                     "instead)", self->observations->len);
+        return FALSE;
+      }
   g_ptr_array_remove_index (self->observations, self->observations->len - 1);
   /* A question asked after the entry undone is out of date for good. */
   if (self->pending && self->pending->n_log > self->observations->len)
     g_clear_pointer (&self->pending, g_free);
-  return commit_change (self, error);
+  return sb_session_commit_change (self, error);
 }
 
 const SbHyper *
@@ -1133,6 +1178,10 @@ sb_session_reload (SbSession *self, GError **error)
   SB_SWAP (GArray *, self->refits, fresh->refits);
   SB_SWAP (SbHyper, self->hyper, fresh->hyper);
   SB_SWAP (SbPendingQuestion *, self->pending, fresh->pending);
+  SB_SWAP (GArray *, self->edits, fresh->edits);
+  /* Edits made elsewhere: the stacks of this object's edits no longer apply. */
+  g_array_set_size (self->undo_edits, 0);
+  g_array_set_size (self->redo_edits, 0);
   self->questions_asked = fresh->questions_asked;
   self->created = fresh->created;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_OBSERVATIONS]);
@@ -1166,6 +1215,6 @@ sb_session_set_budget (SbSession *self, guint budget, GError **error)
       return FALSE;
     }
   self->experiment->budget = budget;
-  return commit_change (self, error);
+  return sb_session_commit_change (self, error);
 }
 

@@ -100,6 +100,34 @@ typedef struct {
   char **levels;
 } SbParameter;
 
+/* A fixed candidate set (sb-candidates.h). */
+typedef struct _SbCandidates SbCandidates;
+/* What each option of a question shows the person (sb-stimulus.h):
+ * nothing but the numbers, a colour swatch, an image or a sound an
+ * external command renders, or a text filled in from the values. */
+typedef enum {
+  SB_STIMULUS_NONE = 0,
+  SB_STIMULUS_COLOUR,
+  SB_STIMULUS_IMAGE,
+  SB_STIMULUS_SOUND,
+  SB_STIMULUS_TEXT,
+} SbStimulusKind;
+
+/* How a colour stimulus reads the first three parameters. */
+typedef enum {
+  SB_COLOUR_OKLCH = 0,  /* lightness (% or [0, 1]), chroma, hue in degrees */
+  SB_COLOUR_HSL,        /* hue, saturation %, lightness % (older sessions) */
+} SbColourSpace;
+
+typedef struct {
+  SbStimulusKind kind;
+  SbColourSpace colour_space;
+  char *command;     /* image, sound: the renderer's command template      */
+  char *extension;   /* image, sound: the output file's extension          */
+  double timeout;    /* image, sound: seconds before the renderer is killed */
+  char *text;        /* text (or a caption of any kind): template string   */
+} SbStimulus;
+
 /* The experiment definition. Plain data, deep-copied into every job. */
 typedef struct {
   char *title;
@@ -110,7 +138,9 @@ typedef struct {
   guint budget;           /* number of questions planned                  */
   guint initial;          /* random initial questions before the model    */
   guint64 seed;
-  double threshold;       /* safe mode: a setting is safe when f >= this  */
+  /* Safe mode: a setting is safe when f >= this. Mixed mode: the failure
+   * level, a failed setting's utility is below it (sg_bo_answer_invalid). */
+  double threshold;
   /* Safe mode: a setting known to be safe, asked first (the engine's
    * safe start) instead of a random one; "safe_start" in the file. */
   gboolean has_safe_start;
@@ -129,8 +159,12 @@ typedef struct {
   SbAskKind question;
   guint n_options;        /* options per question: 2 for duels, 3 .. SB_MAX_OPTIONS */
   gboolean ties_allowed;  /* duels: "about the same" is an answer          */
+  SbStimulus stimulus;    /* "stimulus" in the file; absent: NONE        */
   guint n_parameters;
   SbParameter parameters[SB_MAX_PARAMETERS];
+  /* The stimuli the model chooses among ("candidates" in the file;
+   * sb-candidates.h), or NULL: the whole box. */
+  SbCandidates *candidates;
 } SbExperiment;
 
 #define SB_TYPE_EXPERIMENT (sb_experiment_get_type ())
@@ -154,12 +188,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbExperiment, sb_experiment_free)
  * (sg_obs_kind) it becomes depends on the mode: a duel is a preference
  * (tie_offered when the experiment allows ties), a tie a tie, a choice a
  * choice and a ranking a ranking (sg-data.h), a value is numeric (mixed
- * mode) or valid (safe mode), a failed setting is invalid; a skip is kept
+ * mode) or valid (safe mode), a failed setting is invalid (below the
+ * threshold in safe mode, the failure level in mixed mode); a skip is kept
  * for the record and never reaches the engine. */
 typedef enum {
   SB_LOG_DUEL = 0,  /* a vs b; winner 0 = a, 1 = b                         */
   SB_LOG_VALUE,     /* a measured value at a                               */
-  SB_LOG_FAILED,    /* safe mode: the setting a failed                     */
+  SB_LOG_FAILED,    /* mixed and safe mode: the setting a failed           */
   SB_LOG_SKIP,      /* a question left unanswered; logged only             */
   SB_LOG_TIE,       /* a and b "about the same"                            */
   SB_LOG_CHOICE,    /* options[chosen] is the best of the n_options shown  */
@@ -206,6 +241,11 @@ typedef struct {
   double response_time;      /* seconds from question to answer, >= 0      */
   sg_confidence confidence;  /* SG_CONFIDENCE_NONE: not given              */
   char *note;                /* NULL, or why the entry is what it is       */
+  /* Removed by the experimenter (sb-session-history.h): the entry stays
+   * in the log and in the file ("removed": {"time", "by"}), but it never
+   * reaches the engine and does not count as an answer. 0: it counts. */
+  gint64 removed_time;
+  char *removed_by;          /* who removed it ("" when not said)          */
 } SbLogEntry;
 
 #define SB_TYPE_LOG_ENTRY (sb_log_entry_get_type ())
@@ -214,6 +254,8 @@ SbLogEntry *sb_log_entry_copy (const SbLogEntry *obs);
 void sb_log_entry_free (SbLogEntry *obs);
 const char *sb_log_kind_to_string (SbLogKind kind);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbLogEntry, sb_log_entry_free)
+/* TRUE when the experimenter removed ENTRY (it does not count). */
+#define sb_log_entry_is_removed(entry) ((entry)->removed_time != 0)
 /* The number of options ENTRY holds (1, 2 or n_options) and the I-th. */
 guint sb_log_entry_n_options (const SbLogEntry *entry);
 const double *sb_log_entry_option (const SbLogEntry *entry, guint i);
@@ -225,7 +267,7 @@ int sb_log_entry_best_option (const SbLogEntry *entry);
  * EXP as the engine takes it: a kind the mode and the question kind ask
  * for (duels in preference and mixed mode, ties where the experiment
  * allows them, choices and rankings in experiments that ask them, values
- * in mixed and safe mode, failed settings in safe mode, skips anywhere),
+ * and failed settings in mixed and safe mode, skips anywhere),
  * the experiment's dimension, every coordinate finite and inside its
  * parameter's range, a duel or a tie between two different settings, the
  * k options of a choice or ranking distinct and as many as the
@@ -324,7 +366,8 @@ char *sb_session_to_data (SbSession *self, gsize *length);
 
 guint sb_session_get_n_observations (SbSession *self);
 const SbLogEntry *sb_session_get_observation (SbSession *self, guint index);
-/* Observations that count as answers (everything except skips). */
+/* Observations that count as answers (everything except skips and
+ * entries the experimenter removed). */
 guint sb_session_get_n_answers (SbSession *self);
 /* A deep copy of the log (element type SbLogEntry, owns its items). */
 GPtrArray *sb_session_dup_observations (SbSession *self);
@@ -363,7 +406,8 @@ gboolean sb_session_set_pending (SbSession *self, const SbPendingQuestion *q, GE
 
 /* Removes the last observation (skips included) and saves; a pending
  * question asked after it is dropped. FALSE with ERROR when the log is
- * empty or saving failed. */
+ * empty, the entry was edited (sb-session-history.h: it is kept, and can
+ * be removed there instead) or saving failed. */
 gboolean sb_session_undo (SbSession *self, GError **error);
 
 /* The stored hyperparameters (valid = FALSE when none) and their update;

@@ -172,6 +172,7 @@ static const int lane_extra_nice[SB_WORKER_N_LANES] = {
   [SB_WORKER_LANE_FIT] = 10,
   [SB_WORKER_LANE_PLOT] = 5,
   [SB_WORKER_LANE_DENSITY] = 5,
+  [SB_WORKER_LANE_RECOMMEND] = 5,
 };
 
 typedef struct {

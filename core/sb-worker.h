@@ -37,6 +37,7 @@ typedef enum {
   SB_WORKER_LANE_FIT,          /* hyperparameter fitting (slower)           */
   SB_WORKER_LANE_PLOT,         /* plot snapshots of the latest model        */
   SB_WORKER_LANE_DENSITY,      /* the density at a point the user clicked   */
+  SB_WORKER_LANE_RECOMMEND,    /* the recommendation (best setting, mean)  */
   SB_WORKER_N_LANES
 } SbWorkerLane;
 

@@ -36,8 +36,10 @@ typedef struct {
 } acq_record;
 
 struct sg_bo {
-  sg_bo_config cfg;      /* cfg.prior points into prior_buf                */
+  sg_bo_config cfg;      /* cfg.prior points into prior_buf, cfg.candidates
+                            into cand_buf                                 */
   double *prior_buf;
+  double *cand_buf;      /* the candidate set (NULL: the whole box)        */
   sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf  */
   double *hyper_buf;
   sg_data data;
@@ -147,10 +149,14 @@ inside_box (const sg_bo_config *c, const double *x)
 
 /* X (inside the box) moved onto a setting the experiment can take:
  * integer and categorical coordinates rounded, periodic ones wrapped into
- * [lower, upper) (upper is the same setting as lower). */
+ * [lower, upper) (upper is the same setting as lower). With a candidate
+ * set every proposal is a row, taken as it is (rows are whole where the
+ * kinds ask it, candidates_ok), so nothing moves. */
 static void
 snap_point (const sg_bo_config *c, double *x)
 {
+  if (c->n_candidates > 0)
+    return;
   for (size_t j = 0; j < c->dim; j++)
     {
       double lo = c->lower[j], hi = c->upper[j];
@@ -175,6 +181,59 @@ same_setting (const sg_bo_config *c, const double *x, const double *y)
     if (c->kind[j] == SG_DIM_PERIODIC
           ? sg_dim_distance (SG_DIM_PERIODIC, c->upper[j] - c->lower[j], x[j], y[j]) != 0
           : x[j] != y[j])
+      return 0;
+  return 1;
+}
+
+sg_status
+sg_bo_candidate_index (const double *candidates, size_t n, size_t dim, const double *lower,
+                       const double *upper, const double *x, size_t *index)
+{
+  if (candidates == NULL || x == NULL || index == NULL || dim == 0)
+    return SG_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    {
+      const double *row = candidates + i * dim;
+      size_t j = 0;
+      while (j < dim && fabs (x[j] - row[j]) <= 1e-9 * (upper[j] - lower[j]))
+        j++;
+      if (j == dim)
+        {
+          *index = i;
+          return SG_OK;
+        }
+    }
+  return SG_EINVAL;
+}
+
+/* The candidate set (sg-bo.h, "Candidate sets"): absent, or enough rows
+ * for one question, each finite and inside the box; a safe start is one
+ * of them. (That no two rows are the same setting is sg_bo_new's check:
+ * it is quadratic in the rows.) */
+static int
+candidates_ok (const sg_bo_config *c)
+{
+  if (c->n_candidates == 0)
+    return c->candidates == NULL;
+  if (c->candidates == NULL || c->n_candidates < c->n_options)
+    return 0;
+  for (size_t i = 0; i < c->n_candidates; i++)
+    if (!inside_box (c, c->candidates + i * c->dim))
+      return 0;
+  size_t unused;
+  return !c->has_safe_start
+         || sg_bo_candidate_index (c->candidates, c->n_candidates, c->dim, c->lower, c->upper,
+                                   c->safe_start, &unused) == SG_OK;
+}
+
+/* No two rows of the candidate set are the same setting. */
+static int
+candidates_distinct (const sg_bo_config *c)
+{
+  size_t unused;
+  for (size_t i = 1; i < c->n_candidates; i++)
+    if (sg_bo_candidate_index (c->candidates, i, c->dim, c->lower, c->upper,
+                               c->candidates + i * c->dim, &unused) == SG_OK)
       return 0;
   return 1;
 }
@@ -315,7 +374,7 @@ sg_bo_config_check (const sg_bo_config *c)
     return SG_EINVAL;
   if (c->has_safe_start && !inside_box (c, c->safe_start))
     return SG_EINVAL;
-  return SG_OK;
+  return candidates_ok (c) ? SG_OK : SG_EINVAL;
 }
 
 /* Copies the latent-part arrays of SRC into BUF (s*dim + 2s doubles) and
@@ -341,7 +400,7 @@ hyper_copy (sg_hyper *dst, const sg_hyper *src, double *buf, size_t dim)
 sg_status
 sg_bo_new (const sg_bo_config *config, sg_bo **out)
 {
-  if (out == NULL || sg_bo_config_check (config) != SG_OK)
+  if (out == NULL || sg_bo_config_check (config) != SG_OK || !candidates_distinct (config))
     return SG_EINVAL;
   sg_bo *bo = calloc (1, sizeof *bo);
   if (bo == NULL)
@@ -349,12 +408,17 @@ sg_bo_new (const sg_bo_config *config, sg_bo **out)
   size_t s = config->prior.s, nbuf = s * config->dim + 2 * s + 1;
   bo->prior_buf = malloc (nbuf * sizeof *bo->prior_buf);
   bo->hyper_buf = malloc (nbuf * sizeof *bo->hyper_buf);
-  if (bo->prior_buf == NULL || bo->hyper_buf == NULL)
+  size_t ncand = config->n_candidates * config->dim;
+  bo->cand_buf = ncand ? malloc (ncand * sizeof *bo->cand_buf) : NULL;
+  if (bo->prior_buf == NULL || bo->hyper_buf == NULL || (ncand && bo->cand_buf == NULL))
     {
-      free (bo->prior_buf); free (bo->hyper_buf); free (bo);
+      free (bo->prior_buf); free (bo->hyper_buf); free (bo->cand_buf); free (bo);
       return SG_ENOMEM;
     }
   bo->cfg = *config;
+  if (ncand)
+    memcpy (bo->cand_buf, config->candidates, ncand * sizeof *bo->cand_buf);
+  bo->cfg.candidates = bo->cand_buf;
   hyper_copy (&bo->cfg.prior, &config->prior, bo->prior_buf, config->dim);
   hyper_copy (&bo->hyper, &config->prior, bo->hyper_buf, config->dim);
   apply_kinds (&bo->cfg, &bo->cfg.prior.kernel);
@@ -403,6 +467,7 @@ sg_bo_free (sg_bo *bo)
   free (bo->log);
   free (bo->prior_buf);
   free (bo->hyper_buf);
+  free (bo->cand_buf);
   free (bo);
 }
 
@@ -453,6 +518,30 @@ set_ref (sg_bo *bo, const double *x, double value)
   bo->ref_value = value;
 }
 
+/* With a candidate set, the K settings *X name candidate rows: *X then
+ * points at BUF (k x dim), a copy of those rows, so the data hold the
+ * candidates' exact values. 0 when one is no candidate (or NULL). Without
+ * a candidate set nothing changes. */
+static int
+snap_rows (const sg_bo *bo, const double **X, size_t k, double *buf)
+{
+  const sg_bo_config *c = &bo->cfg;
+  if (c->n_candidates == 0)
+    return 1;
+  if (*X == NULL)
+    return 0;
+  for (size_t i = 0; i < k; i++)
+    {
+      size_t r;
+      if (sg_bo_candidate_index (c->candidates, c->n_candidates, c->dim, c->lower, c->upper,
+                                 *X + i * c->dim, &r) != SG_OK)
+        return 0;
+      memcpy (buf + i * c->dim, c->candidates + r * c->dim, c->dim * sizeof *buf);
+    }
+  *X = buf;
+  return 1;
+}
+
 sg_status
 sg_bo_answer_duel (sg_bo *bo, const double *xa, const double *xb, int a_won)
 {
@@ -498,6 +587,9 @@ sg_status
 sg_bo_answer_duel_details (sg_bo *bo, const double *xa, const double *xb, int a_won,
                            sg_confidence confidence, size_t shown_first, int tie_offered)
 {
+  double buf[2 * SG_BO_MAX_DIM];
+  if (bo != NULL && (!snap_rows (bo, &xa, 1, buf) || !snap_rows (bo, &xb, 1, buf + bo->cfg.dim)))
+    return SG_EINVAL;
   if (bo == NULL || xa == NULL || xb == NULL || !prefers_modes (bo)
       || !inside_box (&bo->cfg, xa) || !inside_box (&bo->cfg, xb)
       || same_setting (&bo->cfg, xa, xb)
@@ -520,6 +612,9 @@ sg_bo_answer_duel_details (sg_bo *bo, const double *xa, const double *xb, int a_
 sg_status
 sg_bo_answer_tie (sg_bo *bo, const double *xa, const double *xb)
 {
+  double buf[2 * SG_BO_MAX_DIM];
+  if (bo != NULL && (!snap_rows (bo, &xa, 1, buf) || !snap_rows (bo, &xb, 1, buf + bo->cfg.dim)))
+    return SG_EINVAL;
   if (bo == NULL || xa == NULL || xb == NULL || !prefers_modes (bo)
       || !inside_box (&bo->cfg, xa) || !inside_box (&bo->cfg, xb))
     return SG_EINVAL;
@@ -537,6 +632,9 @@ sg_bo_answer_choice (sg_bo *bo, const double *options, size_t k, size_t chosen,
                      sg_confidence confidence, size_t shown_first)
 {
   size_t d = bo ? bo->cfg.dim : 0;
+  double buf[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
+  if (bo != NULL && k <= SG_BO_MAX_OPTIONS && !snap_rows (bo, &options, k, buf))
+    return SG_EINVAL;
   if (bo == NULL || options == NULL || k < 2 || k > SG_BO_MAX_OPTIONS || chosen >= k
       || !prefers_modes (bo)
       || (shown_first != SG_SHOWN_NONE && shown_first >= k) || !distinct_inside (bo, options, k))
@@ -565,20 +663,29 @@ sg_bo_answer_choice (sg_bo *bo, const double *options, size_t k, size_t chosen,
 sg_status
 sg_bo_answer_ranking (sg_bo *bo, const double *order, size_t k)
 {
-  if (bo == NULL || order == NULL || k < 2 || !prefers_modes (bo)
-      || !distinct_inside (bo, order, k))
+  if (bo == NULL || order == NULL || k < 2 || !prefers_modes (bo))
     return SG_EINVAL;
-  int status = reserve_log (bo);
+  double *buf = NULL;
+  if (bo->cfg.n_candidates > 0 && (buf = malloc (k * bo->cfg.dim * sizeof *buf)) == NULL)
+    return SG_ENOMEM;
+  int status = snap_rows (bo, &order, k, buf) && distinct_inside (bo, order, k) ? SG_OK
+                                                                               : SG_EINVAL;
+  if (status == SG_OK)
+    status = reserve_log (bo);
   if (status == SG_OK)
     status = sg_data_add_ranking (&bo->data, order, k);
   if (status == SG_OK)
     accept_answer (bo, order);
+  free (buf);
   return status;
 }
 
 sg_status
 sg_bo_answer_value (sg_bo *bo, const double *x, double y)
 {
+  double buf[SG_BO_MAX_DIM];
+  if (bo != NULL && !snap_rows (bo, &x, 1, buf))
+    return SG_EINVAL;
   if (bo == NULL || x == NULL || !isfinite (y)
       || (bo->cfg.mode != SG_BO_MIXED && bo->cfg.mode != SG_BO_SAFE)
       || !inside_box (&bo->cfg, x))
@@ -602,10 +709,45 @@ sg_bo_answer_value (sg_bo *bo, const double *x, double y)
   return SG_OK;
 }
 
+/* Mixed mode: x_r failed when measured, so it gives up its place to the
+ * setting with the highest measured value other than it, if there is one
+ * (otherwise it stays: nothing else is known to be better). */
+static void
+replace_failed_ref (sg_bo *bo)
+{
+  const sg_data *data = &bo->data;
+  double best_y = -INFINITY;
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < data->n_obs; i++)
+    {
+      const sg_obs *o = &data->obs[i];
+      if (o->kind == SG_OBS_NUMERIC && o->y > best_y
+          && !is_ref (bo, data->X + o->a * bo->cfg.dim))
+        {
+          best_y = o->y;
+          best = o->a;
+        }
+    }
+  if (best != SIZE_MAX)
+    set_ref (bo, data->X + best * bo->cfg.dim, best_y);
+}
+
+/* "X failed": a one-sided (censored) observation, the non-valid factor of
+ * 001 eq. 40, Phi((h - f(x)) / numeric_sd) with h = config.threshold: one
+ * probit row of the affine probit likelihood (001 eq. 22), so the SkewGP
+ * posterior stays exact (001 Theorem 3.3). In safe mode h is the safety
+ * threshold; in mixed mode it is the experimenter's failure level, a
+ * failed setting's measurement being censored below it. A fixed level
+ * (rather than, say, the worst value measured so far) keeps the row the
+ * same whatever order the answers came in and whatever undo removes. */
 sg_status
 sg_bo_answer_invalid (sg_bo *bo, const double *x)
 {
-  if (bo == NULL || x == NULL || bo->cfg.mode != SG_BO_SAFE || !inside_box (&bo->cfg, x))
+  double buf[SG_BO_MAX_DIM];
+  if (bo != NULL && !snap_rows (bo, &x, 1, buf))
+    return SG_EINVAL;
+  if (bo == NULL || x == NULL || (bo->cfg.mode != SG_BO_SAFE && bo->cfg.mode != SG_BO_MIXED)
+      || !inside_box (&bo->cfg, x))
     return SG_EINVAL;
   int status = reserve_log (bo);
   if (status != SG_OK)
@@ -614,12 +756,17 @@ sg_bo_answer_invalid (sg_bo *bo, const double *x)
   if (status != SG_OK)
     return status;
   push_record (bo);
+  if (bo->cfg.mode == SG_BO_MIXED && is_ref (bo, x))
+    replace_failed_ref (bo);
   return SG_OK;
 }
 
 sg_status
 sg_bo_answer_label (sg_bo *bo, const double *x, int label)
 {
+  double buf[SG_BO_MAX_DIM];
+  if (bo != NULL && !snap_rows (bo, &x, 1, buf))
+    return SG_EINVAL;
   if (bo == NULL || x == NULL || bo->cfg.mode != SG_BO_ACTIVE || (label != 1 && label != -1)
       || !inside_box (&bo->cfg, x))
     return SG_EINVAL;
@@ -714,6 +861,87 @@ random_point (const sg_bo_config *c, gsl_rng *rng, double *x)
   snap_point (c, x);
 }
 
+/* X is one of the N_ROWS rows of ROWS (exactly: candidate rows are
+ * copied, never recomputed). */
+static int
+among_rows (const double *x, const double *rows, size_t n_rows, size_t dim)
+{
+  for (size_t i = 0; i < n_rows; i++)
+    if (memcmp (x, rows + i * dim, dim * sizeof *x) == 0)
+      return 1;
+  return 0;
+}
+
+/* X is within the smallest separation of two options (1e-6 box widths,
+ * or the measurement resolution) of one of the N_ROWS rows of ROWS, with
+ * distances along each coordinate's kind (the shorter way round a
+ * periodic one). */
+static int
+near_rows (const sg_bo_config *c, const double *x, const double *rows, size_t n_rows)
+{
+  for (size_t i = 0; i < n_rows; i++)
+    {
+      size_t j = 0;
+      while (j < c->dim
+             && sg_dim_distance (c->kind[j], c->upper[j] - c->lower[j], x[j],
+                                 rows[i * c->dim + j])
+                  <= fmax (1e-6 * (c->upper[j] - c->lower[j]), c->resolution[j]))
+        j++;
+      if (j == c->dim)
+        return 1;
+    }
+  return 0;
+}
+
+/* A random setting for a question whose other options are the N_AVOID
+ * rows AVOID: a uniform point of the box, or with a candidate set a
+ * uniform candidate outside AVOID, one never asked yet if there is one
+ * (a space-filling initial design over the set). The set has at least
+ * n_options rows, so one is always left. */
+static void
+random_setting (const sg_bo *bo, gsl_rng *rng, const double *avoid, size_t n_avoid, double *x)
+{
+  const sg_bo_config *c = &bo->cfg;
+  size_t dim = c->dim, n = c->n_candidates;
+  if (n == 0)
+    {
+      /* A draw the same setting as another option (the proposal's RNG
+       * stream replays an earlier one when an answer was taken back) is
+       * drawn again; the chance of a second such draw is nil. */
+      for (int tries = 0; tries < 64; tries++)
+        {
+          random_point (c, rng, x);
+          if (!near_rows (c, x, avoid, n_avoid))
+            break;
+        }
+      return;
+    }
+  const sg_data *d = &bo->data;
+  for (int allow_asked = 0; allow_asked < 2; allow_asked++)
+    {
+      size_t n_ok = 0;
+      for (size_t i = 0; i < n; i++)
+        {
+          const double *row = c->candidates + i * dim;
+          n_ok += !among_rows (row, avoid, n_avoid, dim)
+                  && (allow_asked || !among_rows (row, d->X, d->n_inputs, dim));
+        }
+      if (n_ok == 0)
+        continue;
+      size_t pick = gsl_rng_uniform_int (rng, n_ok);
+      for (size_t i = 0; i < n; i++)
+        {
+          const double *row = c->candidates + i * dim;
+          if (!among_rows (row, avoid, n_avoid, dim)
+              && (allow_asked || !among_rows (row, d->X, d->n_inputs, dim)) && pick-- == 0)
+            {
+              memcpy (x, row, dim * sizeof *x);
+              return;
+            }
+        }
+    }
+}
+
 static void
 query_reset (sg_bo_query *q)
 {
@@ -750,13 +978,13 @@ random_duel (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
   q->kind = c->mode == SG_BO_PREFERENCE && c->question == SG_BO_QUESTION_CHOICE
               ? SG_BO_QUERY_CHOICE : SG_BO_QUERY_DUEL;
   q->random = 1;
-  random_point (c, rng, opts);
+  random_setting (bo, rng, bo->ref, bo->has_ref, opts);
   if (bo->has_ref)
     memcpy (opts + dim, bo->ref, dim * sizeof *opts);
   else
-    random_point (c, rng, opts + dim);
+    random_setting (bo, rng, opts, 1, opts + dim);
   for (size_t i = 2; i < k; i++)
-    random_point (c, rng, opts + i * dim);
+    random_setting (bo, rng, opts, i, opts + i * dim);
   set_options (c, q, opts, k);
 }
 
@@ -765,7 +993,7 @@ random_value (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
 {
   q->kind = SG_BO_QUERY_VALUE;
   q->random = 1;
-  random_point (&bo->cfg, rng, q->x);
+  random_setting (bo, rng, NULL, 0, q->x);
   if (bo->has_ref)
     memcpy (q->x_ref, bo->ref, bo->cfg.dim * sizeof *q->x_ref);
 }
@@ -833,7 +1061,7 @@ initial_query (const sg_bo *bo, gsl_rng *rng, sg_bo_query *q)
           q->kind = SG_BO_QUERY_LABEL;
           q->random = 1;
           q->initial = n < c->n_initial;
-          random_point (c, rng, q->x);
+          random_setting (bo, rng, NULL, 0, q->x);
           return 1;
         }
       return 0;
@@ -1295,6 +1523,163 @@ acq_ctx_init (acq_ctx *a, const sg_bo *bo, unsigned long crn_seed, const double 
   return SG_OK;
 }
 
+/* Points scored per product of the latent samples (and per progress
+ * report) when every candidate or a plot's points are scored. */
+#define EVAL_BLOCK 64
+
+/* The index of the data's input X (exact: answers hold candidate rows). */
+static int
+find_input (const sg_data *d, const double *x, size_t *index)
+{
+  for (size_t i = 0; i < d->n_inputs; i++)
+    if (memcmp (d->X + i * d->dim, x, d->dim * sizeof *x) == 0)
+      {
+        *index = i;
+        return 1;
+      }
+  return 0;
+}
+
+/* The input indices of observation O's options into IDX (at most
+ * SG_BO_MAX_OPTIONS of them, else 0 is returned): a duel's or tie's two,
+ * a choice's or ranking's k, a value's or label's one. */
+static size_t
+obs_options (const sg_data *d, const sg_obs *o, size_t *idx)
+{
+  switch (o->kind)
+    {
+    case SG_OBS_PREFERENCE:
+    case SG_OBS_TIE:
+      idx[0] = o->a;
+      idx[1] = o->b;
+      return 2;
+    case SG_OBS_CHOICE:
+    case SG_OBS_RANKING:
+      if (o->count > SG_BO_MAX_OPTIONS)
+        return 0;
+      for (size_t i = 0; i < o->count; i++)
+        idx[i] = d->options[o->first + i];
+      return o->count;
+    default:
+      idx[0] = o->a;
+      return 1;
+    }
+}
+
+/* An observation of KIND answers the question TARGET asks. */
+static int
+answers_target (sg_bo_acq_target target, sg_obs_kind kind)
+{
+  switch (target)
+    {
+    case SG_BO_ACQ_TARGET_DUEL:
+    case SG_BO_ACQ_TARGET_QEUBO:
+      return kind == SG_OBS_PREFERENCE || kind == SG_OBS_TIE || kind == SG_OBS_CHOICE
+             || kind == SG_OBS_RANKING;
+    case SG_BO_ACQ_TARGET_NUMERIC:
+    case SG_BO_ACQ_TARGET_SAFE:
+      return kind == SG_OBS_NUMERIC || kind == SG_OBS_VALID || kind == SG_OBS_INVALID;
+    case SG_BO_ACQ_TARGET_BALD:
+      return kind == SG_OBS_BINARY;
+    case SG_BO_ACQ_TARGET_NONE:
+    default:
+      return 0;
+    }
+}
+
+/* The question the search would ask with X was asked before (the same
+ * options, in any order): a duel of x_r against X, the qEUBO set of the
+ * fixed options and X once the set is complete, a value or label at X.
+ * Only the candidate search avoids these (sg-bo.h, "Candidate sets"). */
+static int
+question_asked (const acq_ctx *a, const double *x)
+{
+  const sg_bo *bo = a->bo;
+  const sg_data *d = &bo->data;
+  size_t dim = bo->cfg.dim, want[SG_BO_MAX_OPTIONS], k = 0;
+
+  if (a->target == SG_BO_ACQ_TARGET_DUEL)
+    {
+      if (!a->has_ref || !find_input (d, a->ref, &want[k++]))
+        return 0;
+    }
+  else if (a->target == SG_BO_ACQ_TARGET_QEUBO)
+    {
+      if (a->n_fixed + 1 != bo->cfg.n_options)
+        return 0;  /* a partial set: its question is not known yet */
+      for (size_t i = 0; i < a->n_fixed; i++)
+        if (!find_input (d, a->fixed + i * dim, &want[k++]))
+          return 0;
+    }
+  if (!find_input (d, x, &want[k++]))
+    return 0;
+  for (size_t i = 0; i < d->n_obs; i++)
+    {
+      size_t idx[SG_BO_MAX_OPTIONS], n, hits = 0;
+      if (!answers_target (a->target, d->obs[i].kind)
+          || (n = obs_options (d, &d->obs[i], idx)) != k)
+        continue;
+      for (size_t p = 0; p < n; p++)
+        for (size_t q = 0; q < k; q++)
+          hits += idx[p] == want[q];
+      if (hits == k)
+        return 1;
+    }
+  return 0;
+}
+
+/* The argmax of VALUES (n), skipping the candidates SKIP marks (NULL: none);
+ * SIZE_MAX when no value is finite. The first of equal values wins. */
+static size_t
+argmax_finite (const double *values, const unsigned char *skip, size_t n)
+{
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < n; i++)
+    if (isfinite (values[i]) && (skip == NULL || !skip[i])
+        && (best == SIZE_MAX || values[i] > values[best]))
+      best = i;
+  return best;
+}
+
+/* The search over a candidate set: the acquisition at every candidate,
+ * EVAL_BLOCK at a time (one product of the latent samples per block, and
+ * a progress report), then the best candidate whose question was not
+ * asked before, else the best one. X and *VALUE receive it (*VALUE = -inf
+ * when every candidate is excluded outright). */
+static int
+search_candidates (acq_ctx *a, const sg_progress *progress, double *x, double *value)
+{
+  const sg_bo_config *c = &a->bo->cfg;
+  size_t n = c->n_candidates, dim = c->dim;
+  double *v = malloc (n * sizeof *v);
+  unsigned char *asked = malloc (n);
+  int status = v && asked ? SG_OK : SG_ENOMEM;
+
+  for (size_t i = 0; i < n && status == SG_OK; i += EVAL_BLOCK)
+    {
+      status = sg_progress_report (progress, (double) i / (double) n);
+      if (status == SG_OK)
+        {
+          score_points (a, c->candidates + i * dim, n - i < EVAL_BLOCK ? n - i : EVAL_BLOCK,
+                        acquisition_value, v + i);
+          status = a->status;
+        }
+    }
+  if (status == SG_OK)
+    {
+      for (size_t i = 0; i < n; i++)
+        asked[i] = isfinite (v[i]) && question_asked (a, c->candidates + i * dim);
+      size_t best = argmax_finite (v, asked, n);
+      if (best == SIZE_MAX)
+        best = argmax_finite (v, NULL, n);
+      *value = best == SIZE_MAX ? -INFINITY : v[best];
+      memcpy (x, c->candidates + (best == SIZE_MAX ? 0 : best) * dim, dim * sizeof *x);
+    }
+  free (v);
+  free (asked);
+  return status;
+}
+
 /* Maximises the acquisition for TARGET; X and *VALUE receive the result. */
 static int
 maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *progress,
@@ -1303,9 +1688,11 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
   const sg_bo *bo = a->bo;
   a->target = target;
   a->status = SG_OK;
-  int status = sg_acq_maximize_batched (bo->cfg.dim, bo->cfg.lower, bo->cfg.upper, acq_eval,
-                                        acq_eval_batch, a, bo->data.X, bo->data.n_inputs,
-                                        &bo->cfg.search, rng, progress, x, value);
+  int status = bo->cfg.n_candidates > 0
+                 ? search_candidates (a, progress, x, value)
+                 : (int) sg_acq_maximize_batched (bo->cfg.dim, bo->cfg.lower, bo->cfg.upper, acq_eval,
+                                            acq_eval_batch, a, bo->data.X, bo->data.n_inputs,
+                                            &bo->cfg.search, rng, progress, x, value);
   if (status == SG_OK && a->status != SG_OK)
     status = a->status;
   if (status == SG_OK)
@@ -1319,12 +1706,25 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
     status = a->status;
   if (status == SG_OK && !isfinite (*value))
     {
-      /* Every candidate was excluded (only possible for a duel whose box
-       * has collapsed onto x_r): fall back to a random distinct point. */
-      do
-        random_point (&bo->cfg, rng, x);
-      while ((target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
-             || (target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (a, x)));
+      /* Every candidate was excluded (a duel whose box has collapsed onto
+       * x_r, or candidates all within the resolution of the answers):
+       * fall back to a random distinct point (candidate). */
+      if (bo->cfg.n_candidates > 0)
+        {
+          double avoid[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
+          size_t n_avoid = 0;
+          if (target == SG_BO_ACQ_TARGET_DUEL && a->has_ref)
+            memcpy (avoid, a->ref, bo->cfg.dim * sizeof *avoid), n_avoid = 1;
+          else if (target == SG_BO_ACQ_TARGET_QEUBO)
+            memcpy (avoid, a->fixed, a->n_fixed * bo->cfg.dim * sizeof *avoid),
+              n_avoid = a->n_fixed;
+          random_setting (bo, rng, avoid, n_avoid, x);
+        }
+      else
+        do
+          random_point (&bo->cfg, rng, x);
+        while ((target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
+               || (target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (a, x)));
       *value = NAN;
     }
   return status;
@@ -1380,6 +1780,9 @@ qeubo_step (acq_ctx *a, size_t i, size_t n_set, gsl_rng *rng, const sg_progress 
       memcpy (a->fixed + (a->n_fixed++) * dim, opts + o * dim, dim * sizeof *opts);
   a->target = SG_BO_ACQ_TARGET_QEUBO;
   double current = i < n_set ? acq_eval (opts + i * dim, a) : -INFINITY;
+  /* a set shown before gives way to any other (candidate sets) */
+  if (i < n_set && a->bo->cfg.n_candidates > 0 && question_asked (a, opts + i * dim))
+    current = -INFINITY;
   double x[SG_BO_MAX_DIM], v;
   int status = maximise (a, SG_BO_ACQ_TARGET_QEUBO, rng, progress, x, &v);
   if (status == SG_OK && a->status != SG_OK)
@@ -1774,7 +2177,6 @@ sg_bo_last_acquisition (const sg_bo *bo, sg_bo_acq_info *info)
 /* Shared loop of sg_bo_acquisition_at / sg_bo_prob_valid_at: the joint
  * samples at each point, as the proposal drew them, turned into a number
  * by VALUE_AT. Writes OUT only on success. */
-#define EVAL_BLOCK 64
 
 static int
 eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progress,

@@ -24,6 +24,9 @@
  *               at x makes x the new x_r when x_r's own measured value
  *               is lower (or x is x_r, or there is no x_r yet); a duel
  *               winner whose value was never measured stays x_r.
+ *               A value question may also be answered "it failed"
+ *               (sg_bo_answer_invalid): a measurement censored below
+ *               the failure level h (config.threshold).
  *   safe        every query asks for g(x), answered by a value or
  *               "invalid" (g(x) < h, no output); likelihood 001 eq. 40;
  *               x_r is the valid point with the largest value (the last
@@ -58,6 +61,27 @@
  * duel); mixed N_INITIAL duels then N_INITIAL
  * values; safe the SAFE_START point (or N_INITIAL random points when no
  * safe start is given); active N_INITIAL random labels.
+ *
+ * Candidate sets. With config.candidates (n_candidates rows, e.g. the
+ * feature values of a folder of images) the loop chooses among those
+ * settings only: every option of every question (initial design, model
+ * proposals, safe start, fallbacks) is one of the rows, and an answer
+ * naming another setting is refused (SG_EINVAL; a setting within 1e-9 box
+ * widths of a row in every coordinate is that row, and is recorded as the
+ * row's exact values). The maths is unchanged: the kernel is still
+ * defined on the box, so two candidates with close features share
+ * information. What changes is the search: instead of space-filling
+ * points and BOBYQA refinement the acquisition is scored at every
+ * candidate (in blocks, one product of the latent samples per block as
+ * the box search does), and the argmax is the proposal, which is exact on
+ * a finite set. A question already asked is not asked again while an
+ * unasked one is available: a duel of x_r against a candidate it already
+ * met, a qEUBO set of options already shown, a value query at a candidate
+ * already measured, a label already given (the pool-based active learning
+ * of 001 sec. 5.1). Repeating them is allowed when nothing else is left,
+ * since the answers are noisy. The random initial design draws candidates
+ * never asked yet (uniformly; then any) and never repeats an option
+ * within a question.
  *
  * Surrogates: the exact SkewGP posterior (default; sg-skewgp.h), its
  * Laplace or EP Gaussian approximation (sg-laplace.h, sg-ep.h), or random
@@ -181,7 +205,8 @@ typedef struct {
   /* Acquisition parameters. */
   double ucb_level;        /* HPD level of the UCBs (default 0.95)         */
   double eiig_k;           /* k of EIIG (default 0.1)                      */
-  double threshold;        /* safe mode: h (default 0)                     */
+  double threshold;        /* h: safe mode's threshold, mixed mode's
+                              failure level (default 0)                   */
   double safe_probability; /* safe mode: required P(f >= h) (default 0.7)  */
   double safe_penalty;     /* safe mode: penalty below it (default 1000)   */
 
@@ -212,6 +237,12 @@ typedef struct {
    * that repeats a setting already answered (nor a duel of x_r against
    * itself). 0 (the default): only the box-relative 1e-6 of a duel. */
   double resolution[SG_BO_MAX_DIM];
+  /* A finite candidate set (see "Candidate sets"): N_CANDIDATES rows of
+   * DIM values, row-major, each inside the box, no two the same setting;
+   * copied by sg_bo_new. At least n_options rows. A safe start must be
+   * one of them. 0 and NULL (the default): the whole box. */
+  size_t n_candidates;
+  const double *candidates;
 
   /* Hyperparameter refits (sg_bo_refit_due): after every answer while
    * there are at most REFIT_UNTIL answers, then every REFIT_EVERY-th
@@ -255,8 +286,9 @@ sg_status sg_bo_config_set_kind (sg_bo_config *config, size_t j, sg_dim_kind kin
 
 typedef struct sg_bo sg_bo;
 
-/* A new loop with no answers. Copies CONFIG (and its prior arrays).
- * SG_EINVAL (sg_bo_config_check), SG_ENOMEM. */
+/* A new loop with no answers. Copies CONFIG (its prior arrays and its
+ * candidate set). SG_EINVAL (sg_bo_config_check, or two candidate rows
+ * that are the same setting), SG_ENOMEM. */
 sg_status sg_bo_new (const sg_bo_config *config, sg_bo **out);
 void sg_bo_free (sg_bo *bo);
 const sg_bo_config *sg_bo_get_config (const sg_bo *bo);
@@ -294,13 +326,24 @@ sg_status sg_bo_answer_ranking (sg_bo *bo, const double *order, size_t k);
 /* A measured value Y at X: a numeric observation (mixed) or a valid one
  * (safe, threshold h). SG_EINVAL in preference mode. */
 sg_status sg_bo_answer_value (sg_bo *bo, const double *x, double y);
-/* X produced no output (g(x) < h). Safe mode only. */
+/* X failed: it produced no output. Safe mode: g(x) < h, the threshold;
+ * mixed mode: a measurement censored below h, the failure level (001
+ * eq. 40's non-valid factor in both, an exact probit row). In mixed mode a
+ * failed x_r hands its place to the best measured setting, if any.
+ * SG_EINVAL in preference and active mode. */
 sg_status sg_bo_answer_invalid (sg_bo *bo, const double *x);
 /* The class LABEL (+1 or -1) of X. Active mode only; SG_EINVAL else. */
 sg_status sg_bo_answer_label (sg_bo *bo, const double *x, int label);
 /* Removes the last answer and restores x_r as it was before it.
  * SG_EINVAL when there is no answer. */
 sg_status sg_bo_undo (sg_bo *bo);
+
+/* The row of the N candidates (n x dim, row-major, inside the box LOWER,
+ * UPPER) that is the setting X: every coordinate within 1e-9 box widths
+ * of the row's. Into *INDEX; SG_EINVAL when no row is (or for a NaN). */
+sg_status sg_bo_candidate_index (const double *candidates, size_t n, size_t dim,
+                                 const double *lower, const double *upper,
+                                 const double *x, size_t *index);
 
 size_t sg_bo_n_answers (const sg_bo *bo);
 /* The data (sg-data.h) of all answers, borrowed. */

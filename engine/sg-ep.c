@@ -394,7 +394,7 @@ sg_ep_log_evidence (const sg_approx_model *model, const sg_data *data,
   if (status != SG_OK)
     return status;
   size_t np = sg_kernel_n_params (&model->kernel);
-  double g[SG_KERNEL_MAX_DIM + 1];
+  double g[SG_KERNEL_MAX_PARAMS];
   if (grad)
     status = evidence_gradient (&R, &model->kernel, &st, g);
   if (status == SG_OK)

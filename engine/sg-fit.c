@@ -406,12 +406,10 @@ hyper_clone_free (sg_hyper *h)
 }
 
 typedef struct {
-  const sg_fit_spec *spec;
-  sg_evidence_fn evidence;
+  sg_fit_objective_fn objective;
   void *user_data;
   const sg_fit_options *opt;
   const sg_progress *progress;
-  sg_hyper work;
   nlopt_opt nl;           /* the running local optimiser (for force_stop)   */
   size_t n;               /* free coordinates                               */
   size_t n_evals, n_failed, max_evals;
@@ -465,9 +463,8 @@ evaluate (fit_state *st, const double *x)
       return INFEASIBLE_PENALTY;
     }
 
-  sg_fit_spec_unpack (st->spec, x, &st->work);
   double le = -INFINITY, err = 0;
-  int status = st->evidence (&st->work, st->user_data, &le, &err);
+  int status = st->objective (x, st->user_data, &le, &err);
   st->n_evals++;
   if (status == SG_OK && !isfinite (le))
     status = SG_ENUMERIC;
@@ -614,16 +611,16 @@ check_options (const sg_fit_options *opt)
   return SG_OK;
 }
 
-/* The runs: first from the packed H, then from the hypercube. */
+/* The runs: first from X0, then from the hypercube. */
 static int
-run_all (fit_state *st, gsl_rng *rng, const sg_hyper *h)
+run_all (fit_state *st, gsl_rng *rng, const double *lower, const double *upper,
+         const double *x0)
 {
   size_t n = st->n, n_starts = st->opt->n_starts;
-  double *lower = malloc ((3 + (n_starts - 1)) * n * sizeof *lower);
-  if (lower == NULL)
+  double *x = malloc ((1 + (n_starts - 1)) * n * sizeof *x);
+  if (x == NULL)
     return SG_ENOMEM;
-  double *upper = lower + n, *x = upper + n, *starts = x + n;
-  sg_fit_spec_bounds (st->spec, h, lower, upper);
+  double *starts = x + n;
   int status = SG_OK;
   if (n_starts > 1)
     status = latin_hypercube (rng, n_starts - 1, n, lower, upper, starts);
@@ -636,7 +633,7 @@ run_all (fit_state *st, gsl_rng *rng, const sg_hyper *h)
           break;
         }
       if (r == 0)
-        sg_fit_spec_pack (st->spec, h, x);
+        memcpy (x, x0, n * sizeof *x);
       else
         memcpy (x, starts + (r - 1) * n, n * sizeof *x);
       st->run = r;
@@ -649,14 +646,15 @@ run_all (fit_state *st, gsl_rng *rng, const sg_hyper *h)
       if (status == SG_OK)
         status = st->status;
     }
-  free (lower);
+  free (x);
   return status;
 }
 
 sg_status
-sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
-        const sg_fit_options *opt, gsl_rng *rng, const sg_progress *progress,
-        sg_hyper *h, sg_fit_result *res)
+sg_fit_box (size_t n, const double *lower, const double *upper,
+            sg_fit_objective_fn objective, void *user_data,
+            const sg_fit_options *opt, gsl_rng *rng, const sg_progress *progress,
+            double *x, sg_fit_result *res)
 {
   sg_fit_options defaults;
   if (opt == NULL)
@@ -664,47 +662,45 @@ sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
       sg_fit_options_default (&defaults);
       opt = &defaults;
     }
-  if (evidence == NULL || res == NULL || sg_fit_spec_check (spec, h) != SG_OK
+  if (objective == NULL || res == NULL || x == NULL
+      || (n > 0 && (lower == NULL || upper == NULL))
       || check_options (opt) != SG_OK || (opt->n_starts > 1 && rng == NULL))
     return SG_EINVAL;
+  for (size_t i = 0; i < n; i++)
+    if (!(lower[i] < upper[i]) || !isfinite (lower[i]) || !isfinite (upper[i]))
+      return SG_EINVAL;
 
-  fit_state st = { .spec = spec, .evidence = evidence, .user_data = user_data,
+  fit_state st = { .objective = objective, .user_data = user_data,
                    .opt = opt, .progress = progress, .max_evals = opt->max_evals,
-                   .t0 = now_seconds (), .stop = SG_FIT_CONVERGED };
-  st.n = sg_fit_spec_n_free (spec, h);
-  int status = hyper_clone (h, &st.work);
-  st.best_x = malloc ((st.n + 1) * sizeof *st.best_x);
-  st.last_x = malloc ((st.n + 1) * sizeof *st.last_x);
-  if (status == SG_OK && (st.best_x == NULL || st.last_x == NULL))
+                   .t0 = now_seconds (), .stop = SG_FIT_CONVERGED, .n = n };
+  int status = SG_OK;
+  st.best_x = malloc ((n + 1) * sizeof *st.best_x);
+  st.last_x = malloc ((n + 1) * sizeof *st.last_x);
+  double *x0 = malloc ((n + 1) * sizeof *x0);
+  if (st.best_x == NULL || st.last_x == NULL || x0 == NULL)
     status = SG_ENOMEM;
 
   double start_value = INFINITY;
   if (status == SG_OK)
     {
-      /* The start values (clamped into the box) are evaluated first: the
-       * result never reports anything worse than where the user began. */
-      sg_fit_spec_pack (spec, h, st.best_x);
-      double *x0 = malloc ((st.n + 1) * sizeof *x0);
-      if (x0 == NULL)
-        status = SG_ENOMEM;
-      else
-        {
-          memcpy (x0, st.best_x, st.n * sizeof *x0);
-          double v = evaluate (&st, x0);
-          if (st.have_best)
-            start_value = v;
-          free (x0);
-          status = st.status;
-        }
+      /* The start (clamped into the box) is evaluated first: the result
+       * never reports anything worse than where the caller began. */
+      for (size_t i = 0; i < n; i++)
+        x0[i] = x[i] < lower[i] ? lower[i] : x[i] > upper[i] ? upper[i] : x[i];
+      memcpy (st.best_x, x0, n * sizeof *x0);
+      double v = evaluate (&st, st.best_x);
+      if (st.have_best)
+        start_value = v;
+      status = st.status;
     }
-  if (status == SG_OK && st.n > 0)
-    status = run_all (&st, rng, h);
+  if (status == SG_OK && n > 0)
+    status = run_all (&st, rng, lower, upper, x0);
   if (status == SG_OK && !st.have_best)
     status = SG_ENUMERIC;
 
   if (status == SG_OK)
     {
-      sg_fit_spec_unpack (spec, st.best_x, h);
+      memcpy (x, st.best_x, n * sizeof *x);
       *res = (sg_fit_result) {
         .log_evidence = -st.best_value, .error = st.best_error,
         .start_log_evidence = -start_value, .n_evals = st.n_evals,
@@ -713,8 +709,53 @@ sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
         .seconds = now_seconds () - st.t0,
       };
     }
+  free (x0);
   free (st.best_x);
   free (st.last_x);
-  hyper_clone_free (&st.work);
+  return status;
+}
+
+/* sg_fit's objective: the free vector unpacked into a scratch copy of the
+ * hyperparameters, then the evidence function. */
+typedef struct {
+  const sg_fit_spec *spec;
+  sg_evidence_fn evidence;
+  void *user_data;
+  sg_hyper work;
+} hyper_objective;
+
+static sg_status
+hyper_objective_eval (const double *x, void *user_data, double *value, double *error)
+{
+  hyper_objective *ho = user_data;
+  sg_fit_spec_unpack (ho->spec, x, &ho->work);
+  return ho->evidence (&ho->work, ho->user_data, value, error);
+}
+
+sg_status
+sg_fit (const sg_fit_spec *spec, sg_evidence_fn evidence, void *user_data,
+        const sg_fit_options *opt, gsl_rng *rng, const sg_progress *progress,
+        sg_hyper *h, sg_fit_result *res)
+{
+  if (evidence == NULL || res == NULL || sg_fit_spec_check (spec, h) != SG_OK)
+    return SG_EINVAL;
+  size_t n = sg_fit_spec_n_free (spec, h);
+  hyper_objective ho = { .spec = spec, .evidence = evidence, .user_data = user_data };
+  int status = hyper_clone (h, &ho.work);
+  double *x = malloc ((3 * n + 1) * sizeof *x);
+  if (status == SG_OK && x == NULL)
+    status = SG_ENOMEM;
+  if (status == SG_OK)
+    {
+      double *lower = x + n, *upper = lower + n;
+      sg_fit_spec_pack (spec, h, x);
+      sg_fit_spec_bounds (spec, h, lower, upper);
+      status = sg_fit_box (n, lower, upper, hyper_objective_eval, &ho, opt, rng,
+                           progress, x, res);
+      if (status == SG_OK)
+        sg_fit_spec_unpack (spec, x, h);
+    }
+  free (x);
+  hyper_clone_free (&ho.work);
   return status;
 }

@@ -233,6 +233,21 @@ typedef struct {
   double seconds;             /* wall-clock time of the fit                    */
 } sg_fit_result;
 
+/* The optimiser of sg_fit on a plain box, for models whose parameters are
+ * not an sg_hyper (the hierarchical model of sg-hier.h): maximises the log
+ * evidence OBJECTIVE (X) over the N coordinates LOWER <= X <= UPPER, the
+ * first run from X (clamped into the box), the others from a Latin
+ * hypercube; X receives the best point. OBJECTIVE's statuses mean what
+ * they mean for an sg_evidence_fn (infeasible points, fatal failures);
+ * budgets, cancellation and RES as for sg_fit. SG_EINVAL for an empty or
+ * non-finite box or bad options; X and RES untouched on failure. */
+typedef sg_status (*sg_fit_objective_fn) (const double *x, void *user_data,
+                                          double *log_evidence, double *error);
+sg_status sg_fit_box (size_t n, const double *lower, const double *upper,
+                      sg_fit_objective_fn objective, void *user_data,
+                      const sg_fit_options *opt, gsl_rng *rng,
+                      const sg_progress *progress, double *x, sg_fit_result *res);
+
 /* Maximises EVIDENCE over the free hyperparameters of SPEC. H holds the
  * start values and the fixed ones; on success the best hyperparameters
  * found are written into H (the fixed ones unchanged) and RES is filled.

@@ -22,28 +22,94 @@ sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
   return sg_kernel_check (k);
 }
 
+static int
+scales_ok (const double *ls, size_t d)
+{
+  for (size_t j = 0; j < d; j++)
+    if (!(ls[j] > 0) || !isfinite (ls[j]))
+      return 0;
+  return 1;
+}
+
+/* Every coordinate's kind known, with a positive finite period where
+ * periodic; a grouped kernel's group coordinate is linear. */
+static int
+kinds_ok (const sg_kernel *k)
+{
+  for (size_t j = 0; j < k->dim; j++)
+    if ((unsigned) k->kinds[j] > SG_DIM_CATEGORICAL
+        || (k->kinds[j] == SG_DIM_PERIODIC
+            && (!(k->periods[j] > 0) || !isfinite (k->periods[j]))))
+      return 0;
+  return !k->grouped || k->kinds[k->dim - 1] == SG_DIM_LINEAR;
+}
+
 sg_status
 sg_kernel_check (const sg_kernel *k)
 {
   if (k == NULL || k->dim == 0 || k->dim > SG_KERNEL_MAX_DIM)
     return SG_EINVAL;
-  if (k->type != SG_KERNEL_RBF && k->type != SG_KERNEL_MATERN52)
+  if ((k->type != SG_KERNEL_RBF && k->type != SG_KERNEL_MATERN52) || !kinds_ok (k))
     return SG_EINVAL;
-  if (!(k->variance > 0) || !isfinite (k->variance))
+  if (!k->grouped)
+    return k->variance > 0 && isfinite (k->variance)
+           && scales_ok (k->lengthscales, k->dim) ? SG_OK : SG_EINVAL;
+  size_t d = k->dim - 1;
+  if (d == 0 || !(k->variance >= 0) || !isfinite (k->variance)
+      || !(k->ind_variance >= 0) || !isfinite (k->ind_variance)
+      || !(k->variance + k->ind_variance > 0)
+      || !scales_ok (k->lengthscales, d) || !scales_ok (k->ind_lengthscales, d))
     return SG_EINVAL;
-  for (size_t j = 0; j < k->dim; j++)
-    if (!(k->lengthscales[j] > 0) || !isfinite (k->lengthscales[j])
-        || (unsigned) k->kinds[j] > SG_DIM_CATEGORICAL
-        || (k->kinds[j] == SG_DIM_PERIODIC
-            && (!(k->periods[j] > 0) || !isfinite (k->periods[j]))))
-      return SG_EINVAL;
+  return SG_OK;
+}
+
+/* Whether A and B give every coordinate the same kind (and period). */
+static int
+same_kinds (const sg_kernel *a, const sg_kernel *b)
+{
+  for (size_t j = 0; j < a->dim; j++)
+    if (a->kinds[j] != b->kinds[j]
+        || (a->kinds[j] == SG_DIM_PERIODIC && a->periods[j] != b->periods[j]))
+      return 0;
+  return 1;
+}
+
+sg_status
+sg_kernel_grouped (sg_kernel *k, const sg_kernel *pop, const sg_kernel *ind)
+{
+  const sg_kernel *any = pop ? pop : ind;
+  if (any == NULL || (pop && sg_kernel_check (pop) != SG_OK)
+      || (ind && sg_kernel_check (ind) != SG_OK) || any->grouped
+      || (pop && ind && (pop->type != ind->type || pop->dim != ind->dim))
+      || (ind && ind->grouped) || any->dim + 1 > SG_KERNEL_MAX_DIM
+      || (pop && ind && !same_kinds (pop, ind)))
+    return SG_EINVAL;
+  sg_kernel g;
+  memset (&g, 0, sizeof g);
+  g.type = any->type;
+  g.dim = any->dim + 1;
+  g.grouped = 1;
+  const sg_kernel *ls_pop = pop ? pop : ind, *ls_ind = ind ? ind : pop;
+  g.variance = pop ? pop->variance : 0;
+  g.ind_variance = ind ? ind->variance : 0;
+  for (size_t j = 0; j < any->dim; j++)
+    {
+      g.lengthscales[j] = ls_pop->lengthscales[j];
+      g.ind_lengthscales[j] = ls_ind->lengthscales[j];
+      g.kinds[j] = any->kinds[j];     /* both parts measure alike */
+      g.periods[j] = any->periods[j];
+    }
+  g.lengthscales[any->dim] = 1;   /* the group coordinate has no scale */
+  g.ind_lengthscales[any->dim] = 1;
+  *k = g;
   return SG_OK;
 }
 
 sg_status
 sg_kernel_set_dim_kind (sg_kernel *k, size_t j, sg_dim_kind kind, double period)
 {
-  if (k == NULL || j >= k->dim || (unsigned) kind > SG_DIM_CATEGORICAL
+  if (k == NULL || j >= k->dim - (k->grouped ? 1 : 0)
+      || (unsigned) kind > SG_DIM_CATEGORICAL
       || (kind == SG_DIM_PERIODIC && (!(period > 0) || !isfinite (period))))
     return SG_EINVAL;
   k->kinds[j] = kind;
@@ -130,56 +196,80 @@ sg_kernel_type_parse (const char *name, sg_kernel_type *type)
 size_t
 sg_kernel_n_params (const sg_kernel *k)
 {
-  return k->dim + 1;
+  return k->grouped ? 2 * k->dim : k->dim + 1;
+}
+
+/* The setting coordinates d of a point (the group coordinate excluded). */
+static size_t
+setting_dim (const sg_kernel *k)
+{
+  return k->grouped ? k->dim - 1 : k->dim;
 }
 
 void
 sg_kernel_get_params (const sg_kernel *k, double *theta)
 {
+  size_t d = setting_dim (k);
   theta[0] = log (k->variance);
-  for (size_t j = 0; j < k->dim; j++)
+  for (size_t j = 0; j < d; j++)
     theta[j + 1] = log (k->lengthscales[j]);
+  if (!k->grouped)
+    return;
+  theta[d + 1] = log (k->ind_variance);
+  for (size_t j = 0; j < d; j++)
+    theta[d + 2 + j] = log (k->ind_lengthscales[j]);
 }
 
 void
 sg_kernel_set_params (sg_kernel *k, const double *theta)
 {
+  size_t d = setting_dim (k);
   k->variance = exp (theta[0]);
-  for (size_t j = 0; j < k->dim; j++)
+  for (size_t j = 0; j < d; j++)
     k->lengthscales[j] = exp (theta[j + 1]);
+  if (!k->grouped)
+    return;
+  k->ind_variance = exp (theta[d + 1]);
+  for (size_t j = 0; j < d; j++)
+    k->ind_lengthscales[j] = exp (theta[d + 2 + j]);
 }
 
-/* Every coordinate linear or integer: the plain squared distance. */
+/* Every setting coordinate linear or integer: the plain squared distance. */
 static int
 all_linear (const sg_kernel *k)
 {
-  for (size_t j = 0; j < k->dim; j++)
+  for (size_t j = 0; j < setting_dim (k); j++)
     if (k->kinds[j] == SG_DIM_PERIODIC || k->kinds[j] == SG_DIM_CATEGORICAL)
       return 0;
   return 1;
 }
 
-/* The term of coordinate J divided by l_j^2: u_j^2 in the linear case. */
+/* The term of coordinate J divided by l_j^2 (l = LS[j]): u_j^2 in the
+ * linear case. */
 static double
-scaled_term (const sg_kernel *k, size_t j, const double *x, const double *y)
+scaled_term (const sg_kernel *k, const double *ls, size_t j, const double *x,
+             const double *y)
 {
-  double l = k->lengthscales[j];
+  double l = ls[j];
   return sg_kernel_dim_sqdist (k, j, x[j], y[j]) / (l * l);
 }
 
+/* r^2 over the D setting coordinates with lengthscales LS and K's kinds
+ * (the population and individual parts of a grouped kernel share them). */
 static double
-scaled_sqdist (const sg_kernel *k, const double *x, const double *y)
+scaled_sqdist (const sg_kernel *k, const double *ls, size_t d, const double *x,
+               const double *y)
 {
   double r2 = 0;
   if (all_linear (k))
-    for (size_t j = 0; j < k->dim; j++)
+    for (size_t j = 0; j < d; j++)
       {
-        double u = (x[j] - y[j]) / k->lengthscales[j];
+        double u = (x[j] - y[j]) / ls[j];
         r2 += u * u;
       }
   else
-    for (size_t j = 0; j < k->dim; j++)
-      r2 += scaled_term (k, j, x, y);
+    for (size_t j = 0; j < d; j++)
+      r2 += scaled_term (k, ls, j, x, y);
   return r2;
 }
 
@@ -205,10 +295,24 @@ shape_dr2 (sg_kernel_type type, double r2)
   return -(5.0 / 6.0) * (1 + SQRT5 * r) * exp (-SQRT5 * r);
 }
 
+/* Grouped kernel: whether the individual part links points X and Y. */
+static int
+same_person (const sg_kernel *k, const double *x, const double *y)
+{
+  double gx = x[k->dim - 1], gy = y[k->dim - 1];
+  return gx == gy && gx >= 0;
+}
+
 double
 sg_kernel_eval (const sg_kernel *k, const double *x, const double *y)
 {
-  return k->variance * shape (k->type, scaled_sqdist (k, x, y));
+  size_t d = setting_dim (k);
+  double v = 0;
+  if (k->variance > 0)
+    v = k->variance * shape (k->type, scaled_sqdist (k, k->lengthscales, d, x, y));
+  if (k->grouped && k->ind_variance > 0 && same_person (k, x, y))
+    v += k->ind_variance * shape (k->type, scaled_sqdist (k, k->ind_lengthscales, d, x, y));
+  return v;
 }
 
 void
@@ -221,24 +325,37 @@ sg_kernel_matrix (const sg_kernel *k, const double *X, size_t n,
       K[i * m + j] = sg_kernel_eval (k, X + i * d, Y + j * d);
 }
 
+/* d (v shape(r^2)) / d theta_p of one stationary part of K with variance
+ * V and lengthscales LS on D coordinates; p = 0 is log v, p >= 1 log l_p. */
+static double
+part_grad (const sg_kernel *k, double v, const double *ls, size_t d,
+           const double *x, const double *y, size_t p)
+{
+  double r2 = scaled_sqdist (k, ls, d, x, y);
+  if (p == 0)
+    return v * shape (k->type, r2);
+  /* r^2 = sum_q t_q / l_q^2, so d r^2 / d log l_q = -2 t_q / l_q^2 for
+   * every kind of coordinate */
+  double tq = scaled_term (k, ls, p - 1, x, y);
+  return v * shape_dr2 (k->type, r2) * (-2 * tq);
+}
+
 void
 sg_kernel_matrix_grad (const sg_kernel *k, const double *X, size_t n,
                        const double *Y, size_t m, size_t p, double *dK)
 {
-  size_t d = k->dim;
+  size_t dim = k->dim, d = setting_dim (k);
+  int ind = k->grouped && p > d;
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < m; j++)
       {
-        const double *x = X + i * d, *y = Y + j * d;
-        double r2 = scaled_sqdist (k, x, y);
-        if (p == 0)
-          {
-            dK[i * m + j] = k->variance * shape (k->type, r2);
-            continue;
-          }
-        /* r^2 = sum_q t_q / l_q^2, so d r^2 / d log l_q = -2 t_q / l_q^2
-         * for every kind of coordinate */
-        double tq = scaled_term (k, p - 1, x, y);
-        dK[i * m + j] = k->variance * shape_dr2 (k->type, r2) * (-2 * tq);
+        const double *x = X + i * dim, *y = Y + j * dim;
+        double g = 0;
+        if (!ind)
+          g = part_grad (k, k->variance, k->lengthscales, d, x, y, p);
+        else if (same_person (k, x, y))
+          g = part_grad (k, k->ind_variance, k->ind_lengthscales, d, x, y,
+                         p - d - 1);
+        dK[i * m + j] = g;
       }
 }

@@ -23,6 +23,26 @@
  * level). Both are squared Euclidean distances of an embedding, so RBF
  * and Matern 5/2, positive definite in any dimension, stay so. Integer
  * coordinates are linear here; rounding proposals is sg_bo's job.
+ *
+ * Grouped kernel (studies with several participants; sg-hier.h). The
+ * last of the DIM coordinates of every point is a group index: a
+ * participant 0, 1, ..., or -1 for the population. With d = dim - 1
+ * setting coordinates,
+ *   k((x,p), (y,q)) = k_pop(x, y) + [p == q and p >= 0] k_ind(x, y),
+ * k_pop with (variance, lengthscales[0..d-1]) and k_ind of the same type
+ * with (ind_variance, ind_lengthscales[0..d-1]). It is the covariance of
+ * f_p(x) = g(x) + h_p(x), g ~ GP(k_pop), h_p ~ GP(k_ind) independent per
+ * participant, and f_{-1} = g: so the posterior of the population utility
+ * g, of each person's f_p, and their joint samples are those of one GP
+ * over (setting, group) points, and every SkewGP result of the engine
+ * (exact posterior, evidence, samples, summaries) holds unchanged. Either
+ * variance may be 0 (no population part, or no individual part), not
+ * both. Why the group is a coordinate: points stay rows of one table, so
+ * sg_data, the likelihood lowering, the posterior and the samplers need
+ * no second index, and two participants' answers at the same setting are
+ * distinct inputs (distinct rows) automatically.
+ * Hyperparameters: theta = (log v, log l_1..l_d, log v_ind, log
+ * l_ind_1..l_ind_d), 2 d + 2 entries.
  */
 #pragma once
 
@@ -31,6 +51,8 @@
 #include <stddef.h>
 
 #define SG_KERNEL_MAX_DIM 32
+/* The most log-hyperparameters a kernel has (a grouped one: 2 dim). */
+#define SG_KERNEL_MAX_PARAMS (2 * SG_KERNEL_MAX_DIM)
 
 typedef enum {
   SG_KERNEL_RBF = 0,
@@ -52,16 +74,29 @@ typedef struct {
   double lengthscales[SG_KERNEL_MAX_DIM];
   sg_dim_kind kinds[SG_KERNEL_MAX_DIM];  /* SG_DIM_LINEAR when zeroed    */
   double periods[SG_KERNEL_MAX_DIM];     /* periodic coordinates: > 0    */
+  int grouped;                  /* nonzero: the grouped kernel above     */
+  double ind_variance;          /* grouped: the individual part's        */
+  double ind_lengthscales[SG_KERNEL_MAX_DIM];
 } sg_kernel;
 
 /* Fills K with an isotropic kernel; SG_EINVAL for bad sizes or values. */
 sg_status sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
                           double variance, double lengthscale);
 /* SG_OK if the kernel's fields are valid (positive, finite, dim in range,
- * known kinds, a positive finite period for every periodic coordinate). */
+ * known kinds, a positive finite period for every periodic coordinate;
+ * grouped: dim >= 2, variances >= 0 and not both 0, the group coordinate
+ * linear). */
 sg_status sg_kernel_check (const sg_kernel *k);
+/* The grouped kernel of POP (on d coordinates) plus IND (same type and
+ * d) within a group, on points of d + 1 coordinates. POP or IND NULL: that
+ * part is 0. Both parts measure the setting coordinates with the same
+ * kinds and periods, taken from the parts. SG_EINVAL for both NULL,
+ * different types, dimensions or kinds, d + 1 above SG_KERNEL_MAX_DIM, or
+ * an invalid part. */
+sg_status sg_kernel_grouped (sg_kernel *k, const sg_kernel *pop, const sg_kernel *ind);
 /* Coordinate J becomes KIND (PERIOD is read for SG_DIM_PERIODIC only);
- * SG_EINVAL for a bad index, kind or period (K unchanged). */
+ * SG_EINVAL for a bad index (a grouped kernel's group coordinate
+ * included), kind or period (K unchanged). */
 sg_status sg_kernel_set_dim_kind (sg_kernel *k, size_t j, sg_dim_kind kind, double period);
 /* "linear", "integer", "periodic", "categorical" and back. */
 const char *sg_dim_kind_name (sg_dim_kind kind);
@@ -75,7 +110,7 @@ double sg_dim_distance (sg_dim_kind kind, double period, double x, double y);
 const char *sg_kernel_type_name (sg_kernel_type type);
 sg_status sg_kernel_type_parse (const char *name, sg_kernel_type *type);
 
-size_t sg_kernel_n_params (const sg_kernel *k);     /* dim + 1 */
+size_t sg_kernel_n_params (const sg_kernel *k);     /* dim + 1; grouped 2 dim */
 void sg_kernel_get_params (const sg_kernel *k, double *theta);
 void sg_kernel_set_params (sg_kernel *k, const double *theta);
 

@@ -309,7 +309,8 @@ grid_kernel_clear (grid_kernel *g)
   memset (g, 0, sizeof *g);
 }
 
-/* Builds the tables when the kernel is RBF and the distinct values of all
+/* Builds the tables when the kernel is RBF (not grouped: the tables are a
+ * product over coordinates) and the distinct values of all
  * coordinates together number at most b / 8; returns 1 if built, 0 if not
  * worthwhile (or out of memory: the caller then evaluates the kernel). */
 static int
@@ -318,7 +319,7 @@ grid_kernel_init (grid_kernel *g, const sg_skewgp_posterior *post,
 {
   size_t dim = post->dim, nz = post->nz;
   memset (g, 0, sizeof *g);
-  if (post->kernel.type != SG_KERNEL_RBF || b < 64)
+  if (post->kernel.type != SG_KERNEL_RBF || post->kernel.grouped || b < 64)
     return 0;
   double *vals = malloc (b * sizeof *vals);
   double *uniq = malloc ((b * dim + 1) * sizeof *uniq);

@@ -46,6 +46,10 @@ sg_skewgp_prior_check (const sg_skewgp_prior *prior)
     return SG_EINVAL;
   if (prior->s == 0)
     return SG_OK;
+  /* The latent part normalises by the kernel variance (Kbar = K / sigma^2),
+   * which a grouped kernel does not have: its prior is a GP only. */
+  if (prior->kernel.grouped)
+    return SG_EINVAL;
   if (!prior->pseudo_points || !prior->phases || !prior->gamma)
     return SG_EINVAL;
   if (!sg_all_finite (prior->pseudo_points, prior->s * prior->kernel.dim)

@@ -145,7 +145,7 @@ sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
               size_t M, double noise_sd, double delta)
 {
   if (q == NULL || kernel == NULL || Z == NULL || M == 0
-      || sg_kernel_check (kernel) != SG_OK || !(noise_sd > 0)
+      || sg_kernel_check (kernel) != SG_OK || kernel->grouped || !(noise_sd > 0)
       || !isfinite (noise_sd) || !(delta > 0 && delta < 0.5)
       || !sg_all_finite (Z, M * kernel->dim))
     return SG_EINVAL;

@@ -85,7 +85,7 @@ typedef struct {
 
 /* Initialises Q with q(v) = N(0, I) (q(u) = the prior), the given kernel,
  * inducing inputs Z (M x kernel->dim, copied), noise sd and delta.
- * SG_EINVAL for bad sizes / values (M = 0, delta outside (0, 1/2),
+ * SG_EINVAL for bad sizes / values (a grouped kernel, M = 0, delta outside (0, 1/2),
  * noise_sd <= 0, non-finite Z), SG_ENOTPD if k(Z, Z) cannot be factorised
  * (duplicate inducing points are tolerated through the jitter ladder of
  * sg_cholesky), SG_ENOMEM. Q is untouched on failure. */

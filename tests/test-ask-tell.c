@@ -3,7 +3,9 @@
  * with their details, stale and unknown questions refused with nothing
  * changed, the pending question through the file, the long CSV. */
 #include "sb-ask-tell.h"
+#include "sb-recommend.h"
 #include "sb-session.h"
+#include "sb-worker.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -179,18 +181,26 @@ test_value_questions (void)
   g_assert_cmpint (sb_session_get_observation (safe, 1)->kind, ==, SB_LOG_FAILED);
   g_assert_cmpuint (sb_session_get_n_answers (safe), ==, 2);
 
-  /* Mixed mode: "it failed" is kept as a skip of that setting, saying so. */
+  /* Mixed mode: "it failed" is an answer too, the same observation
+   * (below the failure level). */
   pose_value_question (mixed, 4.0, 0.5);
   answer = answer_of (1, SB_ANSWER_FAILED);
   g_assert_true (sb_ask_tell_tell (mixed, &answer, &error));
   g_assert_no_error (error);
   e = sb_session_get_observation (mixed, 0);
-  g_assert_cmpint (e->kind, ==, SB_LOG_SKIP);
-  g_assert_nonnull (strstr (e->note, "failed"));
+  g_assert_cmpint (e->kind, ==, SB_LOG_FAILED);
+  g_assert_null (e->note);
   g_assert_cmpfloat (e->a[0], ==, 4.0);
-  g_assert_cmpfloat (e->b[0], ==, 4.0);
-  g_assert_cmpuint (sb_session_get_n_answers (mixed), ==, 0);
+  g_assert_null (e->b);
+  g_assert_cmpuint (sb_session_get_n_answers (mixed), ==, 1);
   g_assert_null (sb_session_get_pending (mixed));
+  /* the plots draw it as a failed setting, as in safe mode */
+  {
+    SbPlotSnapshot *snap = sb_plot_snapshot_new_for_session (mixed);
+    g_assert_cmpuint (sb_plot_snapshot_get_n_observations (snap), ==, 1);
+    g_assert_cmpint (sb_plot_snapshot_get_observation (snap, 0)->kind, ==, SG_OBS_INVALID);
+    sb_plot_snapshot_unref (snap);
+  }
 }
 
 /* The side of the current best: reproducible per (seed, id), and both
@@ -379,6 +389,117 @@ test_long_csv (void)
   g_assert_cmpstr (lines[4], ==, "");
 }
 
+static void
+on_recommend_finished (SbWorker *worker, guint lane, guint64 generation, gpointer result,
+                       SbRecommendation *out)
+{
+  g_assert_cmpuint (lane, ==, SB_WORKER_LANE_RECOMMEND);
+  *out = *(const SbRecommendation *) result;
+}
+
+static void
+assert_same_recommendation (const SbRecommendation *a, const SbRecommendation *b)
+{
+  g_assert_cmpint (a->has_best, ==, b->has_best);
+  g_assert_cmpmem (a->best, sizeof a->best, b->best, sizeof b->best);
+  g_assert_cmpfloat (a->mean, ==, b->mean);
+  g_assert_cmpfloat (a->lower, ==, b->lower);
+  g_assert_cmpfloat (a->upper, ==, b->upper);
+  g_assert_cmpuint (a->n_answers, ==, b->n_answers);
+  g_assert_cmpfloat (a->hyper.variance, ==, b->hyper.variance);
+}
+
+/* The recommendation is one computation whoever asks: skewgp status
+ * (sb_ask_tell_recommend), a snapshot (sb_recommend_from_input) and the
+ * worker's job (on another thread) give the same numbers, since the model
+ * is seeded by the experiment and the answers; the JSON export holds them
+ * with the parameters' names and units and the hyperparameters. */
+static void
+test_recommendation (void)
+{
+  g_autoptr (SbExperiment) exp = experiment (SB_MODE_PREFERENCE);
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (SbWorker) worker = sb_worker_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("sb-recommend-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "recommendation.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  SbRecommendation r0, r1, r2, r3 = { 0 };
+  SbJobInput *input;
+  JsonObject *root, *interval;
+  JsonArray *best, *params;
+
+  exp->initial = 2;
+  session = sb_session_new (exp);
+  /* no answer yet: no best, no model */
+  g_assert_true (sb_ask_tell_recommend (session, &r0, &error));
+  g_assert_false (r0.has_best);
+  g_assert_true (isnan (r0.mean));
+  g_assert_true (sb_recommendation_save (exp, &r0, file, &error));
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_true (json_object_get_null_member (root, "best"));
+  g_assert_true (json_object_get_null_member (root, "posterior_mean"));
+  g_assert_true (json_object_get_null_member (root, "credible_interval"));
+
+  /* gain 8 beats everything */
+  {
+    const double duels[][4] = { { 8, 0, 2, 1 }, { 8, 0, 5, -3 }, { 8, 0, 1, 4 }, { 6, 2, 3, -1 } };
+    for (guint i = 0; i < G_N_ELEMENTS (duels); i++)
+      g_assert_true (sb_session_add_duel (session, duels[i], duels[i] + 2, 0, &error));
+  }
+  g_assert_true (sb_ask_tell_recommend (session, &r1, &error));
+  g_assert_no_error (error);
+  g_assert_true (r1.has_best);
+  g_assert_cmpuint (r1.n_answers, ==, 4);
+  g_assert_true (r1.lower < r1.mean && r1.mean < r1.upper);
+  g_assert_true (r1.hyper.valid && r1.hyper.variance > 0);
+  input = sb_job_input_new (session);
+  g_assert_true (sb_recommend_from_input (input, &r2, &error));
+  sb_job_input_free (input);
+  assert_same_recommendation (&r1, &r2);
+
+  g_signal_connect (worker, "job-finished", G_CALLBACK (on_recommend_finished), &r3);
+  sb_worker_submit (worker, SB_WORKER_LANE_RECOMMEND, sb_job_recommend, sb_job_input_new (session),
+                    (GDestroyNotify) sb_job_input_free, g_free);
+  while (r3.n_answers == 0)
+    g_main_context_iteration (NULL, TRUE);
+  assert_same_recommendation (&r1, &r3);
+
+  g_assert_true (sb_recommendation_save (exp, &r1, file, &error));
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "skewbench-recommendation");
+  g_assert_cmpint (json_object_get_int_member (root, "answers"), ==, 4);
+  g_assert_cmpint (json_object_get_int_member (root, "budget"), ==, 10);
+  best = json_object_get_array_member (root, "best");
+  params = json_object_get_array_member (root, "parameters");
+  for (guint j = 0; j < 2; j++)
+    {
+      JsonObject *p = json_array_get_object_element (params, j);
+      g_assert_cmpfloat (json_array_get_double_element (best, j), ==, r1.best[j]);
+      g_assert_cmpfloat (json_object_get_double_member (p, "value"), ==, r1.best[j]);
+      g_assert_cmpstr (json_object_get_string_member (p, "name"), ==, exp->parameters[j].name);
+      g_assert_cmpstr (json_object_get_string_member (p, "unit"), ==, exp->parameters[j].unit);
+    }
+  g_assert_nonnull (strstr (json_object_get_string_member (root, "best_description"), " dB"));
+  g_assert_cmpfloat (json_object_get_double_member (root, "posterior_mean"), ==, r1.mean);
+  interval = json_object_get_object_member (root, "credible_interval");
+  g_assert_cmpfloat (json_object_get_double_member (interval, "level"), ==, 0.95);
+  g_assert_cmpfloat (json_object_get_double_member (interval, "lower"), ==, r1.lower);
+  g_assert_cmpfloat (json_object_get_double_member (interval, "upper"), ==, r1.upper);
+  {
+    JsonObject *h = json_object_get_object_member (root, "hyperparameters");
+    g_assert_cmpstr (json_object_get_string_member (h, "kernel"), ==, "rbf");
+    g_assert_cmpfloat (json_object_get_double_member (h, "variance"), ==, r1.hyper.variance);
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (h, "lengthscales")), ==, 2);
+    g_assert_true (json_object_has_member (h, "probit_sd"));
+  }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -390,5 +511,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/ask-tell/file-round-trip", test_file_round_trip);
   g_test_add_func ("/ask-tell/answer-document", test_answer_document);
   g_test_add_func ("/ask-tell/long-csv", test_long_csv);
+  g_test_add_func ("/ask-tell/recommendation", test_recommendation);
   return g_test_run ();
 }

@@ -154,7 +154,6 @@ test_answers_mixed_safe (void)
   sg_bo_best (bo, &best);
   g_assert_cmpfloat (best, ==, d);
   g_assert_cmpint (sg_bo_answer_value (bo, &b, INFINITY), ==, SG_EINVAL);
-  g_assert_cmpint (sg_bo_answer_invalid (bo, &b), ==, SG_EINVAL);   /* not safe mode */
   g_assert_cmpint (sg_bo_answer_duel (bo, &b, &d, 1), ==, SG_OK);   /* duel: x_r = b */
   sg_bo_best (bo, &best);
   g_assert_cmpfloat (best, ==, b);
@@ -184,6 +183,66 @@ test_answers_mixed_safe (void)
   sg_bo_undo (bo);
   sg_bo_best (bo, &best);
   g_assert_cmpfloat (best, ==, a);
+  sg_bo_free (bo);
+}
+
+/* Mixed mode: "it failed" is the censored row Phi((h - f(x)) / numeric_sd)
+ * of 001 eq. 40 with h the failure level. After a value question's
+ * setting fails, the posterior mean there drops (below h, where the
+ * measured values around it were above it) and the next value question
+ * goes elsewhere; a failed x_r gives its place to the best measured
+ * setting; undo restores it. */
+static void
+test_mixed_failed (void)
+{
+  sg_bo_config c;
+  small_config (&c, 1, SG_BO_MIXED, SG_BO_SURROGATE_SKEWGP);
+  c.mixed_every = 1;   /* every question after the initial design is a value */
+  c.threshold = -1.0;  /* the failure level */
+  c.n_samples = 400;
+  sg_bo *bo = NULL;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  double a = 0.5, b = -0.5, d = 0.0, e = -0.8;
+  g_assert_cmpint (sg_bo_answer_duel (bo, &a, &b, 1), ==, SG_OK);
+  g_assert_cmpint (sg_bo_answer_duel (bo, &d, &e, 1), ==, SG_OK);
+  g_assert_cmpint (sg_bo_answer_value (bo, &a, 1.0), ==, SG_OK);
+  g_assert_cmpint (sg_bo_answer_value (bo, &b, 0.2), ==, SG_OK);
+
+  sg_bo_query q1, q2;
+  gsl_rng *rng = sg_bo_rng (bo);
+  g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q1), ==, SG_OK);
+  sg_rng_free (rng);
+  g_assert_cmpint (q1.kind, ==, SG_BO_QUERY_VALUE);
+  g_assert_false (q1.random);
+  sg_point_summary before, after;
+  g_assert_cmpint (sg_bo_summarize (bo, q1.x, 1, SG_SUMMARY_ALL, 0.95, NULL, &before), ==, SG_OK);
+
+  g_assert_cmpint (sg_bo_answer_invalid (bo, q1.x), ==, SG_OK);
+  const sg_data *data = sg_bo_data (bo);
+  g_assert_cmpint (data->obs[data->n_obs - 1].kind, ==, SG_OBS_INVALID);
+  g_assert_cmpfloat (data->obs[data->n_obs - 1].threshold, ==, c.threshold);
+  rng = sg_bo_rng (bo);
+  g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q2), ==, SG_OK);
+  sg_rng_free (rng);
+  g_assert_cmpint (sg_bo_summarize (bo, q1.x, 1, SG_SUMMARY_ALL, 0.95, NULL, &after), ==, SG_OK);
+  g_test_message ("failed at %.3f: mean %.3f -> %.3f (sd %.3f -> %.3f); next value at %.3f",
+                  q1.x[0], before.mean, after.mean, before.sd, after.sd, q2.x[0]);
+  /* the drop is several posterior sds, far beyond the Monte Carlo error
+   * of 400 samples (sd / 20 for the mean) */
+  g_assert_cmpfloat (after.mean, <, before.mean - 2 * before.sd);
+  g_assert_cmpfloat (after.mean, <, c.threshold + after.sd);
+  g_assert_cmpint (q2.kind, ==, SG_BO_QUERY_VALUE);
+  g_assert_cmpfloat (fabs (q2.x[0] - q1.x[0]), >, 0.2);
+
+  /* a failed x_r hands its place to the best measured setting */
+  double best;
+  g_assert_cmpint (sg_bo_answer_duel (bo, &e, &a, 1), ==, SG_OK);  /* x_r = e */
+  g_assert_cmpint (sg_bo_answer_invalid (bo, &e), ==, SG_OK);
+  sg_bo_best (bo, &best);
+  g_assert_cmpfloat (best, ==, a);  /* a measured 1.0, the highest */
+  g_assert_cmpint (sg_bo_undo (bo), ==, SG_OK);
+  sg_bo_best (bo, &best);
+  g_assert_cmpfloat (best, ==, e);
   sg_bo_free (bo);
 }
 
@@ -294,6 +353,41 @@ test_resolution_no_repeats (void)
   c.resolution[0] = 2;
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
   sg_problem_free (p);
+}
+
+/* A random initial duel never asks x_r against itself, even when the
+ * proposal's RNG stream draws x_r exactly: after an answer is taken back
+ * the stream of an earlier proposal replays, and its random point may be
+ * the setting that has since become x_r. */
+static void
+test_random_duel_not_against_ref (void)
+{
+  sg_bo_config c;
+  sg_bo *bo = NULL;
+  sg_bo_query q;
+  double replayed[1], other[1] = { -0.5 };
+  gsl_rng *rng;
+
+  small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  c.n_initial = 3;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  /* the point the stream of a one-answer loop draws first */
+  g_assert_cmpint (sg_bo_answer_duel (bo, other, (double[]) { 0.5 }, 1), ==, SG_OK);
+  rng = sg_bo_rng (bo);
+  replayed[0] = c.lower[0] + gsl_rng_uniform (rng) * (c.upper[0] - c.lower[0]);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+
+  /* one answer that makes that point x_r */
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  g_assert_cmpint (sg_bo_answer_duel (bo, replayed, other, 1), ==, SG_OK);
+  rng = sg_bo_rng (bo);
+  g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+  sg_rng_free (rng);
+  g_assert_true (q.random);
+  g_assert_cmpfloat (q.x_ref[0], ==, replayed[0]);
+  g_assert_cmpfloat (fabs (q.x[0] - q.x_ref[0]), >, 1e-6);
+  sg_bo_free (bo);
 }
 
 /* Rebuilding from the same answers and proposing with sg_bo_rng gives the
@@ -1856,6 +1950,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/bo/config", test_config);
+  g_test_add_func ("/bo/random-duel-not-against-ref", test_random_duel_not_against_ref);
   g_test_add_func ("/bo/questions-config", test_questions_config);
   g_test_add_func ("/bo/choice-loop", test_choice_loop);
   g_test_add_func ("/bo/choice-of-two-is-duel", test_choice_of_two_is_duel);
@@ -1863,6 +1958,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/qeubo-free-duel", test_qeubo_free_duel);
   g_test_add_func ("/bo/answers-preference", test_answers_preference);
   g_test_add_func ("/bo/answers-mixed-safe", test_answers_mixed_safe);
+  g_test_add_func ("/bo/mixed-failed", test_mixed_failed);
   g_test_add_func ("/bo/initial-design-and-schedule", test_initial_design_and_schedule);
   g_test_add_func ("/bo/deterministic", test_deterministic);
   g_test_add_func ("/bo/fuzz", test_fuzz);

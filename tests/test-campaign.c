@@ -8,8 +8,10 @@
  * the simulated oracle; every refit is kept; redo restores exactly the
  * entry an undo took back, only while nothing else changed the log. */
 #include "sb-campaign.h"
+#include "sb-consistency.h"
 #include "sb-experiment-templates.h"
 #include "sb-file-lock.h"
+#include "sb-session-history.h"
 #include "sg-problems.h"
 
 #include <glib/gstdio.h>
@@ -131,6 +133,67 @@ test_answer_only_when_shown (Fixture *f, gconstpointer data)
   g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_VALUE, 1.0, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
   g_assert_cmpuint (on_disk (f), ==, 1);
+}
+
+/* The experimenter removes an earlier answer while a question is on
+ * screen: the question is asked again from the model without it, and
+ * restoring it brings it back. */
+static void
+test_history_edit_reproposes (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = start (f, exp);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      SPIN_UNTIL (asking (f));
+      g_assert_true (sb_campaign_answer (f->campaign, i % 2 ? SB_ANSWER_A : SB_ANSWER_B, NAN,
+                                         NULL));
+    }
+  SPIN_UNTIL (asking (f));
+  g_assert_cmpuint (sb_campaign_get_question (f->campaign)->n_answers, ==, 3);
+  g_assert_true (sb_session_remove_entry (session, 0, "test", NULL));
+  SPIN_UNTIL (asking (f) && sb_campaign_get_question (f->campaign)->n_answers == 2);
+  g_assert_cmpuint (on_disk (f), ==, 3);
+  g_assert_true (sb_session_restore_entry (session, 0, "test", NULL));
+  SPIN_UNTIL (asking (f) && sb_campaign_get_question (f->campaign)->n_answers == 3);
+}
+
+/* With a repeat rate the campaign asks past duels again, options swapped
+ * and on the other sides, and the answers count as repeats. */
+static void
+test_repeats (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = NULL;
+  guint repeats = 0;
+  SbConsistency c;
+
+  sb_campaign_set_repeat_rate (f->campaign, 0.5);
+  session = start (f, exp);
+  for (guint i = 0; i < 10; i++)
+    {
+      const SbQuestion *q;
+      SPIN_UNTIL (asking (f));
+      q = sb_campaign_get_question (f->campaign);
+      for (guint k = 0; k < sb_session_get_n_observations (session); k++)
+        {
+          const SbLogEntry *e = sb_session_get_observation (session, k);
+          gsize size = q->dim * sizeof (double);
+          if (memcmp (e->a, q->b, size) == 0 && memcmp (e->b, q->a, size) == 0)
+            {
+              repeats++;
+              g_assert_cmpuint (e->shown_order[0], ==, q->shown_order[0]);
+              break;
+            }
+        }
+      g_assert_true (sb_campaign_answer (f->campaign, i % 3 ? SB_ANSWER_A : SB_ANSWER_B, NAN,
+                                         NULL));
+    }
+  g_test_message ("%u repeats in 10 questions", repeats);
+  g_assert_cmpuint (repeats, >, 0);
+  sb_consistency_of_session (session, &c);
+  g_assert_cmpuint (c.n_repeats, >=, repeats);
 }
 
 static gboolean
@@ -468,10 +531,19 @@ test_duel_details_and_ties (Fixture *f, gconstpointer data)
   gint64 before;
 
   exp->ties_allowed = TRUE;
+  /* a seed whose first duel is shuffled to B first, so that recording
+   * the workbench's A-first order is seen */
+  for (guint order[SB_MAX_OPTIONS];; exp->seed++)
+    {
+      sb_shuffle_order (exp->seed, 0, 2, order);
+      if (order[0] == 1)
+        break;
+    }
   session = start (f, exp);
   SPIN_UNTIL (asking (f));
   shown = *sb_campaign_get_question (f->campaign);
   g_assert_cmpuint (shown.n_options, ==, 2);
+  g_assert_cmpuint (shown.shown_order[0], ==, 1);
   g_assert_cmpmem (shown.options[0], shown.dim * sizeof (double), shown.a,
                    shown.dim * sizeof (double));
   before = g_get_monotonic_time ();
@@ -482,7 +554,9 @@ test_duel_details_and_ties (Fixture *f, gconstpointer data)
   g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
   g_assert_cmpint (e->confidence, ==, SG_CONFIDENCE_STRONG);
   g_assert_cmpuint (e->n_shown, ==, 2);
-  g_assert_cmpmem (e->shown_order, 2 * sizeof (guint), shown.shown_order, 2 * sizeof (guint));
+  /* the workbench panel draws A on the left whatever the shuffle said */
+  g_assert_cmpuint (e->shown_order[0], ==, 0);
+  g_assert_cmpuint (e->shown_order[1], ==, 1);
   g_assert_true (e->has_response_time);
   /* at least the 30 ms slept, at most the time since the question showed */
   g_assert_cmpfloat (e->response_time, >=, 0.03);
@@ -495,9 +569,14 @@ test_duel_details_and_ties (Fixture *f, gconstpointer data)
   g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
   g_clear_error (&error);
   tie.confidence = SG_CONFIDENCE_NONE;
+  /* a view that shows the sides shuffled records the question's order */
+  tie.duel_sides_shuffled = TRUE;
+  shown = *sb_campaign_get_question (f->campaign);
   g_assert_true (sb_campaign_answer_full (f->campaign, &tie, &error));
   g_assert_no_error (error);
   g_assert_cmpint (sb_session_get_observation (session, 1)->kind, ==, SB_LOG_TIE);
+  g_assert_cmpmem (sb_session_get_observation (session, 1)->shown_order, 2 * sizeof (guint),
+                   shown.shown_order, 2 * sizeof (guint));
   g_assert_cmpuint (on_disk (f), ==, 2);
 
   /* Undo and redo give back the tie itself, with its details (a redo
@@ -748,6 +827,8 @@ main (int argc, char *argv[])
   ADD ("/campaign/one-writer-others-follow", test_one_writer_others_follow);
   ADD ("/campaign/safe-start-first", test_safe_start_first);
   ADD ("/campaign/undo-redo", test_undo_redo);
+  ADD ("/campaign/history-edit-reproposes", test_history_edit_reproposes);
+  ADD ("/campaign/repeats", test_repeats);
   ADD ("/campaign/duel-details-and-ties", test_duel_details_and_ties);
   ADD ("/campaign/choice-and-ranking-questions", test_choice_and_ranking_questions);
   ADD ("/campaign/oracle-chooses-best", test_oracle_chooses_best);

@@ -162,6 +162,12 @@ test_new (void)
     "[{\"name\": \"x\", \"lower\": 0, \"upper\": 1}], " rest "}"
     { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"ranking\"}"),
       "a ranking question needs \"options\": k (3 to 6)" },
+    { ONE_PARAMETER ("preference", "\"stimulus\": {\"kind\": \"image\", "
+                     "\"command\": \"draw --x {y} -o {output}\"}"),
+      "unknown placeholder {y} in \"draw --x {y} -o {output}\" (known: {x}, {output})" },
+    { ONE_PARAMETER ("preference", "\"stimulus\": {\"kind\": \"sound\", "
+                     "\"command\": \"synth --x {x}\"}"),
+      "'command' must name the file it writes as {output}" },
     { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"choice\", \"options\": 2}"),
       "two options are a duel" },
     { ONE_PARAMETER ("preference", "\"question\": {\"kind\": \"choice\", \"options\": 7}"),
@@ -209,6 +215,27 @@ test_new (void)
       g_assert_false (g_file_test (other, G_FILE_TEST_EXISTS));
       cli_result_clear (&r);
     }
+  study_clear (&s);
+}
+
+/* The image experiment of examples/stimulus-face makes a session that
+ * keeps its stimulus. */
+static void
+test_new_stimulus_example (void)
+{
+  g_autofree char *example = g_test_build_filename (G_TEST_DIST, "..", "examples",
+                                                    "stimulus-face", "experiment.json", NULL);
+  g_autofree char *text = NULL;
+  Study s;
+  CliResult r;
+
+  study_init (&s, experiment_json);
+  r = run (NULL, "new", example, s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  text = read_file (s.session);
+  g_assert_nonnull (strstr (text, "\"kind\": \"image\""));
+  g_assert_nonnull (strstr (text, "./render-face.sh --width {width} --smile {smile} -o {output}"));
   study_clear (&s);
 }
 
@@ -456,6 +483,41 @@ test_question_kinds (void)
   g_assert_nonnull (strstr (rows[3], ",1,1,,"));
   id = ask_kind (&s, "ranking", 3);
   g_assert_cmpint (id, ==, 2);
+  study_clear (&s);
+}
+
+/* Mixed mode: a value question answered {"failed": true} is recorded as a
+ * failed setting (the engine's censored observation below the failure
+ * level), exported as "failed", and counts as an answer. */
+static void
+test_mixed_failed (void)
+{
+  Study s;
+  static const char mixed[] =
+    "{\"title\": \"Yield\", \"mode\": \"mixed\", \"threshold\": -1,\n"
+    " \"parameters\": [{\"name\": \"gain\", \"lower\": 0, \"upper\": 10}],\n"
+    " \"budget\": 25, \"initial\": 1, \"seed\": 5}\n";
+  g_auto (GStrv) rows = NULL;
+  gint64 id;
+  CliResult r;
+
+  study_init (&s, mixed);
+  study_new (&s);
+  id = ask_kind (&s, "duel", 2);
+  tell_ok (&s, id, "\"answer\": {\"chosen\": 0}");
+  id = ask_kind (&s, "value", 1);
+  tell_refused (&s, id, "\"answer\": {\"failed\": false}", "'failed' must be true");
+  tell_ok (&s, id, "\"answer\": {\"failed\": true}");
+  rows = export_rows (&s);
+  g_assert_nonnull (strstr (rows[3], ",failed,"));
+  g_assert_cmpstr (rows[4], ==, "");
+  r = run (NULL, "status", s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 2);
+  cli_result_clear (&r);
+  /* the log replays: the next question is asked */
+  id = ask_kind (&s, "duel", 2);
+  g_assert_cmpint (id, ==, 3);
   study_clear (&s);
 }
 
@@ -795,9 +857,11 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/asktell/new", test_new);
   g_test_add_func ("/cli/asktell/parameter-kinds", test_parameter_kinds);
+  g_test_add_func ("/cli/asktell/new-stimulus-example", test_new_stimulus_example);
   g_test_add_func ("/cli/asktell/ask-tell-status-export", test_ask_tell_status_export);
   g_test_add_func ("/cli/asktell/stale-and-unknown-refused", test_stale_and_unknown_refused);
   g_test_add_func ("/cli/asktell/question-kinds", test_question_kinds);
+  g_test_add_func ("/cli/asktell/mixed-failed", test_mixed_failed);
   g_test_add_func ("/cli/asktell/second-writer-refused", test_second_writer_refused);
   g_test_add_func ("/cli/asktell/study-converges", test_study_converges);
   g_test_add_func ("/cli/asktell/example-script", test_example_script);

@@ -63,6 +63,157 @@ check_gradient_kinds (sg_kernel_type type, const sg_dim_kind *kinds)
     }
 }
 
+/* A grouped kernel of POP (variance 1.3) and IND (0.6) on 2 setting
+ * coordinates with the given type; KINDS (NULL: both linear) the setting
+ * coordinates' kinds in both parts, periods 1.3. */
+static void
+grouped_kernel (sg_kernel_type type, const sg_dim_kind *kinds, sg_kernel *k)
+{
+  sg_kernel pop, ind;
+  g_assert_cmpint (sg_kernel_init (&pop, type, 2, 1.3, 0.8), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_init (&ind, type, 2, 0.6, 0.5), ==, SG_OK);
+  pop.lengthscales[1] = 1.7;
+  ind.lengthscales[0] = 0.3;
+  for (size_t j = 0; kinds && j < 2; j++)
+    {
+      g_assert_cmpint (sg_kernel_set_dim_kind (&pop, j, kinds[j], 1.3), ==, SG_OK);
+      g_assert_cmpint (sg_kernel_set_dim_kind (&ind, j, kinds[j], 1.3), ==, SG_OK);
+    }
+  g_assert_cmpint (sg_kernel_grouped (k, &pop, &ind), ==, SG_OK);
+}
+
+/* k((x,p),(y,q)) = k_pop + [p == q >= 0] k_ind; the population (-1)
+ * shares only k_pop, with everyone and with itself. */
+static void
+test_grouped_values (void)
+{
+  sg_kernel pop, ind, k;
+  g_assert_cmpint (sg_kernel_init (&pop, SG_KERNEL_RBF, 2, 1.3, 0.8), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_init (&ind, SG_KERNEL_RBF, 2, 0.6, 0.5), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_OK);
+  g_assert_cmpuint (k.dim, ==, 3);
+  g_assert_cmpuint (sg_kernel_n_params (&k), ==, 6);
+  double x[2] = { 0.1, -0.4 }, y[2] = { 0.7, 0.2 };
+  double x0[3] = { 0.1, -0.4, 0 }, y0[3] = { 0.7, 0.2, 0 }, y1[3] = { 0.7, 0.2, 1 };
+  double xp[3] = { 0.1, -0.4, -1 }, yp[3] = { 0.7, 0.2, -1 };
+  double kp = sg_kernel_eval (&pop, x, y), ki = sg_kernel_eval (&ind, x, y);
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, x0, y0), kp + ki, 1e-15);
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, x0, y1), kp, 1e-15);
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, xp, y0), kp, 1e-15);
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, xp, yp), kp, 1e-15);
+  g_assert_cmpfloat (sg_kernel_eval (&k, x0, x0), ==, 1.3 + 0.6);
+
+  /* one part may be absent, not both; the parts must match */
+  g_assert_cmpint (sg_kernel_grouped (&k, NULL, &ind), ==, SG_OK);
+  g_assert_cmpfloat (sg_kernel_eval (&k, x0, y1), ==, 0);
+  g_assert_cmpint (sg_kernel_check (&k), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_grouped (&k, NULL, NULL), ==, SG_EINVAL);
+  ind.type = SG_KERNEL_MATERN52;
+  g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_EINVAL);
+  g_assert_cmpint (sg_kernel_init (&ind, SG_KERNEL_RBF, 3, 0.6, 0.5), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_EINVAL);
+  g_assert_cmpint (sg_kernel_grouped (&k, &pop, NULL), ==, SG_OK);
+  k.variance = 0;
+  g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
+  k.variance = NAN;
+  g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
+}
+
+/* The grouped kernel's 2 d + 2 derivatives, over points of two people and
+ * the population, against central differences. */
+static void
+check_grouped_gradient (sg_kernel_type type, const sg_dim_kind *kinds)
+{
+  sg_kernel k;
+  grouped_kernel (type, kinds, &k);
+  /* a categorical coordinate reads these as levels 0, 0, 1, 0, 0 and
+   * 0, 0, 1, 0, 0: distinct and equal pairs within and across people */
+  double X[5 * 3] = { 0, 0, 0,  0.3, -0.2, 0,  1.1, 0.5, 1,  0.3, -0.2, 1,
+                      0.2, 0.4, -1 };
+  size_t n = 5, np = sg_kernel_n_params (&k);
+  g_assert_cmpuint (np, ==, 6);
+  double theta[6], dK[25], Kp[25], Km[25];
+  sg_kernel_get_params (&k, theta);
+  for (size_t p = 0; p < np; p++)
+    {
+      sg_kernel_matrix_grad (&k, X, n, X, n, p, dK);
+      const double h = 1e-6;
+      sg_kernel kp = k, km = k;
+      double tp[6], tm[6];
+      for (size_t q = 0; q < np; q++)
+        tp[q] = tm[q] = theta[q];
+      tp[p] += h;
+      tm[p] -= h;
+      sg_kernel_set_params (&kp, tp);
+      sg_kernel_set_params (&km, tm);
+      sg_kernel_matrix (&kp, X, n, X, n, Kp);
+      sg_kernel_matrix (&km, X, n, X, n, Km);
+      double nonzero = 0;
+      for (size_t i = 0; i < n * n; i++)
+        {
+          g_assert_cmpfloat_with_epsilon (dK[i], (Kp[i] - Km[i]) / (2 * h), 1e-7);
+          nonzero += fabs (dK[i]);
+        }
+      g_assert_cmpfloat (nonzero, >, 1e-3);  /* every parameter matters here */
+    }
+}
+
+static void
+test_gradient_grouped (void)
+{
+  const sg_dim_kind kinds[2] = { SG_DIM_PERIODIC, SG_DIM_INTEGER };
+  const sg_dim_kind kinds2[2] = { SG_DIM_LINEAR, SG_DIM_PERIODIC };
+  for (int t = 0; t < 2; t++)
+    {
+      sg_kernel_type type = t ? SG_KERNEL_MATERN52 : SG_KERNEL_RBF;
+      check_grouped_gradient (type, NULL);
+      check_grouped_gradient (type, kinds);
+      check_grouped_gradient (type, kinds2);
+    }
+}
+
+/* Both parts of a grouped kernel measure settings with the same kinds:
+ * a periodic coordinate wraps in the population part and in the
+ * individual part, parts with different kinds are refused, and the group
+ * coordinate takes no kind. */
+static void
+test_grouped_kinds (void)
+{
+  const sg_dim_kind kinds[2] = { SG_DIM_PERIODIC, SG_DIM_CATEGORICAL };
+  sg_kernel k;
+  grouped_kernel (SG_KERNEL_RBF, kinds, &k);
+  g_assert_cmpint (k.kinds[0], ==, SG_DIM_PERIODIC);
+  g_assert_cmpint (k.kinds[1], ==, SG_DIM_CATEGORICAL);
+  g_assert_cmpint (k.kinds[2], ==, SG_DIM_LINEAR);
+  g_assert_cmpfloat (k.periods[0], ==, 1.3);
+  /* a period apart (and levels 1 and 1.2, the same level): one point,
+   * for a person (both parts) and for the population */
+  double a[3] = { 0.2, 1, 0 }, b[3] = { 1.5, 1.2, 0 }, ap[3] = { 0.2, 1, -1 }, bp[3] = { 1.5, 1.2, -1 };
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, a, b), 1.3 + 0.6, 1e-12);
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, ap, bp), 1.3, 1e-12);
+  /* across the wrap as close as inside it, in both parts */
+  double c[3] = { 0.05, 0, 0 }, d[3] = { 1.25, 0, 0 }, e[3] = { 0.6, 0, 0 }, f[3] = { 0.7, 0, 0 };
+  g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, c, d), sg_kernel_eval (&k, e, f), 1e-12);
+
+  g_assert_cmpint (sg_kernel_set_dim_kind (&k, 2, SG_DIM_PERIODIC, 2), ==, SG_EINVAL);
+  g_assert_cmpint (sg_kernel_check (&k), ==, SG_OK);
+  k.kinds[2] = SG_DIM_CATEGORICAL;
+  g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
+
+  sg_kernel pop, ind;
+  g_assert_cmpint (sg_kernel_init (&pop, SG_KERNEL_RBF, 2, 1, 1), ==, SG_OK);
+  ind = pop;
+  g_assert_cmpint (sg_kernel_set_dim_kind (&pop, 0, SG_DIM_PERIODIC, 2), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_EINVAL);
+  g_assert_cmpint (sg_kernel_set_dim_kind (&ind, 0, SG_DIM_PERIODIC, 3), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_EINVAL);
+  g_assert_cmpint (sg_kernel_set_dim_kind (&ind, 0, SG_DIM_PERIODIC, 2), ==, SG_OK);
+  g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_OK);
+  /* one part alone gives its kinds */
+  g_assert_cmpint (sg_kernel_grouped (&k, NULL, &ind), ==, SG_OK);
+  g_assert_cmpint (k.kinds[0], ==, SG_DIM_PERIODIC);
+}
+
 static void
 check_gradient (sg_kernel_type type)
 {
@@ -218,5 +369,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/kernel/periodic", test_periodic);
   g_test_add_func ("/kernel/categorical", test_categorical);
   g_test_add_func ("/kernel/kinds-positive-definite", test_kinds_positive_definite);
+  g_test_add_func ("/kernel/grouped-values", test_grouped_values);
+  g_test_add_func ("/kernel/gradient-grouped", test_gradient_grouped);
+  g_test_add_func ("/kernel/grouped-kinds", test_grouped_kinds);
   return g_test_run ();
 }

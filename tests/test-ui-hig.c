@@ -49,13 +49,13 @@ test_history_names_both_options (void)
 
   g_test_message ("%s\n%s\n%s", text_b, text_a, text_skip);
   /* B (hue 210) preferred over A (hue 30): the winner first. */
-  g_assert_true (g_str_has_prefix (text_b, "3. B preferred: hsl(210°"));
-  g_assert_nonnull (strstr (text_b, " over hsl(30°"));
-  g_assert_true (g_str_has_prefix (text_a, "4. A preferred: hsl(30°"));
-  g_assert_nonnull (strstr (text_a, " over hsl(210°"));
+  g_assert_true (g_str_has_prefix (text_b, "3. B preferred: oklch(40.0% 0.320 210°)"));
+  g_assert_nonnull (strstr (text_b, " over oklch(50.0% 0.200 30°)"));
+  g_assert_true (g_str_has_prefix (text_a, "4. A preferred: oklch(50.0% 0.200 30°)"));
+  g_assert_nonnull (strstr (text_a, " over oklch(40.0% 0.320 210°)"));
   /* A skip says what was on screen. */
-  g_assert_true (g_str_has_prefix (text_skip, "5. skipped: A hsl(30°"));
-  g_assert_nonnull (strstr (text_skip, "B hsl(210°"));
+  g_assert_true (g_str_has_prefix (text_skip, "5. skipped: A oklch(50.0% 0.200 30°)"));
+  g_assert_nonnull (strstr (text_skip, "B oklch(40.0% 0.320 210°)"));
 }
 
 /* ---- Keys of the tool windows ---------------------------------------------- */

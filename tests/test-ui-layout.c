@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "sb-experiment-templates.h"
 #include "sb-window.h"
 
 #include "ui-harness.h"
@@ -289,6 +290,63 @@ check_wide (Fixture *f, gboolean dark)
   maybe_write_png (window, dark ? "layout-3000-dark.png" : "layout-3000.png");
 }
 
+static gboolean
+has_tooltip (GtkWidget *w, gconstpointer text)
+{
+  const char *tip = gtk_widget_get_tooltip_text (w);
+  return tip && g_str_equal (tip, text);
+}
+
+static gboolean
+is_plot_view (GtkWidget *w, gconstpointer unused)
+{
+  return g_str_equal (G_OBJECT_TYPE_NAME (w), "SbPlotView");
+}
+
+/* W is drawn entirely inside PANE's width. */
+static void
+assert_inside_pane (GtkWidget *pane, GtkWidget *w, const char *what)
+{
+  graphene_rect_t r;
+
+  g_assert_true (gtk_widget_is_drawable (w));
+  g_assert_true (gtk_widget_compute_bounds (w, pane, &r));
+  g_test_message ("%s: x %.0f to %.0f in a pane %d px wide", what, r.origin.x,
+                  r.origin.x + r.size.width, gtk_widget_get_width (pane));
+  g_assert_cmpfloat (r.origin.x, >=, 0);
+  g_assert_cmpfloat (r.origin.x + r.size.width, <=, gtk_widget_get_width (pane));
+}
+
+/* A simulated 1-D benchmark (every posterior tool shown: Laplace, EP,
+ * samples, the true f) at 1200 px: the plot pane is narrower than its
+ * tools in one row, so they wrap, and the last ones (reset zoom, export)
+ * are shown whole. */
+static void
+test_plot_tools_1200 (Fixture *f, gconstpointer d)
+{
+  g_autoptr (SbExperiment) exp = sb_template_benchmark ("cos1d", NULL);
+  g_autoptr (SbSession) session = NULL;
+  SbWindow *window;
+  GtkWidget *pane;
+
+  g_assert_nonnull (exp);
+  exp->simulated = TRUE;
+  exp->show_truth = TRUE;
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, f->file, NULL));
+  window = open_window (f, 1200, 800, FALSE);
+  pane = must_find (window, is_plot_view, NULL);
+  assert_surface_size (window, 1200, 800);
+  g_assert_true (gtk_widget_is_drawable (must_find (window, has_tooltip,
+                                                    "Show the true function of the simulated oracle")));
+
+  assert_inside_pane (pane, must_find (window, has_tooltip, "Which plot"), "plot kind");
+  assert_inside_pane (pane, must_find (window, has_tooltip, "Reset zoom (or double-click the plot)"),
+                      "reset zoom");
+  assert_inside_pane (pane, must_find (window, has_tooltip, "Export this plot"), "export");
+  assert_shown_inside (window, must_find (window, has_tooltip, "Export this plot"), "export");
+}
+
 static void test_narrow_light (Fixture *f, gconstpointer d) { check_narrow (f, FALSE); }
 static void test_narrow_dark (Fixture *f, gconstpointer d) { check_narrow (f, TRUE); }
 static void test_wide_light (Fixture *f, gconstpointer d) { check_wide (f, FALSE); }
@@ -308,6 +366,7 @@ main (int argc, char **argv)
     { "/ui/layout/360x640-dark" },
     { "/ui/layout/3000x800" },
     { "/ui/layout/3000x800-dark" },
+    { "/ui/layout/1200x800-plot-tools" },
   };
   int status;
 
@@ -327,6 +386,7 @@ main (int argc, char **argv)
   add ("/ui/layout/360x640-dark", test_narrow_dark);
   add ("/ui/layout/3000x800", test_wide_light);
   add ("/ui/layout/3000x800-dark", test_wide_dark);
+  add ("/ui/layout/1200x800-plot-tools", test_plot_tools_1200);
   status = g_test_run ();
   g_object_unref (app);
   return status;

@@ -6,6 +6,7 @@
  * running while a hyperparameter fit runs, and the new-experiment dialog
  * builds every template. TAP-skips when there is no display. */
 #include "sb-application.h"
+#include "sb-recommend.h"
 #include "sb-experiment-templates.h"
 #include "sb-new-experiment-dialog.h"
 #include "sb-window.h"
@@ -709,8 +710,8 @@ test_autoplay (Fixture *f, gconstpointer data)
   g_assert_null (sb_window_get_error (f->window));
 }
 
-/* Mixed mode asks for measured values after the initial duels; safe mode
- * accepts "this setting failed". Values are typed into the entry. */
+/* Mixed mode asks for measured values after the initial duels; mixed and
+ * safe mode accept "this setting failed". Values are typed into the entry. */
 static void
 test_value_questions (Fixture *f, gconstpointer data)
 {
@@ -789,6 +790,30 @@ test_value_questions (Fixture *f, gconstpointer data)
     SPIN_UNTIL (question_shown (f));
   }
 
+  /* Mixed mode takes "it failed" too: the button (and F, the same action)
+   * on a value question records a failed setting, and the next question
+   * comes from a model that holds it. */
+  {
+    SbSession *s = sb_window_get_session (f->window);
+    GtkWidget *failed = find_widget (GTK_WIDGET (f->window), GTK_TYPE_BUTTON,
+                                     "produced no usable result");
+    guint n;
+    while (sb_window_get_question (f->window)->kind != SB_QUESTION_VALUE)
+      {
+        activate (f, "answer-b");
+        SPIN_UNTIL (question_shown (f));
+      }
+    g_assert_nonnull (failed);
+    g_assert_true (gtk_widget_is_visible (failed));
+    g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "answer-failed"));
+    n = sb_session_get_n_observations (s);
+    activate (f, "answer-failed");
+    g_assert_cmpuint (sb_session_get_n_observations (s), ==, n + 1);
+    g_assert_cmpint (sb_session_get_observation (s, n)->kind, ==, SB_LOG_FAILED);
+    SPIN_UNTIL (question_shown (f));
+    g_assert_null (sb_window_get_error (f->window));
+  }
+
   /* Safe mode: every question asks for a value or "failed". */
   {
     g_autoptr (SbExperiment) safe = sb_template_custom ();
@@ -812,6 +837,163 @@ test_value_questions (Fixture *f, gconstpointer data)
   }
 }
 
+/* Every widget of TYPE under WIDGET whose tooltip contains TEXT, in
+ * order, into OUT. */
+static void
+find_all_by_tooltip (GtkWidget *widget, GType type, const char *text, GPtrArray *out)
+{
+  const char *tip = gtk_widget_get_tooltip_text (widget);
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && tip && strstr (tip, text))
+    g_ptr_array_add (out, widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    find_all_by_tooltip (c, type, text, out);
+}
+
+/* New Experiment, custom parameters in safe mode: a safe start entered
+ * per parameter (refused outside the box, naming the parameter) and a
+ * measurement resolution reach the experiment, and the window's first
+ * question asks exactly the safe start. */
+static void
+test_safe_start_from_dialog (Fixture *f, gconstpointer data)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  GtkDropDown *mode = find_dropdown (GTK_WIDGET (dialog), "this setting failed");
+  GtkWidget *check = find_widget (GTK_WIDGET (dialog), GTK_TYPE_CHECK_BUTTON, "known to be safe");
+  g_autoptr (GPtrArray) starts = g_ptr_array_new ();
+  g_autoptr (GPtrArray) resolutions = g_ptr_array_new ();
+  g_autoptr (SbExperiment) exp = NULL;
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  const SbQuestion *q;
+
+  gtk_window_present (GTK_WINDOW (dialog));
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_CUSTOM);
+  g_assert_nonnull (mode);
+  g_assert_nonnull (check);
+  gtk_drop_down_set_selected (mode, SB_MODE_SAFE);
+  g_assert_true (gtk_widget_get_visible (check));
+  find_all_by_tooltip (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON, "Safe start:", starts);
+  find_all_by_tooltip (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON, "Measurement resolution", resolutions);
+  g_assert_cmpuint (starts->len, ==, 2);
+  g_assert_cmpuint (resolutions->len, ==, 2);
+  g_assert_false (gtk_widget_is_visible (g_ptr_array_index (starts, 0)));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+  g_assert_true (gtk_widget_is_visible (g_ptr_array_index (starts, 0)));
+
+  /* outside the first parameter's range: refused, naming it */
+  exp = sb_new_experiment_dialog_build (dialog, NULL);
+  g_assert_nonnull (exp);
+  {
+    const SbParameter *p0 = &exp->parameters[0], *p1 = &exp->parameters[1];
+    double s0 = p0->lower + 0.25 * (p0->upper - p0->lower);
+    double s1 = p1->lower + 0.75 * (p1->upper - p1->lower);
+    g_autofree char *name = g_strdup (p0->name);
+    double r0 = (p0->upper - p0->lower) / 100;
+
+    gtk_spin_button_set_value (g_ptr_array_index (starts, 0), p0->upper + 1);
+    g_clear_pointer (&exp, sb_experiment_free);
+    exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_null (exp);
+    g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, name));
+    g_assert_nonnull (strstr (error->message, "safe start"));
+    g_clear_error (&error);
+
+    gtk_spin_button_set_value (g_ptr_array_index (starts, 0), s0);
+    gtk_spin_button_set_value (g_ptr_array_index (starts, 1), s1);
+    gtk_spin_button_set_value (g_ptr_array_index (resolutions, 0), r0);
+    exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (exp->mode, ==, SB_MODE_SAFE);
+    g_assert_true (exp->has_safe_start);
+    /* the spin buttons round to their 3 digits */
+    g_assert_cmpfloat_with_epsilon (exp->safe_start[0], s0, 1e-3);
+    g_assert_cmpfloat_with_epsilon (exp->safe_start[1], s1, 1e-3);
+    g_assert_cmpfloat_with_epsilon (exp->parameters[0].resolution, r0, 1e-4);
+    g_assert_cmpfloat (exp->parameters[1].resolution, ==, 0);
+  }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  /* the first question asks the safe start */
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, f->file, &error));
+  sb_window_set_session (f->window, session);
+  SPIN_UNTIL (question_shown (f));
+  q = sb_window_get_question (f->window);
+  g_assert_cmpint (q->kind, ==, SB_QUESTION_VALUE);
+  for (guint j = 0; j < 2; j++)
+    g_assert_cmpfloat (q->b[j], ==, exp->safe_start[j]);
+}
+
+static gboolean
+named (GtkWidget *w, gconstpointer name)
+{
+  return g_str_equal (gtk_widget_get_name (w), name);
+}
+
+static gboolean
+best_label_says (Fixture *f, const char *text)
+{
+  GtkWidget *label = ui_find_widget (GTK_WIDGET (f->window), named, "best-label");
+  return label && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "Best found")
+         && strstr (gtk_label_get_text (GTK_LABEL (label)), text) != NULL;
+}
+
+/* A finished study: "Best found" comes with the model's posterior mean
+ * and 95% credible interval, and Export Recommendation writes them as
+ * JSON. Both are computed on the worker: the export call returns before
+ * anything is written, and the numbers are those of skewgp status
+ * (sb_recommend_from_input, one computation for both). */
+static void
+test_recommendation_export (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "recommendation.json", NULL);
+  g_autoptr (GFile) out = g_file_new_for_path (path);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  const double duels[][4] = { { 70, 20, 30, 5 }, { 70, 20, 50, 25 }, { 40, 10, 70, 20 } };
+  SbRecommendation rec;
+  JsonObject *root;
+
+  exp->budget = 3;
+  exp->initial = 2;
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, f->file, &error));
+  for (guint i = 0; i < G_N_ELEMENTS (duels); i++)
+    g_assert_true (sb_session_add_duel (session, duels[i], duels[i] + 2, i == 2, &error));
+  {
+    SbJobInput *input = sb_job_input_new (session);
+    g_assert_true (sb_recommend_from_input (input, &rec, &error));
+    sb_job_input_free (input);
+  }
+  g_assert_true (rec.has_best && isfinite (rec.mean));
+  g_assert_cmpfloat (rec.best[0], ==, 70);
+
+  sb_window_set_session (f->window, session);
+  SPIN_UNTIL (best_label_says (f, "Posterior mean"));
+  {
+    g_autofree char *mean = g_strdup_printf ("Posterior mean %.4g", rec.mean);
+    g_assert_true (best_label_says (f, mean));
+  }
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), "export-recommendation"));
+
+  g_assert_true (sb_window_export_recommendation (f->window, out));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  SPIN_UNTIL (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpint (json_object_get_int_member (root, "answers"), ==, 3);
+  g_assert_cmpfloat (json_object_get_double_member (root, "posterior_mean"), ==, rec.mean);
+  g_assert_cmpfloat (json_array_get_double_element (json_object_get_array_member (root, "best"), 0),
+                     ==, 70);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (root,
+                                                                                    "credible_interval"),
+                                                    "upper"), ==, rec.upper);
+  g_assert_null (sb_window_get_error (f->window));
+}
+
 static void
 skip_without_display (void)
 {
@@ -826,6 +1008,7 @@ main (int argc, char *argv[])
     "/ui/window/superseded-result-dropped", "/ui/window/engine-error-shown",
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
+    "/ui/window/safe-start-from-dialog", "/ui/window/recommendation-export",
     "/ui/new-experiment-dialog", "/ui/new-experiment-choices", "/ui/entered-number",
   };
   int status;
@@ -862,6 +1045,8 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/cancel-fit", Fixture, NULL, fixture_set_up, test_cancel_fit, fixture_tear_down);
   g_test_add ("/ui/window/autoplay", Fixture, NULL, fixture_set_up, test_autoplay, fixture_tear_down);
   g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
+  g_test_add ("/ui/window/safe-start-from-dialog", Fixture, NULL, fixture_set_up, test_safe_start_from_dialog, fixture_tear_down);
+  g_test_add ("/ui/window/recommendation-export", Fixture, NULL, fixture_set_up, test_recommendation_export, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
   g_test_add_func ("/ui/new-experiment-questions", test_new_experiment_questions);

@@ -360,6 +360,7 @@ static const struct {
   { "win.demo-next", { "<Alt>Right", NULL } },
   { "win.autoplay", { "<Control>p", NULL } },   /* also while typing a value */
   { "win.show-plots", { "F9", NULL } },
+  { "win.participant-mode", { "F11", NULL } },
   { "win.plot-kind::posterior", { "<Control>1", NULL } },
   { "win.plot-kind::skewness", { "<Control>2", NULL } },
   { "win.plot-kind::acquisition", { "<Control>3", NULL } },

@@ -6,6 +6,7 @@
 #include <glib/gi18n.h>
 
 #include "sb-experiment-templates.h"
+#include "sb-stimulus-view.h"
 
 #include <locale.h>
 #include <math.h>
@@ -22,6 +23,7 @@ struct _SbDuelPanel
   guint n_answers;
   gboolean busy;
   gboolean finished;
+  gboolean participant;    /* neutral view: no analysis, sides as shown */
   /* The latest question that had a best point: "Current best" stays
    * while the next question is computed. */
   SbQuestion best;
@@ -38,8 +40,8 @@ struct _SbDuelPanel
   GtkWidget *swatch_box;
   GtkLabel *swatch_a_title;
   GtkLabel *swatch_b_title;
-  GtkDrawingArea *swatch_a;
-  GtkDrawingArea *swatch_b;
+  SbStimulusView *swatch_a;
+  SbStimulusView *swatch_b;
   GtkLabel *swatch_a_label;
   GtkLabel *swatch_b_label;
   GtkGrid *table;
@@ -55,6 +57,8 @@ struct _SbDuelPanel
   GtkWidget *autoplay_box;
   GtkAdjustment *speed_adjustment;
   GtkLabel *best_label;
+  gboolean has_recommendation;
+  SbRecommendation recommendation;
   GtkWidget *finished_box;
   GtkAdjustment *extend_adjustment;
   GtkLabel *keys_label;
@@ -70,6 +74,12 @@ struct _SbDuelPanel
   GtkLabel *rank_label;
   guint rank[SB_MAX_OPTIONS];
   guint n_ranked;
+
+  /* Stimuli (sb-duel-panel-stimuli.c) */
+  char *stimulus_folder;         /* where renderers run: the session's   */
+  SbStimulusRenderer *renderer;  /* image and sound stimuli, or NULL     */
+  GPtrArray *option_views;       /* SbStimulusView of the k options      */
+  char *answer_blocker;          /* why no answer can be given yet       */
 };
 
 G_DEFINE_FINAL_TYPE (SbDuelPanel, sb_duel_panel, GTK_TYPE_WIDGET)
@@ -77,36 +87,175 @@ G_DEFINE_FINAL_TYPE (SbDuelPanel, sb_duel_panel, GTK_TYPE_WIDGET)
 enum {
   PROP_0,
   PROP_BUSY,
+  PROP_PARTICIPANT,
+  PROP_ANSWER_BLOCKER,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
 
-/* ---- Swatches ----------------------------------------------------------- */
+/* ---- Sides ---------------------------------------------------------------- */
+
+/* The duel's option (0 = A, 1 = B) on the left: in the participant view
+ * the first of the question's shown order, otherwise always A. */
+static guint
+left_option (SbDuelPanel *self)
+{
+  if (self->participant && self->has_question && self->question.kind == SB_QUESTION_DUEL)
+    return self->question.shown_order[0];
+  return 0;
+}
+
+/* The setting shown on SIDE (0 = left, 1 = right) of a duel. */
+static const double *
+side_setting (SbDuelPanel *self, guint side)
+{
+  return (side == 0) == (left_option (self) == 0) ? self->question.a : self->question.b;
+}
+
+/* ---- Stimuli --------------------------------------------------------------- */
+
+static void update_answer_blocker (SbDuelPanel *self);
 
 static void
-draw_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
+stimulus_blocker_changed (SbStimulusView *view, SbDuelPanel *self)
 {
-  SbDuelPanel *self = SB_DUEL_PANEL (user_data);
-  const double *x;
-  double r, g, b, radius = 14;
+  update_answer_blocker (self);
+}
 
-  if (!self->has_question || self->experiment == NULL
-      || self->experiment->template_kind != SB_TEMPLATE_COLOUR)
-    return;
-  if (area == self->swatch_a && self->question.kind != SB_QUESTION_DUEL)
-    return;
-  x = area == self->swatch_a ? self->question.a : self->question.b;
-  sb_template_colour_rgb (self->experiment, x, &r, &g, &b);
+/* The renderer of image and sound stimuli, made on first use. */
+static SbStimulusRenderer *
+stimulus_renderer (SbDuelPanel *self)
+{
+  SbStimulusKind kind = self->experiment ? self->experiment->stimulus.kind : SB_STIMULUS_NONE;
 
-  cairo_new_sub_path (cr);
-  cairo_arc (cr, width - radius, radius, radius, -G_PI / 2, 0);
-  cairo_arc (cr, width - radius, height - radius, radius, 0, G_PI / 2);
-  cairo_arc (cr, radius, height - radius, radius, G_PI / 2, G_PI);
-  cairo_arc (cr, radius, radius, radius, G_PI, 3 * G_PI / 2);
-  cairo_close_path (cr);
-  cairo_set_source_rgb (cr, r, g, b);
-  cairo_fill (cr);
+  if (self->renderer == NULL && (kind == SB_STIMULUS_IMAGE || kind == SB_STIMULUS_SOUND))
+    self->renderer = sb_stimulus_renderer_new (self->experiment, self->stimulus_folder, NULL);
+  return self->renderer;
+}
+
+static void
+drop_renderer (SbDuelPanel *self)
+{
+  if (self->renderer)
+    sb_stimulus_renderer_cancel_all (self->renderer);
+  g_clear_object (&self->renderer);
+}
+
+/* The A and B stimuli of the question (or the best found, when finished). */
+static void
+show_stimuli (SbDuelPanel *self)
+{
+  const SbExperiment *exp = self->experiment;
+  const SbQuestion *q = &self->question;
+  SbStimulusRenderer *renderer = stimulus_renderer (self);
+  gboolean asking = self->has_question && !self->finished;
+  const double *a = self->finished && self->has_best ? self->best.best
+                    : asking && (q->kind == SB_QUESTION_DUEL || q->has_best) ? q->a : NULL;
+
+  if (exp == NULL || exp->stimulus.kind == SB_STIMULUS_NONE
+      || (asking && (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)))
+    {
+      /* k options show their stimuli in the options' grid */
+      a = NULL;
+      asking = FALSE;
+    }
+  if (asking && q->kind == SB_QUESTION_DUEL)
+    a = side_setting (self, 0);
+  sb_stimulus_view_show (self->swatch_a, exp, renderer, a);
+  sb_stimulus_view_show (self->swatch_b, exp, renderer,
+                         !asking ? NULL : q->kind == SB_QUESTION_DUEL ? side_setting (self, 1) : q->b);
+  update_answer_blocker (self);
+}
+
+/* The reason among the options shown why the answer must wait: a failure
+ * first (it will not go away by waiting), else the first other reason. */
+static const char *
+first_blocker (SbDuelPanel *self)
+{
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+  const char *waiting = NULL;
+
+  g_ptr_array_add (views, self->swatch_a);
+  g_ptr_array_add (views, self->swatch_b);
+  g_ptr_array_extend (views, self->option_views, NULL, NULL);
+  for (guint i = 0; i < views->len; i++)
+    {
+      SbStimulusView *view = g_ptr_array_index (views, i);
+      if (sb_stimulus_view_get_error (view))
+        return sb_stimulus_view_get_blocker (view);
+      if (waiting == NULL)
+        waiting = sb_stimulus_view_get_blocker (view);
+    }
+  return waiting;
+}
+
+static void update_answer_tooltips (SbDuelPanel *self);
+
+static void
+update_answer_blocker (SbDuelPanel *self)
+{
+  const char *blocker = first_blocker (self);
+
+  for (guint i = 0; i < self->option_views->len; i++)
+    {
+      GtkWidget *button = g_object_get_data (g_ptr_array_index (self->option_views, i),
+                                             "answer-button");
+      if (button == NULL)
+        continue;
+      gtk_widget_set_sensitive (button, blocker == NULL);
+      gtk_widget_set_tooltip_text (button, blocker ? blocker
+                                                   : g_object_get_data (G_OBJECT (button), "tip"));
+    }
+  if (g_strcmp0 (blocker, self->answer_blocker) == 0)
+    return;
+  g_free (self->answer_blocker);
+  self->answer_blocker = g_strdup (blocker);
+  update_answer_tooltips (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANSWER_BLOCKER]);
+}
+
+const char *
+sb_duel_panel_get_answer_blocker (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), NULL);
+  return self->answer_blocker;
+}
+
+gboolean
+sb_duel_panel_play_next (SbDuelPanel *self)
+{
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), FALSE);
+  if (gtk_widget_get_visible (GTK_WIDGET (self->swatch_box)))
+    {
+      g_ptr_array_add (views, self->swatch_a);
+      g_ptr_array_add (views, self->swatch_b);
+    }
+  else
+    g_ptr_array_extend (views, self->option_views, NULL, NULL);
+  /* The first option not heard yet, in the order shown; then from the
+   * first again. */
+  for (guint i = 0; i < views->len; i++)
+    if (!sb_stimulus_view_get_heard (g_ptr_array_index (views, i))
+        && sb_stimulus_view_play (g_ptr_array_index (views, i)))
+      return TRUE;
+  for (guint i = 0; i < views->len; i++)
+    if (sb_stimulus_view_play (g_ptr_array_index (views, i)))
+      return TRUE;
+  return FALSE;
+}
+
+void
+sb_duel_panel_set_stimulus_folder (SbDuelPanel *self, const char *folder)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  if (g_strcmp0 (self->stimulus_folder, folder) == 0)
+    return;
+  g_free (self->stimulus_folder);
+  self->stimulus_folder = g_strdup (folder);
+  drop_renderer (self);
 }
 
 /* ---- Table -------------------------------------------------------------- */
@@ -187,28 +336,33 @@ update_table (SbDuelPanel *self)
   gboolean truth;
   guint n;
   GtkWidget *header_b;
+  const double *left = side_setting (self, 0), *right = side_setting (self, 1);
 
   if (exp == NULL || self->value_labels->len == 0)
     return;
   n = exp->n_parameters;
   header_b = gtk_grid_get_child_at (self->table, 2, 0);
   gtk_label_set_text (GTK_LABEL (header_b),
-                      self->has_question && !duel ? "B · setting to measure"
+                      self->participant ? (duel ? "Right" : "Setting")
+                      : self->has_question && !duel ? "B · setting to measure"
                       : self->has_question && !q->has_best ? "B" : "B · new candidate");
   gtk_label_set_text (GTK_LABEL (gtk_grid_get_child_at (self->table, 1, 0)),
-                      self->has_question && !q->has_best ? "A" : "A · current best");
+                      self->participant ? (duel ? "Left" : "")
+                      : self->has_question && !q->has_best ? "A" : "A · current best");
+  show_a = show_a && (duel || !self->participant);
 
   for (guint j = 0; j < n; j++)
     {
-      g_autofree char *a = show_a ? sb_format_coordinate (&exp->parameters[j], q->a[j]) : g_strdup ("—");
-      g_autofree char *b = self->has_question ? sb_format_coordinate (&exp->parameters[j], q->b[j])
+      g_autofree char *a = show_a ? sb_format_coordinate (&exp->parameters[j], left[j]) : g_strdup ("—");
+      g_autofree char *b = self->has_question ? sb_format_coordinate (&exp->parameters[j], right[j])
                                               : g_strdup ("—");
-      gboolean differs = show_a && self->has_question && g_strcmp0 (a, b) != 0;
+      /* which values changed would point at the new candidate */
+      gboolean differs = show_a && self->has_question && !self->participant && g_strcmp0 (a, b) != 0;
       set_cell (self, 2 * j, a, FALSE);
       set_cell (self, 2 * j + 1, b, differs);
     }
 
-  truth = self->has_question && exp->show_truth && isfinite (q->truth_b);
+  truth = self->has_question && exp->show_truth && isfinite (q->truth_b) && !self->participant;
   {
     g_autofree char *ta = truth && show_a ? format_truth (q->truth_a) : g_strdup ("");
     g_autofree char *tb = truth ? format_truth (q->truth_b) : g_strdup ("");
@@ -219,8 +373,8 @@ update_table (SbDuelPanel *self)
     gtk_widget_set_visible (gtk_grid_get_child_at (self->table, col, n + 1), truth);
 
   {
-    gboolean prob = self->has_question && duel && isfinite (q->prob_better);
-    gboolean safe = self->has_question && !duel && isfinite (q->prob_safe);
+    gboolean prob = self->has_question && duel && isfinite (q->prob_better) && !self->participant;
+    gboolean safe = self->has_question && !duel && isfinite (q->prob_safe) && !self->participant;
     g_autofree char *p = prob ? g_strdup_printf ("%.0f %%", 100 * q->prob_better)
                        : safe ? g_strdup_printf ("%.0f %%", 100 * q->prob_safe) : g_strdup ("");
     GtkWidget *name = gtk_grid_get_child_at (self->table, 0, n + 2);
@@ -241,21 +395,6 @@ k_options (const SbQuestion *q)
 }
 
 static void
-draw_option_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
-{
-  SbDuelPanel *self = SB_DUEL_PANEL (user_data);
-  guint option = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (area), "option"));
-  double r, g, b;
-
-  if (!self->has_question || option >= self->question.n_options)
-    return;
-  sb_template_colour_rgb (self->experiment, self->question.options[option], &r, &g, &b);
-  cairo_rectangle (cr, 0, 0, width, height);
-  cairo_set_source_rgb (cr, r, g, b);
-  cairo_fill (cr);
-}
-
-static void
 option_clicked (GtkButton *button, SbDuelPanel *self)
 {
   guint option = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "option"));
@@ -264,6 +403,32 @@ option_clicked (GtkButton *button, SbDuelPanel *self)
                               self->question.kind == SB_QUESTION_CHOICE ? "win.choose"
                                                                         : "win.rank-add",
                               "u", option);
+}
+
+/* Option OPTION's stimulus into BOX (a new cell of the options' grid,
+ * returned); the view joins the views the answers wait for. */
+static GtkWidget *
+add_option_stimulus (SbDuelPanel *self, GtkWidget *box, guint option)
+{
+  const SbExperiment *exp = self->experiment;
+  GtkWidget *view = sb_stimulus_view_new ();
+
+  g_ptr_array_add (self->option_views, view);
+  g_signal_connect (view, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
+  gtk_box_append (GTK_BOX (box), view);
+  sb_stimulus_view_show (SB_STIMULUS_VIEW (view), exp, stimulus_renderer (self),
+                         self->question.options[option]);
+  if (exp->stimulus.kind == SB_STIMULUS_COLOUR)
+    {
+      g_autofree char *text = sb_template_colour_describe (exp, self->question.options[option]);
+      GtkWidget *label = gtk_label_new (text);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
+      gtk_widget_add_css_class (label, "dim-label");
+      gtk_widget_add_css_class (label, "caption");
+      gtk_box_append (GTK_BOX (box), label);
+    }
+  return box;
 }
 
 /* One button per option, in the order shown, numbered as the keys. */
@@ -276,6 +441,7 @@ rebuild_options (SbDuelPanel *self)
 
   while ((child = gtk_widget_get_first_child (self->options_box)))
     gtk_flow_box_remove (GTK_FLOW_BOX (self->options_box), child);
+  g_ptr_array_set_size (self->option_views, 0);
   if (exp == NULL || !self->has_question || !k_options (q))
     return;
   for (guint pos = 0; pos < q->n_options; pos++)
@@ -289,22 +455,24 @@ rebuild_options (SbDuelPanel *self)
 
       gtk_widget_add_css_class (heading, "heading");
       gtk_box_append (GTK_BOX (box), heading);
-      if (exp->template_kind == SB_TEMPLATE_COLOUR)
+      if (exp->stimulus.kind != SB_STIMULUS_NONE)
         {
-          GtkWidget *area = gtk_drawing_area_new ();
-          g_autofree char *text = sb_template_colour_describe (exp, q->options[option]);
-          GtkWidget *label = gtk_label_new (text);
-          gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (area), 120);
-          gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 90);
-          g_object_set_data (G_OBJECT (area), "option", GUINT_TO_POINTER (option));
-          gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_option_swatch, self, NULL);
-          gtk_widget_add_css_class (label, "dim-label");
-          gtk_widget_add_css_class (label, "caption");
-          gtk_box_append (GTK_BOX (box), area);
-          gtk_box_append (GTK_BOX (box), label);
+          /* The stimulus above its own answer button: a sound's play
+           * button must not sit inside an answer button. */
+          GtkWidget *cell = add_option_stimulus (self, box, option);
+          g_object_set_data (g_ptr_array_index (self->option_views, self->option_views->len - 1),
+                             "answer-button", button);
+          g_object_set_data_full (G_OBJECT (button), "tip", g_strdup (tip), g_free);
+          gtk_widget_set_tooltip_text (button, tip);
+          g_object_set_data (G_OBJECT (button), "option", GUINT_TO_POINTER (option));
+          g_signal_connect (button, "clicked", G_CALLBACK (option_clicked), self);
+          gtk_button_set_child (GTK_BUTTON (button),
+                                gtk_label_new (q->kind == SB_QUESTION_CHOICE ? "Choose" : "Rank next"));
+          gtk_box_append (GTK_BOX (box), button);
+          gtk_flow_box_append (GTK_FLOW_BOX (self->options_box), cell);
+          continue;
         }
-      else
-        for (guint j = 0; j < exp->n_parameters; j++)
+      for (guint j = 0; j < exp->n_parameters; j++)
           {
             g_autofree char *v = sb_format_coordinate (&exp->parameters[j], q->options[option][j]);
             g_autofree char *line = g_strdup_printf ("%s  %s", exp->parameters[j].name, v);
@@ -457,9 +625,7 @@ prompt_for (const SbExperiment *exp, const SbQuestion *q)
   if (q->kind == SB_QUESTION_RANKING)
     return "Rank them: click from best to worst (or press the numbers), then confirm.";
   if (q->kind == SB_QUESTION_VALUE)
-    return exp->mode == SB_MODE_SAFE
-           ? "Try setting B. Enter the value you measured, or report that it failed."
-           : "Try setting B and enter the value you measured.";
+    return "Try setting B. Enter the value you measured, or report that it failed.";
   switch (exp->template_kind)
     {
     case SB_TEMPLATE_COLOUR:
@@ -473,25 +639,91 @@ prompt_for (const SbExperiment *exp, const SbQuestion *q)
     }
 }
 
+/* The recommendation, while it is about the best shown (or there is no
+ * other: a session opened after its last answer has no question). */
+static const SbRecommendation *
+current_recommendation (SbDuelPanel *self)
+{
+  const SbRecommendation *r = &self->recommendation;
+
+  if (!self->has_recommendation || !r->has_best)
+    return NULL;
+  if (self->has_best
+      && memcmp (r->best, self->best.best, self->experiment->n_parameters * sizeof (double)) != 0)
+    return NULL;
+  return r;
+}
+
 static void
 update_best (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
   const SbQuestion *q = &self->best;
+  const SbRecommendation *rec = current_recommendation (self);
   g_autoptr (GString) text = g_string_new (self->finished ? "Best found: " : "Current best: ");
 
-  if (!self->has_best)
+  if (!self->has_best && rec == NULL)
     {
       gtk_label_set_text (self->best_label, "Current best: none yet — the first questions explore at random.");
       return;
     }
   {
-    g_autofree char *setting = sb_experiment_describe_setting (exp, q->best);
+    g_autofree char *setting = sb_experiment_describe_setting (exp, self->has_best ? q->best
+                                                                                   : rec->best);
     g_string_append (text, setting);
   }
-  if (exp->show_truth && isfinite (q->truth_best))
+  if (self->has_best && exp->show_truth && isfinite (q->truth_best))
     g_string_append_printf (text, "  (true value %.4g; optimum %.4g)", q->truth_best, q->truth_optimum);
+  if (rec && isfinite (rec->mean))
+    g_string_append_printf (text, "\nPosterior mean %.4g, 95%% credible interval [%.4g, %.4g] "
+                            "(model of %u answers)", rec->mean, rec->lower, rec->upper,
+                            rec->n_answers);
   gtk_label_set_text (self->best_label, text->str);
+}
+
+/* The participant view: neutral side names, answer buttons for the left
+ * and right side as shown, and nothing of the analysis (current best,
+ * truths, autoplay, continuing the budget, the experimenter's keys). */
+static void
+update_participant (SbDuelPanel *self)
+{
+  guint left = left_option (self);
+  GtkWidget *buttons[2] = { self->prefer_a_button, self->prefer_b_button };
+
+  if (self->participant)
+    {
+      gboolean duel = !self->has_question || self->question.kind == SB_QUESTION_DUEL;
+      gtk_label_set_text (self->swatch_a_title, duel ? "Left" : "");
+      gtk_label_set_text (self->swatch_b_title, duel ? "Right" : "Setting");
+      gtk_widget_set_visible (GTK_WIDGET (self->best_label), FALSE);
+      gtk_widget_set_visible (gtk_widget_get_prev_sibling (GTK_WIDGET (self->best_label)), FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->keys_label), FALSE);
+      /* colours are judged by their swatches, not their numbers */
+      if (gtk_widget_get_visible (self->swatch_box))
+        gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->table)), FALSE);
+      gtk_widget_set_visible (self->autoplay_box, FALSE);
+      gtk_widget_set_visible (self->finished_box, FALSE);
+    }
+  else
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->best_label), TRUE);
+      gtk_widget_set_visible (gtk_widget_get_prev_sibling (GTK_WIDGET (self->best_label)), TRUE);
+      gtk_widget_set_visible (GTK_WIDGET (self->keys_label), !self->compact);
+    }
+  for (guint side = 0; side < 2; side++)
+    {
+      guint option = side == 0 ? left : 1 - left;
+      GtkLabel *label = GTK_LABEL (gtk_button_get_child (GTK_BUTTON (buttons[side])));
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (buttons[side]),
+                                      option == 0 ? "win.answer-a" : "win.answer-b");
+      if (self->participant)
+        {
+          gtk_label_set_text (label, side == 0 ? "← Left" : "Right →");
+          gtk_widget_set_tooltip_text (buttons[side], NULL);
+        }
+      else
+        gtk_label_set_text (label, side == 0 ? "← I prefer A" : "I prefer B →");
+    }
 }
 
 static void
@@ -505,7 +737,7 @@ update (SbDuelPanel *self)
   if (exp == NULL)
     return;
   duel = !self->has_question || q->kind != SB_QUESTION_VALUE;
-  colour = exp->template_kind == SB_TEMPLATE_COLOUR;
+  colour = exp->stimulus.kind != SB_STIMULUS_NONE;
   {
     gboolean many = self->has_question && k_options (q) && !self->finished && !self->read_only;
     gboolean preference = duel && !self->finished && !self->read_only;
@@ -532,7 +764,8 @@ update (SbDuelPanel *self)
     number = g_strdup_printf ("All %u questions answered", exp->budget);
   else
     number = g_strdup_printf ("Question %u of %u%s", self->n_answers + 1, exp->budget,
-                              self->has_question && q->initial ? " · initial design" : "");
+                              self->has_question && q->initial && !self->participant
+                              ? " · initial design" : "");
   gtk_label_set_text (self->question_label, number);
 
   gtk_widget_set_visible (GTK_WIDGET (self->spinner), self->busy);
@@ -541,6 +774,8 @@ update (SbDuelPanel *self)
 
   if (self->read_only)
     gtk_label_set_text (self->prompt_label, self->read_only);
+  else if (self->finished && self->participant)
+    gtk_label_set_text (self->prompt_label, "All questions are answered. Thank you!");
   else if (self->finished)
     gtk_label_set_text (self->prompt_label,
                         "Every question of the budget is answered. The best setting found is "
@@ -556,7 +791,7 @@ update (SbDuelPanel *self)
     gtk_label_set_text (self->prompt_label, "");
 
   gtk_widget_set_visible (self->swatch_box, colour);
-  gtk_widget_set_visible (GTK_WIDGET (self->swatch_a), duel || q->has_best);
+  gtk_widget_set_visible (GTK_WIDGET (self->swatch_a), duel || (q->has_best && !self->participant));
   gtk_widget_set_visible (GTK_WIDGET (self->swatch_b), !self->finished);
   gtk_widget_set_visible (GTK_WIDGET (self->swatch_b_title), !self->finished);
   gtk_widget_set_visible (GTK_WIDGET (self->swatch_b_label), !self->finished);
@@ -565,12 +800,17 @@ update (SbDuelPanel *self)
                       : !duel ? "Current best" : self->has_question && !q->has_best ? "A" : "A · current best");
   gtk_label_set_text (self->swatch_b_title,
                       !duel ? "B · setting to try" : self->has_question && !q->has_best ? "B" : "B · new candidate");
-  if (colour && self->finished && self->has_best)
+  if (exp->stimulus.kind != SB_STIMULUS_COLOUR)
+    {
+      gtk_label_set_text (self->swatch_a_label, "");
+      gtk_label_set_text (self->swatch_b_label, "");
+    }
+  else if (self->finished && self->has_best)
     {
       g_autofree char *a = sb_template_colour_describe (exp, self->best.best);
       gtk_label_set_text (self->swatch_a_label, a);
     }
-  else if (colour && self->has_question)
+  else if (self->has_question && !self->participant)
     {
       g_autofree char *a = (duel || q->has_best) ? sb_template_colour_describe (exp, q->a) : g_strdup ("");
       g_autofree char *b = sb_template_colour_describe (exp, q->b);
@@ -582,20 +822,26 @@ update (SbDuelPanel *self)
       gtk_label_set_text (self->swatch_a_label, "");
       gtk_label_set_text (self->swatch_b_label, "");
     }
-  gtk_widget_queue_draw (GTK_WIDGET (self->swatch_a));
-  gtk_widget_queue_draw (GTK_WIDGET (self->swatch_b));
 
   gtk_widget_set_visible (self->answer_box, duel && !self->finished && !self->read_only);
   if (self->has_question && k_options (q))
     gtk_widget_set_visible (self->swatch_box, FALSE);
   gtk_widget_set_visible (self->value_box, !duel && !self->finished && !self->read_only);
-  gtk_widget_set_visible (self->failed_button, exp->mode == SB_MODE_SAFE);
+  /* Value questions (mixed and safe mode) may be answered "it failed". */
+  gtk_widget_set_visible (self->failed_button, exp->mode != SB_MODE_PREFERENCE);
   gtk_widget_set_visible (GTK_WIDGET (self->value_hint), !duel && !self->finished);
   if (!duel && exp->mode == SB_MODE_SAFE)
     {
       g_autofree char *hint = g_strdup_printf ("Safe mode: a setting counts as safe when its value is "
                                                "at least %g. Report \"failed\" if it produced nothing.",
                                                exp->threshold);
+      gtk_label_set_text (self->value_hint, hint);
+    }
+  else if (!duel && exp->mode == SB_MODE_MIXED)
+    {
+      g_autofree char *hint = g_strdup_printf ("Type the number and press Enter. Report \"failed\" "
+                                               "(F) if it produced nothing: it counts as below the "
+                                               "failure level %g.", exp->threshold);
       gtk_label_set_text (self->value_hint, hint);
     }
   else
@@ -605,6 +851,7 @@ update (SbDuelPanel *self)
 
   update_table (self);
   update_best (self);
+  update_participant (self);
 }
 
 void
@@ -633,14 +880,17 @@ sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
   g_return_if_fail (SB_IS_DUEL_PANEL (self));
 
   g_clear_pointer (&self->experiment, sb_experiment_free);
+  drop_renderer (self);
   self->experiment = exp ? sb_experiment_copy (exp) : NULL;
   self->has_question = FALSE;
   self->has_best = FALSE;
+  self->has_recommendation = FALSE;
   self->finished = FALSE;
   if (exp)
     gtk_adjustment_set_value (self->speed_adjustment, exp->autoplay_ms);
   rebuild_table (self);
   update (self);
+  show_stimuli (self);
 }
 
 void
@@ -670,6 +920,7 @@ sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question, guint
   rebuild_options (self);
   update_ranking (self);
   update (self);
+  show_stimuli (self);
   /* A value question is answered by typing: put the cursor there. */
   if (question && question->kind == SB_QUESTION_VALUE && !self->finished)
     gtk_widget_grab_focus (GTK_WIDGET (self->value_entry));
@@ -710,14 +961,54 @@ sb_duel_panel_set_busy (SbDuelPanel *self, gboolean busy)
     return;
   self->busy = busy;
   update (self);
-  /* Greyed out meanwhile: the tooltips say why. */
-  gtk_widget_set_tooltip_text (self->prefer_a_button, busy ? _("The next question is being computed")
-                                                           : _("Left arrow or A"));
-  gtk_widget_set_tooltip_text (self->prefer_b_button, busy ? _("The next question is being computed")
-                                                           : _("Right arrow or B"));
-  gtk_widget_set_tooltip_text (self->skip_button, busy ? _("The next question is being computed")
-                                                       : _("Cannot decide: ask another question (S)"));
+  update_answer_tooltips (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BUSY]);
+}
+
+gboolean
+sb_duel_panel_get_participant (SbDuelPanel *self)
+{
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), FALSE);
+  return self->participant;
+}
+
+void
+sb_duel_panel_set_participant (SbDuelPanel *self, gboolean participant)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+
+  participant = !!participant;
+  if (self->participant == participant)
+    return;
+  self->participant = participant;
+  update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PARTICIPANT]);
+}
+
+/* Greyed-out answers say why: the next question is being computed, or
+ * its stimuli are not ready to be judged. */
+static void
+update_answer_tooltips (SbDuelPanel *self)
+{
+  const char *busy = self->busy ? _("The next question is being computed") : NULL;
+  const char *wait = busy ? busy : self->answer_blocker;
+
+  gtk_widget_set_tooltip_text (self->prefer_a_button, wait ? wait : _("Left arrow or A"));
+  gtk_widget_set_tooltip_text (self->prefer_b_button, wait ? wait : _("Right arrow or B"));
+  gtk_widget_set_tooltip_text (self->tie_button, wait ? wait : _("Neither is better: T or ↓"));
+  gtk_widget_set_tooltip_text (self->skip_button,
+                               busy ? busy : _("Cannot decide: ask another question (S)"));
+}
+
+void
+sb_duel_panel_set_recommendation (SbDuelPanel *self, const SbRecommendation *rec)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  self->has_recommendation = rec != NULL;
+  if (rec)
+    self->recommendation = *rec;
+  if (self->experiment)
+    update_best (self);
 }
 
 void
@@ -729,6 +1020,7 @@ sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished)
     return;
   self->finished = !!finished;
   update (self);
+  show_stimuli (self);
 }
 
 /* The decimal separator of the user's locale ('.' or ','). */
@@ -839,6 +1131,12 @@ sb_duel_panel_get_property (GObject *object, guint prop_id, GValue *value, GPara
     case PROP_BUSY:
       g_value_set_boolean (value, self->busy);
       break;
+    case PROP_PARTICIPANT:
+      g_value_set_boolean (value, self->participant);
+      break;
+    case PROP_ANSWER_BLOCKER:
+      g_value_set_string (value, self->answer_blocker);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -854,6 +1152,9 @@ sb_duel_panel_set_property (GObject *object, guint prop_id, const GValue *value,
     case PROP_BUSY:
       sb_duel_panel_set_busy (self, g_value_get_boolean (value));
       break;
+    case PROP_PARTICIPANT:
+      sb_duel_panel_set_participant (self, g_value_get_boolean (value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -864,6 +1165,7 @@ sb_duel_panel_dispose (GObject *object)
 {
   SbDuelPanel *self = SB_DUEL_PANEL (object);
 
+  drop_renderer (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_DUEL_PANEL);
   G_OBJECT_CLASS (sb_duel_panel_parent_class)->dispose (object);
 }
@@ -875,6 +1177,9 @@ sb_duel_panel_finalize (GObject *object)
 
   g_clear_pointer (&self->experiment, sb_experiment_free);
   g_clear_pointer (&self->value_labels, g_ptr_array_unref);
+  g_clear_pointer (&self->option_views, g_ptr_array_unref);
+  g_free (self->stimulus_folder);
+  g_free (self->answer_blocker);
   g_free (self->read_only);
   G_OBJECT_CLASS (sb_duel_panel_parent_class)->finalize (object);
 }
@@ -893,7 +1198,17 @@ sb_duel_panel_class_init (SbDuelPanelClass *klass)
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PARTICIPANT] =
+    g_param_spec_boolean ("participant", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* Why the options cannot be judged yet (rendering, a failed renderer,
+   * a sound not heard to the end), or NULL: the window disables the
+   * answers meanwhile. */
+  properties[PROP_ANSWER_BLOCKER] =
+    g_param_spec_string ("answer-blocker", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+  g_type_ensure (SB_TYPE_STIMULUS_VIEW);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/skewbench/SkewBench/ui/sb-duel-panel.ui");
@@ -934,8 +1249,9 @@ sb_duel_panel_init (SbDuelPanel *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->value_labels = g_ptr_array_new ();
-  gtk_drawing_area_set_draw_func (self->swatch_a, draw_swatch, self, NULL);
-  gtk_drawing_area_set_draw_func (self->swatch_b, draw_swatch, self, NULL);
+  self->option_views = g_ptr_array_new ();
+  g_signal_connect (self->swatch_a, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
+  g_signal_connect (self->swatch_b, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
   g_signal_connect (self->value_entry, "activate", G_CALLBACK (value_entry_activate), self);
   build_extra_answers (self);
 }

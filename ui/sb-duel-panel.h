@@ -17,6 +17,7 @@
 #include <gtk/gtk.h>
 
 #include "sb-jobs.h"
+#include "sb-recommend.h"
 #include "sb-session.h"
 
 G_BEGIN_DECLS
@@ -60,6 +61,15 @@ void sb_duel_panel_set_read_only (SbDuelPanel *self, const char *reason);
  * offers to continue for N more questions (win.extend-budget, "u"). */
 void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);
 
+/* The participant's view (property "participant"): the options under
+ * neutral names ("Left" / "Right", or 1 .. k), a duel's sides in the
+ * question's shown order (SbQuestion.shown_order[0] on the left; the
+ * buttons answer for the side they are on), and nothing of the analysis:
+ * no "current best", no probabilities or true values, no highlighted
+ * differences, no autoplay, budget or key hints. */
+gboolean sb_duel_panel_get_participant (SbDuelPanel *self);
+void sb_duel_panel_set_participant (SbDuelPanel *self, gboolean participant);
+
 /* A narrow window (down to 360 px): the rows of controls stack
  * vertically and the key hints are hidden. */
 void sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact);
@@ -69,6 +79,10 @@ void sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact);
  * holds the other separator (sb_parse_entered_number). */
 gboolean sb_duel_panel_get_entered_value (SbDuelPanel *self, double *value);
 void sb_duel_panel_clear_entered_value (SbDuelPanel *self);
+/* The model's recommendation (sb-recommend.h), shown with the best
+ * setting while that is still the best: posterior mean and 95% credible
+ * interval, and the answers the model saw. NULL forgets it. */
+void sb_duel_panel_set_recommendation (SbDuelPanel *self, const SbRecommendation *rec);
 /* The auto-play delay chosen with the slider, in milliseconds. */
 guint sb_duel_panel_get_autoplay_delay (SbDuelPanel *self);
 void sb_duel_panel_set_autoplay_delay (SbDuelPanel *self, guint delay_ms);
@@ -80,5 +94,15 @@ GtkWidget *sb_duel_panel_get_value_entry (SbDuelPanel *self);
  * other separator, which could be a thousands separator. */
 gboolean sb_parse_entered_number (const char *text, char decimal_point, double *value,
                                   char **hint);
+
+/* Why the options shown cannot be judged yet (a stimulus being rendered,
+ * a renderer that failed, a sound not heard to the end), or NULL;
+ * "answer-blocker" notifies its changes. */
+const char *sb_duel_panel_get_answer_blocker (SbDuelPanel *self);
+/* Sounds: plays the first option not heard yet (in the order shown),
+ * else the first; FALSE when no option has a sound to play. */
+gboolean sb_duel_panel_play_next (SbDuelPanel *self);
+/* Where image and sound renderers run: the session file's folder. */
+void sb_duel_panel_set_stimulus_folder (SbDuelPanel *self, const char *folder);
 
 G_END_DECLS

@@ -45,6 +45,7 @@ struct _SbNewExperimentDialog
   GtkWidget *options_label;
   GtkSpinButton *options_spin;
   GtkCheckButton *ties_check;
+  GtkCheckButton *safe_start_check;
   GtkLabel *error_label;
 };
 
@@ -75,6 +76,9 @@ typedef struct {
   GtkSpinButton *upper;
   GtkEntry *unit;       /* a categorical parameter's levels, comma-separated */
   GtkDropDown *scale;   /* rows in SbScale order */
+  GtkSpinButton *resolution;  /* 0: none (categorical: none) */
+  GtkWidget *safe_start_box;  /* safe mode with a safe start only */
+  GtkSpinButton *safe_start;
 } ParameterRow;
 
 /* The scale dropdown's rows, in SbScale order. */
@@ -83,7 +87,8 @@ static const char *const scale_labels[] = {
 };
 
 /* A categorical row types its levels where the unit goes; its range is
- * the level indices, so the bounds do not apply. */
+ * the level indices, so the bounds do not apply, and unordered levels
+ * have no measurement resolution (its safe start is a level's index). */
 static void
 scale_changed (ParameterRow *row)
 {
@@ -93,6 +98,8 @@ scale_changed (ParameterRow *row)
   gtk_editable_set_width_chars (GTK_EDITABLE (row->unit), categorical ? 14 : 5);
   gtk_widget_set_sensitive (GTK_WIDGET (row->lower), !categorical);
   gtk_widget_set_sensitive (GTK_WIDGET (row->upper), !categorical);
+  if (row->resolution)
+    gtk_widget_set_sensitive (GTK_WIDGET (row->resolution), !categorical);
 }
 
 static GtkDropDown *
@@ -160,6 +167,36 @@ activates_default (GtkWidget *spin)
     gtk_text_set_activates_default (GTK_TEXT (text), TRUE);
 }
 
+/* The row's second line: the measurement resolution, and the parameter's
+ * value in the known safe setting (shown in safe mode when a safe start
+ * is asked for, sync_safe_start_rows). */
+static GtkWidget *
+bench_line (ParameterRow *row, double lower, double upper)
+{
+  GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkAdjustment *adj = gtk_adjustment_new (0, 0, 1e9, 0.01, 1, 0);
+
+  row->resolution = GTK_SPIN_BUTTON (gtk_spin_button_new (adj, 0.01, 4));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row->resolution),
+                               _("Measurement resolution: settings closer than this are the same "
+                                 "setting and are not asked again (0: none)"));
+  row->safe_start = bound_spin (lower + 0.5 * (upper - lower));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (row->safe_start),
+                               _("Safe start: this parameter's value in a setting known to be safe, "
+                                 "asked first (inside the range)"));
+  row->safe_start_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_box_append (GTK_BOX (row->safe_start_box), gtk_label_new (_("safe start")));
+  gtk_box_append (GTK_BOX (row->safe_start_box), GTK_WIDGET (row->safe_start));
+  activates_default (GTK_WIDGET (row->resolution));
+  activates_default (GTK_WIDGET (row->safe_start));
+  gtk_box_append (GTK_BOX (line), gtk_label_new (_("resolution")));
+  gtk_box_append (GTK_BOX (line), GTK_WIDGET (row->resolution));
+  gtk_box_append (GTK_BOX (line), row->safe_start_box);
+  return line;
+}
+
+static void sync_safe_start_rows (SbNewExperimentDialog *self);
+
 static void
 add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, double upper,
                    const char *unit)
@@ -200,11 +237,21 @@ add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, 
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (row->unit));
   gtk_box_append (GTK_BOX (box), remove);
 
+  {
+    GtkWidget *lines = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+    GtkWidget *line = bench_line (row, lower, upper);
+    gtk_widget_set_margin_start (line, 6);
+    gtk_widget_set_margin_bottom (line, 6);
+    gtk_box_append (GTK_BOX (lines), box);
+    gtk_box_append (GTK_BOX (lines), line);
+    box = lines;
+  }
   list_row = gtk_list_box_row_new ();
   gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (list_row), box);
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (list_row), FALSE);
   g_object_set_data_full (G_OBJECT (list_row), "sb-parameter-row", row, g_free);
   gtk_list_box_append (self->parameter_list, list_row);
+  sync_safe_start_rows (self);
 }
 
 static void
@@ -251,6 +298,28 @@ apply_defaults (SbNewExperimentDialog *self, const SbExperiment *exp)
   gtk_spin_button_set_value (self->threshold_spin, exp->threshold);
 }
 
+/* A safe start belongs to safe mode, and is entered only when asked for. */
+static gboolean
+wants_safe_start (SbNewExperimentDialog *self)
+{
+  return gtk_drop_down_get_selected (self->mode_dropdown) == SB_MODE_SAFE
+         && gtk_check_button_get_active (self->safe_start_check);
+}
+
+static void
+sync_safe_start_rows (SbNewExperimentDialog *self)
+{
+  gboolean show = wants_safe_start (self);
+
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->parameter_list)); c;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      ParameterRow *row = g_object_get_data (G_OBJECT (c), "sb-parameter-row");
+      if (row)
+        gtk_widget_set_visible (row->safe_start_box, show);
+    }
+}
+
 static void
 update_sensitivity (SbNewExperimentDialog *self)
 {
@@ -258,8 +327,16 @@ update_sensitivity (SbNewExperimentDialog *self)
   gboolean simulated = gtk_check_button_get_active (self->simulated_check);
   SbAskKind question = (SbAskKind) gtk_drop_down_get_selected (self->question_dropdown);
 
-  gtk_widget_set_visible (self->threshold_label, mode == SB_MODE_SAFE);
-  gtk_widget_set_visible (GTK_WIDGET (self->threshold_spin), mode == SB_MODE_SAFE);
+  /* One number, two meanings: safe mode's threshold, mixed mode's failure
+   * level (a failed setting's utility is below it). */
+  gtk_label_set_text (GTK_LABEL (self->threshold_label),
+                      mode == SB_MODE_SAFE ? _("Safety threshold") : _("Failure level"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->threshold_spin),
+                               mode == SB_MODE_SAFE
+                               ? _("A setting is safe when its value is at least this")
+                               : _("A setting reported as failed counts as below this value"));
+  gtk_widget_set_visible (self->threshold_label, mode != SB_MODE_PREFERENCE);
+  gtk_widget_set_visible (GTK_WIDGET (self->threshold_spin), mode != SB_MODE_PREFERENCE);
   gtk_widget_set_visible (self->numeric_every_label, mode == SB_MODE_MIXED);
   gtk_widget_set_visible (GTK_WIDGET (self->numeric_every_spin), mode == SB_MODE_MIXED);
   gtk_widget_set_sensitive (GTK_WIDGET (self->noise_spin), simulated);
@@ -267,6 +344,8 @@ update_sensitivity (SbNewExperimentDialog *self)
   gtk_widget_set_visible (GTK_WIDGET (self->options_spin), question != SB_ASK_DUEL);
   gtk_widget_set_visible (GTK_WIDGET (self->ties_check), question == SB_ASK_DUEL);
   gtk_widget_set_visible (GTK_WIDGET (self->acquisition_dropdown), TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->safe_start_check), mode == SB_MODE_SAFE);
+  sync_safe_start_rows (self);
 }
 
 static void
@@ -409,9 +488,16 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
                            _("at most %d parameters are supported"), SB_MAX_PARAMETERS);
               return NULL;
             }
-          /* the scale's rules are checked by sb_experiment_validate below */
+          /* the scale's rules are checked by sb_experiment_validate below,
+           * which also refuses a resolution as wide as the range and a safe
+           * start outside it, naming the parameter; levels take no
+           * resolution */
           exp->parameters[exp->n_parameters - 1].scale = (SbScale) gtk_drop_down_get_selected (row->scale);
+          exp->parameters[exp->n_parameters - 1].resolution
+            = levels ? 0 : gtk_spin_button_get_value (row->resolution);
           exp->parameters[exp->n_parameters - 1].levels = g_steal_pointer (&levels);
+          exp->safe_start[exp->n_parameters - 1] = gtk_spin_button_get_value (row->safe_start);
+          exp->has_safe_start = wants_safe_start (self);
         }
       break;
     case SB_TEMPLATE_COLOUR:
@@ -516,6 +602,7 @@ sb_new_experiment_dialog_class_init (SbNewExperimentDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, options_label);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, options_spin);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, ties_check);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, safe_start_check);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, error_label);
 
   gtk_widget_class_install_action (widget_class, "dialog.create", NULL, create_action);
@@ -551,6 +638,7 @@ sb_new_experiment_dialog_init (SbNewExperimentDialog *self)
   g_signal_connect_swapped (self->mode_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->simulated_check, "toggled", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->question_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
+  g_signal_connect_swapped (self->safe_start_check, "toggled", G_CALLBACK (sync_safe_start_rows), self);
   problem_changed (self);
   template_changed (self);
   select_default_acquisition (self);

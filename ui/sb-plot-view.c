@@ -91,6 +91,28 @@ is_curve_kind (SbPlotKind k)
 }
 
 /* Controls that mean something for the current plot and data. */
+/* Shows or hides TOOL and, with it, its cell of the toolbar's flow box
+ * (a hidden tool's cell would still take a column's spacing); a cell
+ * holding a group of tools stays while any of them is shown. */
+static void
+set_tool_visible (GtkWidget *tool, gboolean visible)
+{
+  GtkWidget *cell = gtk_widget_get_ancestor (tool, GTK_TYPE_FLOW_BOX_CHILD);
+  GtkWidget *top;
+  gboolean any = FALSE;
+
+  gtk_widget_set_visible (tool, visible);
+  if (cell == NULL)
+    return;
+  top = gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (cell));
+  if (top == tool)
+    any = visible;
+  else
+    for (GtkWidget *c = gtk_widget_get_first_child (top); c && !any; c = gtk_widget_get_next_sibling (c))
+      any = gtk_widget_get_visible (c);
+  gtk_widget_set_visible (cell, any);
+}
+
 static void
 update_controls (SbPlotView *self)
 {
@@ -112,16 +134,16 @@ update_controls (SbPlotView *self)
   if (s)
     sb_plot_snapshot_get_sample_paths (s, &n_paths);
 
-  gtk_widget_set_visible (GTK_WIDGET (self->field_dropdown), o->kind == SB_PLOT_HEATMAP);
-  gtk_widget_set_visible (GTK_WIDGET (self->slice_button),
-                          o->kind == SB_PLOT_HEATMAP && s && sb_plot_snapshot_get_dim (s) > 2);
-  gtk_widget_set_visible (GTK_WIDGET (self->laplace_toggle), compare);
-  gtk_widget_set_visible (GTK_WIDGET (self->ep_toggle), compare);
+  set_tool_visible (GTK_WIDGET (self->field_dropdown), o->kind == SB_PLOT_HEATMAP);
+  set_tool_visible (GTK_WIDGET (self->slice_button),
+                    o->kind == SB_PLOT_HEATMAP && s && sb_plot_snapshot_get_dim (s) > 2);
+  set_tool_visible (GTK_WIDGET (self->laplace_toggle), compare);
+  set_tool_visible (GTK_WIDGET (self->ep_toggle), compare);
   gtk_widget_set_sensitive (GTK_WIDGET (self->laplace_toggle), has[SB_POSTERIOR_LAPLACE]);
   gtk_widget_set_sensitive (GTK_WIDGET (self->ep_toggle), has[SB_POSTERIOR_EP]);
-  gtk_widget_set_visible (GTK_WIDGET (self->samples_toggle), o->kind == SB_PLOT_POSTERIOR);
+  set_tool_visible (GTK_WIDGET (self->samples_toggle), o->kind == SB_PLOT_POSTERIOR);
   gtk_widget_set_sensitive (GTK_WIDGET (self->samples_toggle), n_paths > 0);
-  gtk_widget_set_visible (GTK_WIDGET (self->truth_toggle), o->kind == SB_PLOT_POSTERIOR);
+  set_tool_visible (GTK_WIDGET (self->truth_toggle), o->kind == SB_PLOT_POSTERIOR);
   gtk_widget_set_sensitive (GTK_WIDGET (self->truth_toggle), s && sb_plot_snapshot_get_truth (s));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.reset-zoom", sb_chart_get_zoomed (self->chart));
 }

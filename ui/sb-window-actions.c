@@ -31,26 +31,35 @@ sb_window_update_actions (SbWindow *self)
   gboolean value_q = asking && q->kind == SB_QUESTION_VALUE;
   gboolean duel_q = asking && q->kind == SB_QUESTION_DUEL;
   gboolean fitting = sb_campaign_get_fitting (self->campaign);
+  /* The options' stimuli can be judged: rendered, and every sound heard. */
+  gboolean judged = sb_duel_panel_get_answer_blocker (self->duel_panel) == NULL;
 
-  sb_window_set_action_enabled (self, "answer-a", duel_q);
-  sb_window_set_action_enabled (self, "answer-b", duel_q);
+  /* Participant mode keeps every action off (sb-window-participant.c). */
+  if (self->participant_view)
+    return;
+  sb_window_set_action_enabled (self, "answer-a", duel_q && judged);
+  sb_window_set_action_enabled (self, "answer-b", duel_q && judged);
   sb_window_set_action_enabled (self, "answer-tie", asking && q->kind == SB_QUESTION_DUEL
-                                                 && exp->ties_allowed);
-  sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE);
-  sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING);
+                                                 && exp->ties_allowed && judged);
+  sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE && judged);
+  sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING && judged);
   sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
-  sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING);
+  sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
+                                                   && judged);
   sb_window_set_action_enabled (self, "skip", asking);
   sb_window_set_action_enabled (self, "answer-value", value_q);
-  sb_window_set_action_enabled (self, "answer-failed", value_q && exp->mode == SB_MODE_SAFE);
+  /* value questions are asked in mixed and safe mode, and both take "it failed" */
+  sb_window_set_action_enabled (self, "answer-failed", value_q);
   gboolean writer = session && !sb_campaign_get_read_only (self->campaign, NULL);
 
   sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
   /* A redo is an answer: only while a question is on screen. */
   sb_window_set_action_enabled (self, "redo", writer && asking && sb_campaign_can_redo (self->campaign));
   sb_window_set_action_enabled (self, "extend-budget", writer);
+  sb_window_set_action_enabled (self, "participant-mode", writer);
   sb_window_set_action_enabled (self, "save-as", session != NULL);
   sb_window_set_action_enabled (self, "export-csv", session != NULL);
+  sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
   sb_window_set_action_enabled (self, "refit", writer && !fitting);
   /* The link diagnostic needs answered duels. It stays enabled without
    * them: its dialog says what it needs, while a greyed menu item could
@@ -584,6 +593,9 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
   GVariant *target = NULL;
   const SbQuestion *q = sb_window_get_question (self);
 
+  /* The participant view takes its own keys. */
+  if (self->participant_view)
+    return FALSE;
   if (typing_keeps_key (self, focus, keyval, state, &action))
     {
       if (action == NULL)
@@ -643,6 +655,11 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     case GDK_KEY_o: case GDK_KEY_O:
       action = "oracle-answer";
       break;
+    case GDK_KEY_r: case GDK_KEY_R:
+      /* sound stimuli: play the next option not heard yet */
+      if (!sb_duel_panel_play_next (self->duel_panel))
+        gtk_widget_error_bell (GTK_WIDGET (self));
+      return TRUE;
     case GDK_KEY_p: case GDK_KEY_P:
       {
         GAction *autoplay = g_action_map_lookup_action (G_ACTION_MAP (self), "autoplay");

@@ -30,6 +30,10 @@ struct _SbWindow
   guint folded_idle;           /* applies a fold of the layout            */
   AdwToast *undo_toast;        /* "Answer N taken back", while shown (weak) */
   AdwToastOverlay *toast_overlay; /* the window's child (borrowed)        */
+  /* Participant mode (sb-window-participant.c) */
+  SbParticipantView *participant_view; /* the overlay's child meanwhile, or NULL */
+  GtkWidget *participant_saved_child;  /* the workbench content it replaced */
+  GPtrArray *participant_blocked;      /* GSimpleActions it disabled       */
 
   /* Template widgets (borrowed) */
   GtkLabel *title_label;
@@ -77,6 +81,14 @@ void sb_window_show_plots (SbWindow *self, gboolean show);
 void sb_window_install_actions (SbWindow *self);
 void sb_window_update_actions (SbWindow *self);
 void sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled);
+
+/* sb-window-participant.c */
+void sb_window_install_participant_actions (SbWindow *self);
+void sb_window_dispose_participant_mode (SbWindow *self);
+/* sb-window-recommend.c */
+void sb_window_install_recommend (SbWindow *self);
+/* Computes the recommendation on the worker and shows it when it comes. */
+void sb_window_request_recommendation (SbWindow *self);
 
 /* sb-window-demo.c */
 void sb_window_clear_demo (SbWindow *self);

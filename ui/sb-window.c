@@ -9,6 +9,7 @@
 
 #include "sb-experiment-templates.h"
 #include "sb-settings.h"
+#include "sb-stimulus-renderer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -341,6 +342,9 @@ on_state_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
                                 session ? sb_session_get_n_answers (session) : 0);
   sb_duel_panel_set_busy (self->duel_panel, state == SB_CAMPAIGN_COMPUTING);
   sb_duel_panel_set_finished (self->duel_panel, state == SB_CAMPAIGN_FINISHED);
+  /* "Best found" comes with the model's mean and credible interval there */
+  if (state == SB_CAMPAIGN_FINISHED)
+    sb_window_request_recommendation (self);
   show_campaign_errors (self);
   sb_window_update_actions (self);
 }
@@ -520,6 +524,10 @@ show_session (SbWindow *self, SbSession *session, gboolean follow)
   sb_window_clear_error (self);
   exp = sb_session_get_experiment (session);
   gtk_stack_set_visible_child_name (self->main_stack, "duel");
+  {
+    g_autofree char *folder = sb_stimulus_work_dir_for (sb_session_get_file (session));
+    sb_duel_panel_set_stimulus_folder (self->duel_panel, folder);
+  }
   sb_duel_panel_set_experiment (self->duel_panel, exp);
   sb_campaign_set_autoplay_delay (self->campaign, sb_duel_panel_get_autoplay_delay (self->duel_panel));
   sb_campaign_set_auto_refit (self->campaign, TRUE);
@@ -744,6 +752,7 @@ sb_window_dispose (GObject *object)
     }
   self->undo_toast = NULL;
   self->demo = NULL;
+  sb_window_dispose_participant_mode (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_WINDOW);
   G_OBJECT_CLASS (sb_window_parent_class)->dispose (object);
 }
@@ -837,9 +846,13 @@ sb_window_init (SbWindow *self)
   gtk_box_append (self->plots_box, GTK_WIDGET (self->plot_view));
   g_signal_connect (self->plot_view, "slice-changed", G_CALLBACK (on_slice_changed), self);
   g_signal_connect (self->plot_view, "point-activated", G_CALLBACK (on_point_activated), self);
+  g_signal_connect_swapped (self->duel_panel, "notify::answer-blocker",
+                            G_CALLBACK (sb_window_update_actions), self);
 
   sb_window_install_actions (self);
   sb_window_install_demo_actions (self);
+  sb_window_install_participant_actions (self);
+  sb_window_install_recommend (self);
   g_signal_connect (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
   g_signal_connect (self->leaflet, "notify::visible-child-name",
                     G_CALLBACK (on_visible_page_changed), self);

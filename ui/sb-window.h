@@ -26,6 +26,7 @@
 #include "sb-demos.h"
 #include "sb-duel-panel.h"
 #include "sb-jobs.h"
+#include "sb-participant-view.h"
 #include "sb-plot-data.h"
 #include "sb-session.h"
 #include "sb-worker.h"
@@ -56,6 +57,11 @@ gboolean sb_window_start_experiment (SbWindow *self, const SbExperiment *exp);
 SbCampaign *sb_window_get_campaign (SbWindow *self);
 SbWorker *sb_window_get_worker (SbWindow *self);
 SbDuelPanel *sb_window_get_duel_panel (SbWindow *self);
+/* Exports the recommendation (sb-recommend.h) to FILE as JSON: the model
+ * is built on the worker, the file written when it is done (a toast says
+ * so) and the panel shows the mean and interval. FALSE when no session is
+ * open. The File menu's "Export Recommendation…" asks for FILE. */
+gboolean sb_window_export_recommendation (SbWindow *self, GFile *file);
 /* The question on screen, or NULL while the engine computes. */
 const SbQuestion *sb_window_get_question (SbWindow *self);
 /* TRUE while the next question is computed (or its answer written). */
@@ -88,6 +94,19 @@ void sb_window_demo_show_view (SbWindow *self, const char *nick);
  * shown. FALSE (nothing changed) when STEP is out of 1..n, the log has
  * left the demo's track, or the window shows no stepping demo. */
 gboolean sb_window_demo_go_to_step (SbWindow *self, guint step);
+
+/* Participant mode (also win.participant-mode, F11, which asks for the
+ * settings and the code first): the window shows SETTINGS' participant
+ * view of its campaign alone, full screen, with every other action and
+ * accelerator disabled and closing refused, until the view is unlocked
+ * with CODE. FALSE (nothing changes) without a session this window
+ * writes, or when already in participant mode. */
+gboolean sb_window_enter_participant_mode (SbWindow *self, const SbParticipantSettings *settings,
+                                          const char *code);
+void sb_window_leave_participant_mode (SbWindow *self);
+gboolean sb_window_get_participant_mode (SbWindow *self);
+/* The participant view shown, or NULL. */
+SbParticipantView *sb_window_get_participant_view (SbWindow *self);
 
 /* The directory new sessions are saved in: the autosave-folder preference
  * (ui/sb-settings.c), by default $XDG_DATA_HOME/skewbench/sessions. */

@@ -1,0 +1,334 @@
+/* skewgp-roster.c — `skewgp study`: a study with many participants
+ * (core/sb-study.h): create it, add participants, set their status and
+ * note, and edit a participant's history (remove, restore, note an
+ * answer). Asking and telling go through `skewgp ask/tell --participant`
+ * (skewgp-study.c). */
+#include "config.h"
+
+#include "skewgp-commands.h"
+#include "skewgp-study.h"
+
+#include "sb-session-history.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char study_help[] =
+  "Usage: skewgp study new EXPERIMENT.json STUDY [--repeat-rate R]\n"
+  "       skewgp study add STUDY [--code CODE] [--note TEXT]\n"
+  "       skewgp study set STUDY --participant CODE [--status S] [--note TEXT]\n"
+  "       skewgp study remove|restore STUDY --participant CODE --answer N [--by NAME]\n"
+  "       skewgp study note STUDY --participant CODE --answer N --note TEXT [--by NAME]\n\n"
+  "A study runs one experiment with many participants. STUDY is a folder:\n"
+  "  STUDY/study.json               the experiment, the repeat rate and the\n"
+  "                                 roster (codes, status, notes)\n"
+  "  STUDY/participants/CODE.json   one session per participant: an ordinary\n"
+  "                                 session file, saved atomically after every\n"
+  "                                 answer, with one writer at a time; it opens\n"
+  "                                 in SkewBench like any session\n"
+  "Participants are named by codes, never by names.\n\n"
+  "new      creates STUDY (a new or empty folder) for the experiment in\n"
+  "         EXPERIMENT.json (the document of skewgp new --help). --repeat-rate\n"
+  "         R (0 to 0.5, default 0.1) is the share of questions that ask a\n"
+  "         past duel again, a few questions later, with the options on the\n"
+  "         other sides: how consistent each participant is (duel\n"
+  "         experiments only; repeats count against the budget). Each\n"
+  "         participant gets the experiment with a seed of their own (the\n"
+  "         study's seed mixed with the code). Prints {\"study\": STUDY,\n"
+  "         \"repeat_rate\": R, \"budget\": N, \"parameters\": [names]}.\n"
+  "add      adds a participant and creates their session. --code CODE\n"
+  "         chooses the code (1 to 32 letters, digits, '-' or '_'; unique\n"
+  "         regardless of case); without it a code like \"P-7KQ3\" is made\n"
+  "         (no 0, O, 1 or I). --note TEXT is the experimenter's note (kept\n"
+  "         out of exports unless --with-notes). Prints {\"participant\":\n"
+  "         CODE, \"session\": PATH}.\n"
+  "set      changes a participant's --status (active, withdrawn: no more\n"
+  "         questions, excluded: also left out of the population) or --note\n"
+  "         (\"\" clears it).\n"
+  "remove   takes answer N (1-based, as in the export's \"trial\") out of\n"
+  "         what counts: it stays in the file, marked removed with the time\n"
+  "         and --by NAME, never reaches the model and gives its question\n"
+  "         back to the budget. restore lets it count again. note sets the\n"
+  "         answer's note. Every change is recorded in the session's \"edits\".\n\n"
+  "Then:\n"
+  "  skewgp ask STUDY --participant CODE\n"
+  "  skewgp tell STUDY --participant CODE ANSWER.json\n"
+  "  skewgp status STUDY [--participant CODE]\n"
+  "  skewgp export STUDY [--participant CODE] [--with-notes] [-o FILE]\n"
+  "Exit status: 0 success, 2 bad input (a study or code that exists, a\n"
+  "damaged file, another program writing the roster or the session).\n";
+
+/* ---- Shared with skewgp-study.c ------------------------------------------- */
+
+/* The option FLAG's slot in ARGS, or NULL for a flag without a value. */
+static const char **
+option_slot (SkewgpArgs *args, const char *flag)
+{
+  if (g_str_equal (flag, "--participant")) return &args->participant;
+  if (g_str_equal (flag, "--code")) return &args->code;
+  if (g_str_equal (flag, "--note")) return &args->note;
+  if (g_str_equal (flag, "--output") || g_str_equal (flag, "-o")) return &args->output;
+  if (g_str_equal (flag, "--by")) return &args->by;
+  if (g_str_equal (flag, "--answer")) return &args->answer;
+  if (g_str_equal (flag, "--status")) return &args->status;
+  if (g_str_equal (flag, "--repeat-rate")) return &args->repeat_rate;
+  return NULL;
+}
+
+static gboolean
+allowed_flag (const char *allowed, const char *flag)
+{
+  g_auto (GStrv) names = g_strsplit (allowed, " ", -1);
+  const char *name = g_str_equal (flag, "-o") ? "--output" : flag;
+
+  return g_strv_contains ((const char *const *) names, name);
+}
+
+gboolean
+skewgp_parse_args (const char *command, const char *allowed, guint max_positional,
+                   int argc, char **argv, SkewgpArgs *args, GError **error)
+{
+  memset (args, 0, sizeof *args);
+  for (int i = 0; i < argc; i++)
+    {
+      g_autofree char *flag = NULL;
+      const char *value = NULL, *eq;
+      const char **slot;
+
+      if (argv[i][0] != '-' || argv[i][1] == '\0')
+        {
+          if (args->n_positional >= max_positional)
+            return skewgp_input_error (error, "unexpected argument '%s' (see skewgp %s --help)",
+                                       argv[i], command);
+          args->positional[args->n_positional++] = argv[i];
+          continue;
+        }
+      eq = g_str_has_prefix (argv[i], "--") ? strchr (argv[i], '=') : NULL;
+      flag = eq ? g_strndup (argv[i], eq - argv[i]) : g_strdup (argv[i]);
+      if (!allowed_flag (allowed, flag))
+        return skewgp_input_error (error, "unknown option '%s' (see skewgp %s --help)", flag,
+                                   command);
+      if (g_str_equal (flag, "--wide") || g_str_equal (flag, "--with-notes"))
+        {
+          if (eq)
+            return skewgp_input_error (error, "%s takes no value", flag);
+          *(g_str_equal (flag, "--wide") ? &args->wide : &args->with_notes) = TRUE;
+          continue;
+        }
+      slot = option_slot (args, flag);
+      if (eq)
+        value = eq + 1;
+      else if (i + 1 < argc)
+        value = argv[++i];
+      else
+        return skewgp_input_error (error, "%s needs a value", flag);
+      *slot = value;
+    }
+  return TRUE;
+}
+
+gboolean
+skewgp_is_study (const char *path)
+{
+  g_autofree char *index = g_build_filename (path, SB_STUDY_INDEX, NULL);
+
+  return g_file_test (path, G_FILE_TEST_IS_DIR) && g_file_test (index, G_FILE_TEST_EXISTS);
+}
+
+SbStudy *
+skewgp_open_study (const char *dir, GError **error)
+{
+  GError *err = NULL;
+  SbStudy *study = sb_study_open (dir, &err);
+
+  if (study == NULL)
+    skewgp_forward_error (err, error);
+  return study;
+}
+
+/* ---- skewgp study ---------------------------------------------------------- */
+
+static gboolean
+study_new (const SkewgpArgs *args, GError **error)
+{
+  g_autoptr (JsonNode) doc = skewgp_read_document (args->positional[1], error);
+  g_autofree char *base_dir = g_str_equal (args->positional[1], "-")
+                                ? g_strdup (".") : g_path_get_dirname (args->positional[1]);
+  g_autoptr (SbExperiment) exp = NULL;
+  g_autoptr (SbStudy) study = NULL;
+  double rate = 0.1;
+  GError *err = NULL;
+
+  if (doc == NULL || (exp = skewgp_parse_experiment (json_node_get_object (doc), base_dir, error)) == NULL)
+    return FALSE;
+  if (args->repeat_rate && !skewgp_option_double ("--repeat-rate", args->repeat_rate, &rate,
+                                                  error))
+    return FALSE;
+  if (!(rate >= 0 && rate <= 0.5))
+    return skewgp_input_error (error, "--repeat-rate must be from 0 to 0.5, not %g", rate);
+  study = sb_study_create (args->positional[2], exp, rate, &err);
+  if (study == NULL)
+    return skewgp_forward_error (err, error);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  skewgp_add_string (b, "study", args->positional[2]);
+  skewgp_add_double (b, "repeat_rate", rate);
+  skewgp_add_int (b, "budget", exp->budget);
+  json_builder_set_member_name (b, "parameters");
+  json_builder_begin_array (b);
+  for (guint j = 0; j < exp->n_parameters; j++)
+    json_builder_add_string_value (b, exp->parameters[j].name);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+  return TRUE;
+}
+
+static gboolean
+study_add (const SkewgpArgs *args, GError **error)
+{
+  g_autoptr (SbStudy) study = skewgp_open_study (args->positional[1], error);
+  g_autofree char *path = NULL;
+  const SbParticipant *p;
+  GError *err = NULL;
+
+  if (study == NULL)
+    return FALSE;
+  p = sb_study_add_participant (study, args->code, args->note, &err);
+  if (p == NULL)
+    return skewgp_forward_error (err, error);
+  path = sb_study_participant_path (study, p->code);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  skewgp_add_string (b, "participant", p->code);
+  skewgp_add_string (b, "session", path);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+  return TRUE;
+}
+
+static gboolean
+study_set (const SkewgpArgs *args, GError **error)
+{
+  g_autoptr (SbStudy) study = skewgp_open_study (args->positional[1], error);
+  SbParticipantStatus status;
+  GError *err = NULL;
+
+  if (study == NULL)
+    return FALSE;
+  if (args->status == NULL && args->note == NULL)
+    return skewgp_input_error (error, "nothing to set: give --status and/or --note");
+  if (args->status && !sb_participant_status_from_string (args->status, &status))
+    return skewgp_input_error (error, "unknown status '%s' (expected active, withdrawn or "
+                               "excluded)", args->status);
+  if ((args->status && !sb_study_set_status (study, args->participant, status, &err))
+      || (args->note && !sb_study_set_note (study, args->participant, args->note, &err)))
+    return skewgp_forward_error (err, error);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  const SbParticipant *p = sb_study_find (study, args->participant);
+  json_builder_begin_object (b);
+  skewgp_add_string (b, "participant", p->code);
+  skewgp_add_string (b, "status", sb_participant_status_to_string (p->status));
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+  return TRUE;
+}
+
+/* remove, restore, note: one edit of a participant's history, under the
+ * session's write lock. */
+static gboolean
+study_edit (const char *action, const SkewgpArgs *args, GError **error)
+{
+  g_autoptr (SbStudy) study = skewgp_open_study (args->positional[1], error);
+  g_autoptr (SbFileLock) lock = NULL;
+  g_autoptr (SbSession) session = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *program = g_strdup_printf ("skewgp study %s", action);
+  long n;
+  gboolean ok;
+  GError *err = NULL;
+
+  if (study == NULL)
+    return FALSE;
+  if (args->answer == NULL)
+    return skewgp_input_error (error, "--answer N is needed (1-based, as the export's trial)");
+  if (!skewgp_option_long ("--answer", args->answer, 1, G_MAXINT, &n, error))
+    return FALSE;
+  if (g_str_equal (action, "note") && args->note == NULL)
+    return skewgp_input_error (error, "--note TEXT is needed (\"\" clears the note)");
+  if (sb_study_find (study, args->participant) == NULL)
+    return skewgp_input_error (error, "the study has no participant '%s'", args->participant);
+  path = sb_study_participant_path (study, sb_study_find (study, args->participant)->code);
+  lock = sb_session_lock_file (path, program, &err);
+  if (lock == NULL || (session = sb_study_open_session (study, args->participant, &err)) == NULL)
+    return skewgp_forward_error (err, error);
+  if (g_str_equal (action, "remove"))
+    ok = sb_session_remove_entry (session, (guint) n - 1, args->by, &err);
+  else if (g_str_equal (action, "restore"))
+    ok = sb_session_restore_entry (session, (guint) n - 1, args->by, &err);
+  else
+    ok = sb_session_set_entry_note (session, (guint) n - 1, args->note, args->by, &err);
+  if (!ok)
+    return skewgp_forward_error (err, error);
+
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  skewgp_add_string (b, "participant", args->participant);
+  skewgp_add_int (b, "answer", n);
+  skewgp_add_bool (b, "removed",
+                   sb_log_entry_is_removed (sb_session_get_observation (session, (guint) n - 1)));
+  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+  return TRUE;
+}
+
+static int
+study_argv (int argc, char **argv)
+{
+  const char *sub = argc > 0 ? argv[0] : "";
+  SkewgpArgs args;
+  GError *error = NULL;
+
+  if (g_str_equal (sub, "new"))
+    {
+      if (skewgp_parse_args ("study", "--repeat-rate", 3, argc, argv, &args, &error)
+          && args.n_positional != 3)
+        skewgp_input_error (&error, "expected skewgp study new EXPERIMENT.json STUDY");
+      if (error == NULL)
+        study_new (&args, &error);
+    }
+  else if (g_str_equal (sub, "add"))
+    {
+      if (skewgp_parse_args ("study", "--code --note", 2, argc, argv, &args, &error)
+          && args.n_positional != 2)
+        skewgp_input_error (&error, "expected skewgp study add STUDY [--code CODE]");
+      if (error == NULL)
+        study_add (&args, &error);
+    }
+  else if (g_str_equal (sub, "set") || g_str_equal (sub, "remove")
+           || g_str_equal (sub, "restore") || g_str_equal (sub, "note"))
+    {
+      const char *allowed = g_str_equal (sub, "set") ? "--participant --status --note"
+                                                     : "--participant --answer --by --note";
+      if (skewgp_parse_args ("study", allowed, 2, argc, argv, &args, &error)
+          && (args.n_positional != 2 || args.participant == NULL))
+        skewgp_input_error (&error, "expected skewgp study %s STUDY --participant CODE ...", sub);
+      else if (error == NULL && args.note && !g_str_equal (sub, "set")
+               && !g_str_equal (sub, "note"))
+        skewgp_input_error (&error, "--note belongs to skewgp study note and set");
+      if (error == NULL)
+        g_str_equal (sub, "set") ? study_set (&args, &error) : study_edit (sub, &args, &error);
+    }
+  else
+    skewgp_input_error (&error, "expected new, add, set, remove, restore or note (see skewgp "
+                        "study --help)");
+  return skewgp_finish ("study", error);
+}
+
+const SkewgpCommand skewgp_command_study = {
+  .name = "study", .summary = "a study with many participants: new, add, set, remove, ...",
+  .help = study_help, .run_argv = study_argv,
+};

@@ -1,0 +1,278 @@
+/* sb-candidates.c — an experiment's fixed candidate set (sb-candidates.h). */
+#include "config.h"
+
+#include "sb-candidates.h"
+
+#include "sb-csv.h"
+
+#include <math.h>
+#include <string.h>
+
+SbCandidates *
+sb_candidates_copy (const SbCandidates *c)
+{
+  if (c == NULL)
+    return NULL;
+  SbCandidates *copy = g_memdup2 (c, sizeof *c);
+  copy->csv = g_strdup (c->csv);
+  copy->file_column = g_strdup (c->file_column);
+  copy->folder = g_strdup (c->folder);
+  copy->base_dir = g_strdup (c->base_dir);
+  copy->values = g_memdup2 (c->values, (gsize) c->n * c->dim * sizeof (double));
+  copy->files = g_strdupv (c->files);
+  return copy;
+}
+
+void
+sb_candidates_free (SbCandidates *c)
+{
+  if (c == NULL)
+    return;
+  g_free (c->csv);
+  g_free (c->file_column);
+  g_free (c->folder);
+  g_free (c->base_dir);
+  g_free (c->values);
+  g_strfreev (c->files);
+  g_free (c);
+}
+
+static gboolean
+invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError **error, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, msg);
+  return FALSE;
+}
+
+/* PATH as it is (absolute) or inside DIR. */
+static char *
+resolve (const char *dir, const char *path)
+{
+  return g_path_is_absolute (path) ? g_strdup (path) : g_build_filename (dir, path, NULL);
+}
+
+/* The folder the stimulus files are relative to. */
+static char *
+files_dir (const SbCandidates *c)
+{
+  if (c->folder != NULL && *c->folder != '\0')
+    return resolve (c->base_dir, c->folder);
+  g_autofree char *csv = resolve (c->base_dir, c->csv);
+  return g_path_get_dirname (csv);
+}
+
+/* The parameters' columns of T into COLS, the file column into *FCOL. */
+static gboolean
+find_columns (const SbExperiment *exp, const SbCsvTable *t, const char *path,
+              const char *file_column, gsize *cols, gsize *fcol, GError **error)
+{
+  gssize j;
+  if (t->header == NULL)
+    return invalid (error, "%s: the first line must name the columns (the file column "
+                    "'%s' and one column per parameter)", path, file_column);
+  if ((j = sb_csv_column (t, file_column)) < 0)
+    return invalid (error, "%s: no column '%s' for the stimulus files", path, file_column);
+  *fcol = (gsize) j;
+  for (guint p = 0; p < exp->n_parameters; p++)
+    {
+      if ((j = sb_csv_column (t, exp->parameters[p].name)) < 0)
+        return invalid (error, "%s: no column '%s' for the parameter '%s'", path,
+                        exp->parameters[p].name, exp->parameters[p].name);
+      cols[p] = (gsize) j;
+    }
+  return TRUE;
+}
+
+/* Every value of T's parameter columns into VALUES (rows x dim). */
+static gboolean
+read_values (const SbExperiment *exp, const SbCsvTable *t, const char *path, const gsize *cols,
+             double *values, GError **error)
+{
+  for (gsize i = 0; i < t->rows; i++)
+    for (guint p = 0; p < exp->n_parameters; p++)
+      {
+        GError *cause = NULL;
+        if (!sb_csv_cell_number (t, path, i, cols[p], &values[i * exp->n_parameters + p], &cause))
+          {
+            invalid (error, "%s", cause->message);
+            g_error_free (cause);
+            return FALSE;
+          }
+      }
+  return TRUE;
+}
+
+/* The ranges: derived from the columns where DERIVE says so (into LOWER,
+ * UPPER), else the parameters' own, which every value must lie in. */
+static gboolean
+check_ranges (const SbExperiment *exp, const SbCsvTable *t, const char *path, const gsize *cols,
+              const double *values, const gboolean *derive, double *lower, double *upper,
+              GError **error)
+{
+  guint dim = exp->n_parameters;
+  for (guint p = 0; p < dim; p++)
+    {
+      const SbParameter *par = &exp->parameters[p];
+      if (derive != NULL && derive[p])
+        {
+          lower[p] = INFINITY;
+          upper[p] = -INFINITY;
+          for (gsize i = 0; i < t->rows; i++)
+            {
+              lower[p] = fmin (lower[p], values[i * dim + p]);
+              upper[p] = fmax (upper[p], values[i * dim + p]);
+            }
+          if (lower[p] == upper[p])
+            {
+              lower[p] -= 1;
+              upper[p] += 1;
+            }
+          continue;
+        }
+      lower[p] = par->lower;
+      upper[p] = par->upper;
+      for (gsize i = 0; i < t->rows; i++)
+        {
+          double v = values[i * dim + p];
+          if (!(v >= par->lower && v <= par->upper))
+            return invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
+                            " %g is outside the range [%g, %g] of the parameter '%s'",
+                            path, t->line[i], cols[p] + 1, v, par->lower, par->upper,
+                            par->name);
+        }
+    }
+  return TRUE;
+}
+
+/* No two rows are the same setting (the engine's rule, sg_bo_candidate_index). */
+static gboolean
+check_distinct (const SbCsvTable *t, const char *path, guint dim, const double *values,
+                const double *lower, const double *upper, GError **error)
+{
+  for (gsize i = 1; i < t->rows; i++)
+    {
+      size_t first;
+      if (sg_bo_candidate_index (values, i, dim, lower, upper, values + i * dim, &first) == SG_OK)
+        return invalid (error, "%s lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
+                        ": two stimuli with the same parameter values (the model could not "
+                        "tell them apart)", path, t->line[first], t->line[i]);
+    }
+  return TRUE;
+}
+
+/* Every row names a stimulus file that exists, inside DIR. */
+static gboolean
+check_files (const SbCsvTable *t, const char *path, gsize fcol, const char *dir, GError **error)
+{
+  for (gsize i = 0; i < t->rows; i++)
+    {
+      const char *name = t->cells[i * t->cols + fcol];
+      if (*name == '\0')
+        return invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file name is empty",
+                        path, t->line[i]);
+      g_autofree char *file = resolve (dir, name);
+      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
+        return invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does not "
+                        "exist", path, t->line[i], file);
+    }
+  return TRUE;
+}
+
+gboolean
+sb_experiment_load_candidates (SbExperiment *exp, const char *csv, const char *file_column,
+                               const char *folder, const char *base_dir,
+                               const gboolean *derive, GError **error)
+{
+  g_autoptr (SbCandidates) c = g_new0 (SbCandidates, 1);
+  c->csv = g_strdup (csv);
+  c->file_column = g_strdup (file_column ? file_column : "file");
+  c->folder = g_strdup (folder ? folder : "");
+  c->base_dir = g_strdup (base_dir ? base_dir : ".");
+  c->dim = exp->n_parameters;
+
+  g_autofree char *path = resolve (c->base_dir, csv);
+  g_autofree char *dir = files_dir (c);
+  SbCsvTable t;
+  GError *cause = NULL;
+  gsize cols[SB_MAX_PARAMETERS], fcol = 0;
+  double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
+  if (!sb_csv_read_table (path, &t, &cause))
+    {
+      invalid (error, "the candidate set: %s", cause->message);
+      g_error_free (cause);
+      return FALSE;
+    }
+  g_autofree double *values = g_new (double, t.rows * c->dim);
+  gboolean ok = find_columns (exp, &t, path, c->file_column, cols, &fcol, error)
+                && read_values (exp, &t, path, cols, values, error)
+                && check_ranges (exp, &t, path, cols, values, derive, lower, upper, error)
+                && check_distinct (&t, path, c->dim, values, lower, upper, error)
+                && check_files (&t, path, fcol, dir, error);
+  if (ok && t.rows < MAX (exp->n_options, 2))
+    ok = invalid (error, "%s: %" G_GSIZE_FORMAT " stimuli, fewer than the %u options of one "
+                  "question", path, t.rows, MAX (exp->n_options, 2));
+  if (ok)
+    {
+      c->n = (guint) t.rows;
+      c->values = g_steal_pointer (&values);
+      c->files = g_new0 (char *, t.rows + 1);
+      for (gsize i = 0; i < t.rows; i++)
+        c->files[i] = g_strdup (t.cells[i * t.cols + fcol]);
+      for (guint p = 0; p < exp->n_parameters; p++)
+        {
+          exp->parameters[p].lower = lower[p];
+          exp->parameters[p].upper = upper[p];
+        }
+      sb_candidates_free (exp->candidates);
+      exp->candidates = g_steal_pointer (&c);
+    }
+  sb_csv_table_clear (&t);
+  return ok;
+}
+
+gssize
+sb_experiment_candidate_index (const SbExperiment *exp, const double *x)
+{
+  const SbCandidates *c = exp->candidates;
+  double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
+  size_t index;
+  if (c == NULL || x == NULL || c->dim != exp->n_parameters)
+    return -1;
+  for (guint p = 0; p < c->dim; p++)
+    {
+      lower[p] = exp->parameters[p].lower;
+      upper[p] = exp->parameters[p].upper;
+    }
+  if (sg_bo_candidate_index (c->values, c->n, c->dim, lower, upper, x, &index) != SG_OK)
+    return -1;
+  return (gssize) index;
+}
+
+char *
+sb_experiment_candidate_file (const SbExperiment *exp, const double *x)
+{
+  gssize i = sb_experiment_candidate_index (exp, x);
+  if (i < 0)
+    return NULL;
+  g_autofree char *dir = files_dir (exp->candidates);
+  return resolve (dir, exp->candidates->files[i]);
+}
+
+char *
+sb_candidates_path_for (const SbCandidates *c, const char *path, const char *session_dir)
+{
+  if (path == NULL || *path == '\0' || g_path_is_absolute (path) || session_dir == NULL)
+    return g_strdup (path);
+  g_autofree char *a = g_canonicalize_filename (c->base_dir, NULL);
+  g_autofree char *b = g_canonicalize_filename (session_dir, NULL);
+  if (g_str_equal (a, b))
+    return g_strdup (path);
+  return g_canonicalize_filename (path, a);
+}

@@ -1,0 +1,182 @@
+/* sb-csv.c — the strict CSV reader (sb-csv.h). */
+#include "config.h"
+
+#include "sb-csv.h"
+
+#include "sb-json-read.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK (sb-csv-error-quark, sb_csv_error)
+
+void
+sb_csv_table_clear (SbCsvTable *t)
+{
+  g_clear_pointer (&t->header, g_strfreev);
+  g_clear_pointer (&t->cells, g_strfreev);
+  g_clear_pointer (&t->line, g_free);
+  t->rows = t->cols = 0;
+}
+
+/* Cell text without surrounding blanks and one pair of double quotes
+ * (in place). */
+static char *
+trim_cell (char *cell)
+{
+  cell = g_strstrip (cell);
+  gsize len = strlen (cell);
+  if (len >= 2 && cell[0] == '"' && cell[len - 1] == '"')
+    {
+      cell[len - 1] = '\0';
+      cell = g_strstrip (cell + 1);
+    }
+  return cell;
+}
+
+/* A cell is a number as JSON writes one (sb-json-read); WHY (may be
+ * NULL) gets the reason. */
+static gboolean
+parse_number (const char *cell, double *out, GError **why)
+{
+  return sb_json_read_number (cell, strlen (cell), out, why);
+}
+
+/* CRLF and CR-only line ends (old Mac files) become LF, in place. */
+static void
+normalise_line_ends (char *text)
+{
+  char *w = text;
+  for (const char *r = text; *r; r++)
+    {
+      if (*r == '\r')
+        {
+          *w++ = '\n';
+          if (r[1] == '\n')
+            r++;
+        }
+      else
+        *w++ = *r;
+    }
+  *w = '\0';
+}
+
+static gboolean
+is_blank (const char *line)
+{
+  for (; *line; line++)
+    if (!g_ascii_isspace (*line))
+      return FALSE;
+  return TRUE;
+}
+
+/* The trimmed cells of LINE (a new vector) and whether any is a number. */
+static char **
+split_line (const char *line, gsize *ncells, gboolean *any_number)
+{
+  g_auto (GStrv) raw = g_strsplit (line, ",", -1);
+  gsize n = g_strv_length (raw);
+  char **cells = g_new0 (char *, n + 1);
+  *any_number = FALSE;
+  for (gsize j = 0; j < n; j++)
+    {
+      double unused;
+      cells[j] = g_strdup (trim_cell (raw[j]));
+      *any_number |= parse_number (cells[j], &unused, NULL);
+    }
+  *ncells = n;
+  return cells;
+}
+
+gboolean
+sb_csv_read_table (const char *path, SbCsvTable *t, GError **error)
+{
+  memset (t, 0, sizeof *t);
+  g_autofree char *text = NULL;
+  gsize text_length = 0;
+  if (!g_file_get_contents (path, &text, &text_length, error))
+    return FALSE;
+  if (text_length > SB_CSV_MAX_BYTES)
+    {
+      g_set_error (error, SB_CSV_ERROR, SB_CSV_ERROR_INVALID,
+                   "%s: %" G_GSIZE_FORMAT " bytes, more than the limit of %d MiB", path,
+                   text_length, SB_CSV_MAX_BYTES >> 20);
+      return FALSE;
+    }
+  normalise_line_ends (text);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GPtrArray *cells = g_ptr_array_new ();
+  GArray *line_of = g_array_new (FALSE, FALSE, sizeof (gsize));
+  gsize cols = 0, first_line = 0;
+  gboolean ok = TRUE, seen_first = FALSE;
+
+  for (gsize i = 0; lines[i] != NULL && ok; i++)
+    {
+      gsize lineno = i + 1, ncells;
+      gboolean any_number;
+      if (is_blank (lines[i]))
+        continue;
+      char **row = split_line (lines[i], &ncells, &any_number);
+      if (!seen_first)
+        {
+          seen_first = TRUE;
+          cols = ncells;
+          first_line = lineno;
+          if (!any_number)
+            {
+              t->header = row;   /* a header names the columns */
+              continue;
+            }
+        }
+      if (ncells != cols)
+        {
+          g_set_error (error, SB_CSV_ERROR, SB_CSV_ERROR_INVALID,
+                       "%s line %" G_GSIZE_FORMAT ": %" G_GSIZE_FORMAT
+                       " cells, expected %" G_GSIZE_FORMAT " (as on line %" G_GSIZE_FORMAT ")",
+                       path, lineno, ncells, cols, first_line);
+          ok = FALSE;
+          g_strfreev (row);
+          continue;
+        }
+      for (gsize j = 0; j < ncells; j++)
+        g_ptr_array_add (cells, row[j]);
+      g_free (row);
+      g_array_append_val (line_of, lineno);
+    }
+  if (ok && line_of->len == 0)
+    {
+      g_set_error (error, SB_CSV_ERROR, SB_CSV_ERROR_INVALID, "%s: no data rows", path);
+      ok = FALSE;
+    }
+  g_ptr_array_add (cells, NULL);
+  t->rows = line_of->len;
+  t->cols = cols;
+  t->cells = (char **) g_ptr_array_free (cells, FALSE);
+  t->line = (gsize *) (void *) g_array_free (line_of, FALSE);
+  if (!ok)
+    sb_csv_table_clear (t);
+  return ok;
+}
+
+gssize
+sb_csv_column (const SbCsvTable *t, const char *name)
+{
+  for (gsize j = 0; t->header != NULL && j < t->cols; j++)
+    if (g_str_equal (t->header[j], name))
+      return (gssize) j;
+  return -1;
+}
+
+gboolean
+sb_csv_cell_number (const SbCsvTable *t, const char *path, gsize row, gsize col, double *out,
+               GError **error)
+{
+  g_autoptr (GError) why = NULL;
+  const char *cell = t->cells[row * t->cols + col];
+  if (parse_number (cell, out, &why))
+    return TRUE;
+  g_autofree char *name = t->header ? g_strdup_printf (" (column '%s')", t->header[col]) : NULL;
+  g_set_error (error, SB_CSV_ERROR, SB_CSV_ERROR_INVALID,
+               "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT " '%s' is not a number: %s%s",
+               path, t->line[row], col + 1, cell, why->message, name ? name : "");
+  return FALSE;
+}

@@ -1,0 +1,185 @@
+/* sb-recommend.c — the recommendation of a study and its JSON export. */
+#include "config.h"
+
+#include "sb-recommend.h"
+
+#include "sb-experiment-templates.h"
+#include "sb-parameter-kinds.h"
+#include "sg-bo.h"
+#include "sg-rng.h"
+
+#include <math.h>
+#include <string.h>
+
+gboolean
+sb_recommend_from_input (const SbJobInput *input, SbRecommendation *out, GError **error)
+{
+  const SbExperiment *exp = input->experiment;
+  struct sg_bo *bo = sb_job_replay (input, error);
+  SbRecommendation rec;
+  sg_bo_query query;
+  sg_point_summary summary;
+  gsl_rng *rng;
+
+  if (bo == NULL)
+    return FALSE;
+  memset (&rec, 0, sizeof rec);
+  rec.mean = rec.lower = rec.upper = NAN;
+  rec.n_answers = sg_bo_n_answers (bo);
+  rec.has_best = sg_bo_best (bo, rec.best) != 0;
+  rng = sg_rng_new (exp->seed, 1 + sg_bo_n_answers (bo));
+  if (rec.has_best && rng != NULL && sg_bo_propose (bo, rng, NULL, &query) == SG_OK
+      && sg_bo_summarize (bo, rec.best, 1, SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES, 0.95, NULL,
+                          &summary) == SG_OK)
+    {
+      rec.mean = summary.mean;
+      rec.lower = summary.lower;
+      rec.upper = summary.upper;
+    }
+  sb_hyper_from_engine (sg_bo_get_hyper (bo), exp->n_parameters, rec.n_answers, &rec.hyper);
+  if (rec.has_best)
+    sb_experiment_from_model (exp, rec.best, rec.best);  /* the engine's x_r, natural */
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+  *out = rec;
+  return TRUE;
+}
+
+gpointer
+sb_job_recommend (SbWorkerJob *job, gpointer input, GError **error)
+{
+  SbRecommendation *rec = g_new0 (SbRecommendation, 1);
+
+  if (!sb_recommend_from_input (input, rec, error))
+    {
+      g_free (rec);
+      return NULL;
+    }
+  if (sb_worker_job_is_cancelled (job))
+    {
+      g_free (rec);
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "cancelled");
+      return NULL;
+    }
+  return rec;
+}
+
+static void
+add_number_or_null (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_hyper (JsonBuilder *b, const SbExperiment *exp, const SbHyper *h)
+{
+  json_builder_set_member_name (b, "hyperparameters");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "kernel");
+  json_builder_add_string_value (b, h->matern52 ? "matern52" : "rbf");
+  json_builder_set_member_name (b, "variance");
+  json_builder_add_double_value (b, h->variance);
+  json_builder_set_member_name (b, "lengthscales");
+  json_builder_begin_array (b);
+  for (guint j = 0; j < exp->n_parameters; j++)
+    json_builder_add_double_value (b, h->lengthscales[j]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "mean");
+  json_builder_add_double_value (b, h->mean);
+  json_builder_set_member_name (b, "numeric_sd");
+  json_builder_add_double_value (b, h->numeric_sd);
+  json_builder_set_member_name (b, "probit_sd");
+  json_builder_add_double_value (b, h->probit_sd);
+  json_builder_end_object (b);
+}
+
+static void
+add_best (JsonBuilder *b, const SbExperiment *exp, const SbRecommendation *rec)
+{
+  json_builder_set_member_name (b, "best");
+  if (!rec->has_best)
+    json_builder_add_null_value (b);
+  else
+    {
+      json_builder_begin_array (b);
+      for (guint j = 0; j < exp->n_parameters; j++)
+        json_builder_add_double_value (b, rec->best[j]);
+      json_builder_end_array (b);
+    }
+  json_builder_set_member_name (b, "parameters");
+  json_builder_begin_array (b);
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, exp->parameters[j].name);
+      json_builder_set_member_name (b, "unit");
+      json_builder_add_string_value (b, exp->parameters[j].unit ? exp->parameters[j].unit : "");
+      add_number_or_null (b, "value", rec->has_best ? rec->best[j] : NAN);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  if (rec->has_best)
+    {
+      g_autofree char *text = sb_experiment_describe_setting (exp, rec->best);
+      json_builder_set_member_name (b, "best_description");
+      json_builder_add_string_value (b, text);
+    }
+}
+
+JsonNode *
+sb_recommendation_to_json (const SbExperiment *exp, const SbRecommendation *rec)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "format");
+  json_builder_add_string_value (b, "skewbench-recommendation");
+  json_builder_set_member_name (b, "version");
+  json_builder_add_int_value (b, 1);
+  json_builder_set_member_name (b, "title");
+  json_builder_add_string_value (b, exp->title ? exp->title : "");
+  json_builder_set_member_name (b, "answers");
+  json_builder_add_int_value (b, rec->n_answers);
+  json_builder_set_member_name (b, "budget");
+  json_builder_add_int_value (b, exp->budget);
+  add_best (b, exp, rec);
+  add_number_or_null (b, "posterior_mean", rec->mean);
+  json_builder_set_member_name (b, "credible_interval");
+  if (isfinite (rec->lower) && isfinite (rec->upper))
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "level");
+      json_builder_add_double_value (b, 0.95);
+      json_builder_set_member_name (b, "lower");
+      json_builder_add_double_value (b, rec->lower);
+      json_builder_set_member_name (b, "upper");
+      json_builder_add_double_value (b, rec->upper);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+  add_hyper (b, exp, &rec->hyper);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+gboolean
+sb_recommendation_save (const SbExperiment *exp, const SbRecommendation *rec, GFile *file,
+                        GError **error)
+{
+  g_autoptr (JsonNode) root = sb_recommendation_to_json (exp, rec);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autofree char *text = NULL;
+  gsize len = 0;
+
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  text = json_generator_to_data (gen, &len);
+  return g_file_replace_contents (file, text, len, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION,
+                                  NULL, NULL, error);
+}

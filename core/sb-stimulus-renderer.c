@@ -1,0 +1,453 @@
+/* sb-stimulus-renderer.c — external commands that render stimuli. */
+#include "config.h"
+
+#include "sb-stimulus-renderer.h"
+
+#include "sb-stimulus.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK (sb-stimulus-error-quark, sb_stimulus_error)
+
+/* The most of a failing command's stderr a message quotes. */
+#define STDERR_TAIL_LINES 4
+#define STDERR_TAIL_CHARS 400
+
+typedef struct _RenderJob RenderJob;
+
+struct _SbStimulusRenderer
+{
+  GObject parent_instance;
+
+  SbExperiment *experiment;
+  char **argv_template;  /* the command split into arguments */
+  char *work_dir;
+  char *cache_dir;
+  GHashTable *jobs;      /* key -> RenderJob, the commands running */
+  guint n_started;
+};
+
+G_DEFINE_FINAL_TYPE (SbStimulusRenderer, sb_stimulus_renderer, G_TYPE_OBJECT)
+
+/* One run of the command for one setting, and the requests waiting for it. */
+struct _RenderJob
+{
+  SbStimulusRenderer *renderer;  /* NULL once the renderer let go of it */
+  char *key;
+  char *program;                 /* argv[0], for messages */
+  char *final_path;
+  char *part_path;
+  GSubprocess *process;
+  GCancellable *cancellable;     /* stops reading its stderr */
+  guint timeout_id;
+  gboolean timed_out;
+  GPtrArray *waiters;            /* GTask */
+};
+
+static void
+render_job_free (RenderJob *job)
+{
+  g_clear_handle_id (&job->timeout_id, g_source_remove);
+  g_free (job->key);
+  g_free (job->program);
+  g_free (job->final_path);
+  g_free (job->part_path);
+  g_clear_object (&job->process);
+  g_clear_object (&job->cancellable);
+  g_ptr_array_unref (job->waiters);
+  g_free (job);
+}
+
+/* Kills the command and everything it started (its process group). */
+static void
+render_job_kill (RenderJob *job)
+{
+  const char *id = job->process ? g_subprocess_get_identifier (job->process) : NULL;
+
+  if (id != NULL)
+    {
+      pid_t pid = (pid_t) g_ascii_strtoll (id, NULL, 10);
+      if (pid > 0)
+        kill (-pid, SIGKILL);
+      g_subprocess_force_exit (job->process);
+    }
+}
+
+/* Answers every waiting request: FILE, or ERROR. */
+static void
+render_job_finish (RenderJob *job, GFile *file, const GError *error)
+{
+  g_autoptr (GPtrArray) waiters = g_steal_pointer (&job->waiters);
+
+  job->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < waiters->len; i++)
+    {
+      GTask *task = g_ptr_array_index (waiters, i);
+      if (file)
+        g_task_return_pointer (task, g_object_ref (file), g_object_unref);
+      else
+        g_task_return_error (task, g_error_copy (error));
+    }
+  g_clear_handle_id (&job->timeout_id, g_source_remove);
+  if (job->renderer)
+    {
+      g_hash_table_steal (job->renderer->jobs, job->key);
+      job->renderer = NULL;
+    }
+}
+
+/* The last lines of a command's stderr, for a message. */
+static char *
+stderr_tail (const char *text)
+{
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GString) out = g_string_new (NULL);
+  guint n, first;
+
+  if (text == NULL)
+    return g_strdup ("");
+  lines = g_strsplit (g_strstrip ((char *) text), "\n", -1);
+  n = g_strv_length (lines);
+  first = n > STDERR_TAIL_LINES ? n - STDERR_TAIL_LINES : 0;
+  for (guint i = first; i < n; i++)
+    g_string_append_printf (out, "%s%s", out->len ? " / " : "", g_strstrip (lines[i]));
+  if (out->len > STDERR_TAIL_CHARS)
+    {
+      g_string_erase (out, 0, out->len - STDERR_TAIL_CHARS);
+      g_string_prepend (out, "…");
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+static void
+communicate_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  RenderJob *job = user_data;
+  GSubprocess *process = G_SUBPROCESS (source);
+  g_autofree char *err_text = NULL;
+  g_autoptr (GError) io_error = NULL;
+  g_autoptr (GError) error = NULL;
+  GStatBuf st;
+
+  g_subprocess_communicate_utf8_finish (process, result, NULL, &err_text, &io_error);
+  if (job->timed_out || job->renderer == NULL)
+    {
+      /* Answered already (timeout, cancel_all); only the leftovers go. */
+      g_unlink (job->part_path);
+      render_job_free (job);
+      return;
+    }
+  if (io_error != NULL)
+    g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
+                 "the renderer '%s' could not be followed: %s", job->program, io_error->message);
+  else if (g_subprocess_get_if_signaled (process))
+    g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
+                 "the renderer '%s' was killed by signal %d", job->program,
+                 g_subprocess_get_term_sig (process));
+  else if (g_subprocess_get_exit_status (process) != 0)
+    {
+      g_autofree char *tail = stderr_tail (err_text);
+      g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
+                   "the renderer '%s' failed (exit status %d)%s%s", job->program,
+                   g_subprocess_get_exit_status (process), *tail ? ": " : "", tail);
+    }
+  else if (g_stat (job->part_path, &st) != 0 || st.st_size == 0)
+    g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_NO_OUTPUT,
+                 "the renderer '%s' exited normally but wrote nothing to {output}",
+                 job->program);
+  else if (g_rename (job->part_path, job->final_path) != 0)
+    g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_NO_OUTPUT,
+                 "the renderer's output could not be kept in '%s': %s", job->final_path,
+                 g_strerror (errno));
+
+  if (error)
+    {
+      g_unlink (job->part_path);
+      render_job_finish (job, NULL, error);
+    }
+  else
+    {
+      g_autoptr (GFile) file = g_file_new_for_path (job->final_path);
+      render_job_finish (job, file, NULL);
+    }
+  render_job_free (job);
+}
+
+static gboolean
+timeout_cb (gpointer user_data)
+{
+  RenderJob *job = user_data;
+  g_autoptr (GError) error = NULL;
+
+  job->timeout_id = 0;
+  job->timed_out = TRUE;
+  render_job_kill (job);
+  g_cancellable_cancel (job->cancellable);
+  g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_TIMEOUT,
+               "the renderer '%s' did not finish within %g s and was stopped",
+               job->program, job->renderer->experiment->stimulus.timeout);
+  render_job_finish (job, NULL, error);
+  return G_SOURCE_REMOVE;
+}
+
+/* The child becomes its own process group, so that a timeout can kill a
+ * script together with the programs it started. */
+static void
+child_setup (gpointer user_data)
+{
+  setpgid (0, 0);
+}
+
+/* The command for X with {output} at OUTPUT; NULL with ERROR. */
+static char **
+fill_in (SbStimulusRenderer *self, const double *x, const char *output, GError **error)
+{
+  guint n = g_strv_length (self->argv_template);
+  char **argv = g_new0 (char *, n + 1);
+
+  for (guint i = 0; i < n; i++)
+    {
+      GError *local = NULL;
+      argv[i] = sb_stimulus_expand (self->argv_template[i], self->experiment, x, output, TRUE,
+                                    &local);
+      if (argv[i] == NULL)
+        {
+          g_set_error (error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_TEMPLATE, "%s", local->message);
+          g_error_free (local);
+          g_strfreev (argv);
+          return NULL;
+        }
+    }
+  return argv;
+}
+
+/* The cache key of X: the command as filled in, where it runs, and the
+ * output's extension. */
+static char *
+cache_key (SbStimulusRenderer *self, const double *x, GError **error)
+{
+  g_auto (GStrv) argv = fill_in (self, x, "{output}", error);
+  g_autoptr (GString) text = NULL;
+
+  if (argv == NULL)
+    return NULL;
+  text = g_string_new (self->work_dir);
+  for (guint i = 0; argv[i]; i++)
+    g_string_append_printf (text, "\x1f%s", argv[i]);
+  g_string_append_printf (text, "\x1f%s", self->experiment->stimulus.extension);
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text->str, text->len);
+}
+
+static RenderJob *
+start_job (SbStimulusRenderer *self, const char *key, const double *x, GError **error)
+{
+  const char *ext = self->experiment->stimulus.extension;
+  g_autofree char *base = g_strdup_printf ("%s.%s", key, ext);
+  g_autofree char *part = g_strdup_printf ("%s.part-%d.%s", key, (int) getpid (), ext);
+  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  g_auto (GStrv) argv = NULL;
+  RenderJob *job;
+  GError *local = NULL;
+
+  if (g_mkdir_with_parents (self->cache_dir, 0700) != 0)
+    {
+      g_set_error (error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_START,
+                   "the stimulus cache '%s' cannot be created: %s", self->cache_dir,
+                   g_strerror (errno));
+      return NULL;
+    }
+  job = g_new0 (RenderJob, 1);
+  job->key = g_strdup (key);
+  job->program = g_path_get_basename (self->argv_template[0]);
+  job->final_path = g_build_filename (self->cache_dir, base, NULL);
+  job->part_path = g_build_filename (self->cache_dir, part, NULL);
+  job->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  job->cancellable = g_cancellable_new ();
+  argv = fill_in (self, x, job->part_path, error);
+  if (argv == NULL)
+    {
+      render_job_free (job);
+      return NULL;
+    }
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT
+                                        | G_SUBPROCESS_FLAGS_STDOUT_SILENCE
+                                        | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_cwd (launcher, self->work_dir);
+  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
+  job->process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv, &local);
+  if (job->process == NULL)
+    {
+      g_set_error (error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_START,
+                   "the renderer '%s' could not be started: %s", job->program, local->message);
+      g_error_free (local);
+      render_job_free (job);
+      return NULL;
+    }
+  self->n_started++;
+  job->renderer = self;
+  g_hash_table_insert (self->jobs, job->key, job);
+  job->timeout_id = g_timeout_add ((guint) (self->experiment->stimulus.timeout * 1000), timeout_cb,
+                                   job);
+  g_subprocess_communicate_utf8_async (job->process, NULL, job->cancellable, communicate_done, job);
+  return job;
+}
+
+/* The cached file of KEY, or NULL. */
+static GFile *
+cached_file (SbStimulusRenderer *self, const char *key)
+{
+  g_autofree char *base = g_strdup_printf ("%s.%s", key, self->experiment->stimulus.extension);
+  g_autofree char *path = g_build_filename (self->cache_dir, base, NULL);
+  GStatBuf st;
+
+  if (g_stat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
+    return g_file_new_for_path (path);
+  return NULL;
+}
+
+void
+sb_stimulus_renderer_render_async (SbStimulusRenderer *self, const double *x,
+                                   GCancellable *cancellable, GAsyncReadyCallback callback,
+                                   gpointer user_data)
+{
+  g_autoptr (GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autofree char *key = NULL;
+  g_autoptr (GFile) file = NULL;
+  RenderJob *job;
+  GError *error = NULL;
+
+  g_return_if_fail (SB_IS_STIMULUS_RENDERER (self));
+  g_task_set_source_tag (task, sb_stimulus_renderer_render_async);
+  key = cache_key (self, x, &error);
+  if (key == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if ((file = cached_file (self, key)) != NULL)
+    {
+      g_task_return_pointer (task, g_steal_pointer (&file), g_object_unref);
+      return;
+    }
+  job = g_hash_table_lookup (self->jobs, key);
+  if (job == NULL && (job = start_job (self, key, x, &error)) == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_ptr_array_add (job->waiters, g_steal_pointer (&task));
+}
+
+GFile *
+sb_stimulus_renderer_render_finish (SbStimulusRenderer *self, GAsyncResult *result,
+                                    GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+sb_stimulus_renderer_prefetch (SbStimulusRenderer *self, const double *x)
+{
+  g_autofree char *key = NULL;
+  g_autoptr (GFile) file = NULL;
+
+  g_return_if_fail (SB_IS_STIMULUS_RENDERER (self));
+  key = cache_key (self, x, NULL);
+  if (key == NULL || (file = cached_file (self, key)) != NULL
+      || g_hash_table_contains (self->jobs, key))
+    return;
+  /* A failure shows when the option asks for it. */
+  start_job (self, key, x, NULL);
+}
+
+void
+sb_stimulus_renderer_cancel_all (SbStimulusRenderer *self)
+{
+  g_autoptr (GList) jobs = g_hash_table_get_values (self->jobs);
+  g_autoptr (GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                                  "the rendering was cancelled");
+
+  for (GList *l = jobs; l; l = l->next)
+    {
+      RenderJob *job = l->data;
+      render_job_kill (job);
+      g_cancellable_cancel (job->cancellable);
+      render_job_finish (job, NULL, error);
+    }
+}
+
+guint
+sb_stimulus_renderer_get_n_started (SbStimulusRenderer *self)
+{
+  return self->n_started;
+}
+
+guint
+sb_stimulus_renderer_get_n_running (SbStimulusRenderer *self)
+{
+  return g_hash_table_size (self->jobs);
+}
+
+char *
+sb_stimulus_work_dir_for (GFile *session_file)
+{
+  g_autoptr (GFile) parent = session_file ? g_file_get_parent (session_file) : NULL;
+
+  return parent ? g_file_get_path (parent) : NULL;
+}
+
+static void
+sb_stimulus_renderer_finalize (GObject *object)
+{
+  SbStimulusRenderer *self = SB_STIMULUS_RENDERER (object);
+
+  sb_stimulus_renderer_cancel_all (self);
+  g_hash_table_unref (self->jobs);
+  sb_experiment_free (self->experiment);
+  g_strfreev (self->argv_template);
+  g_free (self->work_dir);
+  g_free (self->cache_dir);
+  G_OBJECT_CLASS (sb_stimulus_renderer_parent_class)->finalize (object);
+}
+
+static void
+sb_stimulus_renderer_class_init (SbStimulusRendererClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = sb_stimulus_renderer_finalize;
+}
+
+static void
+sb_stimulus_renderer_init (SbStimulusRenderer *self)
+{
+  self->jobs = g_hash_table_new (g_str_hash, g_str_equal);
+}
+
+SbStimulusRenderer *
+sb_stimulus_renderer_new (const SbExperiment *exp, const char *work_dir, const char *cache_dir)
+{
+  SbStimulusRenderer *self = g_object_new (SB_TYPE_STIMULUS_RENDERER, NULL);
+  SbStimulus *s;
+
+  self->experiment = sb_experiment_copy (exp);
+  s = &self->experiment->stimulus;
+  if (s->extension == NULL)
+    s->extension = g_strdup (s->kind == SB_STIMULUS_SOUND ? "wav" : "png");
+  /* A stimulus that passed sb_stimulus_validate() always splits; an
+   * empty program otherwise fails to start, with a message. */
+  if (s->command == NULL || !g_shell_parse_argv (s->command, NULL, &self->argv_template, NULL))
+    {
+      self->argv_template = g_new0 (char *, 2);
+      self->argv_template[0] = g_strdup ("");
+    }
+  self->work_dir = work_dir ? g_strdup (work_dir) : g_get_current_dir ();
+  self->cache_dir = cache_dir ? g_strdup (cache_dir)
+                              : g_build_filename (g_get_user_cache_dir (), "skewbench", "stimuli",
+                                                  NULL);
+  return self;
+}

@@ -1,0 +1,335 @@
+/* sb-stimulus.c — the experiment's stimulus: file form, checks, templates. */
+#include "config.h"
+
+#include "sb-stimulus.h"
+
+#include "sb-experiment-templates.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const kind_names[] = { "none", "colour", "image", "sound", "text" };
+static const char *const space_names[] = { "oklch", "hsl" };
+
+const char *
+sb_stimulus_kind_to_string (SbStimulusKind kind)
+{
+  return (guint) kind < G_N_ELEMENTS (kind_names) ? kind_names[kind] : "none";
+}
+
+gboolean
+sb_stimulus_kind_from_string (const char *name, SbStimulusKind *kind)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (kind_names); i++)
+    if (g_strcmp0 (name, kind_names[i]) == 0)
+      {
+        *kind = (SbStimulusKind) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+sb_stimulus_clear (SbStimulus *stimulus)
+{
+  g_clear_pointer (&stimulus->command, g_free);
+  g_clear_pointer (&stimulus->extension, g_free);
+  g_clear_pointer (&stimulus->text, g_free);
+  memset (stimulus, 0, sizeof *stimulus);
+}
+
+void
+sb_stimulus_copy_into (SbStimulus *dest, const SbStimulus *src)
+{
+  *dest = *src;
+  dest->command = g_strdup (src->command);
+  dest->extension = g_strdup (src->extension);
+  dest->text = g_strdup (src->text);
+}
+
+static gboolean
+invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError **error, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *message = NULL;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, "stimulus: %s", message);
+  return FALSE;
+}
+
+/* The optional string member KEY of OBJ (NULL when absent). */
+static gboolean
+string_member (JsonObject *obj, const char *key, char **out, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return invalid (error, "'%s' must be a string", key);
+  *out = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+gboolean
+sb_stimulus_from_json (JsonNode *node, SbStimulus *out, GError **error)
+{
+  static const char *const known[] = { "kind", "command", "extension", "timeout", "text",
+                                       "space", NULL };
+  JsonObject *obj;
+  JsonNode *timeout;
+  g_autofree char *kind = NULL, *space = NULL;
+  SbStimulus s = { 0 };
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return invalid (error, "must be an object such as {\"kind\": \"image\", \"command\": ...}");
+  obj = json_node_get_object (node);
+  {
+    g_autoptr (GList) members = json_object_get_members (obj);
+    for (GList *m = members; m; m = m->next)
+      if (!g_strv_contains (known, m->data))
+        return invalid (error, "unknown field '%s' (expected kind, command, extension, "
+                        "timeout, text or space)", (const char *) m->data);
+  }
+  s.timeout = SB_STIMULUS_DEFAULT_TIMEOUT;
+  if (!string_member (obj, "kind", &kind, error) || !string_member (obj, "command", &s.command, error)
+      || !string_member (obj, "extension", &s.extension, error)
+      || !string_member (obj, "text", &s.text, error) || !string_member (obj, "space", &space, error))
+    goto fail;
+  if (kind == NULL || !sb_stimulus_kind_from_string (kind, &s.kind) || s.kind == SB_STIMULUS_NONE)
+    {
+      invalid (error, "'kind' must be \"colour\", \"image\", \"sound\" or \"text\"%s%s%s",
+               kind ? ", not \"" : "", kind ? kind : "", kind ? "\"" : "");
+      goto fail;
+    }
+  if (space && g_str_equal (space, "hsl"))
+    s.colour_space = SB_COLOUR_HSL;
+  else if (space && !g_str_equal (space, "oklch"))
+    {
+      invalid (error, "'space' must be \"oklch\" or \"hsl\", not \"%s\"", space);
+      goto fail;
+    }
+  timeout = json_object_get_member (obj, "timeout");
+  if (timeout)
+    {
+      GType t = JSON_NODE_HOLDS_VALUE (timeout) ? json_node_get_value_type (timeout) : G_TYPE_INVALID;
+      if (t != G_TYPE_DOUBLE && t != G_TYPE_INT64)
+        {
+          invalid (error, "'timeout' must be a number of seconds");
+          goto fail;
+        }
+      s.timeout = json_node_get_double (timeout);
+    }
+  sb_stimulus_clear (out);
+  *out = s;
+  return TRUE;
+
+fail:
+  sb_stimulus_clear (&s);
+  return FALSE;
+}
+
+JsonNode *
+sb_stimulus_to_json (const SbStimulus *s)
+{
+  g_autoptr (JsonBuilder) b = NULL;
+
+  if (s->kind == SB_STIMULUS_NONE)
+    return NULL;
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, sb_stimulus_kind_to_string (s->kind));
+  if (s->kind == SB_STIMULUS_COLOUR)
+    {
+      json_builder_set_member_name (b, "space");
+      json_builder_add_string_value (b, space_names[s->colour_space]);
+    }
+  if (s->command)
+    {
+      json_builder_set_member_name (b, "command");
+      json_builder_add_string_value (b, s->command);
+      json_builder_set_member_name (b, "timeout");
+      json_builder_add_double_value (b, s->timeout);
+    }
+  if (s->extension)
+    {
+      json_builder_set_member_name (b, "extension");
+      json_builder_add_string_value (b, s->extension);
+    }
+  if (s->text)
+    {
+      json_builder_set_member_name (b, "text");
+      json_builder_add_string_value (b, s->text);
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+/* ---- Templates ------------------------------------------------------------ */
+
+static int
+parameter_index (const SbExperiment *exp, const char *name, gsize len)
+{
+  for (guint j = 0; j < exp->n_parameters; j++)
+    if (strlen (exp->parameters[j].name) == len && strncmp (exp->parameters[j].name, name, len) == 0)
+      return (int) j;
+  return -1;
+}
+
+static char *
+known_placeholders (const SbExperiment *exp, gboolean with_output)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint j = 0; j < exp->n_parameters; j++)
+    g_string_append_printf (out, "%s{%s}", j ? ", " : "", exp->parameters[j].name);
+  if (with_output)
+    g_string_append (out, ", {output}");
+  return g_string_free (out, FALSE);
+}
+
+/* The shortest decimal that reads back as V exactly. */
+static void
+append_precise (GString *out, double v)
+{
+  static const char *const formats[] = { "%.6g", "%.15g", "%.17g" };
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint i = 0; i < G_N_ELEMENTS (formats); i++)
+    {
+      g_ascii_formatd (buf, sizeof buf, formats[i], v);
+      if (g_ascii_strtod (buf, NULL) == v)
+        break;
+    }
+  g_string_append (out, buf);
+}
+
+char *
+sb_stimulus_expand (const char *template_, const SbExperiment *exp, const double *x,
+                    const char *output, gboolean precise, GError **error)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  for (const char *p = template_; *p; p++)
+    {
+      const char *close;
+      int j;
+
+      if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}'))
+        {
+          g_string_append_c (out, *p++);
+          continue;
+        }
+      if (*p == '}')
+        {
+          invalid (error, "a '}' without its '{' in \"%s\" (write \"}}\" for a brace)", template_);
+          return NULL;
+        }
+      if (*p != '{')
+        {
+          g_string_append_c (out, *p);
+          continue;
+        }
+      close = strchr (p + 1, '}');
+      if (close == NULL)
+        {
+          invalid (error, "a '{' without its '}' in \"%s\" (write \"{{\" for a brace)", template_);
+          return NULL;
+        }
+      j = parameter_index (exp, p + 1, close - p - 1);
+      if (j >= 0 && precise)
+        append_precise (out, x[j]);
+      else if (j >= 0)
+        {
+          SbParameter bare = exp->parameters[j];
+          g_autofree char *v = NULL;
+          bare.unit = (char *) "";
+          v = sb_format_coordinate (&bare, x[j]);
+          g_string_append (out, v);
+        }
+      else if (output && close - p - 1 == 6 && strncmp (p + 1, "output", 6) == 0)
+        g_string_append (out, output);
+      else
+        {
+          g_autofree char *known = known_placeholders (exp, output != NULL);
+          invalid (error, "unknown placeholder {%.*s} in \"%s\" (known: %s)",
+                   (int) (close - p - 1), p + 1, template_, known);
+          return NULL;
+        }
+      p = close;
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* ---- Checks ---------------------------------------------------------------- */
+
+static gboolean
+check_template (const SbExperiment *exp, const char *field, const char *template_,
+                gboolean command, GError **error)
+{
+  double mid[SB_MAX_PARAMETERS];
+  g_autofree char *expanded = NULL;
+  GError *local = NULL;
+
+  for (guint j = 0; j < exp->n_parameters; j++)
+    mid[j] = 0.5 * (exp->parameters[j].lower + exp->parameters[j].upper);
+  expanded = sb_stimulus_expand (template_, exp, mid, command ? "\x01" : NULL, command, &local);
+  if (expanded == NULL)
+    {
+      g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, "%s (in '%s')",
+                   local->message, field);
+      g_error_free (local);
+      return FALSE;
+    }
+  if (command)
+    {
+      g_auto (GStrv) argv = NULL;
+      if (!g_shell_parse_argv (template_, NULL, &argv, &local))
+        {
+          invalid (error, "'command' cannot be split into arguments: %s", local->message);
+          g_error_free (local);
+          return FALSE;
+        }
+      if (strchr (expanded, '\x01') == NULL)
+        return invalid (error, "'command' must name the file it writes as {output}");
+    }
+  return TRUE;
+}
+
+gboolean
+sb_stimulus_validate (const SbExperiment *exp, GError **error)
+{
+  const SbStimulus *s = &exp->stimulus;
+  gboolean rendered = s->kind == SB_STIMULUS_IMAGE || s->kind == SB_STIMULUS_SOUND;
+
+  if ((guint) s->kind > SB_STIMULUS_TEXT || (guint) s->colour_space > SB_COLOUR_HSL)
+    return invalid (error, "unknown kind or colour space");
+  if (s->kind == SB_STIMULUS_NONE)
+    return TRUE;
+  if (s->kind == SB_STIMULUS_COLOUR && exp->n_parameters < 3)
+    return invalid (error, "a colour needs three parameters (lightness, chroma and hue for "
+                    "OKLCH), this experiment has %u", exp->n_parameters);
+  if (rendered && (s->command == NULL || *s->command == '\0'))
+    return invalid (error, "an %s needs a 'command' that renders it to {output}",
+                    sb_stimulus_kind_to_string (s->kind));
+  if (!rendered && s->command)
+    return invalid (error, "'command' belongs to image and sound stimuli, not to a %s",
+                    sb_stimulus_kind_to_string (s->kind));
+  if (s->kind == SB_STIMULUS_TEXT && (s->text == NULL || *s->text == '\0'))
+    return invalid (error, "a text stimulus needs a 'text' template, e.g. \"Font size {%s}\"",
+                    exp->parameters[0].name);
+  if (rendered && !(isfinite (s->timeout) && s->timeout > 0 && s->timeout <= SB_STIMULUS_MAX_TIMEOUT))
+    return invalid (error, "'timeout' must lie in (0, %g] seconds", SB_STIMULUS_MAX_TIMEOUT);
+  if (s->extension && (!*s->extension || strpbrk (s->extension, "/\\ .") != NULL))
+    return invalid (error, "'extension' must be a plain file extension such as \"png\"");
+  if (s->command && !check_template (exp, "command", s->command, TRUE, error))
+    return FALSE;
+  return s->text == NULL || check_template (exp, "text", s->text, FALSE, error);
+}

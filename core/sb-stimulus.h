@@ -1,0 +1,67 @@
+/* sb-stimulus.h — what each option of a question shows (the experiment's
+ * "stimulus"), read from and written to the session file and `skewgp new`:
+ *
+ *   "stimulus": {"kind": "colour" | "image" | "sound" | "text",
+ *                "command": "render-face --width {width} -o {output}",
+ *                "extension": "png", "timeout": 10,
+ *                "text": "Font size {size} pt", "space": "oklch" | "hsl"}
+ *
+ * colour  the first three parameters as OKLCH (lightness in % or [0, 1],
+ *         chroma, hue in degrees; "space": "hsl" reads hue, saturation %,
+ *         lightness % as older colour sessions did), a swatch;
+ * image   COMMAND writes a PNG, JPEG or SVG file to {output};
+ * sound   COMMAND writes a sound file (WAV, OGG, ...) to {output};
+ * text    TEXT with the values filled in.
+ * TEXT is also an optional caption under an image or a sound.
+ *
+ * Templates name parameters in braces, {width}, and the command also
+ * {output}, the file it must write; "{{" and "}}" are literal braces. The
+ * command is split into arguments like a shell would (quotes, no
+ * variables, no pipes) and each argument filled in on its own, so a value
+ * can never become a second command. It runs in the session file's folder.
+ * EXTENSION (default png for images, wav for sounds) ends the output's
+ * file name, for tools that choose the format by it; TIMEOUT (seconds,
+ * default 10, at most 600) is how long one rendering may take.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "sb-session.h"
+
+G_BEGIN_DECLS
+
+#define SB_STIMULUS_DEFAULT_TIMEOUT 10.0
+#define SB_STIMULUS_MAX_TIMEOUT 600.0
+
+const char *sb_stimulus_kind_to_string (SbStimulusKind kind);
+gboolean sb_stimulus_kind_from_string (const char *name, SbStimulusKind *kind);
+
+void sb_stimulus_clear (SbStimulus *stimulus);
+void sb_stimulus_copy_into (SbStimulus *dest, const SbStimulus *src);
+
+/* Reads the "stimulus" object NODE into OUT (cleared first); FALSE with
+ * ERROR (SB_SESSION_ERROR_INVALID) naming the field that is wrong. The
+ * placeholders are checked by sb_stimulus_validate(), which knows the
+ * parameters. */
+gboolean sb_stimulus_from_json (JsonNode *node, SbStimulus *out, GError **error);
+/* The object written to the file; NULL for SB_STIMULUS_NONE. */
+JsonNode *sb_stimulus_to_json (const SbStimulus *stimulus);
+
+/* The stimulus of EXP can be shown: the fields its kind needs, every
+ * placeholder a parameter (or {output} in a command), the command
+ * splittable into arguments and writing {output}, a colour stimulus with
+ * three parameters. FALSE with ERROR, e.g. "stimulus: unknown placeholder
+ * {smil} in 'command' (known: {width}, {smile}, {output})". */
+gboolean sb_stimulus_validate (const SbExperiment *exp, GError **error);
+
+/* TEMPLATE with the placeholders replaced by the values of X (the
+ * experiment's dimension) and {output} by OUTPUT (NULL: refused as
+ * unknown, as in text). Values are written in full precision when
+ * PRECISE (commands: the renderer gets exactly the setting), otherwise
+ * with the digits the app shows (sb_format_coordinate, without unit).
+ * NULL with ERROR for an unknown placeholder or an unmatched brace. */
+char *sb_stimulus_expand (const char *template_, const SbExperiment *exp, const double *x,
+                          const char *output, gboolean precise, GError **error);
+
+G_END_DECLS

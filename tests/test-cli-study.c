@@ -1,0 +1,271 @@
+/* test-cli-study.c — `skewgp study` and ask/tell/status/export with
+ * --participant, run as the real binary: a study of two participants
+ * answered to the end with repeats, the population status, history edits,
+ * the long CSV (notes only when asked), and refusals with exit 2. */
+#include "cli-harness.h"
+
+#include <glib/gstdio.h>
+#include <stdarg.h>
+#include <string.h>
+
+static CliResult
+run (const char *input, const char *first, ...)
+{
+  const char *exe = g_getenv ("SKEWGP");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  CliResult r = { 0 };
+  va_list ap;
+
+  g_assert_nonnull (exe);
+  g_ptr_array_add (argv, (gpointer) exe);
+  va_start (ap, first);
+  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  proc = g_subprocess_newv ((const char *const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
+                              | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, input, NULL, &r.out, &r.err, &error);
+  g_assert_no_error (error);
+  r.status = g_subprocess_get_exit_status (proc);
+  if (r.out && *r.out && json_parser_load_from_data (parser, r.out, -1, NULL))
+    r.json = json_node_copy (json_parser_get_root (parser));
+  if (r.status != 0)
+    g_test_message ("%s: exit %d: %s", first, r.status, r.err);
+  return r;
+}
+
+static JsonObject *
+obj (const CliResult *r)
+{
+  g_assert_nonnull (r->json);
+  return json_node_get_object (r->json);
+}
+
+static const char experiment[] =
+  "{\"title\": \"Display\", \"mode\": \"preference\", \"budget\": 8, \"seed\": 4,\n"
+  " \"parameters\": [{\"name\": \"gamma\", \"lower\": 1.8, \"upper\": 2.6},\n"
+  "                {\"name\": \"brightness\", \"lower\": 0, \"upper\": 100, \"unit\": \"cd/m2\"}]}";
+
+typedef struct {
+  char *root;
+  char *study;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+      const char *name;
+      while (d && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
+static void
+set_up (Fixture *f, gconstpointer data)
+{
+  CliResult r;
+
+  f->root = g_dir_make_tmp ("skewgp-study-XXXXXX", NULL);
+  f->study = g_build_filename (f->root, "display", NULL);
+  r = run (experiment, "study", "new", "-", f->study, "--repeat-rate", "0.4", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpfloat (json_object_get_double_member (obj (&r), "repeat_rate"), ==, 0.4);
+  cli_result_clear (&r);
+}
+
+static void
+tear_down (Fixture *f, gconstpointer data)
+{
+  remove_tree (f->root);
+  g_free (f->root);
+  g_free (f->study);
+}
+
+/* Answers every question of CODE: the larger gamma wins. */
+static guint
+answer_all (Fixture *f, const char *code)
+{
+  guint n = 0;
+
+  for (;;)
+    {
+      CliResult q = run (NULL, "ask", f->study, "--participant", code, NULL);
+      g_assert_cmpint (q.status, ==, 0);
+      if (json_object_has_member (obj (&q), "done"))
+        {
+          cli_result_clear (&q);
+          return n;
+        }
+      JsonArray *options = json_object_get_array_member (obj (&q), "options");
+      double g0 = json_array_get_double_element (json_array_get_array_element (options, 0), 0);
+      double g1 = json_array_get_double_element (json_array_get_array_element (options, 1), 0);
+      g_autofree char *answer = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", "
+                                                 "\"answer\": {\"chosen\": %d}, "
+                                                 "\"response_time\": 0.8}",
+                                                 json_object_get_int_member (obj (&q), "question"),
+                                                 g1 > g0);
+      CliResult t = run (answer, "tell", f->study, "--participant", code, "-", NULL);
+      g_assert_cmpint (t.status, ==, 0);
+      n++;
+      cli_result_clear (&q);
+      cli_result_clear (&t);
+    }
+}
+
+static void
+test_two_participants (Fixture *f, gconstpointer data)
+{
+  CliResult r = run (NULL, "study", "add", f->study, "--code", "lab-1", "--note", "glasses", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = run (NULL, "study", "add", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_autofree char *code = g_strdup (json_object_get_string_member (obj (&r), "participant"));
+  g_assert_true (g_str_has_prefix (code, "P-") && strlen (code) == 6);
+  cli_result_clear (&r);
+
+  g_assert_cmpuint (answer_all (f, "lab-1"), ==, 8);
+  g_assert_cmpuint (answer_all (f, code), ==, 8);
+
+  /* The population: two participants, 16 answers; a consistent rule
+   * agrees with itself on every repeat. */
+  r = run (NULL, "status", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *pop = json_object_get_object_member (obj (&r), "population");
+  g_assert_cmpint (json_object_get_int_member (pop, "included"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (pop, "answers"), ==, 16);
+  g_assert_cmpint (json_object_get_int_member (pop, "done"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (pop, "repeats"), >, 0);
+  g_assert_cmpint (json_object_get_int_member (pop, "repeats_agreeing"), ==,
+                   json_object_get_int_member (pop, "repeats"));
+  g_assert_cmpint (json_array_get_length (json_object_get_array_member (obj (&r),
+                                                                        "participants")), ==, 2);
+  cli_result_clear (&r);
+  r = run (NULL, "status", f->study, "--participant", "lab-1", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (obj (&r), "participant"), ==, "lab-1");
+  g_assert_true (json_object_has_member (obj (&r), "consistency"));
+  g_assert_true (json_object_get_boolean_member (obj (&r), "done"));
+  cli_result_clear (&r);
+
+  /* The export: a header and two rows per duel; notes only when asked. */
+  r = run (NULL, "export", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "study,participant,question,trial,kind,option,gamma,brightness,"
+                   "shown_position,answer,tie,rank,value,confidence,response_time,time");
+  g_assert_cmpuint (g_strv_length (lines), ==, 1 + 32 + 1);
+  g_assert_true (g_str_has_prefix (lines[1], "display,lab-1,1,1,duel,0,"));
+  g_assert_null (strstr (r.out, "glasses"));
+  cli_result_clear (&r);
+  r = run (NULL, "export", f->study, "--participant", "lab-1", "--with-notes", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, ",note,participant_note\n"));
+  g_assert_nonnull (strstr (r.out, ",glasses\n"));
+  g_assert_null (strstr (r.out, code));
+  cli_result_clear (&r);
+
+  /* An answer removed: not exported, one question more to ask; restored. */
+  r = run (NULL, "study", "remove", f->study, "--participant", "lab-1", "--answer", "2",
+           "--by", "experimenter", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 7);
+  cli_result_clear (&r);
+  r = run (NULL, "export", f->study, "--participant", "lab-1", NULL);
+  g_assert_null (strstr (r.out, "display,lab-1,2,2,"));
+  g_assert_nonnull (strstr (r.out, "display,lab-1,3,3,"));
+  cli_result_clear (&r);
+  r = run (NULL, "ask", f->study, "--participant", "lab-1", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_true (json_object_has_member (obj (&r), "question"));
+  cli_result_clear (&r);
+  r = run (NULL, "study", "restore", f->study, "--participant", "lab-1", "--answer", "2", NULL);
+  g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 8);
+  cli_result_clear (&r);
+
+  /* Withdrawn: nothing more is asked. */
+  r = run (NULL, "study", "set", f->study, "--participant", code, "--status", "withdrawn", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = run (NULL, "ask", f->study, "--participant", code, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "withdrawn"));
+  cli_result_clear (&r);
+}
+
+static void
+test_refusals (Fixture *f, gconstpointer data)
+{
+  g_autofree char *index = g_build_filename (f->study, "study.json", NULL);
+  g_autofree char *text = NULL;
+  CliResult r;
+
+  r = run (NULL, "study", "add", f->study, "--code", "Jane Doe", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "only letters"));
+  cli_result_clear (&r);
+  r = run (NULL, "study", "add", f->study, "--code", "p1", NULL);
+  cli_result_clear (&r);
+  r = run (NULL, "study", "add", f->study, "--code", "P1", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "taken"));
+  cli_result_clear (&r);
+  r = run (NULL, "ask", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "--participant"));
+  cli_result_clear (&r);
+  r = run (NULL, "ask", f->study, "--participant", "nobody", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "no participant 'nobody'"));
+  cli_result_clear (&r);
+  r = run (experiment, "study", "new", "-", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "exists"));
+  cli_result_clear (&r);
+
+  /* A damaged index: refused with its place, and left as it is. */
+  g_assert_true (g_file_get_contents (index, &text, NULL, NULL));
+  g_autofree char *bad = g_strdup (text);
+  *strstr (bad, "\"participants\"") = '{';
+  g_assert_true (g_file_set_contents (index, bad, -1, NULL));
+  r = run (NULL, "status", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "study.json:"));
+  cli_result_clear (&r);
+  r = run (NULL, "study", "add", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  cli_result_clear (&r);
+  g_autofree char *after = NULL;
+  g_assert_true (g_file_get_contents (index, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, bad);
+
+  r = run (NULL, "study", "--help", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "--repeat-rate"));
+  cli_result_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/cli/study/two-participants", Fixture, NULL, set_up, test_two_participants,
+              tear_down);
+  g_test_add ("/cli/study/refusals", Fixture, NULL, set_up, test_refusals, tear_down);
+  return g_test_run ();
+}

@@ -1,0 +1,352 @@
+/* test-ui-stimulus.c — stimuli in the question panel, in the window
+ * under Xvfb, with the fake renderers of tests/data: an image is shown
+ * and the duel can be answered; a failing renderer's message is shown on
+ * the option and the answers are disabled, saying why; a renderer that
+ * hangs shows a spinner, is stopped at the timeout with a message, and
+ * the window stays responsive all the while; a sound must be heard
+ * before answering. TAP-skips without a display. */
+#include "sb-application.h"
+#include "sb-stimulus-view.h"
+#include "sb-window-private.h"
+
+#include <glib/gstdio.h>
+#include <gtk/gtk.h>
+#include <string.h>
+
+#include "ui-harness.h"
+
+static SbApplication *app;
+
+typedef struct {
+  char *dir;
+  GFile *file;
+  SbWindow *window;
+  SbSession *session;
+} Fixture;
+
+/* A window asking duels over (width, smile) shown as KIND stimuli that
+ * the fake renderer SCRIPT makes, stopped after TIMEOUT seconds. */
+static void
+fixture_open_k (Fixture *f, SbStimulusKind kind, const char *script, double timeout, guint k)
+{
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", script, NULL);
+  g_autofree char *quoted = g_shell_quote (path);
+  g_autofree char *session_path = NULL;
+  g_autoptr (GError) error = NULL;
+
+  sb_experiment_add_parameter (exp, "width", "mm", 10, 50);
+  sb_experiment_add_parameter (exp, "smile", "", -1, 1);
+  exp->stimulus.kind = kind;
+  exp->stimulus.command = g_strdup_printf ("%s --smile {smile} -o {output}", quoted);
+  exp->stimulus.timeout = timeout;
+  if (k > 2)
+    {
+      exp->question = SB_ASK_CHOICE;
+      exp->n_options = k;
+    }
+  g_assert_true (sb_experiment_validate (exp, &error));
+  f->dir = g_dir_make_tmp ("sb-ui-stimulus-XXXXXX", NULL);
+  session_path = g_build_filename (f->dir, "session.json", NULL);
+  f->file = g_file_new_for_path (session_path);
+  f->window = sb_window_new (GTK_APPLICATION (app));
+  g_object_ref_sink (f->window);
+  gtk_window_present (GTK_WINDOW (f->window));
+  f->session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (f->session, f->file, &error));
+  sb_window_set_session (f->window, f->session);
+  SPIN_UNTIL (sb_window_get_question (f->window) != NULL);
+}
+
+static void
+fixture_open (Fixture *f, SbStimulusKind kind, const char *script, double timeout)
+{
+  fixture_open_k (f, kind, script, timeout, 2);
+}
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+fixture_close (Fixture *f)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  g_object_unref (f->window);
+  g_object_unref (f->session);
+  sb_session_flush_all ();
+  spin_for (20);
+  remove_tree (f->dir);
+  g_free (f->dir);
+  g_object_unref (f->file);
+}
+
+static gboolean
+enabled (Fixture *f, const char *action)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (f->window), action);
+}
+
+static const char *
+blocker (Fixture *f)
+{
+  return sb_duel_panel_get_answer_blocker (f->window->duel_panel);
+}
+
+static gboolean
+is_stimulus_view (GtkWidget *w, gconstpointer data)
+{
+  return SB_IS_STIMULUS_VIEW (w) && gtk_widget_get_mapped (w);
+}
+
+static gboolean
+has_action (GtkWidget *w, gconstpointer name)
+{
+  return GTK_IS_ACTIONABLE (w)
+         && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (w)), name) == 0;
+}
+
+/* The A and B views of the duel on screen. */
+static void
+duel_views (Fixture *f, SbStimulusView **a, SbStimulusView **b)
+{
+  GtkWidget *first = ui_find_widget (GTK_WIDGET (f->window->duel_panel), is_stimulus_view, NULL);
+  GtkWidget *w;
+
+  g_assert_nonnull (first);
+  *a = SB_STIMULUS_VIEW (first);
+  *b = NULL;
+  /* B: the next mapped view after A, depth first. */
+  for (w = gtk_widget_get_parent (first); w && *b == NULL; w = gtk_widget_get_next_sibling (w))
+    {
+      GtkWidget *found = ui_find_widget (w, is_stimulus_view, NULL);
+      if (found && found != first)
+        *b = SB_STIMULUS_VIEW (found);
+    }
+  g_assert_nonnull (*b);
+}
+
+static void
+test_image_shown (void)
+{
+  Fixture f = { 0 };
+  SbStimulusView *a, *b;
+
+  fixture_open (&f, SB_STIMULUS_IMAGE, "stimulus-png.sh", 10);
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (b), "image") == 0
+              && g_strcmp0 (sb_stimulus_view_get_page (a), "image") == 0);
+  g_assert_null (blocker (&f));
+  g_assert_true (enabled (&f, "answer-a"));
+  g_assert_true (enabled (&f, "answer-b"));
+  fixture_close (&f);
+}
+
+static void
+test_failing_renderer (void)
+{
+  Fixture f = { 0 };
+  SbStimulusView *a, *b;
+  GtkWidget *prefer_a;
+
+  fixture_open (&f, SB_STIMULUS_IMAGE, "stimulus-fail.sh", 10);
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (b), "failed") == 0);
+  g_test_message ("%s", sb_stimulus_view_get_error (b));
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (b), "failed (exit status 3)"));
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (b), "cannot draw a smile of"));
+  /* The answers wait, and say why; skipping the question stays possible. */
+  g_assert_nonnull (blocker (&f));
+  g_assert_nonnull (strstr (blocker (&f), "exit status 3"));
+  g_assert_false (enabled (&f, "answer-a"));
+  g_assert_false (enabled (&f, "answer-b"));
+  g_assert_true (enabled (&f, "skip"));
+  prefer_a = ui_find_widget (GTK_WIDGET (f.window), has_action, "win.answer-a");
+  g_assert_false (gtk_widget_get_sensitive (prefer_a));
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (prefer_a), "exit status 3"));
+  fixture_close (&f);
+}
+
+typedef struct {
+  gint64 last;
+  gint64 longest_gap;
+} Ticks;
+
+static gboolean
+tick (gpointer data)
+{
+  Ticks *t = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (t->last)
+    t->longest_gap = MAX (t->longest_gap, now - t->last);
+  t->last = now;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_hanging_renderer (void)
+{
+  Fixture f = { 0 };
+  SbStimulusView *a, *b;
+  Ticks ticks = { 0 };
+  guint id;
+
+  fixture_open (&f, SB_STIMULUS_IMAGE, "stimulus-hang.sh", 1.5);
+  duel_views (&f, &a, &b);
+  id = g_timeout_add (20, tick, &ticks);
+  /* Rendering: a spinner, and the answers wait. */
+  g_assert_cmpstr (sb_stimulus_view_get_page (b), ==, "rendering");
+  g_assert_nonnull (blocker (&f));
+  g_assert_false (enabled (&f, "answer-b"));
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (b), "failed") == 0);
+  g_source_remove (id);
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (b), "did not finish within 1.5 s"));
+  g_assert_false (enabled (&f, "answer-b"));
+  /* The main loop ran all the while (20 ms ticks; a loaded 2-core
+   * machine may delay one by a few hundred ms, a blocked loop by the
+   * whole 1.5 s). */
+  g_test_message ("longest gap between 20 ms ticks: %" G_GINT64_FORMAT " ms",
+                  ticks.longest_gap / 1000);
+  g_assert_cmpint (ticks.longest_gap, <, 1000 * G_TIME_SPAN_MILLISECOND);
+  fixture_close (&f);
+}
+
+static gboolean
+is_choose_button (GtkWidget *w, gconstpointer data)
+{
+  return GTK_IS_BUTTON (w) && g_object_get_data (G_OBJECT (w), "option") != NULL
+         && gtk_widget_get_mapped (w);
+}
+
+static void
+collect_views (GtkWidget *w, GPtrArray *out)
+{
+  if (is_stimulus_view (w, NULL))
+    g_ptr_array_add (out, w);
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    collect_views (c, out);
+}
+
+static gboolean
+all_pages (GPtrArray *views, const char *page)
+{
+  for (guint i = 0; i < views->len; i++)
+    if (g_strcmp0 (sb_stimulus_view_get_page (g_ptr_array_index (views, i)), page) != 0)
+      return FALSE;
+  return views->len > 0;
+}
+
+/* A best-of-3 question shows the three stimuli, each above its own
+ * "Choose" button; with a failing renderer those buttons are disabled
+ * and say why. */
+static void
+test_choice_options (void)
+{
+  const char *scripts[] = { "stimulus-png.sh", "stimulus-fail.sh" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (scripts); i++)
+    {
+      Fixture f = { 0 };
+      g_autoptr (GPtrArray) views = g_ptr_array_new ();
+      GtkWidget *choose;
+      gboolean fails = i == 1;
+
+      fixture_open_k (&f, SB_STIMULUS_IMAGE, scripts[i], 10, 3);
+      collect_views (GTK_WIDGET (f.window->duel_panel), views);
+      g_assert_cmpuint (views->len, ==, 3);
+      SPIN_UNTIL (all_pages (views, fails ? "failed" : "image"));
+      choose = ui_find_widget (GTK_WIDGET (f.window->duel_panel), is_choose_button, NULL);
+      g_assert_nonnull (choose);
+      g_assert_cmpint (gtk_widget_get_sensitive (choose), ==, !fails);
+      g_assert_cmpint (enabled (&f, "choose"), ==, !fails);
+      if (fails)
+        g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (choose), "exit status 3"));
+      else
+        {
+          /* Answering works, and the next question's options render. */
+          gtk_widget_activate (choose);
+          SPIN_UNTIL (sb_session_get_n_answers (f.session) == 1);
+        }
+      fixture_close (&f);
+    }
+}
+
+/* A sound must be heard to the end before the answer is taken. Without
+ * GTK's media backend (libgtk-4-media-gstreamer) the sound cannot play,
+ * and the option says so instead. */
+static void
+test_sound_heard_first (void)
+{
+  Fixture f = { 0 };
+  SbStimulusView *a, *b;
+
+  fixture_open (&f, SB_STIMULUS_SOUND, "stimulus-wav.sh", 10);
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (a), "rendering") != 0
+              && g_strcmp0 (sb_stimulus_view_get_page (b), "rendering") != 0);
+  g_assert_nonnull (blocker (&f));
+  g_assert_false (enabled (&f, "answer-a"));
+  if (g_strcmp0 (sb_stimulus_view_get_page (b), "failed") == 0)
+    {
+      g_test_message ("no media backend: %s", sb_stimulus_view_get_error (b));
+      g_assert_nonnull (strstr (blocker (&f), "sound cannot be played"));
+      fixture_close (&f);
+      return;
+    }
+  g_assert_nonnull (strstr (blocker (&f), "Listen"));
+  g_assert_true (sb_duel_panel_play_next (f.window->duel_panel));
+  SPIN_UNTIL (sb_stimulus_view_get_heard (a)
+              || g_strcmp0 (sb_stimulus_view_get_page (a), "failed") == 0);
+  if (!sb_stimulus_view_get_heard (a))
+    {
+      /* A backend without an audio output fails on playing: said so. */
+      g_test_message ("playing failed: %s", sb_stimulus_view_get_error (a));
+      g_assert_false (enabled (&f, "answer-a"));
+      fixture_close (&f);
+      return;
+    }
+  g_assert_false (enabled (&f, "answer-a"));  /* B not heard yet */
+  g_assert_true (sb_duel_panel_play_next (f.window->duel_panel));
+  SPIN_UNTIL (sb_stimulus_view_get_heard (b));
+  SPIN_UNTIL (enabled (&f, "answer-a"));
+  g_assert_null (blocker (&f));
+  fixture_close (&f);
+}
+
+int
+main (int argc, char *argv[])
+{
+  static const UiTest tests[] = {
+    { "/ui/stimulus/image-shown", test_image_shown },
+    { "/ui/stimulus/failing-renderer", test_failing_renderer },
+    { "/ui/stimulus/hanging-renderer", test_hanging_renderer },
+    { "/ui/stimulus/sound-heard-first", test_sound_heard_first },
+    { "/ui/stimulus/choice-options", test_choice_options },
+  };
+  g_autofree char *cache = g_dir_make_tmp ("sb-ui-stimulus-cache-XXXXXX", NULL);
+  int status;
+
+  /* Rendered stimuli go to a scratch cache, never the user's. */
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  if (!ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests)))
+    return g_test_run ();
+  app = ui_harness_application ();
+  status = g_test_run ();
+  g_object_unref (app);
+  remove_tree (cache);
+  return status;
+}
