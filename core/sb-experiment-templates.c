@@ -28,8 +28,10 @@ sb_template_colour (void)
    * so at many hues the upper part lies outside sRGB and is shown with
    * its chroma reduced into the gamut, and marked; lightness kept away
    * from black and white, where hue and chroma stop being visible and
-   * the preference would be ill-posed. */
+   * the preference would be ill-posed. The hue is an angle: periodic,
+   * so 359° and 1° are neighbours to the model and the proposals. */
   sb_experiment_add_parameter (exp, "hue", "°", 0.0, 360.0);
+  exp->parameters[0].scale = SB_SCALE_PERIODIC;
   sb_experiment_add_parameter (exp, "chroma", "%", 5.0, 80.0);
   sb_experiment_add_parameter (exp, "lightness", "%", 35.0, 85.0);
   return exp;

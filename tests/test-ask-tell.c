@@ -3,6 +3,8 @@
  * with their details, stale and unknown questions refused with nothing
  * changed, the pending question through the file, the long CSV. */
 #include "sb-ask-tell.h"
+#include "sb-experiment-templates.h"
+#include "sb-parameter-kinds.h"
 #include "sb-recommend.h"
 #include "sb-session.h"
 #include "sb-worker.h"
@@ -500,6 +502,51 @@ test_recommendation (void)
   g_rmdir (dir);
 }
 
+/* Degrees from A to B the short way round the hue circle. */
+static double
+hue_distance (double a, double b)
+{
+  double d = fmod (fabs (a - b), 360);
+  return MIN (d, 360 - d);
+}
+
+/* The colour template's hue is periodic: a person whose favourite hue is
+ * 350 (just below the wrap) answers duels by the hue's distance from it
+ * round the circle; every option asked has a hue in [0, 360) (360 is 0),
+ * and the recommendation lands near 350 the short way round. */
+static void
+test_colour_hue_wraps (void)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (GError) error = NULL;
+  SbRecommendation rec;
+
+  g_assert_cmpint (exp->parameters[0].scale, ==, SB_SCALE_PERIODIC);
+  g_assert_cmpint (sb_parameter_dim_kind (&exp->parameters[0]), ==, SG_DIM_PERIODIC);
+  exp->budget = 12;
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  for (guint i = 0; i < exp->budget; i++)
+    {
+      const SbPendingQuestion *q = sb_ask_tell_ask (session, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (q->kind, ==, SB_PENDING_DUEL);
+      for (guint k = 0; k < q->n_options; k++)
+        {
+          g_assert_cmpfloat (q->options[k][0], >=, 0);
+          g_assert_cmpfloat (q->options[k][0], <, 360);
+        }
+      SbAnswer answer = answer_of (q->id, SB_ANSWER_CHOSEN);
+      answer.chosen = hue_distance (q->options[1][0], 350) < hue_distance (q->options[0][0], 350);
+      g_assert_true (sb_ask_tell_tell (session, &answer, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (sb_ask_tell_recommend (session, &rec, &error));
+  g_assert_no_error (error);
+  g_assert_true (rec.has_best);
+  g_test_message ("best hue %g", rec.best[0]);
+  g_assert_cmpfloat (hue_distance (rec.best[0], 350), <, 30);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -512,5 +559,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/ask-tell/answer-document", test_answer_document);
   g_test_add_func ("/ask-tell/long-csv", test_long_csv);
   g_test_add_func ("/ask-tell/recommendation", test_recommendation);
+  g_test_add_func ("/ask-tell/colour-hue-wraps", test_colour_hue_wraps);
   return g_test_run ();
 }
