@@ -330,6 +330,76 @@ test_finds_best_candidate (void)
     }
 }
 
+/* Candidate sets with kinds: coordinate 0 periodic on [0, 1] (1 is 0),
+ * coordinate 1 an integer 0 .. 5. The rows are the settings as they are:
+ * a safe start at the periodic upper bound is asked as 1, not wrapped to
+ * 0 (which is no row), and every option of a seeded loop is a row
+ * exactly; a row at 2.5 of the integer coordinate is refused. */
+static void
+test_candidates_with_kinds (void)
+{
+  enum { N = 25 };
+  double cand[N * DIM];
+  size_t n = 0;
+  for (int y = 0; y <= 5; y++)
+    for (int i = 0; i < 4; i++)
+      {
+        cand[n * DIM] = 0.125 + 0.25 * i;
+        cand[n++ * DIM + 1] = y;
+      }
+  cand[n * DIM] = 1.0;
+  cand[n++ * DIM + 1] = 2;
+  g_assert_cmpuint (n, ==, N);
+
+  for (int mode = 0; mode < 2; mode++)
+    {
+      sg_bo_config c;
+      config_for (&c, cand, mode ? SG_BO_SAFE : SG_BO_PREFERENCE);
+      c.n_candidates = N;
+      g_assert_cmpint (sg_bo_config_set_kind (&c, 0, SG_DIM_PERIODIC), ==, SG_OK);
+      g_assert_cmpint (sg_bo_config_set_kind (&c, 1, SG_DIM_INTEGER), ==, SG_OK);
+      c.upper[1] = 5;
+      c.n_samples = 64;
+      c.seed = 5;
+      if (mode)
+        {
+          c.has_safe_start = 1;
+          c.safe_start[0] = 1.0;
+          c.safe_start[1] = 2;
+        }
+      sg_bo *bo;
+      g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      for (size_t t = 0; t < 8; t++)
+        {
+          gsl_rng *rng = sg_bo_rng (bo);
+          sg_bo_query q;
+          g_assert_cmpint (sg_bo_propose (bo, rng, NULL, &q), ==, SG_OK);
+          sg_rng_free (rng);
+          if (mode && t == 0)
+            {
+              g_assert_cmpfloat (q.x[0], ==, 1.0);
+              g_assert_cmpfloat (q.x[1], ==, 2);
+            }
+          for (size_t i = 0; i < q.n_options; i++)
+            {
+              size_t r = 0;
+              while (r < N && memcmp (cand + r * DIM, q.options[i], sizeof (double) * DIM) != 0)
+                r++;
+              g_assert_cmpuint (r, <, N);
+            }
+          answer (bo, &q);
+        }
+      sg_bo_free (bo);
+
+      /* a row between two whole numbers of the integer coordinate */
+      double bad[N * DIM];
+      memcpy (bad, cand, sizeof bad);
+      bad[3 * DIM + 1] = 2.5;
+      c.candidates = bad;
+      g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -338,5 +408,6 @@ main (int argc, char **argv)
   g_test_add_func ("/bo-candidates/proposals-are-candidates", test_proposals_are_candidates);
   g_test_add_func ("/bo-candidates/small-set-repeats", test_small_set_repeats);
   g_test_add_func ("/bo-candidates/finds-best", test_finds_best_candidate);
+  g_test_add_func ("/bo-candidates/with-kinds", test_candidates_with_kinds);
   return g_test_run ();
 }
