@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "sb-ask-tell.h"
+#include "sb-consistency.h"
 #include "sb-experiment-templates.h"
 #include "sb-jobs.h"
 #include "sb-session-private.h"
@@ -227,8 +228,33 @@ refit_if_due (SbSession *session, GError **error)
   return ok;
 }
 
+/* A repeat of the past duel ENTRY as question Q: its options swapped
+ * (option 0 is the old b) and shown on the other sides (sb-consistency.h). */
+static void
+pose_repeat (SbSession *session, guint entry, SbPendingQuestion *q)
+{
+  const SbLogEntry *e = sb_session_get_observation (session, entry);
+  gsize size = e->dim * sizeof (double);
+
+  q->kind = SB_PENDING_DUEL;
+  q->n_options = 2;
+  memcpy (q->options[0], e->b, size);
+  memcpy (q->options[1], e->a, size);
+  /* The old option k is the new option 1 - k: the same order numbers
+   * put the other setting first. Unrecorded (the app showed a first):
+   * the old b first now. */
+  q->shown_order[0] = e->n_shown == 2 ? e->shown_order[0] : 0;
+  q->shown_order[1] = 1 - q->shown_order[0];
+}
+
 const SbPendingQuestion *
 sb_ask_tell_ask (SbSession *session, GError **error)
+{
+  return sb_ask_tell_ask_with_repeats (session, 0.0, error);
+}
+
+const SbPendingQuestion *
+sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate, GError **error)
 {
   const SbExperiment *exp = sb_session_get_experiment (session);
   const SbPendingQuestion *current = sb_ask_tell_current (session);
@@ -236,6 +262,7 @@ sb_ask_tell_ask (SbSession *session, GError **error)
   SbPendingQuestion q = { 0 };
   SbJobInput *input;
   gsize size = exp->n_parameters * sizeof (double);
+  guint repeat;
 
   if (current != NULL)
     return current;
@@ -244,6 +271,19 @@ sb_ask_tell_ask (SbSession *session, GError **error)
       fail (error, SB_ASK_TELL_ERROR_DONE, "the budget of %u answers is used", exp->budget);
       return NULL;
     }
+  q.id = sb_session_get_questions_asked (session) + 1;
+  q.created = g_get_real_time ();
+  q.n_log = sb_session_get_n_observations (session);
+  {
+    g_autoptr (GPtrArray) log = sb_session_dup_observations (session);
+    if (sb_consistency_pick_repeat (exp, log, exp->seed, q.id, repeat_rate, &repeat))
+      {
+        pose_repeat (session, repeat, &q);
+        if (!sb_session_set_pending (session, &q, error))
+          return NULL;
+        return sb_session_get_pending (session);
+      }
+  }
   if (!refit_if_due (session, error))
     return NULL;
   input = sb_job_input_new (session);
@@ -252,9 +292,6 @@ sb_ask_tell_ask (SbSession *session, GError **error)
   if (proposal == NULL)
     return NULL;
 
-  q.id = sb_session_get_questions_asked (session) + 1;
-  q.created = g_get_real_time ();
-  q.n_log = sb_session_get_n_observations (session);
   if (proposal->kind == SB_QUESTION_DUEL)
     {
       q.kind = SB_PENDING_DUEL;

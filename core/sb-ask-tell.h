@@ -99,6 +99,13 @@ const SbPendingQuestion *sb_ask_tell_current (SbSession *session);
  * budget is used, SB_ENGINE_ERROR when the engine failed, a session error
  * when saving failed. */
 const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
+/* The same, with repeated pairs scheduled at REPEAT_RATE (0 .. 1): a
+ * question may be a past duel asked again, its options swapped and shown
+ * on the other sides, instead of the engine's proposal
+ * (sb_consistency_pick_repeat; a study's "repeat_rate"). A repeat is an
+ * ordinary duel question and counts against the budget like any answer. */
+const SbPendingQuestion *sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate,
+                                                       GError **error);
 
 /* Records ANSWER to the pending question and saves: the log entry it
  * maps to (see above) with the question id, the order shown, and the

@@ -4,6 +4,7 @@
 #include "sb-campaign.h"
 
 #include "sb-file-lock.h"
+#include "sb-session-history.h"
 
 #include <math.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct _SbCampaign
    * changed since (log_changes still equals redo_at). */
   SbLogEntry *redo_entry;
   guint64 log_changes;       /* ::changed emissions of the session seen */
+  guint n_edits;             /* the session's history edits seen */
   guint64 redo_at;
 };
 
@@ -320,13 +322,17 @@ on_session_changed (SbSession *session, SbCampaign *self)
 {
   guint n = sb_session_get_n_observations (session);
   gboolean computing = self->state == SB_CAMPAIGN_COMPUTING && !self->waiting_for_disk;
+  /* An answer removed or restored changes the model as a new one does. */
+  gboolean edited = sb_session_get_n_edits (session) != self->n_edits;
 
   self->log_changes++;
+  self->n_edits = sb_session_get_n_edits (session);
 
   /* A new proposal supersedes the running one (its result is dropped). */
-  if (computing ? self->computing_n_log != n
-                : self->latest == NULL || self->latest->n_log != n
-                  || self->state == SB_CAMPAIGN_STALLED)
+  if (edited
+      || (computing ? self->computing_n_log != n
+                    : self->latest == NULL || self->latest->n_log != n
+                      || self->state == SB_CAMPAIGN_STALLED))
     request_question (self);
 }
 
@@ -463,6 +469,7 @@ run_session (SbCampaign *self, SbSession *session, gboolean follow)
   g_clear_pointer (&self->redo_entry, sb_log_entry_free);
   g_clear_pointer (&self->latest, sb_question_free);
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
+  self->n_edits = session ? sb_session_get_n_edits (session) : 0;
   self->has_slice = FALSE;
   set_string (self, &self->error, NULL, PROP_ERROR);
   set_string (self, &self->save_error, NULL, PROP_SAVE_ERROR);

@@ -254,6 +254,9 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
           sg_bo_free (bo);
           return NULL;
         }
+      /* An answer the experimenter removed never reaches the engine. */
+      if (sb_log_entry_is_removed (obs))
+        continue;
       switch (obs->kind)
         {
         case SB_LOG_DUEL:
@@ -834,6 +837,8 @@ add_observations (SbPlotSnapshot *snap, const SbExperiment *exp, GPtrArray *log)
   for (guint i = 0; i < log->len; i++)
     {
       const SbLogEntry *e = g_ptr_array_index (log, i);
+      if (sb_log_entry_is_removed (e))
+        continue;
       switch (e->kind)
         {
         case SB_LOG_DUEL:
@@ -909,6 +914,8 @@ add_convergence (SbPlotSnapshot *snap, const SbPlotInput *input, sg_problem *pro
       const SbLogEntry *e = g_ptr_array_index (input->log, i);
       double v;
 
+      if (sb_log_entry_is_removed (e))
+        continue;
       switch (e->kind)
         {
         case SB_LOG_DUEL:

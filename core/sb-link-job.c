@@ -148,7 +148,10 @@ sb_link_duel_differences (const SbJobInput *input, const SbLinkOptions *opt,
 
   guint dim = input->experiment->n_parameters, n = 0;
   for (guint i = 0; i < input->observations->len; i++)
-    n += ((const SbLogEntry *) g_ptr_array_index (input->observations, i))->kind == SB_LOG_DUEL;
+    {
+      const SbLogEntry *obs = g_ptr_array_index (input->observations, i);
+      n += obs->kind == SB_LOG_DUEL && !sb_log_entry_is_removed (obs);
+    }
   if (n == 0)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -168,7 +171,7 @@ sb_link_duel_differences (const SbJobInput *input, const SbLinkOptions *opt,
   for (guint i = 0; i < input->observations->len; i++)
     {
       const SbLogEntry *obs = g_ptr_array_index (input->observations, i);
-      if (obs->kind != SB_LOG_DUEL)
+      if (obs->kind != SB_LOG_DUEL || sb_log_entry_is_removed (obs))
         continue;
       memcpy (xs + (2 * (gsize) k) * dim, obs->a, dim * sizeof (double));
       memcpy (xs + (2 * (gsize) k + 1) * dim, obs->b, dim * sizeof (double));

@@ -1,17 +1,20 @@
 /* sb-session-csv.c — the observation log as CSV, for spreadsheets and R:
  * one header row, then one row per observation (sb-session.h). Numbers
- * are written with 17 significant digits in the C locale.
+ * are written in the shortest form that reads back to the same double,
+ * in the C locale. Answers the experimenter removed are left out (the
+ * session file keeps them).
  */
 #include "config.h"
 
 #include "sb-session-private.h"
 #include "sb-candidates.h"
+#include "sb-json-write.h"
 
 #include <math.h>
 #include <string.h>
 
-static void
-csv_field (GString *out, const char *text)
+void
+sb_csv_field (GString *out, const char *text)
 {
   if (strpbrk (text, ",\"\n\r") == NULL)
     {
@@ -28,13 +31,16 @@ csv_field (GString *out, const char *text)
   g_string_append_c (out, '"');
 }
 
-static void
-csv_number (GString *out, double v)
+void
+sb_csv_number (GString *out, double v)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
-  if (isfinite (v))
-    g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.17g", v));
+  if (!isfinite (v))
+    return;
+  sb_json_format_double (v, buf, sizeof buf);
+  /* the JSON writer keeps the sign of zero as "-0.0" */
+  g_string_append (out, strcmp (buf, "-0.0") == 0 ? "-0" : buf);
 }
 
 static void
@@ -48,12 +54,12 @@ csv_answer_details (GString *out, const SbLogEntry *obs)
     g_string_append_printf (out, "%s%c", i ? " " : "", 'a' + obs->shown_order[i]);
   g_string_append_c (out, ',');
   if (obs->has_response_time)
-    csv_number (out, obs->response_time);
+    sb_csv_number (out, obs->response_time);
   g_string_append_c (out, ',');
   g_string_append (out, sg_confidence_name (obs->confidence));
   g_string_append_c (out, ',');
   if (obs->note)
-    csv_field (out, obs->note);
+    sb_csv_field (out, obs->note);
 }
 
 /* The option columns of the wide format: a and b, or one per option the
@@ -104,13 +110,15 @@ sb_session_to_csv (SbSession *self)
         g_autofree char *name = g_strdup_printf ("%c_%s", 'a' + side,
                                                  exp->parameters[j].name);
         g_string_append_c (out, ',');
-        csv_field (out, name);
+        sb_csv_field (out, name);
       }
   g_string_append (out, ",question,shown_order,response_time,confidence,note\n");
 
   for (guint i = 0; i < self->observations->len; i++)
     {
       const SbLogEntry *obs = g_ptr_array_index (self->observations, i);
+      if (sb_log_entry_is_removed (obs))
+        continue;
       g_autofree char *time = sb_session_format_time (obs->time);
 
       g_string_append_printf (out, "%u,%s,%s,", i + 1, time,
@@ -118,7 +126,7 @@ sb_session_to_csv (SbSession *self)
       csv_answer (out, obs);
       g_string_append_c (out, ',');
       if (obs->kind == SB_LOG_VALUE)
-        csv_number (out, obs->value);
+        sb_csv_number (out, obs->value);
       for (guint side = 0; side < wide_options (exp); side++)
         for (guint j = 0; j < exp->n_parameters; j++)
           {
@@ -126,7 +134,7 @@ sb_session_to_csv (SbSession *self)
                               ? sb_log_entry_option (obs, side) : NULL;
             g_string_append_c (out, ',');
             if (x)
-              csv_number (out, x[j]);
+              sb_csv_number (out, x[j]);
           }
       csv_answer_details (out, obs);
       g_string_append_c (out, '\n');
@@ -168,7 +176,7 @@ sb_session_to_csv_long (SbSession *self)
     {
       g_autofree char *name = g_strdup_printf ("x_%s", exp->parameters[j].name);
       g_string_append_c (out, ',');
-      csv_field (out, name);
+      sb_csv_field (out, name);
     }
   if (exp->candidates != NULL)
     g_string_append (out, ",file");
@@ -177,6 +185,8 @@ sb_session_to_csv_long (SbSession *self)
   for (guint i = 0; i < self->observations->len; i++)
     {
       const SbLogEntry *obs = g_ptr_array_index (self->observations, i);
+      if (sb_log_entry_is_removed (obs))
+        continue;
       g_autofree char *time = sb_session_format_time (obs->time);
       gboolean same = obs->a && obs->b
                       && memcmp (obs->a, obs->b, obs->dim * sizeof (double)) == 0;
@@ -204,19 +214,19 @@ sb_session_to_csv_long (SbSession *self)
               g_string_append_printf (out, "%u", r + 1);
           g_string_append_c (out, ',');
           if (obs->kind == SB_LOG_VALUE)
-            csv_number (out, obs->value);
+            sb_csv_number (out, obs->value);
           g_string_append_c (out, ',');
           if (obs->has_response_time)
-            csv_number (out, obs->response_time);
+            sb_csv_number (out, obs->response_time);
           g_string_append_c (out, ',');
           g_string_append (out, sg_confidence_name (obs->confidence));
           g_string_append_c (out, ',');
           if (obs->note)
-            csv_field (out, obs->note);
+            sb_csv_field (out, obs->note);
           for (guint j = 0; j < exp->n_parameters; j++)
             {
               g_string_append_c (out, ',');
-              csv_number (out, x[j]);
+              sb_csv_number (out, x[j]);
             }
           if (exp->candidates != NULL)
             {
@@ -224,7 +234,7 @@ sb_session_to_csv_long (SbSession *self)
               gssize row = sb_experiment_candidate_index (exp, x);
               g_string_append_c (out, ',');
               if (row >= 0)
-                csv_field (out, exp->candidates->files[row]);
+                sb_csv_field (out, exp->candidates->files[row]);
             }
           g_string_append_c (out, '\n');
         }

@@ -610,6 +610,114 @@ parse_answer_details (const ParseContext *ctx, JsonObject *o, const char *what,
          && parse_confidence (ctx, o, what, obs, error);
 }
 
+/* A time given as "time_us" (microseconds since the epoch) or, when that
+ * is absent, as the ISO 8601 "time"; REQUIRED: one of them must be there. */
+static gboolean
+parse_time (const ParseContext *ctx, JsonObject *o, const char *what, gboolean required,
+            gint64 *out, GError **error)
+{
+  g_autofree char *time = NULL;
+  JsonNode *member;
+
+  GET_OR_FAIL (o, "time_us", G_TYPE_INT64, FALSE, member);
+  if (member)
+    {
+      *out = json_node_get_int (member);
+      return TRUE;
+    }
+  if (!parse_string (ctx, o, "time", required, &time, error))
+    return FALSE;
+  if (time)
+    {
+      g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (time, NULL);
+      if (dt == NULL)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "time",
+                         "%s: '%s' is not an ISO 8601 time", what, time);
+          return FALSE;
+        }
+      *out = g_date_time_to_unix (dt) * G_USEC_PER_SEC + g_date_time_get_microsecond (dt);
+    }
+  return TRUE;
+}
+
+/* The optional "removed": {"time", "by"} of an entry the experimenter
+ * removed (sb-session-history.h). */
+static gboolean
+parse_removed (const ParseContext *ctx, JsonObject *o, const char *what, SbLogEntry *obs,
+               GError **error)
+{
+  g_autofree char *where = g_strdup_printf ("%s: 'removed'", what);
+  JsonObject *r;
+  JsonNode *member;
+
+  if (!get_member (ctx, o, "removed", JSON_TYPE_OBJECT, FALSE, &member, error))
+    return FALSE;
+  if (member == NULL)
+    return TRUE;
+  r = json_node_get_object (member);
+  if (!parse_time (ctx, r, where, TRUE, &obs->removed_time, error)
+      || !parse_string (ctx, r, "by", FALSE, &obs->removed_by, error))
+    return FALSE;
+  if (obs->removed_time == 0)
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "removed",
+                     "%s: the time of the removal is 0", what);
+      return FALSE;
+    }
+  if (obs->removed_by == NULL)
+    obs->removed_by = g_strdup ("");
+  return TRUE;
+}
+
+/* One record of the edit journal ("edits"), checked against the log. */
+static gboolean
+parse_edit (const ParseContext *ctx, JsonNode *node, guint index, guint n_log, SbEdit *edit,
+            GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("edit %u", index + 1);
+  g_autofree char *action = NULL;
+  GError *local = NULL;
+  JsonObject *o;
+  JsonNode *member;
+  gint64 entry;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "edits", "%s is not an object", what);
+      return FALSE;
+    }
+  o = json_node_get_object (node);
+  if (!parse_string (ctx, o, "action", TRUE, &action, error))
+    return FALSE;
+  if (!sb_edit_action_from_string (action, &edit->action))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "action",
+                     "%s: unknown action '%s' (expected \"remove\", \"restore\" or \"note\")",
+                     what, action);
+      return FALSE;
+    }
+  GET_OR_FAIL (o, "entry", G_TYPE_INT64, TRUE, member);
+  entry = json_node_get_int (member);
+  edit->entry = entry >= 1 && entry <= G_MAXUINT ? (guint) (entry - 1) : G_MAXUINT;
+  GET_OR_FAIL (o, "reverts", G_TYPE_INT64, FALSE, member);
+  if (member)
+    edit->reverts = json_node_get_int (member) >= 1 && json_node_get_int (member) <= G_MAXUINT
+                    ? (guint) json_node_get_int (member) : G_MAXUINT;
+  if (!parse_time (ctx, o, what, TRUE, &edit->time, error)
+      || !parse_string (ctx, o, "by", FALSE, &edit->by, error)
+      || !parse_string (ctx, o, "note", FALSE, &edit->note, error)
+      || !parse_string (ctx, o, "previous", FALSE, &edit->previous, error))
+    return FALSE;
+  if (!sb_session_check_edit (edit, n_log, index, &local))
+    {
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "edits", "%s", local->message);
+      g_error_free (local);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
                    const SbExperiment *exp, SbLogEntry **out, GError **error)
@@ -697,28 +805,13 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
       GET_OR_FAIL (o, "value", G_TYPE_DOUBLE, TRUE, member);
       obs->value = json_node_get_double (member);
     }
-  GET_OR_FAIL (o, "time_us", G_TYPE_INT64, FALSE, member);
-  if (member)
-    obs->time = json_node_get_int (member);
-  else
-    {
-      g_autofree char *time = NULL;
-      if (!parse_string (ctx, o, "time", FALSE, &time, error))
-        return FALSE;
-      if (time)
-        {
-          g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (time, NULL);
-          if (dt == NULL)
-            {
-              content_error (ctx, error, SB_SESSION_ERROR_INVALID, "time",
-                             "observation %u: '%s' is not an ISO 8601 time", index + 1, time);
-              return FALSE;
-            }
-          obs->time = g_date_time_to_unix (dt) * G_USEC_PER_SEC
-                      + g_date_time_get_microsecond (dt);
-        }
-    }
-  if (!parse_answer_details (ctx, o, what, obs, error))
+  {
+    g_autofree char *where = g_strdup_printf ("observation %u", index + 1);
+    if (!parse_time (ctx, o, where, FALSE, &obs->time, error))
+      return FALSE;
+  }
+  if (!parse_answer_details (ctx, o, what, obs, error)
+      || !parse_removed (ctx, o, what, obs, error))
     return FALSE;
   /* What the engine would refuse is refused here, by the same check. */
   if (!sb_experiment_check_observation (exp, obs, index, &local))
@@ -840,6 +933,31 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   return parse_count (ctx, o, "log_length", 0, G_MAXINT, &q->n_log, error);
 }
 
+SbExperiment *
+sb_experiment_from_node (JsonObject *obj, const char *name, const char *data, GError **error)
+{
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  ParseContext context = { name, data };
+  GError *local = NULL;
+
+  if (!parse_experiment (&context, obj, exp, error))
+    return NULL;
+  if (!sb_experiment_validate (exp, &local))
+    {
+      content_error (&context, error, SB_SESSION_ERROR_INVALID, "experiment", "%s",
+                     local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  return g_steal_pointer (&exp);
+}
+
+void
+sb_json_locate_member (const char *data, const char *key, guint *line, guint *column)
+{
+  locate_member (data, key, line, column);
+}
+
 SbSession *
 sb_session_load_from_data (const char *data, gssize len, const char *name, GError **error)
 {
@@ -958,7 +1076,21 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
         }
     }
 
+  g_autoptr (GArray) edits = sb_session_edits_new ();
+  if (!get_member (ctx, obj, "edits", JSON_TYPE_ARRAY, FALSE, &node, error))
+    return NULL;
+  for (guint i = 0; node && i < json_array_get_length (json_node_get_array (node)); i++)
+    {
+      SbEdit edit = { 0 };
+      gboolean ok = parse_edit (ctx, json_array_get_element (json_node_get_array (node), i), i,
+                                log->len, &edit, error);
+      g_array_append_val (edits, edit);  /* cleared with the array on failure too */
+      if (!ok)
+        return NULL;
+    }
+
   self = g_object_new (SB_TYPE_SESSION, NULL);
+  SB_SWAP (GArray *, self->edits, edits);
   self->hyper = hyper;
   self->questions_asked = (guint64) asked;
   self->pending = g_steal_pointer (&pending);

@@ -12,6 +12,9 @@
 #pragma once
 
 #include "sb-session.h"
+#include "sb-session-history.h"
+
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
 
@@ -30,7 +33,18 @@ struct _SbSession
   gint64 created;
   SbPendingQuestion *pending;  /* NULL: no ask/tell question open */
   guint64 questions_asked;     /* the largest question id given out */
+  GArray *edits;               /* SbEdit: the journal, oldest first */
+  GArray *undo_edits;          /* guint: journal records undoable, last on top */
+  GArray *redo_edits;          /* guint: journal records undone, last on top */
 };
+
+/* A session's journal array (element SbEdit, cleared with sb_edit_clear). */
+GArray *sb_session_edits_new (void);
+/* TRUE when EDIT can be in the journal of a log of N_LOG entries that
+ * holds N_EDITS records before it; ERROR names what is wrong. */
+gboolean sb_session_check_edit (const SbEdit *edit, guint n_log, guint n_edits, GError **error);
+/* Saves after a change and emits ::changed (sb-session.c). */
+gboolean sb_session_commit_change (SbSession *self, GError **error);
 
 /* The largest counts a session file holds (sb_experiment_validate). */
 #define SB_SESSION_MAX_BUDGET SB_MAX_BUDGET
@@ -63,6 +77,21 @@ gboolean sb_session_write_file (const char *path, const char *data, gsize length
                                 GError **error);
 /* Removes the temporary files of PATH (resolved) whose writer is gone. */
 void sb_session_remove_stale_temps (const char *path);
+
+/* The experiment as the session file holds it ("experiment"), and back:
+ * OBJ read from the text DATA of the file NAME (for "NAME:LINE:COLUMN"
+ * messages), checked as a session's experiment is. */
+JsonNode *sb_experiment_to_node (const SbExperiment *exp);
+SbExperiment *sb_experiment_from_node (JsonObject *obj, const char *name, const char *data,
+                                       GError **error);
+/* Line and column (1-based) of the first member named KEY in DATA. */
+void sb_json_locate_member (const char *data, const char *key, guint *line, guint *column);
+
+/* CSV fields as every export writes them: TEXT quoted when it holds a
+ * comma, quote or line break; V in the shortest form that reads back to
+ * the same double (46.8, not 46.799999999999997), nothing when not finite. */
+void sb_csv_field (GString *out, const char *text);
+void sb_csv_number (GString *out, double v);
 
 /* TIME_US (microseconds since the epoch) as ISO 8601 UTC ("" if out of range). */
 char *sb_session_format_time (gint64 time_us);

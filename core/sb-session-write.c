@@ -156,6 +156,12 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
   return json_builder_get_root (b);
 }
 
+JsonNode *
+sb_experiment_to_node (const SbExperiment *exp)
+{
+  return experiment_to_node (exp, NULL);
+}
+
 static JsonNode *
 observation_to_node (const SbLogEntry *obs)
 {
@@ -199,6 +205,41 @@ observation_to_node (const SbLogEntry *obs)
     json_object_set_string_member (o, "confidence", sg_confidence_name (obs->confidence));
   if (obs->note != NULL)
     json_object_set_string_member (o, "note", obs->note);
+  if (sb_log_entry_is_removed (obs))
+    {
+      JsonObject *r = json_object_new ();
+      g_autofree char *t = sb_session_format_time (obs->removed_time);
+      json_object_set_string_member (r, "time", t);
+      json_object_set_int_member (r, "time_us", obs->removed_time);
+      json_object_set_string_member (r, "by", obs->removed_by ? obs->removed_by : "");
+      json_object_set_object_member (o, "removed", r);
+    }
+  json_node_take_object (node, o);
+  return node;
+}
+
+/* A journal record (sb-session-history.h); entries are 1-based in the file. */
+static JsonNode *
+edit_to_node (const SbEdit *edit)
+{
+  JsonObject *o = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *t = sb_session_format_time (edit->time);
+
+  json_object_set_string_member (o, "action", sb_edit_action_to_string (edit->action));
+  json_object_set_int_member (o, "entry", edit->entry + 1);
+  json_object_set_string_member (o, "time", t);
+  json_object_set_int_member (o, "time_us", edit->time);
+  json_object_set_string_member (o, "by", edit->by ? edit->by : "");
+  if (edit->action == SB_EDIT_NOTE)
+    {
+      if (edit->note)
+        json_object_set_string_member (o, "note", edit->note);
+      if (edit->previous)
+        json_object_set_string_member (o, "previous", edit->previous);
+    }
+  if (edit->reverts)
+    json_object_set_int_member (o, "reverts", edit->reverts);
   json_node_take_object (node, o);
   return node;
 }
@@ -277,6 +318,13 @@ sb_session_to_data (SbSession *self, gsize *length)
   if (self->pending)
     json_object_set_member (root, "pending",
                             pending_to_node (self->pending, self->experiment->n_parameters));
+  if (self->edits->len > 0)
+    {
+      JsonArray *edits = json_array_sized_new (self->edits->len);
+      for (guint i = 0; i < self->edits->len; i++)
+        json_array_add_element (edits, edit_to_node (&g_array_index (self->edits, SbEdit, i)));
+      json_object_set_array_member (root, "edits", edits);
+    }
   json_node_take_object (node, root);
 
   /* Not json_generator: json-glib 1.6 writes 1e-14 as "1e-14.0". */

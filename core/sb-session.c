@@ -77,6 +77,9 @@ SB_NAMED_ENUM (SbTemplate, sb_template_to_string, sb_template_from_string, templ
 SB_NAMED_ENUM (SbLogKind, sb_log_kind_to_string, sb_log_kind_from_string, kind_names, "skip")
 SB_NAMED_ENUM (SbPendingKind, sb_pending_kind_to_string, sb_pending_kind_from_string,
                pending_kind_names, "duel")
+static const char *const edit_action_names[] = { "remove", "restore", "note" };
+SB_NAMED_ENUM (SbEditAction, sb_edit_action_to_string, sb_edit_action_from_string,
+               edit_action_names, "note")
 
 const char *
 sb_mode_to_string (SbMode mode)
@@ -198,6 +201,7 @@ sb_log_entry_copy (const SbLogEntry *obs)
                                                           * sizeof (double))
                                : NULL;
   copy->note = g_strdup (obs->note);
+  copy->removed_by = g_strdup (obs->removed_by);
   return copy;
 }
 
@@ -210,6 +214,7 @@ sb_log_entry_free (SbLogEntry *obs)
   g_free (obs->b);
   g_free (obs->options);
   g_free (obs->note);
+  g_free (obs->removed_by);
   g_free (obs);
 }
 
@@ -698,6 +703,10 @@ sb_session_check (SbSession *self, GError **error)
                                                   self->observations->len,
                                                   self->questions_asked, error))
     return FALSE;
+  for (guint i = 0; i < self->edits->len; i++)
+    if (!sb_session_check_edit (&g_array_index (self->edits, SbEdit, i),
+                                self->observations->len, i, error))
+      return FALSE;
   return sb_hyper_validate (&self->hyper, self->experiment->n_parameters, error);
 }
 
@@ -712,6 +721,9 @@ sb_session_finalize (GObject *object)
   g_clear_pointer (&self->observations, g_ptr_array_unref);
   g_clear_pointer (&self->refits, g_array_unref);
   g_clear_pointer (&self->pending, g_free);
+  g_clear_pointer (&self->edits, g_array_unref);
+  g_clear_pointer (&self->undo_edits, g_array_unref);
+  g_clear_pointer (&self->redo_edits, g_array_unref);
   g_clear_object (&self->file);
   G_OBJECT_CLASS (sb_session_parent_class)->finalize (object);
 }
@@ -769,6 +781,9 @@ sb_session_init (SbSession *self)
 {
   self->observations = g_ptr_array_new_with_free_func ((GDestroyNotify) sb_log_entry_free);
   self->refits = g_array_new (FALSE, FALSE, sizeof (SbHyper));
+  self->edits = sb_session_edits_new ();
+  self->undo_edits = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->redo_edits = g_array_new (FALSE, FALSE, sizeof (guint));
   self->created = g_get_real_time ();
 }
 
@@ -817,8 +832,11 @@ sb_session_get_n_answers (SbSession *self)
 
   g_return_val_if_fail (SB_IS_SESSION (self), 0);
   for (guint i = 0; i < self->observations->len; i++)
-    if (((SbLogEntry *) g_ptr_array_index (self->observations, i))->kind != SB_LOG_SKIP)
-      n++;
+    {
+      const SbLogEntry *e = g_ptr_array_index (self->observations, i);
+      if (e->kind != SB_LOG_SKIP && !sb_log_entry_is_removed (e))
+        n++;
+    }
   return n;
 }
 
@@ -943,8 +961,8 @@ sb_session_save_as (SbSession *self, GFile *file, GError **error)
 }
 /* ---- Changes ----------------------------------------------------------- */
 
-static gboolean
-commit_change (SbSession *self, GError **error)
+gboolean
+sb_session_commit_change (SbSession *self, GError **error)
 {
   gboolean saved = TRUE;
   gboolean background = self->file && self->background_save && g_file_is_native (self->file);
@@ -972,7 +990,7 @@ append_checked (SbSession *self, SbLogEntry *obs, GError **error)
       return FALSE;
     }
   g_ptr_array_add (self->observations, obs);
-  return commit_change (self, error);
+  return sb_session_commit_change (self, error);
 }
 
 gboolean
@@ -1034,7 +1052,7 @@ sb_session_add_entry (SbSession *self, const SbLogEntry *entry, GError **error)
   if (self->pending && obs->question == self->pending->id)
     g_clear_pointer (&self->pending, g_free);
   g_ptr_array_add (self->observations, obs);
-  return commit_change (self, error);
+  return sb_session_commit_change (self, error);
 }
 
 const SbPendingQuestion *
@@ -1082,11 +1100,19 @@ sb_session_undo (SbSession *self, GError **error)
       g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, "nothing to undo");
       return FALSE;
     }
+  for (guint i = 0; i < self->edits->len; i++)
+    if (g_array_index (self->edits, SbEdit, i).entry == self->observations->len - 1)
+      {
+        g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID,
+                     "answer %u was edited by the experimenter: it is kept (remove it "
+                     "instead)", self->observations->len);
+        return FALSE;
+      }
   g_ptr_array_remove_index (self->observations, self->observations->len - 1);
   /* A question asked after the entry undone is out of date for good. */
   if (self->pending && self->pending->n_log > self->observations->len)
     g_clear_pointer (&self->pending, g_free);
-  return commit_change (self, error);
+  return sb_session_commit_change (self, error);
 }
 
 const SbHyper *
@@ -1137,6 +1163,10 @@ sb_session_reload (SbSession *self, GError **error)
   SB_SWAP (GArray *, self->refits, fresh->refits);
   SB_SWAP (SbHyper, self->hyper, fresh->hyper);
   SB_SWAP (SbPendingQuestion *, self->pending, fresh->pending);
+  SB_SWAP (GArray *, self->edits, fresh->edits);
+  /* Edits made elsewhere: the stacks of this object's edits no longer apply. */
+  g_array_set_size (self->undo_edits, 0);
+  g_array_set_size (self->redo_edits, 0);
   self->questions_asked = fresh->questions_asked;
   self->created = fresh->created;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_OBSERVATIONS]);
@@ -1170,6 +1200,6 @@ sb_session_set_budget (SbSession *self, guint budget, GError **error)
       return FALSE;
     }
   self->experiment->budget = budget;
-  return commit_change (self, error);
+  return sb_session_commit_change (self, error);
 }
 

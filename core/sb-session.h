@@ -199,6 +199,11 @@ typedef struct {
   double response_time;      /* seconds from question to answer, >= 0      */
   sg_confidence confidence;  /* SG_CONFIDENCE_NONE: not given              */
   char *note;                /* NULL, or why the entry is what it is       */
+  /* Removed by the experimenter (sb-session-history.h): the entry stays
+   * in the log and in the file ("removed": {"time", "by"}), but it never
+   * reaches the engine and does not count as an answer. 0: it counts. */
+  gint64 removed_time;
+  char *removed_by;          /* who removed it ("" when not said)          */
 } SbLogEntry;
 
 #define SB_TYPE_LOG_ENTRY (sb_log_entry_get_type ())
@@ -207,6 +212,8 @@ SbLogEntry *sb_log_entry_copy (const SbLogEntry *obs);
 void sb_log_entry_free (SbLogEntry *obs);
 const char *sb_log_kind_to_string (SbLogKind kind);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbLogEntry, sb_log_entry_free)
+/* TRUE when the experimenter removed ENTRY (it does not count). */
+#define sb_log_entry_is_removed(entry) ((entry)->removed_time != 0)
 /* The number of options ENTRY holds (1, 2 or n_options) and the I-th. */
 guint sb_log_entry_n_options (const SbLogEntry *entry);
 const double *sb_log_entry_option (const SbLogEntry *entry, guint i);
@@ -317,7 +324,8 @@ char *sb_session_to_data (SbSession *self, gsize *length);
 
 guint sb_session_get_n_observations (SbSession *self);
 const SbLogEntry *sb_session_get_observation (SbSession *self, guint index);
-/* Observations that count as answers (everything except skips). */
+/* Observations that count as answers (everything except skips and
+ * entries the experimenter removed). */
 guint sb_session_get_n_answers (SbSession *self);
 /* A deep copy of the log (element type SbLogEntry, owns its items). */
 GPtrArray *sb_session_dup_observations (SbSession *self);
@@ -356,7 +364,8 @@ gboolean sb_session_set_pending (SbSession *self, const SbPendingQuestion *q, GE
 
 /* Removes the last observation (skips included) and saves; a pending
  * question asked after it is dropped. FALSE with ERROR when the log is
- * empty or saving failed. */
+ * empty, the entry was edited (sb-session-history.h: it is kept, and can
+ * be removed there instead) or saving failed. */
 gboolean sb_session_undo (SbSession *self, GError **error);
 
 /* The stored hyperparameters (valid = FALSE when none) and their update;

@@ -10,6 +10,7 @@
 #include "sb-campaign.h"
 #include "sb-experiment-templates.h"
 #include "sb-file-lock.h"
+#include "sb-session-history.h"
 #include "sg-problems.h"
 
 #include <glib/gstdio.h>
@@ -131,6 +132,30 @@ test_answer_only_when_shown (Fixture *f, gconstpointer data)
   g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_VALUE, 1.0, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
   g_assert_cmpuint (on_disk (f), ==, 1);
+}
+
+/* The experimenter removes an earlier answer while a question is on
+ * screen: the question is asked again from the model without it, and
+ * restoring it brings it back. */
+static void
+test_history_edit_reproposes (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (SbSession) session = start (f, exp);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      SPIN_UNTIL (asking (f));
+      g_assert_true (sb_campaign_answer (f->campaign, i % 2 ? SB_ANSWER_A : SB_ANSWER_B, NAN,
+                                         NULL));
+    }
+  SPIN_UNTIL (asking (f));
+  g_assert_cmpuint (sb_campaign_get_question (f->campaign)->n_answers, ==, 3);
+  g_assert_true (sb_session_remove_entry (session, 0, "test", NULL));
+  SPIN_UNTIL (asking (f) && sb_campaign_get_question (f->campaign)->n_answers == 2);
+  g_assert_cmpuint (on_disk (f), ==, 3);
+  g_assert_true (sb_session_restore_entry (session, 0, "test", NULL));
+  SPIN_UNTIL (asking (f) && sb_campaign_get_question (f->campaign)->n_answers == 3);
 }
 
 static gboolean
@@ -764,6 +789,7 @@ main (int argc, char *argv[])
   ADD ("/campaign/one-writer-others-follow", test_one_writer_others_follow);
   ADD ("/campaign/safe-start-first", test_safe_start_first);
   ADD ("/campaign/undo-redo", test_undo_redo);
+  ADD ("/campaign/history-edit-reproposes", test_history_edit_reproposes);
   ADD ("/campaign/duel-details-and-ties", test_duel_details_and_ties);
   ADD ("/campaign/choice-and-ranking-questions", test_choice_and_ranking_questions);
   ADD ("/campaign/oracle-chooses-best", test_oracle_chooses_best);

@@ -1,0 +1,392 @@
+/* test-study.c — a study folder with many participants (core/sb-study.h):
+ * created only where nothing is overwritten, read back, participants
+ * added under codes (generated ones unambiguous and unique, given ones
+ * checked), a participant file the index missed adopted, damaged indexes
+ * refused with their line and column and left as they are, summaries and
+ * the pooled population, and the long CSV (numbers as typed, notes only
+ * when asked, removed answers left out). */
+#include "sb-ask-tell.h"
+#include "sb-session-history.h"
+#include "sb-study.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  char *root;  /* a temporary folder */
+  char *dir;   /* the study inside it (not created) */
+} Fixture;
+
+static void
+fixture_set_up (Fixture *f, gconstpointer data)
+{
+  f->root = g_dir_make_tmp ("sb-study-XXXXXX", NULL);
+  f->dir = g_build_filename (f->root, "colour-study", NULL);
+}
+
+static void
+remove_tree (const char *path)
+{
+  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
+      const char *name;
+      while (d && (name = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          remove_tree (child);
+        }
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
+static void
+fixture_tear_down (Fixture *f, gconstpointer data)
+{
+  remove_tree (f->root);
+  g_free (f->root);
+  g_free (f->dir);
+}
+
+static SbExperiment *
+experiment (void)
+{
+  SbExperiment *exp = sb_experiment_new ();
+
+  g_free (exp->title);
+  exp->title = g_strdup ("Brightness, with a comma");
+  g_assert_true (sb_experiment_add_parameter (exp, "brightness", "cd/m2", 0.0, 100.0));
+  g_assert_true (sb_experiment_add_parameter (exp, "time", "s", 0.0, 10.0));
+  exp->budget = 12;
+  exp->seed = 9;
+  return exp;
+}
+
+static SbStudy *
+create (Fixture *f, double rate)
+{
+  g_autoptr (SbExperiment) exp = experiment ();
+  g_autoptr (GError) error = NULL;
+  SbStudy *study = sb_study_create (f->dir, exp, rate, &error);
+
+  g_assert_no_error (error);
+  return study;
+}
+
+static char *
+read_text (const char *dir, const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+static void
+test_create_open (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 0.2);
+  g_autoptr (SbStudy) back = NULL;
+  g_autoptr (SbExperiment) exp = experiment ();
+  g_autoptr (GError) error = NULL;
+
+  back = sb_study_open (f->dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (sb_study_get_name (back), ==, "colour-study");
+  g_assert_cmpfloat (sb_study_get_repeat_rate (back), ==, 0.2);
+  g_assert_cmpstr (sb_study_get_experiment (back)->title, ==, exp->title);
+  g_assert_cmpuint (sb_study_get_experiment (back)->budget, ==, 12);
+  g_assert_cmpuint (sb_study_get_n_participants (back), ==, 0);
+
+  /* Never over an existing study, nor into a folder with files. */
+  g_assert_null (sb_study_create (f->dir, exp, 0.1, &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_EXISTS);
+  g_clear_error (&error);
+  g_assert_null (sb_study_create (f->dir, exp, 0.9, &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_INVALID);
+  g_clear_error (&error);
+  /* An empty folder is fine. */
+  g_autofree char *empty = g_build_filename (f->root, "empty", NULL);
+  g_assert_cmpint (g_mkdir (empty, 0700), ==, 0);
+  g_autoptr (SbStudy) in_empty = sb_study_create (empty, exp, 0, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (in_empty);
+}
+
+static gboolean
+code_is_unambiguous (const char *code)
+{
+  if (strlen (code) != 6 || !g_str_has_prefix (code, "P-"))
+    return FALSE;
+  for (const char *p = code + 2; *p; p++)
+    if (strchr ("23456789ABCDEFGHJKLMNPQRSTUVWXYZ", *p) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_codes (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 0);
+  g_autoptr (SbStudy) back = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  const SbParticipant *p;
+  guint64 seeds[3];
+
+  for (guint i = 0; i < 20; i++)
+    {
+      p = sb_study_add_participant (study, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (code_is_unambiguous (p->code));
+      g_assert_false (g_hash_table_contains (seen, p->code));
+      g_hash_table_add (seen, p->code);
+    }
+  /* Many generated codes: the alphabet and the format hold throughout. */
+  for (guint i = 0; i < 2000; i++)
+    {
+      g_autofree char *code = sb_study_new_code (study);
+      g_assert_true (code_is_unambiguous (code));
+      g_assert_null (strpbrk (code + 2, "01OI"));
+    }
+
+  p = sb_study_add_participant (study, "lab-07", "left-handed", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (p->note, ==, "left-handed");
+  g_assert_null (sb_study_add_participant (study, "LAB-07", NULL, &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_TAKEN);
+  g_clear_error (&error);
+  g_assert_null (sb_study_add_participant (study, "Anna Smith", NULL, &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_null (sb_study_add_participant (study, "../escape", NULL, &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_INVALID);
+  g_clear_error (&error);
+
+  back = sb_study_open (f->dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sb_study_get_n_participants (back), ==, 21);
+  g_assert_cmpstr (sb_study_find (back, "lab-07")->note, ==, "left-handed");
+
+  /* Each participant's session is the experiment with a seed of its own. */
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (SbSession) s = sb_study_open_session (back,
+                                                       sb_study_get_participant (back, i)->code,
+                                                       &error);
+      g_assert_no_error (error);
+      seeds[i] = sb_session_get_experiment (s)->seed;
+      g_assert_cmpstr (sb_session_get_experiment (s)->title, ==, "Brightness, with a comma");
+    }
+  g_assert_true (seeds[0] != seeds[1] && seeds[1] != seeds[2] && seeds[0] != seeds[2]);
+}
+
+/* A participant file the index does not list (a writer killed between
+ * the two) joins the roster when the study is opened. */
+static void
+test_adopt_unlisted (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 0);
+  g_autoptr (SbStudy) back = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbExperiment) exp = experiment ();
+  g_autoptr (SbSession) s = sb_session_new (exp);
+  g_autofree char *path = sb_study_participant_path (study, "P-ORPH");
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  double a[2] = { 10, 1 }, b[2] = { 20, 2 };
+
+  g_assert_nonnull (sb_study_add_participant (study, "P-LIST", NULL, NULL));
+  g_assert_true (sb_session_add_duel (s, a, b, 1, NULL));
+  g_assert_true (sb_session_save_as (s, file, NULL));
+  back = sb_study_open (f->dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sb_study_get_n_participants (back), ==, 2);
+  g_assert_nonnull (sb_study_find (back, "P-ORPH"));
+  /* ... and is written into the index with the next roster change. */
+  g_assert_nonnull (sb_study_add_participant (back, "P-NEXT", NULL, NULL));
+  g_autofree char *index = read_text (f->dir, SB_STUDY_INDEX);
+  g_assert_nonnull (strstr (index, "\"P-ORPH\""));
+  SbParticipantSummary sum;
+  g_assert_true (sb_study_summarise (back, "P-ORPH", &sum, NULL));
+  g_assert_cmpuint (sum.answered, ==, 1);
+}
+
+/* A damaged index is refused with FILE:LINE:COLUMN and left as it is. */
+static void
+assert_index_refused (Fixture *f, const char *from, const char *to, const char *needle)
+{
+  g_autofree char *path = g_build_filename (f->dir, SB_STUDY_INDEX, NULL);
+  g_autofree char *good = read_text (f->dir, SB_STUDY_INDEX);
+  g_autofree char *bad = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr (GError) error = NULL;
+  char *at = strstr (good, from);
+
+  g_assert_nonnull (at);
+  bad = g_strdup_printf ("%.*s%s%s", (int) (at - good), good, to, at + strlen (from));
+  g_assert_true (g_file_set_contents (path, bad, -1, NULL));
+  g_assert_null (sb_study_open (f->dir, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "study.json:"));
+  g_assert_nonnull (strstr (error->message, needle));
+  /* adding refuses too, and writes nothing */
+  after = read_text (f->dir, SB_STUDY_INDEX);
+  g_assert_cmpstr (after, ==, bad);
+  g_assert_true (g_file_set_contents (path, good, -1, NULL));
+}
+
+static void
+test_damaged_index (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 0);
+
+  g_assert_nonnull (sb_study_add_participant (study, "P-AAAA", NULL, NULL));
+  assert_index_refused (f, "\"participants\"", "\"participants\" x", "");
+  assert_index_refused (f, "skewbench-study", "skewbench-session", "not a SkewBench study");
+  assert_index_refused (f, "\"active\"", "\"gone\"", "unknown status 'gone'");
+  assert_index_refused (f, "\"repeat_rate\": 0", "\"repeat_rate\": 2", "'repeat_rate'");
+  assert_index_refused (f, "\"budget\": 12", "\"budget\": 0", "budget");
+  assert_index_refused (f, "\"P-AAAA\"", "\"P AAAA\"", "only letters");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbStudy) ok = sb_study_open (f->dir, &error);
+  g_assert_no_error (error);
+}
+
+/* Ask/tell per participant, with repeats; summaries; the population
+ * leaves the excluded out. */
+static void
+test_summaries_population (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 0.3);
+  const char *codes[] = { "P-2222", "P-3333", "P-4444" };
+  SbPopulation pop;
+  g_autoptr (GError) error = NULL;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (SbSession) s = NULL;
+      g_assert_nonnull (sb_study_add_participant (study, codes[i], NULL, &error));
+      s = sb_study_open_session (study, codes[i], &error);
+      g_assert_no_error (error);
+      for (guint t = 0; t < 4 + 2 * i; t++)
+        {
+          const SbPendingQuestion *q =
+            sb_ask_tell_ask_with_repeats (s, sb_study_get_repeat_rate (study), &error);
+          SbAnswer a = { .question = q->id, .kind = SB_ANSWER_CHOSEN };
+          g_assert_no_error (error);
+          a.chosen = q->options[1][0] > q->options[0][0];
+          g_assert_true (sb_ask_tell_tell (s, &a, &error));
+        }
+    }
+  SbParticipantSummary sum;
+  g_assert_true (sb_study_summarise (study, "P-4444", &sum, &error));
+  g_assert_cmpuint (sum.answered, ==, 8);
+  g_assert_cmpuint (sum.budget, ==, 12);
+  g_assert_false (sum.done);
+  g_assert_true (sb_study_population (study, &pop, &error));
+  g_assert_cmpuint (pop.n_participants, ==, 3);
+  g_assert_cmpuint (pop.n_included, ==, 3);
+  g_assert_cmpuint (pop.n_answers, ==, 4 + 6 + 8);
+  g_assert_cmpuint (pop.n_duels, ==, 18);
+  g_assert_cmpuint (pop.n_agree, ==, pop.n_repeats);
+
+  g_assert_true (sb_study_set_status (study, "P-4444", SB_PARTICIPANT_EXCLUDED, &error));
+  g_assert_true (sb_study_set_note (study, "P-2222", "fast", &error));
+  g_autoptr (SbStudy) back = sb_study_open (f->dir, &error);
+  g_assert_cmpint (sb_study_find (back, "P-4444")->status, ==, SB_PARTICIPANT_EXCLUDED);
+  g_assert_cmpstr (sb_study_find (back, "P-2222")->note, ==, "fast");
+  g_assert_true (sb_study_population (back, &pop, &error));
+  g_assert_cmpuint (pop.n_included, ==, 2);
+  g_assert_cmpuint (pop.n_answers, ==, 10);
+  g_assert_false (sb_study_summarise (back, "P-9999", &sum, &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_UNKNOWN);
+}
+
+/* Crafted answers: a duel typed as 46.8 reads 46.8, not 46.799999999999997. */
+static void
+test_csv (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 0);
+  g_autoptr (SbSession) s = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *csv = NULL;
+  g_autofree char *with_notes = NULL;
+  g_auto (GStrv) lines = NULL;
+  double a[2] = { 46.8, 0.1 }, b[2] = { 12.3, 7.7 };
+  SbLogEntry duel = { .kind = SB_LOG_DUEL, .dim = 2, .a = a, .b = b, .winner = 1,
+                      .question = 3, .n_shown = 2, .shown_order = { 1, 0 },
+                      .has_response_time = TRUE, .response_time = 1.25,
+                      .confidence = SG_CONFIDENCE_STRONG, .note = (char *) "blinked, said \"b\"" };
+
+  g_assert_nonnull (sb_study_add_participant (study, "P-ABCD", "secret, private", &error));
+  g_assert_nonnull (sb_study_add_participant (study, "P-EFGH", NULL, &error));
+  s = sb_study_open_session (study, "P-ABCD", &error);
+  g_assert_true (sb_session_add_entry (s, &duel, &error));
+  g_assert_no_error (error);
+  g_assert_true (sb_session_add_duel (s, b, a, 0, &error));
+  g_assert_true (sb_session_remove_entry (s, 1, "exp", &error));  /* left out */
+  g_assert_true (sb_session_add_duel (s, a, b, 0, &error));
+
+  csv = sb_study_to_csv (study, NULL, FALSE, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", csv);
+  lines = g_strsplit (csv, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "study,participant,question,trial,kind,option,brightness,"
+                   "x_time,shown_position,answer,tie,rank,value,confidence,response_time,time");
+  g_assert_true (g_str_has_prefix (lines[1], "colour-study,P-ABCD,3,1,duel,0,46.8,0.1,2,0,0,,,"
+                                   "strong,1.25,"));
+  g_assert_true (g_str_has_prefix (lines[2], "colour-study,P-ABCD,3,1,duel,1,12.3,7.7,1,1,0,,,"
+                                   "strong,1.25,"));
+  /* entry 2 was removed: the next rows are entry 3 */
+  g_assert_true (g_str_has_prefix (lines[3], "colour-study,P-ABCD,,3,duel,0,46.8,0.1,,1,0,,,,,"));
+  g_assert_true (g_str_has_prefix (lines[4], "colour-study,P-ABCD,,3,duel,1,"));
+  g_assert_cmpstr (lines[5], ==, "");
+  g_assert_null (strstr (csv, "46.799999"));
+  g_assert_null (strstr (csv, "secret"));
+  g_assert_null (strstr (csv, "blinked"));
+
+  with_notes = sb_study_to_csv (study, "P-ABCD", TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (with_notes, ",response_time,time,note,participant_note\n"));
+  g_assert_nonnull (strstr (with_notes, ",\"blinked, said \"\"b\"\"\",\"secret, private\"\n"));
+  g_assert_null (sb_study_to_csv (study, "P-NONE", FALSE, &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_UNKNOWN);
+}
+
+/* The session CSV writes numbers as typed too. */
+static void
+test_session_csv_shortest (void)
+{
+  g_autoptr (SbExperiment) exp = experiment ();
+  g_autoptr (SbSession) s = sb_session_new (exp);
+  double a[2] = { 46.8, 0.1 + 0.2 }, b[2] = { 12.3, 7.7 };
+  g_autofree char *wide = NULL;
+  g_autofree char *tall = NULL;
+
+  g_assert_true (sb_session_add_duel (s, a, b, 1, NULL));
+  wide = sb_session_to_csv (s);
+  tall = sb_session_to_csv_long (s);
+  g_assert_nonnull (strstr (wide, ",46.8,0.30000000000000004,12.3,7.7,"));
+  g_assert_nonnull (strstr (tall, ",46.8,0.30000000000000004\n"));
+  g_assert_null (strstr (wide, "46.799999"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_set_up, fn, fixture_tear_down)
+  ADD ("/study/create-open", test_create_open);
+  ADD ("/study/codes", test_codes);
+  ADD ("/study/adopt-unlisted", test_adopt_unlisted);
+  ADD ("/study/damaged-index", test_damaged_index);
+  ADD ("/study/summaries-population", test_summaries_population);
+  ADD ("/study/csv", test_csv);
+  g_test_add_func ("/study/session-csv-shortest", test_session_csv_shortest);
+  return g_test_run ();
+}
