@@ -9,6 +9,7 @@
  * undoes the removal and then offers Redo. TAP-skips without a display. */
 #include "sb-application.h"
 #include "sb-experiment-templates.h"
+#include "sb-new-study-dialog.h"
 #include "sb-participant-dialog.h"
 #include "sb-session-history.h"
 #include "sb-window-private.h"
@@ -224,6 +225,66 @@ test_study_participant_mode (void)
   remove_tree (tmp);
 }
 
+/* New Study… from the experiment on screen: the dialog offers it first,
+ * creates the folder and shows the Study view; a folder that exists is
+ * refused in the dialog, which stays open. */
+static GtkWindow *
+find_new_study_dialog (void)
+{
+  g_autoptr (GList) windows = gtk_window_list_toplevels ();
+
+  for (GList *l = windows; l; l = l->next)
+    if (SB_IS_NEW_STUDY_DIALOG (l->data) && gtk_widget_get_visible (l->data))
+      return l->data;
+  return NULL;
+}
+
+static void
+test_study_new_dialog (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("sb-study-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (tmp, "from-window", NULL);
+  g_autofree char *other = NULL;
+  g_autoptr (SbExperiment) exp = colour_experiment (7);
+  g_autoptr (SbSession) session = NULL;
+  SbWindow *window = new_window ();
+  SbNewStudyDialog *dialog;
+  SbStudy *study;
+
+  g_free (exp->title);
+  exp->title = g_strdup ("Lamp colour");
+  session = sb_session_new (exp);
+  sb_window_set_session (window, session);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "new-study", NULL);
+  dialog = SB_NEW_STUDY_DIALOG (find_new_study_dialog ());
+  g_assert_nonnull (dialog);
+  sb_new_study_dialog_set_folder (dialog, tmp, "from-window");
+  sb_new_study_dialog_set_repeat_rate (dialog, 0.2);
+  sb_new_study_dialog_create (dialog);
+  g_assert_null (find_new_study_dialog ());
+  study = sb_window_get_study (window);
+  g_assert_nonnull (study);
+  g_assert_cmpstr (sb_study_get_dir (study), ==, dir);
+  g_assert_cmpstr (sb_study_get_experiment (study)->title, ==, "Lamp colour");
+  g_assert_cmpuint (sb_study_get_experiment (study)->budget, ==, 7);
+  g_assert_cmpfloat_with_epsilon (sb_study_get_repeat_rate (study), 0.2, 1e-12);
+  g_assert_cmpstr (gtk_stack_get_visible_child_name (window->main_stack), ==, "study");
+
+  /* The same folder again: refused, the dialog stays. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "new-study", NULL);
+  dialog = SB_NEW_STUDY_DIALOG (find_new_study_dialog ());
+  sb_new_study_dialog_set_folder (dialog, tmp, "from-window");
+  sb_new_study_dialog_create (dialog);
+  g_assert_true (find_new_study_dialog () == GTK_WINDOW (dialog));
+  g_assert_true (sb_window_get_study (window) == study);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  other = g_build_filename (tmp, "from-window", "study.json", NULL);
+  g_assert_true (g_file_test (other, G_FILE_TEST_IS_REGULAR));
+  wait_roster (sb_window_get_study_view (window));
+  close_window (window);
+  remove_tree (tmp);
+}
+
 /* ---- The history ------------------------------------------------------------- */
 
 typedef struct {
@@ -391,6 +452,7 @@ main (int argc, char **argv)
   static const UiTest tests[] = {
     { "/ui/study/roster", test_study_roster },
     { "/ui/study/participant-mode", test_study_participant_mode },
+    { "/ui/study/new-dialog", test_study_new_dialog },
     { "/ui/history/remove-restore", test_history_remove_restore },
     { "/ui/history/undo-toast", test_history_undo_toast },
   };

@@ -54,6 +54,7 @@ struct _SbStudyView
   GtkLabel *pooled_label;
   GtkRevealer *error_revealer;
   GtkLabel *error_label;
+  GtkPaned *paned;
   GtkGrid *roster_grid;
   SbChart *chart;
   GtkLabel *chart_caption;
@@ -372,21 +373,29 @@ icon_button (const char *icon, const char *label, const char *tooltip, const cha
   return tag (button, code);
 }
 
-enum { COL_CODE, COL_STATUS, COL_ANSWERED, COL_REPEATS, COL_TRIPLES, COL_SIDE, COL_FLAG,
-       COL_NOTE, COL_EDIT, COL_START, COL_MODE, N_COLS };
+enum { COL_CODE, COL_STATUS, COL_ANSWERED, COL_REPEATS, COL_TRIPLES, COL_SIDE,
+       COL_EDIT, COL_START, COL_MODE, N_COLS };
 
 static void
 show_header (SbStudyView *self)
 {
   static const char *const titles[] = {
-    N_("Code"), N_("Status"), N_("Answered"), N_("Repeats agree"), N_("Intransitive"),
-    N_("First shown chosen"), N_("Flag"), N_("Note"),
+    N_("Code and note"), N_("Status"), N_("Answered"), N_("Repeats"), N_("Intransitive"),
+    N_("First shown"),
+  };
+  static const char *const tooltips[] = {
+    NULL, NULL, N_("Answers that count, of the budget"),
+    N_("Repeated pairs answered as the first time, of all repeats"),
+    N_("Triples of settings whose preferences form a cycle, of all fully compared triples"),
+    N_("Duels won by the option shown first (left), of those whose order was recorded"),
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
     {
       GtkWidget *label = cell (_(titles[i]), FALSE);
       gtk_widget_add_css_class (label, "heading");
+      if (tooltips[i])
+        gtk_widget_set_tooltip_text (label, _(tooltips[i]));
       attach (self, label, i, 0);
     }
 }
@@ -396,10 +405,31 @@ show_row (SbStudyView *self, const RosterRow *r, int y)
 {
   const SbConsistency *c = &r->summary.consistency;
   GtkWidget *status = gtk_drop_down_new_from_strings ((const char *const *) status_names);
-  GtkWidget *code = cell (r->code, FALSE);
-  GtkWidget *flag;
-
-  gtk_widget_add_css_class (code, "monospace");
+  GtkWidget *code = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *code_label = cell (r->code, FALSE);
+  gtk_widget_add_css_class (code_label, "monospace");
+  gtk_box_append (GTK_BOX (code), code_label);
+  /* The screening flag, under the code. */
+  if (r->ok && c->at_chance)
+    {
+      GtkWidget *flag = cell (_("\u26a0 at chance"), FALSE);
+      gtk_widget_add_css_class (flag, "warning");
+      gtk_widget_add_css_class (flag, "caption");
+      gtk_widget_set_tooltip_text (flag, c->chance_by_repeats
+                                         ? _("Repeated pairs agree no more often than a coin would")
+                                         : _("The fitted model explains the answers no better than a coin"));
+      gtk_box_append (GTK_BOX (code), flag);
+    }
+  if (r->note)
+    {
+      GtkWidget *note = cell (r->note, TRUE);
+      gtk_label_set_ellipsize (GTK_LABEL (note), PANGO_ELLIPSIZE_END);
+      gtk_label_set_max_width_chars (GTK_LABEL (note), 22);
+      gtk_widget_set_tooltip_text (note, r->note);
+      gtk_widget_add_css_class (note, "caption");
+      gtk_box_append (GTK_BOX (code), note);
+    }
+  gtk_widget_set_valign (code, GTK_ALIGN_CENTER);
   attach (self, code, COL_CODE, y);
   gtk_drop_down_set_selected (GTK_DROP_DOWN (status), r->status);
   gtk_widget_set_valign (status, GTK_ALIGN_CENTER);
@@ -411,7 +441,7 @@ show_row (SbStudyView *self, const RosterRow *r, int y)
       GtkWidget *error = cell (r->error, FALSE);
       gtk_widget_add_css_class (error, "error");
       gtk_label_set_wrap (GTK_LABEL (error), TRUE);
-      gtk_grid_attach (self->roster_grid, error, COL_ANSWERED, y, COL_NOTE - COL_ANSWERED, 1);
+      gtk_grid_attach (self->roster_grid, error, COL_ANSWERED, y, COL_EDIT - COL_ANSWERED, 1);
     }
   else
     {
@@ -425,26 +455,10 @@ show_row (SbStudyView *self, const RosterRow *r, int y)
       attach (self, cell (repeats, c->n_repeats == 0), COL_REPEATS, y);
       attach (self, cell (triples, c->n_triples == 0), COL_TRIPLES, y);
       attach (self, cell (side, c->n_side == 0), COL_SIDE, y);
-      flag = cell (c->at_chance ? _("at chance") : "", FALSE);
-      if (c->at_chance)
-        {
-          gtk_widget_add_css_class (flag, "warning");
-          gtk_widget_set_tooltip_text (flag, c->chance_by_repeats
-                                             ? _("Repeated pairs agree no more often than a coin would")
-                                             : _("The fitted model explains the answers no better than a coin"));
-        }
-      attach (self, flag, COL_FLAG, y);
     }
-  {
-    GtkWidget *note = cell (r->note ? r->note : "", TRUE);
-    gtk_label_set_ellipsize (GTK_LABEL (note), PANGO_ELLIPSIZE_END);
-    gtk_label_set_max_width_chars (GTK_LABEL (note), 24);
-    gtk_widget_set_tooltip_text (note, r->note);
-    attach (self, note, COL_NOTE, y);
-  }
   attach (self, note_editor (self, r), COL_EDIT, y);
   {
-    GtkWidget *start = icon_button ("media-playback-start-symbolic", _("_Session"),
+    GtkWidget *start = icon_button ("media-playback-start-symbolic", NULL,
                                     _("Open this participant's session in the workbench"), r->code);
     GtkWidget *mode = icon_button ("view-fullscreen-symbolic", NULL,
                                    _("Open this participant's session in participant mode (full screen)"),
@@ -508,6 +522,18 @@ show_chart (SbStudyView *self)
                         "everyone's answers is not part of this version."));
 }
 
+/* The roster gets its natural width (the paned keeps the chart's
+ * minimum; the roster scrolls when the window is narrower). */
+static void
+fit_roster (SbStudyView *self)
+{
+  int natural = 0;
+
+  gtk_widget_measure (GTK_WIDGET (self->roster_grid), GTK_ORIENTATION_HORIZONTAL, -1, NULL,
+                      &natural, NULL, NULL);
+  gtk_paned_set_position (self->paned, natural + 4);
+}
+
 static void
 show_roster (SbStudyView *self)
 {
@@ -527,6 +553,7 @@ show_roster (SbStudyView *self)
   show_population (self);
   show_chart (self);
   self->building = FALSE;
+  fit_roster (self);
 }
 
 static void
@@ -749,6 +776,7 @@ sb_study_view_class_init (SbStudyViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, pooled_label);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, error_label);
+  gtk_widget_class_bind_template_child (widget_class, SbStudyView, paned);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, roster_grid);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, chart);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, chart_caption);

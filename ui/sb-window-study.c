@@ -225,11 +225,16 @@ sb_window_install_study_actions (SbWindow *self)
     { .name = "show-study", .activate = show_study_action },
   };
   GtkWidget *header = gtk_window_get_titlebar (GTK_WINDOW (self));
+  GtkWidget *scroller;
 
   g_action_map_add_action_entries (G_ACTION_MAP (self), actions, G_N_ELEMENTS (actions), self);
 
+  /* Scrolled: the roster and its chart need more room than a narrow
+   * (folded) window has, which the workbench page must keep. */
+  scroller = gtk_scrolled_window_new ();
   self->study_view = SB_STUDY_VIEW (sb_study_view_new ());
-  gtk_stack_add_named (self->main_stack, GTK_WIDGET (self->study_view), "study");
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), GTK_WIDGET (self->study_view));
+  gtk_stack_add_named (self->main_stack, scroller, "study");
   g_signal_connect (self->study_view, "start-session", G_CALLBACK (on_start_session), self);
   g_signal_connect (self->study_view, "start-participant-mode",
                     G_CALLBACK (on_start_participant_mode), self);
