@@ -7,7 +7,8 @@
  * favourite-colour experiment) in a new session file under the user's
  * data directory, so every answer is saved from the first one.
  * `--demo ID` opens a guided demo (ui/sb-demos.h; `--demo list` prints
- * the ids), e.g. for screenshots and tests.
+ * the ids), e.g. for screenshots and tests. `--study DIR` opens the study
+ * in DIR (core/sb-study.h) in its Study view.
  */
 #include "config.h"
 
@@ -108,6 +109,26 @@ sb_application_handle_local_options (GApplication *app, GVariantDict *options)
   return -1;
 }
 
+/* --study DIR: a new window showing the study's roster. */
+static int
+open_study (SbApplication *self, GApplicationCommandLine *cmdline, const char *dir)
+{
+  g_autoptr (GFile) file = g_application_command_line_create_file_for_arg (cmdline, dir);
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr (GError) error = NULL;
+  SbWindow *window = sb_window_new (GTK_APPLICATION (self));
+
+  if (!sb_window_open_study (window, path, &error))
+    {
+      g_application_command_line_printerr (cmdline, _("skewbench: the study %s could not be opened: %s\n"),
+                                           path, error->message);
+      gtk_window_destroy (GTK_WINDOW (window));
+      return 2;
+    }
+  gtk_window_present (GTK_WINDOW (window));
+  return 0;
+}
+
 static int
 sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline)
 {
@@ -115,6 +136,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
   GVariantDict *options = g_application_command_line_get_options_dict (cmdline);
   g_autofree char *path = NULL;
   g_autofree char *follow = NULL;
+  g_autofree char *study = NULL;
   g_autofree char *demo_id = NULL;
   g_autofree char *view = NULL;
   GtkWindow *demo_window;
@@ -169,6 +191,8 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
       gtk_window_present (GTK_WINDOW (window));
       return 0;
     }
+  if (g_variant_dict_lookup (options, "study", "^ay", &study) && study && *study)
+    return open_study (self, cmdline, study);
   if (g_variant_dict_lookup (options, "session", "^ay", &path) && path && *path)
     {
       g_autoptr (GFile) file = g_application_command_line_create_file_for_arg (cmdline, path);
@@ -401,6 +425,8 @@ sb_application_init (SbApplication *self)
     { "follow", 0, 0, G_OPTION_ARG_FILENAME, NULL,
       N_("Show the session file PATH read-only, following the answers another program "
          "(e.g. a script running skewgp ask/tell) saves in it"), N_("PATH") },
+    { "study", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      N_("Open the study in the folder DIR (its roster and population)"), N_("DIR") },
     { "demo", 0, 0, G_OPTION_ARG_STRING, NULL,
       N_("Open the guided demo ID (a copy of its session; 'list' lists them)"), N_("ID") },
     { "demo-step", 0, 0, G_OPTION_ARG_INT, NULL,

@@ -81,6 +81,7 @@ sb_window_update_actions (SbWindow *self)
                                : !writer ? "Refit the hyperparameters: another process writes this session"
                                : fitting ? "Refit the hyperparameters: a fit is running (Cancel stops it)"
                                : "Refit the hyperparameters now (Ctrl+R)");
+  sb_window_update_history_actions (self);
   sb_window_update_demo (self);
 }
 

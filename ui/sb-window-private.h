@@ -9,6 +9,8 @@
 
 #include "sb-campaign.h"
 #include "sb-plot-view.h"
+#include "sb-session-history.h"
+#include "sb-study-view.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +36,13 @@ struct _SbWindow
   SbParticipantView *participant_view; /* the overlay's child meanwhile, or NULL */
   GtkWidget *participant_saved_child;  /* the workbench content it replaced */
   GPtrArray *participant_blocked;      /* GSimpleActions it disabled       */
+  /* History edits (sb-window-history.c) */
+  guint history_edits;         /* journal records the history list reflects */
+  AdwToast *edit_toast;        /* "Answer N removed", while shown (weak)  */
+  /* Studies (sb-window-study.c) */
+  SbStudy *study;              /* the study opened, or NULL              */
+  SbStudyView *study_view;     /* the main stack's "study" page          */
+  GtkWidget *study_button;     /* back to the roster (in the header)     */
 
   /* Template widgets (borrowed) */
   GtkLabel *title_label;
@@ -89,6 +98,18 @@ void sb_window_dispose_participant_mode (SbWindow *self);
 void sb_window_install_recommend (SbWindow *self);
 /* Computes the recommendation on the worker and shows it when it comes. */
 void sb_window_request_recommendation (SbWindow *self);
+
+/* sb-window-history.c */
+GtkWidget *sb_window_history_row (SbWindow *self, const SbExperiment *exp, const SbLogEntry *e,
+                                  guint index);
+void sb_window_history_sync_edits (SbWindow *self);
+void sb_window_install_history_actions (SbWindow *self);
+void sb_window_update_history_actions (SbWindow *self);
+void sb_window_dispose_history (SbWindow *self);
+
+/* sb-window-study.c */
+void sb_window_install_study_actions (SbWindow *self);
+void sb_window_dispose_study (SbWindow *self);
 
 /* sb-window-demo.c */
 void sb_window_clear_demo (SbWindow *self);

@@ -165,23 +165,6 @@ sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint in
   return g_steal_pointer (&text);
 }
 
-static GtkWidget *
-history_row (const SbExperiment *exp, const SbLogEntry *e, guint index)
-{
-  g_autofree char *text = sb_window_describe_entry (exp, e, index);
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
-  /* The whole line when it is cut off. */
-  gtk_widget_set_tooltip_text (label, text);
-  gtk_widget_set_margin_start (label, 6);
-  gtk_widget_set_margin_end (label, 6);
-  gtk_widget_set_margin_top (label, 3);
-  gtk_widget_set_margin_bottom (label, 3);
-  return label;
-}
-
 /* The most recent HISTORY_ROWS entries, newest first. Updated by one row
  * per answer or undo (a rebuild of hundreds of labels per answer would
  * cost the main loop tens of milliseconds). */
@@ -198,6 +181,7 @@ rebuild_history (SbWindow *self)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->history_list))))
     gtk_list_box_remove (self->history_list, child);
   self->history_len = 0;
+  self->history_edits = session ? sb_session_get_n_edits (session) : 0;
   if (session == NULL)
     return;
   exp = sb_session_get_experiment (session);
@@ -205,7 +189,7 @@ rebuild_history (SbWindow *self)
   first = n > HISTORY_ROWS ? n - HISTORY_ROWS : 0;
   for (guint i = n; i-- > first;)
     gtk_list_box_append (self->history_list,
-                         history_row (exp, sb_session_get_observation (session, i), i));
+                         sb_window_history_row (self, exp, sb_session_get_observation (session, i), i));
   self->history_len = n;
 }
 
@@ -219,8 +203,9 @@ update_history (SbWindow *self)
     {
       GtkWidget *last;
       gtk_list_box_prepend (self->history_list,
-                            history_row (sb_session_get_experiment (session),
-                                         sb_session_get_observation (session, n - 1), n - 1));
+                            sb_window_history_row (self, sb_session_get_experiment (session),
+                                                   sb_session_get_observation (session, n - 1),
+                                                   n - 1));
       if (n > HISTORY_ROWS && (last = gtk_widget_get_last_child (GTK_WIDGET (self->history_list))))
         gtk_list_box_remove (self->history_list, last);
       self->history_len = n;
@@ -232,6 +217,8 @@ update_history (SbWindow *self)
         gtk_list_box_remove (self->history_list, first);
       self->history_len = n;
     }
+  else if (session && n == self->history_len)
+    sb_window_history_sync_edits (self);  /* an answer removed, restored or annotated */
   else
     rebuild_history (self);
 }
@@ -507,6 +494,9 @@ sb_window_set_session (SbWindow *self, SbSession *session)
 {
   g_return_if_fail (SB_IS_WINDOW (self));
   g_return_if_fail (SB_IS_SESSION (session));
+  /* repeated pairs belong to a study's participants, which set their
+   * study's rate once the session is open (sb-window-study.c) */
+  sb_campaign_set_repeat_rate (self->campaign, 0);
   show_session (self, session, FALSE);
 }
 
@@ -753,6 +743,8 @@ sb_window_dispose (GObject *object)
   self->undo_toast = NULL;
   self->demo = NULL;
   sb_window_dispose_participant_mode (self);
+  sb_window_dispose_history (self);
+  sb_window_dispose_study (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_WINDOW);
   G_OBJECT_CLASS (sb_window_parent_class)->dispose (object);
 }
@@ -853,6 +845,8 @@ sb_window_init (SbWindow *self)
   sb_window_install_demo_actions (self);
   sb_window_install_participant_actions (self);
   sb_window_install_recommend (self);
+  sb_window_install_history_actions (self);
+  sb_window_install_study_actions (self);
   g_signal_connect (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
   g_signal_connect (self->leaflet, "notify::visible-child-name",
                     G_CALLBACK (on_visible_page_changed), self);

@@ -29,6 +29,7 @@
 #include "sb-participant-view.h"
 #include "sb-plot-data.h"
 #include "sb-session.h"
+#include "sb-study-view.h"
 #include "sb-worker.h"
 
 G_BEGIN_DECLS
@@ -107,6 +108,30 @@ void sb_window_leave_participant_mode (SbWindow *self);
 gboolean sb_window_get_participant_mode (SbWindow *self);
 /* The participant view shown, or NULL. */
 SbParticipantView *sb_window_get_participant_view (SbWindow *self);
+
+/* Editing the history (also win.history-remove (u), win.history-restore
+ * (u), win.history-note ((us)), win.undo-edit, win.redo-edit and the
+ * history rows' buttons): remove or restore any past answer, set its note;
+ * undo and redo those edits (core/sb-session-history.h). Each shows a
+ * toast offering Undo (Redo after an undo). FALSE with ERROR without a
+ * session this window writes, or when the edit does not apply. */
+gboolean sb_window_remove_entry (SbWindow *self, guint index, GError **error);
+gboolean sb_window_restore_entry (SbWindow *self, guint index, GError **error);
+gboolean sb_window_set_entry_note (SbWindow *self, guint index, const char *note, GError **error);
+gboolean sb_window_undo_edit (SbWindow *self, GError **error);
+gboolean sb_window_redo_edit (SbWindow *self, GError **error);
+
+/* Studies (core/sb-study.h; also win.new-study, win.open-study,
+ * win.show-study). Creating or opening a study shows the Study view;
+ * starting a participant's session opens it in the workbench (as
+ * sb_window_open_file does) and the header's Study button returns. */
+gboolean sb_window_create_study (SbWindow *self, const char *dir, const SbExperiment *exp,
+                                 double repeat_rate, GError **error);
+gboolean sb_window_open_study (SbWindow *self, const char *dir, GError **error);
+SbStudy *sb_window_get_study (SbWindow *self);
+SbStudyView *sb_window_get_study_view (SbWindow *self);
+void sb_window_show_study (SbWindow *self);
+gboolean sb_window_start_participant_session (SbWindow *self, const char *code, GError **error);
 
 /* The directory new sessions are saved in: the autosave-folder preference
  * (ui/sb-settings.c), by default $XDG_DATA_HOME/skewbench/sessions. */

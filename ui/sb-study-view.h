@@ -1,0 +1,60 @@
+/* sb-study-view.h — the Study view: a study's roster and its population.
+ *
+ * Shows an SbStudy (core/sb-study.h): the population at the top (how many
+ * participants, how many included, the pooled answers and consistency,
+ * how many answer at chance, sb_study_population), each participant's
+ * row (code, status, answered / budget, repeat agreement, intransitive
+ * triples, side bias, the at-chance flag, the note) and a chart of each
+ * participant's current best setting.
+ *
+ * The summaries read every participant's session file: they are computed
+ * in a thread on a fresh copy of the study (sb_study_open never writes)
+ * and shown when done; a newer refresh supersedes an older one.
+ *
+ * Roster edits (add a participant, set a status or a note) go through the
+ * study and are refreshed at once. Starting a session or participant mode
+ * is the window's: the view emits
+ *   ::start-session (const char *code)
+ *   ::start-participant-mode (const char *code)
+ *   ::roster-loaded ()       new summaries are shown
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "sb-study.h"
+
+G_BEGIN_DECLS
+
+#define SB_TYPE_STUDY_VIEW (sb_study_view_get_type ())
+G_DECLARE_FINAL_TYPE (SbStudyView, sb_study_view, SB, STUDY_VIEW, GtkWidget)
+
+GtkWidget *sb_study_view_new (void);
+
+/* Shows STUDY (a reference is taken; NULL: none) and refreshes. */
+void sb_study_view_set_study (SbStudyView *self, SbStudy *study);
+SbStudy *sb_study_view_get_study (SbStudyView *self);
+/* Reads the participants' files again (in a thread). */
+void sb_study_view_refresh (SbStudyView *self);
+/* TRUE while summaries are being computed. */
+gboolean sb_study_view_get_loading (SbStudyView *self);
+
+/* The latest summaries shown: the number of rows, one participant's
+ * (FALSE when the roster shown has no CODE or its file could not be
+ * read) and the population. */
+guint sb_study_view_get_n_rows (SbStudyView *self);
+gboolean sb_study_view_get_row (SbStudyView *self, const char *code,
+                                SbParticipantStatus *status, SbParticipantSummary *summary);
+const SbPopulation *sb_study_view_get_population (SbStudyView *self);
+
+/* The roster edits the view offers (each refreshes the view; FALSE with
+ * ERROR, which the view also shows). ADD: CODE NULL or "" generates one;
+ * the new participant's code goes to *ADDED (may be NULL). */
+gboolean sb_study_view_add_participant (SbStudyView *self, const char *code, const char *note,
+                                        char **added, GError **error);
+gboolean sb_study_view_set_status (SbStudyView *self, const char *code,
+                                   SbParticipantStatus status, GError **error);
+gboolean sb_study_view_set_note (SbStudyView *self, const char *code, const char *note,
+                                 GError **error);
+
+G_END_DECLS
