@@ -267,6 +267,7 @@ static void
 fit_model (const SbPopulationInput *input, sg_hier_model *model, const sg_hier_data *hd,
            const sg_progress *progress, SbPopulationHyper *hyper)
 {
+  sg_hier_fit_spec spec;
   sg_fit_options fo;
   sg_fit_result res;
   gsl_rng *rng;
@@ -275,11 +276,28 @@ fit_model (const SbPopulationInput *input, sg_hier_model *model, const sg_hier_d
   hyper->log_evidence = NAN;
   if (!input->fit || hd->data.n_obs == 0)
     return;
+  /* lengthscales from 0.05 to 2 box widths, as a session's refits
+   * (sg_bo_config: a few duels otherwise favour white-noise lengthscales) */
+  if (sg_hier_fit_spec_default (&spec, 0, hd) != SG_OK)
+    return;
+  /* variances: g's from 0.1 to 100; a person's deviation from 0.01 to 1
+   * (a deviation of sd 1 on the probit scale turns a sure duel into an
+   * 84% one), so that a few answers per person, which cannot tell shared
+   * from personal preferences apart, do not hand everything to h_p */
+  spec.variance.lower = 0.1;
+  spec.variance.upper = 100;
+  spec.ind_variance.lower = 0.01;
+  spec.ind_variance.upper = 1;
+  for (guint j = 0; j < input->experiment->n_parameters; j++)
+    {
+      spec.lengthscale[j].lower = spec.ind_lengthscale[j].lower = 0.05;
+      spec.lengthscale[j].upper = spec.ind_lengthscale[j].upper = 2;
+    }
   sg_fit_options_default (&fo);
   fo.n_starts = 2;
   fo.max_evals = input->fit_max_evals;
   rng = sg_rng_new (input->experiment->seed, SB_POPULATION_STREAM_FIT);
-  if (rng != NULL && sg_hier_fit (NULL, model, hd, &fo, rng, progress, &res) == SG_OK)
+  if (rng != NULL && sg_hier_fit (&spec, model, hd, &fo, rng, progress, &res) == SG_OK)
     {
       hyper->fitted = TRUE;
       hyper->log_evidence = res.log_evidence;

@@ -41,7 +41,11 @@
  * Reproducible: the prior starts at variance 1 and lengthscale 0.2 (box
  * widths) for g, variance SB_POPULATION_IND_VARIANCE and lengthscale 0.2
  * for h_p, probit sd 1/sqrt2 (a duel's likelihood Phi(f(a) - f(b)), as a
- * session's model); the fit and the posterior samples draw from
+ * session's model); the fit frees both kernels' variances (g's from 0.1
+ * to 100, h_p's from 0.01 to 1: a few answers per person cannot tell
+ * shared from personal preference apart, and an unbounded h_p takes it
+ * all) and lengthscales (0.05 to 2 box widths, as a
+ * session's refits), the probit sd stays; the fit and the posterior samples draw from
  * sg_rng_new (experiment seed, SB_POPULATION_STREAM_FIT /
  * SB_POPULATION_STREAM_SAMPLE), so the same answers give the same numbers.
  *
