@@ -119,6 +119,38 @@ from_unit (const SbExperiment *exp, const double *u, double *x)
            + u[j] * (exp->parameters[j].upper - exp->parameters[j].lower);
 }
 
+/* X = the answered setting it is within round-off of (1e-9 box widths in
+ * every coordinate), when there is one: the box scaling does not give
+ * back the stored digits, and the incumbent of a duel must be the very
+ * setting answered (the same input of the model, the same pair when
+ * repeated). */
+static void
+snap_to_answered (const SbPopulationInput *input, double *x)
+{
+  const SbExperiment *exp = input->experiment;
+
+  for (guint p = 0; p < input->n_people; p++)
+    for (guint i = 0; i < input->logs[p]->len; i++)
+      {
+        const SbLogEntry *e = g_ptr_array_index (input->logs[p], i);
+        if (!entry_counts (e))
+          continue;
+        for (guint k = 0; k < sb_log_entry_n_options (e); k++)
+          {
+            const double *o = sb_log_entry_option (e, k);
+            gboolean same = TRUE;
+            for (guint j = 0; j < exp->n_parameters && same; j++)
+              same = fabs (o[j] - x[j])
+                     <= 1e-9 * (exp->parameters[j].upper - exp->parameters[j].lower);
+            if (same)
+              {
+                memcpy (x, o, exp->n_parameters * sizeof (double));
+                return;
+              }
+          }
+      }
+}
+
 /* ---- Answers into the model's data (as sb-jobs.c replays a session) -------- */
 
 /* The option shown first of a two-option entry, as the data name it:
@@ -387,6 +419,23 @@ candidates_new (const SbPopulationInput *input)
   return cand;
 }
 
+double *
+sb_population_candidates (const SbPopulationInput *input, guint *n)
+{
+  const SbExperiment *exp = input->experiment;
+  guint d = exp->n_parameters;
+  g_autoptr (GArray) cand = candidates_new (input);
+  double *out = g_new (double, cand->len);
+
+  *n = cand->len / d;
+  for (guint i = 0; i < *n; i++)
+    {
+      from_unit (exp, &g_array_index (cand, double, (gsize) i * d), out + (gsize) i * d);
+      snap_to_answered (input, out + (gsize) i * d);
+    }
+  return out;
+}
+
 /* ---- The population model ------------------------------------------------------- */
 
 void
@@ -445,6 +494,7 @@ population_best (const SbPopulationInput *input, const sg_skewgp_posterior *post
   if (status != SG_OK)
     return status;
   from_unit (exp, C + best * d, r->best);
+  snap_to_answered (input, r->best);
   r->mean = sum.mean;
   r->lower = sum.lower;
   r->upper = sum.upper;
@@ -470,7 +520,10 @@ people_bests (const SbPopulationInput *input, const sg_skewgp_posterior *post,
         status = sg_hier_prob_best_differs (post, samples, C, c, p, SB_POPULATION_SAME_BEST,
                                             rng, &pr->prob_best_differs, &pr->se);
       if (status == SG_OK)
-        from_unit (exp, C + best * d, pr->best);
+        {
+          from_unit (exp, C + best * d, pr->best);
+          snap_to_answered (input, pr->best);
+        }
     }
   sg_rng_free (rng);
   return status;
@@ -704,6 +757,8 @@ sb_population_propose_duel (const SbPopulationInput *input, guint person, double
     return FALSE;
   from_unit (exp, q.x_ref, a);
   from_unit (exp, q.x, b);
+  snap_to_answered (input, a);
+  snap_to_answered (input, b);
   return TRUE;
 }
 

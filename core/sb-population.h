@@ -100,6 +100,10 @@ int sb_population_input_find (const SbPopulationInput *input, const char *code);
 /* The answers that reach the model (not removed, not skipped), all people. */
 guint sb_population_input_n_answers (const SbPopulationInput *input);
 
+/* The candidate set the recommendations choose from (see above): *N rows
+ * of the parameters, in their units (g_free). */
+double *sb_population_candidates (const SbPopulationInput *input, guint *n);
+
 /* ---- The result ------------------------------------------------------------ */
 
 typedef struct {

@@ -96,7 +96,10 @@ tear_down (Fixture *f, gconstpointer data)
   g_free (f->study);
 }
 
-/* Answers every question of CODE: the larger gamma wins. */
+/* Answers every question of CODE: the larger gamma wins, and at equal
+ * gamma the larger brightness (a strict preference, so a repeated pair
+ * is answered the same way whichever side each option is on: the
+ * hierarchical duels often hold gamma at its bound). */
 static guint
 answer_all (Fixture *f, const char *code)
 {
@@ -114,11 +117,13 @@ answer_all (Fixture *f, const char *code)
       JsonArray *options = json_object_get_array_member (obj (&q), "options");
       double g0 = json_array_get_double_element (json_array_get_array_element (options, 0), 0);
       double g1 = json_array_get_double_element (json_array_get_array_element (options, 1), 0);
+      double b0 = json_array_get_double_element (json_array_get_array_element (options, 0), 1);
+      double b1 = json_array_get_double_element (json_array_get_array_element (options, 1), 1);
       g_autofree char *answer = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", "
                                                  "\"answer\": {\"chosen\": %d}, "
                                                  "\"response_time\": 0.8}",
                                                  json_object_get_int_member (obj (&q), "question"),
-                                                 g1 > g0);
+                                                 g1 > g0 || (g1 == g0 && b1 > b0));
       CliResult t = run (answer, "tell", f->study, "--participant", code, "-", NULL);
       g_assert_cmpint (t.status, ==, 0);
       n++;
