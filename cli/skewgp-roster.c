@@ -14,7 +14,7 @@
 #include <string.h>
 
 static const char study_help[] =
-  "Usage: skewgp study new EXPERIMENT.json STUDY [--repeat-rate R]\n"
+  "Usage: skewgp study new EXPERIMENT.json STUDY [--repeat-rate R] [--model M]\n"
   "       skewgp study add STUDY [--code CODE] [--note TEXT]\n"
   "       skewgp study set STUDY --participant CODE [--status S] [--note TEXT]\n"
   "       skewgp study remove|restore STUDY --participant CODE --answer N [--by NAME]\n"
@@ -34,8 +34,26 @@ static const char study_help[] =
   "         other sides: how consistent each participant is (duel\n"
   "         experiments only; repeats count against the budget). Each\n"
   "         participant gets the experiment with a seed of their own (the\n"
-  "         study's seed mixed with the code). Prints {\"study\": STUDY,\n"
-  "         \"repeat_rate\": R, \"budget\": N, \"parameters\": [names]}.\n"
+  "         study's seed mixed with the code). --model M (study.json's\n"
+  "         \"model\") is how questions are chosen:\n"
+  "           hierarchical  (default) a participant's duels come from the\n"
+  "                         model of everyone's answers: each person's\n"
+  "                         utility is the population's plus a deviation\n"
+  "                         of their own, so a new participant starts from\n"
+  "                         what the others preferred. Once the study has\n"
+  "                         the experiment's \"initial\" answers; before\n"
+  "                         that, random duels. Duel experiments in\n"
+  "                         preference mode with the \"skewgp\" surrogate\n"
+  "                         and no candidate set only: choice and ranking\n"
+  "                         questions, mixed and safe mode, candidate sets\n"
+  "                         and other surrogates are asked independently\n"
+  "           independent   each participant's questions come from their\n"
+  "                         own answers only (for comparison). A study.json\n"
+  "                         without \"model\" (made before it existed) is\n"
+  "                         independent, so it asks as it always did.\n"
+  "         Either way skewgp status STUDY reports the population model.\n"
+  "         Prints {\"study\": STUDY, \"repeat_rate\": R, \"model\": M,\n"
+  "         \"budget\": N, \"parameters\": [names]}.\n"
   "add      adds a participant and creates their session. --code CODE\n"
   "         chooses the code (1 to 32 letters, digits, '-' or '_'; unique\n"
   "         regardless of case); without it a code like \"P-7KQ3\" is made\n"
@@ -55,6 +73,7 @@ static const char study_help[] =
   "  skewgp tell STUDY --participant CODE ANSWER.json\n"
   "  skewgp status STUDY [--participant CODE]\n"
   "  skewgp export STUDY [--participant CODE] [--with-notes] [-o FILE]\n"
+  "  skewgp export STUDY --model MODEL.json\n"
   "Exit status: 0 success, 2 bad input (a study or code that exists, a\n"
   "damaged file, another program writing the roster or the session).\n";
 
@@ -72,6 +91,7 @@ option_slot (SkewgpArgs *args, const char *flag)
   if (g_str_equal (flag, "--answer")) return &args->answer;
   if (g_str_equal (flag, "--status")) return &args->status;
   if (g_str_equal (flag, "--repeat-rate")) return &args->repeat_rate;
+  if (g_str_equal (flag, "--model")) return &args->model;
   return NULL;
 }
 
@@ -157,6 +177,7 @@ study_new (const SkewgpArgs *args, GError **error)
   g_autoptr (SbExperiment) exp = NULL;
   g_autoptr (SbStudy) study = NULL;
   double rate = 0.1;
+  SbStudyModel model = SB_STUDY_MODEL_HIERARCHICAL;
   GError *err = NULL;
 
   if (doc == NULL || (exp = skewgp_parse_experiment (json_node_get_object (doc), base_dir, error)) == NULL)
@@ -166,7 +187,10 @@ study_new (const SkewgpArgs *args, GError **error)
     return FALSE;
   if (!(rate >= 0 && rate <= 0.5))
     return skewgp_input_error (error, "--repeat-rate must be from 0 to 0.5, not %g", rate);
-  study = sb_study_create (args->positional[2], exp, rate, &err);
+  if (args->model && !sb_study_model_from_string (args->model, &model))
+    return skewgp_input_error (error, "unknown --model '%s' (expected hierarchical or "
+                               "independent)", args->model);
+  study = sb_study_create_with_model (args->positional[2], exp, rate, model, &err);
   if (study == NULL)
     return skewgp_forward_error (err, error);
 
@@ -174,6 +198,7 @@ study_new (const SkewgpArgs *args, GError **error)
   json_builder_begin_object (b);
   skewgp_add_string (b, "study", args->positional[2]);
   skewgp_add_double (b, "repeat_rate", rate);
+  skewgp_add_string (b, "model", sb_study_model_to_string (model));
   skewgp_add_int (b, "budget", exp->budget);
   json_builder_set_member_name (b, "parameters");
   json_builder_begin_array (b);
@@ -294,7 +319,7 @@ study_argv (int argc, char **argv)
 
   if (g_str_equal (sub, "new"))
     {
-      if (skewgp_parse_args ("study", "--repeat-rate", 3, argc, argv, &args, &error)
+      if (skewgp_parse_args ("study", "--repeat-rate --model", 3, argc, argv, &args, &error)
           && args.n_positional != 3)
         skewgp_input_error (&error, "expected skewgp study new EXPERIMENT.json STUDY");
       if (error == NULL)

@@ -13,6 +13,8 @@
 #include "sb-experiment-templates.h"
 #include "sb-engine-job.h"
 #include "sb-parameter-kinds.h"
+#include "sb-json-write.h"
+#include "sb-population.h"
 #include "sb-session.h"
 #include "sb-stimulus.h"
 #include "sg-bo.h"
@@ -150,7 +152,12 @@ static const char ask_help[] =
   "question may be a duel the participant answered a few questions ago,\n"
   "asked again with its options swapped (option 0 is the old option 1) and\n"
   "shown on the other sides. A withdrawn or excluded participant is asked\n"
-  "nothing.\n"
+  "nothing. In a study whose model is \"hierarchical\" (skewgp study --help)\n"
+  "a duel comes from the model of everyone's answers: option 0 is the\n"
+  "participant's incumbent by that model (before their first answer, the\n"
+  "population's best guess), option 1 the setting the acquisition\n"
+  "prefers for them. Choice and ranking questions, mixed and safe mode\n"
+  "and candidate sets are asked from the participant's own answers.\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or another\n"
   "program is writing the session and a new question must be stored).\n";
 
@@ -212,12 +219,29 @@ static const char status_help[] =
   "\"population\": {\"participants\", \"included\" (not excluded), \"done\",\n"
   "\"answers\", \"duels\", \"repeats\", \"repeats_agreeing\", \"agreement\",\n"
   "\"triples\", \"intransitive_triples\", \"side_duels\", \"first_shown_chosen\",\n"
-  "\"at_chance\"}}: the counts pooled over the included participants.\n"
+  "\"at_chance\", \"best\", \"mean\", \"interval\", \"hyperparameters\"}}: the\n"
+  "counts pooled over the included participants, and the population model\n"
+  "(skewgp study --help): every included participant's utility is\n"
+  "f_p(x) = g(x) + h_p(x), a population utility g shared by everyone plus\n"
+  "a deviation h_p of their own, both Gaussian processes (variances and\n"
+  "lengthscales fitted on the exact evidence of everyone's answers).\n"
+  "\"best\" is the population's recommendation: of the answered settings\n"
+  "and 128 settings spread over the box (or the candidate set), the one\n"
+  "where g's posterior mean is largest; \"mean\" and \"interval\" are g's\n"
+  "posterior mean there and its 95% credible interval. Each included\n"
+  "participant also gets \"best\" (the same for f_p), \"prob_best_differs\"\n"
+  "(P(their best is more than a tenth of the box from the population's))\n"
+  "and \"se\" (its Monte Carlo standard error). \"hyperparameters\":\n"
+  "{\"kernel\", \"population\": {\"variance\", \"lengthscales\"}, \"individual\":\n"
+  "{...}, \"probit_sd\", \"fitted\", \"log_evidence\", \"evaluations\"}, in the\n"
+  "parameters' units. All null before the first answer; the same answers\n"
+  "give the same numbers (seeded by the study's seed).\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input.\n";
 
 static const char export_help[] =
   "Usage: skewgp export SESSION.json [-o FILE] [--wide]\n"
-  "       skewgp export STUDY [--participant CODE] [--with-notes] [-o FILE]\n\n"
+  "       skewgp export STUDY [--participant CODE] [--with-notes] [-o FILE]\n"
+  "       skewgp export STUDY --model MODEL.json|-\n\n"
   "Writes the session's answers as CSV to standard output (or FILE).\n"
   "Long format (default): one row per option shown, with the columns\n"
   "  index, question, time, kind (duel|tie|choice|ranking|value|failed|skip),\n"
@@ -257,7 +281,13 @@ static const char export_help[] =
   "  response_time    seconds, or empty\n"
   "  time             ISO 8601 UTC\n"
   "Notes are personal: they are left out unless --with-notes adds the\n"
-  "columns note (the answer's) and participant_note.\n"
+  "columns note (the answer's) and participant_note.\n\n"
+  "--model MODEL.json writes the study's fitted population model instead of\n"
+  "the CSV ('-': standard output): {\"format\": \"skewbench-population-model\",\n"
+  "\"version\": 1, \"study\", \"title\", \"model\", \"parameters\", \"answers\",\n"
+  "\"candidates\", \"hyperparameters\", \"population\": {\"best\", \"mean\",\n"
+  "\"interval\"}, \"participants\": [{\"code\", \"answers\", \"best\", \"mean\",\n"
+  "\"prob_best_differs\", \"se\"}, ...]} (the fields of skewgp status STUDY).\n"
   "Exit status: 0 success, 2 bad input.\n";
 
 /* ---- Shared steps ---------------------------------------------------------- */
@@ -792,8 +822,11 @@ resolve_target (const char *command, const SkewgpArgs *args, char **path, double
 
 /* ---- ask ------------------------------------------------------------------- */
 
+/* STUDY and CODE: a participant of a study (questions as the study's
+ * model says, sb_population_ask); NULL: a lone session. */
 static gboolean
-run_ask (const char *path, double repeat_rate, GError **error)
+run_ask (const char *path, double repeat_rate, SbStudy *study, const char *code,
+         GError **error)
 {
   g_autoptr (SbSession) session = load_session (path, error);
   g_autoptr (SbFileLock) lock = NULL;
@@ -816,7 +849,8 @@ run_ask (const char *path, double repeat_rate, GError **error)
     return FALSE;
   if (print_if_settled (session))
     return TRUE;
-  q = sb_ask_tell_ask_with_repeats (session, repeat_rate, &err);
+  q = study ? sb_population_ask (study, code, session, &err)
+            : sb_ask_tell_ask_with_repeats (session, repeat_rate, &err);
   if (q == NULL)
     return skewgp_forward_error (err, error);
   print_question (q, sb_session_get_experiment (session));
@@ -844,7 +878,7 @@ ask_argv (int argc, char **argv)
                             "set --status active reopens)", p->code,
                             sb_participant_status_to_string (p->status));
       else
-        run_ask (path, rate, &error);
+        run_ask (path, rate, study, p ? p->code : NULL, &error);
     }
   return skewgp_finish ("ask", error);
 }
@@ -972,21 +1006,77 @@ run_status (const char *path, const char *participant, GError **error)
   return TRUE;
 }
 
-/* The study's population: each participant's summary and the pooled
- * counts (sb_study_population: where the population model goes). */
+/* The population model of STUDY (sb-population.h), or NULL with ERROR
+ * (a numerical failure exits 1). */
+static SbPopulationResult *
+population_model (SbStudy *study, GError **error)
+{
+  GError *err = NULL;
+  g_autoptr (SbPopulationInput) input = sb_population_input_new (study, &err);
+  SbPopulationResult *result = input ? sb_population_compute (input, NULL, &err) : NULL;
+
+  if (result == NULL)
+    skewgp_forward_error (err, error);
+  return result;
+}
+
+/* MODEL's result for CODE, or NULL (excluded). */
+static const SbPersonResult *
+person_result (const SbPopulationResult *model, const char *code)
+{
+  for (guint i = 0; i < model->n_people; i++)
+    if (g_ascii_strcasecmp (model->people[i].code, code) == 0)
+      return &model->people[i];
+  return NULL;
+}
+
+static void
+add_person_model (JsonBuilder *b, const SbPopulationResult *model, const char *code)
+{
+  const SbPersonResult *r = person_result (model, code);
+  gboolean known = r != NULL && model->n_answers > 0;
+
+  skewgp_add_vector (b, "best", known ? r->best : NULL, model->dim);
+  skewgp_add_double_or_null (b, "prob_best_differs", known ? r->prob_best_differs : NAN);
+  skewgp_add_double_or_null (b, "se", known ? r->se : NAN);
+}
+
+static void
+add_population_model (JsonBuilder *b, SbStudy *study, const SbPopulationResult *model)
+{
+  gboolean known = model->n_answers > 0;
+  double interval[2] = { model->lower, model->upper };
+  g_autoptr (JsonNode) doc = sb_population_result_to_json (sb_study_get_experiment (study),
+                                                           sb_study_get_name (study), model);
+  JsonNode *hyper = json_object_get_member (json_node_get_object (doc), "hyperparameters");
+
+  skewgp_add_vector (b, "best", known ? model->best : NULL, model->dim);
+  skewgp_add_double_or_null (b, "mean", known ? model->mean : NAN);
+  skewgp_add_vector (b, "interval", known && isfinite (model->lower) ? interval : NULL, 2);
+  json_builder_set_member_name (b, "hyperparameters");
+  json_builder_add_value (b, json_node_copy (hyper));
+}
+
+/* The study's population: each participant's summary, the pooled
+ * counts (sb_study_population) and the population model. */
 static gboolean
 run_population (const char *dir, GError **error)
 {
   g_autoptr (SbStudy) study = skewgp_open_study (dir, error);
   g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (SbPopulationResult) model = NULL;
   SbPopulation pop;
   GError *err = NULL;
 
   if (study == NULL)
     return FALSE;
+  model = population_model (study, error);
+  if (model == NULL)
+    return FALSE;
   json_builder_begin_object (b);
   skewgp_add_string (b, "study", sb_study_get_name (study));
   skewgp_add_double (b, "repeat_rate", sb_study_get_repeat_rate (study));
+  skewgp_add_string (b, "model", sb_study_model_to_string (sb_study_get_model (study)));
   json_builder_set_member_name (b, "participants");
   json_builder_begin_array (b);
   for (guint i = 0; i < sb_study_get_n_participants (study); i++)
@@ -1005,6 +1095,7 @@ run_population (const char *dir, GError **error)
       skewgp_add_int (b, "skipped", s.skipped);
       skewgp_add_bool (b, "open_question", s.open_question);
       add_consistency (b, &s.consistency);
+      add_person_model (b, model, p->code);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -1026,6 +1117,7 @@ run_population (const char *dir, GError **error)
   skewgp_add_int (b, "side_duels", pop.n_side);
   skewgp_add_int (b, "first_shown_chosen", pop.n_first_chosen);
   skewgp_add_int (b, "at_chance", pop.n_at_chance);
+  add_population_model (b, study, model);
   json_builder_end_object (b);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
@@ -1080,6 +1172,22 @@ run_export (const char *path, const char *output, gboolean wide, GError **error)
   return write_csv (csv, output, error);
 }
 
+/* The population model's JSON to OUTPUT ('-': standard output). */
+static gboolean
+export_model (SbStudy *study, const char *output, GError **error)
+{
+  g_autoptr (SbPopulationResult) model = population_model (study, error);
+  g_autoptr (JsonNode) doc = NULL;
+  g_autofree char *text = NULL;
+
+  if (model == NULL)
+    return FALSE;
+  doc = sb_population_result_to_json (sb_study_get_experiment (study),
+                                      sb_study_get_name (study), model);
+  text = sb_json_write (doc, TRUE, NULL);
+  return write_csv (text, output, error);
+}
+
 static gboolean
 run_export_study (const SkewgpArgs *args, GError **error)
 {
@@ -1089,6 +1197,13 @@ run_export_study (const SkewgpArgs *args, GError **error)
 
   if (study == NULL)
     return FALSE;
+  if (args->model != NULL)
+    {
+      if (args->participant || args->with_notes || args->wide || args->output)
+        return skewgp_input_error (error, "--model writes the population model alone: leave "
+                                   "out --participant, --with-notes, --wide and -o");
+      return export_model (study, args->model, error);
+    }
   if (args->wide)
     return skewgp_input_error (error, "--wide is the layout of one session; a study is "
                                "exported in long format");
@@ -1104,14 +1219,16 @@ export_argv (int argc, char **argv)
   SkewgpArgs args;
   GError *error = NULL;
 
-  if (skewgp_parse_args ("export", "--output --wide --participant --with-notes", 1, argc, argv,
+  if (skewgp_parse_args ("export", "--output --wide --participant --with-notes --model", 1,
+                         argc, argv,
                          &args, &error)
       && args.n_positional != 1)
     skewgp_input_error (&error, "expected SESSION.json or STUDY (see skewgp export --help)");
   if (error == NULL && skewgp_is_study (args.positional[0]))
     run_export_study (&args, &error);
-  else if (error == NULL && (args.participant || args.with_notes))
-    skewgp_input_error (&error, "--participant and --with-notes apply to a study folder, and "
+  else if (error == NULL && (args.participant || args.with_notes || args.model))
+    skewgp_input_error (&error, "--participant, --with-notes and --model apply to a study "
+                        "folder, and "
                         "'%s' is not one", args.positional[0]);
   else if (error == NULL)
     run_export (args.positional[0], args.output, args.wide, &error);

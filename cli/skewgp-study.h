@@ -22,6 +22,7 @@ typedef struct {
   const char *answer;        /* --answer N         */
   const char *status;        /* --status NAME      */
   const char *repeat_rate;   /* --repeat-rate R    */
+  const char *model;         /* --model NAME|FILE  */
   gboolean wide;             /* --wide             */
   gboolean with_notes;       /* --with-notes       */
 } SkewgpArgs;

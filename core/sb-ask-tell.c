@@ -258,6 +258,32 @@ sb_ask_tell_ask (SbSession *session, GError **error)
 const SbPendingQuestion *
 sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate, GError **error)
 {
+  return sb_ask_tell_ask_with_proposer (session, repeat_rate, NULL, NULL, error);
+}
+
+/* Q (id and log length set) = PROPOSER's duel; *DECLINED when it leaves
+ * the question to the session. */
+static gboolean
+pose_from_proposer (SbSession *session, SbAskProposer proposer, gpointer user_data,
+                    SbPendingQuestion *q, gboolean *declined, GError **error)
+{
+  const SbExperiment *exp = sb_session_get_experiment (session);
+
+  *declined = FALSE;
+  if (!proposer (session, user_data, q->options[0], q->options[1], declined, error))
+    return FALSE;
+  if (*declined)
+    return TRUE;
+  q->kind = SB_PENDING_DUEL;
+  q->n_options = 2;
+  sb_shuffle_order (exp->seed, q->id, q->n_options, q->shown_order);
+  return TRUE;
+}
+
+const SbPendingQuestion *
+sb_ask_tell_ask_with_proposer (SbSession *session, double repeat_rate, SbAskProposer proposer,
+                               gpointer user_data, GError **error)
+{
   const SbExperiment *exp = sb_session_get_experiment (session);
   const SbPendingQuestion *current = sb_ask_tell_current (session);
   g_autoptr (SbQuestion) proposal = NULL;
@@ -286,6 +312,15 @@ sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate, GError **e
         return sb_session_get_pending (session);
       }
   }
+  if (proposer != NULL)
+    {
+      gboolean declined;
+      if (!pose_from_proposer (session, proposer, user_data, &q, &declined, error))
+        return NULL;
+      if (!declined)
+        return sb_session_set_pending (session, &q, error) ? sb_session_get_pending (session)
+                                                           : NULL;
+    }
   if (!refit_if_due (session, error))
     return NULL;
   input = sb_job_input_new (session);

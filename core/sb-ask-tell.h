@@ -108,6 +108,20 @@ const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
 const SbPendingQuestion *sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate,
                                                        GError **error);
 
+/* A proposer of duels from outside the session's own model (a
+ * hierarchical study's, sb-population.h): fills A and B, the options 0
+ * and 1 of the duel (A the incumbent), or sets *DECLINED for the session
+ * to propose as usual. FALSE with ERROR when it failed. */
+typedef gboolean (*SbAskProposer) (SbSession *session, gpointer user_data, double *a,
+                                   double *b, gboolean *declined, GError **error);
+/* sb_ask_tell_ask_with_repeats with PROPOSER asked first whenever a new
+ * question is proposed (not for an open question, a repeat or a used
+ * budget); the question is stored as the pending one exactly as the
+ * session's own. */
+const SbPendingQuestion *sb_ask_tell_ask_with_proposer (SbSession *session, double repeat_rate,
+                                                        SbAskProposer proposer,
+                                                        gpointer user_data, GError **error);
+
 /* Records ANSWER to the pending question and saves: the log entry it
  * maps to (see above) with the question id, the order shown, and the
  * response time and confidence when given; the question is closed in the

@@ -21,6 +21,7 @@ struct _SbStudy
   char *name;
   SbExperiment *experiment;
   double repeat_rate;
+  SbStudyModel model;
   gint64 created;
   GPtrArray *roster;  /* SbParticipant, owned */
 };
@@ -29,6 +30,7 @@ G_DEFINE_FINAL_TYPE (SbStudy, sb_study, G_TYPE_OBJECT)
 G_DEFINE_QUARK (sb-study-error-quark, sb_study_error)
 
 static const char *const status_names[] = { "active", "withdrawn", "excluded" };
+static const char *const model_names[] = { "independent", "hierarchical" };
 
 /* The code alphabet: digits and capitals without 0, O, 1 and I. */
 static const char code_alphabet[] = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
@@ -46,6 +48,24 @@ sb_participant_status_from_string (const char *name, SbParticipantStatus *status
     if (g_str_equal (name, status_names[i]))
       {
         *status = (SbParticipantStatus) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+sb_study_model_to_string (SbStudyModel model)
+{
+  return (guint) model < G_N_ELEMENTS (model_names) ? model_names[model] : "independent";
+}
+
+gboolean
+sb_study_model_from_string (const char *name, SbStudyModel *model)
+{
+  for (guint i = 0; name && i < G_N_ELEMENTS (model_names); i++)
+    if (g_str_equal (name, model_names[i]))
+      {
+        *model = (SbStudyModel) i;
         return TRUE;
       }
   return FALSE;
@@ -200,6 +220,7 @@ index_to_data (SbStudy *self, gsize *length)
   json_object_set_int_member (o, "version", SB_STUDY_VERSION);
   json_object_set_string_member (o, "created", created);
   json_object_set_double_member (o, "repeat_rate", self->repeat_rate);
+  json_object_set_string_member (o, "model", sb_study_model_to_string (self->model));
   json_object_set_member (o, "experiment", sb_experiment_to_node (self->experiment));
   for (guint i = 0; i < self->roster->len; i++)
     {
@@ -365,6 +386,16 @@ read_index (SbStudy *self, GError **error)
                             "to 0.5");
       self->repeat_rate = rate;
     }
+  /* without "model": a study from before the field, asked independently */
+  self->model = SB_STUDY_MODEL_INDEPENDENT;
+  if (json_object_has_member (o, "model"))
+    {
+      const char *model = member_string (o, "model");
+      if (model == NULL || !sb_study_model_from_string (model, &self->model))
+        return index_error (&t, error, "model", "unknown model %s%s%s (expected "
+                            "\"hierarchical\" or \"independent\")", model ? "'" : "",
+                            model ? model : "(not a string)", model ? "'" : "");
+    }
   n = json_object_get_member (o, "experiment");
   if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
     return index_error (&t, error, "experiment", "the member 'experiment' must be an object");
@@ -473,6 +504,13 @@ make_folder (const char *dir, GError **error)
 SbStudy *
 sb_study_create (const char *dir, const SbExperiment *exp, double repeat_rate, GError **error)
 {
+  return sb_study_create_with_model (dir, exp, repeat_rate, SB_STUDY_MODEL_HIERARCHICAL, error);
+}
+
+SbStudy *
+sb_study_create_with_model (const char *dir, const SbExperiment *exp, double repeat_rate,
+                            SbStudyModel model, GError **error)
+{
   g_autoptr (SbStudy) self = NULL;
   g_autoptr (SbFileLock) lock = NULL;
   g_autofree char *path = index_path (dir);
@@ -511,6 +549,7 @@ sb_study_create (const char *dir, const SbExperiment *exp, double repeat_rate, G
   self = study_new (dir);
   self->experiment = sb_experiment_copy (exp);
   self->repeat_rate = repeat_rate;
+  self->model = model;
   self->created = g_get_real_time ();
   if (!write_index (self, error))
     return NULL;
@@ -543,6 +582,13 @@ sb_study_get_repeat_rate (SbStudy *self)
 {
   g_return_val_if_fail (SB_IS_STUDY (self), 0);
   return self->repeat_rate;
+}
+
+SbStudyModel
+sb_study_get_model (SbStudy *self)
+{
+  g_return_val_if_fail (SB_IS_STUDY (self), SB_STUDY_MODEL_INDEPENDENT);
+  return self->model;
 }
 
 guint

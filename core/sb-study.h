@@ -7,7 +7,7 @@
  *   STUDY/participants/CODE.json   one ordinary session per participant
  *
  *   { "format": "skewbench-study", "version": 1, "created": "...",
- *     "repeat_rate": 0.1,
+ *     "repeat_rate": 0.1, "model": "hierarchical",
  *     "experiment": { ... as in a session file ... },
  *     "participants": [ { "code": "P-7KQ3", "status": "active",
  *                         "added": "2026-11-26T14:00:00Z",
@@ -71,6 +71,24 @@ typedef enum {
   SB_PARTICIPANT_EXCLUDED,    /* left out of the population by the experimenter */
 } SbParticipantStatus;
 
+/* How a study asks its questions (study.json's "model"):
+ *   "hierarchical"  a participant's duels come from the model of everyone's
+ *                   answers (core/sb-population.h); the default of new
+ *                   studies;
+ *   "independent"   each participant's session proposes from their own
+ *                   answers only; studies written before the field existed
+ *                   read as this, so they ask as they always did.
+ * Choice and ranking experiments, mixed and safe mode, candidate sets and
+ * surrogates other than the exact SkewGP are asked independently in
+ * either case (the hierarchical proposal asks duels over the box). */
+typedef enum {
+  SB_STUDY_MODEL_INDEPENDENT = 0,
+  SB_STUDY_MODEL_HIERARCHICAL,
+} SbStudyModel;
+
+const char *sb_study_model_to_string (SbStudyModel model);
+gboolean sb_study_model_from_string (const char *name, SbStudyModel *model);
+
 const char *sb_participant_status_to_string (SbParticipantStatus status);
 gboolean sb_participant_status_from_string (const char *name, SbParticipantStatus *status);
 
@@ -89,6 +107,9 @@ G_DECLARE_FINAL_TYPE (SbStudy, sb_study, SB, STUDY, GObject)
  * questions that repeat a past duel, sb-consistency.h). */
 SbStudy *sb_study_create (const char *dir, const SbExperiment *exp, double repeat_rate,
                           GError **error);
+/* The same with the study's MODEL (sb_study_create: hierarchical). */
+SbStudy *sb_study_create_with_model (const char *dir, const SbExperiment *exp,
+                                     double repeat_rate, SbStudyModel model, GError **error);
 /* Reads the study in DIR (never writing). */
 SbStudy *sb_study_open (const char *dir, GError **error);
 
@@ -97,6 +118,7 @@ const char *sb_study_get_dir (SbStudy *self);
 const char *sb_study_get_name (SbStudy *self);
 const SbExperiment *sb_study_get_experiment (SbStudy *self);
 double sb_study_get_repeat_rate (SbStudy *self);
+SbStudyModel sb_study_get_model (SbStudy *self);
 guint sb_study_get_n_participants (SbStudy *self);
 const SbParticipant *sb_study_get_participant (SbStudy *self, guint index);
 /* The participant with CODE (case-insensitive), or NULL. */
@@ -139,10 +161,12 @@ typedef struct {
 gboolean sb_study_summarise (SbStudy *self, const char *code, SbParticipantSummary *out,
                              GError **error);
 
-/* The population: everyone not excluded. For now pooled counts of the
- * participants' answers and consistency; the hierarchical model of the
- * population (a shared utility plus each person's deviation) will fill
- * this in through this one function. */
+/* The population: everyone not excluded. Pooled counts of the
+ * participants' answers and consistency, cheap enough for the main
+ * thread. The hierarchical model of the population (a shared utility
+ * plus each person's deviation: the population's best setting, each
+ * person's, the fitted hyperparameters) is core/sb-population.h, computed
+ * from a snapshot of the study on any thread. */
 typedef struct {
   guint n_participants;     /* in the roster                              */
   guint n_included;         /* not excluded                               */

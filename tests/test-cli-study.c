@@ -96,7 +96,10 @@ tear_down (Fixture *f, gconstpointer data)
   g_free (f->study);
 }
 
-/* Answers every question of CODE: the larger gamma wins. */
+/* Answers every question of CODE: the larger gamma wins, and at equal
+ * gamma the larger brightness (a strict preference, so a repeated pair
+ * is answered the same way whichever side each option is on: the
+ * hierarchical duels often hold gamma at its bound). */
 static guint
 answer_all (Fixture *f, const char *code)
 {
@@ -114,11 +117,13 @@ answer_all (Fixture *f, const char *code)
       JsonArray *options = json_object_get_array_member (obj (&q), "options");
       double g0 = json_array_get_double_element (json_array_get_array_element (options, 0), 0);
       double g1 = json_array_get_double_element (json_array_get_array_element (options, 1), 0);
+      double b0 = json_array_get_double_element (json_array_get_array_element (options, 0), 1);
+      double b1 = json_array_get_double_element (json_array_get_array_element (options, 1), 1);
       g_autofree char *answer = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", "
                                                  "\"answer\": {\"chosen\": %d}, "
                                                  "\"response_time\": 0.8}",
                                                  json_object_get_int_member (obj (&q), "question"),
-                                                 g1 > g0);
+                                                 g1 > g0 || (g1 == g0 && b1 > b0));
       CliResult t = run (answer, "tell", f->study, "--participant", code, "-", NULL);
       g_assert_cmpint (t.status, ==, 0);
       n++;
@@ -260,6 +265,180 @@ test_refusals (Fixture *f, gconstpointer data)
   cli_result_clear (&r);
 }
 
+/* The study at F->study with its index's "model" member replaced by
+ * MEMBER (NULL: removed, as in a study written before it existed). */
+static void
+set_model_member (Fixture *f, const char *member)
+{
+  g_autofree char *index = g_build_filename (f->study, "study.json", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (index, &text, NULL, NULL));
+  char *at = strstr (text, "\"model\": \"hierarchical\",");
+  g_assert_nonnull (at);
+  g_autoptr (GString) out = g_string_new_len (text, at - text);
+  if (member)
+    g_string_append (out, member);
+  g_string_append (out, at + strlen ("\"model\": \"hierarchical\","));
+  g_assert_true (g_file_set_contents (index, out->str, -1, NULL));
+}
+
+/* A new study at F->study (repeat rate 0, so no repeat stands in for a
+ * proposal) with its model MEMBER (see set_model_member), and three
+ * answers of participants A and B each (option 1 always chosen). */
+static void
+study_with_answers (Fixture *f, const char *member, gboolean replace)
+{
+  CliResult r;
+
+  remove_tree (f->study);
+  r = run (experiment, "study", "new", "-", f->study, "--repeat-rate", "0", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  if (replace)
+    set_model_member (f, member);
+  r = run (NULL, "study", "add", f->study, "--code", "A", NULL);
+  cli_result_clear (&r);
+  r = run (NULL, "study", "add", f->study, "--code", "B", NULL);
+  cli_result_clear (&r);
+  for (guint i = 0; i < 3; i++)
+    for (const char *const *c = (const char *const[]) { "A", "B", NULL }; *c; c++)
+      {
+        CliResult q = run (NULL, "ask", f->study, "--participant", *c, NULL);
+        g_assert_cmpint (q.status, ==, 0);
+        g_autofree char *answer = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", "
+                                                   "\"answer\": {\"chosen\": 1}}",
+                                                   json_object_get_int_member (obj (&q),
+                                                                               "question"));
+        CliResult t = run (answer, "tell", f->study, "--participant", *c, "-", NULL);
+        g_assert_cmpint (t.status, ==, 0);
+        cli_result_clear (&q);
+        cli_result_clear (&t);
+      }
+}
+
+/* The next question of B (its JSON text), asked through the study, or
+ * with ALONE of a copy of B's session file as a lone session (its own
+ * model, the behaviour of a study before the "model" field). */
+static char *
+ask_b (Fixture *f, gboolean alone)
+{
+  g_autofree char *session = g_build_filename (f->study, "participants", "B.json", NULL);
+  g_autofree char *copy = g_build_filename (f->root, "B-alone.json", NULL);
+  g_autofree char *text = NULL;
+  CliResult r;
+  char *out;
+
+  if (alone)
+    {
+      g_assert_true (g_file_get_contents (session, &text, NULL, NULL));
+      g_assert_true (g_file_set_contents (copy, text, -1, NULL));
+      r = run (NULL, "ask", copy, NULL);
+    }
+  else
+    r = run (NULL, "ask", f->study, "--participant", "B", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (obj (&r), "kind"), ==, "duel");
+  out = g_strdup (r.out);
+  cli_result_clear (&r);
+  g_unlink (copy);
+  return out;
+}
+
+/* A study.json without "model" (written before it existed) asks as
+ * before: B's question through the study is the one B's session proposes
+ * alone. With the default hierarchical model the question differs from
+ * that one (so the comparison can fail), is stored (asked again, the
+ * same) and answerable; status reports the population model and export
+ * --model writes it. */
+static void
+test_model_option (Fixture *f, gconstpointer data)
+{
+  g_autofree char *old = NULL, *old_alone = NULL, *hier = NULL, *hier_alone = NULL;
+  g_autofree char *again = NULL;
+  CliResult r;
+
+  study_with_answers (f, NULL, TRUE);
+  old_alone = ask_b (f, TRUE);
+  old = ask_b (f, FALSE);
+  g_assert_cmpstr (old, ==, old_alone);
+
+  study_with_answers (f, NULL, FALSE);
+  hier_alone = ask_b (f, TRUE);
+  hier = ask_b (f, FALSE);
+  g_test_message ("independent: %s\nhierarchical: %s", old, hier);
+  g_assert_cmpstr (hier, !=, hier_alone);
+  again = ask_b (f, FALSE);
+  g_assert_cmpstr (again, ==, hier);
+  {
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    g_assert_true (json_parser_load_from_data (parser, hier, -1, NULL));
+    g_autofree char *answer = g_strdup_printf (
+      "{\"question\": %" G_GINT64_FORMAT ", \"answer\": {\"chosen\": 0}}",
+      json_object_get_int_member (json_node_get_object (json_parser_get_root (parser)),
+                                  "question"));
+    r = run (answer, "tell", f->study, "--participant", "B", "-", NULL);
+    g_assert_cmpint (r.status, ==, 0);
+    g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 4);
+    cli_result_clear (&r);
+  }
+
+  r = run (NULL, "status", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (obj (&r), "model"), ==, "hierarchical");
+  JsonObject *pop = json_object_get_object_member (obj (&r), "population");
+  g_assert_cmpint (json_object_get_int_member (pop, "answers"), ==, 7);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (pop, "best")), ==, 2);
+  JsonArray *interval = json_object_get_array_member (pop, "interval");
+  double mean = json_object_get_double_member (pop, "mean");
+  g_assert_cmpfloat (json_array_get_double_element (interval, 0), <, mean);
+  g_assert_cmpfloat (mean, <, json_array_get_double_element (interval, 1));
+  g_assert_true (json_object_has_member (json_object_get_object_member (pop, "hyperparameters"),
+                                         "individual"));
+  JsonObject *a = json_array_get_object_element (json_object_get_array_member (obj (&r),
+                                                                               "participants"), 0);
+  double pr = json_object_get_double_member (a, "prob_best_differs");
+  g_assert_true (pr >= 0 && pr <= 1);
+  g_assert_true (json_object_has_member (a, "se"));
+  cli_result_clear (&r);
+
+  g_autofree char *model_path = g_build_filename (f->root, "model.json", NULL);
+  r = run (NULL, "export", f->study, "--model", model_path, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  g_autofree char *model = NULL;
+  g_assert_true (g_file_get_contents (model_path, &model, NULL, NULL));
+  g_assert_nonnull (strstr (model, "\"format\": \"skewbench-population-model\""));
+  g_assert_nonnull (strstr (model, "\"prob_best_differs\""));
+  r = run (NULL, "export", f->study, "--model", model_path, "--wide", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  cli_result_clear (&r);
+}
+
+/* An unknown model is refused: in study.json (naming the member and its
+ * place, exit 2) and in study new --model. */
+static void
+test_model_refused (Fixture *f, gconstpointer data)
+{
+  g_autofree char *other = g_build_filename (f->root, "other", NULL);
+  CliResult r;
+
+  set_model_member (f, "\"model\": \"bayesian\",");
+  r = run (NULL, "status", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "study.json:"));
+  g_assert_nonnull (strstr (r.err, "unknown model 'bayesian'"));
+  cli_result_clear (&r);
+  r = run (experiment, "study", "new", "-", other, "--model", "pooled", NULL);
+  g_assert_cmpint (r.status, ==, 2);
+  g_assert_nonnull (strstr (r.err, "unknown --model 'pooled'"));
+  g_assert_false (g_file_test (other, G_FILE_TEST_EXISTS));
+  cli_result_clear (&r);
+  r = run (experiment, "study", "new", "-", other, "--model", "independent", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (obj (&r), "model"), ==, "independent");
+  cli_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -267,5 +446,7 @@ main (int argc, char **argv)
   g_test_add ("/cli/study/two-participants", Fixture, NULL, set_up, test_two_participants,
               tear_down);
   g_test_add ("/cli/study/refusals", Fixture, NULL, set_up, test_refusals, tear_down);
+  g_test_add ("/cli/study/model-option", Fixture, NULL, set_up, test_model_option, tear_down);
+  g_test_add ("/cli/study/model-refused", Fixture, NULL, set_up, test_model_refused, tear_down);
   return g_test_run ();
 }
