@@ -26,11 +26,30 @@ static const char bo_summary[] =
   "(JSON Lines), then one summary object.";
 
 static const char bo_description[] =
+  "Acquisitions (--acquisition; all from joint posterior samples, 001 sec. 5\n"
+  "footnote 13, maximised over 500 space-filling candidates + BOBYQA):\n"
+  "  ucb       dueling UCB: upper end of the 95% HPD interval of f(x) - f(x_r)\n"
+  "            (Benavoli et al., paper 001 sec. 5.2.1; the default)\n"
+  "  eiig      0.1 log E[Phi] + information gain (paper 001 sec. 5.2.1)\n"
+  "  epi       expected probability of improvement over x_r (paper 001)\n"
+  "  thompson  one posterior sample of f(x) - f(x_r) (paper 001's code)\n"
+  "  qeubo     E[max f] over the options shown, all free (Astudillo et al.,\n"
+  "            AISTATS 2023)\n"
+  "  hb-ei     hallucination believer EI: x_r against the maximiser of EI of\n"
+  "            the GP given one posterior sample of the latent duel variables\n"
+  "            (Takeno et al., ICML 2023, sec. 5); exact SkewGP only\n"
+  "  hb-ucb    the same with UCB, mean + 2 sd (Takeno et al. 2023)\n"
+  "  dts       dueling Thompson sampling: a posterior sample's maximiser (its\n"
+  "            soft-Copeland maximiser) against the point of largest variance\n"
+  "            of the win probability (Gonzalez et al., ICML 2017, sec. 4.3)\n"
+  "  muc       maximally uncertain challenge: x_r against the point of largest\n"
+  "            epistemic variance of its win probability (Fauvel & Chalk 2021)\n\n"
   "Questions (preference mode):\n"
   "  --question duel    \"A or B?\" (default). With --acquisition ucb, eiig,\n"
-  "                     epi or thompson A is a challenger and B the current\n"
-  "                     best x_r (paper 001); with --acquisition qeubo both\n"
-  "                     points are chosen freely by qEUBO.\n"
+  "                     epi, thompson, muc, hb-ei or hb-ucb A is a challenger\n"
+  "                     and B the current best x_r (paper 001); with dts B is\n"
+  "                     a posterior sample's maximiser; with --acquisition\n"
+  "                     qeubo both points are chosen freely by qEUBO.\n"
   "  --question choice  \"which of these K is best?\" (--options K, 2-6,\n"
   "                     default 4), chosen by qEUBO (the default and only\n"
   "                     acquisition for choices).\n"
@@ -127,7 +146,8 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
     { "mode", 0, 0, G_OPTION_ARG_STRING, &f->mode,
       "preference (default) | mixed | safe | active", "MODE" },
     { "acquisition", 0, 0, G_OPTION_ARG_STRING, &f->acquisition,
-      "ucb (default) | eiig | epi | thompson (x vs x_r) | qeubo (free options)", "A" },
+      "ucb (default) | eiig | epi | thompson | muc | hb-ei | hb-ucb (x vs x_r) | dts | "
+      "qeubo (free options)", "A" },
     { "question", 0, 0, G_OPTION_ARG_STRING, &f->question,
       "duel (default) | choice (best of --options K)", "Q" },
     { "options", 0, 0, G_OPTION_ARG_STRING, &f->options,
@@ -527,6 +547,7 @@ add_timings (JsonBuilder *b, BoRun *r)
 static gboolean
 loop_settings_ok (const bo_args *a, const sg_problem *p)
 {
+  gboolean hb = a->acquisition == SG_BO_ACQ_HB_EI || a->acquisition == SG_BO_ACQ_HB_UCB;
   if (a->mode == SG_BO_SAFE && isnan (a->threshold) && isnan (sg_problem_threshold (p)))
     fprintf (stderr, "skewgp bo: problem '%s' has no threshold; give --threshold for safe mode\n",
              a->problem);
@@ -540,6 +561,12 @@ loop_settings_ok (const bo_args *a, const sg_problem *p)
              "(or random)\n");
   else if (a->question == SG_BO_QUESTION_CHOICE && a->surrogate == SG_BO_SURROGATE_SVGP)
     fprintf (stderr, "skewgp bo: the svgp surrogate takes duels only\n");
+  else if ((hb || a->acquisition == SG_BO_ACQ_DTS) && a->mode != SG_BO_PREFERENCE)
+    fprintf (stderr, "skewgp bo: --acquisition %s is for --mode preference\n",
+             sg_bo_acquisition_name (a->acquisition));
+  else if (hb && a->surrogate != SG_BO_SURROGATE_SKEWGP && a->surrogate != SG_BO_SURROGATE_RANDOM)
+    fprintf (stderr, "skewgp bo: --acquisition %s needs --surrogate skewgp (its hallucination "
+             "is a sample of the exact posterior)\n", sg_bo_acquisition_name (a->acquisition));
   else
     return TRUE;
   return FALSE;

@@ -294,6 +294,32 @@ test_bad_input (void)
                           "--options", "--ties", "--tie-margin", "qeubo" };
   for (gsize k = 0; k < G_N_ELEMENTS (flags); k++)
     g_assert_nonnull (strstr (out, flags[k]));
+  /* every acquisition is listed with its source: each name of the
+   * --acquisition summary has an entry "  NAME  ..." in the Acquisitions
+   * section that cites paper 001 or a dated paper */
+  const char *names[] = { "ucb", "eiig", "epi", "thompson", "qeubo", "hb-ei", "hb-ucb", "dts",
+                          "muc" };
+  const char *acqs = strstr (out, "Acquisitions");
+  g_assert_nonnull (acqs);
+  for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      g_autofree char *listed = g_strdup_printf (" %s ", names[k]);
+      g_autofree char *entry = g_strdup_printf ("\n  %s ", names[k]);
+      g_assert_nonnull (strstr (out, listed));
+      const char *at = strstr (acqs, entry);
+      g_assert_nonnull (at);
+      /* the entry runs to the next line indented by exactly two spaces */
+      const char *end = at + 1;
+      while ((end = strstr (end, "\n  ")) != NULL && end[3] == ' ')
+        end++;
+      g_autofree char *text = g_strndup (at, end ? (gsize) (end - at) : strlen (at));
+      g_assert_true (g_regex_match_simple ("paper 001|20[0-9][0-9]", text, 0, 0));
+    }
+  /* the duel rules that need the exact posterior or preference mode say so */
+  assert_bad ("needs --surrogate skewgp", "--problem", "cos1d", "--acquisition", "hb-ei",
+              "--surrogate", "ep", NULL);
+  assert_bad ("is for --mode preference", "--problem", "cos1d", "--acquisition", "dts",
+              "--mode", "mixed", NULL);
 }
 
 /* Safe mode with the SafeOpt-style two-GP baseline: same line format,
