@@ -98,7 +98,16 @@ static const char bo_description[] =
   "Summary line: summary=true, the settings (with question, options, ties,\n"
   "tie_margin), best_x, best_value, optimum, regret, violations,\n"
   "options_shown, ties_answered, proposals, median_seconds, total_seconds,\n"
-  "refits, refit_seconds.\n\n"
+  "refits, refit_seconds, and the recommendations (below).\n\n"
+  "Recommendations (preference and mixed modes): the point reported as the\n"
+  "optimum by three rules, from the model of all answers so far: winner (x_r,\n"
+  "the last decisive winner: best_x above), evaluated (the answered input of\n"
+  "largest posterior mean; Takeno et al. 2023) and box (the posterior-mean\n"
+  "maximiser over the box; Astudillo et al. 2023). The summary has x_RULE,\n"
+  "value_RULE (the true objective there) and regret_RULE for evaluated and box\n"
+  "(regret is the winner's); with --recommend-every N every N-th iteration\n"
+  "line has value_evaluated and value_box too. Random search has no model: its\n"
+  "recommendation is the winner by every rule.\n\n"
   "Active mode (paper 001 sec. 5.1): active learning of the classifier\n"
   "y = sign(g(x) - H) by BALD (001 eq. 43) on posterior samples; --initial\n"
   "random labels first; refits as in preference mode. With --surrogate\n"
@@ -118,7 +127,7 @@ typedef struct {
   char *problem, *mode, *acquisition, *numeric_acquisition, *surrogate;
   char *iterations, *initial, *seed, *noise, *samples, *candidates, *threshold;
   char *test_points, *mixed_every, *refit_until, *refit_every, *refit_evals;
-  char *question, *options, *tie_margin;
+  char *question, *options, *tie_margin, *recommend_every;
   gboolean list, ties;
 } BoFlags;
 
@@ -129,7 +138,7 @@ bo_flags_clear (BoFlags *f)
     &f->problem, &f->mode, &f->acquisition, &f->numeric_acquisition, &f->surrogate,
     &f->iterations, &f->initial, &f->seed, &f->noise, &f->samples, &f->candidates,
     &f->threshold, &f->test_points, &f->mixed_every, &f->refit_until, &f->refit_every,
-    &f->refit_evals, &f->question, &f->options, &f->tie_margin,
+    &f->refit_evals, &f->question, &f->options, &f->tie_margin, &f->recommend_every,
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     g_clear_pointer (texts[i], g_free);
@@ -182,6 +191,8 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
       "then every N-th answer (default 10)", "N" },
     { "refit-evals", 0, 0, G_OPTION_ARG_STRING, &f->refit_evals,
       "evidence evaluations per refit (default 150)", "N" },
+    { "recommend-every", 0, 0, G_OPTION_ARG_STRING, &f->recommend_every,
+      "recommendations on every N-th iteration line (default 0: summary only)", "N" },
     { NULL },
   };
   return skewgp_parse_options ("bo", entries, bo_summary, bo_description, argc, argv, error);
@@ -198,7 +209,7 @@ typedef struct {
   double tie_margin;
   long options;
   long iterations, initial, samples, candidates, mixed_every;
-  long refit_until, refit_every, refit_evals, test_points;
+  long refit_until, refit_every, refit_evals, test_points, recommend_every;
   guint64 seed;
   double noise, threshold;
   gboolean list;
@@ -280,6 +291,7 @@ read_numbers (const BoFlags *f, bo_args *a, GError **error)
     { "--refit-every", f->refit_every, 0, &a->refit_every },
     { "--test-points", f->test_points, 2, &a->test_points },
     { "--refit-evals", f->refit_evals, 1, &a->refit_evals },
+    { "--recommend-every", f->recommend_every, 0, &a->recommend_every },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (counts); i++)
     if (counts[i].text
@@ -654,6 +666,55 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
   return sg_bo_answer_invalid (r->bo, q->x);
 }
 
+/* Recommendations are for the loops that look for a maximum by duels. */
+static gboolean
+recommends (const bo_args *a)
+{
+  return a->mode == SG_BO_PREFERENCE || a->mode == SG_BO_MIXED;
+}
+
+/* The recommendations of sg_bo_recommend (see the help text) from a model
+ * of all answers so far, rebuilt with its own stream so that the
+ * proposals' streams are unchanged; members x_RULE (FULL only), value_RULE
+ * and, with FULL, regret_RULE for the evaluated and box rules. */
+static int
+add_recommendations (JsonBuilder *b, BoRun *r, gboolean full)
+{
+  const sg_bo_recommend_rule rules[] = { SG_BO_RECOMMEND_EVALUATED, SG_BO_RECOMMEND_BOX };
+  size_t dim = r->cfg.dim;
+  double xs[2][SG_BO_MAX_DIM];
+  int status = SG_OK;
+  gsl_rng *rng = sg_rng_new (r->a->seed, 0x5ec0000 + sg_bo_n_answers (r->bo));
+  gboolean model = r->a->surrogate != SG_BO_SURROGATE_RANDOM;
+  if (model)
+    status = rng ? sg_bo_fit_model (r->bo, rng, NULL) : SG_ENOMEM;
+  for (gsize i = 0; i < G_N_ELEMENTS (rules) && status == SG_OK; i++)
+    {
+      double mean;
+      if (!model)
+        status = sg_bo_best (r->bo, xs[i]) ? SG_OK : SG_EINVAL;
+      else
+        status = sg_bo_recommend (r->bo, rules[i], rng, NULL, xs[i], &mean);
+    }
+  sg_rng_free (rng);
+  if (status != SG_OK)
+    return fail ("recommendation", status);
+  for (gsize i = 0; i < G_N_ELEMENTS (rules); i++)
+    {
+      const char *name = sg_bo_recommend_name (rules[i]);
+      double value = sg_problem_value (r->p, xs[i]);
+      g_autofree char *xk = g_strdup_printf ("x_%s", name);
+      g_autofree char *vk = g_strdup_printf ("value_%s", name);
+      g_autofree char *rk = g_strdup_printf ("regret_%s", name);
+      if (full)
+        skewgp_add_vector (b, xk, xs[i], dim);
+      skewgp_add_double (b, vk, value);
+      if (full)
+        skewgp_add_double_or_null (b, rk, sg_problem_optimum (r->p) - value);
+    }
+  return SKEWGP_EXIT_OK;
+}
+
 /* Iteration IT: refit, propose, answer, print the line. */
 static int
 loop_iteration (BoRun *r, sg_oracle *oracle, gsl_rng *oracle_rng, size_t it)
@@ -699,11 +760,18 @@ loop_iteration (BoRun *r, sg_oracle *oracle, gsl_rng *oracle_rng, size_t it)
   if (r->a->mode == SG_BO_SAFE)
     skewgp_add_bool (b, "violation", violation);
   skewgp_add_double_or_null (b, "acquisition", q.acquisition);
+  if (recommends (r->a) && r->a->recommend_every > 0 && it % (size_t) r->a->recommend_every == 0
+      && !q.initial)
+    {
+      int code2 = add_recommendations (b, r, FALSE);
+      if (code2 != SKEWGP_EXIT_OK)
+        return code2;
+    }
   print_iteration_tail (b, r, t, t_refit);
   return SKEWGP_EXIT_OK;
 }
 
-static void
+static int
 print_loop_summary (BoRun *r, size_t n_init)
 {
   const bo_args *a = r->a;
@@ -733,8 +801,15 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_int (b, "ties_answered", (gint64) r->ties_answered);
   skewgp_add_int (b, "proposals", (gint64) r->n_times);
   add_timings (b, r);
+  if (recommends (a) && has_best)
+    {
+      int code = add_recommendations (b, r, TRUE);
+      if (code != SKEWGP_EXIT_OK)
+        return code;
+    }
   json_builder_end_object (b);
   skewgp_print_builder (b, TRUE);
+  return SKEWGP_EXIT_OK;
 }
 
 static int
@@ -762,7 +837,7 @@ run_loop (const bo_args *a)
   for (size_t it = 1; it <= total && code == SKEWGP_EXIT_OK; it++)
     code = loop_iteration (&r, &oracle, oracle_rng, it);
   if (code == SKEWGP_EXIT_OK)
-    print_loop_summary (&r, n_init);
+    code = print_loop_summary (&r, n_init);
   sg_rng_free (oracle_rng);
   return code;
 }

@@ -376,6 +376,31 @@ gsl_rng *sg_bo_rng (const sg_bo *bo);
 sg_status sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
                          sg_bo_query *query);
 
+/* ---- Recommendation ------------------------------------------------------
+ * The point reported as the optimum, from the current model (the last
+ * proposal's, or sg_bo_fit_model's: it must exist; SG_EINVAL otherwise):
+ *   winner     x_r, the winner of the latest decisive answer (sg_bo_best);
+ *   evaluated  the answered input of largest posterior mean (Takeno et
+ *              al. 2023 report regret there; ties and choices can move it
+ *              where the winner rule cannot);
+ *   box        the posterior-mean maximiser over the whole box (qEUBO's
+ *              protocol, Astudillo et al. 2023), by the acquisition search
+ *              (config.search candidates, the answered inputs among them,
+ *              BOBYQA refinement; RNG for the candidates' shift).
+ * X (dim) and *MEAN (the posterior mean there) on success. Posterior means
+ * are sg_bo_summarize's SG_SUMMARY_MOMENTS. */
+typedef enum {
+  SG_BO_RECOMMEND_WINNER = 0,
+  SG_BO_RECOMMEND_EVALUATED,
+  SG_BO_RECOMMEND_BOX,
+} sg_bo_recommend_rule;
+
+sg_status sg_bo_recommend (const sg_bo *bo, sg_bo_recommend_rule rule, gsl_rng *rng,
+                           const sg_progress *progress, double *x, double *mean);
+/* "winner", "evaluated", "box". */
+const char *sg_bo_recommend_name (sg_bo_recommend_rule rule);
+sg_status sg_bo_recommend_parse (const char *name, sg_bo_recommend_rule *rule);
+
 /* ---- Hyperparameters ----------------------------------------------------- */
 
 /* 1 if the refit schedule asks for a refit now (and none was done at the

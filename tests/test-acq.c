@@ -782,6 +782,79 @@ test_duel_rule_config (void)
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
 }
 
+/* The recommendation rules on a 1-D posterior of six duels: winner is
+ * x_r; evaluated is an answered input whose posterior mean is the largest
+ * of all answered inputs'; box is inside the box with a mean at least
+ * that (the answered inputs are among its candidates) and at least the
+ * mean at every point of a fine grid, up to the search's tolerance. */
+static void
+test_recommend (void)
+{
+  double lo[] = { -2.6 }, up[] = { 2.6 };
+  sg_bo_config c;
+  sg_bo_config_default (&c, 1, lo, up);
+  c.refit_until = c.refit_every = 0;
+  sg_bo *bo;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  double x[SG_BO_MAX_DIM], mean;
+  gsl_rng *rng = sg_rng_new (3, 3);
+  /* no model yet */
+  g_assert_cmpint (sg_bo_recommend (bo, SG_BO_RECOMMEND_EVALUATED, rng, NULL, x, &mean), ==,
+                   SG_EINVAL);
+  const double pts[][2] = { { 0.1, -2 }, { 0.1, 1.5 }, { 0.1, 2.2 }, { -0.5, 0.1 },
+                            { 0.3, 0.1 }, { -1.0, 0.1 } };
+  for (size_t i = 0; i < G_N_ELEMENTS (pts); i++)
+    {
+      double g0 = cos (5 * pts[i][0]) + exp (-pts[i][0] * pts[i][0] / 2);
+      double g1 = cos (5 * pts[i][1]) + exp (-pts[i][1] * pts[i][1] / 2);
+      g_assert_cmpint (sg_bo_answer_duel (bo, &pts[i][0], &pts[i][1], g0 >= g1), ==, SG_OK);
+    }
+  g_assert_cmpint (sg_bo_fit_model (bo, rng, NULL), ==, SG_OK);
+
+  double xr[1], xw[1], mw;
+  g_assert_true (sg_bo_best (bo, xr));
+  g_assert_cmpint (sg_bo_recommend (bo, SG_BO_RECOMMEND_WINNER, rng, NULL, xw, &mw), ==, SG_OK);
+  g_assert_cmpfloat (xw[0], ==, xr[0]);
+
+  const sg_data *d = sg_bo_data (bo);
+  sg_point_summary *s = g_new (sg_point_summary, d->n_inputs);
+  g_assert_cmpint (sg_bo_summarize (bo, d->X, d->n_inputs, SG_SUMMARY_MOMENTS, 0.95, NULL, s),
+                   ==, SG_OK);
+  double xe[1], me;
+  g_assert_cmpint (sg_bo_recommend (bo, SG_BO_RECOMMEND_EVALUATED, rng, NULL, xe, &me), ==, SG_OK);
+  int found = 0;
+  for (size_t i = 0; i < d->n_inputs; i++)
+    {
+      found |= d->X[i] == xe[0];
+      g_assert_cmpfloat (s[i].mean, <=, me);
+    }
+  g_assert_true (found);
+  g_assert_cmpfloat (me, >=, mw);
+
+  double xb[1], mb;
+  g_assert_cmpint (sg_bo_recommend (bo, SG_BO_RECOMMEND_BOX, rng, NULL, xb, &mb), ==, SG_OK);
+  g_assert_cmpfloat (xb[0], >=, lo[0]);
+  g_assert_cmpfloat (xb[0], <=, up[0]);
+  g_assert_cmpfloat (mb, >=, me);
+  enum { G = 521 };
+  double grid[G];
+  sg_point_summary gs[G];
+  for (int i = 0; i < G; i++)
+    grid[i] = lo[0] + (up[0] - lo[0]) * i / (G - 1.0);
+  g_assert_cmpint (sg_bo_summarize (bo, grid, G, SG_SUMMARY_MOMENTS, 0.95, NULL, gs), ==, SG_OK);
+  for (int i = 0; i < G; i++)
+    g_assert_cmpfloat (gs[i].mean, <=, mb + 1e-3);
+  g_test_message ("winner %.3f (mean %.3f), evaluated %.3f (%.3f), box %.3f (%.3f)", xw[0], mw,
+                  xe[0], me, xb[0], mb);
+  sg_bo_recommend_rule rule;
+  g_assert_cmpint (sg_bo_recommend_parse ("box", &rule), ==, SG_OK);
+  g_assert_cmpint (rule, ==, SG_BO_RECOMMEND_BOX);
+  g_assert_cmpstr (sg_bo_recommend_name (SG_BO_RECOMMEND_EVALUATED), ==, "evaluated");
+  g_free (s);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -806,5 +879,6 @@ main (int argc, char **argv)
   g_test_add_func ("/acq/brute-force/hb-ucb", test_brute_force_hb_ucb);
   g_test_add_func ("/acq/gauss-ei-brute-force", test_gauss_ei_brute_force);
   g_test_add_func ("/acq/duel-rule-config", test_duel_rule_config);
+  g_test_add_func ("/acq/recommend", test_recommend);
   return g_test_run ();
 }
