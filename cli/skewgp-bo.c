@@ -127,7 +127,7 @@ typedef struct {
   char *problem, *mode, *acquisition, *numeric_acquisition, *surrogate;
   char *iterations, *initial, *seed, *noise, *samples, *candidates, *threshold;
   char *test_points, *mixed_every, *refit_until, *refit_every, *refit_evals;
-  char *question, *options, *tie_margin, *recommend_every;
+  char *question, *options, *tie_margin, *recommend_every, *noise_model;
   gboolean list, ties;
 } BoFlags;
 
@@ -139,6 +139,7 @@ bo_flags_clear (BoFlags *f)
     &f->iterations, &f->initial, &f->seed, &f->noise, &f->samples, &f->candidates,
     &f->threshold, &f->test_points, &f->mixed_every, &f->refit_until, &f->refit_every,
     &f->refit_evals, &f->question, &f->options, &f->tie_margin, &f->recommend_every,
+    &f->noise_model,
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     g_clear_pointer (texts[i], g_free);
@@ -175,6 +176,9 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
       "initial random duels (default 5)", "K" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &f->seed, "seed of everything (default 0)", "S" },
     { "noise", 0, 0, G_OPTION_ARG_STRING, &f->noise, "oracle noise sd (default 0)", "SD" },
+    { "noise-model", 0, 0, G_OPTION_ARG_STRING, &f->noise_model,
+      "probit (default: normal noise per judged value) | logistic (Gumbel: logistic duels, "
+      "softmax choices)", "M" },
     { "samples", 0, 0, G_OPTION_ARG_STRING, &f->samples,
       "posterior samples per proposal (default 1000)", "N" },
     { "candidates", 0, 0, G_OPTION_ARG_STRING, &f->candidates,
@@ -205,7 +209,7 @@ typedef struct {
   sg_bo_numeric_acquisition numeric_acquisition;
   sg_bo_surrogate surrogate;
   sg_bo_question question;
-  gboolean ties;
+  gboolean ties, logistic;
   double tie_margin;
   long options;
   long iterations, initial, samples, candidates, mixed_every;
@@ -303,6 +307,10 @@ read_numbers (const BoFlags *f, bo_args *a, GError **error)
     return FALSE;
   if (!(a->noise >= 0))
     return invalid_value ("--noise", f->noise, error);
+  if (f->noise_model && strcmp (f->noise_model, "probit") != 0
+      && strcmp (f->noise_model, "logistic") != 0)
+    return invalid_value ("--noise-model", f->noise_model, error);
+  a->logistic = f->noise_model && strcmp (f->noise_model, "logistic") == 0;
   return !f->threshold || skewgp_option_double ("--threshold", f->threshold, &a->threshold, error);
 }
 
@@ -585,25 +593,30 @@ loop_settings_ok (const bo_args *a, const sg_problem *p)
 }
 
 /* The simulated person's judged value of option X: the objective plus
- * its preference noise (sg-problems.h: the Thurstone judge of
- * sg_oracle_duel, drawn in the same order). */
+ * its preference noise: normal (sg-problems.h: the Thurstone judge of
+ * sg_oracle_duel, drawn in the same order) or, with LOGISTIC, Gumbel with
+ * scale preference_sd (the difference of two is logistic, so a duel is
+ * won with probability 1 / (1 + exp(-(g(a) - g(b)) / s)), and the best of
+ * k is a softmax choice: the noise model of the qEUBO experiments). */
 static double
-judged_value (const sg_oracle *oracle, gsl_rng *rng, const double *x)
+judged_value (const sg_oracle *oracle, gboolean logistic, gsl_rng *rng, const double *x)
 {
-  double u = sg_problem_value (oracle->problem, x);
-  return oracle->preference_sd > 0 ? u + oracle->preference_sd * sg_rng_gaussian (rng) : u;
+  double u = sg_problem_value (oracle->problem, x), s = oracle->preference_sd;
+  if (!(s > 0))
+    return u;
+  return logistic ? u - s * log (-log (gsl_rng_uniform_pos (rng))) : u + s * sg_rng_gaussian (rng);
 }
 
 /* A choice among the K options of Q: the one with the largest judged
  * value (the first on equal values). */
 static size_t
-oracle_choice (const sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q)
+oracle_choice (const sg_oracle *oracle, gboolean logistic, gsl_rng *rng, const sg_bo_query *q)
 {
   size_t best = 0;
   double ub = -INFINITY;
   for (size_t i = 0; i < q->n_options; i++)
     {
-      double u = judged_value (oracle, rng, q->options[i]);
+      double u = judged_value (oracle, logistic, rng, q->options[i]);
       if (u > ub)
         ub = u, best = i;
     }
@@ -613,10 +626,11 @@ oracle_choice (const sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q)
 /* A duel that may end in a tie: -1 "about the same" when the judged values
  * differ by less than MARGIN, else 1 when A wins, 0 when B wins. */
 static int
-oracle_duel_or_tie (const sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, double margin)
+oracle_duel_or_tie (const sg_oracle *oracle, gboolean logistic, gsl_rng *rng, const sg_bo_query *q,
+                    double margin)
 {
-  double ua = judged_value (oracle, rng, q->x);
-  double ub = judged_value (oracle, rng, q->x_ref);
+  double ua = judged_value (oracle, logistic, rng, q->x);
+  double ub = judged_value (oracle, logistic, rng, q->x_ref);
   return fabs (ua - ub) < margin ? -1 : ua >= ub;
 }
 
@@ -629,7 +643,7 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
   json_builder_set_member_name (b, "answer");
   if (q->kind == SG_BO_QUERY_CHOICE)
     {
-      size_t chosen = oracle_choice (oracle, rng, q), dim = r->cfg.dim;
+      size_t chosen = oracle_choice (oracle, r->a->logistic, rng, q), dim = r->cfg.dim;
       json_builder_add_int_value (b, (gint64) chosen);
       double packed[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
       for (size_t i = 0; i < q->n_options; i++)
@@ -638,7 +652,7 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
     }
   if (q->kind == SG_BO_QUERY_DUEL && q->tie_offered)
     {
-      int outcome = oracle_duel_or_tie (oracle, rng, q, r->a->tie_margin);
+      int outcome = oracle_duel_or_tie (oracle, r->a->logistic, rng, q, r->a->tie_margin);
       json_builder_add_string_value (b, outcome < 0 ? "tie" : outcome ? "A" : "B");
       if (outcome >= 0)
         return sg_bo_answer_duel (r->bo, q->x, q->x_ref, outcome);
@@ -648,7 +662,10 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
   if (q->kind == SG_BO_QUERY_DUEL)
     {
       int a_wins = 0;
-      sg_oracle_duel (oracle, rng, q->x, q->x_ref, &a_wins);
+      if (r->a->logistic)
+        a_wins = judged_value (oracle, TRUE, rng, q->x) >= judged_value (oracle, TRUE, rng, q->x_ref);
+      else
+        sg_oracle_duel (oracle, rng, q->x, q->x_ref, &a_wins);
       json_builder_add_string_value (b, a_wins ? "A" : "B");
       return sg_bo_answer_duel (r->bo, q->x, q->x_ref, a_wins);
     }
@@ -789,6 +806,8 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_int (b, "options", a->options);
   skewgp_add_bool (b, "ties", a->ties);
   skewgp_add_double_or_null (b, "tie_margin", a->ties ? a->tie_margin : NAN);
+  skewgp_add_double (b, "noise", a->noise);
+  skewgp_add_string (b, "noise_model", a->logistic ? "logistic" : "probit");
   skewgp_add_int (b, "seed", (gint64) a->seed);
   skewgp_add_int (b, "iterations", a->iterations);
   skewgp_add_int (b, "initial", (gint64) n_init);

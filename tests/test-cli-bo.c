@@ -315,6 +315,7 @@ test_bad_input (void)
       g_autofree char *text = g_strndup (at, end ? (gsize) (end - at) : strlen (at));
       g_assert_true (g_regex_match_simple ("paper 001|20[0-9][0-9]", text, 0, 0));
     }
+  assert_bad ("--noise-model", "--problem", "cos1d", "--noise-model", "gumbel", NULL);
   /* the duel rules that need the exact posterior or preference mode say so */
   assert_bad ("needs --surrogate skewgp", "--problem", "cos1d", "--acquisition", "hb-ei",
               "--surrogate", "ep", NULL);
@@ -544,6 +545,14 @@ test_recommend (void)
       for (guint i = 0; i < 9; i++)
         g_assert_cmpint (json_object_has_member (line (objs, i), vk), ==, i == 5 || i == 8);
     }
+  cli_result_clear (&r);
+
+  /* qEUBO's protocol: logistic judge, recorded in the summary */
+  r = run_bo ("--problem", "alpine1-7", "--iterations", "2", "--initial", "2", "--seed", "1",
+              "--samples", "100", "--noise", "0.5726", "--noise-model", "logistic",
+              "--acquisition", "hb-ucb", NULL);
+  g_autoptr (GPtrArray) lobjs = check_run (&r, 4, 7, FALSE);
+  g_assert_cmpstr (json_object_get_string_member (line (lobjs, 4), "noise_model"), ==, "logistic");
   cli_result_clear (&r);
 
   r = run_bo ("--problem", "cos1d", "--iterations", "4", "--seed", "4", "--surrogate", "random",
