@@ -127,7 +127,7 @@ typedef struct {
   char *problem, *mode, *acquisition, *numeric_acquisition, *surrogate;
   char *iterations, *initial, *seed, *noise, *samples, *candidates, *threshold;
   char *test_points, *mixed_every, *refit_until, *refit_every, *refit_evals;
-  char *question, *options, *tie_margin, *recommend_every, *noise_model;
+  char *question, *options, *tie_margin, *recommend_every, *noise_model, *lengthscale_min;
   gboolean list, ties;
 } BoFlags;
 
@@ -139,7 +139,7 @@ bo_flags_clear (BoFlags *f)
     &f->iterations, &f->initial, &f->seed, &f->noise, &f->samples, &f->candidates,
     &f->threshold, &f->test_points, &f->mixed_every, &f->refit_until, &f->refit_every,
     &f->refit_evals, &f->question, &f->options, &f->tie_margin, &f->recommend_every,
-    &f->noise_model,
+    &f->noise_model, &f->lengthscale_min,
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     g_clear_pointer (texts[i], g_free);
@@ -195,6 +195,8 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
       "then every N-th answer (default 10)", "N" },
     { "refit-evals", 0, 0, G_OPTION_ARG_STRING, &f->refit_evals,
       "evidence evaluations per refit (default 150)", "N" },
+    { "lengthscale-min", 0, 0, G_OPTION_ARG_STRING, &f->lengthscale_min,
+      "smallest refitted lengthscale, fraction of the box width (default 0.05)", "F" },
     { "recommend-every", 0, 0, G_OPTION_ARG_STRING, &f->recommend_every,
       "recommendations on every N-th iteration line (default 0: summary only)", "N" },
     { NULL },
@@ -210,7 +212,7 @@ typedef struct {
   sg_bo_surrogate surrogate;
   sg_bo_question question;
   gboolean ties, logistic;
-  double tie_margin;
+  double tie_margin, lengthscale_min;
   long options;
   long iterations, initial, samples, candidates, mixed_every;
   long refit_until, refit_every, refit_evals, test_points, recommend_every;
@@ -311,6 +313,12 @@ read_numbers (const BoFlags *f, bo_args *a, GError **error)
       && strcmp (f->noise_model, "logistic") != 0)
     return invalid_value ("--noise-model", f->noise_model, error);
   a->logistic = f->noise_model && strcmp (f->noise_model, "logistic") == 0;
+  if (f->lengthscale_min
+      && (!skewgp_option_double ("--lengthscale-min", f->lengthscale_min, &a->lengthscale_min,
+                                 error)))
+    return FALSE;
+  if (!(a->lengthscale_min > 0 && a->lengthscale_min < 2))
+    return invalid_value ("--lengthscale-min", f->lengthscale_min, error);
   return !f->threshold || skewgp_option_double ("--threshold", f->threshold, &a->threshold, error);
 }
 
@@ -322,7 +330,7 @@ args_from_flags (const BoFlags *f, bo_args *a, GError **error)
     .problem = f->problem, .list = f->list,
     .iterations = 20, .initial = 5, .samples = 1000, .candidates = 500,
     .mixed_every = 4, .refit_until = -1, .refit_every = -1, .refit_evals = 150,
-    .threshold = NAN, .tie_margin = 0.1,
+    .threshold = NAN, .tie_margin = 0.1, .lengthscale_min = 0.05,
   };
   if (!read_choices (f, a, error) || !read_numbers (f, a, error)
       || !read_question (f, a, error))
@@ -400,6 +408,7 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   c->mixed_every = (size_t) a->mixed_every;
   c->seed = a->seed;
   c->refit.max_evals = (size_t) a->refit_evals;
+  c->refit_lengthscale_min = a->lengthscale_min;
   c->refit_free = sg_bo_default_refit_free (a->mode);
   if (a->ties)
     c->refit_free |= SG_FIT_TIE_MARGIN;
@@ -808,6 +817,7 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_double_or_null (b, "tie_margin", a->ties ? a->tie_margin : NAN);
   skewgp_add_double (b, "noise", a->noise);
   skewgp_add_string (b, "noise_model", a->logistic ? "logistic" : "probit");
+  skewgp_add_double (b, "lengthscale_min", a->lengthscale_min);
   skewgp_add_int (b, "seed", (gint64) a->seed);
   skewgp_add_int (b, "iterations", a->iterations);
   skewgp_add_int (b, "initial", (gint64) n_init);

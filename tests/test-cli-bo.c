@@ -316,6 +316,7 @@ test_bad_input (void)
       g_assert_true (g_regex_match_simple ("paper 001|20[0-9][0-9]", text, 0, 0));
     }
   assert_bad ("--noise-model", "--problem", "cos1d", "--noise-model", "gumbel", NULL);
+  assert_bad ("--lengthscale-min", "--problem", "cos1d", "--lengthscale-min", "0", NULL);
   /* the duel rules that need the exact posterior or preference mode say so */
   assert_bad ("needs --surrogate skewgp", "--problem", "cos1d", "--acquisition", "hb-ei",
               "--surrogate", "ep", NULL);
