@@ -36,8 +36,12 @@
 #          [--protocol takeno|qeubo|repro001|all] [--seeds "1 2 ..."]
 #          [--arms "random ucb ..."] [--problems "..."] [--duels N]
 #          [--initial-per-dim K] [--samples N] [--nice N] [--every N]
+#          [--variant NAME --extra "FLAGS"]
 # --seeds, --problems, --duels (BO iterations after the initial design)
 # and --initial-per-dim override the protocol's; a reduced run says so.
+# --variant NAME --extra FLAGS: extra skewgp bo flags for every run, the
+# output in OUT/PROTOCOL-NAME (e.g. --variant ls01 --extra
+# "--lengthscale-min 0.01").
 set -eu
 
 skewgp=$(pwd)/build/app/skewgp
@@ -51,6 +55,8 @@ init_per_dim=""
 samples=1000
 niceness=19
 every=10
+variant=""
+extra=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --skewgp) skewgp=$2; shift 2 ;;
@@ -64,6 +70,8 @@ while [ $# -gt 0 ]; do
     --samples) samples=$2; shift 2 ;;
     --nice) niceness=$2; shift 2 ;;
     --every) every=$2; shift 2 ;;
+    --variant) variant=$2; shift 2 ;;
+    --extra) extra=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-acq-jobs.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -119,7 +127,8 @@ for proto in $protocols; do
   [ -n "$seeds" ] && p_seeds=$seeds
   [ -n "$duels" ] && p_iters=$duels
   [ -n "$init_per_dim" ] && p_init=$init_per_dim
-  mkdir -p "$out/$proto"
+  dir=$out/$proto${variant:+-$variant}
+  mkdir -p "$dir"
   for seed in $p_seeds; do
     for p in $p_problems; do
       d=$(dim_of "$p")
@@ -127,8 +136,8 @@ for proto in $protocols; do
       pnoise=$noise
       [ "$proto" = qeubo ] && pnoise="--noise $(logistic_scale "$p") --noise-model logistic"
       for arm in $arms; do
-        f="$out/$proto/$p-$arm-$seed.jsonl"
-        echo "mkdir -p $out/$proto && test -s $f || { OPENBLAS_NUM_THREADS=1 nice -n $niceness $skewgp bo --problem $p $(arm_flags "$arm") --seed $seed --initial $initial --iterations $p_iters $pnoise --samples $samples --recommend-every $every > $f.tmp && mv $f.tmp $f; }"
+        f="$dir/$p-$arm-$seed.jsonl"
+        echo "mkdir -p $dir && test -s $f || { OPENBLAS_NUM_THREADS=1 nice -n $niceness $skewgp bo --problem $p $(arm_flags "$arm") --seed $seed --initial $initial --iterations $p_iters $pnoise --samples $samples --recommend-every $every${extra:+ $extra} > $f.tmp && mv $f.tmp $f; }"
       done
     done
   done

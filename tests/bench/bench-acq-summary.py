@@ -17,6 +17,9 @@ Standard library only. Usage:
   tests/bench/bench-acq-summary.py OUT [--ref ucb] [--metric M] [--at N]
 --at N: the metric after N BO iterations (from the iteration lines of
 --recommend-every; winner from best_value) instead of the end.
+--rules: instead, the three recommendation rules side by side per problem
+and arm (winner, evaluated, box regret at the end) with the paired
+differences evaluated - winner and box - winner.
 """
 import argparse
 import json
@@ -27,7 +30,7 @@ import statistics as st
 import sys
 
 DEFAULT_METRIC = {"takeno": "evaluated", "qeubo": "log10-box", "repro001": "winner"}
-NAME = re.compile(r"^(?P<problem>.+)-(?P<arm>random|ucb|eiig|epi|thompson|muc|dts|hb-ei|hb-ucb|qeubo)-(?P<seed>\d+)\.jsonl$")
+NAME = re.compile(r"^(?P<problem>.+?)-(?P<arm>random|ucb|eiig|epi|thompson|muc|dts|hb-ei|hb-ucb|qeubo)-(?P<seed>\d+)\.jsonl$")
 
 
 def metric_of(summary, lines, metric, at):
@@ -59,7 +62,7 @@ def load(out, metric_override, at):
         pdir = os.path.join(out, proto)
         if not os.path.isdir(pdir):
             continue
-        metric = metric_override or DEFAULT_METRIC.get(proto, "evaluated")
+        metric = metric_override or DEFAULT_METRIC.get(proto.split("-")[0], "evaluated")
         for f in sorted(os.listdir(pdir)):
             m = NAME.match(f)
             if not m:
@@ -106,17 +109,53 @@ def paired(a, b):
     return f"{flag}{m:+.3g} +- {fmt(se)}{flag} ({wins}/{losses})"
 
 
+def rules_table(out):
+    """Regret of each recommendation rule, paired over seeds."""
+    for proto in sorted(os.listdir(out)):
+        pdir = os.path.join(out, proto)
+        if not os.path.isdir(pdir):
+            continue
+        rows = {}
+        for f in sorted(os.listdir(pdir)):
+            m = NAME.match(f)
+            if not m:
+                continue
+            with open(os.path.join(pdir, f)) as fh:
+                lines = [json.loads(l) for l in fh if l.strip()]
+            if not lines or not lines[-1].get("summary") or lines[-1].get("regret_box") is None:
+                continue
+            s = lines[-1]
+            rows.setdefault((m["problem"], m["arm"]), []).append(
+                (s["regret"], s["regret_evaluated"], s["regret_box"]))
+        if not rows:
+            continue
+        print(f"\n### {proto}: recommendation rules (regret at the end, lower is better)\n")
+        print("| problem | arm | winner | evaluated | box | evaluated - winner | box - winner |")
+        print("|---|---|---|---|---|---|---|")
+        for (prob, arm), v in sorted(rows.items()):
+            cols = [mean_se([x[i] for x in v]) for i in range(3)]
+            de = mean_se([x[1] - x[0] for x in v])
+            db = mean_se([x[2] - x[0] for x in v])
+            cell = lambda ms: f"{fmt(ms[0])} +- {fmt(ms[1])}"
+            flag = lambda ms: "**" if ms[1] == ms[1] and abs(ms[0]) > 2 * ms[1] else ""
+            print(f"| {prob} | {arm} | {cell(cols[0])} ({len(v)}) | {cell(cols[1])} | {cell(cols[2])} | "
+                  f"{flag(de)}{cell(de)}{flag(de)} | {flag(db)}{cell(db)}{flag(db)} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--ref", default="ucb")
     ap.add_argument("--metric", choices=["winner", "evaluated", "box", "log10-box"])
     ap.add_argument("--at", type=int)
+    ap.add_argument("--rules", action="store_true")
     a = ap.parse_args()
+    if a.rules:
+        return rules_table(a.out)
     runs, skipped = load(a.out, a.metric, a.at)
     order = ["random", "ucb", "eiig", "epi", "thompson", "muc", "dts", "hb-ei", "hb-ucb", "qeubo"]
     for proto in sorted({k[0] for k in runs}):
-        metric = a.metric or DEFAULT_METRIC.get(proto, "evaluated")
+        metric = a.metric or DEFAULT_METRIC.get(proto.split("-")[0], "evaluated")
         when = f"after {a.at} BO iterations" if a.at is not None else "at the end"
         print(f"\n### {proto}: {metric} regret {when} (lower is better)\n")
         print(f"Cells: mean +- s.e. over seeds (seeds); paired: arm - {a.ref} and arm - random, "
