@@ -26,11 +26,30 @@ static const char bo_summary[] =
   "(JSON Lines), then one summary object.";
 
 static const char bo_description[] =
+  "Acquisitions (--acquisition; all from joint posterior samples, 001 sec. 5\n"
+  "footnote 13, maximised over 500 space-filling candidates + BOBYQA):\n"
+  "  ucb       dueling UCB: upper end of the 95% HPD interval of f(x) - f(x_r)\n"
+  "            (Benavoli et al., paper 001 sec. 5.2.1; the default)\n"
+  "  eiig      0.1 log E[Phi] + information gain (paper 001 sec. 5.2.1)\n"
+  "  epi       expected probability of improvement over x_r (paper 001)\n"
+  "  thompson  one posterior sample of f(x) - f(x_r) (paper 001's code)\n"
+  "  qeubo     E[max f] over the options shown, all free (Astudillo et al.,\n"
+  "            AISTATS 2023)\n"
+  "  hb-ei     hallucination believer EI: x_r against the maximiser of EI of\n"
+  "            the GP given one posterior sample of the latent duel variables\n"
+  "            (Takeno et al., ICML 2023, sec. 5); exact SkewGP only\n"
+  "  hb-ucb    the same with UCB, mean + 2 sd (Takeno et al. 2023)\n"
+  "  dts       dueling Thompson sampling: a posterior sample's maximiser (its\n"
+  "            soft-Copeland maximiser) against the point of largest variance\n"
+  "            of the win probability (Gonzalez et al., ICML 2017, sec. 4.3)\n"
+  "  muc       maximally uncertain challenge: x_r against the point of largest\n"
+  "            epistemic variance of its win probability (Fauvel & Chalk 2021)\n\n"
   "Questions (preference mode):\n"
   "  --question duel    \"A or B?\" (default). With --acquisition ucb, eiig,\n"
-  "                     epi or thompson A is a challenger and B the current\n"
-  "                     best x_r (paper 001); with --acquisition qeubo both\n"
-  "                     points are chosen freely by qEUBO.\n"
+  "                     epi, thompson, muc, hb-ei or hb-ucb A is a challenger\n"
+  "                     and B the current best x_r (paper 001); with dts B is\n"
+  "                     a posterior sample's maximiser; with --acquisition\n"
+  "                     qeubo both points are chosen freely by qEUBO.\n"
   "  --question choice  \"which of these K is best?\" (--options K, 2-6,\n"
   "                     default 4), chosen by qEUBO (the default and only\n"
   "                     acquisition for choices).\n"
@@ -79,7 +98,16 @@ static const char bo_description[] =
   "Summary line: summary=true, the settings (with question, options, ties,\n"
   "tie_margin), best_x, best_value, optimum, regret, violations,\n"
   "options_shown, ties_answered, proposals, median_seconds, total_seconds,\n"
-  "refits, refit_seconds.\n\n"
+  "refits, refit_seconds, and the recommendations (below).\n\n"
+  "Recommendations (preference and mixed modes): the point reported as the\n"
+  "optimum by three rules, from the model of all answers so far: winner (x_r,\n"
+  "the last decisive winner: best_x above), evaluated (the answered input of\n"
+  "largest posterior mean; Takeno et al. 2023) and box (the posterior-mean\n"
+  "maximiser over the box; Astudillo et al. 2023). The summary has x_RULE,\n"
+  "value_RULE (the true objective there) and regret_RULE for evaluated and box\n"
+  "(regret is the winner's); with --recommend-every N every N-th iteration\n"
+  "line has value_evaluated and value_box too. Random search has no model: its\n"
+  "recommendation is the winner by every rule.\n\n"
   "Active mode (paper 001 sec. 5.1): active learning of the classifier\n"
   "y = sign(g(x) - H) by BALD (001 eq. 43) on posterior samples; --initial\n"
   "random labels first; refits as in preference mode. With --surrogate\n"
@@ -99,7 +127,7 @@ typedef struct {
   char *problem, *mode, *acquisition, *numeric_acquisition, *surrogate;
   char *iterations, *initial, *seed, *noise, *samples, *candidates, *threshold;
   char *test_points, *mixed_every, *refit_until, *refit_every, *refit_evals;
-  char *question, *options, *tie_margin;
+  char *question, *options, *tie_margin, *recommend_every, *noise_model, *lengthscale_min;
   gboolean list, ties;
 } BoFlags;
 
@@ -110,7 +138,8 @@ bo_flags_clear (BoFlags *f)
     &f->problem, &f->mode, &f->acquisition, &f->numeric_acquisition, &f->surrogate,
     &f->iterations, &f->initial, &f->seed, &f->noise, &f->samples, &f->candidates,
     &f->threshold, &f->test_points, &f->mixed_every, &f->refit_until, &f->refit_every,
-    &f->refit_evals, &f->question, &f->options, &f->tie_margin,
+    &f->refit_evals, &f->question, &f->options, &f->tie_margin, &f->recommend_every,
+    &f->noise_model, &f->lengthscale_min,
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     g_clear_pointer (texts[i], g_free);
@@ -127,7 +156,8 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
     { "mode", 0, 0, G_OPTION_ARG_STRING, &f->mode,
       "preference (default) | mixed | safe | active", "MODE" },
     { "acquisition", 0, 0, G_OPTION_ARG_STRING, &f->acquisition,
-      "ucb (default) | eiig | epi | thompson (x vs x_r) | qeubo (free options)", "A" },
+      "ucb (default) | eiig | epi | thompson | muc | hb-ei | hb-ucb (x vs x_r) | dts | "
+      "qeubo (free options)", "A" },
     { "question", 0, 0, G_OPTION_ARG_STRING, &f->question,
       "duel (default) | choice (best of --options K)", "Q" },
     { "options", 0, 0, G_OPTION_ARG_STRING, &f->options,
@@ -146,6 +176,9 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
       "initial random duels (default 5)", "K" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &f->seed, "seed of everything (default 0)", "S" },
     { "noise", 0, 0, G_OPTION_ARG_STRING, &f->noise, "oracle noise sd (default 0)", "SD" },
+    { "noise-model", 0, 0, G_OPTION_ARG_STRING, &f->noise_model,
+      "probit (default: normal noise per judged value) | logistic (Gumbel: logistic duels, "
+      "softmax choices)", "M" },
     { "samples", 0, 0, G_OPTION_ARG_STRING, &f->samples,
       "posterior samples per proposal (default 1000)", "N" },
     { "candidates", 0, 0, G_OPTION_ARG_STRING, &f->candidates,
@@ -162,6 +195,10 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
       "then every N-th answer (default 10)", "N" },
     { "refit-evals", 0, 0, G_OPTION_ARG_STRING, &f->refit_evals,
       "evidence evaluations per refit (default 150)", "N" },
+    { "lengthscale-min", 0, 0, G_OPTION_ARG_STRING, &f->lengthscale_min,
+      "smallest refitted lengthscale, fraction of the box width (default 0.05)", "F" },
+    { "recommend-every", 0, 0, G_OPTION_ARG_STRING, &f->recommend_every,
+      "recommendations on every N-th iteration line (default 0: summary only)", "N" },
     { NULL },
   };
   return skewgp_parse_options ("bo", entries, bo_summary, bo_description, argc, argv, error);
@@ -174,11 +211,11 @@ typedef struct {
   sg_bo_numeric_acquisition numeric_acquisition;
   sg_bo_surrogate surrogate;
   sg_bo_question question;
-  gboolean ties;
-  double tie_margin;
+  gboolean ties, logistic;
+  double tie_margin, lengthscale_min;
   long options;
   long iterations, initial, samples, candidates, mixed_every;
-  long refit_until, refit_every, refit_evals, test_points;
+  long refit_until, refit_every, refit_evals, test_points, recommend_every;
   guint64 seed;
   double noise, threshold;
   gboolean list;
@@ -260,6 +297,7 @@ read_numbers (const BoFlags *f, bo_args *a, GError **error)
     { "--refit-every", f->refit_every, 0, &a->refit_every },
     { "--test-points", f->test_points, 2, &a->test_points },
     { "--refit-evals", f->refit_evals, 1, &a->refit_evals },
+    { "--recommend-every", f->recommend_every, 0, &a->recommend_every },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (counts); i++)
     if (counts[i].text
@@ -271,6 +309,16 @@ read_numbers (const BoFlags *f, bo_args *a, GError **error)
     return FALSE;
   if (!(a->noise >= 0))
     return invalid_value ("--noise", f->noise, error);
+  if (f->noise_model && strcmp (f->noise_model, "probit") != 0
+      && strcmp (f->noise_model, "logistic") != 0)
+    return invalid_value ("--noise-model", f->noise_model, error);
+  a->logistic = f->noise_model && strcmp (f->noise_model, "logistic") == 0;
+  if (f->lengthscale_min
+      && (!skewgp_option_double ("--lengthscale-min", f->lengthscale_min, &a->lengthscale_min,
+                                 error)))
+    return FALSE;
+  if (!(a->lengthscale_min > 0 && a->lengthscale_min < 2))
+    return invalid_value ("--lengthscale-min", f->lengthscale_min, error);
   return !f->threshold || skewgp_option_double ("--threshold", f->threshold, &a->threshold, error);
 }
 
@@ -282,7 +330,7 @@ args_from_flags (const BoFlags *f, bo_args *a, GError **error)
     .problem = f->problem, .list = f->list,
     .iterations = 20, .initial = 5, .samples = 1000, .candidates = 500,
     .mixed_every = 4, .refit_until = -1, .refit_every = -1, .refit_evals = 150,
-    .threshold = NAN, .tie_margin = 0.1,
+    .threshold = NAN, .tie_margin = 0.1, .lengthscale_min = 0.05,
   };
   if (!read_choices (f, a, error) || !read_numbers (f, a, error)
       || !read_question (f, a, error))
@@ -360,6 +408,7 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   c->mixed_every = (size_t) a->mixed_every;
   c->seed = a->seed;
   c->refit.max_evals = (size_t) a->refit_evals;
+  c->refit_lengthscale_min = a->lengthscale_min;
   c->refit_free = sg_bo_default_refit_free (a->mode);
   if (a->ties)
     c->refit_free |= SG_FIT_TIE_MARGIN;
@@ -527,6 +576,7 @@ add_timings (JsonBuilder *b, BoRun *r)
 static gboolean
 loop_settings_ok (const bo_args *a, const sg_problem *p)
 {
+  gboolean hb = a->acquisition == SG_BO_ACQ_HB_EI || a->acquisition == SG_BO_ACQ_HB_UCB;
   if (a->mode == SG_BO_SAFE && isnan (a->threshold) && isnan (sg_problem_threshold (p)))
     fprintf (stderr, "skewgp bo: problem '%s' has no threshold; give --threshold for safe mode\n",
              a->problem);
@@ -540,31 +590,42 @@ loop_settings_ok (const bo_args *a, const sg_problem *p)
              "(or random)\n");
   else if (a->question == SG_BO_QUESTION_CHOICE && a->surrogate == SG_BO_SURROGATE_SVGP)
     fprintf (stderr, "skewgp bo: the svgp surrogate takes duels only\n");
+  else if ((hb || a->acquisition == SG_BO_ACQ_DTS) && a->mode != SG_BO_PREFERENCE)
+    fprintf (stderr, "skewgp bo: --acquisition %s is for --mode preference\n",
+             sg_bo_acquisition_name (a->acquisition));
+  else if (hb && a->surrogate != SG_BO_SURROGATE_SKEWGP && a->surrogate != SG_BO_SURROGATE_RANDOM)
+    fprintf (stderr, "skewgp bo: --acquisition %s needs --surrogate skewgp (its hallucination "
+             "is a sample of the exact posterior)\n", sg_bo_acquisition_name (a->acquisition));
   else
     return TRUE;
   return FALSE;
 }
 
 /* The simulated person's judged value of option X: the objective plus
- * its preference noise (sg-problems.h: the Thurstone judge of
- * sg_oracle_duel, drawn in the same order). */
+ * its preference noise: normal (sg-problems.h: the Thurstone judge of
+ * sg_oracle_duel, drawn in the same order) or, with LOGISTIC, Gumbel with
+ * scale preference_sd (the difference of two is logistic, so a duel is
+ * won with probability 1 / (1 + exp(-(g(a) - g(b)) / s)), and the best of
+ * k is a softmax choice: the noise model of the qEUBO experiments). */
 static double
-judged_value (const sg_oracle *oracle, gsl_rng *rng, const double *x)
+judged_value (const sg_oracle *oracle, gboolean logistic, gsl_rng *rng, const double *x)
 {
-  double u = sg_problem_value (oracle->problem, x);
-  return oracle->preference_sd > 0 ? u + oracle->preference_sd * sg_rng_gaussian (rng) : u;
+  double u = sg_problem_value (oracle->problem, x), s = oracle->preference_sd;
+  if (!(s > 0))
+    return u;
+  return logistic ? u - s * log (-log (gsl_rng_uniform_pos (rng))) : u + s * sg_rng_gaussian (rng);
 }
 
 /* A choice among the K options of Q: the one with the largest judged
  * value (the first on equal values). */
 static size_t
-oracle_choice (const sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q)
+oracle_choice (const sg_oracle *oracle, gboolean logistic, gsl_rng *rng, const sg_bo_query *q)
 {
   size_t best = 0;
   double ub = -INFINITY;
   for (size_t i = 0; i < q->n_options; i++)
     {
-      double u = judged_value (oracle, rng, q->options[i]);
+      double u = judged_value (oracle, logistic, rng, q->options[i]);
       if (u > ub)
         ub = u, best = i;
     }
@@ -574,10 +635,11 @@ oracle_choice (const sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q)
 /* A duel that may end in a tie: -1 "about the same" when the judged values
  * differ by less than MARGIN, else 1 when A wins, 0 when B wins. */
 static int
-oracle_duel_or_tie (const sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, double margin)
+oracle_duel_or_tie (const sg_oracle *oracle, gboolean logistic, gsl_rng *rng, const sg_bo_query *q,
+                    double margin)
 {
-  double ua = judged_value (oracle, rng, q->x);
-  double ub = judged_value (oracle, rng, q->x_ref);
+  double ua = judged_value (oracle, logistic, rng, q->x);
+  double ub = judged_value (oracle, logistic, rng, q->x_ref);
   return fabs (ua - ub) < margin ? -1 : ua >= ub;
 }
 
@@ -590,7 +652,7 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
   json_builder_set_member_name (b, "answer");
   if (q->kind == SG_BO_QUERY_CHOICE)
     {
-      size_t chosen = oracle_choice (oracle, rng, q), dim = r->cfg.dim;
+      size_t chosen = oracle_choice (oracle, r->a->logistic, rng, q), dim = r->cfg.dim;
       json_builder_add_int_value (b, (gint64) chosen);
       double packed[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
       for (size_t i = 0; i < q->n_options; i++)
@@ -599,7 +661,7 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
     }
   if (q->kind == SG_BO_QUERY_DUEL && q->tie_offered)
     {
-      int outcome = oracle_duel_or_tie (oracle, rng, q, r->a->tie_margin);
+      int outcome = oracle_duel_or_tie (oracle, r->a->logistic, rng, q, r->a->tie_margin);
       json_builder_add_string_value (b, outcome < 0 ? "tie" : outcome ? "A" : "B");
       if (outcome >= 0)
         return sg_bo_answer_duel (r->bo, q->x, q->x_ref, outcome);
@@ -609,7 +671,10 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
   if (q->kind == SG_BO_QUERY_DUEL)
     {
       int a_wins = 0;
-      sg_oracle_duel (oracle, rng, q->x, q->x_ref, &a_wins);
+      if (r->a->logistic)
+        a_wins = judged_value (oracle, TRUE, rng, q->x) >= judged_value (oracle, TRUE, rng, q->x_ref);
+      else
+        sg_oracle_duel (oracle, rng, q->x, q->x_ref, &a_wins);
       json_builder_add_string_value (b, a_wins ? "A" : "B");
       return sg_bo_answer_duel (r->bo, q->x, q->x_ref, a_wins);
     }
@@ -625,6 +690,55 @@ answer_query (BoRun *r, sg_oracle *oracle, gsl_rng *rng, const sg_bo_query *q, J
   *violation = TRUE;
   r->violations++;
   return sg_bo_answer_invalid (r->bo, q->x);
+}
+
+/* Recommendations are for the loops that look for a maximum by duels. */
+static gboolean
+recommends (const bo_args *a)
+{
+  return a->mode == SG_BO_PREFERENCE || a->mode == SG_BO_MIXED;
+}
+
+/* The recommendations of sg_bo_recommend (see the help text) from a model
+ * of all answers so far, rebuilt with its own stream so that the
+ * proposals' streams are unchanged; members x_RULE (FULL only), value_RULE
+ * and, with FULL, regret_RULE for the evaluated and box rules. */
+static int
+add_recommendations (JsonBuilder *b, BoRun *r, gboolean full)
+{
+  const sg_bo_recommend_rule rules[] = { SG_BO_RECOMMEND_EVALUATED, SG_BO_RECOMMEND_BOX };
+  size_t dim = r->cfg.dim;
+  double xs[2][SG_BO_MAX_DIM];
+  int status = SG_OK;
+  gsl_rng *rng = sg_rng_new (r->a->seed, 0x5ec0000 + sg_bo_n_answers (r->bo));
+  gboolean model = r->a->surrogate != SG_BO_SURROGATE_RANDOM;
+  if (model)
+    status = rng ? sg_bo_fit_model (r->bo, rng, NULL) : SG_ENOMEM;
+  for (gsize i = 0; i < G_N_ELEMENTS (rules) && status == SG_OK; i++)
+    {
+      double mean;
+      if (!model)
+        status = sg_bo_best (r->bo, xs[i]) ? SG_OK : SG_EINVAL;
+      else
+        status = sg_bo_recommend (r->bo, rules[i], rng, NULL, xs[i], &mean);
+    }
+  sg_rng_free (rng);
+  if (status != SG_OK)
+    return fail ("recommendation", status);
+  for (gsize i = 0; i < G_N_ELEMENTS (rules); i++)
+    {
+      const char *name = sg_bo_recommend_name (rules[i]);
+      double value = sg_problem_value (r->p, xs[i]);
+      g_autofree char *xk = g_strdup_printf ("x_%s", name);
+      g_autofree char *vk = g_strdup_printf ("value_%s", name);
+      g_autofree char *rk = g_strdup_printf ("regret_%s", name);
+      if (full)
+        skewgp_add_vector (b, xk, xs[i], dim);
+      skewgp_add_double (b, vk, value);
+      if (full)
+        skewgp_add_double_or_null (b, rk, sg_problem_optimum (r->p) - value);
+    }
+  return SKEWGP_EXIT_OK;
 }
 
 /* Iteration IT: refit, propose, answer, print the line. */
@@ -672,11 +786,18 @@ loop_iteration (BoRun *r, sg_oracle *oracle, gsl_rng *oracle_rng, size_t it)
   if (r->a->mode == SG_BO_SAFE)
     skewgp_add_bool (b, "violation", violation);
   skewgp_add_double_or_null (b, "acquisition", q.acquisition);
+  if (recommends (r->a) && r->a->recommend_every > 0 && it % (size_t) r->a->recommend_every == 0
+      && !q.initial)
+    {
+      int code2 = add_recommendations (b, r, FALSE);
+      if (code2 != SKEWGP_EXIT_OK)
+        return code2;
+    }
   print_iteration_tail (b, r, t, t_refit);
   return SKEWGP_EXIT_OK;
 }
 
-static void
+static int
 print_loop_summary (BoRun *r, size_t n_init)
 {
   const bo_args *a = r->a;
@@ -694,6 +815,9 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_int (b, "options", a->options);
   skewgp_add_bool (b, "ties", a->ties);
   skewgp_add_double_or_null (b, "tie_margin", a->ties ? a->tie_margin : NAN);
+  skewgp_add_double (b, "noise", a->noise);
+  skewgp_add_string (b, "noise_model", a->logistic ? "logistic" : "probit");
+  skewgp_add_double (b, "lengthscale_min", a->lengthscale_min);
   skewgp_add_int (b, "seed", (gint64) a->seed);
   skewgp_add_int (b, "iterations", a->iterations);
   skewgp_add_int (b, "initial", (gint64) n_init);
@@ -706,8 +830,15 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_int (b, "ties_answered", (gint64) r->ties_answered);
   skewgp_add_int (b, "proposals", (gint64) r->n_times);
   add_timings (b, r);
+  if (recommends (a) && has_best)
+    {
+      int code = add_recommendations (b, r, TRUE);
+      if (code != SKEWGP_EXIT_OK)
+        return code;
+    }
   json_builder_end_object (b);
   skewgp_print_builder (b, TRUE);
+  return SKEWGP_EXIT_OK;
 }
 
 static int
@@ -735,7 +866,7 @@ run_loop (const bo_args *a)
   for (size_t it = 1; it <= total && code == SKEWGP_EXIT_OK; it++)
     code = loop_iteration (&r, &oracle, oracle_rng, it);
   if (code == SKEWGP_EXIT_OK)
-    print_loop_summary (&r, n_init);
+    code = print_loop_summary (&r, n_init);
   sg_rng_free (oracle_rng);
   return code;
 }

@@ -128,6 +128,35 @@ sg_acq_expected_improvement (const double *h, size_t n)
 }
 
 double
+sg_acq_win_variance (const double *h, size_t n, double probit_sd)
+{
+  double s = 0, s2 = 0, scale = 1 / (M_SQRT2 * probit_sd);
+  for (size_t j = 0; j < n; j++)
+    {
+      double p = sg_norm_cdf (h[j] * scale);
+      s += p;
+      s2 += p * p;
+    }
+  double mean = s / (double) n;
+  return fmax (s2 / (double) n - mean * mean, 0.0);
+}
+
+double
+sg_acq_gauss_ei (double mu, double sd, double eta)
+{
+  if (!(sd > 0))
+    return fmax (mu - eta, 0.0);
+  double z = (mu - eta) / sd;
+  return (mu - eta) * sg_norm_cdf (z) + sd * sg_norm_pdf (z);
+}
+
+double
+sg_acq_gauss_ucb (double mu, double sd, double beta_root)
+{
+  return mu + beta_root * sd;
+}
+
+double
 sg_acq_qeubo (const double *f, size_t k, size_t n)
 {
   double s = 0;

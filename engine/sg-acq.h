@@ -32,6 +32,24 @@
  *                 optimization", AISTATS 2023, eq. 3; EUBO for k = 2), the
  *                 mean over the N joint samples of the largest of the k
  *                 values; it does not depend on the incumbent;
+ *   win variance  Var_j[Phi(h_j / (sqrt2 sigma_p))]: the epistemic variance
+ *                 of the probability that x wins the duel (the variance over
+ *                 the posterior of P(x beats x_r | f), the Bernoulli noise
+ *                 of the answer itself excluded). The challenger rule of
+ *                 "maximally uncertain challenge" (Fauvel and Chalk,
+ *                 "Efficient exploration in binary and preferential Bayesian
+ *                 optimization", 2021, sec. 4: only epistemic uncertainty is
+ *                 worth exploring) and the second point of dueling Thompson
+ *                 sampling (Gonzalez, Dai, Damianou and Lawrence,
+ *                 "Preferential Bayesian optimization", ICML 2017, sec. 4.3:
+ *                 the point whose duel with the first has the largest
+ *                 variance of the preference probability);
+ *   Gaussian EI   (mu - eta) Phi(z) + sd phi(z), z = (mu - eta) / sd, and
+ *   Gaussian UCB  mu + beta_root sd: the classic EI and GP-UCB of a Gaussian
+ *                 f(x) ~ N(mu, sd^2), used by the hallucination believer
+ *                 (Takeno, Nomura and Karasuyama, "Towards practical
+ *                 preferential Bayesian optimization with skew Gaussian
+ *                 processes", ICML 2023, sec. 5; sg-bo.h says how);
  *   safe UCB      numeric UCB - PENALTY * [P(f(x) >= h) < P_SAFE], with
  *                 P(f(x) >= h) the fraction of samples at or above h
  *                 (001 sec. 5.2.3: UCB plus a penalty 1000 where the
@@ -68,6 +86,13 @@ double sg_acq_expected_improvement (const double *h, size_t n);
 /* qEUBO: (1/N) sum_j max_i F[i N + j] for K rows of N joint samples F
  * (k x N, row i = the samples of f(x_i)). K >= 1, N >= 1. */
 double sg_acq_qeubo (const double *f, size_t k, size_t n);
+/* Var_j Phi(h_j / (sqrt2 sigma_p)) (the population variance over the N
+ * samples, divisor N). */
+double sg_acq_win_variance (const double *h, size_t n, double probit_sd);
+/* E[max(f - eta, 0)] for f ~ N(MU, SD^2); max(MU - ETA, 0) when SD = 0. */
+double sg_acq_gauss_ei (double mu, double sd, double eta);
+/* MU + BETA_ROOT * SD. */
+double sg_acq_gauss_ucb (double mu, double sd, double beta_root);
 /* Fraction of samples with f_j >= threshold. */
 double sg_acq_prob_at_least (const double *f, size_t n, double threshold);
 /* UCB_LEVEL(f) - penalty when the fraction of f_j >= threshold is below

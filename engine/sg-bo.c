@@ -31,6 +31,8 @@ typedef struct {
   double ref[SG_BO_MAX_DIM];
   size_t n_fixed;        /* qEUBO: the options fixed in its last step      */
   double fixed[(SG_BO_MAX_OPTIONS - 1) * SG_BO_MAX_DIM];
+  size_t sample;         /* hallucination believer: its sample and the     */
+  double eta;            /* believer's mean at x_r                         */
   double x[SG_BO_MAX_DIM];
   double value;
 } acq_record;
@@ -330,6 +332,19 @@ questions_ok (const sg_bo_config *c)
   return !c->ties || (c->prior.noise.tie_margin > 0 && isfinite (c->prior.noise.tie_margin));
 }
 
+/* The duel rules of sg-bo.h's "other duel rules": preference mode (dts
+ * and hb-* choose the duel's points their own way), and the hallucination
+ * believer needs the exact posterior's latent samples. */
+static int
+duel_rule_ok (const sg_bo_config *c)
+{
+  sg_bo_acquisition a = c->acquisition;
+  int hb = a == SG_BO_ACQ_HB_EI || a == SG_BO_ACQ_HB_UCB;
+  if ((hb || a == SG_BO_ACQ_DTS) && c->mode != SG_BO_PREFERENCE)
+    return 0;
+  return !hb || c->surrogate == SG_BO_SURROGATE_SKEWGP || c->surrogate == SG_BO_SURROGATE_RANDOM;
+}
+
 sg_status
 sg_bo_config_check (const sg_bo_config *c)
 {
@@ -339,14 +354,14 @@ sg_bo_config_check (const sg_bo_config *c)
     if (!isfinite (c->lower[j]) || !isfinite (c->upper[j]) || !(c->lower[j] < c->upper[j])
         || !(c->resolution[j] >= 0 && c->resolution[j] < c->upper[j] - c->lower[j]))
       return SG_EINVAL;
-  if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_QEUBO
+  if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_MUC
       || (unsigned) c->numeric_acquisition > SG_BO_NUMERIC_EI
       || (unsigned) c->surrogate > SG_BO_SURROGATE_SVGP
       || (c->surrogate == SG_BO_SURROGATE_TWO_GP && c->mode != SG_BO_SAFE)
       || (c->surrogate == SG_BO_SURROGATE_SVGP && c->mode != SG_BO_PREFERENCE)
       || (unsigned) c->mixed_policy > SG_BO_MIXED_CONFIDENT)
     return SG_EINVAL;
-  if (!questions_ok (c) || !kinds_ok (c))
+  if (!questions_ok (c) || !kinds_ok (c) || !duel_rule_ok (c))
     return SG_EINVAL;
   const sg_hyper *h = &c->prior;
   if (sg_kernel_check (&h->kernel) != SG_OK || h->kernel.dim != c->dim
@@ -1154,6 +1169,8 @@ typedef struct {
                            (Gaussian surrogates)                     */
   size_t n_fixed;       /* qEUBO: options already chosen (fixed)     */
   double fixed[(SG_BO_MAX_OPTIONS - 1) * SG_BO_MAX_DIM];
+  size_t sample;        /* hallucination believer: the sample of t   */
+  double eta;           /* and the believer's mean at x_r (EI's bar) */
   gsl_rng *crn;         /* common random numbers (SkewGP remainder) */
   unsigned long crn_seed;
   int has_ref;          /* x_r of the proposal                       */
@@ -1224,6 +1241,21 @@ too_close_to_ref (const acq_ctx *a, const double *x)
   return too_close (a, x, a->ref);
 }
 
+/* Targets that pick the challenger of a duel against a->ref. */
+static int
+is_duel_target (sg_bo_acq_target target)
+{
+  return target == SG_BO_ACQ_TARGET_DUEL || target == SG_BO_ACQ_TARGET_BELIEVER;
+}
+
+/* The points sampled jointly per evaluation: x and x_r (2) or x alone. */
+static size_t
+points_per_eval (const acq_ctx *a)
+{
+  return a->has_ref && a->bo->cfg.mode != SG_BO_SAFE && a->target != SG_BO_ACQ_TARGET_SAMPLE
+           ? 2 : 1;
+}
+
 /* X repeats one of qEUBO's fixed options (a choice needs distinct ones). */
 static int
 too_close_to_fixed (const acq_ctx *a, const double *x)
@@ -1253,7 +1285,9 @@ samples_at (acq_ctx *a, const double *x)
   size_t dim = a->bo->cfg.dim, N = a->N;
   if (a->target == SG_BO_ACQ_TARGET_QEUBO)
     return set_samples_at (a, x);
-  a->b = a->has_ref && a->bo->cfg.mode != SG_BO_SAFE ? 2 : 1;
+  if (a->target == SG_BO_ACQ_TARGET_BELIEVER)  /* F[0], F[1]: mean, variance */
+    return sg_skewgp_conditional (a->bo->post, a->bo->samples, a->sample, x, 1, a->F, a->F + 1);
+  a->b = points_per_eval (a);
   memcpy (a->XX, x, dim * sizeof *x);
   if (a->b == 2)
     memcpy (a->XX + dim, a->ref, dim * sizeof *x);
@@ -1280,6 +1314,8 @@ acquisition_value (const acq_ctx *a)
         case SG_BO_ACQ_EIIG: return sg_acq_eiig (a->h, N, sd, c->eiig_k);
         case SG_BO_ACQ_EPI: return sg_acq_epi (a->h, N, sd);
         case SG_BO_ACQ_THOMPSON: return a->h[N - 1];
+        case SG_BO_ACQ_DTS:
+        case SG_BO_ACQ_MUC: return sg_acq_win_variance (a->h, N, sd);
         case SG_BO_ACQ_UCB:
         default: return sg_acq_hpd (a->h, N, c->ucb_level, a->scratch, NULL);
         }
@@ -1291,6 +1327,12 @@ acquisition_value (const acq_ctx *a)
       return sg_acq_bald (a->F, N, sd);
     case SG_BO_ACQ_TARGET_QEUBO:
       return sg_acq_qeubo (a->F, a->b, N);
+    case SG_BO_ACQ_TARGET_BELIEVER:
+      return c->acquisition == SG_BO_ACQ_HB_EI
+               ? sg_acq_gauss_ei (a->F[0], sqrt (a->F[1]), a->eta)
+               : sg_acq_gauss_ucb (a->F[0], sqrt (a->F[1]), SG_BO_HB_BETA_ROOT);
+    case SG_BO_ACQ_TARGET_SAMPLE:
+      return a->F[N - 1];
     case SG_BO_ACQ_TARGET_SAFE:
     default:
       if (a->bo->has_two_gp)
@@ -1345,7 +1387,7 @@ acq_eval_snapped (const double *x, acq_ctx *a)
 {
   if (a->status != SG_OK)
     return -INFINITY;
-  if (a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
+  if (is_duel_target (a->target) && too_close_to_ref (a, x))
     return -INFINITY;  /* a duel of x_r against itself says nothing */
   if (a->target != SG_BO_ACQ_TARGET_NONE && repeats_answered (a, x))
     return -INFINITY;  /* the same setting, as far as it can be measured */
@@ -1395,7 +1437,7 @@ static int
 excluded (const batch_ctx *bc, const double *x)
 {
   return bc->value == acquisition_value
-         && ((bc->a->target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (bc->a, x))
+         && ((is_duel_target (bc->a->target) && too_close_to_ref (bc->a, x))
              || (bc->a->target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (bc->a, x))
              || repeats_answered (bc->a, x));
 }
@@ -1437,10 +1479,10 @@ score_points (acq_ctx *a, const double *X, size_t n, sample_value_fn value, doub
 
   if (value == prob_valid_value)
     a->target = SG_BO_ACQ_TARGET_NONE;
-  pairs = a->target != SG_BO_ACQ_TARGET_QEUBO;
+  pairs = a->target != SG_BO_ACQ_TARGET_QEUBO && a->target != SG_BO_ACQ_TARGET_BELIEVER;
   if (status == SG_OK && bo->post != NULL && !bo->has_two_gp && pairs)
     {
-      a->b = a->has_ref && bo->cfg.mode != SG_BO_SAFE ? 2 : 1;
+      a->b = points_per_eval (a);
       status = sg_skewgp_joint_samples_each (bo->post, bo->samples, X, n,
                                              a->b == 2 ? a->ref : NULL, a->Z, score_point, &bc);
     }
@@ -1713,7 +1755,7 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
         {
           double avoid[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
           size_t n_avoid = 0;
-          if (target == SG_BO_ACQ_TARGET_DUEL && a->has_ref)
+          if (is_duel_target (target) && a->has_ref)
             memcpy (avoid, a->ref, bo->cfg.dim * sizeof *avoid), n_avoid = 1;
           else if (target == SG_BO_ACQ_TARGET_QEUBO)
             memcpy (avoid, a->fixed, a->n_fixed * bo->cfg.dim * sizeof *avoid),
@@ -1723,7 +1765,7 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
       else
         do
           random_point (&bo->cfg, rng, x);
-        while ((target == SG_BO_ACQ_TARGET_DUEL && too_close_to_ref (a, x))
+        while ((is_duel_target (target) && too_close_to_ref (a, x))
                || (target == SG_BO_ACQ_TARGET_QEUBO && too_close_to_fixed (a, x)));
       *value = NAN;
     }
@@ -1734,7 +1776,10 @@ maximise (acq_ctx *a, sg_bo_acq_target target, gsl_rng *rng, const sg_progress *
 static int
 describe (acq_ctx *a, const double *x, sg_bo_query *q)
 {
+  sg_bo_acq_target target = a->target;
+  a->target = SG_BO_ACQ_TARGET_DUEL;  /* the samples of (f(x), f(x_ref)) */
   int status = samples_at (a, x);
+  a->target = target;
   if (status != SG_OK)
     return status;
   if (a->b == 2)
@@ -1817,6 +1862,43 @@ qeubo_options (acq_ctx *a, size_t k, gsl_rng *rng, const sg_progress *progress,
   return status;
 }
 
+/* The hallucination believer's sample (uniform over the stored ones,
+ * from RNG) and its mean at x_r, EI's bar (sg-bo.h). Without an x_r the
+ * bar is the prior mean. */
+static int
+believer_init (acq_ctx *a, gsl_rng *rng)
+{
+  const sg_bo *bo = a->bo;
+  if (bo->post == NULL)
+    return SG_EINVAL;
+  a->sample = (size_t) gsl_rng_uniform_int (rng, a->N);
+  a->eta = bo->hyper.mean;
+  if (!a->has_ref)
+    return SG_OK;
+  double var;
+  return sg_skewgp_conditional (bo->post, bo->samples, a->sample, a->ref, 1, &a->eta, &var);
+}
+
+/* Dueling Thompson sampling (sg-bo.h): X1 maximises posterior sample N - 1
+ * of f, then X maximises the variance of its win probability against X1;
+ * the context is left with x_ref = X1 (the duel is X vs X1). */
+static int
+dueling_thompson (acq_ctx *a, gsl_rng *rng, const sg_progress *progress, double *x,
+                  double *value)
+{
+  sub_progress sp;
+  double x1[SG_BO_MAX_DIM], v1;
+  a->has_ref = 0;
+  int status = maximise (a, SG_BO_ACQ_TARGET_SAMPLE, rng,
+                         sub_progress_init (&sp, progress, 0.5, 0.75), x1, &v1);
+  if (status != SG_OK)
+    return status;
+  a->has_ref = 1;
+  memcpy (a->ref, x1, a->bo->cfg.dim * sizeof *x1);
+  return maximise (a, SG_BO_ACQ_TARGET_DUEL, rng, sub_progress_init (&sp, progress, 0.75, 1.0),
+                   x, value);
+}
+
 static int
 model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *q)
 {
@@ -1836,6 +1918,20 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
       status = qeubo_options (&a, k, rng, progress, opts, &v);
       if (status == SG_OK)
         memcpy (x, opts + (k - 1) * c->dim, c->dim * sizeof *x);
+    }
+  else if (c->mode == SG_BO_PREFERENCE
+           && (c->acquisition == SG_BO_ACQ_HB_EI || c->acquisition == SG_BO_ACQ_HB_UCB))
+    {
+      q->kind = SG_BO_QUERY_DUEL;
+      status = believer_init (&a, rng);
+      if (status == SG_OK)
+        status = maximise (&a, SG_BO_ACQ_TARGET_BELIEVER, rng,
+                           sub_progress_init (&sp, progress, 0.5, 1.0), x, &v);
+    }
+  else if (c->mode == SG_BO_PREFERENCE && c->acquisition == SG_BO_ACQ_DTS)
+    {
+      q->kind = SG_BO_QUERY_DUEL;
+      status = dueling_thompson (&a, rng, progress, x, &v);
     }
   else if (c->mode == SG_BO_ACTIVE)
     {
@@ -1879,8 +1975,8 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
   if (status == SG_OK)
     {
       memcpy (q->x, x, c->dim * sizeof *x);
-      if (bo->has_ref)
-        memcpy (q->x_ref, bo->ref, c->dim * sizeof *x);
+      if (a.has_ref)  /* x_r, or dts's first point */
+        memcpy (q->x_ref, a.ref, c->dim * sizeof *x);
       if (k > 0)
         set_options (c, q, opts, k);
       else if (q->kind == SG_BO_QUERY_DUEL)
@@ -1899,6 +1995,8 @@ model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *
       memcpy (r->ref, a.ref, sizeof r->ref);
       r->n_fixed = a.n_fixed;
       memcpy (r->fixed, a.fixed, sizeof r->fixed);
+      r->sample = a.sample;
+      r->eta = a.eta;
       memcpy (r->x, x, c->dim * sizeof *x);
       r->value = v;
     }
@@ -2142,8 +2240,14 @@ acq_target_name (const sg_bo_config *c, sg_bo_acq_target target)
         case SG_BO_ACQ_EPI: return "EPI";
         case SG_BO_ACQ_THOMPSON: return "Thompson";
         case SG_BO_ACQ_QEUBO: return "qEUBO";
+        case SG_BO_ACQ_DTS: return "DTS";
+        case SG_BO_ACQ_MUC: return "MUC";
         case SG_BO_ACQ_UCB: default: return "dueling UCB";
         }
+    case SG_BO_ACQ_TARGET_BELIEVER:
+      return c->acquisition == SG_BO_ACQ_HB_EI ? "HB-EI" : "HB-UCB";
+    case SG_BO_ACQ_TARGET_SAMPLE:
+      return "Thompson sample";
     case SG_BO_ACQ_TARGET_NUMERIC:
       return c->numeric_acquisition == SG_BO_NUMERIC_EI ? "EI" : "UCB";
     case SG_BO_ACQ_TARGET_SAFE:
@@ -2198,6 +2302,8 @@ eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progr
       a.target = bo->acq.target;
       a.n_fixed = bo->acq.n_fixed;
       memcpy (a.fixed, bo->acq.fixed, sizeof a.fixed);
+      a.sample = bo->acq.sample;
+      a.eta = bo->acq.eta;
       for (size_t i = 0; i < b && status == SG_OK; i += EVAL_BLOCK)
         {
           status = sg_progress_report (progress, (double) i / (double) b);
@@ -2383,7 +2489,8 @@ sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
 /* ---- Names --------------------------------------------------------------------- */
 
 static const char *const mode_names[] = { "preference", "mixed", "safe", "active" };
-static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson", "qeubo" };
+static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson", "qeubo",
+                                         "hb-ei", "hb-ucb", "dts", "muc" };
 static const char *const question_names[] = { "duel", "choice" };
 static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random", "two-gp",
                                                 "svgp" };

@@ -52,7 +52,44 @@
  * maximiser, the second the expected improvement over it; sg-bo.c says
  * why greedy), from the same candidates as every acquisition (space-
  * filling points plus the data's inputs, the incumbent included). The
- * winner of a duel or choice becomes x_r in both cases. With config.ties
+ * winner of a duel or choice becomes x_r in both cases.
+ *
+ * The other duel rules (preference mode; each from the same N joint
+ * posterior samples and the same candidate search as the rest):
+ *   hb-ei, hb-ucb  hallucination believer (Takeno, Nomura and Karasuyama,
+ *               "Towards practical preferential Bayesian optimization with
+ *               skew Gaussian processes", ICML 2023, sec. 5): the first
+ *               point is the incumbent x_r (their "current best", the last
+ *               winner); the second maximises EI or UCB of the "believer",
+ *               the Gaussian posterior of f given ONE posterior sample of
+ *               the latent duel variables (the hallucination: their v, our
+ *               t of DESIGN §3.3, a stored sample picked uniformly by the
+ *               proposal's RNG), sg_skewgp_conditional: mean and variance
+ *               in closed form, so the search climbs a smooth function.
+ *               EI is against the believer's mean at x_r (as in their
+ *               code), UCB is mean + SG_BO_HB_BETA_ROOT sd. Exact SkewGP
+ *               only (the hallucination is a sample of the exact posterior).
+ *   dts         dueling Thompson sampling (Gonzalez, Dai, Damianou and
+ *               Lawrence, "Preferential Bayesian optimization", ICML 2017,
+ *               sec. 4.3). Their first point maximises the soft-Copeland
+ *               score of one posterior sample of the preference function,
+ *               C(x) = E_{x' ~ U(box)} pi~(x, x'). With a latent utility,
+ *               pi~(x, x') = Phi((f~(x) - f~(x')) / (sqrt2 sigma_p)) is
+ *               increasing in f~(x) for every x', so C is maximised where
+ *               the sample f~ is: the first point x1 maximises one
+ *               posterior sample of f (sample N - 1, as Thompson's). The
+ *               second maximises the variance of the preference
+ *               probability against x1, Var[Phi((f(x) - f(x1)) / (sqrt2
+ *               sigma_p))] (sg_acq_win_variance). The duel is x vs x1
+ *               (query.x_ref = x1, not x_r).
+ *   muc         maximally uncertain challenge (Fauvel and Chalk,
+ *               "Efficient exploration in binary and preferential Bayesian
+ *               optimization", 2021): x_r is challenged by the x of
+ *               largest epistemic variance of its win probability,
+ *               sg_acq_win_variance (the same rule as dts's second point,
+ *               with the incumbent as the first).
+ *
+ * With config.ties
  * a duel may be answered "about the same" (sg_bo_answer_tie).
  *
  * Before the model is used, an initial design of random points (from the
@@ -139,7 +176,15 @@ typedef enum {
   SG_BO_ACQ_THOMPSON,   /* one posterior sample of f(x) - f(x_r)          */
   SG_BO_ACQ_QEUBO,      /* E[max_i f(x_i)] over the options shown, all of
                            them free (no x_r): see "Questions" below      */
+  SG_BO_ACQ_HB_EI,      /* hallucination believer, EI of the believer GP  */
+  SG_BO_ACQ_HB_UCB,     /* hallucination believer, UCB of the believer GP */
+  SG_BO_ACQ_DTS,        /* dueling Thompson sampling (both points new)    */
+  SG_BO_ACQ_MUC,        /* maximally uncertain challenge of x_r           */
 } sg_bo_acquisition;
+
+/* The believer UCB's multiplier of the standard deviation (beta^{1/2}): 2,
+ * the value of Takeno et al.'s experiments (their code's beta_root). */
+#define SG_BO_HB_BETA_ROOT 2.0
 
 /* What a preference question asks (preference mode; see "Questions"). */
 typedef enum {
@@ -393,6 +438,31 @@ gsl_rng *sg_bo_rng (const sg_bo *bo);
 sg_status sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
                          sg_bo_query *query);
 
+/* ---- Recommendation ------------------------------------------------------
+ * The point reported as the optimum, from the current model (the last
+ * proposal's, or sg_bo_fit_model's: it must exist; SG_EINVAL otherwise):
+ *   winner     x_r, the winner of the latest decisive answer (sg_bo_best);
+ *   evaluated  the answered input of largest posterior mean (Takeno et
+ *              al. 2023 report regret there; ties and choices can move it
+ *              where the winner rule cannot);
+ *   box        the posterior-mean maximiser over the whole box (qEUBO's
+ *              protocol, Astudillo et al. 2023), by the acquisition search
+ *              (config.search candidates, the answered inputs among them,
+ *              BOBYQA refinement; RNG for the candidates' shift).
+ * X (dim) and *MEAN (the posterior mean there) on success. Posterior means
+ * are sg_bo_summarize's SG_SUMMARY_MOMENTS. */
+typedef enum {
+  SG_BO_RECOMMEND_WINNER = 0,
+  SG_BO_RECOMMEND_EVALUATED,
+  SG_BO_RECOMMEND_BOX,
+} sg_bo_recommend_rule;
+
+sg_status sg_bo_recommend (const sg_bo *bo, sg_bo_recommend_rule rule, gsl_rng *rng,
+                           const sg_progress *progress, double *x, double *mean);
+/* "winner", "evaluated", "box". */
+const char *sg_bo_recommend_name (sg_bo_recommend_rule rule);
+sg_status sg_bo_recommend_parse (const char *name, sg_bo_recommend_rule *rule);
+
 /* ---- Hyperparameters ----------------------------------------------------- */
 
 /* 1 if the refit schedule asks for a refit now (and none was done at the
@@ -448,13 +518,16 @@ typedef enum {
   SG_BO_ACQ_TARGET_BALD,     /* BALD of the label at x (active mode)       */
   SG_BO_ACQ_TARGET_QEUBO,    /* qEUBO of the set {options found before x,
                                 x}: the last step of the greedy search    */
+  SG_BO_ACQ_TARGET_BELIEVER, /* hb-ei / hb-ucb of the believer GP         */
+  SG_BO_ACQ_TARGET_SAMPLE,   /* one posterior sample of f(x) (dts's first
+                                point; dts's second is TARGET_DUEL)       */
 } sg_bo_acq_target;
 
 typedef struct {
   sg_bo_acq_target target;   /* which acquisition was maximised            */
   const char *name;          /* "dueling UCB", "EIIG", "EPI", "Thompson",
-                                "qEUBO", "UCB", "EI", "safe UCB" or "BALD"
-                                (static)                                   */
+                                "qEUBO", "HB-EI", "HB-UCB", "DTS", "MUC",
+                                "UCB", "EI", "safe UCB" or "BALD" (static) */
   double x[SG_BO_MAX_DIM];   /* its maximiser (the proposed x; for qEUBO
                                 the last option added)                     */
   double value;              /* the value there (query.acquisition; NaN

@@ -114,6 +114,147 @@ hartmann6 (const sg_problem *p, const double *x)
   return s;
 }
 
+/* The Hartmann family's weights and the 6-D constants (the 4-D function
+ * uses the first four columns). */
+static const double hartmann_alpha[4] = { 1.0, 1.2, 3.0, 3.2 };
+static const double hartmann_A6[4][6] = { { 10, 3, 17, 3.5, 1.7, 8 },
+                                          { 0.05, 10, 17, 0.1, 8, 14 },
+                                          { 3, 3.5, 1.7, 10, 17, 8 },
+                                          { 17, 8, 0.05, 10, 0.1, 14 } };
+static const double hartmann_P6[4][6] = { { 1312, 1696, 5569, 124, 8283, 5886 },
+                                          { 2329, 4135, 8307, 3736, 1004, 9991 },
+                                          { 2348, 1451, 3522, 2883, 3047, 6650 },
+                                          { 4047, 8828, 8732, 5743, 1091, 381 } };
+
+/* sum_i alpha_i exp(-sum_{j<d} A_ij (x_j - P_ij)^2) with the 6-D constants */
+static double
+hartmann_sum (const double *x, size_t d)
+{
+  double s = 0;
+  for (int i = 0; i < 4; i++)
+    {
+      double e = 0;
+      for (size_t j = 0; j < d; j++)
+        e += hartmann_A6[i][j] * (x[j] - 1e-4 * hartmann_P6[i][j])
+             * (x[j] - 1e-4 * hartmann_P6[i][j]);
+      s += hartmann_alpha[i] * exp (-e);
+    }
+  return s;
+}
+
+static double
+hartmann3 (const sg_problem *p, const double *x)
+{
+  (void) p;
+  static const double A[4][3] = { { 3, 10, 30 }, { 0.1, 10, 35 }, { 3, 10, 30 }, { 0.1, 10, 35 } };
+  static const double P[4][3] = { { 3689, 1170, 2673 }, { 4699, 4387, 7470 },
+                                  { 1091, 8732, 5547 }, { 381, 5743, 8828 } };
+  double s = 0;
+  for (int i = 0; i < 4; i++)
+    {
+      double e = 0;
+      for (int j = 0; j < 3; j++)
+        e += A[i][j] * (x[j] - 1e-4 * P[i][j]) * (x[j] - 1e-4 * P[i][j]);
+      s += hartmann_alpha[i] * exp (-e);
+    }
+  return s;
+}
+
+static double
+hartmann4 (const sg_problem *p, const double *x)
+{
+  (void) p;
+  return (hartmann_sum (x, 4) - 1.1) / 0.839;
+}
+
+static double
+branin (const sg_problem *p, const double *x)
+{
+  (void) p;
+  double b = 5.1 / (4 * M_PI * M_PI), c = 5 / M_PI, t = 1 / (8 * M_PI);
+  double u = x[1] - b * x[0] * x[0] + c * x[0] - 6;
+  return -(u * u + 10 * (1 - t) * cos (x[0]) + 10);
+}
+
+static double
+ackley (const sg_problem *p, const double *x)
+{
+  size_t d = p->spec->dim;
+  double s2 = 0, sc = 0;
+  for (size_t j = 0; j < d; j++)
+    {
+      s2 += x[j] * x[j];
+      sc += cos (2 * M_PI * x[j]);
+    }
+  return 20 * exp (-0.2 * sqrt (s2 / (double) d)) + exp (sc / (double) d) - 20 - M_E;
+}
+
+static double
+bukin6 (const sg_problem *p, const double *x)
+{
+  (void) p;
+  return -(100 * sqrt (fabs (x[1] - 0.01 * x[0] * x[0])) + 0.01 * fabs (x[0] + 10));
+}
+
+static double
+cross_in_tray (const sg_problem *p, const double *x)
+{
+  (void) p;
+  double r = sqrt (x[0] * x[0] + x[1] * x[1]);
+  return 1e-4 * pow (fabs (sin (x[0]) * sin (x[1]) * exp (fabs (100 - r / M_PI))) + 1, 0.1);
+}
+
+static double
+eggholder (const sg_problem *p, const double *x)
+{
+  (void) p;
+  return (x[1] + 47) * sin (sqrt (fabs (x[1] + x[0] / 2 + 47)))
+         + x[0] * sin (sqrt (fabs (x[0] - (x[1] + 47))));
+}
+
+static double
+holder_table (const sg_problem *p, const double *x)
+{
+  (void) p;
+  double r = sqrt (x[0] * x[0] + x[1] * x[1]);
+  return fabs (sin (x[0]) * cos (x[1]) * exp (fabs (1 - r / M_PI)));
+}
+
+/* Levy (d = 4): w_i = 1 + (x_i - 1) / 4. */
+static double
+levy (const sg_problem *p, const double *x)
+{
+  size_t d = p->spec->dim;
+  double w[SG_PROBLEM_MAX_DIM] = { 0 };
+  for (size_t j = 0; j < d; j++)
+    w[j] = 1 + (x[j] - 1) / 4;
+  double s = sin (M_PI * w[0]) * sin (M_PI * w[0]);
+  for (size_t j = 0; j + 1 < d; j++)
+    {
+      double v = sin (M_PI * w[j] + 1);
+      s += (w[j] - 1) * (w[j] - 1) * (1 + 10 * v * v);
+    }
+  double l = sin (2 * M_PI * w[d - 1]);
+  return -(s + (w[d - 1] - 1) * (w[d - 1] - 1) * (1 + l * l));
+}
+
+static double
+levy13 (const sg_problem *p, const double *x)
+{
+  (void) p;
+  double a = sin (3 * M_PI * x[0]), b = sin (3 * M_PI * x[1]), c = sin (2 * M_PI * x[1]);
+  return -(a * a + (x[0] - 1) * (x[0] - 1) * (1 + b * b) + (x[1] - 1) * (x[1] - 1) * (1 + c * c));
+}
+
+static double
+alpine1 (const sg_problem *p, const double *x)
+{
+  double s = 0;
+  for (size_t j = 0; j < p->spec->dim; j++)
+    s += fabs (x[j] * sin (x[j]) + 0.1 * x[j]);
+  return -s;
+}
+
 static double
 safe_gp (const sg_problem *p, const double *x)
 {
@@ -137,6 +278,36 @@ static const problem_spec problems[] = {
   { "hartmann6", "Hartmann-6 (negated minimisation form) on [0,1]^6 (6-D)", 6, { 0, 0, 0, 0, 0, 0 }, { 1, 1, 1, 1, 1, 1 },
     hartmann6, 3.3223680114155143,
     { 0.20168951, 0.1500107, 0.47687397, 0.27533243, 0.31165162, 0.65730054 }, 0 },
+  /* Takeno et al. 2023's set (their code's domains and dimensions). */
+  { "branin", "negated Branin on [-5,10]x[0,15] (2-D)", 2, { -5, 0 }, { 10, 15 },
+    branin, -0.39788735772973816, { -M_PI, 12.275 }, 0 },
+  { "ackley4", "negated Ackley on [-32.768,32.768]^4 (4-D)", 4,
+    { -32.768, -32.768, -32.768, -32.768 }, { 32.768, 32.768, 32.768, 32.768 },
+    ackley, 0.0, { 0, 0, 0, 0 }, 0 },
+  { "bukin6", "negated Bukin N.6 on [-15,-5]x[-3,3] (2-D)", 2, { -15, -3 }, { -5, 3 },
+    bukin6, 0.0, { -10, 1 }, 0 },
+  { "cross-in-tray", "negated Cross-in-tray on [-10,10]^2 (2-D)", 2, { -10, -10 }, { 10, 10 },
+    cross_in_tray, 2.0626118708227392, { 1.3494066687230084, 1.3494066635598947 }, 0 },
+  { "eggholder", "negated Eggholder on [-512,512]^2 (2-D)", 2, { -512, -512 }, { 512, 512 },
+    eggholder, 959.6406627208509, { 512, 404.23180499385165 }, 0 },
+  { "holder-table", "negated Holder table on [-10,10]^2 (2-D)", 2, { -10, -10 }, { 10, 10 },
+    holder_table, 19.20850256788675, { 8.055023461896713, 9.664590027570506 }, 0 },
+  { "levy4", "negated Levy on [-10,10]^4 (4-D)", 4, { -10, -10, -10, -10 }, { 10, 10, 10, 10 },
+    levy, 0.0, { 1, 1, 1, 1 }, 0 },
+  { "levy13", "negated Levy N.13 on [-10,10]^2 (2-D)", 2, { -10, -10 }, { 10, 10 },
+    levy13, 0.0, { 1, 1 }, 0 },
+  { "hartmann3", "Hartmann-3 (negated minimisation form) on [0,1]^3 (3-D)", 3, { 0, 0, 0 },
+    { 1, 1, 1 }, hartmann3, 3.862779787332663,
+    { 0.11458889702441237, 0.5556488967529246, 0.8525469840241771 }, 0 },
+  { "hartmann4", "Hartmann-4 ((sum - 1.1) / 0.839, Picheny et al. 2013) on [0,1]^4 (4-D)", 4,
+    { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, hartmann4, 3.1344941412223988,
+    { 0.18739527253812469, 0.19415152680651854, 0.557917775744383, 0.2647796209499559 }, 0 },
+  /* Astudillo et al. 2023 (qEUBO): Ackley-6 on [-2,2]^6, Alpine1-7. */
+  { "ackley6", "negated Ackley on [-2,2]^6 (6-D)", 6, { -2, -2, -2, -2, -2, -2 },
+    { 2, 2, 2, 2, 2, 2 }, ackley, 0.0, { 0, 0, 0, 0, 0, 0 }, 0 },
+  { "alpine1-7", "negated Alpine N.1, sum |x sin x + 0.1 x|, on [-10,10]^7 (7-D)", 7,
+    { -10, -10, -10, -10, -10, -10, -10 }, { 10, 10, 10, 10, 10, 10, 10 },
+    alpine1, 0.0, { 0, 0, 0, 0, 0, 0, 0 }, 0 },
   { "safe-gp1d", "random GP draw (variance 2, lengthscale U[1,2], g(0) >= 0) "
     "on [-10,10], threshold 0, safe start 0; the seed picks it (1-D, safe)",
     1, { -10 }, { 10 }, safe_gp, NAN, { 0 }, 1 },

@@ -25,6 +25,18 @@
  *                   on [-3,3]^5; max 0 at (1,...,1).
  *   hartmann6       sum_i alpha_i exp(-sum_j A_ij (x_j - P_ij)^2) on
  *                   [0,1]^6 (the standard constants); max 3.3223680114.
+ *   The preferential-BO benchmarks of Takeno et al. (ICML 2023; the
+ *   domains and dimensions of their code, formulas of the Virtual Library
+ *   of Simulation Experiments, Surjanovic & Bingham), all negated
+ *   minimisation problems: branin, ackley4 ([-32.768, 32.768]^4), bukin6,
+ *   cross-in-tray, eggholder ([-512, 512]^2), holder-table, levy4
+ *   ([-10, 10]^4), levy13, hartmann3, hartmann4 (the rescaled (sum - 1.1)
+ *   / 0.839 form, max 3.13449414; the often quoted 3.135474 is not
+ *   attained by that formula), with langermann and hartmann6 above; and
+ *   qEUBO's (Astudillo et al., AISTATS 2023): ackley6 on [-2, 2]^6 and
+ *   alpine1-7 (-sum |x_i sin x_i + 0.1 x_i| on [-10, 10]^7), with hartmann6.
+ *   Optima: at the known optimisers, refined with scipy (L-BFGS-B /
+ *   bounded Brent) to the digits given.
  *   safe-gp1d       a random draw g ~ GP(0, k), RBF with variance 2 and
  *                   lengthscale ~ U[1, 2], redrawn until g(0) >= 0
  *                   (001 sec. 5.2.3); threshold h = 0, safe start x = 0.

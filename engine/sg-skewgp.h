@@ -189,6 +189,16 @@ sg_status sg_skewgp_joint_samples_each (const sg_skewgp_posterior *post,
                                         const double *ref, const double *G,
                                         sg_skewgp_point_fn fn, void *user_data);
 
+/* The Gaussian f(x) | t = t_J given the stored sample J (< N) of the
+ * latent t (and the numeric data): MEAN[i] = E[f(XS_i) | y, t_J] and VAR[i]
+ * = Var[f(XS_i) | y, t] (the remainder variance r0 of DESIGN §3.3 step 3,
+ * the same for every sample) at B points XS. A GP given a "hallucinated"
+ * latent vector: the believer model of Takeno et al. 2023 (sg-bo.h).
+ * SG_EINVAL, SG_ENOMEM. */
+sg_status sg_skewgp_conditional (const sg_skewgp_posterior *post,
+                                 const sg_skewgp_samples *samples, size_t j,
+                                 const double *XS, size_t b, double *mean, double *var);
+
 /* Sample paths for plots: like sg_skewgp_joint_samples, but only for the K
  * stored samples whose indices (< N) are listed in WHICH; OUT is b x K.
  * The remainder covariance of a fine grid is numerically singular; it is

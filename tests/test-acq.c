@@ -413,6 +413,448 @@ test_qeubo_brute_force (void)
   sg_bo_free (bo);
 }
 
+/* ---- Every duel acquisition against brute force ----------------------------
+ * A small exact posterior: two duels on [0, 1] (0.2 > 0.7, 0.5 > 0.2), 4000
+ * posterior samples. Brute force: prior draws of the GP at the three inputs
+ * and the two points of the proposed duel, kept with probability equal to
+ * the duels' likelihood (rejection sampling: exact, independent posterior
+ * draws). A statistic of the samples (the acquisition) is compared with the
+ * engine's value within 4 combined standard errors; each standard error is
+ * the spread of the statistic over 20 batches / sqrt(20) (the engine's
+ * samples come from a Markov chain, so batches, not the iid formula). */
+enum { BF_BATCHES = 20 };
+
+typedef double (*stat_fn) (const double *h, size_t n, double probit_sd);
+
+static sg_bo *
+small_posterior (sg_bo_acquisition acq, sg_bo_query *q, gsl_rng *rng)
+{
+  double lo[] = { 0 }, up[] = { 1 };
+  sg_bo_config c;
+  g_assert_cmpint (sg_bo_config_default (&c, 1, lo, up), ==, SG_OK);
+  c.acquisition = acq;
+  c.n_initial = 2;
+  c.n_samples = 4000;
+  c.search.n_candidates = 64;
+  c.refit_until = c.refit_every = 0;
+  sg_bo *bo;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  const double X[] = { 0.2, 0.7, 0.5 };
+  g_assert_cmpint (sg_bo_answer_duel (bo, X + 0, X + 1, 1), ==, SG_OK);
+  g_assert_cmpint (sg_bo_answer_duel (bo, X + 2, X + 0, 1), ==, SG_OK);
+  g_assert_cmpint (sg_bo_propose (bo, rng, NULL, q), ==, SG_OK);
+  g_assert_cmpint (q->kind, ==, SG_BO_QUERY_DUEL);
+  g_assert_false (q->random);
+  return bo;
+}
+
+/* M prior draws at the inputs {0.2, 0.7, 0.5} and the NP points PTS, kept
+ * with probability Phi((f(.2)-f(.7)) s) Phi((f(.5)-f(.2)) s); the kept
+ * values at PTS go to OUT (np x M rows, point-major); returns how many. */
+static size_t
+rejection_samples (const sg_bo *bo, const double *pts, size_t np, size_t M, gsl_rng *rng,
+                   double *out)
+{
+  const sg_hyper *h = sg_bo_get_hyper (bo);
+  enum { P = 5 };
+  double X[P] = { 0.2, 0.7, 0.5, 0, 0 }, K[P * P], L[P * P];
+  size_t n = 3 + np;
+  memcpy (X + 3, pts, np * sizeof *pts);
+  sg_kernel_matrix (&h->kernel, X, n, X, n, K);
+  g_assert_cmpint (sg_cholesky (K, n, 1e-6, L, NULL), ==, SG_OK);
+  double scale = 1 / (M_SQRT2 * h->noise.probit_sd);
+  size_t kept = 0;
+  for (size_t i = 0; i < M; i++)
+    {
+      double z[P], f[P];
+      for (size_t r = 0; r < n; r++)
+        z[r] = sg_rng_gaussian (rng);
+      for (size_t r = 0; r < n; r++)
+        {
+          f[r] = h->mean;
+          for (size_t k = 0; k <= r; k++)
+            f[r] += L[r * n + k] * z[k];
+        }
+      double like = sg_norm_cdf ((f[0] - f[1]) * scale) * sg_norm_cdf ((f[2] - f[0]) * scale);
+      if (gsl_rng_uniform (rng) < like)
+        {
+          for (size_t r = 0; r < np; r++)
+            out[r * M + kept] = f[3 + r];
+          kept++;
+        }
+    }
+  /* point-major with stride M: compact to stride KEPT */
+  for (size_t r = 1; r < np; r++)
+    memmove (out + r * kept, out + r * M, kept * sizeof *out);
+  return kept;
+}
+
+/* STAT over the N values H, and its batch standard error. */
+static double
+stat_with_se (stat_fn stat, const double *h, size_t n, double sd, double *se)
+{
+  size_t len = n / BF_BATCHES;
+  double b[BF_BATCHES], mean = 0, ss = 0;
+  for (size_t i = 0; i < BF_BATCHES; i++)
+    mean += (b[i] = stat (h + i * len, len, sd)) / BF_BATCHES;
+  for (size_t i = 0; i < BF_BATCHES; i++)
+    ss += (b[i] - mean) * (b[i] - mean);
+  *se = sqrt (ss / (BF_BATCHES - 1) / BF_BATCHES);
+  return stat (h, n, sd);
+}
+
+static double
+stat_ucb (const double *h, size_t n, double sd)
+{
+  (void) sd;
+  double *scratch = g_new (double, n);
+  double v = sg_acq_hpd (h, n, 0.95, scratch, NULL);
+  g_free (scratch);
+  return v;
+}
+
+static double
+stat_eiig (const double *h, size_t n, double sd)
+{
+  return sg_acq_eiig (h, n, sd, 0.1);
+}
+
+/* The acquisition ACQ of sg_bo's proposal on the small posterior (the
+ * value it maximised at q.x against q.x_ref) against STAT of brute-force
+ * samples of f(q.x) - f(q.x_ref). */
+static void
+check_duel_brute_force (sg_bo_acquisition acq, stat_fn stat)
+{
+  gsl_rng *rng = sg_rng_new (21, (uint64_t) acq);
+  sg_bo_query q;
+  sg_bo *bo = small_posterior (acq, &q, rng);
+  double sd = sg_bo_get_hyper (bo)->noise.probit_sd;
+
+  /* the engine: joint samples at (x, x_ref) with the proposal's own
+   * common random numbers are what q.acquisition is; the batch spread of
+   * fresh joint samples gives its standard error */
+  const sg_skewgp_samples *smp = sg_bo_skewgp_samples (bo);
+  size_t N = sg_skewgp_samples_count (smp);
+  double pts[2] = { q.x[0], q.x_ref[0] };
+  double *F = g_new (double, 2 * N), *h = g_new (double, N);
+  g_assert_cmpint (sg_skewgp_joint_samples (sg_bo_skewgp_posterior (bo), smp, pts, 2, rng, F),
+                   ==, SG_OK);
+  for (size_t j = 0; j < N; j++)
+    h[j] = F[j] - F[N + j];
+  double se_post;
+  stat_with_se (stat, h, N, sd, &se_post);
+
+  size_t M = 300000;
+  double *B = g_new (double, 2 * M);
+  size_t kept = rejection_samples (bo, pts, 2, M, rng, B);
+  double *hb = g_new (double, kept);
+  for (size_t i = 0; i < kept; i++)
+    hb[i] = B[i] - B[kept + i];
+  double se_brute, brute = stat_with_se (stat, hb, kept, sd, &se_brute);
+  double tol = 4 * sqrt (se_post * se_post + se_brute * se_brute);
+  g_test_message ("%s: proposal %.5f (se %.5f), brute force %.5f (se %.5f, %zu draws)",
+                  sg_bo_acquisition_name (acq), q.acquisition, se_post, brute, se_brute, kept);
+  g_assert_true (isfinite (q.acquisition));
+  g_assert_cmpfloat (fabs (q.acquisition - brute), <, tol);
+  g_free (F); g_free (h); g_free (B); g_free (hb);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+}
+
+static void
+test_brute_force_ucb (void)
+{
+  check_duel_brute_force (SG_BO_ACQ_UCB, stat_ucb);
+}
+
+static void
+test_brute_force_eiig (void)
+{
+  check_duel_brute_force (SG_BO_ACQ_EIIG, stat_eiig);
+}
+
+static void
+test_brute_force_epi (void)
+{
+  check_duel_brute_force (SG_BO_ACQ_EPI, sg_acq_epi);
+}
+
+static void
+test_brute_force_muc (void)
+{
+  check_duel_brute_force (SG_BO_ACQ_MUC, sg_acq_win_variance);
+}
+
+/* Dueling Thompson sampling: the second point's value (the win-variance
+ * against the first) by brute force; the first point is a posterior
+ * sample's maximiser, so it is not x_r. */
+static void
+test_brute_force_dts (void)
+{
+  check_duel_brute_force (SG_BO_ACQ_DTS, sg_acq_win_variance);
+}
+
+/* Thompson's value is one posterior sample of f(x) - f(x_r): there is no
+ * expectation to estimate, but its law can be checked. At 9 points away
+ * from x_r the function the proposal maximised (sg_bo_acquisition_at, the
+ * same sample and common random numbers) must lie inside the brute-force
+ * 0.1% .. 99.9% range of f(x) - f(x_r) at every point (a wrong sign, scale
+ * or reference would leave it for some point). */
+static double
+quantile_of (const double *h, size_t n, double p)
+{
+  double *s = g_memdup2 (h, n * sizeof *h);
+  qsort (s, n, sizeof *s, cmp_d);
+  double v = s[(size_t) (p * (double) (n - 1))];
+  g_free (s);
+  return v;
+}
+
+static void
+test_brute_force_thompson (void)
+{
+  gsl_rng *rng = sg_rng_new (21, 99);
+  sg_bo_query q;
+  sg_bo *bo = small_posterior (SG_BO_ACQ_THOMPSON, &q, rng);
+  size_t M = 100000;
+  double *B = g_new (double, 2 * M), *hb = g_new (double, M);
+  for (int i = 0; i < 9; i++)
+    {
+      double pts[2] = { 0.05 + 0.1 * i, q.x_ref[0] }, v;
+      if (fabs (pts[0] - pts[1]) < 0.05)
+        continue;
+      g_assert_cmpint (sg_bo_acquisition_at (bo, pts, 1, NULL, &v), ==, SG_OK);
+      size_t kept = rejection_samples (bo, pts, 2, M, rng, B);
+      for (size_t k = 0; k < kept; k++)
+        hb[k] = B[k] - B[kept + k];
+      double lo = quantile_of (hb, kept, 0.001), hi = quantile_of (hb, kept, 0.999);
+      g_test_message ("thompson at %.2f: %.4f within [%.4f, %.4f]", pts[0], v, lo, hi);
+      g_assert_cmpfloat (v, >, lo);
+      g_assert_cmpfloat (v, <, hi);
+    }
+  g_free (B); g_free (hb);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+}
+
+/* The hallucination believer: (1) averaged over the stored samples j, the
+ * believer's mean is the posterior mean and its variance plus squared
+ * mean the posterior second moment (total expectation and total
+ * variance: the believer is the exact conditional f | t_j) — against
+ * brute force at the proposed point; (2) the proposal's value is the
+ * Gaussian EI / UCB of the believer, and the Gaussian EI formula agrees
+ * with a Monte Carlo mean of max(f - eta, 0) over normal draws. */
+static void
+check_believer (sg_bo_acquisition acq)
+{
+  gsl_rng *rng = sg_rng_new (23, (uint64_t) acq);
+  sg_bo_query q;
+  sg_bo *bo = small_posterior (acq, &q, rng);
+  const sg_skewgp_posterior *post = sg_bo_skewgp_posterior (bo);
+  const sg_skewgp_samples *smp = sg_bo_skewgp_samples (bo);
+  size_t N = sg_skewgp_samples_count (smp);
+  double *m1 = g_new (double, N), *m2 = g_new (double, N);
+  for (size_t j = 0; j < N; j++)
+    {
+      double mu, var;
+      g_assert_cmpint (sg_skewgp_conditional (post, smp, j, q.x, 1, &mu, &var), ==, SG_OK);
+      g_assert_cmpfloat (var, >=, 0);
+      m1[j] = mu;
+      m2[j] = var + mu * mu;
+    }
+  double se1 = batch_se (m1, N), se2 = batch_se (m2, N), e1 = 0, e2 = 0;
+  for (size_t j = 0; j < N; j++)
+    e1 += m1[j] / (double) N, e2 += m2[j] / (double) N;
+
+  size_t M = 300000;
+  double *B = g_new (double, M);
+  size_t kept = rejection_samples (bo, q.x, 1, M, rng, B);
+  double b1 = 0, b2 = 0, v1 = 0, v2 = 0;
+  for (size_t i = 0; i < kept; i++)
+    b1 += B[i] / (double) kept, b2 += B[i] * B[i] / (double) kept;
+  for (size_t i = 0; i < kept; i++)
+    {
+      v1 += (B[i] - b1) * (B[i] - b1);
+      v2 += (B[i] * B[i] - b2) * (B[i] * B[i] - b2);
+    }
+  double sb1 = sqrt (v1 / (double) kept / (double) (kept - 1));
+  double sb2 = sqrt (v2 / (double) kept / (double) (kept - 1));
+  g_test_message ("%s believer: E mean %.5f (se %.5f) vs %.5f (se %.5f); E second moment "
+                  "%.5f (se %.5f) vs %.5f (se %.5f)", sg_bo_acquisition_name (acq),
+                  e1, se1, b1, sb1, e2, se2, b2, sb2);
+  g_assert_cmpfloat (fabs (e1 - b1), <, 4 * sqrt (se1 * se1 + sb1 * sb1));
+  g_assert_cmpfloat (fabs (e2 - b2), <, 4 * sqrt (se2 * se2 + sb2 * sb2));
+
+  /* the value: EI or UCB of one believer, so between the smallest and
+   * largest of the N believers' values at q.x */
+  sg_bo_acq_info info;
+  g_assert_cmpint (sg_bo_last_acquisition (bo, &info), ==, SG_OK);
+  g_assert_cmpstr (info.name, ==, acq == SG_BO_ACQ_HB_EI ? "HB-EI" : "HB-UCB");
+  double lo = INFINITY, hi = -INFINITY, eta_lo = INFINITY, eta_hi = -INFINITY;
+  for (size_t j = 0; j < N; j++)
+    {
+      double mu, var, eta, v0;
+      sg_skewgp_conditional (post, smp, j, q.x, 1, &mu, &var);
+      sg_skewgp_conditional (post, smp, j, q.x_ref, 1, &eta, &v0);
+      double a = acq == SG_BO_ACQ_HB_EI ? sg_acq_gauss_ei (mu, sqrt (var), eta)
+                                        : sg_acq_gauss_ucb (mu, sqrt (var), SG_BO_HB_BETA_ROOT);
+      lo = fmin (lo, a), hi = fmax (hi, a);
+      eta_lo = fmin (eta_lo, eta), eta_hi = fmax (eta_hi, eta);
+    }
+  g_assert_cmpfloat (q.acquisition, >=, lo);
+  g_assert_cmpfloat (q.acquisition, <=, hi);
+  g_assert_cmpfloat (hi - lo, >, 0);  /* the sample matters */
+  g_free (m1); g_free (m2); g_free (B);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+}
+
+static void
+test_brute_force_hb_ei (void)
+{
+  check_believer (SG_BO_ACQ_HB_EI);
+}
+
+static void
+test_brute_force_hb_ucb (void)
+{
+  check_believer (SG_BO_ACQ_HB_UCB);
+}
+
+/* Gaussian EI against the mean of max(f - eta, 0) over 10^6 normal draws. */
+static void
+test_gauss_ei_brute_force (void)
+{
+  gsl_rng *rng = sg_rng_new (5, 5);
+  const double cases[][3] = { { 0.3, 0.7, 0.1 }, { -1.0, 0.4, 0.2 }, { 2.0, 1.5, 2.5 } };
+  for (size_t c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      double mu = cases[c][0], sd = cases[c][1], eta = cases[c][2];
+      size_t M = 1000000;
+      double s = 0, s2 = 0;
+      for (size_t i = 0; i < M; i++)
+        {
+          double v = fmax (mu + sd * sg_rng_gaussian (rng) - eta, 0);
+          s += v, s2 += v * v;
+        }
+      double mean = s / (double) M, se = sqrt ((s2 / (double) M - mean * mean) / (double) M);
+      double ei = sg_acq_gauss_ei (mu, sd, eta);
+      g_assert_cmpfloat (fabs (ei - mean), <, 4 * se);
+    }
+  g_assert_cmpfloat (sg_acq_gauss_ei (1.0, 0.0, 0.5), ==, 0.5);
+  g_assert_cmpfloat (sg_acq_gauss_ucb (1.0, 0.5, 2.0), ==, 2.0);
+  sg_rng_free (rng);
+}
+
+/* The duel rules' names round-trip, and the settings they cannot serve
+ * are refused: the believer needs the exact posterior, dts and the
+ * believer choose both points so they are preference-mode rules. */
+static void
+test_duel_rule_config (void)
+{
+  const char *names[] = { "hb-ei", "hb-ucb", "dts", "muc" };
+  const sg_bo_acquisition acqs[] = { SG_BO_ACQ_HB_EI, SG_BO_ACQ_HB_UCB, SG_BO_ACQ_DTS,
+                                     SG_BO_ACQ_MUC };
+  for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      sg_bo_acquisition a;
+      g_assert_cmpint (sg_bo_acquisition_parse (names[i], &a), ==, SG_OK);
+      g_assert_cmpint (a, ==, acqs[i]);
+      g_assert_cmpstr (sg_bo_acquisition_name (acqs[i]), ==, names[i]);
+    }
+  double lo[] = { 0 }, up[] = { 1 };
+  sg_bo_config c;
+  sg_bo_config_default (&c, 1, lo, up);
+  c.acquisition = SG_BO_ACQ_HB_EI;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
+  c.surrogate = SG_BO_SURROGATE_EP;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  c.surrogate = SG_BO_SURROGATE_SKEWGP;
+  c.mode = SG_BO_MIXED;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  c.acquisition = SG_BO_ACQ_DTS;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  c.acquisition = SG_BO_ACQ_MUC;  /* a challenger of x_r: mixed mode too */
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
+  c.mode = SG_BO_PREFERENCE;
+  c.surrogate = SG_BO_SURROGATE_LAPLACE;
+  c.acquisition = SG_BO_ACQ_DTS;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
+}
+
+/* The recommendation rules on a 1-D posterior of six duels: winner is
+ * x_r; evaluated is an answered input whose posterior mean is the largest
+ * of all answered inputs'; box is inside the box with a mean at least
+ * that (the answered inputs are among its candidates) and at least the
+ * mean at every point of a fine grid, up to the search's tolerance. */
+static void
+test_recommend (void)
+{
+  double lo[] = { -2.6 }, up[] = { 2.6 };
+  sg_bo_config c;
+  sg_bo_config_default (&c, 1, lo, up);
+  c.refit_until = c.refit_every = 0;
+  sg_bo *bo;
+  g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  double x[SG_BO_MAX_DIM], mean;
+  gsl_rng *rng = sg_rng_new (3, 3);
+  /* no model yet */
+  g_assert_cmpint (sg_bo_recommend (bo, SG_BO_RECOMMEND_EVALUATED, rng, NULL, x, &mean), ==,
+                   SG_EINVAL);
+  const double pts[][2] = { { 0.1, -2 }, { 0.1, 1.5 }, { 0.1, 2.2 }, { -0.5, 0.1 },
+                            { 0.3, 0.1 }, { -1.0, 0.1 } };
+  for (size_t i = 0; i < G_N_ELEMENTS (pts); i++)
+    {
+      double g0 = cos (5 * pts[i][0]) + exp (-pts[i][0] * pts[i][0] / 2);
+      double g1 = cos (5 * pts[i][1]) + exp (-pts[i][1] * pts[i][1] / 2);
+      g_assert_cmpint (sg_bo_answer_duel (bo, &pts[i][0], &pts[i][1], g0 >= g1), ==, SG_OK);
+    }
+  g_assert_cmpint (sg_bo_fit_model (bo, rng, NULL), ==, SG_OK);
+
+  double xr[1], xw[1], mw;
+  g_assert_true (sg_bo_best (bo, xr));
+  g_assert_cmpint (sg_bo_recommend (bo, SG_BO_RECOMMEND_WINNER, rng, NULL, xw, &mw), ==, SG_OK);
+  g_assert_cmpfloat (xw[0], ==, xr[0]);
+
+  const sg_data *d = sg_bo_data (bo);
+  sg_point_summary *s = g_new (sg_point_summary, d->n_inputs);
+  g_assert_cmpint (sg_bo_summarize (bo, d->X, d->n_inputs, SG_SUMMARY_MOMENTS, 0.95, NULL, s),
+                   ==, SG_OK);
+  double xe[1], me;
+  g_assert_cmpint (sg_bo_recommend (bo, SG_BO_RECOMMEND_EVALUATED, rng, NULL, xe, &me), ==, SG_OK);
+  int found = 0;
+  for (size_t i = 0; i < d->n_inputs; i++)
+    {
+      found |= d->X[i] == xe[0];
+      g_assert_cmpfloat (s[i].mean, <=, me);
+    }
+  g_assert_true (found);
+  g_assert_cmpfloat (me, >=, mw);
+
+  double xb[1], mb;
+  g_assert_cmpint (sg_bo_recommend (bo, SG_BO_RECOMMEND_BOX, rng, NULL, xb, &mb), ==, SG_OK);
+  g_assert_cmpfloat (xb[0], >=, lo[0]);
+  g_assert_cmpfloat (xb[0], <=, up[0]);
+  g_assert_cmpfloat (mb, >=, me);
+  enum { G = 521 };
+  double grid[G];
+  sg_point_summary gs[G];
+  for (int i = 0; i < G; i++)
+    grid[i] = lo[0] + (up[0] - lo[0]) * i / (G - 1.0);
+  g_assert_cmpint (sg_bo_summarize (bo, grid, G, SG_SUMMARY_MOMENTS, 0.95, NULL, gs), ==, SG_OK);
+  for (int i = 0; i < G; i++)
+    g_assert_cmpfloat (gs[i].mean, <=, mb + 1e-3);
+  g_test_message ("winner %.3f (mean %.3f), evaluated %.3f (%.3f), box %.3f (%.3f)", xw[0], mw,
+                  xe[0], me, xb[0], mb);
+  sg_bo_recommend_rule rule;
+  g_assert_cmpint (sg_bo_recommend_parse ("box", &rule), ==, SG_OK);
+  g_assert_cmpint (rule, ==, SG_BO_RECOMMEND_BOX);
+  g_assert_cmpstr (sg_bo_recommend_name (SG_BO_RECOMMEND_EVALUATED), ==, "evaluated");
+  g_free (s);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -427,5 +869,16 @@ main (int argc, char **argv)
   g_test_add_func ("/acq/maximize-cancel", test_maximize_cancel);
   g_test_add_func ("/acq/qeubo-hand", test_qeubo_hand);
   g_test_add_func ("/acq/qeubo-brute-force", test_qeubo_brute_force);
+  g_test_add_func ("/acq/brute-force/ucb", test_brute_force_ucb);
+  g_test_add_func ("/acq/brute-force/eiig", test_brute_force_eiig);
+  g_test_add_func ("/acq/brute-force/epi", test_brute_force_epi);
+  g_test_add_func ("/acq/brute-force/thompson", test_brute_force_thompson);
+  g_test_add_func ("/acq/brute-force/muc", test_brute_force_muc);
+  g_test_add_func ("/acq/brute-force/dts", test_brute_force_dts);
+  g_test_add_func ("/acq/brute-force/hb-ei", test_brute_force_hb_ei);
+  g_test_add_func ("/acq/brute-force/hb-ucb", test_brute_force_hb_ucb);
+  g_test_add_func ("/acq/gauss-ei-brute-force", test_gauss_ei_brute_force);
+  g_test_add_func ("/acq/duel-rule-config", test_duel_rule_config);
+  g_test_add_func ("/acq/recommend", test_recommend);
   return g_test_run ();
 }

@@ -294,6 +294,34 @@ test_bad_input (void)
                           "--options", "--ties", "--tie-margin", "qeubo" };
   for (gsize k = 0; k < G_N_ELEMENTS (flags); k++)
     g_assert_nonnull (strstr (out, flags[k]));
+  /* every acquisition is listed with its source: each name of the
+   * --acquisition summary has an entry "  NAME  ..." in the Acquisitions
+   * section that cites paper 001 or a dated paper */
+  const char *names[] = { "ucb", "eiig", "epi", "thompson", "qeubo", "hb-ei", "hb-ucb", "dts",
+                          "muc" };
+  const char *acqs = strstr (out, "Acquisitions");
+  g_assert_nonnull (acqs);
+  for (gsize k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      g_autofree char *listed = g_strdup_printf (" %s ", names[k]);
+      g_autofree char *entry = g_strdup_printf ("\n  %s ", names[k]);
+      g_assert_nonnull (strstr (out, listed));
+      const char *at = strstr (acqs, entry);
+      g_assert_nonnull (at);
+      /* the entry runs to the next line indented by exactly two spaces */
+      const char *end = at + 1;
+      while ((end = strstr (end, "\n  ")) != NULL && end[3] == ' ')
+        end++;
+      g_autofree char *text = g_strndup (at, end ? (gsize) (end - at) : strlen (at));
+      g_assert_true (g_regex_match_simple ("paper 001|20[0-9][0-9]", text, 0, 0));
+    }
+  assert_bad ("--noise-model", "--problem", "cos1d", "--noise-model", "gumbel", NULL);
+  assert_bad ("--lengthscale-min", "--problem", "cos1d", "--lengthscale-min", "0", NULL);
+  /* the duel rules that need the exact posterior or preference mode say so */
+  assert_bad ("needs --surrogate skewgp", "--problem", "cos1d", "--acquisition", "hb-ei",
+              "--surrogate", "ep", NULL);
+  assert_bad ("is for --mode preference", "--problem", "cos1d", "--acquisition", "dts",
+              "--mode", "mixed", NULL);
 }
 
 /* Safe mode with the SafeOpt-style two-GP baseline: same line format,
@@ -491,6 +519,53 @@ test_bad_questions (void)
               NULL);
 }
 
+/* Recommendations: the summary reports the evaluated and box rules with
+ * their true values and regrets (regret = optimum - value); with
+ * --recommend-every 3 iterations 6 and 9 (not the initial design's 3) carry
+ * the values; random search recommends its winner by every rule. */
+static void
+test_recommend (void)
+{
+  CliResult r = run_bo ("--problem", "cos1d", "--iterations", "6", "--initial", "3", "--seed",
+                        "4", "--samples", "200", "--recommend-every", "3", NULL);
+  g_autoptr (GPtrArray) objs = check_run (&r, 9, 1, FALSE);
+  JsonObject *s = line (objs, 9);
+  double opt = json_object_get_double_member (s, "optimum");
+  const char *rules[] = { "evaluated", "box" };
+  for (gsize k = 0; k < G_N_ELEMENTS (rules); k++)
+    {
+      g_autofree char *xk = g_strdup_printf ("x_%s", rules[k]);
+      g_autofree char *vk = g_strdup_printf ("value_%s", rules[k]);
+      g_autofree char *rk = g_strdup_printf ("regret_%s", rules[k]);
+      double x = json_array_get_double_element (json_object_get_array_member (s, xk), 0);
+      double v = json_object_get_double_member (s, vk);
+      g_assert_cmpfloat (x, >=, -2.6);
+      g_assert_cmpfloat (x, <=, 2.6);
+      g_assert_cmpfloat (fabs (v - (cos (5 * x) + exp (-x * x / 2))), <, 1e-12);
+      g_assert_cmpfloat (fabs (json_object_get_double_member (s, rk) - (opt - v)), <, 1e-12);
+      for (guint i = 0; i < 9; i++)
+        g_assert_cmpint (json_object_has_member (line (objs, i), vk), ==, i == 5 || i == 8);
+    }
+  cli_result_clear (&r);
+
+  /* qEUBO's protocol: logistic judge, recorded in the summary */
+  r = run_bo ("--problem", "alpine1-7", "--iterations", "2", "--initial", "2", "--seed", "1",
+              "--samples", "100", "--noise", "0.5726", "--noise-model", "logistic",
+              "--acquisition", "hb-ucb", NULL);
+  g_autoptr (GPtrArray) lobjs = check_run (&r, 4, 7, FALSE);
+  g_assert_cmpstr (json_object_get_string_member (line (lobjs, 4), "noise_model"), ==, "logistic");
+  cli_result_clear (&r);
+
+  r = run_bo ("--problem", "cos1d", "--iterations", "4", "--seed", "4", "--surrogate", "random",
+              NULL);
+  g_autoptr (GPtrArray) robjs = check_run (&r, 9, 1, FALSE);
+  s = line (robjs, 9);
+  double best = json_object_get_double_member (s, "best_value");
+  g_assert_cmpfloat (json_object_get_double_member (s, "value_evaluated"), ==, best);
+  g_assert_cmpfloat (json_object_get_double_member (s, "value_box"), ==, best);
+  cli_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -506,5 +581,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bo/choice", test_choice);
   g_test_add_func ("/cli/bo/ties", test_ties);
   g_test_add_func ("/cli/bo/bad-questions", test_bad_questions);
+  g_test_add_func ("/cli/bo/recommend", test_recommend);
   return g_test_run ();
 }
