@@ -10,48 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Runs `skewgp ARGS...` (NULL-terminated) with INPUT on stdin. */
-static CliResult
-run (const char *input, const char *first, ...)
-{
-  const char *exe = g_getenv ("SKEWGP");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  CliResult r = { 0 };
-  va_list ap;
-
-  g_assert_nonnull (exe);
-  g_ptr_array_add (argv, (gpointer) exe);
-  va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                              | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, input, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (proc));
-  r.status = g_subprocess_get_exit_status (proc);
-  if (r.out && *r.out && json_parser_load_from_data (parser, r.out, -1, NULL))
-    r.json = json_node_copy (json_parser_get_root (parser));
-  if (r.status != 0)
-    g_test_message ("%s: exit %d: %s", first, r.status, r.err);
-  return r;
-}
-
-static JsonObject *
-obj (const CliResult *r)
-{
-  g_assert_nonnull (r->json);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (r->json));
-  return json_node_get_object (r->json);
-}
-
 static char *
 read_file (const char *path)
 {
@@ -103,10 +61,10 @@ study_clear (Study *s)
 static void
 study_new (Study *s)
 {
-  CliResult r = run (NULL, "new", s->experiment, s->session, NULL);
+  CliResult r = cli_run_args (NULL, "new", s->experiment, s->session, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpstr (json_object_get_string_member (obj (&r), "session"), ==, s->session);
-  g_assert_cmpint (json_object_get_int_member (obj (&r), "budget"), ==, 25);
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "session"), ==, s->session);
+  g_assert_cmpint (json_object_get_int_member (cli_object (&r), "budget"), ==, 25);
   cli_result_clear (&r);
 }
 
@@ -201,13 +159,13 @@ test_new (void)
   before = read_file (s.session);
   g_assert_nonnull (strstr (before, "\"format\": \"skewbench-session\""));
   /* An existing session is never overwritten. */
-  r = run (NULL, "new", s.experiment, s.session, NULL);
+  r = cli_run_args (NULL, "new", s.experiment, s.session, NULL);
   assert_refused (&s, &r, before, "exists already");
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autofree char *other = g_build_filename (s.dir, "other.json", NULL);
-      r = run (bad[i].json, "new", "-", other, NULL);
+      r = cli_run_args (bad[i].json, "new", "-", other, NULL);
       if (!strstr (r.err, bad[i].needle))
         g_test_message ("expected '%s', got %s", bad[i].needle, r.err);
       g_assert_cmpint (r.status, ==, 2);
@@ -230,7 +188,7 @@ test_new_stimulus_example (void)
   CliResult r;
 
   study_init (&s, experiment_json);
-  r = run (NULL, "new", example, s.session, NULL);
+  r = cli_run_args (NULL, "new", example, s.session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
   text = read_file (s.session);
@@ -250,52 +208,52 @@ test_ask_tell_status_export (void)
   study_new (&s);
 
   /* ask: the question, then the very same output without writing. */
-  first = run (NULL, "ask", s.session, NULL);
+  first = cli_run_args (NULL, "ask", s.session, NULL);
   g_assert_cmpint (first.status, ==, 0);
-  g_assert_cmpint (json_object_get_int_member (obj (&first), "question"), ==, 1);
-  g_assert_cmpstr (json_object_get_string_member (obj (&first), "kind"), ==, "duel");
-  JsonArray *options = json_object_get_array_member (obj (&first), "options");
+  g_assert_cmpint (json_object_get_int_member (cli_object (&first), "question"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&first), "kind"), ==, "duel");
+  JsonArray *options = json_object_get_array_member (cli_object (&first), "options");
   g_assert_cmpuint (json_array_get_length (options), ==, 2);
   g_assert_cmpuint (json_array_get_length (json_array_get_array_element (options, 0)), ==, 2);
-  JsonArray *order = json_object_get_array_member (obj (&first), "shown_order");
+  JsonArray *order = json_object_get_array_member (cli_object (&first), "shown_order");
   g_assert_cmpuint (json_array_get_length (order), ==, 2);
   g_assert_cmpint (json_array_get_int_element (order, 0) + json_array_get_int_element (order, 1),
                    ==, 1);
-  g_assert_cmpuint (json_object_get_size (obj (&first)), ==, 4);
+  g_assert_cmpuint (json_object_get_size (cli_object (&first)), ==, 4);
   after_ask = read_file (s.session);
-  again = run (NULL, "ask", s.session, NULL);
+  again = cli_run_args (NULL, "ask", s.session, NULL);
   g_assert_cmpint (again.status, ==, 0);
   g_assert_cmpstr (again.out, ==, first.out);
   after_again = read_file (s.session);
   g_assert_cmpstr (after_again, ==, after_ask);
 
   /* tell, with the optional details. */
-  told = run ("{\"question\": 1, \"answer\": {\"chosen\": 1}, \"response_time\": 2.5, "
+  told = cli_run_args ("{\"question\": 1, \"answer\": {\"chosen\": 1}, \"response_time\": 2.5, "
               "\"confidence\": \"strong\"}", "tell", s.session, "-", NULL);
   g_assert_cmpint (told.status, ==, 0);
-  g_assert_cmpint (json_object_get_int_member (obj (&told), "recorded"), ==, 1);
-  g_assert_cmpint (json_object_get_int_member (obj (&told), "answers"), ==, 1);
-  g_assert_false (json_object_get_boolean_member (obj (&told), "done"));
+  g_assert_cmpint (json_object_get_int_member (cli_object (&told), "recorded"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (cli_object (&told), "answers"), ==, 1);
+  g_assert_false (json_object_get_boolean_member (cli_object (&told), "done"));
 
   /* status: the winner is the incumbent. */
-  status = run (NULL, "status", s.session, NULL);
+  status = cli_run_args (NULL, "status", s.session, NULL);
   g_assert_cmpint (status.status, ==, 0);
-  g_assert_cmpint (json_object_get_int_member (obj (&status), "answers"), ==, 1);
-  g_assert_cmpint (json_object_get_int_member (obj (&status), "budget"), ==, 25);
-  g_assert_false (json_object_get_boolean_member (obj (&status), "done"));
-  JsonArray *best = json_object_get_array_member (obj (&status), "best");
+  g_assert_cmpint (json_object_get_int_member (cli_object (&status), "answers"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (cli_object (&status), "budget"), ==, 25);
+  g_assert_false (json_object_get_boolean_member (cli_object (&status), "done"));
+  JsonArray *best = json_object_get_array_member (cli_object (&status), "best");
   JsonArray *winner = json_array_get_array_element (options, 1);
   for (guint j = 0; j < 2; j++)
     g_assert_cmpfloat (json_array_get_double_element (best, j), ==,
                        json_array_get_double_element (winner, j));
-  g_assert_nonnull (strstr (json_object_get_string_member (obj (&status), "best_description"),
+  g_assert_nonnull (strstr (json_object_get_string_member (cli_object (&status), "best_description"),
                             "gain = "));
-  g_assert_nonnull (strstr (json_object_get_string_member (obj (&status), "best_description"),
+  g_assert_nonnull (strstr (json_object_get_string_member (cli_object (&status), "best_description"),
                             " dB"));
 
   /* export -o: the long CSV, one row per option, the details kept. */
   csv_path = g_build_filename (s.dir, "answers.csv", NULL);
-  csv = run (NULL, "export", s.session, "-o", csv_path, NULL);
+  csv = cli_run_args (NULL, "export", s.session, "-o", csv_path, NULL);
   g_assert_cmpint (csv.status, ==, 0);
   g_assert_cmpstr (csv.out, ==, "");
   csv_text = read_file (csv_path);
@@ -309,10 +267,10 @@ test_ask_tell_status_export (void)
   g_assert_cmpstr (lines[3], ==, "");
   cli_result_clear (&csv);
   /* To stdout, and --wide. */
-  csv = run (NULL, "export", s.session, NULL);
+  csv = cli_run_args (NULL, "export", s.session, NULL);
   g_assert_cmpstr (csv.out, ==, csv_text);
   cli_result_clear (&csv);
-  csv = run (NULL, "export", s.session, "--wide", NULL);
+  csv = cli_run_args (NULL, "export", s.session, "--wide", NULL);
   g_assert_true (g_str_has_prefix (csv.out, "index,time,kind,answer,value,a_gain,a_offset,"
                                             "b_gain,b_offset,question,shown_order,"
                                             "response_time,confidence,note\n"));
@@ -340,15 +298,15 @@ experiment_with (const char *question)
 static gint64
 ask_kind (const Study *s, const char *kind, guint n)
 {
-  CliResult r = run (NULL, "ask", s->session, NULL);
+  CliResult r = cli_run_args (NULL, "ask", s->session, NULL);
   gboolean seen[8] = { FALSE };
   gint64 id;
   JsonArray *options, *order;
 
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpstr (json_object_get_string_member (obj (&r), "kind"), ==, kind);
-  options = json_object_get_array_member (obj (&r), "options");
-  order = json_object_get_array_member (obj (&r), "shown_order");
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "kind"), ==, kind);
+  options = json_object_get_array_member (cli_object (&r), "options");
+  order = json_object_get_array_member (cli_object (&r), "shown_order");
   g_assert_cmpuint (json_array_get_length (options), ==, n);
   g_assert_cmpuint (json_array_get_length (order), ==, n);
   for (guint i = 0; i < n; i++)
@@ -364,7 +322,7 @@ ask_kind (const Study *s, const char *kind, guint n)
                           && json_array_get_double_element (a, 1) == json_array_get_double_element (b, 1));
         }
     }
-  id = json_object_get_int_member (obj (&r), "question");
+  id = json_object_get_int_member (cli_object (&r), "question");
   cli_result_clear (&r);
   return id;
 }
@@ -375,10 +333,10 @@ static void
 tell_ok (const Study *s, gint64 id, const char *answer)
 {
   g_autofree char *doc = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", %s}", id, answer);
-  CliResult r = run (doc, "tell", s->session, "-", NULL);
+  CliResult r = cli_run_args (doc, "tell", s->session, "-", NULL);
 
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpint (json_object_get_int_member (obj (&r), "recorded"), ==, id);
+  g_assert_cmpint (json_object_get_int_member (cli_object (&r), "recorded"), ==, id);
   cli_result_clear (&r);
 }
 
@@ -387,7 +345,7 @@ tell_refused (const Study *s, gint64 id, const char *answer, const char *needle)
 {
   g_autofree char *doc = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", %s}", id, answer);
   g_autofree char *before = read_file (s->session);
-  CliResult r = run (doc, "tell", s->session, "-", NULL);
+  CliResult r = cli_run_args (doc, "tell", s->session, "-", NULL);
 
   assert_refused (s, &r, before, needle);
 }
@@ -396,7 +354,7 @@ tell_refused (const Study *s, gint64 id, const char *answer, const char *needle)
 static char **
 export_rows (const Study *s)
 {
-  CliResult r = run (NULL, "export", s->session, NULL);
+  CliResult r = cli_run_args (NULL, "export", s->session, NULL);
   char **lines;
 
   g_assert_cmpint (r.status, ==, 0);
@@ -511,9 +469,9 @@ test_mixed_failed (void)
   rows = export_rows (&s);
   g_assert_nonnull (strstr (rows[3], ",failed,"));
   g_assert_cmpstr (rows[4], ==, "");
-  r = run (NULL, "status", s.session, NULL);
+  r = cli_run_args (NULL, "status", s.session, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (cli_object (&r), "answers"), ==, 2);
   cli_result_clear (&r);
   /* the log replays: the next question is asked */
   id = ask_kind (&s, "duel", 2);
@@ -532,33 +490,33 @@ test_stale_and_unknown_refused (void)
   study_new (&s);
   before = read_file (s.session);
   /* Nothing asked yet. */
-  r = run ("{\"question\": 1, \"answer\": {\"chosen\": 0}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 1, \"answer\": {\"chosen\": 0}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "never asked");
 
-  r = run (NULL, "ask", s.session, NULL);
+  r = cli_run_args (NULL, "ask", s.session, NULL);
   cli_result_clear (&r);
-  r = run ("{\"question\": 1, \"answer\": {\"chosen\": 0}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 1, \"answer\": {\"chosen\": 0}}", "tell", s.session, "-", NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
-  r = run (NULL, "ask", s.session, NULL);
+  r = cli_run_args (NULL, "ask", s.session, NULL);
   cli_result_clear (&r);
   g_free (before);
   before = read_file (s.session);
 
   /* Stale (answered already), unknown, unsupported, malformed. */
-  r = run ("{\"question\": 1, \"answer\": {\"chosen\": 1}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 1, \"answer\": {\"chosen\": 1}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "question 1 is not open");
-  r = run ("{\"question\": 99, \"answer\": {\"chosen\": 1}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 99, \"answer\": {\"chosen\": 1}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "question 99 was never asked");
-  r = run ("{\"question\": 2, \"answer\": {\"tie\": true}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 2, \"answer\": {\"tie\": true}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "is a duel question without ties and takes no tie");
-  r = run ("{\"question\": 2, \"answer\": {\"ranking\": [1, 0]}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 2, \"answer\": {\"ranking\": [1, 0]}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "takes no ranking");
-  r = run ("{\"question\": 2, \"answer\": {\"value\": 3}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 2, \"answer\": {\"value\": 3}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "is a duel");
-  r = run ("{\"question\": 2, \"answer\": {\"chosen\": 1}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 2, \"answer\": {\"chosen\": 1}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "malformed JSON");
-  r = run (NULL, "tell", s.session, NULL);
+  r = cli_run_args (NULL, "tell", s.session, NULL);
   assert_refused (&s, &r, before, "expected SESSION.json ANSWER.json|-");
   study_clear (&s);
 }
@@ -574,34 +532,34 @@ test_second_writer_refused (void)
 
   study_init (&s, experiment_json);
   study_new (&s);
-  asked = run (NULL, "ask", s.session, NULL);
+  asked = cli_run_args (NULL, "ask", s.session, NULL);
   g_assert_cmpint (asked.status, ==, 0);
   before = read_file (s.session);
 
   lock = sb_file_lock_acquire (s.session, "the test's writer", &error);
   g_assert_no_error (error);
-  r = run ("{\"question\": 1, \"answer\": {\"chosen\": 0}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 1, \"answer\": {\"chosen\": 0}}", "tell", s.session, "-", NULL);
   assert_refused (&s, &r, before, "is being written by the test's writer");
   /* A reader still gets the open question. */
-  r = run (NULL, "ask", s.session, NULL);
+  r = cli_run_args (NULL, "ask", s.session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_cmpstr (r.out, ==, asked.out);
   cli_result_clear (&r);
-  r = run (NULL, "status", s.session, NULL);
+  r = cli_run_args (NULL, "status", s.session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
   sb_file_lock_release (lock);
 
   /* Once the lock is released the answer is taken; a new question needs
    * the lock too. */
-  r = run ("{\"question\": 1, \"answer\": {\"chosen\": 0}}", "tell", s.session, "-", NULL);
+  r = cli_run_args ("{\"question\": 1, \"answer\": {\"chosen\": 0}}", "tell", s.session, "-", NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
   g_free (before);
   before = read_file (s.session);
   lock = sb_file_lock_acquire (s.session, "the test's writer", &error);
   g_assert_no_error (error);
-  r = run (NULL, "ask", s.session, NULL);
+  r = cli_run_args (NULL, "ask", s.session, NULL);
   assert_refused (&s, &r, before, "is being written by the test's writer");
   sb_file_lock_release (lock);
 
@@ -646,17 +604,17 @@ test_study_converges (void)
   study_new (&s);
   for (;;)
     {
-      r = run (NULL, "ask", s.session, NULL);
+      r = cli_run_args (NULL, "ask", s.session, NULL);
       g_assert_cmpint (r.status, ==, 0);
-      if (json_object_has_member (obj (&r), "done"))
+      if (json_object_has_member (cli_object (&r), "done"))
         {
-          g_assert_true (json_object_get_boolean_member (obj (&r), "done"));
-          g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 25);
+          g_assert_true (json_object_get_boolean_member (cli_object (&r), "done"));
+          g_assert_cmpint (json_object_get_int_member (cli_object (&r), "answers"), ==, 25);
           cli_result_clear (&r);
           break;
         }
-      gint64 id = json_object_get_int_member (obj (&r), "question");
-      JsonArray *options = json_object_get_array_member (obj (&r), "options");
+      gint64 id = json_object_get_int_member (cli_object (&r), "question");
+      JsonArray *options = json_object_get_array_member (cli_object (&r), "options");
       double u[2];
       for (guint k = 0; k < 2; k++)
         {
@@ -668,31 +626,31 @@ test_study_converges (void)
                                                  ", \"answer\": {\"chosen\": %d}}", id,
                                                  u[1] > u[0] ? 1 : 0);
       cli_result_clear (&r);
-      r = run (answer, "tell", s.session, "-", NULL);
+      r = cli_run_args (answer, "tell", s.session, "-", NULL);
       g_assert_cmpint (r.status, ==, 0);
       cli_result_clear (&r);
       g_assert_cmpuint (++asked, <=, 25);
     }
   g_assert_cmpuint (asked, ==, 25);
 
-  r = run (NULL, "status", s.session, NULL);
-  g_assert_true (json_object_get_boolean_member (obj (&r), "done"));
-  double d = distance_to_optimum (json_object_get_array_member (obj (&r), "best"));
+  r = cli_run_args (NULL, "status", s.session, NULL);
+  g_assert_true (json_object_get_boolean_member (cli_object (&r), "done"));
+  double d = distance_to_optimum (json_object_get_array_member (cli_object (&r), "best"));
   g_test_message ("best after 25 duels: %s (%.3f box widths from the optimum)",
-                  json_object_get_string_member (obj (&r), "best_description"), d);
+                  json_object_get_string_member (cli_object (&r), "best_description"), d);
   g_assert_cmpfloat (d, <, 0.05);
   /* The recommendation carries the model's utility there: a mean inside
    * its 95% interval, the same numbers when asked again (seeded). */
   {
-    JsonArray *interval = json_object_get_array_member (obj (&r), "best_interval");
-    double mean = json_object_get_double_member (obj (&r), "best_mean");
+    JsonArray *interval = json_object_get_array_member (cli_object (&r), "best_interval");
+    double mean = json_object_get_double_member (cli_object (&r), "best_mean");
     g_autofree char *first = g_strdup (r.out);
     CliResult again;
     g_assert_nonnull (interval);
     g_assert_cmpuint (json_array_get_length (interval), ==, 2);
     g_assert_cmpfloat (json_array_get_double_element (interval, 0), <, mean);
     g_assert_cmpfloat (mean, <, json_array_get_double_element (interval, 1));
-    again = run (NULL, "status", s.session, NULL);
+    again = cli_run_args (NULL, "status", s.session, NULL);
     g_assert_cmpstr (again.out, ==, first);
     cli_result_clear (&again);
   }
@@ -780,13 +738,13 @@ test_parameter_kinds (void)
   g_autofree char *text = NULL;
 
   study_init (&s, kinds_json);
-  r = run (NULL, "new", s.experiment, s.session, NULL);
+  r = cli_run_args (NULL, "new", s.experiment, s.session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
   for (guint it = 0; it < 10; it++)
     {
-      CliResult ask = run (NULL, "ask", s.session, NULL);
-      JsonArray *options = json_object_get_array_member (obj (&ask), "options");
+      CliResult ask = cli_run_args (NULL, "ask", s.session, NULL);
+      JsonArray *options = json_object_get_array_member (cli_object (&ask), "options");
       double u[2];
       g_autofree char *answer = NULL;
 
@@ -811,10 +769,10 @@ test_parameter_kinds (void)
           u[i] = kinds_utility (x);
         }
       answer = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", \"answer\": {\"chosen\": %d}}",
-                                json_object_get_int_member (obj (&ask), "question"),
+                                json_object_get_int_member (cli_object (&ask), "question"),
                                 u[1] > u[0] ? 1 : 0);
       cli_result_clear (&ask);
-      r = run (answer, "tell", s.session, "-", NULL);
+      r = cli_run_args (answer, "tell", s.session, "-", NULL);
       g_assert_cmpint (r.status, ==, 0);
       cli_result_clear (&r);
     }
@@ -826,19 +784,19 @@ test_parameter_kinds (void)
   g_assert_nonnull (strstr (text, "\"scale\": \"categorical\""));
   g_assert_nonnull (strstr (text, "\"levels\": [\"serif\", \"sans\", \"mono\"]"));
   g_assert_null (strstr (text, "\"mono\"]]"));
-  r = run (NULL, "status", s.session, NULL);
+  r = cli_run_args (NULL, "status", s.session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   {
-    JsonArray *best = json_object_get_array_member (obj (&r), "best");
+    JsonArray *best = json_object_get_array_member (cli_object (&r), "best");
     const char *font = json_array_get_string_element (best, 3);
-    const char *text_best = json_object_get_string_member (obj (&r), "best_description");
+    const char *text_best = json_object_get_string_member (cli_object (&r), "best_description");
     g_test_message ("best after 10 duels: %s (utility %g, max 2)", text_best,
                     kinds_utility (best));
     g_assert_nonnull (strstr (text_best, font));
   }
   cli_result_clear (&r);
   /* the CSV names the levels: the x_font column of every row is one */
-  r = run (NULL, "export", s.session, NULL);
+  r = cli_run_args (NULL, "export", s.session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   {
     g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);

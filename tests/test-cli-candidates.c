@@ -9,48 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Runs `skewgp ARGS...` (NULL-terminated) with INPUT on stdin. */
-static CliResult
-run (const char *input, const char *first, ...)
-{
-  const char *exe = g_getenv ("SKEWGP");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  CliResult r = { 0 };
-  va_list ap;
-
-  g_assert_nonnull (exe);
-  g_ptr_array_add (argv, (gpointer) exe);
-  va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                              | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, input, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (proc));
-  r.status = g_subprocess_get_exit_status (proc);
-  if (r.out && *r.out && json_parser_load_from_data (parser, r.out, -1, NULL))
-    r.json = json_node_copy (json_parser_get_root (parser));
-  if (r.status != 0)
-    g_test_message ("%s: exit %d: %s", first, r.status, r.err);
-  return r;
-}
-
-static JsonObject *
-obj (const CliResult *r)
-{
-  g_assert_nonnull (r->json);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (r->json));
-  return json_node_get_object (r->json);
-}
-
 /* The simulated participant: likes mid-sized, mid-grey discs best (the
  * example's disc-08: size 26, lightness 50). */
 static double
@@ -97,15 +55,15 @@ test_example_converges (void)
   g_autofree char *dir = g_dir_make_tmp ("skewgp-cand-XXXXXX", NULL);
   g_autofree char *session = g_build_filename (dir, "study.json", NULL);
   g_autofree char *experiment = example_experiment ();
-  CliResult r = run (NULL, "new", experiment, session, NULL);
+  CliResult r = cli_run_args (NULL, "new", experiment, session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
 
   for (guint t = 0; t < 15; t++)
     {
-      r = run (NULL, "ask", session, NULL);
+      r = cli_run_args (NULL, "ask", session, NULL);
       g_assert_cmpint (r.status, ==, 0);
-      JsonObject *q = obj (&r);
+      JsonObject *q = cli_object (&r);
       JsonArray *options = json_object_get_array_member (q, "options");
       JsonArray *files = json_object_get_array_member (q, "files");
       g_assert_nonnull (files);
@@ -132,20 +90,20 @@ test_example_converges (void)
                                                  json_object_get_int_member (q, "question"),
                                                  best);
       cli_result_clear (&r);
-      r = run (answer, "tell", session, "-", NULL);
+      r = cli_run_args (answer, "tell", session, "-", NULL);
       g_assert_cmpint (r.status, ==, 0);
       cli_result_clear (&r);
     }
 
-  r = run (NULL, "status", session, NULL);
+  r = cli_run_args (NULL, "status", session, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  JsonArray *best = json_object_get_array_member (obj (&r), "best");
+  JsonArray *best = json_object_get_array_member (cli_object (&r), "best");
   g_assert_cmpfloat (json_array_get_double_element (best, 0), ==, 26);
   g_assert_cmpfloat (json_array_get_double_element (best, 1), ==, 50);
-  g_assert_true (json_object_get_boolean_member (obj (&r), "done"));
+  g_assert_true (json_object_get_boolean_member (cli_object (&r), "done"));
   cli_result_clear (&r);
 
-  r = run (NULL, "export", session, NULL);
+  r = cli_run_args (NULL, "export", session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
   g_assert_true (g_str_has_suffix (lines[0], ",x_size,x_lightness,file"));
@@ -197,7 +155,7 @@ test_refused (void)
       g_remove (csv);
       if (cases[i].csv)
         put (dir, "c.csv", cases[i].csv);
-      CliResult r = run (NULL, "new", exp, session, NULL);
+      CliResult r = cli_run_args (NULL, "new", exp, session, NULL);
       g_test_message ("case %u: %s", i, r.err);
       g_assert_cmpint (r.status, ==, 2);
       g_assert_nonnull (strstr (r.err, cases[i].needle));
@@ -207,7 +165,7 @@ test_refused (void)
 
   /* a good set: the range of w comes from the CSV, the paths stay relative */
   put (dir, "c.csv", "file,w,h,comment\na.png,1,2,x\nb.png,3,2,y\nc.png,2,7,z\n");
-  CliResult r = run (NULL, "new", exp, session, NULL);
+  CliResult r = cli_run_args (NULL, "new", exp, session, NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
   g_autofree char *text = NULL;
@@ -215,9 +173,9 @@ test_refused (void)
   g_assert_nonnull (strstr (text, "\"csv\": \"c.csv\""));
   g_assert_nonnull (strstr (text, "\"lower\": 1,"));
   g_assert_nonnull (strstr (text, "\"upper\": 3"));
-  r = run (NULL, "ask", session, NULL);
+  r = cli_run_args (NULL, "ask", session, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  JsonArray *files = json_object_get_array_member (obj (&r), "files");
+  JsonArray *files = json_object_get_array_member (cli_object (&r), "files");
   g_assert_cmpuint (json_array_get_length (files), ==, 2);
   cli_result_clear (&r);
   const char *names[] = { "a.png", "b.png", "c.png", "c.csv", "exp.json", "s.json" };

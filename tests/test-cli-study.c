@@ -8,45 +8,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-static CliResult
-run (const char *input, const char *first, ...)
-{
-  const char *exe = g_getenv ("SKEWGP");
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GSubprocess) proc = NULL;
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  CliResult r = { 0 };
-  va_list ap;
-
-  g_assert_nonnull (exe);
-  g_ptr_array_add (argv, (gpointer) exe);
-  va_start (ap, first);
-  for (const char *a = first; a != NULL; a = va_arg (ap, const char *))
-    g_ptr_array_add (argv, (gpointer) a);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  proc = g_subprocess_newv ((const char *const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                              | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
-  g_assert_no_error (error);
-  g_subprocess_communicate_utf8 (proc, input, NULL, &r.out, &r.err, &error);
-  g_assert_no_error (error);
-  r.status = g_subprocess_get_exit_status (proc);
-  if (r.out && *r.out && json_parser_load_from_data (parser, r.out, -1, NULL))
-    r.json = json_node_copy (json_parser_get_root (parser));
-  if (r.status != 0)
-    g_test_message ("%s: exit %d: %s", first, r.status, r.err);
-  return r;
-}
-
-static JsonObject *
-obj (const CliResult *r)
-{
-  g_assert_nonnull (r->json);
-  return json_node_get_object (r->json);
-}
-
 static const char experiment[] =
   "{\"title\": \"Display\", \"mode\": \"preference\", \"budget\": 8, \"seed\": 4,\n"
   " \"parameters\": [{\"name\": \"gamma\", \"lower\": 1.8, \"upper\": 2.6},\n"
@@ -82,9 +43,9 @@ set_up (Fixture *f, gconstpointer data)
 
   f->root = g_dir_make_tmp ("skewgp-study-XXXXXX", NULL);
   f->study = g_build_filename (f->root, "display", NULL);
-  r = run (experiment, "study", "new", "-", f->study, "--repeat-rate", "0.4", NULL);
+  r = cli_run_args (experiment, "study", "new", "-", f->study, "--repeat-rate", "0.4", NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpfloat (json_object_get_double_member (obj (&r), "repeat_rate"), ==, 0.4);
+  g_assert_cmpfloat (json_object_get_double_member (cli_object (&r), "repeat_rate"), ==, 0.4);
   cli_result_clear (&r);
 }
 
@@ -107,14 +68,14 @@ answer_all (Fixture *f, const char *code)
 
   for (;;)
     {
-      CliResult q = run (NULL, "ask", f->study, "--participant", code, NULL);
+      CliResult q = cli_run_args (NULL, "ask", f->study, "--participant", code, NULL);
       g_assert_cmpint (q.status, ==, 0);
-      if (json_object_has_member (obj (&q), "done"))
+      if (json_object_has_member (cli_object (&q), "done"))
         {
           cli_result_clear (&q);
           return n;
         }
-      JsonArray *options = json_object_get_array_member (obj (&q), "options");
+      JsonArray *options = json_object_get_array_member (cli_object (&q), "options");
       double g0 = json_array_get_double_element (json_array_get_array_element (options, 0), 0);
       double g1 = json_array_get_double_element (json_array_get_array_element (options, 1), 0);
       double b0 = json_array_get_double_element (json_array_get_array_element (options, 0), 1);
@@ -122,9 +83,9 @@ answer_all (Fixture *f, const char *code)
       g_autofree char *answer = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", "
                                                  "\"answer\": {\"chosen\": %d}, "
                                                  "\"response_time\": 0.8}",
-                                                 json_object_get_int_member (obj (&q), "question"),
+                                                 json_object_get_int_member (cli_object (&q), "question"),
                                                  g1 > g0 || (g1 == g0 && b1 > b0));
-      CliResult t = run (answer, "tell", f->study, "--participant", code, "-", NULL);
+      CliResult t = cli_run_args (answer, "tell", f->study, "--participant", code, "-", NULL);
       g_assert_cmpint (t.status, ==, 0);
       n++;
       cli_result_clear (&q);
@@ -135,12 +96,12 @@ answer_all (Fixture *f, const char *code)
 static void
 test_two_participants (Fixture *f, gconstpointer data)
 {
-  CliResult r = run (NULL, "study", "add", f->study, "--code", "lab-1", "--note", "glasses", NULL);
+  CliResult r = cli_run_args (NULL, "study", "add", f->study, "--code", "lab-1", "--note", "glasses", NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
-  r = run (NULL, "study", "add", f->study, NULL);
+  r = cli_run_args (NULL, "study", "add", f->study, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_autofree char *code = g_strdup (json_object_get_string_member (obj (&r), "participant"));
+  g_autofree char *code = g_strdup (json_object_get_string_member (cli_object (&r), "participant"));
   g_assert_true (g_str_has_prefix (code, "P-") && strlen (code) == 6);
   cli_result_clear (&r);
 
@@ -149,27 +110,27 @@ test_two_participants (Fixture *f, gconstpointer data)
 
   /* The population: two participants, 16 answers; a consistent rule
    * agrees with itself on every repeat. */
-  r = run (NULL, "status", f->study, NULL);
+  r = cli_run_args (NULL, "status", f->study, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  JsonObject *pop = json_object_get_object_member (obj (&r), "population");
+  JsonObject *pop = json_object_get_object_member (cli_object (&r), "population");
   g_assert_cmpint (json_object_get_int_member (pop, "included"), ==, 2);
   g_assert_cmpint (json_object_get_int_member (pop, "answers"), ==, 16);
   g_assert_cmpint (json_object_get_int_member (pop, "done"), ==, 2);
   g_assert_cmpint (json_object_get_int_member (pop, "repeats"), >, 0);
   g_assert_cmpint (json_object_get_int_member (pop, "repeats_agreeing"), ==,
                    json_object_get_int_member (pop, "repeats"));
-  g_assert_cmpint (json_array_get_length (json_object_get_array_member (obj (&r),
+  g_assert_cmpint (json_array_get_length (json_object_get_array_member (cli_object (&r),
                                                                         "participants")), ==, 2);
   cli_result_clear (&r);
-  r = run (NULL, "status", f->study, "--participant", "lab-1", NULL);
+  r = cli_run_args (NULL, "status", f->study, "--participant", "lab-1", NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpstr (json_object_get_string_member (obj (&r), "participant"), ==, "lab-1");
-  g_assert_true (json_object_has_member (obj (&r), "consistency"));
-  g_assert_true (json_object_get_boolean_member (obj (&r), "done"));
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "participant"), ==, "lab-1");
+  g_assert_true (json_object_has_member (cli_object (&r), "consistency"));
+  g_assert_true (json_object_get_boolean_member (cli_object (&r), "done"));
   cli_result_clear (&r);
 
   /* The export: a header and two rows per duel; notes only when asked. */
-  r = run (NULL, "export", f->study, NULL);
+  r = cli_run_args (NULL, "export", f->study, NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
   g_assert_cmpstr (lines[0], ==, "study,participant,question,trial,kind,option,gamma,brightness,"
@@ -178,7 +139,7 @@ test_two_participants (Fixture *f, gconstpointer data)
   g_assert_true (g_str_has_prefix (lines[1], "display,lab-1,1,1,duel,0,"));
   g_assert_null (strstr (r.out, "glasses"));
   cli_result_clear (&r);
-  r = run (NULL, "export", f->study, "--participant", "lab-1", "--with-notes", NULL);
+  r = cli_run_args (NULL, "export", f->study, "--participant", "lab-1", "--with-notes", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, ",note,participant_note\n"));
   g_assert_nonnull (strstr (r.out, ",glasses\n"));
@@ -186,28 +147,28 @@ test_two_participants (Fixture *f, gconstpointer data)
   cli_result_clear (&r);
 
   /* An answer removed: not exported, one question more to ask; restored. */
-  r = run (NULL, "study", "remove", f->study, "--participant", "lab-1", "--answer", "2",
+  r = cli_run_args (NULL, "study", "remove", f->study, "--participant", "lab-1", "--answer", "2",
            "--by", "experimenter", NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 7);
+  g_assert_cmpint (json_object_get_int_member (cli_object (&r), "answers"), ==, 7);
   cli_result_clear (&r);
-  r = run (NULL, "export", f->study, "--participant", "lab-1", NULL);
+  r = cli_run_args (NULL, "export", f->study, "--participant", "lab-1", NULL);
   g_assert_null (strstr (r.out, "display,lab-1,2,2,"));
   g_assert_nonnull (strstr (r.out, "display,lab-1,3,3,"));
   cli_result_clear (&r);
-  r = run (NULL, "ask", f->study, "--participant", "lab-1", NULL);
+  r = cli_run_args (NULL, "ask", f->study, "--participant", "lab-1", NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_true (json_object_has_member (obj (&r), "question"));
+  g_assert_true (json_object_has_member (cli_object (&r), "question"));
   cli_result_clear (&r);
-  r = run (NULL, "study", "restore", f->study, "--participant", "lab-1", "--answer", "2", NULL);
-  g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 8);
+  r = cli_run_args (NULL, "study", "restore", f->study, "--participant", "lab-1", "--answer", "2", NULL);
+  g_assert_cmpint (json_object_get_int_member (cli_object (&r), "answers"), ==, 8);
   cli_result_clear (&r);
 
   /* Withdrawn: nothing more is asked. */
-  r = run (NULL, "study", "set", f->study, "--participant", code, "--status", "withdrawn", NULL);
+  r = cli_run_args (NULL, "study", "set", f->study, "--participant", code, "--status", "withdrawn", NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
-  r = run (NULL, "ask", f->study, "--participant", code, NULL);
+  r = cli_run_args (NULL, "ask", f->study, "--participant", code, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "withdrawn"));
   cli_result_clear (&r);
@@ -220,25 +181,25 @@ test_refusals (Fixture *f, gconstpointer data)
   g_autofree char *text = NULL;
   CliResult r;
 
-  r = run (NULL, "study", "add", f->study, "--code", "Jane Doe", NULL);
+  r = cli_run_args (NULL, "study", "add", f->study, "--code", "Jane Doe", NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "only letters"));
   cli_result_clear (&r);
-  r = run (NULL, "study", "add", f->study, "--code", "p1", NULL);
+  r = cli_run_args (NULL, "study", "add", f->study, "--code", "p1", NULL);
   cli_result_clear (&r);
-  r = run (NULL, "study", "add", f->study, "--code", "P1", NULL);
+  r = cli_run_args (NULL, "study", "add", f->study, "--code", "P1", NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "taken"));
   cli_result_clear (&r);
-  r = run (NULL, "ask", f->study, NULL);
+  r = cli_run_args (NULL, "ask", f->study, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "--participant"));
   cli_result_clear (&r);
-  r = run (NULL, "ask", f->study, "--participant", "nobody", NULL);
+  r = cli_run_args (NULL, "ask", f->study, "--participant", "nobody", NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "no participant 'nobody'"));
   cli_result_clear (&r);
-  r = run (experiment, "study", "new", "-", f->study, NULL);
+  r = cli_run_args (experiment, "study", "new", "-", f->study, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "exists"));
   cli_result_clear (&r);
@@ -248,18 +209,18 @@ test_refusals (Fixture *f, gconstpointer data)
   g_autofree char *bad = g_strdup (text);
   *strstr (bad, "\"participants\"") = '{';
   g_assert_true (g_file_set_contents (index, bad, -1, NULL));
-  r = run (NULL, "status", f->study, NULL);
+  r = cli_run_args (NULL, "status", f->study, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "study.json:"));
   cli_result_clear (&r);
-  r = run (NULL, "study", "add", f->study, NULL);
+  r = cli_run_args (NULL, "study", "add", f->study, NULL);
   g_assert_cmpint (r.status, ==, 2);
   cli_result_clear (&r);
   g_autofree char *after = NULL;
   g_assert_true (g_file_get_contents (index, &after, NULL, NULL));
   g_assert_cmpstr (after, ==, bad);
 
-  r = run (NULL, "study", "--help", NULL);
+  r = cli_run_args (NULL, "study", "--help", NULL);
   g_assert_cmpint (r.status, ==, 0);
   g_assert_nonnull (strstr (r.out, "--repeat-rate"));
   cli_result_clear (&r);
@@ -291,25 +252,25 @@ study_with_answers (Fixture *f, const char *member, gboolean replace)
   CliResult r;
 
   remove_tree (f->study);
-  r = run (experiment, "study", "new", "-", f->study, "--repeat-rate", "0", NULL);
+  r = cli_run_args (experiment, "study", "new", "-", f->study, "--repeat-rate", "0", NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
   if (replace)
     set_model_member (f, member);
-  r = run (NULL, "study", "add", f->study, "--code", "A", NULL);
+  r = cli_run_args (NULL, "study", "add", f->study, "--code", "A", NULL);
   cli_result_clear (&r);
-  r = run (NULL, "study", "add", f->study, "--code", "B", NULL);
+  r = cli_run_args (NULL, "study", "add", f->study, "--code", "B", NULL);
   cli_result_clear (&r);
   for (guint i = 0; i < 3; i++)
     for (const char *const *c = (const char *const[]) { "A", "B", NULL }; *c; c++)
       {
-        CliResult q = run (NULL, "ask", f->study, "--participant", *c, NULL);
+        CliResult q = cli_run_args (NULL, "ask", f->study, "--participant", *c, NULL);
         g_assert_cmpint (q.status, ==, 0);
         g_autofree char *answer = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT ", "
                                                    "\"answer\": {\"chosen\": 1}}",
-                                                   json_object_get_int_member (obj (&q),
+                                                   json_object_get_int_member (cli_object (&q),
                                                                                "question"));
-        CliResult t = run (answer, "tell", f->study, "--participant", *c, "-", NULL);
+        CliResult t = cli_run_args (answer, "tell", f->study, "--participant", *c, "-", NULL);
         g_assert_cmpint (t.status, ==, 0);
         cli_result_clear (&q);
         cli_result_clear (&t);
@@ -332,12 +293,12 @@ ask_b (Fixture *f, gboolean alone)
     {
       g_assert_true (g_file_get_contents (session, &text, NULL, NULL));
       g_assert_true (g_file_set_contents (copy, text, -1, NULL));
-      r = run (NULL, "ask", copy, NULL);
+      r = cli_run_args (NULL, "ask", copy, NULL);
     }
   else
-    r = run (NULL, "ask", f->study, "--participant", "B", NULL);
+    r = cli_run_args (NULL, "ask", f->study, "--participant", "B", NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpstr (json_object_get_string_member (obj (&r), "kind"), ==, "duel");
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "kind"), ==, "duel");
   out = g_strdup (r.out);
   cli_result_clear (&r);
   g_unlink (copy);
@@ -376,16 +337,16 @@ test_model_option (Fixture *f, gconstpointer data)
       "{\"question\": %" G_GINT64_FORMAT ", \"answer\": {\"chosen\": 0}}",
       json_object_get_int_member (json_node_get_object (json_parser_get_root (parser)),
                                   "question"));
-    r = run (answer, "tell", f->study, "--participant", "B", "-", NULL);
+    r = cli_run_args (answer, "tell", f->study, "--participant", "B", "-", NULL);
     g_assert_cmpint (r.status, ==, 0);
-    g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, 4);
+    g_assert_cmpint (json_object_get_int_member (cli_object (&r), "answers"), ==, 4);
     cli_result_clear (&r);
   }
 
-  r = run (NULL, "status", f->study, NULL);
+  r = cli_run_args (NULL, "status", f->study, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpstr (json_object_get_string_member (obj (&r), "model"), ==, "hierarchical");
-  JsonObject *pop = json_object_get_object_member (obj (&r), "population");
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "model"), ==, "hierarchical");
+  JsonObject *pop = json_object_get_object_member (cli_object (&r), "population");
   g_assert_cmpint (json_object_get_int_member (pop, "answers"), ==, 7);
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (pop, "best")), ==, 2);
   JsonArray *interval = json_object_get_array_member (pop, "interval");
@@ -394,7 +355,7 @@ test_model_option (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (mean, <, json_array_get_double_element (interval, 1));
   g_assert_true (json_object_has_member (json_object_get_object_member (pop, "hyperparameters"),
                                          "individual"));
-  JsonObject *a = json_array_get_object_element (json_object_get_array_member (obj (&r),
+  JsonObject *a = json_array_get_object_element (json_object_get_array_member (cli_object (&r),
                                                                                "participants"), 0);
   double pr = json_object_get_double_member (a, "prob_best_differs");
   g_assert_true (pr >= 0 && pr <= 1);
@@ -402,14 +363,14 @@ test_model_option (Fixture *f, gconstpointer data)
   cli_result_clear (&r);
 
   g_autofree char *model_path = g_build_filename (f->root, "model.json", NULL);
-  r = run (NULL, "export", f->study, "--model", model_path, NULL);
+  r = cli_run_args (NULL, "export", f->study, "--model", model_path, NULL);
   g_assert_cmpint (r.status, ==, 0);
   cli_result_clear (&r);
   g_autofree char *model = NULL;
   g_assert_true (g_file_get_contents (model_path, &model, NULL, NULL));
   g_assert_nonnull (strstr (model, "\"format\": \"skewbench-population-model\""));
   g_assert_nonnull (strstr (model, "\"prob_best_differs\""));
-  r = run (NULL, "export", f->study, "--model", model_path, "--wide", NULL);
+  r = cli_run_args (NULL, "export", f->study, "--model", model_path, "--wide", NULL);
   g_assert_cmpint (r.status, ==, 2);
   cli_result_clear (&r);
 }
@@ -423,19 +384,19 @@ test_model_refused (Fixture *f, gconstpointer data)
   CliResult r;
 
   set_model_member (f, "\"model\": \"bayesian\",");
-  r = run (NULL, "status", f->study, NULL);
+  r = cli_run_args (NULL, "status", f->study, NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "study.json:"));
   g_assert_nonnull (strstr (r.err, "unknown model 'bayesian'"));
   cli_result_clear (&r);
-  r = run (experiment, "study", "new", "-", other, "--model", "pooled", NULL);
+  r = cli_run_args (experiment, "study", "new", "-", other, "--model", "pooled", NULL);
   g_assert_cmpint (r.status, ==, 2);
   g_assert_nonnull (strstr (r.err, "unknown --model 'pooled'"));
   g_assert_false (g_file_test (other, G_FILE_TEST_EXISTS));
   cli_result_clear (&r);
-  r = run (experiment, "study", "new", "-", other, "--model", "independent", NULL);
+  r = cli_run_args (experiment, "study", "new", "-", other, "--model", "independent", NULL);
   g_assert_cmpint (r.status, ==, 0);
-  g_assert_cmpstr (json_object_get_string_member (obj (&r), "model"), ==, "independent");
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "model"), ==, "independent");
   cli_result_clear (&r);
 }
 
