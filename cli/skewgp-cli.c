@@ -369,11 +369,7 @@ skewgp_add_double (JsonBuilder *b, const char *name, double value)
 void
 skewgp_add_double_or_null (JsonBuilder *b, const char *name, double value)
 {
-  json_builder_set_member_name (b, name);
-  if (isfinite (value))
-    json_builder_add_double_value (b, value);
-  else
-    json_builder_add_null_value (b);
+  sb_json_add_number (b, name, value);
 }
 
 void

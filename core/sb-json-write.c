@@ -169,3 +169,13 @@ sb_json_write (JsonNode *node, gboolean pretty, gsize *length)
     *length = out->len;
   return g_string_free (out, FALSE);
 }
+
+void
+sb_json_add_number (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (v))
+    json_builder_add_double_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "sb-population.h"
+#include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
 
 #include "sb-candidates.h"
@@ -628,16 +629,6 @@ sb_job_population (SbWorkerJob *job, gpointer input, GError **error)
 /* ---- JSON ------------------------------------------------------------------------- */
 
 static void
-add_number (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
 add_vector (JsonBuilder *b, const char *name, const double *x, guint n, gboolean known)
 {
   json_builder_set_member_name (b, name);
@@ -658,7 +649,7 @@ add_kernel (JsonBuilder *b, const char *name, double variance, const double *len
 {
   json_builder_set_member_name (b, name);
   json_builder_begin_object (b);
-  add_number (b, "variance", variance);
+  sb_json_add_number (b, "variance", variance);
   add_vector (b, "lengthscales", lengthscales, d, TRUE);
   json_builder_end_object (b);
 }
@@ -672,10 +663,10 @@ add_hyper (JsonBuilder *b, guint d, const SbPopulationHyper *h)
   json_builder_add_string_value (b, h->matern52 ? "matern52" : "rbf");
   add_kernel (b, "population", h->pop_variance, h->pop_lengthscales, d);
   add_kernel (b, "individual", h->ind_variance, h->ind_lengthscales, d);
-  add_number (b, "probit_sd", h->probit_sd);
+  sb_json_add_number (b, "probit_sd", h->probit_sd);
   json_builder_set_member_name (b, "fitted");
   json_builder_add_boolean_value (b, h->fitted);
-  add_number (b, "log_evidence", h->log_evidence);
+  sb_json_add_number (b, "log_evidence", h->log_evidence);
   json_builder_set_member_name (b, "evaluations");
   json_builder_add_int_value (b, h->n_evals);
   json_builder_end_object (b);
@@ -714,7 +705,7 @@ sb_population_result_to_json (const SbExperiment *exp, const char *study_name,
   json_builder_set_member_name (b, "population");
   json_builder_begin_object (b);
   add_vector (b, "best", r->best, exp->n_parameters, known);
-  add_number (b, "mean", r->mean);
+  sb_json_add_number (b, "mean", r->mean);
   add_vector (b, "interval", interval, 2, known && isfinite (r->lower));
   json_builder_end_object (b);
   json_builder_set_member_name (b, "participants");
@@ -728,9 +719,9 @@ sb_population_result_to_json (const SbExperiment *exp, const char *study_name,
       json_builder_set_member_name (b, "answers");
       json_builder_add_int_value (b, pr->n_answers);
       add_vector (b, "best", pr->best, exp->n_parameters, known);
-      add_number (b, "mean", pr->mean);
-      add_number (b, "prob_best_differs", pr->prob_best_differs);
-      add_number (b, "se", pr->se);
+      sb_json_add_number (b, "mean", pr->mean);
+      sb_json_add_number (b, "prob_best_differs", pr->prob_best_differs);
+      sb_json_add_number (b, "se", pr->se);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-recommend.h"
+#include "sb-json-write.h"
 
 #include "sb-experiment-templates.h"
 #include "sb-parameter-kinds.h"
@@ -65,16 +66,6 @@ sb_job_recommend (SbWorkerJob *job, gpointer input, GError **error)
 }
 
 static void
-add_number_or_null (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (v))
-    json_builder_add_double_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
 add_hyper (JsonBuilder *b, const SbExperiment *exp, const SbHyper *h)
 {
   json_builder_set_member_name (b, "hyperparameters");
@@ -119,7 +110,7 @@ add_best (JsonBuilder *b, const SbExperiment *exp, const SbRecommendation *rec)
       json_builder_add_string_value (b, exp->parameters[j].name);
       json_builder_set_member_name (b, "unit");
       json_builder_add_string_value (b, exp->parameters[j].unit ? exp->parameters[j].unit : "");
-      add_number_or_null (b, "value", rec->has_best ? rec->best[j] : NAN);
+      sb_json_add_number (b, "value", rec->has_best ? rec->best[j] : NAN);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -148,7 +139,7 @@ sb_recommendation_to_json (const SbExperiment *exp, const SbRecommendation *rec)
   json_builder_set_member_name (b, "budget");
   json_builder_add_int_value (b, exp->budget);
   add_best (b, exp, rec);
-  add_number_or_null (b, "posterior_mean", rec->mean);
+  sb_json_add_number (b, "posterior_mean", rec->mean);
   json_builder_set_member_name (b, "credible_interval");
   if (isfinite (rec->lower) && isfinite (rec->upper))
     {
