@@ -30,6 +30,7 @@ struct _SbStimulusView
   GtkMediaStream *media;
   char *blocker;
   char *error;
+  char *file;                   /* the image or sound file shown */
   gboolean heard;
 
   /* Template widgets (borrowed) */
@@ -250,6 +251,8 @@ show_file (SbStimulusView *self, GFile *file, SbStimulusKind kind)
 {
   g_autofree char *name = g_file_get_parse_name (file);
 
+  g_free (self->file);
+  self->file = g_file_get_path (file);
   if (!g_file_query_exists (file, NULL))
     {
       g_autofree char *message = g_strdup_printf (_("The stimulus file %s does not exist"), name);
@@ -308,6 +311,7 @@ sb_stimulus_view_show (SbStimulusView *self, const SbExperiment *exp,
   g_clear_object (&self->cancellable);
   drop_media (self);
   g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->file, g_free);
   self->heard = FALSE;
   g_clear_pointer (&self->experiment, sb_experiment_free);
   self->experiment = exp ? sb_experiment_copy (exp) : NULL;
@@ -411,6 +415,13 @@ sb_stimulus_view_get_error (SbStimulusView *self)
   return self->error;
 }
 
+const char *
+sb_stimulus_view_get_file (SbStimulusView *self)
+{
+  g_return_val_if_fail (SB_IS_STIMULUS_VIEW (self), NULL);
+  return self->file;
+}
+
 /* ---- GObject ------------------------------------------------------------------------ */
 
 static void
@@ -434,6 +445,7 @@ sb_stimulus_view_finalize (GObject *object)
   g_clear_pointer (&self->experiment, sb_experiment_free);
   g_free (self->blocker);
   g_free (self->error);
+  g_free (self->file);
   G_OBJECT_CLASS (sb_stimulus_view_parent_class)->finalize (object);
 }
 

@@ -49,5 +49,8 @@ gboolean sb_stimulus_view_get_heard (SbStimulusView *self);
 const char *sb_stimulus_view_get_page (SbStimulusView *self);
 /* The message of a failed rendering, or NULL. */
 const char *sb_stimulus_view_get_error (SbStimulusView *self);
+/* The path of the image or sound file shown (rendered, or the
+ * candidate's), or NULL. */
+const char *sb_stimulus_view_get_file (SbStimulusView *self);
 
 G_END_DECLS
