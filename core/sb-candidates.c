@@ -4,6 +4,7 @@
 #include "sb-candidates.h"
 
 #include "sb-csv.h"
+#include "sb-stimulus.h"
 
 #include <math.h>
 #include <string.h>
@@ -232,6 +233,9 @@ sb_experiment_load_candidates (SbExperiment *exp, const char *csv, const char *f
         }
       sb_candidates_free (exp->candidates);
       exp->candidates = g_steal_pointer (&c);
+      if (exp->stimulus.kind == SB_STIMULUS_NONE
+          && sb_stimulus_first_unknown_file (exp->candidates) < 0)
+        exp->stimulus.kind = SB_STIMULUS_FILE;
     }
   sb_csv_table_clear (&t);
   return ok;

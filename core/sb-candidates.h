@@ -43,7 +43,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbCandidates, sb_candidates_free)
 /* Reads the candidate set CSV (FILE_COLUMN NULL: "file"; FOLDER NULL or
  * "": the CSV's folder), relative to BASE_DIR, for EXP's parameters and
  * attaches it to EXP. DERIVE (n_parameters flags, may be NULL) marks the
- * parameters whose range comes from the CSV. FALSE with ERROR
+ * parameters whose range comes from the CSV. An experiment without a
+ * stimulus then shows the candidates' files (SB_STIMULUS_FILE) when
+ * every one is an image or a sound (sb-stimulus.h). FALSE with ERROR
  * (SB_SESSION_ERROR_INVALID, or the file error) and EXP unchanged
  * otherwise. */
 gboolean sb_experiment_load_candidates (SbExperiment *exp, const char *csv,

@@ -104,13 +104,15 @@ typedef struct {
 typedef struct _SbCandidates SbCandidates;
 /* What each option of a question shows the person (sb-stimulus.h):
  * nothing but the numbers, a colour swatch, an image or a sound an
- * external command renders, or a text filled in from the values. */
+ * external command renders, a text filled in from the values, or the
+ * file of a fixed candidate set (an image or a sound). */
 typedef enum {
   SB_STIMULUS_NONE = 0,
   SB_STIMULUS_COLOUR,
   SB_STIMULUS_IMAGE,
   SB_STIMULUS_SOUND,
   SB_STIMULUS_TEXT,
+  SB_STIMULUS_FILE,
 } SbStimulusKind;
 
 /* How a colour stimulus reads the first three parameters. */

@@ -3,12 +3,13 @@
 
 #include "sb-stimulus.h"
 
+#include "sb-candidates.h"
 #include "sb-experiment-templates.h"
 
 #include <math.h>
 #include <string.h>
 
-static const char *const kind_names[] = { "none", "colour", "image", "sound", "text" };
+static const char *const kind_names[] = { "none", "colour", "image", "sound", "text", "file" };
 static const char *const space_names[] = { "oklch", "hsl" };
 
 const char *
@@ -27,6 +28,36 @@ sb_stimulus_kind_from_string (const char *name, SbStimulusKind *kind)
         return TRUE;
       }
   return FALSE;
+}
+
+/* File extensions (lower case) of the images and sounds a file stimulus
+ * shows: what GTK's image loaders and its GStreamer media backend read. */
+static const char *const image_extensions[] = { "png", "jpg", "jpeg", "svg", NULL };
+static const char *const sound_extensions[] = { "wav", "ogg", "oga", "flac", "mp3", NULL };
+
+SbStimulusKind
+sb_stimulus_kind_for_file (const char *path)
+{
+  const char *dot = path ? strrchr (path, '.') : NULL;
+  g_autofree char *ext = NULL;
+
+  if (dot == NULL || strchr (dot, '/') != NULL)
+    return SB_STIMULUS_NONE;
+  ext = g_ascii_strdown (dot + 1, -1);
+  if (g_strv_contains (image_extensions, ext))
+    return SB_STIMULUS_IMAGE;
+  if (g_strv_contains (sound_extensions, ext))
+    return SB_STIMULUS_SOUND;
+  return SB_STIMULUS_NONE;
+}
+
+gssize
+sb_stimulus_first_unknown_file (const SbCandidates *c)
+{
+  for (guint i = 0; c && i < c->n; i++)
+    if (sb_stimulus_kind_for_file (c->files[i]) == SB_STIMULUS_NONE)
+      return (gssize) i;
+  return -1;
 }
 
 void
@@ -104,7 +135,8 @@ sb_stimulus_from_json (JsonNode *node, SbStimulus *out, GError **error)
     goto fail;
   if (kind == NULL || !sb_stimulus_kind_from_string (kind, &s.kind) || s.kind == SB_STIMULUS_NONE)
     {
-      invalid (error, "'kind' must be \"colour\", \"image\", \"sound\" or \"text\"%s%s%s",
+      invalid (error, "'kind' must be \"colour\", \"image\", \"sound\", \"text\" or "
+               "\"file\"%s%s%s",
                kind ? ", not \"" : "", kind ? kind : "", kind ? "\"" : "");
       goto fail;
     }
@@ -309,7 +341,7 @@ sb_stimulus_validate (const SbExperiment *exp, GError **error)
   const SbStimulus *s = &exp->stimulus;
   gboolean rendered = s->kind == SB_STIMULUS_IMAGE || s->kind == SB_STIMULUS_SOUND;
 
-  if ((guint) s->kind > SB_STIMULUS_TEXT || (guint) s->colour_space > SB_COLOUR_HSL)
+  if ((guint) s->kind > SB_STIMULUS_FILE || (guint) s->colour_space > SB_COLOUR_HSL)
     return invalid (error, "unknown kind or colour space");
   if (s->kind == SB_STIMULUS_NONE)
     return TRUE;
@@ -320,8 +352,15 @@ sb_stimulus_validate (const SbExperiment *exp, GError **error)
     return invalid (error, "an %s needs a 'command' that renders it to {output}",
                     sb_stimulus_kind_to_string (s->kind));
   if (!rendered && s->command)
-    return invalid (error, "'command' belongs to image and sound stimuli, not to a %s",
+    return invalid (error, "'command' belongs to image and sound stimuli, not to a %s stimulus",
                     sb_stimulus_kind_to_string (s->kind));
+  if (s->kind == SB_STIMULUS_FILE && exp->candidates == NULL)
+    return invalid (error, "a file stimulus shows the files of a candidate set, and this "
+                    "experiment has no 'candidates'");
+  if (s->kind == SB_STIMULUS_FILE && sb_stimulus_first_unknown_file (exp->candidates) >= 0)
+    return invalid (error, "the candidate file '%s' is neither an image (png, jpg, jpeg, svg) "
+                    "nor a sound (wav, ogg, oga, flac, mp3)",
+                    exp->candidates->files[sb_stimulus_first_unknown_file (exp->candidates)]);
   if (s->kind == SB_STIMULUS_TEXT && (s->text == NULL || *s->text == '\0'))
     return invalid (error, "a text stimulus needs a 'text' template, e.g. \"Font size {%s}\"",
                     exp->parameters[0].name);

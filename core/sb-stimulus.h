@@ -1,7 +1,7 @@
 /* sb-stimulus.h — what each option of a question shows (the experiment's
  * "stimulus"), read from and written to the session file and `skewgp new`:
  *
- *   "stimulus": {"kind": "colour" | "image" | "sound" | "text",
+ *   "stimulus": {"kind": "colour" | "image" | "sound" | "text" | "file",
  *                "command": "render-face --width {width} -o {output}",
  *                "extension": "png", "timeout": 10,
  *                "text": "Font size {size} pt", "space": "oklch" | "hsl"}
@@ -11,8 +11,13 @@
  *         lightness % as older colour sessions did), a swatch;
  * image   COMMAND writes a PNG, JPEG or SVG file to {output};
  * sound   COMMAND writes a sound file (WAV, OGG, ...) to {output};
- * text    TEXT with the values filled in.
- * TEXT is also an optional caption under an image or a sound.
+ * text    TEXT with the values filled in;
+ * file    the file of the setting in the experiment's candidate set
+ *         (sb-candidates.h): an image (png, jpg, jpeg, svg) or a sound
+ *         (wav, ogg, oga, flac, mp3), told apart by the file's extension.
+ *         An experiment with a candidate set and no "stimulus" shows its
+ *         files this way when every file has one of these extensions.
+ * TEXT is also an optional caption under an image, a sound or a file.
  *
  * Templates name parameters in braces, {width}, and the command also
  * {output}, the file it must write; "{{" and "}}" are literal braces. The
@@ -40,6 +45,13 @@ gboolean sb_stimulus_kind_from_string (const char *name, SbStimulusKind *kind);
 void sb_stimulus_clear (SbStimulus *stimulus);
 void sb_stimulus_copy_into (SbStimulus *dest, const SbStimulus *src);
 
+/* What the file PATH is by its extension (case-insensitive):
+ * SB_STIMULUS_IMAGE, SB_STIMULUS_SOUND, or SB_STIMULUS_NONE when it is
+ * neither. */
+SbStimulusKind sb_stimulus_kind_for_file (const char *path);
+/* The first row of C whose file is neither an image nor a sound, or -1. */
+gssize sb_stimulus_first_unknown_file (const SbCandidates *c);
+
 /* Reads the "stimulus" object NODE into OUT (cleared first); FALSE with
  * ERROR (SB_SESSION_ERROR_INVALID) naming the field that is wrong. The
  * placeholders are checked by sb_stimulus_validate(), which knows the
@@ -51,7 +63,8 @@ JsonNode *sb_stimulus_to_json (const SbStimulus *stimulus);
 /* The stimulus of EXP can be shown: the fields its kind needs, every
  * placeholder a parameter (or {output} in a command), the command
  * splittable into arguments and writing {output}, a colour stimulus with
- * three parameters. FALSE with ERROR, e.g. "stimulus: unknown placeholder
+ * three parameters, a file stimulus with a candidate set whose files
+ * are all images or sounds. FALSE with ERROR, e.g. "stimulus: unknown placeholder
  * {smil} in 'command' (known: {width}, {smile}, {output})". */
 gboolean sb_stimulus_validate (const SbExperiment *exp, GError **error);
 

@@ -1,8 +1,10 @@
 /* test-candidates.c — an experiment's candidate set in the session file
  * (sb-candidates.h): read relative to the file, the stimulus of a
- * setting, answers at other settings refused, and the round trip. */
+ * setting, answers at other settings refused, and the round trip; the
+ * candidates' files as the options' stimuli. */
 #include "sb-candidates.h"
 #include "sb-session.h"
+#include "sb-stimulus.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -36,6 +38,8 @@ test_session_round_trip (void)
   g_assert_cmpuint (exp->candidates->n, ==, 2);
   g_assert_cmpfloat (exp->parameters[0].lower, ==, 0.5);
   g_assert_cmpfloat (exp->parameters[0].upper, ==, 2.5);
+  /* images, and no "stimulus": the options show their files */
+  g_assert_cmpint (exp->stimulus.kind, ==, SB_STIMULUS_FILE);
   double xa = 0.5, xb = 2.5, off = 1.0;
   g_autofree char *fa = sb_experiment_candidate_file (exp, &xb);
   g_assert_cmpstr (fa, ==, b);
@@ -58,6 +62,8 @@ test_session_round_trip (void)
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   g_assert_nonnull (strstr (text, "\"folder\": \"img\""));
+  g_assert_nonnull (strstr (text, "\"kind\": \"file\""));
+  g_assert_cmpint (sb_session_get_experiment (back)->stimulus.kind, ==, SB_STIMULUS_FILE);
 
   /* a stimulus file that has gone: the session is refused, not half-read */
   g_remove (b);
@@ -71,10 +77,100 @@ test_session_round_trip (void)
   g_rmdir (dir);
 }
 
+static void
+test_kind_for_file (void)
+{
+  static const struct { const char *path; SbStimulusKind kind; } cases[] = {
+    { "a.png", SB_STIMULUS_IMAGE }, { "dir/b.JPG", SB_STIMULUS_IMAGE },
+    { "c.jpeg", SB_STIMULUS_IMAGE }, { "d.svg", SB_STIMULUS_IMAGE },
+    { "e.wav", SB_STIMULUS_SOUND }, { "f.Ogg", SB_STIMULUS_SOUND },
+    { "g.oga", SB_STIMULUS_SOUND }, { "h.flac", SB_STIMULUS_SOUND },
+    { "i.mp3", SB_STIMULUS_SOUND }, { "j.txt", SB_STIMULUS_NONE },
+    { "noext", SB_STIMULUS_NONE }, { "dir.png/noext", SB_STIMULUS_NONE },
+    { "k.png.bak", SB_STIMULUS_NONE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpint (sb_stimulus_kind_for_file (cases[i].path), ==, cases[i].kind);
+}
+
+/* A session in DIR with a candidate set of FILE_A and FILE_B and
+ * STIMULUS ("" for none); NULL with ERROR when refused. */
+static SbSession *
+candidates_session (const char *dir, const char *file_a, const char *file_b,
+                    const char *stimulus, GError **error)
+{
+  g_autofree char *csv = g_build_filename (dir, "c.csv", NULL);
+  g_autofree char *a = g_build_filename (dir, file_a, NULL);
+  g_autofree char *b = g_build_filename (dir, file_b, NULL);
+  g_autofree char *rows = g_strdup_printf ("file,w\n%s,0.5\n%s,2.5\n", file_a, file_b);
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *doc = g_strdup_printf (
+    "{\"format\": \"skewbench-session\", \"version\": 1,"
+    " \"experiment\": {\"title\": \"t\", \"template\": \"custom\", \"mode\": \"preference\","
+    "  \"budget\": 5, \"parameters\": [{\"name\": \"w\"}], %s"
+    "  \"candidates\": {\"csv\": \"c.csv\"}}, \"observations\": []}", stimulus);
+
+  g_assert_true (g_file_set_contents (a, "x", -1, NULL));
+  g_assert_true (g_file_set_contents (b, "x", -1, NULL));
+  g_assert_true (g_file_set_contents (csv, rows, -1, NULL));
+  return sb_session_load_from_data (doc, -1, path, error);
+}
+
+/* A set with a file that is neither image nor sound shows numbers unless
+ * "file" is asked for, which is then refused naming the file; "file"
+ * without a candidate set is refused; sounds are files too. */
+static void
+test_file_stimulus (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sb-cand-XXXXXX", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbSession) numbers = candidates_session (dir, "a.png", "notes.txt", "", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sb_session_get_experiment (numbers)->stimulus.kind, ==, SB_STIMULUS_NONE);
+
+  g_autoptr (SbSession) refused = candidates_session (dir, "a.png", "notes.txt",
+                                                      "\"stimulus\": {\"kind\": \"file\"},", &error);
+  g_assert_null (refused);
+  g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "'notes.txt' is neither an image"));
+  g_clear_error (&error);
+
+  g_autoptr (SbSession) sounds = candidates_session (dir, "a.wav", "b.ogg",
+                                                     "\"stimulus\": {\"kind\": \"file\", "
+                                                     "\"text\": \"w = {w}\"},", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sb_session_get_experiment (sounds)->stimulus.kind, ==, SB_STIMULUS_FILE);
+  g_assert_cmpstr (sb_session_get_experiment (sounds)->stimulus.text, ==, "w = {w}");
+
+  /* an explicit stimulus of another kind wins over the files */
+  g_autoptr (SbSession) text = candidates_session (dir, "a.png", "b.png",
+                                                   "\"stimulus\": {\"kind\": \"text\", "
+                                                   "\"text\": \"w = {w}\"},", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (sb_session_get_experiment (text)->stimulus.kind, ==, SB_STIMULUS_TEXT);
+
+  g_autoptr (SbExperiment) bare = sb_experiment_new ();
+  sb_experiment_add_parameter (bare, "w", "", 0, 1);
+  bare->stimulus.kind = SB_STIMULUS_FILE;
+  g_assert_false (sb_experiment_validate (bare, &error));
+  g_assert_nonnull (strstr (error->message, "has no 'candidates'"));
+
+  for (const char *const *f = (const char *const[]) { "a.png", "notes.txt", "a.wav", "b.ogg",
+                                                      "b.png", "c.csv", NULL }; *f; f++)
+    {
+      g_autofree char *p = g_build_filename (dir, *f, NULL);
+      g_remove (p);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/candidates/session-round-trip", test_session_round_trip);
+  g_test_add_func ("/candidates/kind-for-file", test_kind_for_file);
+  g_test_add_func ("/candidates/file-stimulus", test_file_stimulus);
   return g_test_run ();
 }

@@ -584,6 +584,85 @@ test_renderer_example (Fixture *f, gconstpointer data)
   result_clear (&res);
 }
 
+static guint32
+le32 (const guchar *p)
+{
+  return p[0] | (p[1] << 8) | (p[2] << 16) | ((guint32) p[3] << 24);
+}
+
+static guint16
+le16 (const guchar *p)
+{
+  return p[0] | (p[1] << 8);
+}
+
+/* examples/stimulus-tone: its experiment's stimulus, run by the renderer
+ * in the example's folder, writes a 0.4 s 16-bit PCM WAV whose header
+ * sizes match the file, with the tone's pitch (zero crossings) and peak
+ * level (loudness in dB) as asked. */
+static void
+test_renderer_tone (Fixture *f, gconstpointer data)
+{
+  g_autofree char *folder = g_test_build_filename (G_TEST_DIST, "..", "examples",
+                                                   "stimulus-tone", NULL);
+  g_autofree char *json = g_build_filename (folder, "experiment.json", NULL);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (SbStimulusRenderer) r = NULL;
+  g_autoptr (GError) error = NULL;
+  double x[2] = { 440, -12 };
+  Result res = { 0 };
+  g_autofree guchar *wav = NULL;
+  gsize len;
+  guint32 n, rate, crossings = 0;
+  int peak = 0;
+
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (sb_stimulus_from_json (json_object_get_member (
+                   json_node_get_object (json_parser_get_root (parser)), "stimulus"),
+                 &exp->stimulus, &error));
+  g_assert_cmpint (exp->stimulus.kind, ==, SB_STIMULUS_SOUND);
+  sb_experiment_add_parameter (exp, "pitch", "Hz", 200, 2000);
+  sb_experiment_add_parameter (exp, "loudness", "dB", -30, -6);
+  g_assert_true (sb_experiment_validate (exp, &error));
+  r = sb_stimulus_renderer_new (exp, folder, f->cache);
+  sb_stimulus_renderer_render_async (r, x, NULL, render_done, &res);
+  SPIN_UNTIL (res.done);
+  g_assert_no_error (res.error);
+  g_assert_true (g_file_load_contents (res.file, NULL, (char **) &wav, &len, NULL, NULL));
+
+  g_assert_cmpuint (len, >=, 44);
+  g_assert_cmpmem (wav, 4, "RIFF", 4);
+  g_assert_cmpuint (le32 (wav + 4), ==, len - 8);
+  g_assert_cmpmem (wav + 8, 8, "WAVEfmt ", 8);
+  g_assert_cmpuint (le32 (wav + 16), ==, 16);
+  g_assert_cmpuint (le16 (wav + 20), ==, 1);        /* PCM */
+  g_assert_cmpuint (le16 (wav + 22), ==, 1);        /* mono */
+  rate = le32 (wav + 24);
+  g_assert_cmpuint (rate, ==, 16000);
+  g_assert_cmpuint (le32 (wav + 28), ==, 2 * rate); /* bytes per second */
+  g_assert_cmpuint (le16 (wav + 32), ==, 2);
+  g_assert_cmpuint (le16 (wav + 34), ==, 16);
+  g_assert_cmpmem (wav + 36, 4, "data", 4);
+  g_assert_cmpuint (le32 (wav + 40), ==, len - 44);
+  n = (len - 44) / 2;
+  g_assert_cmpuint (n, ==, (guint32) (0.4 * rate)); /* 0.4 s */
+
+  for (guint32 i = 0; i < n; i++)
+    {
+      int s = (gint16) le16 (wav + 44 + 2 * i);
+      int prev = i ? (gint16) le16 (wav + 44 + 2 * (i - 1)) : 0;
+      peak = MAX (peak, ABS (s));
+      crossings += i > 0 && prev < 0 && s >= 0;
+    }
+  /* -12 dB of full scale, to the sample rounding; 440 Hz: 176 upward
+   * zero crossings in 0.4 s, give or take the one cut at an end. */
+  g_assert_cmpint (ABS (peak - (int) (32767 * pow (10, -12 / 20.0))), <=, 1);
+  g_assert_cmpint (ABS ((int) crossings - 176), <=, 1);
+  result_clear (&res);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -608,6 +687,8 @@ main (int argc, char **argv)
   g_test_add ("/renderer/missing-program", Fixture, NULL, fixture_set_up,
               test_renderer_missing_program, fixture_tear_down);
   g_test_add ("/renderer/example", Fixture, NULL, fixture_set_up, test_renderer_example,
+              fixture_tear_down);
+  g_test_add ("/renderer/tone", Fixture, NULL, fixture_set_up, test_renderer_tone,
               fixture_tear_down);
   return g_test_run ();
 }

@@ -4,8 +4,11 @@
  * the option and the answers are disabled, saying why; a renderer that
  * hangs shows a spinner, is stopped at the timeout with a message, and
  * the window stays responsive all the while; a sound must be heard
- * before answering. TAP-skips without a display. */
+ * before answering. A candidate set's image files are shown as its
+ * options, and a missing one says so; the tone example plays to the
+ * end. TAP-skips without a display. */
 #include "sb-application.h"
+#include "sb-candidates.h"
 #include "sb-stimulus-view.h"
 #include "sb-window-private.h"
 
@@ -26,14 +29,34 @@ typedef struct {
 
 /* A window asking duels over (width, smile) shown as KIND stimuli that
  * the fake renderer SCRIPT makes, stopped after TIMEOUT seconds. */
+/* A window asking the questions of EXP, saved as session.json in F's
+ * folder (made before when F->dir is set). */
+static void
+fixture_open_experiment (Fixture *f, const SbExperiment *exp)
+{
+  g_autofree char *session_path = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (sb_experiment_validate (exp, &error));
+  if (f->dir == NULL)
+    f->dir = g_dir_make_tmp ("sb-ui-stimulus-XXXXXX", NULL);
+  session_path = g_build_filename (f->dir, "session.json", NULL);
+  f->file = g_file_new_for_path (session_path);
+  f->window = sb_window_new (GTK_APPLICATION (app));
+  g_object_ref_sink (f->window);
+  gtk_window_present (GTK_WINDOW (f->window));
+  f->session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (f->session, f->file, &error));
+  sb_window_set_session (f->window, f->session);
+  SPIN_UNTIL (sb_window_get_question (f->window) != NULL);
+}
+
 static void
 fixture_open_k (Fixture *f, SbStimulusKind kind, const char *script, double timeout, guint k)
 {
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", script, NULL);
   g_autofree char *quoted = g_shell_quote (path);
-  g_autofree char *session_path = NULL;
-  g_autoptr (GError) error = NULL;
 
   sb_experiment_add_parameter (exp, "width", "mm", 10, 50);
   sb_experiment_add_parameter (exp, "smile", "", -1, 1);
@@ -45,17 +68,7 @@ fixture_open_k (Fixture *f, SbStimulusKind kind, const char *script, double time
       exp->question = SB_ASK_CHOICE;
       exp->n_options = k;
     }
-  g_assert_true (sb_experiment_validate (exp, &error));
-  f->dir = g_dir_make_tmp ("sb-ui-stimulus-XXXXXX", NULL);
-  session_path = g_build_filename (f->dir, "session.json", NULL);
-  f->file = g_file_new_for_path (session_path);
-  f->window = sb_window_new (GTK_APPLICATION (app));
-  g_object_ref_sink (f->window);
-  gtk_window_present (GTK_WINDOW (f->window));
-  f->session = sb_session_new (exp);
-  g_assert_true (sb_session_save_as (f->session, f->file, &error));
-  sb_window_set_session (f->window, f->session);
-  SPIN_UNTIL (sb_window_get_question (f->window) != NULL);
+  fixture_open_experiment (f, exp);
 }
 
 static void
@@ -327,6 +340,193 @@ test_sound_heard_first (void)
   fixture_close (&f);
 }
 
+/* ---- Candidate files and the tone example ---------------------------------- */
+
+/* Copies examples/candidates (CSV and discs) into a new folder of F and
+ * opens its experiment, K options a question, as an app user would
+ * (no "stimulus": the candidates' files are shown); with MISSING the
+ * disc files are removed after the set was read. */
+static void
+fixture_open_candidates (Fixture *f, guint k, gboolean missing)
+{
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "..", "examples", "candidates", NULL);
+  g_autofree char *src_images = g_build_filename (src, "images", NULL);
+  g_autofree char *images = NULL;
+  g_autoptr (GDir) d = NULL;
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (GError) error = NULL;
+  const char *name;
+
+  f->dir = g_dir_make_tmp ("sb-ui-stimulus-XXXXXX", NULL);
+  images = g_build_filename (f->dir, "images", NULL);
+  g_assert_cmpint (g_mkdir (images, 0700), ==, 0);
+  d = g_dir_open (src_images, 0, &error);
+  g_assert_no_error (error);
+  while ((name = g_dir_read_name (d)))
+    {
+      g_autoptr (GFile) from = g_file_new_build_filename (src_images, name, NULL);
+      g_autoptr (GFile) to = g_file_new_build_filename (images, name, NULL);
+      g_assert_true (g_file_copy (from, to, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+    }
+  {
+    g_autoptr (GFile) from = g_file_new_build_filename (src, "stimuli.csv", NULL);
+    g_autoptr (GFile) to = g_file_new_build_filename (f->dir, "stimuli.csv", NULL);
+    g_assert_true (g_file_copy (from, to, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+  }
+  sb_experiment_add_parameter (exp, "size", "px", 0, 1);
+  sb_experiment_add_parameter (exp, "lightness", "%", 0, 1);
+  g_assert_true (sb_experiment_load_candidates (exp, "stimuli.csv", "file", "images", f->dir,
+                                                (const gboolean[]) { TRUE, TRUE }, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (exp->stimulus.kind, ==, SB_STIMULUS_FILE);
+  if (k > 2)
+    {
+      exp->question = SB_ASK_CHOICE;
+      exp->n_options = k;
+    }
+  if (missing)
+    remove_tree (images);
+  fixture_open_experiment (f, exp);
+}
+
+/* Whether each of VIEWS shows the file of one of the N settings X, every
+ * view another one. */
+static void
+assert_views_show_candidates (Fixture *f, GPtrArray *views, const double (*x)[SB_MAX_PARAMETERS],
+                              guint n)
+{
+  const SbExperiment *exp = sb_session_get_experiment (f->session);
+  g_autoptr (GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
+
+  g_assert_cmpuint (views->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      char *path = sb_experiment_candidate_file (exp, x[i]);
+      g_assert_nonnull (path);
+      g_ptr_array_add (expected, path);
+    }
+  for (guint i = 0; i < views->len; i++)
+    {
+      const char *shown = sb_stimulus_view_get_file (g_ptr_array_index (views, i));
+      guint at;
+      g_assert_nonnull (shown);
+      g_assert_true (g_ptr_array_find_with_equal_func (expected, shown, g_str_equal, &at));
+      g_ptr_array_remove_index (expected, at);
+    }
+}
+
+/* A candidates experiment without a "stimulus" shows, in a duel, the
+ * two discs of the duel's candidates as pictures, and can be answered;
+ * a best-of-3 question shows its three discs. */
+static void
+test_candidate_images (void)
+{
+  Fixture f = { 0 };
+  SbStimulusView *a, *b;
+  g_autoptr (GPtrArray) views = g_ptr_array_new ();
+  double duel[2][SB_MAX_PARAMETERS];
+  const SbQuestion *q;
+
+  fixture_open_candidates (&f, 2, FALSE);
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (a), "image") == 0
+              && g_strcmp0 (sb_stimulus_view_get_page (b), "image") == 0);
+  q = sb_window_get_question (f.window);
+  g_ptr_array_add (views, a);
+  g_ptr_array_add (views, b);
+  memcpy (duel[0], q->a, 2 * sizeof (double));
+  memcpy (duel[1], q->b, 2 * sizeof (double));
+  assert_views_show_candidates (&f, views, (const double (*)[SB_MAX_PARAMETERS]) duel, 2);
+  g_assert_true (g_str_has_suffix (sb_stimulus_view_get_file (a), ".svg"));
+  g_assert_null (blocker (&f));
+  g_assert_true (enabled (&f, "answer-a"));
+  fixture_close (&f);
+
+  memset (&f, 0, sizeof f);
+  g_ptr_array_set_size (views, 0);
+  fixture_open_candidates (&f, 3, FALSE);
+  collect_views (GTK_WIDGET (f.window->duel_panel), views);
+  SPIN_UNTIL (all_pages (views, "image"));
+  q = sb_window_get_question (f.window);
+  g_assert_cmpuint (q->n_options, ==, 3);
+  assert_views_show_candidates (&f, views, q->options, 3);
+  g_assert_true (enabled (&f, "choose"));
+  fixture_close (&f);
+}
+
+/* A candidate's file removed while the experiment is open: the option
+ * says which file is missing and the answers wait, saying why. */
+static void
+test_candidate_missing (void)
+{
+  Fixture f = { 0 };
+  SbStimulusView *a, *b;
+
+  fixture_open_candidates (&f, 2, TRUE);
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (a), "failed") == 0
+              && g_strcmp0 (sb_stimulus_view_get_page (b), "failed") == 0);
+  g_test_message ("%s", sb_stimulus_view_get_error (a));
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (a), "does not exist"));
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (a), sb_stimulus_view_get_file (a)));
+  g_assert_nonnull (strstr (blocker (&f), "does not exist"));
+  g_assert_false (enabled (&f, "answer-a"));
+  g_assert_false (enabled (&f, "answer-b"));
+  fixture_close (&f);
+}
+
+/* examples/stimulus-tone's renderer and a real media backend: both
+ * tones play to the end (each takes its 0.4 s), then the duel can be
+ * answered. Without a backend that can play, a TAP skip says why. */
+static void
+test_tone_played (void)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "..", "examples",
+                                                   "stimulus-tone", "render-tone.sh", NULL);
+  g_autofree char *quoted = g_shell_quote (script);
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  SbStimulusView *a, *b;
+  Fixture f = { 0 };
+  gint64 start = 0;
+
+  sb_experiment_add_parameter (exp, "pitch", "Hz", 200, 2000);
+  sb_experiment_add_parameter (exp, "loudness", "dB", -30, -6);
+  exp->stimulus.kind = SB_STIMULUS_SOUND;
+  exp->stimulus.command = g_strdup_printf ("%s --pitch {pitch} --loudness {loudness} -o {output}",
+                                           quoted);
+  exp->stimulus.timeout = 10;
+  fixture_open_experiment (&f, exp);
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (a), "rendering") != 0
+              && g_strcmp0 (sb_stimulus_view_get_page (b), "rendering") != 0);
+  g_assert_true (g_str_has_suffix (sb_stimulus_view_get_file (a), ".wav"));
+  for (guint i = 0; i < 2; i++)
+    {
+      SbStimulusView *v = i == 0 ? a : b;
+      g_assert_nonnull (blocker (&f));
+      g_assert_false (enabled (&f, "answer-a"));
+      if (g_strcmp0 (sb_stimulus_view_get_page (v), "failed") != 0)
+        {
+          start = g_get_monotonic_time ();
+          g_assert_true (sb_duel_panel_play_next (f.window->duel_panel));
+          SPIN_UNTIL (sb_stimulus_view_get_heard (v)
+                      || g_strcmp0 (sb_stimulus_view_get_page (v), "failed") == 0);
+        }
+      if (!sb_stimulus_view_get_heard (v))
+        {
+          g_autofree char *why = g_strdup_printf ("no media backend that plays here: %s",
+                                                  sb_stimulus_view_get_error (v));
+          fixture_close (&f);
+          g_test_skip (why);
+          return;
+        }
+      g_assert_cmpint (g_get_monotonic_time () - start, >=, 350 * G_TIME_SPAN_MILLISECOND);
+    }
+  SPIN_UNTIL (enabled (&f, "answer-a"));
+  g_assert_null (blocker (&f));
+  fixture_close (&f);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -336,6 +536,9 @@ main (int argc, char *argv[])
     { "/ui/stimulus/hanging-renderer", test_hanging_renderer },
     { "/ui/stimulus/sound-heard-first", test_sound_heard_first },
     { "/ui/stimulus/choice-options", test_choice_options },
+    { "/ui/stimulus/candidate-images", test_candidate_images },
+    { "/ui/stimulus/candidate-missing", test_candidate_missing },
+    { "/ui/stimulus/tone-played", test_tone_played },
   };
   g_autofree char *cache = g_dir_make_tmp ("sb-ui-stimulus-cache-XXXXXX", NULL);
   int status;

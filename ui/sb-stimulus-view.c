@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 
+#include "sb-candidates.h"
 #include "sb-colour.h"
 #include "sb-experiment-templates.h"
 #include "sb-stimulus.h"
@@ -29,6 +30,7 @@ struct _SbStimulusView
   GtkMediaStream *media;
   char *blocker;
   char *error;
+  char *file;                   /* the image or sound file shown */
   gboolean heard;
 
   /* Template widgets (borrowed) */
@@ -72,6 +74,17 @@ set_page (SbStimulusView *self, const char *page)
 
   gtk_stack_set_visible_child_name (self->stack, page);
   gtk_spinner_set_spinning (self->spinner, rendering);
+}
+
+/* MESSAGE in place of the stimulus; the option cannot be judged. */
+static void
+show_failure (SbStimulusView *self, const char *message)
+{
+  g_free (self->error);
+  self->error = g_strdup (message);
+  gtk_label_set_text (self->error_label, message);
+  set_page (self, "failed");
+  set_blocker (self, message);
 }
 
 /* ---- Colour ---------------------------------------------------------------- */
@@ -139,11 +152,7 @@ media_changed (GObject *media, GParamSpec *pspec, SbStimulusView *self)
     {
       g_autofree char *message = g_strdup_printf (_("The sound cannot be played: %s"),
                                                   error->message);
-      g_free (self->error);
-      self->error = g_strdup (message);
-      gtk_label_set_text (self->error_label, message);
-      set_page (self, "failed");
-      set_blocker (self, message);
+      show_failure (self, message);
       return;
     }
   if (gtk_media_stream_get_ended (self->media) && !self->heard)
@@ -182,6 +191,93 @@ drop_media (SbStimulusView *self)
   g_clear_object (&self->media);
 }
 
+/* ---- Files: rendered or from the candidate set -------------------------------- */
+
+/* Decodes the image off the main thread (gdk_texture_new_from_file is
+ * thread-safe): a large photo must not stall the window. */
+static void
+load_texture_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  GdkTexture *texture = gdk_texture_new_from_file (G_FILE (task_data), &error);
+
+  if (texture)
+    g_task_return_pointer (task, texture, g_object_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+texture_loaded (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SbStimulusView *self = SB_STIMULUS_VIEW (source);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GdkTexture) texture = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_task_get_cancellable (G_TASK (result)) != self->cancellable
+      || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;  /* another setting is shown by now */
+  g_clear_object (&self->cancellable);
+  if (texture == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("The image cannot be shown: %s"),
+                                                  error->message);
+      show_failure (self, message);
+      return;
+    }
+  gtk_picture_set_paintable (self->picture, GDK_PAINTABLE (texture));
+  set_page (self, "image");
+  set_blocker (self, NULL);
+}
+
+static void
+show_sound_file (SbStimulusView *self, GFile *file)
+{
+  drop_media (self);
+  self->media = GTK_MEDIA_STREAM (gtk_media_file_new_for_file (file));
+  g_signal_connect (self->media, "notify::ended", G_CALLBACK (media_changed), self);
+  g_signal_connect (self->media, "notify::playing", G_CALLBACK (media_changed), self);
+  g_signal_connect (self->media, "notify::error", G_CALLBACK (media_changed), self);
+  set_page (self, "sound");
+  update_play_button (self);
+  update_sound_blocker (self);
+  media_changed (G_OBJECT (self->media), NULL, self);
+}
+
+/* FILE, an image or a sound (KIND), in place of the stimulus. A file
+ * that is not there (removed since the experiment was opened) says so. */
+static void
+show_file (SbStimulusView *self, GFile *file, SbStimulusKind kind)
+{
+  g_autofree char *name = g_file_get_parse_name (file);
+
+  g_free (self->file);
+  self->file = g_file_get_path (file);
+  if (!g_file_query_exists (file, NULL))
+    {
+      g_autofree char *message = g_strdup_printf (_("The stimulus file %s does not exist"), name);
+      show_failure (self, message);
+    }
+  else if (kind == SB_STIMULUS_SOUND)
+    show_sound_file (self, file);
+  else if (kind == SB_STIMULUS_IMAGE)
+    {
+      g_autoptr (GTask) task = NULL;
+      set_page (self, "rendering");
+      set_blocker (self, _("The options are still being loaded"));
+      if (self->cancellable == NULL)
+        self->cancellable = g_cancellable_new ();
+      task = g_task_new (self, self->cancellable, texture_loaded, NULL);
+      g_task_set_task_data (task, g_object_ref (file), g_object_unref);
+      g_task_run_in_thread (task, load_texture_thread);
+    }
+  else
+    {
+      g_autofree char *message = g_strdup_printf (_("%s is neither an image nor a sound"), name);
+      show_failure (self, message);
+    }
+}
+
 /* ---- Rendered stimuli ---------------------------------------------------------- */
 
 static void
@@ -196,32 +292,9 @@ render_done (GObject *source, GAsyncResult *result, gpointer user_data)
     return;  /* another setting is shown by now */
   g_clear_object (&self->cancellable);
   if (file == NULL)
-    {
-      g_free (self->error);
-      self->error = g_strdup (error->message);
-      gtk_label_set_text (self->error_label, error->message);
-      set_page (self, "failed");
-      set_blocker (self, error->message);
-      return;
-    }
-  if (self->experiment->stimulus.kind == SB_STIMULUS_IMAGE)
-    {
-      gtk_picture_set_file (self->picture, file);
-      set_page (self, "image");
-      set_blocker (self, NULL);
-    }
+    show_failure (self, error->message);
   else
-    {
-      drop_media (self);
-      self->media = GTK_MEDIA_STREAM (gtk_media_file_new_for_file (file));
-      g_signal_connect (self->media, "notify::ended", G_CALLBACK (media_changed), self);
-      g_signal_connect (self->media, "notify::playing", G_CALLBACK (media_changed), self);
-      g_signal_connect (self->media, "notify::error", G_CALLBACK (media_changed), self);
-      set_page (self, "sound");
-      update_play_button (self);
-      update_sound_blocker (self);
-      media_changed (G_OBJECT (self->media), NULL, self);
-    }
+    show_file (self, file, self->experiment->stimulus.kind);
 }
 
 /* ---- Public ----------------------------------------------------------------------- */
@@ -238,6 +311,7 @@ sb_stimulus_view_show (SbStimulusView *self, const SbExperiment *exp,
   g_clear_object (&self->cancellable);
   drop_media (self);
   g_clear_pointer (&self->error, g_free);
+  g_clear_pointer (&self->file, g_free);
   self->heard = FALSE;
   g_clear_pointer (&self->experiment, sb_experiment_free);
   self->experiment = exp ? sb_experiment_copy (exp) : NULL;
@@ -282,7 +356,7 @@ sb_stimulus_view_show (SbStimulusView *self, const SbExperiment *exp,
       }
     case SB_STIMULUS_IMAGE:
     case SB_STIMULUS_SOUND:
-      gtk_picture_set_file (self->picture, NULL);
+      gtk_picture_set_paintable (self->picture, NULL);
       set_page (self, "rendering");
       set_blocker (self, _("The options are still being rendered"));
       if (renderer == NULL)
@@ -294,6 +368,17 @@ sb_stimulus_view_show (SbStimulusView *self, const SbExperiment *exp,
       sb_stimulus_renderer_render_async (renderer, x, self->cancellable, render_done,
                                          g_object_ref (self));
       break;
+    case SB_STIMULUS_FILE:
+      {
+        g_autofree char *path = sb_experiment_candidate_file (exp, x);
+        g_autoptr (GFile) file = path ? g_file_new_for_path (path) : NULL;
+        gtk_picture_set_paintable (self->picture, NULL);
+        if (file == NULL)
+          show_failure (self, _("This setting is none of the experiment's candidates"));
+        else
+          show_file (self, file, sb_stimulus_kind_for_file (path));
+        break;
+      }
     case SB_STIMULUS_NONE:
     default:
       set_page (self, "none");
@@ -330,6 +415,13 @@ sb_stimulus_view_get_error (SbStimulusView *self)
   return self->error;
 }
 
+const char *
+sb_stimulus_view_get_file (SbStimulusView *self)
+{
+  g_return_val_if_fail (SB_IS_STIMULUS_VIEW (self), NULL);
+  return self->file;
+}
+
 /* ---- GObject ------------------------------------------------------------------------ */
 
 static void
@@ -353,6 +445,7 @@ sb_stimulus_view_finalize (GObject *object)
   g_clear_pointer (&self->experiment, sb_experiment_free);
   g_free (self->blocker);
   g_free (self->error);
+  g_free (self->file);
   G_OBJECT_CLASS (sb_stimulus_view_parent_class)->finalize (object);
 }
 

@@ -6,14 +6,18 @@
  *           surround when the colour lay outside what the screen can show;
  *   image   the picture an external renderer wrote (GtkPicture);
  *   sound   a play / replay button for the rendered file (GtkMediaFile);
- *   text    the experiment's text template filled in with the values.
+ *   text    the experiment's text template filled in with the values;
+ *   file    the setting's file in the candidate set: a picture or a play /
+ *           replay button, by the file's extension.
  *
  * While an image or sound is rendered it shows a spinner; a renderer that
  * fails or hangs (core/sb-stimulus-renderer.h stops it at the timeout)
- * gives a message in place of the stimulus. The view says whether the
- * option can be judged yet (sb_stimulus_view_get_blocker): not while it
- * is rendering, not after a failure, and a sound not before it was heard
- * to the end; ::blocker-changed tells when that changes.
+ * gives a message in place of the stimulus, as does a file that is
+ * missing or cannot be read (images are decoded off the main thread).
+ * The view says whether the option can be judged yet
+ * (sb_stimulus_view_get_blocker): not while it is rendering or loading,
+ * not after a failure, and a sound not before it was heard to the end;
+ * ::blocker-changed tells when that changes.
  */
 #pragma once
 
@@ -45,5 +49,8 @@ gboolean sb_stimulus_view_get_heard (SbStimulusView *self);
 const char *sb_stimulus_view_get_page (SbStimulusView *self);
 /* The message of a failed rendering, or NULL. */
 const char *sb_stimulus_view_get_error (SbStimulusView *self);
+/* The path of the image or sound file shown (rendered, or the
+ * candidate's), or NULL. */
+const char *sb_stimulus_view_get_file (SbStimulusView *self);
 
 G_END_DECLS

@@ -15,7 +15,7 @@ for size in 10 18 26 34; do
     cat > "images/$file" <<SVG
 <svg xmlns="http://www.w3.org/2000/svg" width="80" height="80" viewBox="0 0 80 80">
   <rect width="80" height="80" fill="#808080"/>
-  <circle cx="40" cy="40" r="$size" fill="rgb($grey,$grey,$grey)"/>
+  <circle cx="40" cy="40" r="$size" fill="rgb($grey,$grey,$grey)" stroke="#202020" stroke-width="1.5"/>
 </svg>
 SVG
     echo "$file,$size,$lightness,disc $n" >> stimuli.csv
