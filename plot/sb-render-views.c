@@ -1006,18 +1006,52 @@ sb_plot_empty_reason (const SbPlotOptions *o, const SbPlotSnapshot *s)
          ? "No data yet: answer the first questions" : "No data yet";
 }
 
+/* A plot with nothing to draw yet says why; a plot over the parameters
+ * already has their axes (names, ranges, scales), so an empty session
+ * shows the box it will explore rather than a unit square. */
+static SbScene *
+build_empty (const SbPlotOptions *o, const SbPlotSnapshot *s)
+{
+  guint dim = s ? sb_plot_snapshot_get_dim (s) : 0;
+  gboolean over_box = dim > 0 && o->kind != SB_PLOT_DENSITY && o->kind != SB_PLOT_CONVERGENCE
+                      && o->kind != SB_PLOT_HYPERPARAMETERS;
+  guint ax = 0, ay = 1;
+  SbScene *scene;
+
+  if (over_box && o->kind == SB_PLOT_HEATMAP)
+    sb_plot_snapshot_get_slice (s, &ax, &ay, NULL);
+  else if (over_box)
+    sb_plot_snapshot_get_curve_grid (s, &ax, NULL);
+  if (ay == ax)  /* a snapshot without a slice yet */
+    ay = ax == 0 ? 1 : 0;
+  over_box = over_box && ax < dim;
+  scene = sb_scene_new (sb_plot_kind_title (o->kind),
+                        over_box ? sb_plot_snapshot_get_parameter (s, ax, NULL, NULL) : NULL,
+                        over_box && o->kind == SB_PLOT_HEATMAP && ay < dim
+                          ? sb_plot_snapshot_get_parameter (s, ay, NULL, NULL) : NULL);
+  sb_scene_set_subtitle (scene, sb_plot_empty_reason (o, s));
+  if (!over_box)
+    return scene;
+  axis_range (scene, s, ax);
+  parameter_axis_scale (scene, s, ax, FALSE);
+  if (o->kind == SB_PLOT_HEATMAP && ay < dim)
+    {
+      double lo, hi;
+      sb_plot_snapshot_get_parameter (s, ay, &lo, &hi);
+      if (hi > lo)
+        sb_scene_set_y_range (scene, lo, hi);
+      parameter_axis_scale (scene, s, ay, TRUE);
+    }
+  return scene;
+}
+
 SbScene *
 sb_plot_build (const SbPlotOptions *o, const SbPlotSnapshot *s,
                const SbDensityData *d)
 {
   g_return_val_if_fail (o != NULL, NULL);
   if (!sb_plot_has_data (o, s, d))
-    {
-      const char *title = sb_plot_kind_title (o->kind);
-      SbScene *empty = sb_scene_new (title, NULL, NULL);
-      sb_scene_set_subtitle (empty, sb_plot_empty_reason (o, s));
-      return empty;
-    }
+    return build_empty (o, s);
   switch (o->kind)
     {
     case SB_PLOT_POSTERIOR: return build_posterior (o, s);

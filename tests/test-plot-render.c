@@ -1457,6 +1457,31 @@ test_empty_scenes (void)
       cairo_destroy (cr);
       cairo_surface_destroy (s);
     }
+  /* Before the first answer a plot over the parameters already shows
+   * their box: names, ranges and scales, not a unit square. */
+  {
+    g_autoptr (SbPlotSnapshot) snap = sb_plot_snapshot_new (2, 1);
+    SbPlotOptions o;
+    g_autoptr (SbScene) curve = NULL, slice = NULL;
+    g_autofree char *x = NULL, *hx = NULL, *hy = NULL;
+
+    sb_plot_snapshot_set_parameter (snap, 0, "gain", -2, 2);
+    sb_plot_snapshot_set_parameter_scale (snap, 0, SB_SCALE_LOG, NULL);
+    sb_plot_snapshot_set_parameter (snap, 1, "hue", 0, 360);
+    sb_plot_snapshot_freeze (snap);
+    sb_plot_options_init (&o, SB_PLOT_POSTERIOR);
+    g_assert_false (sb_plot_has_data (&o, snap, NULL));
+    curve = sb_plot_build (&o, snap, NULL);
+    x = axis_labels (curve, FALSE);
+    g_assert_cmpstr (x, ==, "0.01 0.1 1 10 100");
+    sb_plot_options_init (&o, SB_PLOT_HEATMAP);
+    slice = sb_plot_build (&o, snap, NULL);
+    hx = axis_labels (slice, FALSE);
+    hy = axis_labels (slice, TRUE);
+    g_assert_cmpstr (hx, ==, "0.01 0.1 1 10 100");
+    g_assert_cmpstr (hy, ==, "0 50 100 150 200 250 300 350");
+    g_assert_cmpstr (sb_scene_get_subtitle (slice), ==, "No data yet: answer the first questions");
+  }
   /* A tiny drawing still lays out without negative sizes. */
   g_autoptr (SbScene) scene = fixture_scene (SB_PLOT_POSTERIOR, 0, TRUE);
   cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 40, 30);
