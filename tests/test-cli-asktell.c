@@ -5,6 +5,7 @@
  * simulated participant that converges, and the example shell client. */
 #include "cli-harness.h"
 #include "sb-file-lock.h"
+#include "sb-session.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -305,6 +306,48 @@ test_new_every_acquisition (void)
     cli_result_clear (&r);
     study_clear (&s);
   }
+}
+
+/* status reports the answered setting of largest posterior mean, not the
+ * last winner: gain 8 beat four settings, then (1, -4) won one duel far
+ * away, against (0, 4). The last winner is the engine's x_r (the duel's
+ * incumbent); the recommendation is (8, 0). */
+static void
+test_status_best_mean (void)
+{
+  const double duels[][4] = { { 8, 0, 2, 1 }, { 8, 0, 5, -3 }, { 8, 0, 1, 4 }, { 8, 0, 3, -1 },
+                              { 1, -4, 0, 4 } };
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GError) error = NULL;
+  Study s;
+  CliResult r;
+  JsonArray *best;
+
+  g_assert_true (sb_experiment_add_parameter (exp, "gain", "dB", 0.0, 10.0));
+  g_assert_true (sb_experiment_add_parameter (exp, "offset", "", -5.0, 5.0));
+  exp->budget = 10;
+  exp->initial = 2;
+  exp->seed = 11;
+  session = sb_session_new (exp);
+  for (guint i = 0; i < G_N_ELEMENTS (duels); i++)
+    g_assert_true (sb_session_add_duel (session, duels[i], duels[i] + 2, 0, &error));
+  study_init (&s, experiment_json);
+  file = g_file_new_for_path (s.session);
+  g_assert_true (sb_session_save_as (session, file, &error));
+  g_assert_no_error (error);
+
+  r = run (NULL, "status", s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  best = json_object_get_array_member (obj (&r), "best");
+  g_test_message ("best (%g, %g)", json_array_get_double_element (best, 0),
+                  json_array_get_double_element (best, 1));
+  g_assert_cmpfloat (json_array_get_double_element (best, 0), ==, 8);
+  g_assert_cmpfloat (json_array_get_double_element (best, 1), ==, 0);
+  g_assert_false (json_object_get_null_member (obj (&r), "best_mean"));
+  cli_result_clear (&r);
+  study_clear (&s);
 }
 
 /* The image experiment of examples/stimulus-face makes a session that
@@ -946,6 +989,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/asktell/new", test_new);
   g_test_add_func ("/cli/asktell/new-every-acquisition", test_new_every_acquisition);
+  g_test_add_func ("/cli/asktell/status-best-mean", test_status_best_mean);
   g_test_add_func ("/cli/asktell/parameter-kinds", test_parameter_kinds);
   g_test_add_func ("/cli/asktell/new-stimulus-example", test_new_stimulus_example);
   g_test_add_func ("/cli/asktell/ask-tell-status-export", test_ask_tell_status_export);
