@@ -12,8 +12,8 @@
 #include <string.h>
 
 /* RULE's setting (sg_bo_recommend) into X, which is left alone when the
- * model has no posterior means (the random surrogate): x_r is reported
- * then, without a mean. */
+ * model has no posterior means (the random initial questions, the random
+ * surrogate): x_r is reported then, without a mean. */
 static void
 recommend (const sg_bo *bo, sg_bo_recommend_rule rule, double *x)
 {

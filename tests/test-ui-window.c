@@ -992,6 +992,38 @@ skip_without_display (void)
   g_test_skip ("no display: run under xvfb-run (build-aux/run-tests does)");
 }
 
+/* A study finished in the window whose last winner is not its answered
+ * setting of largest posterior mean: "Best found" names the latter (the
+ * recommendation of skewgp status), with its posterior mean, although
+ * the last question was asked against the incumbent, the last winner.
+ * 70 °C beat four settings; then 22 °C won one duel, far away, and the
+ * last question is answered in the window. */
+static void
+test_best_found_is_best_mean (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  const double duels[][4] = { { 70, 15, 25, 3 }, { 70, 15, 45, 28 }, { 70, 15, 30, 10 },
+                              { 70, 15, 60, 2 }, { 22, 28, 20, 1 } };
+  const SbLogEntry *last;
+
+  exp->budget = G_N_ELEMENTS (duels) + 1;
+  exp->initial = 2;
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, f->file, &error));
+  for (guint i = 0; i < G_N_ELEMENTS (duels); i++)
+    g_assert_true (sb_session_add_duel (session, duels[i], duels[i] + 2, 0, &error));
+  sb_window_set_session (f->window, session);
+  SPIN_UNTIL (question_shown (f));
+  g_assert_true (sb_window_get_question (f->window)->has_best);
+  activate (f, "answer-b");
+  SPIN_UNTIL (best_label_says (f, "Posterior mean"));
+  last = sb_session_get_observation (session, sb_session_get_n_observations (session) - 1);
+  g_assert_cmpfloat ((last->winner ? last->b : last->a)[0], !=, 70);
+  g_assert_true (best_label_says (f, "temperature = 70"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1001,6 +1033,7 @@ main (int argc, char *argv[])
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
     "/ui/window/safe-start-from-dialog", "/ui/window/recommendation-export",
+    "/ui/window/best-found-is-best-mean",
     "/ui/new-experiment-dialog", "/ui/new-experiment-choices", "/ui/entered-number",
   };
   int status;
@@ -1039,6 +1072,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
   g_test_add ("/ui/window/safe-start-from-dialog", Fixture, NULL, fixture_set_up, test_safe_start_from_dialog, fixture_tear_down);
   g_test_add ("/ui/window/recommendation-export", Fixture, NULL, fixture_set_up, test_recommendation_export, fixture_tear_down);
+  g_test_add ("/ui/window/best-found-is-best-mean", Fixture, NULL, fixture_set_up, test_best_found_is_best_mean, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
   g_test_add_func ("/ui/new-experiment-questions", test_new_experiment_questions);
