@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "skewgp-acquisitions.h"
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 #include "skewgp-model-json.h"
@@ -28,22 +29,8 @@ static const char bo_summary[] =
 static const char bo_description[] =
   "Acquisitions (--acquisition; all from joint posterior samples, 001 sec. 5\n"
   "footnote 13, maximised over 500 space-filling candidates + BOBYQA):\n"
-  "  ucb       dueling UCB: upper end of the 95% HPD interval of f(x) - f(x_r)\n"
-  "            (Benavoli et al., paper 001 sec. 5.2.1; the default)\n"
-  "  eiig      0.1 log E[Phi] + information gain (paper 001 sec. 5.2.1)\n"
-  "  epi       expected probability of improvement over x_r (paper 001)\n"
-  "  thompson  one posterior sample of f(x) - f(x_r) (paper 001's code)\n"
-  "  qeubo     E[max f] over the options shown, all free (Astudillo et al.,\n"
-  "            AISTATS 2023)\n"
-  "  hb-ei     hallucination believer EI: x_r against the maximiser of EI of\n"
-  "            the GP given one posterior sample of the latent duel variables\n"
-  "            (Takeno et al., ICML 2023, sec. 5); exact SkewGP only\n"
-  "  hb-ucb    the same with UCB, mean + 2 sd (Takeno et al. 2023)\n"
-  "  dts       dueling Thompson sampling: a posterior sample's maximiser (its\n"
-  "            soft-Copeland maximiser) against the point of largest variance\n"
-  "            of the win probability (Gonzalez et al., ICML 2017, sec. 4.3)\n"
-  "  muc       maximally uncertain challenge: x_r against the point of largest\n"
-  "            epistemic variance of its win probability (Fauvel & Chalk 2021)\n\n"
+  SKEWGP_ACQUISITIONS_HELP
+  "\n"
   "Questions (preference mode):\n"
   "  --question duel    \"A or B?\" (default). With --acquisition ucb, eiig,\n"
   "                     epi, thompson, muc, hb-ei or hb-ucb A is a challenger\n"

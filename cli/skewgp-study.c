@@ -3,6 +3,7 @@
  * the same file the app opens. */
 #include "config.h"
 
+#include "skewgp-acquisitions.h"
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
 #include "skewgp-study.h"
@@ -73,8 +74,11 @@ static const char new_help[] =
   "Optional settings:\n"
   "  \"initial\": n          random initial questions before the model is used\n"
   "                        (default 2)\n"
-  "  \"acquisition\": name   how duels are chosen: \"ucb\" (default), \"eiig\",\n"
-  "                        \"epi\" or \"thompson\"\n"
+  "  \"acquisition\": name   how duels are chosen (default \"ucb\"; choices and\n"
+  "                        rankings are always chosen by qeubo). qeubo,\n"
+  "                        hb-ei, hb-ucb and dts need preference mode,\n"
+  "                        hb-ei and hb-ucb the \"skewgp\" surrogate. Names:\n"
+  SKEWGP_ACQUISITIONS_HELP
   "  \"surrogate\": name     the model: \"skewgp\" (exact, default), \"laplace\",\n"
   "                        \"ep\", \"random\" (the baseline), \"two-gp\" (safe\n"
   "                        mode) or \"svgp\" (preference mode)\n"
@@ -200,11 +204,15 @@ static const char status_help[] =
   "Prints {\"answers\": n, \"budget\": N, \"done\": bool, \"best\": [x...] | null,\n"
   "\"best_description\": \"name = value unit, ...\", \"best_mean\": m | null,\n"
   "\"best_interval\": [lo, hi] | null, \"open_question\": ID | null}.\n"
-  "\"best\" is the model's current best setting (the incumbent the next duel is\n"
-  "asked against), null before the first answer: the recommendation.\n"
-  "\"best_mean\" and \"best_interval\" are the posterior mean of the utility\n"
-  "there and its 95% equal-tailed credible interval (null before the model\n"
-  "exists: the random initial questions, or the random surrogate).\n\n"
+  "\"best\" is the recommendation, null before the first answer: in preference\n"
+  "mode the answered setting of largest posterior mean (as good as the last\n"
+  "winner after decisive duels, and closer to the optimum when ties are\n"
+  "allowed, since a tie does not move the winner); in mixed and safe mode\n"
+  "the setting of the best measured value (or the last decisive winner).\n"
+  "Before the model exists (the random initial questions, or the random\n"
+  "surrogate) it is the last winner, and \"best_mean\" and \"best_interval\"\n"
+  "are null; otherwise they are the posterior mean of the utility there and\n"
+  "its 95% equal-tailed credible interval.\n\n"
   "With --participant CODE: the same for the participant's session in the\n"
   "study folder STUDY, with \"participant\" and \"consistency\":\n"
   "  {\"duels\", \"repeats\" (duels of a pair shown before),\n"
@@ -499,18 +507,23 @@ parse_question (JsonObject *obj, SbExperiment *exp, GError **error)
   return TRUE;
 }
 
-/* An engine name field (acquisition, surrogate) through PARSE. */
+/* An engine name field (acquisition, surrogate) through PARSE; KNOWN
+ * (may be NULL) lists the names an unknown one is refused with. */
 static gboolean
 parse_engine_name (JsonObject *obj, const char *field, sg_status (*parse) (const char *, int *),
-                   int *out, GError **error)
+                   char *(*known) (void), int *out, GError **error)
 {
   const char *name = NULL;
+  g_autofree char *names = NULL;
 
   if (!skewgp_get_string (obj, field, FALSE, &name, error))
     return FALSE;
-  if (name != NULL && parse (name, out) != SG_OK)
-    return skewgp_input_error (error, "unknown %s '%s' (see skewgp new --help)", field, name);
-  return TRUE;
+  if (name == NULL || parse (name, out) == SG_OK)
+    return TRUE;
+  names = known ? known () : NULL;
+  return skewgp_input_error (error, "unknown %s '%s' (%s%s%ssee skewgp new --help)", field, name,
+                             names ? "expected " : "", names ? names : "",
+                             names ? "; " : "");
 }
 
 static sg_status
@@ -582,8 +595,9 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
       || !skewgp_get_int (obj, "initial", FALSE, 0, 1000, &initial, error)
       || !skewgp_get_int (obj, "numeric_every", FALSE, 0, 100000, &numeric_every, error)
       || !skewgp_get_double (obj, "threshold", FALSE, &exp->threshold, error)
-      || !parse_engine_name (obj, "acquisition", parse_acquisition, &acquisition, error)
-      || !parse_engine_name (obj, "surrogate", parse_surrogate, &surrogate, error)
+      || !parse_engine_name (obj, "acquisition", parse_acquisition, sb_acquisition_known_names,
+                             &acquisition, error)
+      || !parse_engine_name (obj, "surrogate", parse_surrogate, NULL, &surrogate, error)
       || !parse_question (obj, exp, error))
     return NULL;
   if (!sb_mode_from_string (mode, &exp->mode))

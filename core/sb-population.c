@@ -739,6 +739,11 @@ sb_population_can_propose (const SbExperiment *exp)
     if (exp->parameters[j].scale == SB_SCALE_INTEGER
         || exp->parameters[j].scale == SB_SCALE_CATEGORICAL)
       return FALSE;
+  /* the hierarchical duel challenges x_r by ucb, eiig, epi or thompson;
+   * the other rules ask from the participant's own model */
+  if (exp->acquisition != SG_BO_ACQ_UCB && exp->acquisition != SG_BO_ACQ_EIIG
+      && exp->acquisition != SG_BO_ACQ_EPI && exp->acquisition != SG_BO_ACQ_THOMPSON)
+    return FALSE;
   return exp->mode == SB_MODE_PREFERENCE && exp->question == SB_ASK_DUEL
          && exp->surrogate == SG_BO_SURROGATE_SKEWGP && exp->candidates == NULL;
 }

@@ -12,6 +12,28 @@
 #include <math.h>
 #include <string.h>
 
+/* RULE's setting (sg_bo_recommend) into X, which is left alone when the
+ * model has no posterior means (the random initial questions, the random
+ * surrogate): x_r is reported then, without a mean. */
+static void
+recommend (const sg_bo *bo, sg_bo_recommend_rule rule, double *x)
+{
+  double best[SG_BO_MAX_DIM], mean;
+
+  if (sg_bo_recommend (bo, rule, NULL, NULL, best, &mean) == SG_OK)
+    memcpy (x, best, sg_bo_get_config (bo)->dim * sizeof *x);
+}
+
+/* The rule of the setting reported (sb-recommend.h): in preference mode
+ * the answered setting of largest posterior mean, which ties and choices
+ * move where the last winner stays; mixed and safe mode keep x_r, the
+ * setting of the best measured value (or the last decisive winner). */
+static sg_bo_recommend_rule
+reported_rule (const SbExperiment *exp)
+{
+  return exp->mode == SB_MODE_PREFERENCE ? SG_BO_RECOMMEND_EVALUATED : SG_BO_RECOMMEND_WINNER;
+}
+
 gboolean
 sb_recommend_from_input (const SbJobInput *input, SbRecommendation *out, GError **error)
 {
@@ -29,17 +51,20 @@ sb_recommend_from_input (const SbJobInput *input, SbRecommendation *out, GError 
   rec.n_answers = sg_bo_n_answers (bo);
   rec.has_best = sg_bo_best (bo, rec.best) != 0;
   rng = sg_rng_new (exp->seed, 1 + sg_bo_n_answers (bo));
-  if (rec.has_best && rng != NULL && sg_bo_propose (bo, rng, NULL, &query) == SG_OK
-      && sg_bo_summarize (bo, rec.best, 1, SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES, 0.95, NULL,
-                          &summary) == SG_OK)
+  if (rec.has_best && rng != NULL && sg_bo_propose (bo, rng, NULL, &query) == SG_OK)
     {
-      rec.mean = summary.mean;
-      rec.lower = summary.lower;
-      rec.upper = summary.upper;
+      recommend (bo, reported_rule (exp), rec.best);
+      if (sg_bo_summarize (bo, rec.best, 1, SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES, 0.95,
+                           NULL, &summary) == SG_OK)
+        {
+          rec.mean = summary.mean;
+          rec.lower = summary.lower;
+          rec.upper = summary.upper;
+        }
     }
   sb_hyper_from_engine (sg_bo_get_hyper (bo), exp->n_parameters, rec.n_answers, &rec.hyper);
   if (rec.has_best)
-    sb_experiment_from_model (exp, rec.best, rec.best);  /* the engine's x_r, natural */
+    sb_experiment_from_model (exp, rec.best, rec.best);  /* model -> natural units */
   sg_rng_free (rng);
   sg_bo_free (bo);
   *out = rec;

@@ -14,10 +14,16 @@
 
 G_BEGIN_DECLS
 
-/* The engine's current best setting (the incumbent x_r; HAS_BEST FALSE
- * before there is one) with the model's posterior mean of f there and its
- * 95% equal-tailed credible interval (NaN before a model exists: the
- * random initial design, the random surrogate). */
+/* The setting reported as the best found (HAS_BEST FALSE before the
+ * first answer) with the model's posterior mean of f there and its 95%
+ * equal-tailed credible interval (NaN without posterior means: the random
+ * initial questions, the random surrogate; x_r is reported then). In preference mode it is the answered setting of largest
+ * posterior mean (sg_bo_recommend's "evaluated" rule): level with the last
+ * winner after decisive duels and much closer to the optimum when ties
+ * are allowed, since a tie does not move the winner
+ * (tests/bench/results-acq.md, "Recommendation rules"). In mixed and safe
+ * mode it is the engine's x_r, the setting of the best measured value (or
+ * the last decisive winner). */
 typedef struct {
   gboolean has_best;
   double best[SB_MAX_PARAMETERS];

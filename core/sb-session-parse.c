@@ -218,7 +218,7 @@ surrogate_name (int i)
   return sg_bo_surrogate_name ((sg_bo_surrogate) i);
 }
 
-static const EngineNames acquisition_names = { "acquisition", SG_BO_ACQ_THOMPSON, acquisition_name };
+static const EngineNames acquisition_names = { "acquisition", SG_BO_ACQ_LAST, acquisition_name };
 static const EngineNames surrogate_names = { "surrogate", SG_BO_SURROGATE_SVGP, surrogate_name };
 
 /* "'a', 'b' or 'c'": every name, for the message that refuses another. */
@@ -231,6 +231,12 @@ known_names (const EngineNames *names)
     g_string_append_printf (out, "%s'%s'", i == 0 ? "" : i == names->last ? " or " : ", ",
                             names->name (i));
   return g_string_free (out, FALSE);
+}
+
+char *
+sb_acquisition_known_names (void)
+{
+  return known_names (&acquisition_names);
 }
 
 /* The optional member NAMES->key: one of the engine's names, its value in

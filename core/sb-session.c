@@ -304,6 +304,25 @@ surrogate_fits_mode (const SbExperiment *exp, GError **error)
   return TRUE;
 }
 
+gboolean
+sb_acquisition_fits (SbMode mode, sg_bo_surrogate surrogate, sg_bo_acquisition a,
+                     GError **error)
+{
+  gboolean hb = a == SG_BO_ACQ_HB_EI || a == SG_BO_ACQ_HB_UCB;
+
+  if ((guint) a > SG_BO_ACQ_LAST)
+    return invalid (error, "the experiment's acquisition is unknown");
+  if ((hb || a == SG_BO_ACQ_DTS || a == SG_BO_ACQ_QEUBO) && mode != SB_MODE_PREFERENCE)
+    return invalid (error, "the acquisition '%s' asks preference-mode duels only; "
+                    "%s mode takes 'ucb', 'eiig', 'epi', 'thompson' or 'muc'",
+                    sg_bo_acquisition_name (a), sb_mode_to_string (mode));
+  if (hb && surrogate != SG_BO_SURROGATE_SKEWGP && surrogate != SG_BO_SURROGATE_RANDOM)
+    return invalid (error, "the acquisition '%s' needs the 'skewgp' surrogate (its hallucination "
+                    "is a sample of the exact posterior; '%s' has none)",
+                    sg_bo_acquisition_name (a), sg_bo_surrogate_name (surrogate));
+  return TRUE;
+}
+
 /* The question kind, its number of options and ties: choices, rankings
  * and ties are preference answers (not in safe mode) that only the exact
  * SkewGP represents (Laplace and EP have independent half-line sites,
@@ -366,7 +385,7 @@ gboolean
 sb_experiment_validate (const SbExperiment *exp, GError **error)
 {
   if ((guint) exp->template_kind > SB_TEMPLATE_CUSTOM || (guint) exp->mode > SB_MODE_SAFE
-      || (guint) exp->acquisition > SG_BO_ACQ_THOMPSON
+      || (guint) exp->acquisition > SG_BO_ACQ_LAST
       || (guint) exp->surrogate > SG_BO_SURROGATE_SVGP)
     return invalid (error, "the experiment's template, mode, acquisition or surrogate is unknown");
   if (exp->n_parameters == 0)
@@ -419,6 +438,7 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
     return invalid (error, "the safe start is none of the candidates in %s",
                     exp->candidates->csv);
   return surrogate_fits_mode (exp, error) && question_fits (exp, error)
+         && sb_acquisition_fits (exp->mode, exp->surrogate, exp->acquisition, error)
          && sb_stimulus_validate (exp, error);
 }
 

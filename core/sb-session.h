@@ -184,6 +184,16 @@ gboolean sb_experiment_add_parameter (SbExperiment *exp, const char *name,
  * number finite, each parameter's range non-empty, counts within the
  * limits a session file allows, the surrogate fitting the mode. */
 gboolean sb_experiment_validate (const SbExperiment *exp, GError **error);
+/* TRUE when duels of MODE with SURROGATE can be chosen by ACQ (part of
+ * sb_experiment_validate): hb-ei, hb-ucb, dts and qeubo ask
+ * preference-mode duels only (the engine's rules), and the hallucination believer
+ * (hb-*) needs the exact SkewGP's samples. Choices and rankings are
+ * always chosen by qEUBO, whatever ACQ says. Otherwise ERROR says why. */
+gboolean sb_acquisition_fits (SbMode mode, sg_bo_surrogate surrogate, sg_bo_acquisition acq,
+                              GError **error);
+/* "'ucb', 'eiig', ... or 'muc'": every acquisition's name in the session
+ * file (the engine's), for messages (g_free). */
+char *sb_acquisition_known_names (void);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbExperiment, sb_experiment_free)
 
 /* A person's answer as the log records it. The engine's observation

@@ -354,7 +354,7 @@ sg_bo_config_check (const sg_bo_config *c)
     if (!isfinite (c->lower[j]) || !isfinite (c->upper[j]) || !(c->lower[j] < c->upper[j])
         || !(c->resolution[j] >= 0 && c->resolution[j] < c->upper[j] - c->lower[j]))
       return SG_EINVAL;
-  if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_MUC
+  if ((unsigned) c->mode > SG_BO_ACTIVE || (unsigned) c->acquisition > SG_BO_ACQ_LAST
       || (unsigned) c->numeric_acquisition > SG_BO_NUMERIC_EI
       || (unsigned) c->surrogate > SG_BO_SURROGATE_SVGP
       || (c->surrogate == SG_BO_SURROGATE_TWO_GP && c->mode != SG_BO_SAFE)
@@ -2491,6 +2491,8 @@ sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
 static const char *const mode_names[] = { "preference", "mixed", "safe", "active" };
 static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson", "qeubo",
                                          "hb-ei", "hb-ucb", "dts", "muc" };
+_Static_assert (sizeof acq_names / sizeof acq_names[0] == SG_BO_ACQ_LAST + 1,
+                "one name per acquisition");
 static const char *const question_names[] = { "duel", "choice" };
 static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random", "two-gp",
                                                 "svgp" };

@@ -181,6 +181,8 @@ typedef enum {
   SG_BO_ACQ_DTS,        /* dueling Thompson sampling (both points new)    */
   SG_BO_ACQ_MUC,        /* maximally uncertain challenge of x_r           */
 } sg_bo_acquisition;
+/* The largest sg_bo_acquisition: the values run from 0 to it. */
+#define SG_BO_ACQ_LAST SG_BO_ACQ_MUC
 
 /* The believer UCB's multiplier of the standard deviation (beta^{1/2}): 2,
  * the value of Takeno et al.'s experiments (their code's beta_root). */

@@ -6,7 +6,8 @@
  * and continues when its budget is extended; a save failure stays visible
  * until a save works, with what is on disk counted; autoplay answers with
  * the simulated oracle; every refit is kept; redo restores exactly the
- * entry an undo took back, only while nothing else changed the log. */
+ * entry an undo took back, only while nothing else changed the log;
+ * every duel rule asks its questions. */
 #include "sb-campaign.h"
 #include "sb-consistency.h"
 #include "sb-experiment-templates.h"
@@ -271,6 +272,50 @@ answer_n (Fixture *f, guint n)
       SPIN_UNTIL (asking (f));
       g_assert_true (sb_campaign_answer (f->campaign, i % 2 ? SB_ANSWER_A : SB_ANSWER_B,
                                          NAN, NULL));
+    }
+}
+
+/* Every duel rule the New Experiment dialog offers runs in the campaign:
+ * one random question, then three from the model, each shown as a duel
+ * of two different settings with its plots, the model's incumbent known,
+ * and no engine failure (the believers, dueling Thompson sampling and the
+ * maximally uncertain challenge choose the duel's points their own
+ * way). */
+static void
+test_every_duel_rule (Fixture *f, gconstpointer data)
+{
+  const sg_bo_acquisition rules[] = { SG_BO_ACQ_THOMPSON, SG_BO_ACQ_QEUBO, SG_BO_ACQ_HB_EI,
+                                      SG_BO_ACQ_HB_UCB, SG_BO_ACQ_DTS, SG_BO_ACQ_MUC };
+
+  for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
+    {
+      g_autoptr (SbExperiment) exp = sb_template_benchmark ("six-hump-camel", NULL);
+      g_autoptr (SbSession) session = NULL;
+
+      g_test_message ("%s", sg_bo_acquisition_name (rules[r]));
+      exp->acquisition = rules[r];
+      exp->initial = 1;
+      exp->budget = 10;
+      session = start (f, exp);
+      for (guint i = 0; i < 1 + 3; i++)
+        {
+          const SbQuestion *q;
+          SPIN_UNTIL (asking (f) || sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_STALLED);
+          g_assert_null (sb_campaign_get_error (f->campaign));
+          q = sb_campaign_get_question (f->campaign);
+          g_assert_cmpint (q->kind, ==, SB_QUESTION_DUEL);
+          g_assert_true (memcmp (q->a, q->b, q->dim * sizeof (double)) != 0);
+          g_assert_true (sb_campaign_answer (f->campaign, i % 2 ? SB_ANSWER_A : SB_ANSWER_B,
+                                             NAN, NULL));
+        }
+      SPIN_UNTIL (asking (f) || sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_STALLED);
+      g_assert_null (sb_campaign_get_error (f->campaign));
+      g_assert_true (sb_campaign_get_best (f->campaign, NULL));
+      g_assert_cmpuint (sb_session_get_n_answers (session), ==, 4);
+      g_assert_cmpuint (on_disk (f), ==, 4);
+      sb_campaign_set_session (f->campaign, NULL);
+      g_assert_true (sb_worker_wait_all (30 * G_USEC_PER_SEC));
+      g_unlink (f->path);
     }
 }
 
@@ -832,6 +877,7 @@ main (int argc, char *argv[])
   ADD ("/campaign/duel-details-and-ties", test_duel_details_and_ties);
   ADD ("/campaign/choice-and-ranking-questions", test_choice_and_ranking_questions);
   ADD ("/campaign/oracle-chooses-best", test_oracle_chooses_best);
+  ADD ("/campaign/every-duel-rule", test_every_duel_rule);
   g_test_add_func ("/campaign/shown-order-balanced", test_shown_order_balanced);
 #undef ADD
   return g_test_run ();

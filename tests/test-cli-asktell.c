@@ -5,6 +5,7 @@
  * simulated participant that converges, and the example shell client. */
 #include "cli-harness.h"
 #include "sb-file-lock.h"
+#include "sb-session.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -173,6 +174,137 @@ test_new (void)
       g_assert_false (g_file_test (other, G_FILE_TEST_EXISTS));
       cli_result_clear (&r);
     }
+  study_clear (&s);
+}
+
+/* Every acquisition of the engine is accepted by its engine name and
+ * kept in the session; `new --help` lists each with its source (the text
+ * of `bo --help`); an unknown name is refused naming the field and
+ * listing the known ones; the rules added after paper 001's (qeubo duels,
+ * the believers, dueling Thompson, maximally uncertain challenge) ask
+ * and take three questions each past the initial design. */
+static void
+test_new_every_acquisition (void)
+{
+  const char *names[] = { "ucb", "eiig", "epi", "thompson", "qeubo", "hb-ei", "hb-ucb", "dts",
+                          "muc" };
+  CliResult help = run (NULL, "new", "--help", NULL);
+  CliResult bo_help = run (NULL, "bo", "--help", NULL);
+
+  g_assert_cmpint (help.status, ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *entry = g_strdup_printf ("\n  %-9s ", names[i]);
+      const char *in_new = strstr (help.out, entry), *in_bo = strstr (bo_help.out, entry);
+      g_assert_nonnull (in_new);
+      g_assert_nonnull (in_bo);
+      /* the same entry, up to the end of its first line */
+      g_assert_cmpint (strcspn (in_new + 1, "\n"), ==, strcspn (in_bo + 1, "\n"));
+      g_assert_true (strncmp (in_new, in_bo, strcspn (in_bo + 1, "\n")) == 0);
+    }
+  g_assert_nonnull (strstr (help.out, "Takeno et al., ICML 2023"));
+  g_assert_nonnull (strstr (help.out, "Fauvel & Chalk 2021"));
+  cli_result_clear (&help);
+  cli_result_clear (&bo_help);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *json = g_strdup_printf (
+        "{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 10, \"initial\": 1, "
+        "\"seed\": 3, \"acquisition\": \"%s\", "
+        "\"parameters\": [{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}", names[i]);
+      g_autofree char *text = NULL;
+      g_autofree char *named = g_strdup_printf ("\"acquisition\": \"%s\"", names[i]);
+      gboolean new_rule = i >= 4;
+      Study s;
+      CliResult r;
+
+      study_init (&s, json);
+      r = run (NULL, "new", s.experiment, s.session, NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      cli_result_clear (&r);
+      text = read_file (s.session);
+      g_assert_nonnull (strstr (text, named));
+      for (int q = 1; new_rule && q <= 4; q++)
+        {
+          g_autofree char *answer = g_strdup_printf ("{\"question\": %d, \"answer\": "
+                                                     "{\"chosen\": %d}}", q, q % 2);
+          r = run (NULL, "ask", s.session, NULL);
+          g_assert_cmpint (r.status, ==, 0);
+          g_assert_cmpint (json_object_get_int_member (obj (&r), "question"), ==, q);
+          cli_result_clear (&r);
+          r = run (answer, "tell", s.session, "-", NULL);
+          g_assert_cmpint (r.status, ==, 0);
+          g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, q);
+          cli_result_clear (&r);
+        }
+      study_clear (&s);
+    }
+
+  {
+    Study s;
+    CliResult r;
+    study_init (&s, experiment_json);
+    r = run ("{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, "
+             "\"acquisition\": \"hb-pi\", "
+             "\"parameters\": [{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}",
+             "new", "-", s.session, NULL);
+    g_assert_cmpint (r.status, ==, 2);
+    g_assert_nonnull (strstr (r.err, "unknown acquisition 'hb-pi' (expected 'ucb', 'eiig', "
+                                     "'epi', 'thompson', 'qeubo', 'hb-ei', 'hb-ucb', 'dts' "
+                                     "or 'muc'"));
+    g_assert_false (g_file_test (s.session, G_FILE_TEST_EXISTS));
+    cli_result_clear (&r);
+    r = run ("{\"title\": \"t\", \"mode\": \"mixed\", \"budget\": 5, "
+             "\"acquisition\": \"hb-ucb\", "
+             "\"parameters\": [{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}",
+             "new", "-", s.session, NULL);
+    g_assert_cmpint (r.status, ==, 2);
+    g_assert_nonnull (strstr (r.err, "'hb-ucb' asks preference-mode duels only"));
+    cli_result_clear (&r);
+    study_clear (&s);
+  }
+}
+
+/* status reports the answered setting of largest posterior mean, not the
+ * last winner: gain 8 beat four settings, then (1, -4) won one duel far
+ * away, against (0, 4). The last winner is the engine's x_r (the duel's
+ * incumbent); the recommendation is (8, 0). */
+static void
+test_status_best_mean (void)
+{
+  const double duels[][4] = { { 8, 0, 2, 1 }, { 8, 0, 5, -3 }, { 8, 0, 1, 4 }, { 8, 0, 3, -1 },
+                              { 1, -4, 0, 4 } };
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GFile) file = NULL;
+  g_autoptr (GError) error = NULL;
+  Study s;
+  CliResult r;
+  JsonArray *best;
+
+  g_assert_true (sb_experiment_add_parameter (exp, "gain", "dB", 0.0, 10.0));
+  g_assert_true (sb_experiment_add_parameter (exp, "offset", "", -5.0, 5.0));
+  exp->budget = 10;
+  exp->initial = 2;
+  exp->seed = 11;
+  session = sb_session_new (exp);
+  for (guint i = 0; i < G_N_ELEMENTS (duels); i++)
+    g_assert_true (sb_session_add_duel (session, duels[i], duels[i] + 2, 0, &error));
+  study_init (&s, experiment_json);
+  file = g_file_new_for_path (s.session);
+  g_assert_true (sb_session_save_as (session, file, &error));
+  g_assert_no_error (error);
+
+  r = run (NULL, "status", s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  best = json_object_get_array_member (obj (&r), "best");
+  g_test_message ("best (%g, %g)", json_array_get_double_element (best, 0),
+                  json_array_get_double_element (best, 1));
+  g_assert_cmpfloat (json_array_get_double_element (best, 0), ==, 8);
+  g_assert_cmpfloat (json_array_get_double_element (best, 1), ==, 0);
+  g_assert_false (json_object_get_null_member (obj (&r), "best_mean"));
+  cli_result_clear (&r);
   study_clear (&s);
 }
 
@@ -814,6 +946,8 @@ main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/asktell/new", test_new);
+  g_test_add_func ("/cli/asktell/new-every-acquisition", test_new_every_acquisition);
+  g_test_add_func ("/cli/asktell/status-best-mean", test_status_best_mean);
   g_test_add_func ("/cli/asktell/parameter-kinds", test_parameter_kinds);
   g_test_add_func ("/cli/asktell/new-stimulus-example", test_new_stimulus_example);
   g_test_add_func ("/cli/asktell/ask-tell-status-export", test_ask_tell_status_export);

@@ -18,6 +18,7 @@
  * The display-bound cases TAP-skip without a display. */
 #include "config.h"
 
+#include "sb-acquisition-row.h"
 #include "sb-application.h"
 #include "sb-experiment-templates.h"
 #include "sb-new-experiment-dialog.h"
@@ -100,6 +101,8 @@ test_acquisition_nick (void)
     return;
   g_settings_set_string (settings (), "default-acquisition", "thompson");
   g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "thompson");
+  g_settings_set_string (settings (), "default-acquisition", "hb-ucb");
+  g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "hb-ucb");
   g_settings_reset (settings (), "default-acquisition");
   g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "ucb");
 }
@@ -119,7 +122,7 @@ test_dialog_acquisition (void)
 {
   SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
 
-  /* The dialog's list order: ucb, eiig, epi, thompson. */
+  /* The dialog's list order for duels: the engine's, ucb, eiig, epi, ... */
   g_assert_cmpuint (gtk_drop_down_get_selected (acquisition_dropdown (dialog)), ==, 0);
   gtk_window_destroy (GTK_WINDOW (dialog));
   if (!expect_schema ())
@@ -133,6 +136,83 @@ test_dialog_acquisition (void)
   g_assert_cmpuint (gtk_drop_down_get_selected (acquisition_dropdown (dialog)), ==, 2);
   gtk_window_destroy (GTK_WINDOW (dialog));
   g_settings_reset (settings (), "default-acquisition");
+}
+
+static GtkDropDown *
+template_dropdown (SbNewExperimentDialog *dialog, const char *name)
+{
+  return GTK_DROP_DOWN (gtk_widget_get_template_child (GTK_WIDGET (dialog),
+                                                       SB_TYPE_NEW_EXPERIMENT_DIALOG, name));
+}
+
+/* The engine names the acquisition drop-down offers, comma-separated. */
+static char *
+offered (SbNewExperimentDialog *dialog)
+{
+  GListModel *model = gtk_drop_down_get_model (acquisition_dropdown (dialog));
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr (GtkStringObject) item = g_list_model_get_item (model, i);
+      g_string_append_printf (out, "%s%s", i ? "," : "", gtk_string_object_get_string (item));
+    }
+  return g_strdup (out->str);
+}
+
+/* Duels in preference mode offer every acquisition of the engine, dueling
+ * UCB first and preselected; each selection's tooltip names its source
+ * and the experiment built asks by it. Mixed mode offers the challenger
+ * rules; choices and rankings qEUBO alone; a selection still offered is
+ * kept across the switches. */
+static void
+test_dialog_acquisitions_offered (void)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  GtkDropDown *acq = acquisition_dropdown (dialog);
+  GtkDropDown *question = template_dropdown (dialog, "question_dropdown");
+  GtkDropDown *mode = template_dropdown (dialog, "mode_dropdown");
+  const char *sources[] = { "paper 001", "paper 001", "paper 001", "paper 001", "Astudillo",
+                            "Takeno", "Takeno", "González", "Fauvel & Chalk" };
+  g_autofree char *duels = offered (dialog);
+  g_autofree char *mixed = NULL, *choices = NULL, *back = NULL;
+
+  g_assert_cmpstr (duels, ==, "ucb,eiig,epi,thompson,qeubo,hb-ei,hb-ucb,dts,muc");
+  g_assert_cmpuint (gtk_drop_down_get_selected (acq), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SbExperiment) exp = NULL;
+      const char *tip;
+
+      gtk_drop_down_set_selected (acq, i);
+      tip = gtk_widget_get_tooltip_text (GTK_WIDGET (acq));
+      g_assert_nonnull (tip);
+      g_assert_nonnull (strstr (tip, sources[i]));
+      g_assert_null (strchr (tip, '\n'));
+      exp = sb_new_experiment_dialog_build (dialog, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (exp->acquisition, ==, (sg_bo_acquisition) i);
+    }
+
+  gtk_drop_down_set_selected (acq, SG_BO_ACQ_MUC);
+  gtk_drop_down_set_selected (mode, SB_MODE_MIXED);
+  mixed = offered (dialog);
+  g_assert_cmpstr (mixed, ==, "ucb,eiig,epi,thompson,muc");
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_MUC);
+  gtk_drop_down_set_selected (mode, SB_MODE_PREFERENCE);
+  gtk_drop_down_set_selected (acq, SG_BO_ACQ_HB_UCB);
+
+  gtk_drop_down_set_selected (question, SB_ASK_CHOICE);
+  choices = offered (dialog);
+  g_assert_cmpstr (choices, ==, "qeubo");
+  g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (GTK_WIDGET (acq)), "Astudillo"));
+  gtk_drop_down_set_selected (question, SB_ASK_DUEL);
+  back = offered (dialog);
+  g_assert_cmpstr (back, ==, duels);
+  /* qEUBO was the choice's; the duel keeps it (it asks duels too) */
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_QEUBO);
+  gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 static void
@@ -249,6 +329,7 @@ main (int argc, char *argv[])
 {
   static const UiTest tests[] = {
     { "/ui/settings/dialog-acquisition", test_dialog_acquisition },
+    { "/ui/settings/dialog-acquisitions-offered", test_dialog_acquisitions_offered },
     { "/ui/settings/session-in-autosave-folder", test_session_in_autosave_folder },
     { "/ui/settings/theme", test_theme },
     { "/ui/settings/window-size", test_window_size },

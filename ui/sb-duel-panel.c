@@ -142,6 +142,25 @@ drop_renderer (SbDuelPanel *self)
   g_clear_object (&self->renderer);
 }
 
+/* TRUE when R recommends the incumbent x_r of the last question. */
+static gboolean
+recommends_incumbent (SbDuelPanel *self, const SbRecommendation *r)
+{
+  return memcmp (r->best, self->best.best, self->experiment->n_parameters * sizeof (double)) == 0;
+}
+
+static const SbRecommendation *current_recommendation (SbDuelPanel *self);
+
+/* The setting shown as the best: the recommendation when there is a
+ * current one, else the incumbent (NULL before there is one). */
+static const double *
+best_setting (SbDuelPanel *self)
+{
+  const SbRecommendation *rec = current_recommendation (self);
+
+  return rec ? rec->best : self->has_best ? self->best.best : NULL;
+}
+
 /* The A and B stimuli of the question (or the best found, when finished). */
 static void
 show_stimuli (SbDuelPanel *self)
@@ -150,7 +169,7 @@ show_stimuli (SbDuelPanel *self)
   const SbQuestion *q = &self->question;
   SbStimulusRenderer *renderer = stimulus_renderer (self);
   gboolean asking = self->has_question && !self->finished;
-  const double *a = self->finished && self->has_best ? self->best.best
+  const double *a = self->finished && best_setting (self) ? best_setting (self)
                     : asking && (q->kind == SB_QUESTION_DUEL || q->has_best) ? q->a : NULL;
 
   if (exp == NULL || exp->stimulus.kind == SB_STIMULUS_NONE
@@ -639,8 +658,10 @@ prompt_for (const SbExperiment *exp, const SbQuestion *q)
     }
 }
 
-/* The recommendation, while it is about the best shown (or there is no
- * other: a session opened after its last answer has no question). */
+/* The recommendation (sb-recommend.h): once the study is finished it is
+ * the best found; while questions are asked, only when it is about the
+ * incumbent shown (or there is no other: a session opened after its last
+ * answer has no question). */
 static const SbRecommendation *
 current_recommendation (SbDuelPanel *self)
 {
@@ -648,8 +669,7 @@ current_recommendation (SbDuelPanel *self)
 
   if (!self->has_recommendation || !r->has_best)
     return NULL;
-  if (self->has_best
-      && memcmp (r->best, self->best.best, self->experiment->n_parameters * sizeof (double)) != 0)
+  if (!self->finished && self->has_best && !recommends_incumbent (self, r))
     return NULL;
   return r;
 }
@@ -662,17 +682,18 @@ update_best (SbDuelPanel *self)
   const SbRecommendation *rec = current_recommendation (self);
   g_autoptr (GString) text = g_string_new (self->finished ? "Best found: " : "Current best: ");
 
-  if (!self->has_best && rec == NULL)
+  if (best_setting (self) == NULL)
     {
       gtk_label_set_text (self->best_label, "Current best: none yet — the first questions explore at random.");
       return;
     }
   {
-    g_autofree char *setting = sb_experiment_describe_setting (exp, self->has_best ? q->best
-                                                                                   : rec->best);
+    g_autofree char *setting = sb_experiment_describe_setting (exp, best_setting (self));
     g_string_append (text, setting);
   }
-  if (self->has_best && exp->show_truth && isfinite (q->truth_best))
+  /* the true values are the incumbent's */
+  if (self->has_best && (rec == NULL || recommends_incumbent (self, rec)) && exp->show_truth
+      && isfinite (q->truth_best))
     g_string_append_printf (text, "  (true value %.4g; optimum %.4g)", q->truth_best, q->truth_optimum);
   if (rec && isfinite (rec->mean))
     g_string_append_printf (text, "\nPosterior mean %.4g, 95%% credible interval [%.4g, %.4g] "
@@ -1008,7 +1029,10 @@ sb_duel_panel_set_recommendation (SbDuelPanel *self, const SbRecommendation *rec
   if (rec)
     self->recommendation = *rec;
   if (self->experiment)
-    update_best (self);
+    {
+      update_best (self);
+      show_stimuli (self);
+    }
 }
 
 void
@@ -1019,6 +1043,8 @@ sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished)
   if (self->finished == !!finished)
     return;
   self->finished = !!finished;
+  if (!finished)  /* more questions: the model moves on */
+    self->has_recommendation = FALSE;
   update (self);
   show_stimuli (self);
 }

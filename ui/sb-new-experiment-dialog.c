@@ -5,6 +5,7 @@
 
 #include "sb-new-experiment-dialog.h"
 
+#include "sb-acquisition-row.h"
 #include "sb-experiment-templates.h"
 #include "sb-settings.h"
 
@@ -60,9 +61,6 @@ static guint signals[N_SIGNALS];
 
 /* The engine's choices in the order of the dialog's drop-downs
  * (sb-new-experiment-dialog.ui). */
-static const sg_bo_acquisition acquisition_choices[] = {
-  SG_BO_ACQ_UCB, SG_BO_ACQ_EIIG, SG_BO_ACQ_EPI, SG_BO_ACQ_THOMPSON,
-};
 static const sg_bo_surrogate surrogate_choices[] = {
   SG_BO_SURROGATE_SKEWGP, SG_BO_SURROGATE_LAPLACE, SG_BO_SURROGATE_EP,
   SG_BO_SURROGATE_RANDOM, SG_BO_SURROGATE_SVGP, SG_BO_SURROGATE_TWO_GP,
@@ -343,7 +341,7 @@ update_sensitivity (SbNewExperimentDialog *self)
   gtk_widget_set_visible (self->options_label, question != SB_ASK_DUEL);
   gtk_widget_set_visible (GTK_WIDGET (self->options_spin), question != SB_ASK_DUEL);
   gtk_widget_set_visible (GTK_WIDGET (self->ties_check), question == SB_ASK_DUEL);
-  gtk_widget_set_visible (GTK_WIDGET (self->acquisition_dropdown), TRUE);
+  sb_acquisition_row_offer (self->acquisition_dropdown, (SbMode) mode, question);
   gtk_widget_set_visible (GTK_WIDGET (self->safe_start_check), mode == SB_MODE_SAFE);
   sync_safe_start_rows (self);
 }
@@ -389,17 +387,15 @@ problem_changed (SbNewExperimentDialog *self)
   update_sensitivity (self);
 }
 
-/* The acquisition preference (ui/sb-settings.c) is preselected. */
+/* The acquisition preference (ui/sb-settings.c) is preselected when the
+ * question kind and mode offer it. */
 static void
 select_default_acquisition (SbNewExperimentDialog *self)
 {
   sg_bo_acquisition preferred;
 
-  if (sg_bo_acquisition_parse (sb_settings_get_default_acquisition (), &preferred) != SG_OK)
-    return;
-  for (guint i = 0; i < G_N_ELEMENTS (acquisition_choices); i++)
-    if (acquisition_choices[i] == preferred)
-      gtk_drop_down_set_selected (self->acquisition_dropdown, i);
+  if (sg_bo_acquisition_parse (sb_settings_get_default_acquisition (), &preferred) == SG_OK)
+    sb_acquisition_row_select (self->acquisition_dropdown, preferred);
 }
 
 void
@@ -419,7 +415,6 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
   SbTemplate kind = current_template (self);
   g_autoptr (SbExperiment) exp = NULL;
   const char *title = gtk_editable_get_text (GTK_EDITABLE (self->title_entry));
-  guint acq = gtk_drop_down_get_selected (self->acquisition_dropdown);
   guint sur = gtk_drop_down_get_selected (self->surrogate_dropdown);
 
   switch (kind)
@@ -512,7 +507,7 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
       exp->title = g_strdup (title);
     }
   exp->mode = (SbMode) gtk_drop_down_get_selected (self->mode_dropdown);
-  exp->acquisition = acquisition_choices[MIN (acq, G_N_ELEMENTS (acquisition_choices) - 1)];
+  exp->acquisition = sb_acquisition_row_selected (self->acquisition_dropdown);
   exp->surrogate = surrogate_choices[MIN (sur, G_N_ELEMENTS (surrogate_choices) - 1)];
   exp->budget = gtk_spin_button_get_value_as_int (self->budget_spin);
   exp->initial = gtk_spin_button_get_value_as_int (self->initial_spin);
@@ -618,6 +613,7 @@ sb_new_experiment_dialog_init (SbNewExperimentDialog *self)
   g_autoptr (GtkStringList) problems = NULL;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  sb_acquisition_row_init (self->acquisition_dropdown);
 
   self->problems = sb_template_list_problems ();
   problems = gtk_string_list_new ((const char *const *) self->problems);

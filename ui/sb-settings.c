@@ -18,6 +18,8 @@
 
 #include "sb-settings.h"
 
+#include "sg-bo.h"
+
 enum {
   THEME_SYSTEM,
   THEME_LIGHT,
@@ -65,15 +67,14 @@ sb_settings_dup_session_dir (void)
 }
 
 /* The acquisition a new experiment starts with, as the session file
- * names it ("ucb", "eiig", "epi", "thompson"). */
+ * names it (the schema's nicks are the engine's names). */
 const char *
 sb_settings_get_default_acquisition (void)
 {
-  static const char *const nicks[] = { "ucb", "eiig", "epi", "thompson" };
   GSettings *settings = sb_settings_get_default ();
   int value = settings ? g_settings_get_enum (settings, "default-acquisition") : 0;
 
-  return nicks[CLAMP (value, 0, (int) G_N_ELEMENTS (nicks) - 1)];
+  return sg_bo_acquisition_name ((sg_bo_acquisition) CLAMP (value, 0, SG_BO_ACQ_LAST));
 }
 
 /* ---- Window size ---------------------------------------------------------- */
