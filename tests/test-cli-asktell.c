@@ -188,8 +188,8 @@ test_new_every_acquisition (void)
 {
   const char *names[] = { "ucb", "eiig", "epi", "thompson", "qeubo", "hb-ei", "hb-ucb", "dts",
                           "muc" };
-  CliResult help = run (NULL, "new", "--help", NULL);
-  CliResult bo_help = run (NULL, "bo", "--help", NULL);
+  CliResult help = cli_run_args (NULL, "new", "--help", NULL);
+  CliResult bo_help = cli_run_args (NULL, "bo", "--help", NULL);
 
   g_assert_cmpint (help.status, ==, 0);
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
@@ -220,7 +220,7 @@ test_new_every_acquisition (void)
       CliResult r;
 
       study_init (&s, json);
-      r = run (NULL, "new", s.experiment, s.session, NULL);
+      r = cli_run_args (NULL, "new", s.experiment, s.session, NULL);
       g_assert_cmpint (r.status, ==, 0);
       cli_result_clear (&r);
       text = read_file (s.session);
@@ -229,13 +229,13 @@ test_new_every_acquisition (void)
         {
           g_autofree char *answer = g_strdup_printf ("{\"question\": %d, \"answer\": "
                                                      "{\"chosen\": %d}}", q, q % 2);
-          r = run (NULL, "ask", s.session, NULL);
+          r = cli_run_args (NULL, "ask", s.session, NULL);
           g_assert_cmpint (r.status, ==, 0);
-          g_assert_cmpint (json_object_get_int_member (obj (&r), "question"), ==, q);
+          g_assert_cmpint (json_object_get_int_member (cli_object (&r), "question"), ==, q);
           cli_result_clear (&r);
-          r = run (answer, "tell", s.session, "-", NULL);
+          r = cli_run_args (answer, "tell", s.session, "-", NULL);
           g_assert_cmpint (r.status, ==, 0);
-          g_assert_cmpint (json_object_get_int_member (obj (&r), "answers"), ==, q);
+          g_assert_cmpint (json_object_get_int_member (cli_object (&r), "answers"), ==, q);
           cli_result_clear (&r);
         }
       study_clear (&s);
@@ -245,7 +245,7 @@ test_new_every_acquisition (void)
     Study s;
     CliResult r;
     study_init (&s, experiment_json);
-    r = run ("{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, "
+    r = cli_run_args ("{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, "
              "\"acquisition\": \"hb-pi\", "
              "\"parameters\": [{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}",
              "new", "-", s.session, NULL);
@@ -255,7 +255,7 @@ test_new_every_acquisition (void)
                                      "or 'muc'"));
     g_assert_false (g_file_test (s.session, G_FILE_TEST_EXISTS));
     cli_result_clear (&r);
-    r = run ("{\"title\": \"t\", \"mode\": \"mixed\", \"budget\": 5, "
+    r = cli_run_args ("{\"title\": \"t\", \"mode\": \"mixed\", \"budget\": 5, "
              "\"acquisition\": \"hb-ucb\", "
              "\"parameters\": [{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}",
              "new", "-", s.session, NULL);
@@ -296,14 +296,14 @@ test_status_best_mean (void)
   g_assert_true (sb_session_save_as (session, file, &error));
   g_assert_no_error (error);
 
-  r = run (NULL, "status", s.session, NULL);
+  r = cli_run_args (NULL, "status", s.session, NULL);
   g_assert_cmpint (r.status, ==, 0);
-  best = json_object_get_array_member (obj (&r), "best");
+  best = json_object_get_array_member (cli_object (&r), "best");
   g_test_message ("best (%g, %g)", json_array_get_double_element (best, 0),
                   json_array_get_double_element (best, 1));
   g_assert_cmpfloat (json_array_get_double_element (best, 0), ==, 8);
   g_assert_cmpfloat (json_array_get_double_element (best, 1), ==, 0);
-  g_assert_false (json_object_get_null_member (obj (&r), "best_mean"));
+  g_assert_false (json_object_get_null_member (cli_object (&r), "best_mean"));
   cli_result_clear (&r);
   study_clear (&s);
 }
