@@ -262,7 +262,7 @@ test_study_population_plot (void)
       text = g_strdup_printf ("%.2f", prob);
       g_assert_nonnull (ui_find_widget (GTK_WIDGET (view), is_label_with_text, text));
     }
-  g_assert_nonnull (ui_find_widget (GTK_WIDGET (view), is_label_with_text, "Best differs"));
+  g_assert_nonnull (ui_find_widget (GTK_WIDGET (view), is_label_with_text, "Differs"));
 
   /* P2 drawn out; then along y */
   g_assert_true (sb_study_view_set_highlight (view, "P2"));

@@ -384,7 +384,7 @@ show_header (SbStudyView *self)
 {
   static const char *const titles[] = {
     N_("Code and note"), N_("Status"), N_("Answered"), N_("Repeats"), N_("Intransitive"),
-    N_("First shown"), N_("Best differs"),
+    N_("First shown"), N_("Differs"),
   };
   static const char *const tooltips[] = {
     NULL, NULL, N_("Answers that count, of the budget"),
@@ -524,7 +524,7 @@ show_chart (SbStudyView *self)
     caption = _("The hierarchical model of everyone included: the population's utility g "
                 "(posterior mean, 95% band) and each participant's own utility f_p = g + h_p "
                 "(posterior mean, thin lines), the star at the population's best. The "
-                "roster's \"Best differs\" is the probability that a participant's best lies "
+                "roster's \"Differs\" is the probability that a participant's best lies "
                 "more than a tenth of the range from the population's.");
   gtk_label_set_text (self->chart_caption, caption);
 }
