@@ -178,6 +178,9 @@ summarise_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gtk_spinner_set_spinning (self->spinner, FALSE);
   if (roster == NULL)
     {
+      self->model_loading = FALSE;
+      gtk_spinner_set_spinning (self->model_spinner, FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->model_spinner), FALSE);
       gtk_label_set_text (self->error_label, error->message);
       gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
       return;
@@ -200,6 +203,12 @@ sb_study_view_refresh (SbStudyView *self)
   g_clear_object (&self->loading);
   if (self->study == NULL)
     return;
+  /* The model of the files as they were is superseded too. */
+  sb_worker_cancel (self->worker, SB_WORKER_LANE_PLOT);
+  self->model_generation = 0;
+  self->model_loading = TRUE;
+  gtk_spinner_set_spinning (self->model_spinner, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->model_spinner), TRUE);
   self->loading = g_cancellable_new ();
   gtk_spinner_set_spinning (self->spinner, TRUE);
   task = g_task_new (self, self->loading, summarise_done, NULL);
