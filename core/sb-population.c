@@ -465,6 +465,37 @@ sb_population_candidates (const SbPopulationInput *input, guint *n)
 
 /* ---- The population model ------------------------------------------------------- */
 
+static void
+plot_free (SbPopulationPlot *plot)
+{
+  if (plot == NULL)
+    return;
+  for (guint j = 0; j < plot->dim; j++)
+    {
+      g_free (plot->curves[j].x);
+      g_free (plot->curves[j].g);
+      g_free (plot->curves[j].person_mean);
+    }
+  g_free (plot);
+}
+
+static SbPopulationPlot *
+plot_copy (const SbPopulationPlot *plot)
+{
+  SbPopulationPlot *c = g_memdup2 (plot, sizeof *plot);
+
+  for (guint j = 0; j < plot->dim; j++)
+    {
+      const SbPopulationCurve *from = &plot->curves[j];
+      SbPopulationCurve *to = &c->curves[j];
+      to->x = g_memdup2 (from->x, from->n * sizeof (double));
+      to->g = g_memdup2 (from->g, from->n * sizeof (sg_point_summary));
+      to->person_mean = g_memdup2 (from->person_mean,
+                                   (gsize) plot->n_people * from->n * sizeof (double));
+    }
+  return c;
+}
+
 void
 sb_population_result_free (SbPopulationResult *result)
 {
@@ -473,7 +504,20 @@ sb_population_result_free (SbPopulationResult *result)
   for (guint p = 0; result->people && p < result->n_people; p++)
     g_free (result->people[p].code);
   g_free (result->people);
+  plot_free (result->plot);
   g_free (result);
+}
+
+SbPopulationResult *
+sb_population_result_copy (const SbPopulationResult *result)
+{
+  SbPopulationResult *c = g_memdup2 (result, sizeof *result);
+
+  c->people = g_memdup2 (result->people, MAX (result->n_people, 1) * sizeof (SbPersonResult));
+  for (guint p = 0; p < result->n_people; p++)
+    c->people[p].code = g_strdup (result->people[p].code);
+  c->plot = result->plot ? plot_copy (result->plot) : NULL;
+  return c;
 }
 
 static SbPopulationResult *
@@ -556,6 +600,109 @@ people_bests (const SbPopulationInput *input, const sg_skewgp_posterior *post,
   return status;
 }
 
+/* ---- The population plot ---------------------------------------------------------- */
+
+/* The values along parameter P (see SbPopulationCurve): N asked for. */
+static double *
+curve_values (const SbParameter *p, guint n_asked, guint *n)
+{
+  double lo = sb_parameter_axis_lower (p), hi = sb_parameter_axis_upper (p);
+  double *x;
+
+  if ((p->scale == SB_SCALE_INTEGER || p->scale == SB_SCALE_CATEGORICAL)
+      && hi - lo + 1 <= n_asked)
+    {
+      *n = (guint) (hi - lo) + 1;
+      x = g_new (double, *n);
+      for (guint i = 0; i < *n; i++)
+        x[i] = lo + i;
+      return x;
+    }
+  *n = MAX (n_asked, 2);
+  x = g_new (double, *n);
+  for (guint i = 0; i < *n; i++)
+    x[i] = CLAMP (sb_parameter_from_axis (p, lo + (hi - lo) * i / (*n - 1)), p->lower, p->upper);
+  return x;
+}
+
+/* Curve J of the plot: g's summaries and every f_p's mean along
+ * parameter J, the others at BEST (box units). */
+static int
+population_curve (const SbPopulationInput *input, const sg_skewgp_posterior *post,
+                  const sg_skewgp_samples *samples, const double *best, guint j,
+                  const sg_progress *progress, SbPopulationCurve *curve)
+{
+  const SbExperiment *exp = input->experiment;
+  guint d = exp->n_parameters, n, P = input->n_people;
+  g_autofree double *x = curve_values (&exp->parameters[j], input->n_plot, &n);
+  g_autofree double *u = g_new (double, (gsize) n * d);
+  g_autofree double *points = g_new (double, (gsize) n * MAX (P, 1) * (d + 1));
+  g_autofree sg_point_summary *g = g_new (sg_point_summary, n);
+  g_autofree sg_point_summary *f = g_new (sg_point_summary, (gsize) n * MAX (P, 1));
+  g_autofree double *person_mean = g_new (double, (gsize) n * MAX (P, 1));
+  sg_summary_options so;
+  int status;
+
+  for (guint i = 0; i < n; i++)
+    {
+      double lower, width = unit_width (&exp->parameters[j], &lower);
+      memcpy (u + (gsize) i * d, best, d * sizeof (double));
+      u[(gsize) i * d + j] = (sb_parameter_to_model (&exp->parameters[j], x[i]) - lower) / width;
+    }
+  /* g: mean and the 95% equal-tailed band from the samples */
+  sg_summary_options_default (&so);
+  so.fields = SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES;
+  so.level = 0.95;
+  status = sg_hier_points (d, SG_HIER_POPULATION, u, n, points);
+  if (status == SG_OK)
+    status = sg_skewgp_summarize (post, samples, points, n, &so, progress, g);
+  /* every f_p's mean: the same samples' first moment (sg_summary_options'
+   * fast path: the sample mean to round-off) */
+  for (guint p = 0; status == SG_OK && p < P; p++)
+    status = sg_hier_points (d, p, u, n, points + (gsize) p * n * (d + 1));
+  sg_summary_options_default (&so);
+  so.fields = SG_SUMMARY_MOMENTS;
+  so.fast_moments = SG_SUMMARY_FAST_MEAN_SD;
+  if (status == SG_OK && P > 0)
+    status = sg_skewgp_summarize (post, samples, points, (gsize) n * P, &so, progress, f);
+  if (status != SG_OK)
+    return status;
+  for (gsize k = 0; k < (gsize) n * P; k++)
+    person_mean[k] = f[k].mean;
+  curve->n = n;
+  curve->x = g_steal_pointer (&x);
+  curve->g = g_steal_pointer (&g);
+  curve->person_mean = g_steal_pointer (&person_mean);
+  return SG_OK;
+}
+
+static int
+population_plot (const SbPopulationInput *input, const sg_skewgp_posterior *post,
+                 const sg_skewgp_samples *samples, SbPopulationResult *r,
+                 const sg_progress *progress)
+{
+  const SbExperiment *exp = input->experiment;
+  SbPopulationPlot *plot = g_new0 (SbPopulationPlot, 1);
+  double best[SB_MAX_PARAMETERS];
+  int status = SG_OK;
+
+  plot->n_people = input->n_people;
+  to_unit (exp, r->best, best);
+  for (guint j = 0; status == SG_OK && j < exp->n_parameters; j++)
+    {
+      status = population_curve (input, post, samples, best, j, progress, &plot->curves[j]);
+      if (status == SG_OK)
+        plot->dim = j + 1;
+    }
+  if (status != SG_OK)
+    {
+      plot_free (plot);
+      return status;
+    }
+  r->plot = plot;
+  return SG_OK;
+}
+
 SbPopulationResult *
 sb_population_compute (const SbPopulationInput *input, const sg_progress *progress,
                        GError **error)
@@ -601,6 +748,8 @@ sb_population_compute (const SbPopulationInput *input, const sg_progress *progre
     status = population_best (input, post, samples, cand, r);
   if (status == SG_OK)
     status = people_bests (input, post, samples, cand, r);
+  if (status == SG_OK && input->n_plot > 0)
+    status = population_plot (input, post, samples, r, progress);
   sg_skewgp_samples_free (samples);
   sg_skewgp_posterior_free (post);
   sg_rng_free (rng);

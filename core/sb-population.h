@@ -14,6 +14,9 @@
  *     f_p, and P(p's best differs from the population's) with its
  *     standard error (sg_hier_prob_best_differs; two bests within
  *     SB_POPULATION_SAME_BEST of the box's width count as the same);
+ *   - on request (n_plot), the population plot's curves: along each
+ *     parameter, the others at the population best, g's mean and 95%
+ *     band and each participant's mean of f_p (SbPopulationPlot);
  *   - the hyperparameters (both kernels' variances and lengthscales),
  *     fitted on the exact evidence of everyone's answers (sg_hier_fit);
  *   - a duel for one participant from the model that has seen everyone
@@ -60,6 +63,7 @@
 #include "sb-study.h"
 #include "sb-worker.h"
 #include "sg-common.h"
+#include "sg-summary.h"
 
 #include <json-glib/json-glib.h>
 
@@ -74,6 +78,7 @@ G_BEGIN_DECLS
 #define SB_POPULATION_STREAM_SAMPLE 102
 #define SB_POPULATION_STREAM_BEST_DIFFERS 103
 #define SB_POPULATION_STREAM_PROPOSE 104
+#define SB_POPULATION_PLOT_POINTS 100
 
 /* ---- The snapshot --------------------------------------------------------- */
 
@@ -88,6 +93,9 @@ typedef struct {
   double ind_variance, ind_lengthscale;  /* ind_variance 0: no h_p (pooled)     */
   double probit_sd;
   guint fit_max_evals;       /* default 150                                     */
+  /* Curves for the population plot (SbPopulationPlot): points per
+   * parameter, 0 (the default) for none. */
+  guint n_plot;
 } SbPopulationInput;
 
 /* The included participants' sessions read from STUDY's files. NULL with
@@ -125,6 +133,26 @@ typedef struct {
   double se;                 /* its standard error                              */
 } SbPersonResult;
 
+/* The population plot along one parameter: the others at the population
+ * best, the parameter on N points in its units (evenly spaced along the
+ * plot's axis: in log10 for a log scale; every whole number of an integer
+ * range that has at most the points asked for, every level of a
+ * categorical one). From the posterior samples the recommendations use
+ * (one joint posterior): g's mean, sd and 95% equal-tailed interval
+ * (lower, upper; sg_point_summary's other fields NaN), and the posterior
+ * mean of each included participant's f_p. */
+typedef struct {
+  guint n;
+  double *x;                 /* n values of the parameter                       */
+  sg_point_summary *g;       /* n                                               */
+  double *person_mean;       /* n_people rows of n: f_p's mean, roster order    */
+} SbPopulationCurve;
+
+typedef struct {
+  guint dim, n_people;
+  SbPopulationCurve curves[SB_MAX_PARAMETERS];  /* dim: along parameter j       */
+} SbPopulationPlot;
+
 typedef struct {
   guint dim;
   guint n_people;
@@ -134,9 +162,12 @@ typedef struct {
   double mean, lower, upper;        /* g there: mean, 95% equal-tailed interval */
   SbPopulationHyper hyper;
   SbPersonResult *people;    /* n_people                                        */
+  SbPopulationPlot *plot;    /* with input->n_plot and answers, else NULL        */
 } SbPopulationResult;
 
 void sb_population_result_free (SbPopulationResult *result);
+/* A deep copy (the plot included). */
+SbPopulationResult *sb_population_result_copy (const SbPopulationResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbPopulationResult, sb_population_result_free)
 
 /* The population model of INPUT (see above). With no answers: a result

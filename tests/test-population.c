@@ -383,6 +383,129 @@ test_ask_hierarchical (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sb_population_input_n_answers (input), ==, 6);
 }
 
+/* The population plot of three participants with offset optima (2
+ * parameters, so each curve holds the other parameter at the population
+ * best): every curve has the points asked for, in the parameter's range
+ * and increasing; g's 95% band contains its mean (equal-tailed quantiles
+ * of the samples around their Rao-Blackwellised mean, the sd of these
+ * answers is far above the quantiles' and mean's Monte Carlo error); every
+ * included participant has a finite line. The curve along x peaks near
+ * the population best. Those with offsets -1.5 and +1.5 have lines that
+ * differ from g's (the fitted individual variance is at least its lower
+ * bound 0.01: the person lines are not a copy of g's). With no individual
+ * part (k_ind variance 0, left at 0 by the fit) every f_p is g: the
+ * kernel rows of f_p(x) and g(x) are the same (k_pop + [same person] 0),
+ * so their Rao-Blackwellised means are the same linear function of the
+ * same t samples (sg_skewgp_summarize), and the two summary paths (g's
+ * from the full samples, f_p's from the moments of t) agree to round-off:
+ * 1e-9 of g's posterior sd. */
+static void
+check_curves (const SbPopulationResult *r, const SbExperiment *exp)
+{
+  g_assert_nonnull (r->plot);
+  g_assert_cmpuint (r->plot->dim, ==, exp->n_parameters);
+  g_assert_cmpuint (r->plot->n_people, ==, r->n_people);
+  for (guint j = 0; j < r->plot->dim; j++)
+    {
+      const SbPopulationCurve *c = &r->plot->curves[j];
+      g_assert_cmpuint (c->n, ==, SB_POPULATION_PLOT_POINTS);
+      g_assert_cmpfloat (c->x[0], ==, exp->parameters[j].lower);
+      g_assert_cmpfloat (c->x[c->n - 1], ==, exp->parameters[j].upper);
+      for (guint i = 0; i < c->n; i++)
+        {
+          g_assert_true (i == 0 || c->x[i] > c->x[i - 1]);
+          g_assert_true (isfinite (c->g[i].mean) && c->g[i].sd > 0);
+          g_assert_cmpfloat (c->g[i].lower, <, c->g[i].mean);
+          g_assert_cmpfloat (c->g[i].mean, <, c->g[i].upper);
+          for (guint p = 0; p < r->n_people; p++)
+            g_assert_true (isfinite (c->person_mean[(gsize) p * c->n + i]));
+        }
+    }
+}
+
+static double
+max_person_gap (const SbPopulationCurve *c, guint p, double *sd_min)
+{
+  double gap = 0;
+
+  *sd_min = INFINITY;
+  for (guint i = 0; i < c->n; i++)
+    {
+      gap = MAX (gap, fabs (c->person_mean[(gsize) p * c->n + i] - c->g[i].mean));
+      *sd_min = MIN (*sd_min, c->g[i].sd);
+    }
+  return gap;
+}
+
+static void
+test_plot (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 2, SB_STUDY_MODEL_HIERARCHICAL);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (13);
+  g_autoptr (GError) error = NULL;
+  const char *codes[] = { "P1", "P2", "P3" };
+  const double offsets[] = { -1.5, 0, 1.5 };
+
+  for (guint p = 0; p < 3; p++)
+    {
+      g_assert_nonnull (sb_study_add_participant (study, codes[p], NULL, &error));
+      answer_duels (study, codes[p], 12, offsets[p], rand);
+    }
+  g_autoptr (SbPopulationInput) input = sb_population_input_new (study, &error);
+  g_assert_no_error (error);
+  input->n_plot = SB_POPULATION_PLOT_POINTS;
+  g_autoptr (SbPopulationResult) r = sb_population_compute (input, NULL, &error);
+  g_assert_no_error (error);
+  check_curves (r, input->experiment);
+  {
+    const SbPopulationCurve *c = &r->plot->curves[0];
+    guint top = 0;
+    double sd;
+    for (guint i = 1; i < c->n; i++)
+      if (c->g[i].mean > c->g[top].mean)
+        top = i;
+    g_test_message ("g's curve along x peaks at %.3f (best %.3f); v_ind %.3g", c->x[top],
+                    r->best[0], r->hyper.ind_variance);
+    g_assert_cmpfloat (fabs (c->x[top] - r->best[0]), <=, 0.5);
+    for (guint p = 0; p < 3; p += 2)
+      {
+        double gap = max_person_gap (c, p, &sd);
+        g_test_message ("%s: largest |f_p - g| %.3g (g's smallest sd %.3g)", codes[p], gap, sd);
+        g_assert_cmpfloat (gap, >, 0.01 * sd);
+      }
+  }
+  /* no plot unless asked for */
+  input->n_plot = 0;
+  {
+    g_autoptr (SbPopulationResult) none = sb_population_compute (input, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_null (none->plot);
+  }
+  /* no individual part: every person's line is g's */
+  input->n_plot = SB_POPULATION_PLOT_POINTS;
+  input->ind_variance = 0;
+  {
+    g_autoptr (SbPopulationResult) pooled = sb_population_compute (input, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpfloat (pooled->hyper.ind_variance, ==, 0);
+    check_curves (pooled, input->experiment);
+    for (guint j = 0; j < 2; j++)
+      for (guint p = 0; p < 3; p++)
+        {
+          double sd, gap = max_person_gap (&pooled->plot->curves[j], p, &sd);
+          g_test_message ("pooled, axis %u, person %u: largest |f_p - g| %.3g, g's sd %.3g",
+                          j, p, gap, sd);
+          g_assert_cmpfloat (gap, <=, 1e-9 * sd);
+        }
+    /* a copy is deep */
+    g_autoptr (SbPopulationResult) copy = sb_population_result_copy (pooled);
+    g_assert_true (copy->plot != pooled->plot);
+    g_assert_cmpmem (copy->plot->curves[1].person_mean, 3 * SB_POPULATION_PLOT_POINTS * sizeof (double),
+                     pooled->plot->curves[1].person_mean, 3 * SB_POPULATION_PLOT_POINTS * sizeof (double));
+    g_assert_cmpstr (copy->people[2].code, ==, "P3");
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -391,6 +514,7 @@ main (int argc, char **argv)
               tear_down);
   g_test_add ("/population/shared-optimum", Fixture, NULL, set_up, test_shared_optimum,
               tear_down);
+  g_test_add ("/population/plot", Fixture, NULL, set_up, test_plot, tear_down);
   g_test_add ("/population/log-scale", Fixture, NULL, set_up, test_log_scale, tear_down);
   g_test_add ("/population/ask-hierarchical", Fixture, NULL, set_up, test_ask_hierarchical,
               tear_down);

@@ -182,6 +182,111 @@ test_study_roster (void)
   remove_tree (tmp);
 }
 
+/* CODE answers N duels between random settings of the 2-parameter study
+ * below for a person who likes x = 6 + OFFSET and y = 0. */
+static void
+answer_duels (SbStudy *study, const char *code, guint n, double offset, GRand *rand)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbSession) s = sb_study_open_session (study, code, &error);
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < n; k++)
+    {
+      double a[2], b[2], ua, ub;
+      a[0] = g_rand_double_range (rand, 0, 10);
+      b[0] = g_rand_double_range (rand, 0, 10);
+      a[1] = g_rand_double_range (rand, -1, 1);
+      b[1] = g_rand_double_range (rand, -1, 1);
+      ua = -(a[0] - 6 - offset) * (a[0] - 6 - offset) - 10 * a[1] * a[1];
+      ub = -(b[0] - 6 - offset) * (b[0] - 6 - offset) - 10 * b[1] * b[1];
+      g_assert_true (sb_session_add_duel (s, a, b, ua >= ub ? 0 : 1, &error));
+      g_assert_no_error (error);
+    }
+}
+
+/* The population plot: a study with three participants (one excluded
+ * later) shows, once the worker's job is done, g's mean and band, a line
+ * per included participant, the population best, and each included
+ * row's P(best differs); the highlighted participant gets a line of
+ * their own; the parameter selector redraws along the other parameter.
+ * Excluding a participant recomputes the model without them. */
+static void
+test_study_population_plot (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("sb-study-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (tmp, "plot", NULL);
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed (3);
+  g_autoptr (GError) error = NULL;
+  const char *codes[] = { "P1", "P2", "P3" };
+  SbWindow *window = new_window ();
+  SbStudyView *view;
+  SbScene *scene;
+  double prob;
+
+  g_assert_true (sb_experiment_add_parameter (exp, "x", "", 0.0, 10.0));
+  g_assert_true (sb_experiment_add_parameter (exp, "y", "", -1.0, 1.0));
+  exp->budget = 20;
+  exp->seed = 9;
+  {
+    g_autoptr (SbStudy) study = sb_study_create (dir, exp, 0.0, &error);
+    g_assert_no_error (error);
+    for (guint p = 0; p < 3; p++)
+      {
+        g_assert_nonnull (sb_study_add_participant (study, codes[p], NULL, &error));
+        answer_duels (study, codes[p], 8, p - 1.0, rand);
+      }
+  }
+  g_assert_true (sb_window_open_study (window, dir, &error));
+  g_assert_no_error (error);
+  view = sb_window_get_study_view (window);
+  wait_roster (view);
+  g_assert_true (sb_study_view_get_model_loading (view));
+  SPIN_UNTIL (!sb_study_view_get_model_loading (view));
+  g_assert_null (sb_study_view_get_model_error (view));
+
+  scene = sb_chart_get_scene (sb_study_view_get_chart (view));
+  g_assert_nonnull (scene);
+  g_assert_nonnull (sb_scene_find_layer (scene, "band/g"));
+  g_assert_nonnull (sb_scene_find_layer (scene, "mean/g"));
+  g_assert_nonnull (sb_scene_find_layer (scene, "best/population"));
+  g_assert_nonnull (sb_scene_find_layer (scene, "people"));
+  g_assert_null (sb_scene_find_layer (scene, "person/highlight"));
+  g_assert_true (g_str_has_prefix (sb_scene_get_subtitle (scene), "others at the population best: y = "));
+  for (guint p = 0; p < 3; p++)
+    {
+      g_autofree char *text = NULL;
+      g_assert_true (sb_study_view_get_prob_best_differs (view, codes[p], &prob));
+      g_assert_true (prob >= 0 && prob <= 1);
+      text = g_strdup_printf ("%.2f", prob);
+      g_assert_nonnull (ui_find_widget (GTK_WIDGET (view), is_label_with_text, text));
+    }
+  g_assert_nonnull (ui_find_widget (GTK_WIDGET (view), is_label_with_text, "Differs"));
+
+  /* P2 drawn out; then along y */
+  g_assert_true (sb_study_view_set_highlight (view, "P2"));
+  g_assert_false (sb_study_view_set_highlight (view, "nobody-here"));
+  scene = sb_chart_get_scene (sb_study_view_get_chart (view));
+  g_assert_cmpstr (sb_layer_get_label (sb_scene_find_layer (scene, "person/highlight")), ==,
+                   "P2's f_p");
+  sb_study_view_set_axis (view, 1);
+  scene = sb_chart_get_scene (sb_study_view_get_chart (view));
+  g_assert_true (g_str_has_prefix (sb_scene_get_subtitle (scene), "others at the population best: x = "));
+  g_assert_nonnull (sb_scene_find_layer (scene, "person/highlight"));
+
+  /* P3 excluded: the model is computed again without them */
+  g_assert_true (sb_study_view_set_status (view, "P3", SB_PARTICIPANT_EXCLUDED, &error));
+  g_assert_no_error (error);
+  wait_roster (view);
+  SPIN_UNTIL (!sb_study_view_get_model_loading (view));
+  g_assert_false (sb_study_view_get_prob_best_differs (view, "P3", &prob));
+  g_assert_true (sb_study_view_get_prob_best_differs (view, "P1", &prob));
+
+  close_window (window);
+  remove_tree (tmp);
+}
+
 static GtkWindow *
 find_participant_dialog (void)
 {
@@ -451,6 +556,7 @@ main (int argc, char **argv)
 {
   static const UiTest tests[] = {
     { "/ui/study/roster", test_study_roster },
+    { "/ui/study/population-plot", test_study_population_plot },
     { "/ui/study/participant-mode", test_study_participant_mode },
     { "/ui/study/new-dialog", test_study_new_dialog },
     { "/ui/history/remove-restore", test_history_remove_restore },

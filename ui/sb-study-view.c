@@ -4,6 +4,9 @@
 #include "sb-study-view.h"
 
 #include "sb-chart.h"
+#include "sb-population.h"
+#include "sb-render-population.h"
+#include "sb-worker.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
@@ -16,8 +19,6 @@ typedef struct {
   gboolean ok;                 /* the session file was read              */
   char *error;                 /* why not                                */
   SbParticipantSummary summary;
-  gboolean has_best;           /* the winner of the latest counted answer */
-  double best[SB_MAX_PARAMETERS];
 } RosterRow;
 
 typedef struct {
@@ -25,6 +26,8 @@ typedef struct {
   SbPopulation population;
   gboolean has_population;
   char *population_error;
+  SbPopulationInput *model_input;  /* the population model's snapshot      */
+  char *model_error;           /* why there is none                      */
 } Roster;
 
 struct _SbStudyView
@@ -36,6 +39,13 @@ struct _SbStudyView
   Roster *roster;              /* the summaries shown, or NULL           */
   GCancellable *loading;       /* the running summary job, or NULL       */
   gboolean building;           /* rows are being built: no edits         */
+  SbWorker *worker;            /* the population model's job             */
+  guint64 model_generation;    /* of the job whose result is wanted      */
+  gboolean model_loading;
+  SbPopulationResult *model;   /* the latest population model, or NULL   */
+  char *model_error;           /* why the latest one failed, or NULL     */
+  char *highlight;             /* the participant drawn out, or NULL     */
+  GHashTable *differs_labels;  /* code -> its P(best differs) GtkLabel   */
 
   /* template children (borrowed) */
   GtkLabel *title_label;
@@ -56,6 +66,11 @@ struct _SbStudyView
   GtkLabel *error_label;
   GtkPaned *paned;
   GtkGrid *roster_grid;
+  GtkWidget *model_bar;
+  GtkWidget *axis_label;
+  GtkDropDown *axis_dropdown;
+  GtkDropDown *highlight_dropdown;
+  GtkSpinner *model_spinner;
   SbChart *chart;
   GtkLabel *chart_caption;
 };
@@ -82,33 +97,15 @@ roster_free (Roster *roster)
 {
   g_array_unref (roster->rows);
   g_free (roster->population_error);
+  g_clear_pointer (&roster->model_input, sb_population_input_free);
+  g_free (roster->model_error);
   g_free (roster);
-}
-
-/* The setting the participant preferred last: in a preferential run the
- * latest winner is the incumbent the next duel is asked against. */
-static gboolean
-latest_best (SbSession *session, double *x)
-{
-  guint dim = sb_session_get_experiment (session)->n_parameters;
-
-  for (guint i = sb_session_get_n_observations (session); i-- > 0;)
-    {
-      const SbLogEntry *e = sb_session_get_observation (session, i);
-      int best;
-      if (sb_log_entry_is_removed (e) || (best = sb_log_entry_best_option (e)) < 0)
-        continue;
-      memcpy (x, sb_log_entry_option (e, best), dim * sizeof (double));
-      return TRUE;
-    }
-  return FALSE;
 }
 
 static void
 summarise_row (SbStudy *study, const SbParticipant *p, RosterRow *row)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (SbSession) session = NULL;
 
   row->code = g_strdup (p->code);
   row->status = p->status;
@@ -119,9 +116,6 @@ summarise_row (SbStudy *study, const SbParticipant *p, RosterRow *row)
       row->error = g_strdup (error->message);
       return;
     }
-  session = sb_study_open_session (study, p->code, NULL);
-  if (session)
-    row->has_best = latest_best (session, row->best);
 }
 
 static void
@@ -152,10 +146,18 @@ summarise_thread (GTask *task, gpointer source, gpointer task_data, GCancellable
   roster->has_population = sb_study_population (study, &roster->population, &error);
   if (!roster->has_population)
     roster->population_error = g_strdup (error->message);
+  g_clear_error (&error);
+  /* The population model's snapshot, computed on the worker when shown. */
+  roster->model_input = sb_population_input_new (study, &error);
+  if (roster->model_input)
+    roster->model_input->n_plot = SB_POPULATION_PLOT_POINTS;
+  else
+    roster->model_error = g_strdup (error->message);
   g_task_return_pointer (task, roster, (GDestroyNotify) roster_free);
 }
 
 static void show_roster (SbStudyView *self);
+static void start_model (SbStudyView *self);
 
 static void
 summarise_done (GObject *source, GAsyncResult *result, gpointer user_data)
@@ -176,6 +178,9 @@ summarise_done (GObject *source, GAsyncResult *result, gpointer user_data)
   gtk_spinner_set_spinning (self->spinner, FALSE);
   if (roster == NULL)
     {
+      self->model_loading = FALSE;
+      gtk_spinner_set_spinning (self->model_spinner, FALSE);
+      gtk_widget_set_visible (GTK_WIDGET (self->model_spinner), FALSE);
       gtk_label_set_text (self->error_label, error->message);
       gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
       return;
@@ -183,6 +188,7 @@ summarise_done (GObject *source, GAsyncResult *result, gpointer user_data)
   g_clear_pointer (&self->roster, roster_free);
   self->roster = roster;
   show_roster (self);
+  start_model (self);
   g_signal_emit (self, signals[ROSTER_LOADED], 0);
 }
 
@@ -197,6 +203,12 @@ sb_study_view_refresh (SbStudyView *self)
   g_clear_object (&self->loading);
   if (self->study == NULL)
     return;
+  /* The model of the files as they were is superseded too. */
+  sb_worker_cancel (self->worker, SB_WORKER_LANE_PLOT);
+  self->model_generation = 0;
+  self->model_loading = TRUE;
+  gtk_spinner_set_spinning (self->model_spinner, TRUE);
+  gtk_widget_set_visible (GTK_WIDGET (self->model_spinner), TRUE);
   self->loading = g_cancellable_new ();
   gtk_spinner_set_spinning (self->spinner, TRUE);
   task = g_task_new (self, self->loading, summarise_done, NULL);
@@ -374,20 +386,22 @@ icon_button (const char *icon, const char *label, const char *tooltip, const cha
 }
 
 enum { COL_CODE, COL_STATUS, COL_ANSWERED, COL_REPEATS, COL_TRIPLES, COL_SIDE,
-       COL_EDIT, COL_START, COL_MODE, N_COLS };
+       COL_DIFFERS, COL_EDIT, COL_START, COL_MODE, N_COLS };
 
 static void
 show_header (SbStudyView *self)
 {
   static const char *const titles[] = {
     N_("Code and note"), N_("Status"), N_("Answered"), N_("Repeats"), N_("Intransitive"),
-    N_("First shown"),
+    N_("First shown"), N_("Differs"),
   };
   static const char *const tooltips[] = {
     NULL, NULL, N_("Answers that count, of the budget"),
     N_("Repeated pairs answered as the first time, of all repeats"),
     N_("Triples of settings whose preferences form a cycle, of all fully compared triples"),
     N_("Duels won by the option shown first (left), of those whose order was recorded"),
+    N_("The population model's probability that this participant's best setting differs from "
+       "the population's (more than a tenth of the range apart)"),
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (titles); i++)
@@ -441,7 +455,7 @@ show_row (SbStudyView *self, const RosterRow *r, int y)
       GtkWidget *error = cell (r->error, FALSE);
       gtk_widget_add_css_class (error, "error");
       gtk_label_set_wrap (GTK_LABEL (error), TRUE);
-      gtk_grid_attach (self->roster_grid, error, COL_ANSWERED, y, COL_EDIT - COL_ANSWERED, 1);
+      gtk_grid_attach (self->roster_grid, error, COL_ANSWERED, y, COL_DIFFERS - COL_ANSWERED, 1);
     }
   else
     {
@@ -455,6 +469,12 @@ show_row (SbStudyView *self, const RosterRow *r, int y)
       attach (self, cell (repeats, c->n_repeats == 0), COL_REPEATS, y);
       attach (self, cell (triples, c->n_triples == 0), COL_TRIPLES, y);
       attach (self, cell (side, c->n_side == 0), COL_SIDE, y);
+    }
+  if (r->status != SB_PARTICIPANT_EXCLUDED)
+    {
+      GtkWidget *differs = cell ("…", FALSE);
+      g_hash_table_insert (self->differs_labels, g_strdup (r->code), differs);
+      attach (self, differs, COL_DIFFERS, y);
     }
   attach (self, note_editor (self, r), COL_EDIT, y);
   {
@@ -472,54 +492,190 @@ show_row (SbStudyView *self, const RosterRow *r, int y)
   }
 }
 
-/* Each participant's current best: two parameters as a scatter, one
- * parameter against the participant's row. */
+/* ---- The population model (on the worker) -------------------------------------- */
+
+/* The model's index of participant CODE, or -1. */
+static int
+model_person (SbStudyView *self, const char *code)
+{
+  for (guint p = 0; code && self->model && p < self->model->n_people; p++)
+    if (g_ascii_strcasecmp (self->model->people[p].code, code) == 0)
+      return (int) p;
+  return -1;
+}
+
+/* The population posterior along the chosen parameter, each included
+ * participant's f_p and the highlighted one; the caption says what is
+ * drawn, that it is being computed, or why it failed. */
 static void
 show_chart (SbStudyView *self)
 {
   const SbExperiment *exp = sb_study_get_experiment (self->study);
-  gboolean two = exp->n_parameters >= 2;
-  g_autoptr (GArray) xs = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) ys = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) xe = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) ye = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autofree char *y_label = two ? g_strdup (exp->parameters[1].name) : g_strdup (_("participant (roster order)"));
-  g_autoptr (SbScene) scene = sb_scene_new (_("Each participant's current best"),
-                                            exp->parameters[0].name, y_label);
-  SbStyle st;
+  guint axis = MIN (gtk_drop_down_get_selected (self->axis_dropdown), exp->n_parameters - 1);
+  g_autoptr (SbScene) scene = sb_population_scene_new (exp, self->model, axis,
+                                                       model_person (self, self->highlight));
+  const char *caption;
 
-  for (guint i = 0; i < self->roster->rows->len; i++)
-    {
-      const RosterRow *r = &g_array_index (self->roster->rows, RosterRow, i);
-      double x, y;
-      if (!r->has_best)
-        continue;
-      x = r->best[0];
-      y = two ? r->best[1] : i + 1;
-      g_array_append_val (r->status == SB_PARTICIPANT_EXCLUDED ? xe : xs, x);
-      g_array_append_val (r->status == SB_PARTICIPANT_EXCLUDED ? ye : ys, y);
-    }
-  sb_scene_set_x_range (scene, exp->parameters[0].lower, exp->parameters[0].upper);
-  if (two)
-    sb_scene_set_y_range (scene, exp->parameters[1].lower, exp->parameters[1].upper);
-  else
-    sb_scene_set_y_range (scene, 0.5, MAX (self->roster->rows->len, 1) + 0.5);
-  st = sb_style_marker (SB_ROLE_BEST, SB_MARKER_STAR, 6, TRUE);
-  sb_scene_take_layer (scene, sb_layer_new_markers ("best/included", _("included"), &st,
-                                                    xs->len, (double *) xs->data,
-                                                    (double *) ys->data));
-  if (xe->len)
-    {
-      st = sb_style_marker (SB_ROLE_FOREGROUND, SB_MARKER_CROSS, 5, FALSE);
-      sb_scene_take_layer (scene, sb_layer_new_markers ("best/excluded", _("excluded"), &st,
-                                                        xe->len, (double *) xe->data,
-                                                        (double *) ye->data));
-    }
   sb_chart_set_scene (self->chart, scene);
-  gtk_label_set_text (self->chart_caption,
-                      _("The setting each participant preferred in their latest answer (the "
-                        "incumbent their next duel is asked against). A population model pooling "
-                        "everyone's answers is not part of this version."));
+  gtk_widget_remove_css_class (GTK_WIDGET (self->chart_caption), "error");
+  if (self->model_error && !self->model_loading)
+    {
+      gtk_label_set_text (self->chart_caption, self->model_error);
+      gtk_widget_add_css_class (GTK_WIDGET (self->chart_caption), "error");
+      return;
+    }
+  if (self->model == NULL)
+    caption = _("Computing the population model from everyone's answers…");
+  else if (self->model->n_answers == 0)
+    caption = _("The population model is drawn here once the included participants have "
+                "answered.");
+  else
+    caption = _("The hierarchical model of everyone included: the population's utility g "
+                "(posterior mean, 95% band) and each participant's own utility f_p = g + h_p "
+                "(posterior mean, thin lines), the star at the population's best. The "
+                "roster's \"Differs\" is the probability that a participant's best lies "
+                "more than a tenth of the range from the population's.");
+  gtk_label_set_text (self->chart_caption, caption);
+}
+
+/* Each row's P(best differs) from the latest model. */
+static void
+show_differs (SbStudyView *self)
+{
+  GHashTableIter iter;
+  gpointer code, label;
+
+  g_hash_table_iter_init (&iter, self->differs_labels);
+  while (g_hash_table_iter_next (&iter, &code, &label))
+    {
+      int p = model_person (self, code);
+      g_autofree char *text = NULL, *tip = NULL;
+      if (p < 0 || self->model->n_answers == 0 || !isfinite (self->model->people[p].prob_best_differs))
+        {
+          gtk_label_set_text (label, self->model_loading ? "…" : "–");
+          gtk_widget_set_tooltip_text (label, NULL);
+          continue;
+        }
+      text = g_strdup_printf ("%.2f", self->model->people[p].prob_best_differs);
+      tip = g_strdup_printf (_("P(best differs) %.3f ± %.3f (standard error)"),
+                             self->model->people[p].prob_best_differs, self->model->people[p].se);
+      gtk_label_set_text (label, text);
+      gtk_widget_set_tooltip_text (label, tip);
+    }
+}
+
+/* The highlight's choices: none, then every participant of the model. */
+static void
+show_highlight_choices (SbStudyView *self)
+{
+  g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
+  int selected = model_person (self, self->highlight);
+
+  gtk_string_list_append (list, _("nobody"));
+  for (guint p = 0; self->model && p < self->model->n_people; p++)
+    gtk_string_list_append (list, self->model->people[p].code);
+  self->building = TRUE;
+  gtk_drop_down_set_model (self->highlight_dropdown, G_LIST_MODEL (list));
+  gtk_drop_down_set_selected (self->highlight_dropdown, selected + 1);
+  self->building = FALSE;
+}
+
+static void
+show_model_state (SbStudyView *self)
+{
+  gtk_spinner_set_spinning (self->model_spinner, self->model_loading);
+  gtk_widget_set_visible (GTK_WIDGET (self->model_spinner), self->model_loading);
+  show_differs (self);
+  show_chart (self);
+}
+
+static void
+start_model (SbStudyView *self)
+{
+  SbPopulationInput *input = g_steal_pointer (&self->roster->model_input);
+
+  g_clear_pointer (&self->model_error, g_free);
+  if (input == NULL)
+    {
+      sb_worker_cancel (self->worker, SB_WORKER_LANE_PLOT);
+      self->model_generation = 0;
+      self->model_loading = FALSE;
+      self->model_error = g_strdup (self->roster->model_error);
+      show_model_state (self);
+      return;
+    }
+  self->model_loading = TRUE;
+  self->model_generation = sb_worker_submit (self->worker, SB_WORKER_LANE_PLOT, sb_job_population,
+                                             input, (GDestroyNotify) sb_population_input_free,
+                                             (GDestroyNotify) sb_population_result_free);
+  show_model_state (self);
+}
+
+static void
+on_job_finished (SbWorker *worker, guint lane, guint64 generation, gpointer result,
+                 SbStudyView *self)
+{
+  if (lane != SB_WORKER_LANE_PLOT || generation != self->model_generation)
+    return;
+  g_clear_pointer (&self->model, sb_population_result_free);
+  self->model = sb_population_result_copy (result);
+  self->model_loading = FALSE;
+  show_highlight_choices (self);
+  show_model_state (self);
+}
+
+static void
+on_job_failed (SbWorker *worker, guint lane, guint64 generation, const GError *error,
+               SbStudyView *self)
+{
+  if (lane != SB_WORKER_LANE_PLOT || generation != self->model_generation
+      || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  self->model_loading = FALSE;
+  g_clear_pointer (&self->model, sb_population_result_free);
+  g_free (self->model_error);
+  self->model_error = g_strdup_printf (_("The population model failed: %s"), error->message);
+  show_highlight_choices (self);
+  show_model_state (self);
+}
+
+static void
+on_axis_selected (SbStudyView *self)
+{
+  if (self->study && !self->building)
+    show_chart (self);
+}
+
+static void
+on_highlight_selected (SbStudyView *self)
+{
+  guint i = gtk_drop_down_get_selected (self->highlight_dropdown);
+
+  if (self->building)
+    return;
+  g_clear_pointer (&self->highlight, g_free);
+  if (self->model && i != GTK_INVALID_LIST_POSITION && i >= 1 && i <= self->model->n_people)
+    self->highlight = g_strdup (self->model->people[i - 1].code);
+  if (self->study)
+    show_chart (self);
+}
+
+/* The parameter selector: one entry per parameter, shown when d > 1. */
+static void
+show_axis_choices (SbStudyView *self)
+{
+  const SbExperiment *exp = self->study ? sb_study_get_experiment (self->study) : NULL;
+  g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
+  gboolean several = exp && exp->n_parameters > 1;
+
+  for (guint j = 0; exp && j < exp->n_parameters; j++)
+    gtk_string_list_append (list, exp->parameters[j].name);
+  self->building = TRUE;
+  gtk_drop_down_set_model (self->axis_dropdown, G_LIST_MODEL (list));
+  gtk_drop_down_set_selected (self->axis_dropdown, 0);
+  self->building = FALSE;
+  gtk_widget_set_visible (GTK_WIDGET (self->axis_dropdown), several);
+  gtk_widget_set_visible (self->axis_label, several);
 }
 
 /* The roster gets its natural width (the paned keeps the chart's
@@ -540,6 +696,7 @@ show_roster (SbStudyView *self)
   GtkWidget *child;
 
   self->building = TRUE;
+  g_hash_table_remove_all (self->differs_labels);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->roster_grid))))
     gtk_grid_remove (self->roster_grid, child);
   show_header (self);
@@ -551,8 +708,8 @@ show_roster (SbStudyView *self)
       gtk_grid_attach (self->roster_grid, empty, 0, 1, N_COLS, 1);
     }
   show_population (self);
-  show_chart (self);
   self->building = FALSE;
+  show_model_state (self);
   fit_roster (self);
 }
 
@@ -675,8 +832,16 @@ sb_study_view_set_study (SbStudyView *self, SbStudy *study)
     }
   g_set_object (&self->study, study);
   g_clear_pointer (&self->roster, roster_free);
+  sb_worker_cancel (self->worker, SB_WORKER_LANE_PLOT);
+  self->model_generation = 0;
+  self->model_loading = FALSE;
+  g_clear_pointer (&self->model, sb_population_result_free);
+  g_clear_pointer (&self->model_error, g_free);
+  g_clear_pointer (&self->highlight, g_free);
   gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
   show_titles (self);
+  show_axis_choices (self);
+  show_highlight_choices (self);
   sb_study_view_refresh (self);
 }
 
@@ -713,6 +878,60 @@ sb_study_view_get_row (SbStudyView *self, const char *code, SbParticipantStatus 
   return FALSE;
 }
 
+gboolean
+sb_study_view_get_model_loading (SbStudyView *self)
+{
+  g_return_val_if_fail (SB_IS_STUDY_VIEW (self), FALSE);
+  return self->model_loading;
+}
+
+gboolean
+sb_study_view_get_prob_best_differs (SbStudyView *self, const char *code, double *prob)
+{
+  int p;
+
+  g_return_val_if_fail (SB_IS_STUDY_VIEW (self), FALSE);
+  p = model_person (self, code);
+  if (p < 0 || !isfinite (self->model->people[p].prob_best_differs))
+    return FALSE;
+  *prob = self->model->people[p].prob_best_differs;
+  return TRUE;
+}
+
+const char *
+sb_study_view_get_model_error (SbStudyView *self)
+{
+  g_return_val_if_fail (SB_IS_STUDY_VIEW (self), NULL);
+  return self->model_loading ? NULL : self->model_error;
+}
+
+SbChart *
+sb_study_view_get_chart (SbStudyView *self)
+{
+  g_return_val_if_fail (SB_IS_STUDY_VIEW (self), NULL);
+  return self->chart;
+}
+
+void
+sb_study_view_set_axis (SbStudyView *self, guint axis)
+{
+  g_return_if_fail (SB_IS_STUDY_VIEW (self));
+  gtk_drop_down_set_selected (self->axis_dropdown, axis);
+}
+
+gboolean
+sb_study_view_set_highlight (SbStudyView *self, const char *code)
+{
+  int p;
+
+  g_return_val_if_fail (SB_IS_STUDY_VIEW (self), FALSE);
+  p = model_person (self, code);
+  if (code != NULL && p < 0)
+    return FALSE;
+  gtk_drop_down_set_selected (self->highlight_dropdown, p + 1);
+  return TRUE;
+}
+
 const SbPopulation *
 sb_study_view_get_population (SbStudyView *self)
 {
@@ -731,8 +950,18 @@ sb_study_view_dispose (GObject *object)
   if (self->loading)
     g_cancellable_cancel (self->loading);
   g_clear_object (&self->loading);
+  if (self->worker)
+    {
+      sb_worker_cancel_all (self->worker);
+      g_signal_handlers_disconnect_by_data (self->worker, self);
+    }
+  g_clear_object (&self->worker);
   g_clear_object (&self->study);
   g_clear_pointer (&self->roster, roster_free);
+  g_clear_pointer (&self->model, sb_population_result_free);
+  g_clear_pointer (&self->model_error, g_free);
+  g_clear_pointer (&self->highlight, g_free);
+  g_clear_pointer (&self->differs_labels, g_hash_table_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_STUDY_VIEW);
   /* The template's unbound children too. */
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))))
@@ -778,6 +1007,11 @@ sb_study_view_class_init (SbStudyViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, error_label);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, paned);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, roster_grid);
+  gtk_widget_class_bind_template_child (widget_class, SbStudyView, model_bar);
+  gtk_widget_class_bind_template_child (widget_class, SbStudyView, axis_label);
+  gtk_widget_class_bind_template_child (widget_class, SbStudyView, axis_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SbStudyView, highlight_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SbStudyView, model_spinner);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, chart);
   gtk_widget_class_bind_template_child (widget_class, SbStudyView, chart_caption);
 }
@@ -786,6 +1020,14 @@ static void
 sb_study_view_init (SbStudyView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->differs_labels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->worker = sb_worker_new ();
+  g_signal_connect (self->worker, "job-finished", G_CALLBACK (on_job_finished), self);
+  g_signal_connect (self->worker, "job-failed", G_CALLBACK (on_job_failed), self);
+  g_signal_connect_swapped (self->axis_dropdown, "notify::selected", G_CALLBACK (on_axis_selected), self);
+  g_signal_connect_swapped (self->highlight_dropdown, "notify::selected",
+                            G_CALLBACK (on_highlight_selected), self);
+  gtk_widget_set_visible (GTK_WIDGET (self->model_spinner), FALSE);
   g_signal_connect_swapped (self->add_confirm_button, "clicked", G_CALLBACK (on_add_confirm), self);
   g_signal_connect_swapped (self->code_entry, "activate", G_CALLBACK (on_add_confirm), self);
   g_signal_connect_swapped (self->note_entry, "activate", G_CALLBACK (on_add_confirm), self);

@@ -4,12 +4,19 @@
  * participants, how many included, the pooled answers and consistency,
  * how many answer at chance, sb_study_population), each participant's
  * row (code, status, answered / budget, repeat agreement, intransitive
- * triples, side bias, the at-chance flag, the note) and a chart of each
- * participant's current best setting.
+ * triples, side bias, the at-chance flag, the note, and the population
+ * model's P(their best differs from the population's)) and the population
+ * plot: the hierarchical model's population utility g (mean and 95%
+ * band) along a chosen parameter, each included participant's f_p mean
+ * as a thin line, one of them highlighted, and the population best
+ * (plot/sb-render-population.h).
  *
  * The summaries read every participant's session file: they are computed
  * in a thread on a fresh copy of the study (sb_study_open never writes)
- * and shown when done; a newer refresh supersedes an older one.
+ * and shown when done; a newer refresh supersedes an older one. The
+ * population model (core/sb-population.h) is then computed on the view's
+ * SbWorker from a snapshot the thread took; a newer refresh supersedes
+ * it too, and a stale result is dropped.
  *
  * Roster edits (add a participant, set a status or a note) go through the
  * study and are refreshed at once. Starting a session or participant mode
@@ -22,6 +29,7 @@
 
 #include <gtk/gtk.h>
 
+#include "sb-chart.h"
 #include "sb-study.h"
 
 G_BEGIN_DECLS
@@ -46,6 +54,19 @@ guint sb_study_view_get_n_rows (SbStudyView *self);
 gboolean sb_study_view_get_row (SbStudyView *self, const char *code,
                                 SbParticipantStatus *status, SbParticipantSummary *summary);
 const SbPopulation *sb_study_view_get_population (SbStudyView *self);
+
+/* The population model: TRUE while it is being computed; why the latest
+ * failed (NULL: it did not); participant CODE's P(best differs) from the
+ * latest model (FALSE: none, e.g. before the first answer); the chart
+ * that draws it. */
+gboolean sb_study_view_get_model_loading (SbStudyView *self);
+const char *sb_study_view_get_model_error (SbStudyView *self);
+gboolean sb_study_view_get_prob_best_differs (SbStudyView *self, const char *code, double *prob);
+SbChart *sb_study_view_get_chart (SbStudyView *self);
+/* The plot's parameter (an index of the experiment's parameters) and the
+ * participant drawn out (NULL: nobody; FALSE when the model has no CODE). */
+void sb_study_view_set_axis (SbStudyView *self, guint axis);
+gboolean sb_study_view_set_highlight (SbStudyView *self, const char *code);
 
 /* The roster edits the view offers (each refreshes the view; FALSE with
  * ERROR, which the view also shows). ADD: CODE NULL or "" generates one;
