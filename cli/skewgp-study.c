@@ -718,30 +718,6 @@ new_argv (int argc, char **argv)
 
 /* ---- ask ------------------------------------------------------------------- */
 
-/* A setting X as ask and status print it: numbers in natural units,
- * whole numbers for integer parameters, the level's name for categorical
- * ones. */
-static JsonNode *
-setting_node (const SbExperiment *exp, const double *x)
-{
-  JsonArray *array = json_array_sized_new (exp->n_parameters);
-  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
-
-  for (guint j = 0; j < exp->n_parameters; j++)
-    {
-      const SbParameter *p = &exp->parameters[j];
-      const char *level = sb_parameter_level_name (p, x[j]);
-      if (level)
-        json_array_add_string_element (array, level);
-      else if (p->scale == SB_SCALE_INTEGER)
-        json_array_add_int_element (array, (gint64) x[j]);
-      else
-        json_array_add_double_element (array, x[j]);
-    }
-  json_node_take_array (node, array);
-  return node;
-}
-
 static void
 print_question (const SbPendingQuestion *q, const SbExperiment *exp)
 {
@@ -753,7 +729,7 @@ print_question (const SbPendingQuestion *q, const SbExperiment *exp)
   json_builder_set_member_name (b, "options");
   json_builder_begin_array (b);
   for (guint i = 0; i < q->n_options; i++)
-    json_builder_add_value (b, setting_node (exp, q->options[i]));
+    json_builder_add_value (b, sb_experiment_setting_to_json (exp, q->options[i]));
   json_builder_end_array (b);
   json_builder_set_member_name (b, "shown_order");
   json_builder_begin_array (b);
@@ -997,7 +973,7 @@ run_status (const char *path, const char *participant, GError **error)
   add_done (b, session);
   json_builder_set_member_name (b, "best");
   if (rec.has_best)
-    json_builder_add_value (b, setting_node (exp, rec.best));
+    json_builder_add_value (b, sb_experiment_setting_to_json (exp, rec.best));
   else
     json_builder_add_null_value (b);
   if (rec.has_best)
@@ -1050,13 +1026,25 @@ person_result (const SbPopulationResult *model, const char *code)
   return NULL;
 }
 
+/* Member "best": the setting as ask prints it, or null when unknown. */
 static void
-add_person_model (JsonBuilder *b, const SbPopulationResult *model, const char *code)
+add_best (JsonBuilder *b, const SbExperiment *exp, const double *best)
+{
+  json_builder_set_member_name (b, "best");
+  if (best == NULL)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_value (b, sb_experiment_setting_to_json (exp, best));
+}
+
+static void
+add_person_model (JsonBuilder *b, const SbExperiment *exp, const SbPopulationResult *model,
+                  const char *code)
 {
   const SbPersonResult *r = person_result (model, code);
   gboolean known = r != NULL && model->n_answers > 0;
 
-  skewgp_add_vector (b, "best", known ? r->best : NULL, model->dim);
+  add_best (b, exp, known ? r->best : NULL);
   skewgp_add_double_or_null (b, "prob_best_differs", known ? r->prob_best_differs : NAN);
   skewgp_add_double_or_null (b, "se", known ? r->se : NAN);
 }
@@ -1070,7 +1058,7 @@ add_population_model (JsonBuilder *b, SbStudy *study, const SbPopulationResult *
                                                            sb_study_get_name (study), model);
   JsonNode *hyper = json_object_get_member (json_node_get_object (doc), "hyperparameters");
 
-  skewgp_add_vector (b, "best", known ? model->best : NULL, model->dim);
+  add_best (b, sb_study_get_experiment (study), known ? model->best : NULL);
   skewgp_add_double_or_null (b, "mean", known ? model->mean : NAN);
   skewgp_add_vector (b, "interval", known && isfinite (model->lower) ? interval : NULL, 2);
   json_builder_set_member_name (b, "hyperparameters");
@@ -1115,7 +1103,7 @@ run_population (const char *dir, GError **error)
       skewgp_add_int (b, "skipped", s.skipped);
       skewgp_add_bool (b, "open_question", s.open_question);
       add_consistency (b, &s.consistency);
-      add_person_model (b, model, p->code);
+      add_person_model (b, sb_study_get_experiment (study), model, p->code);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -204,3 +204,24 @@ sb_parameter_check_scale (const SbParameter *p, GError **error)
       return TRUE;
     }
 }
+
+JsonNode *
+sb_experiment_setting_to_json (const SbExperiment *exp, const double *x)
+{
+  JsonArray *array = json_array_sized_new (exp->n_parameters);
+  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
+
+  for (guint j = 0; j < exp->n_parameters; j++)
+    {
+      const SbParameter *p = &exp->parameters[j];
+      const char *level = sb_parameter_level_name (p, x[j]);
+      if (level)
+        json_array_add_string_element (array, level);
+      else if (p->scale == SB_SCALE_INTEGER)
+        json_array_add_int_element (array, (gint64) x[j]);
+      else
+        json_array_add_double_element (array, x[j]);
+    }
+  json_node_take_array (node, array);
+  return node;
+}

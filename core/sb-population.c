@@ -792,6 +792,19 @@ add_vector (JsonBuilder *b, const char *name, const double *x, guint n, gboolean
   json_builder_end_array (b);
 }
 
+/* Member NAME: the setting X as people read it (level names, whole
+ * numbers), or null when not KNOWN. */
+static void
+add_setting (JsonBuilder *b, const SbExperiment *exp, const char *name, const double *x,
+             gboolean known)
+{
+  json_builder_set_member_name (b, name);
+  if (known)
+    json_builder_add_value (b, sb_experiment_setting_to_json (exp, x));
+  else
+    json_builder_add_null_value (b);
+}
+
 static void
 add_kernel (JsonBuilder *b, const char *name, double variance, const double *lengthscales,
             guint d)
@@ -853,7 +866,7 @@ sb_population_result_to_json (const SbExperiment *exp, const char *study_name,
   add_hyper (b, exp->n_parameters, &r->hyper);
   json_builder_set_member_name (b, "population");
   json_builder_begin_object (b);
-  add_vector (b, "best", r->best, exp->n_parameters, known);
+  add_setting (b, exp, "best", r->best, known);
   sb_json_add_number (b, "mean", r->mean);
   add_vector (b, "interval", interval, 2, known && isfinite (r->lower));
   json_builder_end_object (b);
@@ -867,7 +880,7 @@ sb_population_result_to_json (const SbExperiment *exp, const char *study_name,
       json_builder_add_string_value (b, pr->code);
       json_builder_set_member_name (b, "answers");
       json_builder_add_int_value (b, pr->n_answers);
-      add_vector (b, "best", pr->best, exp->n_parameters, known);
+      add_setting (b, exp, "best", pr->best, known);
       sb_json_add_number (b, "mean", pr->mean);
       sb_json_add_number (b, "prob_best_differs", pr->prob_best_differs);
       sb_json_add_number (b, "se", pr->se);

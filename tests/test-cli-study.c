@@ -375,6 +375,50 @@ test_model_option (Fixture *f, gconstpointer data)
   cli_result_clear (&r);
 }
 
+/* A study's best settings read as ask's options do: a categorical
+ * parameter by its level's name, in status and in the exported model. */
+static void
+test_levels_in_status (Fixture *f, gconstpointer data)
+{
+  static const char exp[] =
+    "{\"title\": \"Fonts\", \"mode\": \"preference\", \"budget\": 6, \"seed\": 4,"
+    " \"parameters\": [{\"name\": \"size\", \"lower\": 8, \"upper\": 64, \"scale\": \"log\"},"
+    " {\"name\": \"font\", \"scale\": \"categorical\", \"levels\": [\"serif\", \"sans\", \"mono\"]}]}";
+  g_autofree char *dir = g_build_filename (f->root, "fonts", NULL);
+  CliResult r = cli_run_args (exp, "study", "new", "-", dir, NULL);
+
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  r = cli_run_args (NULL, "study", "add", dir, "--code", "A", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  cli_result_clear (&r);
+  for (guint i = 0; i < 3; i++)
+    {
+      CliResult q = cli_run_args (NULL, "ask", dir, "--participant", "A", NULL);
+      g_assert_cmpint (q.status, ==, 0);
+      g_autofree char *answer = g_strdup_printf (
+        "{\"question\": %" G_GINT64_FORMAT ", \"answer\": {\"chosen\": 0}}",
+        json_object_get_int_member (cli_object (&q), "question"));
+      CliResult t = cli_run_args (answer, "tell", dir, "--participant", "A", "-", NULL);
+      g_assert_cmpint (t.status, ==, 0);
+      cli_result_clear (&q);
+      cli_result_clear (&t);
+    }
+  r = cli_run_args (NULL, "status", dir, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonArray *best = json_object_get_array_member (
+    json_object_get_object_member (cli_object (&r), "population"), "best");
+  g_assert_cmpuint (json_node_get_value_type (json_array_get_element (best, 1)), ==, G_TYPE_STRING);
+  const char *font = json_array_get_string_element (best, 1);
+  g_assert_true (g_str_equal (font, "serif") || g_str_equal (font, "sans")
+                 || g_str_equal (font, "mono"));
+  JsonObject *a = json_array_get_object_element (
+    json_object_get_array_member (cli_object (&r), "participants"), 0);
+  g_assert_cmpuint (json_node_get_value_type (
+    json_array_get_element (json_object_get_array_member (a, "best"), 1)), ==, G_TYPE_STRING);
+  cli_result_clear (&r);
+}
+
 /* An unknown model is refused: in study.json (naming the member and its
  * place, exit 2) and in study new --model. */
 static void
@@ -408,6 +452,8 @@ main (int argc, char **argv)
               tear_down);
   g_test_add ("/cli/study/refusals", Fixture, NULL, set_up, test_refusals, tear_down);
   g_test_add ("/cli/study/model-option", Fixture, NULL, set_up, test_model_option, tear_down);
+  g_test_add ("/cli/study/levels-in-status", Fixture, NULL, set_up, test_levels_in_status,
+              tear_down);
   g_test_add ("/cli/study/model-refused", Fixture, NULL, set_up, test_model_refused, tear_down);
   return g_test_run ();
 }
