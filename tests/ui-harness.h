@@ -14,6 +14,9 @@ have_display (void)
 /* ---- Test programs --------------------------------------------------- */
 #include <adwaita.h>
 #include "sb-application.h"
+#include "sb-worker.h"
+
+#include <stdlib.h>
 
 typedef struct {
   const char *path;
@@ -24,6 +27,16 @@ static inline void
 ui_harness_skip_without_display (void)
 {
   g_test_skip ("no display: run under xvfb-run (build-aux/run-tests does)");
+}
+
+/* At exit, the engine jobs a closed window cancelled are let return
+ * first, as the app does when it quits: a job thread still inside the
+ * engine while exit runs the libraries' destructors (OpenBLAS frees its
+ * buffers) would crash the test program after its last test passed. */
+static void
+ui_harness_wait_for_jobs (void)
+{
+  sb_worker_wait_all (30 * G_USEC_PER_SEC);
 }
 
 /* Registers the N TESTS. Without a display they are TAP skips and this
@@ -49,6 +62,7 @@ ui_harness_init (int *argc, char ***argv, const UiTest *tests, guint n)
   }
   for (guint i = 0; i < n; i++)
     g_test_add_func (tests[i].path, tests[i].func);
+  atexit (ui_harness_wait_for_jobs);
   return TRUE;
 }
 
