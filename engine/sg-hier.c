@@ -82,22 +82,35 @@ person_points (const sg_hier_data *hd, size_t person, const double *X, size_t k,
   return P;
 }
 
+/* The two settings A and B of PERSON as two rows of points (malloc'd),
+ * or NULL with *STATUS (SG_EINVAL for a NULL setting). */
+static double *
+pair_points (const sg_hier_data *hd, size_t person, const double *a, const double *b,
+             int *status)
+{
+  size_t d = hd ? hd->dim : 0;
+  double two[2 * SG_KERNEL_MAX_DIM];
+
+  if (a == NULL || b == NULL)
+    {
+      *status = SG_EINVAL;
+      return NULL;
+    }
+  memcpy (two, a, d * sizeof *two);
+  memcpy (two + d, b, d * sizeof *two);
+  return person_points (hd, person, two, 2, status);
+}
+
 sg_status
 sg_hier_add_duel (sg_hier_data *hd, size_t person, const double *winner,
                   const double *loser, sg_confidence confidence,
                   size_t shown_first, int tie_offered)
 {
-  if (winner == NULL || loser == NULL)
-    return SG_EINVAL;
   int status;
-  size_t d = hd ? hd->dim : 0;
-  double two[2 * SG_KERNEL_MAX_DIM];
-  memcpy (two, winner, d * sizeof *two);
-  memcpy (two + d, loser, d * sizeof *two);
-  double *P = person_points (hd, person, two, 2, &status);
+  double *P = pair_points (hd, person, winner, loser, &status);
   if (P == NULL)
     return status;
-  status = sg_data_add_duel (&hd->data, P, P + d + 1, confidence, shown_first,
+  status = sg_data_add_duel (&hd->data, P, P + hd->dim + 1, confidence, shown_first,
                              tie_offered);
   free (P);
   return status;
@@ -114,17 +127,11 @@ sg_hier_add_preference (sg_hier_data *hd, size_t person, const double *winner,
 sg_status
 sg_hier_add_tie (sg_hier_data *hd, size_t person, const double *a, const double *b)
 {
-  if (a == NULL || b == NULL)
-    return SG_EINVAL;
   int status;
-  size_t d = hd ? hd->dim : 0;
-  double two[2 * SG_KERNEL_MAX_DIM];
-  memcpy (two, a, d * sizeof *two);
-  memcpy (two + d, b, d * sizeof *two);
-  double *P = person_points (hd, person, two, 2, &status);
+  double *P = pair_points (hd, person, a, b, &status);
   if (P == NULL)
     return status;
-  status = sg_data_add_tie (&hd->data, P, P + d + 1);
+  status = sg_data_add_tie (&hd->data, P, P + hd->dim + 1);
   free (P);
   return status;
 }
