@@ -460,6 +460,7 @@ bo_run_clear (BoRun *r)
   g_clear_pointer (&r->eval, sg_bo_free);
   g_clear_pointer (&r->bo, sg_bo_free);
   g_clear_pointer (&r->p, sg_problem_free);
+  sg_bo_config_clear (&r->cfg);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BoRun, bo_run_clear)

@@ -15,6 +15,8 @@
 #include "skewgp-commands.h"
 #include "skewgp-csv.h"
 
+#include "sb-engine-job.h"
+
 #include "sg-ep.h"
 #include "sg-fit.h"
 #include "sg-laplace.h"
@@ -50,8 +52,8 @@ static const char classify_summary[] =
   "Binary GP classification with a probit likelihood Phi(y f(x)) (paper 000\n"
   "eq. 6) and a zero-mean prior with the given kernel.\n\n"
   "Input CSV: one row per example, the last column is the label (0/1 or\n"
-  "-1/1; 1 is the positive class), the other columns are the inputs (at most\n"
-  "32). A header row (no numeric cell) is allowed. The --test file may omit\n"
+  "-1/1; 1 is the positive class), the other columns are the inputs (any\n"
+  "number). A header row (no numeric cell) is allowed. The --test file may omit\n"
   "the label column; if present it is checked but not used.\n\n"
   "Train/test mode writes CSV to standard output: the header\n"
   "  probability,latent_mean,latent_sd\n"
@@ -152,7 +154,7 @@ typedef struct {
   gsize n_methods;
   sg_kernel_type kernel;
   double variance;
-  double lengthscales[SG_KERNEL_MAX_DIM];
+  double *lengthscales;       /* n_lengthscales values (g_free) */
   gsize n_lengthscales;
   long skew_dim, samples, fit_evals;
   long inducing, batch, iterations;   /* svgp; 0 = default */
@@ -165,13 +167,23 @@ typedef struct {
 typedef struct {
   double *prob, *mean, *sd;   /* per test row */
   sg_hyper hyper;             /* the hyperparameters used (fitted or given) */
-  double pseudo_points[MAX_SKEW_DIM * SG_KERNEL_MAX_DIM];
+  double *pseudo_points;      /* MAX_SKEW_DIM x dim (g_free) */
   double phases[MAX_SKEW_DIM], gamma[MAX_SKEW_DIM];
   double log_evidence;        /* the method's evidence at HYPER (NaN if unknown) */
   double delta;               /* svgp's label-flip probability (NaN otherwise) */
   gsize inducing;             /* svgp's inducing points (0 otherwise) */
   double seconds;
 } ClsRun;
+
+static void
+cls_run_clear (ClsRun *run)
+{
+  g_clear_pointer (&run->prob, g_free);
+  g_clear_pointer (&run->mean, g_free);
+  g_clear_pointer (&run->sd, g_free);
+  g_clear_pointer (&run->pseudo_points, g_free);
+  sg_kernel_clear (&run->hyper.kernel);
+}
 
 /* ---- Argument parsing --------------------------------------------------- */
 
@@ -214,8 +226,7 @@ parse_lengthscales (const char *s, ClsArgs *a, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (s, ",", -1);
   gsize n = g_strv_length (parts);
-  if (n > SG_KERNEL_MAX_DIM)
-    return skewgp_input_error (error, "--lengthscale: at most %d values", SG_KERNEL_MAX_DIM);
+  a->lengthscales = g_new (double, n + 1);
   for (gsize i = 0; i < n; i++)
     if (!parse_positive ("--lengthscale", parts[i], &a->lengthscales[i], error))
       return FALSE;
@@ -404,9 +415,6 @@ table_from_csv (const SkewgpCsv *csv, const char *path, gboolean labelled, ClsTa
   t->dim = labelled ? csv->cols - 1 : csv->cols;
   if (t->dim == 0)
     return skewgp_input_error (error, "%s: needs at least one input column before the label", path);
-  if (t->dim > SG_KERNEL_MAX_DIM)
-    return skewgp_input_error (error, "%s: %" G_GSIZE_FORMAT " input columns; at most %d are "
-                               "supported", path, t->dim, SG_KERNEL_MAX_DIM);
   t->X = g_new (double, t->n * t->dim);
   for (gsize i = 0; i < t->n; i++)
     memcpy (t->X + i * t->dim, csv->values + i * csv->cols, t->dim * sizeof (double));
@@ -510,9 +518,13 @@ static void
 init_hyper (const ClsArgs *a, ClsMethod method, gsize dim, ClsRun *run)
 {
   sg_hyper *h = &run->hyper;
+  sg_kernel_clear (&h->kernel);
   memset (h, 0, sizeof *h);
   double l0 = a->n_lengthscales > 0 ? a->lengthscales[0] : sqrt ((double) dim);
-  sg_kernel_init (&h->kernel, a->kernel, dim, a->variance, l0);
+  if (sg_kernel_init (&h->kernel, a->kernel, dim, a->variance, l0) != SG_OK)
+    g_error ("out of memory for a kernel of %" G_GSIZE_FORMAT " inputs", dim);
+  g_free (run->pseudo_points);
+  run->pseudo_points = g_new (double, MAX_SKEW_DIM * dim);
   if (a->n_lengthscales == dim)
     memcpy (h->kernel.lengthscales, a->lengthscales, dim * sizeof (double));
   h->mean = 0;
@@ -538,6 +550,7 @@ fit_method_of (ClsMethod m)
 typedef struct {
   sg_evidence_ctx *inner;
   const sg_hyper *full;
+  sg_kernel *work;       /* a copy of full's kernel that the fit may write */
 } TiedCtx;
 
 static sg_status
@@ -545,6 +558,7 @@ tied_evidence (const sg_hyper *proxy, void *user_data, double *log_evidence, dou
 {
   const TiedCtx *c = user_data;
   sg_hyper h = *c->full;
+  h.kernel = *c->work;
   h.kernel.variance = proxy->kernel.variance;
   for (size_t j = 0; j < h.kernel.dim; j++)
     h.kernel.lengthscales[j] = proxy->kernel.lengthscales[0];
@@ -560,8 +574,8 @@ fit_hyper (const ClsArgs *a, ClsMethod method, const sg_data *data, ClsRun *run,
   gsize dim = h->kernel.dim;
   gboolean tied = a->n_lengthscales != dim && dim > 1;
   unsigned free_mask = SG_FIT_VARIANCE | SG_FIT_LENGTHSCALES | (h->s > 0 ? SG_FIT_GAMMA : 0);
-  sg_fit_spec spec;
-  int status = sg_fit_spec_default (&spec, free_mask, data);
+  g_auto (sg_fit_spec) spec = { 0 };
+  int status = sg_fit_spec_default (&spec, free_mask, dim, data);
   if (status != SG_OK)
     return numeric_error (error, method_names[method], "fit setup", status);
   /* Separable training data make the evidence grow with the variance
@@ -591,17 +605,30 @@ fit_hyper (const ClsArgs *a, ClsMethod method, const sg_data *data, ClsRun *run,
 
   if (tied)
     {
+      g_auto (sg_kernel) one = { 0 }, work = { 0 };
       sg_hyper proxy = *h;
-      proxy.kernel.dim = 1;
       double lo = INFINITY, hi = 0;
       for (gsize j = 0; j < dim; j++)
         {
           lo = fmin (lo, spec.lengthscale[j].lower);
           hi = fmax (hi, spec.lengthscale[j].upper);
         }
-      spec.lengthscale[0] = (sg_fit_range) { lo, hi };
-      TiedCtx tc = { &ctx, h };
-      status = sg_fit (&spec, tied_evidence, &tc, &opt, rng, NULL, &proxy, &res);
+      g_auto (sg_fit_spec) spec1 = { 0 };
+      status = sg_fit_spec_default (&spec1, free_mask, 1, NULL);
+      if (status == SG_OK)
+        status = sg_kernel_init (&one, h->kernel.type, 1, h->kernel.variance,
+                                 h->kernel.lengthscales[0]);
+      if (status == SG_OK)
+        status = sg_kernel_copy (&work, &h->kernel);
+      if (status == SG_OK)
+        {
+          spec1.variance = spec.variance;
+          spec1.gamma = spec.gamma;
+          spec1.lengthscale[0] = (sg_fit_range) { lo, hi };
+          proxy.kernel = one;
+          TiedCtx tc = { &ctx, h, &work };
+          status = sg_fit (&spec1, tied_evidence, &tc, &opt, rng, NULL, &proxy, &res);
+        }
       if (status == SG_OK)
         {
           h->kernel.variance = proxy.kernel.variance;
@@ -769,7 +796,7 @@ predict_svgp (const ClsArgs *a, const double *Xtr, const int *ytr, gsize ntr, gs
   sg_rng_free (rng);
   if (status != SG_OK)
     return numeric_error (error, name, "training", status);
-  run->hyper.kernel = q.kernel;
+  sg_kernel_memcpy (&run->hyper.kernel, &q.kernel);
   run->log_evidence = q.elbo;
   run->delta = q.delta;
   run->inducing = q.M;
@@ -808,7 +835,7 @@ train_and_predict (const ClsArgs *a, ClsMethod method, const double *Xtr, const 
   g_autofree double *te = g_memdup2 (Xte, (nte > 0 ? nte : 1) * dim * sizeof (double));
   if (a->standardize)
     {
-      double mu[SG_KERNEL_MAX_DIM], sd[SG_KERNEL_MAX_DIM];
+      g_autofree double *mu = g_new (double, dim), *sd = g_new (double, dim);
       standardize_stats (tr, ntr, dim, mu, sd);
       standardize_apply (tr, ntr, dim, mu, sd);
       standardize_apply (te, nte, dim, mu, sd);
@@ -909,9 +936,7 @@ run_train_test (ClsArgs *a)
 fail:
   code = report_failure (error);
 done:
-  g_free (run.prob);
-  g_free (run.mean);
-  g_free (run.sd);
+  cls_run_clear (&run);
   skewgp_csv_clear (&test_csv);
   cls_table_clear (&train);
   cls_table_clear (&test);
@@ -1032,9 +1057,7 @@ cv_method (const ClsArgs *a, ClsMethod method, const ClsTable *t, const gsize *f
   g_free (Xte);
   g_free (ytr);
   g_free (yte);
-  g_free (run.prob);
-  g_free (run.mean);
-  g_free (run.sd);
+  cls_run_clear (&run);
   return ok;
 }
 
@@ -1139,14 +1162,17 @@ static int
 run_classify_argv (int argc, char **argv)
 {
   g_auto (ClsFlags) flags = { 0 };
-  ClsArgs a;
+  ClsArgs a = { 0 };
   g_autoptr (GError) error = NULL;
   if (!parse_flags (argc, argv, &flags, &error) || !args_from_flags (&flags, &a, &error))
     {
       fprintf (stderr, "skewgp classify: %s\n", error->message);
+      g_free (a.lengthscales);
       return SKEWGP_EXIT_INPUT;
     }
-  return a.cv > 0 ? run_cv (&a) : run_train_test (&a);
+  int code = a.cv > 0 ? run_cv (&a) : run_train_test (&a);
+  g_free (a.lengthscales);
+  return code;
 }
 
 static gboolean

@@ -39,10 +39,11 @@ typedef struct {
 
 struct sg_bo {
   sg_bo_config cfg;      /* cfg.prior points into prior_buf, cfg.candidates
-                            into cand_buf                                 */
+                            into cand_buf; its kernel is the loop's own   */
   double *prior_buf;
   double *cand_buf;      /* the candidate set (NULL: the whole box)        */
-  sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf  */
+  sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf,
+                            a kernel of the loop's own                     */
   double *hyper_buf;
   sg_data data;
   answer_record *log;
@@ -100,7 +101,8 @@ sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
   c->question = SG_BO_QUESTION_DUEL;
   c->n_options = 2;
   c->ties = 0;
-  sg_kernel_init (&c->prior.kernel, SG_KERNEL_RBF, dim, 1.0, 1.0);
+  if (sg_kernel_init (&c->prior.kernel, SG_KERNEL_RBF, dim, 1.0, 1.0) != SG_OK)
+    return SG_ENOMEM;
   for (size_t j = 0; j < dim; j++)
     c->prior.kernel.lengthscales[j] = 0.2 * (upper[j] - lower[j]);
   c->prior.mean = 0;
@@ -345,6 +347,13 @@ duel_rule_ok (const sg_bo_config *c)
   return !hb || c->surrogate == SG_BO_SURROGATE_SKEWGP || c->surrogate == SG_BO_SURROGATE_RANDOM;
 }
 
+void
+sg_bo_config_clear (sg_bo_config *config)
+{
+  if (config)
+    sg_kernel_clear (&config->prior.kernel);
+}
+
 sg_status
 sg_bo_config_check (const sg_bo_config *c)
 {
@@ -392,12 +401,16 @@ sg_bo_config_check (const sg_bo_config *c)
   return candidates_ok (c) ? SG_OK : SG_EINVAL;
 }
 
-/* Copies the latent-part arrays of SRC into BUF (s*dim + 2s doubles) and
- * points DST at them. */
+/* Copies SRC into DST, whose kernel has storage of SRC's dim (its
+ * values are copied there), and the latent-part arrays of SRC into BUF
+ * (s*dim + 2s doubles), pointing DST at them. */
 static void
 hyper_copy (sg_hyper *dst, const sg_hyper *src, double *buf, size_t dim)
 {
+  sg_kernel own = dst->kernel;
   *dst = *src;
+  dst->kernel = own;
+  (void) sg_kernel_memcpy (&dst->kernel, &src->kernel);
   size_t s = src->s;
   if (s == 0)
     {
@@ -425,12 +438,16 @@ sg_bo_new (const sg_bo_config *config, sg_bo **out)
   bo->hyper_buf = malloc (nbuf * sizeof *bo->hyper_buf);
   size_t ncand = config->n_candidates * config->dim;
   bo->cand_buf = ncand ? malloc (ncand * sizeof *bo->cand_buf) : NULL;
-  if (bo->prior_buf == NULL || bo->hyper_buf == NULL || (ncand && bo->cand_buf == NULL))
+  bo->cfg = *config;
+  memset (&bo->cfg.prior.kernel, 0, sizeof bo->cfg.prior.kernel);
+  if (bo->prior_buf == NULL || bo->hyper_buf == NULL || (ncand && bo->cand_buf == NULL)
+      || sg_kernel_copy (&bo->cfg.prior.kernel, &config->prior.kernel) != SG_OK
+      || sg_kernel_copy (&bo->hyper.kernel, &config->prior.kernel) != SG_OK)
     {
+      sg_kernel_clear (&bo->cfg.prior.kernel);
       free (bo->prior_buf); free (bo->hyper_buf); free (bo->cand_buf); free (bo);
       return SG_ENOMEM;
     }
-  bo->cfg = *config;
   if (ncand)
     memcpy (bo->cand_buf, config->candidates, ncand * sizeof *bo->cand_buf);
   bo->cfg.candidates = bo->cand_buf;
@@ -480,6 +497,8 @@ sg_bo_free (sg_bo *bo)
   sg_ep_warm_clear (&bo->cls_warm);
   sg_data_clear (&bo->data);
   free (bo->log);
+  sg_kernel_clear (&bo->cfg.prior.kernel);
+  sg_kernel_clear (&bo->hyper.kernel);
   free (bo->prior_buf);
   free (bo->hyper_buf);
   free (bo->cand_buf);
@@ -2100,13 +2119,22 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
     }
   size_t s = bo->hyper.s, dim = bo->cfg.dim;
   double *buf = malloc ((s * dim + 2 * s + 1) * sizeof *buf);
-  if (buf == NULL)
-    return SG_ENOMEM;
   sg_hyper h;
+  if (buf == NULL || sg_kernel_copy (&h.kernel, &bo->hyper.kernel) != SG_OK)
+    {
+      free (buf);
+      return SG_ENOMEM;
+    }
   hyper_copy (&h, &bo->hyper, buf, dim);
 
   sg_fit_spec spec;
-  int status = sg_fit_spec_default (&spec, free_mask, data);
+  int status = sg_fit_spec_default (&spec, free_mask, dim, data);
+  if (status != SG_OK)
+    {
+      sg_kernel_clear (&h.kernel);
+      free (buf);
+      return status;
+    }
   /* Duels alone barely identify the scale of f (the evidence keeps
    * growing with the variance as the data get separable): cap it as the
    * reference code does (variance in [e^-5, e^4.1] = [0.0067, 60]). */
@@ -2149,6 +2177,8 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
         *res = r;
     }
   sg_mvn_workspace_free (ctx.workspace);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
   free (buf);
   return status;
 }

@@ -157,7 +157,10 @@
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
 
-#define SG_BO_MAX_DIM SG_KERNEL_MAX_DIM
+/* The most coordinates a BO box has: questions to a person about more
+ * settings than this are not answerable, and the loop's fixed-size
+ * proposal structs stay small (the kernels themselves have no bound). */
+#define SG_BO_MAX_DIM 32
 /* The most options one question shows (a best-of-k choice). */
 #define SG_BO_MAX_OPTIONS 6
 
@@ -319,9 +322,13 @@ typedef struct {
  * 1/sqrt2 (so a duel's likelihood is Phi(f(a) - f(b)), as in the
  * reference code), the other noise fields as sg_noise_default, s = 0,
  * threshold 0, safe 0.7 / 1000, mixed every 4, 5 initial, refits 30 / 10,
- * 1000 samples, seed 0. Returns SG_EINVAL for a bad box. */
+ * 1000 samples, seed 0. The prior's kernel has storage of its own
+ * (sg-kernel.h): release it with sg_bo_config_clear. Returns SG_EINVAL
+ * for a bad box, SG_ENOMEM. */
 sg_status sg_bo_config_default (sg_bo_config *config, size_t dim,
                                 const double *lower, const double *upper);
+/* Releases the prior kernel's storage (CONFIG NULL or cleared: nothing). */
+void sg_bo_config_clear (sg_bo_config *config);
 /* SG_OK if the configuration is usable. */
 sg_status sg_bo_config_check (const sg_bo_config *config);
 /* Coordinate J becomes KIND; for a categorical one the prior lengthscale

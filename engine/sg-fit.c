@@ -69,19 +69,33 @@ numeric_scale (const sg_data *data, double *mean, double *sd)
     *sd = 1;
 }
 
-sg_status
-sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data)
+void
+sg_fit_spec_clear (sg_fit_spec *spec)
 {
-  if (spec == NULL || (free & ~(unsigned) SG_FIT_ALL) != 0
-      || (data && data->dim > SG_KERNEL_MAX_DIM))
+  if (spec == NULL)
+    return;
+  free (spec->lengthscale);
+  memset (spec, 0, sizeof *spec);
+}
+
+sg_status
+sg_fit_spec_default (sg_fit_spec *spec, unsigned free, size_t dim, const sg_data *data)
+{
+  if (spec == NULL || (free & ~(unsigned) SG_FIT_ALL) != 0 || dim == 0
+      || (data && data->dim != dim))
     return SG_EINVAL;
+  sg_fit_range *boxes = malloc (2 * dim * sizeof *boxes);
+  if (boxes == NULL)
+    return SG_ENOMEM;
   memset (spec, 0, sizeof *spec);
   spec->free = free;
-  size_t dim = data ? data->dim : 0;
-  for (size_t j = 0; j < SG_KERNEL_MAX_DIM; j++)
+  spec->dim = dim;
+  spec->lengthscale = boxes;
+  spec->pseudo_point = boxes + dim;
+  for (size_t j = 0; j < dim; j++)
     {
       double lo = 0, hi = 0;
-      if (j < dim && data->n_inputs > 0)
+      if (data && data->n_inputs > 0)
         {
           lo = hi = data->X[j];
           for (size_t i = 1; i < data->n_inputs; i++)
@@ -96,7 +110,7 @@ sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data)
           lo -= 1;
           hi += 1;
         }
-      double r = j < dim && data->n_inputs > 1 ? hi - lo : 1;
+      double r = data && data->n_inputs > 1 ? hi - lo : 1;
       spec->lengthscale[j] = range (0.01 * r, 10 * r);
       spec->pseudo_point[j] = range (lo, hi);
     }
@@ -125,7 +139,8 @@ sg_status
 sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h)
 {
   if (spec == NULL || h == NULL || (spec->free & ~(unsigned) SG_FIT_ALL) != 0
-      || sg_kernel_check (&h->kernel) != SG_OK)
+      || sg_kernel_check (&h->kernel) != SG_OK || spec->dim != h->kernel.dim
+      || spec->lengthscale == NULL)
     return SG_EINVAL;
   unsigned f = spec->free;
   size_t dim = h->kernel.dim;
@@ -384,6 +399,11 @@ hyper_clone (const sg_hyper *src, sg_hyper *dst)
   *dst = *src;
   size_t s = src->s, dim = src->kernel.dim;
   dst->pseudo_points = dst->phases = dst->gamma = NULL;
+  if (sg_kernel_copy (&dst->kernel, &src->kernel) != SG_OK)
+    {
+      memset (&dst->kernel, 0, sizeof dst->kernel);
+      return SG_ENOMEM;
+    }
   if (s == 0)
     return SG_OK;
   dst->pseudo_points = malloc (s * dim * sizeof (double));
@@ -400,6 +420,7 @@ hyper_clone (const sg_hyper *src, sg_hyper *dst)
 static void
 hyper_clone_free (sg_hyper *h)
 {
+  sg_kernel_clear (&h->kernel);
   free (h->pseudo_points);
   free (h->phases);
   free (h->gamma);

@@ -122,10 +122,14 @@ static int
 svgp_copy (sg_svgp *dst, const sg_svgp *src)
 {
   int status = svgp_alloc (dst, src->M, src->dim);
+  if (status == SG_OK && sg_kernel_copy (&dst->kernel, &src->kernel) != SG_OK)
+    {
+      sg_svgp_clear (dst);
+      status = SG_ENOMEM;
+    }
   if (status != SG_OK)
     return status;
   size_t M = src->M;
-  dst->kernel = src->kernel;
   dst->noise_sd = src->noise_sd;
   dst->delta = src->delta;
   dst->elbo = src->elbo;
@@ -151,9 +155,13 @@ sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
     return SG_EINVAL;
   sg_svgp t;
   int status = svgp_alloc (&t, M, kernel->dim);
+  if (status == SG_OK && sg_kernel_copy (&t.kernel, kernel) != SG_OK)
+    {
+      sg_svgp_clear (&t);
+      status = SG_ENOMEM;
+    }
   if (status != SG_OK)
     return status;
-  t.kernel = *kernel;
   t.noise_sd = noise_sd;
   t.delta = delta;
   t.elbo = NAN;
@@ -183,6 +191,7 @@ sg_svgp_clear (sg_svgp *q)
   free (q->L);
   free (q->Lk);
   free (q->w);
+  sg_kernel_clear (&q->kernel);
   memset (q, 0, sizeof *q);
 }
 
@@ -190,7 +199,7 @@ sg_status
 sg_svgp_data_check (const sg_svgp_data *data)
 {
   if (data == NULL || data->X == NULL || data->y == NULL || data->n == 0
-      || data->dim == 0 || data->dim > SG_KERNEL_MAX_DIM)
+      || data->dim == 0)
     return SG_EINVAL;
   if (!sg_all_finite (data->X, data->n * data->dim)
       || (data->X2 && !sg_all_finite (data->X2, data->n * data->dim)))
@@ -390,22 +399,26 @@ sg_svgp_set_params (sg_svgp *q, const double *params)
     return SG_EINVAL;
   size_t k = M + n_lower (M);
   double delta = delta_of_eta (params[k]);
-  sg_kernel kern = q->kernel;
-  sg_kernel_set_params (&kern, params + k + 1);
-  if (!(delta > 0 && delta < 0.5) || sg_kernel_check (&kern) != SG_OK)
-    return SG_EINVAL;
-  double *Lk = malloc (M * M * sizeof *Lk);
-  if (Lk == NULL)
+  sg_kernel kern;
+  if (sg_kernel_copy (&kern, &q->kernel) != SG_OK)
     return SG_ENOMEM;
-  int status = factor_kzz (&kern, q->Z, M, Lk);
-  if (status != SG_OK)
+  sg_kernel_set_params (&kern, params + k + 1);
+  double *Lk = NULL;
+  int status = (delta > 0 && delta < 0.5) && sg_kernel_check (&kern) == SG_OK
+               ? SG_OK : SG_EINVAL;
+  if (status == SG_OK && (Lk = malloc (M * M * sizeof *Lk)) == NULL)
+    status = SG_ENOMEM;
+  if (status == SG_OK)
+    status = factor_kzz (&kern, q->Z, M, Lk);
+  if (status == SG_OK)
     {
-      free (Lk);
-      return status;
+      memcpy (q->Lk, Lk, M * M * sizeof *Lk);
+      sg_kernel_memcpy (&q->kernel, &kern);
     }
-  memcpy (q->Lk, Lk, M * M * sizeof *Lk);
   free (Lk);
-  q->kernel = kern;
+  sg_kernel_clear (&kern);
+  if (status != SG_OK)
+    return status;
   q->delta = delta;
   memcpy (q->m, params, M * sizeof *q->m);
   k = M;
@@ -436,7 +449,7 @@ sg_svgp_workspace_free (sg_svgp_workspace *ws)
 sg_svgp_workspace *
 sg_svgp_workspace_new (size_t dim, size_t M, size_t batch)
 {
-  if (dim == 0 || dim > SG_KERNEL_MAX_DIM || M == 0 || batch == 0)
+  if (dim == 0 || M == 0 || batch == 0)
     return NULL;
   sg_svgp_workspace *ws = calloc (1, sizeof *ws);
   if (ws == NULL)

@@ -69,7 +69,7 @@ static sg_bo *
 make_loop (const sg_problem *p, size_t n_duels, uint64_t seed)
 {
   size_t dim = sg_problem_dim (p);
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   sg_bo_config_default (&c, dim, sg_problem_lower (p), sg_problem_upper (p));
   c.prior.kernel.variance = 10;
   c.refit_until = c.refit_every = 0;
@@ -93,6 +93,7 @@ make_loop (const sg_problem *p, size_t n_duels, uint64_t seed)
     }
   sg_rng_free (rng);
   return bo;
+  sg_bo_config_clear (&c);
 }
 
 int
