@@ -383,14 +383,6 @@ sg_fit_options_default (sg_fit_options *opt)
   opt->algorithm = SG_FIT_BOBYQA;
 }
 
-static double
-now_seconds (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 /* Scratch copy of the caller's hyperparameters with arrays of its own, so
  * the caller's H stays untouched until the fit succeeds. */
 static int
@@ -464,7 +456,7 @@ evaluate (fit_state *st, const double *x)
   const sg_fit_options *opt = st->opt;
   if (st->have_last && memcmp (x, st->last_x, st->n * sizeof *x) == 0)
     return st->last_value;
-  double elapsed = now_seconds () - st->t0;
+  double elapsed = sg_monotonic_seconds () - st->t0;
   double fraction = (double) st->n_evals / (double) st->max_evals;
   if (opt->max_seconds > 0 && elapsed / opt->max_seconds > fraction)
     fraction = elapsed / opt->max_seconds;
@@ -570,7 +562,7 @@ local_run (fit_state *st, const double *lower, const double *upper, double *x,
   if (opt->max_seconds > 0)
     {
       /* maxtime <= 0 means "no limit" to NLopt. */
-      double left = opt->max_seconds - (now_seconds () - st->t0);
+      double left = opt->max_seconds - (sg_monotonic_seconds () - st->t0);
       nlopt_set_maxtime (nl, left > 1e-3 ? left : 1e-3);
     }
   double f;
@@ -693,7 +685,7 @@ sg_fit_box (size_t n, const double *lower, const double *upper,
 
   fit_state st = { .objective = objective, .user_data = user_data,
                    .opt = opt, .progress = progress, .max_evals = opt->max_evals,
-                   .t0 = now_seconds (), .stop = SG_FIT_CONVERGED, .n = n };
+                   .t0 = sg_monotonic_seconds (), .stop = SG_FIT_CONVERGED, .n = n };
   int status = SG_OK;
   st.best_x = malloc ((n + 1) * sizeof *st.best_x);
   st.last_x = malloc ((n + 1) * sizeof *st.last_x);
@@ -727,7 +719,7 @@ sg_fit_box (size_t n, const double *lower, const double *upper,
         .start_log_evidence = -start_value, .n_evals = st.n_evals,
         .n_failed = st.n_failed, .n_starts = st.runs_started,
         .best_start = st.best_run, .stop = st.stop,
-        .seconds = now_seconds () - st.t0,
+        .seconds = sg_monotonic_seconds () - st.t0,
       };
     }
   free (x0);

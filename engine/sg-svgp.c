@@ -24,6 +24,7 @@
  */
 #include "sg-svgp.h"
 
+#include "sg-adam.h"
 #include "sg-linalg.h"
 #include "sg-normal.h"
 
@@ -40,9 +41,6 @@
 #define DEFAULT_DELTA 0.05
 #define DEFAULT_WARMUP_FRACTION 0.25
 #define PREDICT_BLOCK 64
-#define ADAM_BETA1 0.9
-#define ADAM_BETA2 0.999
-#define ADAM_EPS 1e-8
 
 struct sg_svgp_workspace {
   size_t dim, M, batch;
@@ -76,9 +74,8 @@ eta_of_delta (double delta)
   return log (2 * delta / (1 - 2 * delta));
 }
 
-/* Lk = chol(k(Z, Z) + jitter v I). */
-static int
-factor_kzz (const sg_kernel *k, const double *Z, size_t M, double *Lk)
+sg_status
+sg_svgp_factor_kzz (const sg_kernel *k, const double *Z, size_t M, double *Lk)
 {
   double *K = malloc (M * M * sizeof *K);
   if (K == NULL)
@@ -170,7 +167,7 @@ sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
   memset (t.L, 0, M * M * sizeof *t.L);
   for (size_t j = 0; j < M; j++)
     t.L[j * M + j] = 1;
-  status = factor_kzz (kernel, Z, M, t.Lk);
+  status = sg_svgp_factor_kzz (kernel, Z, M, t.Lk);
   if (status != SG_OK)
     {
       sg_svgp_clear (&t);
@@ -409,7 +406,7 @@ sg_svgp_set_params (sg_svgp *q, const double *params)
   if (status == SG_OK && (Lk = malloc (M * M * sizeof *Lk)) == NULL)
     status = SG_ENOMEM;
   if (status == SG_OK)
-    status = factor_kzz (&kern, q->Z, M, Lk);
+    status = sg_svgp_factor_kzz (&kern, q->Z, M, Lk);
   if (status == SG_OK)
     {
       memcpy (q->Lk, Lk, M * M * sizeof *Lk);
@@ -795,38 +792,6 @@ sg_svgp_options_default (sg_svgp_options *opt)
   sg_svgp_train_options_default (&opt->train);
 }
 
-/* Next minibatch: the next B entries of PERM, reshuffled at each epoch. */
-static const size_t *
-next_batch (size_t *perm, size_t n, size_t b, size_t *pos, gsl_rng *rng)
-{
-  if (b >= n)
-    return NULL;
-  if (*pos + b > n)
-    {
-      gsl_ran_shuffle (rng, perm, n, sizeof *perm);
-      *pos = 0;
-    }
-  const size_t *rows = perm + *pos;
-  *pos += b;
-  return rows;
-}
-
-/* One Adam step on entries [from, to); T counts the steps this block has
- * taken (its bias correction). */
-static void
-adam_step (double *params, const double *grad, double *m1, double *m2,
-           size_t from, size_t to, size_t t, double lr)
-{
-  double c1 = 1 - pow (ADAM_BETA1, (double) t), c2 = 1 - pow (ADAM_BETA2, (double) t);
-  for (size_t k = from; k < to; k++)
-    {
-      m1[k] = ADAM_BETA1 * m1[k] + (1 - ADAM_BETA1) * grad[k];
-      m2[k] = ADAM_BETA2 * m2[k] + (1 - ADAM_BETA2) * grad[k] * grad[k];
-      /* ascent: the ELBO is maximised */
-      params[k] += lr * (m1[k] / c1) / (sqrt (m2[k] / c2) + ADAM_EPS);
-    }
-}
-
 static int
 train_loop (sg_svgp *work, const sg_svgp_data *data,
             const sg_svgp_train_options *opt, size_t b, gsl_rng *rng,
@@ -846,11 +811,15 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
   memset (m1, 0, 2 * np * sizeof *m1);
   for (size_t i = 0; i < n; i++)
     perm[i] = i;
+  double t0 = sg_monotonic_seconds ();
+  size_t taken = 0;
   for (size_t t = 1; t <= iterations; t++)
     {
+      if (opt->max_seconds > 0 && sg_monotonic_seconds () - t0 >= opt->max_seconds)
+        break;
       if (sg_progress_report (progress, (double) (t - 1) / (double) iterations) != SG_OK)
         return SG_ECANCELLED;
-      const size_t *rows = next_batch (perm, n, b, &pos, rng);
+      const size_t *rows = sg_minibatch_next (perm, n, b, &pos, rng);
       double e;
       int status = elbo_eval (work, data, rows, b, ws, learn_kernel && t > warmup, &e, grad);
       if (status != SG_OK || !sg_all_finite (grad, np))
@@ -861,14 +830,15 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
         memset (grad + k_eta + 1, 0, (np - k_eta - 1) * sizeof *grad);
       if (!opt->learn_variance)
         grad[k_eta + 1] = 0;   /* log variance: see sg-svgp.h */
-      adam_step (params, grad, m1, m2, 0, k_eta, t, lr);
+      sg_adam_step (params, grad, m1, m2, 0, k_eta, t, lr);
       if (t > warmup)   /* delta and the kernel */
-        adam_step (params, grad, m1, m2, k_eta, np, t - warmup, lr);
+        sg_adam_step (params, grad, m1, m2, k_eta, np, t - warmup, lr);
       status = sg_svgp_set_params (work, params);
       if (status != SG_OK)
         return status == SG_ENOMEM ? SG_ENOMEM : SG_ENUMERIC;
+      taken = t;
     }
-  work->iterations = iterations;
+  work->iterations = taken;
   int status = sg_svgp_elbo (work, data, NULL, 0, ws, &work->elbo, NULL);
   if (status == SG_OK)
     status = sg_progress_report (progress, 1.0);
@@ -887,7 +857,8 @@ sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
   if (q == NULL || rng == NULL || ws == NULL || sg_svgp_data_check (data) != SG_OK
       || data->dim != q->dim || ws->dim != q->dim || ws->M != q->M
       || opt->batch == 0 || opt->iterations == 0 || !(opt->learning_rate > 0)
-      || !(opt->warmup_fraction >= 0 && opt->warmup_fraction <= 1))
+      || !(opt->warmup_fraction >= 0 && opt->warmup_fraction <= 1)
+      || !(opt->max_seconds >= 0))
     return SG_EINVAL;
   size_t n = data->n;
   size_t b = opt->batch;
