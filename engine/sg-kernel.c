@@ -76,7 +76,7 @@ copy_values (sg_kernel *n, const sg_kernel *src)
 sg_status
 sg_kernel_copy (sg_kernel *dst, const sg_kernel *src)
 {
-  if (dst == NULL || sg_kernel_check (src) != SG_OK)
+  if (dst == NULL || src == NULL || src->dim == 0 || src->lengthscales == NULL)
     return SG_EINVAL;
   sg_kernel n;
   sg_status status = kernel_alloc (&n, src->dim);

@@ -96,7 +96,9 @@ sg_status sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
 /* Releases K's storage and zeroes it; K NULL or zeroed: nothing. */
 void sg_kernel_clear (sg_kernel *k);
 /* DST (overwritten, not released) becomes an independent copy of SRC
- * with storage of its own; SG_EINVAL for an invalid SRC, SG_ENOMEM. */
+ * (values copied as they are, valid or not: a part of variance 0 is
+ * copied too) with storage of its own; SG_EINVAL for a SRC without
+ * storage, SG_ENOMEM. */
 sg_status sg_kernel_copy (sg_kernel *dst, const sg_kernel *src);
 /* Every value of SRC into DST's storage; SG_EINVAL (DST untouched) unless
  * both hold storage of the same dim. */
