@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Runs `skewgp classify ARGV...` (NULL-terminated vector). */
 static CliResult
@@ -492,7 +493,7 @@ test_bad_flags (void)
   EXPECT ("--train and --test are required", "--train", train, "--method", "ep");
   EXPECT ("needs --method skewgp only", "--cv", "3", "--data", train, "--skew-dim", "2");
   EXPECT ("--cv expects an integer", "--cv", "1", "--data", train);
-  EXPECT ("only 13 rows of the smaller class", "--cv", "14", "--data", train);
+  EXPECT ("only 13 rows of the smallest class", "--cv", "14", "--data", train);
   EXPECT ("--lengthscale has 3 values", "--cv", "3", "--data", train, "--lengthscale", "1,2,3");
   EXPECT ("--variance expects a positive number", "--train", train, "--test", test,
           "--method", "ep", "--variance", "-1");
@@ -863,6 +864,58 @@ test_784_inputs (void)
   g_rmdir (dir);
 }
 
+/* The svgp methods stream their tables: the same classes and rules as
+ * the whole-file reader, errors that name the line, and only regular
+ * files (a fifo is refused before anything is read). */
+static void
+test_streamed_table (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("classify-XXXXXX", NULL);
+  const char *names[] = { "b", "a", "c" };
+  g_autofree char *text = blobs_csv (12, 3, 2, names, TRUE, 11);
+  /* CR LF line ends and a blank line */
+  GString *t = g_string_new ("");
+  for (const char *c = text; *c; c++)
+    if (*c == '\n')
+      g_string_append (t, "\r\n");
+    else
+      g_string_append_c (t, *c);
+  g_string_append (t, "\r\n");
+  g_autofree char *path = write_temp (dir, "crlf.csv", t->str);
+  g_string_free (t, TRUE);
+  CliResult r = run_classify ("--cv", "3", "--data", path, "--method", "svgp-softmax",
+                              "--iterations", "300", "--inducing", "10", "--max-seconds", "60");
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *root = json_node_get_object (r.json);
+  g_assert_cmpint (json_object_get_int_member (root, "n"), ==, 36);
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (root, "classes"), 0),
+                   ==, "a");
+  JsonArray *folds = json_object_get_array_member (cv_method (&r, 0), "hyperparameters");
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (folds, 0),
+                                               "iterations"), ==, 300);
+  cli_result_clear (&r);
+
+  g_autofree char *bad = write_temp (dir, "bad.csv", "x,y,label\n1,2,a\n3,0x4,b\n5,6,a\n");
+  r = run_classify ("--cv", "2", "--data", bad, "--method", "svgp");
+  assert_input_error (&r, "bad.csv line 3: cell 2 '0x4' is not a number");
+  cli_result_clear (&r);
+  g_autofree char *ragged = write_temp (dir, "ragged.csv", "1,2,a\n3,b\n");
+  r = run_classify ("--cv", "2", "--data", ragged, "--method", "svgp");
+  assert_input_error (&r, "ragged.csv line 2: 2 cells, expected 3");
+  cli_result_clear (&r);
+
+  g_autofree char *fifo = g_build_filename (dir, "fifo.csv", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  r = run_classify ("--cv", "2", "--data", fifo, "--method", "svgp");
+  assert_input_error (&r, "not a regular file");
+  cli_result_clear (&r);
+  g_unlink (fifo);
+  g_unlink (bad);
+  g_unlink (ragged);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -884,5 +937,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/classify/multiclass", test_multiclass);
   g_test_add_func ("/cli/classify/ten-classes", test_ten_classes);
   g_test_add_func ("/cli/classify/784-inputs", test_784_inputs);
+  g_test_add_func ("/cli/classify/streamed-table", test_streamed_table);
   return g_test_run ();
 }
