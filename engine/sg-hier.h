@@ -60,6 +60,7 @@
 #include "sg-fit.h"
 #include "sg-kernel.h"
 #include "sg-skewgp.h"
+#include "sg-svgp-rows.h"
 
 #include <gsl/gsl_rng.h>
 
@@ -139,9 +140,42 @@ sg_status sg_hier_model_kernel (const sg_hier_model *model, sg_kernel *k);
  * probit_sd[p] for person p's answers. */
 sg_status sg_hier_likelihood_build (const sg_hier_model *model, const sg_hier_data *hd,
                                     sg_likelihood *lik);
+/* The same rows in the sparse form of sg-data.h (for sg-svgp-rows.h). */
+sg_status sg_hier_likelihood_build_sparse (const sg_hier_model *model,
+                                           const sg_hier_data *hd, sg_likelihood *lik);
 /* The exact posterior of every f_p and of g (read at sg_hier_points). */
 sg_status sg_hier_posterior_new (const sg_hier_model *model, const sg_hier_data *hd,
                                  sg_skewgp_posterior **out);
+/* The exact posterior given HD's answers plus POPULATION, pseudo-
+ * observations of g at population points (sg-svgp-rows.h: what the
+ * others' answers say about g, from a cached sparse fit). With HD one
+ * person's answers (sg_hier_data_person) this is that person's question
+ * model: f_p = g + h_p conditioned exactly on their own answers, g's
+ * prior from k_pop and the summary. Cost O((n_p + M)^2 (m_p + M) + ...):
+ * independent of how many others answered. */
+sg_status sg_hier_posterior_new_summary (const sg_hier_model *model,
+                                         const sg_hier_data *hd,
+                                         const sg_svgp_pseudo *population,
+                                         sg_skewgp_posterior **out);
+/* The sparse variational population model (sg-svgp-rows.h) of HD's
+ * answers under MODEL: inducing points at population points, the pop
+ * part's lengthscales learned (OPT->train.fix_kernel 0), the individual
+ * part held. Q is initialised by the call. */
+sg_status sg_hier_sparse_fit (const sg_hier_model *model, const sg_hier_data *hd,
+                              const sg_svgp_rows_options *opt, gsl_rng *rng,
+                              const sg_progress *progress, sg_svgp *q);
+/* Adds SIGN x the summed sites (sg-svgp-rows.h) at the sparse fit Q of
+ * the answers of PERSON in HD (SG_HIER_POPULATION: of everyone) to
+ * LAMBDA (M x M) and ETA (M). Only the first SEEN[p] answers of each
+ * person p count (SEEN NULL: all): those the fit was made from, so that a
+ * stale fit never counts an answer twice and never subtracts one it has
+ * not seen. The population cache of a study is the sum over everyone;
+ * a person's question subtracts their own (HD = their answers alone:
+ * cost O(n_p M^2)) and turns the rest into pseudo-observations
+ * (sg_svgp_pseudo_from_sites with model->mean). */
+sg_status sg_hier_population_sites (const sg_hier_model *model, const sg_hier_data *hd,
+                                    const sg_svgp *q, const size_t *seen, size_t person,
+                                    double sign, double *lambda, double *eta);
 /* The exact log evidence (001 eq. 39); W and OPT as for
  * sg_skewgp_log_evidence (NULL: allocated per call / defaults). */
 sg_status sg_hier_log_evidence (const sg_hier_model *model, const sg_hier_data *hd,
@@ -228,6 +262,12 @@ typedef struct {
   size_t n_samples;                /* posterior samples (default 500)       */
   int independent;                 /* nonzero: PERSON's answers only (the
                                       separate-models comparison)           */
+  const sg_svgp_pseudo *population; /* non-NULL: the others' answers enter
+                                      through this summary of g
+                                      (sg_hier_population_sites without
+                                      PERSON's) and only PERSON's answers of
+                                      HD are conditioned on exactly; the
+                                      candidates include its points         */
   sg_skewgp_sample_options sample; /* the sampler (sg_skewgp defaults)      */
   sg_acq_max_options search;       /* the box search (sg_acq defaults)      */
 } sg_hier_propose_options;
