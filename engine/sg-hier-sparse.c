@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define ZERO_PART 1e-12
+
 sg_status
 sg_hier_sparse_fit (const sg_hier_model *model, const sg_hier_data *hd,
                     const sg_svgp_rows_options *opt, gsl_rng *rng,
@@ -21,6 +23,10 @@ sg_hier_sparse_fit (const sg_hier_model *model, const sg_hier_data *hd,
   int status = sg_hier_model_kernel (model, &k);
   if (status != SG_OK)
     return status;
+  /* the optimiser packs log-variances, which must be finite: a part of
+   * variance 0 enters as a negligible 1e-12 v_pop (held by the fit) */
+  if (k.ind_variance == 0)
+    k.ind_variance = ZERO_PART * k.variance;
   status = sg_hier_likelihood_build_sparse (model, hd, &lik);
   if (status != SG_OK)
     return status;

@@ -26,6 +26,7 @@
 #define DEFAULT_DELTA 0.01
 #define DEFAULT_REFINE 10
 #define REFINE_STEP 0.5
+#define GH_NODES SG_SVGP_ROWS_GH_NODES
 /* Eigenvalues of a site sum below this fraction of the largest are
  * treated as no information (pseudo-observations of noise > 1e10 x). */
 #define PSEUDO_REL_EIGEN 1e-10
@@ -38,6 +39,7 @@ typedef struct {
   double *s2;         /* sigma_k^2, or noise_var_r                      */
   double *upper;      /* upper_k (+inf), unused for numeric             */
   unsigned char *numeric;
+  double gh_x[SG_SVGP_ROWS_GH_NODES], gh_w[SG_SVGP_ROWS_GH_NODES];   /* the rule */
 } chunk;
 
 static void
@@ -49,6 +51,22 @@ chunk_free (chunk *c)
   free (c->s2);
   free (c->upper);
   free (c->numeric);
+}
+
+/* Gauss-Hermite nodes x and weights w / sqrt(pi) for E[h(mu + sqrt(2 nu) x)]
+ * under the weight exp(-x^2) (Golub & Welsch 1969: the eigenvalues of the
+ * Jacobi matrix with off-diagonal sqrt(k / 2), weights from the first
+ * components of its eigenvectors). */
+static int
+hermite_rule (double *x, double *w)
+{
+  double J[GH_NODES * GH_NODES] = { 0 };
+  for (size_t k = 1; k < GH_NODES; k++)
+    J[k * GH_NODES + k - 1] = J[(k - 1) * GH_NODES + k] = sqrt ((double) k / 2);
+  int status = sg_sym_eigen (J, GH_NODES, x);
+  for (size_t k = 0; k < GH_NODES && status == SG_OK; k++)
+    w[k] = J[k] * J[k];   /* sqrt(pi) v_0k^2 / sqrt(pi) */
+  return status;
 }
 
 static int
@@ -66,7 +84,10 @@ chunk_alloc (chunk *c, size_t batch)
       chunk_free (c);
       return SG_ENOMEM;
     }
-  return SG_OK;
+  int status = hermite_rule (c->gh_x, c->gh_w);
+  if (status != SG_OK)
+    chunk_free (c);
+  return status;
 }
 
 size_t
@@ -152,20 +173,52 @@ rows_cross_cov (const sg_svgp *q, const chunk *c, sg_svgp_workspace *ws)
     }
 }
 
+/* log P(row | l) = log P(0 < off + l + e < upper), e ~ N(0, sd^2), and its
+ * derivative in l. */
+static double
+probit_log (double l, double off, double sd, double upper, double *dl)
+{
+  double a = (off + l) / sd;
+  if (!isfinite (upper))
+    {
+      *dl = sg_norm_hazard (a) / sd;
+      return sg_norm_logcdf (a);
+    }
+  double b = (off + l - upper) / sd, h = sg_norm_logdiff (b, a);
+  *dl = (exp (sg_norm_logpdf (a) - h) - exp (sg_norm_logpdf (b) - h)) / sd;
+  return h;
+}
+
 /* E of row I and, into ws->gmu / gnu (unscaled), its derivatives;
  * *GDELTA receives dE/ddelta. */
 static double
-row_term (const sg_svgp *q, const chunk *c, size_t i, sg_svgp_workspace *ws,
-          double *gdelta)
+row_term (const sg_svgp *q, const sg_svgp_rows_data *data, const chunk *c, size_t i,
+          sg_svgp_workspace *ws, double *gdelta)
 {
   double mu = ws->mu[i], nu = ws->nu[i];
+  *gdelta = 0;
   if (c->numeric[i])
     {
       double v = c->s2[i], r = c->off[i] - mu;
       ws->gmu[i] = r / v;
       ws->gnu[i] = -0.5 / v;
-      *gdelta = 0;
       return -0.5 * log (2 * M_PI * v) - (r * r + nu) / (2 * v);
+    }
+  if (data->likelihood == SG_SVGP_ROWS_PROBIT)
+    {
+      /* E_q[log P(row | l)], l ~ N(mu, nu), by the rule; its derivatives
+       * are those of the rule itself (d/dnu through the nodes' spread) */
+      double s = sqrt (2 * fmax (nu, 1e-300)), sd = sqrt (c->s2[i]), e = 0, gm = 0, gn = 0;
+      for (size_t k = 0; k < GH_NODES; k++)
+        {
+          double dl, h = probit_log (mu + s * c->gh_x[k], c->off[i], sd, c->upper[i], &dl);
+          e += c->gh_w[k] * h;
+          gm += c->gh_w[k] * dl;
+          gn += c->gh_w[k] * dl * c->gh_x[k];
+        }
+      ws->gmu[i] = gm;
+      ws->gnu[i] = gn / s;
+      return e;
     }
   double delta = q->delta, logd = log (delta), cc = log1p (-delta) - logd;
   double s = sqrt (nu + c->s2[i]), o = c->off[i] + mu;
@@ -257,8 +310,9 @@ rows_elbo_eval (const sg_svgp *q, const sg_svgp_rows_data *data, const size_t *r
   if (rows == NULL)
     nb = n;
   chunk c;
-  if (chunk_alloc (&c, ws->batch) != SG_OK)
-    return SG_ENOMEM;
+  int status = chunk_alloc (&c, ws->batch);
+  if (status != SG_OK)
+    return status;
   double scale = (double) n / (double) nb, sum = 0, gdelta = 0;
   if (grad)
     {
@@ -274,7 +328,7 @@ rows_elbo_eval (const sg_svgp *q, const sg_svgp_rows_data *data, const size_t *r
       for (size_t i = 0; i < b; i++)
         {
           double gd;
-          sum += scale * row_term (q, &c, i, ws, &gd);
+          sum += scale * row_term (q, data, &c, i, ws, &gd);
           ws->gmu[i] *= scale;
           ws->gnu[i] *= scale;
           gdelta += scale * gd;
@@ -318,10 +372,11 @@ sg_svgp_rows_sites (const sg_svgp *q, const sg_svgp_rows_data *data, const size_
   chunk c;
   if (ws == NULL)
     return SG_ENOMEM;
-  if (chunk_alloc (&c, batch) != SG_OK)
+  int status = chunk_alloc (&c, batch);
+  if (status != SG_OK)
     {
       sg_svgp_workspace_free (ws);
-      return SG_ENOMEM;
+      return status;
     }
   for (size_t start = 0; start < n; start += batch)
     {
@@ -330,7 +385,7 @@ sg_svgp_rows_sites (const sg_svgp *q, const sg_svgp_rows_data *data, const size_
       for (size_t i = 0; i < b; i++)
         {
           double gd;
-          row_term (q, &c, i, ws, &gd);
+          row_term (q, data, &c, i, ws, &gd);
           double lam = -2 * ws->gnu[i];
           /* eta's coefficient g + lambda mu, Lambda's lambda */
           ws->gmu[i] = sign * (ws->gmu[i] + lam * ws->mu[i]);

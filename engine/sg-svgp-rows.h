@@ -21,13 +21,28 @@
  * MVN probability of each block and its derivatives; the per-row flip is
  * the one with a closed form.)
  *
+ * Two row likelihoods, chosen by sg_svgp_rows_data.likelihood:
+ *   PROBIT (default): the exact model's row itself, E_k = E_q[log P(0 <
+ *     z_k + l_k + e_k < upper_k | l_k)] = E_q[log(Phi(alpha(l)) -
+ *     Phi(beta(l)))] with l_k = w_k^T f, a one-dimensional expectation
+ *     under q(l_k) = N(mu_k, nu_k) computed by a 20-node Gauss-Hermite rule
+ *     (the standard sparse variational GP of Hensman, Matthews & Ghahramani
+ *     2015 with these rows; its gradients are the rule's own). For the
+ *     single-row answers (binary, duels, ties, failures, valid) this is
+ *     the exact likelihood; for a choice or a ranking it is the product of
+ *     the rows' marginal probabilities, which leaves out the correlation
+ *     of their shared option noise (sg-data.h's block covariance).
+ *   STEP: paper 004's per-row flip model below (delta learned), whose
+ *     row terms have closed forms but which is a looser bound: measured
+ *     against the exact posterior in tests/bench/results-scale.md.
+ *
  * Variational posterior: sg_svgp's whitened q(v) = N(m, L L^T), u = f(Z) =
  * xi + Lk v (sg-svgp.h). For row k with options x_kj and coefficients
  * w_kj (at most two; sg-data.h):
  *   a_k = Lk^{-1} sum_j w_kj k(Z, x_kj),  kd_k = sum_jj' w_kj w_kj' k(x_kj, x_kj'),
  *   mu_k = a_k^T m,  nu_k = kd_k - a_k^T a_k + a_k^T L L^T a_k,
  *   q(t_k) = N(z_k + mu_k, s_k^2),  s_k^2 = nu_k + sigma_k^2,
- * and the ELBO (004 eq. 8, per row)
+ * and, for STEP, the ELBO (004 eq. 8, per row)
  *   E_k = log delta + log((1 - delta) / delta) P_k,
  *   P_k = Phi(alpha_k) - Phi(beta_k),  alpha_k = (z_k + mu_k) / s_k,
  *   beta_k = (z_k + mu_k - upper_k) / s_k  (Phi(beta) = 0 without ties);
@@ -93,6 +108,17 @@
 
 #include <gsl/gsl_rng.h>
 
+/* How a probit row enters the ELBO (see above). */
+typedef enum {
+  SG_SVGP_ROWS_PROBIT = 0,  /* E_q[log P(0 < t_k < upper_k | f)], the exact
+                               model's row, by Gauss-Hermite quadrature     */
+  SG_SVGP_ROWS_STEP,        /* paper 004's step likelihood with a flip
+                               probability delta per row                    */
+} sg_svgp_rows_likelihood;
+
+/* Nodes of the Gauss-Hermite rule of SG_SVGP_ROWS_PROBIT. */
+#define SG_SVGP_ROWS_GH_NODES 20
+
 /* Inputs and lowered answers, borrowed from the caller. */
 typedef struct {
   size_t dim;                /* coordinates of a point (d + 1 in a study)  */
@@ -101,6 +127,7 @@ typedef struct {
   const sg_likelihood *lik;  /* the sparse form (sg_likelihood_build_sparse,
                                 sg_hier_likelihood_build_sparse), lik->n = n */
   double mean;               /* constant prior mean xi                     */
+  sg_svgp_rows_likelihood likelihood;   /* default (0): PROBIT             */
 } sg_svgp_rows_data;
 
 /* SG_OK if DATA is consistent: sparse rows, indices < n, positive sds,

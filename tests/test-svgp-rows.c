@@ -2,13 +2,14 @@
  * (sg-svgp-rows.h) and the study's cached population (sg-hier.h).
  *
  * 1. The sparse lowering is the dense one (every kind, per-person sds).
- * 2. The ELBO against a brute-force Monte Carlo estimate that shares none
+ * 2. The ELBO (both row likelihoods: the probit rows by Gauss-Hermite,
+ *    the step rows of paper 004) against a brute-force Monte Carlo estimate that shares none
  *    of the engine's shortcuts: u ~ q(u) in the unwhitened form, f at the
  *    inputs from the exact conditional p(f | u) (explicit Cholesky of the
  *    residual covariance), the rows' noise drawn JOINTLY from the dense
- *    lowering's block covariance (so the per-row ELBO's claim that only the
- *    marginals matter is tested, not assumed), the step likelihood of
- *    every row and the Gaussian numeric rows evaluated on the draws; KL by
+ *    lowering's block covariance for the step rows (so the claim that only
+ *    the marginals matter is tested, not assumed), the step likelihood of
+ *    every row or log P(row | f) of the probit rows and the Gaussian numeric rows evaluated on the draws; KL by
  *    its unwhitened textbook formula. 200,000 draws; tolerance 5 standard
  *    errors of the mean (reported by the estimate itself).
  *    Every answer kind, a plain and a grouped (study) kernel.
@@ -285,7 +286,8 @@ chol (const double *A, size_t N)
 }
 
 static double
-mc_elbo (const problem *p, const sg_svgp *q, size_t draws, double *se)
+mc_elbo (const problem *p, const sg_svgp *q, sg_svgp_rows_likelihood like, size_t draws,
+         double *se)
 {
   size_t n = p->n, M = q->M;
   const sg_likelihood *lik = &p->dense;
@@ -341,6 +343,13 @@ mc_elbo (const problem *p, const sg_svgp *q, size_t draws, double *se)
           double tk = lik->z[k];
           for (size_t i = 0; i < n; i++)
             tk += lik->W[k * n + i] * f[i];
+          if (like == SG_SVGP_ROWS_PROBIT)
+            {
+              /* log P(0 < t_k + e_k < upper_k | f), the row's own sd */
+              double a = tk / lik->sigma[k], b = (tk - lik->upper[k]) / lik->sigma[k];
+              lp += log (sg_norm_cdf (a) - sg_norm_cdf (b));
+              continue;
+            }
           for (size_t j = 0; j <= k; j++)
             tk += Ls[k * ma + j] * es[j];
           int H = tk > 0 && tk < lik->upper[k];
@@ -388,6 +397,7 @@ mc_elbo (const problem *p, const sg_svgp *q, size_t draws, double *se)
 static void
 test_elbo_monte_carlo (void)
 {
+  for (int like = 0; like <= 1; like++)
   for (int grouped = 0; grouped <= 1; grouped++)
     {
       problem p;
@@ -395,15 +405,16 @@ test_elbo_monte_carlo (void)
       sg_svgp q;
       random_q (&p, 7 + grouped, &q);
       sg_svgp_rows_data rd = rows_of (&p);
+      rd.likelihood = like;
       sg_svgp_workspace *ws = sg_svgp_workspace_new (p.dim, q.M, 5);
       double elbo, se;
       g_assert_cmpint (sg_svgp_rows_elbo (&q, &rd, NULL, 0, ws, &elbo, NULL), ==, SG_OK);
-      double mc = mc_elbo (&p, &q, 200000, &se);
+      double mc = mc_elbo (&p, &q, like, 200000, &se);
       if (g_test_verbose ())
-        g_test_message ("grouped %d: ELBO %.6f, Monte Carlo %.6f +- %.6f", grouped, elbo,
-                        mc, se);
+        g_test_message ("likelihood %d, grouped %d: ELBO %.6f, Monte Carlo %.6f +- %.6f",
+                        like, grouped, elbo, mc, se);
       g_assert_cmpfloat (fabs (elbo - mc), <, 5 * se);
-      g_assert_cmpfloat (se, <, 0.02);
+      g_assert_cmpfloat (se, <, 0.05);   /* the check has power: 5 se < 0.25 */
       sg_svgp_workspace_free (ws);
       sg_svgp_clear (&q);
       problem_clear (&p);
@@ -415,6 +426,7 @@ test_elbo_monte_carlo (void)
 static void
 test_gradient (void)
 {
+  for (int like = 0; like <= 1; like++)
   for (int grouped = 0; grouped <= 1; grouped++)
     {
       problem p;
@@ -422,6 +434,7 @@ test_gradient (void)
       sg_svgp q;
       random_q (&p, 11 + grouped, &q);
       sg_svgp_rows_data rd = rows_of (&p);
+      rd.likelihood = like;
       size_t units = sg_svgp_rows_count (&rd), nb = 0, rows[64];
       for (size_t u = 0; u < units; u += 1 + (u % 3 == 1))
         rows[nb++] = units - 1 - u;   /* a minibatch, out of order */
@@ -445,8 +458,8 @@ test_gradient (void)
           par[k] = save;
           double fd = (ep - em) / (2 * h);
           if (fabs (fd - grad[k]) > 1e-6 * (1 + fabs (grad[k])))
-            g_error ("grouped %d, parameter %zu of %zu: gradient %.10g, differences %.10g",
-                     grouped, k, np, grad[k], fd);
+            g_error ("likelihood %d, grouped %d, parameter %zu of %zu: gradient %.10g, "
+                     "differences %.10g", like, grouped, k, np, grad[k], fd);
           sg_svgp_clear (&t);
         }
       g_free (par);

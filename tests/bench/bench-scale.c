@@ -1,0 +1,572 @@
+/* bench-scale.c — questions at scale: the sparse variational model and the
+ * cached population beside the exact model (tests/bench/results-scale.md).
+ *
+ * Simulation (2-D box [0, 1]^2): a population utility g with a bump of
+ * height 1 (width 0.15) at a random x* and a second of height 0.6, people
+ * f_p = g + h_p with h_p a draw of GP(0, 0.1 RBF(0.2)) (random Fourier
+ * features), duels between uniform random settings answered by the probit
+ * model with sd 0.1. Model hyperparameters are the simulation's (k_pop
+ * RBF(1, 0.15), k_ind RBF(0.1, 0.2), probit sd 0.1), held by every fit, so
+ * the comparisons are of the models, not of fits.
+ *
+ * study P N    P people x N duels. Refresh = sg_hier_sparse_fit (M = 100
+ *              population points, 2000 Adam steps of 256 rows, 10
+ *              natural-gradient steps) + the summed sites of everyone.
+ *              A question for person p = subtract p's sites, pseudo-
+ *              observations, sg_hier_propose_duel with .population (500
+ *              samples); timed for 20 questions (people in turn), median
+ *              and p95 wall time, with the CPU time of the process.
+ *              With --exact also the exact model's question (everyone's
+ *              answers) and the agreement figures: for each person (at
+ *              most 10), on a 15 x 15 grid, |mean_cached - mean_exact| /
+ *              sd_exact of f_p (share <= 0.1, median, 95th percentile),
+ *              sd_cached / sd_exact (median), the distance between the
+ *              two models' recommended best of f_p (argmax of the mean on
+ *              the grid) over the box's diagonal, and |prob_best_differs
+ *              cached - exact| (tolerance 0.05).
+ * session N    one person, N duels, v_ind = 0. The sparse fit of the first
+ *              N - 1 answers (the stored fit); a question after answer N =
+ *              pseudo-observations of the fit's sites + answer N exactly.
+ *              With --exact the exact question on all N and the agreement
+ *              of f (grid, as above, against the fit's summary of all N).
+ *
+ * Usage: bench-scale study P N [--exact] | session N [--exact]. One row of
+ * the table per run (markdown), peak memory from getrusage. Run with
+ * nice -n 19 OPENBLAS_NUM_THREADS=1.
+ */
+#include "sg-hier.h"
+#include "sg-normal.h"
+#include "sg-rng.h"
+#include "sg-svgp-rows.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+extern char *openblas_get_corename (void);
+
+#define D 2
+#define N_FEATURES 100
+#define SIGMA 0.1
+#define POP_LS 0.15
+#define IND_LS 0.2
+#define V_IND 0.1
+#define GRID 15
+#define QUESTIONS 20
+#define AGREE_PEOPLE 10
+#define M_INDUCING 100
+
+typedef struct {
+  double xs[D], x2[D];
+  size_t P;
+  double *w, *b;   /* P x N_FEATURES x D, P x N_FEATURES */
+  double v_ind;
+} world;
+
+static double
+bump (const double *x, const double *c)
+{
+  double r2 = 0;
+  for (size_t j = 0; j < D; j++)
+    r2 += (x[j] - c[j]) * (x[j] - c[j]);
+  return exp (-0.5 * r2 / (POP_LS * POP_LS));
+}
+
+static double
+f_of (const world *s, size_t p, const double *x)
+{
+  double g = bump (x, s->xs) + 0.6 * bump (x, s->x2), h = 0;
+  if (s->v_ind > 0)
+    {
+      for (size_t m = 0; m < N_FEATURES; m++)
+        {
+          const double *w = s->w + (p * N_FEATURES + m) * D;
+          h += cos (w[0] * x[0] + w[1] * x[1] + s->b[p * N_FEATURES + m]);
+        }
+      h *= sqrt (2 * s->v_ind / N_FEATURES);
+    }
+  return g + h;
+}
+
+static void
+world_init (world *s, size_t P, double v_ind, gsl_rng *rng)
+{
+  s->P = P;
+  s->v_ind = v_ind;
+  for (size_t j = 0; j < D; j++)
+    s->xs[j] = 0.2 + 0.6 * gsl_rng_uniform (rng);
+  do
+    for (size_t j = 0; j < D; j++)
+      s->x2[j] = gsl_rng_uniform (rng);
+  while (hypot (s->x2[0] - s->xs[0], s->x2[1] - s->xs[1]) < 0.35);
+  s->w = malloc (P * N_FEATURES * D * sizeof *s->w);
+  s->b = malloc (P * N_FEATURES * sizeof *s->b);
+  for (size_t i = 0; i < P * N_FEATURES * D; i++)
+    s->w[i] = sg_rng_gaussian (rng) / IND_LS;
+  for (size_t i = 0; i < P * N_FEATURES; i++)
+    s->b[i] = 2 * M_PI * gsl_rng_uniform (rng);
+}
+
+static void
+one_duel (const world *s, size_t p, gsl_rng *rng, sg_hier_data *hd)
+{
+  for (;;)
+    {
+      double a[D], b[D];
+      for (size_t j = 0; j < D; j++)
+        {
+          a[j] = gsl_rng_uniform (rng);
+          b[j] = gsl_rng_uniform (rng);
+        }
+      double fa = f_of (s, p, a), fb = f_of (s, p, b);
+      int a_wins = gsl_rng_uniform (rng) < sg_norm_cdf ((fa - fb) / (M_SQRT2 * SIGMA));
+      if (sg_hier_add_preference (hd, p, a_wins ? a : b, a_wins ? b : a) == SG_OK)
+        return;
+    }
+}
+
+static double
+now (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static double
+cpu (void)
+{
+  return (double) clock () / CLOCKS_PER_SEC;
+}
+
+static double
+peak_mb (void)
+{
+  struct rusage ru;
+  getrusage (RUSAGE_SELF, &ru);
+  return (double) ru.ru_maxrss / 1024.0;
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The Q-quantile of N values (sorted in place). */
+static double
+quantile (double *v, size_t n, double q)
+{
+  qsort (v, n, sizeof *v, cmp_double);
+  size_t k = (size_t) ceil (q * (double) n) - 1;
+  return v[k < n ? k : n - 1];
+}
+
+static void
+model_of (sg_hier_model *model, double v_ind)
+{
+  sg_hier_model_init (model, SG_KERNEL_RBF, D, 1, POP_LS, v_ind, IND_LS);
+  model->noise.probit_sd = SIGMA;
+}
+
+static void
+rows_options (sg_svgp_rows_options *o)
+{
+  sg_svgp_rows_options_default (o);
+  o->n_inducing = M_INDUCING;
+  o->train.fix_kernel = 1;
+}
+
+/* The cache: the fit, and the summed sites of the answers it has seen. */
+typedef struct {
+  sg_svgp q;
+  double *lambda, *eta;
+} cache;
+
+static int
+refresh (const sg_hier_model *model, const sg_hier_data *hd, gsl_rng *rng, cache *c)
+{
+  sg_svgp_rows_options o;
+  rows_options (&o);
+  int status = sg_hier_sparse_fit (model, hd, &o, rng, NULL, &c->q);
+  if (status != SG_OK)
+    {
+      fprintf (stderr, "sparse fit: status %d\n", status);
+      return status;
+    }
+  size_t M = c->q.M;
+  c->lambda = calloc (M * M, sizeof *c->lambda);
+  c->eta = calloc (M, sizeof *c->eta);
+  return sg_hier_population_sites (model, hd, &c->q, NULL, SG_HIER_POPULATION, 1,
+                                   c->lambda, c->eta);
+}
+
+static void
+cache_clear (cache *c)
+{
+  sg_svgp_clear (&c->q);
+  free (c->lambda);
+  free (c->eta);
+}
+
+/* The others' pseudo-observations for PERSON's question (OWN: their
+ * answers; SUBTRACT 0: nothing to subtract, e.g. a session). */
+static int
+pseudo_for (const sg_hier_model *model, const cache *c, const sg_hier_data *own,
+            size_t person, int subtract, sg_svgp_pseudo *ps)
+{
+  size_t M = c->q.M;
+  double *L = malloc (M * M * sizeof *L), *e = malloc (M * sizeof *e);
+  memcpy (L, c->lambda, M * M * sizeof *L);
+  memcpy (e, c->eta, M * sizeof *e);
+  int status = subtract ? sg_hier_population_sites (model, own, &c->q, NULL, person, -1, L, e)
+                        : SG_OK;
+  if (status == SG_OK)
+    status = sg_svgp_pseudo_from_sites (&c->q, L, e, model->mean, ps);
+  free (L);
+  free (e);
+  return status;
+}
+
+static void
+grid_points (double *X)
+{
+  for (size_t i = 0; i < GRID; i++)
+    for (size_t j = 0; j < GRID; j++)
+      {
+        X[(i * GRID + j) * D] = ((double) i + 0.5) / GRID;
+        X[(i * GRID + j) * D + 1] = ((double) j + 0.5) / GRID;
+      }
+}
+
+/* Mean and sd of f_p (or g) at the grid from a posterior. */
+static int
+grid_summary (const sg_skewgp_posterior *post, const sg_skewgp_samples *samples,
+              size_t person, double *mean, double *sd)
+{
+  double G[GRID * GRID * D], XS[GRID * GRID * (D + 1)];
+  grid_points (G);
+  sg_point_summary sum[GRID * GRID];
+  sg_summary_options so;
+  sg_summary_options_default (&so);
+  so.fields = SG_SUMMARY_MOMENTS;
+  int status = sg_hier_points (D, person, G, GRID * GRID, XS);
+  if (status == SG_OK)
+    status = sg_skewgp_summarize (post, samples, XS, GRID * GRID, &so, NULL, sum);
+  for (size_t i = 0; i < GRID * GRID && status == SG_OK; i++)
+    {
+      mean[i] = sum[i].mean;
+      sd[i] = sum[i].sd;
+    }
+  return status;
+}
+
+static size_t
+argmax (const double *v, size_t n)
+{
+  size_t b = 0;
+  for (size_t i = 1; i < n; i++)
+    if (v[i] > v[b])
+      b = i;
+  return b;
+}
+
+typedef struct {
+  double within, med_z, p95_z, sd_ratio, best_dist, pbd_diff;
+  size_t count;
+} agreement;
+
+/* Compares two posteriors of PERSON's f_p on the grid; accumulates. */
+static int
+compare (const sg_skewgp_posterior *pe, const sg_skewgp_samples *se,
+         const sg_skewgp_posterior *pc, const sg_skewgp_samples *sc, size_t person,
+         double *zs, double *ratios, size_t *nz, double *best, double *pbd, gsl_rng *rng)
+{
+  size_t n = GRID * GRID;
+  double me[GRID * GRID], sde[GRID * GRID], mc[GRID * GRID], sdc[GRID * GRID];
+  int status = grid_summary (pe, se, person, me, sde);
+  if (status == SG_OK)
+    status = grid_summary (pc, sc, person, mc, sdc);
+  if (status != SG_OK)
+    return status;
+  for (size_t i = 0; i < n; i++)
+    {
+      zs[*nz] = fabs (mc[i] - me[i]) / sde[i];
+      ratios[(*nz)++] = sdc[i] / sde[i];
+    }
+  double G[GRID * GRID * D];
+  grid_points (G);
+  size_t be = argmax (me, n), bc = argmax (mc, n);
+  *best = hypot (G[be * D] - G[bc * D], G[be * D + 1] - G[bc * D + 1]) / M_SQRT2;
+  *pbd = NAN;
+  if (person != SG_HIER_POPULATION)
+    {
+      double p1, p2;
+      status = sg_hier_prob_best_differs (pe, se, G, n, person, 0.05, rng, &p1, NULL);
+      if (status == SG_OK)
+        status = sg_hier_prob_best_differs (pc, sc, G, n, person, 0.05, rng, &p2, NULL);
+      if (status == SG_OK)
+        *pbd = fabs (p1 - p2);
+    }
+  return status;
+}
+
+static void
+print_header (void)
+{
+  printf ("| run | answers | model | refresh s (cpu) | question median s | p95 s | cpu/question s | "
+          "exact question s | within 0.1 sd | median / p95 z | sd ratio | best dist / diag (max) | "
+          "pbd diff (max) | peak MB |\n");
+}
+
+static int
+run_study (size_t P, size_t N, int exact, uint64_t seed)
+{
+  gsl_rng *rng = sg_rng_new (seed, 0);
+  world s;
+  world_init (&s, P, V_IND, rng);
+  sg_hier_data hd;
+  sg_hier_data_init (&hd, D, P);
+  for (size_t k = 0; k < N; k++)
+    for (size_t p = 0; p < P; p++)
+      one_duel (&s, p, rng, &hd);
+  sg_hier_model model;
+  model_of (&model, V_IND);
+  cache c = { 0 };
+  double t0 = now (), c0 = cpu ();
+  int status = refresh (&model, &hd, rng, &c);
+  double t_refresh = now () - t0, c_refresh = cpu () - c0;
+  if (status != SG_OK)
+    {
+      fprintf (stderr, "refresh failed: %d\n", status);
+      return 1;
+    }
+  /* the people's own answers, as their files hold them */
+  sg_hier_data *own = malloc (P * sizeof *own);
+  for (size_t p = 0; p < P; p++)
+    sg_hier_data_person (&hd, p, &own[p]);
+  double tq[QUESTIONS], cq = 0;
+  sg_hier_propose_options po;
+  sg_hier_propose_options_default (&po, D);
+  for (size_t k = 0; k < QUESTIONS && status == SG_OK; k++)
+    {
+      size_t p = k % P;
+      sg_svgp_pseudo ps;
+      sg_hier_question qn;
+      double a = now (), ca = cpu ();
+      status = pseudo_for (&model, &c, &own[p], p, 1, &ps);
+      po.population = &ps;
+      if (status == SG_OK)
+        status = sg_hier_propose_duel (&model, &own[p], p, &po, rng, NULL, &qn);
+      tq[k] = now () - a;
+      cq += cpu () - ca;
+      sg_svgp_pseudo_clear (&ps);
+    }
+  double med = quantile (tq, QUESTIONS, 0.5), p95 = quantile (tq, QUESTIONS, 0.95);
+  double t_exact = NAN;
+  agreement ag = { NAN, NAN, NAN, NAN, NAN, NAN, 0 };
+  if (exact && status == SG_OK)
+    {
+      size_t people = P < AGREE_PEOPLE ? P : AGREE_PEOPLE, nz = 0;
+      double *zs = malloc (people * GRID * GRID * sizeof *zs);
+      double *ratios = malloc (people * GRID * GRID * sizeof *ratios);
+      sg_hier_propose_options pe;
+      sg_hier_propose_options_default (&pe, D);
+      sg_hier_question qn;
+      double a = now ();
+      status = sg_hier_propose_duel (&model, &hd, 0, &pe, rng, NULL, &qn);
+      t_exact = now () - a;
+      sg_skewgp_posterior *post = NULL;
+      sg_skewgp_samples *samples = NULL;
+      if (status == SG_OK)
+        status = sg_hier_posterior_new (&model, &hd, &post);
+      if (status == SG_OK)
+        status = sg_skewgp_sample (post, 1000, NULL, rng, NULL, &samples);
+      double best_max = 0, pbd_max = 0, best_sum = 0, pbd_sum = 0;
+      for (size_t p = 0; p < people && status == SG_OK; p++)
+        {
+          sg_svgp_pseudo ps;
+          sg_skewgp_posterior *pc = NULL;
+          sg_skewgp_samples *sc = NULL;
+          double best, pbd;
+          status = pseudo_for (&model, &c, &own[p], p, 1, &ps);
+          if (status == SG_OK)
+            status = sg_hier_posterior_new_summary (&model, &own[p], &ps, &pc);
+          if (status == SG_OK)
+            status = sg_skewgp_sample (pc, 1000, NULL, rng, NULL, &sc);
+          if (status == SG_OK)
+            status = compare (post, samples, pc, sc, p, zs, ratios, &nz, &best, &pbd, rng);
+          best_max = fmax (best_max, best);
+          pbd_max = fmax (pbd_max, pbd);
+          best_sum += best;
+          pbd_sum += pbd;
+          sg_skewgp_samples_free (sc);
+          sg_skewgp_posterior_free (pc);
+          sg_svgp_pseudo_clear (&ps);
+        }
+      if (status == SG_OK)
+        {
+          size_t within = 0;
+          for (size_t i = 0; i < nz; i++)
+            within += zs[i] <= 0.1;
+          ag.within = (double) within / (double) nz;
+          ag.med_z = quantile (zs, nz, 0.5);
+          ag.p95_z = quantile (zs, nz, 0.95);
+          ag.sd_ratio = quantile (ratios, nz, 0.5);
+          ag.best_dist = best_sum / (double) people;
+          ag.pbd_diff = pbd_sum / (double) people;
+          printf ("<!-- best max %.3f, pbd max %.3f -->\n", best_max, pbd_max);
+        }
+      free (zs);
+      free (ratios);
+      sg_skewgp_samples_free (samples);
+      sg_skewgp_posterior_free (post);
+    }
+  if (status != SG_OK)
+    {
+      fprintf (stderr, "study failed: %d\n", status);
+      return 1;
+    }
+  printf ("| study %zu x %zu | %zu | sparse variational, %zu inducing points + own answers exact | "
+          "%.1f (%.1f) | %.3f | %.3f | %.3f | %.2f | %.3f | %.3f / %.3f | %.3f | %.3f | %.3f | %.0f |\n",
+          P, N, P * N, c.q.M, t_refresh, c_refresh, med, p95, cq / QUESTIONS, t_exact,
+          ag.within, ag.med_z, ag.p95_z, ag.sd_ratio, ag.best_dist, ag.pbd_diff, peak_mb ());
+  for (size_t p = 0; p < P; p++)
+    sg_hier_data_clear (&own[p]);
+  free (own);
+  cache_clear (&c);
+  sg_hier_data_clear (&hd);
+  free (s.w);
+  free (s.b);
+  sg_rng_free (rng);
+  return 0;
+}
+
+static int
+run_session (size_t N, int exact, uint64_t seed)
+{
+  gsl_rng *rng = sg_rng_new (seed, 0);
+  world s;
+  world_init (&s, 1, 0, rng);
+  sg_hier_data hd, seen, last;
+  sg_hier_data_init (&hd, D, 1);
+  for (size_t k = 0; k < N; k++)
+    one_duel (&s, 0, rng, &hd);
+  /* the stored fit saw the first N - 1 answers; the question follows answer N */
+  sg_hier_data_init (&seen, D, 1);
+  sg_hier_data_init (&last, D, 1);
+  for (size_t k = 0; k < N; k++)
+    {
+      const sg_obs *o = &hd.data.obs[k];
+      sg_hier_add_preference (k + 1 < N ? &seen : &last, 0, hd.data.X + o->a * (D + 1),
+                              hd.data.X + o->b * (D + 1));
+    }
+  sg_hier_model model;
+  model_of (&model, 0);
+  cache c = { 0 };
+  double t0 = now (), c0 = cpu ();
+  int status = refresh (&model, &seen, rng, &c);
+  double t_refresh = now () - t0, c_refresh = cpu () - c0;
+  double tq[QUESTIONS], cq = 0;
+  sg_hier_propose_options po;
+  sg_hier_propose_options_default (&po, D);
+  for (size_t k = 0; k < QUESTIONS && status == SG_OK; k++)
+    {
+      sg_svgp_pseudo ps;
+      sg_hier_question qn;
+      double a = now (), ca = cpu ();
+      status = pseudo_for (&model, &c, NULL, 0, 0, &ps);
+      po.population = &ps;
+      if (status == SG_OK)
+        status = sg_hier_propose_duel (&model, &last, 0, &po, rng, NULL, &qn);
+      tq[k] = now () - a;
+      cq += cpu () - ca;
+      sg_svgp_pseudo_clear (&ps);
+    }
+  double med = quantile (tq, QUESTIONS, 0.5), p95 = quantile (tq, QUESTIONS, 0.95);
+  double t_exact = NAN;
+  agreement ag = { NAN, NAN, NAN, NAN, NAN, NAN, 0 };
+  if (exact && status == SG_OK)
+    {
+      sg_hier_propose_options pe;
+      sg_hier_propose_options_default (&pe, D);
+      sg_hier_question qn;
+      double a = now ();
+      status = sg_hier_propose_duel (&model, &hd, 0, &pe, rng, NULL, &qn);
+      t_exact = now () - a;
+      /* f from the exact posterior of all N against the fit's summary + answer N */
+      sg_skewgp_posterior *post = NULL, *pc = NULL;
+      sg_skewgp_samples *samples = NULL, *sc = NULL;
+      sg_svgp_pseudo ps;
+      if (status == SG_OK)
+        status = sg_hier_posterior_new (&model, &hd, &post);
+      if (status == SG_OK)
+        status = sg_skewgp_sample (post, 1000, NULL, rng, NULL, &samples);
+      if (status == SG_OK)
+        status = pseudo_for (&model, &c, NULL, 0, 0, &ps);
+      if (status == SG_OK)
+        status = sg_hier_posterior_new_summary (&model, &last, &ps, &pc);
+      if (status == SG_OK)
+        status = sg_skewgp_sample (pc, 1000, NULL, rng, NULL, &sc);
+      double zs[GRID * GRID], ratios[GRID * GRID], best, pbd;
+      size_t nz = 0;
+      if (status == SG_OK)
+        status = compare (post, samples, pc, sc, SG_HIER_POPULATION, zs, ratios, &nz, &best,
+                          &pbd, rng);
+      if (status == SG_OK)
+        {
+          size_t within = 0;
+          for (size_t i = 0; i < nz; i++)
+            within += zs[i] <= 0.1;
+          ag.within = (double) within / (double) nz;
+          ag.med_z = quantile (zs, nz, 0.5);
+          ag.p95_z = quantile (zs, nz, 0.95);
+          ag.sd_ratio = quantile (ratios, nz, 0.5);
+          ag.best_dist = best;
+        }
+      sg_svgp_pseudo_clear (&ps);
+      sg_skewgp_samples_free (samples);
+      sg_skewgp_samples_free (sc);
+      sg_skewgp_posterior_free (post);
+      sg_skewgp_posterior_free (pc);
+    }
+  if (status != SG_OK)
+    {
+      fprintf (stderr, "session failed: %d\n", status);
+      return 1;
+    }
+  printf ("| session | %zu | sparse variational, %zu inducing points + 1 new answer exact | "
+          "%.1f (%.1f) | %.3f | %.3f | %.3f | %.2f | %.3f | %.3f / %.3f | %.3f | %.3f | - | %.0f |\n",
+          N, c.q.M, t_refresh, c_refresh, med, p95, cq / QUESTIONS, t_exact, ag.within,
+          ag.med_z, ag.p95_z, ag.sd_ratio, ag.best_dist, peak_mb ());
+  cache_clear (&c);
+  sg_hier_data_clear (&hd);
+  sg_hier_data_clear (&seen);
+  sg_hier_data_clear (&last);
+  free (s.w);
+  free (s.b);
+  sg_rng_free (rng);
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  int exact = argc > 1 && strcmp (argv[argc - 1], "--exact") == 0;
+  if (argc > 1 && strcmp (argv[1], "--header") == 0)
+    {
+      printf ("<!-- OpenBLAS kernel %s -->\n", openblas_get_corename ());
+      print_header ();
+      return 0;
+    }
+  if (argc >= 4 && strcmp (argv[1], "study") == 0)
+    return run_study ((size_t) atol (argv[2]), (size_t) atol (argv[3]), exact, 2026);
+  if (argc >= 3 && strcmp (argv[1], "session") == 0)
+    return run_session ((size_t) atol (argv[2]), exact, 2026);
+  fprintf (stderr, "usage: bench-scale --header | study P N [--exact] | session N [--exact]\n");
+  return 2;
+}
