@@ -4,6 +4,7 @@
  * Adam training loop. Not installed, not for callers of the engine. */
 #pragma once
 
+#include "sg-svgp-rows.h"
 #include "sg-svgp.h"
 
 struct sg_svgp_workspace {
@@ -58,3 +59,13 @@ sg_status _sg_svgp_train_with (sg_svgp *q, size_t n, _sg_svgp_elbo_fn elbo_fn,
                                void *user, const sg_svgp_train_options *opt,
                                gsl_rng *rng, const sg_progress *progress,
                                sg_svgp_workspace *ws);
+
+/* The SG_SVGP_ROWS_GH_NODES-node Gauss-Hermite rule: nodes X and weights W
+ * with E[h(mu + sqrt(2 nu) x)] ~ sum_k W_k h(mu + sqrt(2 nu) X_k). */
+int _sg_svgp_hermite_rule (double *x, double *w);
+/* E_{l ~ N(mu, nu)}[log P(0 < off + l + e < upper)], e ~ N(0, s2), by
+ * the rule (GH_X, GH_W), and its derivatives in mu and nu (those of the
+ * rule itself). */
+double _sg_svgp_probit_expect (double off, double s2, double upper, double mu, double nu,
+                               const double *gh_x, const double *gh_w, double *dmu,
+                               double *dnu);

@@ -57,8 +57,8 @@ chunk_free (chunk *c)
  * under the weight exp(-x^2) (Golub & Welsch 1969: the eigenvalues of the
  * Jacobi matrix with off-diagonal sqrt(k / 2), weights from the first
  * components of its eigenvectors). */
-static int
-hermite_rule (double *x, double *w)
+int
+_sg_svgp_hermite_rule (double *x, double *w)
 {
   double J[GH_NODES * GH_NODES] = { 0 };
   for (size_t k = 1; k < GH_NODES; k++)
@@ -84,7 +84,7 @@ chunk_alloc (chunk *c, size_t batch)
       chunk_free (c);
       return SG_ENOMEM;
     }
-  int status = hermite_rule (c->gh_x, c->gh_w);
+  int status = _sg_svgp_hermite_rule (c->gh_x, c->gh_w);
   if (status != SG_OK)
     chunk_free (c);
   return status;
@@ -189,6 +189,24 @@ probit_log (double l, double off, double sd, double upper, double *dl)
   return h;
 }
 
+double
+_sg_svgp_probit_expect (double off, double s2, double upper, double mu, double nu,
+                        const double *gh_x, const double *gh_w, double *dmu, double *dnu)
+{
+  /* the rule's own derivatives: d/dnu through the nodes' spread */
+  double s = sqrt (2 * fmax (nu, 1e-300)), sd = sqrt (s2), e = 0, gm = 0, gn = 0;
+  for (size_t k = 0; k < GH_NODES; k++)
+    {
+      double dl, h = probit_log (mu + s * gh_x[k], off, sd, upper, &dl);
+      e += gh_w[k] * h;
+      gm += gh_w[k] * dl;
+      gn += gh_w[k] * dl * gh_x[k];
+    }
+  *dmu = gm;
+  *dnu = gn / s;
+  return e;
+}
+
 /* E of row I and, into ws->gmu / gnu (unscaled), its derivatives;
  * *GDELTA receives dE/ddelta. */
 static double
@@ -205,21 +223,8 @@ row_term (const sg_svgp *q, const sg_svgp_rows_data *data, const chunk *c, size_
       return -0.5 * log (2 * M_PI * v) - (r * r + nu) / (2 * v);
     }
   if (data->likelihood == SG_SVGP_ROWS_PROBIT)
-    {
-      /* E_q[log P(row | l)], l ~ N(mu, nu), by the rule; its derivatives
-       * are those of the rule itself (d/dnu through the nodes' spread) */
-      double s = sqrt (2 * fmax (nu, 1e-300)), sd = sqrt (c->s2[i]), e = 0, gm = 0, gn = 0;
-      for (size_t k = 0; k < GH_NODES; k++)
-        {
-          double dl, h = probit_log (mu + s * c->gh_x[k], c->off[i], sd, c->upper[i], &dl);
-          e += c->gh_w[k] * h;
-          gm += c->gh_w[k] * dl;
-          gn += c->gh_w[k] * dl * c->gh_x[k];
-        }
-      ws->gmu[i] = gm;
-      ws->gnu[i] = gn / s;
-      return e;
-    }
+    return _sg_svgp_probit_expect (c->off[i], c->s2[i], c->upper[i], mu, nu, c->gh_x,
+                                   c->gh_w, &ws->gmu[i], &ws->gnu[i]);
   double delta = q->delta, logd = log (delta), cc = log1p (-delta) - logd;
   double s = sqrt (nu + c->s2[i]), o = c->off[i] + mu;
   double alpha = o / s, pa = sg_norm_pdf (alpha), P, dmu = pa, dnu = alpha * pa;
@@ -625,10 +630,19 @@ sg_status
 sg_svgp_pseudo_from_sites (const sg_svgp *q, const double *lambda, const double *eta,
                            double mean, sg_svgp_pseudo *out)
 {
-  if (q == NULL || lambda == NULL || eta == NULL || out == NULL || !isfinite (mean)
-      || !sg_all_finite (lambda, q->M * q->M) || !sg_all_finite (eta, q->M))
+  if (q == NULL)
     return SG_EINVAL;
-  size_t M = q->M, D = q->dim;
+  return sg_svgp_pseudo_make (q->Z, q->Lk, q->M, q->dim, lambda, eta, mean, out);
+}
+
+sg_status
+sg_svgp_pseudo_make (const double *Z, const double *Lk, size_t M, size_t D,
+                     const double *lambda, const double *eta, double mean,
+                     sg_svgp_pseudo *out)
+{
+  if (Z == NULL || Lk == NULL || M == 0 || lambda == NULL || eta == NULL || out == NULL
+      || !isfinite (mean) || !sg_all_finite (lambda, M * M) || !sg_all_finite (eta, M))
+    return SG_EINVAL;
   double *U = malloc (M * M * sizeof *U), *ev = malloc (M * sizeof *ev);
   double *B = malloc (M * M * sizeof *B), *Ute = malloc (M * sizeof *Ute);
   sg_svgp_pseudo ps = { .dim = D, .M = M };
@@ -669,7 +683,7 @@ sg_svgp_pseudo_from_sites (const sg_svgp *q, const double *lambda, const double 
             {
               for (size_t i = 0; i < M; i++)
                 memcpy (Bc + i * r, B + i * M, r * sizeof *Bc);
-              sg_trsm_lower_trans (q->Lk, M, Bc, r);
+              sg_trsm_lower_trans (Lk, M, Bc, r);
               for (size_t j = 0; j < r; j++)
                 {
                   double sum = 0;
@@ -684,7 +698,7 @@ sg_svgp_pseudo_from_sites (const sg_svgp *q, const double *lambda, const double 
             }
         }
       ps.r = r;
-      memcpy (ps.Z, q->Z, M * D * sizeof *ps.Z);
+      memcpy (ps.Z, Z, M * D * sizeof *ps.Z);
     }
   free (U);
   free (ev);

@@ -204,6 +204,12 @@ typedef struct {
 sg_status sg_svgp_pseudo_from_sites (const sg_svgp *q, const double *lambda,
                                      const double *eta, double mean,
                                      sg_svgp_pseudo *out);
+/* The same for whitened coordinates v = Lk^{-1} (u - mean) of any M
+ * points Z (M x DIM) with Lk = chol(k(Z, Z) + jitter) (sg-hier.h's
+ * population cache). */
+sg_status sg_svgp_pseudo_make (const double *Z, const double *Lk, size_t M, size_t dim,
+                               const double *lambda, const double *eta, double mean,
+                               sg_svgp_pseudo *out);
 void sg_svgp_pseudo_clear (sg_svgp_pseudo *ps);
 /* Appends PS to inputs X (n x dim) and a DENSE likelihood LIK on them:
  * *X_OUT (malloc'ed, (n + M) x dim) = [X; Z] and LIK_OUT (initialised)

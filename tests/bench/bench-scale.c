@@ -9,12 +9,11 @@
  * RBF(1, 0.15), k_ind RBF(0.1, 0.2), probit sd 0.1), held by every fit, so
  * the comparisons are of the models, not of fits.
  *
- * study P N    P people x N duels. Refresh = sg_hier_sparse_fit (M = 100
- *              population points, 2000 Adam steps of 256 rows, 10
- *              natural-gradient steps) + the summed sites of everyone.
- *              A question for person p = subtract p's sites, pseudo-
- *              observations, sg_hier_propose_duel with .population (500
- *              samples); timed for 20 questions (people in turn), median
+ * study P N    P people x N duels. Refresh = sg_hier_population_new (M =
+ *              100 population points, at most 50 CVI iterations).
+ *              A question for person p = sg_hier_population_pseudo (the
+ *              others' summary), sg_hier_propose_duel with .population
+ *              (500 samples); timed for 20 questions (people in turn), median
  *              and p95 wall time, with the CPU time of the process.
  *              With --exact also the exact model's question (everyone's
  *              answers) and the agreement figures: for each person (at
@@ -25,7 +24,9 @@
  *              the grid) over the box's diagonal, and |prob_best_differs
  *              cached - exact| (tolerance 0.05).
  * session N    one person, N duels, v_ind = 0. The sparse fit of the first
- *              N - 1 answers (the stored fit); a question after answer N =
+ *              N - 1 answers (the stored fit: sg_hier_sparse_fit, M = 100,
+ *              2000 Adam steps of 256 rows, 10 natural-gradient steps, and
+ *              the summed sites); a question after answer N =
  *              pseudo-observations of the fit's sites + answer N exactly.
  *              With --exact the exact question on all N and the agreement
  *              of f (grid, as above, against the fit's summary of all N).
@@ -58,6 +59,7 @@ extern char *openblas_get_corename (void);
 #define QUESTIONS 20
 #define AGREE_PEOPLE 10
 #define M_INDUCING 100
+#define CVI_ITERATIONS 50
 
 typedef struct {
   double xs[D], x2[D];
@@ -181,14 +183,16 @@ rows_options (sg_svgp_rows_options *o)
   o->train.fix_kernel = 1;
 }
 
-/* The cache: the fit, and the summed sites of the answers it has seen. */
+/* A session's stored fit: the sparse model and the summed sites of the
+ * answers it has seen. */
 typedef struct {
   sg_svgp q;
   double *lambda, *eta;
-} cache;
+} session_fit;
 
 static int
-refresh (const sg_hier_model *model, const sg_hier_data *hd, gsl_rng *rng, cache *c)
+session_refresh (const sg_hier_model *model, const sg_hier_data *hd, gsl_rng *rng,
+                 session_fit *c)
 {
   sg_svgp_rows_options o;
   rows_options (&o);
@@ -199,37 +203,25 @@ refresh (const sg_hier_model *model, const sg_hier_data *hd, gsl_rng *rng, cache
       return status;
     }
   size_t M = c->q.M;
+  sg_likelihood lik;
   c->lambda = calloc (M * M, sizeof *c->lambda);
   c->eta = calloc (M, sizeof *c->eta);
-  return sg_hier_population_sites (model, hd, &c->q, NULL, SG_HIER_POPULATION, 1,
-                                   c->lambda, c->eta);
+  status = sg_hier_likelihood_build_sparse (model, hd, &lik);
+  if (status != SG_OK)
+    return status;
+  sg_svgp_rows_data rd = { .dim = D + 1, .n = hd->data.n_inputs, .X = hd->data.X,
+                           .lik = &lik, .mean = model->mean };
+  status = sg_svgp_rows_sites (&c->q, &rd, NULL, 0, 1, c->lambda, c->eta);
+  sg_likelihood_clear (&lik);
+  return status;
 }
 
 static void
-cache_clear (cache *c)
+session_fit_clear (session_fit *c)
 {
   sg_svgp_clear (&c->q);
   free (c->lambda);
   free (c->eta);
-}
-
-/* The others' pseudo-observations for PERSON's question (OWN: their
- * answers; SUBTRACT 0: nothing to subtract, e.g. a session). */
-static int
-pseudo_for (const sg_hier_model *model, const cache *c, const sg_hier_data *own,
-            size_t person, int subtract, sg_svgp_pseudo *ps)
-{
-  size_t M = c->q.M;
-  double *L = malloc (M * M * sizeof *L), *e = malloc (M * sizeof *e);
-  memcpy (L, c->lambda, M * M * sizeof *L);
-  memcpy (e, c->eta, M * sizeof *e);
-  int status = subtract ? sg_hier_population_sites (model, own, &c->q, NULL, person, -1, L, e)
-                        : SG_OK;
-  if (status == SG_OK)
-    status = sg_svgp_pseudo_from_sites (&c->q, L, e, model->mean, ps);
-  free (L);
-  free (e);
-  return status;
 }
 
 static void
@@ -336,9 +328,9 @@ run_study (size_t P, size_t N, int exact, uint64_t seed)
       one_duel (&s, p, rng, &hd);
   sg_hier_model model;
   model_of (&model, V_IND);
-  cache c = { 0 };
+  sg_hier_population pop;
   double t0 = now (), c0 = cpu ();
-  int status = refresh (&model, &hd, rng, &c);
+  int status = sg_hier_population_new (&model, &hd, M_INDUCING, CVI_ITERATIONS, rng, NULL, &pop);
   double t_refresh = now () - t0, c_refresh = cpu () - c0;
   if (status != SG_OK)
     {
@@ -358,7 +350,7 @@ run_study (size_t P, size_t N, int exact, uint64_t seed)
       sg_svgp_pseudo ps;
       sg_hier_question qn;
       double a = now (), ca = cpu ();
-      status = pseudo_for (&model, &c, &own[p], p, 1, &ps);
+      status = sg_hier_population_pseudo (&pop, &model, &own[p], p, &ps);
       po.population = &ps;
       if (status == SG_OK)
         status = sg_hier_propose_duel (&model, &own[p], p, &po, rng, NULL, &qn);
@@ -393,7 +385,7 @@ run_study (size_t P, size_t N, int exact, uint64_t seed)
           sg_skewgp_posterior *pc = NULL;
           sg_skewgp_samples *sc = NULL;
           double best, pbd;
-          status = pseudo_for (&model, &c, &own[p], p, 1, &ps);
+          status = sg_hier_population_pseudo (&pop, &model, &own[p], p, &ps);
           if (status == SG_OK)
             status = sg_hier_posterior_new_summary (&model, &own[p], &ps, &pc);
           if (status == SG_OK)
@@ -431,14 +423,15 @@ run_study (size_t P, size_t N, int exact, uint64_t seed)
       fprintf (stderr, "study failed: %d\n", status);
       return 1;
     }
-  printf ("| study %zu x %zu | %zu | sparse variational, %zu inducing points + own answers exact | "
+  printf ("| study %zu x %zu | %zu | sparse variational population, %zu inducing points (%zu CVI "
+          "iterations) + own answers exact | "
           "%.1f (%.1f) | %.3f | %.3f | %.3f | %.2f | %.3f | %.3f / %.3f | %.3f | %.3f | %.3f | %.0f |\n",
-          P, N, P * N, c.q.M, t_refresh, c_refresh, med, p95, cq / QUESTIONS, t_exact,
+          P, N, P * N, pop.M, pop.iterations, t_refresh, c_refresh, med, p95, cq / QUESTIONS, t_exact,
           ag.within, ag.med_z, ag.p95_z, ag.sd_ratio, ag.best_dist, ag.pbd_diff, peak_mb ());
   for (size_t p = 0; p < P; p++)
     sg_hier_data_clear (&own[p]);
   free (own);
-  cache_clear (&c);
+  sg_hier_population_clear (&pop);
   sg_hier_data_clear (&hd);
   free (s.w);
   free (s.b);
@@ -467,9 +460,9 @@ run_session (size_t N, int exact, uint64_t seed)
     }
   sg_hier_model model;
   model_of (&model, 0);
-  cache c = { 0 };
+  session_fit c = { 0 };
   double t0 = now (), c0 = cpu ();
-  int status = refresh (&model, &seen, rng, &c);
+  int status = session_refresh (&model, &seen, rng, &c);
   double t_refresh = now () - t0, c_refresh = cpu () - c0;
   double tq[QUESTIONS], cq = 0;
   sg_hier_propose_options po;
@@ -479,7 +472,7 @@ run_session (size_t N, int exact, uint64_t seed)
       sg_svgp_pseudo ps;
       sg_hier_question qn;
       double a = now (), ca = cpu ();
-      status = pseudo_for (&model, &c, NULL, 0, 0, &ps);
+      status = sg_svgp_pseudo_from_sites (&c.q, c.lambda, c.eta, model.mean, &ps);
       po.population = &ps;
       if (status == SG_OK)
         status = sg_hier_propose_duel (&model, &last, 0, &po, rng, NULL, &qn);
@@ -507,7 +500,7 @@ run_session (size_t N, int exact, uint64_t seed)
       if (status == SG_OK)
         status = sg_skewgp_sample (post, 1000, NULL, rng, NULL, &samples);
       if (status == SG_OK)
-        status = pseudo_for (&model, &c, NULL, 0, 0, &ps);
+        status = sg_svgp_pseudo_from_sites (&c.q, c.lambda, c.eta, model.mean, &ps);
       if (status == SG_OK)
         status = sg_hier_posterior_new_summary (&model, &last, &ps, &pc);
       if (status == SG_OK)
@@ -543,7 +536,7 @@ run_session (size_t N, int exact, uint64_t seed)
           "%.1f (%.1f) | %.3f | %.3f | %.3f | %.2f | %.3f | %.3f / %.3f | %.3f | %.3f | - | %.0f |\n",
           N, c.q.M, t_refresh, c_refresh, med, p95, cq / QUESTIONS, t_exact, ag.within,
           ag.med_z, ag.p95_z, ag.sd_ratio, ag.best_dist, peak_mb ());
-  cache_clear (&c);
+  session_fit_clear (&c);
   sg_hier_data_clear (&hd);
   sg_hier_data_clear (&seen);
   sg_hier_data_clear (&last);
