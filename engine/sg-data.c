@@ -291,6 +291,51 @@ add_options (sg_data *data, sg_obs o, const double *pts, size_t k)
 }
 
 sg_status
+sg_data_tail (const sg_data *src, size_t first, sg_data *out)
+{
+  if (src == NULL || out == NULL || first > src->n_obs)
+    return SG_EINVAL;
+  size_t d = src->dim;
+  sg_data t;
+  sg_data_init (&t, d);
+  int status = SG_OK;
+  double *pts = NULL;
+  for (size_t k = first; k < src->n_obs && status == SG_OK; k++)
+    {
+      sg_obs o = src->obs[k];
+      if (o.count > 0)   /* choice, ranking: the options again, in order */
+        {
+          double *p = realloc (pts, o.count * d * sizeof *p);
+          if (p == NULL)
+            {
+              status = SG_ENOMEM;
+              break;
+            }
+          pts = p;
+          for (size_t j = 0; j < o.count; j++)
+            memcpy (pts + j * d, src->X + src->options[o.first + j] * d, d * sizeof *pts);
+          status = add_options (&t, o, pts, o.count);
+          continue;
+        }
+      int pair = o.kind == SG_OBS_PREFERENCE || o.kind == SG_OBS_TIE;
+      const double *xb = src->X + (pair ? o.b : o.a) * d;
+      status = sg_data_input_index (&t, src->X + o.a * d, &o.a);
+      if (status == SG_OK)
+        status = sg_data_input_index (&t, xb, &o.b);
+      if (status == SG_OK)
+        status = push_obs (&t, &o);
+    }
+  free (pts);
+  if (status != SG_OK)
+    {
+      sg_data_clear (&t);
+      return status;
+    }
+  *out = t;
+  return SG_OK;
+}
+
+sg_status
 sg_data_add_choice (sg_data *data, const double *chosen, const double *others,
                     size_t n_others, sg_confidence confidence, size_t shown_first)
 {

@@ -90,6 +90,9 @@ void sg_data_init (sg_data *data, size_t dim);
 void sg_data_clear (sg_data *data);
 /* Deep copy into DST (initialised by this call). */
 sg_status sg_data_copy (sg_data *dst, const sg_data *src);
+/* The observations FIRST .. of SRC, in order, with only the inputs they
+ * use, into OUT (initialised by this call). SG_EINVAL for FIRST > n_obs. */
+sg_status sg_data_tail (const sg_data *src, size_t first, sg_data *out);
 /* Index of X in the input table, appending it if no identical row exists.
  * SG_EINVAL for non-finite coordinates. */
 sg_status sg_data_input_index (sg_data *data, const double *x, size_t *index);

@@ -779,3 +779,53 @@ sg_svgp_pseudo_append (const sg_svgp_pseudo *ps, const double *X, size_t n,
   *lik_out = L;
   return SG_OK;
 }
+
+sg_status
+sg_svgp_rows_session_summary (const sg_hyper *hyper, const sg_data *data, size_t n_seen,
+                              const sg_svgp_rows_options *opt, gsl_rng *rng,
+                              const sg_progress *progress, sg_svgp *q_out,
+                              sg_svgp_pseudo *out)
+{
+  if (hyper == NULL || data == NULL || out == NULL || n_seen == 0 || n_seen > data->n_obs)
+    return SG_EINVAL;
+  sg_data seen;
+  sg_likelihood lik;
+  int status = sg_data_copy (&seen, data);
+  if (status != SG_OK)
+    return status;
+  while (status == SG_OK && seen.n_obs > n_seen)
+    status = sg_data_remove_last (&seen);
+  if (status == SG_OK)
+    status = sg_likelihood_build_sparse (&seen, &hyper->noise, &lik);
+  if (status != SG_OK)
+    {
+      sg_data_clear (&seen);
+      return status;
+    }
+  sg_svgp_rows_data rd = { .dim = data->dim, .n = seen.n_inputs, .X = seen.X, .lik = &lik,
+                           .mean = hyper->mean };
+  sg_svgp q = { 0 };
+  size_t M = 0;
+  double *Lam = NULL, *eta = NULL;
+  status = sg_svgp_rows_fit (&hyper->kernel, &rd, opt, rng, progress, &q);
+  if (status == SG_OK)
+    {
+      M = q.M;
+      Lam = calloc (M * M, sizeof *Lam);
+      eta = calloc (M, sizeof *eta);
+      status = Lam && eta ? SG_OK : SG_ENOMEM;
+    }
+  if (status == SG_OK)
+    status = sg_svgp_rows_sites (&q, &rd, NULL, 0, 1, Lam, eta);
+  if (status == SG_OK)
+    status = sg_svgp_pseudo_from_sites (&q, Lam, eta, hyper->mean, out);
+  free (Lam);
+  free (eta);
+  sg_likelihood_clear (&lik);
+  sg_data_clear (&seen);
+  if (status == SG_OK && q_out)
+    *q_out = q;
+  else
+    sg_svgp_clear (&q);
+  return status;
+}

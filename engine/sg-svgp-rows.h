@@ -103,6 +103,7 @@
 
 #include "sg-common.h"
 #include "sg-data.h"
+#include "sg-fit.h"
 #include "sg-kernel.h"
 #include "sg-svgp.h"
 
@@ -218,3 +219,15 @@ void sg_svgp_pseudo_clear (sg_svgp_pseudo *ps);
 sg_status sg_svgp_pseudo_append (const sg_svgp_pseudo *ps, const double *X, size_t n,
                                  const sg_likelihood *lik, double **x_out,
                                  sg_likelihood *lik_out);
+
+/* A long session's stored fit: the sparse model (sg_svgp_rows_fit, PROBIT
+ * rows) of the first N_SEEN answers of DATA under HYPER's kernel, mean
+ * and noise (a GP prior: HYPER's pseudo-points, if any, are not used),
+ * and the pseudo-observations of all its sites, for sg_bo_set_summary.
+ * OPT NULL = defaults (the kernel learned by the ELBO unless
+ * OPT->train.fix_kernel). Q (may be NULL) receives the fit, whose kernel
+ * holds the learned hyperparameters. OUT is initialised by the call. */
+sg_status sg_svgp_rows_session_summary (const sg_hyper *hyper, const sg_data *data,
+                                        size_t n_seen, const sg_svgp_rows_options *opt,
+                                        gsl_rng *rng, const sg_progress *progress,
+                                        sg_svgp *q, sg_svgp_pseudo *out);
