@@ -31,11 +31,23 @@
  *              With --exact the exact question on all N and the agreement
  *              of f (grid, as above, against the fit's summary of all N).
  *
- * Usage: bench-scale study P N [--exact] | session N [--exact]. One row of
+ * regret session SEED   Hartmann-6 (preference sd 0.05), 200 random duels,
+ *              then 40 questions of the exact sg_bo loop and of the same
+ *              loop with a sparse summary refreshed every 10 answers
+ *              (sg_bo_set_summary); regret of the evaluated recommendation.
+ * regret study SEED     the world above with 10 people, 5 random duels each,
+ *              then 8 rounds of one question per person from the exact
+ *              model or from the cache (refreshed each round); regret on
+ *              g of the exact model's recommendation on the grid.
+ *
+ * Usage: bench-scale study P N [--exact] | session N [--exact] | regret
+ * session|study SEED. One row of
  * the table per run (markdown), peak memory from getrusage. Run with
  * nice -n 19 OPENBLAS_NUM_THREADS=1.
  */
+#include "sg-bo.h"
 #include "sg-hier.h"
+#include "sg-problems.h"
 #include "sg-normal.h"
 #include "sg-rng.h"
 #include "sg-svgp-rows.h"
@@ -546,6 +558,200 @@ run_session (size_t N, int exact, uint64_t seed)
   return 0;
 }
 
+/* ---- Regret of the loops ------------------------------------------------------ */
+
+/* Hartmann-6 (maximised), N0 random duels, then STEPS questions of the
+ * exact loop or of the sparse one (its summary refreshed every REFRESH
+ * answers); the regret of the answered setting of largest posterior
+ * mean. */
+static double
+session_loop (int sparse, size_t n0, size_t steps, size_t refresh, uint64_t seed,
+              double *cpu_s)
+{
+  sg_problem *prob;
+  sg_problem_new ("hartmann6", 0, &prob);
+  size_t d = sg_problem_dim (prob);
+  sg_oracle oracle;
+  sg_oracle_init (&oracle, prob);
+  oracle.preference_sd = 0.05;
+  sg_bo_config cfg;
+  sg_bo_config_default (&cfg, d, sg_problem_lower (prob), sg_problem_upper (prob));
+  cfg.refit_until = cfg.refit_every = 0;
+  cfg.n_samples = 300;
+  cfg.n_initial = 0;
+  sg_bo *bo;
+  sg_bo_new (&cfg, &bo);
+  gsl_rng *rng = sg_rng_new (seed, 7);
+  for (size_t k = 0; k < n0; k++)
+    {
+      double a[8], b[8];
+      int a_wins;
+      for (size_t j = 0; j < d; j++)
+        {
+          a[j] = gsl_rng_uniform (rng);
+          b[j] = gsl_rng_uniform (rng);
+        }
+      sg_oracle_duel (&oracle, rng, a, b, &a_wins);
+      sg_bo_answer_duel (bo, a, b, a_wins);
+    }
+  double c0 = cpu ();
+  sg_svgp_rows_options o;
+  rows_options (&o);
+  int status = SG_OK;
+  for (size_t t = 0; t < steps && status == SG_OK; t++)
+    {
+      size_t n = sg_bo_n_answers (bo);
+      if (sparse && (t % refresh) == 0)
+        {
+          sg_svgp_pseudo ps;
+          status = sg_svgp_rows_session_summary (sg_bo_get_hyper (bo), sg_bo_data (bo), n, &o,
+                                                 rng, NULL, NULL, &ps);
+          if (status == SG_OK)
+            status = sg_bo_set_summary (bo, &ps, n);
+          sg_svgp_pseudo_clear (&ps);
+        }
+      sg_bo_query q;
+      gsl_rng *r = sg_bo_rng (bo);
+      if (status == SG_OK)
+        status = sg_bo_propose (bo, r, NULL, &q);
+      sg_rng_free (r);
+      int a_wins;
+      if (status == SG_OK)
+        status = sg_oracle_duel (&oracle, rng, q.x, q.x_ref, &a_wins);
+      if (status == SG_OK)
+        status = sg_bo_answer_duel (bo, q.x, q.x_ref, a_wins);
+    }
+  double x[8], mean, regret = NAN;
+  gsl_rng *r = sg_bo_rng (bo);
+  if (status == SG_OK)
+    status = sg_bo_propose (bo, r, NULL, &(sg_bo_query) { 0 });
+  if (status == SG_OK)
+    status = sg_bo_recommend (bo, SG_BO_RECOMMEND_EVALUATED, r, NULL, x, &mean);
+  if (status == SG_OK)
+    regret = sg_problem_optimum (prob) - sg_problem_value (prob, x);
+  else
+    fprintf (stderr, "session loop failed: %d\n", status);
+  *cpu_s = cpu () - c0;
+  sg_rng_free (r);
+  sg_rng_free (rng);
+  sg_bo_free (bo);
+  sg_problem_free (prob);
+  return regret;
+}
+
+/* The exact model's recommendation of g on the grid, and its regret. */
+static double
+g_regret (const world *s, const sg_hier_model *model, const sg_hier_data *hd, gsl_rng *rng)
+{
+  sg_skewgp_posterior *post = NULL;
+  sg_skewgp_samples *samples = NULL;
+  double mean[GRID * GRID], sd[GRID * GRID], G[GRID * GRID * D];
+  grid_points (G);
+  int status = sg_hier_posterior_new (model, hd, &post);
+  if (status == SG_OK)
+    status = sg_skewgp_sample (post, 500, NULL, rng, NULL, &samples);
+  if (status == SG_OK)
+    status = grid_summary (post, samples, SG_HIER_POPULATION, mean, sd);
+  sg_skewgp_samples_free (samples);
+  sg_skewgp_posterior_free (post);
+  if (status != SG_OK)
+    return NAN;
+  world g = *s;
+  g.v_ind = 0;   /* g alone */
+  double best = -INFINITY;
+  for (size_t i = 0; i < GRID * GRID; i++)
+    best = fmax (best, f_of (&g, 0, G + i * D));
+  return best - f_of (&g, 0, G + argmax (mean, GRID * GRID) * D);
+}
+
+/* P people, N0 random duels each, then ROUNDS rounds of one question per
+ * person from the exact model or from the cache (refreshed every round);
+ * the regret on g of the exact model's recommendation. */
+static double
+study_loop (int cached, size_t P, size_t n0, size_t rounds, uint64_t seed, double *cpu_s)
+{
+  gsl_rng *rng = sg_rng_new (seed, 0);
+  world s;
+  world_init (&s, P, V_IND, rng);
+  sg_hier_data hd;
+  sg_hier_data_init (&hd, D, P);
+  for (size_t k = 0; k < n0; k++)
+    for (size_t p = 0; p < P; p++)
+      one_duel (&s, p, rng, &hd);
+  sg_hier_model model;
+  model_of (&model, V_IND);
+  sg_hier_propose_options po;
+  sg_hier_propose_options_default (&po, D);
+  double c0 = cpu ();
+  int status = SG_OK;
+  for (size_t t = 0; t < rounds && status == SG_OK; t++)
+    {
+      sg_hier_population pop = { 0 };
+      if (cached)
+        status = sg_hier_population_new (&model, &hd, M_INDUCING, CVI_ITERATIONS, rng, NULL, &pop);
+      for (size_t p = 0; p < P && status == SG_OK; p++)
+        {
+          sg_hier_question q;
+          gsl_rng *r = sg_rng_new (seed, 1000 + t * P + p);
+          if (cached)
+            {
+              sg_hier_data own;
+              sg_svgp_pseudo ps;
+              status = sg_hier_data_person (&hd, p, &own);
+              if (status == SG_OK)
+                status = sg_hier_population_pseudo (&pop, &model, &own, p, &ps);
+              po.population = &ps;
+              if (status == SG_OK)
+                status = sg_hier_propose_duel (&model, &own, p, &po, r, NULL, &q);
+              po.population = NULL;
+              sg_svgp_pseudo_clear (&ps);
+              sg_hier_data_clear (&own);
+            }
+          else
+            status = sg_hier_propose_duel (&model, &hd, p, &po, r, NULL, &q);
+          sg_rng_free (r);
+          if (status != SG_OK)
+            break;
+          double fa = f_of (&s, p, q.x), fb = f_of (&s, p, q.x_ref);
+          int a_wins = gsl_rng_uniform (rng) < sg_norm_cdf ((fa - fb) / (M_SQRT2 * SIGMA));
+          if (sg_hier_add_preference (&hd, p, a_wins ? q.x : q.x_ref, a_wins ? q.x_ref : q.x)
+              != SG_OK)
+            one_duel (&s, p, rng, &hd);   /* x == x_r: a random duel instead */
+        }
+      sg_hier_population_clear (&pop);
+    }
+  *cpu_s = cpu () - c0;
+  double regret = status == SG_OK ? g_regret (&s, &model, &hd, rng) : NAN;
+  if (status != SG_OK)
+    fprintf (stderr, "study loop failed: %d\n", status);
+  sg_hier_data_clear (&hd);
+  free (s.w);
+  free (s.b);
+  sg_rng_free (rng);
+  return regret;
+}
+
+static int
+run_regret (const char *what, uint64_t seed)
+{
+  double ce, cs;
+  if (strcmp (what, "session") == 0)
+    {
+      double re = session_loop (0, 200, 40, 10, seed, &ce);
+      double rs = session_loop (1, 200, 40, 10, seed, &cs);
+      printf ("| Hartmann-6, 200 random duels + 40 questions | %llu | %.4f | %.4f | %.0f | %.0f |\n",
+              (unsigned long long) seed, re, rs, ce, cs);
+    }
+  else
+    {
+      double re = study_loop (0, 10, 5, 8, seed, &ce);
+      double rs = study_loop (1, 10, 5, 8, seed, &cs);
+      printf ("| bench-hier world, 10 people x (5 random + 8 questions) | %llu | %.4f | %.4f | "
+              "%.0f | %.0f |\n", (unsigned long long) seed, re, rs, ce, cs);
+    }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -560,6 +766,9 @@ main (int argc, char **argv)
     return run_study ((size_t) atol (argv[2]), (size_t) atol (argv[3]), exact, 2026);
   if (argc >= 3 && strcmp (argv[1], "session") == 0)
     return run_session ((size_t) atol (argv[2]), exact, 2026);
-  fprintf (stderr, "usage: bench-scale --header | study P N [--exact] | session N [--exact]\n");
+  if (argc >= 4 && strcmp (argv[1], "regret") == 0)
+    return run_regret (argv[2], (uint64_t) atol (argv[3]));
+  fprintf (stderr, "usage: bench-scale --header | study P N [--exact] | session N [--exact]"
+           " | regret session|study SEED\n");
   return 2;
 }
