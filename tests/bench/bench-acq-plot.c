@@ -4,11 +4,12 @@
  * Usage: bench-acq-plot CURVES.csv OUT_DIR [NOTE]
  * CURVES.csv is `tests/bench/bench-acq-summary.py OUT --curves`: one row
  * per protocol, problem, arm and number of BO duels with the mean and
- * standard error over seeds of log10 regret. For every protocol the program
+ * standard error over seeds of log10 regret, and the binary that made
+ * the runs. For every protocol the program
  * writes OUT_DIR/results-acq-PROTOCOL.png: one panel per problem (a scene:
  * each arm's mean as a line over a band of +- 1 s.e., the y axis in regret
  * units on a log scale), panels in a grid under a header naming the
- * protocol, the metric, the seeds and NOTE (e.g. the binary). An arm keeps
+ * protocol, the metric, the seeds, the binary and NOTE. An arm keeps
  * its colour and dash in every panel; random search is dashed.
  */
 #include "sb-render.h"
@@ -40,7 +41,7 @@ typedef struct {
 } Problem;
 
 typedef struct {
-  char *name, *metric;
+  char *name, *metric, *binary;
   GPtrArray *problems; /* Problem */
   int min_seeds, max_seeds;
 } Protocol;
@@ -68,6 +69,7 @@ protocol_free (Protocol *p)
 {
   g_free (p->name);
   g_free (p->metric);
+  g_free (p->binary);
   g_ptr_array_unref (p->problems);
   g_free (p);
 }
@@ -82,7 +84,7 @@ arm_index (const char *arm)
 }
 
 static Protocol *
-find_protocol (GPtrArray *protocols, const char *name, const char *metric)
+find_protocol (GPtrArray *protocols, const char *name, const char *metric, const char *binary)
 {
   for (guint i = 0; i < protocols->len; i++)
     {
@@ -93,6 +95,7 @@ find_protocol (GPtrArray *protocols, const char *name, const char *metric)
   Protocol *p = g_new0 (Protocol, 1);
   p->name = g_strdup (name);
   p->metric = g_strdup (metric);
+  p->binary = g_strdup (binary);
   p->problems = g_ptr_array_new_with_free_func ((GDestroyNotify) problem_free);
   p->min_seeds = G_MAXINT;
   g_ptr_array_add (protocols, p);
@@ -160,9 +163,9 @@ read_curves (const char *path, GPtrArray *protocols)
       if (lineno == 1 || line[0] == '\0')
         continue;
       g_auto (GStrv) field = g_strsplit (line, ",", -1);
-      if (g_strv_length (field) != 8)
+      if (g_strv_length (field) != 9)
         {
-          fprintf (stderr, "bench-acq-plot: %s:%d: expected 8 fields\n", path, lineno);
+          fprintf (stderr, "bench-acq-plot: %s:%d: expected 9 fields\n", path, lineno);
           ok = FALSE;
           break;
         }
@@ -177,7 +180,7 @@ read_curves (const char *path, GPtrArray *protocols)
           ok = FALSE;
           break;
         }
-      Protocol *proto = find_protocol (protocols, field[0], field[3]);
+      Protocol *proto = find_protocol (protocols, field[0], field[3], field[8]);
       Curve *c = find_curve (find_problem (proto, field[1]), field[2]);
       g_array_append_val (c->duels, duels);
       g_array_append_val (c->mean, mean);
@@ -253,7 +256,25 @@ write_protocol (const Protocol *proto, const char *dir, const char *note)
 {
   guint n = proto->problems->len;
   guint cols = n >= 4 ? 4 : n, rows = (n + cols - 1) / cols;
-  double width = cols * PANEL_W, height = HEADER_H + rows * PANEL_H;
+  g_autofree char *seeds = proto->min_seeds == proto->max_seeds
+                             ? g_strdup_printf ("%d seeds", proto->min_seeds)
+                             : g_strdup_printf ("%d-%d seeds", proto->min_seeds, proto->max_seeds);
+  g_autofree char *header = g_strdup_printf ("%s protocol: mean log10 regret (%s rule) ± 1 s.e. "
+                                             "over %s; binary %s%s%s", proto->name, proto->metric,
+                                             seeds, proto->binary, note ? "; " : "",
+                                             note ? note : "");
+  /* The figure is as wide as its panels, or as its header when that is
+   * wider (a protocol of one problem). */
+  cairo_surface_t *probe = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *pcr = cairo_create (probe);
+  cairo_select_font_face (pcr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+  cairo_set_font_size (pcr, 17);
+  cairo_text_extents_t ext;
+  cairo_text_extents (pcr, header, &ext);
+  cairo_destroy (pcr);
+  cairo_surface_destroy (probe);
+  double width = MAX (cols * PANEL_W, ceil (ext.x_advance) + 24), height = HEADER_H + rows * PANEL_H;
+
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) width,
                                                          (int) height);
   cairo_t *cr = cairo_create (surface);
@@ -261,13 +282,6 @@ write_protocol (const Protocol *proto, const char *dir, const char *note)
   sb_palette_init_light (&palette);
   cairo_set_source_rgb (cr, palette.background.r, palette.background.g, palette.background.b);
   cairo_paint (cr);
-
-  g_autofree char *seeds = proto->min_seeds == proto->max_seeds
-                             ? g_strdup_printf ("%d seeds", proto->min_seeds)
-                             : g_strdup_printf ("%d-%d seeds", proto->min_seeds, proto->max_seeds);
-  g_autofree char *header = g_strdup_printf ("%s protocol: mean log10 regret (%s rule) ± 1 s.e. "
-                                             "over %s%s%s", proto->name, proto->metric, seeds,
-                                             note ? "; " : "", note ? note : "");
   cairo_set_source_rgb (cr, palette.foreground.r, palette.foreground.g, palette.foreground.b);
   cairo_select_font_face (cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
   cairo_set_font_size (cr, 17);

@@ -32,6 +32,14 @@ when the runs recorded them).
   tests/bench/bench-acq-summary.py OUT --rules      the three rules side by side
   tests/bench/bench-acq-summary.py OUT --wins       per problem: arms that beat
                                                     random by > 1 paired s.e. at the end
+  tests/bench/bench-acq-summary.py OUT --update FILE
+      rewrites every block of FILE between a line "<!-- acq:WHAT -->" and
+      the next "<!-- /acq -->" with fresh output, WHAT being
+        status                        finished runs per protocol and arm
+        table PROTO [METRIC] [AT]     the table of one protocol folder
+        wins [REF]                    the --wins table
+        rules PROTO                   the --rules table of one folder
+      so results-acq.md follows the runs as they finish.
 Standard library only; incomplete runs are skipped and counted.
 """
 import argparse
@@ -192,8 +200,10 @@ def parse_at(text):
     return [None if t == "end" else int(t) for t in text.split(",")]
 
 
-def tables(runs, binaries, ref, metric_override, ats):
+def tables(runs, binaries, ref, metric_override, ats, only=None):
     for proto in sorted({k[0] for k in runs}):
+        if only is not None and proto != only:
+            continue
         metric = metric_override or DEFAULT_METRIC.get(base(proto), "winner")
         keys = sorted(k for k in runs if k[0] == proto)
         any_run = next(iter(next(iter(runs[keys[0]].values())).values()))
@@ -247,10 +257,10 @@ def rows(runs, binaries):
                 print(f"{proto} {prob} {arm} {seed} {binaries.get(proto, '-')} {out}")
 
 
-def curves(runs):
+def curves(runs, binaries):
     """Mean and s.e. over seeds of log10 regret at every duel where every
     seed of the arm has a value."""
-    print("protocol,problem,arm,metric,duels,mean_log10,se_log10,seeds")
+    print("protocol,problem,arm,metric,duels,mean_log10,se_log10,seeds,binary")
     for (proto, prob), arms in sorted(runs.items()):
         metric = DEFAULT_METRIC.get(base(proto), "winner").replace("log10-", "")
         for arm in [x for x in ARMS if x in arms]:
@@ -260,7 +270,8 @@ def curves(runs):
             for k in common:
                 v = [math.log10(max(s[k], FLOOR)) for s in series]
                 m, se = mean_se(v)
-                print(f"{proto},{prob},{arm},{metric},{k},{m:.6g},{0 if se != se else se:.6g},{len(v)}")
+                print(f"{proto},{prob},{arm},{metric},{k},{m:.6g},{0 if se != se else se:.6g},{len(v)},"
+                      f"{binaries.get(proto, '-')}")
 
 
 def wins(runs, ref):
@@ -281,9 +292,57 @@ def wins(runs, ref):
         print(f"| {proto} | {prob} | {', '.join(ahead) or 'none'} | {refc} |")
 
 
-def rules_table(runs):
+def status(runs, skipped):
+    """Finished runs (seeds) per protocol, problem count and arm."""
+    print("| protocol | problems | arm: finished runs (seeds of the slowest problem) |")
+    print("|---|---:|---|")
+    for proto in sorted({k[0] for k in runs}):
+        keys = [k for k in runs if k[0] == proto]
+        cells = []
+        for arm in ARMS:
+            counts = [len(runs[k].get(arm, {})) for k in keys]
+            if any(counts):
+                cells.append(f"{arm} {sum(counts)} ({min(counts)})")
+        print(f"| {proto} | {len(keys)} | {', '.join(cells)} |")
+    if skipped:
+        print(f"\n({skipped} runs unfinished or set aside, not counted.)")
+
+
+def update(path, runs, skipped, binaries, ref):
+    """Rewrites the generated blocks of PATH (see the module's help)."""
+    import contextlib
+    import io
+    with open(path) as fh:
+        text = fh.read()
+    block = re.compile(r"(<!-- acq:(?P<what>[^>]*?) -->\n)(?P<body>.*?)(<!-- /acq -->)", re.S)
+
+    def fill(m):
+        what = m["what"].split()
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            if what[0] == "status":
+                status(runs, skipped)
+            elif what[0] == "table":
+                metric = what[2] if len(what) > 2 else None
+                ats = parse_at(what[3]) if len(what) > 3 else parse_at("20,50,end")
+                tables(runs, binaries, ref, metric, ats, only=what[1])
+            elif what[0] == "wins":
+                wins(runs, what[1] if len(what) > 1 else ref)
+            elif what[0] == "rules":
+                rules_table(runs, only=what[1])
+            else:
+                raise SystemExit(f"bench-acq-summary.py: unknown block '{m['what']}' in {path}")
+        return m.group(1) + buf.getvalue().strip("\n") + "\n" + m.group(4)
+
+    with open(path, "w") as fh:
+        fh.write(block.sub(fill, text))
+
+
+def rules_table(runs, only=None):
     """Regret of each recommendation rule at the end, paired over seeds."""
     for proto in sorted({k[0] for k in runs}):
+        if only is not None and proto != only:
+            continue
         print(f"\n### {proto}: recommendation rules (regret at the end, lower is better)\n")
         print("| problem | arm | winner | evaluated | box | evaluated - winner | box - winner |")
         print("|---|---|---|---|---|---|---|")
@@ -315,12 +374,15 @@ def main():
     ap.add_argument("--curves", action="store_true")
     ap.add_argument("--rules", action="store_true")
     ap.add_argument("--wins", action="store_true")
+    ap.add_argument("--update", metavar="FILE")
     a = ap.parse_args()
     runs, skipped, binaries = load(a.out)
+    if a.update:
+        return update(a.update, runs, skipped, binaries, a.ref)
     if a.rows:
         return rows(runs, binaries)
     if a.curves:
-        return curves(runs)
+        return curves(runs, binaries)
     if a.rules:
         return rules_table(runs)
     if a.wins:
