@@ -38,6 +38,11 @@ when the runs recorded them).
         status                        finished runs per protocol and arm
         table PROTO [METRIC] [AT]     the table of one protocol folder
         wins [REF]                    the --wins table
+        overall PROTO [REF]           every arm against REF and random
+                                      over all problems and seeds at once
+        diagnose PROTO                where each arm asked and what the
+                                      refits chose (needs OUT/PROTO/PROBLEMS,
+                                      the output of `skewgp bo --list`)
         rules PROTO                   the --rules table of one folder
       so results-acq.md follows the runs as they finish.
 Standard library only; incomplete runs are skipped and counted.
@@ -292,6 +297,96 @@ def wins(runs, ref):
         print(f"| {proto} | {prob} | {', '.join(ahead) or 'none'} | {refc} |")
 
 
+def overall(runs, proto, ref):
+    """Each arm against REF and random over every (problem, seed) pair of
+    PROTO at once: paired differences of log10 regret at 20, 50 and all
+    duels (the protocol's rule), mean +- s.e., wins/losses."""
+    metric = DEFAULT_METRIC.get(base(proto), "winner")
+    log_metric = metric if metric.startswith("log10-") else "log10-" + metric
+    keys = sorted(k for k in runs if k[0] == proto)
+    if not keys:
+        return
+    ats = [20, 50, None]
+    end = next(iter(next(iter(runs[keys[0]].values())).values())).iterations
+    cols = " | ".join(str(n) if n is not None else str(end) for n in ats)
+    print(f"| arm | vs {ref}: {cols} | vs random: {cols} | (problem, seed) pairs |")
+    print("|---|" + "---|" * 6 + "---:|")
+    for arm in ARMS:
+        if not any(arm in runs[k] for k in keys):
+            continue
+        cells, pairs = [], 0
+        for other in (ref, "random"):
+            for n in ats:
+                d = []
+                for k in keys:
+                    arms = runs[k]
+                    if arm == other or arm not in arms or other not in arms:
+                        continue
+                    for sd in sorted(set(arms[arm]) & set(arms[other])):
+                        x, _ = arms[arm][sd].at(log_metric, n)
+                        y, _ = arms[other][sd].at(log_metric, n)
+                        if x is not None and y is not None:
+                            d.append(x - y)
+                if not d:
+                    cells.append("")
+                    continue
+                pairs = max(pairs, len(d))
+                m, se = mean_se(d)
+                w = sum(1 for x in d if x < -1e-9)
+                l = sum(1 for x in d if x > 1e-9)
+                f = flag(m, se)
+                cells.append(f"{f}{m:+.3g} ± {fmt(se)}{f} ({w}/{l})")
+        print(f"| {arm} | {' | '.join(cells)} | {pairs} |")
+
+
+def diagnose(out, proto):
+    """Per problem and arm, medians over seeds of: the share of BO
+    challengers within 0.1 box widths of x_r in every coordinate (how
+    local the search is), how often x_r moved during the BO duels, and the
+    share of runs whose last refit left every lengthscale at its lower
+    bound or the kernel variance at its cap (60)."""
+    pdir = os.path.join(out, proto)
+    try:
+        with open(os.path.join(pdir, "PROBLEMS")) as fh:
+            boxes = {d["name"]: (d["lower"], d["upper"]) for d in (json.loads(l) for l in fh if l.strip())}
+    except OSError:
+        print(f"({proto}: no PROBLEMS file, nothing to diagnose)")
+        return
+    rows = {}
+    for f in sorted(os.listdir(pdir)):
+        m = NAME.match(f)
+        if not m or m["arm"] == "random" or m["problem"] not in boxes:
+            continue
+        with open(os.path.join(pdir, f)) as fh:
+            lines = [json.loads(l) for l in fh if l.strip()]
+        if not lines or not lines[-1].get("summary"):
+            continue
+        lo, hi = boxes[m["problem"]]
+        width = [h - l for l, h in zip(lo, hi)]
+        bo = [l for l in lines[:-1] if "iteration" in l and not l.get("initial")]
+        near = moves = 0
+        for l in bo:
+            ref = l.get("reference")
+            if ref is None:
+                continue
+            near += all(abs(a - b) <= 0.1 * w for a, b, w in zip(l["query"], ref, width))
+        for a, b in zip(bo, bo[1:]):
+            moves += a["best_x"] != b["best_x"]
+        hyper = bo[-1]["hyperparameters"]["kernel"] if bo else None
+        ls_floor = lines[-1].get("lengthscale_min", 0.05)
+        at_floor = hyper is not None and all(
+            ls <= ls_floor * w * 1.01 for ls, w in zip(hyper["lengthscales"], width))
+        at_cap = hyper is not None and hyper["variance"] >= 59.9
+        rows.setdefault((m["problem"], m["arm"]), []).append(
+            (near / max(len(bo), 1), moves, at_floor, at_cap))
+    print("| problem | arm | runs | challengers near x_r | x_r moves | lengthscales at floor | variance at cap |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for (prob, arm), v in sorted(rows.items(), key=lambda kv: (kv[0][0], ARMS.index(kv[0][1]))):
+        print(f"| {prob} | {arm} | {len(v)} | {st.median(x[0] for x in v):.0%} | "
+              f"{st.median(x[1] for x in v):g} | {sum(x[2] for x in v)}/{len(v)} | "
+              f"{sum(x[3] for x in v)}/{len(v)} |")
+
+
 def status(runs, skipped):
     """Finished runs (seeds) per protocol, problem count and arm."""
     print("| protocol | problems | arm: finished runs (seeds of the slowest problem) |")
@@ -308,7 +403,7 @@ def status(runs, skipped):
         print(f"\n({skipped} runs unfinished or set aside, not counted.)")
 
 
-def update(path, runs, skipped, binaries, ref):
+def update(path, out, runs, skipped, binaries, ref):
     """Rewrites the generated blocks of PATH (see the module's help)."""
     import contextlib
     import io
@@ -326,6 +421,10 @@ def update(path, runs, skipped, binaries, ref):
                 metric = what[2] if len(what) > 2 else None
                 ats = parse_at(what[3]) if len(what) > 3 else parse_at("20,50,end")
                 tables(runs, binaries, ref, metric, ats, only=what[1])
+            elif what[0] == "diagnose":
+                diagnose(out, what[1])
+            elif what[0] == "overall":
+                overall(runs, what[1], what[2] if len(what) > 2 else ref)
             elif what[0] == "wins":
                 wins(runs, what[1] if len(what) > 1 else ref)
             elif what[0] == "rules":
@@ -378,7 +477,7 @@ def main():
     a = ap.parse_args()
     runs, skipped, binaries = load(a.out)
     if a.update:
-        return update(a.update, runs, skipped, binaries, a.ref)
+        return update(a.update, a.out, runs, skipped, binaries, a.ref)
     if a.rows:
         return rows(runs, binaries)
     if a.curves:
