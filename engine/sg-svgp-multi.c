@@ -26,7 +26,7 @@
 #include "sg-linalg.h"
 #include "sg-normal.h"
 #include "sg-rng.h"
-#include "sg-svgp.h"
+#include "sg-svgp-private.h"
 
 #include <gsl/gsl_integration.h>
 #include <math.h>
@@ -145,7 +145,7 @@ sg_svgp_multi_init (sg_svgp_multi *q, sg_svgp_multi_lik lik, const sg_kernel *ke
   if (status == SG_OK && sg_kernel_copy (&t.kernel, kernel) != SG_OK)
     status = SG_ENOMEM;
   if (status == SG_OK)
-    status = sg_svgp_factor_kzz (kernel, Z, M, t.Lk);
+    status = _sg_svgp_factor_kzz (kernel, Z, M, t.Lk);
   if (status != SG_OK)
     {
       sg_svgp_multi_clear (&t);
