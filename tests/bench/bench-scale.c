@@ -40,8 +40,8 @@
  *              model or from the cache (refreshed each round); regret on
  *              g of the exact model's recommendation on the grid.
  *
- * Usage: bench-scale study P N [--exact] | session N [--exact] | regret
- * session|study SEED. One row of
+ * Usage: bench-scale study P N [--exact] | session N [--exact] [--inducing M]
+ * | regret session|study SEED. One row of
  * the table per run (markdown), peak memory from getrusage. Run with
  * nice -n 19 OPENBLAS_NUM_THREADS=1.
  */
@@ -187,11 +187,14 @@ model_of (sg_hier_model *model, double v_ind)
   model->noise.probit_sd = SIGMA;
 }
 
+/* Inducing points of a session's sparse fit (--inducing M). */
+static size_t session_inducing = M_INDUCING;
+
 static void
 rows_options (sg_svgp_rows_options *o)
 {
   sg_svgp_rows_options_default (o);
-  o->n_inducing = M_INDUCING;
+  o->n_inducing = session_inducing;
   o->train.fix_kernel = 1;
 }
 
@@ -764,7 +767,14 @@ run_regret (const char *what, uint64_t seed)
 int
 main (int argc, char **argv)
 {
-  int exact = argc > 1 && strcmp (argv[argc - 1], "--exact") == 0;
+  int exact = 0;
+  for (int i = 2; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--exact") == 0)
+        exact = 1;
+      if (strcmp (argv[i], "--inducing") == 0 && i + 1 < argc)
+        session_inducing = (size_t) atol (argv[i + 1]);
+    }
   if (argc > 1 && strcmp (argv[1], "--header") == 0)
     {
       printf ("<!-- OpenBLAS kernel %s -->\n", openblas_get_corename ());
