@@ -186,7 +186,8 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
     { "lengthscale-min", 0, 0, G_OPTION_ARG_STRING, &f->lengthscale_min,
       "smallest refitted lengthscale, fraction of the box width (default 0.05)", "F" },
     { "variance-max", 0, 0, G_OPTION_ARG_STRING, &f->variance_max,
-      "largest refitted kernel variance when every answer is a comparison (default 60)", "V" },
+      "largest refitted kernel variance when every answer is a comparison (default 60; "
+      "at most 1000, the fit's own bound)", "V" },
     { "recommend-every", 0, 0, G_OPTION_ARG_STRING, &f->recommend_every,
       "recommendations on every N-th iteration line (default 0: summary only)", "N" },
     { NULL },

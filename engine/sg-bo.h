@@ -307,11 +307,13 @@ typedef struct {
                                     favour white-noise lengthscales)       */
   double refit_variance_max;     /* cap of the fitted kernel variance when
                                     no answer is a measured value (default
-                                    60, the reference code's e^4.1): duels
-                                    answered consistently are separable and
-                                    their evidence grows without bound with
-                                    the variance, so the cap is the prior
-                                    scale of f against the duels' noise
+                                    60, the reference code's e^4.1; the
+                                    fit's own bound, 1000 for comparisons,
+                                    still applies): duels answered
+                                    consistently are separable and their
+                                    evidence grows without bound with the
+                                    variance, so the cap is the prior scale
+                                    of f against the duels' noise
                                     (probit_sd); results-acq.md measures
                                     where it binds                         */
 
