@@ -53,6 +53,7 @@ sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
   c->refit.max_evals = 150;
   c->refit_lengthscale_min = 0.05;
   c->refit_lengthscale_max = 2.0;
+  c->refit_variance_max = 60.0;
   c->n_samples = 1000;
   sg_skewgp_sample_options_default (&c->sampling);
   sg_acq_max_options_default (&c->search);
@@ -321,7 +322,8 @@ sg_bo_config_check (const sg_bo_config *c)
       || !(c->mixed_confidence > 0.5 && c->mixed_confidence <= 1) || c->n_samples < 2
       || c->search.n_candidates == 0 || !(c->refit_lengthscale_min > 0)
       || !(c->refit_lengthscale_max > c->refit_lengthscale_min)
-      || !isfinite (c->refit_lengthscale_max))
+      || !isfinite (c->refit_lengthscale_max)
+      || !(c->refit_variance_max > 0) || !isfinite (c->refit_variance_max))
     return SG_EINVAL;
   if (c->has_safe_start && !_sg_bo_inside_box (c, c->safe_start))
     return SG_EINVAL;

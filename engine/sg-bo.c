@@ -739,10 +739,11 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
       return status;
     }
   /* Duels alone barely identify the scale of f (the evidence keeps
-   * growing with the variance as the data get separable): cap it as the
-   * reference code does (variance in [e^-5, e^4.1] = [0.0067, 60]). */
+   * growing with the variance as the data get separable): cap it,
+   * by default as the reference code does (variance in [e^-5, e^4.1] =
+   * [0.0067, 60]). */
   if (!has_numeric_data (data))
-    spec.variance.upper = fmin (spec.variance.upper, 60.0);
+    spec.variance.upper = fmin (spec.variance.upper, bo->cfg.refit_variance_max);
   for (size_t j = 0; j < dim; j++)
     {
       double w = bo->cfg.upper[j] - bo->cfg.lower[j];

@@ -309,6 +309,17 @@ typedef struct {
   double refit_lengthscale_max;  /* fractions of the box width (default
                                     0.05 and 2: a few duels otherwise
                                     favour white-noise lengthscales)       */
+  double refit_variance_max;     /* cap of the fitted kernel variance when
+                                    no answer is a measured value (default
+                                    60, the reference code's e^4.1; the
+                                    fit's own bound, 1000 for comparisons,
+                                    still applies): duels answered
+                                    consistently are separable and their
+                                    evidence grows without bound with the
+                                    variance, so the cap is the prior scale
+                                    of f against the duels' noise
+                                    (probit_sd); results-acq.md measures
+                                    where it binds                         */
 
   /* Model and search effort. */
   size_t n_samples;              /* posterior samples (default 1000)        */

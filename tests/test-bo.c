@@ -704,6 +704,48 @@ test_refit (void)
   sg_bo_config_clear (&c);
 }
 
+/* The refit's variance cap: consistent duels (an exact judge) are
+ * separable, so the exact evidence grows with the variance and the fit
+ * ends at the cap, whichever it is; a bad cap is refused. */
+static void
+test_refit_variance_cap (void)
+{
+  double fitted[2];
+  const double caps[2] = { 5.0, 60.0 };
+  sg_problem *p = NULL;
+  sg_problem_new ("cos1d", 0, &p);
+  for (int k = 0; k < 2; k++)
+    {
+      sg_bo_config c;
+      small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+      c.refit_variance_max = caps[k];
+      sg_bo *bo = NULL;
+      g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      for (int n = 1; n <= 12; n++)
+        {
+          sg_bo_query q = { .kind = SG_BO_QUERY_DUEL };
+          int v;
+          q.x[0] = -0.95 + 0.15 * n;
+          q.x_ref[0] = 0.93 - 0.155 * n;
+          g_assert_cmpint (answer (bo, p, &q, 0, &v), ==, SG_OK);
+        }
+      g_assert_cmpint (sg_bo_refit (bo, NULL, NULL, NULL), ==, SG_OK);
+      fitted[k] = sg_bo_get_hyper (bo)->kernel.variance;
+      g_test_message ("variance cap %g: fitted %g", caps[k], fitted[k]);
+      g_assert_cmpfloat (fitted[k], <=, caps[k] * (1 + 1e-12));
+      sg_bo_free (bo);
+    }
+  g_assert_cmpfloat (fitted[0], >, 0.9 * caps[0]);
+  g_assert_cmpfloat (fitted[1], >, caps[0]);
+  sg_problem_free (p);
+  sg_bo_config c;
+  small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+  c.refit_variance_max = 0;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  c.refit_variance_max = INFINITY;
+  g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+}
+
 /* The whole proposal chain (joint samples of (f(x), f(x_r)) with common
  * random numbers, their difference, the HPD) against closed forms: with
  * the Laplace surrogate h = f(x) - f(x_r) is exactly Gaussian N(m, s^2),
@@ -1997,6 +2039,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo/fuzz", test_fuzz);
   g_test_add_func ("/bo/cancel-and-model", test_cancel_and_model);
   g_test_add_func ("/bo/refit", test_refit);
+  g_test_add_func ("/bo/refit-variance-cap", test_refit_variance_cap);
   g_test_add_func ("/bo/resolution-no-repeats", test_resolution_no_repeats);
   g_test_add_func ("/bo/mixed-confident", test_mixed_confident);
   g_test_add_func ("/bo/acquisition-closed-form", test_acquisition_closed_form);
