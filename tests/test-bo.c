@@ -721,6 +721,7 @@ test_refit_variance_cap (void)
       c.refit_variance_max = caps[k];
       sg_bo *bo = NULL;
       g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      sg_bo_config_clear (&c);
       for (int n = 1; n <= 12; n++)
         {
           sg_bo_query q = { .kind = SG_BO_QUERY_DUEL };
@@ -744,6 +745,7 @@ test_refit_variance_cap (void)
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
   c.refit_variance_max = INFINITY;
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  sg_bo_config_clear (&c);
 }
 
 /* The whole proposal chain (joint samples of (f(x), f(x_r)) with common
