@@ -9,6 +9,7 @@
 #include "skewgp-study.h"
 
 #include "sb-ask-tell.h"
+#include "sb-setting.h"
 #include "sb-candidates.h"
 #include "sb-consistency.h"
 #include "sb-experiment-templates.h"

@@ -8,7 +8,7 @@
 #include "sb-jobs.h"
 #include "sb-parameter-kinds.h"
 #include "sb-recommend.h"
-#include "sb-session-private.h"
+#include "sb-session.h"
 
 #include "sg-bo.h"
 #include "sg-rng.h"

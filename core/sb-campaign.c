@@ -390,14 +390,6 @@ on_session_saved (SbSession *session, guint n, SbCampaign *self)
     ask (self);
 }
 
-static void
-on_session_save_failed (SbSession *session, const GError *error, SbCampaign *self)
-{
-  set_string (self, &self->save_error, error->message, PROP_SAVE_ERROR);
-  if (self->waiting_for_disk)
-    ask (self);
-}
-
 /* ---- One writer per file ------------------------------------------------- */
 
 static gboolean
@@ -522,12 +514,10 @@ run_session (SbCampaign *self, SbSession *session, gboolean follow)
       claim_file (self, session, follow);
       g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
       g_signal_connect (session, "saved", G_CALLBACK (on_session_saved), self);
-      g_signal_connect (session, "save-failed", G_CALLBACK (on_session_save_failed), self);
       /* An answer is on disk (written, fsynced, renamed into place)
        * before sb_campaign_answer returns: a crash or SIGKILL after a
        * key press loses no answer the campaign took. The write costs the
        * main loop a few milliseconds while the engine computes anyway. */
-      sb_session_set_save_in_background (session, FALSE);
       self->plot = sb_plot_snapshot_new_for_session (session);
       g_signal_emit (self, signals[PLOT_READY], 0, self->plot);
     }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "sb-population.h"
+#include "sb-setting.h"
 #include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
 

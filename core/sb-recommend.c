@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-recommend.h"
+#include "sb-setting.h"
 #include "sb-json-write.h"
 
 #include "sb-experiment-templates.h"

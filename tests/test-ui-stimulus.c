@@ -121,7 +121,6 @@ fixture_close (Fixture *f)
   gtk_window_destroy (GTK_WINDOW (f->window));
   g_object_unref (f->window);
   g_object_unref (f->session);
-  sb_session_flush_all ();
   spin_for (20);
   remove_tree (f->dir);
   g_free (f->dir);

@@ -48,7 +48,6 @@ fixture_tear_down (Fixture *f, gconstpointer data)
 
   gtk_window_destroy (GTK_WINDOW (f->window));
   g_object_unref (f->window);
-  sb_session_flush_all ();
   spin_for (20);
   while (d && (name = g_dir_read_name (d)))
     {
@@ -67,7 +66,6 @@ answers_on_disk (Fixture *f)
 {
   g_autoptr (SbSession) s = NULL;
 
-  sb_session_flush_all ();
   s = sb_session_load (f->file, NULL);
   g_assert_nonnull (s);
   return sb_session_get_n_observations (s);
@@ -127,7 +125,7 @@ test_answers_and_undo (Fixture *f, gconstpointer data)
   activate (f, "answer-b");
   g_assert_cmpuint (answers_on_disk (f), ==, 1);
   {
-    g_autoptr (SbSession) s = (sb_session_flush_all (), sb_session_load (f->file, NULL));
+    g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
     const SbLogEntry *e = sb_session_get_observation (s, 0);
     g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
     g_assert_cmpint (e->winner, ==, 1);
@@ -181,7 +179,7 @@ test_no_answer_while_computing (Fixture *f, gconstpointer data)
   activate (f, "answer-b");
   g_assert_cmpuint (answers_on_disk (f), ==, 2);
   {
-    g_autoptr (SbSession) s = (sb_session_flush_all (), sb_session_load (f->file, NULL));
+    g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
     const SbLogEntry *e = sb_session_get_observation (s, 1);
     g_assert_cmpint (e->winner, ==, 1);
     for (guint j = 0; j < shown.dim; j++)
@@ -747,7 +745,6 @@ test_value_questions (Fixture *f, gconstpointer data)
       values++;
     }
   g_assert_cmpuint (duels, >=, 2);
-  sb_session_flush_all ();
   {
     g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
     guint n = sb_session_get_n_observations (s);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-duel-panel.h"
+#include "sb-setting.h"
 
 #include <glib/gi18n.h>
 

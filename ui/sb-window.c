@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "sb-window-private.h"
+#include "sb-setting.h"
 
 #include "sb-experiment-templates.h"
 #include "sb-settings.h"
