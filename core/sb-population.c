@@ -976,7 +976,7 @@ propose_hierarchical (SbSession *session, gpointer user_data, double *a, double 
   return sb_population_propose_duel (input, (guint) person, a, b, error);
 }
 
-const SbPendingQuestion *
+const SbQuestion *
 sb_population_ask (SbStudy *study, const char *code, SbSession *session, GError **error)
 {
   AskContext ctx = { study, code };

@@ -964,7 +964,7 @@ parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, Sb
  * session's validation once the log is known. */
 static gboolean
 parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
-               SbPendingQuestion *q, GError **error)
+               SbQuestion *q, GError **error)
 {
   const char *what = "pending question";
   g_autofree char *kind = NULL;
@@ -983,7 +983,7 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   q->id = (guint64) json_node_get_int (node);
   if (!parse_string (ctx, o, "kind", TRUE, &kind, error))
     return FALSE;
-  if (!sb_pending_kind_from_string (kind, &q->kind))
+  if (!sb_question_kind_from_string (kind, &q->kind))
     {
       content_error (ctx, error, SB_SESSION_ERROR_INVALID, "pending",
                      "%s: unknown kind '%s' (expected 'duel', 'value', 'choice' or "
@@ -994,7 +994,7 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   options = json_node_get_array (node);
   q->n_options = json_array_get_length (options);
   /* The number the kind asks for is checked with the rest of the
-   * question (sb_session_check_pending). */
+   * question (sb_question_check). */
   if (q->n_options < 1 || q->n_options > SB_MAX_OPTIONS)
     {
       content_error (ctx, error, SB_SESSION_ERROR_INVALID, "options",
@@ -1018,6 +1018,8 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   GET_OR_FAIL (o, "created_us", G_TYPE_INT64, FALSE, node);
   if (node)
     q->created = json_node_get_int (node);
+  if (!parse_count (ctx, o, "repeat_of", 0, G_MAXINT, &q->repeat_of, error))
+    return FALSE;
   return parse_count (ctx, o, "log_length", 0, G_MAXINT, &q->n_log, error);
 }
 
@@ -1148,15 +1150,15 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
                      "'questions_asked' must be 0 or more");
       return NULL;
     }
-  g_autofree SbPendingQuestion *pending = NULL;
+  g_autofree SbQuestion *pending = NULL;
   if (!get_member (ctx, obj, "pending", JSON_TYPE_OBJECT, FALSE, &node, error))
     return NULL;
   if (node)
     {
-      pending = g_new0 (SbPendingQuestion, 1);
+      pending = g_new0 (SbQuestion, 1);
       if (!parse_pending (ctx, json_node_get_object (node), exp, pending, error))
         return NULL;
-      if (!sb_session_check_pending (exp, pending, log->len, (guint64) asked, &local))
+      if (!sb_question_check (exp, pending, log->len, (guint64) asked, &local))
         {
           content_error (ctx, error, SB_SESSION_ERROR_INVALID, "pending", "%s", local->message);
           g_error_free (local);
@@ -1269,7 +1271,7 @@ sb_session_reload (SbSession *self, GError **error)
   SB_SWAP (GPtrArray *, self->observations, fresh->observations);
   SB_SWAP (GArray *, self->refits, fresh->refits);
   SB_SWAP (SbHyper, self->hyper, fresh->hyper);
-  SB_SWAP (SbPendingQuestion *, self->pending, fresh->pending);
+  SB_SWAP (SbQuestion *, self->pending, fresh->pending);
   SB_SWAP (GArray *, self->edits, fresh->edits);
   /* Edits made elsewhere: the stacks of this object's edits no longer apply. */
   g_array_set_size (self->undo_edits, 0);

@@ -29,7 +29,7 @@ struct _SbSession
   SbHyper hyper;
   GArray *refits;           /* SbHyper: every fit stored, oldest first */
   gint64 created;
-  SbPendingQuestion *pending;  /* NULL: no ask/tell question open */
+  SbQuestion *pending;  /* NULL: no ask/tell question open */
   guint64 questions_asked;     /* the largest question id given out */
   GArray *edits;               /* SbEdit: the journal, oldest first */
   GArray *undo_edits;          /* guint: journal records undoable, last on top */
@@ -43,12 +43,5 @@ gboolean sb_session_commit_change (SbSession *self, GError **error);
  * (experiment, every observation, hyperparameters): what passes can be
  * written and reads back. */
 gboolean sb_session_check (SbSession *self, GError **error);
-
-/* TRUE when Q can be the pending question of a session of EXP whose
- * log has N_LOG entries and that gave out question ids up to ASKED
- * (Q->id may equal ASKED: the question is that last one). */
-gboolean sb_session_check_pending (const SbExperiment *exp, const SbPendingQuestion *q,
-                                   guint n_log, guint64 asked, GError **error);
-gboolean sb_pending_kind_from_string (const char *name, SbPendingKind *kind);
 
 G_END_DECLS

@@ -259,7 +259,7 @@ edit_to_node (const SbEdit *edit)
 }
 
 static JsonNode *
-pending_to_node (const SbPendingQuestion *q, guint dim)
+pending_to_node (const SbQuestion *q, guint dim)
 {
   JsonObject *o = json_object_new ();
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
@@ -267,11 +267,13 @@ pending_to_node (const SbPendingQuestion *q, guint dim)
   g_autofree char *created = sb_format_time (q->created);
 
   json_object_set_int_member (o, "id", (gint64) q->id);
-  json_object_set_string_member (o, "kind", sb_pending_kind_to_string (q->kind));
+  json_object_set_string_member (o, "kind", sb_question_kind_to_string (q->kind));
   for (guint i = 0; i < q->n_options; i++)
     json_array_add_element (options, vector_node (q->options[i], dim));
   json_object_set_array_member (o, "options", options);
   json_object_set_member (o, "shown_order", order_node (q->shown_order, q->n_options));
+  if (q->repeat_of != 0)
+    json_object_set_int_member (o, "repeat_of", q->repeat_of);
   json_object_set_string_member (o, "created", created);
   json_object_set_int_member (o, "created_us", q->created);
   json_object_set_int_member (o, "log_length", q->n_log);

@@ -40,9 +40,6 @@ static guint signals[N_SIGNALS];
 
 /* ---- Names ------------------------------------------------------------- */
 
-static const char *const pending_kind_names[] = { "duel", "value", "choice", "ranking" };
-SB_NAMED_ENUM (SbPendingKind, sb_pending_kind_to_string, sb_pending_kind_from_string,
-               pending_kind_names, "duel")
 
 static gboolean
 positive (double v)
@@ -75,63 +72,6 @@ sb_hyper_validate (const SbHyper *h, guint dim, GError **error)
   return TRUE;
 }
 
-/* The log entry an answer to a pending question of KIND becomes
- * (ties and skips aside), and the number of options it shows. */
-static SbLogKind
-pending_as_log (SbPendingKind kind)
-{
-  static const SbLogKind as_log[] = { SB_LOG_DUEL, SB_LOG_VALUE, SB_LOG_CHOICE, SB_LOG_RANKING };
-  return as_log[kind];
-}
-
-static guint
-pending_n_options (const SbExperiment *exp, SbPendingKind kind)
-{
-  return kind == SB_PENDING_DUEL ? 2 : kind == SB_PENDING_VALUE ? 1 : exp->n_options;
-}
-
-gboolean
-sb_session_check_pending (const SbExperiment *exp, const SbPendingQuestion *q, guint n_log,
-                          guint64 asked, GError **error)
-{
-  const char *kind = sb_pending_kind_to_string (q->kind);
-  SbLogKind as_log;
-  guint n;
-
-  if ((guint) q->kind > SB_PENDING_RANKING)
-    return sb_invalid (error, "pending question: unknown kind");
-  as_log = pending_as_log (q->kind);
-  n = pending_n_options (exp, q->kind);
-  if (q->id == 0 || q->id > asked)
-    return sb_invalid (error, "pending question: id %" G_GUINT64_FORMAT " was never given out "
-                    "(questions asked: %" G_GUINT64_FORMAT ")", q->id, asked);
-  if (q->n_options != n)
-    return sb_invalid (error, "pending question: a %s question has %u option%s, not %u", kind,
-                    n, n == 1 ? "" : "s", q->n_options);
-  if (!sb_log_kind_fits_mode (as_log, exp->mode))
-    return sb_invalid (error, "pending question: a %s question has no place in %s mode", kind,
-                    sb_mode_to_string (exp->mode));
-  if (as_log != SB_LOG_VALUE && !sb_log_kind_fits_question (as_log, exp))
-    return sb_invalid (error, "pending question: this experiment asks %s questions, not %s",
-                    sb_ask_kind_to_string (exp->question), kind);
-  for (guint i = 0; i < q->n_options; i++)
-    {
-      g_autofree char *side = g_strdup_printf (" of option %u", i);
-      if (!sb_experiment_check_setting (exp, q->options[i], "pending question", side, error))
-        return FALSE;
-    }
-  for (guint i = 0; q->kind != SB_PENDING_VALUE && i < q->n_options; i++)
-    for (guint j = 0; j < i; j++)
-      if (sb_same_setting (q->options[i], q->options[j], exp->n_parameters))
-        return sb_invalid (error, "pending question: options %u and %u are the same setting", j, i);
-  if (!sb_is_permutation (q->shown_order, q->n_options))
-    return sb_invalid (error, "pending question: 'shown_order' must list each option once");
-  if (q->n_log > n_log)
-    return sb_invalid (error, "pending question: asked after %u observations, but the log has %u",
-                    q->n_log, n_log);
-  return TRUE;
-}
-
 gboolean
 sb_session_check (SbSession *self, GError **error)
 {
@@ -145,7 +85,7 @@ sb_session_check (SbSession *self, GError **error)
     if (!sb_hyper_validate (&g_array_index (self->refits, SbHyper, i),
                             self->experiment->n_parameters, error))
       return FALSE;
-  if (self->pending && !sb_session_check_pending (self->experiment, self->pending,
+  if (self->pending && !sb_question_check (self->experiment, self->pending,
                                                   self->observations->len,
                                                   self->questions_asked, error))
     return FALSE;
@@ -436,8 +376,8 @@ sb_session_add_entry (SbSession *self, const SbLogEntry *entry, GError **error)
   return sb_session_commit_change (self, error);
 }
 
-const SbPendingQuestion *
-sb_session_get_pending (SbSession *self)
+const SbQuestion *
+sb_session_get_open_question (SbSession *self)
 {
   g_return_val_if_fail (SB_IS_SESSION (self), NULL);
   return self->pending;
@@ -451,7 +391,7 @@ sb_session_get_questions_asked (SbSession *self)
 }
 
 gboolean
-sb_session_set_pending (SbSession *self, const SbPendingQuestion *q, GError **error)
+sb_session_set_open_question (SbSession *self, const SbQuestion *q, GError **error)
 {
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
   g_return_val_if_fail (q != NULL, FALSE);
@@ -463,12 +403,22 @@ sb_session_set_pending (SbSession *self, const SbPendingQuestion *q, GError **er
                    G_GUINT64_FORMAT ")", q->id, self->questions_asked);
       return FALSE;
     }
-  if (!sb_session_check_pending (self->experiment, q, self->observations->len, q->id, error))
+  if (!sb_question_check (self->experiment, q, self->observations->len, q->id, error))
     return FALSE;
   g_free (self->pending);
   self->pending = g_memdup2 (q, sizeof *q);
   self->questions_asked = q->id;
   return self->file ? sb_session_save (self, error) : TRUE;
+}
+
+gssize
+sb_session_find_answer (SbSession *self, guint64 id)
+{
+  g_return_val_if_fail (SB_IS_SESSION (self), -1);
+  for (guint i = self->observations->len; id != 0 && i > 0; i--)
+    if (((SbLogEntry *) g_ptr_array_index (self->observations, i - 1))->question == id)
+      return (gssize) i - 1;
+  return -1;
 }
 
 gboolean

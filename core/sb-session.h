@@ -27,6 +27,7 @@
 #include "sb-experiment-check.h"
 #include "sb-file-lock.h"
 #include "sb-log-entry.h"
+#include "sb-question.h"
 #include "sg-bo.h"
 
 G_BEGIN_DECLS
@@ -36,36 +37,6 @@ G_BEGIN_DECLS
 
 
 
-/* The question an ask/tell client was given and has not answered yet
- * (sb-ask-tell.h), kept in the session file so that asking again gives the
- * same question and an answer can name the question it answers. Options
- * are in the engine's order: for a duel option 0 is a (the current best)
- * and option 1 is b (the new candidate), for a value question the one
- * option is the setting to measure, a choice or ranking question's k
- * options are the campaign's (SbQuestion in sb-jobs.h). SHOWN_ORDER is
- * the order in which they are presented (a permutation of 0 ..
- * n_options - 1). */
-typedef enum {
-  SB_PENDING_DUEL = 0,       /* "which do you prefer?"                       */
-  SB_PENDING_VALUE,          /* "what did you measure?" (or "it failed")    */
-  SB_PENDING_CHOICE,         /* "which of these k is the best?"             */
-  SB_PENDING_RANKING,        /* "order these k, best first"                 */
-} SbPendingKind;
-
-typedef struct {
-  guint64 id;                 /* 1, 2, ...: increasing, never reused        */
-  SbPendingKind kind;
-  guint n_options;            /* 2 for a duel, 1 for a value question, the
-                                 experiment's n_options for the others     */
-  double options[SB_MAX_OPTIONS][SB_MAX_PARAMETERS];
-  guint shown_order[SB_MAX_OPTIONS];
-  gint64 created;             /* microseconds since the epoch               */
-  guint n_log;                /* the log's length when it was asked: once
-                                 the log changes otherwise (the app answered,
-                                 undo) the question is out of date          */
-} SbPendingQuestion;
-
-const char *sb_pending_kind_to_string (SbPendingKind kind);
 
 /* Hyperparameters of a refit (the engine's sg_hyper with s = 0), stored
  * with the session because they are not a function of the answers alone
@@ -138,25 +109,30 @@ gboolean sb_session_add_value (SbSession *self, const double *x, double value,
 gboolean sb_session_add_failed (SbSession *self, const double *x, GError **error);
 gboolean sb_session_add_skip (SbSession *self, const double *a, const double *b,
                               GError **error);
-/* Appends a copy of ENTRY (any kind, with the optional ask/tell details;
- * a zero time is stamped now) and saves, with the checks of the add
- * functions above. When ENTRY->question names the pending question, that
- * question is answered: it is cleared in the same save. */
+/* Appends a copy of ENTRY (any kind, with the optional details of an
+ * answer; a zero time is stamped now) and saves, with the checks of the
+ * add functions above. When ENTRY->question names the open question, that
+ * question is answered: it is closed in the same save. */
 gboolean sb_session_add_entry (SbSession *self, const SbLogEntry *entry, GError **error);
 
-/* The pending ask/tell question, or NULL when there is none. The app does
- * not ask it; it only keeps it (and an answer the app records makes it out
- * of date, see n_log). */
-const SbPendingQuestion *sb_session_get_pending (SbSession *self);
-/* The largest question id ever given out (0: none): the next is one more. */
+/* The question asked and not yet answered ("pending" in the file), kept
+ * the same way whoever asked it (sb-ask-tell.h opens and answers it), or
+ * NULL when there is none. It may be out of date: an entry added or undone
+ * since it was asked (Q->n_log differs from the log's length). */
+const SbQuestion *sb_session_get_open_question (SbSession *self);
+/* The largest question id ever given out (0: none): the next is one more,
+ * whoever asks (the window, `skewgp ask`, the study server). */
 guint64 sb_session_get_questions_asked (SbSession *self);
-/* Stores Q as the pending question and saves (when the session has a
- * file). Q->id must be larger than every id given out before; its options
- * must fit the experiment (inside the box, a kind the mode asks). FALSE
- * with ERROR otherwise, nothing changed. */
-gboolean sb_session_set_pending (SbSession *self, const SbPendingQuestion *q, GError **error);
+/* Stores Q as the open question and saves (when the session has a file).
+ * Q->id must be larger than every id given out before; its options must
+ * fit the experiment (sb_question_check). FALSE with ERROR otherwise,
+ * nothing changed. */
+gboolean sb_session_set_open_question (SbSession *self, const SbQuestion *q, GError **error);
 
-/* Removes the last observation (skips included) and saves; a pending
+/* The index of the log entry that answered question ID, or -1. */
+gssize sb_session_find_answer (SbSession *self, guint64 id);
+
+/* Removes the last observation (skips included) and saves; an open
  * question asked after it is dropped. FALSE with ERROR when the log is
  * empty, the entry was edited (sb-session-history.h: it is kept, and can
  * be removed there instead) or saving failed. */

@@ -739,7 +739,7 @@ sb_study_summarise (SbStudy *self, const char *code, SbParticipantSummary *out,
         out->skipped++;
     }
   {
-    const SbPendingQuestion *q = sb_session_get_pending (session);
+    const SbQuestion *q = sb_session_get_open_question (session);
     out->open_question = q != NULL && q->n_log == sb_session_get_n_observations (session);
   }
   sb_consistency_of_session (session, &out->consistency);

@@ -138,7 +138,7 @@ static void
 test_choose_best_of_k (void)
 {
   Fixture f = { 0 };
-  const SbQuestion *q;
+  const SbProposal *q;
 
   fixture_open (&f, SB_ASK_CHOICE, 4, FALSE);
   g_assert_false (enabled (&f, "choose"));

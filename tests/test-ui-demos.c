@@ -256,7 +256,7 @@ test_hyper_fixed (void)
   const SbDemo *d = sb_demos_lookup ("preference-skewed");
   GList *before = windows_now ();
   SbWindow *w;
-  const SbQuestion *q;
+  const SbProposal *q;
 
   g_assert_true (sb_demo_open (d, GTK_APPLICATION (app), NULL, NULL));
   w = SB_WINDOW (new_window (before));

@@ -235,7 +235,7 @@ test_sides_randomised (void)
   fixture_open (&f, 0, 0);
   for (guint i = 0; i < 10; i++)
     {
-      const SbQuestion *q;
+      const SbProposal *q;
       const SbExperiment *exp = sb_session_get_experiment (f.session);
       g_autoptr (GString) shown = g_string_new (NULL);
       g_autoptr (GString) a = g_string_new (NULL);

@@ -445,7 +445,7 @@ test_candidate_images (void)
   SbStimulusView *a, *b;
   g_autoptr (GPtrArray) views = g_ptr_array_new ();
   double duel[2][SB_MAX_PARAMETERS];
-  const SbQuestion *q;
+  const SbProposal *q;
 
   fixture_open_candidates (&f, 2, FALSE);
   duel_views (&f, &a, &b);

@@ -108,7 +108,7 @@ test_window_template (void)
 static void
 test_answers_and_undo (Fixture *f, gconstpointer data)
 {
-  const SbQuestion *q;
+  const SbProposal *q;
   double first_b[3];
 
   g_assert_true (sb_window_open_file (f->window, f->file, TRUE));
@@ -159,7 +159,7 @@ test_answers_and_undo (Fixture *f, gconstpointer data)
 static void
 test_no_answer_while_computing (Fixture *f, gconstpointer data)
 {
-  SbQuestion shown;
+  SbProposal shown;
 
   g_assert_true (sb_window_open_file (f->window, f->file, TRUE));
   SPIN_UNTIL (question_shown (f));
@@ -720,7 +720,7 @@ test_value_questions (Fixture *f, gconstpointer data)
   /* The initial design: duels first, then values (sg-bo.h). */
   while (values < 2)
     {
-      const SbQuestion *q;
+      const SbProposal *q;
       SPIN_UNTIL (question_shown (f));
       q = sb_window_get_question (f->window);
       if (q->kind == SB_QUESTION_DUEL)
@@ -853,7 +853,7 @@ test_safe_start_from_dialog (Fixture *f, gconstpointer data)
   g_autoptr (SbExperiment) exp = NULL;
   g_autoptr (SbSession) session = NULL;
   g_autoptr (GError) error = NULL;
-  const SbQuestion *q;
+  const SbProposal *q;
 
   gtk_window_present (GTK_WINDOW (dialog));
   sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_CUSTOM);

@@ -224,7 +224,7 @@ main (int argc, char *argv[])
   start = g_get_monotonic_time ();
   for (guint i = 0; i <= total; i++)
     {
-      const SbQuestion *q;
+      const SbProposal *q;
 
       while (!(b.shown && b.painted))
         {
