@@ -132,13 +132,14 @@ sb_ask_tell_pick_repeat (SbSession *session, double repeat_rate, SbQuestion *q)
   const SbExperiment *exp = sb_session_get_experiment (session);
   g_autoptr (GPtrArray) log = NULL;
   const SbLogEntry *e;
+  guint64 next_id;
   guint entry;
 
   if (!(repeat_rate > 0))
     return FALSE;
   log = sb_session_dup_observations (session);
-  if (!sb_consistency_pick_repeat (exp, log, exp->seed, sb_session_get_questions_asked (session) + 1,
-                                   repeat_rate, &entry))
+  next_id = sb_session_get_questions_asked (session) + 1;
+  if (!sb_consistency_pick_repeat (exp, log, exp->seed, next_id, repeat_rate, &entry))
     return FALSE;
   e = g_ptr_array_index (log, entry);
   memset (q, 0, sizeof *q);

@@ -34,7 +34,7 @@ find_columns (const SbExperiment *exp, const SbCsvTable *t, const char *path,
   gssize j;
   if (t->header == NULL)
     return sb_invalid (error, "%s: the first line must name the columns (the file column "
-                    "'%s' and one column per parameter)", path, file_column);
+                       "'%s' and one column per parameter)", path, file_column);
   if ((j = sb_csv_column (t, file_column)) < 0)
     return sb_invalid (error, "%s: no column '%s' for the stimulus files", path, file_column);
   *fcol = (gsize) j;
@@ -42,7 +42,7 @@ find_columns (const SbExperiment *exp, const SbCsvTable *t, const char *path,
     {
       if ((j = sb_csv_column (t, exp->parameters[p].name)) < 0)
         return sb_invalid (error, "%s: no column '%s' for the parameter '%s'", path,
-                        exp->parameters[p].name, exp->parameters[p].name);
+                           exp->parameters[p].name, exp->parameters[p].name);
       cols[p] = (gsize) j;
     }
   return TRUE;
@@ -101,9 +101,9 @@ check_ranges (const SbExperiment *exp, const SbCsvTable *t, const char *path, co
           double v = values[i * dim + p];
           if (!(v >= par->lower && v <= par->upper))
             return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
-                            " %g is outside the range [%g, %g] of the parameter '%s'",
-                            path, t->line[i], cols[p] + 1, v, par->lower, par->upper,
-                            par->name);
+                               " %g is outside the range [%g, %g] of the parameter '%s'",
+                               path, t->line[i], cols[p] + 1, v, par->lower, par->upper,
+                               par->name);
         }
     }
   return TRUE;
@@ -119,8 +119,8 @@ check_distinct (const SbCsvTable *t, const char *path, guint dim, const double *
       size_t first;
       if (sg_bo_candidate_index (values, i, dim, lower, upper, values + i * dim, &first) == SG_OK)
         return sb_invalid (error, "%s lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
-                        ": two stimuli with the same parameter values (the model could not "
-                        "tell them apart)", path, t->line[first], t->line[i]);
+                           ": two stimuli with the same parameter values (the model could not "
+                           "tell them apart)", path, t->line[first], t->line[i]);
     }
   return TRUE;
 }
@@ -134,11 +134,11 @@ check_files (const SbCsvTable *t, const char *path, gsize fcol, const char *dir,
       const char *name = t->cells[i * t->cols + fcol];
       if (*name == '\0')
         return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file name is empty",
-                        path, t->line[i]);
+                           path, t->line[i]);
       g_autofree char *file = resolve (dir, name);
       if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
         return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does not "
-                        "exist", path, t->line[i], file);
+                           "exist", path, t->line[i], file);
     }
   return TRUE;
 }
@@ -175,7 +175,7 @@ sb_experiment_load_candidates (SbExperiment *exp, const char *csv, const char *f
                 && check_files (&t, path, fcol, dir, error);
   if (ok && t.rows < MAX (exp->n_options, 2))
     ok = sb_invalid (error, "%s: %" G_GSIZE_FORMAT " stimuli, fewer than the %u options of one "
-                  "question", path, t.rows, MAX (exp->n_options, 2));
+                     "question", path, t.rows, MAX (exp->n_options, 2));
   if (ok)
     {
       c->n = (guint) t.rows;

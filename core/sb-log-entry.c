@@ -130,19 +130,19 @@ sb_experiment_check_setting (const SbExperiment *exp, const double *x, const cha
       const SbParameter *p = &exp->parameters[j];
       if (!isfinite (x[j]))
         return sb_invalid (error, "%s: coordinate %u (%s)%s is not a finite number",
-                        what, j + 1, p->name, side);
+                           what, j + 1, p->name, side);
       if (x[j] < p->lower || x[j] > p->upper)
         return sb_invalid (error, "%s: coordinate %u (%s)%s = %s is outside [%s, %s]",
-                        what, j + 1, p->name, side, sb_json_format_double (x[j], v, sizeof v),
-                        sb_json_format_double (p->lower, lo, sizeof lo), sb_json_format_double (p->upper, hi, sizeof hi));
+                           what, j + 1, p->name, side, sb_json_format_double (x[j], v, sizeof v),
+                           sb_json_format_double (p->lower, lo, sizeof lo), sb_json_format_double (p->upper, hi, sizeof hi));
       if (!sb_parameter_value_fits (p, x[j]))
         return sb_invalid (error, "%s: coordinate %u (%s)%s = %s is not a whole number (the "
-                        "parameter is %s)", what, j + 1, p->name, side, sb_json_format_double (x[j], v, sizeof v),
-                        sb_scale_to_string (p->scale));
+                           "parameter is %s)", what, j + 1, p->name, side, sb_json_format_double (x[j], v, sizeof v),
+                           sb_scale_to_string (p->scale));
     }
   if (exp->candidates != NULL && sb_experiment_candidate_index (exp, x) < 0)
     return sb_invalid (error, "%s: the setting%s is none of the candidates in %s", what, side,
-                    exp->candidates->csv);
+                       exp->candidates->csv);
   return TRUE;
 }
 
@@ -201,7 +201,7 @@ check_answer_details (const SbLogEntry *obs, const char *what, GError **error)
   if (obs->n_shown != 0 && (obs->n_shown != n_points || !sb_is_permutation (obs->shown_order,
                                                                          obs->n_shown)))
     return sb_invalid (error, "%s: 'shown_order' must list each of its %u options once", what,
-                    n_points);
+                       n_points);
   if (obs->has_response_time && !(isfinite (obs->response_time) && obs->response_time >= 0))
     return sb_invalid (error, "%s: 'response_time' must be a finite number of seconds >= 0", what);
   if ((guint) obs->confidence > SG_CONFIDENCE_STRONG)
@@ -223,7 +223,7 @@ check_options (const SbExperiment *exp, const SbLogEntry *obs, const char *what,
 
   if (k != exp->n_options || k > SB_MAX_OPTIONS)
     return sb_invalid (error, "%s: %u options, but the experiment shows %u", what, k,
-                    exp->n_options);
+                       exp->n_options);
   for (guint i = 0; i < k; i++)
     {
       g_autofree char *side = g_strdup_printf (" of option %u", i + 1);
@@ -235,7 +235,7 @@ check_options (const SbExperiment *exp, const SbLogEntry *obs, const char *what,
     }
   if (obs->kind == SB_LOG_CHOICE && obs->chosen >= k)
     return sb_invalid (error, "%s: 'chosen' = %u is not an option (0 .. %u)", what, obs->chosen,
-                    k - 1);
+                       k - 1);
   if (obs->kind == SB_LOG_RANKING && !sb_is_permutation (obs->ranking, k))
     return sb_invalid (error, "%s: 'ranking' must list each of its %u options once", what, k);
   return TRUE;
@@ -255,12 +255,12 @@ sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs,
     return sb_invalid (error, "%s: %u coordinates, expected %u", what, obs->dim, exp->n_parameters);
   if (!sb_log_kind_fits_mode (obs->kind, exp->mode))
     return sb_invalid (error, "%s: a %s answer has no place in %s mode", what,
-                    sb_log_kind_to_string (obs->kind), sb_mode_to_string (exp->mode));
+                       sb_log_kind_to_string (obs->kind), sb_mode_to_string (exp->mode));
   if (!sb_log_kind_fits_question (obs->kind, exp))
     return sb_invalid (error, "%s: this experiment asks %s questions%s", what,
-                    sb_ask_kind_to_string (exp->question),
-                    exp->question == SB_ASK_DUEL && !exp->ties_allowed
-                      ? " without ties" : "");
+                       sb_ask_kind_to_string (exp->question),
+                       exp->question == SB_ASK_DUEL && !exp->ties_allowed
+                       ? " without ties" : "");
   if (obs->kind == SB_LOG_CHOICE || obs->kind == SB_LOG_RANKING
       || (obs->kind == SB_LOG_SKIP && obs->options != NULL))
     {
@@ -316,9 +316,9 @@ sb_edit_check (const SbEdit *edit, guint n_log, guint n_edits, GError **error)
     return sb_invalid (error, "edit %u: unknown action", n_edits + 1);
   if (edit->entry >= n_log)
     return sb_invalid (error, "edit %u: entry %u does not exist (the log has %u)", n_edits + 1,
-                    edit->entry + 1, n_log);
+                       edit->entry + 1, n_log);
   if (edit->reverts > n_edits)
     return sb_invalid (error, "edit %u: it reverts edit %u, which does not come before it",
-                    n_edits + 1, edit->reverts);
+                       n_edits + 1, edit->reverts);
   return TRUE;
 }

@@ -18,11 +18,8 @@ SB_NAMED_ENUM (SbQuestionKind, sb_question_kind_to_string, sb_question_kind_from
 static const char *const answer_names[] = { "chosen", "value", "failed", "tie", "ranking",
                                             "skip" };
 
-const char *
-sb_answer_kind_to_string (SbAnswerKind kind)
-{
-  return (guint) kind < G_N_ELEMENTS (answer_names) ? answer_names[kind] : "?";
-}
+SB_NAMED_ENUM (SbAnswerKind, sb_answer_kind_to_string, sb_answer_kind_from_string, answer_names,
+               "?")
 
 static gboolean
 fail (GError **error, SbQuestionError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
@@ -341,9 +338,9 @@ check_ranking (const SbQuestion *q, const SbAnswer *answer, GError **error)
       guint o = answer->ranking[i];
       if (o >= q->n_options || seen[o])
         return sb_invalid (error,
-                     "'ranking' must list each option 0 to %u once; entry %u (%u) %s",
-                     q->n_options - 1, i + 1, o,
-                     o >= q->n_options ? "is not an option" : "is repeated");
+                           "'ranking' must list each option 0 to %u once; entry %u (%u) %s",
+                           q->n_options - 1, i + 1, o,
+                           o >= q->n_options ? "is not an option" : "is repeated");
       seen[o] = TRUE;
     }
   return TRUE;

@@ -105,6 +105,7 @@ typedef enum {
 } SbAnswerKind;
 
 const char *sb_answer_kind_to_string (SbAnswerKind kind);
+gboolean sb_answer_kind_from_string (const char *name, SbAnswerKind *kind);
 
 /* An answer with everything it can carry. Options are named by their
  * index in the question's options (the engine's order), not by where

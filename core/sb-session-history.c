@@ -11,7 +11,7 @@ entry_at (SbSession *self, guint index, GError **error)
   if (index >= self->observations->len)
     {
       sb_invalid (error, "there is no answer %u (the log has %u)", index + 1,
-               self->observations->len);
+                  self->observations->len);
       return NULL;
     }
   return g_ptr_array_index (self->observations, index);

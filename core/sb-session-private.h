@@ -1,12 +1,15 @@
 /* sb-session-private.h — what the session's source files share.
  *
- * The session is one GObject whose code is split by job:
- *   sb-session.c        the model (experiment, observation log, undo,
- *                       hyperparameters), its signals and when it saves;
- *   sb-session-parse.c  a session document (JSON text) into a session;
- *   sb-session-write.c  a session into its document, and the document
- *                       onto disk;
- *   sb-session-csv.c    the observation log as CSV.
+ * The session is one GObject whose code is split by job, each file
+ * calling only the ones listed before it:
+ *   sb-session-write.c    a session into its document (JSON text);
+ *   sb-session.c          the model (experiment, observation log, undo,
+ *                         open question, hyperparameters), its signals,
+ *                         its checks and its saves (sb-atomic-file.h);
+ *   sb-session-parse.c    a session document into a session, and
+ *                         reading the file again;
+ *   sb-session-csv.c      the observation log as CSV;
+ *   sb-session-history.c  the experimenter's edits of the log.
  * Not installed, not for the app: the public API is sb-session.h.
  */
 #pragma once
@@ -29,7 +32,7 @@ struct _SbSession
   SbHyper hyper;
   GArray *refits;           /* SbHyper: every fit stored, oldest first */
   gint64 created;
-  SbQuestion *pending;  /* NULL: no ask/tell question open */
+  SbQuestion *pending;  /* the open question, NULL: none ("pending") */
   guint64 questions_asked;     /* the largest question id given out */
   GArray *edits;               /* SbEdit: the journal, oldest first */
   GArray *undo_edits;          /* guint: journal records undoable, last on top */

@@ -62,11 +62,11 @@ sb_hyper_validate (const SbHyper *h, guint dim, GError **error)
   for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
     if (!positive (scales[i].value))
       return sb_invalid (error, "hyperparameters: '%s' = %s is not a positive finite number",
-                      scales[i].key, sb_json_format_double (scales[i].value, v, sizeof v));
+                         scales[i].key, sb_json_format_double (scales[i].value, v, sizeof v));
   for (guint j = 0; j < dim; j++)
     if (!positive (h->lengthscales[j]))
       return sb_invalid (error, "hyperparameters: lengthscale %u = %s is not a positive finite number",
-                      j + 1, sb_json_format_double (h->lengthscales[j], v, sizeof v));
+                         j + 1, sb_json_format_double (h->lengthscales[j], v, sizeof v));
   if (!isfinite (h->mean))
     return sb_invalid (error, "hyperparameters: 'mean' is not a finite number");
   return TRUE;

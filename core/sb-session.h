@@ -6,9 +6,12 @@
  * it. It is one JSON document
  *
  *   { "format": "skewbench-session", "version": 1,
- *     "experiment": { ... }, "observations": [ ... ] }
+ *     "experiment": { ... }, "observations": [ ... ],
+ *     "pending": { the open question }, "questions_asked": n, ... }
  *
- * written atomically (temporary file + fsync + rename) after every answer;
+ * The experiment is sb-experiment.h, an observation sb-log-entry.h, the
+ * open question sb-question.h (asked and answered through sb-ask-tell.h).
+ * The document is written atomically (sb-atomic-file.h) after every change;
  * a symbolic link is written through (its target is replaced, the link
  * stays), and a temporary file left by a save that was killed is removed
  * by the next open or save. A damaged or foreign file is refused with an
@@ -34,9 +37,6 @@ G_BEGIN_DECLS
 
 #define SB_SESSION_FORMAT "skewbench-session"
 #define SB_SESSION_VERSION 1
-
-
-
 
 /* Hyperparameters of a refit (the engine's sg_hyper with s = 0), stored
  * with the session because they are not a function of the answers alone

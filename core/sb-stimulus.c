@@ -78,7 +78,7 @@ sb_stimulus_from_json (JsonNode *node, SbStimulus *out, GError **error)
     for (GList *m = members; m; m = m->next)
       if (!g_strv_contains (known, m->data))
         return sb_invalid (error, "stimulus: unknown field '%s' (expected kind, command, extension, "
-                        "timeout, text or space)", (const char *) m->data);
+                           "timeout, text or space)", (const char *) m->data);
   }
   s.timeout = SB_STIMULUS_DEFAULT_TIMEOUT;
   if (!string_member (obj, "kind", &kind, error) || !string_member (obj, "command", &s.command, error)
@@ -88,8 +88,8 @@ sb_stimulus_from_json (JsonNode *node, SbStimulus *out, GError **error)
   if (kind == NULL || !sb_stimulus_kind_from_string (kind, &s.kind) || s.kind == SB_STIMULUS_NONE)
     {
       sb_invalid (error, "stimulus: 'kind' must be \"colour\", \"image\", \"sound\", \"text\" or "
-               "\"file\"%s%s%s",
-               kind ? ", not \"" : "", kind ? kind : "", kind ? "\"" : "");
+                  "\"file\"%s%s%s",
+                  kind ? ", not \"" : "", kind ? kind : "", kind ? "\"" : "");
       goto fail;
     }
   if (space && g_str_equal (space, "hsl"))
@@ -244,7 +244,7 @@ sb_stimulus_expand (const char *template_, const SbExperiment *exp, const double
         {
           g_autofree char *known = known_placeholders (exp, output != NULL);
           sb_invalid (error, "stimulus: unknown placeholder {%.*s} in \"%s\" (known: %s)",
-                   (int) (close - p - 1), p + 1, template_, known);
+                      (int) (close - p - 1), p + 1, template_, known);
           return NULL;
         }
       p = close;
@@ -299,16 +299,16 @@ sb_stimulus_validate (const SbExperiment *exp, GError **error)
     return TRUE;
   if (s->kind == SB_STIMULUS_COLOUR && exp->n_parameters < 3)
     return sb_invalid (error, "stimulus: a colour needs three parameters (lightness, chroma and hue for "
-                    "OKLCH), this experiment has %u", exp->n_parameters);
+                       "OKLCH), this experiment has %u", exp->n_parameters);
   if (rendered && (s->command == NULL || *s->command == '\0'))
     return sb_invalid (error, "stimulus: an %s needs a 'command' that renders it to {output}",
-                    sb_stimulus_kind_to_string (s->kind));
+                       sb_stimulus_kind_to_string (s->kind));
   if (!rendered && s->command)
     return sb_invalid (error, "stimulus: 'command' belongs to image and sound stimuli, not to a %s stimulus",
-                    sb_stimulus_kind_to_string (s->kind));
+                       sb_stimulus_kind_to_string (s->kind));
   if (s->kind == SB_STIMULUS_TEXT && (s->text == NULL || *s->text == '\0'))
     return sb_invalid (error, "stimulus: a text stimulus needs a 'text' template, e.g. \"Font size {%s}\"",
-                    exp->parameters[0].name);
+                       exp->parameters[0].name);
   if (rendered && !(isfinite (s->timeout) && s->timeout > 0 && s->timeout <= SB_STIMULUS_MAX_TIMEOUT))
     return sb_invalid (error, "stimulus: 'timeout' must lie in (0, %g] seconds", SB_STIMULUS_MAX_TIMEOUT);
   if (s->extension && (!*s->extension || strpbrk (s->extension, "/\\ .") != NULL))

@@ -13,6 +13,7 @@
 #include "sb-experiment-templates.h"
 #include "sb-json-write.h"
 #include "sb-question.h"
+#include "loop-harness.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -20,15 +21,6 @@
 
 #define N_ANSWERS 7
 
-#define SPIN_UNTIL(cond)                                                  \
-  G_STMT_START {                                                          \
-    gint64 deadline_ = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;     \
-    while (!(cond))                                                       \
-      {                                                                   \
-        g_assert_cmpint (g_get_monotonic_time (), <, deadline_);          \
-        g_main_context_iteration (NULL, TRUE);                            \
-      }                                                                   \
-  } G_STMT_END
 
 /* The I-th answer to question Q: the kinds in turn, each with details. */
 static SbAnswer
