@@ -1,6 +1,6 @@
 /* sb-campaign.h — the campaign controller: one experiment being run.
  *
- * The flow between a person and the engine (DESIGN §2), without widgets:
+ * The flow between a person and the engine (docs/DESIGN.md §2), without widgets:
  *
  *   question on screen -> sb_campaign_answer -> session appends, saves
  *     -> propose job (supersedes any running one) -> the answer is on disk
