@@ -142,7 +142,7 @@ init_hyper (const SbPlaygroundInput *in, gboolean skew, SkewArrays *a, sg_hyper 
  * for METHOD's evidence (sg-fit.h). The box: lengthscales within
  * [0.02, 2] domain widths; the variance in [0.05, 60] — with separable
  * labels the evidence keeps growing with the variance, so it needs a cap
- * (sg-bo-loop.c caps at 60 for the same reason). */
+ * (sg-bo.c caps at 60 for the same reason). */
 static int
 fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method method,
            gsl_rng *rng, const sg_progress *progress, sg_hyper *h)

@@ -1,10 +1,10 @@
 /* sg-bo-private.h — the loop's state, shared by the sg-bo*.c files only
  * (not installed, not for callers):
- *   sg-bo.c              configuration, its checks, box geometry, names
+ *   sg-bo-config.c       configuration, its checks, box geometry, names
  *   sg-bo-initial.c      random questions and the initial design
- *   sg-bo-acquisition.c  the acquisition search on joint posterior samples
  *   sg-bo-two-gp.c       the two-GP (SafeOpt-style) safe surrogate
- *   sg-bo-loop.c         the loop: answers, the model, proposals, refits
+ *   sg-bo-acquisition.c  the acquisition search on joint posterior samples
+ *   sg-bo.c              the loop: answers, the model, proposals, refits
  */
 #pragma once
 
@@ -73,7 +73,7 @@ struct sg_bo {
 };
 
 
-/* ---- Configuration and box geometry (sg-bo.c) ----------------------------- */
+/* ---- Configuration and box geometry (sg-bo-config.c) ---------------------- */
 
 /* Coordinate J takes whole numbers only. */
 int _sg_bo_is_discrete (const sg_bo_config *c, size_t j);
