@@ -70,6 +70,9 @@ struct sg_bo {
   sg_ep_warm cls_warm;
   int has_svgp;          /* the SVGP surrogate of the last proposal        */
   sg_svgp svgp;
+  int has_summary;       /* a long session's sparse summary (sg_bo_set_summary) */
+  sg_svgp_pseudo summary;
+  size_t summary_seen;   /* the answers it stands for                     */
 };
 
 
