@@ -7,8 +7,7 @@
 
 #include "sb-ask-tell.h"
 #include "sb-consistency.h"
-#include "sb-experiment-templates.h"
-#include "sb-parameter-kinds.h"
+#include "sb-setting.h"
 
 #include <math.h>
 
@@ -92,7 +91,7 @@ run_status (const char *path, const char *participant, GError **error)
 {
   g_autoptr (SbSession) session = skewgp_load_session (path, error);
   const SbExperiment *exp;
-  const SbPendingQuestion *open;
+  const SbQuestion *open;
   GError *err = NULL;
 
   if (session == NULL)

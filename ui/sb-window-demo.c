@@ -101,7 +101,7 @@ _sb_window_clear_demo (SbWindow *self)
 void
 _sb_window_demo_request_density (SbWindow *self)
 {
-  const SbQuestion *latest = sb_campaign_get_latest (self->campaign);
+  const SbProposal *latest = sb_campaign_get_latest (self->campaign);
   double x[SB_MAX_PARAMETERS] = { 0 };
   g_autoptr (GVariant) point = NULL;
 
