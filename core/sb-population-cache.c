@@ -177,7 +177,7 @@ sb_population_cache_build (const SbPopulationInput *input, const SbPopulationCac
     c->hyper.log_evidence = how.log_evidence;
     c->hyper.n_evals = how.n_evals;
   }
-  sb_population_model_clear (&model);
+  sg_hier_model_clear (&model);
   sg_hier_data_clear (&hd);
   if (sb_engine_failed (status, "the population cache", error))
     return NULL;
@@ -483,7 +483,7 @@ restore (SbPopulationCache *c, const SbExperiment *exp, const char *path, GError
   status = sg_hier_model_kernel (&model, &c->pop.kernel);
   c->pop.mean = model.mean;
   sb_population_hyper_from_model (exp, &model, &c->hyper);
-  sb_population_model_clear (&model);
+  sg_hier_model_clear (&model);
   if (status == SG_OK && c->pop.kernel.dim != c->pop.dim)
     status = SG_EINVAL;
   if (status == SG_OK)

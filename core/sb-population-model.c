@@ -367,6 +367,7 @@ sb_population_model_new (const SbExperiment *exp, const SbPopulationKernels *k,
 {
   guint d = exp->n_parameters;
 
+  memset (model, 0, sizeof *model);
   if (sb_engine_failed (sg_hier_model_init (model, SG_KERNEL_RBF, d, k->pop_variance, 1.0,
                                             k->ind_variance, 1.0),
                         "the study's model", error))
@@ -383,7 +384,7 @@ sb_population_model_new (const SbExperiment *exp, const SbPopulationKernels *k,
           || sb_engine_failed (sg_kernel_set_dim_kind (&model->ind, j, kind, 1.0),
                                "the study's model", error))
         {
-          sb_population_model_clear (model);
+          sg_hier_model_clear (model);
           return FALSE;
         }
     }
@@ -393,12 +394,6 @@ sb_population_model_new (const SbExperiment *exp, const SbPopulationKernels *k,
   return TRUE;
 }
 
-void
-sb_population_model_clear (sg_hier_model *model)
-{
-  /* the kernels hold their values in the model itself */
-  memset (model, 0, sizeof *model);
-}
 
 void
 sb_population_hyper_from_model (const SbExperiment *exp, const sg_hier_model *model,

@@ -123,11 +123,10 @@ void sb_population_kernels_default (const SbPopulationInput *input, SbPopulation
 /* MODEL's values. */
 void sb_population_kernels_from_model (const sg_hier_model *model, guint dim,
                                        SbPopulationKernels *k);
-/* MODEL (initialised here; release with sb_population_model_clear) with
- * K's values and EXP's parameter kinds (log, periodic, categorical). */
+/* MODEL (initialised here; release with sg_hier_model_clear) with K's
+ * values and EXP's parameter kinds (log, periodic, categorical). */
 gboolean sb_population_model_new (const SbExperiment *exp, const SbPopulationKernels *k,
                                   sg_hier_model *model, GError **error);
-void sb_population_model_clear (sg_hier_model *model);
 
 /* The hyperparameters as the report gives them (the parameters' units). */
 typedef struct {

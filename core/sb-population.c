@@ -447,7 +447,7 @@ compute_exact (const SbPopulationInput *input, const sg_progress *progress, GErr
   cand = candidates_new (input);
   r->n_candidates = cand->len / exp->n_parameters;
   status = report_exact (input, &model, &hd, cand, progress, r);
-  sb_population_model_clear (&model);
+  sg_hier_model_clear (&model);
   sg_hier_data_clear (&hd);
   if (sb_engine_failed (status, "the population model", error))
     return NULL;
@@ -556,12 +556,12 @@ compute_cached (const SbPopulationInput *input, const SbPopulationCache *cache,
       if (local != NULL)
         {
           g_propagate_error (error, local);
-          sb_population_model_clear (&model);
+          sg_hier_model_clear (&model);
           sg_rng_free (rng);
           return NULL;
         }
     }
-  sb_population_model_clear (&model);
+  sg_hier_model_clear (&model);
   sg_rng_free (rng);
   if (sb_engine_failed (status, "the population model", error))
     return NULL;
@@ -588,7 +588,7 @@ sb_population_compute (const SbPopulationInput *input, const sg_progress *progre
         }
       sb_population_hyper_from_model (input->experiment, &model, &r->hyper);
       r->hyper.fitted_on = "";
-      sb_population_model_clear (&model);
+      sg_hier_model_clear (&model);
       return r;
     }
   if (n <= SB_STUDY_EXACT_MAX_ANSWERS)
@@ -817,7 +817,7 @@ sb_population_propose_duel (const SbPopulationInput *input, guint person, double
   status = rng ? sg_hier_propose_duel (&model, &hd, person, &opt, rng, NULL, &q) : SG_ENOMEM;
   sg_rng_free (rng);
   sg_hier_data_clear (&hd);
-  sb_population_model_clear (&model);
+  sg_hier_model_clear (&model);
   if (sb_engine_failed (status, "the study's duel", error))
     return FALSE;
   duel_from_unit (exp, &q, NULL, input, a, b);
@@ -847,7 +847,7 @@ propose_from_cache (const SbExperiment *exp, const SbPopulationCache *cache, con
     return FALSE;
   if (!sb_population_cache_person (cache, exp, &model, code, log, &own, &person, &ps, error))
     {
-      sb_population_model_clear (&model);
+      sg_hier_model_clear (&model);
       return FALSE;
     }
   sg_hier_propose_options_default (&opt, exp->n_parameters);
@@ -861,7 +861,7 @@ propose_from_cache (const SbExperiment *exp, const SbPopulationCache *cache, con
   info->exact_answers = (guint) own.data.n_obs;
   sg_svgp_pseudo_clear (&ps);
   sg_hier_data_clear (&own);
-  sb_population_model_clear (&model);
+  sg_hier_model_clear (&model);
   if (sb_engine_failed (status, "the study's duel", error))
     return FALSE;
   duel_from_unit (exp, &q, log, NULL, a, b);
