@@ -9,6 +9,7 @@
 #include "sb-parameter-kinds.h"
 #include "sb-recommend.h"
 #include "sb-session.h"
+#include "sb-test-points.h"
 
 #include "sg-bo.h"
 #include "sg-rng.h"
@@ -214,6 +215,11 @@ sb_ask_tell_ask_with_proposer (SbSession *session, double repeat_rate, SbAskProp
         return NULL;
       g_strlcpy (info->note, note, sizeof info->note);
     }
+  {
+    g_autofree char *name = sb_model_info_name (info);
+    g_autofree char *point = g_strconcat ("question-proposed: ", name, NULL);
+    sb_test_point (point);
+  }
   return sb_ask_tell_open (session, &q, error);
 }
 

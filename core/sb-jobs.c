@@ -7,6 +7,7 @@
 #include "sb-engine-job.h"
 #include "sb-fit-file.h"
 #include "sb-parameter-kinds.h"
+#include "sb-test-points.h"
 
 #include "sg-bo.h"
 #include "sg-ep.h"
@@ -870,6 +871,7 @@ sb_session_refit (const SbJobInput *input, const sg_progress *progress, GError *
   guint n_skips;
   sg_bo *bo;
 
+  sb_test_point ("fit-session");
   bo = replay (input, &n_skips, NULL, error);
   if (bo == NULL)
     return NULL;

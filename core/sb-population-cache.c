@@ -6,6 +6,7 @@
 #include "sb-atomic-file.h"
 #include "sb-engine-job.h"
 #include "sb-fit-file.h"
+#include "sb-test-points.h"
 
 #include "sg-rng.h"
 
@@ -137,6 +138,7 @@ sb_population_cache_build (const SbPopulationInput *input, const SbPopulationCac
   double start = cpu_seconds ();
   int status;
 
+  sb_test_point ("population-refresh");
   if (!within_limits (input, error))
     return NULL;
   if (sb_population_input_n_answers (input) == 0)

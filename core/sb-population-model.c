@@ -5,6 +5,7 @@
 #include "sb-population-model.h"
 #include "sb-engine-job.h"
 #include "sb-parameter-kinds.h"
+#include "sb-test-points.h"
 
 #include "sg-rng.h"
 #include "sg-svgp-rows.h"
@@ -510,6 +511,7 @@ sb_population_fit (const SbExperiment *exp, guint max_evals, sg_hier_model *mode
   hyper->n_evals = 0;
   if (hd->data.n_obs == 0)
     return;
+  sb_test_point ("fit-population");
   hyper->fitted = hd->data.n_obs <= SB_POPULATION_EXACT_FIT_MAX
                     ? fit_exact (exp, max_evals, model, hd, progress, hyper)
                     : fit_elbo (exp, model, hd, progress, hyper);
