@@ -862,6 +862,19 @@ sparse_fit (const SbJobInput *input, sg_bo *bo, const sg_progress *progress, GEr
   return g_steal_pointer (&fit);
 }
 
+/* TRUE when a question of INPUT has a model at its size once fitted: the
+ * sizes of sb_job_input_model, whatever fit is stored now. */
+static gboolean
+within_model_sizes (const SbJobInput *input, GError **error)
+{
+  SbJobInput sized = *input;
+  SbSessionFit none = { .n_seen = sb_answers_count (input->observations) };
+  SbModelInfo info;
+
+  sized.fit = &none;
+  return sb_job_input_model (&sized, &info, error);
+}
+
 SbFitResult *
 sb_session_refit (const SbJobInput *input, const sg_progress *progress, GError **error)
 {
@@ -872,6 +885,8 @@ sb_session_refit (const SbJobInput *input, const sg_progress *progress, GError *
   sg_bo *bo;
 
   sb_test_point ("fit-session");
+  if (!within_model_sizes (input, error))
+    return NULL;
   bo = replay (input, &n_skips, NULL, error);
   if (bo == NULL)
     return NULL;

@@ -594,7 +594,8 @@ sb_population_compute (const SbPopulationInput *input, const sg_progress *progre
   if (n <= SB_STUDY_EXACT_MAX_ANSWERS)
     return compute_exact (input, progress, error);
   /* beyond: from the stored cache when it saw every answer, else from
-   * one made now under its kernels */
+   * one made now under its kernels and stored, so the questions that
+   * follow use it (a folder that cannot take it still gets its report) */
   cache = input->dir ? sb_population_cache_load (input->dir, input->experiment, NULL) : NULL;
   if (cache == NULL || !sb_population_cache_covers (cache, input))
     {
@@ -603,6 +604,8 @@ sb_population_compute (const SbPopulationInput *input, const sg_progress *progre
         return NULL;
       g_clear_pointer (&cache, sb_population_cache_unref);
       cache = built;
+      if (input->dir != NULL)
+        (void) sb_population_cache_save (cache, input->experiment, input->dir, NULL);
     }
   return compute_cached (input, cache, progress, error);
 }

@@ -25,7 +25,8 @@
  * SkewGP posterior of everyone's answers, its hyperparameters fitted
  * first when the input asks (sb_population_fit). Beyond, the population
  * cache (sb-population-cache.h: the stored one when it saw every answer,
- * else one made under its kernels): g's posterior from everyone's
+ * else one made under its kernels and stored in the study folder, which
+ * refreshes the questions' cache): g's posterior from everyone's
  * summary, and each f_p from what everyone else says about g plus the
  * participant's own answers exactly (their question's model); the
  * hyperparameters are the cache's (a refit fits them).
