@@ -460,6 +460,16 @@ measure_header (const SbScene *s, cairo_t *cr, double width, Header *h)
   h->legend_h = legend_flow (s, cr, 0, 0, width, NULL, FALSE);
 }
 
+/* The height above the plot: title, subtitle and a legend WIDTH wide. */
+static double
+header_height (const SbScene *s, cairo_t *cr, double width)
+{
+  Header hd;
+  measure_header (s, cr, width, &hd);
+  return PAD + hd.title_h + (hd.subtitle_h > 0 ? 2 + hd.subtitle_h : 0)
+         + (hd.legend_h > 0 ? 6 + hd.legend_h : 0) + PAD;
+}
+
 /* ---- Layout ---------------------------------------------------------------- */
 
 /* The bar's width: a class map's has a strip of 6 units per class. */
@@ -520,10 +530,7 @@ sb_scene_layout (const SbScene *s, const SbView *v, cairo_t *cr, double width,
   double left = PAD + 40;
   for (int pass = 0; pass < 2; pass++)
     {
-      Header hd;
-      measure_header (s, cr, MAX (width - left - right, 50), &hd);
-      double top = PAD + hd.title_h + (hd.subtitle_h > 0 ? 2 + hd.subtitle_h : 0)
-                   + (hd.legend_h > 0 ? 6 + hd.legend_h : 0) + PAD;
+      double top = header_height (s, cr, MAX (width - left - right, 50));
       f->px = left;
       f->py = top;
       f->pw = MAX (width - left - right, 10);
@@ -545,22 +552,27 @@ sb_scene_layout (const SbScene *s, const SbView *v, cairo_t *cr, double width,
   f->px = left;
   f->pw = MAX (width - left - right, 10);
 
-  if (s->aspect_equal)
+  /* Equal data units on both axes: shrink one side, centred. A narrower
+   * plot narrows the legend above it (drawn from the plot's left edge), so
+   * its rows are measured again and the plot moved down under them. */
+  for (int pass = 0; s->aspect_equal && pass < 4; pass++)
     {
-      /* Equal data units on both axes: shrink one side, centred. */
       double sx = f->pw / (f->x1 - f->x0), sy = f->ph / (f->y1 - f->y0);
-      if (sx > sy)
-        {
-          double nw = sy * (f->x1 - f->x0);
-          f->px += (f->pw - nw) / 2;
-          f->pw = nw;
-        }
-      else
+      if (sx <= sy)
         {
           double nh = sx * (f->y1 - f->y0);
           f->py += (f->ph - nh) / 2;
           f->ph = nh;
+          break;
         }
+      double nw = sy * (f->x1 - f->x0);
+      f->px += (f->pw - nw) / 2;
+      f->pw = nw;
+      double top = header_height (s, cr, width - f->px - PAD);
+      if (top <= f->py + 0.5 || f->ph - (top - f->py) < 10)
+        break;
+      f->ph -= top - f->py;
+      f->py = top;
     }
 }
 

@@ -877,6 +877,39 @@ test_classmap_colors (void)
   canvas_clear (&c);
 }
 
+/* An equal-aspect plot in a wide chart is narrowed and centred, and the
+ * legend above it wraps at the narrower width: its rows must still end
+ * above the plot (no text inside the plot area). */
+static void
+test_aspect_legend (void)
+{
+  g_autoptr (SbScene) scene = sb_scene_new ("a square plot", "x", "y");
+  double far = 100;
+  sb_scene_set_x_range (scene, 0, 1);
+  sb_scene_set_y_range (scene, 0, 1);
+  sb_scene_set_aspect_equal (scene, TRUE);
+  for (int i = 0; i < 7; i++)
+    {
+      char id[16], label[48];
+      SbStyle st = solid (SB_ROLE_SERIES_0 + i);
+      g_snprintf (id, sizeof id, "m%d", i);
+      g_snprintf (label, sizeof label, "legend entry %d", i);
+      /* outside the ranges: nothing but the legend draws them */
+      sb_scene_take_layer (scene, sb_layer_new_markers (id, label, &st, 1, &far, &far));
+    }
+  SbPalette p;
+  Canvas c;
+  test_palette (&p);
+  canvas_render (&c, scene, NULL, &p);
+  g_assert_cmpfloat (c.frame.pw, <, W / 2.0);   /* narrowed: the case under test */
+  guint32 fg = rgb (p.foreground.r, p.foreground.g, p.foreground.b);
+  for (int y = (int) c.frame.py + 2; y < (int) (c.frame.py + c.frame.ph) - 2; y++)
+    for (int x = (int) c.frame.px + 2; x < (int) (c.frame.px + c.frame.pw) - 2; x++)
+      if (pixel (&c, x, y) == fg)
+        g_error ("legend text inside the plot at (%d, %d), plot top %.1f", x, y, c.frame.py);
+  canvas_clear (&c);
+}
+
 /* ---- zoom and clipping ------------------------------------------------------------ */
 
 static void
@@ -1619,6 +1652,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/plot/markers/ties-choices", test_tie_choice_layers);
   g_test_add_func ("/plot/heatmap/colors", test_heatmap_colors);
   g_test_add_func ("/plot/classmap/colors", test_classmap_colors);
+  g_test_add_func ("/plot/legend/aspect-equal", test_aspect_legend);
   g_test_add_func ("/plot/zoom", test_zoom_and_clip);
   g_test_add_func ("/plot/hover", test_hover);
   g_test_add_func ("/plot/layers/equal", test_layer_equality);

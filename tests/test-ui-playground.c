@@ -824,8 +824,8 @@ test_three_classes (void)
         g_snprintf (name, sizeof name, "class %u", c);
         g_assert_true (has_label (scene, id, name));
       }
-    g_assert_true (has_label (scene, "boundary/laplace/0", "Laplace decision boundary"));
-    g_assert_true (has_label (scene, "boundary/ep/0", "EP decision boundary"));
+    g_assert_true (has_label (scene, "boundary/laplace/0", "Laplace boundary"));
+    g_assert_true (has_label (scene, "boundary/ep/0", "EP boundary"));
     g_assert_true (sb_chart_get_frame (chart, &f));
     hover = sb_chart_hover_at (chart, f.px + f.pw / 2, f.py + f.ph / 2);
     g_assert_nonnull (strstr (hover, "P(class 0) = "));
@@ -855,6 +855,16 @@ test_three_classes (void)
     gtk_drop_down_set_selected (dd, 7);
     g_assert_nonnull (strstr (sb_scene_get_title (sb_chart_get_scene (second)), "EP"));
     g_assert_nonnull (sb_scene_find_layer (sb_chart_get_scene (second), "field"));
+  }
+
+  /* In a projector's 1024 x 768 the two square plots stack; in a wide
+   * window they sit side by side; a line always stacks. */
+  {
+    GtkOrientable *charts = GTK_ORIENTABLE (gtk_widget_get_parent (GTK_WIDGET (chart)));
+    gtk_window_set_default_size (GTK_WINDOW (pg), 1024, 768);
+    g_assert_cmpint (gtk_orientable_get_orientation (charts), ==, GTK_ORIENTATION_VERTICAL);
+    gtk_window_set_default_size (GTK_WINDOW (pg), 2400, 800);
+    g_assert_cmpint (gtk_orientable_get_orientation (charts), ==, GTK_ORIENTATION_HORIZONTAL);
   }
 
   /* A line holds two classes. */

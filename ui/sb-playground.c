@@ -1154,7 +1154,7 @@ add_boundaries (SbPlayground *self, SbScene *scene)
               margin[i] = p[(gsize) i * C + c] - other;
             }
           g_snprintf (id, sizeof id, "boundary/%s/%u", sb_posterior_method_id (k), c);
-          g_snprintf (label, sizeof label, "%s decision boundary", method_label[k]);
+          g_snprintf (label, sizeof label, "%s boundary", method_label[k]);
           SbLayer *l = sb_layer_new_contours (id, c == 0 ? label : NULL, &st, g, g, margin,
                                               in->lower[0], in->upper[0], in->lower[1],
                                               in->upper[1], 1, &zero);
@@ -1168,7 +1168,7 @@ add_boundaries (SbPlayground *self, SbScene *scene)
 static SbScene *
 build_classes_2d (SbPlayground *self)
 {
-  SbScene *scene = new_plane_scene (self, "Most probable class, exact SkewGP one-vs-rest");
+  SbScene *scene = new_plane_scene (self, "Most probable class (exact SkewGP)");
   const double *p = class_probs (self, SB_POSTERIOR_EXACT);
 
   if (p)
@@ -1532,6 +1532,34 @@ gesture_end_cb (GtkGestureDrag *gesture, double dx, double dy, SbPlayground *sel
 
 /* ---- Public API --------------------------------------------------------------------------- */
 
+/* The charts one above the other in 1-D; in 2-D side by side or one
+ * above the other, whichever gives the square plots more room in the
+ * window's size (a projector's 1024 x 768 stacks them; a wide window puts
+ * them side by side). Each chart loses about 110 px across (axis, colour
+ * bar) and 130 px down (title, legend, axis) to its frame. */
+static void
+update_orientation (SbPlayground *self)
+{
+  GtkWidget *side = gtk_widget_get_last_child (gtk_widget_get_parent (GTK_WIDGET (self->charts_box)));
+  gboolean across = self->dim == 2;
+  int w, h;
+
+  gtk_window_get_default_size (GTK_WINDOW (self), &w, &h);
+  if (across && w > 0 && h > 0)
+    {
+      double cw = w - MAX (gtk_widget_get_width (side), 320) - 16, ch = h - 64;
+      across = MIN (cw / 2 - 110, ch - 130) >= MIN (cw - 110, ch / 2 - 130);
+    }
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->charts_box),
+                                  across ? GTK_ORIENTATION_HORIZONTAL : GTK_ORIENTATION_VERTICAL);
+}
+
+static void
+window_size_cb (SbPlayground *self, GParamSpec *pspec, gpointer data)
+{
+  update_orientation (self);
+}
+
 static void
 reset_domain (SbPlayground *self, guint dim)
 {
@@ -1548,8 +1576,7 @@ reset_domain (SbPlayground *self, guint dim)
   self->selected = -1;
   self->has_suggestion = self->want_bald = FALSE;
   g_clear_pointer (&self->result, sb_playground_result_free);
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->charts_box),
-                                  dim == 1 ? GTK_ORIENTATION_VERTICAL : GTK_ORIENTATION_HORIZONTAL);
+  update_orientation (self);
   gtk_widget_set_visible (self->field_box, dim == 2);
   sb_chart_reset_zoom (self->prob_chart);
   sb_chart_reset_zoom (self->latent_chart);
@@ -2053,6 +2080,8 @@ sb_playground_init (SbPlayground *self)
 
   g_signal_connect (self->lengthscale_scale, "value-changed", G_CALLBACK (scale_changed_cb), self);
   g_signal_connect (self->variance_scale, "value-changed", G_CALLBACK (scale_changed_cb), self);
+  g_signal_connect (self, "notify::default-width", G_CALLBACK (window_size_cb), NULL);
+  g_signal_connect (self, "notify::default-height", G_CALLBACK (window_size_cb), NULL);
   g_signal_connect_swapped (self->field_dropdown, "notify::selected", G_CALLBACK (field_changed_cb),
                             self);
 
