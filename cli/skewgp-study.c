@@ -792,6 +792,7 @@ resolve_target (const char *command, const SkewgpArgs *args, char **path, double
   const char *target = args->positional[0];
   g_autoptr (SbStudy) study = NULL;
   const SbParticipant *p;
+  GError *err = NULL;
 
   *rate = 0;
   if (args->participant == NULL)
@@ -809,7 +810,9 @@ resolve_target (const char *command, const SkewgpArgs *args, char **path, double
   if (p == NULL)
     return skewgp_input_error (error, "the study %s has no participant '%s' (add one with "
                                "skewgp study add)", target, args->participant);
-  *path = sb_study_participant_path (study, p->code);
+  *path = sb_study_participant_file (study, p->code, &err);
+  if (*path == NULL)
+    return skewgp_forward_error (err, error);
   *rate = sb_study_get_repeat_rate (study);
   if (study_out)
     *study_out = g_steal_pointer (&study);

@@ -4,10 +4,12 @@
 #include "sb-candidates.h"
 
 #include "sb-csv.h"
+#include "sb-file-read.h"
 #include "sb-stimulus.h"
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 SbCandidates *
 sb_candidates_copy (const SbCandidates *c)
@@ -168,20 +170,34 @@ check_distinct (const SbCsvTable *t, const char *path, guint dim, const double *
   return TRUE;
 }
 
-/* Every row names a stimulus file that exists, inside DIR. */
+/* Every row names a stimulus file inside DIR: a relative name without
+ * "..", not a link out of DIR, a regular file (not a fifo or a device,
+ * which would hang or never end when shown) of at most
+ * SB_CANDIDATE_FILE_MAX_BYTES. */
 static gboolean
 check_files (const SbCsvTable *t, const char *path, gsize fcol, const char *dir, GError **error)
 {
   for (gsize i = 0; i < t->rows; i++)
     {
       const char *name = t->cells[i * t->cols + fcol];
-      if (*name == '\0')
-        return invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file name is empty",
-                        path, t->line[i]);
-      g_autofree char *file = resolve (dir, name);
-      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
-        return invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does not "
-                        "exist", path, t->line[i], file);
+      g_autoptr (GError) why = NULL;
+      g_autofree char *file = sb_file_resolve_inside (dir, name, &why);
+      int fd;
+
+      if (file == NULL)
+        return invalid (error, "%s line %" G_GSIZE_FORMAT ": %s", path, t->line[i],
+                        why->message);
+      fd = sb_file_open_bounded (file, SB_CANDIDATE_FILE_MAX_BYTES, SB_FILE_READ_DEFAULT,
+                                 "the stimulus file", &why);
+      if (fd < 0)
+        {
+          if (g_error_matches (why, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+            return invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does "
+                            "not exist", path, t->line[i], file);
+          return invalid (error, "%s line %" G_GSIZE_FORMAT ": %s", path, t->line[i],
+                          why->message);
+        }
+      close (fd);
     }
   return TRUE;
 }
