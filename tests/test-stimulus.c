@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- Colour ------------------------------------------------------------------ */
@@ -538,6 +539,67 @@ test_renderer_no_shell (Fixture *f, gconstpointer data)
   result_clear (&res);
 }
 
+/* A renderer running SCRIPT (shell text) with $1 = {output}, in F's folder. */
+static SbStimulusRenderer *
+shell_renderer (Fixture *f, const char *script_text, double timeout)
+{
+  g_autofree char *path = g_build_filename (f->dir, "render.sh", NULL);
+  g_autoptr (SbExperiment) exp = face_experiment ("sh ./render.sh {output} {smile}", timeout);
+
+  g_assert_true (g_file_set_contents (path, script_text, -1, NULL));
+  return sb_stimulus_renderer_new (exp, f->dir, f->cache);
+}
+
+/* A renderer that leaves a background child holding stderr has rendered
+ * when it exits with 0 and wrote its output (it used to time out waiting
+ * for the pipe to close), and the child is stopped with it. */
+static void
+test_renderer_background_child (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStimulusRenderer) r = shell_renderer (
+    f, "sleep 300 &\necho $! > child.pid\necho rendering >&2\nprintf PNG > \"$1\"\n", 30);
+  g_autofree char *pid_path = g_build_filename (f->dir, "child.pid", NULL);
+  g_autofree char *pid_text = NULL;
+  double x[2] = { 20, 0.5 };
+  Result res = { 0 };
+  gint64 start = g_get_monotonic_time ();
+
+  sb_stimulus_renderer_render_async (r, x, NULL, render_done, &res);
+  SPIN_UNTIL (res.done);
+  g_assert_no_error (res.error);
+  g_assert_nonnull (res.file);
+  /* well before the 30 s timeout */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 15 * G_TIME_SPAN_SECOND);
+  g_assert_true (g_file_get_contents (pid_path, &pid_text, NULL, NULL));
+  SPIN_UNTIL (process_gone ((pid_t) atoi (pid_text)));
+  SPIN_UNTIL (sb_stimulus_renderer_get_n_running (r) == 0);
+  result_clear (&res);
+}
+
+/* 50 MB on stderr: kept to its last 64 KiB, quoted as a short tail with
+ * the total and the exit status; invalid UTF-8 is shown as text. */
+static void
+test_renderer_stderr_bounded (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStimulusRenderer) r = shell_renderer (
+    f, "head -c 50000000 /dev/zero | tr '\\0' x >&2\nprintf '\\nbad \\377\\376 bytes\\n' >&2\nexit 3\n", 60);
+  double x[2] = { 20, 0.5 };
+  Result res = { 0 };
+
+  sb_stimulus_renderer_render_async (r, x, NULL, render_done, &res);
+  SPIN_UNTIL (res.done);
+  g_assert_error (res.error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED);
+  g_test_message ("%s", res.error->message);
+  g_assert_true (g_utf8_validate (res.error->message, -1, NULL));
+  g_assert_nonnull (strstr (res.error->message, "failed (exit status 3)"));
+  g_assert_nonnull (strstr (res.error->message, "bad "));
+  g_assert_nonnull (strstr (res.error->message, " bytes"));
+  g_assert_nonnull (strstr (res.error->message, "MB written to stderr in all"));
+  g_assert_nonnull (strstr (res.error->message, "(50.0"));
+  g_assert_cmpuint (strlen (res.error->message), <, 1000);
+  result_clear (&res);
+}
+
 static void
 test_renderer_missing_program (Fixture *f, gconstpointer data)
 {
@@ -676,6 +738,10 @@ main (int argc, char **argv)
   g_test_add_func ("/stimulus/refused", test_stimulus_refused);
   g_test_add_func ("/stimulus/expand", test_stimulus_expand);
   g_test_add ("/renderer/png", Fixture, NULL, fixture_set_up, test_renderer_png, fixture_tear_down);
+  g_test_add ("/renderer/background-child", Fixture, NULL, fixture_set_up,
+              test_renderer_background_child, fixture_tear_down);
+  g_test_add ("/renderer/stderr-bounded", Fixture, NULL, fixture_set_up,
+              test_renderer_stderr_bounded, fixture_tear_down);
   g_test_add ("/renderer/cache", Fixture, NULL, fixture_set_up, test_renderer_cache,
               fixture_tear_down);
   g_test_add ("/renderer/failure", Fixture, NULL, fixture_set_up, test_renderer_failure,
