@@ -7,6 +7,7 @@
 
 #include "skewgp-commands.h"
 #include "skewgp-study.h"
+#include "sb-stimulus.h"
 
 #include "sb-session-history.h"
 
@@ -182,6 +183,9 @@ study_new (const SkewgpArgs *args, GError **error)
 
   if (doc == NULL || (exp = skewgp_parse_experiment (json_node_get_object (doc), base_dir, error)) == NULL)
     return FALSE;
+  /* the participants' sessions live in the study's folder, not beside
+   * the experiment's renderer */
+  sb_stimulus_resolve_command (exp, base_dir);
   if (args->repeat_rate && !skewgp_option_double ("--repeat-rate", args->repeat_rate, &rate,
                                                   error))
     return FALSE;

@@ -6,10 +6,12 @@
 #include "sb-stimulus.h"
 
 #include <errno.h>
+#include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 G_DEFINE_QUARK (sb-stimulus-error-quark, sb_stimulus_error)
@@ -45,8 +47,10 @@ struct _RenderJob
   char *program;                 /* argv[0], for messages */
   char *final_path;
   char *part_path;
-  GSubprocess *process;
-  pid_t group;                   /* its process group, kept after it exits */
+  GPid pid;                      /* the command; its process group's id too */
+  GInputStream *err_stream;      /* its stderr */
+  int wait_status;               /* as waitpid gave it, once exited */
+  guint watch_id;
   GCancellable *cancellable;     /* stops reading its stderr */
   guint timeout_id;
   guint drain_id;                /* the bound on reading stderr after the exit */
@@ -71,7 +75,7 @@ render_job_free (RenderJob *job)
   g_free (job->program);
   g_free (job->final_path);
   g_free (job->part_path);
-  g_clear_object (&job->process);
+  g_clear_object (&job->err_stream);
   g_clear_object (&job->cancellable);
   g_ptr_array_unref (job->waiters);
   g_free (job);
@@ -83,10 +87,8 @@ render_job_free (RenderJob *job)
 static void
 render_job_kill (RenderJob *job)
 {
-  if (job->group > 0)
-    kill (-job->group, SIGKILL);
-  if (job->process != NULL && !job->exited)
-    g_subprocess_force_exit (job->process);
+  if (job->pid > 0)
+    kill (-job->pid, SIGKILL);
 }
 
 /* Answers every waiting request: FILE, or ERROR. */
@@ -148,23 +150,23 @@ stderr_tail (const RenderJob *job)
 static void
 render_job_judge (RenderJob *job)
 {
-  GSubprocess *process = job->process;
+  int status = job->wait_status;
   g_autoptr (GError) error = NULL;
   GStatBuf st;
 
-  if (g_subprocess_get_if_signaled (process))
+  if (WIFSIGNALED (status))
     {
       g_autofree char *tail = stderr_tail (job);
       g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
                    "the renderer '%s' was killed by signal %d%s%s", job->program,
-                   g_subprocess_get_term_sig (process), *tail ? ": " : "", tail);
+                   WTERMSIG (status), *tail ? ": " : "", tail);
     }
-  else if (g_subprocess_get_exit_status (process) != 0)
+  else if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
     {
       g_autofree char *tail = stderr_tail (job);
       g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
                    "the renderer '%s' failed (exit status %d)%s%s", job->program,
-                   g_subprocess_get_exit_status (process), *tail ? ": " : "", tail);
+                   WIFEXITED (status) ? WEXITSTATUS (status) : -1, *tail ? ": " : "", tail);
     }
   else if (g_lstat (job->part_path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size == 0)
     g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_NO_OUTPUT,
@@ -253,7 +255,7 @@ static void
 read_stderr (RenderJob *job)
 {
   job->pending++;
-  g_input_stream_read_async (g_subprocess_get_stderr_pipe (job->process), job->err_chunk,
+  g_input_stream_read_async (job->err_stream, job->err_chunk,
                              sizeof job->err_chunk, G_PRIORITY_DEFAULT, job->cancellable,
                              stderr_read_done, job);
 }
@@ -262,15 +264,16 @@ read_stderr (RenderJob *job)
  * (a stimulus is made when the command exits), and stderr is read to its
  * end for at most STDERR_DRAIN_MS. */
 static void
-wait_done (GObject *source, GAsyncResult *result, gpointer user_data)
+child_exited (GPid pid, int status, gpointer user_data)
 {
   RenderJob *job = user_data;
 
-  g_subprocess_wait_finish (G_SUBPROCESS (source), result, NULL);
+  g_spawn_close_pid (pid);
+  job->watch_id = 0;
   job->pending--;
   job->exited = TRUE;
-  if (job->group > 0)
-    kill (-job->group, SIGKILL);
+  job->wait_status = status;
+  kill (-job->pid, SIGKILL);
   if (!job->stderr_closed && !job->done)
     job->drain_id = g_timeout_add (STDERR_DRAIN_MS, drain_over_cb, job);
   render_job_step (job);
@@ -347,7 +350,7 @@ start_job (SbStimulusRenderer *self, const char *key, const double *x, GError **
   const char *ext = self->experiment->stimulus.extension;
   g_autofree char *base = g_strdup_printf ("%s.%s", key, ext);
   g_autofree char *part = g_strdup_printf ("%s.part-%d.%s", key, (int) getpid (), ext);
-  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  int err_fd = -1;
   g_auto (GStrv) argv = NULL;
   RenderJob *job;
   GError *local = NULL;
@@ -373,13 +376,14 @@ start_job (SbStimulusRenderer *self, const char *key, const double *x, GError **
       render_job_free (job);
       return NULL;
     }
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT
-                                        | G_SUBPROCESS_FLAGS_STDOUT_SILENCE
-                                        | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_cwd (launcher, self->work_dir);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
-  job->process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv, &local);
-  if (job->process == NULL)
+  /* g_spawn rather than GSubprocess: the process id must be known even
+   * when the command exits at once (GSubprocess forgets it once reaped),
+   * since it names the group that is killed afterwards. */
+  if (!g_spawn_async_with_pipes (self->work_dir, argv, NULL,
+                                 G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
+                                 | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDIN
+                                 | G_SPAWN_CLOEXEC_PIPES,
+                                 child_setup, NULL, &job->pid, NULL, NULL, &err_fd, &local))
     {
       g_set_error (error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_START,
                    "the renderer '%s' could not be started: %s", job->program, local->message);
@@ -387,14 +391,17 @@ start_job (SbStimulusRenderer *self, const char *key, const double *x, GError **
       render_job_free (job);
       return NULL;
     }
+  /* the parent sets the group too, so that a kill right after the
+   * spawn finds it whichever of the two ran first */
+  setpgid (job->pid, job->pid);
+  job->err_stream = g_unix_input_stream_new (err_fd, TRUE);
   self->n_started++;
   job->renderer = self;
   g_hash_table_insert (self->jobs, job->key, job);
-  job->group = (pid_t) g_ascii_strtoll (g_subprocess_get_identifier (job->process), NULL, 10);
   job->timeout_id = g_timeout_add ((guint) (self->experiment->stimulus.timeout * 1000), timeout_cb,
                                    job);
   job->pending++;
-  g_subprocess_wait_async (job->process, NULL, wait_done, job);
+  job->watch_id = g_child_watch_add (job->pid, child_exited, job);
   read_stderr (job);
   return job;
 }
@@ -548,6 +555,16 @@ sb_stimulus_renderer_new (const SbExperiment *exp, const char *work_dir, const c
       self->argv_template[0] = g_strdup ("");
     }
   self->work_dir = work_dir ? g_strdup (work_dir) : g_get_current_dir ();
+  /* a program of the experiment's folder runs from there, whatever the
+   * cwd's PATH lookup would find */
+  {
+    g_autofree char *program = sb_stimulus_program_path (s->command, self->work_dir);
+    if (program != NULL)
+      {
+        g_free (self->argv_template[0]);
+        self->argv_template[0] = g_steal_pointer (&program);
+      }
+  }
   self->cache_dir = cache_dir ? g_strdup (cache_dir)
                               : g_build_filename (g_get_user_cache_dir (), "skewbench", "stimuli",
                                                   NULL);

@@ -3,7 +3,7 @@
  *
  * For a setting X the renderer fills the command template in, argument
  * by argument (never through a shell), and runs it asynchronously with
- * GSubprocess in the working folder (the session file's), writing into
+ * g_spawn in the working folder (the session file's), writing into
  * a cache folder. The result is the file the command wrote. Outputs are
  * cached per setting: the key is the command as filled in with the
  * setting's values as written (with the working folder and the
