@@ -3,6 +3,8 @@
 
 #include "sb-file-lock.h"
 
+#include "sb-test-points.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
@@ -188,6 +190,7 @@ sb_file_lock_acquire (const char *path, const char *program, GError **error)
       lock->path = g_strdup (path);
       lock->lock_path = g_steal_pointer (&lock_path);
       lock->fd = fd;
+      sb_test_point ("locked");
       return lock;
     }
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,

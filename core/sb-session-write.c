@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-test-points.h"
 #include "sb-candidates.h"
 #include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
@@ -511,12 +512,14 @@ sb_session_write_file (const char *path, const char *data, gsize length, GError 
       g_unlink (temp);
       return io_failed (error, saved, path);
     }
+  sb_test_point ("written");
   if (close (fd) != 0 || g_rename (temp, target) != 0)
     {
       saved = errno;
       g_unlink (temp);
       return io_failed (error, saved, path);
     }
+  sb_test_point ("renamed");
   sync_directory (dir);
   return TRUE;
 }
