@@ -231,6 +231,11 @@ test_files_stay_inside (void)
   assert_rows_refused (dir, "a.png,0.5\nsub/../../secret.png,2.5\n", "leads out of its folder");
   assert_rows_refused (dir, "a.png,0.5\nlink.png,2.5\n", "outside its folder");
   assert_rows_refused (dir, "a.png,0.5\nfifo.png,2.5\n", "is a fifo");
+  /* a cell of 1e308 beside -1e308 is named (it was "two stimuli with the
+   * same parameter values") */
+  assert_rows_refused (dir, "a.png,-1e308\nsub/b.png,1e308\n", "line 2: cell 2 -1e+308");
+  assert_rows_refused (dir, "a.png,0.1\nsub/b.png,0.5\nlink.png,1e308\n",
+                       "line 4: the value 1e+308 of column 2 stretches");
 
   g_unlink (fifo);
   g_unlink (link);
