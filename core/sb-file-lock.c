@@ -198,6 +198,31 @@ sb_file_lock_acquire (const char *path, const char *program, GError **error)
   return NULL;
 }
 
+SbFileLock *
+sb_file_lock_acquire_wait (const char *path, const char *program, guint timeout_ms,
+                           GError **error)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  for (;;)
+    {
+      GError *local = NULL;
+      SbFileLock *lock = sb_file_lock_acquire (path, program, &local);
+
+      if (lock != NULL)
+        return lock;
+      if (!g_error_matches (local, G_IO_ERROR, G_IO_ERROR_BUSY)
+          || g_get_monotonic_time () >= end)
+        {
+          g_propagate_error (error, local);
+          return NULL;
+        }
+      g_error_free (local);
+      /* 10-40 ms: writers waiting together do not retry in step */
+      g_usleep (g_random_int_range (10, 41) * 1000);
+    }
+}
+
 void
 sb_file_lock_release (SbFileLock *lock)
 {

@@ -659,6 +659,9 @@ sb_study_participant_file (SbStudy *self, const char *code, GError **error)
   return g_steal_pointer (&path);
 }
 
+/* How long a roster change waits for another one to finish. */
+#define SB_STUDY_ROSTER_WAIT_MS 15000
+
 /* ---- Roster changes --------------------------------------------------------
  * Under the index's write lock, on the index read again. */
 
@@ -666,7 +669,8 @@ static SbFileLock *
 lock_roster (SbStudy *self, const char *program, GError **error)
 {
   g_autofree char *path = index_path (self->dir);
-  SbFileLock *lock = sb_file_lock_acquire (path, program, error);
+  /* roster changes are short: a second writer queues for them */
+  SbFileLock *lock = sb_file_lock_acquire_wait (path, program, SB_STUDY_ROSTER_WAIT_MS, error);
 
   if (lock == NULL)
     return NULL;

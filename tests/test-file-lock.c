@@ -207,6 +207,55 @@ test_fifo_lock_refused (void)
   remove_scratch (path);
 }
 
+/* A writer that waits gets the file once its holder releases it (two
+ * experimenters adding participants at once both get in), and is refused
+ * as BUSY when the holder keeps it past the wait. */
+static void
+test_wait_for_holder (void)
+{
+  g_autofree char *path = scratch_file ("s.json");
+  int ready[2], go[2];
+  pid_t child;
+  char c;
+  int status;
+  SbFileLock *lock;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (pipe (ready), ==, 0);
+  g_assert_cmpint (pipe (go), ==, 0);
+  child = fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      SbFileLock *held = sb_file_lock_acquire (path, "skewgp study add", NULL);
+      c = held ? 'y' : 'n';
+      if (write (ready[1], &c, 1) != 1 || read (go[0], &c, 1) != 1)
+        _exit (3);
+      g_usleep (200 * 1000);   /* still held when the parent starts waiting */
+      sb_file_lock_release (held);
+      _exit (0);
+    }
+  close (ready[1]);
+  close (go[0]);
+  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
+  close (ready[0]);
+  g_assert_cmpint (c, ==, 'y');
+  /* held throughout: a short wait ends BUSY, naming the holder */
+  g_assert_null (sb_file_lock_acquire_wait (path, "skewgp study add", 50, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, "skewgp study add (process"));
+  g_clear_error (&error);
+  /* released 200 ms after "go": a wait of a minute gets it */
+  g_assert_cmpint (write (go[1], "g", 1), ==, 1);
+  close (go[1]);
+  lock = sb_file_lock_acquire_wait (path, "skewgp study add", 60000, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (lock);
+  sb_file_lock_release (lock);
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  remove_scratch (path);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -219,5 +268,6 @@ main (int argc, char *argv[])
   g_test_add_func ("/file-lock/symlink-refused", test_symlink_lock_refused);
   g_test_add_func ("/file-lock/dangling-symlink-refused", test_dangling_symlink_lock_refused);
   g_test_add_func ("/file-lock/fifo-refused", test_fifo_lock_refused);
+  g_test_add_func ("/file-lock/wait-for-holder", test_wait_for_holder);
   return g_test_run ();
 }
