@@ -405,8 +405,19 @@ sb_stimulus_resolve_command (SbExperiment *exp, const char *base_dir)
   out = g_string_new (NULL);
   for (guint i = 0; argv[i] != NULL; i++)
     {
-      g_autofree char *quoted = g_shell_quote (i == 0 ? program : argv[i]);
-      g_string_append_printf (out, "%s%s", i ? " " : "", quoted);
+      const char *arg = i == 0 ? program : argv[i];
+      gboolean plain = *arg != '\0';
+      for (const char *c = arg; *c && plain; c++)
+        plain = g_ascii_isalnum (*c) || strchr ("_{}./:=+,@%-", *c) != NULL;
+      if (i > 0)
+        g_string_append_c (out, ' ');
+      if (plain)
+        g_string_append (out, arg);
+      else
+        {
+          g_autofree char *quoted = g_shell_quote (arg);
+          g_string_append (out, quoted);
+        }
     }
   g_free (exp->stimulus.command);
   exp->stimulus.command = g_string_free (g_steal_pointer (&out), FALSE);

@@ -600,6 +600,51 @@ test_renderer_stderr_bounded (Fixture *f, gconstpointer data)
   result_clear (&res);
 }
 
+/* A renderer relative to the experiment's folder is made absolute for a
+ * copy of the experiment that lives elsewhere (a study's participants):
+ * "./x" and a bare name of an executable file there; PATH names and
+ * absolute paths stay; arguments keep their words. */
+static void
+test_resolve_command (Fixture *f, gconstpointer data)
+{
+  g_autofree char *folder = g_build_filename (f->dir, "my experiment", NULL);
+  g_autofree char *script = g_build_filename (folder, "render.sh", NULL);
+  g_autofree char *expected = NULL;
+  g_auto (GStrv) argv = NULL;
+  g_autoptr (SbExperiment) exp = face_experiment ("./render.sh --width {width} 'two words' -o {output}", 5);
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (script, "#!/bin/sh\n", -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+
+  sb_stimulus_resolve_command (exp, folder);
+  g_assert_true (g_shell_parse_argv (exp->stimulus.command, NULL, &argv, NULL));
+  g_assert_cmpstr (argv[0], ==, script);
+  g_assert_cmpstr (argv[1], ==, "--width");
+  g_assert_cmpstr (argv[2], ==, "{width}");
+  g_assert_cmpstr (argv[3], ==, "two words");
+  g_assert_cmpstr (argv[5], ==, "{output}");
+  g_test_message ("%s", exp->stimulus.command);
+
+  g_free (exp->stimulus.command);
+  exp->stimulus.command = g_strdup ("render.sh -o {output}");   /* bare, executable there */
+  sb_stimulus_resolve_command (exp, folder);
+  expected = g_strdup_printf ("'%s' -o {output}", script);
+  g_assert_cmpstr (exp->stimulus.command, ==, expected);
+
+  g_free (exp->stimulus.command);
+  exp->stimulus.command = g_strdup ("sox -n -o {output}");     /* a PATH program */
+  sb_stimulus_resolve_command (exp, folder);
+  g_assert_cmpstr (exp->stimulus.command, ==, "sox -n -o {output}");
+
+  g_free (exp->stimulus.command);
+  exp->stimulus.command = g_strdup ("/usr/bin/env -o {output}");
+  sb_stimulus_resolve_command (exp, folder);
+  g_assert_cmpstr (exp->stimulus.command, ==, "/usr/bin/env -o {output}");
+  g_unlink (script);
+  g_rmdir (folder);
+}
+
 static void
 test_renderer_missing_program (Fixture *f, gconstpointer data)
 {
@@ -738,6 +783,8 @@ main (int argc, char **argv)
   g_test_add_func ("/stimulus/refused", test_stimulus_refused);
   g_test_add_func ("/stimulus/expand", test_stimulus_expand);
   g_test_add ("/renderer/png", Fixture, NULL, fixture_set_up, test_renderer_png, fixture_tear_down);
+  g_test_add ("/renderer/resolve-command", Fixture, NULL, fixture_set_up,
+              test_resolve_command, fixture_tear_down);
   g_test_add ("/renderer/background-child", Fixture, NULL, fixture_set_up,
               test_renderer_background_child, fixture_tear_down);
   g_test_add ("/renderer/stderr-bounded", Fixture, NULL, fixture_set_up,
