@@ -235,6 +235,16 @@ consent_response (AdwMessageDialog *dialog, const char *response, SbDuelPanel *s
   reshow_stimuli (self);
 }
 
+static void
+present_consent (GtkWidget *widget, gpointer unused)
+{
+  SbDuelPanel *self = SB_DUEL_PANEL (widget);
+
+  g_signal_handlers_disconnect_by_func (self, present_consent, NULL);
+  if (self->consent_dialog != NULL)
+    gtk_window_present (GTK_WINDOW (self->consent_dialog));
+}
+
 /* Shows the exact command and asks whether it may run. */
 static void
 ask_consent (SbDuelPanel *self)
@@ -266,7 +276,13 @@ ask_consent (SbDuelPanel *self)
   adw_message_dialog_set_close_response (dialog, "cancel");
   g_signal_connect_object (dialog, "response", G_CALLBACK (consent_response), self, 0);
   self->consent_dialog = dialog;
-  gtk_window_present (GTK_WINDOW (dialog));
+  /* above the window: once it is on screen (a session opened at start-up
+   * asks before the window is mapped, and a dialog mapped first would lie
+   * under it) */
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    gtk_window_present (GTK_WINDOW (dialog));
+  else
+    g_signal_connect (self, "map", G_CALLBACK (present_consent), NULL);
 }
 
 static void
