@@ -462,7 +462,6 @@ sb_duel_panel_set_session_file (SbDuelPanel *self, GFile *session_file)
   if (g_strcmp0 (self->stimulus_folder, folder) == 0 && g_strcmp0 (self->trust_file, trust) == 0)
     return;
   g_free (self->stimulus_folder);
-  g_free (self->trust_file);
   self->stimulus_folder = g_steal_pointer (&folder);
   g_free (self->trust_file);
   self->trust_file = g_steal_pointer (&trust);
@@ -1400,6 +1399,7 @@ sb_duel_panel_finalize (GObject *object)
   g_clear_pointer (&self->value_labels, g_ptr_array_unref);
   g_clear_pointer (&self->option_views, g_ptr_array_unref);
   g_free (self->stimulus_folder);
+  g_free (self->trust_file);
   g_free (self->answer_blocker);
   g_free (self->read_only);
   G_OBJECT_CLASS (sb_duel_panel_parent_class)->finalize (object);
