@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_INDUCING 100
+#define DEFAULT_INDUCING 200
 #define DEFAULT_KMEANS_ITERATIONS 25
 #define DEFAULT_DELTA 0.01
-#define DEFAULT_REFINE 10
+#define DEFAULT_REFINE 60
 #define REFINE_STEP 0.5
 #define GH_NODES SG_SVGP_ROWS_GH_NODES
 /* Eigenvalues of a site sum below this fraction of the largest are
@@ -534,7 +534,11 @@ sg_svgp_rows_train (sg_svgp *q, const sg_svgp_rows_data *data,
     return SG_ENOMEM;
   sg_svgp work;
   int status = _sg_svgp_copy (&work, q);
-  if (status == SG_OK)
+  /* with nothing but q(v) to move, the ELBO's optimum is the CVI fixed
+   * point: the natural-gradient steps alone find it */
+  int cvi_only = opt->train.fix_kernel
+                 && (data->likelihood == SG_SVGP_ROWS_PROBIT || opt->train.fix_delta);
+  if (status == SG_OK && !cvi_only)
     status = _sg_svgp_train_with (&work, n, train_elbo, (void *) data, &opt->train, rng,
                                   progress, ws);
   if (status == SG_OK && opt->refine_iterations > 0)
