@@ -100,7 +100,7 @@ sg_status
 sg_svgp_rows_check (const sg_svgp_rows_data *data)
 {
   if (data == NULL || data->lik == NULL || data->X == NULL || data->dim == 0
-      || data->dim > SG_KERNEL_MAX_DIM || data->lik->n != data->n
+      || data->lik->n != data->n
       || data->lik->w_index == NULL || data->lik->w_value == NULL
       || data->lik->c_index == NULL || sg_svgp_rows_count (data) == 0
       || !isfinite (data->mean) || !sg_all_finite (data->X, data->n * data->dim))
@@ -324,7 +324,7 @@ rows_elbo_eval (const sg_svgp *q, const sg_svgp_rows_data *data, const size_t *r
       memset (ws->gm, 0, M * sizeof (double));
       memset (ws->GS, 0, M * M * sizeof (double));
       memset (ws->Lbar, 0, M * M * sizeof (double));
-      memset (ws->gtheta, 0, SG_KERNEL_MAX_PARAMS * sizeof (double));
+      memset (ws->gtheta, 0, SG_SVGP_WS_PARAMS (ws->dim) * sizeof (double));
     }
   for (size_t start = 0; start < nb; start += ws->batch)
     {
