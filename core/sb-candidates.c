@@ -11,49 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-SbCandidates *
-sb_candidates_copy (const SbCandidates *c)
-{
-  if (c == NULL)
-    return NULL;
-  SbCandidates *copy = g_memdup2 (c, sizeof *c);
-  copy->csv = g_strdup (c->csv);
-  copy->file_column = g_strdup (c->file_column);
-  copy->folder = g_strdup (c->folder);
-  copy->base_dir = g_strdup (c->base_dir);
-  copy->values = g_memdup2 (c->values, (gsize) c->n * c->dim * sizeof (double));
-  copy->files = g_strdupv (c->files);
-  return copy;
-}
-
-void
-sb_candidates_free (SbCandidates *c)
-{
-  if (c == NULL)
-    return;
-  g_free (c->csv);
-  g_free (c->file_column);
-  g_free (c->folder);
-  g_free (c->base_dir);
-  g_free (c->values);
-  g_strfreev (c->files);
-  g_free (c);
-}
-
-static gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, msg);
-  return FALSE;
-}
-
 /* PATH as it is (absolute) or inside DIR. */
 static char *
 resolve (const char *dir, const char *path)
@@ -78,16 +35,16 @@ find_columns (const SbExperiment *exp, const SbCsvTable *t, const char *path,
 {
   gssize j;
   if (t->header == NULL)
-    return invalid (error, "%s: the first line must name the columns (the file column "
-                    "'%s' and one column per parameter)", path, file_column);
+    return sb_invalid (error, "%s: the first line must name the columns (the file column "
+                       "'%s' and one column per parameter)", path, file_column);
   if ((j = sb_csv_column (t, file_column)) < 0)
-    return invalid (error, "%s: no column '%s' for the stimulus files", path, file_column);
+    return sb_invalid (error, "%s: no column '%s' for the stimulus files", path, file_column);
   *fcol = (gsize) j;
   for (guint p = 0; p < exp->n_parameters; p++)
     {
       if ((j = sb_csv_column (t, exp->parameters[p].name)) < 0)
-        return invalid (error, "%s: no column '%s' for the parameter '%s'", path,
-                        exp->parameters[p].name, exp->parameters[p].name);
+        return sb_invalid (error, "%s: no column '%s' for the parameter '%s'", path,
+                           exp->parameters[p].name, exp->parameters[p].name);
       cols[p] = (gsize) j;
     }
   return TRUE;
@@ -104,7 +61,7 @@ read_values (const SbExperiment *exp, const SbCsvTable *t, const char *path, con
         GError *cause = NULL;
         if (!sb_csv_cell_number (t, path, i, cols[p], &values[i * exp->n_parameters + p], &cause))
           {
-            invalid (error, "%s", cause->message);
+            sb_invalid (error, "%s", cause->message);
             g_error_free (cause);
             return FALSE;
           }
@@ -144,7 +101,7 @@ check_ranges (const SbExperiment *exp, const SbCsvTable *t, const char *path, co
               for (gsize i = 1; i < t->rows; i++)
                 if (fabs (values[i * dim + p]) > fabs (values[worst * dim + p]))
                   worst = i;
-              return invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
+              return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
                               " %g of the parameter '%s' is too large: its column's range "
                               "[%g, %g] is wider than a double holds", path, t->line[worst],
                               cols[p] + 1, values[worst * dim + p], par->name, lower[p],
@@ -158,10 +115,10 @@ check_ranges (const SbExperiment *exp, const SbCsvTable *t, const char *path, co
         {
           double v = values[i * dim + p];
           if (!(v >= par->lower && v <= par->upper))
-            return invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
-                            " %g is outside the range [%g, %g] of the parameter '%s'",
-                            path, t->line[i], cols[p] + 1, v, par->lower, par->upper,
-                            par->name);
+            return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
+                               " %g is outside the range [%g, %g] of the parameter '%s'",
+                               path, t->line[i], cols[p] + 1, v, par->lower, par->upper,
+                               par->name);
         }
     }
   return TRUE;
@@ -187,7 +144,7 @@ check_distinct (const SbCsvTable *t, const char *path, guint dim, const gsize *c
             for (gsize k = 1; k < t->rows; k++)
               if (fabs (values[k * dim + p]) > fabs (values[worst * dim + p]))
                 worst = k;
-            return invalid (error, "%s line %" G_GSIZE_FORMAT ": the value %g of column %"
+            return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the value %g of column %"
                             G_GSIZE_FORMAT " stretches its parameter's range to [%g, %g], "
                             "in which lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
                             " (%g and %g) can no longer be told apart", path, t->line[worst],
@@ -195,7 +152,7 @@ check_distinct (const SbCsvTable *t, const char *path, guint dim, const gsize *c
                             t->line[first], t->line[i], values[first * dim + p],
                             values[i * dim + p]);
           }
-      return invalid (error, "%s lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
+      return sb_invalid (error, "%s lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
                       ": two stimuli with the same parameter values (the model could not "
                       "tell them apart)", path, t->line[first], t->line[i]);
     }
@@ -217,16 +174,16 @@ check_files (const SbCsvTable *t, const char *path, gsize fcol, const char *dir,
       int fd;
 
       if (file == NULL)
-        return invalid (error, "%s line %" G_GSIZE_FORMAT ": %s", path, t->line[i],
+        return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": %s", path, t->line[i],
                         why->message);
       fd = sb_file_open_bounded (file, SB_CANDIDATE_FILE_MAX_BYTES, SB_FILE_READ_DEFAULT,
                                  "the stimulus file", &why);
       if (fd < 0)
         {
           if (g_error_matches (why, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-            return invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does "
+            return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does "
                             "not exist", path, t->line[i], file);
-          return invalid (error, "%s line %" G_GSIZE_FORMAT ": %s", path, t->line[i],
+          return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": %s", path, t->line[i],
                           why->message);
         }
       close (fd);
@@ -254,7 +211,7 @@ sb_experiment_load_candidates (SbExperiment *exp, const char *csv, const char *f
   double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
   if (!sb_csv_read_table (path, &t, &cause))
     {
-      invalid (error, "the candidate set: %s", cause->message);
+      sb_invalid (error, "the candidate set: %s", cause->message);
       g_error_free (cause);
       return FALSE;
     }
@@ -265,8 +222,8 @@ sb_experiment_load_candidates (SbExperiment *exp, const char *csv, const char *f
                 && check_distinct (&t, path, c->dim, cols, values, lower, upper, error)
                 && check_files (&t, path, fcol, dir, error);
   if (ok && t.rows < MAX (exp->n_options, 2))
-    ok = invalid (error, "%s: %" G_GSIZE_FORMAT " stimuli, fewer than the %u options of one "
-                  "question", path, t.rows, MAX (exp->n_options, 2));
+    ok = sb_invalid (error, "%s: %" G_GSIZE_FORMAT " stimuli, fewer than the %u options of one "
+                     "question", path, t.rows, MAX (exp->n_options, 2));
   if (ok)
     {
       c->n = (guint) t.rows;

@@ -5,7 +5,7 @@
 #include "sb-command-trust.h"
 
 #include "sb-file-read.h"
-#include "sb-session-private.h"
+#include "sb-atomic-file.h"
 #include "sb-study.h"
 
 #include <errno.h>
@@ -85,5 +85,5 @@ sb_command_trust_allow (const char *file, const char *command, GError **error)
   if (out->len > 0 && out->str[out->len - 1] != '\n')
     g_string_append_c (out, '\n');
   g_string_append (out, line);
-  return sb_session_write_file (path, out->str, out->len, error);
+  return sb_atomic_file_write (path, out->str, out->len, error);
 }
