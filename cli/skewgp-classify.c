@@ -891,6 +891,22 @@ term_progress_init (TermProgress *p, sg_progress *out, const char *what)
   return out;
 }
 
+/* The options both sparse models take from the command line: inducing
+ * points (at most the NTR training rows), minibatch, steps, time budget;
+ * the model's defaults where an option is not given. */
+static void
+training_sizes (const ClsArgs *a, gsize ntr, size_t *n_inducing, size_t *batch,
+                size_t *iterations, double *max_seconds)
+{
+  gsize M = a->inducing > 0 ? (gsize) a->inducing : DEFAULT_SVGP_INDUCING;
+  *n_inducing = MIN (M, ntr);
+  if (a->batch > 0)
+    *batch = (size_t) a->batch;
+  if (a->iterations > 0)
+    *iterations = (size_t) a->iterations;
+  *max_seconds = a->max_seconds;
+}
+
 /* Paper 004's sparse variational GP on the training rows (no sg_data: its
  * duplicate-input lookup is quadratic in n and SVGP does not need it). */
 static gboolean
@@ -904,14 +920,9 @@ predict_svgp (const ClsArgs *a, const double *Xtr, const int *ytr, gsize ntr, gs
   sg_svgp_data data = { .dim = dim, .n = ntr, .X = Xtr, .X2 = NULL, .y = y };
   sg_svgp_options opt;
   sg_svgp_options_default (&opt);
-  gsize M = a->inducing > 0 ? (gsize) a->inducing : DEFAULT_SVGP_INDUCING;
-  opt.n_inducing = MIN (M, ntr);
+  training_sizes (a, ntr, &opt.n_inducing, &opt.train.batch, &opt.train.iterations,
+                  &opt.train.max_seconds);
   opt.noise_sd = run->hyper.noise.probit_sd;
-  if (a->batch > 0)
-    opt.train.batch = (size_t) a->batch;
-  if (a->iterations > 0)
-    opt.train.iterations = (size_t) a->iterations;
-  opt.train.max_seconds = a->max_seconds;
   opt.train.fix_kernel = !a->fit;
   TermProgress tp;
   sg_progress pr;
@@ -957,13 +968,7 @@ predict_svgp_multi (const ClsArgs *a, ClsMethod method, const double *Xtr, const
   sg_svgp_multi_options opt;
   sg_svgp_multi_options_default (&opt);
   opt.lik = method == METHOD_SVGP_SOFTMAX ? SG_SVGP_MULTI_SOFTMAX : SG_SVGP_MULTI_PROBIT;
-  gsize M = a->inducing > 0 ? (gsize) a->inducing : DEFAULT_SVGP_INDUCING;
-  opt.n_inducing = MIN (M, ntr);
-  if (a->batch > 0)
-    opt.batch = (size_t) a->batch;
-  if (a->iterations > 0)
-    opt.iterations = (size_t) a->iterations;
-  opt.max_seconds = a->max_seconds;
+  training_sizes (a, ntr, &opt.n_inducing, &opt.batch, &opt.iterations, &opt.max_seconds);
   TermProgress tp;
   sg_progress pr;
   const sg_progress *progress = term_progress_init (&tp, &pr, "svgp: training");
