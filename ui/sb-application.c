@@ -384,6 +384,7 @@ static const struct {
   { "win.demo-next", { "<Alt>Right", NULL } },
   { "win.autoplay", { "<Control>p", NULL } },   /* also while typing a value */
   { "win.show-plots", { "F9", NULL } },
+  { "win.presentation", { "F5", NULL } },
   { "win.participant-mode", { "F11", NULL } },
   { "win.plot-kind::posterior", { "<Control>1", NULL } },
   { "win.plot-kind::skewness", { "<Control>2", NULL } },

@@ -517,6 +517,12 @@ show_plots_change_state (GSimpleAction *action, GVariant *state, gpointer user_d
   sb_window_show_plots (SB_WINDOW (user_data), g_variant_get_boolean (state));
 }
 
+static void
+presentation_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  sb_window_set_presentation (SB_WINDOW (user_data), g_variant_get_boolean (state));
+}
+
 static const GActionEntry window_actions[] = {
   { .name = "answer-a", .activate = answer_a_action },
   { .name = "answer-b", .activate = answer_b_action },
@@ -546,6 +552,7 @@ static const GActionEntry window_actions[] = {
   { .name = "playground", .activate = playground_action },
   { .name = "prior-explorer", .activate = prior_explorer_action },
   { .name = "show-plots", .state = "false", .change_state = show_plots_change_state },
+  { .name = "presentation", .state = "false", .change_state = presentation_change_state },
   { .name = "none" },
 };
 

@@ -30,6 +30,9 @@ struct _SbWindow
   GPtrArray *demo_log;         /* its full prepared log (SbLogEntry)      */
   gboolean demo_density;       /* show the demo's density when a model is */
   guint folded_idle;           /* applies a fold of the layout            */
+  gboolean plots_only;         /* side by side: the question pane hidden  */
+  gboolean presentation;       /* plots only, magnified, for a projector  */
+  gboolean demo_collapsed;     /* the demo banner on one line             */
   AdwToast *undo_toast;        /* "Answer N taken back", while shown (weak) */
   AdwToastOverlay *toast_overlay; /* the window's child (borrowed)        */
   /* Participant mode (sb-window-participant.c) */
@@ -57,6 +60,9 @@ struct _SbWindow
   GtkWidget *undo_button;
   SbDuelPanel *duel_panel;
   GtkBox *plots_box;
+  GtkWidget *answers_box;
+  GtkWidget *question_scroller;
+  GtkWidget *pane_separator;
   GtkListBox *history_list;
   GtkLabel *refused_label;
   GtkRevealer *progress_revealer;
@@ -70,6 +76,7 @@ struct _SbWindow
   GtkBox *demo_views_box;
   GtkWidget *demo_step_box;
   GtkLabel *demo_step_label;
+  GtkWidget *demo_collapse_button;
 };
 
 /* sb-window.c */
@@ -83,8 +90,14 @@ void sb_window_request_plot (SbWindow *self);
  * B …" — one answer as the history and the demo banner name it. */
 char *sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index);
 
-/* The layout: folded (one page at a time, narrow windows) or not. */
+/* The plots instead of the question: folded (one page at a time, narrow
+ * windows), the plots' page; side by side, the plots alone. */
 void sb_window_show_plots (SbWindow *self, gboolean show);
+/* Presentation mode: the plots alone, magnified, the answers list and
+ * the demo's explanation folded away. */
+void sb_window_set_presentation (SbWindow *self, gboolean presentation);
+/* The demo banner reduced to its title line and buttons (sb-window-demo.c). */
+void sb_window_set_demo_collapsed (SbWindow *self, gboolean collapsed);
 
 /* sb-window-actions.c */
 void sb_window_install_actions (SbWindow *self);

@@ -432,17 +432,55 @@ on_session_changed (SbSession *session, SbWindow *self)
 /* ---- Adaptive layout ------------------------------------------------------ */
 
 /* Folded, the leaflet shows the question or (header toggle, F9, or a
- * swipe) the plots and answers; unfolded, both. */
+ * swipe) the plots and answers; unfolded, both, or (F9) the plots alone
+ * over the whole width, the question pane hidden (the leaflet lays out
+ * only its visible pages; answer keys still work). */
 void
 sb_window_show_plots (SbWindow *self, gboolean show)
 {
   gboolean folded = adw_leaflet_get_folded (self->leaflet);
   GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "show-plots");
 
-  show = show && folded;
-  adw_leaflet_set_visible_child_name (self->leaflet, show ? "plots" : "question");
+  if (folded && !self->plots_only)
+    adw_leaflet_set_visible_child_name (self->leaflet, show ? "plots" : "question");
+  else
+    {
+      self->plots_only = show;
+      gtk_widget_set_visible (self->question_scroller, !show);
+      gtk_widget_set_visible (self->pane_separator, !show);
+      if (!show)
+        adw_leaflet_set_visible_child_name (self->leaflet, "question");
+    }
   if (action)
     g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (show));
+}
+
+/* Presentation mode: text and lines of the plot this many times larger
+ * (9 pt labels become 16 pt: about 2.5 % of a 768-line projector's
+ * height, the size slides use for text read from the back of a room). */
+#define PRESENTATION_MAGNIFY 1.8
+
+void
+sb_window_set_presentation (SbWindow *self, gboolean presentation)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "presentation");
+
+  presentation = !!presentation;
+  if (self->presentation != presentation)
+    {
+      self->presentation = presentation;
+      sb_window_show_plots (self, presentation);
+      gtk_widget_set_visible (self->answers_box, !presentation);
+      sb_chart_set_magnify (sb_plot_view_get_chart (self->plot_view),
+                            presentation ? PRESENTATION_MAGNIFY : 1);
+      sb_window_set_demo_collapsed (self, presentation);
+      if (presentation)
+        gtk_widget_add_css_class (GTK_WIDGET (self), "sb-presentation");
+      else
+        gtk_widget_remove_css_class (GTK_WIDGET (self), "sb-presentation");
+    }
+  if (action)
+    g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (presentation));
 }
 
 /* The leaflet folds while it is being allocated: the header's toggle and
@@ -462,7 +500,7 @@ apply_folded (gpointer user_data)
   gtk_widget_set_margin_start (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
   gtk_widget_set_margin_end (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
   gtk_widget_set_margin_top (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
-  if (!folded)
+  if (!folded && !self->plots_only)
     sb_window_show_plots (self, FALSE);
   return G_SOURCE_REMOVE;
 }
@@ -480,7 +518,7 @@ on_visible_page_changed (AdwLeaflet *leaflet, GParamSpec *pspec, SbWindow *self)
   const char *name = adw_leaflet_get_visible_child_name (leaflet);
   GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "show-plots");
 
-  if (action && name)
+  if (action && name && !self->plots_only)
     g_simple_action_set_state (G_SIMPLE_ACTION (action),
                                g_variant_new_boolean (g_str_equal (name, "plots")));
 }
@@ -792,6 +830,10 @@ sb_window_class_init (SbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbWindow, undo_button);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, duel_panel);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, plots_box);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, answers_box);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, question_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, pane_separator);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_collapse_button);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, history_list);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, refused_label);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, progress_revealer);
