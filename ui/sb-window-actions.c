@@ -5,6 +5,7 @@
 
 #include "sb-window-private.h"
 
+#include "sb-keys.h"
 #include "sb-link-dialog.h"
 #include "sb-new-experiment-dialog.h"
 #include "sb-playground.h"
@@ -44,8 +45,13 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE && judged);
   sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING && judged);
   sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
-  sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
-                                                   && judged);
+  /* complete: every option ranked but the last, which needs no click */
+  {
+    guint order[SB_MAX_OPTIONS];
+    guint n_ranked = sb_duel_panel_get_ranking (self->duel_panel, order);
+    sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
+                                                     && judged && n_ranked + 1 >= q->n_options);
+  }
   sb_window_set_action_enabled (self, "skip", asking);
   sb_window_set_action_enabled (self, "answer-value", value_q);
   /* value questions are asked in mixed and safe mode, and both take "it failed" */
@@ -97,8 +103,7 @@ answer_full (SbWindow *self, SbCampaignAnswer *a)
     a->confidence = sb_duel_panel_get_confidence (self->duel_panel);
   if (sb_campaign_answer_full (self->campaign, a, &error))
     return TRUE;
-  g_debug ("answer refused: %s", error->message);
-  gtk_widget_error_bell (GTK_WIDGET (self));
+  sb_window_refuse (self, error->message);
   return FALSE;
 }
 
@@ -130,7 +135,8 @@ rank_add_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   SbWindow *self = SB_WINDOW (user_data);
 
   if (!sb_duel_panel_rank_add (self->duel_panel, g_variant_get_uint32 (p)))
-    gtk_widget_error_bell (GTK_WIDGET (self));
+    sb_window_refuse (self, "That option is ranked already (⌫ takes back the last click)");
+  sb_window_update_actions (self);
 }
 
 static void
@@ -139,7 +145,8 @@ rank_undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   SbWindow *self = SB_WINDOW (user_data);
 
   if (!sb_duel_panel_rank_undo (self->duel_panel))
-    gtk_widget_error_bell (GTK_WIDGET (self));
+    sb_window_refuse (self, "No option is ranked yet: nothing to take back");
+  sb_window_update_actions (self);
 }
 
 /* Records the ranking clicked so far; the last option, when one is left,
@@ -163,7 +170,7 @@ rank_confirm_action (GSimpleAction *a, GVariant *p, gpointer user_data)
       }
   if (q == NULL || n != q->n_options)
     {
-      gtk_widget_error_bell (GTK_WIDGET (self));
+      sb_window_refuse (self, sb_window_refusal (self, "rank-confirm"));
       return;
     }
   answer_full (self, &answer);
@@ -195,6 +202,7 @@ answer_value_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 
   if (!sb_duel_panel_get_entered_value (self->duel_panel, &value))
     {
+      /* the panel's hint says what to type instead */
       gtk_widget_error_bell (GTK_WIDGET (self));
       return;
     }
@@ -592,6 +600,97 @@ typing_keeps_key (SbWindow *self, GtkWidget *focus, guint keyval, GdkModifierTyp
     }
 }
 
+/* ---- Refused answers say why ------------------------------------------------ */
+
+/* How long a refusal stays in the status line. */
+#define REFUSAL_SECONDS 6
+
+static gboolean
+refusal_timeout (gpointer data)
+{
+  SbWindow *self = data;
+
+  self->refusal_timeout = 0;
+  gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "sb-refusal");
+  sb_window_update_status (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+sb_window_refuse (SbWindow *self, const char *reason)
+{
+  gtk_widget_error_bell (GTK_WIDGET (self));
+  gtk_label_set_text (self->status_label, reason);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), reason);
+  gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "sb-refusal");
+  g_clear_handle_id (&self->refusal_timeout, g_source_remove);
+  self->refusal_timeout = g_timeout_add_seconds (REFUSAL_SECONDS, refusal_timeout, self);
+}
+
+/* What a question of kind Q asks for, by key. */
+static const char *
+keys_for (const SbQuestion *q)
+{
+  switch (q->kind)
+    {
+    case SB_QUESTION_CHOICE:
+      return "this question asks for the best of the options: press its number (Shift: sure)";
+    case SB_QUESTION_RANKING:
+      return "this question asks for a ranking: press the numbers from best to worst, then Enter";
+    case SB_QUESTION_VALUE:
+      return "this question asks for a measured value: type it and press Enter (F: it failed)";
+    case SB_QUESTION_DUEL:
+    default:
+      return "this question is a duel: ← or A, → or B";
+    }
+}
+
+const char *
+sb_window_refusal (SbWindow *self, const char *action)
+{
+  SbSession *session = sb_window_get_session (self);
+  const SbExperiment *exp = session ? sb_session_get_experiment (session) : NULL;
+  const SbQuestion *q = sb_campaign_get_question (self->campaign);
+  const char *blocker = sb_duel_panel_get_answer_blocker (self->duel_panel);
+  const char *read_only = NULL;
+  static char text[256];
+
+  if (session == NULL)
+    return "No experiment is open: nothing to answer";
+  if (sb_campaign_get_read_only (self->campaign, &read_only))
+    return read_only ? read_only : "This session is only followed here: answers are not taken";
+  if (sb_campaign_get_state (self->campaign) == SB_CAMPAIGN_FINISHED)
+    return "Every question of the budget is answered: continue with more questions to answer again";
+  if (q == NULL)
+    return "The next question is being computed: answer it once it is shown";
+  if (g_str_equal (action, "oracle-answer"))
+    return "Only a simulated experiment has an oracle to answer for you";
+  if (g_str_equal (action, "answer-tie") && q->kind == SB_QUESTION_DUEL && !exp->ties_allowed)
+    return "This experiment does not take “about the same”: choose A or B, or skip (S)";
+  if (g_str_equal (action, "answer-failed") && q->kind != SB_QUESTION_VALUE)
+    {
+      g_snprintf (text, sizeof text, "“Failed” answers a measured value; %s", keys_for (q));
+      return text;
+    }
+  if (g_str_equal (action, "rank-confirm") && q->kind == SB_QUESTION_RANKING)
+    {
+      guint order[SB_MAX_OPTIONS];
+      guint n = sb_duel_panel_get_ranking (self->duel_panel, order);
+      if (n + 1 < q->n_options)
+        {
+          g_snprintf (text, sizeof text,
+                      "The ranking is not complete: %u of %u options ranked; rank %u more "
+                      "(the last needs no click), then Enter", n, q->n_options,
+                      q->n_options - 1 - n);
+          return text;
+        }
+    }
+  if (blocker)
+    return blocker;
+  g_snprintf (text, sizeof text, "Not an answer to this question: %s", keys_for (q));
+  return text;
+}
+
 static gboolean
 on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
                 GdkModifierType state, SbWindow *self)
@@ -600,6 +699,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
   const char *action = NULL;
   GVariant *target = NULL;
   const SbQuestion *q = sb_window_get_question (self);
+  guint pos;
 
   /* The participant view takes its own keys. */
   if (self->participant_view)
@@ -619,15 +719,20 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
       && !g_str_equal (gtk_stack_get_visible_child_name (self->main_stack), "duel"))
     return FALSE;
 
-  /* 1 .. k: the option shown in that place (choice and ranking questions) */
-  if (q && (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)
-      && ((keyval >= GDK_KEY_1 && keyval <= GDK_KEY_9) || (keyval >= GDK_KEY_KP_1
-                                                           && keyval <= GDK_KEY_KP_9)))
+  /* 1 .. k: the option shown in that place (choice and ranking
+   * questions); with Shift, a sure choice */
+  if (sb_key_digit_place (controller, keyval, keycode, state, &pos))
     {
-      guint pos = keyval >= GDK_KEY_KP_1 ? keyval - GDK_KEY_KP_1 : keyval - GDK_KEY_1;
+      if (q == NULL || (q->kind != SB_QUESTION_CHOICE && q->kind != SB_QUESTION_RANKING))
+        {
+          sb_window_refuse (self, sb_window_refusal (self, "choose"));
+          return TRUE;
+        }
       if (pos >= q->n_options)
         {
-          gtk_widget_error_bell (GTK_WIDGET (self));
+          g_autofree char *why = g_strdup_printf ("There are %u options: press 1 … %u",
+                                                  q->n_options, q->n_options);
+          sb_window_refuse (self, why);
           return TRUE;
         }
       action = q->kind == SB_QUESTION_CHOICE ? "choose" : "rank-add";
@@ -666,7 +771,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     case GDK_KEY_r: case GDK_KEY_R:
       /* sound stimuli: play the next option not heard yet */
       if (!sb_duel_panel_play_next (self->duel_panel))
-        gtk_widget_error_bell (GTK_WIDGET (self));
+        sb_window_refuse (self, "Nothing to play: R replays the options' sounds");
       return TRUE;
     case GDK_KEY_p: case GDK_KEY_P:
       {
@@ -688,8 +793,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
         g_variant_unref (g_variant_ref_sink (target));
       /* E.g. an answer while the next question is being computed: it
        * would refer to a question the person has not seen. */
-      g_debug ("answer refused: %s is not available now", action);
-      gtk_widget_error_bell (GTK_WIDGET (self));
+      sb_window_refuse (self, sb_window_refusal (self, action));
       return TRUE;
     }
   /* Shift with an answer: a strong ("sure") answer */

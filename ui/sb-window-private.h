@@ -33,6 +33,7 @@ struct _SbWindow
   gboolean plots_only;         /* side by side: the question pane hidden  */
   gboolean presentation;       /* plots only, magnified, for a projector  */
   gboolean demo_collapsed;     /* the demo banner on one line             */
+  guint refusal_timeout;       /* restores the status line after a refusal */
   AdwToast *undo_toast;        /* "Answer N taken back", while shown (weak) */
   AdwToastOverlay *toast_overlay; /* the window's child (borrowed)        */
   /* Participant mode (sb-window-participant.c) */
@@ -101,6 +102,12 @@ void sb_window_set_demo_collapsed (SbWindow *self, gboolean collapsed);
 
 /* sb-window-actions.c */
 void sb_window_install_actions (SbWindow *self);
+/* A key or click that cannot answer now: the bell, and REASON in the
+ * status line (and its tooltip) for a few seconds. */
+void sb_window_refuse (SbWindow *self, const char *reason);
+/* Why window action ACTION (an answer) cannot be taken now (a static
+ * string, valid until the next call). */
+const char *sb_window_refusal (SbWindow *self, const char *action);
 void sb_window_update_actions (SbWindow *self);
 void sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled);
 

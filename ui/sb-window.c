@@ -773,6 +773,7 @@ sb_window_dispose (GObject *object)
   self->recent = NULL;
   g_clear_pointer (&self->demo_log, g_ptr_array_unref);
   g_clear_handle_id (&self->folded_idle, g_source_remove);
+  g_clear_handle_id (&self->refusal_timeout, g_source_remove);
   if (self->undo_toast)
     {
       g_signal_handlers_disconnect_by_data (self->undo_toast, self);
