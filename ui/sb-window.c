@@ -508,8 +508,13 @@ apply_folded (gpointer user_data)
 static void
 on_folded_changed (AdwLeaflet *leaflet, GParamSpec *pspec, SbWindow *self)
 {
+  /* Before the next frame is drawn (GTK lays out and paints at lower
+   * priorities): at the default idle priority this waited behind every
+   * frame of an animation (the busy spinner), and on a slow or loaded
+   * machine the first frames showed the wide panel in a narrow window,
+   * its answer buttons below the window's edge. */
   if (self->folded_idle == 0)
-    self->folded_idle = g_idle_add (apply_folded, self);
+    self->folded_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, apply_folded, self, NULL);
 }
 
 static void
