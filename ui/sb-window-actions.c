@@ -64,7 +64,12 @@ sb_window_update_actions (SbWindow *self)
   sb_window_set_action_enabled (self, "extend-budget", writer);
   sb_window_set_action_enabled (self, "participant-mode", writer);
   sb_window_set_action_enabled (self, "save-as", session != NULL);
-  sb_window_set_action_enabled (self, "export-csv", session != NULL);
+  /* One session's answers: not while the Study view is shown, which has
+   * its own Export menu for everyone's (a participant's session may be
+   * open behind it, and its CSV is not the study's). */
+  sb_window_set_action_enabled (self, "export-csv", session != NULL
+                                && g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack),
+                                              "study") != 0);
   sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
   sb_window_set_action_enabled (self, "refit", writer && !fitting);
   /* The link diagnostic needs answered duels. It stays enabled without
