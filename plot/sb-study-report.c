@@ -3,6 +3,7 @@
 
 #include "sb-study-report.h"
 
+#include "sb-experiment-templates.h"
 #include "sb-render-population.h"
 #include "sb-render-private.h"
 
