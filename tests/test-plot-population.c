@@ -132,8 +132,6 @@ test_empty_and_export (void)
   g_assert_true (sb_scene_export (scene, NULL, &palette, path, SB_EXPORT_PNG, 480, 320, 1, &error));
   g_assert_no_error (error);
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
-  if (g_getenv ("SB_REPORT_PDF"))
-    g_assert_true (sb_study_report_write_pdf (&report, g_getenv ("SB_REPORT_PDF"), NULL, NULL));
   g_unlink (path);
   g_rmdir (dir);
 }
