@@ -160,9 +160,10 @@ rate (guint k, guint n)
 static void
 put_roster (Page *pg, const SbStudyReport *r, SbReportLayout *out)
 {
-  static const char *const heads[] = { "Code", "Status", "Answered", "Repeats agree",
-                                       "Intransitive", "First shown", "At chance",
-                                       "P(best differs)" };
+  /* short headings: the cells are narrow (the model line above says
+   * what P(differs) is) */
+  static const char *const heads[] = { "Code", "Status", "Answered", "Repeats",
+                                       "Cycles", "1st shown", "Chance", "P(differs)" };
   static const double widths[] = { 0.14, 0.11, 0.12, 0.13, 0.12, 0.12, 0.11, 0.15 };
   double row_h = 11.5, x;
   guint shown = 0;
