@@ -2,10 +2,10 @@
 #include "config.h"
 
 #include "sb-study-report.h"
-
 #include "sb-experiment-templates.h"
 #include "sb-render-population.h"
 #include "sb-render-private.h"
+#include "sb-setting.h"
 
 #include <cairo-pdf.h>
 #include <gio/gio.h>

@@ -52,7 +52,6 @@ fixture_close (Fixture *f)
   gtk_window_destroy (GTK_WINDOW (f->window));
   g_object_unref (f->window);
   g_object_unref (f->session);
-  sb_session_flush_all ();
   spin_for (20);
   g_unlink (f->path);
   g_rmdir (f->dir);
@@ -93,7 +92,6 @@ on_disk (Fixture *f, guint index)
 {
   g_autoptr (SbSession) s = NULL;
 
-  sb_session_flush_all ();
   s = sb_session_load (f->file, NULL);
   g_assert_nonnull (s);
   g_assert_cmpuint (sb_session_get_n_observations (s), >, index);
@@ -148,7 +146,7 @@ static void
 test_choose_best_of_k (void)
 {
   Fixture f = { 0 };
-  const SbQuestion *q;
+  const SbProposal *q;
 
   fixture_open (&f, SB_ASK_CHOICE, 4, FALSE);
   g_assert_false (enabled (&f, "choose"));
@@ -195,7 +193,6 @@ test_rank_with_undo (void)
   activate (&f, "rank-add", g_variant_new_uint32 (1));
   g_assert_cmpuint (sb_duel_panel_get_ranking (panel, order), ==, 2);
   /* nothing is recorded before the ranking is confirmed */
-  sb_session_flush_all ();
   g_assert_cmpuint (sb_session_get_n_observations (f.session), ==, 0);
   /* the last option needs no click */
   activate (&f, "rank-confirm", NULL);
@@ -247,7 +244,7 @@ static void
 test_shift_digit_sure (void)
 {
   Fixture f = { 0 };
-  const SbQuestion *q;
+  const SbProposal *q;
   guint keycode, shifted, option;
 
   fixture_open (&f, SB_ASK_CHOICE, 4, FALSE);
@@ -270,7 +267,6 @@ test_shift_digit_sure (void)
   /* a duel's key on a best-of-4 question */
   g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_Left, 0, 0));
   g_assert_nonnull (strstr (status_text (&f), "best of the options"));
-  sb_session_flush_all ();
   g_assert_cmpuint (sb_session_get_n_observations (f.session), ==, 1);
   fixture_close (&f);
 }
@@ -305,7 +301,7 @@ test_rank_marks_and_confirm (void)
 {
   Fixture f = { 0 };
   SbDuelPanel *panel;
-  const SbQuestion *q;
+  const SbProposal *q;
   guint order[SB_MAX_OPTIONS];
 
   fixture_open (&f, SB_ASK_RANKING, 3, FALSE);
@@ -328,7 +324,6 @@ test_rank_marks_and_confirm (void)
   }
   g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_KP_Enter, 0, 0));
   g_assert_nonnull (strstr (status_text (&f), "1 of 3 options ranked"));
-  sb_session_flush_all ();
   g_assert_cmpuint (sb_session_get_n_observations (f.session), ==, 0);
   g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_3, 0, 0));
   g_assert_true (enabled (&f, "rank-confirm"));
