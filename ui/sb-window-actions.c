@@ -14,7 +14,7 @@
 #include <math.h>
 
 void
-sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled)
+_sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled)
 {
   GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), name);
 
@@ -23,7 +23,7 @@ sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled
 }
 
 void
-sb_window_update_actions (SbWindow *self)
+_sb_window_update_actions (SbWindow *self)
 {
   SbSession *session = sb_window_get_session (self);
   const SbExperiment *exp = session ? sb_session_get_experiment (session) : NULL;
@@ -38,48 +38,48 @@ sb_window_update_actions (SbWindow *self)
   /* Participant mode keeps every action off (sb-window-participant.c). */
   if (self->participant_view)
     return;
-  sb_window_set_action_enabled (self, "answer-a", duel_q && judged);
-  sb_window_set_action_enabled (self, "answer-b", duel_q && judged);
-  sb_window_set_action_enabled (self, "answer-tie", asking && q->kind == SB_QUESTION_DUEL
+  _sb_window_set_action_enabled (self, "answer-a", duel_q && judged);
+  _sb_window_set_action_enabled (self, "answer-b", duel_q && judged);
+  _sb_window_set_action_enabled (self, "answer-tie", asking && q->kind == SB_QUESTION_DUEL
                                                  && exp->ties_allowed && judged);
-  sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE && judged);
-  sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING && judged);
-  sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
+  _sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE && judged);
+  _sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING && judged);
+  _sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
   /* complete: every option ranked but the last, which needs no click */
   {
     guint order[SB_MAX_OPTIONS];
     guint n_ranked = sb_duel_panel_get_ranking (self->duel_panel, order);
-    sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
+    _sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
                                                      && judged && n_ranked + 1 >= q->n_options);
   }
-  sb_window_set_action_enabled (self, "skip", asking);
-  sb_window_set_action_enabled (self, "answer-value", value_q);
+  _sb_window_set_action_enabled (self, "skip", asking);
+  _sb_window_set_action_enabled (self, "answer-value", value_q);
   /* value questions are asked in mixed and safe mode, and both take "it failed" */
-  sb_window_set_action_enabled (self, "answer-failed", value_q);
+  _sb_window_set_action_enabled (self, "answer-failed", value_q);
   gboolean writer = session && !sb_campaign_get_read_only (self->campaign, NULL);
 
-  sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
+  _sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
   /* A redo is an answer: only while a question is on screen. */
-  sb_window_set_action_enabled (self, "redo", writer && asking && sb_campaign_can_redo (self->campaign));
-  sb_window_set_action_enabled (self, "extend-budget", writer);
-  sb_window_set_action_enabled (self, "participant-mode", writer);
-  sb_window_set_action_enabled (self, "save-as", session != NULL);
+  _sb_window_set_action_enabled (self, "redo", writer && asking && sb_campaign_can_redo (self->campaign));
+  _sb_window_set_action_enabled (self, "extend-budget", writer);
+  _sb_window_set_action_enabled (self, "participant-mode", writer);
+  _sb_window_set_action_enabled (self, "save-as", session != NULL);
   /* One session's answers: not while the Study view is shown, which has
    * its own Export menu for everyone's (a participant's session may be
    * open behind it, and its CSV is not the study's). */
-  sb_window_set_action_enabled (self, "export-csv", session != NULL
+  _sb_window_set_action_enabled (self, "export-csv", session != NULL
                                 && g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack),
                                               "study") != 0);
-  sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
-  sb_window_set_action_enabled (self, "refit", writer && !fitting);
+  _sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
+  _sb_window_set_action_enabled (self, "refit", writer && !fitting);
   /* The link diagnostic needs answered duels. It stays enabled without
    * them: its dialog says what it needs, while a greyed menu item could
    * not (GTK 4.8's popover menus ignore a menu item's "tooltip"). */
-  sb_window_set_action_enabled (self, "link-diagnostic", session != NULL);
-  sb_window_set_action_enabled (self, "cancel-fit", fitting);
-  sb_window_set_action_enabled (self, "autoplay", session && exp->simulated);
-  sb_window_set_action_enabled (self, "oracle-answer", asking && q->has_oracle);
-  sb_window_set_action_enabled (self, "none", FALSE);
+  _sb_window_set_action_enabled (self, "link-diagnostic", session != NULL);
+  _sb_window_set_action_enabled (self, "cancel-fit", fitting);
+  _sb_window_set_action_enabled (self, "autoplay", session && exp->simulated);
+  _sb_window_set_action_enabled (self, "oracle-answer", asking && q->has_oracle);
+  _sb_window_set_action_enabled (self, "none", FALSE);
   /* Greyed-out header buttons say why. */
   gtk_widget_set_tooltip_text (self->undo_button,
                                !session ? "Undo the last answer: no experiment is open"
@@ -92,8 +92,8 @@ sb_window_update_actions (SbWindow *self)
                                : !writer ? "Refit the hyperparameters: another process writes this session"
                                : fitting ? "Refit the hyperparameters: a fit is running (Cancel stops it)"
                                : "Refit the hyperparameters now (Ctrl+R)");
-  sb_window_update_history_actions (self);
-  sb_window_update_demo (self);
+  _sb_window_update_history_actions (self);
+  _sb_window_update_demo (self);
 }
 
 /* ---- Answers ------------------------------------------------------------------ */
@@ -108,7 +108,7 @@ answer_full (SbWindow *self, SbAnswer *a)
     a->confidence = sb_duel_panel_get_confidence (self->duel_panel);
   if (sb_campaign_answer (self->campaign, a, &error))
     return TRUE;
-  sb_window_refuse (self, error->message);
+  _sb_window_refuse (self, error->message);
   return FALSE;
 }
 
@@ -157,8 +157,8 @@ rank_add_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   SbWindow *self = SB_WINDOW (user_data);
 
   if (!sb_duel_panel_rank_add (self->duel_panel, g_variant_get_uint32 (p)))
-    sb_window_refuse (self, "That option is ranked already (⌫ takes back the last click)");
-  sb_window_update_actions (self);
+    _sb_window_refuse (self, "That option is ranked already (⌫ takes back the last click)");
+  _sb_window_update_actions (self);
 }
 
 static void
@@ -167,8 +167,8 @@ rank_undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   SbWindow *self = SB_WINDOW (user_data);
 
   if (!sb_duel_panel_rank_undo (self->duel_panel))
-    sb_window_refuse (self, "No option is ranked yet: nothing to take back");
-  sb_window_update_actions (self);
+    _sb_window_refuse (self, "No option is ranked yet: nothing to take back");
+  _sb_window_update_actions (self);
 }
 
 /* Records the ranking clicked so far; the last option, when one is left,
@@ -192,7 +192,7 @@ rank_confirm_action (GSimpleAction *a, GVariant *p, gpointer user_data)
       }
   if (q == NULL || n != q->n_options)
     {
-      sb_window_refuse (self, sb_window_refusal (self, "rank-confirm"));
+      _sb_window_refuse (self, _sb_window_refusal (self, "rank-confirm"));
       return;
     }
   answer_full (self, &answer);
@@ -300,7 +300,7 @@ undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   if (!sb_campaign_undo (self->campaign, &error))
     {
       g_autofree char *msg = g_strdup_printf ("Undo failed: %s", error->message);
-      sb_window_show_error (self, msg, FALSE);
+      _sb_window_show_error (self, msg, FALSE);
       return;
     }
   show_undo_toast (self, n);
@@ -334,7 +334,7 @@ extend_budget_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   g_autoptr (GError) error = NULL;
 
   if (!sb_campaign_extend_budget (self->campaign, g_variant_get_uint32 (p), &error))
-    sb_window_show_error (self, error->message, FALSE);
+    _sb_window_show_error (self, error->message, FALSE);
 }
 
 static void
@@ -342,14 +342,14 @@ retry_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
   SbWindow *self = SB_WINDOW (user_data);
 
-  sb_window_clear_error (self);
+  _sb_window_clear_error (self);
   sb_campaign_retry (self->campaign);
 }
 
 static void
 dismiss_error_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
-  sb_window_clear_error (SB_WINDOW (user_data));
+  _sb_window_clear_error (SB_WINDOW (user_data));
 }
 
 static void
@@ -473,12 +473,12 @@ save_as_response (GtkNativeDialog *native, int response, SbWindow *self)
       g_autoptr (GError) error = NULL;
 
       if (file && !sb_session_save_as (session, file, &error))
-        sb_window_show_error (self, error->message, FALSE);
+        _sb_window_show_error (self, error->message, FALSE);
       else if (file)
         {
-          sb_window_remember_file (self, file);
-          sb_window_update_titles (self);
-          sb_window_update_status (self);
+          _sb_window_remember_file (self, file);
+          _sb_window_update_titles (self);
+          _sb_window_update_status (self);
         }
     }
   g_object_unref (native);
@@ -508,7 +508,7 @@ export_response (GtkNativeDialog *native, int response, SbWindow *self)
       g_autoptr (GError) error = NULL;
 
       if (file && !sb_session_export_csv (session, file, &error))
-        sb_window_show_error (self, error->message, FALSE);
+        _sb_window_show_error (self, error->message, FALSE);
       else if (file)
         {
           g_autofree char *path = g_file_get_parse_name (file);
@@ -544,13 +544,13 @@ playground_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 static void
 show_plots_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  sb_window_show_plots (SB_WINDOW (user_data), g_variant_get_boolean (state));
+  _sb_window_show_plots (SB_WINDOW (user_data), g_variant_get_boolean (state));
 }
 
 static void
 presentation_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  sb_window_set_presentation (SB_WINDOW (user_data), g_variant_get_boolean (state));
+  _sb_window_set_presentation (SB_WINDOW (user_data), g_variant_get_boolean (state));
 }
 
 static const GActionEntry window_actions[] = {
@@ -634,12 +634,12 @@ refusal_timeout (gpointer data)
 
   self->refusal_timeout = 0;
   gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "sb-refusal");
-  sb_window_update_status (self);
+  _sb_window_update_status (self);
   return G_SOURCE_REMOVE;
 }
 
 void
-sb_window_refuse (SbWindow *self, const char *reason)
+_sb_window_refuse (SbWindow *self, const char *reason)
 {
   /* the debug log's line is what the e2e tests count refusals by */
   g_debug ("answer refused: %s", reason);
@@ -670,7 +670,7 @@ keys_for (const SbProposal *q)
 }
 
 const char *
-sb_window_refusal (SbWindow *self, const char *action)
+_sb_window_refusal (SbWindow *self, const char *action)
 {
   SbSession *session = sb_window_get_session (self);
   const SbExperiment *exp = session ? sb_session_get_experiment (session) : NULL;
@@ -749,14 +749,14 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     {
       if (q == NULL || (q->kind != SB_QUESTION_CHOICE && q->kind != SB_QUESTION_RANKING))
         {
-          sb_window_refuse (self, sb_window_refusal (self, "choose"));
+          _sb_window_refuse (self, _sb_window_refusal (self, "choose"));
           return TRUE;
         }
       if (pos >= q->n_options)
         {
           g_autofree char *why = g_strdup_printf ("There are %u options: press 1 … %u",
                                                   q->n_options, q->n_options);
-          sb_window_refuse (self, why);
+          _sb_window_refuse (self, why);
           return TRUE;
         }
       action = q->kind == SB_QUESTION_CHOICE ? "choose" : "rank-add";
@@ -795,7 +795,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     case GDK_KEY_r: case GDK_KEY_R:
       /* sound stimuli: play the next option not heard yet */
       if (!sb_duel_panel_play_next (self->duel_panel))
-        sb_window_refuse (self, "Nothing to play: R replays the options' sounds");
+        _sb_window_refuse (self, "Nothing to play: R replays the options' sounds");
       return TRUE;
     case GDK_KEY_p: case GDK_KEY_P:
       {
@@ -817,7 +817,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
         g_variant_unref (g_variant_ref_sink (target));
       /* E.g. an answer while the next question is being computed: it
        * would refer to a question the person has not seen. */
-      sb_window_refuse (self, sb_window_refusal (self, action));
+      _sb_window_refuse (self, _sb_window_refusal (self, action));
       return TRUE;
     }
   /* Shift with an answer: a strong ("sure") answer */
@@ -848,7 +848,7 @@ install_plot_actions (SbWindow *self)
 }
 
 void
-sb_window_install_actions (SbWindow *self)
+_sb_window_install_actions (SbWindow *self)
 {
   GtkEventController *keys;
 
