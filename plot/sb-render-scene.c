@@ -241,7 +241,7 @@ colorbar_layer (const SbScene *s)
   if (s->colorbar_layer == NULL)
     return NULL;
   SbLayer *l = sb_scene_find_layer (s, s->colorbar_layer);
-  return l && sb_layer_get_kind (l) == SB_LAYER_HEATMAP ? l : NULL;
+  return l && _sb_layer_is_image (l) ? l : NULL;
 }
 
 static void
@@ -477,7 +477,7 @@ legend_entries (const SbScene *s)
       const char *label = sb_layer_get_label (l);
       gboolean dup = FALSE;
 
-      if (label == NULL || sb_layer_get_kind (l) == SB_LAYER_HEATMAP)
+      if (label == NULL || _sb_layer_is_image (l))
         continue;
       for (guint k = 0; k < entries->len && !dup; k++)
         dup = g_strcmp0 (sb_layer_get_label (entries->pdata[k]), label) == 0;
@@ -554,6 +554,14 @@ title_height (const SbScene *s, cairo_t *cr, double width, double m)
 
 /* ---- Layout ---------------------------------------------------------------- */
 
+/* The bar's width: a class map's has a strip of 6 units per class. */
+static double
+colorbar_width (const SbLayer *cb)
+{
+  guint n = _sb_layer_get_n_classes (cb);
+  return n > 1 ? 6.0 * n : COLORBAR_W;
+}
+
 static double
 colorbar_extra (const SbScene *s, cairo_t *cr, double m)
 {
@@ -575,7 +583,7 @@ colorbar_extra (const SbScene *s, cairo_t *cr, double m)
   double lh = 0;
   if (s->colorbar_label)
     text_size (cr, s->colorbar_label, 0.95 * m, FALSE, &w, &lh);
-  return (12 + COLORBAR_W + 4) * m + wmax + 6 * m + lh;
+  return (12 + colorbar_width (cb) + 4) * m + wmax + 6 * m + lh;
 }
 
 /* Legend rows above the plot may take this fraction of the drawing's
@@ -740,18 +748,29 @@ render_colorbar (const SbScene *s, cairo_t *cr, const SbFrame *f,
   double vmin, vmax, m = _sb_frame_magnify (f);
   _sb_layer_get_colormap (cb, &map, &vmin, &vmax);
 
-  double x = f->px + f->pw + 12 * m, y0 = f->py, h = f->ph, cw = COLORBAR_W * m;
-  cairo_pattern_t *pat = cairo_pattern_create_linear (0, y0 + h, 0, y0);
-  for (int k = 0; k <= 32; k++)
+  double x = f->px + f->pw + 12 * m, y0 = f->py, h = f->ph, bw = colorbar_width (cb) * m;
+  /* A class map: one strip per class, its colour from P = 1 / C (bottom)
+   * to 1 (top). */
+  guint n_strips = MAX (_sb_layer_get_n_classes (cb), 1);
+  for (guint strip = 0; strip < n_strips; strip++)
     {
-      SbColor c;
-      sb_colormap_eval (map, k / 32.0, &c);
-      cairo_pattern_add_color_stop_rgba (pat, k / 32.0, c.r, c.g, c.b, c.a);
+      double sx = x + strip * bw / n_strips;
+      cairo_pattern_t *pat = cairo_pattern_create_linear (0, y0 + h, 0, y0);
+      for (int k = 0; k <= 32; k++)
+        {
+          SbColor c;
+          if (n_strips > 1)
+            _sb_classmap_color (p, n_strips, strip, vmin + (vmax - vmin) * k / 32.0, &c);
+          else
+            sb_colormap_eval (map, k / 32.0, &c);
+          cairo_pattern_add_color_stop_rgba (pat, k / 32.0, c.r, c.g, c.b, c.a);
+        }
+      cairo_rectangle (cr, sx, y0, bw / n_strips, h);
+      cairo_set_source (cr, pat);
+      cairo_fill (cr);
+      cairo_pattern_destroy (pat);
     }
-  cairo_rectangle (cr, x, y0, cw, h);
-  cairo_set_source (cr, pat);
-  cairo_fill_preserve (cr);
-  cairo_pattern_destroy (pat);
+  cairo_rectangle (cr, x, y0, bw, h);
   _sb_set_color (cr, &p->foreground, 0.6);
   cairo_set_line_width (cr, m);
   cairo_set_dash (cr, NULL, 0, 0);
@@ -766,17 +785,17 @@ render_colorbar (const SbScene *s, cairo_t *cr, const SbFrame *f,
       double w, th;
       double ty = y0 + h - (t[i] - vmin) / (vmax - vmin) * h;
       sb_format_tick (t[i], dec, buf, sizeof buf);
-      cairo_move_to (cr, x + cw, round (ty) + 0.5);
-      cairo_line_to (cr, x + cw + 3 * m, round (ty) + 0.5);
+      cairo_move_to (cr, x + bw, round (ty) + 0.5);
+      cairo_line_to (cr, x + bw + 3 * m, round (ty) + 0.5);
       cairo_stroke (cr);
-      draw_text (cr, buf, 0.9 * m, FALSE, x + cw + 4 * m, ty, 0, 0.5, &p->foreground);
+      draw_text (cr, buf, 0.9 * m, FALSE, x + bw + 4 * m, ty, 0, 0.5, &p->foreground);
       text_size (cr, buf, 0.9 * m, FALSE, &w, &th);
       wmax = MAX (wmax, w);
     }
   if (s->colorbar_label)
     {
       cairo_save (cr);
-      cairo_translate (cr, x + cw + 4 * m + wmax + 6 * m, y0 + h / 2);
+      cairo_translate (cr, x + bw + 4 * m + wmax + 6 * m, y0 + h / 2);
       cairo_rotate (cr, G_PI / 2);
       draw_text (cr, s->colorbar_label, 0.95 * m, FALSE, 0, 0, 0.5, 1.0, &p->foreground);
       cairo_restore (cr);
@@ -906,7 +925,7 @@ is_2d (const SbScene *s)
   if (s->aspect_equal)
     return TRUE;
   for (guint i = 0; i < s->layers->len; i++)
-    if (sb_layer_get_kind (g_ptr_array_index (s->layers, i)) == SB_LAYER_HEATMAP)
+    if (_sb_layer_is_image (g_ptr_array_index (s->layers, i)))
       return TRUE;
   return FALSE;
 }
