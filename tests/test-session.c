@@ -3,6 +3,7 @@
  * Needs no display (the session has no widgets). */
 #include "sb-experiment-templates.h"
 #include "sb-session.h"
+#include "sb-session-history.h"
 #include "sg-bo.h"
 
 #include <glib/gstdio.h>
@@ -245,6 +246,52 @@ test_csv (void)
   g_assert_true (g_str_has_suffix (lines[1], ",duel,a,,25,3.5,70.25,12,,,,,"));
   g_assert_true (g_str_has_suffix (lines[2], ",value,,-1.5,70.25,12,,,,,,,"));
   g_assert_cmpstr (lines[3], ==, "");
+}
+
+/* Text cells a spreadsheet would evaluate are written as text (OWASP's
+ * CSV injection rule); numbers and plain-number texts are untouched. */
+static void
+test_csv_formulas (void)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  double a[2] = { 25.0, 3.5 }, b[2] = { 70.25, 12.0 };
+  const struct { const char *note, *cell; } cases[] = {
+    { "=SUM(1+2)", "\"'=SUM(1+2)\"" },
+    { "+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\"" },
+    { "-2+3", "\"'-2+3\"" },
+    { "@SUM(A1)", "\"'@SUM(A1)\"" },
+    { "\tx", "\"'\tx\"" },
+    { "\rx", "\"'\rx\"" },
+    { "=\"a\",b", "\"'=\"\"a\"\",b\"" },
+    { "-1.5", "-1.5" },
+    { "+3e2", "+3e2" },
+    { "looked away", "looked away" },
+  };
+
+  g_free (exp->parameters[0].name);
+  exp->parameters[0].name = g_strdup ("=HYPERLINK(\"x\")");
+  exp->mode = SB_MODE_MIXED;
+  session = sb_session_new (exp);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *csv = NULL;
+      g_autofree char *long_csv = NULL;
+      g_autofree char *suffix = g_strdup_printf (",%s\n", cases[i].cell);
+
+      g_assert_true (sb_session_add_value (session, b, -1.5, NULL));
+      g_assert_true (sb_session_set_entry_note (session, i, cases[i].note, "tester", NULL));
+      csv = sb_session_to_csv (session);
+      g_assert_true (g_str_has_suffix (csv, suffix));
+      long_csv = sb_session_to_csv_long (session);
+      g_autofree char *inner = g_strdup_printf (",%s,", cases[i].cell);
+      g_assert_nonnull (strstr (long_csv, inner));
+    }
+  /* the value column stays a number */
+  g_assert_true (sb_session_add_duel (session, a, b, 0, NULL));
+  g_autofree char *wide = sb_session_to_csv (session);
+  g_assert_nonnull (strstr (wide, ",value,,-1.5,"));
+  g_assert_true (g_str_has_prefix (wide, "index,time,kind,answer,value,\"a_=HYPERLINK"));
 }
 
 static void
@@ -962,6 +1009,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/session/atomic-save", test_atomic_save);
   g_test_add_func ("/session/refuse-damaged", test_refuse_damaged);
   g_test_add_func ("/session/csv", test_csv);
+  g_test_add_func ("/session/csv-formulas", test_csv_formulas);
   g_test_add_func ("/session/validation", test_validation);
   g_test_add_func ("/session/engine-names", test_engine_names);
   g_test_add_func ("/session/every-acquisition", test_every_acquisition);
