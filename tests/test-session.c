@@ -310,6 +310,26 @@ test_validation (void)
   g_assert_nonnull (strstr (error->message, "two parameters"));
   g_clear_error (&error);
 
+  /* ranges the model cannot scale: named with the parameter */
+  const struct { double lower, upper; const char *why; } ranges[] = {
+    { -1e308, 1e308, "parameter 'y': the range [-1e+308, 1e+308] is wider than a number" },
+    { 1e300, 1.0000000000000002e300, "parameter 'y': the range [1e+300, 1.0000000000000002e+300] "
+                                     "is too narrow" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
+    {
+      g_autoptr (SbExperiment) r = sb_experiment_new ();
+      g_assert_true (sb_experiment_add_parameter (r, "y", "", ranges[i].lower, ranges[i].upper));
+      g_assert_false (sb_experiment_validate (r, &error));
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, ranges[i].why));
+      g_clear_error (&error);
+    }
+  g_autoptr (SbExperiment) wide = sb_experiment_new ();
+  g_assert_true (sb_experiment_add_parameter (wide, "y", "", 0, 1e308));
+  g_assert_true (sb_experiment_validate (wide, &error));
+  g_assert_no_error (error);
+
   /* Surrogates: each in the modes it serves (unknown names are refused
    * when the file is read: test_engine_names). */
   g_autoptr (SbExperiment) one = sb_experiment_new ();
