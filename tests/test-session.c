@@ -631,6 +631,8 @@ test_non_finite_refused (void)
   const char *files[] = {
     "{\"kind\": \"value\", \"x\": [10, 50, 50], \"value\": 1e999}",
     "{\"kind\": \"value\", \"x\": [10, 1e999, 50], \"value\": 1}",
+    "{\"kind\": \"value\", \"x\": [10, 50, 50], \"value\": 1, "
+    "\"time_us\": 9223372036854775807}",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)
@@ -652,6 +654,8 @@ test_non_finite_refused (void)
                      || g_error_matches (e, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID));
       g_test_message ("%s", e->message);
       g_assert_true (g_str_has_prefix (e->message, p));
+      if (i == 2)
+        g_assert_nonnull (strstr (e->message, "'time_us' 9223372036854775807 is not a time"));
       g_assert_true (g_file_get_contents (p, &msg, NULL, NULL));
       g_assert_cmpstr (msg, ==, text);
     }
