@@ -31,6 +31,13 @@
 /* Bisection steps of that interval's end (a factor 2^-7 of its log). */
 #define SAFE_PROFILE_STEPS 7
 
+int
+_sg_bo_safe_rule_on (const sg_bo *bo)
+{
+  return bo->cfg.mode == SG_BO_SAFE && bo->cfg.safe_rule == SG_BO_SAFE_SAFEOPT
+         && bo->cfg.surrogate != SG_BO_SURROGATE_RANDOM;
+}
+
 /* ---- The hyperparameters the model may use ---------------------------------- */
 
 /* Observation I holds a measured value (valid, or below the threshold). */
@@ -482,6 +489,7 @@ typedef struct {
   unsigned char *flags;     /* cap                                      */
   double best_lower;        /* the largest lower bound of a safe setting */
   double width_floor;       /* widths below this teach nothing          */
+  double widest_maximiser;  /* the width an expander has to beat         */
 } search;
 
 static void
@@ -720,6 +728,10 @@ classify (search *s, size_t from, const unsigned char *bad_safe, size_t *choice)
             best_w = width_of (s, i), best = i;
         }
     }
+  s->widest_maximiser = s->width_floor;
+  for (size_t i = 0; i < s->n; i++)
+    if (s->flags[i] & CAND_MAXIMISER)
+      s->widest_maximiser = fmax (s->widest_maximiser, width_of (s, i));
   /* expanders wider than every maximiser, widest first */
   for (;;)
     {
@@ -788,8 +800,9 @@ _sg_bo_safe_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_q
   size_t dim = c->dim;
   sg_bo_safe_info *info = &bo->safe_info;
   int status = measured_init (&s.meas, bo);
+  bo->safe_crn_seed = gsl_rng_get (rng);
   if (status == SG_OK)
-    status = scorer_init (&s.sc, bo, gsl_rng_get (rng));
+    status = scorer_init (&s.sc, bo, bo->safe_crn_seed);
   s.cap = s.meas.n_safe * 6 * dim + SAFE_LOCAL + SAFE_REFINE + s.meas.n_safe + s.meas.n_bad + 1;
   s.X = malloc (s.cap * dim * sizeof *s.X);
   s.score = malloc (s.cap * sizeof *s.score);
@@ -842,6 +855,7 @@ _sg_bo_safe_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_q
         }
       info->best_lower = s.best_lower;
       info->width_floor = s.width_floor;
+      bo->safe_widest_maximiser = s.widest_maximiser;
       q->kind = SG_BO_QUERY_VALUE;
       if (choice == SIZE_MAX)
         {
@@ -883,20 +897,57 @@ _sg_bo_safe_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_q
   return status;
 }
 
-/* ---- The rule at any points (plots) ------------------------------------ */
+/* ---- The rule at any points (plots) ---------------------------------------- */
 
 int
-_sg_bo_safe_prob_at (const sg_bo *bo, const double *X, size_t n, double *out)
+_sg_bo_safe_eval (const sg_bo *bo, const double *X, size_t n, double *p_safe, double *acq)
 {
-  scorer sc;
-  safe_score *score = malloc ((n + 1) * sizeof *score);
-  int status = score ? scorer_init (&sc, bo, 1) : SG_ENOMEM;
+  search s;
+  memset (&s, 0, sizeof s);
+  s.bo = (sg_bo *) bo;
+  s.n = s.cap = n;
+  s.best_lower = bo->safe_info.best_lower;
+  s.width_floor = bo->safe_info.width_floor;
+  int status = measured_init (&s.meas, bo);
   if (status == SG_OK)
-    status = score_points (&sc, X, n, score);
+    status = scorer_init (&s.sc, bo, bo->safe_crn_seed);
+  s.X = malloc ((n + 1) * bo->cfg.dim * sizeof *s.X);
+  s.score = malloc ((n + 1) * sizeof *s.score);
+  s.flags = calloc (n + 1, 1);
+  unsigned char *bad_safe = calloc (s.meas.n_bad + 1, 1);
+  if (status == SG_OK && (!s.X || !s.score || !s.flags || !bad_safe))
+    status = SG_ENOMEM;
+  if (status == SG_OK)
+    {
+      memcpy (s.X, X, n * bo->cfg.dim * sizeof *X);
+      status = score_points (&s.sc, s.X, n, s.score);
+    }
+  for (size_t i = 0; status == SG_OK && acq && i < s.meas.n_bad; i++)
+    {
+      safe_score sc;
+      status = score_points (&s.sc, bo->data.X + s.meas.bad[i] * bo->cfg.dim, 1, &sc);
+      bad_safe[i] = sc.p_safe >= bo->cfg.safe_probability;
+    }
   for (size_t i = 0; status == SG_OK && i < n; i++)
-    out[i] = score[i].p_safe;
-  if (score)
-    scorer_clear (&sc);
-  free (score);
+    {
+      if (p_safe)
+        p_safe[i] = s.score[i].p_safe;
+      if (!acq)
+        continue;
+      /* as the proposal judged: the width at a maximiser of its safe set,
+       * or at an expander wider than its widest maximiser */
+      acq[i] = -INFINITY;
+      if (!(s.score[i].p_safe >= bo->cfg.safe_probability)
+          || !allowed (&s, s.X + i * bo->cfg.dim, bad_safe))
+        continue;
+      s.flags[i] |= CAND_SAFE;
+      int yes = s.score[i].upper >= s.best_lower && width_of (&s, i) > s.width_floor;
+      if (!yes && width_of (&s, i) > bo->safe_widest_maximiser)
+        status = is_expander (&s, i, &yes);
+      if (yes)
+        acq[i] = width_of (&s, i);
+    }
+  free (bad_safe);
+  search_clear (&s);
   return status;
 }
