@@ -248,6 +248,21 @@ levy (const sg_problem *p, const double *x)
   return -(s + (w[d - 1] - 1) * (w[d - 1] - 1) * (1 + l * l));
 }
 
+/* Levy as Takeno et al. 2023's code computes it (their test_functions.py,
+ * d = 4): the first and last terms only, sin^2(pi w_1) + (w_d - 1)^2
+ * sin^2(2 pi w_d); the middle sum is computed there but never added, and
+ * the last term lacks the standard "1 +". Only x_1 and x_4 matter; the
+ * maximum 0 is reached wherever w_1 is whole and w_4 is 1 or a half
+ * integer. For reproducing their Levy panel; levy4 is the standard one. */
+static double
+levy_takeno (const sg_problem *p, const double *x)
+{
+  size_t d = p->spec->dim;
+  double w1 = 1 + (x[0] - 1) / 4, wd = 1 + (x[d - 1] - 1) / 4;
+  double a = sin (M_PI * w1), b = sin (2 * M_PI * wd);
+  return -(a * a + (wd - 1) * (wd - 1) * b * b);
+}
+
 static double
 levy13 (const sg_problem *p, const double *x)
 {
@@ -316,6 +331,9 @@ static const problem_spec problems[] = {
     levy, 0.0, { 1, 1, 1, 1 }, 0 },
   { "levy13", "negated Levy N.13 on [-10,10]^2 (2-D)", 2, { -10, -10 }, { 10, 10 },
     levy13, 0.0, { 1, 1 }, 0 },
+  { "levy4-takeno", "negated Levy as Takeno et al.'s code has it (first and last terms only) "
+    "on [-10,10]^4 (4-D)", 4, { -10, -10, -10, -10 }, { 10, 10, 10, 10 },
+    levy_takeno, 0.0, { 1, 1, 1, 1 }, 0 },
   { "hartmann3", "Hartmann-3 (negated minimisation form) on [0,1]^3 (3-D)", 3, { 0, 0, 0 },
     { 1, 1, 1 }, hartmann3, 3.862779787332663,
     { 0.11458889702441237, 0.5556488967529246, 0.8525469840241771 }, 0 },

@@ -15,6 +15,11 @@
  * the same work.
  *
  * Usage: bench-bo [REPS [REFIT_MAX_DUELS]]   (defaults 5 and 100)
+ *        bench-bo --acquisitions [REPS]     (default 5)
+ * The second form prints only the cost of one proposal per duel
+ * acquisition (ucb, eiig, hb-ei, hb-ucb, qeubo) after 20, 50 and 110
+ * duels in 2, 4 and 6 dimensions (branin, levy4, hartmann6: the Takeno
+ * protocol's sizes; results-acq.md "Cost per proposal").
  * Prints markdown tables. Times are process CPU milliseconds (all threads:
  * one BLAS thread, the sampler's chains) and wall milliseconds; the median
  * over REPS proposals (different random streams).
@@ -64,13 +69,15 @@ median (double *v, int n)
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* A loop with N_DUELS answered duels of uniform points against x_r. */
+/* A loop asking by ACQ with N_DUELS answered duels of uniform points
+ * against x_r. */
 static sg_bo *
-make_loop (const sg_problem *p, size_t n_duels, uint64_t seed)
+make_loop_acq (const sg_problem *p, size_t n_duels, uint64_t seed, sg_bo_acquisition acq)
 {
   size_t dim = sg_problem_dim (p);
   sg_bo_config c;
   sg_bo_config_default (&c, dim, sg_problem_lower (p), sg_problem_upper (p));
+  c.acquisition = acq;
   c.prior.kernel.variance = 10;
   c.refit_until = c.refit_every = 0;
   c.n_initial = 0;
@@ -95,9 +102,76 @@ make_loop (const sg_problem *p, size_t n_duels, uint64_t seed)
   return bo;
 }
 
+static sg_bo *
+make_loop (const sg_problem *p, size_t n_duels, uint64_t seed)
+{
+  return make_loop_acq (p, n_duels, seed, SG_BO_ACQ_UCB);
+}
+
+/* CPU and wall ms of one sg_bo_propose per duel acquisition, median of
+ * REPS loops (different duels and streams). */
+static void
+acquisition_costs (int reps)
+{
+  const char *problems[] = { "branin", "levy4", "hartmann6" };
+  const size_t duels[] = { 20, 50, 110 };
+  const sg_bo_acquisition acqs[] = { SG_BO_ACQ_UCB, SG_BO_ACQ_EIIG, SG_BO_ACQ_HB_EI,
+                                     SG_BO_ACQ_HB_UCB, SG_BO_ACQ_QEUBO };
+  enum { N_ACQ = sizeof acqs / sizeof acqs[0] };
+  printf ("One proposal (sg_bo_propose: posterior, 1000 samples, the acquisition's search), "
+          "median of %d, CPU ms (wall ms in brackets)\n\n", reps);
+  printf ("| problem (dim) | duels |");
+  for (int a = 0; a < N_ACQ; a++)
+    printf (" %s |", sg_bo_acquisition_name (acqs[a]));
+  printf ("\n|---|---:|");
+  for (int a = 0; a < N_ACQ; a++)
+    printf ("---:|");
+  printf ("\n");
+  for (size_t pi = 0; pi < sizeof problems / sizeof *problems; pi++)
+    {
+      sg_problem *p = NULL;
+      sg_problem_new (problems[pi], 0, &p);
+      for (size_t di = 0; di < sizeof duels / sizeof *duels; di++)
+        {
+          printf ("| %s (%zu) | %zu |", problems[pi], sg_problem_dim (p), duels[di]);
+          for (int a = 0; a < N_ACQ; a++)
+            {
+              double t[64], w[64];
+              int n = reps < 64 ? reps : 64;
+              for (int r = 0; r < n; r++)
+                {
+                  sg_bo *bo = make_loop_acq (p, duels[di], (uint64_t) (100 * di + r + 1), acqs[a]);
+                  gsl_rng *rng = sg_bo_rng (bo);
+                  sg_bo_query q;
+                  double w0 = wall (), t0 = now ();
+                  int st = sg_bo_propose (bo, rng, NULL, &q);
+                  t[r] = 1e3 * (now () - t0);
+                  w[r] = 1e3 * (wall () - w0);
+                  if (st != SG_OK)
+                    fprintf (stderr, "propose: %s\n", sg_strerror (st));
+                  sg_rng_free (rng);
+                  sg_bo_free (bo);
+                }
+              printf (" %.0f [%.0f] |", median (t, n), median (w, n));
+              fflush (stdout);
+            }
+          printf ("\n");
+        }
+      sg_problem_free (p);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
+  if (argc > 1 && strcmp (argv[1], "--acquisitions") == 0)
+    {
+      int reps = argc > 2 ? atoi (argv[2]) : 5;
+      openblas_set_num_threads (1);
+      printf ("OpenBLAS core: %s; config: %s\n\n", openblas_get_corename (), openblas_get_config ());
+      acquisition_costs (reps < 1 ? 1 : reps);
+      return 0;
+    }
   int reps = argc > 1 ? atoi (argv[1]) : 5;
   size_t refit_max = argc > 2 ? (size_t) atoi (argv[2]) : 100;
   if (reps < 1)

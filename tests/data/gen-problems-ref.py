@@ -55,6 +55,10 @@ def levy(x):
     return -(np.sin(np.pi * w[0]) ** 2
              + np.sum((w[:-1] - 1) ** 2 * (1 + 10 * np.sin(np.pi * w[:-1] + 1) ** 2))
              + (w[-1] - 1) ** 2 * (1 + np.sin(2 * np.pi * w[-1]) ** 2))
+def levy_takeno(x):
+    # Takeno et al.'s code: the middle sum is left out, and the "1 +" of the last term
+    w = 1 + (np.asarray(x) - 1) / 4
+    return -(np.sin(np.pi * w[0]) ** 2 + (w[-1] - 1) ** 2 * np.sin(2 * np.pi * w[-1]) ** 2)
 def levy13(x):
     return -(np.sin(3 * np.pi * x[0]) ** 2 + (x[0] - 1) ** 2 * (1 + np.sin(3 * np.pi * x[1]) ** 2)
              + (x[1] - 1) ** 2 * (1 + np.sin(2 * np.pi * x[1]) ** 2))
@@ -97,6 +101,7 @@ problems = [
     ("hartmann4", hartmann4, [0] * 4, [1] * 4, [0.1873, 0.1941, 0.5579, 0.2648]),
     ("ackley6", ackley, [-2] * 6, [2] * 6, [0] * 6),
     ("alpine1-7", alpine1, [-10] * 7, [10] * 7, [0] * 7),
+    ("levy4-takeno", levy_takeno, [-10] * 4, [10] * 4, [1] * 4),
     # the safe benchmarks (sg-problems.h)
     ("safe-branin", branin, [-5, 0], [10, 15], [-np.pi, 12.275]),
     ("safe-hartmann3", hartmann3, [0] * 3, [1] * 3, [0.114614, 0.555649, 0.852547]),
