@@ -895,6 +895,7 @@ acq_target_name (const sg_bo_config *c, sg_bo_acq_target target)
       return c->numeric_acquisition == SG_BO_NUMERIC_EI ? "EI" : "UCB";
     case SG_BO_ACQ_TARGET_SAFE:
       return c->safe_rule == SG_BO_SAFE_SAFEOPT && c->surrogate != SG_BO_SURROGATE_RANDOM
+                 && c->surrogate != SG_BO_SURROGATE_TWO_GP
                ? "SafeOpt" : "safe UCB";
     case SG_BO_ACQ_TARGET_BALD:
       return "BALD";

@@ -79,6 +79,7 @@ struct sg_bo {
    * common random numbers of its intervals, and the last refit's choice. */
   sg_bo_safe_info safe_info;
   unsigned long safe_crn_seed;
+  size_t safe_n_obs;             /* the observations it saw                */
   double safe_widest_maximiser;  /* the width the expanders had to beat   */
   sg_bo_safe_fit safe_fit;
 };

@@ -35,7 +35,8 @@ int
 _sg_bo_safe_rule_on (const sg_bo *bo)
 {
   return bo->cfg.mode == SG_BO_SAFE && bo->cfg.safe_rule == SG_BO_SAFE_SAFEOPT
-         && bo->cfg.surrogate != SG_BO_SURROGATE_RANDOM;
+         && bo->cfg.surrogate != SG_BO_SURROGATE_RANDOM
+         && bo->cfg.surrogate != SG_BO_SURROGATE_TWO_GP;
 }
 
 /* ---- The hyperparameters the model may use ---------------------------------- */
@@ -47,15 +48,19 @@ has_value (const sg_obs *o)
   return o->kind == SG_OBS_VALID || o->kind == SG_OBS_NUMERIC;
 }
 
-/* The lengthscale the model assumes along J before the data say more: the
- * prior's, and for an integer coordinate at least 2 (a step of one is
- * then correlated exp(-1/8) = 0.88, enough to judge a neighbour safe
- * once it is measured around; with the box-relative default of a short
- * integer range no neighbour ever could be). */
+/* The lengthscale the model assumes along J before the data say more,
+ * the floor of its fits and of its caps: the refit's smallest
+ * (config.refit_lengthscale_min of the range, 5 % by default), and for an
+ * integer coordinate at least 2 (a step of one is then correlated
+ * exp(-1/8) = 0.88, enough to judge a neighbour safe once the settings
+ * around it are measured; with a short lengthscale no neighbour ever
+ * could be, and the coordinate would never move). */
 static double
 default_lengthscale (const sg_bo *bo, size_t j)
 {
-  double l = bo->cfg.prior.kernel.lengthscales[j];
+  const char *e = getenv ("SGX_FLOOR");
+  double w = bo->cfg.upper[j] - bo->cfg.lower[j];
+  double l = (e ? atof (e) : bo->cfg.refit_lengthscale_min) * w;
   return bo->cfg.kind[j] == SG_DIM_INTEGER ? fmax (l, 2.0) : l;
 }
 
@@ -90,7 +95,8 @@ _sg_bo_safe_variance_floor (const sg_bo *bo)
   for (size_t i = 0; i < d->n_obs; i++)
     if (has_value (&d->obs[i]))
       v = fmax (v, (d->obs[i].y - bo->cfg.threshold) * (d->obs[i].y - bo->cfg.threshold));
-  return v;
+  const char *e = getenv ("SGX_VARK");
+  return e ? atof (e) * v : v;
 }
 
 void
@@ -124,6 +130,8 @@ _sg_bo_safe_model_hyper (const sg_bo *bo, const sg_hyper *in, sg_hyper *out,
           out->kernel.lengthscales[j] = cap;
           info->capped[j] = 1;
         }
+      if (c->kind[j] == SG_DIM_INTEGER)  /* a step of one stays in reach */
+        out->kernel.lengthscales[j] = fmax (out->kernel.lengthscales[j], 2.0);
     }
   info->mean = out->mean;
   info->variance = out->kernel.variance;
@@ -151,7 +159,7 @@ _sg_bo_safe_fit_spec (const sg_bo *bo, sg_fit_spec *spec, sg_hyper *h)
       if (isfinite (cap))
         {
           spec->lengthscale[j].upper = cap;
-          spec->lengthscale[j].lower = fmin (spec->lengthscale[j].lower, 0.5 * cap);
+          spec->lengthscale[j].lower = fmin (default_lengthscale (bo, j), 0.5 * cap);
         }
       h->kernel.lengthscales[j] = fmin (fmax (h->kernel.lengthscales[j],
                                               spec->lengthscale[j].lower),
@@ -220,20 +228,14 @@ typedef struct {
   double lower, upper; /* the LEVEL HPD interval of the objective f(x)      */
 } safe_score;
 
-/* The mixture view of the model at B points: the safety function s (f
- * itself, or the two-GP classifier's latent) is a mixture over K equal
- * components N(M[i K + k], V[i]) with K the SkewGP's latent samples (1 for
- * a Gaussian posterior); C (b x b, when asked) the common covariance. */
+/* The model at B points as a mixture: f(x) is the equal mixture over K
+ * components N(M[i K + k], V[i]), K the SkewGP's latent samples (1 for
+ * the Laplace and EP Gaussians), C (b x b, when asked) the components'
+ * common covariance. */
 static size_t
 n_components (const sg_bo *bo)
 {
   return bo->post != NULL ? sg_skewgp_samples_count (bo->samples) : 1;
-}
-
-static const sg_gauss_post *
-safety_gauss (const sg_bo *bo)
-{
-  return bo->has_two_gp ? &bo->cls_post : bo->has_gpost ? &bo->gpost : NULL;
 }
 
 static int
@@ -241,30 +243,14 @@ safety_at (const sg_bo *bo, const double *X, size_t b, double *M, double *V, dou
 {
   if (bo->post != NULL)
     return sg_skewgp_conditional_all (bo->post, bo->samples, X, b, M, V, C);
-  const sg_gauss_post *g = safety_gauss (bo);
-  if (g == NULL)
+  if (!bo->has_gpost)
     return SG_EINVAL;
   if (C == NULL)
-    return sg_gauss_post_predict (g, X, b, M, V);
-  int status = sg_gauss_post_joint (g, X, b, M, C);
+    return sg_gauss_post_predict (&bo->gpost, X, b, M, V);
+  int status = sg_gauss_post_joint (&bo->gpost, X, b, M, C);
   for (size_t i = 0; status == SG_OK && i < b; i++)
     V[i] = fmax (C[i * b + i], 0);
   return status;
-}
-
-/* The safety function's threshold, and the noise of a measurement of it
- * (a value of f; for the classifier, its probit scale). */
-static double
-safety_threshold (const sg_bo *bo)
-{
-  return bo->has_two_gp ? 0.0 : bo->cfg.threshold;
-}
-
-static double
-safety_noise_var (const sg_bo *bo)
-{
-  double s = bo->has_two_gp ? bo->model_hyper.noise.probit_sd : bo->model_hyper.noise.numeric_sd;
-  return s * s;
 }
 
 /* P(s >= t) of a mixture of K Gaussians N(M_k, v). */
@@ -323,38 +309,14 @@ scorer_init (scorer *s, const sg_bo *bo, unsigned long seed)
   return SG_OK;
 }
 
-/* The objective's N samples at point I of the block: the SkewGP's
- * components with their remainder, or the regression GP of the two-GP
- * surrogate (its prior before any valid value), or the Gaussian. */
-static int
-objective_samples (scorer *s, const double *x, size_t i)
+/* N samples of f at point I of the block: its components with the
+ * remainder, from the common normal variates. */
+static void
+objective_samples (scorer *s, size_t i)
 {
-  const sg_bo *bo = s->bo;
-  double m, v;
-  if (bo->post != NULL)
-    {
-      double sd = sqrt (s->V[i]);
-      for (size_t j = 0; j < s->N; j++)
-        s->F[j] = s->M[i * s->K + j % s->K] + sd * s->eps[j];
-      return SG_OK;
-    }
-  if (bo->has_two_gp)
-    {
-      m = bo->model_hyper.mean;
-      v = bo->model_hyper.kernel.variance;
-      if (bo->has_reg)
-        {
-          int status = sg_gauss_post_predict (&bo->reg_post, x, 1, &m, &v);
-          if (status != SG_OK)
-            return status;
-        }
-    }
-  else
-    m = s->M[i], v = s->V[i];
-  double sd = sqrt (fmax (v, 0));
+  double sd = sqrt (s->V[i]);
   for (size_t j = 0; j < s->N; j++)
-    s->F[j] = m + sd * s->eps[j];
-  return SG_OK;
+    s->F[j] = s->M[i * s->K + j % s->K] + sd * s->eps[j];
 }
 
 /* Scores of the N points X into OUT. */
@@ -363,21 +325,19 @@ score_points (scorer *s, const double *X, size_t n, safe_score *out)
 {
   const sg_bo *bo = s->bo;
   size_t dim = bo->cfg.dim;
-  double t = safety_threshold (bo);
   for (size_t b0 = 0; b0 < n; b0 += SAFE_BLOCK)
     {
       size_t bb = n - b0 < SAFE_BLOCK ? n - b0 : SAFE_BLOCK;
       int status = safety_at (bo, X + b0 * dim, bb, s->M, s->V, NULL);
-      for (size_t i = 0; status == SG_OK && i < bb; i++)
-        {
-          safe_score *o = &out[b0 + i];
-          o->p_safe = mixture_above (s->M + i * s->K, s->K, s->V[i], t);
-          status = objective_samples (s, X + (b0 + i) * dim, i);
-          if (status == SG_OK)
-            o->upper = sg_acq_hpd (s->F, s->N, s->level, s->scratch, &o->lower);
-        }
       if (status != SG_OK)
         return status;
+      for (size_t i = 0; i < bb; i++)
+        {
+          safe_score *o = &out[b0 + i];
+          o->p_safe = mixture_above (s->M + i * s->K, s->K, s->V[i], bo->cfg.threshold);
+          objective_samples (s, i);
+          o->upper = sg_acq_hpd (s->F, s->N, s->level, s->scratch, &o->lower);
+        }
     }
   return SG_OK;
 }
@@ -410,7 +370,7 @@ sg_bo_safe_resolution (const sg_bo_config *c, size_t j)
     case SG_DIM_CATEGORICAL:
       return 0;
     default:
-      return fmax (c->resolution[j], 0.01 * (c->upper[j] - c->lower[j]));
+      return fmax (c->resolution[j], 0.005 * (c->upper[j] - c->lower[j]));
     }
 }
 
@@ -426,27 +386,30 @@ same_measured (const sg_bo_config *c, const double *x, const double *y)
   return 1;
 }
 
-/* The measured settings, split: SAFE (a value at or above h) and BAD (a
- * failure, or a value below h), as indices into data->X. A setting
- * measured both ways counts by its last answer. */
+/* The measured settings of the first N_OBS observations, as indices into
+ * data->X: ALL of them, split into SAFE (a value at or above h) and BAD
+ * (a failure, or a value below h). A setting measured both ways counts
+ * by its last answer. */
 typedef struct {
-  size_t n_safe, n_bad;
-  size_t *safe, *bad;
+  size_t n_all, n_safe, n_bad;
+  size_t *all, *safe, *bad;
 } measured;
 
 static int
-measured_init (measured *m, const sg_bo *bo)
+measured_init (measured *m, const sg_bo *bo, size_t n_obs)
 {
   const sg_data *d = &bo->data;
-  m->n_safe = m->n_bad = 0;
+  m->n_all = m->n_safe = m->n_bad = 0;
+  m->all = malloc ((d->n_inputs + 1) * sizeof *m->all);
   m->safe = malloc ((d->n_inputs + 1) * sizeof *m->safe);
   m->bad = malloc ((d->n_inputs + 1) * sizeof *m->bad);
-  if (m->safe == NULL || m->bad == NULL)
-    return SG_ENOMEM;
   signed char *last = calloc (d->n_inputs + 1, 1);  /* 1 safe, -1 bad */
-  if (last == NULL)
-    return SG_ENOMEM;
-  for (size_t i = 0; i < d->n_obs; i++)
+  if (m->all == NULL || m->safe == NULL || m->bad == NULL || last == NULL)
+    {
+      free (last);
+      return SG_ENOMEM;
+    }
+  for (size_t i = 0; i < n_obs && i < d->n_obs; i++)
     {
       const sg_obs *o = &d->obs[i];
       if (o->kind == SG_OBS_VALID)
@@ -455,10 +418,14 @@ measured_init (measured *m, const sg_bo *bo)
         last[o->a] = -1;
     }
   for (size_t i = 0; i < d->n_inputs; i++)
-    if (last[i] > 0)
-      m->safe[m->n_safe++] = i;
-    else if (last[i] < 0)
-      m->bad[m->n_bad++] = i;
+    {
+      if (last[i] != 0)
+        m->all[m->n_all++] = i;
+      if (last[i] > 0)
+        m->safe[m->n_safe++] = i;
+      else if (last[i] < 0)
+        m->bad[m->n_bad++] = i;
+    }
   free (last);
   return SG_OK;
 }
@@ -466,6 +433,7 @@ measured_init (measured *m, const sg_bo *bo)
 static void
 measured_clear (measured *m)
 {
+  free (m->all);
   free (m->safe);
   free (m->bad);
 }
@@ -575,12 +543,20 @@ axis_steps (search *s, const double *seed)
 }
 
 /* The candidates: steps along each axis and SAFE_LOCAL points in balls of
- * SAFE_STEP lengthscales around the measured safe settings. */
+ * SAFE_STEP lengthscales around the measured safe settings; with a
+ * candidate set, its rows. */
 static void
 draw_candidates (search *s, gsl_rng *rng)
 {
   const sg_bo *bo = s->bo;
   size_t dim = bo->cfg.dim, ns = s->meas.n_safe;
+  if (bo->cfg.n_candidates > 0)
+    {
+      /* a candidate set: its rows are the settings there are */
+      for (size_t i = 0; i < bo->cfg.n_candidates; i++)
+        add_candidate (s, bo->cfg.candidates + i * dim);
+      return;
+    }
   for (size_t i = 0; i < ns; i++)
     axis_steps (s, bo->data.X + s->meas.safe[i] * dim);
   double x[SG_BO_MAX_DIM];
@@ -603,8 +579,8 @@ allowed (const search *s, const double *x, const unsigned char *bad_safe)
   const sg_data *d = &bo->data;
   size_t dim = bo->cfg.dim;
   int near_safe = 0;
-  for (size_t i = 0; i < d->n_inputs; i++)
-    if (same_measured (&bo->cfg, x, d->X + i * dim))
+  for (size_t i = 0; i < s->meas.n_all; i++)
+    if (same_measured (&bo->cfg, x, d->X + s->meas.all[i] * dim))
       return 0;
   for (size_t i = 0; i < s->meas.n_bad; i++)
     if (!bad_safe[i] && same_measured (&bo->cfg, x, d->X + s->meas.bad[i] * dim))
@@ -627,7 +603,7 @@ is_expander (search *s, size_t c, int *yes)
 {
   const sg_bo *bo = s->bo;
   size_t dim = bo->cfg.dim, K = s->sc.K;
-  double level = bo->cfg.safe_probability, t = safety_threshold (bo);
+  double level = bo->cfg.safe_probability, t = bo->cfg.threshold;
   /* the nearest unsafe candidates */
   size_t idx[SAFE_NEIGHBOURS], m = 0;
   double dist[SAFE_NEIGHBOURS];
@@ -668,12 +644,10 @@ is_expander (search *s, size_t c, int *yes)
     }
   if (status == SG_OK)
     {
-      /* the safety function's upper bound at x: the LEVEL quantile of its
-       * mixture (the objective's for f itself) */
+      /* a measurement as high as x's upper bound, with its noise */
       const double *Mx = M + m * K;
-      double y = bo->has_two_gp ? Mx[0] + sg_norm_quantile (level) * sqrt (V[m])
-                                : s->score[c].upper;
-      double denom = V[m] + safety_noise_var (bo);
+      double y = s->score[c].upper, sn = bo->model_hyper.noise.numeric_sd;
+      double denom = V[m] + sn * sn;
       double *Mz = malloc (K * sizeof *Mz);
       if (Mz == NULL)
         status = SG_ENOMEM;
@@ -799,11 +773,13 @@ _sg_bo_safe_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_q
   const sg_bo_config *c = &bo->cfg;
   size_t dim = c->dim;
   sg_bo_safe_info *info = &bo->safe_info;
-  int status = measured_init (&s.meas, bo);
+  int status = measured_init (&s.meas, bo, bo->data.n_obs);
   bo->safe_crn_seed = gsl_rng_get (rng);
+  bo->safe_n_obs = bo->data.n_obs;
   if (status == SG_OK)
     status = scorer_init (&s.sc, bo, bo->safe_crn_seed);
-  s.cap = s.meas.n_safe * 6 * dim + SAFE_LOCAL + SAFE_REFINE + s.meas.n_safe + s.meas.n_bad + 1;
+  s.cap = c->n_candidates > 0 ? c->n_candidates
+                              : s.meas.n_safe * 6 * dim + SAFE_LOCAL + SAFE_REFINE;
   s.X = malloc (s.cap * dim * sizeof *s.X);
   s.score = malloc (s.cap * sizeof *s.score);
   s.flags = calloc (s.cap, 1);
@@ -840,7 +816,7 @@ _sg_bo_safe_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_q
         status = sg_progress_report (progress, 0.8);
       if (status == SG_OK)
         status = classify (&s, 0, bad_safe, &choice);
-      if (status == SG_OK && choice != SIZE_MAX)
+      if (status == SG_OK && choice != SIZE_MAX && c->n_candidates == 0)
         status = refine (&s, rng, bad_safe, &choice);
     }
   if (status == SG_OK)
@@ -908,7 +884,8 @@ _sg_bo_safe_eval (const sg_bo *bo, const double *X, size_t n, double *p_safe, do
   s.n = s.cap = n;
   s.best_lower = bo->safe_info.best_lower;
   s.width_floor = bo->safe_info.width_floor;
-  int status = measured_init (&s.meas, bo);
+  /* the answers as they were at the proposal */
+  int status = measured_init (&s.meas, bo, bo->safe_n_obs);
   if (status == SG_OK)
     status = scorer_init (&s.sc, bo, bo->safe_crn_seed);
   s.X = malloc ((n + 1) * bo->cfg.dim * sizeof *s.X);

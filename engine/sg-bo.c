@@ -331,12 +331,21 @@ replace_failed_ref (sg_bo *bo)
   for (size_t i = 0; i < data->n_obs; i++)
     {
       const sg_obs *o = &data->obs[i];
-      if (o->kind == (safe ? SG_OBS_VALID : SG_OBS_NUMERIC) && o->y > best_y
-          && !is_ref (bo, data->X + o->a * bo->cfg.dim))
-        {
-          best_y = o->y;
-          best = o->a;
-        }
+      if (o->kind != (safe ? SG_OBS_VALID : SG_OBS_NUMERIC) || !(o->y > best_y)
+          || is_ref (bo, data->X + o->a * bo->cfg.dim))
+        continue;
+      /* the setting's last measurement counts (safe mode: a later failure
+       * or value below h, or a lower value, replaces this one) */
+      size_t k = i + 1;
+      while (k < data->n_obs
+             && !(data->obs[k].a == o->a
+                  && (data->obs[k].kind == SG_OBS_VALID || data->obs[k].kind == SG_OBS_NUMERIC
+                      || data->obs[k].kind == SG_OBS_INVALID)))
+        k++;
+      if (safe && k < data->n_obs)
+        continue;
+      best_y = o->y;
+      best = o->a;
     }
   if (best != SIZE_MAX)
     set_ref (bo, data->X + best * bo->cfg.dim, best_y);
@@ -637,7 +646,7 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
   if (!has_tie_rows (data))
     free_mask &= ~(unsigned) SG_FIT_TIE_MARGIN;
   if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || bo->cfg.surrogate == SG_BO_SURROGATE_SVGP
-      || data->n_obs < 2 || free_mask == 0)
+      || data->n_obs < (_sg_bo_safe_rule_on (bo) ? 1 : 2) || free_mask == 0)
     {
       bo->refit_done = 1;
       bo->refit_n = bo->n_log;

@@ -611,8 +611,9 @@ sg_status sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
  * processes", ICML 2015; Berkenkamp, Krause and Schoellig, "Bayesian
  * optimization with safety constraints", Machine Learning 2023) on the
  * model's posterior of f (the exact SkewGP of 001 eq. 40 by default;
- * Laplace and EP alike; the two-GP surrogate judges safety by its
- * classifier and bounds by its regression). With LEVEL the confidence
+ * Laplace and EP alike). The two-GP surrogate, paper 001's baseline, keeps
+ * the PENALTY rule at the level: its classifier alone cannot make a
+ * setting safe at 95 % from a few valid labels. With LEVEL the confidence
  * level config.safe_probability:
  *   safe set    the settings with P(f(x) >= h | answers) >= LEVEL (for the
  *               SkewGP the Gaussian remainder integrated exactly over each
@@ -621,8 +622,8 @@ sg_status sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
  *                 setting: the set grows by steps from measured settings;
  *               - new: farther than the resolution from every measured
  *                 setting in some coordinate (the configured resolution,
- *                 at least half a step of an integer and 1 % of the range
- *                 of a continuous coordinate: sg_bo_safe_resolution);
+ *                 at least half a step of an integer and 0.5 % of the
+ *                 range of a continuous coordinate: sg_bo_safe_resolution);
  *               - not within the resolution of a failed setting or of a
  *                 value below h, unless the model now says that setting
  *                 is safe at LEVEL (the evidence has moved past it);
@@ -666,8 +667,8 @@ sg_status sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
  * nats of the maximum (the end of its 95 % profile-likelihood interval,
  * the others held at the fit), and the default itself when the evidence
  * cannot tell them apart (sg_bo_safe_last_fit).
- * The PENALTY rule is paper 001 sec. 5.2.3 as published: the safe UCB of
- * sg-acq.h, hyperparameters as they are.
+ * The PENALTY rule is paper 001 sec. 5.2.3 as published (with 0.7 as its
+ * level): the safe UCB of sg-acq.h, hyperparameters as they are.
  */
 typedef enum {
   SG_BO_SAFE_GROWING = 0,   /* a maximiser or an expander was proposed     */
@@ -718,7 +719,7 @@ typedef struct {
 sg_status sg_bo_safe_last_fit (const sg_bo *bo, sg_bo_safe_fit *fit);
 
 /* The resolution the SafeOpt rule uses along J: the configured one, at
- * least 0.5 for an integer coordinate and 1 % of the range of a
+ * least 0.5 for an integer coordinate and 0.5 % of the range of a
  * continuous one; 0 for a categorical one (levels differ or not). */
 double sg_bo_safe_resolution (const sg_bo_config *config, size_t j);
 

@@ -3,9 +3,10 @@
  * regret after 20 and 40 evaluations, and whether the P(safe) it shows
  * for its proposals is calibrated.
  *
- * Methods (the loop of the app and of skewgp ask/tell: the exact SkewGP
- * of paper 001 eq. 40, the engine's defaults, refits every 5 answers of
- * the lengthscales and the variance, the problem's kinds and resolution):
+ * Methods (the loop of the app and of skewgp ask/tell in safe mode: the
+ * exact SkewGP of paper 001 eq. 40, the engine's defaults, refits of the
+ * lengthscales and the variance every 5 answers (and, with the SafeOpt
+ * rule, after each of the first 10), the problem's kinds and resolution):
  *   penalty    paper 001 sec. 5.2.3's rule: the UCB of f minus 1000 where
  *              P(f >= h) < 0.7, hyperparameters refitted as they come;
  *   safeopt    the SafeOpt rule of sg-bo.h ("Safe mode"): proposals only
@@ -101,7 +102,9 @@ configure (const sg_problem *p, const method *m, unsigned seed, sg_bo_config *c)
   c->has_safe_start = 1;
   memcpy (c->safe_start, sg_problem_safe_start (p), dim * sizeof *c->safe_start);
   c->seed = seed;
-  c->refit_until = 0;
+  /* the app's refit schedule: today's every 5 answers for the penalty
+   * rule; after each of the first 10 answers too in safe mode now */
+  c->refit_until = m->rule == SG_BO_SAFE_SAFEOPT ? 10 : 0;
   c->refit_every = 5;
   c->refit_free = sg_bo_default_refit_free (SG_BO_SAFE);
   for (size_t j = 0; j < dim; j++)
@@ -110,6 +113,8 @@ configure (const sg_problem *p, const method *m, unsigned seed, sg_bo_config *c)
       if (sg_bo_config_set_kind (c, j, sg_problem_kind (p, j)) != SG_OK)
         return 0;
     }
+  if (getenv ("SGX_MATERN"))
+    c->prior.kernel.type = SG_KERNEL_MATERN52;
   if (m->fixed)
     {
       /* 001 sec. 5.2.3 (skewgp bo's safe mode) */
@@ -142,6 +147,7 @@ do_run (const char *pname, const method *m, unsigned seed, size_t evals, run *r)
   int ok = sg_problem_new (pname, seed, &p) == SG_OK && configure (p, m, seed, &c)
            && sg_bo_new (&c, &bo) == SG_OK;
   double t0 = cpu_now ();
+  int trace = getenv ("BENCH_SAFE_TRACE") != NULL;
 
   memset (r, 0, sizeof *r);
   snprintf (r->problem, sizeof r->problem, "%s", pname);
@@ -168,6 +174,26 @@ do_run (const char *pname, const method *m, unsigned seed, size_t evals, run *r)
                    sg_strerror (st));
           ok = 0;
           break;
+        }
+      sg_bo_safe_info info;
+      int has_info = sg_bo_safe_last (bo, &info) == SG_OK;
+      if (trace)
+        {
+          fprintf (stderr, "%s %s %u #%zu x=(", pname, m->name, seed, i);
+          for (size_t j = 0; j < c.dim; j++)
+            fprintf (stderr, "%s%.4g", j ? ", " : "", q.x[j]);
+          fprintf (stderr, ") g=%.4g p=%.4f", sg_problem_value (p, q.x), q.prob_safe);
+          if (has_info)
+            {
+              fprintf (stderr, " %s state=%d safe=%zu max=%zu exp=%zu var=%.3g l=(",
+                       info.role == SG_BO_SAFE_ROLE_EXPANDER ? "expander" : "maximiser",
+                       (int) info.state, info.n_safe, info.n_maximisers, info.n_expanders,
+                       info.variance);
+              for (size_t j = 0; j < c.dim; j++)
+                fprintf (stderr, "%s%.3g", j ? ", " : "", info.lengthscales[j]);
+              fprintf (stderr, ")");
+            }
+          fputc ('\n', stderr);
         }
       if (q.safe_exhausted)
         break;
