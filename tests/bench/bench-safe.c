@@ -14,7 +14,8 @@
  *              measured safe settings, conservative hyperparameters;
  * and on safe-gp1d also both with the paper's fixed hyperparameters
  * (variance 2, lengthscale 1.5, measurement sd 0.05; no refits):
- * penalty-fixed and safeopt-fixed.
+ * penalty-fixed and safeopt-fixed, and the SafeOpt rule at the paper's
+ * level 0.7 (safeopt-0.7-fixed): what the level alone costs or buys.
  *
  * Each run starts at the problem's safe start and makes up to EVALS
  * evaluations (the start included), answered by the exact oracle: a
@@ -34,7 +35,9 @@
  * start skips the runs STATE holds (resumable), then prints the tables
  * from all of STATE. Long: run under nice -n 19 with
  * OPENBLAS_NUM_THREADS=1. BENCH_SAFE_ONLY=problem[:method] limits the
- * runs made (the tables still cover STATE).
+ * runs made (the tables still cover STATE); BENCH_SAFE_TRACE=1 prints
+ * every proposal to stderr (setting, true value, P(safe), the rule's
+ * role and counts, the model's variance and lengthscales).
  */
 #include "sg-bo.h"
 #include "sg-problems.h"
@@ -58,13 +61,15 @@ static const char *const problems[] = { "safe-gp1d", "safe-branin", "safe-hartma
 typedef struct {
   const char *name;
   sg_bo_safe_rule rule;
+  double level;     /* the confidence level                            */
   int fixed;        /* the paper's fixed hyperparameters (safe-gp1d only) */
 } method;
 
-static const method methods[] = { { "penalty", SG_BO_SAFE_PENALTY, 0 },
-                                  { "safeopt", SG_BO_SAFE_SAFEOPT, 0 },
-                                  { "penalty-fixed", SG_BO_SAFE_PENALTY, 1 },
-                                  { "safeopt-fixed", SG_BO_SAFE_SAFEOPT, 1 } };
+static const method methods[] = { { "penalty", SG_BO_SAFE_PENALTY, 0.7, 0 },
+                                  { "safeopt", SG_BO_SAFE_SAFEOPT, 0.95, 0 },
+                                  { "penalty-fixed", SG_BO_SAFE_PENALTY, 0.7, 1 },
+                                  { "safeopt-fixed", SG_BO_SAFE_SAFEOPT, 0.95, 1 },
+                                  { "safeopt-0.7-fixed", SG_BO_SAFE_SAFEOPT, 0.7, 1 } };
 #define N_METHODS (sizeof methods / sizeof methods[0])
 
 /* One finished run: per evaluation the true value, whether it was safe,
@@ -96,8 +101,7 @@ configure (const sg_problem *p, const method *m, unsigned seed, sg_bo_config *c)
     return 0;
   c->mode = SG_BO_SAFE;
   c->safe_rule = m->rule;
-  if (m->rule == SG_BO_SAFE_PENALTY)
-    c->safe_probability = 0.7;
+  c->safe_probability = m->level;
   c->threshold = sg_problem_threshold (p);
   c->has_safe_start = 1;
   memcpy (c->safe_start, sg_problem_safe_start (p), dim * sizeof *c->safe_start);
@@ -113,12 +117,10 @@ configure (const sg_problem *p, const method *m, unsigned seed, sg_bo_config *c)
       if (sg_bo_config_set_kind (c, j, sg_problem_kind (p, j)) != SG_OK)
         return 0;
     }
-  if (getenv ("SGX_MATERN"))
-    c->prior.kernel.type = SG_KERNEL_MATERN52;
   if (m->fixed)
     {
       /* 001 sec. 5.2.3 (skewgp bo's safe mode) */
-      c->refit_every = 0;
+      c->refit_until = c->refit_every = 0;
       c->prior.kernel.variance = 2.0;
       for (size_t j = 0; j < dim; j++)
         c->prior.kernel.lengthscales[j] = 1.5 * (c->upper[j] - c->lower[j]) / 20.0;
