@@ -75,6 +75,9 @@ struct sg_bo {
   sg_ep_warm cls_warm;
   int has_svgp;          /* the SVGP surrogate of the last proposal        */
   sg_svgp svgp;
+  int has_summary;       /* a long session's sparse summary (sg_bo_set_summary) */
+  sg_svgp_pseudo summary;
+  size_t summary_seen;   /* the answers it stands for                     */
   /* Safe mode's SafeOpt rule (sg-bo-safe.c): its last proposal and the
    * common random numbers of its intervals, and the last refit's choice. */
   sg_bo_safe_info safe_info;

@@ -100,6 +100,7 @@ sg_bo_free (sg_bo *bo)
   sg_ep_warm_clear (&bo->ep_warm);
   sg_ep_warm_clear (&bo->cls_warm);
   sg_data_clear (&bo->data);
+  sg_svgp_pseudo_clear (&bo->summary);
   free (bo->log);
   free (bo->prior_buf);
   free (bo->hyper_buf);
@@ -455,6 +456,8 @@ sg_bo_undo (sg_bo *bo)
   bo->ref_value = r->ref_value;
   if (bo->refit_done && bo->refit_n > bo->n_log)
     bo->refit_done = 0;
+  if (bo->has_summary && bo->summary_seen > bo->n_log)
+    sg_bo_set_summary (bo, NULL, 0);
   return SG_OK;
 }
 
@@ -503,6 +506,94 @@ _sg_bo_sub_progress_init (sg_bo_sub_progress *s, const sg_progress *parent, doub
 /* ---- The model -------------------------------------------------------------- */
 
 static int
+skewgp_posterior (const sg_data *data, const sg_noise *noise, const sg_skewgp_prior *prior,
+                  sg_skewgp_posterior **post)
+{
+  sg_likelihood lik;
+  int status = sg_likelihood_build (data, noise, &lik);
+  if (status != SG_OK)
+    return status;
+  status = sg_skewgp_posterior_new (prior, data->X, &lik, post);
+  sg_likelihood_clear (&lik);
+  return status;
+}
+
+/* The answers after the summary exactly, plus the summary. */
+static int
+summary_posterior (sg_bo *bo, const sg_skewgp_prior *prior)
+{
+  sg_data tail;
+  sg_likelihood lik, all;
+  double *X = NULL;
+  int status = sg_data_tail (&bo->data, bo->summary_seen, &tail);
+  if (status != SG_OK)
+    return status;
+  status = sg_likelihood_build (&tail, &bo->model_hyper.noise, &lik);
+  if (status == SG_OK)
+    {
+      status = sg_svgp_pseudo_append (&bo->summary, tail.X, tail.n_inputs, &lik, &X, &all);
+      sg_likelihood_clear (&lik);
+    }
+  if (status == SG_OK)
+    {
+      status = sg_skewgp_posterior_new (prior, X, &all, &bo->post);
+      sg_likelihood_clear (&all);
+      free (X);
+    }
+  sg_data_clear (&tail);
+  return status;
+}
+
+sg_status
+sg_bo_set_summary (sg_bo *bo, const sg_svgp_pseudo *summary, size_t n_seen)
+{
+  if (bo == NULL)
+    return SG_EINVAL;
+  if (summary == NULL)
+    {
+      sg_svgp_pseudo_clear (&bo->summary);
+      bo->has_summary = 0;
+      bo->summary_seen = 0;
+      drop_model (bo);
+      bo->model_n = SIZE_MAX;
+      return SG_OK;
+    }
+  if (n_seen > bo->n_log || summary->dim != bo->cfg.dim || summary->M == 0
+      || bo->cfg.surrogate != SG_BO_SURROGATE_SKEWGP)
+    return SG_EINVAL;
+  size_t M = summary->M, D = summary->dim, r = summary->r;
+  sg_svgp_pseudo c = { .dim = D, .M = M, .r = r };
+  c.Z = malloc (M * D * sizeof *c.Z);
+  c.C = malloc ((r * M + 1) * sizeof *c.C);
+  c.y = malloc ((r + 1) * sizeof *c.y);
+  c.noise_var = malloc ((r + 1) * sizeof *c.noise_var);
+  if (!c.Z || !c.C || !c.y || !c.noise_var)
+    {
+      sg_svgp_pseudo_clear (&c);
+      return SG_ENOMEM;
+    }
+  memcpy (c.Z, summary->Z, M * D * sizeof *c.Z);
+  memcpy (c.C, summary->C, r * M * sizeof *c.C);
+  memcpy (c.y, summary->y, r * sizeof *c.y);
+  memcpy (c.noise_var, summary->noise_var, r * sizeof *c.noise_var);
+  sg_svgp_pseudo_clear (&bo->summary);
+  bo->summary = c;
+  bo->has_summary = 1;
+  bo->summary_seen = n_seen;
+  drop_model (bo);
+  bo->model_n = SIZE_MAX;
+  return SG_OK;
+}
+
+const sg_svgp_pseudo *
+sg_bo_get_summary (const sg_bo *bo, size_t *n_seen)
+{
+  if (n_seen)
+    *n_seen = bo->has_summary ? bo->summary_seen : 0;
+  return bo->has_summary ? &bo->summary : NULL;
+}
+
+static int
 build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
 {
   int status;
@@ -527,12 +618,8 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
     {
       sg_skewgp_prior prior;
       sg_hyper_skewgp_prior (hy, &prior);
-      sg_likelihood lik;
-      status = sg_likelihood_build (&bo->data, &hy->noise, &lik);
-      if (status != SG_OK)
-        return status;
-      status = sg_skewgp_posterior_new (&prior, bo->data.X, &lik, &bo->post);
-      sg_likelihood_clear (&lik);
+      status = bo->has_summary ? summary_posterior (bo, &prior)
+                               : skewgp_posterior (&bo->data, &hy->noise, &prior, &bo->post);
       if (status == SG_OK)
         status = sg_skewgp_sample (bo->post, bo->cfg.n_samples, &bo->cfg.sampling,
                                    rng, progress, &bo->samples);

@@ -156,6 +156,7 @@
 #include "sg-kernel.h"
 #include "sg-skewgp.h"
 #include "sg-summary.h"
+#include "sg-svgp-rows.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
@@ -507,6 +508,20 @@ int sg_bo_refit_due (const sg_bo *bo);
  * On failure the hyperparameters are unchanged. */
 sg_status sg_bo_refit (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
                        sg_fit_result *res);
+
+/* Long sessions. With a summary set, the SkewGP surrogate is the exact
+ * posterior given the answers after the first N_SEEN plus SUMMARY's
+ * pseudo-observations of f at its inducing points (sg-svgp-rows.h;
+ * sg_svgp_rows_session_summary makes them from a stored sparse fit of
+ * the first N_SEEN answers), instead of the exact posterior of all the
+ * answers: a proposal then costs the answers since the fit plus the
+ * summary's M points, whatever N_SEEN is. SUMMARY is copied (NULL
+ * clears it). SG_EINVAL when N_SEEN exceeds the answers, the summary's
+ * dimension is not the configuration's, or the surrogate is not the
+ * SkewGP. Undoing an answer the summary has seen clears it. */
+sg_status sg_bo_set_summary (sg_bo *bo, const sg_svgp_pseudo *summary, size_t n_seen);
+/* The summary in use (NULL: none) and the answers it has seen. */
+const sg_svgp_pseudo *sg_bo_get_summary (const sg_bo *bo, size_t *n_seen);
 /* The current hyperparameters (borrowed; arrays owned by BO). */
 const sg_hyper *sg_bo_get_hyper (const sg_bo *bo);
 /* Replaces them (arrays copied; s must match the configuration's). */

@@ -291,6 +291,51 @@ add_options (sg_data *data, sg_obs o, const double *pts, size_t k)
 }
 
 sg_status
+sg_data_tail (const sg_data *src, size_t first, sg_data *out)
+{
+  if (src == NULL || out == NULL || first > src->n_obs)
+    return SG_EINVAL;
+  size_t d = src->dim;
+  sg_data t;
+  sg_data_init (&t, d);
+  int status = SG_OK;
+  double *pts = NULL;
+  for (size_t k = first; k < src->n_obs && status == SG_OK; k++)
+    {
+      sg_obs o = src->obs[k];
+      if (o.count > 0)   /* choice, ranking: the options again, in order */
+        {
+          double *p = realloc (pts, o.count * d * sizeof *p);
+          if (p == NULL)
+            {
+              status = SG_ENOMEM;
+              break;
+            }
+          pts = p;
+          for (size_t j = 0; j < o.count; j++)
+            memcpy (pts + j * d, src->X + src->options[o.first + j] * d, d * sizeof *pts);
+          status = add_options (&t, o, pts, o.count);
+          continue;
+        }
+      int pair = o.kind == SG_OBS_PREFERENCE || o.kind == SG_OBS_TIE;
+      const double *xb = src->X + (pair ? o.b : o.a) * d;
+      status = sg_data_input_index (&t, src->X + o.a * d, &o.a);
+      if (status == SG_OK)
+        status = sg_data_input_index (&t, xb, &o.b);
+      if (status == SG_OK)
+        status = push_obs (&t, &o);
+    }
+  free (pts);
+  if (status != SG_OK)
+    {
+      sg_data_clear (&t);
+      return status;
+    }
+  *out = t;
+  return SG_OK;
+}
+
+sg_status
 sg_data_add_choice (sg_data *data, const double *chosen, const double *others,
                     size_t n_others, sg_confidence confidence, size_t shown_first)
 {
@@ -367,6 +412,9 @@ sg_likelihood_clear (sg_likelihood *lik)
   free (lik->C);
   free (lik->y);
   free (lik->noise_var);
+  free (lik->w_index);
+  free (lik->w_value);
+  free (lik->c_index);
   memset (lik, 0, sizeof *lik);
 }
 
@@ -409,8 +457,8 @@ sg_likelihood_add_noise_cov (const sg_likelihood *lik, double *S, size_t ld,
 }
 
 /* Probit rows of one observation. */
-static size_t
-obs_probit_rows (const sg_obs *o)
+size_t
+sg_obs_n_probit_rows (const sg_obs *o)
 {
   switch (o->kind)
     {
@@ -422,11 +470,17 @@ obs_probit_rows (const sg_obs *o)
 }
 
 size_t
+sg_obs_n_numeric_rows (const sg_obs *o)
+{
+  return o->kind == SG_OBS_NUMERIC || o->kind == SG_OBS_VALID;
+}
+
+size_t
 sg_data_n_probit_rows (const sg_data *data)
 {
   size_t m = 0;
   for (size_t k = 0; k < data->n_obs; k++)
-    m += obs_probit_rows (&data->obs[k]);
+    m += sg_obs_n_probit_rows (&data->obs[k]);
   return m;
 }
 
@@ -439,8 +493,8 @@ count_rows (const sg_data *data, size_t *m_probit, size_t *m_numeric,
   for (size_t k = 0; k < data->n_obs; k++)
     {
       const sg_obs *o = &data->obs[k];
-      size_t rows = obs_probit_rows (o);
-      *m_numeric += o->kind == SG_OBS_NUMERIC || o->kind == SG_OBS_VALID;
+      size_t rows = sg_obs_n_probit_rows (o);
+      *m_numeric += sg_obs_n_numeric_rows (o);
       *m_probit += rows;
       *n_blocks += rows > 0;
       *n_cov += rows * rows;
@@ -512,12 +566,39 @@ open_block (lowering *w, size_t k)
   return B;
 }
 
+/* W[r, i] += v, in the dense or the sparse form (at most two inputs a
+ * row: the first free slot, or the one that already holds I). */
+static void
+add_coef (sg_likelihood *L, size_t r, size_t i, double v)
+{
+  if (L->W)
+    {
+      L->W[r * L->n + i] += v;
+      return;
+    }
+  size_t *ix = L->w_index + 2 * r;
+  double *wv = L->w_value + 2 * r;
+  size_t s = wv[0] != 0 && ix[0] != i;
+  ix[s] = i;
+  wv[s] += v;
+}
+
+/* Numeric row R observes f(X_I). */
+static void
+set_numeric (sg_likelihood *L, size_t r, size_t i)
+{
+  if (L->C)
+    L->C[r * L->n + i] = 1;
+  else
+    L->c_index[r] = i;
+}
+
 /* Row R: t = z + f(p) - f(q) + e. */
 static void
 difference_row (sg_likelihood *L, size_t r, size_t p, size_t q, double z)
 {
-  L->W[r * L->n + p] += 1;
-  L->W[r * L->n + q] -= 1;
+  add_coef (L, r, p, 1);
+  add_coef (L, r, q, -1);
   L->z[r] = z;
 }
 
@@ -578,27 +659,37 @@ single_row (lowering *w, double sd)
   w->row++;
 }
 
-sg_status
-sg_likelihood_build (const sg_data *data, const sg_noise *noise,
-                     sg_likelihood *lik)
+static sg_status
+likelihood_build (const sg_data *data, const sg_noise *noise, int sparse,
+                  sg_likelihood *lik)
 {
   if (check_noise (data, noise) != SG_OK)
     return SG_EINVAL;
   size_t n = data->n_inputs, ma, mr, nb, nc;
   count_rows (data, &ma, &mr, &nb, &nc);
   sg_likelihood L = { .n = n, .m_probit = ma, .m_numeric = mr, .n_blocks = nb };
-  L.W = calloc (ma * n + 1, sizeof *L.W);
+  if (sparse)
+    {
+      L.w_index = calloc (2 * ma + 1, sizeof *L.w_index);
+      L.w_value = calloc (2 * ma + 1, sizeof *L.w_value);
+      L.c_index = calloc (mr + 1, sizeof *L.c_index);
+    }
+  else
+    {
+      L.W = calloc (ma * n + 1, sizeof *L.W);
+      L.C = calloc (mr * n + 1, sizeof *L.C);
+    }
   L.z = calloc (ma + 1, sizeof *L.z);
   L.sigma = calloc (ma + 1, sizeof *L.sigma);
   L.upper = calloc (ma + 1, sizeof *L.upper);
   L.block_start = calloc (nb + 1, sizeof *L.block_start);
   L.cov_start = calloc (nb + 1, sizeof *L.cov_start);
   L.block_cov = calloc (nc + 1, sizeof *L.block_cov);
-  L.C = calloc (mr * n + 1, sizeof *L.C);
   L.y = calloc (mr + 1, sizeof *L.y);
   L.noise_var = calloc (mr + 1, sizeof *L.noise_var);
-  if (!L.W || !L.z || !L.sigma || !L.upper || !L.block_start || !L.cov_start
-      || !L.block_cov || !L.C || !L.y || !L.noise_var)
+  int have_rows = sparse ? L.w_index && L.w_value && L.c_index : L.W && L.C;
+  if (!have_rows || !L.z || !L.sigma || !L.upper || !L.block_start || !L.cov_start
+      || !L.block_cov || !L.y || !L.noise_var)
     {
       sg_likelihood_clear (&L);
       return SG_ENOMEM;
@@ -616,23 +707,23 @@ sg_likelihood_build (const sg_data *data, const sg_noise *noise,
         {
         case SG_OBS_NUMERIC:
         case SG_OBS_VALID:
-          L.C[r * n + o->a] = 1;
+          set_numeric (&L, r, o->a);
           L.y[r] = o->y;
           L.noise_var[r++] = s1 * s1;
           if (o->kind == SG_OBS_NUMERIC)
             break;
           /* valid: Phi((f - h) / s1) */
-          L.W[p * n + o->a] = 1;
+          add_coef (&L, p, o->a, 1);
           L.z[p] = -o->threshold;
           single_row (&w, s1);
           break;
         case SG_OBS_INVALID:        /* Phi((h - f) / s1) */
-          L.W[p * n + o->a] = -1;
+          add_coef (&L, p, o->a, -1);
           L.z[p] = o->threshold;
           single_row (&w, s1);
           break;
         case SG_OBS_BINARY:         /* Phi(label f / s2) */
-          L.W[p * n + o->a] = o->y;
+          add_coef (&L, p, o->a, o->y);
           single_row (&w, s2);
           break;
         default:                    /* the human answers (top of sg-data.h) */
@@ -644,4 +735,18 @@ sg_likelihood_build (const sg_data *data, const sg_noise *noise,
   L.cov_start[nb] = nc;
   *lik = L;
   return SG_OK;
+}
+
+sg_status
+sg_likelihood_build (const sg_data *data, const sg_noise *noise,
+                     sg_likelihood *lik)
+{
+  return likelihood_build (data, noise, 0, lik);
+}
+
+sg_status
+sg_likelihood_build_sparse (const sg_data *data, const sg_noise *noise,
+                            sg_likelihood *lik)
+{
+  return likelihood_build (data, noise, 1, lik);
 }

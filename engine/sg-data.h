@@ -90,6 +90,9 @@ void sg_data_init (sg_data *data, size_t dim);
 void sg_data_clear (sg_data *data);
 /* Deep copy into DST (initialised by this call). */
 sg_status sg_data_copy (sg_data *dst, const sg_data *src);
+/* The observations FIRST .. of SRC, in order, with only the inputs they
+ * use, into OUT (initialised by this call). SG_EINVAL for FIRST > n_obs. */
+sg_status sg_data_tail (const sg_data *src, size_t first, sg_data *out);
 /* Index of X in the input table, appending it if no identical row exists.
  * SG_EINVAL for non-finite coordinates. */
 sg_status sg_data_input_index (sg_data *data, const double *x, size_t *index);
@@ -119,6 +122,10 @@ sg_status sg_data_add_ranking (sg_data *data, const double *order, size_t k);
 /* The number of probit rows the lowering makes (m_probit), e.g. to size
  * an sg_mvn workspace (s + this). */
 size_t sg_data_n_probit_rows (const sg_data *data);
+/* The probit rows and numeric rows one observation lowers to (the
+ * lowering keeps observation order within each block of rows). */
+size_t sg_obs_n_probit_rows (const sg_obs *o);
+size_t sg_obs_n_numeric_rows (const sg_obs *o);
 sg_status sg_data_add_valid (sg_data *data, const double *x, double y, double threshold);
 sg_status sg_data_add_invalid (sg_data *data, const double *x, double threshold);
 /* Removes the last observation (undo); inputs no longer referenced by any
@@ -167,6 +174,16 @@ typedef struct {
   double *C;             /* m_numeric x n */
   double *y;             /* m_numeric */
   double *noise_var;     /* m_numeric, > 0 */
+  /* The sparse form (sg_likelihood_build_sparse; W and C are NULL then):
+   * every probit row of the kinds above has at most two nonzero
+   * coefficients, so row k of W f is
+   *   w_value[2k] f(X_{w_index[2k]}) + w_value[2k+1] f(X_{w_index[2k+1]})
+   * (the second value 0 for a one-input row), and numeric row r observes
+   * f(X_{c_index[r]}). Memory O(m) instead of O(m n): what a session of
+   * thousands of answers needs (sg-svgp-rows.h). NULL in the dense form. */
+  size_t *w_index;       /* 2 m_probit */
+  double *w_value;       /* 2 m_probit */
+  size_t *c_index;       /* m_numeric */
 } sg_likelihood;
 
 /* 1 when Sigma is diagonal (every block has one row). */
@@ -183,4 +200,7 @@ void sg_likelihood_add_noise_cov (const sg_likelihood *lik, double *S, size_t ld
  * use. */
 sg_status sg_likelihood_build (const sg_data *data, const sg_noise *noise,
                                sg_likelihood *lik);
+/* The same rows in the sparse form (W and C NULL; see above). */
+sg_status sg_likelihood_build_sparse (const sg_data *data, const sg_noise *noise,
+                                      sg_likelihood *lik);
 void sg_likelihood_clear (sg_likelihood *lik);

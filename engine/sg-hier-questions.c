@@ -217,18 +217,22 @@ uniform_point (gsl_rng *rng, const sg_hier_propose_options *opt, size_t d, doubl
     x[j] = opt->lower[j] + gsl_rng_uniform (rng) * (opt->upper[j] - opt->lower[j]);
 }
 
-/* The settings (d) of the inputs of HD, PERSON's only when MINE (NULL and
- * *N = 0 when there are none). */
+/* The settings (d) of the inputs of HD, PERSON's only when MINE, and
+ * then (not MINE) those of the population points of POP (may be NULL).
+ * *N receives their number. */
 static double *
-settings_of (const sg_hier_data *hd, size_t person, int mine, size_t *n)
+settings_of (const sg_hier_data *hd, size_t person, int mine, const sg_svgp_pseudo *pop,
+             size_t *n)
 {
-  size_t d = hd->dim, k = 0;
-  double *S = malloc ((hd->data.n_inputs * d + 1) * sizeof *S);
+  size_t d = hd->dim, k = 0, extra = !mine && pop ? pop->M : 0;
+  double *S = malloc (((hd->data.n_inputs + extra) * d + 1) * sizeof *S);
   if (S == NULL)
     return NULL;
   for (size_t i = 0; i < hd->data.n_inputs; i++)
     if (!mine || sg_hier_input_person (hd, i) == person)
       memcpy (S + k++ * d, hd->data.X + i * (d + 1), d * sizeof *S);
+  for (size_t j = 0; j < extra; j++)
+    memcpy (S + k++ * d, pop->Z + j * (d + 1), d * sizeof *S);
   *n = k;
   return S;
 }
@@ -257,12 +261,14 @@ propose_from (const sg_hier_model *model, const sg_hier_data *use, size_t person
   size_t d = use->dim, n_mine = 0, n_all = 0;
   sg_skewgp_posterior *post = NULL;
   sg_skewgp_samples *samples = NULL;
-  double *mine = settings_of (use, person, 1, &n_mine);
-  double *all = settings_of (use, person, 0, &n_all);
+  double *mine = settings_of (use, person, 1, NULL, &n_mine);
+  double *all = settings_of (use, person, 0, opt->population, &n_all);
   propose_ctx a = { .opt = opt, .d = d, .person = person, .cap = 256 };
   int status = mine && all ? SG_OK : SG_ENOMEM;
   if (status == SG_OK)
-    status = sg_hier_posterior_new (model, use, &post);
+    status = opt->population
+               ? sg_hier_posterior_new_summary (model, use, opt->population, &post)
+               : sg_hier_posterior_new (model, use, &post);
   if (status == SG_OK)
     status = sg_skewgp_sample (post, opt->n_samples, &opt->sample, rng, progress, &samples);
   size_t best = 0;
@@ -328,7 +334,10 @@ sg_hier_propose_duel (const sg_hier_model *model, const sg_hier_data *hd,
     return SG_EINVAL;
   sg_hier_data own;
   const sg_hier_data *use = hd;
-  if (opt->independent)
+  if (opt->population
+      && (opt->population->dim != hd->dim + 1 || opt->population->C == NULL))
+    return SG_EINVAL;
+  if (opt->independent || opt->population)
     {
       int status = sg_hier_data_person (hd, person, &own);
       if (status != SG_OK)
@@ -336,7 +345,7 @@ sg_hier_propose_duel (const sg_hier_model *model, const sg_hier_data *hd,
       use = &own;
     }
   int status = SG_OK;
-  if (use->data.n_obs == 0)
+  if (use->data.n_obs == 0 && (opt->population == NULL || opt->population->r == 0))
     {
       sg_hier_question r = { .has_ref = 0, .value = NAN };
       uniform_point (rng, opt, hd->dim, r.x_ref);

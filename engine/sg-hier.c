@@ -321,21 +321,23 @@ obs_rows (const sg_obs *o, int *scaled)
     }
 }
 
-sg_status
-sg_hier_likelihood_build (const sg_hier_model *model, const sg_hier_data *hd,
-                          sg_likelihood *lik)
+static sg_status
+hier_likelihood_build (const sg_hier_model *model, const sg_hier_data *hd,
+                       int sparse, sg_likelihood *lik)
 {
   if (sg_hier_model_check (model, hd) != SG_OK || lik == NULL)
     return SG_EINVAL;
+  sg_status (*build) (const sg_data *, const sg_noise *, sg_likelihood *)
+    = sparse ? sg_likelihood_build_sparse : sg_likelihood_build;
   if (model->probit_sd == NULL)
-    return sg_likelihood_build (&hd->data, &model->noise, lik);
+    return build (&hd->data, &model->noise, lik);
   /* The rows' sds are linear in probit_sd (sg-data.c: option_sd times the
    * confidence scale, sqrt2 for differences): lower at probit_sd = 1, then
    * scale each person's rows by their sd and their block by its square. */
   sg_noise unit = model->noise;
   unit.probit_sd = 1;
   sg_likelihood L;
-  int status = sg_likelihood_build (&hd->data, &unit, &L);
+  int status = build (&hd->data, &unit, &L);
   if (status != SG_OK)
     return status;
   size_t row = 0, block = 0;
@@ -359,6 +361,20 @@ sg_hier_likelihood_build (const sg_hier_model *model, const sg_hier_data *hd,
     }
   *lik = L;
   return SG_OK;
+}
+
+sg_status
+sg_hier_likelihood_build (const sg_hier_model *model, const sg_hier_data *hd,
+                          sg_likelihood *lik)
+{
+  return hier_likelihood_build (model, hd, 0, lik);
+}
+
+sg_status
+sg_hier_likelihood_build_sparse (const sg_hier_model *model, const sg_hier_data *hd,
+                                 sg_likelihood *lik)
+{
+  return hier_likelihood_build (model, hd, 1, lik);
 }
 
 static int

@@ -60,6 +60,7 @@
 #include "sg-fit.h"
 #include "sg-kernel.h"
 #include "sg-skewgp.h"
+#include "sg-svgp-rows.h"
 
 #include <gsl/gsl_rng.h>
 
@@ -139,9 +140,114 @@ sg_status sg_hier_model_kernel (const sg_hier_model *model, sg_kernel *k);
  * probit_sd[p] for person p's answers. */
 sg_status sg_hier_likelihood_build (const sg_hier_model *model, const sg_hier_data *hd,
                                     sg_likelihood *lik);
+/* The same rows in the sparse form of sg-data.h (for sg-svgp-rows.h). */
+sg_status sg_hier_likelihood_build_sparse (const sg_hier_model *model,
+                                           const sg_hier_data *hd, sg_likelihood *lik);
 /* The exact posterior of every f_p and of g (read at sg_hier_points). */
 sg_status sg_hier_posterior_new (const sg_hier_model *model, const sg_hier_data *hd,
                                  sg_skewgp_posterior **out);
+/* The exact posterior given HD's answers plus POPULATION, pseudo-
+ * observations of g at population points (sg-svgp-rows.h: what the
+ * others' answers say about g, from a cached sparse fit). With HD one
+ * person's answers (sg_hier_data_person) this is that person's question
+ * model: f_p = g + h_p conditioned exactly on their own answers, g's
+ * prior from k_pop and the summary. Cost O((n_p + M)^2 (m_p + M) + ...):
+ * independent of how many others answered. */
+sg_status sg_hier_posterior_new_summary (const sg_hier_model *model,
+                                         const sg_hier_data *hd,
+                                         const sg_svgp_pseudo *population,
+                                         sg_skewgp_posterior **out);
+/* The sparse variational model of HD's answers under MODEL with the
+ * grouped kernel (sg-svgp-rows.h: inducing points at population points,
+ * each person's h_p as extra noise on their rows): its ELBO fits the
+ * population part's lengthscales at any size (OPT->train.fix_kernel 0;
+ * the individual part held). Q is initialised by the call. */
+sg_status sg_hier_sparse_fit (const sg_hier_model *model, const sg_hier_data *hd,
+                              const sg_svgp_rows_options *opt, gsl_rng *rng,
+                              const sg_progress *progress, sg_svgp *q);
+
+/* ---- A study at scale: the cached population ------------------------- */
+
+/* The population posterior that a study caches, so that a person's
+ * question costs their own answers plus this summary.
+ *
+ * Model: the hierarchical model above with g sparse: u = g(Z) at M
+ * population points, whitened v = Lk^{-1} (u - mean) ~ N(0, I), and each
+ * person's f_q at their inputs X_q given v exactly Gaussian with the
+ * "PITC" covariance of one block per person (Snelson & Ghahramani 2007):
+ *   f_q(X_q) - mean = A_q^T v + eps_q,  A_q = Lk^{-1} k_pop(Z, X_q),
+ *   eps_q ~ N(0, k_pop(X_q, X_q) - A_q^T A_q + k_ind(X_q, X_q)),
+ * independent across people: h_q's correlation over one person's answers
+ * is kept exactly; only g's residual off the inducing points is treated as
+ * independent between people. Each answer row k (sg-data.h's lowering,
+ * row latent l_k = w_k^T (f - mean)) gets a Gaussian site
+ * exp(eta_k l_k - lambda_k l_k^2 / 2); numeric rows' sites are exact.
+ * Given the sites, with B_q = A_q W_q^T (the rows' loadings on v),
+ * Sigma_q = W_q Cov(eps_q) W_q^T, Lambda_q = diag(lambda), S = Lambda_q^{1/2},
+ * G = (I + S Sigma_q S)^{-1}, person q's term on v is
+ *   P_q = B_q S G S B_q^T,  h_q = B_q (eta_q - S G S Sigma_q eta_q)
+ * (their sites with eps_q integrated out, stable as lambda -> 0), and
+ * q(v) = N(P^{-1} h, P^{-1}) with P = I + sum_q P_q, h = sum_q h_q. The
+ * sites are the fixed point of conjugate-computation variational
+ * inference (Khan & Lin 2017): lambda_k = -2 dE_k/dnu_k, eta_k = dE_k/dmu_k
+ * + lambda_k mu_k, E_k = E[log p(row k | l_k)] under the row's marginal
+ * N(mu_k, nu_k) (Gauss-Hermite, sg-svgp-rows.h's PROBIT rows), iterated
+ * with damping 1/2: the optimum of the ELBO over Gaussian q(v) and the
+ * exact q(eps | v) of each block. Cost per iteration O(sum_q (r_q^3 +
+ * r_q^2 M + r_q M^2) + M^3).
+ *
+ * A person's question (sg_hier_population_pseudo): P - P_p and h - h_p
+ * from p's stored sites (the cavity, as in EP: what everyone else says
+ * about g), as pseudo-observations of g(Z); then f_p = g + h_p conditioned
+ * exactly on all of p's own answers (sg_hier_posterior_new_summary). What
+ * is exact: p's answers, their likelihood and the truncated posterior; what
+ * is approximate: the others' information about g (sparse g, Gaussian
+ * sites, the product of row marginals for a choice or ranking), and stale
+ * by the answers this cache has not seen (SEEN: p's later answers are
+ * conditioned on exactly, and only the SEEN ones are subtracted).
+ *
+ * Owned arrays; sg_hier_population_clear. The fields are plain data: a
+ * study writes them to its folder and reads them back
+ * (sg_hier_population_restore rebuilds Lk). */
+typedef struct {
+  sg_kernel kernel;      /* the grouped kernel it was made with          */
+  double mean;           /* g's prior mean                               */
+  size_t dim, M;         /* points of dim = d + 1 coordinates            */
+  double *Z;             /* M x dim population points (group -1)         */
+  double *Lk;            /* M x M chol(k_pop(Z, Z) + jitter)              */
+  double *P, *h;         /* sum_q P_q (M x M, without the prior's I), sum_q h_q */
+  size_t n_people;
+  size_t *seen;          /* n_people: answers of each person it has seen  */
+  size_t *site_start;    /* n_people + 1: person q's sites              */
+  double *lambda, *eta;  /* site_start[n_people]: per row, each person's
+                            answers in order, an answer's probit rows
+                            then its numeric row                         */
+  size_t iterations;     /* CVI iterations taken                         */
+  double change;         /* the last iteration's largest site change     */
+} sg_hier_population;
+
+/* Builds the cache from HD's answers (all of them: SEEN = the counts)
+ * under MODEL: min(N_INDUCING, distinct settings) k-means population
+ * points (RNG), then at most ITERATIONS CVI iterations (stops when no
+ * site moves by more than 1e-6 of its scale). POP is initialised by the
+ * call. SG_EINVAL (no answers, a model without a population part, ...),
+ * SG_ENOMEM, SG_ENUMERIC, SG_ECANCELLED (PROGRESS polled per iteration). */
+sg_status sg_hier_population_new (const sg_hier_model *model, const sg_hier_data *hd,
+                                  size_t n_inducing, size_t iterations, gsl_rng *rng,
+                                  const sg_progress *progress, sg_hier_population *pop);
+void sg_hier_population_clear (sg_hier_population *pop);
+/* Recomputes POP->Lk from its kernel and Z (after reading the plain
+ * fields back from a file; Lk's memory is allocated here if NULL). */
+sg_status sg_hier_population_restore (sg_hier_population *pop);
+/* The pseudo-observations of g from everyone POP has seen but PERSON:
+ * OWN holds PERSON's answers in order (sg_hier_data_person; the first
+ * POP->seen[PERSON] of them are subtracted with their stored sites);
+ * PERSON = SG_HIER_POPULATION (OWN ignored): everyone, for g's own
+ * posterior. PERSON beyond POP->n_people (a newcomer): nothing to
+ * subtract. OUT is initialised by the call. Cost O(r_p^3 + r_p M^2 + M^3). */
+sg_status sg_hier_population_pseudo (const sg_hier_population *pop,
+                                     const sg_hier_model *model, const sg_hier_data *own,
+                                     size_t person, sg_svgp_pseudo *out);
 /* The exact log evidence (001 eq. 39); W and OPT as for
  * sg_skewgp_log_evidence (NULL: allocated per call / defaults). */
 sg_status sg_hier_log_evidence (const sg_hier_model *model, const sg_hier_data *hd,
@@ -228,6 +334,11 @@ typedef struct {
   size_t n_samples;                /* posterior samples (default 500)       */
   int independent;                 /* nonzero: PERSON's answers only (the
                                       separate-models comparison)           */
+  const sg_svgp_pseudo *population; /* non-NULL: the others' answers enter
+                                      through this summary of g
+                                      (sg_hier_population_pseudo) and only PERSON's answers of
+                                      HD are conditioned on exactly; the
+                                      candidates include its points         */
   sg_skewgp_sample_options sample; /* the sampler (sg_skewgp defaults)      */
   sg_acq_max_options search;       /* the box search (sg_acq defaults)      */
 } sg_hier_propose_options;

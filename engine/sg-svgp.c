@@ -23,6 +23,7 @@
  * The whitened KL does not depend on theta.
  */
 #include "sg-svgp.h"
+#include "sg-svgp-private.h"
 
 #include "sg-linalg.h"
 #include "sg-normal.h"
@@ -44,16 +45,6 @@
 #define ADAM_BETA2 0.999
 #define ADAM_EPS 1e-8
 
-struct sg_svgp_workspace {
-  size_t dim, M, batch;
-  double *Xb, *X2b, *yb;          /* batch x dim, batch x dim, batch */
-  double *C, *C2;                 /* batch x M */
-  double *A, *T, *AD, *Abar;      /* M x batch */
-  double *mu, *nu, *kd, *gmu, *gnu;   /* batch */
-  double *GS, *Lbar, *tmp, *tmp2; /* M x M */
-  double *gm;                     /* M */
-  double *gtheta;                 /* dim + 1 */
-};
 
 /* ---- Helpers ---------------------------------------------------------- */
 
@@ -77,8 +68,8 @@ eta_of_delta (double delta)
 }
 
 /* Lk = chol(k(Z, Z) + jitter v I). */
-static int
-factor_kzz (const sg_kernel *k, const double *Z, size_t M, double *Lk)
+int
+_sg_svgp_factor_kzz (const sg_kernel *k, const double *Z, size_t M, double *Lk)
 {
   double *K = malloc (M * M * sizeof *K);
   if (K == NULL)
@@ -92,15 +83,15 @@ factor_kzz (const sg_kernel *k, const double *Z, size_t M, double *Lk)
 }
 
 /* w = Lk^{-T} m. */
-static void
-update_w (sg_svgp *q)
+void
+_sg_svgp_update_w (sg_svgp *q)
 {
   memcpy (q->w, q->m, q->M * sizeof *q->w);
   sg_trsm_lower_trans (q->Lk, q->M, q->w, 1);
 }
 
-static int
-svgp_alloc (sg_svgp *q, size_t M, size_t dim)
+int
+_sg_svgp_alloc (sg_svgp *q, size_t M, size_t dim)
 {
   memset (q, 0, sizeof *q);
   q->Z = malloc (M * dim * sizeof *q->Z);
@@ -118,10 +109,10 @@ svgp_alloc (sg_svgp *q, size_t M, size_t dim)
   return SG_OK;
 }
 
-static int
-svgp_copy (sg_svgp *dst, const sg_svgp *src)
+int
+_sg_svgp_copy (sg_svgp *dst, const sg_svgp *src)
 {
-  int status = svgp_alloc (dst, src->M, src->dim);
+  int status = _sg_svgp_alloc (dst, src->M, src->dim);
   if (status != SG_OK)
     return status;
   size_t M = src->M;
@@ -145,12 +136,12 @@ sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
               size_t M, double noise_sd, double delta)
 {
   if (q == NULL || kernel == NULL || Z == NULL || M == 0
-      || sg_kernel_check (kernel) != SG_OK || kernel->grouped || !(noise_sd > 0)
+      || sg_kernel_check (kernel) != SG_OK || !(kernel->variance > 0) || !(noise_sd > 0)
       || !isfinite (noise_sd) || !(delta > 0 && delta < 0.5)
       || !sg_all_finite (Z, M * kernel->dim))
     return SG_EINVAL;
   sg_svgp t;
-  int status = svgp_alloc (&t, M, kernel->dim);
+  int status = _sg_svgp_alloc (&t, M, kernel->dim);
   if (status != SG_OK)
     return status;
   t.kernel = *kernel;
@@ -162,13 +153,13 @@ sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
   memset (t.L, 0, M * M * sizeof *t.L);
   for (size_t j = 0; j < M; j++)
     t.L[j * M + j] = 1;
-  status = factor_kzz (kernel, Z, M, t.Lk);
+  status = _sg_svgp_factor_kzz (kernel, Z, M, t.Lk);
   if (status != SG_OK)
     {
       sg_svgp_clear (&t);
       return status;
     }
-  update_w (&t);
+  _sg_svgp_update_w (&t);
   *q = t;
   return SG_OK;
 }
@@ -397,7 +388,7 @@ sg_svgp_set_params (sg_svgp *q, const double *params)
   double *Lk = malloc (M * M * sizeof *Lk);
   if (Lk == NULL)
     return SG_ENOMEM;
-  int status = factor_kzz (&kern, q->Z, M, Lk);
+  int status = _sg_svgp_factor_kzz (&kern, q->Z, M, Lk);
   if (status != SG_OK)
     {
       free (Lk);
@@ -413,7 +404,7 @@ sg_svgp_set_params (sg_svgp *q, const double *params)
   for (size_t i = 0; i < M; i++)
     for (size_t j = 0; j <= i; j++)
       q->L[i * M + j] = params[k++];
-  update_w (q);
+  _sg_svgp_update_w (q);
   return SG_OK;
 }
 
@@ -464,7 +455,7 @@ sg_svgp_workspace_new (size_t dim, size_t M, size_t batch)
   ws->tmp = malloc (M * M * sizeof (double));
   ws->tmp2 = malloc (M * M * sizeof (double));
   ws->gm = malloc (M * sizeof (double));
-  ws->gtheta = malloc ((dim + 1) * sizeof (double));
+  ws->gtheta = malloc (SG_KERNEL_MAX_PARAMS * sizeof (double));
   if (!ws->Xb || !ws->X2b || !ws->yb || !ws->C || !ws->C2 || !ws->A || !ws->T
       || !ws->AD || !ws->Abar || !ws->mu || !ws->nu || !ws->kd || !ws->gmu
       || !ws->gnu || !ws->GS || !ws->Lbar || !ws->tmp || !ws->tmp2 || !ws->gm
@@ -521,8 +512,8 @@ cross_cov (const sg_svgp *q, int duel, size_t b, sg_svgp_workspace *ws)
 }
 
 /* A = Lk^{-1} C^T (M x b), mu = A^T m, T = L^T A, nu as in sg-svgp.h. */
-static void
-latent_moments (const sg_svgp *q, size_t b, sg_svgp_workspace *ws)
+void
+_sg_svgp_latent_moments (const sg_svgp *q, size_t b, sg_svgp_workspace *ws)
 {
   size_t M = q->M;
   for (size_t i = 0; i < b; i++)
@@ -541,13 +532,13 @@ latent_moments (const sg_svgp *q, size_t b, sg_svgp_workspace *ws)
       }
 }
 
-/* Kernel-hyperparameter gradient contributions of one chunk:
- * <dF/dC, dC/dtheta> and sum g_nu dkd/dtheta, and dF/dLk into Lbar. */
-static void
-chunk_theta_grad (const sg_svgp *q, int duel, size_t b, sg_svgp_workspace *ws)
+/* Abar = Lk^{-T} (m g_mu^T + 2 (L L^T - I) A diag(g_nu)) = (dF/dC)^T
+ * (M x b) and Lbar -= Abar A^T (dF/dLk), from A, T = L^T A, AD =
+ * A diag(g_nu) and g_mu, g_nu of a chunk of B rows. T is overwritten. */
+void
+_sg_svgp_chunk_abar (const sg_svgp *q, size_t b, sg_svgp_workspace *ws)
 {
-  size_t M = q->M, d = q->dim, np = sg_kernel_n_params (&q->kernel);
-  /* T <- T diag(g_nu); Abar = 2 L T - 2 AD + m g_mu^T */
+  size_t M = q->M;
   for (size_t j = 0; j < M; j++)
     for (size_t i = 0; i < b; i++)
       ws->T[j * b + i] *= ws->gnu[i];
@@ -555,9 +546,17 @@ chunk_theta_grad (const sg_svgp *q, int duel, size_t b, sg_svgp_workspace *ws)
   for (size_t t = 0; t < M * b; t++)
     ws->Abar[t] -= 2 * ws->AD[t];
   sg_gemm (0, 0, M, b, 1, 1, q->m, ws->gmu, 1, ws->Abar);
-  /* Abar <- Lk^{-T} Abar = (dF/dC)^T; Lbar -= Abar A^T */
   sg_trsm_lower_trans (q->Lk, M, ws->Abar, b);
   sg_gemm (0, 1, M, M, b, -1, ws->Abar, ws->A, 1, ws->Lbar);
+}
+
+/* Kernel-hyperparameter gradient contributions of one chunk:
+ * <dF/dC, dC/dtheta> and sum g_nu dkd/dtheta, and dF/dLk into Lbar. */
+static void
+chunk_theta_grad (const sg_svgp *q, int duel, size_t b, sg_svgp_workspace *ws)
+{
+  size_t M = q->M, d = q->dim, np = sg_kernel_n_params (&q->kernel);
+  _sg_svgp_chunk_abar (q, b, ws);
   for (size_t p = 0; p < np; p++)
     {
       sg_kernel_matrix_grad (&q->kernel, ws->Xb, b, q->Z, M, p, ws->C);
@@ -589,16 +588,28 @@ chunk_theta_grad (const sg_svgp *q, int duel, size_t b, sg_svgp_workspace *ws)
     }
 }
 
+/* gm += A g_mu, AD = A diag(g_nu), GS += AD A^T: the chunk's part of the
+ * gradients in m and L. */
+void
+_sg_svgp_chunk_accumulate (const sg_svgp *q, size_t b, sg_svgp_workspace *ws)
+{
+  size_t M = q->M;
+  sg_gemv (0, M, b, 1, ws->A, ws->gmu, 1, ws->gm);
+  for (size_t j = 0; j < M; j++)
+    for (size_t i = 0; i < b; i++)
+      ws->AD[j * b + i] = ws->A[j * b + i] * ws->gnu[i];
+  sg_gemm (0, 1, M, M, b, 1, ws->AD, ws->A, 1, ws->GS);
+}
+
 /* One chunk of B rows already gathered in WS. */
 static void
 elbo_chunk (const sg_svgp *q, int duel, size_t b, double scale, int want_grad,
             int want_theta, sg_svgp_workspace *ws, elbo_acc *acc)
 {
-  size_t M = q->M;
   double delta = q->delta, s2 = q->noise_sd * q->noise_sd;
   double log1md = log1p (-delta), logd = log (delta), c = log1md - logd;
   cross_cov (q, duel, b, ws);
-  latent_moments (q, b, ws);
+  _sg_svgp_latent_moments (q, b, ws);
   for (size_t i = 0; i < b; i++)
     {
       double s = sqrt (ws->nu[i] + s2);
@@ -615,11 +626,7 @@ elbo_chunk (const sg_svgp *q, int duel, size_t b, double scale, int want_grad,
     }
   if (!want_grad)
     return;
-  sg_gemv (0, M, b, 1, ws->A, ws->gmu, 1, ws->gm);
-  for (size_t j = 0; j < M; j++)
-    for (size_t i = 0; i < b; i++)
-      ws->AD[j * b + i] = ws->A[j * b + i] * ws->gnu[i];
-  sg_gemm (0, 1, M, M, b, 1, ws->AD, ws->A, 1, ws->GS);
+  _sg_svgp_chunk_accumulate (q, b, ws);
   if (want_theta)
     chunk_theta_grad (q, duel, b, ws);
 }
@@ -668,8 +675,8 @@ kzz_theta_grad (const sg_svgp *q, sg_svgp_workspace *ws)
 }
 
 /* KL(N(m, L L^T) || N(0, I)). */
-static double
-whitened_kl (const sg_svgp *q)
+double
+_sg_svgp_whitened_kl (const sg_svgp *q)
 {
   size_t M = q->M;
   double kl = -(double) M;
@@ -683,9 +690,9 @@ whitened_kl (const sg_svgp *q)
 }
 
 /* Packs the gradient: likelihood parts accumulated in WS plus the KL. */
-static void
-pack_gradient (const sg_svgp *q, const elbo_acc *acc, int want_theta,
-               sg_svgp_workspace *ws, double *grad)
+void
+_sg_svgp_pack_gradient (const sg_svgp *q, double gdelta, int want_theta,
+                        sg_svgp_workspace *ws, double *grad)
 {
   size_t M = q->M, k = M, np = sg_kernel_n_params (&q->kernel);
   for (size_t j = 0; j < M; j++)
@@ -701,7 +708,7 @@ pack_gradient (const sg_svgp *q, const elbo_acc *acc, int want_theta,
         grad[k++] = g;
       }
   double delta = q->delta;
-  grad[k++] = acc->gdelta * delta * (1 - 2 * delta);
+  grad[k++] = gdelta * delta * (1 - 2 * delta);
   if (want_theta)
     kzz_theta_grad (q, ws);
   memcpy (grad + k, ws->gtheta, np * sizeof *grad);
@@ -714,7 +721,7 @@ elbo_eval (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
            size_t nb, sg_svgp_workspace *ws, int want_theta, double *elbo,
            double *grad)
 {
-  if (q == NULL || data == NULL || ws == NULL || elbo == NULL
+  if (q == NULL || data == NULL || ws == NULL || elbo == NULL || q->kernel.grouped
       || data->X == NULL || data->y == NULL || data->n == 0
       || data->dim != q->dim || ws->dim != q->dim || ws->M != q->M)
     return SG_EINVAL;
@@ -735,7 +742,7 @@ elbo_eval (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
       memset (ws->gm, 0, M * sizeof (double));
       memset (ws->GS, 0, M * M * sizeof (double));
       memset (ws->Lbar, 0, M * M * sizeof (double));
-      memset (ws->gtheta, 0, (q->dim + 1) * sizeof (double));
+      memset (ws->gtheta, 0, SG_KERNEL_MAX_PARAMS * sizeof (double));
     }
   for (size_t start = 0; start < nb; start += ws->batch)
     {
@@ -743,11 +750,11 @@ elbo_eval (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
       gather_rows (data, rows, start, b, ws);
       elbo_chunk (q, duel, b, scale, want_grad, want_theta, ws, &acc);
     }
-  double value = acc.sum_e - whitened_kl (q);
+  double value = acc.sum_e - _sg_svgp_whitened_kl (q);
   if (!isfinite (value))
     return SG_ENUMERIC;
   if (want_grad)
-    pack_gradient (q, &acc, want_theta, ws, grad);
+    _sg_svgp_pack_gradient (q, acc.gdelta, want_theta, ws, grad);
   *elbo = value;
   return SG_OK;
 }
@@ -815,12 +822,12 @@ adam_step (double *params, const double *grad, double *m1, double *m2,
 }
 
 static int
-train_loop (sg_svgp *work, const sg_svgp_data *data,
+train_loop (sg_svgp *work, size_t n, _sg_svgp_elbo_fn elbo_fn, void *user,
             const sg_svgp_train_options *opt, size_t b, gsl_rng *rng,
             const sg_progress *progress, sg_svgp_workspace *ws, double *buf,
             size_t *perm)
 {
-  size_t n = data->n, np = sg_svgp_n_params (work);
+  size_t np = sg_svgp_n_params (work);
   size_t k_eta = work->M + n_lower (work->M);
   double *params = buf, *grad = buf + np, *m1 = buf + 2 * np, *m2 = buf + 3 * np;
   size_t iterations = opt->iterations;
@@ -839,7 +846,7 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
         return SG_ECANCELLED;
       const size_t *rows = next_batch (perm, n, b, &pos, rng);
       double e;
-      int status = elbo_eval (work, data, rows, b, ws, learn_kernel && t > warmup, &e, grad);
+      int status = elbo_fn (work, rows, b, user, ws, learn_kernel && t > warmup, &e, grad);
       if (status != SG_OK || !sg_all_finite (grad, np))
         return SG_ENUMERIC;
       if (opt->fix_delta)
@@ -856,10 +863,60 @@ train_loop (sg_svgp *work, const sg_svgp_data *data,
         return status == SG_ENOMEM ? SG_ENOMEM : SG_ENUMERIC;
     }
   work->iterations = iterations;
-  int status = sg_svgp_elbo (work, data, NULL, 0, ws, &work->elbo, NULL);
+  int status = elbo_fn (work, NULL, n, user, ws, 0, &work->elbo, NULL);
   if (status == SG_OK)
     status = sg_progress_report (progress, 1.0);
   return status;
+}
+
+int
+_sg_svgp_train_options_ok (const sg_svgp_train_options *opt)
+{
+  return opt->batch > 0 && opt->iterations > 0 && opt->learning_rate > 0
+         && opt->warmup_fraction >= 0 && opt->warmup_fraction <= 1;
+}
+
+sg_status
+_sg_svgp_train_with (sg_svgp *q, size_t n, _sg_svgp_elbo_fn elbo_fn, void *user,
+                     const sg_svgp_train_options *opt, gsl_rng *rng,
+                     const sg_progress *progress, sg_svgp_workspace *ws)
+{
+  if (n == 0 || !_sg_svgp_train_options_ok (opt))
+    return SG_EINVAL;
+  size_t b = opt->batch;
+  if (b > n)
+    b = n;
+  if (b > ws->batch && b < n)
+    return SG_EINVAL;
+  size_t np = sg_svgp_n_params (q);
+  double *buf = malloc (4 * np * sizeof *buf);
+  size_t *perm = malloc (n * sizeof *perm);
+  sg_svgp work;
+  int status = buf && perm ? _sg_svgp_copy (&work, q) : SG_ENOMEM;
+  if (status != SG_OK)
+    {
+      free (buf);
+      free (perm);
+      return status;
+    }
+  status = train_loop (&work, n, elbo_fn, user, opt, b, rng, progress, ws, buf, perm);
+  free (buf);
+  free (perm);
+  if (status != SG_OK)
+    {
+      sg_svgp_clear (&work);
+      return status;
+    }
+  sg_svgp_clear (q);
+  *q = work;
+  return SG_OK;
+}
+
+static int
+labels_elbo (const sg_svgp *q, const size_t *rows, size_t nb, void *user,
+             sg_svgp_workspace *ws, int want_theta, double *elbo, double *grad)
+{
+  return elbo_eval (q, user, rows, nb, ws, want_theta, elbo, grad);
 }
 
 sg_status
@@ -872,38 +929,10 @@ sg_svgp_train (sg_svgp *q, const sg_svgp_data *data,
     sg_svgp_train_options_default (&defaults);
   const sg_svgp_train_options *opt = opt_in ? opt_in : &defaults;
   if (q == NULL || rng == NULL || ws == NULL || sg_svgp_data_check (data) != SG_OK
-      || data->dim != q->dim || ws->dim != q->dim || ws->M != q->M
-      || opt->batch == 0 || opt->iterations == 0 || !(opt->learning_rate > 0)
-      || !(opt->warmup_fraction >= 0 && opt->warmup_fraction <= 1))
+      || data->dim != q->dim || ws->dim != q->dim || ws->M != q->M)
     return SG_EINVAL;
-  size_t n = data->n;
-  size_t b = opt->batch;
-  if (b > n)
-    b = n;
-  if (b > ws->batch && b < n)
-    return SG_EINVAL;
-  size_t np = sg_svgp_n_params (q);
-  double *buf = malloc (4 * np * sizeof *buf);
-  size_t *perm = malloc (n * sizeof *perm);
-  sg_svgp work;
-  int status = buf && perm ? svgp_copy (&work, q) : SG_ENOMEM;
-  if (status != SG_OK)
-    {
-      free (buf);
-      free (perm);
-      return status;
-    }
-  status = train_loop (&work, data, opt, b, rng, progress, ws, buf, perm);
-  free (buf);
-  free (perm);
-  if (status != SG_OK)
-    {
-      sg_svgp_clear (&work);
-      return status;
-    }
-  sg_svgp_clear (q);
-  *q = work;
-  return SG_OK;
+  return _sg_svgp_train_with (q, data->n, labels_elbo, (void *) data, opt, rng,
+                              progress, ws);
 }
 
 sg_status
@@ -1072,10 +1101,14 @@ predict_rows (const sg_svgp *q, const double *Xs, const double *Xs2,
       predict_factors (q, nb, &w);
       for (size_t i = 0; i < nb; i++)
         {
-          double prior = q->kernel.variance;
+          const double *x = X + i * d;
+          double prior = sg_kernel_eval (&q->kernel, x, x);
           if (Xs2)
-            prior = 2 * prior - 2 * sg_kernel_eval (&q->kernel, X + i * d,
-                                                    Xs2 + (start + i) * d);
+            {
+              const double *x2 = Xs2 + (start + i) * d;
+              prior += sg_kernel_eval (&q->kernel, x2, x2)
+                       - 2 * sg_kernel_eval (&q->kernel, x, x2);
+            }
           double v = block_cov (q, &w, nb, i, i, prior);
           var[start + i] = v > 0 ? v : 0;
         }
@@ -1180,10 +1213,12 @@ sg_svgp_summaries (const sg_svgp *q, const double *Xs, size_t ns,
       predict_factors (q, cols, &w);
       double vr = 0;
       if (x_ref)
-        vr = fmax (block_cov (q, &w, cols, nb, nb, q->kernel.variance), 0);
+        vr = fmax (block_cov (q, &w, cols, nb, nb, sg_kernel_eval (&q->kernel, x_ref, x_ref)),
+                   0);
       for (size_t j = 0; j < nb; j++)
         {
-          double v = fmax (block_cov (q, &w, cols, j, j, q->kernel.variance), 0);
+          const double *x = P + j * d;
+          double v = fmax (block_cov (q, &w, cols, j, j, sg_kernel_eval (&q->kernel, x, x)), 0);
           fill_summary (q, mu[j], v, z, &out[start + j]);
           if (!x_ref)
             continue;

@@ -84,8 +84,10 @@ typedef struct {
 #define SG_SVGP_JITTER 1e-6
 
 /* Initialises Q with q(v) = N(0, I) (q(u) = the prior), the given kernel,
- * inducing inputs Z (M x kernel->dim, copied), noise sd and delta.
- * SG_EINVAL for bad sizes / values (a grouped kernel, M = 0, delta outside (0, 1/2),
+ * inducing inputs Z (M x kernel->dim, copied), noise sd and delta. The
+ * kernel may be grouped (sg-kernel.h: inducing points then carry a group
+ * coordinate, e.g. -1 for the population part; sg-svgp-rows.h).
+ * SG_EINVAL for bad sizes / values (a kernel variance of 0, M = 0, delta outside (0, 1/2),
  * noise_sd <= 0, non-finite Z), SG_ENOTPD if k(Z, Z) cannot be factorised
  * (duplicate inducing points are tolerated through the jitter ladder of
  * sg_cholesky), SG_ENOMEM. Q is untouched on failure. */
@@ -125,7 +127,7 @@ void sg_svgp_workspace_free (sg_svgp_workspace *ws);
  * which is the exact ELBO when all rows are used. GRAD (may be NULL;
  * sg_svgp_n_params entries) receives its gradient in the packed
  * coordinates. SG_EINVAL for mismatched sizes / a workspace made for
- * another M or dim. */
+ * another M or dim, or a grouped kernel (studies: sg-svgp-rows.h). */
 sg_status sg_svgp_elbo (const sg_svgp *q, const sg_svgp_data *data,
                         const size_t *rows, size_t nb, sg_svgp_workspace *ws,
                         double *elbo, double *grad);
