@@ -560,7 +560,8 @@ typedef enum {
   SG_BO_ACQ_TARGET_NONE = 0,
   SG_BO_ACQ_TARGET_DUEL,     /* config.acquisition of h = f(x) - f(x_r)    */
   SG_BO_ACQ_TARGET_NUMERIC,  /* config.numeric_acquisition (mixed values)  */
-  SG_BO_ACQ_TARGET_SAFE,     /* safe UCB of f(x) (safe mode)               */
+  SG_BO_ACQ_TARGET_SAFE,     /* safe mode: the safe UCB of f(x), or the
+                                SafeOpt rule's interval width             */
   SG_BO_ACQ_TARGET_BALD,     /* BALD of the label at x (active mode)       */
   SG_BO_ACQ_TARGET_QEUBO,    /* qEUBO of the set {options found before x,
                                 x}: the last step of the greedy search    */
@@ -573,7 +574,8 @@ typedef struct {
   sg_bo_acq_target target;   /* which acquisition was maximised            */
   const char *name;          /* "dueling UCB", "EIIG", "EPI", "Thompson",
                                 "qEUBO", "HB-EI", "HB-UCB", "DTS", "MUC",
-                                "UCB", "EI", "safe UCB" or "BALD" (static) */
+                                "UCB", "EI", "safe UCB", "SafeOpt" or
+                                "BALD" (static)                            */
   double x[SG_BO_MAX_DIM];   /* its maximiser (the proposed x; for qEUBO
                                 the last option added)                     */
   double value;              /* the value there (query.acquisition; NaN
@@ -599,7 +601,13 @@ sg_status sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
 /* P(f(x) >= config.threshold) at B points (001 sec. 5.2.3; the h of safe
  * mode), as the fraction of the same joint samples at or above h, so its
  * value at the proposal is query.prob_safe. Any mode; same errors. With
- * the two-GP surrogate: the classifier's P(f_c(x) >= 0) (its samples). */
+ * the two-GP surrogate: the classifier's P(f_c(x) >= 0) (its samples).
+ * With safe mode's SafeOpt rule: its P(safe), the Gaussian remainder
+ * integrated over every latent sample; and sg_bo_acquisition_at gives the
+ * rule's interval width u - l at the settings it would take as
+ * maximisers, or as expanders wider than every maximiser (judged against
+ * the points among XS it deems unsafe), -inf elsewhere, with the answers
+ * as they were at the proposal. */
 sg_status sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                                const sg_progress *progress, double *out);
 
