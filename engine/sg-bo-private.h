@@ -42,14 +42,16 @@ typedef struct {
 
 struct sg_bo {
   sg_bo_config cfg;      /* cfg.prior points into prior_buf, cfg.candidates
-                            into cand_buf                                 */
+                            into cand_buf; its kernel is the loop's own   */
   double *prior_buf;
   double *cand_buf;      /* the candidate set (NULL: the whole box)        */
-  sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf  */
+  sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf,
+                            a kernel of the loop's own                     */
   double *hyper_buf;
   /* The hyperparameters the model of the last proposal used: HYPER, but
    * for safe mode's SafeOpt rule with its mean, variance floor and
-   * lengthscale caps (sg-bo-safe.c); arrays borrowed from HYPER. */
+   * lengthscale caps (sg-bo-safe.c); a kernel of its own, the latent
+   * part's arrays borrowed from HYPER. */
   sg_hyper model_hyper;
   sg_data data;
   answer_record *log;
@@ -150,10 +152,9 @@ int _sg_bo_safe_rule_on (const sg_bo *bo);
  * variance (sg-bo.h, "Safe mode"). */
 double _sg_bo_safe_lengthscale_cap (const sg_bo *bo, size_t j);
 double _sg_bo_safe_variance_floor (const sg_bo *bo);
-/* OUT: the model's hyperparameters from IN (arrays borrowed); INFO's
+/* H (a copy of the current hyperparameters) made the model's; INFO's
  * hyperparameter fields say what changed. */
-void _sg_bo_safe_model_hyper (const sg_bo *bo, const sg_hyper *in, sg_hyper *out,
-                              sg_bo_safe_info *info);
+void _sg_bo_safe_model_hyper (const sg_bo *bo, sg_hyper *h, sg_bo_safe_info *info);
 /* A safe-mode refit: the mean fixed at h, the variance and lengthscale
  * bounds into SPEC, H moved inside them. */
 void _sg_bo_safe_fit_spec (const sg_bo *bo, sg_fit_spec *spec, sg_hyper *h);

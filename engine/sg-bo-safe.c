@@ -97,24 +97,22 @@ _sg_bo_safe_variance_floor (const sg_bo *bo)
 }
 
 void
-_sg_bo_safe_model_hyper (const sg_bo *bo, const sg_hyper *in, sg_hyper *out,
-                         sg_bo_safe_info *info)
+_sg_bo_safe_model_hyper (const sg_bo *bo, sg_hyper *h, sg_bo_safe_info *info)
 {
   const sg_bo_config *c = &bo->cfg;
   double floor = _sg_bo_safe_variance_floor (bo);
-  *out = *in;
   info->adjusted = 0;
   memset (info->capped, 0, sizeof info->capped);
   /* far from every measurement f returns to its prior mean: at h, the
    * model can say neither safe nor unsafe there (P = 1/2) */
-  if (out->mean != c->threshold)
+  if (h->mean != c->threshold)
     info->adjusted |= SG_BO_SAFE_MEAN_AT_THRESHOLD;
-  out->mean = c->threshold;
+  h->mean = c->threshold;
   /* f may fall from any measured value to h: its prior sd reaches the
    * largest distance of a measured value from h */
-  if (out->kernel.variance < floor)
+  if (h->kernel.variance < floor)
     {
-      out->kernel.variance = floor;
+      h->kernel.variance = floor;
       info->adjusted |= SG_BO_SAFE_VARIANCE_RAISED;
     }
   info->variance_floor = floor;
@@ -122,17 +120,17 @@ _sg_bo_safe_model_hyper (const sg_bo *bo, const sg_hyper *in, sg_hyper *out,
     {
       double cap = _sg_bo_safe_lengthscale_cap (bo, j);
       info->lengthscale_cap[j] = cap;
-      if (out->kernel.lengthscales[j] > cap)
+      if (h->kernel.lengthscales[j] > cap)
         {
-          out->kernel.lengthscales[j] = cap;
+          h->kernel.lengthscales[j] = cap;
           info->capped[j] = 1;
         }
       if (c->kind[j] == SG_DIM_INTEGER)  /* a step of one stays in reach */
-        out->kernel.lengthscales[j] = fmax (out->kernel.lengthscales[j], 2.0);
+        h->kernel.lengthscales[j] = fmax (h->kernel.lengthscales[j], 2.0);
     }
-  info->mean = out->mean;
-  info->variance = out->kernel.variance;
-  memcpy (info->lengthscales, out->kernel.lengthscales, c->dim * sizeof (double));
+  info->mean = h->mean;
+  info->variance = h->kernel.variance;
+  memcpy (info->lengthscales, h->kernel.lengthscales, c->dim * sizeof (double));
 }
 
 /* ---- The refit: bounds, and the conservative end of a poor fit ------------- */
@@ -164,14 +162,15 @@ _sg_bo_safe_fit_spec (const sg_bo *bo, sg_fit_spec *spec, sg_hyper *h)
     }
 }
 
-/* The log evidence of H with lengthscale J set to L (others as H). */
+/* The log evidence of H with lengthscale J set to L (H as it was after). */
 static int
-evidence_with (sg_evidence_fn eval, void *ctx, const sg_hyper *h, size_t j, double l,
-               double *value)
+evidence_with (sg_evidence_fn eval, void *ctx, sg_hyper *h, size_t j, double l, double *value)
 {
-  sg_hyper t = *h;
-  t.kernel.lengthscales[j] = l;
-  return eval (&t, ctx, value, NULL);
+  double keep = h->kernel.lengthscales[j];
+  h->kernel.lengthscales[j] = l;
+  int status = eval (h, ctx, value, NULL);
+  h->kernel.lengthscales[j] = keep;
+  return status;
 }
 
 int
@@ -180,19 +179,18 @@ _sg_bo_safe_profile (sg_bo *bo, sg_evidence_fn eval, void *ctx, double best_log_
 {
   const sg_bo_config *c = &bo->cfg;
   sg_bo_safe_fit *fit = &bo->safe_fit;
-  sg_hyper fitted = *h;
+  double chosen[SG_BO_MAX_DIM];
   memset (fit, 0, sizeof *fit);
-  fit->valid = 1;
   fit->log_evidence = best_log_evidence;
   for (size_t j = 0; j < c->dim; j++)
     {
-      double lhat = fitted.kernel.lengthscales[j], l0 = default_lengthscale (bo, j), v;
-      fit->fitted[j] = lhat;
+      double lhat = h->kernel.lengthscales[j], l0 = default_lengthscale (bo, j), v;
+      fit->fitted[j] = chosen[j] = lhat;
       if (c->kind[j] == SG_DIM_CATEGORICAL || !(lhat > 1.01 * l0))
         continue;  /* as short as the assumption, or shorter: the data say so */
       int status = sg_progress_report (progress, (double) j / (double) c->dim);
       if (status == SG_OK)
-        status = evidence_with (eval, ctx, &fitted, j, l0, &v);
+        status = evidence_with (eval, ctx, h, j, l0, &v);
       if (status != SG_OK)
         return status;
       double lo = l0, hi = lhat;  /* the interval's end lies in [lo, hi] */
@@ -200,7 +198,7 @@ _sg_bo_safe_profile (sg_bo *bo, sg_evidence_fn eval, void *ctx, double best_log_
         for (int k = 0; k < SAFE_PROFILE_STEPS; k++)
           {
             double mid = sqrt (lo * hi);
-            status = evidence_with (eval, ctx, &fitted, j, mid, &v);
+            status = evidence_with (eval, ctx, h, j, mid, &v);
             if (status != SG_OK)
               return status;
             if (v >= best_log_evidence - SAFE_PROFILE_DROP)
@@ -210,10 +208,13 @@ _sg_bo_safe_profile (sg_bo *bo, sg_evidence_fn eval, void *ctx, double best_log_
           }
       else
         hi = l0;
-      /* the shortest lengthscale the evidence does not reject at 95 % */
-      h->kernel.lengthscales[j] = hi;
+      /* the shortest lengthscale the evidence does not reject at 95 %, the
+       * others held at the fit */
+      chosen[j] = hi;
       fit->shortened[j] = hi < lhat;
     }
+  memcpy (h->kernel.lengthscales, chosen, c->dim * sizeof *chosen);
+  fit->valid = 1;
   return SG_OK;
 }
 

@@ -74,6 +74,7 @@ test_config (void)
   g_assert_cmpint (sg_bo_safe_rule_parse ("penalty", &r), ==, SG_OK);
   g_assert_cmpint (r, ==, SG_BO_SAFE_PENALTY);
   g_assert_cmpint (sg_bo_safe_rule_parse ("bold", &r), ==, SG_EINVAL);
+  sg_bo_config_clear (&c);
   /* the resolution the rule uses: configured, at least half an integer
    * step and 0.5 % of a continuous range, none for levels */
   safe_config (&c, 3);
@@ -85,6 +86,7 @@ test_config (void)
   g_assert_cmpfloat (sg_bo_safe_resolution (&c, 2), ==, 0);
   c.resolution[0] = 0;
   g_assert_cmpfloat (sg_bo_safe_resolution (&c, 0), ==, 0.05);
+  sg_bo_config_clear (&c);
 }
 
 /* Runs the rule for N answers on BUMP in DIM dimensions and checks every
@@ -158,6 +160,7 @@ test_proposals (void)
       c.refit_every = 4;
       c.seed = 3 + dim;
       g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      sg_bo_config_clear (&c);
       int unsafe = 0;
       for (size_t k = 0; k < 12; k++)
         {
@@ -192,6 +195,7 @@ test_hyperparameters (void)
   c.prior.kernel.lengthscales[0] = 8;    /* longer than the data span */
   c.prior.kernel.lengthscales[1] = 0.4;  /* shorter than its cap */
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  sg_bo_config_clear (&c);
   double x0[2] = { 5, 5 }, x1[2] = { 8, 5 };
   g_assert_cmpint (sg_bo_answer_value (bo, x0, 4), ==, SG_OK);
   g_assert_cmpint (sg_bo_answer_value (bo, x1, 3.9), ==, SG_OK);
@@ -246,6 +250,7 @@ test_failures (void)
   safe_config (&c, 1);
   c.resolution[0] = 0.1;
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  sg_bo_config_clear (&c);
   double x0 = 5, x1 = 6;
   g_assert_cmpint (sg_bo_answer_value (bo, &x0, 1.0), ==, SG_OK);
   g_assert_cmpint (sg_bo_answer_value (bo, &x1, 1.2), ==, SG_OK);
@@ -305,6 +310,7 @@ test_exhausted (void)
   safe_config (&c, 1);
   c.resolution[0] = 0.2;
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  sg_bo_config_clear (&c);
   double x0 = 5, a = 4.7, b = 5.3;
   g_assert_cmpint (sg_bo_answer_value (bo, &x0, 0.05), ==, SG_OK);
   g_assert_cmpint (sg_bo_answer_invalid (bo, &a), ==, SG_OK);
@@ -344,6 +350,7 @@ test_kinds (void)
   g_assert_cmpint (sg_bo_config_set_kind (&c, 2, SG_DIM_PERIODIC), ==, SG_OK);
   sg_bo *bo = NULL;
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  sg_bo_config_clear (&c);
   int integer_moved = 0;
   for (int it = 0; it < 10; it++)
     {
@@ -380,6 +387,7 @@ test_surrogates (void)
       safe_config (&c, 1);
       c.surrogate = kinds[k];
       g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      sg_bo_config_clear (&c);
       int unsafe = run_checked (bo, 1, 8);
       g_test_message ("%s: %d unsafe of %zu", sg_bo_surrogate_name (kinds[k]), unsafe,
                       sg_bo_n_answers (bo));
@@ -391,6 +399,7 @@ test_surrogates (void)
   safe_config (&c, 1);
   c.surrogate = SG_BO_SURROGATE_TWO_GP;
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  sg_bo_config_clear (&c);
   double x0 = 5;
   g_assert_cmpint (sg_bo_answer_value (bo, &x0, 1.0), ==, SG_OK);
   sg_bo_query q;
@@ -412,6 +421,7 @@ test_penalty_rule (void)
   c.safe_rule = SG_BO_SAFE_PENALTY;
   c.safe_probability = 0.7;
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+  sg_bo_config_clear (&c);
   double x0 = 5;
   g_assert_cmpint (sg_bo_answer_value (bo, &x0, 1.0), ==, SG_OK);
   sg_bo_query q;

@@ -146,8 +146,10 @@ do_run (const char *pname, const method *m, unsigned seed, size_t evals, run *r)
   sg_problem *p = NULL;
   sg_bo_config c;
   sg_bo *bo = NULL;
+  memset (&c, 0, sizeof c);
   int ok = sg_problem_new (pname, seed, &p) == SG_OK && configure (p, m, seed, &c)
            && sg_bo_new (&c, &bo) == SG_OK;
+  sg_bo_config_clear (&c);
   double t0 = cpu_now ();
   int trace = getenv ("BENCH_SAFE_TRACE") != NULL;
 
