@@ -9,6 +9,7 @@
 #include "skewgp-study.h"
 
 #include "sb-ask-tell.h"
+#include "sb-setting.h"
 #include "sb-candidates.h"
 #include "sb-consistency.h"
 #include "sb-experiment-templates.h"
@@ -719,13 +720,13 @@ new_argv (int argc, char **argv)
 /* ---- ask ------------------------------------------------------------------- */
 
 static void
-print_question (const SbPendingQuestion *q, const SbExperiment *exp)
+print_question (const SbQuestion *q, const SbExperiment *exp)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
   skewgp_add_int (b, "question", (gint64) q->id);
-  skewgp_add_string (b, "kind", sb_pending_kind_to_string (q->kind));
+  skewgp_add_string (b, "kind", sb_question_kind_to_string (q->kind));
   json_builder_set_member_name (b, "options");
   json_builder_begin_array (b);
   for (guint i = 0; i < q->n_options; i++)
@@ -770,7 +771,7 @@ print_done (SbSession *session)
 static gboolean
 print_if_settled (SbSession *session)
 {
-  const SbPendingQuestion *q = sb_ask_tell_current (session);
+  const SbQuestion *q = sb_ask_tell_current (session);
 
   if (q != NULL)
     print_question (q, sb_session_get_experiment (session));
@@ -826,7 +827,7 @@ run_ask (const char *path, double repeat_rate, SbStudy *study, const char *code,
 {
   g_autoptr (SbSession) session = load_session (path, error);
   g_autoptr (SbFileLock) lock = NULL;
-  const SbPendingQuestion *q;
+  const SbQuestion *q;
   GError *err = NULL;
 
   /* Reading needs no lock: asking again for the open question works while
@@ -956,7 +957,7 @@ run_status (const char *path, const char *participant, GError **error)
 {
   g_autoptr (SbSession) session = load_session (path, error);
   const SbExperiment *exp;
-  const SbPendingQuestion *open;
+  const SbQuestion *open;
   GError *err = NULL;
 
   if (session == NULL)

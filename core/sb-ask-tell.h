@@ -1,46 +1,43 @@
-/* sb-ask-tell.h — a study driven from outside the window: ask for the
- * next question, tell the answer (the `skewgp ask` / `skewgp tell`
- * protocol, usable by any lab script).
+/* sb-ask-tell.h — the question protocol on a session: make a question,
+ * open it, answer it, record the answer. Every client is a thin layer
+ * over these calls: the window's campaign (sb-campaign.h, whose proposals
+ * the worker computes), `skewgp ask` / `skewgp tell`, any lab script
+ * through them, and the study server for each participant's session.
  *
- * Everything lives in the session file, the one the app saves and opens:
- * the question asked and not yet answered is the session's pending
- * question (sb-session.h), so asking again gives the same question, and
- * an answer names the question it answers by its id. An answer to another
- * question (answered already, never asked, or out of date because the log
- * changed since) is refused and changes nothing.
+ * Everything lives in the session file: the question asked and not yet
+ * answered is the session's open question (sb-session.h), stored the same
+ * way whoever asked it, so asking again gives the same question, any
+ * client can answer it, and an answer names the question it answers by
+ * its id. Ids come from one sequence per session (1, 2, ...), never
+ * reused, whoever asks. An answer to another question (answered already,
+ * never asked, or out of date because the log changed since) is refused
+ * and changes nothing (SB_QUESTION_ERROR_STALE); a client that retries an
+ * answer that was recorded (its reply lost) can recognise it with
+ * sb_ask_tell_is_recorded.
  *
- * Question kinds:
- *   duel     two options; option 0 is the current best (a), option 1 the
- *            new candidate (b); answered by {"chosen": 0 or 1} (the index
- *            into the options, whatever order they were shown in), or by
- *            {"tie": true} ("about the same") when the experiment allows
- *            ties;
- *   choice   k options (the experiment's "options"), the campaign's
- *            (SbQuestion in sb-jobs.h: the engine's duel and k - 2
- *            space-filling settings); answered by {"chosen": i}, i < k;
- *   ranking  k options as for a choice; answered by {"ranking": [i, ...]},
- *            every option once, best first;
- *   value    one option, the setting to measure (mixed and safe mode);
- *            answered by {"value": y} or {"failed": true}. A failed
- *            setting is an observation of the model in both modes (001
- *            eq. 40's non-valid factor): below the safety threshold in
- *            safe mode, below the failure level in mixed mode (the
- *            experiment's "threshold"; sg_bo_answer_invalid).
- * The options are presented in SHOWN_ORDER, a random permutation seeded by
- * the experiment's seed and the question id (sb_shuffle_order), so the
+ * Question kinds and answers: sb-question.h. The options are presented in
+ * the question's shown order, a random permutation seeded by the
+ * experiment's seed and the question id (sb_question_shuffle), so the
  * place of the current best is balanced and reproducible; it is recorded
- * with the answer. A confidence is kept with duels and choices (the
- * session refuses it on ties and rankings).
+ * with the answer, with the response time and confidence when given.
+ *
+ * Repeats (a study's "repeat_rate", sb-consistency.h): at a rate, a
+ * question may be a past duel asked again, its options swapped and shown
+ * on the other sides, instead of the engine's proposal; a repeat is an
+ * ordinary duel question and counts against the budget like any answer.
  *
  * Writers: whoever changes the file (creating it, storing a new question,
  * recording an answer) holds its write lock (sb_session_lock_file) for the
  * whole read-modify-write; a second writer is refused, naming the holder.
  *
- * No GTK; the proposals run synchronously on the calling thread.
+ * No GTK; sb_ask_tell_ask runs the engine synchronously on the calling
+ * thread.
  */
 #pragma once
 
 #include "sb-file-lock.h"
+#include "sb-jobs.h"
+#include "sb-question.h"
 #include "sb-recommend.h"
 #include "sb-session.h"
 
@@ -48,64 +45,41 @@
 
 G_BEGIN_DECLS
 
-#define SB_ASK_TELL_ERROR (sb_ask_tell_error_quark ())
-GQuark sb_ask_tell_error_quark (void);
-typedef enum {
-  SB_ASK_TELL_ERROR_STALE,        /* the answer is not for the open question  */
-  SB_ASK_TELL_ERROR_UNSUPPORTED,  /* an answer no question kind asks for yet  */
-  SB_ASK_TELL_ERROR_INVALID,      /* an answer that does not fit the question */
-  SB_ASK_TELL_ERROR_DONE,         /* the budget is used: nothing to ask       */
-} SbAskTellError;
-
-typedef enum {
-  SB_ANSWER_CHOSEN = 0,  /* duels: the preferred option            */
-  SB_ANSWER_VALUE,       /* value questions: the measured value    */
-  SB_ANSWER_FAILED,      /* value questions: the setting failed    */
-  SB_ANSWER_TIE,         /* duels that allow ties: about the same  */
-  SB_ANSWER_RANKING,     /* rankings: the options, best first      */
-} SbAnswerKind;
-
-typedef struct {
-  guint64 question;          /* the id of the question answered */
-  SbAnswerKind kind;
-  guint chosen;              /* SB_ANSWER_CHOSEN */
-  guint n_ranked;            /* SB_ANSWER_RANKING: the length of RANKING */
-  guint ranking[SB_MAX_OPTIONS];
-  double value;              /* SB_ANSWER_VALUE  */
-  gboolean has_response_time;
-  double response_time;      /* seconds, >= 0 */
-  sg_confidence confidence;  /* SG_CONFIDENCE_NONE when not given */
-} SbAnswer;
-
-/* Reads an answer document
- *   {"question": ID, "answer": {"chosen": i} | {"value": y} | {"failed": true}
- *                            | {"tie": true} | {"ranking": [i, ...]},
- *    "response_time"?: seconds,
- *    "confidence"?: "weak" | "normal" | "strong"}
- * Unknown members are refused. FALSE with ERROR (SB_ASK_TELL_ERROR_INVALID)
- * naming the member otherwise. */
-gboolean sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error);
-
 /* TRUE when the experiment's budget of answers is used. */
 gboolean sb_ask_tell_is_done (SbSession *session);
 
-/* The pending question while it can still be answered (nothing was added
+/* The open question while it can still be answered (nothing was added
  * to the log since it was asked), else NULL. */
-const SbPendingQuestion *sb_ask_tell_current (SbSession *session);
+const SbQuestion *sb_ask_tell_current (SbSession *session);
+
+/* Opens Q (its kind and options set; a repeat also its shown order and
+ * repeat_of) as SESSION's next question: the next id, the time, the log's
+ * length and, unless it is a repeat, its shuffled shown order; stored as
+ * the open question and saved. The stored question, or NULL with ERROR
+ * (sb_question_check refused it: nothing changed; or the save failed: it
+ * is open in memory, sb_ask_tell_current). */
+const SbQuestion *sb_ask_tell_open (SbSession *session, SbQuestion *q, GError **error);
+/* Q = PROPOSAL's options as a question (a duel's A and B, a value
+ * question's B, a choice's or ranking's k options). */
+void sb_ask_tell_from_proposal (const SbProposal *proposal, SbQuestion *q);
+/* The repeat policy: TRUE when SESSION's next question repeats a past
+ * duel at REPEAT_RATE (0 .. 1); Q is then that repeat (kind, options,
+ * shown order, repeat_of). */
+gboolean sb_ask_tell_pick_repeat (SbSession *session, double repeat_rate, SbQuestion *q);
 
 /* The current question; when there is none, proposes the next one from
  * the log (refitting the hyperparameters first when the engine's schedule
- * asks for it, as the window does), stores it as the pending question and
- * saves the session. NULL with ERROR: SB_ASK_TELL_ERROR_DONE when the
- * budget is used, SB_ENGINE_ERROR when the engine failed, a session error
- * when saving failed. */
-const SbPendingQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
+ * asks for it, as the window does), opens it and saves the session. NULL
+ * with ERROR: SB_QUESTION_ERROR_DONE when the budget is used,
+ * SB_ENGINE_ERROR when the engine failed, a session error when saving
+ * failed. */
+const SbQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
 /* The same, with repeated pairs scheduled at REPEAT_RATE (0 .. 1): a
  * question may be a past duel asked again, its options swapped and shown
  * on the other sides, instead of the engine's proposal
  * (sb_consistency_pick_repeat; a study's "repeat_rate"). A repeat is an
  * ordinary duel question and counts against the budget like any answer. */
-const SbPendingQuestion *sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate,
+const SbQuestion *sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate,
                                                        GError **error);
 
 /* A proposer of duels from outside the session's own model (a
@@ -116,21 +90,24 @@ typedef gboolean (*SbAskProposer) (SbSession *session, gpointer user_data, doubl
                                    double *b, gboolean *declined, GError **error);
 /* sb_ask_tell_ask_with_repeats with PROPOSER asked first whenever a new
  * question is proposed (not for an open question, a repeat or a used
- * budget); the question is stored as the pending one exactly as the
+ * budget); the question is opened exactly as the
  * session's own. */
-const SbPendingQuestion *sb_ask_tell_ask_with_proposer (SbSession *session, double repeat_rate,
+const SbQuestion *sb_ask_tell_ask_with_proposer (SbSession *session, double repeat_rate,
                                                         SbAskProposer proposer,
                                                         gpointer user_data, GError **error);
 
-/* Records ANSWER to the pending question and saves: the log entry it
- * maps to (see above) with the question id, the order shown, and the
+/* Records ANSWER to the open question and saves: the log entry it maps to
+ * (sb_answer_to_entry) with the question id, the order shown, and the
  * response time and confidence when given; the question is closed in the
  * same save. FALSE with ERROR and nothing changed when ANSWER is for
- * another question (SB_ASK_TELL_ERROR_STALE), does not fit it (_INVALID,
- * e.g. a ranking that is not a permutation of the options) or is a kind
- * of answer the question does not ask for (_UNSUPPORTED: a tie where
- * ties are not allowed, a ranking of a choice question, ...). */
+ * another question (SB_QUESTION_ERROR_STALE), does not fit it (_INVALID,
+ * _UNSUPPORTED, sb-question.h) or breaks a rule of the log
+ * (SB_SESSION_ERROR_INVALID, e.g. a confidence on a tie). */
 gboolean sb_ask_tell_tell (SbSession *session, const SbAnswer *answer, GError **error);
+/* TRUE when ANSWER's question was answered and the log holds exactly
+ * ANSWER for it (sb_answer_matches_entry): a retry of an answer already
+ * recorded. */
+gboolean sb_ask_tell_is_recorded (SbSession *session, const SbAnswer *answer);
 
 /* The recommendation after replaying the log (SbRecommendation,
  * sb-recommend.h). Takes a snapshot of SESSION (sb_job_input_new) and computes the

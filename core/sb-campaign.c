@@ -3,6 +3,7 @@
 
 #include "sb-campaign.h"
 
+#include "sb-ask-tell.h"
 #include "sb-consistency.h"
 #include "sb-file-lock.h"
 #include "sb-session-history.h"
@@ -23,7 +24,9 @@ struct _SbCampaign
   guint reload_source;
   SbWorker *worker;
   SbCampaignState state;
-  SbQuestion *latest;        /* the last model result (owns its model)   */
+  SbProposal *latest;        /* the last model result (owns its model)   */
+  guint64 open_id;           /* the session's open question on screen, 0: none */
+  gboolean latest_opened;    /* latest went on screen as the open question */
   gint64 asked_at;           /* monotonic time the question went on screen */
   gboolean waiting_for_disk; /* latest is ready, its answer not on disk  */
   guint computing_n_log;     /* the log length the running proposal answers */
@@ -178,10 +181,66 @@ fit_finished (SbCampaign *self, const SbFitResult *fit)
 
 /* ---- Questions --------------------------------------------------------- */
 
-/* The latest result becomes the question on screen. */
+/* P's options and shown order become those of the open question OPEN
+ * (one asked elsewhere, or a repeat of a past duel): the model, the best
+ * and the plots stay the engine's. */
+static void
+show_open_question (SbProposal *p, const SbQuestion *open)
+{
+  gsize size = p->dim * sizeof (double);
+  gboolean same = open->kind == p->kind && open->n_options == p->n_options;
+
+  for (guint i = 0; same && i < open->n_options; i++)
+    same = memcmp (open->options[i], p->options[i], size) == 0;
+  p->kind = open->kind;
+  p->n_options = open->n_options;
+  memcpy (p->options, open->options, sizeof p->options);
+  memcpy (p->shown_order, open->shown_order, sizeof p->shown_order);
+  if (same)
+    return;
+  /* another question than the engine's: its duel, or its one setting B */
+  memcpy (p->a, open->options[0], size);
+  memcpy (p->b, open->options[open->n_options > 1 ? 1 : 0], size);
+  p->prob_better = NAN;
+  p->truth_a = p->truth_b = NAN;
+  p->has_oracle = FALSE;
+}
+
+/* The question P goes on screen as the session's open question: the one
+ * a client asked and nobody answered yet, else a new one (the engine's
+ * proposal, or at the repeat rate a past duel asked again; never a
+ * repeat for a simulated oracle, whose answer is the engine's pair's).
+ * A question this campaign opened before is superseded by P. */
+static void
+open_question (SbCampaign *self, SbProposal *p)
+{
+  const SbQuestion *open = sb_ask_tell_current (self->session);
+  g_autoptr (GError) error = NULL;
+  SbQuestion q;
+
+  if (open == NULL || open->id == self->open_id)
+    {
+      if (p->has_oracle || !sb_ask_tell_pick_repeat (self->session, self->repeat_rate, &q))
+        sb_ask_tell_from_proposal (p, &q);
+      if (sb_ask_tell_open (self->session, &q, &error) == NULL && error->domain != G_FILE_ERROR)
+        g_debug ("question not opened: %s", error->message);
+      else if (error != NULL)
+        set_string (self, &self->save_error, error->message, PROP_SAVE_ERROR);
+      open = sb_ask_tell_current (self->session);
+    }
+  self->open_id = open ? open->id : 0;
+  if (open)
+    show_open_question (p, open);
+}
+
+/* The latest result becomes the question on screen, the session's open
+ * question. */
 static void
 ask (SbCampaign *self)
 {
+  if (!self->latest_opened)
+    open_question (self, self->latest);
+  self->latest_opened = TRUE;
   self->waiting_for_disk = FALSE;
   self->asked_at = g_get_monotonic_time ();
   set_state (self, SB_CAMPAIGN_ASKING);
@@ -198,45 +257,16 @@ sb_campaign_mark_shown (SbCampaign *self)
     self->asked_at = g_get_monotonic_time ();
 }
 
-/* At the repeat rate, the duel Q becomes a past duel asked again, its
- * options swapped and shown on the other sides (sb-consistency.h); the
- * model, the best and the plots stay the engine's. Not for a simulated
- * oracle, whose answer is the engine's pair's. */
 static void
-maybe_repeat (SbCampaign *self, SbQuestion *q)
+question_computed (SbCampaign *self, const SbProposal *result)
 {
-  const SbExperiment *exp = sb_session_get_experiment (self->session);
-  g_autoptr (GPtrArray) log = NULL;
-  const SbLogEntry *e;
-  guint entry;
-
-  if (!(self->repeat_rate > 0) || q->kind != SB_QUESTION_DUEL || q->has_oracle)
-    return;
-  log = sb_session_dup_observations (self->session);
-  if (!sb_consistency_pick_repeat (exp, log, exp->seed, q->n_log + 1, self->repeat_rate, &entry))
-    return;
-  e = g_ptr_array_index (log, entry);
-  memcpy (q->a, e->b, e->dim * sizeof (double));
-  memcpy (q->b, e->a, e->dim * sizeof (double));
-  memcpy (q->options[0], q->a, e->dim * sizeof (double));
-  memcpy (q->options[1], q->b, e->dim * sizeof (double));
-  /* the old option k is the new 1 - k: the same numbers swap the sides */
-  q->shown_order[0] = e->n_shown == 2 ? e->shown_order[0] : 0;
-  q->shown_order[1] = 1 - q->shown_order[0];
-  q->prob_better = NAN;
-  q->truth_a = q->truth_b = NAN;
-}
-
-static void
-question_computed (SbCampaign *self, const SbQuestion *result)
-{
-  SbQuestion *q = g_memdup2 (result, sizeof *result);
+  SbProposal *q = g_memdup2 (result, sizeof *result);
 
   if (q->model)
     sb_model_ref (q->model);
-  maybe_repeat (self, q);
-  g_clear_pointer (&self->latest, sb_question_free);
+  g_clear_pointer (&self->latest, sb_proposal_free);
   self->latest = q;
+  self->latest_opened = FALSE;
   set_string (self, &self->error, NULL, PROP_ERROR);
 
   if (q->refit_due && self->auto_refit)
@@ -270,7 +300,7 @@ request_question (SbCampaign *self)
   sb_worker_submit (self->worker, SB_WORKER_LANE_PROPOSE, sb_job_propose,
                     sb_job_input_new (self->session),
                     (GDestroyNotify) sb_job_input_free,
-                    (GDestroyNotify) sb_question_free);
+                    (GDestroyNotify) sb_proposal_free);
 }
 
 /* ---- Worker ------------------------------------------------------------ */
@@ -283,7 +313,7 @@ on_job_finished (SbWorker *worker, guint lane, guint64 generation, gpointer resu
     {
     case SB_WORKER_LANE_PROPOSE:
       {
-        const SbQuestion *q = result;
+        const SbProposal *q = result;
         /* The generation check already dropped superseded jobs; the log
          * length guards against a log changed under a running job. */
         if (self->session && q->n_log == sb_session_get_n_observations (self->session))
@@ -387,14 +417,6 @@ on_session_saved (SbSession *session, guint n, SbCampaign *self)
   if (n >= sb_session_get_n_observations (session))
     set_string (self, &self->save_error, NULL, PROP_SAVE_ERROR);
   if (self->waiting_for_disk && log_settled (self))
-    ask (self);
-}
-
-static void
-on_session_save_failed (SbSession *session, const GError *error, SbCampaign *self)
-{
-  set_string (self, &self->save_error, error->message, PROP_SAVE_ERROR);
-  if (self->waiting_for_disk)
     ask (self);
 }
 
@@ -508,7 +530,8 @@ run_session (SbCampaign *self, SbSession *session, gboolean follow)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_set_object (&self->session, session);
   g_clear_pointer (&self->redo_entry, sb_log_entry_free);
-  g_clear_pointer (&self->latest, sb_question_free);
+  g_clear_pointer (&self->latest, sb_proposal_free);
+  self->open_id = 0;
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
   self->n_edits = session ? sb_session_get_n_edits (session) : 0;
   self->has_slice = FALSE;
@@ -522,12 +545,10 @@ run_session (SbCampaign *self, SbSession *session, gboolean follow)
       claim_file (self, session, follow);
       g_signal_connect (session, "changed", G_CALLBACK (on_session_changed), self);
       g_signal_connect (session, "saved", G_CALLBACK (on_session_saved), self);
-      g_signal_connect (session, "save-failed", G_CALLBACK (on_session_save_failed), self);
       /* An answer is on disk (written, fsynced, renamed into place)
        * before sb_campaign_answer returns: a crash or SIGKILL after a
        * key press loses no answer the campaign took. The write costs the
        * main loop a few milliseconds while the engine computes anyway. */
-      sb_session_set_save_in_background (session, FALSE);
       self->plot = sb_plot_snapshot_new_for_session (session);
       g_signal_emit (self, signals[PLOT_READY], 0, self->plot);
     }
@@ -580,14 +601,14 @@ sb_campaign_get_state (SbCampaign *self)
   return self->state;
 }
 
-const SbQuestion *
+const SbProposal *
 sb_campaign_get_question (SbCampaign *self)
 {
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
   return self->state == SB_CAMPAIGN_ASKING ? self->latest : NULL;
 }
 
-const SbQuestion *
+const SbProposal *
 sb_campaign_get_latest (SbCampaign *self)
 {
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
@@ -614,175 +635,66 @@ refuse (GError **error, SbCampaignError code, const char *message)
   return FALSE;
 }
 
-/* The log entry of a preference answer (or a skip) to Q: its options,
- * the order they were shown in, the time since the question went on
- * screen and the confidence. Borrows Q's arrays. */
-static void
-entry_for (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer,
-           SbLogEntry *e)
-{
-  gboolean k_options = q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING;
-
-  memset (e, 0, sizeof *e);
-  e->value = NAN;
-  e->dim = q->dim;
-  if (k_options)
-    {
-      e->n_options = q->n_options;
-      e->options = g_new (double, (gsize) q->n_options * q->dim);
-      for (guint i = 0; i < q->n_options; i++)
-        memcpy (e->options + (gsize) i * q->dim, q->options[i], q->dim * sizeof (double));
-    }
-  else
-    {
-      e->a = (double *) q->a;
-      e->b = (double *) q->b;
-    }
-  e->n_shown = q->n_options;
-  memcpy (e->shown_order, q->shown_order, sizeof e->shown_order);
-  if (q->kind == SB_QUESTION_DUEL && !answer->duel_sides_shuffled)
-    {
-      e->shown_order[0] = 0;
-      e->shown_order[1] = 1;
-    }
-  e->has_response_time = TRUE;
-  e->response_time = (g_get_monotonic_time () - self->asked_at) / (double) G_USEC_PER_SEC;
-  e->confidence = answer->confidence;
-}
-
-/* The kinds of answer each kind of question takes. */
+/* Records ANSWER to the open question on screen through the protocol;
+ * its refusals of the answer's kind read as the campaign's. */
 static gboolean
-answer_fits (const SbQuestion *q, SbAnswerKind kind, gboolean ties, GError **error)
+record (SbCampaign *self, const SbAnswer *answer, GError **error)
 {
-  const char *asks;
+  g_autoptr (GError) local = NULL;
+  SbAnswer a = *answer;
 
-  switch (q->kind)
+  a.question = self->open_id;
+  if (!a.has_response_time)
     {
-    case SB_QUESTION_DUEL:
-      if (kind == SB_ANSWER_A || kind == SB_ANSWER_B || kind == SB_ANSWER_SKIP
-          || (kind == SB_ANSWER_TIE && ties))
-        return TRUE;
-      asks = ties ? "A, B or \"about the same\"" : "A or B";
-      break;
-    case SB_QUESTION_CHOICE:
-      if (kind == SB_ANSWER_CHOSEN || kind == SB_ANSWER_SKIP)
-        return TRUE;
-      asks = "the best of its options";
-      break;
-    case SB_QUESTION_RANKING:
-      if (kind == SB_ANSWER_RANKING || kind == SB_ANSWER_SKIP)
-        return TRUE;
-      asks = "a ranking of its options";
-      break;
-    default:
-      if (kind == SB_ANSWER_VALUE || kind == SB_ANSWER_FAILED || kind == SB_ANSWER_SKIP)
-        return TRUE;
-      asks = "a value";
-      break;
+      a.has_response_time = TRUE;
+      a.response_time = (g_get_monotonic_time () - self->asked_at) / (double) G_USEC_PER_SEC;
     }
-  g_set_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND,
-               "this question asks for %s", asks);
+  if (self->latest->kind == SB_QUESTION_DUEL && a.n_shown == 0)
+    {
+      a.n_shown = 2;
+      a.shown_order[0] = 0;
+      a.shown_order[1] = 1;
+    }
+  if (sb_ask_tell_tell (self->session, &a, &local))
+    return TRUE;
+  if (g_error_matches (local, SB_QUESTION_ERROR, SB_QUESTION_ERROR_INVALID)
+      || g_error_matches (local, SB_QUESTION_ERROR, SB_QUESTION_ERROR_UNSUPPORTED))
+    return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, local->message);
+  g_propagate_error (error, g_steal_pointer (&local));
   return FALSE;
 }
 
-/* Appends ANSWER to question Q in the session. */
-static gboolean
-record (SbCampaign *self, const SbQuestion *q, const SbCampaignAnswer *answer,
-        GError **error)
+gboolean
+sb_campaign_answer_duel (SbCampaign *self, guint side, GError **error)
 {
-  const SbExperiment *exp = sb_session_get_experiment (self->session);
-  gboolean value_q = q->kind == SB_QUESTION_VALUE;
-  gboolean ok;
-  SbLogEntry e;
+  SbAnswer answer = { .kind = SB_ANSWER_CHOSEN, .chosen = side };
 
-  if (!answer_fits (q, answer->kind, exp->ties_allowed, error))
-    return FALSE;
-  switch (answer->kind)
-    {
-    case SB_ANSWER_FAILED:
-      if (exp->mode != SB_MODE_SAFE && exp->mode != SB_MODE_MIXED)
-        return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND,
-                       "only a value question (mixed or safe mode) can be answered with \"failed\"");
-      break;
-    case SB_ANSWER_VALUE:
-    case SB_ANSWER_SKIP:
-      break;
-    case SB_ANSWER_CHOSEN:
-      if (answer->chosen >= q->n_options)
-        return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "no such option");
-      break;
-    case SB_ANSWER_RANKING:
-    case SB_ANSWER_A:
-    case SB_ANSWER_B:
-    case SB_ANSWER_TIE:
-      break;
-    default:
-      return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "unknown answer");
-    }
-
-  entry_for (self, q, answer, &e);
-  if (value_q)
-    {
-      /* one setting, B: a skip holds it twice, as the log's skips do */
-      e.a = (double *) q->b;
-      e.b = answer->kind == SB_ANSWER_SKIP ? (double *) q->b : NULL;
-      e.n_shown = 0;
-    }
-  switch (answer->kind)
-    {
-    case SB_ANSWER_VALUE:
-      e.kind = SB_LOG_VALUE;
-      e.value = answer->value;
-      break;
-    case SB_ANSWER_FAILED:
-      e.kind = SB_LOG_FAILED;
-      break;
-    case SB_ANSWER_A:
-    case SB_ANSWER_B:
-      e.kind = SB_LOG_DUEL;
-      e.winner = answer->kind == SB_ANSWER_B;
-      break;
-    case SB_ANSWER_TIE:
-      e.kind = SB_LOG_TIE;
-      break;
-    case SB_ANSWER_CHOSEN:
-      e.kind = SB_LOG_CHOICE;
-      e.chosen = answer->chosen;
-      break;
-    case SB_ANSWER_RANKING:
-      e.kind = SB_LOG_RANKING;
-      memcpy (e.ranking, answer->ranking, sizeof e.ranking);
-      break;
-    default:
-      e.kind = SB_LOG_SKIP;
-      e.confidence = SG_CONFIDENCE_NONE;
-      break;
-    }
-  /* the session's check refuses what does not fit (a ranking that is not
-   * a permutation, a confidence on a tie) */
-  ok = sb_session_add_entry (self->session, &e, error);
-  g_free (e.options);
-  return ok;
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  if (self->state == SB_CAMPAIGN_ASKING && self->latest->kind != SB_QUESTION_DUEL)
+    return refuse (error, SB_CAMPAIGN_ERROR_WRONG_KIND, "this question is not a duel: A or B "
+                   "answers none of its options");
+  return sb_campaign_answer (self, &answer, error);
 }
 
+gboolean
+sb_campaign_answer_kind (SbCampaign *self, SbAnswerKind kind, double value, GError **error)
+{
+  SbAnswer answer = { .kind = kind, .value = value };
+
+  return sb_campaign_answer (self, &answer, error);
+}
+
+/* ANSWER in the debug log: a duel's side (a, b) or the kind of answer. */
 static const char *
-answer_name (SbAnswerKind kind)
+answer_label (const SbProposal *q, const SbAnswer *answer)
 {
-  static const char *const names[] = { "a", "b", "skip", "value", "failed", "tie", "chosen",
-                                       "ranking" };
-  return (guint) kind < G_N_ELEMENTS (names) ? names[kind] : "?";
+  if (q->kind == SB_QUESTION_DUEL && answer->kind == SB_ANSWER_CHOSEN)
+    return answer->chosen == 0 ? "a" : "b";
+  return sb_answer_kind_to_string (answer->kind);
 }
 
 gboolean
-sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value, GError **error)
-{
-  SbCampaignAnswer answer = { .kind = kind, .value = value };
-
-  return sb_campaign_answer_full (self, &answer, error);
-}
-
-gboolean
-sb_campaign_answer_full (SbCampaign *self, const SbCampaignAnswer *answer, GError **error)
+sb_campaign_answer (SbCampaign *self, const SbAnswer *answer, GError **error)
 {
   guint n_before;
   g_autoptr (GError) local = NULL;
@@ -798,9 +710,9 @@ sb_campaign_answer_full (SbCampaign *self, const SbCampaignAnswer *answer, GErro
     return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "the next question is not on screen yet");
 
   n_before = sb_session_get_n_observations (self->session);
-  if (record (self, self->latest, answer, &local))
+  if (record (self, answer, &local))
     {
-      g_debug ("answer %u taken (%s)", n_before + 1, answer_name (answer->kind));
+      g_debug ("answer %u taken (%s)", n_before + 1, answer_label (self->latest, answer));
       return TRUE;
     }
   if (sb_session_get_n_observations (self->session) == n_before)
@@ -976,7 +888,7 @@ sb_campaign_get_fitting (SbCampaign *self)
 gboolean
 sb_campaign_oracle_answer (SbCampaign *self)
 {
-  const SbQuestion *q;
+  const SbProposal *q;
 
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
   q = sb_campaign_get_question (self);
@@ -984,16 +896,16 @@ sb_campaign_oracle_answer (SbCampaign *self)
     return FALSE;
   if (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)
     {
-      SbCampaignAnswer answer = { .kind = q->kind == SB_QUESTION_CHOICE ? SB_ANSWER_CHOSEN
-                                                                        : SB_ANSWER_RANKING,
-                                  .chosen = (guint) q->oracle_winner };
+      SbAnswer answer = { .kind = q->kind == SB_QUESTION_CHOICE ? SB_ANSWER_CHOSEN
+                                                                : SB_ANSWER_RANKING,
+                          .chosen = (guint) q->oracle_winner };
       memcpy (answer.ranking, q->oracle_ranking, sizeof answer.ranking);
-      return sb_campaign_answer_full (self, &answer, NULL);
+      return sb_campaign_answer (self, &answer, NULL);
     }
   if (q->kind == SB_QUESTION_DUEL)
-    return sb_campaign_answer (self, q->oracle_winner ? SB_ANSWER_B : SB_ANSWER_A, NAN, NULL);
-  return sb_campaign_answer (self, q->oracle_failed ? SB_ANSWER_FAILED : SB_ANSWER_VALUE,
-                             q->oracle_value, NULL);
+    return sb_campaign_answer_duel (self, (guint) q->oracle_winner, NULL);
+  return sb_campaign_answer_kind (self, q->oracle_failed ? SB_ANSWER_FAILED : SB_ANSWER_VALUE,
+                                  q->oracle_value, NULL);
 }
 
 void
@@ -1145,7 +1057,7 @@ sb_campaign_dispose (GObject *object)
   if (self->session)
     g_signal_handlers_disconnect_by_data (self->session, self);
   g_clear_object (&self->session);
-  g_clear_pointer (&self->latest, sb_question_free);
+  g_clear_pointer (&self->latest, sb_proposal_free);
   g_clear_pointer (&self->plot, sb_plot_snapshot_unref);
   G_OBJECT_CLASS (sb_campaign_parent_class)->dispose (object);
 }

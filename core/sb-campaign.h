@@ -2,7 +2,8 @@
  *
  * The flow between a person and the engine (DESIGN §2), without widgets:
  *
- *   question on screen -> sb_campaign_answer -> session appends, saves
+ *   question on screen (the session's open question) -> sb_campaign_answer
+ *     -> sb_ask_tell_tell: session appends, saves
  *     -> propose job (supersedes any running one) -> the answer is on disk
  *     -> ::question-ready (state ASKING) -> the next answer
  *
@@ -52,6 +53,7 @@
 #include <gio/gio.h>
 
 #include "sb-jobs.h"
+#include "sb-question.h"
 #include "sb-plot-data.h"
 #include "sb-session.h"
 #include "sb-worker.h"
@@ -79,32 +81,6 @@ typedef enum {
                              process writes is shown, nothing is asked      */
 } SbCampaignState;
 
-typedef enum {
-  SB_ANSWER_A = 0,        /* duel: A preferred                         */
-  SB_ANSWER_B,            /* duel: B preferred                         */
-  SB_ANSWER_SKIP,         /* the question left unanswered (logged)     */
-  SB_ANSWER_VALUE,        /* value question: the measured value        */
-  SB_ANSWER_FAILED,       /* value question: the setting failed        */
-  SB_ANSWER_TIE,          /* duel, when ties are allowed: about the same */
-  SB_ANSWER_CHOSEN,       /* choice: the option chosen is the best     */
-  SB_ANSWER_RANKING,      /* ranking: the options in order, best first */
-} SbAnswerKind;
-
-/* An answer with everything it can carry. Options are named by their
- * index in the question's options (the engine's order, SbQuestion), not
- * by where they were shown. */
-typedef struct {
-  SbAnswerKind kind;
-  double value;                    /* SB_ANSWER_VALUE                        */
-  guint chosen;                    /* SB_ANSWER_CHOSEN                       */
-  guint ranking[SB_MAX_OPTIONS];   /* SB_ANSWER_RANKING: n_options indices   */
-  sg_confidence confidence;        /* duels and choices; NONE: not given     */
-  /* Duels: the sides were shown in the question's shown_order (the
-   * participant view); FALSE records A shown first, as the workbench
-   * panel always draws it. Choices and rankings are always shown in
-   * their shown_order. */
-  gboolean duel_sides_shuffled;
-} SbCampaignAnswer;
 
 #define SB_TYPE_CAMPAIGN (sb_campaign_get_type ())
 G_DECLARE_FINAL_TYPE (SbCampaign, sb_campaign, SB, CAMPAIGN, GObject)
@@ -127,32 +103,36 @@ SbWorker *sb_campaign_get_worker (SbCampaign *self);
 SbCampaignState sb_campaign_get_state (SbCampaign *self);
 
 /* The question on screen (state ASKING), else NULL. */
-const SbQuestion *sb_campaign_get_question (SbCampaign *self);
+const SbProposal *sb_campaign_get_question (SbCampaign *self);
 /* The latest model's result: the question on screen, or while computing
  * or finished the last one computed (its best, truths and model); NULL
  * before the first. */
-const SbQuestion *sb_campaign_get_latest (SbCampaign *self);
+const SbProposal *sb_campaign_get_latest (SbCampaign *self);
 /* The current best setting (the incumbent x_r) into X (dim entries):
  * FALSE while no model has one. Stable while the next question is
  * computed. */
 gboolean sb_campaign_get_best (SbCampaign *self, double *x);
 
-/* Records ANSWER (VALUE for SB_ANSWER_VALUE) to the question on screen
- * and asks for the next one. FALSE with ERROR when no question is on
- * screen (SB_CAMPAIGN_ERROR_NOT_READY), the budget is used (_FINISHED),
- * the answer does not fit the question (_WRONG_KIND) or it cannot be
- * recorded (SB_SESSION_ERROR, e.g. a non-finite value; nothing recorded).
- * A save failure keeps the answer (TRUE) and sets save-error. */
-gboolean sb_campaign_answer (SbCampaign *self, SbAnswerKind kind, double value,
-                             GError **error);
-/* The same for any answer: a tie, the option chosen, a ranking, with a
- * confidence. Every answer to a question on screen is recorded with the
- * order its options were shown in and the response time (seconds from
- * ::question-ready to this call). _WRONG_KIND for an answer the question
- * does not ask (a tie when the experiment allows none, an option that
- * does not exist), SB_SESSION_ERROR for one the log refuses (a ranking
- * that is not a permutation, a confidence on a tie). */
-gboolean sb_campaign_answer_full (SbCampaign *self, const SbCampaignAnswer *answer,
+/* Records ANSWER (sb-question.h) to the question on screen, the
+ * session's open question (its id is filled in), through the question
+ * protocol (sb_ask_tell_tell), and asks for the next one. The response
+ * time (seconds from ::question-ready, or sb_campaign_mark_shown, to this
+ * call) is filled in unless ANSWER has one. Duels without a shown order
+ * in ANSWER (n_shown = 0) are recorded with A shown first, as the
+ * workbench panel draws them; a view that shows the question's order
+ * says so in ANSWER. FALSE with ERROR when no question is on screen
+ * (SB_CAMPAIGN_ERROR_NOT_READY), the budget is used (_FINISHED), the
+ * answer does not fit the question (_WRONG_KIND: a tie when the
+ * experiment allows none, an option that does not exist, a value to a
+ * duel) or the log refuses it (SB_SESSION_ERROR: a ranking that is not a
+ * permutation, a confidence on a tie; nothing recorded). A save failure
+ * keeps the answer (TRUE) and sets save-error. */
+gboolean sb_campaign_answer (SbCampaign *self, const SbAnswer *answer, GError **error);
+/* The same for the answers a key gives: SIDE of a duel (0 = A, 1 = B;
+ * _WRONG_KIND for any other question), and a value, a failed setting, a
+ * tie or a skip. */
+gboolean sb_campaign_answer_duel (SbCampaign *self, guint side, GError **error);
+gboolean sb_campaign_answer_kind (SbCampaign *self, SbAnswerKind kind, double value,
                                   GError **error);
 /* The question on screen is fully shown to the person now: a view that
  * presents it later than ::question-ready (after a pause between

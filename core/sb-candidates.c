@@ -9,49 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-SbCandidates *
-sb_candidates_copy (const SbCandidates *c)
-{
-  if (c == NULL)
-    return NULL;
-  SbCandidates *copy = g_memdup2 (c, sizeof *c);
-  copy->csv = g_strdup (c->csv);
-  copy->file_column = g_strdup (c->file_column);
-  copy->folder = g_strdup (c->folder);
-  copy->base_dir = g_strdup (c->base_dir);
-  copy->values = g_memdup2 (c->values, (gsize) c->n * c->dim * sizeof (double));
-  copy->files = g_strdupv (c->files);
-  return copy;
-}
-
-void
-sb_candidates_free (SbCandidates *c)
-{
-  if (c == NULL)
-    return;
-  g_free (c->csv);
-  g_free (c->file_column);
-  g_free (c->folder);
-  g_free (c->base_dir);
-  g_free (c->values);
-  g_strfreev (c->files);
-  g_free (c);
-}
-
-static gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *msg = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, msg);
-  return FALSE;
-}
-
 /* PATH as it is (absolute) or inside DIR. */
 static char *
 resolve (const char *dir, const char *path)
@@ -76,16 +33,16 @@ find_columns (const SbExperiment *exp, const SbCsvTable *t, const char *path,
 {
   gssize j;
   if (t->header == NULL)
-    return invalid (error, "%s: the first line must name the columns (the file column "
-                    "'%s' and one column per parameter)", path, file_column);
+    return sb_invalid (error, "%s: the first line must name the columns (the file column "
+                       "'%s' and one column per parameter)", path, file_column);
   if ((j = sb_csv_column (t, file_column)) < 0)
-    return invalid (error, "%s: no column '%s' for the stimulus files", path, file_column);
+    return sb_invalid (error, "%s: no column '%s' for the stimulus files", path, file_column);
   *fcol = (gsize) j;
   for (guint p = 0; p < exp->n_parameters; p++)
     {
       if ((j = sb_csv_column (t, exp->parameters[p].name)) < 0)
-        return invalid (error, "%s: no column '%s' for the parameter '%s'", path,
-                        exp->parameters[p].name, exp->parameters[p].name);
+        return sb_invalid (error, "%s: no column '%s' for the parameter '%s'", path,
+                           exp->parameters[p].name, exp->parameters[p].name);
       cols[p] = (gsize) j;
     }
   return TRUE;
@@ -102,7 +59,7 @@ read_values (const SbExperiment *exp, const SbCsvTable *t, const char *path, con
         GError *cause = NULL;
         if (!sb_csv_cell_number (t, path, i, cols[p], &values[i * exp->n_parameters + p], &cause))
           {
-            invalid (error, "%s", cause->message);
+            sb_invalid (error, "%s", cause->message);
             g_error_free (cause);
             return FALSE;
           }
@@ -143,10 +100,10 @@ check_ranges (const SbExperiment *exp, const SbCsvTable *t, const char *path, co
         {
           double v = values[i * dim + p];
           if (!(v >= par->lower && v <= par->upper))
-            return invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
-                            " %g is outside the range [%g, %g] of the parameter '%s'",
-                            path, t->line[i], cols[p] + 1, v, par->lower, par->upper,
-                            par->name);
+            return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
+                               " %g is outside the range [%g, %g] of the parameter '%s'",
+                               path, t->line[i], cols[p] + 1, v, par->lower, par->upper,
+                               par->name);
         }
     }
   return TRUE;
@@ -161,9 +118,9 @@ check_distinct (const SbCsvTable *t, const char *path, guint dim, const double *
     {
       size_t first;
       if (sg_bo_candidate_index (values, i, dim, lower, upper, values + i * dim, &first) == SG_OK)
-        return invalid (error, "%s lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
-                        ": two stimuli with the same parameter values (the model could not "
-                        "tell them apart)", path, t->line[first], t->line[i]);
+        return sb_invalid (error, "%s lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
+                           ": two stimuli with the same parameter values (the model could not "
+                           "tell them apart)", path, t->line[first], t->line[i]);
     }
   return TRUE;
 }
@@ -176,12 +133,12 @@ check_files (const SbCsvTable *t, const char *path, gsize fcol, const char *dir,
     {
       const char *name = t->cells[i * t->cols + fcol];
       if (*name == '\0')
-        return invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file name is empty",
-                        path, t->line[i]);
+        return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file name is empty",
+                           path, t->line[i]);
       g_autofree char *file = resolve (dir, name);
       if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
-        return invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does not "
-                        "exist", path, t->line[i], file);
+        return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does not "
+                           "exist", path, t->line[i], file);
     }
   return TRUE;
 }
@@ -206,7 +163,7 @@ sb_experiment_load_candidates (SbExperiment *exp, const char *csv, const char *f
   double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
   if (!sb_csv_read_table (path, &t, &cause))
     {
-      invalid (error, "the candidate set: %s", cause->message);
+      sb_invalid (error, "the candidate set: %s", cause->message);
       g_error_free (cause);
       return FALSE;
     }
@@ -217,8 +174,8 @@ sb_experiment_load_candidates (SbExperiment *exp, const char *csv, const char *f
                 && check_distinct (&t, path, c->dim, values, lower, upper, error)
                 && check_files (&t, path, fcol, dir, error);
   if (ok && t.rows < MAX (exp->n_options, 2))
-    ok = invalid (error, "%s: %" G_GSIZE_FORMAT " stimuli, fewer than the %u options of one "
-                  "question", path, t.rows, MAX (exp->n_options, 2));
+    ok = sb_invalid (error, "%s: %" G_GSIZE_FORMAT " stimuli, fewer than the %u options of one "
+                     "question", path, t.rows, MAX (exp->n_options, 2));
   if (ok)
     {
       c->n = (guint) t.rows;

@@ -21,24 +21,10 @@
  */
 #pragma once
 
-#include "sb-session.h"
+#include "sb-experiment.h"
 
 G_BEGIN_DECLS
 
-struct _SbCandidates {
-  char *csv;          /* as the experiment gives them                  */
-  char *file_column;
-  char *folder;       /* "" when not given                             */
-  char *base_dir;     /* the folder CSV and FOLDER are relative to      */
-  guint n;            /* rows                                           */
-  guint dim;
-  double *values;     /* n x dim, in the experiment's parameter order   */
-  char **files;       /* n file names as the CSV gives them (NULL-ended) */
-};
-
-SbCandidates *sb_candidates_copy (const SbCandidates *c);
-void sb_candidates_free (SbCandidates *c);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbCandidates, sb_candidates_free)
 
 /* Reads the candidate set CSV (FILE_COLUMN NULL: "file"; FOLDER NULL or
  * "": the CSV's folder), relative to BASE_DIR, for EXP's parameters and

@@ -11,7 +11,7 @@
  */
 #pragma once
 
-#include "sb-session.h"
+#include "sb-experiment.h"
 
 G_BEGIN_DECLS
 
@@ -38,13 +38,5 @@ gboolean sb_template_colour_rgb (const SbExperiment *exp, const double *x,
 /* "oklch(62.0% 0.150 210°) · #RRGGBB", with "· mapped into sRGB (chroma
  * 0.121)" when it was mapped ("hsl(210°, 60%, 45%) · #RRGGBB" for HSL). */
 char *sb_template_colour_describe (const SbExperiment *exp, const double *x);
-/* The setting X in the experiment's words: the colour template names the
- * colour, other experiments list "name = value unit, ..." (the history,
- * the question panel's best, `skewgp status`). */
-char *sb_experiment_describe_setting (const SbExperiment *exp, const double *x);
-
-/* "12.5 ms" — a coordinate formatted with a sensible number of digits for
- * its range, with its unit. */
-char *sb_format_coordinate (const SbParameter *param, double value);
 
 G_END_DECLS

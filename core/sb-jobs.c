@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-jobs.h"
+#include "sb-question.h"
 #include "sb-candidates.h"
 #include "sb-engine-job.h"
 #include "sb-parameter-kinds.h"
@@ -80,7 +81,7 @@ sb_job_input_free (SbJobInput *input)
 }
 
 void
-sb_question_free (SbQuestion *q)
+sb_proposal_free (SbProposal *q)
 {
   if (q == NULL)
     return;
@@ -346,37 +347,14 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
 
 /* ---- Propose -------------------------------------------------------------- */
 
-static guint64
-splitmix64 (guint64 *state)
-{
-  guint64 z = (*state += G_GUINT64_CONSTANT (0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * G_GUINT64_CONSTANT (0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
 
 /* Uniform in [0, 1) from the stream. */
 static double
 stream_uniform (guint64 *state)
 {
-  return (splitmix64 (state) >> 11) * (1.0 / 9007199254740992.0);
+  return (sb_splitmix64 (state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-void
-sb_shuffle_order (guint64 seed, guint64 number, guint n, guint *order)
-{
-  guint64 state = seed ^ (number * G_GUINT64_CONSTANT (0xd1342543de82ef95));
-
-  for (guint i = 0; i < n; i++)
-    order[i] = i;
-  for (guint i = n; i > 1; i--)
-    {
-      guint j = (guint) (splitmix64 (&state) % i);
-      guint t = order[i - 1];
-      order[i - 1] = order[j];
-      order[j] = t;
-    }
-}
 
 /* The engine's point X (model coordinates) in natural units; with a
  * candidate set, the natural values of its candidate row exactly (the map
@@ -394,7 +372,7 @@ point_from_model (const SbExperiment *exp, double *x)
 
 /* The engine's points of Q (model coordinates) in natural units. */
 static void
-question_from_model (const SbExperiment *exp, SbQuestion *q)
+question_from_model (const SbExperiment *exp, SbProposal *q)
 {
   point_from_model (exp, q->a);
   point_from_model (exp, q->b);
@@ -446,11 +424,11 @@ draw_setting (const SbExperiment *exp, guint64 *state, double *x)
 }
 
 /* Options 2 .. k-1 of a choice or ranking question in mixed mode (see
- * SbQuestion.options: maximin over 64 uniform draws per option; a draw
+ * SbProposal.options: maximin over 64 uniform draws per option; a draw
  * equal to an option already there has distance 0 and loses to any
  * other, and a candidate set has at least k rows). */
 static void
-fill_space_filling (const SbExperiment *exp, SbQuestion *q)
+fill_space_filling (const SbExperiment *exp, SbProposal *q)
 {
   guint64 state = exp->seed ^ G_GUINT64_CONSTANT (0x0b7105ca1e) ^ ((guint64) q->n_log << 20);
 
@@ -475,7 +453,7 @@ fill_space_filling (const SbExperiment *exp, SbQuestion *q)
 
 /* The options of Q (its A and B set) and the order they are shown in. */
 static void
-fill_options (const SbExperiment *exp, SbQuestion *q)
+fill_options (const SbExperiment *exp, SbProposal *q)
 {
   if (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)
     ;  /* the engine's k options */
@@ -502,7 +480,7 @@ fill_options (const SbExperiment *exp, SbQuestion *q)
  * value plus independent N(0, noise^2) per option shown (the utility
  * model of sg-data.h), best first. */
 static void
-oracle_rank (const SbExperiment *exp, sg_problem *p, gsl_rng *rng, SbQuestion *q)
+oracle_rank (const SbExperiment *exp, sg_problem *p, gsl_rng *rng, SbProposal *q)
 {
   double u[SB_MAX_OPTIONS];
 
@@ -525,7 +503,7 @@ oracle_rank (const SbExperiment *exp, sg_problem *p, gsl_rng *rng, SbQuestion *q
 }
 
 static void
-fill_oracle (const SbJobInput *input, SbQuestion *q)
+fill_oracle (const SbJobInput *input, SbProposal *q)
 {
   const SbExperiment *exp = input->experiment;
   sg_problem *p = NULL;
@@ -596,7 +574,7 @@ gpointer
 sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
 {
   SbJobInput *input = data;
-  g_autoptr (SbQuestion) q = g_new0 (SbQuestion, 1);
+  g_autoptr (SbProposal) q = g_new0 (SbProposal, 1);
   SbJobProgress pctx = { job, NULL };
   sg_progress progress = { sb_job_forward_progress, &pctx };
   gint64 start = g_get_monotonic_time ();
@@ -786,7 +764,7 @@ add_refit_history (SbPlotSnapshot *snap, const SbExperiment *exp, GArray *refits
 }
 
 SbPlotInput *
-sb_plot_input_new (SbModel *model, SbSession *session, const SbQuestion *next, guint axis,
+sb_plot_input_new (SbModel *model, SbSession *session, const SbProposal *next, guint axis,
                    guint64 generation)
 {
   SbPlotInput *input = g_new0 (SbPlotInput, 1);

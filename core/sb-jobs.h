@@ -3,7 +3,7 @@
  *   answer -> session appends + saves -> sb_job_input_new (copies the
  *   experiment, the observation log and the stored hyperparameters)
  *   -> worker thread: sg_bo rebuilt from the log, sg_bo_propose
- *   -> SbQuestion (an immutable result snapshot) -> main thread, applied
+ *   -> SbProposal (an immutable result snapshot) -> main thread, applied
  *   only if the job is still current (sb-worker.h).
  *
  * Every job rebuilds its sg_bo from the copied log: the session stays the
@@ -22,6 +22,7 @@
  */
 #pragma once
 
+#include "sb-question.h"
 #include "sb-session.h"
 #include "sb-worker.h"
 #include "sb-engine-job.h"
@@ -51,12 +52,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbModel, sb_model_unref)
 
 /* ---- Questions ----------------------------------------------------------- */
 
-typedef enum {
-  SB_QUESTION_DUEL = 0,   /* "A (the current best) or B?"                 */
-  SB_QUESTION_VALUE,      /* "what did you measure at B?" (or "failed")   */
-  SB_QUESTION_CHOICE,     /* "which of these k is the best?"              */
-  SB_QUESTION_RANKING,    /* "order these k, best first"                  */
-} SbQuestionKind;
 
 typedef struct {
   SbQuestionKind kind;
@@ -98,16 +93,13 @@ typedef struct {
   gboolean refit_due;        /* the engine's schedule asks for a refit    */
   double seconds;            /* time spent in the job                     */
   SbModel *model;            /* owned reference, NULL for random proposals */
-} SbQuestion;
+} SbProposal;
 
-void sb_question_free (SbQuestion *q);
-/* ORDER = a random permutation of 0 .. N - 1, a function of SEED and
- * NUMBER only (Fisher-Yates on a SplitMix64 stream). */
-void sb_shuffle_order (guint64 seed, guint64 number, guint n, guint *order);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbQuestion, sb_question_free)
+void sb_proposal_free (SbProposal *q);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbProposal, sb_proposal_free)
 
-/* SbWorkerFunc: INPUT is an SbJobInput, the result an SbQuestion
- * (free with sb_question_free). */
+/* SbWorkerFunc: INPUT is an SbJobInput, the result an SbProposal
+ * (free with sb_proposal_free). */
 gpointer sb_job_propose (SbWorkerJob *job, gpointer input, GError **error);
 
 /* ---- Hyperparameter fits -------------------------------------------------- */
@@ -142,7 +134,7 @@ typedef struct {
   SbExperiment *experiment;   /* copy                                      */
   GPtrArray *log;             /* SbLogEntry copies                         */
   GArray *refits;             /* SbHyper: the session's refit history      */
-  SbQuestion next;            /* the question shown (model not referenced) */
+  SbProposal next;            /* the question shown (model not referenced) */
   gboolean show_next;         /* mark it (default TRUE; FALSE once the
                                  budget is used and nothing is asked)     */
   guint axis;                 /* 1-D curve parameter                       */
@@ -157,7 +149,7 @@ typedef struct {
 } SbPlotInput;
 
 SbPlotInput *sb_plot_input_new (SbModel *model, SbSession *session,
-                                const SbQuestion *next, guint axis,
+                                const SbProposal *next, guint axis,
                                 guint64 generation);
 void sb_plot_input_free (SbPlotInput *input);
 /* The plots of SESSION before its first model: its parameters' axes, its

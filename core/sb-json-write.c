@@ -6,19 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void
+const char *
 sb_json_format_double (double x, char *buf, gsize size)
 {
   if (!isfinite (x))
     {
       g_strlcpy (buf, "null", size);
-      return;
+      return buf;
     }
   if (x == 0 && signbit (x))
     {
       /* "-0" would read back as the integer 0: keep it a negative zero. */
       g_strlcpy (buf, "-0.0", size);
-      return;
+      return buf;
     }
   for (int digits = 15; digits <= 17; digits++)
     {
@@ -26,6 +26,7 @@ sb_json_format_double (double x, char *buf, gsize size)
       if (g_ascii_strtod (buf, NULL) == x)
         break;
     }
+  return buf;
 }
 
 static void

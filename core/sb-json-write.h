@@ -17,8 +17,8 @@ G_BEGIN_DECLS
 /* Newly allocated text; PRETTY indents by two spaces per level. */
 char *sb_json_write (JsonNode *node, gboolean pretty, gsize *length);
 /* The shortest "%.*g" form of X (15 to 17 digits) that reads back to X,
- * into BUF (at least 32 bytes); "null" for NaN and infinities. */
-void sb_json_format_double (double x, char *buf, gsize size);
+ * into BUF (at least 32 bytes; returned); "null" for NaN and infinities. */
+const char *sb_json_format_double (double x, char *buf, gsize size);
 /* Adds member NAME with the number V, or null when V is NaN or infinite
  * (JSON has no such numbers). */
 void sb_json_add_number (JsonBuilder *b, const char *name, double v);

@@ -4,29 +4,15 @@
 
 #include "sb-parameter-kinds.h"
 
+#include "sb-enum-names.h"
+
 #include <math.h>
 
 static const char *const scale_names[] = {
   "linear", "log", "integer", "periodic", "categorical",
 };
 
-const char *
-sb_scale_to_string (SbScale scale)
-{
-  return (guint) scale < G_N_ELEMENTS (scale_names) ? scale_names[scale] : "?";
-}
-
-gboolean
-sb_scale_from_string (const char *name, SbScale *scale)
-{
-  for (guint i = 0; name && i < G_N_ELEMENTS (scale_names); i++)
-    if (g_str_equal (name, scale_names[i]))
-      {
-        *scale = (SbScale) i;
-        return TRUE;
-      }
-  return FALSE;
-}
+SB_NAMED_ENUM (SbScale, sb_scale_to_string, sb_scale_from_string, scale_names, "?")
 
 sg_dim_kind
 sb_parameter_dim_kind (const SbParameter *p)
@@ -205,23 +191,3 @@ sb_parameter_check_scale (const SbParameter *p, GError **error)
     }
 }
 
-JsonNode *
-sb_experiment_setting_to_json (const SbExperiment *exp, const double *x)
-{
-  JsonArray *array = json_array_sized_new (exp->n_parameters);
-  JsonNode *node = json_node_new (JSON_NODE_ARRAY);
-
-  for (guint j = 0; j < exp->n_parameters; j++)
-    {
-      const SbParameter *p = &exp->parameters[j];
-      const char *level = sb_parameter_level_name (p, x[j]);
-      if (level)
-        json_array_add_string_element (array, level);
-      else if (p->scale == SB_SCALE_INTEGER)
-        json_array_add_int_element (array, (gint64) x[j]);
-      else
-        json_array_add_double_element (array, x[j]);
-    }
-  json_node_take_array (node, array);
-  return node;
-}

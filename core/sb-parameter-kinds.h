@@ -13,7 +13,7 @@
  */
 #pragma once
 
-#include "sb-session.h"
+#include "sb-experiment.h"
 #include <json-glib/json-glib.h>
 #include "sg-kernel.h"
 
@@ -52,10 +52,6 @@ gboolean sb_parameter_value_fits (const SbParameter *p, double x);
 /* The level named by X of a categorical P, or NULL (not categorical, or
  * X not a level index). */
 const char *sb_parameter_level_name (const SbParameter *p, double x);
-/* The setting X as a JSON array, the way people read it: numbers in
- * natural units, whole numbers for integer parameters, the level's name
- * for categorical ones (ask, status, the exported models). */
-JsonNode *sb_experiment_setting_to_json (const SbExperiment *exp, const double *x);
 /* The scale's own rules (the experiment's validation calls this for every
  * parameter): a log range above zero; whole-number bounds for integers;
  * levels (2 or more, non-empty, no two alike) exactly for categorical

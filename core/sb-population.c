@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "sb-population.h"
+#include "sb-setting.h"
 #include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
 
@@ -978,7 +979,7 @@ propose_hierarchical (SbSession *session, gpointer user_data, double *a, double 
   return sb_population_propose_duel (input, (guint) person, a, b, error);
 }
 
-const SbPendingQuestion *
+const SbQuestion *
 sb_population_ask (SbStudy *study, const char *code, SbSession *session, GError **error)
 {
   AskContext ctx = { study, code };

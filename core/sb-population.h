@@ -220,7 +220,7 @@ gboolean sb_population_propose_duel (const SbPopulationInput *input, guint perso
  * participants have given at least the experiment's "initial" answers
  * between them (before that, the session's random initial design).
  * Errors as sb_ask_tell_ask. */
-const SbPendingQuestion *sb_population_ask (SbStudy *study, const char *code,
+const SbQuestion *sb_population_ask (SbStudy *study, const char *code,
                                             SbSession *session, GError **error);
 
 G_END_DECLS

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-recommend.h"
+#include "sb-setting.h"
 #include "sb-json-write.h"
 
 #include "sb-experiment-templates.h"
@@ -189,13 +190,9 @@ sb_recommendation_save (const SbExperiment *exp, const SbRecommendation *rec, GF
                         GError **error)
 {
   g_autoptr (JsonNode) root = sb_recommendation_to_json (exp, rec);
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
   gsize len = 0;
+  g_autofree char *text = sb_json_write (root, TRUE, &len);
 
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, &len);
   return g_file_replace_contents (file, text, len, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION,
                                   NULL, NULL, error);
 }

@@ -8,6 +8,9 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-csv-write.h"
+#include "sb-setting.h"
+#include "sb-atomic-file.h"
 #include "sb-parameter-kinds.h"
 #include "sb-candidates.h"
 #include "sb-json-write.h"
@@ -15,46 +18,8 @@
 #include <math.h>
 #include <string.h>
 
-void
-sb_csv_field (GString *out, const char *text)
-{
-  if (strpbrk (text, ",\"\n\r") == NULL)
-    {
-      g_string_append (out, text);
-      return;
-    }
-  g_string_append_c (out, '"');
-  for (const char *p = text; *p; p++)
-    {
-      if (*p == '"')
-        g_string_append_c (out, '"');
-      g_string_append_c (out, *p);
-    }
-  g_string_append_c (out, '"');
-}
 
-void
-sb_csv_number (GString *out, double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
-  if (!isfinite (v))
-    return;
-  sb_json_format_double (v, buf, sizeof buf);
-  /* the JSON writer keeps the sign of zero as "-0.0" */
-  g_string_append (out, strcmp (buf, "-0.0") == 0 ? "-0" : buf);
-}
-
-void
-sb_csv_coordinate (GString *out, const SbParameter *p, double v)
-{
-  const char *level = sb_parameter_level_name (p, v);
-
-  if (level)
-    sb_csv_field (out, level);
-  else
-    sb_csv_number (out, v);
-}
 
 static void
 csv_answer_details (GString *out, const SbLogEntry *obs)
@@ -132,7 +97,7 @@ sb_session_to_csv (SbSession *self)
       const SbLogEntry *obs = g_ptr_array_index (self->observations, i);
       if (sb_log_entry_is_removed (obs))
         continue;
-      g_autofree char *time = sb_session_format_time (obs->time);
+      g_autofree char *time = sb_format_time (obs->time);
 
       g_string_append_printf (out, "%u,%s,%s,", i + 1, time,
                               sb_log_kind_to_string (obs->kind));
@@ -200,7 +165,7 @@ sb_session_to_csv_long (SbSession *self)
       const SbLogEntry *obs = g_ptr_array_index (self->observations, i);
       if (sb_log_entry_is_removed (obs))
         continue;
-      g_autofree char *time = sb_session_format_time (obs->time);
+      g_autofree char *time = sb_format_time (obs->time);
       gboolean same = obs->a && obs->b
                       && memcmp (obs->a, obs->b, obs->dim * sizeof (double)) == 0;
       guint n_options = same ? 1 : sb_log_entry_n_options (obs);

@@ -2,61 +2,16 @@
  * (sb-session-history.h). */
 #include "config.h"
 
+#include "sb-session-history.h"
 #include "sb-session-private.h"
-
-static gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError **error, const char *format, ...)
-{
-  va_list args;
-
-  va_start (args, format);
-  g_autofree char *message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, message);
-  return FALSE;
-}
-
-void
-sb_edit_clear (SbEdit *edit)
-{
-  g_clear_pointer (&edit->by, g_free);
-  g_clear_pointer (&edit->note, g_free);
-  g_clear_pointer (&edit->previous, g_free);
-}
-
-GArray *
-sb_session_edits_new (void)
-{
-  GArray *edits = g_array_new (FALSE, TRUE, sizeof (SbEdit));
-
-  g_array_set_clear_func (edits, (GDestroyNotify) sb_edit_clear);
-  return edits;
-}
-
-gboolean
-sb_session_check_edit (const SbEdit *edit, guint n_log, guint n_edits, GError **error)
-{
-  if ((guint) edit->action > SB_EDIT_NOTE)
-    return invalid (error, "edit %u: unknown action", n_edits + 1);
-  if (edit->entry >= n_log)
-    return invalid (error, "edit %u: entry %u does not exist (the log has %u)", n_edits + 1,
-                    edit->entry + 1, n_log);
-  if (edit->reverts > n_edits)
-    return invalid (error, "edit %u: it reverts edit %u, which does not come before it",
-                    n_edits + 1, edit->reverts);
-  return TRUE;
-}
 
 static SbLogEntry *
 entry_at (SbSession *self, guint index, GError **error)
 {
   if (index >= self->observations->len)
     {
-      invalid (error, "there is no answer %u (the log has %u)", index + 1,
-               self->observations->len);
+      sb_invalid (error, "there is no answer %u (the log has %u)", index + 1,
+                  self->observations->len);
       return NULL;
     }
   return g_ptr_array_index (self->observations, index);
@@ -75,14 +30,14 @@ apply (SbSession *self, const SbEdit *edit, GError **error)
     {
     case SB_EDIT_REMOVE:
       if (sb_log_entry_is_removed (e))
-        return invalid (error, "answer %u is removed already", edit->entry + 1);
+        return sb_invalid (error, "answer %u is removed already", edit->entry + 1);
       e->removed_time = edit->time;
       g_free (e->removed_by);
       e->removed_by = g_strdup (edit->by);
       break;
     case SB_EDIT_RESTORE:
       if (!sb_log_entry_is_removed (e))
-        return invalid (error, "answer %u is not removed", edit->entry + 1);
+        return sb_invalid (error, "answer %u is not removed", edit->entry + 1);
       e->removed_time = 0;
       g_clear_pointer (&e->removed_by, g_free);
       break;
@@ -226,7 +181,7 @@ sb_session_undo_edit (SbSession *self, const char *by, GError **error)
 
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
   if (self->undo_edits->len == 0)
-    return invalid (error, "there is no edit to undo");
+    return sb_invalid (error, "there is no edit to undo");
   k = pop (self->undo_edits);
   ok = replay_record (self, k, FALSE, by, &record, error);
   if (record == G_MAXUINT)
@@ -244,7 +199,7 @@ sb_session_redo_edit (SbSession *self, const char *by, GError **error)
 
   g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
   if (self->redo_edits->len == 0)
-    return invalid (error, "there is no undone edit to redo");
+    return sb_invalid (error, "there is no undone edit to redo");
   k = pop (self->redo_edits);
   ok = replay_record (self, k, TRUE, by, &record, error);
   if (record == G_MAXUINT)

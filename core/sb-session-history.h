@@ -26,28 +26,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
-  SB_EDIT_REMOVE = 0,  /* the entry stops counting                    */
-  SB_EDIT_RESTORE,     /* a removed entry counts again                */
-  SB_EDIT_NOTE,        /* the entry's note changed                    */
-} SbEditAction;
-
-const char *sb_edit_action_to_string (SbEditAction action);
-gboolean sb_edit_action_from_string (const char *name, SbEditAction *action);
-
-/* One record of the journal. */
-typedef struct {
-  SbEditAction action;
-  guint entry;        /* the log entry (0-based; 1-based in the file)     */
-  gint64 time;        /* microseconds since the epoch                     */
-  char *by;           /* who made the edit ("" when not said)             */
-  char *note;         /* SB_EDIT_NOTE: the new note (NULL: cleared)       */
-  char *previous;     /* SB_EDIT_NOTE: the note before (NULL: none)       */
-  guint reverts;      /* an undo: the journal record it reverts, 1-based;
-                         0 for an edit made for its own sake             */
-} SbEdit;
-
-void sb_edit_clear (SbEdit *edit);
 
 /* Removes the INDEX-th entry (any kind, skips too) from what counts,
  * recording TIME and BY (NULL: "") in it and in the journal, and saves.

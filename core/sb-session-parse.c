@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "sb-session-private.h"
+#include "sb-atomic-file.h"
 #include "sb-candidates.h"
 #include "sb-json-read.h"
 #include "sb-parameter-kinds.h"
@@ -796,7 +797,7 @@ parse_edit (const ParseContext *ctx, JsonNode *node, guint index, guint n_log, S
       || !parse_string (ctx, o, "note", FALSE, &edit->note, error)
       || !parse_string (ctx, o, "previous", FALSE, &edit->previous, error))
     return FALSE;
-  if (!sb_session_check_edit (edit, n_log, index, &local))
+  if (!sb_edit_check (edit, n_log, index, &local))
     {
       content_error (ctx, error, SB_SESSION_ERROR_INVALID, "edits", "%s", local->message);
       g_error_free (local);
@@ -963,7 +964,7 @@ parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, Sb
  * session's validation once the log is known. */
 static gboolean
 parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
-               SbPendingQuestion *q, GError **error)
+               SbQuestion *q, GError **error)
 {
   const char *what = "pending question";
   g_autofree char *kind = NULL;
@@ -982,7 +983,7 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   q->id = (guint64) json_node_get_int (node);
   if (!parse_string (ctx, o, "kind", TRUE, &kind, error))
     return FALSE;
-  if (!sb_pending_kind_from_string (kind, &q->kind))
+  if (!sb_question_kind_from_string (kind, &q->kind))
     {
       content_error (ctx, error, SB_SESSION_ERROR_INVALID, "pending",
                      "%s: unknown kind '%s' (expected 'duel', 'value', 'choice' or "
@@ -993,7 +994,7 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   options = json_node_get_array (node);
   q->n_options = json_array_get_length (options);
   /* The number the kind asks for is checked with the rest of the
-   * question (sb_session_check_pending). */
+   * question (sb_question_check). */
   if (q->n_options < 1 || q->n_options > SB_MAX_OPTIONS)
     {
       content_error (ctx, error, SB_SESSION_ERROR_INVALID, "options",
@@ -1017,6 +1018,8 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
   GET_OR_FAIL (o, "created_us", G_TYPE_INT64, FALSE, node);
   if (node)
     q->created = json_node_get_int (node);
+  if (!parse_count (ctx, o, "repeat_of", 0, G_MAXINT, &q->repeat_of, error))
+    return FALSE;
   return parse_count (ctx, o, "log_length", 0, G_MAXINT, &q->n_log, error);
 }
 
@@ -1147,15 +1150,15 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
                      "'questions_asked' must be 0 or more");
       return NULL;
     }
-  g_autofree SbPendingQuestion *pending = NULL;
+  g_autofree SbQuestion *pending = NULL;
   if (!get_member (ctx, obj, "pending", JSON_TYPE_OBJECT, FALSE, &node, error))
     return NULL;
   if (node)
     {
-      pending = g_new0 (SbPendingQuestion, 1);
+      pending = g_new0 (SbQuestion, 1);
       if (!parse_pending (ctx, json_node_get_object (node), exp, pending, error))
         return NULL;
-      if (!sb_session_check_pending (exp, pending, log->len, (guint64) asked, &local))
+      if (!sb_question_check (exp, pending, log->len, (guint64) asked, &local))
         {
           content_error (ctx, error, SB_SESSION_ERROR_INVALID, "pending", "%s", local->message);
           g_error_free (local);
@@ -1163,7 +1166,7 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
         }
     }
 
-  g_autoptr (GArray) edits = sb_session_edits_new ();
+  g_autoptr (GArray) edits = sb_edit_array_new ();
   if (!get_member (ctx, obj, "edits", JSON_TYPE_ARRAY, FALSE, &node, error))
     return NULL;
   for (guint i = 0; node && i < json_array_get_length (json_node_get_array (node)); i++)
@@ -1246,8 +1249,36 @@ sb_session_load (GFile *file, GError **error)
   if (g_file_is_native (file))
     {
       g_autofree char *path = g_file_get_path (file);
-      g_autofree char *target = sb_session_resolve_path (path);
-      sb_session_remove_stale_temps (target);
+      g_autofree char *target = sb_atomic_file_resolve_path (path);
+      sb_atomic_file_remove_stale_temps (target);
     }
   return self;
+}
+
+gboolean
+sb_session_reload (SbSession *self, GError **error)
+{
+  g_autoptr (SbSession) fresh = NULL;
+
+  g_return_val_if_fail (SB_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (self->file != NULL, FALSE);
+
+  fresh = sb_session_load (self->file, error);
+  if (fresh == NULL)
+    return FALSE;
+  /* Take the file's contents; FRESH leaves with what was here. */
+  SB_SWAP (SbExperiment *, self->experiment, fresh->experiment);
+  SB_SWAP (GPtrArray *, self->observations, fresh->observations);
+  SB_SWAP (GArray *, self->refits, fresh->refits);
+  SB_SWAP (SbHyper, self->hyper, fresh->hyper);
+  SB_SWAP (SbQuestion *, self->pending, fresh->pending);
+  SB_SWAP (GArray *, self->edits, fresh->edits);
+  /* Edits made elsewhere: the stacks of this object's edits no longer apply. */
+  g_array_set_size (self->undo_edits, 0);
+  g_array_set_size (self->redo_edits, 0);
+  self->questions_asked = fresh->questions_asked;
+  self->created = fresh->created;
+  g_object_notify (G_OBJECT (self), "n-observations");
+  g_signal_emit_by_name (self, "changed");
+  return TRUE;
 }

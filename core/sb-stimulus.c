@@ -2,8 +2,9 @@
 #include "config.h"
 
 #include "sb-stimulus.h"
+#include "sb-setting.h"
 
-#include "sb-candidates.h"
+#include "sb-enum-names.h"
 #include "sb-experiment-templates.h"
 
 #include <math.h>
@@ -12,23 +13,8 @@
 static const char *const kind_names[] = { "none", "colour", "image", "sound", "text", "file" };
 static const char *const space_names[] = { "oklch", "hsl" };
 
-const char *
-sb_stimulus_kind_to_string (SbStimulusKind kind)
-{
-  return (guint) kind < G_N_ELEMENTS (kind_names) ? kind_names[kind] : "none";
-}
-
-gboolean
-sb_stimulus_kind_from_string (const char *name, SbStimulusKind *kind)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (kind_names); i++)
-    if (g_strcmp0 (name, kind_names[i]) == 0)
-      {
-        *kind = (SbStimulusKind) i;
-        return TRUE;
-      }
-  return FALSE;
-}
+SB_NAMED_ENUM (SbStimulusKind, sb_stimulus_kind_to_string, sb_stimulus_kind_from_string,
+               kind_names, "none")
 
 /* File extensions (lower case) of the images and sounds a file stimulus
  * shows: what GTK's image loaders and its GStreamer media backend read. */
@@ -60,40 +46,6 @@ sb_stimulus_first_unknown_file (const SbCandidates *c)
   return -1;
 }
 
-void
-sb_stimulus_clear (SbStimulus *stimulus)
-{
-  g_clear_pointer (&stimulus->command, g_free);
-  g_clear_pointer (&stimulus->extension, g_free);
-  g_clear_pointer (&stimulus->text, g_free);
-  memset (stimulus, 0, sizeof *stimulus);
-}
-
-void
-sb_stimulus_copy_into (SbStimulus *dest, const SbStimulus *src)
-{
-  *dest = *src;
-  dest->command = g_strdup (src->command);
-  dest->extension = g_strdup (src->extension);
-  dest->text = g_strdup (src->text);
-}
-
-static gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError **error, const char *format, ...)
-{
-  va_list args;
-  g_autofree char *message = NULL;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID, "stimulus: %s", message);
-  return FALSE;
-}
-
 /* The optional string member KEY of OBJ (NULL when absent). */
 static gboolean
 string_member (JsonObject *obj, const char *key, char **out, GError **error)
@@ -103,7 +55,7 @@ string_member (JsonObject *obj, const char *key, char **out, GError **error)
   if (node == NULL)
     return TRUE;
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return invalid (error, "'%s' must be a string", key);
+    return sb_invalid (error, "stimulus: '%s' must be a string", key);
   *out = g_strdup (json_node_get_string (node));
   return TRUE;
 }
@@ -119,14 +71,14 @@ sb_stimulus_from_json (JsonNode *node, SbStimulus *out, GError **error)
   SbStimulus s = { 0 };
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
-    return invalid (error, "must be an object such as {\"kind\": \"image\", \"command\": ...}");
+    return sb_invalid (error, "stimulus: must be an object such as {\"kind\": \"image\", \"command\": ...}");
   obj = json_node_get_object (node);
   {
     g_autoptr (GList) members = json_object_get_members (obj);
     for (GList *m = members; m; m = m->next)
       if (!g_strv_contains (known, m->data))
-        return invalid (error, "unknown field '%s' (expected kind, command, extension, "
-                        "timeout, text or space)", (const char *) m->data);
+        return sb_invalid (error, "stimulus: unknown field '%s' (expected kind, command, extension, "
+                           "timeout, text or space)", (const char *) m->data);
   }
   s.timeout = SB_STIMULUS_DEFAULT_TIMEOUT;
   if (!string_member (obj, "kind", &kind, error) || !string_member (obj, "command", &s.command, error)
@@ -135,16 +87,16 @@ sb_stimulus_from_json (JsonNode *node, SbStimulus *out, GError **error)
     goto fail;
   if (kind == NULL || !sb_stimulus_kind_from_string (kind, &s.kind) || s.kind == SB_STIMULUS_NONE)
     {
-      invalid (error, "'kind' must be \"colour\", \"image\", \"sound\", \"text\" or "
-               "\"file\"%s%s%s",
-               kind ? ", not \"" : "", kind ? kind : "", kind ? "\"" : "");
+      sb_invalid (error, "stimulus: 'kind' must be \"colour\", \"image\", \"sound\", \"text\" or "
+                  "\"file\"%s%s%s",
+                  kind ? ", not \"" : "", kind ? kind : "", kind ? "\"" : "");
       goto fail;
     }
   if (space && g_str_equal (space, "hsl"))
     s.colour_space = SB_COLOUR_HSL;
   else if (space && !g_str_equal (space, "oklch"))
     {
-      invalid (error, "'space' must be \"oklch\" or \"hsl\", not \"%s\"", space);
+      sb_invalid (error, "stimulus: 'space' must be \"oklch\" or \"hsl\", not \"%s\"", space);
       goto fail;
     }
   timeout = json_object_get_member (obj, "timeout");
@@ -153,7 +105,7 @@ sb_stimulus_from_json (JsonNode *node, SbStimulus *out, GError **error)
       GType t = JSON_NODE_HOLDS_VALUE (timeout) ? json_node_get_value_type (timeout) : G_TYPE_INVALID;
       if (t != G_TYPE_DOUBLE && t != G_TYPE_INT64)
         {
-          invalid (error, "'timeout' must be a number of seconds");
+          sb_invalid (error, "stimulus: 'timeout' must be a number of seconds");
           goto fail;
         }
       s.timeout = json_node_get_double (timeout);
@@ -261,7 +213,7 @@ sb_stimulus_expand (const char *template_, const SbExperiment *exp, const double
         }
       if (*p == '}')
         {
-          invalid (error, "a '}' without its '{' in \"%s\" (write \"}}\" for a brace)", template_);
+          sb_invalid (error, "stimulus: a '}' without its '{' in \"%s\" (write \"}}\" for a brace)", template_);
           return NULL;
         }
       if (*p != '{')
@@ -272,7 +224,7 @@ sb_stimulus_expand (const char *template_, const SbExperiment *exp, const double
       close = strchr (p + 1, '}');
       if (close == NULL)
         {
-          invalid (error, "a '{' without its '}' in \"%s\" (write \"{{\" for a brace)", template_);
+          sb_invalid (error, "stimulus: a '{' without its '}' in \"%s\" (write \"{{\" for a brace)", template_);
           return NULL;
         }
       j = parameter_index (exp, p + 1, close - p - 1);
@@ -291,8 +243,8 @@ sb_stimulus_expand (const char *template_, const SbExperiment *exp, const double
       else
         {
           g_autofree char *known = known_placeholders (exp, output != NULL);
-          invalid (error, "unknown placeholder {%.*s} in \"%s\" (known: %s)",
-                   (int) (close - p - 1), p + 1, template_, known);
+          sb_invalid (error, "stimulus: unknown placeholder {%.*s} in \"%s\" (known: %s)",
+                      (int) (close - p - 1), p + 1, template_, known);
           return NULL;
         }
       p = close;
@@ -325,12 +277,12 @@ check_template (const SbExperiment *exp, const char *field, const char *template
       g_auto (GStrv) argv = NULL;
       if (!g_shell_parse_argv (template_, NULL, &argv, &local))
         {
-          invalid (error, "'command' cannot be split into arguments: %s", local->message);
+          sb_invalid (error, "stimulus: 'command' cannot be split into arguments: %s", local->message);
           g_error_free (local);
           return FALSE;
         }
       if (strchr (expanded, '\x01') == NULL)
-        return invalid (error, "'command' must name the file it writes as {output}");
+        return sb_invalid (error, "stimulus: 'command' must name the file it writes as {output}");
     }
   return TRUE;
 }
@@ -342,32 +294,25 @@ sb_stimulus_validate (const SbExperiment *exp, GError **error)
   gboolean rendered = s->kind == SB_STIMULUS_IMAGE || s->kind == SB_STIMULUS_SOUND;
 
   if ((guint) s->kind > SB_STIMULUS_FILE || (guint) s->colour_space > SB_COLOUR_HSL)
-    return invalid (error, "unknown kind or colour space");
+    return sb_invalid (error, "stimulus: unknown kind or colour space");
   if (s->kind == SB_STIMULUS_NONE)
     return TRUE;
   if (s->kind == SB_STIMULUS_COLOUR && exp->n_parameters < 3)
-    return invalid (error, "a colour needs three parameters (lightness, chroma and hue for "
-                    "OKLCH), this experiment has %u", exp->n_parameters);
+    return sb_invalid (error, "stimulus: a colour needs three parameters (lightness, chroma and hue for "
+                       "OKLCH), this experiment has %u", exp->n_parameters);
   if (rendered && (s->command == NULL || *s->command == '\0'))
-    return invalid (error, "an %s needs a 'command' that renders it to {output}",
-                    sb_stimulus_kind_to_string (s->kind));
+    return sb_invalid (error, "stimulus: an %s needs a 'command' that renders it to {output}",
+                       sb_stimulus_kind_to_string (s->kind));
   if (!rendered && s->command)
-    return invalid (error, "'command' belongs to image and sound stimuli, not to a %s stimulus",
-                    sb_stimulus_kind_to_string (s->kind));
-  if (s->kind == SB_STIMULUS_FILE && exp->candidates == NULL)
-    return invalid (error, "a file stimulus shows the files of a candidate set, and this "
-                    "experiment has no 'candidates'");
-  if (s->kind == SB_STIMULUS_FILE && sb_stimulus_first_unknown_file (exp->candidates) >= 0)
-    return invalid (error, "the candidate file '%s' is neither an image (png, jpg, jpeg, svg) "
-                    "nor a sound (wav, ogg, oga, flac, mp3)",
-                    exp->candidates->files[sb_stimulus_first_unknown_file (exp->candidates)]);
+    return sb_invalid (error, "stimulus: 'command' belongs to image and sound stimuli, not to a %s stimulus",
+                       sb_stimulus_kind_to_string (s->kind));
   if (s->kind == SB_STIMULUS_TEXT && (s->text == NULL || *s->text == '\0'))
-    return invalid (error, "a text stimulus needs a 'text' template, e.g. \"Font size {%s}\"",
-                    exp->parameters[0].name);
+    return sb_invalid (error, "stimulus: a text stimulus needs a 'text' template, e.g. \"Font size {%s}\"",
+                       exp->parameters[0].name);
   if (rendered && !(isfinite (s->timeout) && s->timeout > 0 && s->timeout <= SB_STIMULUS_MAX_TIMEOUT))
-    return invalid (error, "'timeout' must lie in (0, %g] seconds", SB_STIMULUS_MAX_TIMEOUT);
+    return sb_invalid (error, "stimulus: 'timeout' must lie in (0, %g] seconds", SB_STIMULUS_MAX_TIMEOUT);
   if (s->extension && (!*s->extension || strpbrk (s->extension, "/\\ .") != NULL))
-    return invalid (error, "'extension' must be a plain file extension such as \"png\"");
+    return sb_invalid (error, "stimulus: 'extension' must be a plain file extension such as \"png\"");
   if (s->command && !check_template (exp, "command", s->command, TRUE, error))
     return FALSE;
   return s->text == NULL || check_template (exp, "text", s->text, FALSE, error);

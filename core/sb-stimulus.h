@@ -32,7 +32,7 @@
 
 #include <json-glib/json-glib.h>
 
-#include "sb-session.h"
+#include "sb-experiment.h"
 
 G_BEGIN_DECLS
 
@@ -41,9 +41,6 @@ G_BEGIN_DECLS
 
 const char *sb_stimulus_kind_to_string (SbStimulusKind kind);
 gboolean sb_stimulus_kind_from_string (const char *name, SbStimulusKind *kind);
-
-void sb_stimulus_clear (SbStimulus *stimulus);
-void sb_stimulus_copy_into (SbStimulus *dest, const SbStimulus *src);
 
 /* What the file PATH is by its extension (case-insensitive):
  * SB_STIMULUS_IMAGE, SB_STIMULUS_SOUND, or SB_STIMULUS_NONE when it is

@@ -37,8 +37,11 @@
 #include "config.h"
 
 #include "sb-study.h"
+#include "sb-csv-write.h"
+#include "sb-setting.h"
+#include "sb-atomic-file.h"
 
-#include "sb-session-private.h"
+#include "sb-session.h"
 
 #include <string.h>
 
@@ -93,7 +96,7 @@ option_row (GString *out, const char *study, const SbExperiment *exp, const SbPa
 {
   const double *x = sb_log_entry_option (e, k);
   int best = sb_log_entry_best_option (e);
-  g_autofree char *time = sb_session_format_time (e->time);
+  g_autofree char *time = sb_format_time (e->time);
 
   sb_csv_field (out, study);
   g_string_append_c (out, ',');

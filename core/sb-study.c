@@ -3,10 +3,13 @@
 #include "config.h"
 
 #include "sb-study.h"
+#include "sb-atomic-file.h"
+
+#include "sb-enum-names.h"
 
 #include "sb-json-read.h"
 #include "sb-json-write.h"
-#include "sb-session-private.h"
+#include "sb-session.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -35,41 +38,10 @@ static const char *const model_names[] = { "independent", "hierarchical" };
 /* The code alphabet: digits and capitals without 0, O, 1 and I. */
 static const char code_alphabet[] = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ";
 
-const char *
-sb_participant_status_to_string (SbParticipantStatus status)
-{
-  return (guint) status < G_N_ELEMENTS (status_names) ? status_names[status] : "active";
-}
-
-gboolean
-sb_participant_status_from_string (const char *name, SbParticipantStatus *status)
-{
-  for (guint i = 0; name && i < G_N_ELEMENTS (status_names); i++)
-    if (g_str_equal (name, status_names[i]))
-      {
-        *status = (SbParticipantStatus) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-const char *
-sb_study_model_to_string (SbStudyModel model)
-{
-  return (guint) model < G_N_ELEMENTS (model_names) ? model_names[model] : "independent";
-}
-
-gboolean
-sb_study_model_from_string (const char *name, SbStudyModel *model)
-{
-  for (guint i = 0; name && i < G_N_ELEMENTS (model_names); i++)
-    if (g_str_equal (name, model_names[i]))
-      {
-        *model = (SbStudyModel) i;
-        return TRUE;
-      }
-  return FALSE;
-}
+SB_NAMED_ENUM (SbParticipantStatus, sb_participant_status_to_string,
+               sb_participant_status_from_string, status_names, "active")
+SB_NAMED_ENUM (SbStudyModel, sb_study_model_to_string, sb_study_model_from_string, model_names,
+               "independent")
 
 static void
 participant_free (SbParticipant *p)
@@ -214,7 +186,7 @@ index_to_data (SbStudy *self, gsize *length)
   g_autoptr (JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   JsonObject *o = json_object_new ();
   JsonArray *people = json_array_sized_new (self->roster->len);
-  g_autofree char *created = sb_session_format_time (self->created);
+  g_autofree char *created = sb_format_time (self->created);
 
   json_object_set_string_member (o, "format", SB_STUDY_FORMAT);
   json_object_set_int_member (o, "version", SB_STUDY_VERSION);
@@ -226,7 +198,7 @@ index_to_data (SbStudy *self, gsize *length)
     {
       const SbParticipant *p = g_ptr_array_index (self->roster, i);
       JsonObject *po = json_object_new ();
-      g_autofree char *added = sb_session_format_time (p->added);
+      g_autofree char *added = sb_format_time (p->added);
       json_object_set_string_member (po, "code", p->code);
       json_object_set_string_member (po, "status", sb_participant_status_to_string (p->status));
       json_object_set_string_member (po, "added", added);
@@ -246,7 +218,7 @@ write_index (SbStudy *self, GError **error)
   gsize length;
   g_autofree char *data = index_to_data (self, &length);
 
-  return sb_session_write_file (path, data, length, error);
+  return sb_atomic_file_write (path, data, length, error);
 }
 
 typedef struct {
@@ -767,7 +739,7 @@ sb_study_summarise (SbStudy *self, const char *code, SbParticipantSummary *out,
         out->skipped++;
     }
   {
-    const SbPendingQuestion *q = sb_session_get_pending (session);
+    const SbQuestion *q = sb_session_get_open_question (session);
     out->open_question = q != NULL && q->n_log == sb_session_get_n_observations (session);
   }
   sb_consistency_of_session (session, &out->consistency);

@@ -38,15 +38,15 @@ answer_of (guint64 id, SbAnswerKind kind)
 static void
 pose_value_question (SbSession *session, double gain, double offset)
 {
-  SbPendingQuestion q = { 0 };
+  SbQuestion q = { 0 };
 
   q.id = sb_session_get_questions_asked (session) + 1;
-  q.kind = SB_PENDING_VALUE;
+  q.kind = SB_QUESTION_VALUE;
   q.n_options = 1;
   q.options[0][0] = gain;
   q.options[0][1] = offset;
   q.n_log = sb_session_get_n_observations (session);
-  g_assert_true (sb_session_set_pending (session, &q, NULL));
+  g_assert_true (sb_session_set_open_question (session, &q, NULL));
 }
 
 static void
@@ -55,15 +55,15 @@ test_same_question_until_answered (void)
   g_autoptr (SbExperiment) exp = experiment (SB_MODE_PREFERENCE);
   g_autoptr (SbSession) session = sb_session_new (exp);
   g_autoptr (GError) error = NULL;
-  const SbPendingQuestion *q1, *again, *q2;
-  SbPendingQuestion first;
+  const SbQuestion *q1, *again, *q2;
+  SbQuestion first;
   SbAnswer answer = answer_of (1, SB_ANSWER_CHOSEN);
 
   q1 = sb_ask_tell_ask (session, &error);
   g_assert_no_error (error);
   g_assert_nonnull (q1);
   g_assert_cmpuint (q1->id, ==, 1);
-  g_assert_cmpint (q1->kind, ==, SB_PENDING_DUEL);
+  g_assert_cmpint (q1->kind, ==, SB_QUESTION_DUEL);
   g_assert_cmpuint (q1->n_options, ==, 2);
   first = *q1;
   again = sb_ask_tell_ask (session, &error);
@@ -77,7 +77,7 @@ test_same_question_until_answered (void)
   answer.confidence = SG_CONFIDENCE_STRONG;
   g_assert_true (sb_ask_tell_tell (session, &answer, &error));
   g_assert_no_error (error);
-  g_assert_null (sb_session_get_pending (session));
+  g_assert_null (sb_session_get_open_question (session));
 
   const SbLogEntry *e = sb_session_get_observation (session, 0);
   g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
@@ -99,7 +99,7 @@ test_same_question_until_answered (void)
 
 /* Refused answers change neither the log nor the pending question. */
 static void
-assert_refused (SbSession *session, const SbAnswer *answer, SbAskTellError code,
+assert_refused (SbSession *session, const SbAnswer *answer, SbQuestionError code,
                 const char *needle)
 {
   g_autoptr (GError) error = NULL;
@@ -107,7 +107,7 @@ assert_refused (SbSession *session, const SbAnswer *answer, SbAskTellError code,
   g_autofree char *after = NULL;
 
   g_assert_false (sb_ask_tell_tell (session, answer, &error));
-  g_assert_error (error, SB_ASK_TELL_ERROR, (gint) code);
+  g_assert_error (error, SB_QUESTION_ERROR, (gint) code);
   if (strstr (error->message, needle) == NULL)
     g_test_message ("message: %s", error->message);
   g_assert_nonnull (strstr (error->message, needle));
@@ -123,31 +123,31 @@ test_stale_unknown_unsupported (void)
   SbAnswer answer = answer_of (1, SB_ANSWER_CHOSEN);
 
   /* Nothing asked yet: question 1 is unknown. */
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "never asked");
+  assert_refused (session, &answer, SB_QUESTION_ERROR_STALE, "never asked");
   g_assert_nonnull (sb_ask_tell_ask (session, NULL));
   g_assert_true (sb_ask_tell_tell (session, &answer, NULL));
   g_assert_nonnull (sb_ask_tell_ask (session, NULL));
   /* Answered already; never asked. */
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "not open");
+  assert_refused (session, &answer, SB_QUESTION_ERROR_STALE, "not open");
   answer.question = 3;
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "never asked");
+  assert_refused (session, &answer, SB_QUESTION_ERROR_STALE, "never asked");
   /* Question 2 is a duel: ties, rankings and values are refused. */
   answer = answer_of (2, SB_ANSWER_TIE);
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_UNSUPPORTED, "duel question without ties");
+  assert_refused (session, &answer, SB_QUESTION_ERROR_UNSUPPORTED, "duel question without ties");
   answer.kind = SB_ANSWER_RANKING;
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_UNSUPPORTED, "ranking");
+  assert_refused (session, &answer, SB_QUESTION_ERROR_UNSUPPORTED, "ranking");
   answer = answer_of (2, SB_ANSWER_VALUE);
   answer.value = 1.0;
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_INVALID, "is a duel");
+  assert_refused (session, &answer, SB_QUESTION_ERROR_INVALID, "is a duel");
   answer = answer_of (2, SB_ANSWER_FAILED);
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_INVALID, "is a duel");
+  assert_refused (session, &answer, SB_QUESTION_ERROR_INVALID, "is a duel");
 
   /* The app answers a duel of its own: question 2 is out of date, and the
    * next ask gives question 3. */
-  const SbPendingQuestion *q = sb_session_get_pending (session);
+  const SbQuestion *q = sb_session_get_open_question (session);
   g_assert_true (sb_session_add_duel (session, q->options[0], q->options[1], 0, NULL));
   answer = answer_of (2, SB_ANSWER_CHOSEN);
-  assert_refused (session, &answer, SB_ASK_TELL_ERROR_STALE, "out of date");
+  assert_refused (session, &answer, SB_QUESTION_ERROR_STALE, "out of date");
   g_assert_null (sb_ask_tell_current (session));
   q = sb_ask_tell_ask (session, NULL);
   g_assert_cmpuint (q->id, ==, 3);
@@ -167,7 +167,7 @@ test_value_questions (void)
   /* Safe mode: a value, then a failed setting, both observations. */
   pose_value_question (safe, 2.0, 1.0);
   answer = answer_of (1, SB_ANSWER_CHOSEN);
-  assert_refused (safe, &answer, SB_ASK_TELL_ERROR_INVALID, "asks for a value");
+  assert_refused (safe, &answer, SB_QUESTION_ERROR_INVALID, "asks for a value");
   answer = answer_of (1, SB_ANSWER_VALUE);
   answer.value = 0.75;
   g_assert_true (sb_ask_tell_tell (safe, &answer, &error));
@@ -195,7 +195,7 @@ test_value_questions (void)
   g_assert_cmpfloat (e->a[0], ==, 4.0);
   g_assert_null (e->b);
   g_assert_cmpuint (sb_session_get_n_answers (mixed), ==, 1);
-  g_assert_null (sb_session_get_pending (mixed));
+  g_assert_null (sb_session_get_open_question (mixed));
   /* the plots draw it as a failed setting, as in safe mode */
   {
     SbPlotSnapshot *snap = sb_plot_snapshot_new_for_session (mixed);
@@ -223,8 +223,8 @@ test_shown_order (void)
   b = sb_session_new (exp);
   for (guint i = 0; i < 64; i++)
     {
-      const SbPendingQuestion *qa = sb_ask_tell_ask (a, NULL);
-      const SbPendingQuestion *qb = sb_ask_tell_ask (b, NULL);
+      const SbQuestion *qa = sb_ask_tell_ask (a, NULL);
+      const SbQuestion *qb = sb_ask_tell_ask (b, NULL);
       SbAnswer answer = answer_of (qa->id, SB_ANSWER_CHOSEN);
 
       g_assert_cmpuint (qa->id, ==, i + 1);
@@ -267,8 +267,8 @@ test_file_round_trip (void)
   reloaded = sb_session_to_data (loaded, NULL);
   g_assert_cmpstr (reloaded, ==, saved);
   g_assert_cmpuint (sb_session_get_questions_asked (loaded), ==, 2);
-  const SbPendingQuestion *p = sb_session_get_pending (loaded);
-  const SbPendingQuestion *q = sb_session_get_pending (session);
+  const SbQuestion *p = sb_session_get_open_question (loaded);
+  const SbQuestion *q = sb_session_get_open_question (session);
   g_assert_cmpuint (p->id, ==, q->id);
   g_assert_cmpint (p->kind, ==, q->kind);
   g_assert_cmpuint (p->n_options, ==, q->n_options);
@@ -285,12 +285,12 @@ test_file_round_trip (void)
    * dropped, and the session still saves and reloads. */
   g_assert_true (sb_session_undo (session, &error));
   g_assert_no_error (error);
-  g_assert_null (sb_session_get_pending (session));
+  g_assert_null (sb_session_get_open_question (session));
   g_assert_cmpuint (sb_session_get_questions_asked (session), ==, 2);
   g_clear_object (&loaded);
   loaded = sb_session_load (file, &error);
   g_assert_no_error (error);
-  g_assert_null (sb_session_get_pending (loaded));
+  g_assert_null (sb_session_get_open_question (loaded));
   g_assert_cmpuint (sb_ask_tell_ask (loaded, &error)->id, ==, 3);
 
   /* A damaged pending question is refused by name, like any content. */
@@ -350,7 +350,7 @@ test_answer_document (void)
       g_autoptr (JsonNode) doc = parse (bad[i].text);
       g_autoptr (GError) error = NULL;
       g_assert_false (sb_answer_from_json (doc, &answer, &error));
-      g_assert_error (error, SB_ASK_TELL_ERROR, SB_ASK_TELL_ERROR_INVALID);
+      g_assert_error (error, SB_QUESTION_ERROR, SB_QUESTION_ERROR_INVALID);
       if (strstr (error->message, bad[i].needle) == NULL)
         g_test_message ("%s: %s", bad[i].text, error->message);
       g_assert_nonnull (strstr (error->message, bad[i].needle));
@@ -364,7 +364,7 @@ test_long_csv (void)
   g_autoptr (SbSession) session = sb_session_new (exp);
   g_autofree char *csv = NULL;
   g_auto (GStrv) lines = NULL;
-  SbPendingQuestion q = { .id = 1, .kind = SB_PENDING_DUEL, .n_options = 2,
+  SbQuestion q = { .id = 1, .kind = SB_QUESTION_DUEL, .n_options = 2,
                           .options = { { 1.0, 2.0 }, { 3.0, -4.0 } },
                           .shown_order = { 1, 0 } };
   SbAnswer answer = answer_of (1, SB_ANSWER_CHOSEN);
@@ -372,7 +372,7 @@ test_long_csv (void)
   answer.chosen = 1;
   answer.has_response_time = TRUE;
   answer.response_time = 1.5;
-  g_assert_true (sb_session_set_pending (session, &q, NULL));
+  g_assert_true (sb_session_set_open_question (session, &q, NULL));
   g_assert_true (sb_ask_tell_tell (session, &answer, NULL));
   pose_value_question (session, 5.0, 0.0);
   answer = answer_of (2, SB_ANSWER_VALUE);
@@ -527,9 +527,9 @@ test_colour_hue_wraps (void)
   g_autoptr (SbSession) session = sb_session_new (exp);
   for (guint i = 0; i < exp->budget; i++)
     {
-      const SbPendingQuestion *q = sb_ask_tell_ask (session, &error);
+      const SbQuestion *q = sb_ask_tell_ask (session, &error);
       g_assert_no_error (error);
-      g_assert_cmpint (q->kind, ==, SB_PENDING_DUEL);
+      g_assert_cmpint (q->kind, ==, SB_QUESTION_DUEL);
       for (guint k = 0; k < q->n_options; k++)
         {
           g_assert_cmpfloat (q->options[k][0], >=, 0);

@@ -98,26 +98,26 @@ test_answer_only_when_shown (Fixture *f, gconstpointer data)
   g_autoptr (SbExperiment) exp = sb_template_colour ();
   g_autoptr (SbSession) session = start (f, exp);
   g_autoptr (GError) error = NULL;
-  SbQuestion shown;
+  SbProposal shown;
   const SbLogEntry *e;
 
   /* Nothing on screen yet: refused, nothing recorded. */
   g_assert_cmpint (sb_campaign_get_state (f->campaign), ==, SB_CAMPAIGN_COMPUTING);
   g_assert_null (sb_campaign_get_question (f->campaign));
-  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_B, NAN, &error));
+  g_assert_false (sb_campaign_answer_duel (f->campaign, 1, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_NOT_READY);
   g_clear_error (&error);
   g_assert_cmpuint (sb_session_get_n_observations (session), ==, 0);
 
   SPIN_UNTIL (asking (f));
   shown = *sb_campaign_get_question (f->campaign);
-  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_B, NAN, &error));
+  g_assert_true (sb_campaign_answer_duel (f->campaign, 1, &error));
   g_assert_no_error (error);
   /* On disk when taken; the next question is not on screen yet. */
   g_assert_cmpuint (on_disk (f), ==, 1);
   g_assert_cmpuint (sb_campaign_get_n_saved (f->campaign), ==, 1);
   g_assert_cmpint (sb_campaign_get_state (f->campaign), ==, SB_CAMPAIGN_COMPUTING);
-  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, &error));
+  g_assert_false (sb_campaign_answer_duel (f->campaign, 0, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_NOT_READY);
   g_clear_error (&error);
   g_assert_cmpuint (on_disk (f), ==, 1);
@@ -131,7 +131,7 @@ test_answer_only_when_shown (Fixture *f, gconstpointer data)
 
   /* A value answer to a duel is refused and recorded nowhere. */
   SPIN_UNTIL (asking (f));
-  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_VALUE, 1.0, &error));
+  g_assert_false (sb_campaign_answer_kind (f->campaign, SB_ANSWER_VALUE, 1.0, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
   g_assert_cmpuint (on_disk (f), ==, 1);
 }
@@ -148,7 +148,7 @@ test_history_edit_reproposes (Fixture *f, gconstpointer data)
   for (guint i = 0; i < 3; i++)
     {
       SPIN_UNTIL (asking (f));
-      g_assert_true (sb_campaign_answer (f->campaign, i % 2 ? SB_ANSWER_A : SB_ANSWER_B, NAN,
+      g_assert_true (sb_campaign_answer_duel (f->campaign, i % 2 ? 0 : 1, 
                                          NULL));
     }
   SPIN_UNTIL (asking (f));
@@ -174,7 +174,7 @@ test_repeats (Fixture *f, gconstpointer data)
   session = start (f, exp);
   for (guint i = 0; i < 10; i++)
     {
-      const SbQuestion *q;
+      const SbProposal *q;
       SPIN_UNTIL (asking (f));
       q = sb_campaign_get_question (f->campaign);
       for (guint k = 0; k < sb_session_get_n_observations (session); k++)
@@ -188,7 +188,7 @@ test_repeats (Fixture *f, gconstpointer data)
               break;
             }
         }
-      g_assert_true (sb_campaign_answer (f->campaign, i % 3 ? SB_ANSWER_A : SB_ANSWER_B, NAN,
+      g_assert_true (sb_campaign_answer_duel (f->campaign, i % 3 ? 0 : 1, 
                                          NULL));
     }
   g_test_message ("%u repeats in 10 questions", repeats);
@@ -220,7 +220,7 @@ test_undo_redo (Fixture *f, gconstpointer data)
   for (guint i = 0; i < 2; i++)
     {
       SPIN_UNTIL (asking (f));
-      g_assert_true (sb_campaign_answer (f->campaign, i ? SB_ANSWER_A : SB_ANSWER_B, NAN, NULL));
+      g_assert_true (sb_campaign_answer_duel (f->campaign, i ? 0 : 1,  NULL));
     }
   undone = sb_log_entry_copy (sb_session_get_observation (session, 1));
   g_assert_true (sb_campaign_undo (f->campaign, NULL));
@@ -253,7 +253,7 @@ test_undo_redo (Fixture *f, gconstpointer data)
    * restored over it. */
   g_assert_true (sb_campaign_undo (f->campaign, NULL));
   SPIN_UNTIL (asking (f));
-  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_SKIP, NAN, NULL));
+  g_assert_true (sb_campaign_answer_kind (f->campaign, SB_ANSWER_SKIP, NAN, NULL));
   g_assert_false (sb_campaign_can_redo (f->campaign));
   SPIN_UNTIL (asking (f));
   g_assert_false (sb_campaign_redo (f->campaign, &error));
@@ -270,8 +270,8 @@ answer_n (Fixture *f, guint n)
   for (guint i = 0; i < n; i++)
     {
       SPIN_UNTIL (asking (f));
-      g_assert_true (sb_campaign_answer (f->campaign, i % 2 ? SB_ANSWER_A : SB_ANSWER_B,
-                                         NAN, NULL));
+      g_assert_true (sb_campaign_answer_duel (f->campaign, i % 2 ? 0 : 1,
+                                          NULL));
     }
 }
 
@@ -299,14 +299,14 @@ test_every_duel_rule (Fixture *f, gconstpointer data)
       session = start (f, exp);
       for (guint i = 0; i < 1 + 3; i++)
         {
-          const SbQuestion *q;
+          const SbProposal *q;
           SPIN_UNTIL (asking (f) || sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_STALLED);
           g_assert_null (sb_campaign_get_error (f->campaign));
           q = sb_campaign_get_question (f->campaign);
           g_assert_cmpint (q->kind, ==, SB_QUESTION_DUEL);
           g_assert_true (memcmp (q->a, q->b, q->dim * sizeof (double)) != 0);
-          g_assert_true (sb_campaign_answer (f->campaign, i % 2 ? SB_ANSWER_A : SB_ANSWER_B,
-                                             NAN, NULL));
+          g_assert_true (sb_campaign_answer_duel (f->campaign, i % 2 ? 0 : 1,
+                                              NULL));
         }
       SPIN_UNTIL (asking (f) || sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_STALLED);
       g_assert_null (sb_campaign_get_error (f->campaign));
@@ -336,7 +336,7 @@ test_new_session_starts_empty (Fixture *f, gconstpointer data)
                                               SB_POSTERIOR_EXACT) != NULL);
 
   /* A running proposal of the first is superseded by the second. */
-  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
+  g_assert_true (sb_campaign_answer_duel (f->campaign, 0, NULL));
   sb_campaign_set_session (f->campaign, second);
   snap = sb_campaign_get_plot (f->campaign);
   g_assert_cmpuint (sb_plot_snapshot_get_dim (snap), ==, 2);
@@ -364,7 +364,7 @@ test_best_stable (Fixture *f, gconstpointer data)
   answer_n (f, exp->initial + 1);
   SPIN_UNTIL (asking (f) && sb_campaign_get_best (f->campaign, NULL));
   g_assert_true (sb_campaign_get_best (f->campaign, best));
-  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
+  g_assert_true (sb_campaign_answer_duel (f->campaign, 0, NULL));
   g_assert_cmpint (sb_campaign_get_state (f->campaign), ==, SB_CAMPAIGN_COMPUTING);
   g_assert_true (sb_campaign_get_best (f->campaign, during));
   g_assert_cmpmem (best, exp->n_parameters * sizeof (double), during,
@@ -387,7 +387,7 @@ test_finished_and_extended (Fixture *f, gconstpointer data)
   SPIN_UNTIL (sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_FINISHED);
   g_assert_null (sb_campaign_get_question (f->campaign));
   g_assert_true (sb_campaign_get_best (f->campaign, NULL));
-  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, &error));
+  g_assert_false (sb_campaign_answer_duel (f->campaign, 0, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_FINISHED);
   g_clear_error (&error);
 
@@ -430,20 +430,20 @@ test_save_failure_visible (Fixture *f, gconstpointer data)
     g_assert_cmpint (g_unlink (lock), ==, 0);
     g_assert_cmpint (g_rmdir (f->dir), ==, 0);
   }
-  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
+  g_assert_true (sb_campaign_answer_duel (f->campaign, 0, NULL));
   g_assert_nonnull (sb_campaign_get_save_error (f->campaign));
   g_assert_cmpuint (sb_session_get_n_observations (session), ==, 2);
   g_assert_cmpuint (sb_campaign_get_n_saved (f->campaign), ==, 1);
   SPIN_UNTIL (asking (f));
   g_assert_nonnull (sb_campaign_get_save_error (f->campaign));
-  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_B, NAN, NULL));
+  g_assert_true (sb_campaign_answer_duel (f->campaign, 1, NULL));
   SPIN_UNTIL (asking (f));
   g_assert_nonnull (sb_campaign_get_save_error (f->campaign));
   g_assert_cmpuint (sb_campaign_get_n_saved (f->campaign), ==, 1);
 
   /* Back again: the next answer writes everything and clears it. */
   g_assert_cmpint (g_mkdir (f->dir, 0700), ==, 0);
-  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, NULL));
+  g_assert_true (sb_campaign_answer_duel (f->campaign, 0, NULL));
   g_assert_null (sb_campaign_get_save_error (f->campaign));
   g_assert_cmpuint (sb_campaign_get_n_saved (f->campaign), ==, 4);
   g_assert_cmpuint (on_disk (f), ==, 4);
@@ -532,7 +532,7 @@ test_one_writer_others_follow (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (reason, "skewbench"));
   SPIN_UNTIL (sb_campaign_get_state (follower) == SB_CAMPAIGN_FOLLOWING);
   g_assert_null (sb_campaign_get_question (follower));
-  g_assert_false (sb_campaign_answer (follower, SB_ANSWER_A, NAN, &error));
+  g_assert_false (sb_campaign_answer_duel (follower, 0, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_READ_ONLY);
   g_clear_error (&error);
   g_assert_false (sb_campaign_undo (follower, &error));
@@ -570,9 +570,10 @@ test_duel_details_and_ties (Fixture *f, gconstpointer data)
   g_autoptr (SbExperiment) exp = sb_template_colour ();
   g_autoptr (SbSession) session = NULL;
   g_autoptr (GError) error = NULL;
-  SbCampaignAnswer strong_b = { .kind = SB_ANSWER_B, .confidence = SG_CONFIDENCE_STRONG };
-  SbCampaignAnswer tie = { .kind = SB_ANSWER_TIE };
-  SbQuestion shown;
+  SbAnswer strong_b = { .kind = SB_ANSWER_CHOSEN, .chosen = 1,
+                       .confidence = SG_CONFIDENCE_STRONG };
+  SbAnswer tie = { .kind = SB_ANSWER_TIE };
+  SbProposal shown;
   gint64 before;
 
   exp->ties_allowed = TRUE;
@@ -593,7 +594,7 @@ test_duel_details_and_ties (Fixture *f, gconstpointer data)
                    shown.dim * sizeof (double));
   before = g_get_monotonic_time ();
   g_usleep (30000);
-  g_assert_true (sb_campaign_answer_full (f->campaign, &strong_b, &error));
+  g_assert_true (sb_campaign_answer (f->campaign, &strong_b, &error));
   g_assert_no_error (error);
   const SbLogEntry *e = sb_session_get_observation (session, 0);
   g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
@@ -610,14 +611,15 @@ test_duel_details_and_ties (Fixture *f, gconstpointer data)
 
   SPIN_UNTIL (asking (f));
   tie.confidence = SG_CONFIDENCE_WEAK;  /* a tie has no confidence: refused */
-  g_assert_false (sb_campaign_answer_full (f->campaign, &tie, &error));
+  g_assert_false (sb_campaign_answer (f->campaign, &tie, &error));
   g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
   g_clear_error (&error);
   tie.confidence = SG_CONFIDENCE_NONE;
   /* a view that shows the sides shuffled records the question's order */
-  tie.duel_sides_shuffled = TRUE;
   shown = *sb_campaign_get_question (f->campaign);
-  g_assert_true (sb_campaign_answer_full (f->campaign, &tie, &error));
+  tie.n_shown = 2;
+  memcpy (tie.shown_order, shown.shown_order, sizeof tie.shown_order);
+  g_assert_true (sb_campaign_answer (f->campaign, &tie, &error));
   g_assert_no_error (error);
   g_assert_cmpint (sb_session_get_observation (session, 1)->kind, ==, SB_LOG_TIE);
   g_assert_cmpmem (sb_session_get_observation (session, 1)->shown_order, 2 * sizeof (guint),
@@ -648,7 +650,7 @@ test_duel_details_and_ties (Fixture *f, gconstpointer data)
   exp->ties_allowed = FALSE;
   session = start (f, exp);
   SPIN_UNTIL (asking (f));
-  g_assert_false (sb_campaign_answer_full (f->campaign, &tie, &error));
+  g_assert_false (sb_campaign_answer (f->campaign, &tie, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
   g_assert_cmpuint (sb_session_get_n_observations (session), ==, 0);
 }
@@ -688,10 +690,10 @@ test_choice_and_ranking_questions (Fixture *f, gconstpointer data)
   g_autoptr (SbExperiment) exp = sb_template_colour ();
   g_autoptr (SbSession) session = NULL;
   g_autoptr (GError) error = NULL;
-  SbCampaignAnswer choose = { .kind = SB_ANSWER_CHOSEN, .chosen = 3,
+  SbAnswer choose = { .kind = SB_ANSWER_CHOSEN, .chosen = 3,
                               .confidence = SG_CONFIDENCE_WEAK };
-  SbCampaignAnswer rank = { .kind = SB_ANSWER_RANKING, .ranking = { 2, 0, 1 } };
-  SbQuestion shown;
+  SbAnswer rank = { .kind = SB_ANSWER_RANKING, .ranking = { 2, 0, 1 } };
+  SbProposal shown;
   double best[SB_MAX_PARAMETERS];
 
   exp->question = SB_ASK_CHOICE;
@@ -707,15 +709,15 @@ test_choice_and_ranking_questions (Fixture *f, gconstpointer data)
     for (guint j = 0; j < i; j++)
       g_assert_true (memcmp (shown.options[i], shown.options[j],
                              shown.dim * sizeof (double)) != 0);
-  g_assert_false (sb_campaign_answer (f->campaign, SB_ANSWER_A, NAN, &error));
+  g_assert_false (sb_campaign_answer_duel (f->campaign, 0, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
   g_clear_error (&error);
   choose.chosen = 4;
-  g_assert_false (sb_campaign_answer_full (f->campaign, &choose, &error));
+  g_assert_false (sb_campaign_answer (f->campaign, &choose, &error));
   g_assert_error (error, SB_CAMPAIGN_ERROR, SB_CAMPAIGN_ERROR_WRONG_KIND);
   g_clear_error (&error);
   choose.chosen = 3;
-  g_assert_true (sb_campaign_answer_full (f->campaign, &choose, &error));
+  g_assert_true (sb_campaign_answer (f->campaign, &choose, &error));
   g_assert_no_error (error);
   const SbLogEntry *e = sb_session_get_observation (session, 0);
   g_assert_cmpint (e->kind, ==, SB_LOG_CHOICE);
@@ -741,16 +743,16 @@ test_choice_and_ranking_questions (Fixture *f, gconstpointer data)
   session = start (f, exp);
   SPIN_UNTIL (asking (f));
   g_assert_cmpint (sb_campaign_get_question (f->campaign)->kind, ==, SB_QUESTION_RANKING);
-  SbCampaignAnswer twice = { .kind = SB_ANSWER_RANKING, .ranking = { 1, 1, 0 } };
-  g_assert_false (sb_campaign_answer_full (f->campaign, &twice, &error));
+  SbAnswer twice = { .kind = SB_ANSWER_RANKING, .ranking = { 1, 1, 0 } };
+  g_assert_false (sb_campaign_answer (f->campaign, &twice, &error));
   g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
-  g_assert_true (sb_campaign_answer_full (f->campaign, &rank, NULL));
+  g_assert_true (sb_campaign_answer (f->campaign, &rank, NULL));
   e = sb_session_get_observation (session, 0);
   g_assert_cmpint (e->kind, ==, SB_LOG_RANKING);
   g_assert_cmpmem (e->ranking, 3 * sizeof (guint), rank.ranking, 3 * sizeof (guint));
   /* skipping a ranking keeps its options */
   SPIN_UNTIL (asking (f));
-  g_assert_true (sb_campaign_answer (f->campaign, SB_ANSWER_SKIP, NAN, NULL));
+  g_assert_true (sb_campaign_answer_kind (f->campaign, SB_ANSWER_SKIP, NAN, NULL));
   g_assert_cmpuint (sb_log_entry_n_options (sb_session_get_observation (session, 1)), ==, 3);
   g_assert_cmpuint (on_disk (f), ==, 2);
 }
@@ -772,7 +774,7 @@ test_oracle_chooses_best (Fixture *f, gconstpointer data)
   for (guint n = 0; n < 3; n++)
     {
       SPIN_UNTIL (asking (f));
-      const SbQuestion *q = sb_campaign_get_question (f->campaign);
+      const SbProposal *q = sb_campaign_get_question (f->campaign);
       sg_problem *p = NULL;
       g_assert_true (q->has_oracle);
       g_assert_cmpint (sg_problem_new ("six-hump-camel", exp->seed, &p), ==, SG_OK);
@@ -796,7 +798,7 @@ test_oracle_chooses_best (Fixture *f, gconstpointer data)
     }
   SPIN_UNTIL (asking (f));
   {
-    const SbQuestion *q = sb_campaign_get_question (f->campaign);
+    const SbProposal *q = sb_campaign_get_question (f->campaign);
     SbPlotSnapshot *snap;
     const char *name = NULL;
     g_assert_false (q->initial);
@@ -818,7 +820,7 @@ test_safe_start_first (Fixture *f, gconstpointer data)
   g_autoptr (SbSession) session = NULL;
   g_autoptr (SbSession) reloaded = NULL;
   g_autoptr (GError) error = NULL;
-  const SbQuestion *q;
+  const SbProposal *q;
 
   exp->mode = SB_MODE_SAFE;
   exp->parameters[0].resolution = 0.01 * (exp->parameters[0].upper - exp->parameters[0].lower);

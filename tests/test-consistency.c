@@ -234,11 +234,11 @@ test_ask_tell_repeats (void)
   for (guint t = 0; t < exp->budget; t++)
     {
       g_autoptr (GError) error = NULL;
-      const SbPendingQuestion *q = sb_ask_tell_ask_with_repeats (s, 0.4, &error);
+      const SbQuestion *q = sb_ask_tell_ask_with_repeats (s, 0.4, &error);
       SbAnswer answer = { .kind = SB_ANSWER_CHOSEN };
 
       g_assert_no_error (error);
-      g_assert_cmpint (q->kind, ==, SB_PENDING_DUEL);
+      g_assert_cmpint (q->kind, ==, SB_QUESTION_DUEL);
       for (guint i = 0; i < sb_session_get_n_observations (s); i++)
         {
           const SbLogEntry *e = sb_session_get_observation (s, i);

@@ -193,7 +193,7 @@ test_proposals (void)
   for (guint it = 0; it < 8; it++)
     {
       SbJobInput *input = sb_job_input_new (session);
-      g_autoptr (SbQuestion) q = sb_job_propose (NULL, input, &error);
+      g_autoptr (SbProposal) q = sb_job_propose (NULL, input, &error);
       g_assert_no_error (error);
       if (it == 0)
         {
@@ -237,13 +237,13 @@ test_plot_snapshot (void)
   g_autofree char *text = kinds_file (NULL, NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (SbSession) session = load (text, &error);
-  g_autoptr (SbQuestion) q = NULL;
+  g_autoptr (SbProposal) q = NULL;
 
   g_assert_no_error (error);
   for (guint it = 0; it < 5; it++)
     {
       SbJobInput *input = sb_job_input_new (session);
-      g_clear_pointer (&q, sb_question_free);
+      g_clear_pointer (&q, sb_proposal_free);
       q = sb_job_propose (NULL, input, &error);
       sb_job_input_free (input);
       g_assert_no_error (error);

@@ -200,18 +200,18 @@ test_edit_saves_and_drops_pending (void)
   g_autofree char *dir = g_dir_make_tmp ("history-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "s.json", NULL);
   g_autoptr (GFile) file = g_file_new_for_path (path);
-  SbPendingQuestion q = { .id = 1, .kind = SB_PENDING_DUEL, .n_options = 2,
+  SbQuestion q = { .id = 1, .kind = SB_QUESTION_DUEL, .n_options = 2,
                           .options = { { 0.3 }, { 0.6 } }, .shown_order = { 1, 0 },
                           .n_log = 2 };
 
   g_assert_true (sb_session_save_as (session, file, NULL));
-  g_assert_true (sb_session_set_pending (session, &q, NULL));
+  g_assert_true (sb_session_set_open_question (session, &q, NULL));
   g_assert_true (sb_session_remove_entry (session, 0, "a", NULL));
-  g_assert_null (sb_session_get_pending (session));
+  g_assert_null (sb_session_get_open_question (session));
   back = sb_session_load (file, NULL);
   g_assert_nonnull (back);
   g_assert_true (sb_log_entry_is_removed (sb_session_get_observation (back, 0)));
-  g_assert_null (sb_session_get_pending (back));
+  g_assert_null (sb_session_get_open_question (back));
   g_assert_cmpuint (sb_session_get_questions_asked (back), ==, 1);
   g_unlink (path);
   g_rmdir (dir);

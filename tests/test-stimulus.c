@@ -4,6 +4,7 @@
  * one fails with a message, one hangs past the timeout). */
 #include "loop-harness.h"
 #include "sb-colour.h"
+#include "sb-setting.h"
 #include "sb-experiment-templates.h"
 #include "sb-session.h"
 #include "sb-stimulus-renderer.h"

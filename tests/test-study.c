@@ -275,7 +275,7 @@ test_summaries_population (Fixture *f, gconstpointer data)
       g_assert_no_error (error);
       for (guint t = 0; t < 4 + 2 * i; t++)
         {
-          const SbPendingQuestion *q =
+          const SbQuestion *q =
             sb_ask_tell_ask_with_repeats (s, sb_study_get_repeat_rate (study), &error);
           SbAnswer a = { .question = q->id, .kind = SB_ANSWER_CHOSEN };
           g_assert_no_error (error);

@@ -52,7 +52,6 @@ fixture_close (Fixture *f)
   gtk_window_destroy (GTK_WINDOW (f->window));
   g_object_unref (f->window);
   g_object_unref (f->session);
-  sb_session_flush_all ();
   spin_for (20);
   g_unlink (f->path);
   g_rmdir (f->dir);
@@ -85,7 +84,6 @@ on_disk (Fixture *f, guint index)
 {
   g_autoptr (SbSession) s = NULL;
 
-  sb_session_flush_all ();
   s = sb_session_load (f->file, NULL);
   g_assert_nonnull (s);
   g_assert_cmpuint (sb_session_get_n_observations (s), >, index);
@@ -140,7 +138,7 @@ static void
 test_choose_best_of_k (void)
 {
   Fixture f = { 0 };
-  const SbQuestion *q;
+  const SbProposal *q;
 
   fixture_open (&f, SB_ASK_CHOICE, 4, FALSE);
   g_assert_false (enabled (&f, "choose"));
@@ -187,7 +185,6 @@ test_rank_with_undo (void)
   activate (&f, "rank-add", g_variant_new_uint32 (1));
   g_assert_cmpuint (sb_duel_panel_get_ranking (panel, order), ==, 2);
   /* nothing is recorded before the ranking is confirmed */
-  sb_session_flush_all ();
   g_assert_cmpuint (sb_session_get_n_observations (f.session), ==, 0);
   /* the last option needs no click */
   activate (&f, "rank-confirm", NULL);

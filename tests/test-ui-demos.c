@@ -63,7 +63,6 @@ destroy_windows (void)
   for (GList *l = all; l; l = l->next)
     gtk_window_destroy (l->data);
   g_list_free_full (all, g_object_unref);
-  sb_session_flush_all ();
   spin_for (20);
 }
 
@@ -257,7 +256,7 @@ test_hyper_fixed (void)
   const SbDemo *d = sb_demos_lookup ("preference-skewed");
   GList *before = windows_now ();
   SbWindow *w;
-  const SbQuestion *q;
+  const SbProposal *q;
 
   g_assert_true (sb_demo_open (d, GTK_APPLICATION (app), NULL, NULL));
   w = SB_WINDOW (new_window (before));
@@ -340,7 +339,6 @@ test_never_overwrites (void)
     SPIN_UNTIL (sb_window_get_question (mine) != NULL);
     g_action_group_activate_action (G_ACTION_GROUP (mine), "answer-a", NULL);
     SPIN_UNTIL (sb_window_get_question (mine) != NULL);
-    sb_session_flush_all ();
     before_data = read_all (path);
 
     before = windows_now ();
@@ -349,7 +347,6 @@ test_never_overwrites (void)
         g_assert_true (sb_demo_open (sb_demos_get (i), GTK_APPLICATION (app), GTK_WINDOW (mine), NULL));
     spin_for (200);
     g_list_free (before);
-    sb_session_flush_all ();
     after_data = read_all (path);
     g_assert_cmpstr (before_data, ==, after_data);
     g_assert_true (sb_session_get_file (sb_window_get_session (mine)) != NULL);
@@ -436,7 +433,6 @@ test_copies_cleaned (void)
   const double a[1] = { 0.1 }, b[1] = { -0.4 };
   g_assert_true (sb_session_add_duel (answered, a, b, 0, &error));
   g_assert_no_error (error);
-  sb_session_flush_all ();
   g_autofree char *answered_path = g_file_get_path (sb_session_get_file (answered));
   destroy_windows ();
   g_assert_nonnull (sb_demo_open_session (d, GTK_APPLICATION (app), &error));

@@ -128,7 +128,6 @@ test_from_window (void)
   g_object_unref (window);
   spin_for (50);
   g_assert_null (find_link_dialog ());
-  sb_session_flush_all ();
   remove_dir (dir);
 }
 

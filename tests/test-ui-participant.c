@@ -9,6 +9,7 @@
  * delivered as GTK delivers them to key controllers (capture phase from
  * the window down, then bubble). TAP-skips without a display. */
 #include "sb-application.h"
+#include "sb-setting.h"
 #include "sb-experiment-templates.h"
 #include "sb-participant-dialog.h"
 #include "sb-settings.h"
@@ -66,7 +67,6 @@ fixture_close (Fixture *f)
   gtk_window_destroy (GTK_WINDOW (f->window));
   g_object_unref (f->window);
   g_object_unref (f->session);
-  sb_session_flush_all ();
   spin_for (20);
   g_unlink (f->path);
   g_rmdir (f->dir);
@@ -235,7 +235,7 @@ test_sides_randomised (void)
   fixture_open (&f, 0, 0);
   for (guint i = 0; i < 10; i++)
     {
-      const SbQuestion *q;
+      const SbProposal *q;
       const SbExperiment *exp = sb_session_get_experiment (f.session);
       g_autoptr (GString) shown = g_string_new (NULL);
       g_autoptr (GString) a = g_string_new (NULL);

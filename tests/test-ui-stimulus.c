@@ -121,7 +121,6 @@ fixture_close (Fixture *f)
   gtk_window_destroy (GTK_WINDOW (f->window));
   g_object_unref (f->window);
   g_object_unref (f->session);
-  sb_session_flush_all ();
   spin_for (20);
   remove_tree (f->dir);
   g_free (f->dir);
@@ -446,7 +445,7 @@ test_candidate_images (void)
   SbStimulusView *a, *b;
   g_autoptr (GPtrArray) views = g_ptr_array_new ();
   double duel[2][SB_MAX_PARAMETERS];
-  const SbQuestion *q;
+  const SbProposal *q;
 
   fixture_open_candidates (&f, 2, FALSE);
   duel_views (&f, &a, &b);

@@ -58,7 +58,6 @@ close_window (SbWindow *window)
 {
   gtk_window_destroy (GTK_WINDOW (window));
   g_object_unref (window);
-  sb_session_flush_all ();
   spin_for (20);
 }
 
@@ -440,7 +439,6 @@ entry_on_disk (History *h, guint index)
   g_autoptr (GError) error = NULL;
   g_autoptr (SbSession) read = NULL;
 
-  sb_session_flush_all ();
   read = sb_session_load (file, &error);
   g_assert_no_error (error);
   return sb_log_entry_copy (sb_session_get_observation (read, index));

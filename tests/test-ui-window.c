@@ -48,7 +48,6 @@ fixture_tear_down (Fixture *f, gconstpointer data)
 
   gtk_window_destroy (GTK_WINDOW (f->window));
   g_object_unref (f->window);
-  sb_session_flush_all ();
   spin_for (20);
   while (d && (name = g_dir_read_name (d)))
     {
@@ -67,7 +66,6 @@ answers_on_disk (Fixture *f)
 {
   g_autoptr (SbSession) s = NULL;
 
-  sb_session_flush_all ();
   s = sb_session_load (f->file, NULL);
   g_assert_nonnull (s);
   return sb_session_get_n_observations (s);
@@ -110,7 +108,7 @@ test_window_template (void)
 static void
 test_answers_and_undo (Fixture *f, gconstpointer data)
 {
-  const SbQuestion *q;
+  const SbProposal *q;
   double first_b[3];
 
   g_assert_true (sb_window_open_file (f->window, f->file, TRUE));
@@ -127,7 +125,7 @@ test_answers_and_undo (Fixture *f, gconstpointer data)
   activate (f, "answer-b");
   g_assert_cmpuint (answers_on_disk (f), ==, 1);
   {
-    g_autoptr (SbSession) s = (sb_session_flush_all (), sb_session_load (f->file, NULL));
+    g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
     const SbLogEntry *e = sb_session_get_observation (s, 0);
     g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
     g_assert_cmpint (e->winner, ==, 1);
@@ -161,7 +159,7 @@ test_answers_and_undo (Fixture *f, gconstpointer data)
 static void
 test_no_answer_while_computing (Fixture *f, gconstpointer data)
 {
-  SbQuestion shown;
+  SbProposal shown;
 
   g_assert_true (sb_window_open_file (f->window, f->file, TRUE));
   SPIN_UNTIL (question_shown (f));
@@ -181,7 +179,7 @@ test_no_answer_while_computing (Fixture *f, gconstpointer data)
   activate (f, "answer-b");
   g_assert_cmpuint (answers_on_disk (f), ==, 2);
   {
-    g_autoptr (SbSession) s = (sb_session_flush_all (), sb_session_load (f->file, NULL));
+    g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
     const SbLogEntry *e = sb_session_get_observation (s, 1);
     g_assert_cmpint (e->winner, ==, 1);
     for (guint j = 0; j < shown.dim; j++)
@@ -722,7 +720,7 @@ test_value_questions (Fixture *f, gconstpointer data)
   /* The initial design: duels first, then values (sg-bo.h). */
   while (values < 2)
     {
-      const SbQuestion *q;
+      const SbProposal *q;
       SPIN_UNTIL (question_shown (f));
       q = sb_window_get_question (f->window);
       if (q->kind == SB_QUESTION_DUEL)
@@ -747,7 +745,6 @@ test_value_questions (Fixture *f, gconstpointer data)
       values++;
     }
   g_assert_cmpuint (duels, >=, 2);
-  sb_session_flush_all ();
   {
     g_autoptr (SbSession) s = sb_session_load (f->file, NULL);
     guint n = sb_session_get_n_observations (s);
@@ -856,7 +853,7 @@ test_safe_start_from_dialog (Fixture *f, gconstpointer data)
   g_autoptr (SbExperiment) exp = NULL;
   g_autoptr (SbSession) session = NULL;
   g_autoptr (GError) error = NULL;
-  const SbQuestion *q;
+  const SbProposal *q;
 
   gtk_window_present (GTK_WINDOW (dialog));
   sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_CUSTOM);

@@ -360,12 +360,12 @@ run_job (SbWorker *w, SbWorkerLane lane, SbWorkerFunc func, gpointer input,
 
 /* Answers the simulated oracle's questions until N_ANSWERS answers are
  * in, then returns the next question (which has a model). */
-static SbQuestion *
+static SbProposal *
 play (SbWorker *w, SbSession *session, guint n_answers)
 {
   for (;;)
     {
-      SbQuestion *q = run_job (w, SB_WORKER_LANE_PROPOSE, sb_job_propose,
+      SbProposal *q = run_job (w, SB_WORKER_LANE_PROPOSE, sb_job_propose,
                                sb_job_input_new (session), (GDestroyNotify) sb_job_input_free);
       g_autoptr (GError) error = NULL;
       gboolean ok;
@@ -381,12 +381,12 @@ play (SbWorker *w, SbSession *session, guint n_answers)
         ok = sb_session_add_value (session, q->b, q->oracle_value, &error);
       g_assert_no_error (error);
       g_assert_true (ok);
-      sb_question_free (q);
+      sb_proposal_free (q);
     }
 }
 
 static SbPlotSnapshot *
-plot (SbWorker *w, SbSession *session, SbQuestion *q, gboolean compare)
+plot (SbWorker *w, SbSession *session, SbProposal *q, gboolean compare)
 {
   SbPlotInput *input = sb_plot_input_new (q->model, session, q, 0, 1);
   SbPlotSnapshot *snap;
@@ -405,7 +405,7 @@ plot (SbWorker *w, SbSession *session, SbQuestion *q, gboolean compare)
  * /bo/acquisition-at). 1-D problems only: then the curve is the whole
  * acquisition. Returns the index of B's nearest grid point. */
 static gsize
-check_acquisition_curve (SbPlotSnapshot *snap, const SbQuestion *q, const char *name,
+check_acquisition_curve (SbPlotSnapshot *snap, const SbProposal *q, const char *name,
                          gsize min_finite)
 {
   const double *x, *x_max;
@@ -458,7 +458,7 @@ test_plot_job_preference_1d (void)
   g_assert_no_error (error);
   exp->seed = 3;
   session = sb_session_new (exp);
-  SbQuestion *q = play (w, session, 9);
+  SbProposal *q = play (w, session, 9);
   g_assert_cmpint (q->kind, ==, SB_QUESTION_DUEL);
 
   SbPlotSnapshot *snap = plot (w, session, q, TRUE);
@@ -514,7 +514,7 @@ test_plot_job_preference_1d (void)
   g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EP));
   g_assert_nonnull (sb_plot_snapshot_get_acquisition (snap, NULL, NULL));
   sb_plot_snapshot_unref (snap);
-  sb_question_free (q);
+  sb_proposal_free (q);
 }
 
 /* Safe run on the 1-D GP draw of 001 sec. 5.2.3: P(valid) is a curve of
@@ -532,7 +532,7 @@ test_plot_job_safe_1d (void)
   g_assert_no_error (error);
   g_assert_cmpint (exp->mode, ==, SB_MODE_SAFE);
   session = sb_session_new (exp);
-  SbQuestion *q = play (w, session, 6);
+  SbProposal *q = play (w, session, 6);
   g_assert_cmpint (q->kind, ==, SB_QUESTION_VALUE);
 
   SbPlotSnapshot *snap = plot (w, session, q, TRUE);
@@ -559,7 +559,7 @@ test_plot_job_safe_1d (void)
   g_test_message ("P(valid) at the proposal %.3f (grid neighbour %.3f)", q->prob_safe, pv[near]);
   g_assert_cmpfloat (q->prob_safe, >=, required);
   sb_plot_snapshot_unref (snap);
-  sb_question_free (q);
+  sb_proposal_free (q);
 }
 
 /* 2-D runs on Six-hump camel: the acquisition field exists and is finite;
@@ -584,7 +584,7 @@ test_plot_job_fields_2d (void)
           exp->initial = 4;
         }
       session = sb_session_new (exp);
-      SbQuestion *q = play (w, session, 8);
+      SbProposal *q = play (w, session, 8);
       SbPlotSnapshot *snap = plot (w, session, q, TRUE);
       SbGrid2 *acq = sb_plot_snapshot_get_field (snap, SB_FIELD_ACQUISITION, SB_POSTERIOR_EXACT);
       SbGrid2 *pv = sb_plot_snapshot_get_field (snap, SB_FIELD_P_VALID, SB_POSTERIOR_EXACT);
@@ -626,7 +626,7 @@ test_plot_job_fields_2d (void)
           g_assert_null (sb_plot_snapshot_get_field (snap, SB_FIELD_SKEWNESS, k));
         }
       sb_plot_snapshot_unref (snap);
-      sb_question_free (q);
+      sb_proposal_free (q);
     }
 }
 

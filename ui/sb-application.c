@@ -277,9 +277,6 @@ sb_application_shutdown (GApplication *app)
   g_list_free (windows);
   if (!sb_worker_wait_all (30 * G_USEC_PER_SEC))
     g_warning ("an engine job did not stop within 30 s of quitting");
-  /* Answers still being written by the session writer reach the disk
-   * before the process ends. */
-  sb_session_flush_all ();
   G_APPLICATION_CLASS (sb_application_parent_class)->shutdown (app);
 }
 

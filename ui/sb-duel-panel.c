@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-duel-panel.h"
+#include "sb-setting.h"
 
 #include <glib/gi18n.h>
 
@@ -18,7 +19,7 @@ struct _SbDuelPanel
 
   /* Owned */
   SbExperiment *experiment;
-  SbQuestion question;     /* valid when has_question; model not kept */
+  SbProposal question;     /* valid when has_question; model not kept */
   gboolean has_question;
   guint n_answers;
   gboolean busy;
@@ -26,7 +27,7 @@ struct _SbDuelPanel
   gboolean participant;    /* neutral view: no analysis, sides as shown */
   /* The latest question that had a best point: "Current best" stays
    * while the next question is computed. */
-  SbQuestion best;
+  SbProposal best;
   gboolean has_best;
   char *read_only;         /* why nothing is asked here, or NULL     */
   GPtrArray *value_labels; /* GtkLabel per table cell: 2 per parameter row */
@@ -166,7 +167,7 @@ static void
 show_stimuli (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
-  const SbQuestion *q = &self->question;
+  const SbProposal *q = &self->question;
   SbStimulusRenderer *renderer = stimulus_renderer (self);
   gboolean asking = self->has_question && !self->finished;
   const double *a = self->finished && best_setting (self) ? best_setting (self)
@@ -349,7 +350,7 @@ static void
 update_table (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
-  const SbQuestion *q = &self->question;
+  const SbProposal *q = &self->question;
   gboolean duel = q->kind == SB_QUESTION_DUEL;
   gboolean show_a = self->has_question && (duel || q->has_best);
   gboolean truth;
@@ -408,7 +409,7 @@ update_table (SbDuelPanel *self)
 /* ---- k options ------------------------------------------------------------ */
 
 static gboolean
-k_options (const SbQuestion *q)
+k_options (const SbProposal *q)
 {
   return q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING;
 }
@@ -455,7 +456,7 @@ static void
 rebuild_options (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
-  const SbQuestion *q = &self->question;
+  const SbProposal *q = &self->question;
   GtkWidget *child;
 
   while ((child = gtk_widget_get_first_child (self->options_box)))
@@ -512,7 +513,7 @@ rebuild_options (SbDuelPanel *self)
 static void
 update_ranking (SbDuelPanel *self)
 {
-  const SbQuestion *q = &self->question;
+  const SbProposal *q = &self->question;
   g_autoptr (GString) text = g_string_new ("Your ranking (best first): ");
 
   if (!self->has_question || q->kind != SB_QUESTION_RANKING)
@@ -637,7 +638,7 @@ build_extra_answers (SbDuelPanel *self)
 /* ---- State -------------------------------------------------------------- */
 
 static const char *
-prompt_for (const SbExperiment *exp, const SbQuestion *q)
+prompt_for (const SbExperiment *exp, const SbProposal *q)
 {
   if (q->kind == SB_QUESTION_CHOICE)
     return "Which is the best? Click it, or press its number.";
@@ -678,7 +679,7 @@ static void
 update_best (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
-  const SbQuestion *q = &self->best;
+  const SbProposal *q = &self->best;
   const SbRecommendation *rec = current_recommendation (self);
   g_autoptr (GString) text = g_string_new (self->finished ? "Best found: " : "Current best: ");
 
@@ -751,7 +752,7 @@ static void
 update (SbDuelPanel *self)
 {
   const SbExperiment *exp = self->experiment;
-  const SbQuestion *q = &self->question;
+  const SbProposal *q = &self->question;
   gboolean duel, colour;
   g_autofree char *number = NULL;
 
@@ -915,7 +916,7 @@ sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
 }
 
 void
-sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question, guint n_answers)
+sb_duel_panel_set_question (SbDuelPanel *self, const SbProposal *question, guint n_answers)
 {
   g_return_if_fail (SB_IS_DUEL_PANEL (self));
 
@@ -947,7 +948,7 @@ sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question, guint
     gtk_widget_grab_focus (GTK_WIDGET (self->value_entry));
 }
 
-const SbQuestion *
+const SbProposal *
 sb_duel_panel_get_question (SbDuelPanel *self)
 {
   g_return_val_if_fail (SB_IS_DUEL_PANEL (self), NULL);

@@ -8,7 +8,7 @@
  *
  * Duels show A and B (and "About the same" when the experiment allows
  * ties); choice and ranking questions show their k options in the order
- * the question says (SbQuestion.shown_order), numbered 1 .. k on screen:
+ * the question says (SbProposal.shown_order), numbered 1 .. k on screen:
  * colour swatches for the colour template, a table of values otherwise.
  * Clicking an option chooses it, or adds it to the ranking.
  */
@@ -31,9 +31,9 @@ GtkWidget *sb_duel_panel_new (void);
 void sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp);
 /* The question to show (copied), or NULL for none. N_ANSWERS is the
  * number of answers so far: the question is number N_ANSWERS + 1. */
-void sb_duel_panel_set_question (SbDuelPanel *self, const SbQuestion *question,
+void sb_duel_panel_set_question (SbDuelPanel *self, const SbProposal *question,
                                  guint n_answers);
-const SbQuestion *sb_duel_panel_get_question (SbDuelPanel *self);
+const SbProposal *sb_duel_panel_get_question (SbDuelPanel *self);
 
 /* The confidence chosen for the next answer with the panel's "Unsure" /
  * "Sure" toggles (SG_CONFIDENCE_NONE when neither); a new question
@@ -63,7 +63,7 @@ void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);
 
 /* The participant's view (property "participant"): the options under
  * neutral names ("Left" / "Right", or 1 .. k), a duel's sides in the
- * question's shown order (SbQuestion.shown_order[0] on the left; the
+ * question's shown order (SbProposal.shown_order[0] on the left; the
  * buttons answer for the side they are on), and nothing of the analysis:
  * no "current best", no probabilities or true values, no highlighted
  * differences, no autoplay, budget or key hints. */

@@ -160,7 +160,7 @@ on_after_paint (GdkFrameClock *clock, SbParticipantView *self)
 static void
 present (SbParticipantView *self)
 {
-  const SbQuestion *q = sb_campaign_get_question (self->campaign);
+  const SbProposal *q = sb_campaign_get_question (self->campaign);
   SbSession *session = sb_campaign_get_session (self->campaign);
   GdkFrameClock *clock;
 
@@ -245,21 +245,25 @@ on_state_changed (SbCampaign *campaign, GParamSpec *pspec, SbParticipantView *se
 /* ---- Answers ------------------------------------------------------------ */
 
 static gboolean
-answer (SbParticipantView *self, SbCampaignAnswer *a)
+answer (SbParticipantView *self, SbAnswer *a)
 {
   g_autoptr (GError) error = NULL;
 
   if (self->phase != SB_PARTICIPANT_ANSWERING
-      || sb_duel_panel_get_answer_blocker (self->panel) != NULL)
+      || sb_duel_panel_get_answer_blocker (self->panel) != NULL
+      || sb_duel_panel_get_question (self->panel) == NULL)
     {
       g_debug ("participant answer refused: the question is not on screen");
       gtk_widget_error_bell (GTK_WIDGET (self));
       return FALSE;
     }
-  if (a->kind == SB_ANSWER_A || a->kind == SB_ANSWER_B || a->kind == SB_ANSWER_CHOSEN)
+  if (a->kind == SB_ANSWER_CHOSEN)
     a->confidence = sb_duel_panel_get_confidence (self->panel);
-  a->duel_sides_shuffled = TRUE;
-  if (!sb_campaign_answer_full (self->campaign, a, &error))
+  /* this view shows every question in its shown order */
+  a->n_shown = sb_duel_panel_get_question (self->panel)->n_options;
+  memcpy (a->shown_order, sb_duel_panel_get_question (self->panel)->shown_order,
+          sizeof a->shown_order);
+  if (!sb_campaign_answer (self->campaign, a, &error))
     {
       g_debug ("participant answer refused: %s", error->message);
       gtk_widget_error_bell (GTK_WIDGET (self));
@@ -277,21 +281,36 @@ answer (SbParticipantView *self, SbCampaignAnswer *a)
 static void
 simple_answer (SbParticipantView *self, SbAnswerKind kind)
 {
-  SbCampaignAnswer a = { .kind = kind, .value = NAN };
+  SbAnswer a = { .kind = kind, .value = NAN };
 
+  answer (self, &a);
+}
+
+/* A or B: a duel's sides only. */
+static void
+choose_side (SbParticipantView *self, guint side)
+{
+  const SbProposal *q = sb_duel_panel_get_question (self->panel);
+  SbAnswer a = { .kind = SB_ANSWER_CHOSEN, .chosen = side };
+
+  if (q == NULL || q->kind != SB_QUESTION_DUEL)
+    {
+      gtk_widget_error_bell (GTK_WIDGET (self));
+      return;
+    }
   answer (self, &a);
 }
 
 static void
 answer_a_action (GtkWidget *widget, const char *name, GVariant *p)
 {
-  simple_answer (SB_PARTICIPANT_VIEW (widget), SB_ANSWER_A);
+  choose_side (SB_PARTICIPANT_VIEW (widget), 0);
 }
 
 static void
 answer_b_action (GtkWidget *widget, const char *name, GVariant *p)
 {
-  simple_answer (SB_PARTICIPANT_VIEW (widget), SB_ANSWER_B);
+  choose_side (SB_PARTICIPANT_VIEW (widget), 1);
 }
 
 static void
@@ -309,7 +328,7 @@ skip_action (GtkWidget *widget, const char *name, GVariant *p)
 static void
 choose_action (GtkWidget *widget, const char *name, GVariant *p)
 {
-  SbCampaignAnswer a = { .kind = SB_ANSWER_CHOSEN, .chosen = g_variant_get_uint32 (p) };
+  SbAnswer a = { .kind = SB_ANSWER_CHOSEN, .chosen = g_variant_get_uint32 (p) };
 
   answer (SB_PARTICIPANT_VIEW (widget), &a);
 }
@@ -338,8 +357,8 @@ static void
 rank_confirm_action (GtkWidget *widget, const char *name, GVariant *p)
 {
   SbParticipantView *self = SB_PARTICIPANT_VIEW (widget);
-  const SbQuestion *q = sb_campaign_get_question (self->campaign);
-  SbCampaignAnswer a = { .kind = SB_ANSWER_RANKING };
+  const SbProposal *q = sb_campaign_get_question (self->campaign);
+  SbAnswer a = { .kind = SB_ANSWER_RANKING };
   guint n = sb_duel_panel_get_ranking (self->panel, a.ranking);
 
   if (q != NULL && n + 1 == q->n_options)
@@ -363,7 +382,7 @@ static void
 answer_value_action (GtkWidget *widget, const char *name, GVariant *p)
 {
   SbParticipantView *self = SB_PARTICIPANT_VIEW (widget);
-  SbCampaignAnswer a = { .kind = SB_ANSWER_VALUE };
+  SbAnswer a = { .kind = SB_ANSWER_VALUE };
 
   if (!sb_duel_panel_get_entered_value (self->panel, &a.value))
     {
@@ -382,20 +401,20 @@ answer_failed_action (GtkWidget *widget, const char *name, GVariant *p)
 
 /* ---- Keys --------------------------------------------------------------- */
 
-/* The option shown at place POS of a duel (0 = left), as an answer. */
-static SbAnswerKind
-side_answer (const SbQuestion *q, guint pos)
+/* The option shown at place POS of a duel (0 = left). */
+static guint
+side_option (const SbProposal *q, guint pos)
 {
-  return q->shown_order[pos] == 0 ? SB_ANSWER_A : SB_ANSWER_B;
+  return q->shown_order[pos];
 }
 
 /* A key that answers the question on screen; FALSE for any other key. */
 static gboolean
 answer_key (SbParticipantView *self, guint keyval, GdkModifierType state)
 {
-  const SbQuestion *q = sb_duel_panel_get_question (self->panel);
+  const SbProposal *q = sb_duel_panel_get_question (self->panel);
   gboolean k_options = q && (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING);
-  SbCampaignAnswer a = { .kind = SB_ANSWER_SKIP, .value = NAN };
+  SbAnswer a = { .kind = SB_ANSWER_SKIP, .value = NAN };
 
   if (q == NULL)
     return FALSE;
@@ -426,10 +445,12 @@ answer_key (SbParticipantView *self, guint keyval, GdkModifierType state)
   switch (keyval)
     {
     case GDK_KEY_Left: case GDK_KEY_KP_Left:
-      a.kind = side_answer (q, 0);
+      a.kind = SB_ANSWER_CHOSEN;
+      a.chosen = side_option (q, 0);
       break;
     case GDK_KEY_Right: case GDK_KEY_KP_Right:
-      a.kind = side_answer (q, 1);
+      a.kind = SB_ANSWER_CHOSEN;
+      a.chosen = side_option (q, 1);
       break;
     case GDK_KEY_s: case GDK_KEY_S:
       a.kind = SB_ANSWER_SKIP;

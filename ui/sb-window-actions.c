@@ -26,7 +26,7 @@ sb_window_update_actions (SbWindow *self)
 {
   SbSession *session = sb_window_get_session (self);
   const SbExperiment *exp = session ? sb_session_get_experiment (session) : NULL;
-  const SbQuestion *q = sb_campaign_get_question (self->campaign);
+  const SbProposal *q = sb_campaign_get_question (self->campaign);
   gboolean asking = q != NULL;
   gboolean value_q = asking && q->kind == SB_QUESTION_VALUE;
   gboolean duel_q = asking && q->kind == SB_QUESTION_DUEL;
@@ -88,14 +88,14 @@ sb_window_update_actions (SbWindow *self)
 /* ---- Answers ------------------------------------------------------------------ */
 
 static gboolean
-answer_full (SbWindow *self, SbCampaignAnswer *a)
+answer_full (SbWindow *self, SbAnswer *a)
 {
   g_autoptr (GError) error = NULL;
 
   /* the panel's confidence goes with duels and choices */
-  if (a->kind == SB_ANSWER_A || a->kind == SB_ANSWER_B || a->kind == SB_ANSWER_CHOSEN)
+  if (a->kind == SB_ANSWER_CHOSEN)
     a->confidence = sb_duel_panel_get_confidence (self->duel_panel);
-  if (sb_campaign_answer_full (self->campaign, a, &error))
+  if (sb_campaign_answer (self->campaign, a, &error))
     return TRUE;
   g_debug ("answer refused: %s", error->message);
   gtk_widget_error_bell (GTK_WIDGET (self));
@@ -105,9 +105,26 @@ answer_full (SbWindow *self, SbCampaignAnswer *a)
 static gboolean
 answer (SbWindow *self, SbAnswerKind kind, double value)
 {
-  SbCampaignAnswer a = { .kind = kind, .value = value };
+  SbAnswer a = { .kind = kind, .value = value };
 
   return answer_full (self, &a);
+}
+
+static void
+choose_side (SbWindow *self, guint side)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (sb_duel_panel_get_question (self->duel_panel) == NULL
+      || sb_duel_panel_get_question (self->duel_panel)->kind != SB_QUESTION_DUEL)
+    {
+      gtk_widget_error_bell (GTK_WIDGET (self));
+      return;
+    }
+  {
+    SbAnswer a = { .kind = SB_ANSWER_CHOSEN, .chosen = side };
+    answer_full (self, &a);
+  }
 }
 
 static void
@@ -119,7 +136,7 @@ answer_tie_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 static void
 choose_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
-  SbCampaignAnswer answer = { .kind = SB_ANSWER_CHOSEN, .chosen = g_variant_get_uint32 (p) };
+  SbAnswer answer = { .kind = SB_ANSWER_CHOSEN, .chosen = g_variant_get_uint32 (p) };
 
   answer_full (SB_WINDOW (user_data), &answer);
 }
@@ -148,8 +165,8 @@ static void
 rank_confirm_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
   SbWindow *self = SB_WINDOW (user_data);
-  const SbQuestion *q = sb_campaign_get_question (self->campaign);
-  SbCampaignAnswer answer = { .kind = SB_ANSWER_RANKING };
+  const SbProposal *q = sb_campaign_get_question (self->campaign);
+  SbAnswer answer = { .kind = SB_ANSWER_RANKING };
   guint n = sb_duel_panel_get_ranking (self->duel_panel, answer.ranking);
 
   if (q != NULL && n + 1 == q->n_options)
@@ -172,13 +189,13 @@ rank_confirm_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 static void
 answer_a_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
-  answer (SB_WINDOW (user_data), SB_ANSWER_A, NAN);
+  choose_side (SB_WINDOW (user_data), 0);
 }
 
 static void
 answer_b_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
-  answer (SB_WINDOW (user_data), SB_ANSWER_B, NAN);
+  choose_side (SB_WINDOW (user_data), 1);
 }
 
 static void
@@ -592,7 +609,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
   const char *action = NULL;
   GVariant *target = NULL;
-  const SbQuestion *q = sb_window_get_question (self);
+  const SbProposal *q = sb_window_get_question (self);
 
   /* The participant view takes its own keys. */
   if (self->participant_view)

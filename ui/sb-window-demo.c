@@ -99,7 +99,7 @@ sb_window_clear_demo (SbWindow *self)
 void
 sb_window_demo_request_density (SbWindow *self)
 {
-  const SbQuestion *latest = sb_campaign_get_latest (self->campaign);
+  const SbProposal *latest = sb_campaign_get_latest (self->campaign);
   double x[SB_MAX_PARAMETERS] = { 0 };
   g_autoptr (GVariant) point = NULL;
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "sb-window-private.h"
+#include "sb-setting.h"
 
 #include "sb-experiment-templates.h"
 #include "sb-settings.h"
@@ -677,7 +678,7 @@ sb_window_get_duel_panel (SbWindow *self)
   return self->duel_panel;
 }
 
-const SbQuestion *
+const SbProposal *
 sb_window_get_question (SbWindow *self)
 {
   return sb_campaign_get_question (self->campaign);

@@ -64,7 +64,7 @@ SbDuelPanel *sb_window_get_duel_panel (SbWindow *self);
  * open. The File menu's "Export Recommendation…" asks for FILE. */
 gboolean sb_window_export_recommendation (SbWindow *self, GFile *file);
 /* The question on screen, or NULL while the engine computes. */
-const SbQuestion *sb_window_get_question (SbWindow *self);
+const SbProposal *sb_window_get_question (SbWindow *self);
 /* TRUE while the next question is computed (or its answer written). */
 gboolean sb_window_get_computing (SbWindow *self);
 /* The error shown in the window (engine or file), or NULL. */

@@ -224,7 +224,7 @@ main (int argc, char *argv[])
   start = g_get_monotonic_time ();
   for (guint i = 0; i <= total; i++)
     {
-      const SbQuestion *q;
+      const SbProposal *q;
 
       while (!(b.shown && b.painted))
         {
@@ -288,7 +288,6 @@ main (int argc, char *argv[])
    * is still inside the engine, nor before the last save is on disk. */
   gtk_window_destroy (GTK_WINDOW (b.window));
   sb_worker_wait_all (60 * G_USEC_PER_SEC);
-  sb_session_flush_all ();
   g_unlink (path);
   {
     g_autofree char *sessions = g_build_filename (dir, "recently-used.xbel", NULL);
