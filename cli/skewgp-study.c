@@ -89,6 +89,13 @@ static const char new_help[] =
   "                        >= h (default 0); a failed setting counts as below.\n"
   "                        Mixed mode: the failure level, a failed setting's\n"
   "                        utility is below h (default 0)\n"
+  "  \"confidence_level\": p safe mode: the confidence level (default 0.95, at\n"
+  "                        least 0.5, below 1). A setting is asked only when\n"
+  "                        the model gives it a probability of being safe of\n"
+  "                        at least p, the safe set grows by steps from\n"
+  "                        settings measured safe, and no setting is asked\n"
+  "                        again within its resolution or next to a failure\n"
+  "                        (SafeOpt on the exact model; README, \"Safe mode\")\n"
   "  \"safe_start\": [x...]  safe mode: a setting known to be safe, asked\n"
   "                        first; without it safe mode starts from random\n"
   "                        settings inside the box (choose the box so that\n"
@@ -576,8 +583,8 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
 {
   static const char *const known[] = { "title", "mode", "parameters", "budget", "question",
                                        "seed", "initial", "acquisition", "surrogate",
-                                       "numeric_every", "threshold", "safe_start",
-                                       "candidates", "stimulus", NULL };
+                                       "numeric_every", "threshold", "confidence_level",
+                                       "safe_start", "candidates", "stimulus", NULL };
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   const char *title = NULL, *mode = NULL;
   gint64 budget = 0, seed = (gint64) exp->seed, initial = exp->initial;
@@ -596,6 +603,7 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
       || !skewgp_get_int (obj, "initial", FALSE, 0, 1000, &initial, error)
       || !skewgp_get_int (obj, "numeric_every", FALSE, 0, 100000, &numeric_every, error)
       || !skewgp_get_double (obj, "threshold", FALSE, &exp->threshold, error)
+      || !skewgp_get_double (obj, "confidence_level", FALSE, &exp->confidence_level, error)
       || !parse_engine_name (obj, "acquisition", parse_acquisition, sb_acquisition_known_names,
                              &acquisition, error)
       || !parse_engine_name (obj, "surrogate", parse_surrogate, NULL, &surrogate, error)

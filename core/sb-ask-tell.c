@@ -185,7 +185,9 @@ pose_from_proposer (SbSession *session, SbAskProposer proposer, gpointer user_da
   return TRUE;
 }
 
-/* Q = the engine's proposal from SESSION's log, refitted first when due. */
+/* Q = the engine's proposal from SESSION's log, refitted first when due;
+ * in safe mode SB_QUESTION_ERROR_SAFE_EXHAUSTED when nothing new is safe
+ * enough to ask. */
 static gboolean
 pose_from_engine (SbSession *session, SbQuestion *q, GError **error)
 {
@@ -196,6 +198,13 @@ pose_from_engine (SbSession *session, SbQuestion *q, GError **error)
     return FALSE;
   input = sb_job_input_new (session);
   proposal = sb_job_propose (NULL, input, error);
+  if (proposal != NULL && proposal->safe_exhausted)
+    {
+      /* safe mode: nothing new is safe enough to ask */
+      g_autofree char *why = sb_proposal_safe_statement (input->experiment, proposal);
+      g_set_error_literal (error, SB_QUESTION_ERROR, SB_QUESTION_ERROR_SAFE_EXHAUSTED, why);
+      g_clear_pointer (&proposal, sb_proposal_free);
+    }
   sb_job_input_free (input);
   if (proposal == NULL)
     return FALSE;

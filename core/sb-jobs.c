@@ -118,10 +118,14 @@ build_config (const SbExperiment *exp, sg_bo_config *config, double **cand_model
   config->seed = exp->seed;
   /* A person answers every few seconds: refit every 5 answers rather than
    * after each of the first 30 (the batch experiments' schedule), so the
-   * fit does not compete with every proposal for the CPU. */
-  config->refit_until = 0;
+   * fit does not compete with every proposal for the CPU. Safe mode refits
+   * after each of its first 10 answers too: its first steps lean on the
+   * fit's variance and lengthscale bounds, and fits of a few answers are
+   * quick. */
+  config->refit_until = exp->mode == SB_MODE_SAFE ? 10 : 0;
   config->refit_every = 5;
   config->refit_free = sg_bo_default_refit_free (config->mode);
+  config->safe_probability = exp->confidence_level;
   /* Best-of-k and rank-k questions: the engine proposes the k options by
    * qEUBO (a ranking is asked of the same options); duels that offer
    * "about the same" carry tie_offered. Both in preference mode, where
@@ -638,6 +642,8 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
     }
   q->prob_better = query.prob_better;
   q->prob_safe = query.prob_safe;
+  q->safe_exhausted = query.safe_exhausted;
+  q->has_safe = sg_bo_safe_last (bo, &q->safe) == SG_OK;
   q->refit_due = sg_bo_refit_due (bo);
   question_from_model (input->experiment, q);
   fill_options (input->experiment, q);
@@ -689,6 +695,13 @@ sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
   sb_hyper_from_engine (sg_bo_get_hyper (bo), input->experiment->n_parameters,
                      sg_bo_n_answers (bo), &result->hyper);
   result->hyper.log_evidence = res.n_evals > 0 ? res.log_evidence : NAN;
+  {
+    /* safe mode: where the fit was shortened to its conservative end */
+    sg_bo_safe_fit fit;
+    if (sg_bo_safe_last_fit (bo, &fit) == SG_OK)
+      for (guint j = 0; j < input->experiment->n_parameters; j++)
+        result->hyper.fitted_lengthscales[j] = fit.shortened[j] ? fit.fitted[j] : 0;
+  }
   result->n_evals = res.n_evals;
   result->seconds = res.seconds;
   sg_bo_free (bo);

@@ -45,6 +45,8 @@ typedef enum {
                                      (a tie without ties, a ranking of a choice) */
   SB_QUESTION_ERROR_INVALID,      /* an answer that does not fit the question */
   SB_QUESTION_ERROR_DONE,         /* the budget is used: nothing to ask       */
+  SB_QUESTION_ERROR_SAFE_EXHAUSTED, /* safe mode: no new setting is safe enough
+                                     to ask (the message says why)           */
 } SbQuestionError;
 
 typedef enum {

@@ -95,6 +95,11 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
   json_builder_add_int_value (b, (gint64) exp->seed);
   json_builder_set_member_name (b, "threshold");
   json_builder_add_double_value (b, exp->threshold);
+  if (exp->mode == SB_MODE_SAFE)
+    {
+      json_builder_set_member_name (b, "confidence_level");
+      json_builder_add_double_value (b, exp->confidence_level);
+    }
   if (exp->has_safe_start)
     {
       json_builder_set_member_name (b, "safe_start");
@@ -296,6 +301,13 @@ hyper_to_node (const SbHyper *h, guint dim)
   json_object_set_double_member (o, "probit_sd", h->probit_sd);
   if (isfinite (h->log_evidence))
     json_object_set_double_member (o, "log_evidence", h->log_evidence);
+  for (guint j = 0; j < dim; j++)
+    if (h->fitted_lengthscales[j] != 0)
+      {
+        json_object_set_member (o, "fitted_lengthscales",
+                                vector_node (h->fitted_lengthscales, dim));
+        break;
+      }
   json_node_take_object (node, o);
   return node;
 }

@@ -69,6 +69,11 @@ sb_hyper_validate (const SbHyper *h, guint dim, GError **error)
                          j + 1, sb_json_format_double (h->lengthscales[j], v, sizeof v));
   if (!isfinite (h->mean))
     return sb_invalid (error, "hyperparameters: 'mean' is not a finite number");
+  for (guint j = 0; j < dim; j++)
+    if (h->fitted_lengthscales[j] != 0 && !positive (h->fitted_lengthscales[j]))
+      return sb_invalid (error, "hyperparameters: fitted lengthscale %u = %s is not a positive "
+                         "finite number", j + 1,
+                         sb_json_format_double (h->fitted_lengthscales[j], v, sizeof v));
   return TRUE;
 }
 

@@ -51,6 +51,12 @@ typedef struct {
   double numeric_sd;
   double probit_sd;
   double log_evidence;
+  /* Safe mode's refit (sg-bo.h, "Safe mode"): where the evidence could not
+   * tell a fitted lengthscale from shorter ones, LENGTHSCALES holds the
+   * conservative end of its profile-likelihood interval and this the
+   * lengthscale the evidence peaked at; 0 where the fit was kept.
+   * "fitted_lengthscales" in the file, when one is non-zero. */
+  double fitted_lengthscales[SB_MAX_PARAMETERS];
 } SbHyper;
 
 /* TRUE when H is nothing stored (valid = FALSE) or a usable set for DIM
