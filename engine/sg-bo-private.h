@@ -2,9 +2,9 @@
  * (not installed, not for callers):
  *   sg-bo-config.c       configuration, its checks, box geometry, names
  *   sg-bo-initial.c      random questions and the initial design
- *   sg-bo-acquisition.c  the acquisition search on joint posterior samples
  *   sg-bo-two-gp.c       the two-GP (SafeOpt-style) safe surrogate
  *   sg-bo-safe.c         safe mode's SafeOpt rule and its hyperparameters
+ *   sg-bo-acquisition.c  the acquisition search on joint posterior samples
  *   sg-bo.c              the loop: answers, the model, proposals, refits
  */
 #pragma once
