@@ -798,7 +798,7 @@ _sg_bo_model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_
   else if (_sg_bo_safe_rule_on (bo))
     {
       a.target = SG_BO_ACQ_TARGET_SAFE;
-      status = _sg_bo_safe_query (bo, rng, _sg_bo_sub_progress_init (&sp, progress, 0.5, 1.0), q);
+      status = _sg_bo_safe_query (bo, rng, sg_progress_part_init (&sp, progress, 0.5, 1.0), q);
       memcpy (x, q->x, c->dim * sizeof *x);
       v = q->acquisition;
       a.crn_seed = bo->safe_crn_seed;

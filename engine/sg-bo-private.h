@@ -169,16 +169,3 @@ int _sg_bo_safe_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_
  * interval's width at maximisers and at expanders wider than every
  * maximiser, -inf elsewhere) of the last proposal's model at N points. */
 int _sg_bo_safe_eval (const sg_bo *bo, const double *X, size_t n, double *p_safe, double *acq);
-
-/* ---- Progress of a sub-step (sg-bo.c) ------------------------------------- */
-
-/* A progress that reports its fractions into [from, to] of its parent's. */
-typedef struct {
-  const sg_progress *parent;
-  double from, to;
-  sg_progress self;
-} sg_bo_sub_progress;
-
-/* S set up as PARENT's part [FROM, TO]; NULL when PARENT is NULL. */
-const sg_progress *_sg_bo_sub_progress_init (sg_bo_sub_progress *s, const sg_progress *parent,
-                                             double from, double to);
