@@ -32,6 +32,10 @@ static const char ask_help[] =
   "and \"files\": [path, ...] gives each option's stimulus file, in the order\n"
   "of \"options\" (paths as the session's folder and the CSV name them).\n"
   "When the budget is used: {\"done\": true, \"answers\": n, \"budget\": N}.\n"
+  "In safe mode, when no new setting is safe enough to ask (skewgp new\n"
+  "--help, \"confidence_level\"): {\"done\": true, \"safe_exhausted\": true,\n"
+  "\"reason\": \"Best safe setting found: ...\", \"answers\": n, \"budget\": N};\n"
+  "an undo or a changed answer may make a setting safe again.\n"
   "With --participant CODE the session is the participant's in the study\n"
   "folder STUDY (skewgp study --help), and at the study's repeat rate a\n"
   "question may be a duel the participant answered a few questions ago,\n"
@@ -93,6 +97,22 @@ print_done (SbSession *session)
   skewgp_print_builder (b, FALSE);
 }
 
+/* Safe mode with no new setting safe enough to ask: done, and why. */
+static void
+print_safe_exhausted (SbSession *session, const char *reason)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
+  skewgp_add_int (b, "budget", sb_session_get_experiment (session)->budget);
+  skewgp_add_bool (b, "done", TRUE);
+  skewgp_add_bool (b, "safe_exhausted", TRUE);
+  skewgp_add_string (b, "reason", reason);
+  json_builder_end_object (b);
+  skewgp_print_builder (b, FALSE);
+}
+
 /* Prints what a reader can answer without writing: TRUE when done or a
  * question is open. */
 static gboolean
@@ -136,6 +156,12 @@ run_ask (const char *path, double repeat_rate, SbStudy *study, const char *code,
     return TRUE;
   q = study ? sb_population_ask (study, code, session, NULL, &err)
             : sb_ask_tell_ask_with_repeats (session, repeat_rate, &err);
+  if (q == NULL && g_error_matches (err, SB_QUESTION_ERROR, SB_QUESTION_ERROR_SAFE_EXHAUSTED))
+    {
+      print_safe_exhausted (session, err->message);
+      g_error_free (err);
+      return TRUE;
+    }
   if (q == NULL)
     return skewgp_forward_error (err, error);
   print_question (q, sb_session_get_experiment (session));
