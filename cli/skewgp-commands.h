@@ -16,3 +16,4 @@ extern const SkewgpCommand skewgp_command_tell;         /* skewgp-study.c */
 extern const SkewgpCommand skewgp_command_status;       /* skewgp-study.c */
 extern const SkewgpCommand skewgp_command_export;       /* skewgp-study.c */
 extern const SkewgpCommand skewgp_command_study;        /* skewgp-roster.c */
+extern const SkewgpCommand skewgp_command_serve;        /* skewgp-serve.c */

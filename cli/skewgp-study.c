@@ -9,6 +9,7 @@
 #include "skewgp-study.h"
 
 #include "sb-ask-tell.h"
+#include "sb-question-json.h"
 #include "sb-setting.h"
 #include "sb-candidates.h"
 #include "sb-consistency.h"
@@ -722,48 +723,17 @@ new_argv (int argc, char **argv)
 static void
 print_question (const SbQuestion *q, const SbExperiment *exp)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) doc = sb_question_to_json (q, exp);
 
-  json_builder_begin_object (b);
-  skewgp_add_int (b, "question", (gint64) q->id);
-  skewgp_add_string (b, "kind", sb_question_kind_to_string (q->kind));
-  json_builder_set_member_name (b, "options");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < q->n_options; i++)
-    json_builder_add_value (b, sb_experiment_setting_to_json (exp, q->options[i]));
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "shown_order");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < q->n_options; i++)
-    json_builder_add_int_value (b, q->shown_order[i]);
-  json_builder_end_array (b);
-  if (exp->candidates != NULL)
-    {
-      json_builder_set_member_name (b, "files");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < q->n_options; i++)
-        {
-          g_autofree char *file = sb_experiment_candidate_file (exp, q->options[i]);
-          if (file)
-            json_builder_add_string_value (b, file);
-          else
-            json_builder_add_null_value (b);
-        }
-      json_builder_end_array (b);
-    }
-  json_builder_end_object (b);
-  skewgp_print_builder (b, FALSE);
+  skewgp_print_json (doc);
 }
 
 static void
 print_done (SbSession *session)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) doc = sb_question_progress_to_json (session);
 
-  json_builder_begin_object (b);
-  add_done (b, session);
-  json_builder_end_object (b);
-  skewgp_print_builder (b, FALSE);
+  skewgp_print_json (doc);
 }
 
 /* Prints what a reader can answer without writing: TRUE when done or a
@@ -904,12 +874,8 @@ run_tell (const char *path, const char *answer_path, GError **error)
   if (!sb_ask_tell_tell (session, &answer, &err))
     return skewgp_forward_error (err, error);
 
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  skewgp_add_int (b, "recorded", (gint64) answer.question);
-  add_done (b, session);
-  json_builder_end_object (b);
-  skewgp_print_builder (b, FALSE);
+  g_autoptr (JsonNode) reply = sb_question_recorded_to_json (session, answer.question);
+  skewgp_print_json (reply);
   return TRUE;
 }
 
