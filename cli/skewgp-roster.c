@@ -128,11 +128,13 @@ skewgp_parse_args (const char *command, const char *allowed, guint max_positiona
       if (!allowed_flag (allowed, flag))
         return skewgp_input_error (error, "unknown option '%s' (see skewgp %s --help)", flag,
                                    command);
-      if (g_str_equal (flag, "--wide") || g_str_equal (flag, "--with-notes"))
+      if (g_str_equal (flag, "--wide") || g_str_equal (flag, "--with-notes")
+          || g_str_equal (flag, "--external-ids"))
         {
           if (eq)
             return skewgp_input_error (error, "%s takes no value", flag);
-          *(g_str_equal (flag, "--wide") ? &args->wide : &args->with_notes) = TRUE;
+          *(g_str_equal (flag, "--wide") ? &args->wide
+            : g_str_equal (flag, "--with-notes") ? &args->with_notes : &args->external_ids) = TRUE;
           continue;
         }
       slot = option_slot (args, flag);

@@ -10,6 +10,7 @@
 
 #include "sb-ask-tell.h"
 #include "sb-question-json.h"
+#include "sb-serve-store.h"
 #include "sb-setting.h"
 #include "sb-candidates.h"
 #include "sb-consistency.h"
@@ -257,7 +258,8 @@ static const char status_help[] =
 static const char export_help[] =
   "Usage: skewgp export SESSION.json [-o FILE] [--wide]\n"
   "       skewgp export STUDY [--participant CODE] [--with-notes] [-o FILE]\n"
-  "       skewgp export STUDY --model MODEL.json|-\n\n"
+  "       skewgp export STUDY --model MODEL.json|-\n"
+  "       skewgp export STUDY --external-ids [-o FILE]\n\n"
   "Writes the session's answers as CSV to standard output (or FILE).\n"
   "Long format (default): one row per option shown, with the columns\n"
   "  index, question, time, kind (duel|tie|choice|ranking|value|failed|skip),\n"
@@ -298,6 +300,11 @@ static const char export_help[] =
   "  time             ISO 8601 UTC\n"
   "Notes are personal: they are left out unless --with-notes adds the\n"
   "columns note (the answer's) and participant_note.\n\n"
+  "--external-ids writes the key file of an online study (skewgp serve\n"
+  "--help) instead: code, external_id, joined, consent_time,\n"
+  "consent_sha256, one row per participant who joined online. It links the\n"
+  "pseudonymous codes to identities (Prolific PIDs): keep it apart from the\n"
+  "answers.\n\n"
   "--model MODEL.json writes the study's fitted population model instead of\n"
   "the CSV ('-': standard output): {\"format\": \"skewbench-population-model\",\n"
   "\"version\": 1, \"study\", \"title\", \"model\", \"parameters\", \"answers\",\n"
@@ -1179,6 +1186,19 @@ run_export_study (const SkewgpArgs *args, GError **error)
                                    "out --participant, --with-notes, --wide and -o");
       return export_model (study, args->model, error);
     }
+  if (args->external_ids)
+    {
+      g_autoptr (SbServeAccess) access = NULL;
+      g_autofree char *keys = NULL;
+      if (args->participant || args->with_notes || args->wide)
+        return skewgp_input_error (error, "--external-ids writes the key file alone: leave out "
+                                   "--participant, --with-notes and --wide");
+      access = sb_serve_access_load (sb_study_get_dir (study), &err);
+      if (access == NULL)
+        return skewgp_forward_error (err, error);
+      keys = sb_serve_access_to_csv (access);
+      return write_csv (keys, args->output, error);
+    }
   if (args->wide)
     return skewgp_input_error (error, "--wide is the layout of one session; a study is "
                                "exported in long format");
@@ -1194,15 +1214,18 @@ export_argv (int argc, char **argv)
   SkewgpArgs args;
   GError *error = NULL;
 
-  if (skewgp_parse_args ("export", "--output --wide --participant --with-notes --model", 1,
+  if (skewgp_parse_args ("export",
+                         "--output --wide --participant --with-notes --model --external-ids", 1,
                          argc, argv,
                          &args, &error)
       && args.n_positional != 1)
     skewgp_input_error (&error, "expected SESSION.json or STUDY (see skewgp export --help)");
   if (error == NULL && skewgp_is_study (args.positional[0]))
     run_export_study (&args, &error);
-  else if (error == NULL && (args.participant || args.with_notes || args.model))
-    skewgp_input_error (&error, "--participant, --with-notes and --model apply to a study "
+  else if (error == NULL
+           && (args.participant || args.with_notes || args.model || args.external_ids))
+    skewgp_input_error (&error, "--participant, --with-notes, --model and --external-ids apply "
+                        "to a study "
                         "folder, and "
                         "'%s' is not one", args.positional[0]);
   else if (error == NULL)

@@ -25,6 +25,7 @@ typedef struct {
   const char *model;         /* --model NAME|FILE  */
   gboolean wide;             /* --wide             */
   gboolean with_notes;       /* --with-notes       */
+  gboolean external_ids;     /* --external-ids     */
 } SkewgpArgs;
 
 /* Reads ARGV into ARGS. ALLOWED lists the options COMMAND takes, e.g.

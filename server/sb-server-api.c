@@ -542,8 +542,8 @@ prompt_for (const SbExperiment *exp)
     return "Rank them: click from best to worst (or press the numbers), then confirm.";
   if (exp->mode != SB_MODE_PREFERENCE)
     return "Which setting works better?";
-  return exp->template_kind == SB_TEMPLATE_COLOUR ? "Which colour do you like better?"
-                                                  : "Which setting works better?";
+  return exp->template_kind == SB_TEMPLATE_COLOUR || exp->stimulus.kind == SB_STIMULUS_COLOUR
+           ? "Which colour do you like better?" : "Which setting works better?";
 }
 
 void

@@ -446,6 +446,8 @@ handle_early (SoupServer *server, SoupServerMessage *msg, const char *path, GHas
   if (encoding == SOUP_ENCODING_CONTENT_LENGTH
       && soup_message_headers_get_content_length (req) > SB_SERVER_MAX_BODY)
     {
+      /* whatever of the body still arrives is dropped, never kept */
+      soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
       security_headers (msg);
       _sb_server_reply_error (self, msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE,
                               "the request body is larger than %d bytes", SB_SERVER_MAX_BODY);
@@ -454,6 +456,7 @@ handle_early (SoupServer *server, SoupServerMessage *msg, const char *path, GHas
     }
   else if (encoding == SOUP_ENCODING_CHUNKED || encoding == SOUP_ENCODING_EOF)
     {
+      soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
       security_headers (msg);
       _sb_server_reply_error (self, msg, SOUP_STATUS_LENGTH_REQUIRED,
                               "a request body needs a Content-Length");

@@ -257,6 +257,8 @@
     shownAt = performance.now();
     sending = false;
     updateEnabled();
+    // what is on screen, for people who test the page
+    $("question").dataset.question = String(q.question);
     if (q.kind === "value") $("value-input").focus();
   }
 
@@ -289,6 +291,7 @@
   async function send(answer, sure) {
     if (sending) return;
     sending = true;
+    $("question").dataset.question = "";
     updateEnabled();
     const doc = { question: question.question, answer,
                   response_time: Math.max(0, (performance.now() - shownAt) / 1000) };
