@@ -115,6 +115,7 @@ typedef struct {
   char *iterations, *initial, *seed, *noise, *samples, *candidates, *threshold;
   char *test_points, *mixed_every, *refit_until, *refit_every, *refit_evals;
   char *question, *options, *tie_margin, *recommend_every, *noise_model, *lengthscale_min;
+  char *variance_max;
   gboolean list, ties;
 } BoFlags;
 
@@ -126,7 +127,7 @@ bo_flags_clear (BoFlags *f)
     &f->iterations, &f->initial, &f->seed, &f->noise, &f->samples, &f->candidates,
     &f->threshold, &f->test_points, &f->mixed_every, &f->refit_until, &f->refit_every,
     &f->refit_evals, &f->question, &f->options, &f->tie_margin, &f->recommend_every,
-    &f->noise_model, &f->lengthscale_min,
+    &f->noise_model, &f->lengthscale_min, &f->variance_max,
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     g_clear_pointer (texts[i], g_free);
@@ -184,6 +185,9 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
       "evidence evaluations per refit (default 150)", "N" },
     { "lengthscale-min", 0, 0, G_OPTION_ARG_STRING, &f->lengthscale_min,
       "smallest refitted lengthscale, fraction of the box width (default 0.05)", "F" },
+    { "variance-max", 0, 0, G_OPTION_ARG_STRING, &f->variance_max,
+      "largest refitted kernel variance when every answer is a comparison (default 60; "
+      "at most 1000, the fit's own bound)", "V" },
     { "recommend-every", 0, 0, G_OPTION_ARG_STRING, &f->recommend_every,
       "recommendations on every N-th iteration line (default 0: summary only)", "N" },
     { NULL },
@@ -199,7 +203,7 @@ typedef struct {
   sg_bo_surrogate surrogate;
   sg_bo_question question;
   gboolean ties, logistic;
-  double tie_margin, lengthscale_min;
+  double tie_margin, lengthscale_min, variance_max;
   long options;
   long iterations, initial, samples, candidates, mixed_every;
   long refit_until, refit_every, refit_evals, test_points, recommend_every;
@@ -306,6 +310,11 @@ read_numbers (const BoFlags *f, bo_args *a, GError **error)
     return FALSE;
   if (!(a->lengthscale_min > 0 && a->lengthscale_min < 2))
     return invalid_value ("--lengthscale-min", f->lengthscale_min, error);
+  if (f->variance_max
+      && !skewgp_option_double ("--variance-max", f->variance_max, &a->variance_max, error))
+    return FALSE;
+  if (!(a->variance_max > 0) || !isfinite (a->variance_max))
+    return invalid_value ("--variance-max", f->variance_max, error);
   return !f->threshold || skewgp_option_double ("--threshold", f->threshold, &a->threshold, error);
 }
 
@@ -317,7 +326,7 @@ args_from_flags (const BoFlags *f, bo_args *a, GError **error)
     .problem = f->problem, .list = f->list,
     .iterations = 20, .initial = 5, .samples = 1000, .candidates = 500,
     .mixed_every = 4, .refit_until = -1, .refit_every = -1, .refit_evals = 150,
-    .threshold = NAN, .tie_margin = 0.1, .lengthscale_min = 0.05,
+    .threshold = NAN, .tie_margin = 0.1, .lengthscale_min = 0.05, .variance_max = 60,
   };
   if (!read_choices (f, a, error) || !read_numbers (f, a, error)
       || !read_question (f, a, error))
@@ -396,6 +405,7 @@ make_config (const bo_args *a, const sg_problem *p, sg_bo_config *c)
   c->seed = a->seed;
   c->refit.max_evals = (size_t) a->refit_evals;
   c->refit_lengthscale_min = a->lengthscale_min;
+  c->refit_variance_max = a->variance_max;
   c->refit_free = sg_bo_default_refit_free (a->mode);
   if (a->ties)
     c->refit_free |= SG_FIT_TIE_MARGIN;
@@ -460,6 +470,7 @@ bo_run_clear (BoRun *r)
   g_clear_pointer (&r->eval, sg_bo_free);
   g_clear_pointer (&r->bo, sg_bo_free);
   g_clear_pointer (&r->p, sg_problem_free);
+  sg_bo_config_clear (&r->cfg);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BoRun, bo_run_clear)
@@ -805,6 +816,7 @@ print_loop_summary (BoRun *r, size_t n_init)
   skewgp_add_double (b, "noise", a->noise);
   skewgp_add_string (b, "noise_model", a->logistic ? "logistic" : "probit");
   skewgp_add_double (b, "lengthscale_min", a->lengthscale_min);
+  skewgp_add_double (b, "variance_max", a->variance_max);
   skewgp_add_int (b, "seed", (gint64) a->seed);
   skewgp_add_int (b, "iterations", a->iterations);
   skewgp_add_int (b, "initial", (gint64) n_init);

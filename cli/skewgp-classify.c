@@ -1,8 +1,9 @@
-/* skewgp-classify.c — `skewgp classify`: binary GP classification from CSV
- * files with the exact SkewGP posterior (paper 000), the Laplace / EP
- * approximations or the sparse variational GP of paper 004 (sg-svgp.h),
- * on a train/test split or by stratified K-fold cross-validation (paper
- * 000 sec. 7.1).
+/* skewgp-classify.c — `skewgp classify`: GP classification from CSV files
+ * with the exact SkewGP posterior (paper 000), the Laplace / EP
+ * approximations or the sparse variational GPs of paper 004 (sg-svgp.h,
+ * sg-svgp-multi.h), two classes or more (one-vs-rest for the binary
+ * methods, 000 sec. 7.2), on a train/test split or by stratified K-fold
+ * cross-validation (paper 000 sec. 7.1).
  *
  * Like `skewgp bo` it takes flags rather than a JSON document. Train/test
  * mode writes CSV (probability,latent_mean,latent_sd); cross-validation
@@ -15,11 +16,14 @@
 #include "skewgp-commands.h"
 #include "skewgp-csv.h"
 
+#include "sb-engine-job.h"
+
 #include "sg-ep.h"
 #include "sg-fit.h"
 #include "sg-laplace.h"
 #include "sg-rng.h"
 #include "sg-skewgp.h"
+#include "sg-svgp-multi.h"
 #include "sg-svgp.h"
 
 #include <gsl/gsl_randist.h>
@@ -27,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_SAMPLES 2000
 #define DEFAULT_FIT_EVALS 200
@@ -47,12 +52,24 @@
 static const char classify_summary[] =
   "  skewgp classify --train A.csv --test B.csv --method M [OPTION...]\n"
   "  skewgp classify --cv K --data C.csv [--method M1,M2,...] [OPTION...]\n\n"
-  "Binary GP classification with a probit likelihood Phi(y f(x)) (paper 000\n"
-  "eq. 6) and a zero-mean prior with the given kernel.\n\n"
-  "Input CSV: one row per example, the last column is the label (0/1 or\n"
-  "-1/1; 1 is the positive class), the other columns are the inputs (at most\n"
-  "32). A header row (no numeric cell) is allowed. The --test file may omit\n"
-  "the label column; if present it is checked but not used.\n\n"
+  "GP classification with a probit likelihood Phi(y f(x)) (paper 000 eq. 6)\n"
+  "and a zero-mean prior with the given kernel; two classes or more.\n\n"
+  "Input CSV: one row per example, the last column is the class label, the\n"
+  "other columns are the inputs (any number of them). Labels are numbers or\n"
+  "names (setosa, 3, -1); the classes are the distinct labels, in numeric\n"
+  "order when all are numbers, else in byte order. With two classes the\n"
+  "second is the positive one (1 of 0/1 and of -1/1). A header row (no\n"
+  "numeric cell) is allowed. The --test file may omit the label column; if\n"
+  "present it is read but not used.\n\n"
+  "More than two classes: skewgp, laplace, ep and laplace-logistic train one\n"
+  "binary classifier per class against the rest and report\n"
+  "P(c) = p_c / sum_k p_k (000 sec. 7.2); svgp is paper 004's multi-class\n"
+  "model with the robust step likelihood and Gaussian noise (GPC-II, 004\n"
+  "eq. 18) and svgp-softmax its softmax model (GPCsm, 004 eq. 25), for any\n"
+  "number of classes (two included). Train/test mode then writes the header\n"
+  "  class,p_NAME1,p_NAME2,...\n"
+  "and per test row the most likely class and every class's probability\n"
+  "(they sum to one).\n\n"
   "Train/test mode writes CSV to standard output: the header\n"
   "  probability,latent_mean,latent_sd\n"
   "and one row per test row: P(y = 1 | data) and the posterior mean and sd of\n"
@@ -61,8 +78,12 @@ static const char classify_summary[] =
   "stratified folds (each class shuffled with --seed and dealt out in turn),\n"
   "trains on K-1 folds and predicts the held-out one, for every method in\n"
   "the comma-separated --method list (default below), and writes\n"
-  "one JSON document: per method the accuracy (P(y = 1) >= 0.5 predicts 1)\n"
-  "and the average information in bits (000 sec. 7.1; Kuss & Rasmussen 2005)\n"
+  "one JSON document: per method the accuracy (the most likely class is the\n"
+  "prediction; two classes: P(y = 1) >= 0.5 predicts 1), the negative log\n"
+  "likelihood nll = mean_i -ln p(y_i | x_i) (004 sec. IV, p clipped to\n"
+  "[1e-15, 1]), the confusion table (rows: true class, columns: predicted,\n"
+  "in the order of \"classes\"), and with two classes the average\n"
+  "information in bits (000 sec. 7.1; Kuss & Rasmussen 2005)\n"
   "  I = 1 + (1/n) sum_i [ (1 + y_i)/2 log2 p_i + (1 - y_i)/2 log2 (1 - p_i) ],\n"
   "y_i = +-1, p_i = P(y_i = 1 | training folds), over all n rows (each is held\n"
   "out exactly once); p_i is clipped to [1e-15, 1 - 1e-15]. I = 1 bit for\n"
@@ -127,6 +148,13 @@ static const char classify_description[] =
   "skewness pushes f towards that class near r_i; gamma = 0 unless fitted.\n"
   "Paper 000 also optimises R and L by marginal likelihood; here R and L stay\n"
   "fixed (sg_fit does not fit discrete phases) and gamma is fitted.\n\n"
+  "Large tables: when every --method is svgp or svgp-softmax the --train and\n"
+  "--data files are streamed (read in 1 MiB blocks straight into the\n"
+  "inputs: at most 2^28 numbers, 2 GiB; lines up to 1 MiB; regular files\n"
+  "only; no quoted cells); otherwise, and for --test, a file is read whole\n"
+  "(at most 64 MiB). On a terminal svgp prints its progress on standard\n"
+  "error; --max-seconds T ends its training after T seconds with what it\n"
+  "has learned (the steps taken are in \"iterations\").\n\n"
   "Exit status: 0 success, 1 numerical failure, 2 bad input (the message\n"
   "names the file and line).";
 
@@ -136,11 +164,12 @@ typedef enum {
   METHOD_EP,
   METHOD_LAPLACE_LOGISTIC,
   METHOD_SVGP,
+  METHOD_SVGP_SOFTMAX,
   N_METHODS
 } ClsMethod;
 
 static const char *const method_names[N_METHODS] = {
-  "skewgp", "laplace", "ep", "laplace-logistic", "svgp",
+  "skewgp", "laplace", "ep", "laplace-logistic", "svgp", "svgp-softmax",
 };
 
 #define MAX_SKEW_DIM 8
@@ -152,10 +181,11 @@ typedef struct {
   gsize n_methods;
   sg_kernel_type kernel;
   double variance;
-  double lengthscales[SG_KERNEL_MAX_DIM];
+  double *lengthscales;       /* n_lengthscales values (g_free) */
   gsize n_lengthscales;
   long skew_dim, samples, fit_evals;
   long inducing, batch, iterations;   /* svgp; 0 = default */
+  double max_seconds;                 /* svgp training budget; 0 = none */
   guint64 seed;
   gboolean fit, standardize, exact_probability;
   gboolean method_given;
@@ -163,15 +193,32 @@ typedef struct {
 
 /* What one training run produced. */
 typedef struct {
-  double *prob, *mean, *sd;   /* per test row */
+  double *prob, *mean, *sd;   /* per test row (binary: P(y = 1), latent f) */
+  double *pclass;             /* nte x n_classes class probabilities       */
+  JsonBuilder *ovr;           /* one-vs-rest: each class's hyperparameters */
   sg_hyper hyper;             /* the hyperparameters used (fitted or given) */
-  double pseudo_points[MAX_SKEW_DIM * SG_KERNEL_MAX_DIM];
+  double *pseudo_points;      /* MAX_SKEW_DIM x dim (g_free) */
   double phases[MAX_SKEW_DIM], gamma[MAX_SKEW_DIM];
   double log_evidence;        /* the method's evidence at HYPER (NaN if unknown) */
   double delta;               /* svgp's label-flip probability (NaN otherwise) */
   gsize inducing;             /* svgp's inducing points (0 otherwise) */
+  gsize iterations;           /* svgp's Adam steps taken (0 otherwise) */
   double seconds;
 } ClsRun;
+
+static void
+cls_run_clear (ClsRun *run)
+{
+  g_clear_pointer (&run->prob, g_free);
+  g_clear_pointer (&run->mean, g_free);
+  g_clear_pointer (&run->sd, g_free);
+  g_clear_pointer (&run->pseudo_points, g_free);
+  g_clear_pointer (&run->pclass, g_free);
+  g_clear_object (&run->ovr);
+  sg_kernel_clear (&run->hyper.kernel);
+}
+
+static void add_hyper_json (JsonBuilder *b, const ClsRun *run);
 
 /* ---- Argument parsing --------------------------------------------------- */
 
@@ -198,7 +245,7 @@ parse_methods (const char *s, ClsArgs *a, GError **error)
         k++;
       if (k == N_METHODS)
         return skewgp_input_error (error, "unknown method '%s' (skewgp, laplace, ep, "
-                                   "laplace-logistic, svgp)", names[i]);
+                                   "laplace-logistic, svgp, svgp-softmax)", names[i]);
       for (gsize j = 0; j < a->n_methods; j++)
         if (a->methods[j] == (ClsMethod) k)
           return skewgp_input_error (error, "method '%s' listed twice", names[i]);
@@ -214,8 +261,7 @@ parse_lengthscales (const char *s, ClsArgs *a, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (s, ",", -1);
   gsize n = g_strv_length (parts);
-  if (n > SG_KERNEL_MAX_DIM)
-    return skewgp_input_error (error, "--lengthscale: at most %d values", SG_KERNEL_MAX_DIM);
+  a->lengthscales = g_new (double, n + 1);
   for (gsize i = 0; i < n; i++)
     if (!parse_positive ("--lengthscale", parts[i], &a->lengthscales[i], error))
       return FALSE;
@@ -226,7 +272,7 @@ parse_lengthscales (const char *s, ClsArgs *a, GError **error)
 /* The options as given (NULL: not given), before checking. */
 typedef struct {
   char *train, *test, *data, *cv, *method, *kernel, *variance, *lengthscale;
-  char *skew_dim, *samples, *fit_evals, *inducing, *batch, *iterations, *seed;
+  char *skew_dim, *samples, *fit_evals, *inducing, *batch, *iterations, *seed, *max_seconds;
   gboolean fit, standardize, exact_probability;
 } ClsFlags;
 
@@ -236,7 +282,7 @@ cls_flags_clear (ClsFlags *f)
   char **texts[] = {
     &f->train, &f->test, &f->data, &f->cv, &f->method, &f->kernel, &f->variance,
     &f->lengthscale, &f->skew_dim, &f->samples, &f->fit_evals, &f->inducing, &f->batch,
-    &f->iterations, &f->seed,
+    &f->iterations, &f->seed, &f->max_seconds,
   };
   for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
     g_clear_pointer (texts[i], g_free);
@@ -254,7 +300,8 @@ parse_flags (int argc, char **argv, ClsFlags *f, GError **error)
     { "cv", 0, 0, G_OPTION_ARG_STRING, &f->cv, "K-fold cross-validation, K in [2, 1000]", "K" },
     { "data", 0, 0, G_OPTION_ARG_FILENAME, &f->data, "the CSV of --cv", "C.csv" },
     { "method", 0, 0, G_OPTION_ARG_STRING, &f->method,
-      "skewgp | laplace | ep | laplace-logistic | svgp (--cv: a list M1,M2)", "M" },
+      "skewgp | laplace | ep | laplace-logistic | svgp | svgp-softmax (--cv: a list M1,M2)",
+      "M" },
     { "kernel", 0, 0, G_OPTION_ARG_STRING, &f->kernel, "rbf (default) | matern52", "K" },
     { "variance", 0, 0, G_OPTION_ARG_STRING, &f->variance, "kernel variance (default 1)", "V" },
     { "lengthscale", 0, 0, G_OPTION_ARG_STRING, &f->lengthscale,
@@ -276,6 +323,8 @@ parse_flags (int argc, char **argv, ClsFlags *f, GError **error)
       "svgp: minibatch rows per Adam step (default 256)", "B" },
     { "iterations", 0, 0, G_OPTION_ARG_STRING, &f->iterations,
       "svgp: Adam steps (default 2000)", "N" },
+    { "max-seconds", 0, 0, G_OPTION_ARG_STRING, &f->max_seconds,
+      "svgp: stop training after T seconds, keeping what it learned", "T" },
     { "seed", 0, 0, G_OPTION_ARG_STRING, &f->seed, "seed of everything random (default 0)",
       "S" },
     { NULL },
@@ -315,6 +364,8 @@ read_model (const ClsFlags *f, ClsArgs *a, GError **error)
   if (f->kernel && sg_kernel_type_parse (f->kernel, &a->kernel) != SG_OK)
     return skewgp_input_error (error, "--kernel: unknown kernel '%s' (rbf, matern52)", f->kernel);
   if (f->variance && !parse_positive ("--variance", f->variance, &a->variance, error))
+    return FALSE;
+  if (f->max_seconds && !parse_positive ("--max-seconds", f->max_seconds, &a->max_seconds, error))
     return FALSE;
   if (f->lengthscale && !parse_lengthscales (f->lengthscale, a, error))
     return FALSE;
@@ -382,19 +433,22 @@ resolve_methods (ClsArgs *a, gsize n_train, GError **error)
 
 typedef struct {
   gsize n, dim;
-  double *X;   /* n x dim */
-  int *y;      /* n labels +-1, or NULL for unlabelled test rows */
+  double *X;           /* n x dim */
+  gsize n_classes;     /* labelled tables: the classes (skewgp_csv_classes) */
+  char **class_names;  /* n_classes names, NULL-terminated                  */
+  gsize *cls;          /* n class indices, or NULL for unlabelled test rows */
 } ClsTable;
 
 static void
 cls_table_clear (ClsTable *t)
 {
   g_clear_pointer (&t->X, g_free);
-  g_clear_pointer (&t->y, g_free);
+  g_clear_pointer (&t->cls, g_free);
+  g_clear_pointer (&t->class_names, g_strfreev);
 }
 
 /* Splits a CSV into inputs (all columns but the last when LABELLED) and
- * labels. */
+ * class labels. */
 static gboolean
 table_from_csv (const SkewgpCsv *csv, const char *path, gboolean labelled, ClsTable *t,
                 GError **error)
@@ -404,42 +458,79 @@ table_from_csv (const SkewgpCsv *csv, const char *path, gboolean labelled, ClsTa
   t->dim = labelled ? csv->cols - 1 : csv->cols;
   if (t->dim == 0)
     return skewgp_input_error (error, "%s: needs at least one input column before the label", path);
-  if (t->dim > SG_KERNEL_MAX_DIM)
-    return skewgp_input_error (error, "%s: %" G_GSIZE_FORMAT " input columns; at most %d are "
-                               "supported", path, t->dim, SG_KERNEL_MAX_DIM);
   t->X = g_new (double, t->n * t->dim);
   for (gsize i = 0; i < t->n; i++)
     memcpy (t->X + i * t->dim, csv->values + i * csv->cols, t->dim * sizeof (double));
   if (labelled)
     {
-      t->y = g_new (int, t->n);
-      if (!skewgp_csv_labels (csv, path, csv->cols - 1, t->y, error))
-        return FALSE;
+      t->cls = g_new (gsize, t->n);
+      skewgp_csv_classes (csv, &t->class_names, &t->n_classes, t->cls);
     }
   return TRUE;
 }
 
 static gboolean
-check_two_classes (const ClsTable *t, const char *path, gsize *n_pos, gsize *n_neg,
-                   GError **error)
+check_classes (const ClsTable *t, const char *path, GError **error)
 {
-  gsize pos = 0;
+  if (t->n_classes < 2)
+    return skewgp_input_error (error, "%s: all %" G_GSIZE_FORMAT " rows have label '%s'; "
+                               "classification needs at least two classes", path, t->n,
+                               t->class_names[0]);
+  return TRUE;
+}
+
+/* Rows of each class. */
+static void
+class_counts (const ClsTable *t, gsize *count)
+{
+  memset (count, 0, t->n_classes * sizeof *count);
   for (gsize i = 0; i < t->n; i++)
-    pos += t->y[i] > 0;
-  *n_pos = pos;
-  *n_neg = t->n - pos;
-  if (pos == 0 || pos == t->n)
-    return skewgp_input_error (error, "%s: all %" G_GSIZE_FORMAT " rows have label %s; "
-                               "classification needs both classes", path, t->n,
-                        pos == 0 ? "0/-1" : "1");
+    count[t->cls[i]]++;
+}
+
+static void
+reading_progress (gsize rows, gpointer data)
+{
+  fprintf (stderr, "\r%s: %" G_GSIZE_FORMAT " rows read", (const char *) data, rows);
+  fflush (stderr);
+}
+
+/* Whether every method is one of paper 004's sparse models: their tables
+ * are streamed (skewgp-csv.h), with no 64 MiB bound. */
+static gboolean
+all_svgp (const ClsArgs *a)
+{
+  if (!a->method_given)
+    return FALSE;
+  for (gsize m = 0; m < a->n_methods; m++)
+    if (a->methods[m] != METHOD_SVGP && a->methods[m] != METHOD_SVGP_SOFTMAX)
+      return FALSE;
   return TRUE;
 }
 
 static gboolean
-read_table (const char *path, gboolean labelled, ClsTable *t, GError **error)
+read_table (const ClsArgs *a, const char *path, gboolean labelled, ClsTable *t,
+            GError **error)
 {
+  if (all_svgp (a))
+    {
+      SkewgpCsvStream st;
+      gboolean tty = isatty (STDERR_FILENO);
+      gboolean ok = skewgp_csv_stream (path, labelled, &st, tty ? reading_progress : NULL,
+                                       (gpointer) path, error);
+      if (tty)
+        fprintf (stderr, "\r%s: %" G_GSIZE_FORMAT " rows read\n", path, st.rows);
+      memset (t, 0, sizeof *t);
+      if (ok)
+        *t = (ClsTable) { .n = st.rows, .dim = st.dim, .X = g_steal_pointer (&st.X),
+                          .n_classes = st.n_classes,
+                          .class_names = g_steal_pointer (&st.class_names),
+                          .cls = g_steal_pointer (&st.cls) };
+      skewgp_csv_stream_clear (&st);
+      return ok;
+    }
   SkewgpCsv csv;
-  gboolean ok = skewgp_csv_read (path, &csv, error)
+  gboolean ok = skewgp_csv_read (path, labelled, &csv, error)
                 && table_from_csv (&csv, path, labelled, t, error);
   skewgp_csv_clear (&csv);
   return ok;
@@ -510,9 +601,13 @@ static void
 init_hyper (const ClsArgs *a, ClsMethod method, gsize dim, ClsRun *run)
 {
   sg_hyper *h = &run->hyper;
+  sg_kernel_clear (&h->kernel);
   memset (h, 0, sizeof *h);
   double l0 = a->n_lengthscales > 0 ? a->lengthscales[0] : sqrt ((double) dim);
-  sg_kernel_init (&h->kernel, a->kernel, dim, a->variance, l0);
+  if (sg_kernel_init (&h->kernel, a->kernel, dim, a->variance, l0) != SG_OK)
+    g_error ("out of memory for a kernel of %" G_GSIZE_FORMAT " inputs", dim);
+  g_free (run->pseudo_points);
+  run->pseudo_points = g_new (double, MAX_SKEW_DIM * dim);
   if (a->n_lengthscales == dim)
     memcpy (h->kernel.lengthscales, a->lengthscales, dim * sizeof (double));
   h->mean = 0;
@@ -538,6 +633,7 @@ fit_method_of (ClsMethod m)
 typedef struct {
   sg_evidence_ctx *inner;
   const sg_hyper *full;
+  sg_kernel *work;       /* a copy of full's kernel that the fit may write */
 } TiedCtx;
 
 static sg_status
@@ -545,6 +641,7 @@ tied_evidence (const sg_hyper *proxy, void *user_data, double *log_evidence, dou
 {
   const TiedCtx *c = user_data;
   sg_hyper h = *c->full;
+  h.kernel = *c->work;
   h.kernel.variance = proxy->kernel.variance;
   for (size_t j = 0; j < h.kernel.dim; j++)
     h.kernel.lengthscales[j] = proxy->kernel.lengthscales[0];
@@ -560,8 +657,8 @@ fit_hyper (const ClsArgs *a, ClsMethod method, const sg_data *data, ClsRun *run,
   gsize dim = h->kernel.dim;
   gboolean tied = a->n_lengthscales != dim && dim > 1;
   unsigned free_mask = SG_FIT_VARIANCE | SG_FIT_LENGTHSCALES | (h->s > 0 ? SG_FIT_GAMMA : 0);
-  sg_fit_spec spec;
-  int status = sg_fit_spec_default (&spec, free_mask, data);
+  g_auto (sg_fit_spec) spec = { 0 };
+  int status = sg_fit_spec_default (&spec, free_mask, dim, data);
   if (status != SG_OK)
     return numeric_error (error, method_names[method], "fit setup", status);
   /* Separable training data make the evidence grow with the variance
@@ -591,17 +688,30 @@ fit_hyper (const ClsArgs *a, ClsMethod method, const sg_data *data, ClsRun *run,
 
   if (tied)
     {
+      g_auto (sg_kernel) one = { 0 }, work = { 0 };
       sg_hyper proxy = *h;
-      proxy.kernel.dim = 1;
       double lo = INFINITY, hi = 0;
       for (gsize j = 0; j < dim; j++)
         {
           lo = fmin (lo, spec.lengthscale[j].lower);
           hi = fmax (hi, spec.lengthscale[j].upper);
         }
-      spec.lengthscale[0] = (sg_fit_range) { lo, hi };
-      TiedCtx tc = { &ctx, h };
-      status = sg_fit (&spec, tied_evidence, &tc, &opt, rng, NULL, &proxy, &res);
+      g_auto (sg_fit_spec) spec1 = { 0 };
+      status = sg_fit_spec_default (&spec1, free_mask, 1, NULL);
+      if (status == SG_OK)
+        status = sg_kernel_init (&one, h->kernel.type, 1, h->kernel.variance,
+                                 h->kernel.lengthscales[0]);
+      if (status == SG_OK)
+        status = sg_kernel_copy (&work, &h->kernel);
+      if (status == SG_OK)
+        {
+          spec1.variance = spec.variance;
+          spec1.gamma = spec.gamma;
+          spec1.lengthscale[0] = (sg_fit_range) { lo, hi };
+          proxy.kernel = one;
+          TiedCtx tc = { &ctx, h, &work };
+          status = sg_fit (&spec1, tied_evidence, &tc, &opt, rng, NULL, &proxy, &res);
+        }
       if (status == SG_OK)
         {
           h->kernel.variance = proxy.kernel.variance;
@@ -742,6 +852,44 @@ predict_gaussian (ClsMethod method, const sg_data *data, const double *Xte, gsiz
   return TRUE;
 }
 
+static double
+now_seconds (void)
+{
+  return (double) g_get_monotonic_time () * 1e-6;
+}
+
+/* A progress line on standard error while svgp trains, when it is a
+ * terminal (nothing otherwise: scripts and logs stay clean). */
+typedef struct {
+  const char *what;
+  double t0, last;
+} TermProgress;
+
+static int
+term_progress (double fraction, void *user_data)
+{
+  TermProgress *p = user_data;
+  double t = now_seconds ();
+  if (fraction < 1 && t - p->last < 0.5)
+    return 0;
+  p->last = t;
+  fprintf (stderr, "\r%s: %3.0f%%  %.0f s%s", p->what, 100 * fraction, t - p->t0,
+           fraction >= 1 ? "\n" : "");
+  fflush (stderr);
+  return 0;
+}
+
+/* The progress of P on a terminal, or no progress (NULL). */
+static const sg_progress *
+term_progress_init (TermProgress *p, sg_progress *out, const char *what)
+{
+  if (!isatty (STDERR_FILENO))
+    return NULL;
+  *p = (TermProgress) { what, now_seconds (), 0 };
+  *out = (sg_progress) { term_progress, p };
+  return out;
+}
+
 /* Paper 004's sparse variational GP on the training rows (no sg_data: its
  * duplicate-input lookup is quadratic in n and SVGP does not need it). */
 static gboolean
@@ -762,17 +910,22 @@ predict_svgp (const ClsArgs *a, const double *Xtr, const int *ytr, gsize ntr, gs
     opt.train.batch = (size_t) a->batch;
   if (a->iterations > 0)
     opt.train.iterations = (size_t) a->iterations;
+  opt.train.max_seconds = a->max_seconds;
   opt.train.fix_kernel = !a->fit;
+  TermProgress tp;
+  sg_progress pr;
+  const sg_progress *progress = term_progress_init (&tp, &pr, "svgp: training");
   gsl_rng *rng = sg_rng_new (a->seed, 4);
   sg_svgp q;
-  int status = sg_svgp_fit (&run->hyper.kernel, &data, &opt, rng, NULL, &q);
+  int status = sg_svgp_fit (&run->hyper.kernel, &data, &opt, rng, progress, &q);
   sg_rng_free (rng);
   if (status != SG_OK)
     return numeric_error (error, name, "training", status);
-  run->hyper.kernel = q.kernel;
+  sg_kernel_memcpy (&run->hyper.kernel, &q.kernel);
   run->log_evidence = q.elbo;
   run->delta = q.delta;
   run->inducing = q.M;
+  run->iterations = q.iterations;
   sg_point_summary *sum = g_new (sg_point_summary, nte > 0 ? nte : 1);
   status = sg_svgp_summaries (&q, Xte, nte, 0.95, NULL, sum);
   if (status == SG_OK)
@@ -789,40 +942,60 @@ predict_svgp (const ClsArgs *a, const double *Xtr, const int *ytr, gsize ntr, gs
   return TRUE;
 }
 
-static double
-now_seconds (void)
+/* Paper 004's multi-class models (sg-svgp-multi.h): METHOD svgp is the
+ * robust step likelihood with Gaussian noise (GPC-II), svgp-softmax the
+ * softmax (GPCsm). The kernel is the given one (held). */
+static gboolean
+predict_svgp_multi (const ClsArgs *a, ClsMethod method, const double *Xtr, const gsize *cls,
+                    gsize ntr, gsize n_classes, gsize dim, const double *Xte, gsize nte,
+                    ClsRun *run, GError **error)
 {
-  return (double) g_get_monotonic_time () * 1e-6;
+  const char *name = method_names[method];
+  sg_svgp_multi_data data = { .dim = dim, .n = ntr, .n_classes = n_classes, .X = Xtr,
+                              .y = cls };
+  sg_svgp_multi_options opt;
+  sg_svgp_multi_options_default (&opt);
+  opt.lik = method == METHOD_SVGP_SOFTMAX ? SG_SVGP_MULTI_SOFTMAX : SG_SVGP_MULTI_PROBIT;
+  gsize M = a->inducing > 0 ? (gsize) a->inducing : DEFAULT_SVGP_INDUCING;
+  opt.n_inducing = MIN (M, ntr);
+  if (a->batch > 0)
+    opt.batch = (size_t) a->batch;
+  if (a->iterations > 0)
+    opt.iterations = (size_t) a->iterations;
+  opt.max_seconds = a->max_seconds;
+  TermProgress tp;
+  sg_progress pr;
+  const sg_progress *progress = term_progress_init (&tp, &pr, "svgp: training");
+  gsl_rng *rng = sg_rng_new (a->seed, 4);
+  sg_svgp_multi q;
+  int status = sg_svgp_multi_fit (&run->hyper.kernel, &data, &opt, rng, progress, &q);
+  sg_rng_free (rng);
+  if (status != SG_OK)
+    return numeric_error (error, name, "training", status);
+  run->log_evidence = q.elbo;
+  run->delta = q.delta;
+  run->inducing = q.M;
+  run->iterations = q.iterations;
+  status = sg_svgp_multi_predict (&q, Xte, nte, run->pclass);
+  sg_svgp_multi_clear (&q);
+  if (status != SG_OK)
+    return numeric_error (error, name, "predictions", status);
+  return TRUE;
 }
 
-/* Trains METHOD on (XTR, YTR) and predicts the NTE rows of XTE into RUN
- * (whose prob/mean/sd arrays the caller allocated). Inputs are copied, so
- * standardisation does not touch the caller's tables. */
+/* Trains the binary METHOD on (XTR, YTR), y = +-1, and predicts the NTE
+ * rows of XTE into RUN's prob, mean and sd. */
 static gboolean
-train_and_predict (const ClsArgs *a, ClsMethod method, const double *Xtr, const int *ytr,
-                   gsize ntr, gsize dim, const double *Xte, gsize nte, ClsRun *run,
+train_and_predict (const ClsArgs *a, ClsMethod method, const double *tr, const int *ytr,
+                   gsize ntr, gsize dim, const double *te, gsize nte, ClsRun *run,
                    GError **error)
 {
-  double t0 = now_seconds ();
-  g_autofree double *tr = g_memdup2 (Xtr, ntr * dim * sizeof (double));
-  g_autofree double *te = g_memdup2 (Xte, (nte > 0 ? nte : 1) * dim * sizeof (double));
-  if (a->standardize)
-    {
-      double mu[SG_KERNEL_MAX_DIM], sd[SG_KERNEL_MAX_DIM];
-      standardize_stats (tr, ntr, dim, mu, sd);
-      standardize_apply (tr, ntr, dim, mu, sd);
-      standardize_apply (te, nte, dim, mu, sd);
-    }
   init_hyper (a, method, dim, run);
   run->log_evidence = NAN;
   run->delta = NAN;
   run->inducing = 0;
   if (method == METHOD_SVGP)
-    {
-      gboolean ok = predict_svgp (a, tr, ytr, ntr, dim, te, nte, run, error);
-      run->seconds = now_seconds () - t0;
-      return ok;
-    }
+    return predict_svgp (a, tr, ytr, ntr, dim, te, nte, run, error);
   if (run->hyper.s > 0)
     choose_pseudo_points (tr, ytr, ntr, dim, run->hyper.s, a->seed, run);
 
@@ -842,6 +1015,87 @@ train_and_predict (const ClsArgs *a, ClsMethod method, const double *Xtr, const 
     ok = method == METHOD_SKEWGP ? predict_skewgp (a, &data, te, nte, run, error)
                                  : predict_gaussian (method, &data, te, nte, run, error);
   sg_data_clear (&data);
+  return ok;
+}
+
+/* One-vs-rest (000 sec. 7.2): a binary classifier per class, class c
+ * against the others, and P(c) = p_c / sum_k p_k. */
+static gboolean
+one_vs_rest (const ClsArgs *a, ClsMethod method, const double *tr, const gsize *cls,
+             gsize ntr, gsize n_classes, gsize dim, const double *te, gsize nte, ClsRun *run,
+             GError **error)
+{
+  g_autofree int *y = g_new (int, ntr);
+  run->ovr = json_builder_new ();
+  json_builder_begin_array (run->ovr);
+  for (gsize c = 0; c < n_classes; c++)
+    {
+      for (gsize i = 0; i < ntr; i++)
+        y[i] = cls[i] == c ? 1 : -1;
+      if (!train_and_predict (a, method, tr, y, ntr, dim, te, nte, run, error))
+        {
+          g_prefix_error (error, "class %" G_GSIZE_FORMAT " against the rest: ", c);
+          return FALSE;
+        }
+      for (gsize i = 0; i < nte; i++)
+        run->pclass[i * n_classes + c] = run->prob[i];
+      add_hyper_json (run->ovr, run);
+    }
+  json_builder_end_array (run->ovr);
+  for (gsize i = 0; i < nte; i++)
+    {
+      double *p = run->pclass + i * n_classes, sum = 0;
+      for (gsize c = 0; c < n_classes; c++)
+        sum += p[c];
+      for (gsize c = 0; c < n_classes; c++)
+        p[c] = sum > 0 ? p[c] / sum : 1.0 / (double) n_classes;
+    }
+  return TRUE;
+}
+
+/* Trains METHOD on the NTR rows TR of classes CLS and predicts the NTE
+ * rows TE: RUN's pclass (nte x n_classes) always; with two classes and a
+ * binary method also prob (P of the second class), mean and sd. With
+ * --standardize TR and TE are standardised in place (the callers' copies:
+ * a million rows are not copied again). */
+static gboolean
+predict_classes (const ClsArgs *a, ClsMethod method, double *tr, const gsize *cls,
+                 gsize ntr, gsize n_classes, gsize dim, double *te, gsize nte,
+                 ClsRun *run, GError **error)
+{
+  double t0 = now_seconds ();
+  if (a->standardize)
+    {
+      g_autofree double *mu = g_new (double, dim), *sd = g_new (double, dim);
+      standardize_stats (tr, ntr, dim, mu, sd);
+      standardize_apply (tr, ntr, dim, mu, sd);
+      standardize_apply (te, nte, dim, mu, sd);
+    }
+  g_clear_object (&run->ovr);
+  g_free (run->pclass);
+  run->pclass = g_new (double, (nte > 0 ? nte : 1) * n_classes);
+  run->iterations = 0;
+  gboolean ok;
+  if (method == METHOD_SVGP_SOFTMAX || (method == METHOD_SVGP && n_classes > 2))
+    {
+      init_hyper (a, method, dim, run);
+      run->log_evidence = run->delta = NAN;
+      ok = predict_svgp_multi (a, method, tr, cls, ntr, n_classes, dim, te, nte, run, error);
+    }
+  else if (n_classes == 2)
+    {
+      g_autofree int *y = g_new (int, ntr);
+      for (gsize i = 0; i < ntr; i++)
+        y[i] = cls[i] == 1 ? 1 : -1;
+      ok = train_and_predict (a, method, tr, y, ntr, dim, te, nte, run, error);
+      for (gsize i = 0; ok && i < nte; i++)
+        {
+          run->pclass[2 * i] = 1 - run->prob[i];
+          run->pclass[2 * i + 1] = run->prob[i];
+        }
+    }
+  else
+    ok = one_vs_rest (a, method, tr, cls, ntr, n_classes, dim, te, nte, run, error);
   run->seconds = now_seconds () - t0;
   return ok;
 }
@@ -856,6 +1110,56 @@ report_failure (GError *error)
            ? SKEWGP_EXIT_NUMERIC : SKEWGP_EXIT_INPUT;
 }
 
+/* The most likely class of probability row P (the first on ties; two
+ * classes: the second from 1/2 on, as P(y = 1) >= 0.5 predicts 1). */
+static gsize
+predicted_class (const double *p, gsize n_classes)
+{
+  if (n_classes == 2)
+    return p[1] >= 0.5;
+  gsize best = 0;
+  for (gsize c = 1; c < n_classes; c++)
+    if (p[c] > p[best])
+      best = c;
+  return best;
+}
+
+static gboolean
+binary_output (const ClsArgs *a, gsize n_classes)
+{
+  return n_classes == 2 && a->methods[0] != METHOD_SVGP_SOFTMAX;
+}
+
+static GString *
+train_test_csv (const ClsArgs *a, const ClsTable *train, const ClsRun *run, gsize nte)
+{
+  char b1[G_ASCII_DTOSTR_BUF_SIZE], b2[G_ASCII_DTOSTR_BUF_SIZE], b3[G_ASCII_DTOSTR_BUF_SIZE];
+  gsize C = train->n_classes;
+  if (binary_output (a, C))
+    {
+      GString *out = g_string_new ("probability,latent_mean,latent_sd\n");
+      for (gsize i = 0; i < nte; i++)
+        g_string_append_printf (out, "%s,%s,%s\n",
+                                g_ascii_formatd (b1, sizeof b1, "%.10g", run->prob[i]),
+                                g_ascii_formatd (b2, sizeof b2, "%.10g", run->mean[i]),
+                                g_ascii_formatd (b3, sizeof b3, "%.10g", run->sd[i]));
+      return out;
+    }
+  GString *out = g_string_new ("class");
+  for (gsize c = 0; c < C; c++)
+    g_string_append_printf (out, ",p_%s", train->class_names[c]);
+  g_string_append_c (out, '\n');
+  for (gsize i = 0; i < nte; i++)
+    {
+      const double *p = run->pclass + i * C;
+      g_string_append (out, train->class_names[predicted_class (p, C)]);
+      for (gsize c = 0; c < C; c++)
+        g_string_append_printf (out, ",%s", g_ascii_formatd (b1, sizeof b1, "%.10g", p[c]));
+      g_string_append_c (out, '\n');
+    }
+  return out;
+}
+
 static int
 run_train_test (ClsArgs *a)
 {
@@ -863,13 +1167,12 @@ run_train_test (ClsArgs *a)
   ClsTable train = { 0 }, test = { 0 };
   SkewgpCsv test_csv = { 0 };
   ClsRun run = { 0 };
-  gsize n_pos, n_neg;
   int code = SKEWGP_EXIT_OK;
 
-  if (!read_table (a->train, TRUE, &train, &error)
-      || !check_two_classes (&train, a->train, &n_pos, &n_neg, &error)
+  if (!read_table (a, a->train, TRUE, &train, &error)
+      || !check_classes (&train, a->train, &error)
       || !resolve_methods (a, train.n, &error)
-      || !skewgp_csv_read (a->test, &test_csv, &error))
+      || !skewgp_csv_read (a->test, TRUE, &test_csv, &error))
     goto fail;
   if (test_csv.cols != train.dim + 1 && test_csv.cols != train.dim)
     {
@@ -878,7 +1181,16 @@ run_train_test (ClsArgs *a)
                    a->test, test_csv.cols, train.dim + 1, a->train, train.dim);
       goto fail;
     }
-  if (!table_from_csv (&test_csv, a->test, test_csv.cols == train.dim + 1, &test, &error))
+  /* a label column (numbers or names) is read but not used; without one
+   * the last column is an input */
+  gboolean labelled = test_csv.cols == train.dim + 1;
+  if (!labelled)
+    {
+      skewgp_csv_clear (&test_csv);
+      if (!skewgp_csv_read (a->test, FALSE, &test_csv, &error))
+        goto fail;
+    }
+  if (!table_from_csv (&test_csv, a->test, labelled, &test, &error))
     goto fail;
   if ((gsize) a->n_lengthscales > 1 && a->n_lengthscales != train.dim)
     {
@@ -890,28 +1202,17 @@ run_train_test (ClsArgs *a)
   run.prob = g_new (double, test.n);
   run.mean = g_new (double, test.n);
   run.sd = g_new (double, test.n);
-  if (!train_and_predict (a, a->methods[0], train.X, train.y, train.n, train.dim, test.X,
-                          test.n, &run, &error))
+  if (!predict_classes (a, a->methods[0], train.X, train.cls, train.n, train.n_classes,
+                        train.dim, test.X, test.n, &run, &error))
     goto fail;
-
-  GString *out = g_string_new ("probability,latent_mean,latent_sd\n");
-  for (gsize i = 0; i < test.n; i++)
-    {
-      char b1[G_ASCII_DTOSTR_BUF_SIZE], b2[G_ASCII_DTOSTR_BUF_SIZE], b3[G_ASCII_DTOSTR_BUF_SIZE];
-      g_string_append_printf (out, "%s,%s,%s\n",
-                              g_ascii_formatd (b1, sizeof b1, "%.10g", run.prob[i]),
-                              g_ascii_formatd (b2, sizeof b2, "%.10g", run.mean[i]),
-                              g_ascii_formatd (b3, sizeof b3, "%.10g", run.sd[i]));
-    }
+  GString *out = train_test_csv (a, &train, &run, test.n);
   fputs (out->str, stdout);
   g_string_free (out, TRUE);
   goto done;
 fail:
   code = report_failure (error);
 done:
-  g_free (run.prob);
-  g_free (run.mean);
-  g_free (run.sd);
+  cls_run_clear (&run);
   skewgp_csv_clear (&test_csv);
   cls_table_clear (&train);
   cls_table_clear (&test);
@@ -921,19 +1222,20 @@ done:
 /* ---- Cross-validation ---------------------------------------------------- */
 
 /* Stratified folds: each class is shuffled, the classes are concatenated
- * and row k of that list goes to fold k mod K, so every fold gets
- * floor or ceil of n_class / K rows of each class. */
+ * (the last class first) and row k of that list goes to fold k mod K, so
+ * every fold gets floor or ceil of n_class / K rows of each class. */
 static void
-stratified_folds (const int *y, gsize n, gsize k, guint64 seed, gsize *fold)
+stratified_folds (const gsize *cls, gsize n_classes, gsize n, gsize k, guint64 seed,
+                  gsize *fold)
 {
   gsize *order = g_new (gsize, n);
   gsize pos = 0;
   gsl_rng *rng = sg_rng_new (seed, 0);
-  for (int cls = 1; cls >= -1; cls -= 2)
+  for (gsize c = n_classes; c-- > 0;)
     {
       gsize start = pos;
       for (gsize i = 0; i < n; i++)
-        if (y[i] == cls)
+        if (cls[i] == c)
           order[pos++] = i;
       gsl_ran_shuffle (rng, order + start, pos - start, sizeof (gsize));
     }
@@ -943,19 +1245,19 @@ stratified_folds (const int *y, gsize n, gsize k, guint64 seed, gsize *fold)
   g_free (order);
 }
 
-/* log2 P(y_true) for P(y = 1) = P, clipped (P_CLIP). */
+/* P clipped to [P_CLIP, 1 - P_CLIP]. */
 static double
-log2_prob_of_label (double p, int y)
+clip_prob (double p)
 {
-  p = fmin (fmax (p, P_CLIP), 1 - P_CLIP);
-  return log2 (y > 0 ? p : 1 - p);
+  return fmin (fmax (p, P_CLIP), 1 - P_CLIP);
 }
 
 typedef struct {
-  double info_sum, correct;      /* over all rows */
-  double *fold_info, *fold_acc;  /* per fold */
+  double info_sum, nll_sum, correct;  /* over all rows */
+  double *fold_info, *fold_acc;       /* per fold */
+  gsize *confusion;                   /* C x C: true class row, predicted column */
   double seconds;
-  JsonBuilder *hyper;            /* array of per-fold hyperparameters */
+  JsonBuilder *hyper;                 /* array of per-fold hyperparameters */
 } CvScore;
 
 static void
@@ -975,19 +1277,42 @@ add_hyper_json (JsonBuilder *b, const ClsRun *run)
     {
       skewgp_add_double_or_null (b, "delta", run->delta);
       skewgp_add_int (b, "inducing", (gint64) run->inducing);
+      skewgp_add_int (b, "iterations", (gint64) run->iterations);
     }
   skewgp_add_double_or_null (b, "log_evidence", run->log_evidence);
   skewgp_add_double (b, "seconds", run->seconds);
   json_builder_end_object (b);
 }
 
+/* Scores of one fold's NTE held-out rows of classes CLS. */
+static void
+score_fold (const ClsRun *run, const gsize *cls, gsize nte, gsize C, gsize f, CvScore *score)
+{
+  double info = 0, correct = 0;
+  for (gsize i = 0; i < nte; i++)
+    {
+      const double *p = run->pclass + i * C;
+      gsize pred = predicted_class (p, C);
+      correct += pred == cls[i];
+      score->confusion[cls[i] * C + pred]++;
+      score->nll_sum -= log (clip_prob (p[cls[i]]));
+      if (C == 2)
+        info += log2 (clip_prob (p[cls[i]]));
+    }
+  score->info_sum += info;
+  score->correct += correct;
+  score->fold_info[f] = 1 + info / (double) nte;
+  score->fold_acc[f] = correct / (double) nte;
+  score->seconds += run->seconds;
+}
+
 static gboolean
 cv_method (const ClsArgs *a, ClsMethod method, const ClsTable *t, const gsize *fold,
            CvScore *score, GError **error)
 {
-  gsize k = (gsize) a->cv, dim = t->dim;
+  gsize k = (gsize) a->cv, dim = t->dim, C = t->n_classes;
   double *Xtr = g_new (double, t->n * dim), *Xte = g_new (double, t->n * dim);
-  int *ytr = g_new (int, t->n), *yte = g_new (int, t->n);
+  gsize *ctr = g_new (gsize, t->n), *cte = g_new (gsize, t->n);
   ClsRun run = { 0 };
   run.prob = g_new (double, t->n);
   run.mean = g_new (double, t->n);
@@ -1004,77 +1329,101 @@ cv_method (const ClsArgs *a, ClsMethod method, const ClsTable *t, const gsize *f
           double *dst = held_out ? Xte + nte * dim : Xtr + ntr * dim;
           memcpy (dst, t->X + i * dim, dim * sizeof (double));
           if (held_out)
-            yte[nte++] = t->y[i];
+            cte[nte++] = t->cls[i];
           else
-            ytr[ntr++] = t->y[i];
+            ctr[ntr++] = t->cls[i];
         }
-      ok = train_and_predict (a, method, Xtr, ytr, ntr, dim, Xte, nte, &run, error);
+      ok = predict_classes (a, method, Xtr, ctr, ntr, C, dim, Xte, nte, &run, error);
       if (!ok)
         {
           g_prefix_error (error, "fold %" G_GSIZE_FORMAT ": ", f + 1);
           break;
         }
-      double info = 0, correct = 0;
-      for (gsize i = 0; i < nte; i++)
-        {
-          info += log2_prob_of_label (run.prob[i], yte[i]);
-          correct += (run.prob[i] >= 0.5 ? 1 : -1) == yte[i];
-        }
-      score->info_sum += info;
-      score->correct += correct;
-      score->fold_info[f] = 1 + info / (double) nte;
-      score->fold_acc[f] = correct / (double) nte;
-      score->seconds += run.seconds;
-      add_hyper_json (score->hyper, &run);
+      score_fold (&run, cte, nte, C, f, score);
+      if (run.ovr)
+        json_builder_add_value (score->hyper, json_builder_get_root (run.ovr));
+      else
+        add_hyper_json (score->hyper, &run);
     }
   json_builder_end_array (score->hyper);
   g_free (Xtr);
   g_free (Xte);
-  g_free (ytr);
-  g_free (yte);
-  g_free (run.prob);
-  g_free (run.mean);
-  g_free (run.sd);
+  g_free (ctr);
+  g_free (cte);
+  cls_run_clear (&run);
   return ok;
 }
 
 static void
-add_cv_method_json (JsonBuilder *b, const ClsArgs *a, ClsMethod method, gsize n,
+add_cv_method_json (JsonBuilder *b, const ClsArgs *a, ClsMethod method, gsize n, gsize C,
                     const CvScore *sc)
 {
   json_builder_begin_object (b);
   skewgp_add_string (b, "method", method_names[method]);
   if (method == METHOD_SKEWGP)
     skewgp_add_int (b, "skew_dim", a->skew_dim);
+  skewgp_add_string (b, "model", method == METHOD_SVGP_SOFTMAX ? "004 softmax (GPCsm)"
+                                 : method == METHOD_SVGP && C > 2 ? "004 multi-class probit (GPC-II)"
+                                 : C > 2 ? "one-vs-rest" : "binary");
   skewgp_add_double (b, "accuracy", sc->correct / (double) n);
-  skewgp_add_double (b, "information_bits", 1 + sc->info_sum / (double) n);
+  skewgp_add_double (b, "nll", sc->nll_sum / (double) n);
+  if (C == 2)
+    skewgp_add_double (b, "information_bits", 1 + sc->info_sum / (double) n);
   skewgp_add_vector (b, "fold_accuracy", sc->fold_acc, (gsize) a->cv);
-  skewgp_add_vector (b, "fold_information_bits", sc->fold_info, (gsize) a->cv);
+  if (C == 2)
+    skewgp_add_vector (b, "fold_information_bits", sc->fold_info, (gsize) a->cv);
+  json_builder_set_member_name (b, "confusion");
+  json_builder_begin_array (b);
+  for (gsize r = 0; r < C; r++)
+    {
+      json_builder_begin_array (b);
+      for (gsize c = 0; c < C; c++)
+        json_builder_add_int_value (b, (gint64) sc->confusion[r * C + c]);
+      json_builder_end_array (b);
+    }
+  json_builder_end_array (b);
   skewgp_add_double (b, "seconds", sc->seconds);
   skewgp_add_node (b, "hyperparameters", json_builder_get_root (sc->hyper));
   json_builder_end_object (b);
 }
 
 static void
-print_cv_result (const ClsArgs *a, const ClsTable *t, gsize n_pos, const CvScore *scores)
+print_cv_result (const ClsArgs *a, const ClsTable *t, const gsize *count, const CvScore *scores)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
+  gsize C = t->n_classes;
   json_builder_begin_object (b);
   skewgp_add_string (b, "data", a->data);
   skewgp_add_int (b, "n", (gint64) t->n);
-  skewgp_add_int (b, "n_positive", (gint64) n_pos);
+  if (C == 2)
+    skewgp_add_int (b, "n_positive", (gint64) count[1]);
   skewgp_add_int (b, "dim", (gint64) t->dim);
+  json_builder_set_member_name (b, "classes");
+  json_builder_begin_array (b);
+  for (gsize c = 0; c < C; c++)
+    json_builder_add_string_value (b, t->class_names[c]);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "class_counts");
+  json_builder_begin_array (b);
+  for (gsize c = 0; c < C; c++)
+    json_builder_add_int_value (b, (gint64) count[c]);
+  json_builder_end_array (b);
   skewgp_add_int (b, "folds", a->cv);
   skewgp_add_int (b, "seed", (gint64) a->seed);
   skewgp_add_string (b, "kernel", sg_kernel_type_name (a->kernel));
   skewgp_add_bool (b, "fit", a->fit);
   skewgp_add_bool (b, "standardize", a->standardize);
-  skewgp_add_string (b, "information", "I = 1 + mean_i log2 p(y_i | x_i), p clipped to "
-                                       "[1e-15, 1-1e-15] (000 sec. 7.1, Kuss & Rasmussen 2005)");
+  skewgp_add_string (b, "nll", "mean_i -log p(y_i | x_i), p clipped to [1e-15, 1-1e-15] "
+                               "(natural log; 004 sec. IV)");
+  if (C == 2)
+    skewgp_add_string (b, "information", "I = 1 + mean_i log2 p(y_i | x_i), p clipped to "
+                                         "[1e-15, 1-1e-15] (000 sec. 7.1, Kuss & Rasmussen 2005)");
+  skewgp_add_string (b, "confusion", "rows: the true class, columns: the predicted one, "
+                                     "in the order of \"classes\"");
   json_builder_set_member_name (b, "methods");
   json_builder_begin_array (b);
   for (gsize m = 0; m < a->n_methods; m++)
-    add_cv_method_json (b, a, a->methods[m], t->n, &scores[m]);
+    add_cv_method_json (b, a, a->methods[m], t->n, C, &scores[m]);
   json_builder_end_array (b);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
@@ -1085,19 +1434,23 @@ run_cv (ClsArgs *a)
 {
   g_autoptr (GError) error = NULL;
   ClsTable t = { 0 };
-  gsize n_pos, n_neg;
   CvScore scores[N_METHODS] = { 0 };
   gsize *fold = NULL;
+  g_autofree gsize *count = NULL;
   int code = SKEWGP_EXIT_OK;
 
-  if (!read_table (a->data, TRUE, &t, &error)
-      || !check_two_classes (&t, a->data, &n_pos, &n_neg, &error)
+  if (!read_table (a, a->data, TRUE, &t, &error) || !check_classes (&t, a->data, &error)
       || !resolve_methods (a, t.n - t.n / (gsize) a->cv, &error))
     goto fail;
-  if ((gsize) a->cv > MIN (n_pos, n_neg))
+  count = g_new (gsize, t.n_classes);
+  class_counts (&t, count);
+  gsize smallest = count[0];
+  for (gsize c = 1; c < t.n_classes; c++)
+    smallest = MIN (smallest, count[c]);
+  if ((gsize) a->cv > smallest)
     {
-      skewgp_input_error (&error, "--cv %ld: %s has only %" G_GSIZE_FORMAT " rows of the smaller "
-                   "class; every fold needs one", a->cv, a->data, MIN (n_pos, n_neg));
+      skewgp_input_error (&error, "--cv %ld: %s has only %" G_GSIZE_FORMAT " rows of the smallest "
+                   "class; every fold needs one", a->cv, a->data, smallest);
       goto fail;
     }
   if (a->n_lengthscales > 1 && a->n_lengthscales != t.dim)
@@ -1108,16 +1461,17 @@ run_cv (ClsArgs *a)
       goto fail;
     }
   fold = g_new (gsize, t.n);
-  stratified_folds (t.y, t.n, (gsize) a->cv, a->seed, fold);
+  stratified_folds (t.cls, t.n_classes, t.n, (gsize) a->cv, a->seed, fold);
   for (gsize m = 0; m < a->n_methods; m++)
     {
       scores[m].fold_info = g_new0 (double, a->cv);
       scores[m].fold_acc = g_new0 (double, a->cv);
+      scores[m].confusion = g_new0 (gsize, t.n_classes * t.n_classes);
       if (!cv_method (a, a->methods[m], &t, fold, &scores[m], &error))
         goto fail;
     }
 
-  print_cv_result (a, &t, n_pos, scores);
+  print_cv_result (a, &t, count, scores);
   goto done;
 fail:
   code = report_failure (error);
@@ -1126,6 +1480,7 @@ done:
     {
       g_free (scores[m].fold_info);
       g_free (scores[m].fold_acc);
+      g_free (scores[m].confusion);
       g_clear_object (&scores[m].hyper);
     }
   g_free (fold);
@@ -1139,14 +1494,17 @@ static int
 run_classify_argv (int argc, char **argv)
 {
   g_auto (ClsFlags) flags = { 0 };
-  ClsArgs a;
+  ClsArgs a = { 0 };
   g_autoptr (GError) error = NULL;
   if (!parse_flags (argc, argv, &flags, &error) || !args_from_flags (&flags, &a, &error))
     {
       fprintf (stderr, "skewgp classify: %s\n", error->message);
+      g_free (a.lengthscales);
       return SKEWGP_EXIT_INPUT;
     }
-  return a.cv > 0 ? run_cv (&a) : run_train_test (&a);
+  int code = a.cv > 0 ? run_cv (&a) : run_train_test (&a);
+  g_free (a.lengthscales);
+  return code;
 }
 
 static gboolean

@@ -312,8 +312,9 @@ read_fit (JsonObject *root, const SkewgpModel *model, FitRequest *req, GError **
       }
   if ((mask & (SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS)) && model->s == 0)
     return skewgp_input_error (error, "fit.free: 'gamma' and 'pseudo_points' need a 'skew' prior");
-  if (sg_fit_spec_default (&req->spec, mask, &model->data) != SG_OK)
-    return skewgp_input_error (error, "fit: input dimension too large");
+  if (sg_fit_spec_default (&req->spec, mask, model->kernel.dim, &model->data) != SG_OK)
+    return skewgp_input_error (error, "fit: no memory for the boxes of %" G_GSIZE_FORMAT
+                               " inputs", (gsize) model->kernel.dim);
   if (!read_bounds (fit, model->kernel.dim, &req->spec, error))
     return FALSE;
   sg_fit_options_default (&req->opt);
@@ -466,6 +467,7 @@ out:
   sg_rng_free (rng);
   sg_mvn_workspace_free (w);
   skewgp_model_clear (&model);
+  sg_fit_spec_clear (&req.spec);
   return ok;
 }
 

@@ -70,10 +70,10 @@ read_kernel (JsonObject *root, SkewgpModel *model, GError **error)
     return skewgp_input_error (error, "kernel.variance must be positive, got %g", variance);
   if (!skewgp_get_vector (k, "lengthscales", TRUE, 0, FALSE, 0, &ls, &dim, error))
     return qualify (error, "kernel", "lengthscales");
-  if (dim > SG_KERNEL_MAX_DIM)
-    return skewgp_input_error (error, "kernel.lengthscales has %" G_GSIZE_FORMAT
-                        " entries, at most %d are supported", dim, SG_KERNEL_MAX_DIM);
-  sg_kernel_init (&model->kernel, kt, dim, variance, 1.0);
+  if (dim == 0)
+    return skewgp_input_error (error, "kernel.lengthscales must have at least one entry");
+  if (sg_kernel_init (&model->kernel, kt, dim, variance, 1.0) != SG_OK)
+    return skewgp_input_error (error, "kernel: no memory for %" G_GSIZE_FORMAT " inputs", dim);
   for (gsize j = 0; j < dim; j++)
     {
       if (!(ls[j] > 0))
@@ -389,6 +389,7 @@ skewgp_model_clear (SkewgpModel *model)
   g_clear_pointer (&model->pseudo_points, g_free);
   g_clear_pointer (&model->phases, g_free);
   g_clear_pointer (&model->gamma, g_free);
+  sg_kernel_clear (&model->kernel);
   sg_data_clear (&model->data);
 }
 

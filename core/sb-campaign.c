@@ -684,6 +684,15 @@ sb_campaign_answer_kind (SbCampaign *self, SbAnswerKind kind, double value, GErr
   return sb_campaign_answer (self, &answer, error);
 }
 
+/* ANSWER in the debug log: a duel's side (a, b) or the kind of answer. */
+static const char *
+answer_label (const SbProposal *q, const SbAnswer *answer)
+{
+  if (q->kind == SB_QUESTION_DUEL && answer->kind == SB_ANSWER_CHOSEN)
+    return answer->chosen == 0 ? "a" : "b";
+  return sb_answer_kind_to_string (answer->kind);
+}
+
 gboolean
 sb_campaign_answer (SbCampaign *self, const SbAnswer *answer, GError **error)
 {
@@ -703,7 +712,7 @@ sb_campaign_answer (SbCampaign *self, const SbAnswer *answer, GError **error)
   n_before = sb_session_get_n_observations (self->session);
   if (record (self, answer, &local))
     {
-      g_debug ("answer %u taken (%s)", n_before + 1, sb_answer_kind_to_string (answer->kind));
+      g_debug ("answer %u taken (%s)", n_before + 1, answer_label (self->latest, answer));
       return TRUE;
     }
   if (sb_session_get_n_observations (self->session) == n_before)

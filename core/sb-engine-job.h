@@ -6,8 +6,14 @@
 
 #include "sb-worker.h"
 #include "sg-common.h"
+#include "sg-fit.h"
+#include "sg-kernel.h"
 
 G_BEGIN_DECLS
+
+/* g_auto for the engine's caller-owned structs with storage. */
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (sg_kernel, sg_kernel_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (sg_fit_spec, sg_fit_spec_clear)
 
 /* Error domain of engine failures: the code is the sg_status. */
 #define SB_ENGINE_ERROR (sb_engine_error_quark ())

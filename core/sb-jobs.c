@@ -266,13 +266,18 @@ static sg_bo *
 replay (const SbJobInput *input, guint *n_skips, GError **error)
 {
   const SbExperiment *exp = input->experiment;
-  sg_bo_config config;
+  sg_bo_config config = { 0 };
   g_autofree double *cand_model = NULL;
   sg_bo *bo = NULL;
 
   if (!build_config (exp, &config, &cand_model, error))
-    return NULL;
-  if (sb_engine_failed (sg_bo_new (&config, &bo), "creating the optimisation loop", error))
+    {
+      sg_bo_config_clear (&config);
+      return NULL;
+    }
+  int created = sg_bo_new (&config, &bo);
+  sg_bo_config_clear (&config);
+  if (sb_engine_failed (created, "creating the optimisation loop", error))
     return NULL;
 
   *n_skips = 0;
@@ -324,11 +329,18 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
 
   if (input->hyper.valid)
     {
+      /* a kernel of its own: the loop's stays as it is if the stored
+       * values are refused */
       sg_hyper h = *sg_bo_get_hyper (bo);
-      hyper_to_engine (&input->hyper, exp->n_parameters, &h);
-      /* Stored values that no longer fit (edited file) fall back to the
-       * defaults rather than failing the experiment. */
-      (void) sg_bo_set_hyper (bo, &h);
+      g_auto (sg_kernel) kernel = { 0 };
+      if (sg_kernel_copy (&kernel, &h.kernel) == SG_OK)
+        {
+          h.kernel = kernel;
+          hyper_to_engine (&input->hyper, exp->n_parameters, &h);
+          /* Stored values that no longer fit (edited file) fall back to
+           * the defaults rather than failing the experiment. */
+          (void) sg_bo_set_hyper (bo, &h);
+        }
     }
   return bo;
 }

@@ -105,22 +105,36 @@ sb_playground_result_free (SbPlaygroundResult *result)
 
 /* ---- Engine plumbing ------------------------------------------------------------ */
 
-/* Storage of a SkewGP prior's arrays for an sg_hyper (which borrows them). */
+/* Storage of an sg_hyper's kernel and SkewGP prior arrays (the hyper
+ * borrows them). */
 typedef struct {
+  sg_kernel kernel;
   double pseudo_points[SB_PLAYGROUND_MAX_S * 2];
   double gamma[SB_PLAYGROUND_MAX_S];
   double phases[SB_PLAYGROUND_MAX_S];
 } SkewArrays;
 
+static void
+skew_arrays_clear (SkewArrays *a)
+{
+  sg_kernel_clear (&a->kernel);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SkewArrays, skew_arrays_clear)
+
 /* The hyperparameters of the input; with SKEW (the exact method) its
  * SkewGP prior when in->s > 0, arrays in A. */
-static void
+static int
 init_hyper (const SbPlaygroundInput *in, gboolean skew, SkewArrays *a, sg_hyper *h)
 {
   memset (h, 0, sizeof *h);
   /* RBF kernel, zero prior mean, probit noise 1: the model of 000 sec. 6
    * (Figures 5-6) with s = 0, i.e. a GP prior. */
-  sg_kernel_init (&h->kernel, SG_KERNEL_RBF, in->dim, in->variance, in->lengthscale);
+  int status = sg_kernel_init (&a->kernel, SG_KERNEL_RBF, in->dim, in->variance,
+                               in->lengthscale);
+  if (status != SG_OK)
+    return status;
+  h->kernel = a->kernel;
   h->mean = 0;
   h->noise.numeric_sd = 1;
   h->noise.probit_sd = 1;
@@ -136,6 +150,7 @@ init_hyper (const SbPlaygroundInput *in, gboolean skew, SkewArrays *a, sg_hyper 
       h->gamma = a->gamma;
       h->phases = a->phases;
     }
+  return SG_OK;
 }
 
 /* Type-II maximum likelihood of the kernel's lengthscales and variance
@@ -157,7 +172,7 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
    * range) and gamma (in [-3, 3]), as 000 sec. 6 does for Figure 7. */
   status = sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE
                                        | (h->s > 0 ? SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS : 0),
-                                data);
+                                in->dim, data);
   if (status != SG_OK)
     return status;
   for (guint j = 0; j < in->dim; j++)
@@ -171,7 +186,10 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
     {
       ctx.workspace = sg_mvn_workspace_new (sg_data_n_probit_rows (data) + h->s + 1);
       if (ctx.workspace == NULL)
-        return SG_ENOMEM;
+        {
+          sg_fit_spec_clear (&spec);
+          return SG_ENOMEM;
+        }
     }
   sg_fit_options_default (&opt);
   opt.n_starts = 3;
@@ -179,6 +197,7 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
   status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, progress, h, &res);
   if (ctx.workspace)
     sg_mvn_workspace_free (ctx.workspace);
+  sg_fit_spec_clear (&spec);
   return status;
 }
 
@@ -490,11 +509,12 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
   sg_skewgp_evidence ev;
   sg_skewgp_prior prior;
   sg_likelihood lik;
-  SkewArrays arrays;
+  g_auto (SkewArrays) arrays = { 0 };
   sg_hyper h;
-  int status;
+  int status = init_hyper (in, TRUE, &arrays, &h);
 
-  init_hyper (in, TRUE, &arrays, &h);
+  if (sb_engine_failed (status, "the kernel", error))
+    return FALSE;
   if (in->fit && c->data->n_obs >= 2)
     {
       status = fit_hyper (in, c->data, SG_FIT_METHOD_SKEWGP, c->rng, &progress, &h);
@@ -569,12 +589,11 @@ compute_gaussian (const Ctx *c, SbPosteriorMethod which, SbPlaygroundResult *r, 
   sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_gauss_post gp;
   sg_approx_model model;
-  SkewArrays arrays;
+  g_auto (SkewArrays) arrays = { 0 };
   sg_hyper h;
-  int status = SG_OK;
+  int status = init_hyper (in, FALSE, &arrays, &h);
 
-  init_hyper (in, FALSE, &arrays, &h);
-  if (in->fit && c->data->n_obs >= 2)
+  if (status == SG_OK && in->fit && c->data->n_obs >= 2)
     status = fit_hyper (in, c->data, laplace ? SG_FIT_METHOD_LAPLACE : SG_FIT_METHOD_EP,
                         c->rng, &progress, &h);
   method_hyper (m, &h, in->dim);

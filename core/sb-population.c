@@ -16,6 +16,9 @@
 #include <math.h>
 #include <string.h>
 
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (sg_hier_model, sg_hier_model_clear)
+
 /* ---- The snapshot --------------------------------------------------------- */
 
 static void
@@ -711,7 +714,7 @@ sb_population_compute (const SbPopulationInput *input, const sg_progress *progre
   g_autoptr (SbPopulationResult) r = result_new (input);
   g_autoptr (GArray) cand = NULL;
   sg_hier_data hd;
-  sg_hier_model model;
+  g_auto (sg_hier_model) model = { 0 };
   sg_skewgp_posterior *post = NULL;
   sg_skewgp_samples *samples = NULL;
   gsl_rng *rng = NULL;
@@ -920,7 +923,7 @@ sb_population_propose_duel (const SbPopulationInput *input, guint person, double
   sg_hier_propose_options opt;
   sg_hier_question q;
   sg_hier_data hd;
-  sg_hier_model model;
+  g_auto (sg_hier_model) model = { 0 };
   gsl_rng *rng;
   guint64 stream;
   int status;

@@ -102,21 +102,21 @@ sb_prior_pair_mode_label (SbPriorPairMode mode)
 
 /* ---- Shared ----------------------------------------------------------------- */
 
-/* The engine's prior from the input (arrays borrowed from IN). */
+/* The engine's prior from the input (arrays borrowed from IN, the kernel
+ * a view of K, made here). */
 static gboolean
-make_prior (const SbPriorInput *in, sg_skewgp_prior *prior, GError **error)
+make_prior (const SbPriorInput *in, sg_kernel *k, sg_skewgp_prior *prior, GError **error)
 {
-  sg_kernel k;
   if (in->s > SB_PRIOR_MAX_S)
     {
       g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "latent dimension %u > %d", in->s,
                    SB_PRIOR_MAX_S);
       return FALSE;
     }
-  if (sb_engine_failed (sg_kernel_init (&k, in->kernel, 1, in->variance, in->lengthscale),
+  if (sb_engine_failed (sg_kernel_init (k, in->kernel, 1, in->variance, in->lengthscale),
                         "the kernel", error))
     return FALSE;
-  sg_skewgp_prior_gp (prior, &k, in->mean);
+  sg_skewgp_prior_gp (prior, k, in->mean);
   prior->s = in->s;
   prior->pseudo_points = in->pseudo;
   prior->phases = in->phase;
@@ -163,10 +163,11 @@ sb_prior_job_curves (SbWorkerJob *job, gpointer data, GError **error)
   SbJobProgress pctx = { job, NULL };
   sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_skewgp_prior prior;
+  g_auto (sg_kernel) kernel = { 0 };
   guint n = MAX (in->n_grid, 2);
   gsize ns = MAX (in->n_samples, 10);
 
-  if (!make_prior (in, &prior, error))
+  if (!make_prior (in, &kernel, &prior, error))
     return NULL;
   g_autofree double *xs = g_new (double, n);
   for (guint i = 0; i < n; i++)
@@ -325,7 +326,8 @@ sb_prior_job_pair (SbWorkerJob *job, gpointer data, GError **error)
   if (in->pair == SB_PRIOR_PAIR_POINTS)
     {
       sg_skewgp_prior prior;
-      if (!make_prior (in, &prior, error)
+      g_auto (sg_kernel) kernel = { 0 };
+      if (!make_prior (in, &kernel, &prior, error)
           || sb_engine_failed (sg_sun_from_skewgp_prior (&prior, in->pair_x, 2, &sun),
                                "the SUN of the pair", error))
         return NULL;

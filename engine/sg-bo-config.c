@@ -28,7 +28,8 @@ sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
   c->question = SG_BO_QUESTION_DUEL;
   c->n_options = 2;
   c->ties = 0;
-  sg_kernel_init (&c->prior.kernel, SG_KERNEL_RBF, dim, 1.0, 1.0);
+  if (sg_kernel_init (&c->prior.kernel, SG_KERNEL_RBF, dim, 1.0, 1.0) != SG_OK)
+    return SG_ENOMEM;
   for (size_t j = 0; j < dim; j++)
     c->prior.kernel.lengthscales[j] = 0.2 * (upper[j] - lower[j]);
   c->prior.mean = 0;
@@ -52,6 +53,7 @@ sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
   c->refit.max_evals = 150;
   c->refit_lengthscale_min = 0.05;
   c->refit_lengthscale_max = 2.0;
+  c->refit_variance_max = 60.0;
   c->n_samples = 1000;
   sg_skewgp_sample_options_default (&c->sampling);
   sg_acq_max_options_default (&c->search);
@@ -273,6 +275,13 @@ duel_rule_ok (const sg_bo_config *c)
   return !hb || c->surrogate == SG_BO_SURROGATE_SKEWGP || c->surrogate == SG_BO_SURROGATE_RANDOM;
 }
 
+void
+sg_bo_config_clear (sg_bo_config *config)
+{
+  if (config)
+    sg_kernel_clear (&config->prior.kernel);
+}
+
 sg_status
 sg_bo_config_check (const sg_bo_config *c)
 {
@@ -313,7 +322,8 @@ sg_bo_config_check (const sg_bo_config *c)
       || !(c->mixed_confidence > 0.5 && c->mixed_confidence <= 1) || c->n_samples < 2
       || c->search.n_candidates == 0 || !(c->refit_lengthscale_min > 0)
       || !(c->refit_lengthscale_max > c->refit_lengthscale_min)
-      || !isfinite (c->refit_lengthscale_max))
+      || !isfinite (c->refit_lengthscale_max)
+      || !(c->refit_variance_max > 0) || !isfinite (c->refit_variance_max))
     return SG_EINVAL;
   if (c->has_safe_start && !_sg_bo_inside_box (c, c->safe_start))
     return SG_EINVAL;

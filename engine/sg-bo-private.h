@@ -41,10 +41,11 @@ typedef struct {
 
 struct sg_bo {
   sg_bo_config cfg;      /* cfg.prior points into prior_buf, cfg.candidates
-                            into cand_buf                                 */
+                            into cand_buf; its kernel is the loop's own   */
   double *prior_buf;
   double *cand_buf;      /* the candidate set (NULL: the whole box)        */
-  sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf  */
+  sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf,
+                            a kernel of the loop's own                     */
   double *hyper_buf;
   sg_data data;
   answer_record *log;

@@ -12,12 +12,16 @@
 
 /* ---- Life of a loop --------------------------------------------------------- */
 
-/* Copies the latent-part arrays of SRC into BUF (s*dim + 2s doubles) and
- * points DST at them. */
+/* Copies SRC into DST, whose kernel has storage of SRC's dim (its
+ * values are copied there), and the latent-part arrays of SRC into BUF
+ * (s*dim + 2s doubles), pointing DST at them. */
 static void
 hyper_copy (sg_hyper *dst, const sg_hyper *src, double *buf, size_t dim)
 {
+  sg_kernel own = dst->kernel;
   *dst = *src;
+  dst->kernel = own;
+  (void) sg_kernel_memcpy (&dst->kernel, &src->kernel);
   size_t s = src->s;
   if (s == 0)
     {
@@ -45,12 +49,16 @@ sg_bo_new (const sg_bo_config *config, sg_bo **out)
   bo->hyper_buf = malloc (nbuf * sizeof *bo->hyper_buf);
   size_t ncand = config->n_candidates * config->dim;
   bo->cand_buf = ncand ? malloc (ncand * sizeof *bo->cand_buf) : NULL;
-  if (bo->prior_buf == NULL || bo->hyper_buf == NULL || (ncand && bo->cand_buf == NULL))
+  bo->cfg = *config;
+  memset (&bo->cfg.prior.kernel, 0, sizeof bo->cfg.prior.kernel);
+  if (bo->prior_buf == NULL || bo->hyper_buf == NULL || (ncand && bo->cand_buf == NULL)
+      || sg_kernel_copy (&bo->cfg.prior.kernel, &config->prior.kernel) != SG_OK
+      || sg_kernel_copy (&bo->hyper.kernel, &config->prior.kernel) != SG_OK)
     {
+      sg_kernel_clear (&bo->cfg.prior.kernel);
       free (bo->prior_buf); free (bo->hyper_buf); free (bo->cand_buf); free (bo);
       return SG_ENOMEM;
     }
-  bo->cfg = *config;
   if (ncand)
     memcpy (bo->cand_buf, config->candidates, ncand * sizeof *bo->cand_buf);
   bo->cfg.candidates = bo->cand_buf;
@@ -101,6 +109,8 @@ sg_bo_free (sg_bo *bo)
   sg_data_clear (&bo->data);
   sg_svgp_pseudo_clear (&bo->summary);
   free (bo->log);
+  sg_kernel_clear (&bo->cfg.prior.kernel);
+  sg_kernel_clear (&bo->hyper.kernel);
   free (bo->prior_buf);
   free (bo->hyper_buf);
   free (bo->cand_buf);
@@ -712,18 +722,28 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
     }
   size_t s = bo->hyper.s, dim = bo->cfg.dim;
   double *buf = malloc ((s * dim + 2 * s + 1) * sizeof *buf);
-  if (buf == NULL)
-    return SG_ENOMEM;
   sg_hyper h;
+  if (buf == NULL || sg_kernel_copy (&h.kernel, &bo->hyper.kernel) != SG_OK)
+    {
+      free (buf);
+      return SG_ENOMEM;
+    }
   hyper_copy (&h, &bo->hyper, buf, dim);
 
   sg_fit_spec spec;
-  int status = sg_fit_spec_default (&spec, free_mask, data);
+  int status = sg_fit_spec_default (&spec, free_mask, dim, data);
+  if (status != SG_OK)
+    {
+      sg_kernel_clear (&h.kernel);
+      free (buf);
+      return status;
+    }
   /* Duels alone barely identify the scale of f (the evidence keeps
-   * growing with the variance as the data get separable): cap it as the
-   * reference code does (variance in [e^-5, e^4.1] = [0.0067, 60]). */
+   * growing with the variance as the data get separable): cap it,
+   * by default as the reference code does (variance in [e^-5, e^4.1] =
+   * [0.0067, 60]). */
   if (!has_numeric_data (data))
-    spec.variance.upper = fmin (spec.variance.upper, 60.0);
+    spec.variance.upper = fmin (spec.variance.upper, bo->cfg.refit_variance_max);
   for (size_t j = 0; j < dim; j++)
     {
       double w = bo->cfg.upper[j] - bo->cfg.lower[j];
@@ -761,6 +781,8 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
         *res = r;
     }
   sg_mvn_workspace_free (ctx.workspace);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
   free (buf);
   return status;
 }

@@ -158,7 +158,10 @@
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
 
-#define SG_BO_MAX_DIM SG_KERNEL_MAX_DIM
+/* The most coordinates a BO box has: questions to a person about more
+ * settings than this are not answerable, and the loop's fixed-size
+ * proposal structs stay small (the kernels themselves have no bound). */
+#define SG_BO_MAX_DIM 32
 /* The most options one question shows (a best-of-k choice). */
 #define SG_BO_MAX_OPTIONS 6
 
@@ -306,6 +309,17 @@ typedef struct {
   double refit_lengthscale_max;  /* fractions of the box width (default
                                     0.05 and 2: a few duels otherwise
                                     favour white-noise lengthscales)       */
+  double refit_variance_max;     /* cap of the fitted kernel variance when
+                                    no answer is a measured value (default
+                                    60, the reference code's e^4.1; the
+                                    fit's own bound, 1000 for comparisons,
+                                    still applies): duels answered
+                                    consistently are separable and their
+                                    evidence grows without bound with the
+                                    variance, so the cap is the prior scale
+                                    of f against the duels' noise
+                                    (probit_sd); results-acq.md measures
+                                    where it binds                         */
 
   /* Model and search effort. */
   size_t n_samples;              /* posterior samples (default 1000)        */
@@ -320,9 +334,13 @@ typedef struct {
  * 1/sqrt2 (so a duel's likelihood is Phi(f(a) - f(b)), as in the
  * reference code), the other noise fields as sg_noise_default, s = 0,
  * threshold 0, safe 0.7 / 1000, mixed every 4, 5 initial, refits 30 / 10,
- * 1000 samples, seed 0. Returns SG_EINVAL for a bad box. */
+ * 1000 samples, seed 0. The prior's kernel has storage of its own
+ * (sg-kernel.h): release it with sg_bo_config_clear. Returns SG_EINVAL
+ * for a bad box, SG_ENOMEM. */
 sg_status sg_bo_config_default (sg_bo_config *config, size_t dim,
                                 const double *lower, const double *upper);
+/* Releases the prior kernel's storage (CONFIG NULL or cleared: nothing). */
+void sg_bo_config_clear (sg_bo_config *config);
 /* SG_OK if the configuration is usable. */
 sg_status sg_bo_config_check (const sg_bo_config *config);
 /* Coordinate J becomes KIND; for a categorical one the prior lengthscale

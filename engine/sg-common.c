@@ -1,6 +1,15 @@
 #include "sg-common.h"
 
 #include <string.h>
+#include <time.h>
+
+double
+sg_monotonic_seconds (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
 
 const char *
 sg_strerror (sg_status status)

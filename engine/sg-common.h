@@ -58,5 +58,9 @@ typedef struct {
   void *user_data;
 } sg_progress;
 
+/* Seconds on the monotonic clock (for time budgets; only differences
+ * mean anything). */
+double sg_monotonic_seconds (void);
+
 /* Calls P (if any) and returns SG_ECANCELLED when it asks to stop. */
 sg_status sg_progress_report (const sg_progress *p, double fraction);

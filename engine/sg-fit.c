@@ -69,19 +69,33 @@ numeric_scale (const sg_data *data, double *mean, double *sd)
     *sd = 1;
 }
 
-sg_status
-sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data)
+void
+sg_fit_spec_clear (sg_fit_spec *spec)
 {
-  if (spec == NULL || (free & ~(unsigned) SG_FIT_ALL) != 0
-      || (data && data->dim > SG_KERNEL_MAX_DIM))
+  if (spec == NULL)
+    return;
+  free (spec->lengthscale);
+  memset (spec, 0, sizeof *spec);
+}
+
+sg_status
+sg_fit_spec_default (sg_fit_spec *spec, unsigned free, size_t dim, const sg_data *data)
+{
+  if (spec == NULL || (free & ~(unsigned) SG_FIT_ALL) != 0 || dim == 0
+      || (data && data->dim != dim))
     return SG_EINVAL;
+  sg_fit_range *boxes = malloc (2 * dim * sizeof *boxes);
+  if (boxes == NULL)
+    return SG_ENOMEM;
   memset (spec, 0, sizeof *spec);
   spec->free = free;
-  size_t dim = data ? data->dim : 0;
-  for (size_t j = 0; j < SG_KERNEL_MAX_DIM; j++)
+  spec->dim = dim;
+  spec->lengthscale = boxes;
+  spec->pseudo_point = boxes + dim;
+  for (size_t j = 0; j < dim; j++)
     {
       double lo = 0, hi = 0;
-      if (j < dim && data->n_inputs > 0)
+      if (data && data->n_inputs > 0)
         {
           lo = hi = data->X[j];
           for (size_t i = 1; i < data->n_inputs; i++)
@@ -96,7 +110,7 @@ sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data)
           lo -= 1;
           hi += 1;
         }
-      double r = j < dim && data->n_inputs > 1 ? hi - lo : 1;
+      double r = data && data->n_inputs > 1 ? hi - lo : 1;
       spec->lengthscale[j] = range (0.01 * r, 10 * r);
       spec->pseudo_point[j] = range (lo, hi);
     }
@@ -125,7 +139,8 @@ sg_status
 sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h)
 {
   if (spec == NULL || h == NULL || (spec->free & ~(unsigned) SG_FIT_ALL) != 0
-      || sg_kernel_check (&h->kernel) != SG_OK)
+      || sg_kernel_check (&h->kernel) != SG_OK || spec->dim != h->kernel.dim
+      || spec->lengthscale == NULL)
     return SG_EINVAL;
   unsigned f = spec->free;
   size_t dim = h->kernel.dim;
@@ -368,14 +383,6 @@ sg_fit_options_default (sg_fit_options *opt)
   opt->algorithm = SG_FIT_BOBYQA;
 }
 
-static double
-now_seconds (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 /* Scratch copy of the caller's hyperparameters with arrays of its own, so
  * the caller's H stays untouched until the fit succeeds. */
 static int
@@ -384,6 +391,11 @@ hyper_clone (const sg_hyper *src, sg_hyper *dst)
   *dst = *src;
   size_t s = src->s, dim = src->kernel.dim;
   dst->pseudo_points = dst->phases = dst->gamma = NULL;
+  if (sg_kernel_copy (&dst->kernel, &src->kernel) != SG_OK)
+    {
+      memset (&dst->kernel, 0, sizeof dst->kernel);
+      return SG_ENOMEM;
+    }
   if (s == 0)
     return SG_OK;
   dst->pseudo_points = malloc (s * dim * sizeof (double));
@@ -400,6 +412,7 @@ hyper_clone (const sg_hyper *src, sg_hyper *dst)
 static void
 hyper_clone_free (sg_hyper *h)
 {
+  sg_kernel_clear (&h->kernel);
   free (h->pseudo_points);
   free (h->phases);
   free (h->gamma);
@@ -443,7 +456,7 @@ evaluate (fit_state *st, const double *x)
   const sg_fit_options *opt = st->opt;
   if (st->have_last && memcmp (x, st->last_x, st->n * sizeof *x) == 0)
     return st->last_value;
-  double elapsed = now_seconds () - st->t0;
+  double elapsed = sg_monotonic_seconds () - st->t0;
   double fraction = (double) st->n_evals / (double) st->max_evals;
   if (opt->max_seconds > 0 && elapsed / opt->max_seconds > fraction)
     fraction = elapsed / opt->max_seconds;
@@ -549,7 +562,7 @@ local_run (fit_state *st, const double *lower, const double *upper, double *x,
   if (opt->max_seconds > 0)
     {
       /* maxtime <= 0 means "no limit" to NLopt. */
-      double left = opt->max_seconds - (now_seconds () - st->t0);
+      double left = opt->max_seconds - (sg_monotonic_seconds () - st->t0);
       nlopt_set_maxtime (nl, left > 1e-3 ? left : 1e-3);
     }
   double f;
@@ -672,7 +685,7 @@ sg_fit_box (size_t n, const double *lower, const double *upper,
 
   fit_state st = { .objective = objective, .user_data = user_data,
                    .opt = opt, .progress = progress, .max_evals = opt->max_evals,
-                   .t0 = now_seconds (), .stop = SG_FIT_CONVERGED, .n = n };
+                   .t0 = sg_monotonic_seconds (), .stop = SG_FIT_CONVERGED, .n = n };
   int status = SG_OK;
   st.best_x = malloc ((n + 1) * sizeof *st.best_x);
   st.last_x = malloc ((n + 1) * sizeof *st.last_x);
@@ -706,7 +719,7 @@ sg_fit_box (size_t n, const double *lower, const double *upper,
         .start_log_evidence = -start_value, .n_evals = st.n_evals,
         .n_failed = st.n_failed, .n_starts = st.runs_started,
         .best_start = st.best_run, .stop = st.stop,
-        .seconds = now_seconds () - st.t0,
+        .seconds = sg_monotonic_seconds () - st.t0,
       };
     }
   free (x0);

@@ -98,16 +98,18 @@ typedef struct {
 /* FREE is a mask of SG_FIT_*; the ranges are the box of each free group
  * (lower < upper, and 0 < lower for scales; to fix a group leave it out
  * of FREE). Ranges of fixed groups are ignored. Pseudo-points are boxed
- * coordinate-wise. */
+ * coordinate-wise. The per-coordinate boxes (DIM entries each) live in
+ * storage the spec owns (sg_fit_spec_default; sg_fit_spec_clear). */
 typedef struct {
   unsigned free;
-  sg_fit_range lengthscale[SG_KERNEL_MAX_DIM];
+  size_t dim;
+  sg_fit_range *lengthscale;
   sg_fit_range variance;
   sg_fit_range numeric_sd;
   sg_fit_range probit_sd;
   sg_fit_range mean;
   sg_fit_range gamma;
-  sg_fit_range pseudo_point[SG_KERNEL_MAX_DIM];
+  sg_fit_range *pseudo_point;
   sg_fit_range tie_margin;
   sg_fit_range side_bias;
   sg_fit_range weak_scale;
@@ -125,11 +127,15 @@ typedef struct {
  *   tie_margin     [1e-3, 10]               side_bias   [-3, 3]
  *   weak_scale     [1, 10]                  strong_scale [0.1, 1]
  * (the confidence boxes keep "weak" at least as noisy as "normal" and
- * "strong" at most). Returns SG_EINVAL for a bad mask or a data dimension above
- * SG_KERNEL_MAX_DIM. */
-sg_status sg_fit_spec_default (sg_fit_spec *spec, unsigned free, const sg_data *data);
+ * "strong" at most). SPEC (overwritten, not released) gets storage for
+ * DIM coordinates. Returns SG_EINVAL for a bad mask, DIM = 0 or a data
+ * dimension other than DIM, SG_ENOMEM. */
+sg_status sg_fit_spec_default (sg_fit_spec *spec, unsigned free, size_t dim,
+                               const sg_data *data);
+/* Releases SPEC's storage (NULL or zeroed: nothing). */
+void sg_fit_spec_clear (sg_fit_spec *spec);
 
-/* SG_OK if SPEC fits H: ranges ordered and finite, scale ranges positive,
+/* SG_OK if SPEC fits H: its dim is H's kernel's, ranges ordered and finite, scale ranges positive,
  * gamma / pseudo-points free only when H->s > 0. */
 sg_status sg_fit_spec_check (const sg_fit_spec *spec, const sg_hyper *h);
 

@@ -38,6 +38,7 @@ sg_gauss_post_clear (sg_gauss_post *post)
                         &post->p_alpha };
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     free (*arrays[i]);
+  sg_kernel_clear (&post->kernel);
   memset (post, 0, sizeof *post);
 }
 
@@ -57,7 +58,7 @@ sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
 {
   size_t n = rows->n, m = rows->m, mr = rows->m_numeric;
   sg_gauss_post P = {
-    .kernel = model->kernel, .prior_mean = model->prior_mean,
+    .prior_mean = model->prior_mean,
     .link = model->link, .probit_sd = model->noise.probit_sd,
     .dim = rows->dim, .n = n, .m = m, .m_numeric = mr,
     .log_evidence = log_evidence, .iterations = iterations,
@@ -71,7 +72,8 @@ sg_gauss_post_set (sg_gauss_post *post, const sg_approx_model *model,
   P.P = dup_array (rows->P, mr * m);
   P.weights = dup_array (rows->gamma, n);
   P.p_alpha = calloc (mr + 1, sizeof *P.p_alpha);
-  if (!P.X || !P.A || !P.sqrt_prec || !P.L || !P.alpha || !P.G || !P.P
+  int own_kernel = sg_kernel_copy (&P.kernel, &model->kernel) == SG_OK;
+  if (!own_kernel || !P.X || !P.A || !P.sqrt_prec || !P.L || !P.alpha || !P.G || !P.P
       || !P.weights || !P.p_alpha)
     {
       sg_gauss_post_clear (&P);

@@ -116,7 +116,7 @@ void
 sg_hier_propose_options_default (sg_hier_propose_options *opt, size_t dim)
 {
   memset (opt, 0, sizeof *opt);
-  for (size_t j = 0; j < dim && j < SG_KERNEL_MAX_DIM; j++)
+  for (size_t j = 0; j < dim && j < SG_HIER_MAX_DIM; j++)
     opt->upper[j] = 1;
   opt->acquisition = SG_BO_ACQ_UCB;
   opt->ucb_level = 0.95;
@@ -132,7 +132,7 @@ typedef struct {
   const sg_hier_propose_options *opt;
   size_t d, N, person;
   double probit_sd;
-  double ref[SG_KERNEL_MAX_DIM + 1];   /* x_r as a point of PERSON         */
+  double ref[SG_HIER_MAX_DIM + 1];     /* x_r as a point of PERSON         */
   const double *G;                     /* 2 x N common normals             */
   double *XP, *h, *scratch;            /* points, h = f(x) - f(x_r), sort  */
   size_t cap;                          /* points XP holds                  */

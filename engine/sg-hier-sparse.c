@@ -32,11 +32,15 @@ sg_hier_sparse_fit (const sg_hier_model *model, const sg_hier_data *hd,
     k.ind_variance = ZERO_PART * k.variance;
   status = sg_hier_likelihood_build_sparse (model, hd, &lik);
   if (status != SG_OK)
-    return status;
+    {
+      sg_kernel_clear (&k);
+      return status;
+    }
   sg_svgp_rows_data rd = { .dim = hd->dim + 1, .n = hd->data.n_inputs,
                            .X = hd->data.X, .lik = &lik, .mean = model->mean };
   status = sg_svgp_rows_fit (&k, &rd, opt, rng, progress, q);
   sg_likelihood_clear (&lik);
+  sg_kernel_clear (&k);
   return status;
 }
 
@@ -54,18 +58,21 @@ sg_hier_posterior_new_summary (const sg_hier_model *model, const sg_hier_data *h
   if (status != SG_OK)
     return status;
   status = sg_hier_likelihood_build (model, hd, &lik);
-  if (status != SG_OK)
-    return status;
-  status = sg_svgp_pseudo_append (population, hd->data.X, hd->data.n_inputs, &lik, &X,
-                                  &all);
-  sg_likelihood_clear (&lik);
-  if (status != SG_OK)
-    return status;
-  sg_skewgp_prior prior;
-  sg_skewgp_prior_gp (&prior, &k, model->mean);
-  status = sg_skewgp_posterior_new (&prior, X, &all, out);
-  sg_likelihood_clear (&all);
-  free (X);
+  if (status == SG_OK)
+    {
+      status = sg_svgp_pseudo_append (population, hd->data.X, hd->data.n_inputs, &lik, &X,
+                                      &all);
+      sg_likelihood_clear (&lik);
+    }
+  if (status == SG_OK)
+    {
+      sg_skewgp_prior prior;
+      sg_skewgp_prior_gp (&prior, &k, model->mean);
+      status = sg_skewgp_posterior_new (&prior, X, &all, out);
+      sg_likelihood_clear (&all);
+      free (X);
+    }
+  sg_kernel_clear (&k);
   return status;
 }
 
@@ -334,6 +341,7 @@ sg_hier_population_clear (sg_hier_population *pop)
 {
   if (pop == NULL)
     return;
+  sg_kernel_clear (&pop->kernel);
   free (pop->Z);
   free (pop->Lk);
   free (pop->P);

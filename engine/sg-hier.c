@@ -17,7 +17,7 @@
 sg_status
 sg_hier_data_init (sg_hier_data *hd, size_t dim, size_t n_people)
 {
-  if (hd == NULL || dim == 0 || dim + 1 > SG_KERNEL_MAX_DIM || n_people == 0)
+  if (hd == NULL || dim == 0 || dim > SG_HIER_MAX_DIM || n_people == 0)
     return SG_EINVAL;
   hd->dim = dim;
   hd->n_people = n_people;
@@ -89,7 +89,7 @@ pair_points (const sg_hier_data *hd, size_t person, const double *a, const doubl
              int *status)
 {
   size_t d = hd ? hd->dim : 0;
-  double two[2 * SG_KERNEL_MAX_DIM];
+  double two[2 * SG_HIER_MAX_DIM];
 
   if (a == NULL || b == NULL)
     {
@@ -247,16 +247,30 @@ sg_hier_model_init (sg_hier_model *model, sg_kernel_type type, size_t dim,
   sg_hier_model m;
   memset (&m, 0, sizeof m);
   /* initialised with unit variances so the lengthscales are checked */
-  if (sg_kernel_init (&m.pop, type, dim, 1, pop_lengthscale) != SG_OK
-      || sg_kernel_init (&m.ind, type, dim, 1, ind_lengthscale) != SG_OK
-      || dim + 1 > SG_KERNEL_MAX_DIM || !isfinite (pop_variance)
-      || !isfinite (ind_variance))
+  if (dim > SG_HIER_MAX_DIM || !isfinite (pop_variance) || !isfinite (ind_variance))
     return SG_EINVAL;
+  int status = sg_kernel_init (&m.pop, type, dim, 1, pop_lengthscale);
+  if (status == SG_OK)
+    status = sg_kernel_init (&m.ind, type, dim, 1, ind_lengthscale);
+  if (status != SG_OK)
+    {
+      sg_hier_model_clear (&m);
+      return status;
+    }
   m.pop.variance = pop_variance;
   m.ind.variance = ind_variance;
   sg_noise_default (&m.noise);
   *model = m;
   return SG_OK;
+}
+
+void
+sg_hier_model_clear (sg_hier_model *model)
+{
+  if (model == NULL)
+    return;
+  sg_kernel_clear (&model->pop);
+  sg_kernel_clear (&model->ind);
 }
 
 /* A part of the model is valid with a variance of 0 (absent). */
@@ -377,13 +391,14 @@ sg_hier_likelihood_build_sparse (const sg_hier_model *model, const sg_hier_data 
   return hier_likelihood_build (model, hd, 1, lik);
 }
 
+/* The GP prior of MODEL, a view of K (the grouped kernel, made here:
+ * sg_kernel_clear it after SG_OK). */
 static int
-hier_prior (const sg_hier_model *model, sg_skewgp_prior *prior)
+hier_prior (const sg_hier_model *model, sg_skewgp_prior *prior, sg_kernel *k)
 {
-  sg_kernel k;
-  int status = sg_hier_model_kernel (model, &k);
+  int status = sg_hier_model_kernel (model, k);
   if (status == SG_OK)
-    sg_skewgp_prior_gp (prior, &k, model->mean);
+    sg_skewgp_prior_gp (prior, k, model->mean);
   return status;
 }
 
@@ -398,9 +413,13 @@ sg_hier_posterior_new (const sg_hier_model *model, const sg_hier_data *hd,
   int status = sg_hier_likelihood_build (model, hd, &lik);
   if (status != SG_OK)
     return status;
-  status = hier_prior (model, &prior);
+  sg_kernel k;
+  status = hier_prior (model, &prior, &k);
   if (status == SG_OK)
-    status = sg_skewgp_posterior_new (&prior, hd->data.X, &lik, out);
+    {
+      status = sg_skewgp_posterior_new (&prior, hd->data.X, &lik, out);
+      sg_kernel_clear (&k);
+    }
   sg_likelihood_clear (&lik);
   return status;
 }
@@ -417,9 +436,13 @@ sg_hier_log_evidence (const sg_hier_model *model, const sg_hier_data *hd,
   int status = sg_hier_likelihood_build (model, hd, &lik);
   if (status != SG_OK)
     return status;
-  status = hier_prior (model, &prior);
+  sg_kernel k;
+  status = hier_prior (model, &prior, &k);
   if (status == SG_OK)
-    status = sg_skewgp_log_evidence (&prior, hd->data.X, &lik, w, opt, res);
+    {
+      status = sg_skewgp_log_evidence (&prior, hd->data.X, &lik, w, opt, res);
+      sg_kernel_clear (&k);
+    }
   sg_likelihood_clear (&lik);
   return status;
 }
@@ -448,7 +471,7 @@ sg_hier_fit_spec_default (sg_hier_fit_spec *spec, unsigned free, const sg_hier_d
   sg_fit_spec base;
   if (status == SG_OK)
     status = sg_fit_spec_default (&base, SG_FIT_ALL & ~(SG_FIT_GAMMA | SG_FIT_PSEUDO_POINTS),
-                                  &settings);
+                                  hd->dim, &settings);
   sg_data_clear (&settings);
   if (status != SG_OK)
     return status;
@@ -460,6 +483,7 @@ sg_hier_fit_spec_default (sg_hier_fit_spec *spec, unsigned free, const sg_hier_d
     s.lengthscale[j] = s.ind_lengthscale[j] = base.lengthscale[j];
   s.probit_sd = base.probit_sd;
   s.mean = base.mean;
+  sg_fit_spec_clear (&base);
   *spec = s;
   return SG_OK;
 }
@@ -605,13 +629,18 @@ sg_hier_fit (const sg_hier_fit_spec *spec, sg_hier_model *model,
   if (sg_hier_model_check (model, hd) != SG_OK || res == NULL || !spec_ok (spec, hd->dim))
     return SG_EINVAL;
   size_t P = hd->n_people;
+  /* the model being evaluated has kernels of its own: MODEL stays as it
+   * is until the fit succeeds */
   hier_fit_ctx c = { .spec = spec, .hd = hd, .work = *model };
+  memset (&c.work.pop, 0, sizeof c.work.pop);
+  memset (&c.work.ind, 0, sizeof c.work.ind);
   sg_mvn_options_default (&c.mvn);
   c.mvn.deterministic = 1;
-  size_t n = walk (spec, &c.work, P, count_coord, NULL);
+  size_t n = walk (spec, model, P, count_coord, NULL);
   double *x = malloc ((3 * n + P + 1) * sizeof *x);
   c.w = sg_mvn_workspace_new (sg_data_n_probit_rows (&hd->data) + 1);
-  int status = x && c.w ? SG_OK : SG_ENOMEM;
+  int status = x && c.w && sg_kernel_copy (&c.work.pop, &model->pop) == SG_OK
+               && sg_kernel_copy (&c.work.ind, &model->ind) == SG_OK ? SG_OK : SG_ENOMEM;
   if (status == SG_OK)
     {
       double *sd = x + 3 * n;
@@ -631,10 +660,13 @@ sg_hier_fit (const sg_hier_fit_spec *spec, sg_hier_model *model,
           double *caller_sd = model->probit_sd;
           if (caller_sd)
             memcpy (caller_sd, c.work.probit_sd, P * sizeof *caller_sd);
-          *model = c.work;
-          model->probit_sd = caller_sd;
+          sg_kernel_memcpy (&model->pop, &c.work.pop);
+          sg_kernel_memcpy (&model->ind, &c.work.ind);
+          model->mean = c.work.mean;
+          model->noise = c.work.noise;
         }
     }
+  sg_hier_model_clear (&c.work);
   sg_mvn_workspace_free (c.w);
   free (x);
   return status;

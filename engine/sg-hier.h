@@ -64,6 +64,11 @@
 
 #include <gsl/gsl_rng.h>
 
+/* The most setting coordinates of a study (d; points have d + 1): its
+ * settings are a person's to judge, so few, and the proposal structs
+ * below stay fixed-size. */
+#define SG_HIER_MAX_DIM 31
+
 /* The participant index of the population utility g. */
 #define SG_HIER_POPULATION ((size_t) -1)
 
@@ -75,7 +80,7 @@ typedef struct {
   sg_data data;      /* points of d + 1 coordinates (setting, participant)   */
 } sg_hier_data;
 
-/* SG_EINVAL for d = 0, d + 1 > SG_KERNEL_MAX_DIM or P = 0. */
+/* SG_EINVAL for d = 0, d > SG_HIER_MAX_DIM or P = 0. */
 sg_status sg_hier_data_init (sg_hier_data *hd, size_t dim, size_t n_people);
 void sg_hier_data_clear (sg_hier_data *hd);
 
@@ -126,14 +131,18 @@ typedef struct {
 } sg_hier_model;
 
 /* RBF / Matern 5/2 parts with isotropic lengthscales, mean 0, default
- * noise, shared probit sd. Variances >= 0, not both 0. */
+ * noise, shared probit sd. Variances >= 0, not both 0. The two kernels
+ * have storage of their own (sg-kernel.h): release it with
+ * sg_hier_model_clear; a struct copy of a model is a view of them. */
 sg_status sg_hier_model_init (sg_hier_model *model, sg_kernel_type type, size_t dim,
                               double pop_variance, double pop_lengthscale,
                               double ind_variance, double ind_lengthscale);
+void sg_hier_model_clear (sg_hier_model *model);
 /* SG_OK if MODEL fits HD (dimensions, types, finite positive scales,
  * per-person sds positive). */
 sg_status sg_hier_model_check (const sg_hier_model *model, const sg_hier_data *hd);
-/* The grouped kernel of MODEL (sg-kernel.h) on points of d + 1 coordinates. */
+/* The grouped kernel of MODEL (sg-kernel.h) on points of d + 1
+ * coordinates, with storage of its own (sg_kernel_clear it). */
 sg_status sg_hier_model_kernel (const sg_hier_model *model, sg_kernel *k);
 /* The lowered likelihood of HD with each person's rows at their own
  * probit sd: exactly sg_likelihood_build with noise.probit_sd =
@@ -210,7 +219,9 @@ sg_status sg_hier_sparse_fit (const sg_hier_model *model, const sg_hier_data *hd
  * study writes them to its folder and reads them back
  * (sg_hier_population_restore rebuilds Lk). */
 typedef struct {
-  sg_kernel kernel;      /* the grouped kernel it was made with          */
+  sg_kernel kernel;      /* the grouped kernel it was made with (its own
+                            storage: sg_kernel_grouped or sg_kernel_init
+                            when read back)                              */
   double mean;           /* g's prior mean                               */
   size_t dim, M;         /* points of dim = d + 1 coordinates            */
   double *Z;             /* M x dim population points (group -1)         */
@@ -270,8 +281,8 @@ enum {
 /* Which parameters are free, and their boxes (natural units). */
 typedef struct {
   unsigned free;
-  sg_fit_range variance, lengthscale[SG_KERNEL_MAX_DIM];
-  sg_fit_range ind_variance, ind_lengthscale[SG_KERNEL_MAX_DIM];
+  sg_fit_range variance, lengthscale[SG_HIER_MAX_DIM];
+  sg_fit_range ind_variance, ind_lengthscale[SG_HIER_MAX_DIM];
   sg_fit_range probit_sd;   /* every person's sd in the same box           */
   sg_fit_range mean;
 } sg_hier_fit_spec;
@@ -326,7 +337,7 @@ sg_status sg_hier_best_mean (const sg_skewgp_posterior *post,
 /* ---- Questions for one participant ------------------------------------ */
 
 typedef struct {
-  double lower[SG_KERNEL_MAX_DIM], upper[SG_KERNEL_MAX_DIM];  /* the box   */
+  double lower[SG_HIER_MAX_DIM], upper[SG_HIER_MAX_DIM];  /* the box   */
   sg_bo_acquisition acquisition;   /* UCB (default), EIIG, EPI or THOMPSON on
                                       h = f_p(x) - f_p(x_r) (sg-acq.h)      */
   double ucb_level;                /* default 0.95                          */
@@ -347,8 +358,8 @@ typedef struct {
 void sg_hier_propose_options_default (sg_hier_propose_options *opt, size_t dim);
 
 typedef struct {
-  double x[SG_KERNEL_MAX_DIM];      /* the challenger x                     */
-  double x_ref[SG_KERNEL_MAX_DIM];  /* the incumbent x_r of this person     */
+  double x[SG_HIER_MAX_DIM];      /* the challenger x                     */
+  double x_ref[SG_HIER_MAX_DIM];  /* the incumbent x_r of this person     */
   double value;                     /* the acquisition at x                 */
   int has_ref;                      /* 0: no data yet; x_ref is random too   */
 } sg_hier_question;

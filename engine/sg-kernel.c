@@ -1,25 +1,104 @@
 #include "sg-kernel.h"
 #include "sg-common.h"
+#include "sg-linalg.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SQRT5 2.23606797749978969641
+
+/* Storage for DIM coordinates in one zeroed block: lengthscales,
+ * periods and ind_lengthscales (doubles), then the kinds. */
+static sg_status
+kernel_alloc (sg_kernel *k, size_t dim)
+{
+  if (dim == 0 || dim > SIZE_MAX / (3 * sizeof (double) + sizeof (sg_dim_kind)))
+    return SG_EINVAL;
+  double *block = calloc (1, dim * (3 * sizeof (double) + sizeof (sg_dim_kind)));
+  if (block == NULL)
+    return SG_ENOMEM;
+  memset (k, 0, sizeof *k);
+  k->dim = dim;
+  k->lengthscales = block;
+  k->periods = block + dim;
+  k->ind_lengthscales = block + 2 * dim;
+  k->kinds = (sg_dim_kind *) (block + 3 * dim);
+  return SG_OK;
+}
+
+void
+sg_kernel_clear (sg_kernel *k)
+{
+  if (k == NULL)
+    return;
+  free (k->lengthscales);
+  memset (k, 0, sizeof *k);
+}
 
 sg_status
 sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
                 double variance, double lengthscale)
 {
-  if (dim == 0 || dim > SG_KERNEL_MAX_DIM || !(variance > 0) || !isfinite (variance)
+  if (k == NULL || dim == 0 || !(variance > 0) || !isfinite (variance)
+      || (type != SG_KERNEL_RBF && type != SG_KERNEL_MATERN52)
       || !(lengthscale > 0) || !isfinite (lengthscale))
     return SG_EINVAL;
-  memset (k, 0, sizeof *k);
-  k->type = type;
-  k->dim = dim;
-  k->variance = variance;
+  sg_kernel n;
+  sg_status status = kernel_alloc (&n, dim);
+  if (status != SG_OK)
+    return status;
+  n.type = type;
+  n.variance = variance;
   for (size_t j = 0; j < dim; j++)
-    k->lengthscales[j] = lengthscale;
-  return sg_kernel_check (k);
+    n.lengthscales[j] = lengthscale;
+  *k = n;
+  return SG_OK;
+}
+
+/* Every value of SRC into N, which has storage of SRC's dim. */
+static void
+copy_values (sg_kernel *n, const sg_kernel *src)
+{
+  size_t d = src->dim;
+  n->type = src->type;
+  n->variance = src->variance;
+  n->grouped = src->grouped;
+  n->ind_variance = src->ind_variance;
+  memcpy (n->lengthscales, src->lengthscales, d * sizeof *n->lengthscales);
+  memcpy (n->periods, src->periods, d * sizeof *n->periods);
+  memcpy (n->kinds, src->kinds, d * sizeof *n->kinds);
+  if (src->ind_lengthscales)
+    memcpy (n->ind_lengthscales, src->ind_lengthscales, d * sizeof *n->ind_lengthscales);
+}
+
+sg_status
+sg_kernel_copy (sg_kernel *dst, const sg_kernel *src)
+{
+  if (dst == NULL || src == NULL || src->dim == 0 || src->lengthscales == NULL)
+    return SG_EINVAL;
+  sg_kernel n;
+  sg_status status = kernel_alloc (&n, src->dim);
+  if (status != SG_OK)
+    return status;
+  copy_values (&n, src);
+  *dst = n;
+  return SG_OK;
+}
+
+sg_status
+sg_kernel_memcpy (sg_kernel *dst, const sg_kernel *src)
+{
+  if (dst == NULL || src == NULL || dst == src)
+    return dst && dst == src ? SG_OK : SG_EINVAL;
+  if (dst->lengthscales == NULL || src->lengthscales == NULL || dst->dim != src->dim)
+    return SG_EINVAL;
+  if (dst->lengthscales != src->lengthscales)   /* not a view of DST */
+    copy_values (dst, src);
+  else
+    *dst = *src;
+  return SG_OK;
 }
 
 static int
@@ -47,7 +126,8 @@ kinds_ok (const sg_kernel *k)
 sg_status
 sg_kernel_check (const sg_kernel *k)
 {
-  if (k == NULL || k->dim == 0 || k->dim > SG_KERNEL_MAX_DIM)
+  if (k == NULL || k->dim == 0 || k->lengthscales == NULL || k->kinds == NULL
+      || k->periods == NULL || k->ind_lengthscales == NULL)
     return SG_EINVAL;
   if ((k->type != SG_KERNEL_RBF && k->type != SG_KERNEL_MATERN52) || !kinds_ok (k))
     return SG_EINVAL;
@@ -81,13 +161,14 @@ sg_kernel_grouped (sg_kernel *k, const sg_kernel *pop, const sg_kernel *ind)
   if (any == NULL || (pop && sg_kernel_check (pop) != SG_OK)
       || (ind && sg_kernel_check (ind) != SG_OK) || any->grouped
       || (pop && ind && (pop->type != ind->type || pop->dim != ind->dim))
-      || (ind && ind->grouped) || any->dim + 1 > SG_KERNEL_MAX_DIM
+      || (ind && ind->grouped)
       || (pop && ind && !same_kinds (pop, ind)))
     return SG_EINVAL;
   sg_kernel g;
-  memset (&g, 0, sizeof g);
+  sg_status status = kernel_alloc (&g, any->dim + 1);
+  if (status != SG_OK)
+    return status;
   g.type = any->type;
-  g.dim = any->dim + 1;
   g.grouped = 1;
   const sg_kernel *ls_pop = pop ? pop : ind, *ls_ind = ind ? ind : pop;
   g.variance = pop ? pop->variance : 0;
@@ -315,11 +396,76 @@ sg_kernel_eval (const sg_kernel *k, const double *x, const double *y)
   return v;
 }
 
+/* Rows of X per matrix product in the GEMM path. */
+#define GEMM_BLOCK 256
+
+/* A (rows x d) = (P - c) / l row by row, and |A_i|^2 into NORM. */
+static void
+scale_rows (const double *P, size_t rows, size_t d, const double *c,
+            const double *ls, double *A, double *norm)
+{
+  for (size_t i = 0; i < rows; i++)
+    {
+      double s = 0;
+      for (size_t j = 0; j < d; j++)
+        {
+          double u = (P[i * d + j] - c[j]) / ls[j];
+          A[i * d + j] = u;
+          s += u * u;
+        }
+      norm[i] = s;
+    }
+}
+
+/* The GEMM path of sg_kernel_matrix (header): SG_ENOMEM leaves K for the
+ * direct loop. Centring at the mean of Y keeps |x|^2 + |y|^2 close to
+ * r^2 where the points are, so the cancellation error stays near
+ * machine epsilon times r^2 plus the spread of the data. */
+static sg_status
+matrix_gemm (const sg_kernel *k, const double *X, size_t n, const double *Y,
+             size_t m, double *K)
+{
+  size_t d = k->dim, nb = n < GEMM_BLOCK ? n : GEMM_BLOCK;
+  double *c = calloc (d, sizeof *c);
+  double *B = malloc ((m * d + m) * sizeof *B);
+  double *A = malloc ((nb * d + nb) * sizeof *A);
+  if (c == NULL || B == NULL || A == NULL)
+    {
+      free (c); free (B); free (A);
+      return SG_ENOMEM;
+    }
+  for (size_t j = 0; j < m; j++)
+    for (size_t q = 0; q < d; q++)
+      c[q] += Y[j * d + q] / (double) m;
+  double *ny = B + m * d, *nx = A + nb * d;
+  scale_rows (Y, m, d, c, k->lengthscales, B, ny);
+  for (size_t i0 = 0; i0 < n; i0 += nb)
+    {
+      size_t rows = n - i0 < nb ? n - i0 : nb;
+      double *Kb = K + i0 * m;
+      scale_rows (X + i0 * d, rows, d, c, k->lengthscales, A, nx);
+      sg_gemm (0, 1, rows, m, d, -2.0, A, B, 0.0, Kb);
+      for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < m; j++)
+          {
+            double r2 = fmax (Kb[i * m + j] + nx[i] + ny[j], 0.0);
+            if (X == Y && i0 + i == j)
+              r2 = 0;
+            Kb[i * m + j] = k->variance * shape (k->type, r2);
+          }
+    }
+  free (c); free (B); free (A);
+  return SG_OK;
+}
+
 void
 sg_kernel_matrix (const sg_kernel *k, const double *X, size_t n,
                   const double *Y, size_t m, double *K)
 {
   size_t d = k->dim;
+  if (!k->grouped && d >= SG_KERNEL_GEMM_MIN_DIM && all_linear (k) && n > 0 && m > 0
+      && matrix_gemm (k, X, n, Y, m, K) == SG_OK)
+    return;
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < m; j++)
       K[i * m + j] = sg_kernel_eval (k, X + i * d, Y + j * d);

@@ -50,10 +50,6 @@
 
 #include <stddef.h>
 
-#define SG_KERNEL_MAX_DIM 32
-/* The most log-hyperparameters a kernel has (a grouped one: 2 dim). */
-#define SG_KERNEL_MAX_PARAMS (2 * SG_KERNEL_MAX_DIM)
-
 typedef enum {
   SG_KERNEL_RBF = 0,
   SG_KERNEL_MATERN52,
@@ -67,22 +63,47 @@ typedef enum {
   SG_DIM_CATEGORICAL,  /* unordered levels 0, 1, ..., L - 1            */
 } sg_dim_kind;
 
+/* Storage. A kernel of any dimension keeps its per-coordinate arrays
+ * (lengthscales, kinds, periods, ind_lengthscales: DIM entries each) in
+ * one block it owns: sg_kernel_init, sg_kernel_grouped and sg_kernel_copy
+ * allocate it (SG_ENOMEM when that fails), sg_kernel_clear releases it, so
+ * memory is O(dim) and nothing caps the dimension. A zeroed sg_kernel
+ * holds nothing (clearing it is a no-op). A plain struct assignment
+ * `b = a` is a view: b reads a's parameters, writes through b's arrays
+ * change a, and b is never cleared and must not outlive a; use
+ * sg_kernel_copy for a kernel of one's own and sg_kernel_memcpy to move
+ * values between two kernels of the same shape. Engine objects that keep
+ * a kernel past a call (posteriors, sg_svgp, sg_bo) hold their own copy;
+ * structs that describe a model for one call (sg_skewgp_prior,
+ * sg_approx_model, sg_hyper) hold views. */
 typedef struct {
   sg_kernel_type type;
   size_t dim;
   double variance;
-  double lengthscales[SG_KERNEL_MAX_DIM];
-  sg_dim_kind kinds[SG_KERNEL_MAX_DIM];  /* SG_DIM_LINEAR when zeroed    */
-  double periods[SG_KERNEL_MAX_DIM];     /* periodic coordinates: > 0    */
+  double *lengthscales;         /* dim entries                           */
+  sg_dim_kind *kinds;           /* dim entries; SG_DIM_LINEAR after init */
+  double *periods;              /* dim entries; periodic coordinates > 0 */
   int grouped;                  /* nonzero: the grouped kernel above     */
   double ind_variance;          /* grouped: the individual part's        */
-  double ind_lengthscales[SG_KERNEL_MAX_DIM];
+  double *ind_lengthscales;     /* dim entries (grouped)                 */
 } sg_kernel;
 
-/* Fills K with an isotropic kernel; SG_EINVAL for bad sizes or values. */
+/* Makes K an isotropic kernel of DIM >= 1 coordinates with storage of
+ * its own (K's previous contents are overwritten, not released);
+ * SG_EINVAL for bad sizes or values, SG_ENOMEM; K untouched on failure. */
 sg_status sg_kernel_init (sg_kernel *k, sg_kernel_type type, size_t dim,
                           double variance, double lengthscale);
-/* SG_OK if the kernel's fields are valid (positive, finite, dim in range,
+/* Releases K's storage and zeroes it; K NULL or zeroed: nothing. */
+void sg_kernel_clear (sg_kernel *k);
+/* DST (overwritten, not released) becomes an independent copy of SRC
+ * (values copied as they are, valid or not: a part of variance 0 is
+ * copied too) with storage of its own; SG_EINVAL for a SRC without
+ * storage, SG_ENOMEM. */
+sg_status sg_kernel_copy (sg_kernel *dst, const sg_kernel *src);
+/* Every value of SRC into DST's storage; SG_EINVAL (DST untouched) unless
+ * both hold storage of the same dim. */
+sg_status sg_kernel_memcpy (sg_kernel *dst, const sg_kernel *src);
+/* SG_OK if the kernel's fields are valid (storage held, positive, finite,
  * known kinds, a positive finite period for every periodic coordinate;
  * grouped: dim >= 2, variances >= 0 and not both 0, the group coordinate
  * linear). */
@@ -91,8 +112,8 @@ sg_status sg_kernel_check (const sg_kernel *k);
  * d) within a group, on points of d + 1 coordinates. POP or IND NULL: that
  * part is 0. Both parts measure the setting coordinates with the same
  * kinds and periods, taken from the parts. SG_EINVAL for both NULL,
- * different types, dimensions or kinds, d + 1 above SG_KERNEL_MAX_DIM, or
- * an invalid part. */
+ * different types, dimensions or kinds, or an invalid part; SG_ENOMEM. K
+ * is overwritten (not released) and gets storage of its own. */
 sg_status sg_kernel_grouped (sg_kernel *k, const sg_kernel *pop, const sg_kernel *ind);
 /* Coordinate J becomes KIND (PERIOD is read for SG_DIM_PERIODIC only);
  * SG_EINVAL for a bad index (a grouped kernel's group coordinate
@@ -115,7 +136,13 @@ void sg_kernel_get_params (const sg_kernel *k, double *theta);
 void sg_kernel_set_params (sg_kernel *k, const double *theta);
 
 double sg_kernel_eval (const sg_kernel *k, const double *x, const double *y);
-/* K[i*m + j] = k(X_i, Y_j); X is n x dim, Y is m x dim, row-major. */
+/* K[i*m + j] = k(X_i, Y_j); X is n x dim, Y is m x dim, row-major.
+ * A kernel whose coordinates are all linear or integer, with at least
+ * SG_KERNEL_GEMM_MIN_DIM of them, gets its squared distances from one
+ * matrix product per block of rows (r^2 = |x|^2 + |y|^2 - 2 x.y in
+ * lengthscale units, centred; dgemm), in O(block x dim) scratch; an
+ * exact zero distance is kept where X and Y are the same array. */
+#define SG_KERNEL_GEMM_MIN_DIM 16
 void sg_kernel_matrix (const sg_kernel *k, const double *X, size_t n,
                        const double *Y, size_t m, double *K);
 /* dK[i*m + j] = d k(X_i, Y_j) / d theta_p. */

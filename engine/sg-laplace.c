@@ -424,9 +424,9 @@ sg_laplace_log_evidence (const sg_approx_model *model, const sg_data *data,
   if (status != SG_OK)
     return status;
   size_t np = sg_kernel_n_params (&model->kernel);
-  double g[SG_KERNEL_MAX_PARAMS];
+  double *g = grad ? malloc (np * sizeof *g) : NULL;
   if (grad)
-    status = evidence_gradient (&R, &model->kernel, &st, g);
+    status = g ? evidence_gradient (&R, &model->kernel, &st, g) : SG_ENOMEM;
   if (status == SG_OK)
     status = store_warm (warm, &R, &st);
   if (status == SG_OK)
@@ -435,6 +435,7 @@ sg_laplace_log_evidence (const sg_approx_model *model, const sg_data *data,
       if (grad)
         memcpy (grad, g, np * sizeof *grad);
     }
+  free (g);
   mode_state_clear (&st);
   sg_rows_clear (&R);
   return status;

@@ -372,7 +372,10 @@ safe_gp_draw (sg_problem *p, uint64_t seed)
   if (status == SG_OK)
     {
       double lengthscale = 1 + gsl_rng_uniform (rng);
-      sg_kernel_init (&p->kernel, SG_KERNEL_RBF, 1, 2.0, lengthscale);
+      status = sg_kernel_init (&p->kernel, SG_KERNEL_RBF, 1, 2.0, lengthscale);
+    }
+  if (status == SG_OK)
+    {
       for (size_t i = 0; i < G; i++)
         p->grid[i] = -10 + 20.0 * (double) i / (double) (G - 1);
       sg_kernel_matrix (&p->kernel, p->grid, G, p->grid, G, K);
@@ -475,6 +478,7 @@ sg_problem_free (sg_problem *p)
     return;
   free (p->grid);
   free (p->alpha);
+  sg_kernel_clear (&p->kernel);
   free (p);
 }
 

@@ -806,7 +806,8 @@ sg_skewgp_joint_samples_each (const sg_skewgp_posterior *post,
   double *M = malloc (rows * N * sizeof *M);
   double *F = malloc (b * N * sizeof *F);
   double *pair = malloc ((2 * mh + 1) * sizeof *pair);
-  sg_status status = (X && WQ && scratch && M && F && pair) ? SG_OK : SG_ENOMEM;
+  double *XX = malloc (2 * dim * sizeof *XX);   /* a point and the reference */
+  sg_status status = (X && WQ && scratch && M && F && pair && XX) ? SG_OK : SG_ENOMEM;
 
   for (size_t first = 0; status == SG_OK && first < n_points; first += EACH_BLOCK)
     {
@@ -824,7 +825,6 @@ sg_skewgp_joint_samples_each (const sg_skewgp_posterior *post,
         M[i] += post->xi;
       for (size_t c = 0; c < m && status == SG_OK; c++)
         {
-          double XX[2 * SG_KERNEL_MAX_DIM];
           memcpy (XX, X + c * dim, dim * sizeof *XX);
           memcpy (F, M + c * N, N * sizeof *F);
           for (size_t k = 0; k < mh; k++)
@@ -841,7 +841,7 @@ sg_skewgp_joint_samples_each (const sg_skewgp_posterior *post,
             fn (first + c, F, user_data);
         }
     }
-  free (X); free (WQ); free (scratch); free (M); free (F); free (pair);
+  free (X); free (WQ); free (scratch); free (M); free (F); free (pair); free (XX);
   return status;
 }
 

@@ -80,6 +80,7 @@ sg_skewgp_posterior_free (sg_skewgp_posterior *post)
   free (post->upper);
   free (post->Gamma);
   free (post->gamma);
+  sg_kernel_clear (&post->kernel);
   free (post);
 }
 
@@ -292,7 +293,11 @@ sg_skewgp_posterior_new (const sg_skewgp_prior *prior, const double *X,
                                             lik->m_probit, lik->m_numeric);
   if (p == NULL)
     return SG_ENOMEM;
-  p->kernel = prior->kernel;
+  if (sg_kernel_copy (&p->kernel, &prior->kernel) != SG_OK)
+    {
+      sg_skewgp_posterior_free (p);
+      return SG_ENOMEM;
+    }
   p->xi = prior->mean;
   if (p->n > 0)
     memcpy (p->Z, X, p->n * dim * sizeof *X);

@@ -15,8 +15,12 @@ struct sg_svgp_workspace {
   double *mu, *nu, *kd, *gmu, *gnu;   /* batch */
   double *GS, *Lbar, *tmp, *tmp2; /* M x M */
   double *gm;                     /* M */
-  double *gtheta;                 /* SG_KERNEL_MAX_PARAMS */
+  double *gtheta;                 /* SG_SVGP_WS_PARAMS (dim) */
 };
+
+/* Room for the log-hyperparameters of any kernel on DIM coordinates (a
+ * grouped one has 2 dim). */
+#define SG_SVGP_WS_PARAMS(dim) (2 * (dim) + 2)
 
 /* Lk = chol(k(Z, Z) + jitter v I). */
 int _sg_svgp_factor_kzz (const sg_kernel *k, const double *Z, size_t M, double *Lk);

@@ -21,10 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_INDUCING 100
+#define DEFAULT_INDUCING 200
 #define DEFAULT_KMEANS_ITERATIONS 25
 #define DEFAULT_DELTA 0.01
-#define DEFAULT_REFINE 10
+#define DEFAULT_REFINE 60
 #define REFINE_STEP 0.5
 #define GH_NODES SG_SVGP_ROWS_GH_NODES
 /* Eigenvalues of a site sum below this fraction of the largest are
@@ -100,7 +100,7 @@ sg_status
 sg_svgp_rows_check (const sg_svgp_rows_data *data)
 {
   if (data == NULL || data->lik == NULL || data->X == NULL || data->dim == 0
-      || data->dim > SG_KERNEL_MAX_DIM || data->lik->n != data->n
+      || data->lik->n != data->n
       || data->lik->w_index == NULL || data->lik->w_value == NULL
       || data->lik->c_index == NULL || sg_svgp_rows_count (data) == 0
       || !isfinite (data->mean) || !sg_all_finite (data->X, data->n * data->dim))
@@ -324,7 +324,7 @@ rows_elbo_eval (const sg_svgp *q, const sg_svgp_rows_data *data, const size_t *r
       memset (ws->gm, 0, M * sizeof (double));
       memset (ws->GS, 0, M * M * sizeof (double));
       memset (ws->Lbar, 0, M * M * sizeof (double));
-      memset (ws->gtheta, 0, SG_KERNEL_MAX_PARAMS * sizeof (double));
+      memset (ws->gtheta, 0, SG_SVGP_WS_PARAMS (ws->dim) * sizeof (double));
     }
   for (size_t start = 0; start < nb; start += ws->batch)
     {
@@ -534,7 +534,11 @@ sg_svgp_rows_train (sg_svgp *q, const sg_svgp_rows_data *data,
     return SG_ENOMEM;
   sg_svgp work;
   int status = _sg_svgp_copy (&work, q);
-  if (status == SG_OK)
+  /* with nothing but q(v) to move, the ELBO's optimum is the CVI fixed
+   * point: the natural-gradient steps alone find it */
+  int cvi_only = opt->train.fix_kernel
+                 && (data->likelihood == SG_SVGP_ROWS_PROBIT || opt->train.fix_delta);
+  if (status == SG_OK && !cvi_only)
     status = _sg_svgp_train_with (&work, n, train_elbo, (void *) data, &opt->train, rng,
                                   progress, ws);
   if (status == SG_OK && opt->refine_iterations > 0)

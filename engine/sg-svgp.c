@@ -25,6 +25,7 @@
 #include "sg-svgp.h"
 #include "sg-svgp-private.h"
 
+#include "sg-adam.h"
 #include "sg-linalg.h"
 #include "sg-normal.h"
 
@@ -41,9 +42,6 @@
 #define DEFAULT_DELTA 0.05
 #define DEFAULT_WARMUP_FRACTION 0.25
 #define PREDICT_BLOCK 64
-#define ADAM_BETA1 0.9
-#define ADAM_BETA2 0.999
-#define ADAM_EPS 1e-8
 
 
 /* ---- Helpers ---------------------------------------------------------- */
@@ -113,10 +111,14 @@ int
 _sg_svgp_copy (sg_svgp *dst, const sg_svgp *src)
 {
   int status = _sg_svgp_alloc (dst, src->M, src->dim);
+  if (status == SG_OK && sg_kernel_copy (&dst->kernel, &src->kernel) != SG_OK)
+    {
+      sg_svgp_clear (dst);
+      status = SG_ENOMEM;
+    }
   if (status != SG_OK)
     return status;
   size_t M = src->M;
-  dst->kernel = src->kernel;
   dst->noise_sd = src->noise_sd;
   dst->delta = src->delta;
   dst->elbo = src->elbo;
@@ -142,9 +144,13 @@ sg_svgp_init (sg_svgp *q, const sg_kernel *kernel, const double *Z,
     return SG_EINVAL;
   sg_svgp t;
   int status = _sg_svgp_alloc (&t, M, kernel->dim);
+  if (status == SG_OK && sg_kernel_copy (&t.kernel, kernel) != SG_OK)
+    {
+      sg_svgp_clear (&t);
+      status = SG_ENOMEM;
+    }
   if (status != SG_OK)
     return status;
-  t.kernel = *kernel;
   t.noise_sd = noise_sd;
   t.delta = delta;
   t.elbo = NAN;
@@ -174,6 +180,7 @@ sg_svgp_clear (sg_svgp *q)
   free (q->L);
   free (q->Lk);
   free (q->w);
+  sg_kernel_clear (&q->kernel);
   memset (q, 0, sizeof *q);
 }
 
@@ -181,7 +188,7 @@ sg_status
 sg_svgp_data_check (const sg_svgp_data *data)
 {
   if (data == NULL || data->X == NULL || data->y == NULL || data->n == 0
-      || data->dim == 0 || data->dim > SG_KERNEL_MAX_DIM)
+      || data->dim == 0)
     return SG_EINVAL;
   if (!sg_all_finite (data->X, data->n * data->dim)
       || (data->X2 && !sg_all_finite (data->X2, data->n * data->dim)))
@@ -381,22 +388,26 @@ sg_svgp_set_params (sg_svgp *q, const double *params)
     return SG_EINVAL;
   size_t k = M + n_lower (M);
   double delta = delta_of_eta (params[k]);
-  sg_kernel kern = q->kernel;
-  sg_kernel_set_params (&kern, params + k + 1);
-  if (!(delta > 0 && delta < 0.5) || sg_kernel_check (&kern) != SG_OK)
-    return SG_EINVAL;
-  double *Lk = malloc (M * M * sizeof *Lk);
-  if (Lk == NULL)
+  sg_kernel kern;
+  if (sg_kernel_copy (&kern, &q->kernel) != SG_OK)
     return SG_ENOMEM;
-  int status = _sg_svgp_factor_kzz (&kern, q->Z, M, Lk);
-  if (status != SG_OK)
+  sg_kernel_set_params (&kern, params + k + 1);
+  double *Lk = NULL;
+  int status = (delta > 0 && delta < 0.5) && sg_kernel_check (&kern) == SG_OK
+               ? SG_OK : SG_EINVAL;
+  if (status == SG_OK && (Lk = malloc (M * M * sizeof *Lk)) == NULL)
+    status = SG_ENOMEM;
+  if (status == SG_OK)
+    status = _sg_svgp_factor_kzz (&kern, q->Z, M, Lk);
+  if (status == SG_OK)
     {
-      free (Lk);
-      return status;
+      memcpy (q->Lk, Lk, M * M * sizeof *Lk);
+      sg_kernel_memcpy (&q->kernel, &kern);
     }
-  memcpy (q->Lk, Lk, M * M * sizeof *Lk);
   free (Lk);
-  q->kernel = kern;
+  sg_kernel_clear (&kern);
+  if (status != SG_OK)
+    return status;
   q->delta = delta;
   memcpy (q->m, params, M * sizeof *q->m);
   k = M;
@@ -427,7 +438,7 @@ sg_svgp_workspace_free (sg_svgp_workspace *ws)
 sg_svgp_workspace *
 sg_svgp_workspace_new (size_t dim, size_t M, size_t batch)
 {
-  if (dim == 0 || dim > SG_KERNEL_MAX_DIM || M == 0 || batch == 0)
+  if (dim == 0 || M == 0 || batch == 0)
     return NULL;
   sg_svgp_workspace *ws = calloc (1, sizeof *ws);
   if (ws == NULL)
@@ -455,7 +466,7 @@ sg_svgp_workspace_new (size_t dim, size_t M, size_t batch)
   ws->tmp = malloc (M * M * sizeof (double));
   ws->tmp2 = malloc (M * M * sizeof (double));
   ws->gm = malloc (M * sizeof (double));
-  ws->gtheta = malloc (SG_KERNEL_MAX_PARAMS * sizeof (double));
+  ws->gtheta = malloc (SG_SVGP_WS_PARAMS (dim) * sizeof (double));
   if (!ws->Xb || !ws->X2b || !ws->yb || !ws->C || !ws->C2 || !ws->A || !ws->T
       || !ws->AD || !ws->Abar || !ws->mu || !ws->nu || !ws->kd || !ws->gmu
       || !ws->gnu || !ws->GS || !ws->Lbar || !ws->tmp || !ws->tmp2 || !ws->gm
@@ -742,7 +753,7 @@ elbo_eval (const sg_svgp *q, const sg_svgp_data *data, const size_t *rows,
       memset (ws->gm, 0, M * sizeof (double));
       memset (ws->GS, 0, M * M * sizeof (double));
       memset (ws->Lbar, 0, M * M * sizeof (double));
-      memset (ws->gtheta, 0, SG_KERNEL_MAX_PARAMS * sizeof (double));
+      memset (ws->gtheta, 0, SG_SVGP_WS_PARAMS (ws->dim) * sizeof (double));
     }
   for (size_t start = 0; start < nb; start += ws->batch)
     {
@@ -789,38 +800,6 @@ sg_svgp_options_default (sg_svgp_options *opt)
   sg_svgp_train_options_default (&opt->train);
 }
 
-/* Next minibatch: the next B entries of PERM, reshuffled at each epoch. */
-static const size_t *
-next_batch (size_t *perm, size_t n, size_t b, size_t *pos, gsl_rng *rng)
-{
-  if (b >= n)
-    return NULL;
-  if (*pos + b > n)
-    {
-      gsl_ran_shuffle (rng, perm, n, sizeof *perm);
-      *pos = 0;
-    }
-  const size_t *rows = perm + *pos;
-  *pos += b;
-  return rows;
-}
-
-/* One Adam step on entries [from, to); T counts the steps this block has
- * taken (its bias correction). */
-static void
-adam_step (double *params, const double *grad, double *m1, double *m2,
-           size_t from, size_t to, size_t t, double lr)
-{
-  double c1 = 1 - pow (ADAM_BETA1, (double) t), c2 = 1 - pow (ADAM_BETA2, (double) t);
-  for (size_t k = from; k < to; k++)
-    {
-      m1[k] = ADAM_BETA1 * m1[k] + (1 - ADAM_BETA1) * grad[k];
-      m2[k] = ADAM_BETA2 * m2[k] + (1 - ADAM_BETA2) * grad[k] * grad[k];
-      /* ascent: the ELBO is maximised */
-      params[k] += lr * (m1[k] / c1) / (sqrt (m2[k] / c2) + ADAM_EPS);
-    }
-}
-
 static int
 train_loop (sg_svgp *work, size_t n, _sg_svgp_elbo_fn elbo_fn, void *user,
             const sg_svgp_train_options *opt, size_t b, gsl_rng *rng,
@@ -840,11 +819,15 @@ train_loop (sg_svgp *work, size_t n, _sg_svgp_elbo_fn elbo_fn, void *user,
   memset (m1, 0, 2 * np * sizeof *m1);
   for (size_t i = 0; i < n; i++)
     perm[i] = i;
+  double t0 = sg_monotonic_seconds ();
+  size_t taken = 0;
   for (size_t t = 1; t <= iterations; t++)
     {
+      if (opt->max_seconds > 0 && sg_monotonic_seconds () - t0 >= opt->max_seconds)
+        break;
       if (sg_progress_report (progress, (double) (t - 1) / (double) iterations) != SG_OK)
         return SG_ECANCELLED;
-      const size_t *rows = next_batch (perm, n, b, &pos, rng);
+      const size_t *rows = sg_minibatch_next (perm, n, b, &pos, rng);
       double e;
       int status = elbo_fn (work, rows, b, user, ws, learn_kernel && t > warmup, &e, grad);
       if (status != SG_OK || !sg_all_finite (grad, np))
@@ -855,14 +838,15 @@ train_loop (sg_svgp *work, size_t n, _sg_svgp_elbo_fn elbo_fn, void *user,
         memset (grad + k_eta + 1, 0, (np - k_eta - 1) * sizeof *grad);
       if (!opt->learn_variance)
         grad[k_eta + 1] = 0;   /* log variance: see sg-svgp.h */
-      adam_step (params, grad, m1, m2, 0, k_eta, t, lr);
+      sg_adam_step (params, grad, m1, m2, 0, k_eta, t, lr);
       if (t > warmup)   /* delta and the kernel */
-        adam_step (params, grad, m1, m2, k_eta, np, t - warmup, lr);
+        sg_adam_step (params, grad, m1, m2, k_eta, np, t - warmup, lr);
       status = sg_svgp_set_params (work, params);
       if (status != SG_OK)
         return status == SG_ENOMEM ? SG_ENOMEM : SG_ENUMERIC;
+      taken = t;
     }
-  work->iterations = iterations;
+  work->iterations = taken;
   int status = elbo_fn (work, NULL, n, user, ws, 0, &work->elbo, NULL);
   if (status == SG_OK)
     status = sg_progress_report (progress, 1.0);
@@ -873,7 +857,8 @@ int
 _sg_svgp_train_options_ok (const sg_svgp_train_options *opt)
 {
   return opt->batch > 0 && opt->iterations > 0 && opt->learning_rate > 0
-         && opt->warmup_fraction >= 0 && opt->warmup_fraction <= 1;
+         && opt->warmup_fraction >= 0 && opt->warmup_fraction <= 1
+         && opt->max_seconds >= 0;
 }
 
 sg_status

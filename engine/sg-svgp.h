@@ -83,6 +83,7 @@ typedef struct {
  * the model, included in the gradients). */
 #define SG_SVGP_JITTER 1e-6
 
+
 /* Initialises Q with q(v) = N(0, I) (q(u) = the prior), the given kernel,
  * inducing inputs Z (M x kernel->dim, copied), noise sd and delta. The
  * kernel may be grouped (sg-kernel.h: inducing points then carry a group
@@ -142,6 +143,10 @@ typedef struct {
                               delta and the kernel move (default 0.25)      */
   int learn_variance;    /* 1: also move the kernel variance (see below)    */
   int fix_delta;         /* 1: keep delta (default 0)                       */
+  double max_seconds;    /* wall-clock budget of the steps, >= 0 (0 = none,
+                            the default): training ends after the step that
+                            reaches it, with what it learned so far (not a
+                            failure; Q->iterations counts the steps)       */
 } sg_svgp_train_options;
 
 void sg_svgp_train_options_default (sg_svgp_train_options *opt);

@@ -206,7 +206,7 @@ make_mixed (void)
 static sg_bo *
 safe_loop (const SbExperiment *exp, const sg_problem *p)
 {
-  sg_bo_config cfg;
+  sg_bo_config cfg = { 0 };
   sg_bo *bo = NULL;
   sg_hyper h;
 
@@ -228,6 +228,7 @@ safe_loop (const SbExperiment *exp, const sg_problem *p)
   h.kernel.lengthscales[0] = 1.5;
   g_assert_cmpint (sg_bo_set_hyper (bo, &h), ==, SG_OK);
   return bo;
+  sg_bo_config_clear (&cfg);
 }
 
 static SbSession *

@@ -333,7 +333,7 @@ static void
 test_qeubo_brute_force (void)
 {
   double lo[] = { 0 }, up[] = { 1 };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   g_assert_cmpint (sg_bo_config_default (&c, 1, lo, up), ==, SG_OK);
   c.question = SG_BO_QUESTION_CHOICE;
   c.n_options = 3;
@@ -411,6 +411,7 @@ test_qeubo_brute_force (void)
   g_free (w); g_free (m); g_free (F); g_free (mx);
   sg_rng_free (rng);
   sg_bo_free (bo);
+  sg_bo_config_clear (&c);
 }
 
 /* ---- Every duel acquisition against brute force ----------------------------
@@ -430,7 +431,7 @@ static sg_bo *
 small_posterior (sg_bo_acquisition acq, sg_bo_query *q, gsl_rng *rng)
 {
   double lo[] = { 0 }, up[] = { 1 };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   g_assert_cmpint (sg_bo_config_default (&c, 1, lo, up), ==, SG_OK);
   c.acquisition = acq;
   c.n_initial = 2;
@@ -446,6 +447,7 @@ small_posterior (sg_bo_acquisition acq, sg_bo_query *q, gsl_rng *rng)
   g_assert_cmpint (q->kind, ==, SG_BO_QUERY_DUEL);
   g_assert_false (q->random);
   return bo;
+  sg_bo_config_clear (&c);
 }
 
 /* M prior draws at the inputs {0.2, 0.7, 0.5} and the NP points PTS, kept
@@ -763,7 +765,7 @@ test_duel_rule_config (void)
       g_assert_cmpstr (sg_bo_acquisition_name (acqs[i]), ==, names[i]);
     }
   double lo[] = { 0 }, up[] = { 1 };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   sg_bo_config_default (&c, 1, lo, up);
   c.acquisition = SG_BO_ACQ_HB_EI;
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
@@ -780,6 +782,7 @@ test_duel_rule_config (void)
   c.surrogate = SG_BO_SURROGATE_LAPLACE;
   c.acquisition = SG_BO_ACQ_DTS;
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
+  sg_bo_config_clear (&c);
 }
 
 /* The recommendation rules on a 1-D posterior of six duels: winner is
@@ -791,7 +794,7 @@ static void
 test_recommend (void)
 {
   double lo[] = { -2.6 }, up[] = { 2.6 };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   sg_bo_config_default (&c, 1, lo, up);
   c.refit_until = c.refit_every = 0;
   sg_bo *bo;
@@ -853,6 +856,7 @@ test_recommend (void)
   g_free (s);
   sg_rng_free (rng);
   sg_bo_free (bo);
+  sg_bo_config_clear (&c);
 }
 
 int

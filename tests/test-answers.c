@@ -211,7 +211,7 @@ test_noise (sg_noise *noise)
 static void
 check_against_quadrature (const sg_data *data, const sg_noise *noise)
 {
-  sg_kernel k;
+  sg_kernel k = { 0 };
   unit_kernel (&k);
   quad_result ref = quadrature (&k, data, noise);
 
@@ -254,6 +254,7 @@ check_against_quadrature (const sg_data *data, const sg_noise *noise)
   sg_rng_free (rng);
   sg_skewgp_posterior_free (post);
   sg_likelihood_clear (&lik);
+  sg_kernel_clear (&k);
 }
 
 static const double X0[] = { 0.0 }, X1[] = { 0.5 }, X2[] = { 1.2 };
@@ -328,7 +329,7 @@ assert_same_lowering (const sg_data *a, const sg_noise *na,
 static double
 exact_log_evidence (const sg_data *data, const sg_noise *noise)
 {
-  sg_kernel k;
+  sg_kernel k = { 0 };
   unit_kernel (&k);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0);
@@ -341,6 +342,7 @@ exact_log_evidence (const sg_data *data, const sg_noise *noise)
   g_assert_cmpint (sg_skewgp_log_evidence (&prior, data->X, &lik, NULL, &mo, &ev), ==, SG_OK);
   sg_likelihood_clear (&lik);
   return ev.log_ml;
+  sg_kernel_clear (&k);
 }
 
 static void
@@ -661,7 +663,7 @@ test_fit_margin_and_bias (void)
   sg_noise_default (&h.noise);
   h.noise.probit_sd = s;
   sg_fit_spec spec;
-  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_TIE_MARGIN | SG_FIT_SIDE_BIAS, &data),
+  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_TIE_MARGIN | SG_FIT_SIDE_BIAS, data.dim, &data),
                    ==, SG_OK);
   sg_evidence_ctx ctx;
   sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_SKEWGP, &data);

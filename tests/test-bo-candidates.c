@@ -142,7 +142,7 @@ test_config_and_answers (void)
 {
   double cand[N_CAND * DIM];
   make_candidates (cand);
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   config_for (&c, cand, SG_BO_PREFERENCE);
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
 
@@ -220,6 +220,7 @@ test_config_and_answers (void)
   g_assert_cmpint (sg_bo_candidate_index (cand, N_CAND, DIM, c.lower, c.upper, cand + 7 * DIM, &index), ==, SG_OK);
   g_assert_cmpuint (index, ==, 7);
   g_assert_cmpint (sg_bo_candidate_index (cand, N_CAND, DIM, c.lower, c.upper, off, &index), ==, SG_EINVAL);
+  sg_bo_config_clear (&c);
 }
 
 /* Every kind of question, initial design and model proposals alike,
@@ -240,7 +241,7 @@ test_proposals_are_candidates (void)
   };
   for (size_t r = 0; r < G_N_ELEMENTS (runs); r++)
     {
-      sg_bo_config c;
+      sg_bo_config c = { 0 };
       config_for (&c, cand, runs[r].mode);
       c.acquisition = runs[r].acq;
       c.question = runs[r].question;
@@ -257,6 +258,7 @@ test_proposals_are_candidates (void)
                       sg_bo_acquisition_name (c.acquisition));
       sg_bo *bo = run_checked (&c, cand, 10);
       sg_bo_free (bo);
+      sg_bo_config_clear (&c);
     }
 }
 
@@ -266,7 +268,7 @@ static void
 test_small_set_repeats (void)
 {
   double cand[3 * DIM] = { 0.1, 0.1, 0.5, 0.5, 0.9, 0.2 };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   config_for (&c, cand, SG_BO_PREFERENCE);
   c.n_candidates = 3;
   c.n_initial = 1;
@@ -293,6 +295,7 @@ test_small_set_repeats (void)
       answer (bo, &q);
     }
   sg_bo_free (bo);
+  sg_bo_config_clear (&c);
 }
 
 /* A seeded preference loop of 20 questions over 60 candidates ends with
@@ -311,7 +314,7 @@ test_finds_best_candidate (void)
   };
   for (size_t r = 0; r < G_N_ELEMENTS (runs); r++)
     {
-      sg_bo_config c;
+      sg_bo_config c = { 0 };
       config_for (&c, cand, SG_BO_PREFERENCE);
       c.acquisition = runs[r].acq;
       c.question = runs[r].question;
@@ -327,6 +330,7 @@ test_finds_best_candidate (void)
       g_assert_cmpuint (row_of (cand, best), ==, want);
       g_assert_cmpuint (sg_bo_data (bo)->n_inputs, <, N_CAND / 2);
       sg_bo_free (bo);
+      sg_bo_config_clear (&c);
     }
 }
 
@@ -353,7 +357,7 @@ test_candidates_with_kinds (void)
 
   for (int mode = 0; mode < 2; mode++)
     {
-      sg_bo_config c;
+      sg_bo_config c = { 0 };
       config_for (&c, cand, mode ? SG_BO_SAFE : SG_BO_PREFERENCE);
       c.n_candidates = N;
       g_assert_cmpint (sg_bo_config_set_kind (&c, 0, SG_DIM_PERIODIC), ==, SG_OK);
@@ -397,6 +401,7 @@ test_candidates_with_kinds (void)
       bad[3 * DIM + 1] = 2.5;
       c.candidates = bad;
       g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+      sg_bo_config_clear (&c);
     }
 }
 

@@ -95,7 +95,7 @@ test_integer_periodic (void)
 {
   double lo[2] = { 0, 0 }, up[2] = { 12, 360 };
   sg_dim_kind kinds[2] = { SG_DIM_INTEGER, SG_DIM_PERIODIC };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   kinds_config (&c, SG_BO_PREFERENCE, lo, up, kinds);
   sg_bo *bo = run (&c, 14);
   /* the kernels carry the kinds and the period */
@@ -107,6 +107,7 @@ test_integer_periodic (void)
   g_test_message ("best after 14 duels: %g, %g (utility %g, max 1)", best[0], best[1],
                   utility (best, SG_DIM_PERIODIC));
   sg_bo_free (bo);
+  sg_bo_config_clear (&c);
 }
 
 /* A categorical coordinate: only its levels are asked. */
@@ -115,7 +116,7 @@ test_categorical_levels (void)
 {
   double lo[2] = { 0, 0 }, up[2] = { 12, 3 };
   sg_dim_kind kinds[2] = { SG_DIM_LINEAR, SG_DIM_CATEGORICAL };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   for (int mode = 0; mode < 2; mode++)
     {
       kinds_config (&c, mode ? SG_BO_MIXED : SG_BO_PREFERENCE, lo, up, kinds);
@@ -149,6 +150,7 @@ test_categorical_levels (void)
                                             SG_CONFIDENCE_NONE, SG_SHOWN_NONE), ==, SG_OK);
     }
   sg_bo_free (bo);
+  sg_bo_config_clear (&c);
 }
 
 /* Safe mode with an integer coordinate: the safe start must be a whole
@@ -158,7 +160,7 @@ test_safe_integer (void)
 {
   double lo[2] = { 0, 0 }, up[2] = { 12, 360 };
   sg_dim_kind kinds[2] = { SG_DIM_INTEGER, SG_DIM_PERIODIC };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   kinds_config (&c, SG_BO_SAFE, lo, up, kinds);
   c.threshold = -100;
   c.has_safe_start = 1;
@@ -168,6 +170,7 @@ test_safe_integer (void)
   c.safe_start[0] = 6;
   sg_bo *bo = run (&c, 6);
   sg_bo_free (bo);
+  sg_bo_config_clear (&c);
 }
 
 /* Answers off the settings are refused and change nothing; bad kinds are
@@ -177,7 +180,7 @@ test_refusals (void)
 {
   double lo[2] = { 0, 0 }, up[2] = { 12, 3 };
   sg_dim_kind kinds[2] = { SG_DIM_INTEGER, SG_DIM_CATEGORICAL };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   kinds_config (&c, SG_BO_MIXED, lo, up, kinds);
   sg_bo *bo = NULL;
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
@@ -231,6 +234,7 @@ test_refusals (void)
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
   c.n_options = 5;
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  sg_bo_config_clear (&c);
 }
 
 /* A periodic coordinate with a resolution: no proposal repeats a setting
@@ -241,7 +245,7 @@ test_periodic_resolution (void)
 {
   double lo[2] = { 0, 0 }, up[2] = { 12, 360 };
   sg_dim_kind kinds[2] = { SG_DIM_INTEGER, SG_DIM_PERIODIC };
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   kinds_config (&c, SG_BO_SAFE, lo, up, kinds);
   c.threshold = -100;
   c.has_safe_start = 1;
@@ -265,6 +269,7 @@ test_periodic_resolution (void)
       g_assert_cmpint (sg_bo_answer_value (bo, q.x, utility (q.x, SG_DIM_PERIODIC)), ==, SG_OK);
     }
   sg_bo_free (bo);
+  sg_bo_config_clear (&c);
 }
 
 int

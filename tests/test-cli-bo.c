@@ -317,6 +317,8 @@ test_bad_input (void)
     }
   assert_bad ("--noise-model", "--problem", "cos1d", "--noise-model", "gumbel", NULL);
   assert_bad ("--lengthscale-min", "--problem", "cos1d", "--lengthscale-min", "0", NULL);
+  assert_bad ("--variance-max", "--problem", "cos1d", "--variance-max", "0", NULL);
+  assert_bad ("--variance-max", "--problem", "cos1d", "--variance-max", "inf", NULL);
   /* the duel rules that need the exact posterior or preference mode say so */
   assert_bad ("needs --surrogate skewgp", "--problem", "cos1d", "--acquisition", "hb-ei",
               "--surrogate", "ep", NULL);
@@ -566,6 +568,27 @@ test_recommend (void)
   cli_result_clear (&r);
 }
 
+/* --variance-max caps every refit's kernel variance; the summary records
+ * it. Consistent duels (an exact judge) push the fit to the cap. */
+static void
+test_variance_max (void)
+{
+  CliResult r = run_bo ("--problem", "cos1d", "--iterations", "6", "--initial", "4", "--seed",
+                        "2", "--samples", "100", "--variance-max", "3.5", NULL);
+  g_autoptr (GPtrArray) objs = check_run (&r, 10, 1, FALSE);
+  double largest = 0;
+  for (guint i = 0; i < 10; i++)
+    {
+      JsonObject *k = json_object_get_object_member (
+          json_object_get_object_member (line (objs, i), "hyperparameters"), "kernel");
+      largest = fmax (largest, json_object_get_double_member (k, "variance"));
+    }
+  g_assert_cmpfloat (largest, <=, 3.5 * (1 + 1e-12));
+  g_assert_cmpfloat (largest, >, 3.0);
+  g_assert_cmpfloat (json_object_get_double_member (line (objs, 10), "variance_max"), ==, 3.5);
+  cli_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -582,5 +605,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bo/ties", test_ties);
   g_test_add_func ("/cli/bo/bad-questions", test_bad_questions);
   g_test_add_func ("/cli/bo/recommend", test_recommend);
+  g_test_add_func ("/cli/bo/variance-max", test_variance_max);
   return g_test_run ();
 }

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Runs `skewgp classify ARGV...` (NULL-terminated vector). */
 static CliResult
@@ -411,9 +412,8 @@ test_bad_csv (void)
     /* CR-only line ends are lines (and no CR reaches the message) */
     { "cr.csv", "a,b,label\r1,2,0\r3,4,1\r5,y,1\r", "cr.csv line 4: cell 2 'y' is not a number" },
     { "nan.csv", "1,2,0\n3,nan,1\n", "nan.csv line 2: cell 2 'nan'" },
-    { "oneclass.csv", "1,2,1\n3,4,1\n5,6,1\n", "oneclass.csv: all 3 rows have label 1" },
-    { "label.csv", "1,2,0\n3,4,1\n5,6,2\n", "label.csv line 3: label 2" },
-    { "mixed.csv", "1,2,0\n3,4,1\n5,6,-1\n", "mixed.csv line 3: label -1" },
+    { "oneclass.csv", "1,2,1\n3,4,1\n5,6,1.0\n", "oneclass.csv: all 3 rows have label '1'" },
+    { "empty.csv", "1,2,cat\n3,4,\"\"\n5,6,dog\n", "empty.csv line 2: empty class label" },
     { "header.csv", "a,b,label\n\n", "header.csv: no data rows" },
     { "nolabel.csv", "1\n0\n", "needs at least one input column" },
   };
@@ -446,18 +446,19 @@ test_bad_csv (void)
     g_unlink (cr);
   }
 
-  /* Too many inputs for the kernel. */
+  /* 64 inputs (8x8 images' size, past the old 32-input cap): runs. */
   GString *wide = g_string_new ("");
-  for (int row = 0; row < 2; row++)
+  for (int row = 0; row < 30; row++)
     {
-      for (int j = 0; j < 33; j++)
-        g_string_append (wide, "1,");
-      g_string_append_printf (wide, "%d\n", row);
+      for (int j = 0; j < 64; j++)
+        g_string_append_printf (wide, "%g,", sin (0.37 * row * (j + 1)));
+      g_string_append_printf (wide, "%d\n", sin (0.37 * row) > 0);
     }
   g_autofree char *wpath = write_temp (dir, "wide.csv", wide->str);
   g_string_free (wide, TRUE);
-  CliResult r = run_classify ("--cv", "2", "--data", wpath);
-  assert_input_error (&r, "33 input columns; at most 32");
+  CliResult r = run_classify ("--cv", "3", "--data", wpath, "--method", "laplace,ep");
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "\"dim\": 64"));
   cli_result_clear (&r);
   g_unlink (wpath);
 
@@ -492,7 +493,7 @@ test_bad_flags (void)
   EXPECT ("--train and --test are required", "--train", train, "--method", "ep");
   EXPECT ("needs --method skewgp only", "--cv", "3", "--data", train, "--skew-dim", "2");
   EXPECT ("--cv expects an integer", "--cv", "1", "--data", train);
-  EXPECT ("only 13 rows of the smaller class", "--cv", "14", "--data", train);
+  EXPECT ("only 13 rows of the smallest class", "--cv", "14", "--data", train);
   EXPECT ("--lengthscale has 3 values", "--cv", "3", "--data", train, "--lengthscale", "1,2,3");
   EXPECT ("--variance expects a positive number", "--train", train, "--test", test,
           "--method", "ep", "--variance", "-1");
@@ -686,6 +687,235 @@ test_default_method (void)
   g_rmdir (dir);
 }
 
+/* Rows of K well separated classes (Gaussian blobs around points of a
+ * circle in the first two of DIM inputs, the rest noise), labelled with
+ * NAMES (or 0 .. K-1), shuffled; with HEADER a header line. */
+static char *
+blobs_csv (gsize n_per, gsize k, gsize dim, const char *const *names, gboolean header,
+           guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize n = n_per * k;
+  g_autofree gsize *order = g_new (gsize, n);
+  for (gsize i = 0; i < n; i++)
+    order[i] = i;
+  for (gsize i = n; i-- > 1;)
+    {
+      gsize j = (gsize) g_rand_int_range (rand, 0, (gint32) i + 1), t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+  GString *s = g_string_new ("");
+  if (header)
+    {
+      for (gsize j = 0; j < dim; j++)
+        g_string_append_printf (s, "x%" G_GSIZE_FORMAT ",", j + 1);
+      g_string_append (s, "class\n");
+    }
+  for (gsize r = 0; r < n; r++)
+    {
+      gsize c = order[r] % k;
+      double angle = 2 * G_PI * (double) c / (double) k;
+      for (gsize j = 0; j < dim; j++)
+        {
+          double centre = j == 0 ? 3 * cos (angle) : j == 1 ? 3 * sin (angle) : 0;
+          g_string_append_printf (s, "%.6f,", centre + 0.5 * g_rand_double_range (rand, -1, 1));
+        }
+      if (names)
+        g_string_append_printf (s, "%s\n", names[c]);
+      else
+        g_string_append_printf (s, "%" G_GSIZE_FORMAT "\n", c);
+    }
+  g_rand_free (rand);
+  return g_string_free (s, FALSE);
+}
+
+/* The confusion table of method I: K x K, rows summing to N_PER. */
+static void
+assert_confusion (JsonObject *m, gsize k, gsize n_per)
+{
+  JsonArray *conf = json_object_get_array_member (m, "confusion");
+  g_assert_cmpuint (json_array_get_length (conf), ==, k);
+  for (gsize r = 0; r < k; r++)
+    {
+      JsonArray *row = json_array_get_array_element (conf, r);
+      g_assert_cmpuint (json_array_get_length (row), ==, k);
+      gint64 sum = 0;
+      for (gsize c = 0; c < k; c++)
+        sum += json_array_get_int_element (row, c);
+      g_assert_cmpint (sum, ==, (gint64) n_per);
+    }
+}
+
+/* Three classes named by strings: one-vs-rest for Laplace and EP, 004's
+ * multi-class models for svgp and svgp-softmax; accuracy, nll and the
+ * confusion table; train/test writes one probability per class. */
+static void
+test_multiclass (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("classify-XXXXXX", NULL);
+  const char *names[] = { "virginica", "setosa", "versicolor" };
+  g_autofree char *text = blobs_csv (20, 3, 2, names, TRUE, 7);
+  g_autofree char *path = write_temp (dir, "three.csv", text);
+  CliResult r = run_classify ("--cv", "4", "--data", path, "--method",
+                              "laplace,ep,svgp,svgp-softmax", "--inducing", "15",
+                              "--iterations", "600", "--batch", "30");
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *root = json_node_get_object (r.json);
+  JsonArray *classes = json_object_get_array_member (root, "classes");
+  g_assert_cmpuint (json_array_get_length (classes), ==, 3);
+  g_assert_cmpstr (json_array_get_string_element (classes, 0), ==, "setosa");
+  g_assert_cmpstr (json_array_get_string_element (classes, 2), ==, "virginica");
+  g_assert_false (json_object_has_member (root, "n_positive"));
+  const char *models[] = { "one-vs-rest", "one-vs-rest", "004 multi-class probit (GPC-II)",
+                           "004 softmax (GPCsm)" };
+  for (guint i = 0; i < 4; i++)
+    {
+      JsonObject *m = cv_method (&r, i);
+      g_assert_cmpstr (json_object_get_string_member (m, "model"), ==, models[i]);
+      double acc = json_object_get_double_member (m, "accuracy");
+      double nll = json_object_get_double_member (m, "nll");
+      g_test_message ("%s: accuracy %.3f, nll %.3f", json_object_get_string_member (m, "method"),
+                      acc, nll);
+      g_assert_cmpfloat (acc, >=, 0.9);
+      g_assert_cmpfloat (nll, >, 0);
+      g_assert_cmpfloat (nll, <, log (3.0));   /* better than a uniform guess */
+      g_assert_false (json_object_has_member (m, "information_bits"));
+      assert_confusion (m, 3, 20);
+    }
+  cli_result_clear (&r);
+
+  /* train/test: the predicted class and a probability per class */
+  g_autofree char *test_text = blobs_csv (3, 3, 2, names, FALSE, 8);
+  g_autofree char *test_path = write_temp (dir, "three-test.csv", test_text);
+  const char *methods[] = { "ep", "svgp-softmax" };
+  for (guint k = 0; k < 2; k++)
+    {
+      r = run_classify ("--train", path, "--test", test_path, "--method", methods[k],
+                        "--iterations", "400", "--inducing", "15");
+      g_assert_cmpint (r.status, ==, 0);
+      g_auto (GStrv) lines = g_strsplit (r.out, "\n", -1);
+      g_assert_cmpstr (lines[0], ==, "class,p_setosa,p_versicolor,p_virginica");
+      g_assert_cmpuint (g_strv_length (lines), ==, 11);   /* 9 rows and the last newline */
+      for (guint i = 1; i <= 9; i++)
+        {
+          g_auto (GStrv) cells = g_strsplit (lines[i], ",", -1);
+          double p[3], sum = 0;
+          guint best = 0;
+          for (guint c = 0; c < 3; c++)
+            {
+              p[c] = g_ascii_strtod (cells[c + 1], NULL);
+              sum += p[c];
+              best = p[c] > p[best] ? c : best;
+            }
+          g_assert_cmpfloat (fabs (sum - 1), <=, 1e-8);
+          const char *sorted[] = { "setosa", "versicolor", "virginica" };
+          g_assert_cmpstr (cells[0], ==, sorted[best]);
+        }
+      cli_result_clear (&r);
+    }
+  g_unlink (test_path);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Ten classes labelled 0 .. 9, eight inputs: --cv 5 with 004's model. */
+static void
+test_ten_classes (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("classify-XXXXXX", NULL);
+  g_autofree char *text = blobs_csv (15, 10, 8, NULL, FALSE, 9);
+  g_autofree char *path = write_temp (dir, "ten.csv", text);
+  CliResult r = run_classify ("--cv", "5", "--data", path, "--method", "svgp",
+                              "--inducing", "40", "--iterations", "800", "--lengthscale", "2");
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *root = json_node_get_object (r.json);
+  JsonArray *classes = json_object_get_array_member (root, "classes");
+  g_assert_cmpuint (json_array_get_length (classes), ==, 10);
+  g_assert_cmpstr (json_array_get_string_element (classes, 9), ==, "9");
+  JsonObject *m = cv_method (&r, 0);
+  g_test_message ("10 classes: accuracy %.3f, nll %.3f",
+                  json_object_get_double_member (m, "accuracy"),
+                  json_object_get_double_member (m, "nll"));
+  g_assert_cmpfloat (json_object_get_double_member (m, "accuracy"), >=, 0.8);
+  assert_confusion (m, 10, 15);
+  cli_result_clear (&r);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* 784 inputs (a 28x28 image's size): --cv 5 runs with one-vs-rest EP on
+ * three classes. */
+static void
+test_784_inputs (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("classify-XXXXXX", NULL);
+  g_autofree char *text = blobs_csv (10, 3, 784, NULL, FALSE, 10);
+  g_autofree char *path = write_temp (dir, "wide.csv", text);
+  CliResult r = run_classify ("--cv", "5", "--data", path, "--method", "ep",
+                              "--lengthscale", "4");
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *root = json_node_get_object (r.json);
+  g_assert_cmpint (json_object_get_int_member (root, "dim"), ==, 784);
+  JsonObject *m = cv_method (&r, 0);
+  g_assert_cmpfloat (json_object_get_double_member (m, "accuracy"), >=, 0.9);
+  cli_result_clear (&r);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* The svgp methods stream their tables: the same classes and rules as
+ * the whole-file reader, errors that name the line, and only regular
+ * files (a fifo is refused before anything is read). */
+static void
+test_streamed_table (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("classify-XXXXXX", NULL);
+  const char *names[] = { "b", "a", "c" };
+  g_autofree char *text = blobs_csv (12, 3, 2, names, TRUE, 11);
+  /* CR LF line ends and a blank line */
+  GString *t = g_string_new ("");
+  for (const char *c = text; *c; c++)
+    if (*c == '\n')
+      g_string_append (t, "\r\n");
+    else
+      g_string_append_c (t, *c);
+  g_string_append (t, "\r\n");
+  g_autofree char *path = write_temp (dir, "crlf.csv", t->str);
+  g_string_free (t, TRUE);
+  CliResult r = run_classify ("--cv", "3", "--data", path, "--method", "svgp-softmax",
+                              "--iterations", "300", "--inducing", "10", "--max-seconds", "60");
+  g_assert_cmpint (r.status, ==, 0);
+  JsonObject *root = json_node_get_object (r.json);
+  g_assert_cmpint (json_object_get_int_member (root, "n"), ==, 36);
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (root, "classes"), 0),
+                   ==, "a");
+  JsonArray *folds = json_object_get_array_member (cv_method (&r, 0), "hyperparameters");
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (folds, 0),
+                                               "iterations"), ==, 300);
+  cli_result_clear (&r);
+
+  g_autofree char *bad = write_temp (dir, "bad.csv", "x,y,label\n1,2,a\n3,0x4,b\n5,6,a\n");
+  r = run_classify ("--cv", "2", "--data", bad, "--method", "svgp");
+  assert_input_error (&r, "bad.csv line 3: cell 2 '0x4' is not a number");
+  cli_result_clear (&r);
+  g_autofree char *ragged = write_temp (dir, "ragged.csv", "1,2,a\n3,b\n");
+  r = run_classify ("--cv", "2", "--data", ragged, "--method", "svgp");
+  assert_input_error (&r, "ragged.csv line 2: 2 cells, expected 3");
+  cli_result_clear (&r);
+
+  g_autofree char *fifo = g_build_filename (dir, "fifo.csv", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  r = run_classify ("--cv", "2", "--data", fifo, "--method", "svgp");
+  assert_input_error (&r, "not a regular file");
+  cli_result_clear (&r);
+  g_unlink (fifo);
+  g_unlink (bad);
+  g_unlink (ragged);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -704,5 +934,9 @@ main (int argc, char *argv[])
   /* /slow/: a thorough case, run by the slow suite (tests/meson.build). */
   g_test_add_func ("/slow/cli/classify/svgp-cv", test_svgp_cv);
   g_test_add_func ("/cli/classify/default-method", test_default_method);
+  g_test_add_func ("/cli/classify/multiclass", test_multiclass);
+  g_test_add_func ("/cli/classify/ten-classes", test_ten_classes);
+  g_test_add_func ("/cli/classify/784-inputs", test_784_inputs);
+  g_test_add_func ("/cli/classify/streamed-table", test_streamed_table);
   return g_test_run ();
 }

@@ -459,10 +459,14 @@ test_gradient (void)
       tp[p] += h;
       tm[p] -= h;
       sg_approx_model mp = model, mm = model;
+      g_assert_cmpint (sg_kernel_copy (&mp.kernel, &model.kernel), ==, SG_OK);
+      g_assert_cmpint (sg_kernel_copy (&mm.kernel, &model.kernel), ==, SG_OK);
       sg_kernel_set_params (&mp.kernel, tp);
       sg_kernel_set_params (&mm.kernel, tm);
       g_assert_cmpint (sg_ep_log_evidence (&mp, &data, &opt, NULL, NULL, &lp, NULL), ==, SG_OK);
       g_assert_cmpint (sg_ep_log_evidence (&mm, &data, &opt, NULL, NULL, &lm, NULL), ==, SG_OK);
+      sg_kernel_clear (&mp.kernel);
+      sg_kernel_clear (&mm.kernel);
       double fd = (lp - lm) / (2 * h);
       g_test_message ("d log Z_EP / d theta_%d: analytic %.10f, central difference %.10f",
                       p, grad[p], fd);

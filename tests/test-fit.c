@@ -102,7 +102,7 @@ test_spec (void)
   g_assert_cmpint (sg_data_add_preference (&data, x[2], x[0]), ==, SG_OK);
 
   sg_fit_spec spec;
-  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_ALL, &data), ==, SG_OK);
+  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_ALL, data.dim, &data), ==, SG_OK);
   /* ranges 2 and 4, numeric values 1 and 3: mean 2, sd sqrt 2 */
   g_assert_cmpfloat_with_epsilon (spec.lengthscale[0].lower, 0.02, 1e-15);
   g_assert_cmpfloat_with_epsilon (spec.lengthscale[1].upper, 40, 1e-13);
@@ -112,7 +112,7 @@ test_spec (void)
   g_assert_cmpfloat_with_epsilon (spec.mean.lower, 2 - 3 * sqrt (2), 1e-14);
   g_assert_cmpfloat (spec.weak_scale.lower, ==, 1);
   g_assert_cmpfloat (spec.strong_scale.upper, ==, 1);
-  g_assert_cmpint (sg_fit_spec_default (&spec, 0x400, &data), ==, SG_EINVAL);
+  g_assert_cmpint (sg_fit_spec_default (&spec, 0x400, data.dim, &data), ==, SG_EINVAL);
 
   /* A SkewGP_1 hyperparameter set: every group free. */
   double u[2] = { 0.5, 0.5 }, phase = 1, gamma = 0.25;
@@ -195,7 +195,7 @@ test_spec (void)
   g_assert_cmpint (sg_fit_spec_check (&spec, &h), ==, SG_OK);
 
   /* No data: unit scales. */
-  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES, NULL), ==, SG_OK);
+  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES, 1, NULL), ==, SG_OK);
   g_assert_cmpfloat (spec.lengthscale[0].upper, ==, 10);
   sg_data_clear (&data);
 }
@@ -248,7 +248,7 @@ static void
 synth_spec (sg_fit_spec *spec)
 {
   g_assert_cmpint (sg_fit_spec_default (spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE
-                                        | SG_FIT_MEAN, NULL), ==, SG_OK);
+                                        | SG_FIT_MEAN, 1, NULL), ==, SG_OK);
   spec->lengthscale[0] = (sg_fit_range) { 0.05, 20 };
   spec->variance = (sg_fit_range) { 0.01, 100 };
   spec->mean = (sg_fit_range) { -2, 2 };
@@ -422,11 +422,12 @@ test_progress_cancel (void)
   log = (progress_log) { .monotone = 1, .cancel_at = 10, .s = &s };
   hyper_gp (&h, 1, 1.0, 1.0);
   sg_hyper before = h;
+  double before_l = h.kernel.lengthscales[0];
   sg_fit_result res_before = res;
   g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &progress, &h, &res), ==, SG_ECANCELLED);
   g_assert_cmpuint (s.calls_after_cancel, ==, 0);
   g_assert_cmpuint (s.calls, ==, 9);
-  g_assert_cmpfloat (h.kernel.lengthscales[0], ==, before.kernel.lengthscales[0]);
+  g_assert_cmpfloat (h.kernel.lengthscales[0], ==, before_l);
   g_assert_cmpfloat (h.kernel.variance, ==, before.kernel.variance);
   g_assert_cmpfloat (h.mean, ==, before.mean);
   /* field by field: the struct has padding that assignment need not copy */
@@ -502,7 +503,7 @@ test_gpr_sklearn (void)
     {
       sg_fit_spec spec;
       g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE
-                                            | SG_FIT_NUMERIC_SD, &data), ==, SG_OK);
+                                            | SG_FIT_NUMERIC_SD, data.dim, &data), ==, SG_OK);
       sg_evidence_ctx ctx;
       sg_evidence_ctx_init (&ctx, methods[k], &data);
       sg_fit_options opt;
@@ -557,7 +558,7 @@ test_gpc_laplace_sklearn (void)
   const double ref_v = meta_value (meta, "variance");
 
   sg_fit_spec spec;
-  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE,
+  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data.dim,
                                         &data), ==, SG_OK);
   spec.variance = (sg_fit_range) { 1e-2, 1e3 };   /* sklearn's bounds */
   sg_evidence_ctx ctx;
@@ -650,7 +651,7 @@ test_skewgp_gp_prior (void)
   sg_data data;
   load_duels (&data);
   sg_fit_spec spec;
-  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE,
+  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data.dim,
                                         &data), ==, SG_OK);
   sg_evidence_ctx ctx;
   sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_SKEWGP, &data);
@@ -710,7 +711,7 @@ test_skewgp_gamma (void)
   h.phases = &phase;
   h.gamma = &gamma;
   sg_fit_spec spec;
-  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_GAMMA, &data), ==, SG_OK);
+  g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_GAMMA, data.dim, &data), ==, SG_OK);
   sg_evidence_ctx ctx;
   sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_SKEWGP, &data);
   ctx.mvn.n_points = 20000;
@@ -753,8 +754,10 @@ max_second_difference (sg_evidence_ctx *ctx, const sg_hyper *h0)
   for (int i = 0; i < N; i++)
     {
       sg_hyper h = *h0;
+      g_assert_cmpint (sg_kernel_copy (&h.kernel, &h0->kernel), ==, SG_OK);
       h.kernel.lengthscales[0] *= exp ((i - N / 2) * 0.002);
       g_assert_cmpint (sg_evidence_eval (&h, ctx, &f[i], NULL), ==, SG_OK);
+      sg_kernel_clear (&h.kernel);
     }
   for (int i = 1; i < N - 1; i++)
     worst = fmax (worst, fabs (f[i - 1] - 2 * f[i] + f[i + 1]));

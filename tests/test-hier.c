@@ -146,7 +146,7 @@ test_pooled (void)
   sg_hier_data hd;
   sg_data pooled;
   fill (&hd, &pooled, 1);
-  sg_hier_model model;
+  sg_hier_model model = { 0 };
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, 1.5, 0.4, 0, 0.3), ==, SG_OK);
   model.noise.probit_sd = 0.7;
   g_assert_cmpuint (hd.data.n_inputs, >, pooled.n_inputs);  /* the layouts differ */
@@ -187,6 +187,7 @@ test_pooled (void)
   sg_skewgp_posterior_free (pp);
   sg_data_clear (&pooled);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
 }
 
 /* k_pop = 0 with each person's own probit sd: the people are independent
@@ -205,7 +206,7 @@ test_independent (void)
   sg_hier_data hd;
   sg_data own[P];
   fill (&hd, own, P);
-  sg_hier_model model;
+  sg_hier_model model = { 0 };
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_MATERN52, D, 0, 0.4, 1.2, 0.35), ==, SG_OK);
   double sds[P] = { 0.5, 1.3 };
   model.probit_sd = sds;
@@ -285,6 +286,7 @@ test_independent (void)
   for (size_t p = 0; p < P; p++)
     sg_data_clear (&own[p]);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
 }
 
 /* Per-person noise is the shared noise when everyone has the same sd. */
@@ -302,7 +304,7 @@ test_noise_scaling (void)
   double y_x[D] = { 0.5, 0.5 };
   g_assert_cmpint (sg_hier_add_numeric (&hd, 0, y_x, 0.3), ==, SG_OK);
   g_assert_cmpuint (sg_hier_obs_person (&hd, hd.data.n_obs - 2), ==, 1);
-  sg_hier_model model;
+  sg_hier_model model = { 0 };
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, 1, 0.5, 0.5, 0.5), ==, SG_OK);
   model.noise.probit_sd = 0.8;
   sg_likelihood shared, each;
@@ -326,6 +328,7 @@ test_noise_scaling (void)
   sg_likelihood_clear (&each);
   sg_likelihood_clear (&scaled);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
 }
 
 /* With k_ind = 0 every sample has f_p = g: the bests never differ. With
@@ -347,7 +350,7 @@ test_best_differs (void)
   double var[2][2] = { { 1, 0 }, { 0, 1 } };
   for (size_t c = 0; c < 2; c++)
     {
-      sg_hier_model model;
+      sg_hier_model model = { 0 };
       g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, var[c][0], 0.4,
                                            var[c][1], 0.4), ==, SG_OK);
       sg_skewgp_posterior *post = NULL;
@@ -375,6 +378,7 @@ test_best_differs (void)
       sg_skewgp_samples_free (s);
       sg_rng_free (rng);
       sg_skewgp_posterior_free (post);
+      sg_hier_model_clear (&model);
     }
   sg_hier_data_clear (&hd);
 }
@@ -387,7 +391,7 @@ test_fit (void)
   sg_data unused[1];
   fill (&hd, unused, 1);
   sg_data_clear (&unused[0]);
-  sg_hier_model model;
+  sg_hier_model model = { 0 };
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, 1, 0.5, 0.3, 0.5), ==, SG_OK);
   double sds[P] = { 1, 1 };
   model.probit_sd = sds;
@@ -421,6 +425,7 @@ test_fit (void)
   g_assert_cmpmem (&before, sizeof before, &model, sizeof model);
   sg_rng_free (rng);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
 }
 
 /* A proposal for one person: inside the box, x != x_r, reproducible;
@@ -432,7 +437,7 @@ test_propose (void)
   sg_data unused[1];
   fill (&hd, unused, 1);
   sg_data_clear (&unused[0]);
-  sg_hier_model model;
+  sg_hier_model model = { 0 };
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, 1, 0.4, 0.3, 0.4), ==, SG_OK);
   sg_hier_propose_options opt;
   sg_hier_propose_options_default (&opt, D);
@@ -481,6 +486,7 @@ test_propose (void)
   sg_hier_data_clear (&none);
   sg_hier_data_clear (&mine);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
 }
 
 /* Out-of-range people, the population, NaN settings and bad models are
@@ -491,7 +497,7 @@ test_bad_input (void)
   sg_hier_data hd;
   g_assert_cmpint (sg_hier_data_init (&hd, 0, 2), ==, SG_EINVAL);
   g_assert_cmpint (sg_hier_data_init (&hd, D, 0), ==, SG_EINVAL);
-  g_assert_cmpint (sg_hier_data_init (&hd, SG_KERNEL_MAX_DIM, 2), ==, SG_EINVAL);
+  g_assert_cmpint (sg_hier_data_init (&hd, SG_HIER_MAX_DIM + 1, 2), ==, SG_EINVAL);
   g_assert_cmpint (sg_hier_data_init (&hd, D, P), ==, SG_OK);
   double a[D] = { 0.1, 0.2 }, b[D] = { 0.4, 0.5 }, nan_x[D] = { NAN, 0.5 };
   g_assert_cmpint (sg_hier_add_preference (&hd, 0, a, b), ==, SG_OK);
@@ -511,7 +517,7 @@ test_bad_input (void)
   double XS[D + 1];
   g_assert_cmpint (sg_hier_points (D, 0, nan_x, 1, XS), ==, SG_EINVAL);
 
-  sg_hier_model model;
+  sg_hier_model model = { 0 };
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, 0, 0.5, 0, 0.5), ==, SG_EINVAL);
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, -1, 0.5, 1, 0.5), ==, SG_EINVAL);
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, 1, NAN, 1, 0.5), ==, SG_EINVAL);
@@ -530,6 +536,7 @@ test_bad_input (void)
   g_assert_cmpint (sg_hier_posterior_new (&model, &hd, &post), ==, SG_EINVAL);
   g_assert_null (post);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
 }
 
 /* The Laplace and EP evidences' analytic gradients in the grouped kernel's
@@ -545,7 +552,7 @@ test_approx_gradients (void)
   sg_data unused[1];
   fill (&hd, unused, 1);
   sg_data_clear (&unused[0]);
-  sg_hier_model model;
+  sg_hier_model model = { 0 };
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, D, 1.2, 0.4, 0.5, 0.3), ==, SG_OK);
   model.pop.lengthscales[1] = 0.7;
   sg_approx_model am = { .prior_mean = 0, .link = SG_LINK_PROBIT };
@@ -555,7 +562,7 @@ test_approx_gradients (void)
   g_assert_cmpuint (np, ==, 2 * D + 2);
   for (size_t method = 0; method < 2; method++)
     {
-      double lml, grad[SG_KERNEL_MAX_PARAMS], theta[SG_KERNEL_MAX_PARAMS];
+      double lml, grad[2 * D + 2], theta[2 * D + 2];
       sg_status st = method == 0
         ? sg_laplace_log_evidence (&am, &hd.data, NULL, NULL, NULL, &lml, grad)
         : sg_ep_log_evidence (&am, &hd.data, NULL, NULL, NULL, &lml, grad);
@@ -566,6 +573,8 @@ test_approx_gradients (void)
           const double h = 1e-5;
           double lp, lm;
           sg_approx_model mp = am, mm = am;
+          g_assert_cmpint (sg_kernel_copy (&mp.kernel, &am.kernel), ==, SG_OK);
+          g_assert_cmpint (sg_kernel_copy (&mm.kernel, &am.kernel), ==, SG_OK);
           theta[p] += h;
           sg_kernel_set_params (&mp.kernel, theta);
           theta[p] -= 2 * h;
@@ -581,6 +590,8 @@ test_approx_gradients (void)
               g_assert_cmpint (sg_ep_log_evidence (&mp, &hd.data, NULL, NULL, NULL, &lp, NULL), ==, SG_OK);
               g_assert_cmpint (sg_ep_log_evidence (&mm, &hd.data, NULL, NULL, NULL, &lm, NULL), ==, SG_OK);
             }
+          sg_kernel_clear (&mp.kernel);
+          sg_kernel_clear (&mm.kernel);
           double fd = (lp - lm) / (2 * h);
           g_test_message ("%s theta %zu: %.8f fd %.8f", method ? "EP" : "Laplace", p, grad[p], fd);
           g_assert_cmpfloat (fabs (grad[p] - fd), <=, 1e-5 * fmax (1, fabs (fd)));
@@ -588,9 +599,8 @@ test_approx_gradients (void)
     }
   sg_hier_data_clear (&hd);
 
-  /* 20 setting coordinates: 42 parameters, more than a plain kernel's
-   * SG_KERNEL_MAX_DIM + 1 (the size of the gradients' scratch before
-   * grouped kernels); the last entries are written and finite */
+  /* 20 setting coordinates: 42 parameters; the last entries are written
+   * and finite, and nothing past them */
   size_t d = 20;
   g_assert_cmpint (sg_hier_data_init (&hd, d, 2), ==, SG_OK);
   double w[20], l[20];
@@ -605,13 +615,14 @@ test_approx_gradients (void)
   g_assert_cmpint (sg_hier_model_kernel (&model, &am.kernel), ==, SG_OK);
   np = sg_kernel_n_params (&am.kernel);
   g_assert_cmpuint (np, ==, 2 * d + 2);
-  double lml, grad[SG_KERNEL_MAX_PARAMS + 1];
+  double lml, grad[2 * 20 + 2 + 1];
   grad[np - 1] = NAN;
   grad[np] = 12345;
   g_assert_cmpint (sg_laplace_log_evidence (&am, &hd.data, NULL, NULL, NULL, &lml, grad), ==, SG_OK);
   g_assert_true (isfinite (grad[np - 1]) && grad[np - 1] != 0);
   g_assert_cmpfloat (grad[np], ==, 12345);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
 }
 
 int

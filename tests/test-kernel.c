@@ -8,7 +8,7 @@
 static void
 test_values (void)
 {
-  sg_kernel k;
+  sg_kernel k = { 0 };
   g_assert_cmpint (sg_kernel_init (&k, SG_KERNEL_RBF, 2, 2.0, 0.5), ==, SG_OK);
   double x[2] = { 0, 0 }, y[2] = { 0.5, 0 };
   /* r = 1: v exp(-1/2) */
@@ -26,6 +26,7 @@ test_values (void)
   g_assert_cmpint (sg_kernel_type_parse ("matern52", &t), ==, SG_OK);
   g_assert_cmpint (t, ==, SG_KERNEL_MATERN52);
   g_assert_cmpint (sg_kernel_type_parse ("cubic", &t), ==, SG_EINVAL);
+  sg_kernel_clear (&k);
 }
 
 /* Analytic derivatives against central finite differences in theta;
@@ -33,7 +34,7 @@ test_values (void)
 static void
 check_gradient_kinds (sg_kernel_type type, const sg_dim_kind *kinds)
 {
-  sg_kernel k;
+  sg_kernel k = { 0 };
   g_assert_cmpint (sg_kernel_init (&k, type, 3, 1.7, 1.0), ==, SG_OK);
   k.lengthscales[1] = 0.4;
   k.lengthscales[2] = 2.5;
@@ -48,7 +49,9 @@ check_gradient_kinds (sg_kernel_type type, const sg_dim_kind *kinds)
     {
       sg_kernel_matrix_grad (&k, X, n, X, n, p, dK);
       const double h = 1e-6;
-      sg_kernel kp = k, km = k;
+      sg_kernel kp = { 0 }, km = { 0 };
+      g_assert_cmpint (sg_kernel_copy (&kp, &k), ==, SG_OK);
+      g_assert_cmpint (sg_kernel_copy (&km, &k), ==, SG_OK);
       double tp[4], tm[4];
       for (size_t q = 0; q < np; q++)
         tp[q] = tm[q] = theta[q];
@@ -60,7 +63,13 @@ check_gradient_kinds (sg_kernel_type type, const sg_dim_kind *kinds)
       sg_kernel_matrix (&km, X, n, X, n, Km);
       for (size_t i = 0; i < n * n; i++)
         g_assert_cmpfloat_with_epsilon (dK[i], (Kp[i] - Km[i]) / (2 * h), 1e-7);
+      sg_kernel_clear (&kp);
+      sg_kernel_clear (&km);
+      sg_kernel_clear (&kp);
+      sg_kernel_clear (&km);
     }
+  sg_kernel_clear (&k);
+  sg_kernel_clear (&k);
 }
 
 /* A grouped kernel of POP (variance 1.3) and IND (0.6) on 2 setting
@@ -69,7 +78,7 @@ check_gradient_kinds (sg_kernel_type type, const sg_dim_kind *kinds)
 static void
 grouped_kernel (sg_kernel_type type, const sg_dim_kind *kinds, sg_kernel *k)
 {
-  sg_kernel pop, ind;
+  sg_kernel pop = { 0 }, ind = { 0 };
   g_assert_cmpint (sg_kernel_init (&pop, type, 2, 1.3, 0.8), ==, SG_OK);
   g_assert_cmpint (sg_kernel_init (&ind, type, 2, 0.6, 0.5), ==, SG_OK);
   pop.lengthscales[1] = 1.7;
@@ -80,6 +89,8 @@ grouped_kernel (sg_kernel_type type, const sg_dim_kind *kinds, sg_kernel *k)
       g_assert_cmpint (sg_kernel_set_dim_kind (&ind, j, kinds[j], 1.3), ==, SG_OK);
     }
   g_assert_cmpint (sg_kernel_grouped (k, &pop, &ind), ==, SG_OK);
+  sg_kernel_clear (&pop);
+  sg_kernel_clear (&ind);
 }
 
 /* k((x,p),(y,q)) = k_pop + [p == q >= 0] k_ind; the population (-1)
@@ -87,7 +98,7 @@ grouped_kernel (sg_kernel_type type, const sg_dim_kind *kinds, sg_kernel *k)
 static void
 test_grouped_values (void)
 {
-  sg_kernel pop, ind, k;
+  sg_kernel pop = { 0 }, ind = { 0 }, k = { 0 };
   g_assert_cmpint (sg_kernel_init (&pop, SG_KERNEL_RBF, 2, 1.3, 0.8), ==, SG_OK);
   g_assert_cmpint (sg_kernel_init (&ind, SG_KERNEL_RBF, 2, 0.6, 0.5), ==, SG_OK);
   g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_OK);
@@ -117,6 +128,9 @@ test_grouped_values (void)
   g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
   k.variance = NAN;
   g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
+  sg_kernel_clear (&pop);
+  sg_kernel_clear (&ind);
+  sg_kernel_clear (&k);
 }
 
 /* The grouped kernel's 2 d + 2 derivatives, over points of two people and
@@ -124,7 +138,7 @@ test_grouped_values (void)
 static void
 check_grouped_gradient (sg_kernel_type type, const sg_dim_kind *kinds)
 {
-  sg_kernel k;
+  sg_kernel k = { 0 };
   grouped_kernel (type, kinds, &k);
   /* a categorical coordinate reads these as levels 0, 0, 1, 0, 0 and
    * 0, 0, 1, 0, 0: distinct and equal pairs within and across people */
@@ -138,7 +152,9 @@ check_grouped_gradient (sg_kernel_type type, const sg_dim_kind *kinds)
     {
       sg_kernel_matrix_grad (&k, X, n, X, n, p, dK);
       const double h = 1e-6;
-      sg_kernel kp = k, km = k;
+      sg_kernel kp = { 0 }, km = { 0 };
+      g_assert_cmpint (sg_kernel_copy (&kp, &k), ==, SG_OK);
+      g_assert_cmpint (sg_kernel_copy (&km, &k), ==, SG_OK);
       double tp[6], tm[6];
       for (size_t q = 0; q < np; q++)
         tp[q] = tm[q] = theta[q];
@@ -155,7 +171,13 @@ check_grouped_gradient (sg_kernel_type type, const sg_dim_kind *kinds)
           nonzero += fabs (dK[i]);
         }
       g_assert_cmpfloat (nonzero, >, 1e-3);  /* every parameter matters here */
+      sg_kernel_clear (&kp);
+      sg_kernel_clear (&km);
+      sg_kernel_clear (&kp);
+      sg_kernel_clear (&km);
     }
+  sg_kernel_clear (&k);
+  sg_kernel_clear (&k);
 }
 
 static void
@@ -180,7 +202,7 @@ static void
 test_grouped_kinds (void)
 {
   const sg_dim_kind kinds[2] = { SG_DIM_PERIODIC, SG_DIM_CATEGORICAL };
-  sg_kernel k;
+  sg_kernel k = { 0 };
   grouped_kernel (SG_KERNEL_RBF, kinds, &k);
   g_assert_cmpint (k.kinds[0], ==, SG_DIM_PERIODIC);
   g_assert_cmpint (k.kinds[1], ==, SG_DIM_CATEGORICAL);
@@ -200,18 +222,23 @@ test_grouped_kinds (void)
   k.kinds[2] = SG_DIM_CATEGORICAL;
   g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
 
-  sg_kernel pop, ind;
+  sg_kernel pop = { 0 }, ind = { 0 };
   g_assert_cmpint (sg_kernel_init (&pop, SG_KERNEL_RBF, 2, 1, 1), ==, SG_OK);
-  ind = pop;
+  g_assert_cmpint (sg_kernel_copy (&ind, &pop), ==, SG_OK);
+  sg_kernel_clear (&k);
   g_assert_cmpint (sg_kernel_set_dim_kind (&pop, 0, SG_DIM_PERIODIC, 2), ==, SG_OK);
   g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_EINVAL);
   g_assert_cmpint (sg_kernel_set_dim_kind (&ind, 0, SG_DIM_PERIODIC, 3), ==, SG_OK);
   g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_EINVAL);
   g_assert_cmpint (sg_kernel_set_dim_kind (&ind, 0, SG_DIM_PERIODIC, 2), ==, SG_OK);
   g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_OK);
+  sg_kernel_clear (&k);
   /* one part alone gives its kinds */
   g_assert_cmpint (sg_kernel_grouped (&k, NULL, &ind), ==, SG_OK);
   g_assert_cmpint (k.kinds[0], ==, SG_DIM_PERIODIC);
+  sg_kernel_clear (&pop);
+  sg_kernel_clear (&ind);
+  sg_kernel_clear (&k);
 }
 
 static void
@@ -252,7 +279,7 @@ test_gradient_kinds (void)
 static void
 test_periodic (void)
 {
-  sg_kernel k;
+  sg_kernel k = { 0 };
   for (int t = 0; t < 2; t++)
     {
       g_assert_cmpint (sg_kernel_init (&k, t ? SG_KERNEL_MATERN52 : SG_KERNEL_RBF, 1, 1.5, 40),
@@ -266,9 +293,12 @@ test_periodic (void)
       g_assert_cmpfloat (across, >, 0.99 * 1.5);
       g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, &c, &e), 1.5, 1e-12);
       /* a linear kernel would call 359 and 1 nearly independent */
-      sg_kernel lin = k;
+      sg_kernel lin = { 0 };
+      g_assert_cmpint (sg_kernel_copy (&lin, &k), ==, SG_OK);
       lin.kinds[0] = SG_DIM_LINEAR;
       g_assert_cmpfloat (sg_kernel_eval (&lin, &a, &b), <, 1e-6);
+      sg_kernel_clear (&lin);
+      sg_kernel_clear (&lin);
     }
   /* (p / pi)^2 sin^2(pi d / p) = d^2 (1 - (pi d / p)^2 / 3 + ...) */
   double d2 = sg_kernel_dim_sqdist (&k, 0, 10, 11);
@@ -283,6 +313,7 @@ test_periodic (void)
   g_assert_cmpint (sg_kernel_set_dim_kind (&k, 1, SG_DIM_LINEAR, 0), ==, SG_EINVAL);
   k.periods[0] = -1;
   g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
+  sg_kernel_clear (&k);
 }
 
 /* Categorical levels: exchangeable, v for the same level and
@@ -290,7 +321,7 @@ test_periodic (void)
 static void
 test_categorical (void)
 {
-  sg_kernel k;
+  sg_kernel k = { 0 };
   g_assert_cmpint (sg_kernel_init (&k, SG_KERNEL_RBF, 1, 2.0, 0.8), ==, SG_OK);
   g_assert_cmpint (sg_kernel_set_dim_kind (&k, 0, SG_DIM_CATEGORICAL, 0), ==, SG_OK);
   double l0 = 0, l1 = 1, l2 = 2, l4 = 4;
@@ -305,6 +336,7 @@ test_categorical (void)
   g_assert_cmpint (kind, ==, SG_DIM_PERIODIC);
   g_assert_cmpstr (sg_dim_kind_name (SG_DIM_CATEGORICAL), ==, "categorical");
   g_assert_cmpint (sg_dim_kind_parse ("log", &kind), ==, SG_EINVAL);
+  sg_kernel_clear (&k);
 }
 
 /* Positive definiteness with every kind: the Gram matrix of 40 random
@@ -325,7 +357,7 @@ test_kinds_positive_definite (void)
     }
   for (int t = 0; t < 2; t++)
     {
-      sg_kernel k;
+      sg_kernel k = { 0 };
       g_assert_cmpint (sg_kernel_init (&k, t ? SG_KERNEL_MATERN52 : SG_KERNEL_RBF, 3, 1, 1),
                        ==, SG_OK);
       k.lengthscales[0] = 200;   /* smooth across the circle: near-singular */
@@ -354,6 +386,7 @@ test_kinds_positive_definite (void)
             }
         }
       g_test_message ("kernel %d: smallest Cholesky pivot %g", t, min_pivot);
+      sg_kernel_clear (&k);
     }
   g_rand_free (r);
 }

@@ -214,7 +214,7 @@ check_sklearn (gconstpointer name)
 
   /* evidence gradient: sklearn's theta is (log c, log l) with one l for the
    * isotropic kernels, i.e. the sum of our ARD log-lengthscale entries */
-  double lml, grad[SG_KERNEL_MAX_DIM + 1];
+  double lml, grad[d + 1];
   g_assert_cmpint (sg_laplace_log_evidence (&model, &data, NULL, NULL, NULL, &lml, grad), ==, SG_OK);
   g_assert_cmpfloat (fabs (lml - post.log_evidence), <=, 1e-12);
   g_assert_cmpfloat (fabs (grad[0] - ref.lml_grad[0]), <=, 1e-8);
@@ -323,10 +323,14 @@ check_gradient_fd (sg_link link)
       tp[p] += h;
       tm[p] -= h;
       sg_approx_model mp = model, mm = model;
+      g_assert_cmpint (sg_kernel_copy (&mp.kernel, &model.kernel), ==, SG_OK);
+      g_assert_cmpint (sg_kernel_copy (&mm.kernel, &model.kernel), ==, SG_OK);
       sg_kernel_set_params (&mp.kernel, tp);
       sg_kernel_set_params (&mm.kernel, tm);
       g_assert_cmpint (sg_laplace_log_evidence (&mp, &data, &opt, NULL, NULL, &lp, NULL), ==, SG_OK);
       g_assert_cmpint (sg_laplace_log_evidence (&mm, &data, &opt, NULL, NULL, &lm, NULL), ==, SG_OK);
+      sg_kernel_clear (&mp.kernel);
+      sg_kernel_clear (&mm.kernel);
       double fd = (lp - lm) / (2 * h);
       g_test_message ("d log Z / d theta_%d: analytic %.10f, central difference %.10f", p, grad[p], fd);
       g_assert_cmpfloat_with_epsilon (grad[p], fd, 1e-6 * (1 + fabs (fd)));

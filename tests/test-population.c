@@ -175,7 +175,7 @@ test_pooled (Fixture *f, gconstpointer data)
                                            SG_SHOWN_NONE, 0), ==, SG_OK);
       }
   g_assert_cmpuint (pooled.n_obs, ==, 11);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   g_assert_cmpint (sg_kernel_init (&k, SG_KERNEL_RBF, d, r->hyper.pop_variance, 1), ==, SG_OK);
   for (guint j = 0; j < d; j++)
     k.lengthscales[j] = r->hyper.pop_lengthscales[j]
@@ -231,6 +231,7 @@ test_pooled (Fixture *f, gconstpointer data)
   sg_skewgp_posterior_free (post);
   sg_likelihood_clear (&lik);
   sg_data_clear (&pooled);
+  sg_kernel_clear (&k);
 }
 
 /* Four participants share the optimum x = 6 on [0, 10], each shifted by a

@@ -646,7 +646,7 @@ assert_engine_takes (SbSession *loaded)
 {
   const SbExperiment *exp = sb_session_get_experiment (loaded);
   double lower[SB_MAX_PARAMETERS], upper[SB_MAX_PARAMETERS];
-  sg_bo_config config;
+  sg_bo_config config = { 0 };
   sg_bo *bo = NULL;
 
   for (guint j = 0; j < exp->n_parameters; j++)
@@ -672,6 +672,7 @@ assert_engine_takes (SbSession *loaded)
       g_assert_cmpint (status, ==, SG_OK);
     }
   sg_bo_free (bo);
+  sg_bo_config_clear (&config);
 }
 
 /* A point for the colour experiment: usually inside the box, sometimes

@@ -75,7 +75,7 @@ test_gp_regression (void)
       X[i * dim + 1] = gsl_rng_uniform (rng) * 3;
       y[i] = sin (X[i * dim]) + 0.5 * cos (2 * X[i * dim + 1]);
     }
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_MATERN52, dim, 1.7, 0.8);
   k.lengthscales[1] = 1.3;
   const double xi = 0.25, sn = 0.3;
@@ -165,6 +165,7 @@ test_gp_regression (void)
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
   sg_rng_free (rng);
+  sg_kernel_clear (&k);
 }
 
 /* ---- 1b. Order statistics: selection vs a full sort ----------------------- */
@@ -187,7 +188,7 @@ test_order_statistics (void)
   sg_data data;
   sg_data_init (&data, 1);
   sg_data_add_numeric (&data, x0, 0.7);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, 1.0);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0);
@@ -249,6 +250,7 @@ test_order_statistics (void)
   sg_skewgp_posterior_free (post);
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
+  sg_kernel_clear (&k);
 }
 
 /* ---- 1c. Sample paths on a fine grid (numerically singular remainder) ---- */
@@ -261,7 +263,7 @@ test_sample_paths (void)
   sg_data_init (&data, 1);
   sg_data_add_numeric (&data, &x[0], 0.5);
   sg_data_add_preference (&data, &x[1], &x[2]);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, 0.7);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0);
@@ -318,6 +320,7 @@ test_sample_paths (void)
   sg_skewgp_posterior_free (post);
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
+  sg_kernel_clear (&k);
 }
 
 /* ---- 1d. Density of f(x) --------------------------------------------------- */
@@ -333,7 +336,7 @@ test_density (void)
   sg_data_init (&data, 1);
   sg_data_add_numeric (&data, &x0[0], 0.4);
   sg_data_add_numeric (&data, &x0[1], -0.2);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_MATERN52, 1, 1.5, 0.8);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0.1);
@@ -389,6 +392,7 @@ test_density (void)
   sg_skewgp_posterior_free (post);
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
+  sg_kernel_clear (&k);
 }
 
 /* ---- 2. SUN parameters: paper literally vs implementation ---------------- */
@@ -494,7 +498,7 @@ test_sun_literal (void)
       size_t n = 4 + (size_t) rep % 3;
       sg_data data;
       random_mixed_data (rng, &data, n);
-      sg_kernel k;
+      sg_kernel k = { 0 };
       sg_kernel_init (&k, rep % 2 ? SG_KERNEL_MATERN52 : SG_KERNEL_RBF, 1,
                       0.5 + 2 * gsl_rng_uniform (rng), 0.5 + gsl_rng_uniform (rng));
       double U[2] = { 3 * gsl_rng_uniform (rng), 3 * gsl_rng_uniform (rng) };
@@ -567,6 +571,7 @@ test_sun_literal (void)
       sg_skewgp_posterior_free (post);
       sg_likelihood_clear (&lik);
       sg_data_clear (&data);
+      sg_kernel_clear (&k);
     }
   sg_rng_free (rng);
 }
@@ -774,7 +779,7 @@ test_quadrature (void)
     {
       sg_data data;
       build_case (kinds[c], &data);
-      sg_kernel k;
+      sg_kernel k = { 0 };
       sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.3, 0.7);
       sg_skewgp_prior prior = { .kernel = k, .mean = 0.2, .s = svals[c],
                                 .pseudo_points = U, .phases = L, .gamma = g };
@@ -838,6 +843,7 @@ test_quadrature (void)
       sg_skewgp_posterior_free (post);
       sg_likelihood_clear (&lik);
       sg_data_clear (&data);
+      sg_kernel_clear (&k);
     }
 }
 
@@ -861,7 +867,7 @@ build_r_case (size_t n, size_t s, sg_data *data, sg_skewgp_prior *prior,
   for (size_t i = 6; i + 1 < n; i++)
     sg_data_add_preference (data, &x[i], &x[i + 1]);
   sg_data_add_preference (data, &x[6], &x[0]);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.3, 0.6);
   U[0] = 0.8; U[1] = 2.2; L[0] = 1; L[1] = -1; g[0] = 0.3; g[1] = -0.2;
   *prior = (sg_skewgp_prior) { .kernel = k, .mean = 0.1, .s = s, .pseudo_points = U,
@@ -908,6 +914,7 @@ test_evidence_r (void)
       checked++;
       sg_skewgp_posterior_free (post);
       sg_likelihood_clear (&lik);
+      sg_kernel_clear (&prior.kernel);
       sg_data_clear (&data);
     }
   g_assert_cmpint (checked, ==, 3);
@@ -926,7 +933,7 @@ test_class_probability_mc (void)
       double x[2] = { gsl_rng_uniform (rng) * 2 - 1, gsl_rng_uniform (rng) * 2 - 1 };
       sg_data_add_binary (&data, x, x[0] + 0.5 * x[1] > 0 ? 1 : -1);
     }
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 2, 2.0, 0.6);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0);
@@ -958,6 +965,7 @@ test_class_probability_mc (void)
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
   sg_rng_free (rng);
+  sg_kernel_clear (&k);
 }
 
 /* ---- 5. The 1-D preference example of 001 sec. 3.2 ---------------------- */
@@ -993,7 +1001,7 @@ test_preference_example (void)
   for (int i = 1; i < 25; i++)
     if (g_true (x[i]) > g_true (xr))
       xr = x[i];
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 50, 0.33);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0);
@@ -1047,6 +1055,7 @@ test_preference_example (void)
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
   sg_rng_free (rng);
+  sg_kernel_clear (&k);
 }
 
 /* ---- 6. The skewed prior of 000 Figure 3 ---------------------------------- */
@@ -1059,7 +1068,7 @@ static prior_means
 skewed_prior_means (double g1, double g2, double L2)
 {
   double U[2] = { 0.3, 0.7 }, L[2] = { 1, L2 }, g[2] = { g1, g2 };
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, 0.3);
   sg_skewgp_prior prior = { .kernel = k, .mean = 0, .s = 2, .pseudo_points = U,
                             .phases = L, .gamma = g };
@@ -1085,6 +1094,7 @@ skewed_prior_means (double g1, double g2, double L2)
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
   return r;
+  sg_kernel_clear (&k);
 }
 
 static void
@@ -1116,7 +1126,7 @@ test_batch_bound (void)
   gsl_rng *rng = sg_rng_new (8, 0);
   sg_data data;
   random_mixed_data (rng, &data, 7);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, 0.8);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0);
@@ -1151,6 +1161,7 @@ test_batch_bound (void)
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
   sg_rng_free (rng);
+  sg_kernel_clear (&k);
 }
 
 /* ---- 8. Kept variable order across evidence calls (fitting) --------------- */
@@ -1163,12 +1174,13 @@ keep_order_posterior (double lengthscale, const double *gamma, sg_data *data,
                       sg_likelihood *lik)
 {
   static const double U[3] = { -0.8, 0.1, 0.9 }, L[3] = { 1, -1, 1 };
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, lengthscale);
   sg_skewgp_prior prior = { .kernel = k, .mean = 0, .s = 3, .pseudo_points = U,
                             .phases = L, .gamma = gamma };
   sg_noise noise = { 0.5, 0.3 };
   return make_posterior (&prior, data, &noise, lik);
+  sg_kernel_clear (&k);
 }
 
 /* log P(t > 0) of N(mean, cov), deterministic points, on workspace W. */
@@ -1236,7 +1248,7 @@ test_evidence_keeps_order (void)
    * of S_tt before conditioning; recompute it here from the kernel */
   static const double U[3] = { -0.8, 0.1, 0.9 }, L[3] = { 1, -1, 1 };
   double Gam1[9], Gam2[9];
-  sg_kernel k1, k2;
+  sg_kernel k1 = { 0 }, k2 = { 0 };
   sg_kernel_init (&k1, SG_KERNEL_RBF, 1, 1.0, 0.3);
   sg_kernel_init (&k2, SG_KERNEL_RBF, 1, 1.0, 1.5);
   sg_kernel_matrix (&k1, U, 3, U, 3, Gam1);
@@ -1272,6 +1284,8 @@ test_evidence_keeps_order (void)
   sg_likelihood_clear (&lik1);
   sg_likelihood_clear (&lik2);
   sg_data_clear (&data);
+  sg_kernel_clear (&k1);
+  sg_kernel_clear (&k2);
 }
 
 /* ---- 9. Moment maps (fast_moments) against the sample path ---------------- */
@@ -1292,7 +1306,7 @@ moment_map_max_errors (size_t duels, size_t grid, int jitter, double *dmean,
       int a_wins = sin (3 * a[0]) + cos (3 * a[1]) >= sin (3 * b[0]) + cos (3 * b[1]);
       sg_data_add_preference (&data, a_wins ? a : b, a_wins ? b : a);
     }
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 2, 1.0, 0.2);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0.3);
@@ -1350,6 +1364,7 @@ moment_map_max_errors (size_t duels, size_t grid, int jitter, double *dmean,
   sg_data_clear (&data);
   sg_rng_free (rng);
   return max_skew;
+  sg_kernel_clear (&k);
 }
 
 /* Mean and sd are the same sample moments computed in another order: they
@@ -1400,7 +1415,7 @@ test_cancel (void)
 {
   sg_data data;
   build_case (3, &data);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, 0.5);
   sg_skewgp_prior prior;
   sg_skewgp_prior_gp (&prior, &k, 0);
@@ -1447,6 +1462,7 @@ test_cancel (void)
   sg_skewgp_posterior_free (post);
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
+  sg_kernel_clear (&k);
 }
 
 
@@ -1581,7 +1597,7 @@ test_sun_moments_esn (void)
 static void
 check_prior_moments (size_t s, const double *U, const double *L, const double *g)
 {
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.0, 0.3);
   sg_skewgp_prior prior = { .kernel = k, .mean = 0, .s = s, .pseudo_points = U,
                             .phases = L, .gamma = g };
@@ -1630,6 +1646,7 @@ check_prior_moments (size_t s, const double *U, const double *L, const double *g
   sg_skewgp_samples_free (smp);
   sg_skewgp_posterior_free (post);
   sg_sun_clear (&sun);
+  sg_kernel_clear (&k);
 }
 
 static void

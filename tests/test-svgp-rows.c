@@ -193,6 +193,8 @@ problem_clear (problem *p)
     sg_hier_data_clear (&p->hd);
   sg_likelihood_clear (&p->dense);
   sg_likelihood_clear (&p->sparse);
+  sg_kernel_clear (&p->kernel);
+  sg_hier_model_clear (&p->model);
 }
 
 static sg_svgp_rows_data
@@ -642,6 +644,7 @@ test_population_exact_gaussian (void)
   sg_hier_data_clear (&none);
   sg_hier_population_clear (&pop);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
   sg_rng_free (rng);
 }
 

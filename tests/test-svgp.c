@@ -192,7 +192,7 @@ check_elbo_case (int duel, sg_kernel_type type, double noise_sd)
 {
   fixture f;
   make_fixture (&f, duel, 11 + duel);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, type, 2, 1.5, 1.0);
   k.lengthscales[0] = 0.8;
   k.lengthscales[1] = 1.3;
@@ -208,6 +208,7 @@ check_elbo_case (int duel, sg_kernel_type type, double noise_sd)
   g_assert_cmpfloat (fabs (e - ref), <=, 1e-9 * (1 + fabs (ref)));
   sg_svgp_workspace_free (ws);
   sg_svgp_clear (&q);
+  sg_kernel_clear (&k);
 }
 
 static void
@@ -226,7 +227,7 @@ check_gradient_case (int duel, sg_kernel_type type)
 {
   fixture f;
   make_fixture (&f, duel, 21 + duel);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, type, 2, 0.9, 1.0);
   k.lengthscales[0] = 1.4;
   k.lengthscales[1] = 0.7;
@@ -266,6 +267,7 @@ check_gradient_case (int duel, sg_kernel_type type)
   sg_svgp_workspace_free (ws);
   sg_svgp_clear (&q);
   sg_svgp_clear (&qh);
+  sg_kernel_clear (&k);
 }
 
 static void
@@ -365,7 +367,7 @@ test_full_gp_optimum (void)
 {
   full_fixture f;
   make_full_fixture (&f);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 2, 1.0, 1.5);
   double sigma = 1.0, delta = 0.05;
   sg_svgp q;
@@ -479,6 +481,7 @@ test_full_gp_optimum (void)
   sg_svgp_workspace_free (ws);
   sg_svgp_clear (&q);
   sg_svgp_clear (&r);
+  sg_kernel_clear (&k);
 }
 
 /* ---- summaries --------------------------------------------------------- */
@@ -490,7 +493,7 @@ test_summaries (void)
 {
   fixture f;
   make_fixture (&f, 0, 41);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 2, 1.2, 0.9);
   sg_svgp q;
   g_assert_cmpint (sg_svgp_init (&q, &k, f.Z, M_IND, 1.0, 0.1), ==, SG_OK);
@@ -528,6 +531,7 @@ test_summaries (void)
   g_assert_cmpint (sg_svgp_summaries (&q, xr, 1, 0.9, xr, s), ==, SG_OK);
   g_assert_cmpfloat (s[0].prob_better, ==, 0.0);
   sg_svgp_clear (&q);
+  sg_kernel_clear (&k);
 }
 
 /* ---- training on a larger problem --------------------------------------- */
@@ -557,7 +561,7 @@ test_train (void)
       y[i] = sin (2 * X[2 * i]) - X[2 * i + 1] > 0 ? 1 : -1;
     }
   sg_svgp_data data = { .dim = 2, .n = n, .X = X, .y = y };
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 2, 1.0, 1.0);
   sg_svgp_options opt;
   sg_svgp_options_default (&opt);
@@ -607,6 +611,7 @@ test_train (void)
   sg_svgp_workspace_free (ws);
   sg_svgp_clear (&q);
   sg_rng_free (rng);
+  sg_kernel_clear (&k);
 }
 
 /* Duels: 600 noise-free comparisons of u(x) = sin(3 x1) + x2 on [-1, 1]^2
@@ -641,7 +646,7 @@ test_duels (void)
       T2[i] = 2 * gsl_rng_uniform (rng) - 1;
     }
   sg_svgp_data data = { .dim = 2, .n = n, .X = X, .X2 = X2, .y = y };
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 2, 1.0, 0.7);
   sg_svgp_options opt;
   sg_svgp_options_default (&opt);
@@ -713,6 +718,7 @@ test_duels (void)
   g_free (dv);
   sg_svgp_clear (&q);
   sg_rng_free (rng);
+  sg_kernel_clear (&k);
 }
 
 /* ---- bad input ---------------------------------------------------------- */
@@ -722,7 +728,7 @@ test_bad_input (void)
 {
   fixture f;
   make_fixture (&f, 0, 51);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, 2, 1.0, 1.0);
   sg_svgp q = { 0 };
   g_assert_cmpint (sg_svgp_init (&q, &k, f.Z, 0, 1.0, 0.1), ==, SG_EINVAL);
@@ -797,6 +803,7 @@ test_bad_input (void)
   sg_svgp_workspace_free (ws_bad);
   sg_svgp_clear (&q);
   sg_rng_free (rng);
+  sg_kernel_clear (&k);
 }
 
 /* k-means centres: every centre is the mean of the points nearest to it

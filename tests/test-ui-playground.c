@@ -352,7 +352,7 @@ test_preset (void)
       g_assert_cmpint (sg_data_add_binary (&data, pts[i].x, pts[i].positive ? 1 : -1), ==, SG_OK);
     sg_kernel_init (&h.kernel, SG_KERNEL_RBF, 1, in->variance, in->lengthscale);
     h.noise.numeric_sd = h.noise.probit_sd = 1;
-    g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, &data), ==, SG_OK);
+    g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data.dim, &data), ==, SG_OK);
     spec.lengthscale[0] = (sg_fit_range) { 0.2, 20 };
     spec.variance = (sg_fit_range) { 0.05, 60 };
     sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_LAPLACE, &data);

@@ -193,26 +193,20 @@ read_curves (const char *path, GPtrArray *protocols)
   return ok;
 }
 
-/* The series colour of ARM: its rank among the arms PROTO has (in table
- * order), so that up to eight arms have distinct colours. */
+/* The series colour of ARM, the same in every figure and apart for the
+ * arms of the published protocols: random search grey (and dashed), UCB
+ * blue, EIIG green, the believers pink and vermillion, qEUBO sky blue. */
 static SbRole
-arm_role (const Protocol *proto, const char *arm)
+arm_role (const char *arm)
 {
-  int k = arm_index (arm), rank = 0;
-  for (guint a = 0; a < G_N_ELEMENTS (arm_order); a++)
-    {
-      if ((int) a == k)
-        break;
-      gboolean present = FALSE;
-      for (guint i = 0; i < proto->problems->len && !present; i++)
-        {
-          const Problem *p = proto->problems->pdata[i];
-          for (guint j = 0; j < p->curves->len && !present; j++)
-            present = strcmp (((const Curve *) p->curves->pdata[j])->arm, arm_order[a]) == 0;
-        }
-      rank += present;
-    }
-  return SB_ROLE_SERIES_0 + (SbRole) (rank % (SB_N_ROLES - SB_ROLE_SERIES_0));
+  static const struct { const char *arm; int series; } colours[] = {
+    { "random", 7 }, { "ucb", 0 }, { "eiig", 2 }, { "hb-ei", 3 }, { "hb-ucb", 4 },
+    { "qeubo", 5 }, { "epi", 1 }, { "thompson", 6 }, { "muc", 1 }, { "dts", 6 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (colours); k++)
+    if (strcmp (colours[k].arm, arm) == 0)
+      return SB_ROLE_SERIES_0 + (SbRole) colours[k].series;
+  return SB_ROLE_FOREGROUND;
 }
 
 /* One problem's scene: a band and a line per arm. */
@@ -230,7 +224,7 @@ problem_scene (const Protocol *proto, const Problem *prob)
     {
       const Curve *c = prob->curves->pdata[i];
       int k = arm_index (c->arm);
-      SbRole role = arm_role (proto, c->arm);
+      SbRole role = arm_role (c->arm);
       gsize n = c->duels->len;
       const double *x = (const double *) c->duels->data;
       const double *m = (const double *) c->mean->data;

@@ -75,7 +75,7 @@ static sg_bo *
 make_loop_acq (const sg_problem *p, size_t n_duels, uint64_t seed, sg_bo_acquisition acq)
 {
   size_t dim = sg_problem_dim (p);
-  sg_bo_config c;
+  sg_bo_config c = { 0 };
   sg_bo_config_default (&c, dim, sg_problem_lower (p), sg_problem_upper (p));
   c.acquisition = acq;
   c.prior.kernel.variance = 10;
@@ -100,6 +100,7 @@ make_loop_acq (const sg_problem *p, size_t n_duels, uint64_t seed, sg_bo_acquisi
     }
   sg_rng_free (rng);
   return bo;
+  sg_bo_config_clear (&c);
 }
 
 static sg_bo *

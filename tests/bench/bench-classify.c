@@ -171,7 +171,7 @@ main (int argc, char **argv)
         break;
       sg_data data;
       make_data (n, 1000 + n, &data, Xs);
-      sg_kernel k;
+      sg_kernel k = { 0 };
       sg_kernel_init (&k, SG_KERNEL_RBF, 2, 1.0, 0.5);
       sg_approx_model model = { .kernel = k, .prior_mean = 0, .noise = { 1, 1 },
                                 .link = SG_LINK_PROBIT };
@@ -219,6 +219,7 @@ main (int argc, char **argv)
               mad_prob (se, ss));
       fflush (stdout);
       sg_data_clear (&data);
+      sg_kernel_clear (&k);
     }
   free (sl);
   free (se);

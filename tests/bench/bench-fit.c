@@ -193,7 +193,7 @@ fit (const sg_data *data, const dataset *ds, const fit_config *cfg,
 {
   hyper_init (h, ds);
   sg_fit_spec spec;
-  sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data);
+  sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data->dim, data);
   sg_evidence_ctx ctx;
   sg_evidence_ctx_init (&ctx, cfg->method, data);
   ctx.workspace = w;
@@ -280,10 +280,12 @@ table_smoothness (const dataset *ds, const sg_data *data, const sg_hyper *h0,
   for (int i = 0; i < N; i++)
     {
       sg_hyper h = *h0;
+      sg_kernel_copy (&h.kernel, &h0->kernel);
       h.kernel.lengthscales[0] *= exp ((i - N / 2) * step);
       /* with KEEP, the first point of the scan chooses the order */
       f[i] = log_evidence_keep (&h, data, w, n_points, 10, SG_MVN_TILTED, 7,
                                 keep && i > 0).value;
+      sg_kernel_clear (&h.kernel);
     }
   double max_jump = 0;
   int jumps = 0;

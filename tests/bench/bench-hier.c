@@ -246,7 +246,7 @@ run (size_t P, size_t N, double v_ind, size_t n_seeds, int fitted)
           for (size_t i = 0; i < GRID; i++)
             fbest[p] = fmax (fbest[p], g_of (&s, grid[i]) + h_of (&s, p, grid[i]));
         }
-      sg_hier_model model, pool;
+      sg_hier_model model = { 0 }, pool = { 0 };
       sg_hier_model_init (&model, SG_KERNEL_RBF, 1, 1, POP_LS, v_ind, IND_LS);
       model.noise.probit_sd = SIGMA;
       if (fitted)
@@ -290,6 +290,8 @@ run (size_t P, size_t N, double v_ind, size_t n_seeds, int fitted)
       acc_add (&differs, pd);
       sg_hier_data_clear (&hd);
       sg_rng_free (rng);
+      sg_hier_model_clear (&model);
+      sg_hier_model_clear (&pool);
     }
   double cpu = (double) clock () / CLOCKS_PER_SEC - t0;
   printf ("| %s | %2zu | %3zu | %4.2f | %.3f | %.3f | %.3f | %.3f | %+.3f ± %.3f | %+.3f ± %.3f "

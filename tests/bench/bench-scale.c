@@ -24,9 +24,9 @@
  *              the grid) over the box's diagonal, and |prob_best_differs
  *              cached - exact| (tolerance 0.05).
  * session N    one person, N duels, v_ind = 0. The sparse fit of the first
- *              N - 1 answers (the stored fit: sg_hier_sparse_fit, M = 100,
- *              2000 Adam steps of 256 rows, 10 natural-gradient steps, and
- *              the summed sites); a question after answer N =
+ *              N - 1 answers (the stored fit: sg_hier_sparse_fit with the
+ *              library's defaults, the kernel held: M = 200, 60 natural-
+ *              gradient steps; and the summed sites); a question after answer N =
  *              pseudo-observations of the fit's sites + answer N exactly.
  *              With --exact the exact question on all N and the agreement
  *              of f (grid, as above, against the fit's summary of all N).
@@ -40,8 +40,8 @@
  *              model or from the cache (refreshed each round); regret on
  *              g of the exact model's recommendation on the grid.
  *
- * Usage: bench-scale study P N [--exact] | session N [--exact] | regret
- * session|study SEED. One row of
+ * Usage: bench-scale study P N [--exact] | session N [--exact] [--inducing M]
+ * [--adam N] [--refine K] | regret session|study SEED. One row of
  * the table per run (markdown), peak memory from getrusage. Run with
  * nice -n 19 OPENBLAS_NUM_THREADS=1.
  */
@@ -187,12 +187,21 @@ model_of (sg_hier_model *model, double v_ind)
   model->noise.probit_sd = SIGMA;
 }
 
+/* Inducing points of a session's sparse fit (--inducing M), its Adam
+ * steps (--adam N) and natural-gradient steps (--refine K). */
+static size_t session_inducing = 0, session_adam = 0, session_refine = 0;   /* 0: defaults */
+
 static void
 rows_options (sg_svgp_rows_options *o)
 {
   sg_svgp_rows_options_default (o);
-  o->n_inducing = M_INDUCING;
   o->train.fix_kernel = 1;
+  if (session_inducing)
+    o->n_inducing = session_inducing;
+  if (session_adam)
+    o->train.iterations = session_adam;
+  if (session_refine)
+    o->refine_iterations = session_refine;
 }
 
 /* A session's stored fit: the sparse model and the summed sites of the
@@ -764,7 +773,18 @@ run_regret (const char *what, uint64_t seed)
 int
 main (int argc, char **argv)
 {
-  int exact = argc > 1 && strcmp (argv[argc - 1], "--exact") == 0;
+  int exact = 0;
+  for (int i = 2; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--exact") == 0)
+        exact = 1;
+      if (strcmp (argv[i], "--inducing") == 0 && i + 1 < argc)
+        session_inducing = (size_t) atol (argv[i + 1]);
+      if (strcmp (argv[i], "--adam") == 0 && i + 1 < argc)
+        session_adam = (size_t) atol (argv[i + 1]);
+      if (strcmp (argv[i], "--refine") == 0 && i + 1 < argc)
+        session_refine = (size_t) atol (argv[i + 1]);
+    }
   if (argc > 1 && strcmp (argv[1], "--header") == 0)
     {
       printf ("<!-- OpenBLAS kernel %s -->\n", openblas_get_corename ());

@@ -91,7 +91,7 @@ main (int argc, char *argv[])
     {
       sg_data data;
       make_duels (duels[c], 1000 + c, &data);
-      sg_kernel k;
+      sg_kernel k = { 0 };
       sg_kernel_init (&k, SG_KERNEL_RBF, 2, 1.0, 0.2);
       sg_skewgp_prior prior;
       sg_skewgp_prior_gp (&prior, &k, 0);
@@ -170,6 +170,7 @@ main (int argc, char *argv[])
       sg_skewgp_posterior_free (post);
       sg_likelihood_clear (&lik);
       sg_data_clear (&data);
+      sg_kernel_clear (&k);
     }
   free (grid);
   free (sum);

@@ -269,12 +269,13 @@ ablation (const sg_kernel *k, const double *X, const double *y, const double *Xs
     for (size_t b = 0; b < 2; b++)
       for (int ard = 1; ard <= (Ms[a] == 100 && its[b] == 2000 ? 2 : 1); ard++)
         {
-          sg_kernel f;
+          sg_kernel f = { 0 };
           score s = run_svgp_with (ard, Ms[a], its[b], k, X, y, N_POOL, Xs, ys, p, sum, &f);
           printf ("| %zu | %d%s | %.0f | %.4f | %.4f | %.4f | %.4f | %.3g | %.3f %.3f |\n", Ms[a],
                   its[b], ard == 2 ? " (variance learned too)" : "", s.ms, s.accuracy, s.info,
                   s.dbayes, s.extra, f.variance, f.lengthscales[0], f.lengthscales[1]);
           fflush (stdout);
+          sg_kernel_clear (&f);
         }
 }
 
@@ -325,7 +326,7 @@ main (int argc, char **argv)
   printf ("Data: %d training rows (%zu positive), %d test rows, seed %d; Bayes classifier on "
           "the test rows: accuracy %.4f, information %.4f bits\n\n", N_POOL, pos, N_TEST, SEED,
           bayes_acc / N_TEST, 1 + bayes_info / N_TEST);
-  sg_kernel k;
+  sg_kernel k = { 0 };
   sg_kernel_init (&k, SG_KERNEL_RBF, DIM, 1.0, 0.5);
   double *p = malloc (N_TEST * sizeof *p);
   sg_point_summary *sum = malloc (N_TEST * sizeof *sum);
@@ -347,7 +348,7 @@ main (int argc, char **argv)
     {
       size_t n = ns[t];
       score s;
-      sg_kernel fitted;
+      sg_kernel fitted = { 0 };
       if (n <= max_laplace)
         {
           s = run_gaussian (0, &k, X, y, n, Xs, ys, p, sum);
@@ -373,10 +374,12 @@ main (int argc, char **argv)
       snprintf (note, sizeof note, "delta %.4f, lengthscales %.3f %.3f", s.extra,
                 fitted.lengthscales[0], fitted.lengthscales[1]);
       print_row (n, "SVGP-ARD", &s, note);
+      sg_kernel_clear (&fitted);
     }
   free (p);
   free (sum);
   free (X);
   free (y);
   return 0;
+  sg_kernel_clear (&k);
 }

@@ -26,7 +26,7 @@ xdotool search --sync --name "sb-kill-keepalive-$$" >/dev/null 2>&1 &
 keepalive=$!
 trap 'kill $keepalive 2>/dev/null; rm -rf "$tmp"' EXIT
 
-duels () { grep -cE '"kind" ?: "duel"' "$1" 2>/dev/null || true; }
+duels () { grep -A1 -E '"kind" ?: "duel"' "$1" 2>/dev/null | grep -c '"time"' || true; }
 file_winners () { grep -oE '"winner" ?: "[ab]"' "$1" 2>/dev/null | sed 's/.*"\([ab]\)"/\1/' | tr -d '\n'; }
 log_winners () { grep -o 'answer [0-9]* taken ([ab])' "$1" | sed 's/.*(\([ab]\))/\1/' | tr -d '\n'; }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End-to-end test of one writer per session file, with the real programs:
 #   1. `skewgp new` creates a session; `skewbench --session` opens it and
-#      holds its write lock: `skewgp ask` (which would store a question)
-#      and `skewgp tell` are refused with exit 2 naming skewbench, and the
-#      file is byte-identical afterwards;
+#      holds its write lock and stores the question on its screen as the
+#      session's open question: `skewgp ask` prints that question (reading
+#      needs no lock), `skewgp tell` is refused with exit 2 naming
+#      skewbench, and the file is byte-identical afterwards;
 #   2. after the app quits (SIGTERM), the lock is free: ask/tell work;
 #   3. `skewbench --follow` shows the file read-only while a script answers
 #      three questions with ask/tell: the app follows every answer ("followed:
@@ -62,10 +63,10 @@ wait_log "$tmp/app1.log" "question 1 shown"
 cp "$session" "$tmp/before.json"
 "$skewgp" ask "$session" >"$tmp/ask.out" 2>"$tmp/ask.err"; rc_ask=$?
 echo '{"question": 1, "answer": {"chosen": 0}}' | "$skewgp" tell "$session" - >/dev/null 2>"$tmp/tell.err"; rc_tell=$?
-if [ $rc_ask = 2 ] && [ $rc_tell = 2 ] && grep -q skewbench "$tmp/ask.err" && grep -q skewbench "$tmp/tell.err"; then
-  ok "while the app runs the session, skewgp ask and tell are refused naming it"
+if [ $rc_ask = 0 ] && grep -Eq '"(id|question)": ?1[,}]' "$tmp/ask.out" && [ $rc_tell = 2 ] && grep -q skewbench "$tmp/tell.err"; then
+  ok "while the app runs the session, skewgp ask shows its open question and tell is refused naming it"
 else
-  not_ok "while the app runs the session, skewgp ask and tell are refused naming it" \
+  not_ok "while the app runs the session, skewgp ask shows its open question and tell is refused naming it" \
     "ask $rc_ask: $(cat "$tmp/ask.err")" "tell $rc_tell: $(cat "$tmp/tell.err")"
 fi
 if cmp -s "$session" "$tmp/before.json"; then ok "the refused writers changed nothing"; else not_ok "the refused writers changed nothing"; fi

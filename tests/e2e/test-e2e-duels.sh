@@ -74,7 +74,9 @@ wait_title () {
   return 1
 }
 
-count_answers () { grep -cE '"kind" ?: "duel"' "$1" 2>/dev/null || true; }
+# Duels in the log (each with its time; the open question, also a duel,
+# has none).
+count_answers () { grep -A1 -E '"kind" ?: "duel"' "$1" 2>/dev/null | grep -c '"time"' || true; }
 # What the app's log says: answers taken (with their winners, in order),
 # keys refused.
 taken () { grep -c 'answer [0-9]* taken' "$1" 2>/dev/null || true; }

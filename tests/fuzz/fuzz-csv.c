@@ -33,7 +33,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   const char *path = fuzz_file_with (data, size);
   SkewgpCsv csv;
   g_autoptr (GError) error = NULL;
-  if (!skewgp_csv_read (path, &csv, &error))
+  if (!skewgp_csv_read (path, TRUE, &csv, &error))
     {
       check_error (error, path);
       skewgp_csv_clear (&csv);
@@ -43,15 +43,24 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   for (gsize i = 0; i < csv.rows; i++)
     {
       FUZZ_CHECK (i == 0 || csv.line[i] > csv.line[i - 1]);
-      for (gsize j = 0; j < csv.cols; j++)
+      for (gsize j = 0; j + 1 < csv.cols; j++)
         FUZZ_CHECK (isfinite (csv.values[i * csv.cols + j]));
+      FUZZ_CHECK (csv.labels[i] != NULL && *csv.labels[i] != '\0');
     }
-  g_autofree int *labels = g_new (int, csv.rows);
-  if (skewgp_csv_labels (&csv, path, csv.cols - 1, labels, &error))
-    for (gsize i = 0; i < csv.rows; i++)
-      FUZZ_CHECK (labels[i] == 1 || labels[i] == -1);
-  else
-    check_error (error, path);
+  /* every row in a class, the classes distinct and all used */
+  g_autofree gsize *cls = g_new (gsize, csv.rows);
+  g_auto (GStrv) names = NULL;
+  gsize n_classes = 0;
+  skewgp_csv_classes (&csv, &names, &n_classes, cls);
+  FUZZ_CHECK (n_classes >= 1 && n_classes <= csv.rows && g_strv_length (names) == n_classes);
+  g_autofree gsize *count = g_new0 (gsize, n_classes);
+  for (gsize i = 0; i < csv.rows; i++)
+    {
+      FUZZ_CHECK (cls[i] < n_classes);
+      count[cls[i]]++;
+    }
+  for (gsize c = 0; c < n_classes; c++)
+    FUZZ_CHECK (count[c] > 0 && (c == 0 || strcmp (names[c - 1], names[c]) != 0));
   skewgp_csv_clear (&csv);
   return 0;
 }
