@@ -1,4 +1,4 @@
-/* skewgp.c — the headless SkewBench command line (DESIGN §5). */
+/* skewgp.c — the headless SkewBench command line (docs/DESIGN.md §5). */
 #include "config.h"
 
 #include "skewgp-cli.h"

@@ -192,7 +192,8 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
       "recommendations on every N-th iteration line (default 0: summary only)", "N" },
     { NULL },
   };
-  return skewgp_parse_options ("bo", entries, bo_summary, bo_description, argc, argv, error);
+  const SkewgpOptionSpec spec = { "bo", entries, bo_summary, bo_description, 0 };
+  return skewgp_parse_options (&spec, argc, argv, NULL, error);
 }
 
 typedef struct {

@@ -329,8 +329,9 @@ parse_flags (int argc, char **argv, ClsFlags *f, GError **error)
       "S" },
     { NULL },
   };
-  return skewgp_parse_options ("classify", entries, classify_summary, classify_description,
-                               argc, argv, error);
+  const SkewgpOptionSpec spec = { "classify", entries, classify_summary, classify_description,
+                                  0 };
+  return skewgp_parse_options (&spec, argc, argv, NULL, error);
 }
 
 /* The integer options, each in its range. */

@@ -1,7 +1,11 @@
-/* skewgp-cli.c — reading, checking and writing the CLI's JSON documents. */
+/* skewgp-cli.c — what the `skewgp` subcommands share (skewgp-cli.h): their
+ * JSON documents, the one option parser, and the steps of the session and
+ * study commands. */
 #include "config.h"
 
 #include "skewgp-cli.h"
+#include "sb-ask-tell.h"
+#include "sb-engine-job.h"
 #include "sb-json-read.h"
 #include "sb-json-write.h"
 #include "sg-common.h"
@@ -476,7 +480,7 @@ skewgp_print_builder (JsonBuilder *b, gboolean one_line)
 /* ---- Options -------------------------------------------------------------- */
 
 static const GOptionEntry *
-find_entry (const GOptionEntry *entries, const char *name, gsize len)
+find_long (const GOptionEntry *entries, const char *name, gsize len)
 {
   for (const GOptionEntry *e = entries; e->long_name; e++)
     if (strlen (e->long_name) == len && strncmp (e->long_name, name, len) == 0)
@@ -484,56 +488,117 @@ find_entry (const GOptionEntry *entries, const char *name, gsize len)
   return NULL;
 }
 
-/* The checks whose GLib messages would not say what the CLI says: an
- * unknown long option, and a value-taking option at the end. */
-static gboolean
-check_option_names (const char *command, const GOptionEntry *entries, int argc, char **argv,
-                    GError **error)
+static const GOptionEntry *
+find_short (const GOptionEntry *entries, char name)
 {
-  for (int i = 0; i < argc && strcmp (argv[i], "--") != 0; i++)
+  for (const GOptionEntry *e = entries; e->long_name; e++)
+    if (e->short_name != 0 && e->short_name == name)
+      return e;
+  return NULL;
+}
+
+/* ARG asks for the help GLib builds (SPEC has a summary). */
+static gboolean
+is_help (const SkewgpOptionSpec *spec, const char *arg)
+{
+  return spec->summary != NULL
+         && (strcmp (arg, "--help") == 0 || strcmp (arg, "--help-all") == 0
+             || strcmp (arg, "-h") == 0 || strcmp (arg, "-?") == 0);
+}
+
+/* ARG, an argument that is not an option, appended to POSITIONAL unless
+ * SPEC takes no more. */
+static gboolean
+add_positional (const SkewgpOptionSpec *spec, GPtrArray *positional, guint *n, char *arg,
+                GError **error)
+{
+  if (*n >= spec->max_positional)
     {
-      if (!g_str_has_prefix (argv[i], "--"))
-        continue;
-      const char *name = argv[i] + 2, *eq = strchr (name, '=');
-      gsize len = eq ? (gsize) (eq - name) : strlen (name);
-      const GOptionEntry *e = find_entry (entries, name, len);
-      if (e == NULL && (strcmp (name, "help") == 0 || strcmp (name, "help-all") == 0))
-        continue;
-      if (e == NULL)
-        return skewgp_input_error (error, "unknown option '--%.*s' (see skewgp %s --help)",
-                                   (int) len, name, command);
-      if (e->arg == G_OPTION_ARG_NONE || eq != NULL)
-        continue;
-      if (i + 1 >= argc)
-        return skewgp_input_error (error, "%s needs a value", argv[i]);
-      i++;
+      if (spec->max_positional == 0)
+        return skewgp_input_error (error, "unexpected argument '%s' (options start with --)",
+                                   arg);
+      return skewgp_input_error (error, "unexpected argument '%s' (see skewgp %s --help)", arg,
+                                 spec->command);
+    }
+  (*n)++;
+  if (positional)
+    g_ptr_array_add (positional, arg);
+  return TRUE;
+}
+
+/* The option ARGV[*I] known to SPEC, and its value present: *I moves past
+ * a value given as the next argument. */
+static gboolean
+check_option (const SkewgpOptionSpec *spec, int argc, char **argv, int *i, GError **error)
+{
+  const char *arg = argv[*i];
+  const char *eq = arg[1] == '-' ? strchr (arg, '=') : NULL;
+  gsize len = eq ? (gsize) (eq - arg) : strlen (arg);
+  const GOptionEntry *e = arg[1] == '-' ? find_long (spec->entries, arg + 2, len - 2)
+                          : arg[2] == '\0' ? find_short (spec->entries, arg[1]) : NULL;
+
+  if (e == NULL)
+    return skewgp_input_error (error, "unknown option '%.*s' (see skewgp %s --help)", (int) len,
+                               arg, spec->command);
+  if (e->arg == G_OPTION_ARG_NONE)
+    return eq == NULL || skewgp_input_error (error, "%.*s takes no value", (int) len, arg);
+  if (eq == NULL && *i + 1 >= argc)
+    return skewgp_input_error (error, "%s needs a value", arg);
+  if (eq == NULL)
+    (*i)++;
+  return TRUE;
+}
+
+/* The checks whose GLib messages would not say what the CLI says, in the
+ * order of the arguments, and the positional arguments. */
+static gboolean
+check_arguments (const SkewgpOptionSpec *spec, int argc, char **argv, GPtrArray *positional,
+                 GError **error)
+{
+  guint n = 0;
+  gboolean options = TRUE;
+
+  for (int i = 0; i < argc; i++)
+    {
+      char *arg = argv[i];
+      gboolean ok;
+
+      if (options && strcmp (arg, "--") == 0)
+        ok = !(options = FALSE);
+      else if (!options || arg[0] != '-' || arg[1] == '\0')
+        ok = add_positional (spec, positional, &n, arg, error);
+      else
+        ok = is_help (spec, arg) || check_option (spec, argc, argv, &i, error);
+      if (!ok)
+        return FALSE;
     }
   return TRUE;
 }
 
 gboolean
-skewgp_parse_options (const char *command, const GOptionEntry *entries, const char *summary,
-                      const char *description, int argc, char **argv, GError **error)
+skewgp_parse_options (const SkewgpOptionSpec *spec, int argc, char **argv,
+                      GPtrArray *positional, GError **error)
 {
-  if (!check_option_names (command, entries, argc, argv, error))
+  if (!check_arguments (spec, argc, argv, positional, error))
     return FALSE;
-  g_autofree char *program = g_strdup_printf ("skewgp %s", command);
-  g_set_prgname (program);
+  g_autofree char *program = g_strdup_printf ("skewgp %s", spec->command);
   g_auto (GStrv) args = g_new0 (char *, argc + 2);
   args[0] = g_strdup (program);
   for (int i = 0; i < argc; i++)
     args[i + 1] = g_strdup (argv[i]);
 
   g_autoptr (GOptionContext) context = g_option_context_new (NULL);
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_set_summary (context, summary);
-  g_option_context_set_description (context, description);
+  g_option_context_add_main_entries (context, spec->entries, NULL);
+  g_option_context_set_help_enabled (context, spec->summary != NULL);
+  if (spec->summary != NULL)
+    {
+      g_set_prgname (program);
+      g_option_context_set_summary (context, spec->summary);
+      g_option_context_set_description (context, spec->description);
+    }
   g_autoptr (GError) local = NULL;
   if (!g_option_context_parse_strv (context, &args, &local))
     return skewgp_input_error (error, "%s", local->message);
-  if (args[1] != NULL)
-    return skewgp_input_error (error, "unexpected argument '%s' (options start with --)",
-                               args[1]);
   return TRUE;
 }
 
@@ -565,4 +630,205 @@ skewgp_option_double (const char *flag, const char *text, double *out, GError **
     return skewgp_input_error (error, "%s expects a number, got '%s'", flag, text);
   *out = v;
   return TRUE;
+}
+
+/* ---- Session and study commands ------------------------------------------- */
+
+void
+skewgp_args_clear (SkewgpArgs *args)
+{
+  char **texts[] = { &args->participant, &args->code, &args->note, &args->output, &args->by,
+                     &args->answer, &args->status, &args->repeat_rate, &args->model };
+  for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
+    g_clear_pointer (texts[i], g_free);
+}
+
+/* The options of the session and study commands: --NAME, its short
+ * form, and where SkewgpArgs keeps it. Values are taken as bytes
+ * (G_OPTION_ARG_FILENAME), whatever the locale. */
+static const struct {
+  const char *name;
+  char short_name;
+  gboolean flag;
+  gsize offset;
+} session_options[] = {
+  { "participant", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, participant) },
+  { "code", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, code) },
+  { "note", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, note) },
+  { "output", 'o', FALSE, G_STRUCT_OFFSET (SkewgpArgs, output) },
+  { "by", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, by) },
+  { "answer", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, answer) },
+  { "status", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, status) },
+  { "repeat-rate", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, repeat_rate) },
+  { "model", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, model) },
+  { "wide", 0, TRUE, G_STRUCT_OFFSET (SkewgpArgs, wide) },
+  { "with-notes", 0, TRUE, G_STRUCT_OFFSET (SkewgpArgs, with_notes) },
+  { "external-ids", 0, TRUE, G_STRUCT_OFFSET (SkewgpArgs, external_ids) },
+};
+
+/* The entries of the options named in ALLOWED ("--participant --wide")
+ * into ENTRIES (room for all of session_options and the terminator). */
+static void
+args_entries (SkewgpArgs *args, const char *allowed, GOptionEntry *entries)
+{
+  g_auto (GStrv) names = g_strsplit (allowed, " ", -1);
+  guint n = 0;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (session_options); i++)
+    {
+      g_autofree char *flag = g_strconcat ("--", session_options[i].name, NULL);
+      if (!g_strv_contains ((const char *const *) names, flag))
+        continue;
+      entries[n++] = (GOptionEntry) {
+        session_options[i].name, session_options[i].short_name, 0,
+        session_options[i].flag ? G_OPTION_ARG_NONE : G_OPTION_ARG_FILENAME,
+        G_STRUCT_MEMBER_P (args, session_options[i].offset), NULL, NULL,
+      };
+    }
+  entries[n] = (GOptionEntry) { NULL };
+}
+
+gboolean
+skewgp_parse_args (const char *command, const char *allowed, guint max_positional,
+                   int argc, char **argv, SkewgpArgs *args, GError **error)
+{
+  GOptionEntry entries[G_N_ELEMENTS (session_options) + 1];
+  SkewgpOptionSpec spec = { command, entries, NULL, NULL, max_positional };
+  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
+
+  memset (args, 0, sizeof *args);
+  args_entries (args, allowed, entries);
+  if (!skewgp_parse_options (&spec, argc, argv, positional, error))
+    return FALSE;
+  args->n_positional = positional->len;
+  for (guint i = 0; i < positional->len && i < G_N_ELEMENTS (args->positional); i++)
+    args->positional[i] = g_ptr_array_index (positional, i);
+  return TRUE;
+}
+
+gboolean
+skewgp_forward_error (GError *err, GError **error)
+{
+  if (err->domain == SB_ENGINE_ERROR)
+    g_set_error (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC, "%s", err->message);
+  else
+    skewgp_input_error (error, "%s", err->message);
+  g_error_free (err);
+  return FALSE;
+}
+
+SbSession *
+skewgp_load_session (const char *path, GError **error)
+{
+  g_autoptr (GFile) file = g_file_new_for_commandline_arg (path);
+  GError *err = NULL;
+  SbSession *session = sb_session_load (file, &err);
+
+  if (session == NULL)
+    skewgp_forward_error (err, error);
+  return session;
+}
+
+SbFileLock *
+skewgp_lock_session (const char *path, const char *command, GError **error)
+{
+  GError *err = NULL;
+  SbFileLock *lock = sb_session_lock_file (path, command, &err);
+
+  if (lock == NULL)
+    skewgp_forward_error (err, error);
+  return lock;
+}
+
+int
+skewgp_finish (const char *command, GError *error)
+{
+  if (error == NULL)
+    return SKEWGP_EXIT_OK;
+  fprintf (stderr, "skewgp %s: %s\n", command, error->message);
+  int status = g_error_matches (error, SKEWGP_CLI_ERROR, SKEWGP_CLI_ERROR_NUMERIC)
+                 ? SKEWGP_EXIT_NUMERIC : SKEWGP_EXIT_INPUT;
+  g_error_free (error);
+  return status;
+}
+
+void
+skewgp_add_done (JsonBuilder *b, SbSession *session)
+{
+  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
+  skewgp_add_int (b, "budget", sb_session_get_experiment (session)->budget);
+  skewgp_add_bool (b, "done", sb_ask_tell_is_done (session));
+}
+
+
+void
+skewgp_add_parameter_names (JsonBuilder *b, const SbExperiment *exp)
+{
+  json_builder_set_member_name (b, "parameters");
+  json_builder_begin_array (b);
+  for (guint j = 0; j < exp->n_parameters; j++)
+    json_builder_add_string_value (b, exp->parameters[j].name);
+  json_builder_end_array (b);
+}
+
+gboolean
+skewgp_is_study (const char *path)
+{
+  g_autofree char *index = g_build_filename (path, SB_STUDY_INDEX, NULL);
+
+  return g_file_test (path, G_FILE_TEST_IS_DIR) && g_file_test (index, G_FILE_TEST_EXISTS);
+}
+
+SbStudy *
+skewgp_open_study (const char *dir, GError **error)
+{
+  GError *err = NULL;
+  SbStudy *study = sb_study_open (dir, &err);
+
+  if (study == NULL)
+    skewgp_forward_error (err, error);
+  return study;
+}
+
+gboolean
+skewgp_resolve_target (const char *command, const SkewgpArgs *args, char **path, double *rate,
+                       SbStudy **study_out, GError **error)
+{
+  const char *target = args->positional[0];
+  g_autoptr (SbStudy) study = NULL;
+  const SbParticipant *p;
+
+  *rate = 0;
+  if (args->participant == NULL)
+    {
+      if (skewgp_is_study (target))
+        return skewgp_input_error (error, "'%s' is a study folder: name the participant with "
+                                   "--participant CODE (see skewgp %s --help)", target, command);
+      *path = g_strdup (target);
+      return TRUE;
+    }
+  study = skewgp_open_study (target, error);
+  if (study == NULL)
+    return FALSE;
+  p = sb_study_find (study, args->participant);
+  if (p == NULL)
+    return skewgp_input_error (error, "the study %s has no participant '%s' (add one with "
+                               "skewgp study add)", target, args->participant);
+  *path = sb_study_participant_path (study, p->code);
+  *rate = sb_study_get_repeat_rate (study);
+  if (study_out)
+    *study_out = g_steal_pointer (&study);
+  return TRUE;
+}
+
+SbPopulationResult *
+skewgp_population_model (SbStudy *study, GError **error)
+{
+  GError *err = NULL;
+  g_autoptr (SbPopulationInput) input = sb_population_input_new (study, &err);
+  SbPopulationResult *result = input ? sb_population_compute (input, NULL, &err) : NULL;
+
+  if (result == NULL)
+    skewgp_forward_error (err, error);
+  return result;
 }

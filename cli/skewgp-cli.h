@@ -1,11 +1,17 @@
-/* skewgp-cli.h — shared plumbing of the `skewgp` subcommands.
+/* skewgp-cli.h — what the `skewgp` subcommands share: reading and
+ * writing their JSON, the one option parser, and the steps of the
+ * session and study commands.
  *
- * Contract (DESIGN §5): JSON in (a file or "-" for stdin), JSON out on
+ * Contract (docs/DESIGN.md §5): JSON in (a file or "-" for stdin), JSON out on
  * stdout, one line on stderr and exit status 2 for bad input, 1 for a
  * numerical failure. Nothing is written to stdout unless the command
  * succeeds.
  */
 #pragma once
+
+#include "sb-population.h"
+#include "sb-session.h"
+#include "sb-study.h"
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
@@ -107,21 +113,97 @@ void skewgp_add_node (JsonBuilder *b, const char *name, JsonNode *node);
 /* Prints what B built: a pretty document, or one JSON line (ONE_LINE). */
 void skewgp_print_builder (JsonBuilder *b, gboolean one_line);
 
-/* Command-line options of the commands that take flags (bo, classify):
- * parses the ARGC ARGV after the command name with ENTRIES through a
- * GOptionContext, so --name VALUE and --name=VALUE both work and -h/--help
- * prints the help GLib builds from SUMMARY, ENTRIES and DESCRIPTION (and
- * exits 0). Errors are input errors in the CLI's words: "unknown option
- * '--x' (see skewgp COMMAND --help)", "--seed needs a value", "unexpected
- * argument 'y' (options start with --)". */
-gboolean skewgp_parse_options (const char *command, const GOptionEntry *entries,
-                               const char *summary, const char *description,
-                               int argc, char **argv, GError **error);
+/* ---- Command-line options ------------------------------------------------
+ * One parser for every command that takes options. --name VALUE and
+ * --name=VALUE both work (a short -o takes its value as the next
+ * argument); "--" ends the options. Errors are input errors in the CLI's
+ * words: "unknown option '--x' (see skewgp COMMAND --help)", "--seed
+ * needs a value", "--wide takes no value", "unexpected argument 'y' (see
+ * skewgp COMMAND --help)" ("(options start with --)" for a command that
+ * takes no arguments). */
+typedef struct {
+  const char *command;          /* named in the errors                        */
+  const GOptionEntry *entries;  /* the options, NULL-terminated               */
+  /* With SUMMARY, -h/--help prints the help GLib builds from SUMMARY,
+   * ENTRIES and DESCRIPTION and exits 0. NULL: the command's help is its
+   * own text, which main() prints. */
+  const char *summary;
+  const char *description;
+  guint max_positional;         /* arguments that are not options; G_MAXUINT:
+                                   any number (the command checks the count) */
+} SkewgpOptionSpec;
+
+/* Parses the ARGC ARGV after the command name: the options into their
+ * ENTRIES' arg_data (strings newly allocated, as GLib gives them), the
+ * other arguments, in order, appended to POSITIONAL (pointers into ARGV;
+ * may be NULL when SPEC takes none). */
+gboolean skewgp_parse_options (const SkewgpOptionSpec *spec, int argc, char **argv,
+                               GPtrArray *positional, GError **error);
 /* TEXT as an integer in [MIN, MAX] for option FLAG ("--seed"). */
 gboolean skewgp_option_long (const char *flag, const char *text, long min, long max,
                              long *out, GError **error);
 /* TEXT as a finite number for option FLAG. */
 gboolean skewgp_option_double (const char *flag, const char *text, double *out,
                                GError **error);
+
+/* ---- Session and study commands (new, ask, tell, status, export, study) -- */
+
+/* The arguments of a session or study command: positional arguments in
+ * order, and the options it allows. */
+typedef struct {
+  const char *positional[3];
+  guint n_positional;        /* all of them, even past the three kept      */
+  char *participant;         /* --participant CODE */
+  char *code;                /* --code CODE        */
+  char *note;                /* --note TEXT        */
+  char *output;              /* -o, --output FILE  */
+  char *by;                  /* --by NAME          */
+  char *answer;              /* --answer N         */
+  char *status;              /* --status NAME      */
+  char *repeat_rate;         /* --repeat-rate R    */
+  char *model;               /* --model NAME|FILE  */
+  gboolean wide;             /* --wide             */
+  gboolean with_notes;       /* --with-notes       */
+  gboolean external_ids;     /* --external-ids     */
+} SkewgpArgs;
+
+void skewgp_args_clear (SkewgpArgs *args);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SkewgpArgs, skewgp_args_clear)
+
+/* Reads ARGV into ARGS (skewgp_parse_options). ALLOWED lists the options
+ * COMMAND takes, e.g. "--participant --wide"; any other option, or more
+ * than MAX_POSITIONAL arguments, is refused naming it. */
+gboolean skewgp_parse_args (const char *command, const char *allowed, guint max_positional,
+                            int argc, char **argv, SkewgpArgs *args, GError **error);
+
+/* The CLI's error for ERR (taken): engine failures are numerical (exit
+ * 1), the rest bad input (exit 2). Returns FALSE. */
+gboolean skewgp_forward_error (GError *err, GError **error);
+/* The exit status for ERROR (taken; NULL: success), printed as "skewgp
+ * COMMAND: message". */
+int skewgp_finish (const char *command, GError *error);
+
+/* The session file at PATH, or NULL with ERROR. */
+SbSession *skewgp_load_session (const char *path, GError **error);
+/* The write lock of the session at PATH for COMMAND ("skewgp tell"). */
+SbFileLock *skewgp_lock_session (const char *path, const char *command, GError **error);
+/* Members "answers", "budget" and "done" of SESSION. */
+void skewgp_add_done (JsonBuilder *b, SbSession *session);
+/* Member "parameters": the names of EXP's parameters. */
+void skewgp_add_parameter_names (JsonBuilder *b, const SbExperiment *exp);
+
+/* TRUE when PATH is a study folder (it holds a study index). */
+gboolean skewgp_is_study (const char *path);
+/* The study at DIR, or NULL with ERROR. */
+SbStudy *skewgp_open_study (const char *dir, GError **error);
+/* Where COMMAND's session is: the positional SESSION.json, or with
+ * --participant CODE the participant's file in the study folder given
+ * instead. RATE gets the study's repeat rate (0 for a lone session);
+ * STUDY_OUT (when not NULL) the study, or NULL. */
+gboolean skewgp_resolve_target (const char *command, const SkewgpArgs *args, char **path,
+                                double *rate, SbStudy **study_out, GError **error);
+/* The population model of STUDY (sb-population.h), or NULL with ERROR
+ * (a numerical failure exits 1). */
+SbPopulationResult *skewgp_population_model (SbStudy *study, GError **error);
 
 G_END_DECLS

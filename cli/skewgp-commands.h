@@ -10,10 +10,10 @@ extern const SkewgpCommand skewgp_command_bo;           /* skewgp-bo.c */
 extern const SkewgpCommand skewgp_command_fit;          /* skewgp-fit.c */
 extern const SkewgpCommand skewgp_command_classify;     /* skewgp-classify.c */
 extern const SkewgpCommand skewgp_command_link;         /* skewgp-link.c */
-extern const SkewgpCommand skewgp_command_new;          /* skewgp-study.c */
-extern const SkewgpCommand skewgp_command_ask;          /* skewgp-study.c */
-extern const SkewgpCommand skewgp_command_tell;         /* skewgp-study.c */
-extern const SkewgpCommand skewgp_command_status;       /* skewgp-study.c */
-extern const SkewgpCommand skewgp_command_export;       /* skewgp-study.c */
-extern const SkewgpCommand skewgp_command_study;        /* skewgp-roster.c */
+extern const SkewgpCommand skewgp_command_new;          /* skewgp-new.c */
+extern const SkewgpCommand skewgp_command_ask;          /* skewgp-ask.c */
+extern const SkewgpCommand skewgp_command_tell;         /* skewgp-tell.c */
+extern const SkewgpCommand skewgp_command_status;       /* skewgp-status.c */
+extern const SkewgpCommand skewgp_command_export;       /* skewgp-export.c */
+extern const SkewgpCommand skewgp_command_study;        /* skewgp-study.c */
 extern const SkewgpCommand skewgp_command_serve;        /* skewgp-serve.c */

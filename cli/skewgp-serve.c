@@ -4,7 +4,6 @@
 
 #include "skewgp-cli.h"
 #include "skewgp-commands.h"
-#include "skewgp-study.h"
 
 #include "sb-serve-store.h"
 #include "sb-server.h"
@@ -93,105 +92,105 @@ static const char serve_help[] =
 
 typedef struct {
   const char *study;
-  const char *address;
+  char *address;
   guint port;
   gboolean allow_commands;
-  GPtrArray *origins;
-  const char *consent;
+  GPtrArray *origins;      /* scheme://host[:port], NULL-terminated */
+  char *consent;
   gboolean no_consent;
-  const char *completion_url;
-  gint64 break_every;
-  gint64 max_participants;
+  char *completion_url;
+  gint64 break_every;      /* -1: unchanged */
+  gint64 max_participants; /* -1: unchanged */
   int open;                /* -1 unchanged, 0 closed, 1 open */
 } ServeArgs;
 
-static gboolean
-parse_number (const char *option, const char *text, gint64 max, gint64 *out, GError **error)
+static void
+serve_args_clear (ServeArgs *a)
 {
-  guint64 v;
+  g_free (a->address);
+  g_free (a->consent);
+  g_free (a->completion_url);
+  g_clear_pointer (&a->origins, g_ptr_array_unref);
+}
 
-  if (text == NULL || !g_ascii_string_to_unsigned (text, 10, 0, (guint64) max, &v, NULL))
-    return skewgp_input_error (error, "%s takes a whole number from 0 to %" G_GINT64_FORMAT,
-                               option, max);
-  *out = (gint64) v;
+/* TEXT, when given, as a whole number in [0, MAX] into OUT. */
+static gboolean
+read_count (const char *flag, const char *text, long max, gint64 *out, GError **error)
+{
+  long v;
+
+  if (text == NULL)
+    return TRUE;
+  if (!skewgp_option_long (flag, text, 0, max, &v, error))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* Each --origin as scheme://host[:port], without a trailing slash. */
+static gboolean
+read_origins (char **origins, GPtrArray *out, GError **error)
+{
+  for (guint i = 0; origins && origins[i]; i++)
+    {
+      const char *value = origins[i];
+      g_autoptr (GUri) uri = g_uri_parse (value, G_URI_FLAGS_NONE, NULL);
+      if (uri == NULL || g_uri_get_host (uri) == NULL
+          || (g_strcmp0 (g_uri_get_path (uri), "") != 0
+              && g_strcmp0 (g_uri_get_path (uri), "/") != 0))
+        return skewgp_input_error (error, "--origin takes scheme://host[:port], not '%s'", value);
+      g_ptr_array_add (out, g_strndup (value, strlen (value) - g_str_has_suffix (value, "/")));
+    }
+  g_ptr_array_add (out, NULL);
   return TRUE;
 }
 
 static gboolean
 parse_serve_args (int argc, char **argv, ServeArgs *a, GError **error)
 {
-  gint64 port = 8080;
+  g_autofree char *port = NULL, *break_every = NULL, *max_participants = NULL;
+  g_auto (GStrv) origins = NULL;
+  gboolean open = FALSE, closed = FALSE;
+  gint64 port_number = 8080;
+  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
+  const GOptionEntry entries[] = {
+    { "address", 0, 0, G_OPTION_ARG_STRING, &a->address, NULL, NULL },
+    { "port", 0, 0, G_OPTION_ARG_STRING, &port, NULL, NULL },
+    { "origin", 0, 0, G_OPTION_ARG_STRING_ARRAY, &origins, NULL, NULL },
+    { "consent", 0, 0, G_OPTION_ARG_FILENAME, &a->consent, NULL, NULL },
+    { "no-consent", 0, 0, G_OPTION_ARG_NONE, &a->no_consent, NULL, NULL },
+    { "completion-url", 0, 0, G_OPTION_ARG_STRING, &a->completion_url, NULL, NULL },
+    { "break-every", 0, 0, G_OPTION_ARG_STRING, &break_every, NULL, NULL },
+    { "max-participants", 0, 0, G_OPTION_ARG_STRING, &max_participants, NULL, NULL },
+    { "open", 0, 0, G_OPTION_ARG_NONE, &open, NULL, NULL },
+    { "closed", 0, 0, G_OPTION_ARG_NONE, &closed, NULL, NULL },
+    { "allow-commands", 0, 0, G_OPTION_ARG_NONE, &a->allow_commands, NULL, NULL },
+    { NULL },
+  };
+  const SkewgpOptionSpec spec = { "serve", entries, NULL, NULL, 1 };
 
-  a->address = "127.0.0.1";
   a->break_every = -1;
   a->max_participants = -1;
   a->open = -1;
-  for (int i = 0; i < argc; i++)
-    {
-      const char *arg = argv[i];
-      const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-      gboolean takes = TRUE;
-
-      if (g_str_equal (arg, "--address") && value)
-        a->address = value;
-      else if (g_str_equal (arg, "--port"))
-        {
-          if (!parse_number (arg, value, 65535, &port, error))
-            return FALSE;
-        }
-      else if (g_str_equal (arg, "--origin") && value)
-        {
-          g_autoptr (GUri) uri = g_uri_parse (value, G_URI_FLAGS_NONE, NULL);
-          if (uri == NULL || g_uri_get_host (uri) == NULL
-              || (g_strcmp0 (g_uri_get_path (uri), "") != 0
-                  && g_strcmp0 (g_uri_get_path (uri), "/") != 0))
-            return skewgp_input_error (error, "--origin takes scheme://host[:port], not '%s'",
-                                       value);
-          g_ptr_array_add (a->origins, g_strndup (value, strlen (value)
-                                                       - g_str_has_suffix (value, "/")));
-        }
-      else if (g_str_equal (arg, "--consent") && value)
-        a->consent = value;
-      else if (g_str_equal (arg, "--completion-url") && value)
-        a->completion_url = value;
-      else if (g_str_equal (arg, "--break-every"))
-        {
-          if (!parse_number (arg, value, 100000, &a->break_every, error))
-            return FALSE;
-        }
-      else if (g_str_equal (arg, "--max-participants"))
-        {
-          if (!parse_number (arg, value, G_MAXINT, &a->max_participants, error))
-            return FALSE;
-        }
-      else
-        {
-          takes = FALSE;
-          if (g_str_equal (arg, "--allow-commands"))
-            a->allow_commands = TRUE;
-          else if (g_str_equal (arg, "--no-consent"))
-            a->no_consent = TRUE;
-          else if (g_str_equal (arg, "--open"))
-            a->open = 1;
-          else if (g_str_equal (arg, "--closed"))
-            a->open = 0;
-          else if (arg[0] == '-' && arg[1] != '\0')
-            return skewgp_input_error (error, "unknown option '%s', or one missing its value "
-                                       "(see skewgp serve --help)", arg);
-          else if (a->study == NULL)
-            a->study = arg;
-          else
-            return skewgp_input_error (error, "one study folder only, not also '%s'", arg);
-        }
-      if (takes)
-        i++;
-    }
-  if (a->study == NULL)
+  a->origins = g_ptr_array_new_with_free_func (g_free);
+  if (!skewgp_parse_options (&spec, argc, argv, positional, error)
+      || !read_count ("--port", port, 65535, &port_number, error)
+      || !read_count ("--break-every", break_every, 100000, &a->break_every, error)
+      || !read_count ("--max-participants", max_participants, G_MAXINT, &a->max_participants,
+                      error)
+      || !read_origins (origins, a->origins, error))
+    return FALSE;
+  if (positional->len != 1)
     return skewgp_input_error (error, "expected STUDY (see skewgp serve --help)");
+  a->study = g_ptr_array_index (positional, 0);
   if (a->consent && a->no_consent)
     return skewgp_input_error (error, "--consent and --no-consent contradict each other");
-  a->port = (guint) port;
-  g_ptr_array_add (a->origins, NULL);
+  if (open && closed)
+    return skewgp_input_error (error, "--open and --closed contradict each other");
+  a->open = open ? 1 : closed ? 0 : -1;
+  if (a->address == NULL)
+    a->address = g_strdup ("127.0.0.1");
+  a->port = (guint) port_number;
   return TRUE;
 }
 
@@ -312,13 +311,12 @@ serve_argv (int argc, char **argv)
   ServeArgs a = { 0 };
   GError *error = NULL;
 
-  a.origins = g_ptr_array_new_with_free_func (g_free);
   if (parse_serve_args (argc, argv, &a, &error) && !skewgp_is_study (a.study))
     skewgp_input_error (&error, "'%s' is not a study folder (skewgp study new makes one)",
                         a.study);
   if (error == NULL)
     run_serve (&a, &error);
-  g_ptr_array_unref (a.origins);
+  serve_args_clear (&a);
   return skewgp_finish ("serve", error);
 }
 

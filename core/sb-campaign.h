@@ -1,6 +1,6 @@
 /* sb-campaign.h — the campaign controller: one experiment being run.
  *
- * The flow between a person and the engine (DESIGN §2), without widgets:
+ * The flow between a person and the engine (docs/DESIGN.md §2), without widgets:
  *
  *   question on screen (the session's open question) -> sb_campaign_answer
  *     -> sb_ask_tell_tell: session appends, saves

@@ -823,7 +823,7 @@ summarize_locked (SbModel *model, const double *xs, gsize n, unsigned fields,
 }
 
 /* The Laplace (002; R&W alg. 3.1/3.2) and EP (R&W alg. 3.5) posteriors
- * of the model's data with its GP hyperparameters (DESIGN §3.9: the s = 0
+ * of the model's data with its GP hyperparameters (docs/DESIGN.md §3.9: the s = 0
  * part of a SkewGP prior), computed once per model. A failure (EP not
  * converging, say) leaves that overlay out; the plots go on without it.
  * Call with model->lock held. */

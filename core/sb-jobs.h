@@ -1,4 +1,4 @@
-/* sb-jobs.h — the engine jobs the window runs on the worker (DESIGN §2).
+/* sb-jobs.h — the engine jobs the window runs on the worker (docs/DESIGN.md §2).
  *
  *   answer -> session appends + saves -> sb_job_input_new (copies the
  *   experiment, the observation log and the stored hyperparameters)
@@ -160,7 +160,7 @@ SbPlotSnapshot *sb_plot_snapshot_new_for_session (SbSession *session);
 gpointer sb_job_plot (SbWorkerJob *job, gpointer input, GError **error);
 
 /* ---- Predictive density at a point --------------------------------------
- * The density of f(x) at a clicked point (DESIGN §3.7): the exact
+ * The density of f(x) at a clicked point (docs/DESIGN.md §3.7): the exact
  * Rao-Blackwellised mixture on a grid spanning the posterior there, and the
  * raw joint samples for the histogram, next to the Laplace and EP
  * Gaussians of the same data (the compare overlays); for a Laplace / EP

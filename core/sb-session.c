@@ -1,4 +1,4 @@
-/* sb-session.c — the session model (DESIGN §4): the experiment, the
+/* sb-session.c — the session model (docs/DESIGN.md §4): the experiment, the
  * observation log with undo, the stored hyperparameters, the signals, and
  * when the session is saved (after every change, before the call
  * returns). Reading and writing the document live in

@@ -1,4 +1,4 @@
-/* sb-session.h — an experiment and every answer ever given (DESIGN §4).
+/* sb-session.h — an experiment and every answer ever given (docs/DESIGN.md §4).
  *
  * The session is the single source of truth of the workbench: the
  * experiment definition plus the full observation log, each observation

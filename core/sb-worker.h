@@ -1,4 +1,4 @@
-/* sb-worker.h — engine jobs off the main thread (DESIGN §2).
+/* sb-worker.h — engine jobs off the main thread (docs/DESIGN.md §2).
  *
  * A job is a function that runs on a worker thread with inputs the caller
  * copied for it (it never touches the session or a widget). Jobs run in

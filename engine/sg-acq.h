@@ -1,5 +1,5 @@
 /* sg-acq.h — acquisition functions on posterior samples, and their
- * maximisation over a box (DESIGN §3.8; paper 001 section 5; the formulas
+ * maximisation over a box (docs/DESIGN.md §3.8; paper 001 section 5; the formulas
  * of the reference implementation benavoli/SkewGP BO.py).
  *
  * Every acquisition is a function of N joint posterior samples at the

@@ -706,13 +706,13 @@ qeubo_options (acq_ctx *a, size_t k, gsl_rng *rng, const sg_progress *progress,
 {
   int status = SG_OK;
   size_t steps = 2 * k;
-  sg_bo_sub_progress sp;
+  sg_progress_part sp;
   for (size_t step = 0; step < steps && status == SG_OK; step++)
     {
       size_t i = step % k, n_set = step < k ? i : k;
       const sg_progress *sub
-        = _sg_bo_sub_progress_init (&sp, progress, 0.5 + 0.5 * (double) step / (double) steps,
-                                    0.5 + 0.5 * (double) (step + 1) / (double) steps);
+        = sg_progress_part_init (&sp, progress, 0.5 + 0.5 * (double) step / (double) steps,
+                                 0.5 + 0.5 * (double) (step + 1) / (double) steps);
       status = qeubo_step (a, i, n_set, rng, sub, opts, value);
     }
   return status;
@@ -742,17 +742,17 @@ static int
 dueling_thompson (acq_ctx *a, gsl_rng *rng, const sg_progress *progress, double *x,
                   double *value)
 {
-  sg_bo_sub_progress sp;
+  sg_progress_part sp;
   double x1[SG_BO_MAX_DIM], v1;
   a->has_ref = 0;
   int status = maximise (a, SG_BO_ACQ_TARGET_SAMPLE, rng,
-                         _sg_bo_sub_progress_init (&sp, progress, 0.5, 0.75), x1, &v1);
+                         sg_progress_part_init (&sp, progress, 0.5, 0.75), x1, &v1);
   if (status != SG_OK)
     return status;
   a->has_ref = 1;
   memcpy (a->ref, x1, a->bo->cfg.dim * sizeof *x1);
   return maximise (a, SG_BO_ACQ_TARGET_DUEL, rng,
-                   _sg_bo_sub_progress_init (&sp, progress, 0.75, 1.0), x, value);
+                   sg_progress_part_init (&sp, progress, 0.75, 1.0), x, value);
 }
 
 int
@@ -766,7 +766,7 @@ _sg_bo_model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_
   double x[SG_BO_MAX_DIM], v = NAN;
   double opts[SG_BO_MAX_OPTIONS * SG_BO_MAX_DIM];
   size_t k = 0;         /* options of a qEUBO question (0: x alone) */
-  sg_bo_sub_progress sp;
+  sg_progress_part sp;
   if (c->mode == SG_BO_PREFERENCE && c->acquisition == SG_BO_ACQ_QEUBO)
     {
       q->kind = c->question == SG_BO_QUESTION_CHOICE ? SG_BO_QUERY_CHOICE : SG_BO_QUERY_DUEL;
@@ -782,7 +782,7 @@ _sg_bo_model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_
       status = believer_init (&a, rng);
       if (status == SG_OK)
         status = maximise (&a, SG_BO_ACQ_TARGET_BELIEVER, rng,
-                           _sg_bo_sub_progress_init (&sp, progress, 0.5, 1.0), x, &v);
+                           sg_progress_part_init (&sp, progress, 0.5, 1.0), x, &v);
     }
   else if (c->mode == SG_BO_PREFERENCE && c->acquisition == SG_BO_ACQ_DTS)
     {
@@ -793,26 +793,26 @@ _sg_bo_model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_
     {
       q->kind = SG_BO_QUERY_LABEL;
       status = maximise (&a, SG_BO_ACQ_TARGET_BALD, rng,
-                         _sg_bo_sub_progress_init (&sp, progress, 0.5, 1.0), x, &v);
+                         sg_progress_part_init (&sp, progress, 0.5, 1.0), x, &v);
     }
   else if (c->mode == SG_BO_SAFE)
     {
       q->kind = SG_BO_QUERY_VALUE;
       status = maximise (&a, SG_BO_ACQ_TARGET_SAFE, rng,
-                         _sg_bo_sub_progress_init (&sp, progress, 0.5, 1.0), x, &v);
+                         sg_progress_part_init (&sp, progress, 0.5, 1.0), x, &v);
     }
   else if (c->mode == SG_BO_MIXED && c->mixed_policy == SG_BO_MIXED_SCHEDULE
            && _sg_bo_schedule_wants_value (bo))
     {
       q->kind = SG_BO_QUERY_VALUE;
       status = maximise (&a, SG_BO_ACQ_TARGET_NUMERIC, rng,
-                         _sg_bo_sub_progress_init (&sp, progress, 0.5, 1.0), x, &v);
+                         sg_progress_part_init (&sp, progress, 0.5, 1.0), x, &v);
     }
   else
     {
       q->kind = SG_BO_QUERY_DUEL;
       status = maximise (&a, SG_BO_ACQ_TARGET_DUEL, rng,
-                         _sg_bo_sub_progress_init (&sp, progress, 0.5, 0.8), x, &v);
+                         sg_progress_part_init (&sp, progress, 0.5, 0.8), x, &v);
       if (status == SG_OK && c->mode == SG_BO_MIXED && c->mixed_policy == SG_BO_MIXED_CONFIDENT)
         {
           status = samples_at (&a, x);
@@ -822,7 +822,7 @@ _sg_bo_model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_
             {
               q->kind = SG_BO_QUERY_VALUE;
               status = maximise (&a, SG_BO_ACQ_TARGET_NUMERIC, rng,
-                                 _sg_bo_sub_progress_init (&sp, progress, 0.8, 1.0), x, &v);
+                                 sg_progress_part_init (&sp, progress, 0.8, 1.0), x, &v);
             }
         }
     }

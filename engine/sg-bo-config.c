@@ -1,6 +1,7 @@
-/* sg-bo-config.c — the loop's configuration: defaults, checks, the box's
- * geometry (coordinate kinds, snapping, candidate sets) and the names of
- * its enums (see sg-bo.h). */
+/* sg-bo-config.c — the BO loop's configuration (sg-bo.h): defaults,
+ * checks, the box's geometry (coordinate kinds, snapping, candidate sets)
+ * and the names of its enums. The loop itself is sg-bo.c, which lists
+ * its other files. */
 #include "sg-bo-private.h"
 
 #include <math.h>

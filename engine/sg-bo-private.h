@@ -2,8 +2,8 @@
  * (not installed, not for callers):
  *   sg-bo-config.c       configuration, its checks, box geometry, names
  *   sg-bo-initial.c      random questions and the initial design
- *   sg-bo-acquisition.c  the acquisition search on joint posterior samples
  *   sg-bo-two-gp.c       the two-GP (SafeOpt-style) safe surrogate
+ *   sg-bo-acquisition.c  the acquisition search on joint posterior samples
  *   sg-bo.c              the loop: answers, the model, proposals, refits
  */
 #pragma once
@@ -130,16 +130,3 @@ int _sg_bo_two_gp_samples (const sg_bo *bo, const double *x, size_t n, const dou
                            double *F);
 /* The safe-UCB value of the samples F (2n) of the two models. */
 double _sg_bo_two_gp_safe_ucb (const sg_bo *bo, const double *F, size_t n, double *scratch);
-
-/* ---- Progress of a sub-step (sg-bo.c) ------------------------------------- */
-
-/* A progress that reports its fractions into [from, to] of its parent's. */
-typedef struct {
-  const sg_progress *parent;
-  double from, to;
-  sg_progress self;
-} sg_bo_sub_progress;
-
-/* S set up as PARENT's part [FROM, TO]; NULL when PARENT is NULL. */
-const sg_progress *_sg_bo_sub_progress_init (sg_bo_sub_progress *s, const sg_progress *parent,
-                                             double from, double to);

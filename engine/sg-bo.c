@@ -1,7 +1,10 @@
 /* sg-bo.c — the BO loops as a state machine (see sg-bo.h): the loop's
  * life, its answers, the model of the last proposal, proposals and
- * refits. The configuration, initial design, acquisition search and
- * two-GP surrogate live in the sg-bo-*.c files (sg-bo-private.h). */
+ * refits. The configuration (sg-bo-config.c), initial design
+ * (sg-bo-initial.c), two-GP surrogate (sg-bo-two-gp.c) and acquisition
+ * search (sg-bo-acquisition.c) share the loop's state through
+ * sg-bo-private.h; each calls only those listed before it, and this file
+ * calls them all. */
 #include "sg-bo-private.h"
 
 #include "sg-rng.h"
@@ -464,29 +467,6 @@ sg_bo_rng (const sg_bo *bo)
   return sg_rng_new (bo->cfg.seed, 1 + (uint64_t) bo->n_log);
 }
 
-/* ---- Progress of a sub-step ------------------------------------------------ */
-
-static int
-sub_progress_fn (double fraction, void *user_data)
-{
-  sg_bo_sub_progress *s = user_data;
-  return sg_progress_report (s->parent, s->from + (s->to - s->from) * fraction) != SG_OK;
-}
-
-const sg_progress *
-_sg_bo_sub_progress_init (sg_bo_sub_progress *s, const sg_progress *parent, double from,
-                          double to)
-{
-  if (parent == NULL)
-    return NULL;
-  s->parent = parent;
-  s->from = from;
-  s->to = to;
-  s->self.func = sub_progress_fn;
-  s->self.user_data = s;
-  return &s->self;
-}
-
 /* ---- The model -------------------------------------------------------------- */
 
 static int
@@ -652,8 +632,8 @@ sg_bo_propose (sg_bo *bo, gsl_rng *rng, const sg_progress *progress,
       return SG_OK;
     }
   drop_model (bo);
-  sg_bo_sub_progress sp;
-  int status = build_model (bo, rng, _sg_bo_sub_progress_init (&sp, progress, 0.0, 0.5));
+  sg_progress_part sp;
+  int status = build_model (bo, rng, sg_progress_part_init (&sp, progress, 0.0, 0.5));
   if (status == SG_OK)
     status = _sg_bo_model_query (bo, rng, progress, &q);
   if (status == SG_OK)

@@ -1,5 +1,5 @@
 /* sg-bo.h — the Bayesian-optimisation loops as a state machine
- * (DESIGN §2, §3.8, §3.10; paper 001 section 5.2).
+ * (docs/DESIGN.md §2, §3.8, §3.10; paper 001 section 5.2).
  *
  * One sg_bo holds an experiment's configuration, its answers so far and
  * the surrogate model of the last proposal. A GUI (or the CLI, or a test)
@@ -49,8 +49,8 @@
  * option is free: the k options (2 for a duel, config.n_options for a
  * choice) are built greedily, option i maximising the qEUBO of the
  * options before it plus x (the first is thus the posterior-mean
- * maximiser, the second the expected improvement over it; sg-bo.c says
- * why greedy), from the same candidates as every acquisition (space-
+ * maximiser, the second the expected improvement over it;
+ * sg-bo-acquisition.c says why greedy), from the same candidates as every acquisition (space-
  * filling points plus the data's inputs, the incumbent included). The
  * winner of a duel or choice becomes x_r in both cases.
  *
@@ -63,7 +63,7 @@
  *               winner); the second maximises EI or UCB of the "believer",
  *               the Gaussian posterior of f given ONE posterior sample of
  *               the latent duel variables (the hallucination: their v, our
- *               t of DESIGN §3.3, a stored sample picked uniformly by the
+ *               t of docs/DESIGN.md §3.3, a stored sample picked uniformly by the
  *               proposal's RNG), sg_skewgp_conditional: mean and variance
  *               in closed form, so the search climbs a smooth function.
  *               EI is against the believer's mean at x_r (as in their

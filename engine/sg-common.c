@@ -35,6 +35,28 @@ sg_progress_report (const sg_progress *p, double fraction)
   return p->func (fraction, p->user_data) ? SG_ECANCELLED : SG_OK;
 }
 
+static int
+part_report (double fraction, void *user_data)
+{
+  sg_progress_part *part = user_data;
+  return sg_progress_report (part->parent,
+                             part->from + (part->to - part->from) * fraction) != SG_OK;
+}
+
+const sg_progress *
+sg_progress_part_init (sg_progress_part *part, const sg_progress *parent, double from,
+                       double to)
+{
+  if (parent == NULL)
+    return NULL;
+  part->parent = parent;
+  part->from = from;
+  part->to = to;
+  part->self.func = part_report;
+  part->self.user_data = part;
+  return &part->self;
+}
+
 const char *
 sg_name_of (const char *const *names, size_t n, size_t value)
 {

@@ -64,3 +64,16 @@ double sg_monotonic_seconds (void);
 
 /* Calls P (if any) and returns SG_ECANCELLED when it asks to stop. */
 sg_status sg_progress_report (const sg_progress *p, double fraction);
+
+/* One step of a longer loop: reports its fractions into [from, to] of
+ * its parent's, so a loop of steps reports 0..1 once overall. */
+typedef struct {
+  const sg_progress *parent;
+  double from, to;
+  sg_progress self;
+} sg_progress_part;
+
+/* PART set up as PARENT's range [FROM, TO]; returns the progress to pass
+ * to the step, NULL when PARENT is NULL. */
+const sg_progress *sg_progress_part_init (sg_progress_part *part, const sg_progress *parent,
+                                          double from, double to);

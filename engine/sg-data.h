@@ -3,7 +3,7 @@
  * A data set is a table of distinct inputs plus a list of observations
  * that refer to inputs by index. Every model (exact SkewGP, Laplace, EP)
  * consumes the same lowering of the observations into the two likelihood
- * blocks of paper 001 section 3 (DESIGN §3.2):
+ * blocks of paper 001 section 3 (docs/DESIGN.md §3.2):
  *
  *   probit block   Phi_{m_a}(z + W f; diag(sigma^2))   (001 eq. 22)
  *                  = prod_k Phi((z_k + w_k^T f) / sigma_k)

@@ -21,7 +21,7 @@
  * exact SkewGP evidence the objective is an estimate of log Phi_m (sg_mvn);
  * with sg_mvn_options.deterministic = 1 the same QMC point set is used on
  * every call (common random numbers), so the optimiser sees a deterministic
- * function of theta (DESIGN §3.4). Deterministic is not yet smooth: sg_mvn
+ * function of theta (docs/DESIGN.md §3.4). Deterministic is not yet smooth: sg_mvn
  * re-orders the variables for every problem, and a change of order moves
  * the estimate by about its QMC error (jumps of 0.01-0.2 in log evidence
  * at 1000-16000 points on 50-100 duels, tests/bench/results-fit.md), which

@@ -1,7 +1,7 @@
 /* sg-gaussian-post.h — Gaussian approximations of a GP posterior
  * (Laplace, EP) and what every surrogate must answer about them.
  *
- * Model (DESIGN §3.2, sg-data.h): f ~ GP(prior_mean, k), observations
+ * Model (docs/DESIGN.md §3.2, sg-data.h): f ~ GP(prior_mean, k), observations
  * lowered into the rows of one stacked likelihood
  *
  *   probit rows   t_k = z_k + w_k^T f,  factor Phi(t_k / sigma_k)

@@ -1,5 +1,5 @@
 /* sg-problems.h — benchmark objectives and simulated oracles for the BO
- * loops (DESIGN §3.10, paper 001 section 5.2).
+ * loops (docs/DESIGN.md §3.10, paper 001 section 5.2).
  *
  * Every problem is reported in the MAXIMISATION convention: the classic
  * minimisation benchmarks (Six-hump camel, Langermann, Colville,

@@ -1,6 +1,6 @@
 /* sg-skewgp.c — the exact SkewGP posterior by the joint-Gaussian route.
  *
- * Notation (see sg-skewgp.h and DESIGN §3.3). Z = [X; U] are the n + s
+ * Notation (see sg-skewgp.h and docs/DESIGN.md §3.3). Z = [X; U] are the n + s
  * inputs where f is needed. The "observed" Gaussian vector is
  *     h = [ y (m_r rows) ; t (m = s + m_a rows) ] = P (f(Z) - xi) + mu_h + noise,
  * with P the (m_r + m) x (n + s) matrix

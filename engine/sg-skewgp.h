@@ -12,7 +12,7 @@
  * (001 eq. 22 with a full Sigma; upper = +inf except for ties), and
  * numeric rows N(y; C f, noise_var).
  *
- * Posterior (DESIGN §3.3; the same SUN as 001 Lemma 2 + Lemma 1 =
+ * Posterior (docs/DESIGN.md §3.3; the same SUN as 001 Lemma 2 + Lemma 1 =
  * Theorem 3.3, see sg-skewgp-sun.h): stack the latent vector
  *     t = [ L (f(U) - xi) / sigma + gamma ;  z + W f(X) + e ],  e ~ N(0, Sigma)
  * (m = s + m_probit rows); the data say 0 < t < upper (upper = +inf for
@@ -191,7 +191,7 @@ sg_status sg_skewgp_joint_samples_each (const sg_skewgp_posterior *post,
 
 /* The Gaussian f(x) | t = t_J given the stored sample J (< N) of the
  * latent t (and the numeric data): MEAN[i] = E[f(XS_i) | y, t_J] and VAR[i]
- * = Var[f(XS_i) | y, t] (the remainder variance r0 of DESIGN §3.3 step 3,
+ * = Var[f(XS_i) | y, t] (the remainder variance r0 of docs/DESIGN.md §3.3 step 3,
  * the same for every sample) at B points XS. A GP given a "hallucinated"
  * latent vector: the believer model of Takeno et al. 2023 (sg-bo.h).
  * SG_EINVAL, SG_ENOMEM. */

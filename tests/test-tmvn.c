@@ -707,7 +707,7 @@ test_progress (void)
 
 /* t ~ N(0, S) on t > 0 with S = W K W^T + s2 I: W the difference rows of M
  * duels between random points of [0, 1], K an RBF kernel (lengthscale 0.2),
- * s2 = 0.02 — the truncated part of a preference posterior (DESIGN §3.3). */
+ * s2 = 0.02 — the truncated part of a preference posterior (docs/DESIGN.md §3.3). */
 static double *
 duel_covariance (size_t m, uint64_t seed)
 {

@@ -85,7 +85,7 @@ test_registry (void)
       g_assert_nonnull (d->settings);
       g_assert_true (g_str_has_prefix (d->settings, "Benavoli, Azzimonti & Piga, “"));
       g_assert_nonnull (strstr (d->settings, "Machine Learning 1"));
-      g_assert_true ((d->session != NULL) != (d->open != NULL));
+      g_assert_true ((d->session != NULL) != (d->playground != NULL));
       g_assert_true (g_hash_table_add (ids, (gpointer) d->id));
       g_assert_true (sb_demos_lookup (d->id) == d);
       if (d->session)
@@ -215,7 +215,7 @@ test_open_all (void)
       GtkWindow *window;
 
       g_test_message ("opening demo %s", d->id);
-      g_assert_true (sb_demo_open (d, GTK_APPLICATION (app), NULL, &error));
+      g_assert_true (sb_window_open_demo (d, GTK_APPLICATION (app), NULL, &error));
       g_assert_no_error (error);
       spin_for (50);
       window = new_window (before);
@@ -258,7 +258,7 @@ test_hyper_fixed (void)
   SbWindow *w;
   const SbProposal *q;
 
-  g_assert_true (sb_demo_open (d, GTK_APPLICATION (app), NULL, NULL));
+  g_assert_true (sb_window_open_demo (d, GTK_APPLICATION (app), NULL, NULL));
   w = SB_WINDOW (new_window (before));
   g_list_free (before);
   SPIN_UNTIL (sb_window_get_question (w) != NULL);
@@ -344,7 +344,7 @@ test_never_overwrites (void)
     before = windows_now ();
     for (guint i = 0; i < sb_demos_get_n (); i++)
       if (sb_demos_get (i)->session)
-        g_assert_true (sb_demo_open (sb_demos_get (i), GTK_APPLICATION (app), GTK_WINDOW (mine), NULL));
+        g_assert_true (sb_window_open_demo (sb_demos_get (i), GTK_APPLICATION (app), GTK_WINDOW (mine), NULL));
     spin_for (200);
     g_list_free (before);
     after_data = read_all (path);
@@ -411,7 +411,7 @@ test_copies_cleaned (void)
 
   for (int k = 0; k < 3; k++)
     {
-      g_assert_nonnull (sb_demo_open_session (d, GTK_APPLICATION (app), &error));
+      g_assert_nonnull (sb_window_open_demo_session (d, GTK_APPLICATION (app), &error));
       g_assert_no_error (error);
       spin_for (100);
       destroy_windows ();
@@ -420,10 +420,10 @@ test_copies_cleaned (void)
     }
 
   /* Open in a window: kept, whatever its log. */
-  GtkWindow *w = sb_demo_open_session (d, GTK_APPLICATION (app), &error);
+  GtkWindow *w = sb_window_open_demo_session (d, GTK_APPLICATION (app), &error);
   g_assert_no_error (error);
   g_autofree char *open_path = window_file (w);
-  g_assert_nonnull (sb_demo_open_session (d, GTK_APPLICATION (app), &error));
+  g_assert_nonnull (sb_window_open_demo_session (d, GTK_APPLICATION (app), &error));
   g_assert_no_error (error);
   g_assert_true (g_file_test (open_path, G_FILE_TEST_EXISTS));
 
@@ -435,7 +435,7 @@ test_copies_cleaned (void)
   g_assert_no_error (error);
   g_autofree char *answered_path = g_file_get_path (sb_session_get_file (answered));
   destroy_windows ();
-  g_assert_nonnull (sb_demo_open_session (d, GTK_APPLICATION (app), &error));
+  g_assert_nonnull (sb_window_open_demo_session (d, GTK_APPLICATION (app), &error));
   g_assert_no_error (error);
   spin_for (100);
   g_assert_true (g_file_test (answered_path, G_FILE_TEST_EXISTS));
@@ -491,7 +491,7 @@ test_steps (void)
   SbSession *s;
 
   g_assert_true (d->stepping);
-  g_assert_true (sb_demo_open (d, GTK_APPLICATION (app), NULL, NULL));
+  g_assert_true (sb_window_open_demo (d, GTK_APPLICATION (app), NULL, NULL));
   w = SB_WINDOW (new_window (before));
   g_list_free (before);
   s = sb_window_get_session (w);
@@ -594,7 +594,7 @@ test_chooser (void)
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (chooser)));
   {
     GtkWindow *w = new_window (before);
-    g_assert_true (SB_IS_WINDOW (w) || sb_demos_get (0)->open != NULL);
+    g_assert_true (SB_IS_WINDOW (w) || sb_demos_get (0)->playground != NULL);
   }
   g_list_free (before);
   g_object_unref (chooser);

@@ -156,7 +156,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
         }
       if (demo->session == NULL)
         {
-          if (!sb_demo_open (demo, GTK_APPLICATION (self),
+          if (!sb_window_open_demo (demo, GTK_APPLICATION (self),
                              gtk_application_get_active_window (GTK_APPLICATION (self)), &error))
             {
               g_application_command_line_printerr (cmdline, _("skewbench: the demo '%s' could not be opened: %s\n"),
@@ -165,7 +165,7 @@ sb_application_command_line (GApplication *app, GApplicationCommandLine *cmdline
             }
           return 0;
         }
-      demo_window = sb_demo_open_session (demo, GTK_APPLICATION (self), &error);
+      demo_window = sb_window_open_demo_session (demo, GTK_APPLICATION (self), &error);
       if (demo_window == NULL)
         {
           g_application_command_line_printerr (cmdline, _("skewbench: the demo '%s' could not be opened: %s\n"),
@@ -287,15 +287,6 @@ sb_application_window_added (GtkApplication *app, GtkWindow *window)
   GTK_APPLICATION_CLASS (sb_application_parent_class)->window_added (app, window);
   if (SB_IS_WINDOW (window))
     sb_settings_track_window_size (window);
-}
-
-void
-sb_window_class_add_close_keys (GtkWidgetClass *klass, const char *action)
-{
-  if (action == NULL)
-    action = "window.close";
-  gtk_widget_class_add_binding_action (klass, GDK_KEY_Escape, 0, action, NULL);
-  gtk_widget_class_add_binding_action (klass, GDK_KEY_w, GDK_CONTROL_MASK, action, NULL);
 }
 
 /* What a bug report needs: the libraries this build runs with. */

@@ -1,11 +1,11 @@
 /* sb-demo-chooser.c — the list of guided demos. */
 #include "config.h"
 
-#include "sb-application.h"
-
 #include "sb-demo-chooser.h"
 
+#include "sb-close-keys.h"
 #include "sb-demos.h"
+#include "sb-window.h"
 
 #include <glib/gi18n.h>
 
@@ -73,7 +73,7 @@ sb_demo_chooser_open (SbDemoChooser *self, const char *id, GError **error)
   if (demo == NULL)
     g_set_error (&local, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("there is no demo '%s'"), id);
   parent = gtk_window_get_transient_for (GTK_WINDOW (self));
-  if (demo && sb_demo_open (demo, self->app, parent, &local))
+  if (demo && sb_window_open_demo (demo, self->app, parent, &local))
     {
       g_signal_emit (self, signals[DEMO_OPENED], 0, id);
       gtk_window_destroy (GTK_WINDOW (self));

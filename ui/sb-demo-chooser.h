@@ -1,6 +1,6 @@
 /* sb-demo-chooser.h — "Guided Demos…": the demos of the registry
  * (ui/sb-demos.h), each with its title, what it shows and the paper's
- * settings; activating a row opens the demo (sb_demo_open) and closes the
+ * settings; activating a row opens the demo (sb_window_open_demo) and closes the
  * chooser. A demo that cannot be opened leaves the chooser open with the
  * error shown in it.
  *

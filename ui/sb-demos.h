@@ -2,27 +2,28 @@
  * sentences that say what to look at, each reproducing a figure of the
  * papers with the paper's settings.
  *
- * A demo opens in one of two ways:
- *   SESSION   a prepared session (a JSON document in the GResource under
- *             /org/skewbench/SkewBench/demos/<id>.json) is copied to a NEW
- *             file under $XDG_DATA_HOME/skewbench/demos/ (never overwriting
- *             anything; unused earlier copies are removed) and shown
- *             in a main window with an explanation banner; the demo's
- *             hyperparameters (the paper's) stay fixed;
- *   OPEN      a callback that opens another window (e.g. the
- *             classification playground with a preset).
+ * A demo is one of two kinds:
+ *   SESSION     a prepared session (a JSON document in the GResource under
+ *               /org/skewbench/SkewBench/demos/<id>.json), copied to a NEW
+ *               file under $XDG_DATA_HOME/skewbench/demos/ (never
+ *               overwriting anything; unused earlier copies are removed)
+ *               and shown in a main window with an explanation banner; the
+ *               demo's hyperparameters (the paper's) stay fixed;
+ *   PLAYGROUND  a preset of the classification playground.
  *
+ * This file is the table and the prepared sessions' files; it opens no
+ * window: the main window opens demos (sb_window_open_demo, sb-window.h).
  * Adding a demo is one entry of the table in sb-demos.c:
  *
  *   { .id = "my-demo", .title = "…", .explanation = "…",
- *     .settings = "…", .open = my_window_open_demo },
+ *     .settings = "…", .session = "my-demo.json", .n_answers = 12 },
  *
  * The table is static and constant: no initialisation, safe from any
  * thread.
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <glib.h>
 
 #include "sb-session.h"
 
@@ -39,7 +40,7 @@ typedef struct {
   /* Exactly one of the two: */
   const char *session;      /* resource name under SB_DEMO_RESOURCE_PREFIX,
                                e.g. "preference-skewed.json"              */
-  void (*open) (GtkWindow *parent);  /* opens the demo's own window       */
+  const char *playground;   /* a playground preset (sb-playground.h)      */
   /* Session demos only: */
   guint n_answers;          /* answers in the prepared log (tests check)  */
   gboolean stepping;        /* the banner offers previous / next step
@@ -69,20 +70,11 @@ SbSession *sb_demo_copy_session (const SbDemo *demo, const char *dir, GError **e
 /* $XDG_DATA_HOME/skewbench/demos */
 char *sb_demo_default_dir (void);
 
-/* Opens DEMO: a session demo as a copy (sb_demo_copy_session) in a new
- * main window of APP with the explanation banner; a callback demo through
- * its callback with PARENT. FALSE with ERROR when the copy could not be
- * made (nothing is shown then). */
-gboolean sb_demo_open (const SbDemo *demo, GtkApplication *app,
-                       GtkWindow *parent, GError **error);
-
-/* A session demo (DEMO->session) opened in a new main window of APP, as
- * sb_demo_open does; the window (owned by APP) or NULL with ERROR. Once
- * the window holds its copy, DEMO's earlier copies in the default folder
- * that nobody uses are removed: those whose write lock is free (no window
- * of any process has them open) and whose log holds only the prepared
- * answers (or a beginning of them). A copy with answers of its own, open
- * in a window, or unreadable stays. */
-GtkWindow *sb_demo_open_session (const SbDemo *demo, GtkApplication *app, GError **error);
+/* Removes DEMO's unused copies from DIR, so that launching a demo again
+ * and again does not pile up files: those whose write lock is free (no
+ * window of any process has them open) and whose log holds only the
+ * prepared answers (or a beginning of them). A copy with answers of its
+ * own, open in a window, or unreadable stays. */
+void sb_demo_remove_unused_copies (const SbDemo *demo, const char *dir);
 
 G_END_DECLS

@@ -1,7 +1,7 @@
 /* sb-link-dialog.c — the link diagnostic window (see sb-link-dialog.h). */
 #include "config.h"
 
-#include "sb-application.h"
+#include "sb-close-keys.h"
 
 #include "sb-link-dialog.h"
 

@@ -1,7 +1,7 @@
 /* sb-new-experiment-dialog.c — choose a template and its settings. */
 #include "config.h"
 
-#include "sb-application.h"
+#include "sb-close-keys.h"
 
 #include "sb-new-experiment-dialog.h"
 

@@ -12,7 +12,7 @@
 #include "config.h"
 
 #include "sb-playground.h"
-#include "sb-application.h"
+#include "sb-close-keys.h"
 #include "sb-papers.h"
 
 #include <math.h>
@@ -1553,14 +1553,3 @@ sb_playground_new (GtkApplication *application)
   return self;
 }
 
-void
-sb_playground_open_demo (GtkWindow *parent)
-{
-  GApplication *app = parent && gtk_window_get_application (parent)
-                        ? G_APPLICATION (gtk_window_get_application (parent))
-                        : g_application_get_default ();
-  SbPlayground *self = sb_playground_new (GTK_IS_APPLICATION (app) ? GTK_APPLICATION (app) : NULL);
-
-  sb_playground_load_preset (self, SB_PLAYGROUND_PRESET_LAPLACE);
-  gtk_window_present (GTK_WINDOW (self));
-}

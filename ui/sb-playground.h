@@ -45,10 +45,6 @@ G_DECLARE_FINAL_TYPE (SbPlayground, sb_playground, SB, PLAYGROUND, GtkApplicatio
 #define SB_PLAYGROUND_PRESET_LAPLACE "laplace-overconfident"
 
 SbPlayground *sb_playground_new (GtkApplication *application);
-/* Opens a new playground with the SB_PLAYGROUND_PRESET_LAPLACE preset, in
- * PARENT's application (or the default one): the .open callback of the
- * guided demo "laplace-overconfident" (ui/sb-demos.c). */
-void sb_playground_open_demo (GtkWindow *parent);
 
 /* Loads a preset (points, domain, hyperparameters, explanation text) and
  * starts its computation. Returns FALSE for an unknown id. */

@@ -1,7 +1,7 @@
 /* sb-prior-explorer.c — the SkewGP prior explorer (sb-prior-explorer.h). */
 #include "config.h"
 
-#include "sb-application.h"
+#include "sb-close-keys.h"
 
 #include "sb-prior-explorer.h"
 

@@ -13,7 +13,7 @@
 #include <math.h>
 
 void
-sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled)
+_sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled)
 {
   GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), name);
 
@@ -22,7 +22,7 @@ sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled
 }
 
 void
-sb_window_update_actions (SbWindow *self)
+_sb_window_update_actions (SbWindow *self)
 {
   SbSession *session = sb_window_get_session (self);
   const SbExperiment *exp = session ? sb_session_get_experiment (session) : NULL;
@@ -37,38 +37,38 @@ sb_window_update_actions (SbWindow *self)
   /* Participant mode keeps every action off (sb-window-participant.c). */
   if (self->participant_view)
     return;
-  sb_window_set_action_enabled (self, "answer-a", duel_q && judged);
-  sb_window_set_action_enabled (self, "answer-b", duel_q && judged);
-  sb_window_set_action_enabled (self, "answer-tie", asking && q->kind == SB_QUESTION_DUEL
+  _sb_window_set_action_enabled (self, "answer-a", duel_q && judged);
+  _sb_window_set_action_enabled (self, "answer-b", duel_q && judged);
+  _sb_window_set_action_enabled (self, "answer-tie", asking && q->kind == SB_QUESTION_DUEL
                                                  && exp->ties_allowed && judged);
-  sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE && judged);
-  sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING && judged);
-  sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
-  sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
+  _sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE && judged);
+  _sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING && judged);
+  _sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
+  _sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
                                                    && judged);
-  sb_window_set_action_enabled (self, "skip", asking);
-  sb_window_set_action_enabled (self, "answer-value", value_q);
+  _sb_window_set_action_enabled (self, "skip", asking);
+  _sb_window_set_action_enabled (self, "answer-value", value_q);
   /* value questions are asked in mixed and safe mode, and both take "it failed" */
-  sb_window_set_action_enabled (self, "answer-failed", value_q);
+  _sb_window_set_action_enabled (self, "answer-failed", value_q);
   gboolean writer = session && !sb_campaign_get_read_only (self->campaign, NULL);
 
-  sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
+  _sb_window_set_action_enabled (self, "undo", writer && sb_session_get_n_observations (session) > 0);
   /* A redo is an answer: only while a question is on screen. */
-  sb_window_set_action_enabled (self, "redo", writer && asking && sb_campaign_can_redo (self->campaign));
-  sb_window_set_action_enabled (self, "extend-budget", writer);
-  sb_window_set_action_enabled (self, "participant-mode", writer);
-  sb_window_set_action_enabled (self, "save-as", session != NULL);
-  sb_window_set_action_enabled (self, "export-csv", session != NULL);
-  sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
-  sb_window_set_action_enabled (self, "refit", writer && !fitting);
+  _sb_window_set_action_enabled (self, "redo", writer && asking && sb_campaign_can_redo (self->campaign));
+  _sb_window_set_action_enabled (self, "extend-budget", writer);
+  _sb_window_set_action_enabled (self, "participant-mode", writer);
+  _sb_window_set_action_enabled (self, "save-as", session != NULL);
+  _sb_window_set_action_enabled (self, "export-csv", session != NULL);
+  _sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
+  _sb_window_set_action_enabled (self, "refit", writer && !fitting);
   /* The link diagnostic needs answered duels. It stays enabled without
    * them: its dialog says what it needs, while a greyed menu item could
    * not (GTK 4.8's popover menus ignore a menu item's "tooltip"). */
-  sb_window_set_action_enabled (self, "link-diagnostic", session != NULL);
-  sb_window_set_action_enabled (self, "cancel-fit", fitting);
-  sb_window_set_action_enabled (self, "autoplay", session && exp->simulated);
-  sb_window_set_action_enabled (self, "oracle-answer", asking && q->has_oracle);
-  sb_window_set_action_enabled (self, "none", FALSE);
+  _sb_window_set_action_enabled (self, "link-diagnostic", session != NULL);
+  _sb_window_set_action_enabled (self, "cancel-fit", fitting);
+  _sb_window_set_action_enabled (self, "autoplay", session && exp->simulated);
+  _sb_window_set_action_enabled (self, "oracle-answer", asking && q->has_oracle);
+  _sb_window_set_action_enabled (self, "none", FALSE);
   /* Greyed-out header buttons say why. */
   gtk_widget_set_tooltip_text (self->undo_button,
                                !session ? "Undo the last answer: no experiment is open"
@@ -81,8 +81,8 @@ sb_window_update_actions (SbWindow *self)
                                : !writer ? "Refit the hyperparameters: another process writes this session"
                                : fitting ? "Refit the hyperparameters: a fit is running (Cancel stops it)"
                                : "Refit the hyperparameters now (Ctrl+R)");
-  sb_window_update_history_actions (self);
-  sb_window_update_demo (self);
+  _sb_window_update_history_actions (self);
+  _sb_window_update_demo (self);
 }
 
 /* ---- Answers ------------------------------------------------------------------ */
@@ -287,7 +287,7 @@ undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   if (!sb_campaign_undo (self->campaign, &error))
     {
       g_autofree char *msg = g_strdup_printf ("Undo failed: %s", error->message);
-      sb_window_show_error (self, msg, FALSE);
+      _sb_window_show_error (self, msg, FALSE);
       return;
     }
   show_undo_toast (self, n);
@@ -321,7 +321,7 @@ extend_budget_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   g_autoptr (GError) error = NULL;
 
   if (!sb_campaign_extend_budget (self->campaign, g_variant_get_uint32 (p), &error))
-    sb_window_show_error (self, error->message, FALSE);
+    _sb_window_show_error (self, error->message, FALSE);
 }
 
 static void
@@ -329,14 +329,14 @@ retry_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
   SbWindow *self = SB_WINDOW (user_data);
 
-  sb_window_clear_error (self);
+  _sb_window_clear_error (self);
   sb_campaign_retry (self->campaign);
 }
 
 static void
 dismiss_error_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 {
-  sb_window_clear_error (SB_WINDOW (user_data));
+  _sb_window_clear_error (SB_WINDOW (user_data));
 }
 
 static void
@@ -460,12 +460,12 @@ save_as_response (GtkNativeDialog *native, int response, SbWindow *self)
       g_autoptr (GError) error = NULL;
 
       if (file && !sb_session_save_as (session, file, &error))
-        sb_window_show_error (self, error->message, FALSE);
+        _sb_window_show_error (self, error->message, FALSE);
       else if (file)
         {
-          sb_window_remember_file (self, file);
-          sb_window_update_titles (self);
-          sb_window_update_status (self);
+          _sb_window_remember_file (self, file);
+          _sb_window_update_titles (self);
+          _sb_window_update_status (self);
         }
     }
   g_object_unref (native);
@@ -495,7 +495,7 @@ export_response (GtkNativeDialog *native, int response, SbWindow *self)
       g_autoptr (GError) error = NULL;
 
       if (file && !sb_session_export_csv (session, file, &error))
-        sb_window_show_error (self, error->message, FALSE);
+        _sb_window_show_error (self, error->message, FALSE);
       else if (file)
         {
           g_autofree char *path = g_file_get_parse_name (file);
@@ -531,7 +531,7 @@ playground_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 static void
 show_plots_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
 {
-  sb_window_show_plots (SB_WINDOW (user_data), g_variant_get_boolean (state));
+  _sb_window_show_plots (SB_WINDOW (user_data), g_variant_get_boolean (state));
 }
 
 static const GActionEntry window_actions[] = {
@@ -730,7 +730,7 @@ install_plot_actions (SbWindow *self)
 }
 
 void
-sb_window_install_actions (SbWindow *self)
+_sb_window_install_actions (SbWindow *self)
 {
   GtkEventController *keys;
 

@@ -7,6 +7,8 @@
 
 #include "sb-window-private.h"
 
+#include "sb-playground.h"
+
 #include <string.h>
 
 
@@ -44,7 +46,7 @@ demo_prefix (SbWindow *self)
 }
 
 void
-sb_window_update_demo (SbWindow *self)
+_sb_window_update_demo (SbWindow *self)
 {
   SbSession *session = sb_window_get_session (self);
   guint n, prefix;
@@ -53,15 +55,15 @@ sb_window_update_demo (SbWindow *self)
 
   if (self->demo == NULL || session == NULL || self->demo_log == NULL)
     {
-      sb_window_set_action_enabled (self, "demo-previous", FALSE);
-      sb_window_set_action_enabled (self, "demo-next", FALSE);
+      _sb_window_set_action_enabled (self, "demo-previous", FALSE);
+      _sb_window_set_action_enabled (self, "demo-next", FALSE);
       return;
     }
   n = sb_session_get_n_observations (session);
   prefix = demo_prefix (self);
   on_track = prefix == n;
-  sb_window_set_action_enabled (self, "demo-previous", self->demo->stepping && n > 1);
-  sb_window_set_action_enabled (self, "demo-next", self->demo->stepping && on_track && n < self->demo_log->len);
+  _sb_window_set_action_enabled (self, "demo-previous", self->demo->stepping && n > 1);
+  _sb_window_set_action_enabled (self, "demo-next", self->demo->stepping && on_track && n < self->demo_log->len);
   if (!self->demo->stepping)
     return;
   if (on_track && n > 0)
@@ -80,7 +82,7 @@ sb_window_update_demo (SbWindow *self)
 }
 
 void
-sb_window_clear_demo (SbWindow *self)
+_sb_window_clear_demo (SbWindow *self)
 {
   GtkWidget *child;
 
@@ -90,14 +92,14 @@ sb_window_clear_demo (SbWindow *self)
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->demo_views_box))))
     gtk_box_remove (self->demo_views_box, child);
   gtk_revealer_set_reveal_child (self->demo_revealer, FALSE);
-  sb_window_update_demo (self);
+  _sb_window_update_demo (self);
 }
 
 /* The demo's density view: the predictive density at its point, through
  * the ordinary density job as if the point had been clicked. Deferred
  * until a model exists. */
 void
-sb_window_demo_request_density (SbWindow *self)
+_sb_window_demo_request_density (SbWindow *self)
 {
   const SbProposal *latest = sb_campaign_get_latest (self->campaign);
   double x[SB_MAX_PARAMETERS] = { 0 };
@@ -122,7 +124,7 @@ demo_show_view (SbWindow *self, const char *nick)
     {
       sb_plot_view_set_kind (self->plot_view, value->value);
       self->demo_density = value->value == SB_PLOT_DENSITY;
-      sb_window_demo_request_density (self);
+      _sb_window_demo_request_density (self);
     }
   g_type_class_unref (klass);
 }
@@ -186,7 +188,7 @@ sb_window_show_demo (SbWindow *self, const SbDemo *demo, SbSession *session)
   views = g_strsplit (demo->views ? demo->views : "", " ", 2);
   if (views[0] && *views[0])
     demo_show_view (self, views[0]);
-  sb_window_update_demo (self);
+  _sb_window_update_demo (self);
 }
 
 const SbDemo *
@@ -235,12 +237,12 @@ demo_step (SbWindow *self, gboolean forward)
   if (forward && !demo_append (session, g_ptr_array_index (self->demo_log, n), &error))
     {
       g_autofree char *msg = g_strdup_printf ("The step could not be saved: %s", error->message);
-      sb_window_show_error (self, msg, FALSE);
+      _sb_window_show_error (self, msg, FALSE);
     }
   else if (!forward && !sb_session_undo (session, &error))
     {
       g_autofree char *msg = g_strdup_printf ("Undo could not be saved: %s", error->message);
-      sb_window_show_error (self, msg, FALSE);
+      _sb_window_show_error (self, msg, FALSE);
     }
   return TRUE;
 }
@@ -307,8 +309,60 @@ static const GActionEntry demo_actions[] = {
 };
 
 void
-sb_window_install_demo_actions (SbWindow *self)
+_sb_window_install_demo_actions (SbWindow *self)
 {
   g_action_map_add_action_entries (G_ACTION_MAP (self), demo_actions,
                                    G_N_ELEMENTS (demo_actions), self);
+}
+
+/* ---- Opening a demo -------------------------------------------------------- */
+
+GtkWindow *
+sb_window_open_demo_session (const SbDemo *demo, GtkApplication *app, GError **error)
+{
+  g_autoptr (SbSession) session = NULL;
+  SbWindow *window;
+
+  g_return_val_if_fail (demo != NULL && demo->session != NULL, NULL);
+  g_return_val_if_fail (GTK_IS_APPLICATION (app), NULL);
+  session = sb_demo_copy_session (demo, NULL, error);
+  if (session == NULL)
+    return NULL;
+  window = sb_window_new (app);
+  sb_window_show_demo (window, demo, session);
+  gtk_window_present (GTK_WINDOW (window));
+  /* The new copy is locked by its window now; the others nobody uses go. */
+  g_autofree char *dir = sb_demo_default_dir ();
+  sb_demo_remove_unused_copies (demo, dir);
+  return GTK_WINDOW (window);
+}
+
+/* A new playground with DEMO's preset, in PARENT's application (or the
+ * default one). */
+static void
+open_playground (const SbDemo *demo, GtkWindow *parent)
+{
+  GApplication *app = parent && gtk_window_get_application (parent)
+                        ? G_APPLICATION (gtk_window_get_application (parent))
+                        : g_application_get_default ();
+  SbPlayground *playground
+    = sb_playground_new (GTK_IS_APPLICATION (app) ? GTK_APPLICATION (app) : NULL);
+
+  sb_playground_load_preset (playground, demo->playground);
+  gtk_window_present (GTK_WINDOW (playground));
+}
+
+gboolean
+sb_window_open_demo (const SbDemo *demo, GtkApplication *app, GtkWindow *parent,
+                     GError **error)
+{
+  g_return_val_if_fail (demo != NULL, FALSE);
+  if (demo->playground)
+    {
+      open_playground (demo, parent);
+      return TRUE;
+    }
+  if (app == NULL && parent)
+    app = gtk_window_get_application (parent);
+  return sb_window_open_demo_session (demo, app, error) != NULL;
 }

@@ -42,7 +42,7 @@ note_save (GtkWidget *widget, SbWindow *self)
 
   gtk_popover_popdown (popover);
   if (!sb_window_set_entry_note (self, index, gtk_editable_get_text (GTK_EDITABLE (entry)), &error))
-    sb_window_show_error (self, error->message, FALSE);
+    _sb_window_show_error (self, error->message, FALSE);
 }
 
 /* The note's popover, made when it is first opened (a list of hundreds
@@ -113,7 +113,7 @@ row_details (const SbLogEntry *e)
 }
 
 GtkWidget *
-sb_window_history_row (SbWindow *self, const SbExperiment *exp, const SbLogEntry *e, guint index)
+_sb_window_history_row (SbWindow *self, const SbExperiment *exp, const SbLogEntry *e, guint index)
 {
   g_autofree char *text = sb_window_describe_entry (exp, e, index);
   g_autofree char *details = row_details (e);
@@ -178,7 +178,7 @@ sb_window_history_row (SbWindow *self, const SbExperiment *exp, const SbLogEntry
 /* The rows of entries edited since the list last reflected the journal
  * are made again (newest first: entry i is row n - 1 - i). */
 void
-sb_window_history_sync_edits (SbWindow *self)
+_sb_window_history_sync_edits (SbWindow *self)
 {
   SbSession *session = sb_campaign_get_session (self->campaign);
   guint n_edits = session ? sb_session_get_n_edits (session) : 0;
@@ -195,8 +195,8 @@ sb_window_history_sync_edits (SbWindow *self)
       row = gtk_list_box_get_row_at_index (self->history_list, n - 1 - entry);
       if (row == NULL)
         continue;
-      gtk_list_box_row_set_child (row, sb_window_history_row (self, sb_session_get_experiment (session),
-                                                              sb_session_get_observation (session, entry),
+      gtk_list_box_row_set_child (row, _sb_window_history_row (self, sb_session_get_experiment (session),
+                                                               sb_session_get_observation (session, entry),
                                                               entry));
     }
   self->history_edits = n_edits;
@@ -269,7 +269,7 @@ edited (SbWindow *self, SbEditAction action, guint index, gboolean undo)
     show_edit_toast (self, title, _("_Redo"), "win.redo-edit");
   else
     show_edit_toast (self, title, _("_Undo"), "win.undo-edit");
-  sb_window_update_history_actions (self);
+  _sb_window_update_history_actions (self);
 }
 
 gboolean
@@ -345,7 +345,7 @@ report (SbWindow *self, gboolean ok, GError *error)
   if (!ok && error)
     {
       g_autofree char *msg = g_strdup_printf (_("The history could not be edited: %s"), error->message);
-      sb_window_show_error (self, msg, FALSE);
+      _sb_window_show_error (self, msg, FALSE);
     }
 }
 
@@ -393,22 +393,22 @@ redo_edit_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 }
 
 void
-sb_window_update_history_actions (SbWindow *self)
+_sb_window_update_history_actions (SbWindow *self)
 {
   SbSession *session = sb_window_get_session (self);
   gboolean writer = session && !sb_campaign_get_read_only (self->campaign, NULL);
 
   if (self->participant_view)
     return;
-  sb_window_set_action_enabled (self, "history-remove", writer);
-  sb_window_set_action_enabled (self, "history-restore", writer);
-  sb_window_set_action_enabled (self, "history-note", writer);
-  sb_window_set_action_enabled (self, "undo-edit", writer && sb_session_can_undo_edit (session));
-  sb_window_set_action_enabled (self, "redo-edit", writer && sb_session_can_redo_edit (session));
+  _sb_window_set_action_enabled (self, "history-remove", writer);
+  _sb_window_set_action_enabled (self, "history-restore", writer);
+  _sb_window_set_action_enabled (self, "history-note", writer);
+  _sb_window_set_action_enabled (self, "undo-edit", writer && sb_session_can_undo_edit (session));
+  _sb_window_set_action_enabled (self, "redo-edit", writer && sb_session_can_redo_edit (session));
 }
 
 void
-sb_window_install_history_actions (SbWindow *self)
+_sb_window_install_history_actions (SbWindow *self)
 {
   static const GActionEntry actions[] = {
     { .name = "history-remove", .activate = history_remove_action, .parameter_type = "u" },
@@ -422,7 +422,7 @@ sb_window_install_history_actions (SbWindow *self)
 }
 
 void
-sb_window_dispose_history (SbWindow *self)
+_sb_window_dispose_history (SbWindow *self)
 {
   forget_edit_toast (self);
 }

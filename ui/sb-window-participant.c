@@ -75,7 +75,7 @@ sb_window_leave_participant_mode (SbWindow *self)
     gtk_widget_set_visible (titlebar, TRUE);
   gtk_window_unfullscreen (GTK_WINDOW (self));
   unblock_actions (self->participant_blocked);
-  sb_window_update_actions (self);
+  _sb_window_update_actions (self);
   g_debug ("participant mode ended");
 }
 
@@ -148,7 +148,7 @@ participant_mode_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 }
 
 void
-sb_window_install_participant_actions (SbWindow *self)
+_sb_window_install_participant_actions (SbWindow *self)
 {
   static const GActionEntry actions[] = {
     { .name = "participant-mode", .activate = participant_mode_action },
@@ -161,7 +161,7 @@ sb_window_install_participant_actions (SbWindow *self)
 /* Participant mode ends with the window: the application's actions come
  * back for its other windows. */
 void
-sb_window_dispose_participant_mode (SbWindow *self)
+_sb_window_dispose_participant_mode (SbWindow *self)
 {
   if (self->participant_blocked)
     unblock_actions (self->participant_blocked);

@@ -73,48 +73,45 @@ struct _SbWindow
 };
 
 /* sb-window.c */
-void sb_window_show_error (SbWindow *self, const char *message, gboolean can_retry);
-void sb_window_clear_error (SbWindow *self);
-void sb_window_update_status (SbWindow *self);
-void sb_window_update_titles (SbWindow *self);
-void sb_window_remember_file (SbWindow *self, GFile *file);
-void sb_window_request_plot (SbWindow *self);
-/* "3. B preferred: <B's setting> over <A's setting>", "4. skipped: A …,
- * B …" — one answer as the history and the demo banner name it. */
-char *sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index);
+void _sb_window_show_error (SbWindow *self, const char *message, gboolean can_retry);
+void _sb_window_clear_error (SbWindow *self);
+void _sb_window_update_status (SbWindow *self);
+void _sb_window_update_titles (SbWindow *self);
+void _sb_window_remember_file (SbWindow *self, GFile *file);
+void _sb_window_request_plot (SbWindow *self);
 
 /* The layout: folded (one page at a time, narrow windows) or not. */
-void sb_window_show_plots (SbWindow *self, gboolean show);
+void _sb_window_show_plots (SbWindow *self, gboolean show);
 
 /* sb-window-actions.c */
-void sb_window_install_actions (SbWindow *self);
-void sb_window_update_actions (SbWindow *self);
-void sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled);
+void _sb_window_install_actions (SbWindow *self);
+void _sb_window_update_actions (SbWindow *self);
+void _sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled);
 
 /* sb-window-participant.c */
-void sb_window_install_participant_actions (SbWindow *self);
-void sb_window_dispose_participant_mode (SbWindow *self);
+void _sb_window_install_participant_actions (SbWindow *self);
+void _sb_window_dispose_participant_mode (SbWindow *self);
 /* sb-window-recommend.c */
-void sb_window_install_recommend (SbWindow *self);
+void _sb_window_install_recommend (SbWindow *self);
 /* Computes the recommendation on the worker and shows it when it comes. */
-void sb_window_request_recommendation (SbWindow *self);
+void _sb_window_request_recommendation (SbWindow *self);
 
 /* sb-window-history.c */
-GtkWidget *sb_window_history_row (SbWindow *self, const SbExperiment *exp, const SbLogEntry *e,
-                                  guint index);
-void sb_window_history_sync_edits (SbWindow *self);
-void sb_window_install_history_actions (SbWindow *self);
-void sb_window_update_history_actions (SbWindow *self);
-void sb_window_dispose_history (SbWindow *self);
+GtkWidget *_sb_window_history_row (SbWindow *self, const SbExperiment *exp, const SbLogEntry *e,
+                                   guint index);
+void _sb_window_history_sync_edits (SbWindow *self);
+void _sb_window_install_history_actions (SbWindow *self);
+void _sb_window_update_history_actions (SbWindow *self);
+void _sb_window_dispose_history (SbWindow *self);
 
 /* sb-window-study.c */
-void sb_window_install_study_actions (SbWindow *self);
-void sb_window_dispose_study (SbWindow *self);
+void _sb_window_install_study_actions (SbWindow *self);
+void _sb_window_dispose_study (SbWindow *self);
 
 /* sb-window-demo.c */
-void sb_window_clear_demo (SbWindow *self);
-void sb_window_update_demo (SbWindow *self);
-void sb_window_demo_request_density (SbWindow *self);
-void sb_window_install_demo_actions (SbWindow *self);
+void _sb_window_clear_demo (SbWindow *self);
+void _sb_window_update_demo (SbWindow *self);
+void _sb_window_demo_request_density (SbWindow *self);
+void _sb_window_install_demo_actions (SbWindow *self);
 
 G_END_DECLS

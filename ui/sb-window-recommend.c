@@ -58,7 +58,7 @@ on_recommendation_ready (SbCampaign *campaign, const SbRecommendation *rec, cons
 }
 
 void
-sb_window_request_recommendation (SbWindow *self)
+_sb_window_request_recommendation (SbWindow *self)
 {
   sb_campaign_request_recommendation (self->campaign);
 }
@@ -106,7 +106,7 @@ export_recommendation_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 }
 
 void
-sb_window_install_recommend (SbWindow *self)
+_sb_window_install_recommend (SbWindow *self)
 {
   static const GActionEntry actions[] = {
     { .name = "export-recommendation", .activate = export_recommendation_action },

@@ -21,7 +21,7 @@ update_study_actions (SbWindow *self)
 
   if (self->participant_view)
     return;
-  sb_window_set_action_enabled (self, "show-study", self->study != NULL);
+  _sb_window_set_action_enabled (self, "show-study", self->study != NULL);
   gtk_widget_set_visible (self->study_button, self->study != NULL && !shown);
 }
 
@@ -109,7 +109,7 @@ sb_window_start_participant_session (SbWindow *self, const char *code, GError **
   if (current && sb_session_get_file (current) && g_file_equal (sb_session_get_file (current), file))
     {
       gtk_stack_set_visible_child_name (self->main_stack, "duel");
-      sb_window_update_titles (self);
+      _sb_window_update_titles (self);
     }
   else if (!sb_window_open_file (self, file, FALSE))
     {
@@ -131,7 +131,7 @@ on_start_session (SbStudyView *view, const char *code, SbWindow *self)
   g_autoptr (GError) error = NULL;
 
   if (!sb_window_start_participant_session (self, code, &error))
-    sb_window_show_error (self, error->message, FALSE);
+    _sb_window_show_error (self, error->message, FALSE);
 }
 
 /* Participant mode one click away: the session, then the existing
@@ -143,7 +143,7 @@ on_start_participant_mode (SbStudyView *view, const char *code, SbWindow *self)
 
   if (!sb_window_start_participant_session (self, code, &error))
     {
-      sb_window_show_error (self, error->message, FALSE);
+      _sb_window_show_error (self, error->message, FALSE);
       return;
     }
   g_action_group_activate_action (G_ACTION_GROUP (self), "participant-mode", NULL);
@@ -195,7 +195,7 @@ open_study_response (GtkNativeDialog *native, int response, SbWindow *self)
       g_autoptr (GError) error = NULL;
 
       if (path && !sb_window_open_study (self, path, &error))
-        sb_window_show_error (self, error->message, FALSE);
+        _sb_window_show_error (self, error->message, FALSE);
     }
   g_object_unref (native);
 }
@@ -219,7 +219,7 @@ show_study_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 }
 
 void
-sb_window_install_study_actions (SbWindow *self)
+_sb_window_install_study_actions (SbWindow *self)
 {
   static const GActionEntry actions[] = {
     { .name = "new-study", .activate = new_study_action },
@@ -253,7 +253,7 @@ sb_window_install_study_actions (SbWindow *self)
 }
 
 void
-sb_window_dispose_study (SbWindow *self)
+_sb_window_dispose_study (SbWindow *self)
 {
   if (self->main_stack)
     g_signal_handlers_disconnect_by_data (self->main_stack, self);

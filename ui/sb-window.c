@@ -30,7 +30,7 @@ static guint signals[N_SIGNALS];
 /* ---- Errors and status ------------------------------------------------------ */
 
 void
-sb_window_show_error (SbWindow *self, const char *message, gboolean can_retry)
+_sb_window_show_error (SbWindow *self, const char *message, gboolean can_retry)
 {
   g_free (self->error);
   self->error = g_strdup (message);
@@ -40,7 +40,7 @@ sb_window_show_error (SbWindow *self, const char *message, gboolean can_retry)
 }
 
 void
-sb_window_clear_error (SbWindow *self)
+_sb_window_clear_error (SbWindow *self)
 {
   g_clear_pointer (&self->error, g_free);
   gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
@@ -57,20 +57,20 @@ show_campaign_errors (SbWindow *self)
   if (self->refused)
     return;
   if (engine)
-    sb_window_show_error (self, engine, TRUE);
+    _sb_window_show_error (self, engine, TRUE);
   else if (save)
     {
       g_autofree char *msg = g_strdup_printf ("The session could not be saved (the answers are kept "
                                               "in memory; use Save As to save them elsewhere): %s",
                                               save);
-      sb_window_show_error (self, msg, FALSE);
+      _sb_window_show_error (self, msg, FALSE);
     }
   else
-    sb_window_clear_error (self);
+    _sb_window_clear_error (self);
 }
 
 void
-sb_window_update_status (SbWindow *self)
+_sb_window_update_status (SbWindow *self)
 {
   SbSession *session = sb_campaign_get_session (self->campaign);
   GFile *file = session ? sb_session_get_file (session) : NULL;
@@ -95,7 +95,7 @@ sb_window_update_status (SbWindow *self)
 }
 
 void
-sb_window_update_titles (SbWindow *self)
+_sb_window_update_titles (SbWindow *self)
 {
   SbSession *session = sb_campaign_get_session (self->campaign);
   const SbExperiment *exp = session ? sb_session_get_experiment (session) : NULL;
@@ -190,7 +190,7 @@ rebuild_history (SbWindow *self)
   first = n > HISTORY_ROWS ? n - HISTORY_ROWS : 0;
   for (guint i = n; i-- > first;)
     gtk_list_box_append (self->history_list,
-                         sb_window_history_row (self, exp, sb_session_get_observation (session, i), i));
+                         _sb_window_history_row (self, exp, sb_session_get_observation (session, i), i));
   self->history_len = n;
 }
 
@@ -204,8 +204,8 @@ update_history (SbWindow *self)
     {
       GtkWidget *last;
       gtk_list_box_prepend (self->history_list,
-                            sb_window_history_row (self, sb_session_get_experiment (session),
-                                                   sb_session_get_observation (session, n - 1),
+                            _sb_window_history_row (self, sb_session_get_experiment (session),
+                                                    sb_session_get_observation (session, n - 1),
                                                    n - 1));
       if (n > HISTORY_ROWS && (last = gtk_widget_get_last_child (GTK_WIDGET (self->history_list))))
         gtk_list_box_remove (self->history_list, last);
@@ -219,7 +219,7 @@ update_history (SbWindow *self)
       self->history_len = n;
     }
   else if (session && n == self->history_len)
-    sb_window_history_sync_edits (self);  /* an answer removed, restored or annotated */
+    _sb_window_history_sync_edits (self);  /* an answer removed, restored or annotated */
   else
     rebuild_history (self);
 }
@@ -256,7 +256,7 @@ rebuild_recent_menu (SbWindow *self)
 }
 
 void
-sb_window_remember_file (SbWindow *self, GFile *file)
+_sb_window_remember_file (SbWindow *self, GFile *file)
 {
   g_autofree char *uri = g_file_get_uri (file);
   static const char *groups[] = { "skewbench", NULL };
@@ -276,7 +276,7 @@ sb_window_remember_file (SbWindow *self, GFile *file)
 /* ---- Plots ---------------------------------------------------------------------- */
 
 void
-sb_window_request_plot (SbWindow *self)
+_sb_window_request_plot (SbWindow *self)
 {
   double fixed[SB_MAX_PARAMETERS];
   guint sx = 0, sy = 0;
@@ -290,7 +290,7 @@ static void
 on_slice_changed (SbPlotView *view, SbWindow *self)
 {
   self->user_slice = TRUE;
-  sb_window_request_plot (self);
+  _sb_window_request_plot (self);
 }
 
 static void
@@ -312,9 +312,9 @@ on_question_ready (SbCampaign *campaign, SbWindow *self)
   sb_duel_panel_set_busy (self->duel_panel, FALSE);
   sb_duel_panel_set_question (self->duel_panel, sb_campaign_get_question (campaign),
                               sb_session_get_n_answers (session));
-  sb_window_update_actions (self);
+  _sb_window_update_actions (self);
   g_signal_emit (self, signals[QUESTION_SHOWN], 0);
-  sb_window_demo_request_density (self);
+  _sb_window_demo_request_density (self);
 }
 
 /* The panel follows the campaign's state: no question (and no answer
@@ -332,9 +332,9 @@ on_state_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
   sb_duel_panel_set_finished (self->duel_panel, state == SB_CAMPAIGN_FINISHED);
   /* "Best found" comes with the model's mean and credible interval there */
   if (state == SB_CAMPAIGN_FINISHED)
-    sb_window_request_recommendation (self);
+    _sb_window_request_recommendation (self);
   show_campaign_errors (self);
-  sb_window_update_actions (self);
+  _sb_window_update_actions (self);
 }
 
 static void
@@ -344,15 +344,15 @@ on_read_only_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
 
   sb_campaign_get_read_only (campaign, &reason);
   sb_duel_panel_set_read_only (self->duel_panel, reason);
-  sb_window_update_titles (self);
-  sb_window_update_actions (self);
+  _sb_window_update_titles (self);
+  _sb_window_update_actions (self);
 }
 
 static void
 on_errors_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
 {
   show_campaign_errors (self);
-  sb_window_update_status (self);
+  _sb_window_update_status (self);
 }
 
 static void
@@ -379,7 +379,7 @@ on_fit_state (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
       gtk_progress_bar_set_text (self->progress_bar, "Fitting hyperparameters…");
     }
   gtk_revealer_set_reveal_child (self->progress_revealer, fitting);
-  sb_window_update_actions (self);
+  _sb_window_update_actions (self);
 }
 
 static void
@@ -414,7 +414,7 @@ on_fit_finished (SbCampaign *campaign, const SbFitResult *fit, const GError *err
   else if (error)
     {
       g_autofree char *msg = g_strdup_printf ("Hyperparameter fit failed: %s", error->message);
-      sb_window_show_error (self, msg, FALSE);
+      _sb_window_show_error (self, msg, FALSE);
     }
   else
     gtk_label_set_text (self->status_label, "Hyperparameter fit cancelled; the previous values stay.");
@@ -425,9 +425,9 @@ static void
 on_session_changed (SbSession *session, SbWindow *self)
 {
   update_history (self);
-  sb_window_update_status (self);
-  sb_window_update_demo (self);
-  sb_window_update_actions (self);
+  _sb_window_update_status (self);
+  _sb_window_update_demo (self);
+  _sb_window_update_actions (self);
 }
 
 /* ---- Adaptive layout ------------------------------------------------------ */
@@ -435,7 +435,7 @@ on_session_changed (SbSession *session, SbWindow *self)
 /* Folded, the leaflet shows the question or (header toggle, F9, or a
  * swipe) the plots and answers; unfolded, both. */
 void
-sb_window_show_plots (SbWindow *self, gboolean show)
+_sb_window_show_plots (SbWindow *self, gboolean show)
 {
   gboolean folded = adw_leaflet_get_folded (self->leaflet);
   GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "show-plots");
@@ -464,7 +464,7 @@ apply_folded (gpointer user_data)
   gtk_widget_set_margin_end (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
   gtk_widget_set_margin_top (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
   if (!folded)
-    sb_window_show_plots (self, FALSE);
+    _sb_window_show_plots (self, FALSE);
   return G_SOURCE_REMOVE;
 }
 
@@ -507,12 +507,12 @@ show_session (SbWindow *self, SbSession *session, gboolean follow)
   SbSession *old;
   const SbExperiment *exp;
 
-  sb_window_clear_demo (self);
+  _sb_window_clear_demo (self);
   old = sb_campaign_get_session (self->campaign);
   if (old)
     g_signal_handlers_disconnect_by_data (old, self);
   self->refused = FALSE;
-  sb_window_clear_error (self);
+  _sb_window_clear_error (self);
   exp = sb_session_get_experiment (session);
   gtk_stack_set_visible_child_name (self->main_stack, "duel");
   {
@@ -532,11 +532,11 @@ show_session (SbWindow *self, SbSession *session, gboolean follow)
   else
     sb_campaign_set_session (self->campaign, session);
   if (sb_session_get_file (session))
-    sb_window_remember_file (self, sb_session_get_file (session));
-  sb_window_update_titles (self);
+    _sb_window_remember_file (self, sb_session_get_file (session));
+  _sb_window_update_titles (self);
   rebuild_history (self);
-  sb_window_update_status (self);
-  sb_window_update_actions (self);
+  _sb_window_update_status (self);
+  _sb_window_update_actions (self);
 }
 
 SbSession *
@@ -551,7 +551,7 @@ show_refused (SbWindow *self, const GError *error)
 {
   SbSession *old = sb_campaign_get_session (self->campaign);
 
-  sb_window_clear_demo (self);
+  _sb_window_clear_demo (self);
   if (old)
     g_signal_handlers_disconnect_by_data (old, self);
   sb_campaign_set_session (self->campaign, NULL);
@@ -561,9 +561,9 @@ show_refused (SbWindow *self, const GError *error)
   gtk_label_set_text (self->refused_label, error->message);
   gtk_stack_set_visible_child_name (self->main_stack, "refused");
   rebuild_history (self);
-  sb_window_update_titles (self);
-  sb_window_update_status (self);
-  sb_window_update_actions (self);
+  _sb_window_update_titles (self);
+  _sb_window_update_status (self);
+  _sb_window_update_actions (self);
 }
 
 gboolean
@@ -650,7 +650,7 @@ sb_window_start_experiment (SbWindow *self, const SbExperiment *exp)
       g_autofree char *msg = g_strdup_printf ("The new session could not be saved in %s: %s",
                                               dir, error ? error->message : g_strerror (errno));
       sb_window_set_session (self, session);
-      sb_window_show_error (self, msg, FALSE);
+      _sb_window_show_error (self, msg, FALSE);
       return FALSE;
     }
   sb_window_set_session (self, session);
@@ -743,9 +743,9 @@ sb_window_dispose (GObject *object)
     }
   self->undo_toast = NULL;
   self->demo = NULL;
-  sb_window_dispose_participant_mode (self);
-  sb_window_dispose_history (self);
-  sb_window_dispose_study (self);
+  _sb_window_dispose_participant_mode (self);
+  _sb_window_dispose_history (self);
+  _sb_window_dispose_study (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), SB_TYPE_WINDOW);
   G_OBJECT_CLASS (sb_window_parent_class)->dispose (object);
 }
@@ -840,14 +840,14 @@ sb_window_init (SbWindow *self)
   g_signal_connect (self->plot_view, "slice-changed", G_CALLBACK (on_slice_changed), self);
   g_signal_connect (self->plot_view, "point-activated", G_CALLBACK (on_point_activated), self);
   g_signal_connect_swapped (self->duel_panel, "notify::answer-blocker",
-                            G_CALLBACK (sb_window_update_actions), self);
+                            G_CALLBACK (_sb_window_update_actions), self);
 
-  sb_window_install_actions (self);
-  sb_window_install_demo_actions (self);
-  sb_window_install_participant_actions (self);
-  sb_window_install_recommend (self);
-  sb_window_install_history_actions (self);
-  sb_window_install_study_actions (self);
+  _sb_window_install_actions (self);
+  _sb_window_install_demo_actions (self);
+  _sb_window_install_participant_actions (self);
+  _sb_window_install_recommend (self);
+  _sb_window_install_history_actions (self);
+  _sb_window_install_study_actions (self);
   g_signal_connect (self->leaflet, "notify::folded", G_CALLBACK (on_folded_changed), self);
   g_signal_connect (self->leaflet, "notify::visible-child-name",
                     G_CALLBACK (on_visible_page_changed), self);
@@ -855,7 +855,7 @@ sb_window_init (SbWindow *self)
   self->recent = gtk_recent_manager_get_default ();
   g_signal_connect_swapped (self->recent, "changed", G_CALLBACK (rebuild_recent_menu), self);
   rebuild_recent_menu (self);
-  sb_window_update_actions (self);
+  _sb_window_update_actions (self);
 }
 
 SbWindow *

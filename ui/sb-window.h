@@ -84,6 +84,19 @@ void sb_window_refit (SbWindow *self);
  * stored hyperparameters (the paper's) are not refitted automatically.
  * Setting another session ends the demo. */
 void sb_window_show_demo (SbWindow *self, const SbDemo *demo, SbSession *session);
+/* Opens DEMO: a session demo as a copy (sb_demo_copy_session) in a new
+ * main window of APP (NULL: PARENT's) with the explanation banner; a
+ * playground demo in a new playground of PARENT's application (or the
+ * default one). FALSE with ERROR when the copy could not be made
+ * (nothing is shown then). */
+gboolean sb_window_open_demo (const SbDemo *demo, GtkApplication *app, GtkWindow *parent,
+                              GError **error);
+/* A session demo (DEMO->session) opened in a new main window of APP, as
+ * sb_window_open_demo does; the window (owned by APP) or NULL with ERROR.
+ * Once the window holds its copy, DEMO's earlier copies in the default
+ * folder that nobody uses are removed (sb_demo_remove_unused_copies). */
+GtkWindow *sb_window_open_demo_session (const SbDemo *demo, GtkApplication *app,
+                                        GError **error);
 /* The demo shown, or NULL. */
 const SbDemo *sb_window_get_demo (SbWindow *self);
 /* The step shown: the number of log entries of the demo's session. */
@@ -136,5 +149,9 @@ gboolean sb_window_start_participant_session (SbWindow *self, const char *code, 
 /* The directory new sessions are saved in: the autosave-folder preference
  * (ui/sb-settings.c), by default $XDG_DATA_HOME/skewbench/sessions. */
 char *sb_window_default_session_dir (void);
+
+/* "3. B preferred: <B's setting> over <A's setting>", "4. skipped: A …,
+ * B …" — one answer as the history and the demo banner name it. */
+char *sb_window_describe_entry (const SbExperiment *exp, const SbLogEntry *e, guint index);
 
 G_END_DECLS

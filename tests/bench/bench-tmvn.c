@@ -8,7 +8,7 @@
  * t > 0, S = W K W^T + s2 I, W the difference rows (winner - loser) of M
  * random duels between points of [0, 1]^D, K an RBF kernel on those points,
  * the winner given by a probit-noisy comparison of a test function. This
- * is exactly the truncated part of a preference posterior (DESIGN §3.3).
+ * is exactly the truncated part of a preference posterior (docs/DESIGN.md §3.3).
  * Reports the integrated autocorrelation time (IAT) of every coordinate
  * (max and median) and of a linear read-out (the mean of t), and the
  * effective samples per second of three ways to ask for N samples:

@@ -10,7 +10,7 @@
 #     Rscript tests/data/gen-fit-skewgp-ref.R tests/data
 #
 # Data: 7 noisy duels of g(x) = cos(5x) + exp(-x^2/2) on [-2.6, 2.6]
-# (DESIGN §3.10), winner by g(a) - g(b) + N(0, 2 * 0.5^2) (noisy enough
+# (docs/DESIGN.md §3.10), winner by g(a) - g(b) + N(0, 2 * 0.5^2) (noisy enough
 # that the maximum-likelihood variance is finite).
 # Model: RBF kernel, mean 0, preference rows Phi((f(w) - f(l)) / (sqrt2 sd_p))
 # with sd_p = 1 (sg-data.h), so t = W f + e, e ~ N(0, 2 I), p = P(t > 0).

@@ -10,7 +10,7 @@ These are *inputs* for drawing, not reference values: the plots must look
 right on data shaped like what the engine produces (skewed preference
 posteriors, narrow bands near duels, EP close to exact, Laplace too narrow).
 
-Model (DESIGN 3.2-3.3, paper 001 sec. 2-3): f ~ GP(0, k_RBF); probit rows
+Model (docs/DESIGN.md §3.2-3.3, paper 001 sec. 2-3): f ~ GP(0, k_RBF); probit rows
 t = c0 + A f + e > 0 with e ~ N(0, 1) (a duel a > b with sigma_p is the row
 (f(a) - f(b)) / (sqrt2 sigma_p)); numeric rows y = f + N(0, s^2). The exact
 posterior is the Gaussian conditioned on y, then on t > 0 (a truncated

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Reference values of the BO benchmark objectives (tests/test-problems.c).
 
-Independent NumPy implementations of the objectives of DESIGN §3.10 in the
+Independent NumPy implementations of the objectives of docs/DESIGN.md §3.10 in the
 maximisation convention (minimisation problems negated), evaluated at a
 few fixed points per problem (the optimiser, the box centre, corners and
 seeded uniform points). Writes problems-ref.csv: name,value,x1,...,xd.

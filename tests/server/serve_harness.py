@@ -15,7 +15,7 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run",
          "--disable-dev-shm-usage", "--window-size=1280,800"]
-ELEMENT = "element-6066-11e4-a52f-4f735466cecf"
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 KEYS = {"left": "\ue012", "right": "\ue014", "shift": "\ue008", "enter": "\ue007",
         "backspace": "\ue003"}
 TIMEOUT = 90  # seconds for any one wait: a loaded 2-core machine
