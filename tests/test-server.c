@@ -140,12 +140,21 @@ start (Fixture *f)
   return f->error == NULL;
 }
 
+static gboolean
+quit_loop (gpointer loop)
+{
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 stop (Fixture *f)
 {
   if (f->thread == NULL)
     return;
-  g_main_loop_quit (f->loop);
+  /* a source of the server's context: quits the loop even when the
+   * thread has not entered it yet */
+  g_main_context_invoke (f->context, quit_loop, f->loop);
   g_thread_join (f->thread);
   f->thread = NULL;
   g_clear_pointer (&f->loop, g_main_loop_unref);
