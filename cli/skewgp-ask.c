@@ -104,7 +104,7 @@ run_ask (const char *path, double repeat_rate, SbStudy *study, const char *code,
     return FALSE;
   if (print_if_settled (session))
     return TRUE;
-  q = study ? sb_population_ask (study, code, session, &err)
+  q = study ? sb_population_ask (study, code, session, NULL, &err)
             : sb_ask_tell_ask_with_repeats (session, repeat_rate, &err);
   if (q == NULL)
     return skewgp_forward_error (err, error);
@@ -115,19 +115,26 @@ run_ask (const char *path, double repeat_rate, SbStudy *study, const char *code,
 static int
 ask_argv (int argc, char **argv)
 {
-  g_auto (SkewgpArgs) args = { 0 };
+  g_autofree char *participant = NULL;
+  const GOptionEntry entries[] = {
+    { "participant", 0, 0, G_OPTION_ARG_FILENAME, &participant, NULL, NULL },
+    { NULL },
+  };
+  const SkewgpOptionSpec spec = { "ask", entries, NULL, NULL, 1 };
+  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
   g_autoptr (SbStudy) study = NULL;
   g_autofree char *path = NULL;
   double rate = 0;
   GError *error = NULL;
 
-  if (skewgp_parse_args ("ask", "--participant", 1, argc, argv, &args, &error)
-      && args.n_positional != 1)
+  if (skewgp_parse_options (&spec, argc, argv, positional, &error) && positional->len != 1)
     skewgp_input_error (&error, "expected SESSION.json or STUDY --participant CODE (see skewgp "
                         "ask --help)");
-  if (error == NULL && skewgp_resolve_target ("ask", &args, &path, &rate, &study, &error))
+  if (error == NULL
+      && skewgp_resolve_target ("ask", positional->pdata[0], participant, &path, &rate, &study,
+                                &error))
     {
-      const SbParticipant *p = study ? sb_study_find (study, args.participant) : NULL;
+      const SbParticipant *p = study ? sb_study_find (study, participant) : NULL;
       if (p != NULL && p->status != SB_PARTICIPANT_ACTIVE)
         skewgp_input_error (&error, "participant '%s' is %s: no more questions (skewgp study "
                             "set --status active reopens)", p->code,

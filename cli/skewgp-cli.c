@@ -634,78 +634,6 @@ skewgp_option_double (const char *flag, const char *text, double *out, GError **
 
 /* ---- Session and study commands ------------------------------------------- */
 
-void
-skewgp_args_clear (SkewgpArgs *args)
-{
-  char **texts[] = { &args->participant, &args->code, &args->note, &args->output, &args->by,
-                     &args->answer, &args->status, &args->repeat_rate, &args->model };
-  for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
-    g_clear_pointer (texts[i], g_free);
-}
-
-/* The options of the session and study commands: --NAME, its short
- * form, and where SkewgpArgs keeps it. Values are taken as bytes
- * (G_OPTION_ARG_FILENAME), whatever the locale. */
-static const struct {
-  const char *name;
-  char short_name;
-  gboolean flag;
-  gsize offset;
-} session_options[] = {
-  { "participant", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, participant) },
-  { "code", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, code) },
-  { "note", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, note) },
-  { "output", 'o', FALSE, G_STRUCT_OFFSET (SkewgpArgs, output) },
-  { "by", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, by) },
-  { "answer", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, answer) },
-  { "status", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, status) },
-  { "repeat-rate", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, repeat_rate) },
-  { "model", 0, FALSE, G_STRUCT_OFFSET (SkewgpArgs, model) },
-  { "wide", 0, TRUE, G_STRUCT_OFFSET (SkewgpArgs, wide) },
-  { "with-notes", 0, TRUE, G_STRUCT_OFFSET (SkewgpArgs, with_notes) },
-  { "external-ids", 0, TRUE, G_STRUCT_OFFSET (SkewgpArgs, external_ids) },
-};
-
-/* The entries of the options named in ALLOWED ("--participant --wide")
- * into ENTRIES (room for all of session_options and the terminator). */
-static void
-args_entries (SkewgpArgs *args, const char *allowed, GOptionEntry *entries)
-{
-  g_auto (GStrv) names = g_strsplit (allowed, " ", -1);
-  guint n = 0;
-
-  for (gsize i = 0; i < G_N_ELEMENTS (session_options); i++)
-    {
-      g_autofree char *flag = g_strconcat ("--", session_options[i].name, NULL);
-      if (!g_strv_contains ((const char *const *) names, flag))
-        continue;
-      entries[n++] = (GOptionEntry) {
-        session_options[i].name, session_options[i].short_name, 0,
-        session_options[i].flag ? G_OPTION_ARG_NONE : G_OPTION_ARG_FILENAME,
-        G_STRUCT_MEMBER_P (args, session_options[i].offset), NULL, NULL,
-      };
-    }
-  entries[n] = (GOptionEntry) { NULL };
-}
-
-gboolean
-skewgp_parse_args (const char *command, const char *allowed, guint max_positional,
-                   int argc, char **argv, SkewgpArgs *args, GError **error)
-{
-  GOptionEntry entries[G_N_ELEMENTS (session_options) + 1];
-  SkewgpOptionSpec spec = { command, entries, NULL, NULL, max_positional };
-  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
-
-  memset (args, 0, sizeof *args);
-  args_entries (args, allowed, entries);
-  if (!skewgp_parse_options (&spec, argc, argv, positional, error))
-    return FALSE;
-  args->n_positional = positional->len;
-  for (guint i = 0; i < positional->len && i < G_N_ELEMENTS (args->positional); i++)
-    args->positional[i] = g_ptr_array_index (positional, i);
-  return TRUE;
-}
-
 gboolean
 skewgp_forward_error (GError *err, GError **error)
 {
@@ -791,15 +719,14 @@ skewgp_open_study (const char *dir, GError **error)
 }
 
 gboolean
-skewgp_resolve_target (const char *command, const SkewgpArgs *args, char **path, double *rate,
-                       SbStudy **study_out, GError **error)
+skewgp_resolve_target (const char *command, const char *target, const char *participant,
+                       char **path, double *rate, SbStudy **study_out, GError **error)
 {
-  const char *target = args->positional[0];
   g_autoptr (SbStudy) study = NULL;
   const SbParticipant *p;
 
   *rate = 0;
-  if (args->participant == NULL)
+  if (participant == NULL)
     {
       if (skewgp_is_study (target))
         return skewgp_input_error (error, "'%s' is a study folder: name the participant with "
@@ -810,10 +737,10 @@ skewgp_resolve_target (const char *command, const SkewgpArgs *args, char **path,
   study = skewgp_open_study (target, error);
   if (study == NULL)
     return FALSE;
-  p = sb_study_find (study, args->participant);
+  p = sb_study_find (study, participant);
   if (p == NULL)
     return skewgp_input_error (error, "the study %s has no participant '%s' (add one with "
-                               "skewgp study add)", target, args->participant);
+                               "skewgp study add)", target, participant);
   *path = sb_study_participant_path (study, p->code);
   *rate = sb_study_get_repeat_rate (study);
   if (study_out)

@@ -136,7 +136,9 @@ typedef struct {
 /* Parses the ARGC ARGV after the command name: the options into their
  * ENTRIES' arg_data (strings newly allocated, as GLib gives them), the
  * other arguments, in order, appended to POSITIONAL (pointers into ARGV;
- * may be NULL when SPEC takes none). */
+ * may be NULL when SPEC takes none). Values that name files,
+ * participants or notes are G_OPTION_ARG_FILENAME: the bytes given,
+ * whatever the locale. */
 gboolean skewgp_parse_options (const SkewgpOptionSpec *spec, int argc, char **argv,
                                GPtrArray *positional, GError **error);
 /* TEXT as an integer in [MIN, MAX] for option FLAG ("--seed"). */
@@ -147,34 +149,6 @@ gboolean skewgp_option_double (const char *flag, const char *text, double *out,
                                GError **error);
 
 /* ---- Session and study commands (new, ask, tell, status, export, study) -- */
-
-/* The arguments of a session or study command: positional arguments in
- * order, and the options it allows. */
-typedef struct {
-  const char *positional[3];
-  guint n_positional;        /* all of them, even past the three kept      */
-  char *participant;         /* --participant CODE */
-  char *code;                /* --code CODE        */
-  char *note;                /* --note TEXT        */
-  char *output;              /* -o, --output FILE  */
-  char *by;                  /* --by NAME          */
-  char *answer;              /* --answer N         */
-  char *status;              /* --status NAME      */
-  char *repeat_rate;         /* --repeat-rate R    */
-  char *model;               /* --model NAME|FILE  */
-  gboolean wide;             /* --wide             */
-  gboolean with_notes;       /* --with-notes       */
-  gboolean external_ids;     /* --external-ids     */
-} SkewgpArgs;
-
-void skewgp_args_clear (SkewgpArgs *args);
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SkewgpArgs, skewgp_args_clear)
-
-/* Reads ARGV into ARGS (skewgp_parse_options). ALLOWED lists the options
- * COMMAND takes, e.g. "--participant --wide"; any other option, or more
- * than MAX_POSITIONAL arguments, is refused naming it. */
-gboolean skewgp_parse_args (const char *command, const char *allowed, guint max_positional,
-                            int argc, char **argv, SkewgpArgs *args, GError **error);
 
 /* The CLI's error for ERR (taken): engine failures are numerical (exit
  * 1), the rest bad input (exit 2). Returns FALSE. */
@@ -196,12 +170,13 @@ void skewgp_add_parameter_names (JsonBuilder *b, const SbExperiment *exp);
 gboolean skewgp_is_study (const char *path);
 /* The study at DIR, or NULL with ERROR. */
 SbStudy *skewgp_open_study (const char *dir, GError **error);
-/* Where COMMAND's session is: the positional SESSION.json, or with
- * --participant CODE the participant's file in the study folder given
- * instead. RATE gets the study's repeat rate (0 for a lone session);
- * STUDY_OUT (when not NULL) the study, or NULL. */
-gboolean skewgp_resolve_target (const char *command, const SkewgpArgs *args, char **path,
-                                double *rate, SbStudy **study_out, GError **error);
+/* Where COMMAND's session is: TARGET, the SESSION.json given, or with
+ * PARTICIPANT (--participant CODE) the participant's file in the study
+ * folder TARGET. RATE gets the study's repeat rate (0 for a lone
+ * session); STUDY_OUT (when not NULL) the study, or NULL. */
+gboolean skewgp_resolve_target (const char *command, const char *target,
+                                const char *participant, char **path, double *rate,
+                                SbStudy **study_out, GError **error);
 /* The population model of STUDY (sb-population.h), or NULL with ERROR
  * (a numerical failure exits 1). */
 SbPopulationResult *skewgp_population_model (SbStudy *study, GError **error);

@@ -112,10 +112,29 @@ export_model (SbStudy *study, const char *output, GError **error)
   return write_csv (text, output, error);
 }
 
-static gboolean
-run_export_study (const SkewgpArgs *args, GError **error)
+/* The options of `skewgp export`. */
+typedef struct {
+  char *output;        /* -o, --output FILE */
+  gboolean wide;       /* --wide            */
+  char *participant;   /* --participant CODE */
+  gboolean with_notes; /* --with-notes      */
+  char *model;         /* --model FILE      */
+  gboolean external_ids; /* --external-ids  */
+} ExportOptions;
+
+static void
+export_options_clear (ExportOptions *o)
 {
-  g_autoptr (SbStudy) study = skewgp_open_study (args->positional[0], error);
+  g_clear_pointer (&o->output, g_free);
+  g_clear_pointer (&o->participant, g_free);
+  g_clear_pointer (&o->model, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ExportOptions, export_options_clear)
+
+static gboolean
+run_export_study (const char *dir, const ExportOptions *args, GError **error)
+{
+  g_autoptr (SbStudy) study = skewgp_open_study (dir, error);
   g_autofree char *csv = NULL;
   GError *err = NULL;
 
@@ -153,24 +172,30 @@ run_export_study (const SkewgpArgs *args, GError **error)
 static int
 export_argv (int argc, char **argv)
 {
-  g_auto (SkewgpArgs) args = { 0 };
+  g_auto (ExportOptions) args = { 0 };
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output, NULL, NULL },
+    { "wide", 0, 0, G_OPTION_ARG_NONE, &args.wide, NULL, NULL },
+    { "participant", 0, 0, G_OPTION_ARG_FILENAME, &args.participant, NULL, NULL },
+    { "with-notes", 0, 0, G_OPTION_ARG_NONE, &args.with_notes, NULL, NULL },
+    { "model", 0, 0, G_OPTION_ARG_FILENAME, &args.model, NULL, NULL },
+    { "external-ids", 0, 0, G_OPTION_ARG_NONE, &args.external_ids, NULL, NULL },
+    { NULL },
+  };
+  const SkewgpOptionSpec spec = { "export", entries, NULL, NULL, 1 };
+  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
   GError *error = NULL;
 
-  if (skewgp_parse_args ("export",
-                         "--output --wide --participant --with-notes --model --external-ids", 1,
-                         argc, argv,
-                         &args, &error)
-      && args.n_positional != 1)
+  if (skewgp_parse_options (&spec, argc, argv, positional, &error) && positional->len != 1)
     skewgp_input_error (&error, "expected SESSION.json or STUDY (see skewgp export --help)");
-  if (error == NULL && skewgp_is_study (args.positional[0]))
-    run_export_study (&args, &error);
+  if (error == NULL && skewgp_is_study (positional->pdata[0]))
+    run_export_study (positional->pdata[0], &args, &error);
   else if (error == NULL
            && (args.participant || args.with_notes || args.model || args.external_ids))
     skewgp_input_error (&error, "--participant, --with-notes, --model and --external-ids "
-                        "apply to a study folder, and "
-                        "'%s' is not one", args.positional[0]);
+                        "apply to a study folder, and '%s' is not one", (const char *) positional->pdata[0]);
   else if (error == NULL)
-    run_export (args.positional[0], args.output, args.wide, &error);
+    run_export (positional->pdata[0], args.output, args.wide, &error);
   return skewgp_finish ("export", error);
 }
 

@@ -165,16 +165,17 @@ run_new (const char *experiment_path, const char *session_path, GError **error)
 static int
 new_argv (int argc, char **argv)
 {
-  g_auto (SkewgpArgs) args = { 0 };
+  const GOptionEntry entries[] = { { NULL } };
+  const SkewgpOptionSpec spec = { "new", entries, NULL, NULL, G_MAXUINT };
+  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
   GError *error = NULL;
 
-  if (skewgp_parse_args ("new", "", G_MAXUINT, argc, argv, &args, &error)
-      && args.n_positional != 2)
+  if (skewgp_parse_options (&spec, argc, argv, positional, &error) && positional->len != 2)
     skewgp_input_error (&error, "expected EXPERIMENT.json SESSION.json (see skewgp new --help)");
-  else if (error == NULL && g_str_equal (args.positional[1], "-"))
+  else if (error == NULL && g_str_equal (positional->pdata[1], "-"))
     skewgp_input_error (&error, "SESSION.json must be a file name, not '-'");
   if (error == NULL)
-    run_new (args.positional[0], args.positional[1], &error);
+    run_new (positional->pdata[0], positional->pdata[1], &error);
   return skewgp_finish ("new", error);
 }
 

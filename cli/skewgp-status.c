@@ -256,18 +256,25 @@ run_population (const char *dir, GError **error)
 static int
 status_argv (int argc, char **argv)
 {
-  g_auto (SkewgpArgs) args = { 0 };
+  g_autofree char *participant = NULL;
+  const GOptionEntry entries[] = {
+    { "participant", 0, 0, G_OPTION_ARG_FILENAME, &participant, NULL, NULL },
+    { NULL },
+  };
+  const SkewgpOptionSpec spec = { "status", entries, NULL, NULL, 1 };
+  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
   g_autofree char *path = NULL;
   double rate;
   GError *error = NULL;
 
-  if (skewgp_parse_args ("status", "--participant", 1, argc, argv, &args, &error)
-      && args.n_positional != 1)
+  if (skewgp_parse_options (&spec, argc, argv, positional, &error) && positional->len != 1)
     skewgp_input_error (&error, "expected SESSION.json or STUDY (see skewgp status --help)");
-  if (error == NULL && args.participant == NULL && skewgp_is_study (args.positional[0]))
-    run_population (args.positional[0], &error);
-  else if (error == NULL && skewgp_resolve_target ("status", &args, &path, &rate, NULL, &error))
-    run_status (path, args.participant, &error);
+  if (error == NULL && participant == NULL && skewgp_is_study (positional->pdata[0]))
+    run_population (positional->pdata[0], &error);
+  else if (error == NULL
+           && skewgp_resolve_target ("status", positional->pdata[0], participant, &path, &rate,
+                                     NULL, &error))
+    run_status (path, participant, &error);
   return skewgp_finish ("status", error);
 }
 

@@ -80,12 +80,37 @@ static const char study_help[] =
 
 /* ---- skewgp study ---------------------------------------------------------- */
 
-static gboolean
-study_new (const SkewgpArgs *args, GError **error)
+/* The arguments of `skewgp study SUBCOMMAND ...`: the study folder, the
+ * experiment document of `new`, and the options (as GLib gives them). */
+typedef struct {
+  const char *study;
+  const char *experiment;
+  char *participant;   /* --participant CODE */
+  char *code;          /* --code CODE        */
+  char *note;          /* --note TEXT        */
+  char *by;            /* --by NAME          */
+  char *answer;        /* --answer N         */
+  char *status;        /* --status NAME      */
+  char *repeat_rate;   /* --repeat-rate R    */
+  char *model;         /* --model NAME       */
+} StudyArgs;
+
+static void
+study_args_clear (StudyArgs *args)
 {
-  g_autoptr (JsonNode) doc = skewgp_read_document (args->positional[1], error);
-  g_autofree char *base_dir = g_str_equal (args->positional[1], "-")
-                                ? g_strdup (".") : g_path_get_dirname (args->positional[1]);
+  char **texts[] = { &args->participant, &args->code, &args->note, &args->by,
+                     &args->answer, &args->status, &args->repeat_rate, &args->model };
+  for (gsize i = 0; i < G_N_ELEMENTS (texts); i++)
+    g_clear_pointer (texts[i], g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (StudyArgs, study_args_clear)
+
+static gboolean
+study_new (const StudyArgs *args, GError **error)
+{
+  g_autoptr (JsonNode) doc = skewgp_read_document (args->experiment, error);
+  g_autofree char *base_dir = g_str_equal (args->experiment, "-")
+                                ? g_strdup (".") : g_path_get_dirname (args->experiment);
   g_autoptr (SbExperiment) exp = NULL;
   g_autoptr (SbStudy) study = NULL;
   double rate = 0.1;
@@ -102,13 +127,13 @@ study_new (const SkewgpArgs *args, GError **error)
   if (args->model && !sb_study_model_from_string (args->model, &model))
     return skewgp_input_error (error, "unknown --model '%s' (expected hierarchical or "
                                "independent)", args->model);
-  study = sb_study_create_with_model (args->positional[2], exp, rate, model, &err);
+  study = sb_study_create_with_model (args->study, exp, rate, model, &err);
   if (study == NULL)
     return skewgp_forward_error (err, error);
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_string (b, "study", args->positional[2]);
+  skewgp_add_string (b, "study", args->study);
   skewgp_add_double (b, "repeat_rate", rate);
   skewgp_add_string (b, "model", sb_study_model_to_string (model));
   skewgp_add_int (b, "budget", exp->budget);
@@ -119,9 +144,9 @@ study_new (const SkewgpArgs *args, GError **error)
 }
 
 static gboolean
-study_add (const SkewgpArgs *args, GError **error)
+study_add (const StudyArgs *args, GError **error)
 {
-  g_autoptr (SbStudy) study = skewgp_open_study (args->positional[1], error);
+  g_autoptr (SbStudy) study = skewgp_open_study (args->study, error);
   g_autofree char *path = NULL;
   const SbParticipant *p;
   GError *err = NULL;
@@ -143,9 +168,9 @@ study_add (const SkewgpArgs *args, GError **error)
 }
 
 static gboolean
-study_set (const SkewgpArgs *args, GError **error)
+study_set (const StudyArgs *args, GError **error)
 {
-  g_autoptr (SbStudy) study = skewgp_open_study (args->positional[1], error);
+  g_autoptr (SbStudy) study = skewgp_open_study (args->study, error);
   SbParticipantStatus status;
   GError *err = NULL;
 
@@ -172,9 +197,9 @@ study_set (const SkewgpArgs *args, GError **error)
 /* remove, restore, note: one edit of a participant's history, under the
  * session's write lock. */
 static gboolean
-study_edit (const char *action, const SkewgpArgs *args, GError **error)
+study_edit (const char *action, const StudyArgs *args, GError **error)
 {
-  g_autoptr (SbStudy) study = skewgp_open_study (args->positional[1], error);
+  g_autoptr (SbStudy) study = skewgp_open_study (args->study, error);
   g_autoptr (SbFileLock) lock = NULL;
   g_autoptr (SbSession) session = NULL;
   g_autofree char *path = NULL;
@@ -218,25 +243,65 @@ study_edit (const char *action, const SkewgpArgs *args, GError **error)
   return TRUE;
 }
 
+/* Parses `skewgp study SUB ...` with SUB's OPTIONS into ARGS: N_ARGS
+ * arguments, SUB first (the study folder last). */
+static gboolean
+parse_study_args (const GOptionEntry *options, guint n_args, int argc, char **argv,
+                  StudyArgs *args, GError **error)
+{
+  const SkewgpOptionSpec spec = { "study", options, NULL, NULL, n_args };
+  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
+
+  if (!skewgp_parse_options (&spec, argc, argv, positional, error))
+    return FALSE;
+  if (positional->len == n_args)
+    {
+      args->study = positional->pdata[n_args - 1];
+      args->experiment = n_args == 3 ? positional->pdata[1] : NULL;
+    }
+  return TRUE;
+}
+
 static int
 study_argv (int argc, char **argv)
 {
   const char *sub = argc > 0 ? argv[0] : "";
-  g_auto (SkewgpArgs) args = { 0 };
+  g_auto (StudyArgs) args = { 0 };
+  const GOptionEntry new_options[] = {
+    { "repeat-rate", 0, 0, G_OPTION_ARG_FILENAME, &args.repeat_rate, NULL, NULL },
+    { "model", 0, 0, G_OPTION_ARG_FILENAME, &args.model, NULL, NULL },
+    { NULL },
+  };
+  const GOptionEntry add_options[] = {
+    { "code", 0, 0, G_OPTION_ARG_FILENAME, &args.code, NULL, NULL },
+    { "note", 0, 0, G_OPTION_ARG_FILENAME, &args.note, NULL, NULL },
+    { NULL },
+  };
+  const GOptionEntry set_options[] = {
+    { "participant", 0, 0, G_OPTION_ARG_FILENAME, &args.participant, NULL, NULL },
+    { "status", 0, 0, G_OPTION_ARG_FILENAME, &args.status, NULL, NULL },
+    { "note", 0, 0, G_OPTION_ARG_FILENAME, &args.note, NULL, NULL },
+    { NULL },
+  };
+  const GOptionEntry edit_options[] = {
+    { "participant", 0, 0, G_OPTION_ARG_FILENAME, &args.participant, NULL, NULL },
+    { "answer", 0, 0, G_OPTION_ARG_FILENAME, &args.answer, NULL, NULL },
+    { "by", 0, 0, G_OPTION_ARG_FILENAME, &args.by, NULL, NULL },
+    { "note", 0, 0, G_OPTION_ARG_FILENAME, &args.note, NULL, NULL },
+    { NULL },
+  };
   GError *error = NULL;
 
   if (g_str_equal (sub, "new"))
     {
-      if (skewgp_parse_args ("study", "--repeat-rate --model", 3, argc, argv, &args, &error)
-          && args.n_positional != 3)
+      if (parse_study_args (new_options, 3, argc, argv, &args, &error) && args.study == NULL)
         skewgp_input_error (&error, "expected skewgp study new EXPERIMENT.json STUDY");
       if (error == NULL)
         study_new (&args, &error);
     }
   else if (g_str_equal (sub, "add"))
     {
-      if (skewgp_parse_args ("study", "--code --note", 2, argc, argv, &args, &error)
-          && args.n_positional != 2)
+      if (parse_study_args (add_options, 2, argc, argv, &args, &error) && args.study == NULL)
         skewgp_input_error (&error, "expected skewgp study add STUDY [--code CODE]");
       if (error == NULL)
         study_add (&args, &error);
@@ -244,10 +309,9 @@ study_argv (int argc, char **argv)
   else if (g_str_equal (sub, "set") || g_str_equal (sub, "remove")
            || g_str_equal (sub, "restore") || g_str_equal (sub, "note"))
     {
-      const char *allowed = g_str_equal (sub, "set") ? "--participant --status --note"
-                                                     : "--participant --answer --by --note";
-      if (skewgp_parse_args ("study", allowed, 2, argc, argv, &args, &error)
-          && (args.n_positional != 2 || args.participant == NULL))
+      const GOptionEntry *options = g_str_equal (sub, "set") ? set_options : edit_options;
+      if (parse_study_args (options, 2, argc, argv, &args, &error)
+          && (args.study == NULL || args.participant == NULL))
         skewgp_input_error (&error, "expected skewgp study %s STUDY --participant CODE ...", sub);
       else if (error == NULL && args.note && !g_str_equal (sub, "set")
                && !g_str_equal (sub, "note"))

@@ -65,16 +65,23 @@ run_tell (const char *path, const char *answer_path, GError **error)
 static int
 tell_argv (int argc, char **argv)
 {
-  g_auto (SkewgpArgs) args = { 0 };
+  g_autofree char *participant = NULL;
+  const GOptionEntry entries[] = {
+    { "participant", 0, 0, G_OPTION_ARG_FILENAME, &participant, NULL, NULL },
+    { NULL },
+  };
+  const SkewgpOptionSpec spec = { "tell", entries, NULL, NULL, 2 };
+  g_autoptr (GPtrArray) positional = g_ptr_array_new ();
   g_autofree char *path = NULL;
   double rate;
   GError *error = NULL;
 
-  if (skewgp_parse_args ("tell", "--participant", 2, argc, argv, &args, &error)
-      && args.n_positional != 2)
+  if (skewgp_parse_options (&spec, argc, argv, positional, &error) && positional->len != 2)
     skewgp_input_error (&error, "expected SESSION.json ANSWER.json|- (see skewgp tell --help)");
-  if (error == NULL && skewgp_resolve_target ("tell", &args, &path, &rate, NULL, &error))
-    run_tell (path, args.positional[1], &error);
+  if (error == NULL
+      && skewgp_resolve_target ("tell", positional->pdata[0], participant, &path, &rate, NULL,
+                                &error))
+    run_tell (path, positional->pdata[1], &error);
   return skewgp_finish ("tell", error);
 }
 

@@ -208,7 +208,7 @@ ask (Job *job, SbSession *session, GError **error)
   study = sb_study_open (job->dir, error);
   if (study == NULL)
     return NULL;
-  q = sb_population_ask (study, job->code, session, &err);
+  q = sb_population_ask (study, job->code, session, NULL, &err);
   if (q == NULL && g_error_matches (err, SB_QUESTION_ERROR, SB_QUESTION_ERROR_DONE))
     g_clear_error (&err);
   else if (q == NULL)

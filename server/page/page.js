@@ -280,7 +280,7 @@
     if (!question || sending || soundsLeft > 0) return;
     if (question.kind === "ranking") {
       const at = ranking.indexOf(optionIndex);
-      if (at === ranking.length - 1) ranking.pop();
+      if (at >= 0 && at === ranking.length - 1) ranking.pop();   // the last one ranked: undone
       else if (at < 0) ranking.push(optionIndex);
       markRanks();
       return;

@@ -80,7 +80,7 @@ class Shared:
     def __init__(self):
         self.lock = threading.Lock()
         self.port = None
-        self.latencies = []       # seconds, answer -> next question
+        self.latencies = []       # (answers given before, seconds answer -> next question)
         self.requests = 0
         self.stop = False
 
@@ -142,7 +142,7 @@ class Participant(threading.Thread):
                     raise RuntimeError("answer: %d %s" % (status, reply))
                 status, q = self.request("GET", "/api/question")
                 with self.shared.lock:
-                    self.shared.latencies.append(time.monotonic() - t0)
+                    self.shared.latencies.append((len(self.acked), time.monotonic() - t0))
                 if len(self.acked) >= self.answers:
                     break
         except Exception as e:  # reported with the results
@@ -218,15 +218,19 @@ def main():
         lost += sum(1 for q in p.acked if q not in rec)
         doubled += len(rec) - len(set(rec))
     errors = [p.error for p in people if p.error]
-    lat = shared.latencies
+    lat = [t for _, t in shared.latencies]
+    # the last quarter of each participant's answers: the study at its largest
+    late = [t for n, t in shared.latencies if n > args.answers * 3 // 4]
     print("| participants | answers each | model | SIGKILL | answers acknowledged | lost | "
-          "recorded twice | p50 answer -> next question (ms) | p95 (ms) | max (ms) | "
+          "recorded twice | p50 answer -> next question (ms) | p95 (ms) | p95, last quarter (ms) | "
+          "max (ms) | "
           "requests/s | server CPU s | peak RSS (MiB) | wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    print("| %d | %d | %s | %s | %d | %d | %d | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %.1f |" % (
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| %d | %d | %s | %s | %d | %d | %d | %.0f | %.0f | %.0f | %.0f | %.1f | %.1f | %.1f | %.1f |" % (
         args.participants, args.answers, args.model,
         "after %d answers" % killed_at if killed_at is not None else "no",
         acked, lost, doubled, 1000 * percentile(lat, 50), 1000 * percentile(lat, 95),
+        1000 * percentile(late, 95),
         1000 * max(lat) if lat else float("nan"), shared.requests / wall, cpu, peak / 1024, wall))
     if errors:
         print("\nclient errors: %d, e.g. %s" % (len(errors), errors[0]))

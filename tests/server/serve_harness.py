@@ -84,8 +84,14 @@ class Browser:
         self.cmd("POST", "/element/%s/click" % element, {})
         end = time.time() + TIMEOUT
         while time.time() < end:
-            if not self.js("return document.body.contains(arguments[0]);", {ELEMENT: element}):
-                return
+            try:
+                if not self.js("return document.body.contains(arguments[0]);", {ELEMENT: element}):
+                    return
+            except RuntimeError as e:
+                # chromedriver refuses to pass an element that has left the page
+                if "stale element" in str(e):
+                    return
+                raise
             time.sleep(0.1)
         raise RuntimeError("%s stayed on the page after a click" % css)
 
