@@ -33,6 +33,10 @@ typedef struct {
   guint answers;
   gboolean done;
   guint64 open_question;
+  /* fits the schedule asks for, started on the main context */
+  gboolean population;      /* questions from the study's population model */
+  gboolean population_due;
+  SbJobInput *refit;        /* the session's snapshot for its own refit   */
 } Job;
 
 static void
@@ -49,6 +53,7 @@ job_unref (Job *job)
   g_free (job->dir);
   g_free (job->completion);
   g_free (job->body);
+  g_clear_pointer (&job->refit, sb_job_input_free);
   g_free (job);
 }
 
@@ -71,6 +76,8 @@ job_new (SbServer *self, SoupServerMessage *msg, const char *code)
   job->code = g_strdup (code);
   job->path = sb_study_participant_path (self->study, code);
   job->dir = g_strdup (self->dir);
+  job->population = sb_study_get_model (self->study) == SB_STUDY_MODEL_HIERARCHICAL
+                    && sb_population_can_propose (sb_study_get_experiment (self->study));
   g_signal_connect (msg, "disconnected", G_CALLBACK (message_gone), job);
   return job;
 }
@@ -116,6 +123,7 @@ job_finished (GObject *source, GAsyncResult *result, gpointer data)
 
   deliver (job);
   job->self->n_pending--;
+  _sb_server_fits_due (job->self, job->code, &job->refit, job->population_due);
   job_unref (job);
 }
 
@@ -199,6 +207,7 @@ ask (Job *job, SbSession *session, GError **error)
 {
   g_autoptr (SbStudy) study = NULL;
   const SbQuestion *q = sb_ask_tell_current (session);
+  SbModelInfo info = { 0 };
   GError *err = NULL;
 
   if (q != NULL || sb_ask_tell_is_done (session))
@@ -208,7 +217,14 @@ ask (Job *job, SbSession *session, GError **error)
   study = sb_study_open (job->dir, error);
   if (study == NULL)
     return NULL;
-  q = sb_population_ask (study, job->code, session, NULL, &err);
+  q = sb_population_ask (study, job->code, session, &info, &err);
+  /* the population cache's refresh when the schedule asks for it, or
+   * when a question needs a cache that is not there */
+  if (job->population)
+    job->population_due = g_error_matches (err, SB_FIT_ERROR, SB_FIT_ERROR_NEEDS_FIT)
+                          || ((info.kind == SB_MODEL_EXACT || info.kind == SB_MODEL_POPULATION)
+                              && sb_fit_schedule_due (info.answers, info.fit_answers > 0,
+                                                      info.fit_answers));
   if (q == NULL && g_error_matches (err, SB_QUESTION_ERROR, SB_QUESTION_ERROR_DONE))
     g_clear_error (&err);
   else if (q == NULL)
@@ -252,7 +268,11 @@ question_locked (Job *job)
   if (session == NULL)
     return;
   q = ask (job, session, &err);
-  if (q == NULL && err != NULL)
+  if (g_error_matches (err, SB_FIT_ERROR, SB_FIT_ERROR_NEEDS_FIT))
+    /* the cache it needs is being made (job->population_due) */
+    job_error (job, SOUP_STATUS_SERVICE_UNAVAILABLE,
+               "the study's model is being brought up to date: try again in a moment");
+  else if (q == NULL && err != NULL)
     {
       g_warning ("participant %s: %s", job->code, err->message);
       job_error (job, SOUP_STATUS_INTERNAL_SERVER_ERROR, err->message);
@@ -330,6 +350,9 @@ answer_locked (Job *job)
   g_hash_table_insert (job->live->replies, g_memdup2 (&id, sizeof id), g_strdup (job->body));
   job->answered = TRUE;
   job_note_session (job, session);
+  /* a session asked from its own model gets its own refits */
+  if (!job->population && sb_session_refit_due (session))
+    job->refit = sb_job_input_new (session);
   /* saved: the reply goes out now, and the next question is made while
    * the client reads it, so that its request finds it open */
   g_atomic_int_inc (&job->refs);

@@ -6,6 +6,7 @@
 
 #include <libsoup/soup.h>
 
+#include "sb-jobs.h"
 #include "sb-question.h"
 #include "sb-serve-store.h"
 #include "sb-server.h"
@@ -56,6 +57,14 @@ struct _SbServer
   GPtrArray *live_order;    /* SbServeParticipant (borrowed from live)   */
   GHashTable *buckets;      /* rate key -> SbRateBucket                  */
   guint n_pending;          /* jobs under way                            */
+  struct {                  /* fits beside the questions (sb-server-fits.c) */
+    GCancellable *cancellable;
+    GHashTable *refitting;  /* codes whose session is being refitted      */
+    gboolean refreshing;    /* the population cache is being refreshed    */
+    gboolean refresh_again; /* answers came in meanwhile that ask for one */
+    guint n_running;
+    guint64 n_refreshes, n_refits;
+  } fits;
   guint64 n_requests;
   guint64 n_answers;
   gint64 started;
@@ -80,6 +89,17 @@ void _sb_server_question (SbServer *self, SoupServerMessage *msg, const char *co
 void _sb_server_answer (SbServer *self, SoupServerMessage *msg, const char *code);
 void _sb_server_info (SbServer *self, SoupServerMessage *msg);
 void _sb_server_status (SbServer *self, SoupServerMessage *msg);
+
+/* sb-server-fits.c: the fits the refit schedule asks for, each in a
+ * thread of its own, never in front of a question. Start and stop go
+ * with the server's; _due is called on the main context after a question
+ * or answer job: POPULATION when the study's population cache is due,
+ * *SESSION_INPUT (taken) the snapshot of CODE's session when its own
+ * refit is due. */
+void _sb_server_fits_start (SbServer *self);
+void _sb_server_fits_due (SbServer *self, const char *code, SbJobInput **session_input,
+                          gboolean population);
+void _sb_server_fits_stop (SbServer *self);
 
 /* sb-server-stimuli.c: what each option of Q shows, as the "stimuli"
  * array of the question document (computed on any thread). */

@@ -180,6 +180,13 @@ _sb_server_changed (SbServer *self, const char *code, gboolean answered)
   g_signal_emit (self, signals[PARTICIPANT_CHANGED], 0, copy);
 }
 
+guint64
+sb_server_get_n_fits (SbServer *self)
+{
+  g_return_val_if_fail (SB_IS_SERVER (self), 0);
+  return self->fits.n_refreshes + self->fits.n_refits;
+}
+
 GPtrArray *
 sb_server_get_participants (SbServer *self)
 {
@@ -604,6 +611,7 @@ sb_server_start (SbServer *self, const char *address, guint port, GError **error
   self->admin_token = sb_serve_new_token ();
   self->started = g_get_monotonic_time ();
   self->running = TRUE;
+  _sb_server_fits_start (self);
   return TRUE;
 }
 
@@ -619,6 +627,9 @@ sb_server_stop (SbServer *self)
    * replies go nowhere */
   while (self->n_pending > 0)
     g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
+  /* a fit under way stops at its next progress report; what it stored
+   * is whole (written atomically) */
+  _sb_server_fits_stop (self);
   if (self->renderer)
     sb_stimulus_renderer_cancel_all (self->renderer);
   g_clear_object (&self->renderer);

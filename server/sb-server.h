@@ -110,6 +110,10 @@ GPtrArray *sb_server_get_participants (SbServer *self);
 /* Requests handled and answers recorded since the start. */
 guint64 sb_server_get_n_requests (SbServer *self);
 guint64 sb_server_get_n_answers (SbServer *self);
+/* Fits finished since the start: population cache refreshes and
+ * participants' session refits, each made beside the questions when the
+ * refit schedule asked for it. */
+guint64 sb_server_get_n_fits (SbServer *self);
 
 /* Signals (main thread):
  *   "participant-changed" (const char *code): joined, asked, answered

@@ -61,14 +61,19 @@ experiment (SbAskKind kind, guint budget)
 }
 
 static void
-make_study (Fixture *f, SbAskKind kind, guint budget)
+make_study_with_model (Fixture *f, SbAskKind kind, guint budget, SbStudyModel model)
 {
   g_autoptr (SbExperiment) exp = experiment (kind, budget);
   g_autoptr (GError) error = NULL;
-  g_autoptr (SbStudy) study = sb_study_create_with_model (f->dir, exp, 0, SB_STUDY_MODEL_INDEPENDENT,
-                                                          &error);
+  g_autoptr (SbStudy) study = sb_study_create_with_model (f->dir, exp, 0, model, &error);
 
   g_assert_no_error (error);
+}
+
+static void
+make_study (Fixture *f, SbAskKind kind, guint budget)
+{
+  make_study_with_model (f, kind, budget, SB_STUDY_MODEL_INDEPENDENT);
 }
 
 static void
@@ -802,6 +807,83 @@ test_read_inside (Fixture *f, gconstpointer data)
   g_clear_error (&error);
 }
 
+/* Answers N of TOKEN's questions (the first option each time). */
+static void
+answer_n (Fixture *f, const char *token, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr (JsonObject) q = get_question (f, token);
+      g_autofree char *body = g_strdup_printf ("{\"question\": %" G_GINT64_FORMAT
+                                               ", \"answer\": {\"chosen\": %u}}",
+                                               json_object_get_int_member (q, "question"), i % 2);
+      g_autofree char *reply = NULL;
+      g_assert_cmpuint (request (f, "POST", "/api/answer", token, body, &reply), ==, 200);
+    }
+}
+
+/* Waits (a loaded machine: up to 5 minutes) until CHECK (F) holds. */
+static gboolean
+eventually (Fixture *f, gboolean (*check) (Fixture *f, const char *code), const char *code)
+{
+  for (int i = 0; i < 3000; i++)
+    {
+      if (check (f, code))
+        return TRUE;
+      g_usleep (100 * 1000);
+    }
+  return FALSE;
+}
+
+static gboolean
+has_population_cache (Fixture *f, const char *code)
+{
+  g_autofree char *path = g_build_filename (f->dir, "population.fit", NULL);
+  return g_file_test (path, G_FILE_TEST_IS_REGULAR);
+}
+
+static gboolean
+has_refit (Fixture *f, const char *code)
+{
+  g_autoptr (SbSession) session = session_of (f, code);
+  return sb_session_get_n_refits (session) > 0;
+}
+
+/* Fits beside the questions: a hierarchical study's population cache is
+ * made in the background once the schedule asks for it (and questions
+ * go on meanwhile and after); an independent participant's session gets
+ * its own refit stored, answered questions untouched. */
+static void
+test_fits (Fixture *f, gconstpointer data)
+{
+  g_autofree char *a = NULL, *b = NULL, *code = NULL;
+  g_autoptr (JsonObject) q = NULL;
+  g_autoptr (SbSession) session = NULL;
+
+  make_study_with_model (f, SB_ASK_DUEL, 8, SB_STUDY_MODEL_HIERARCHICAL);
+  g_assert_true (start (f));
+  a = join (f, NULL, NULL);
+  b = join (f, NULL, NULL);
+  g_assert_false (has_population_cache (f, NULL));
+  answer_n (f, a, 4);
+  answer_n (f, b, 4);
+  g_assert_true (eventually (f, has_population_cache, NULL));
+  answer_n (f, a, 2);
+  q = get_question (f, a);
+  g_assert_cmpint (json_object_get_int_member (q, "question"), ==, 7);
+  stop (f);
+
+  remove_tree (f->dir);
+  make_study (f, SB_ASK_DUEL, 8);
+  g_assert_true (start (f));
+  g_clear_pointer (&a, g_free);
+  a = join (f, NULL, &code);
+  answer_n (f, a, 3);
+  g_assert_true (eventually (f, has_refit, code));
+  session = session_of (f, code);
+  g_assert_cmpuint (sb_session_get_n_answers (session), ==, 3);
+}
+
 static void
 add (const char *path, void (*func) (Fixture *, gconstpointer))
 {
@@ -825,5 +907,6 @@ main (int argc, char **argv)
   add ("/server/lock", test_lock);
   add ("/server/page", test_page);
   add ("/server/read-inside", test_read_inside);
+  add ("/server/fits", test_fits);
   return g_test_run ();
 }

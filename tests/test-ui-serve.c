@@ -139,12 +139,17 @@ save_screenshot (GtkWidget *window, const char *name)
 
   if (dir == NULL)
     return;
+  /* the window draws what it shows now before it is taken */
+  gtk_widget_queue_draw (window);
+  for (gint64 end = g_get_monotonic_time () + G_USEC_PER_SEC; g_get_monotonic_time () < end;)
+    g_main_context_iteration (NULL, FALSE);
   paintable = gtk_widget_paintable_new (window);
   w = gtk_widget_get_width (window);
   h = gtk_widget_get_height (window);
   snapshot = gtk_snapshot_new ();
   gdk_paintable_snapshot (paintable, snapshot, w, h);
   node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+  g_assert_nonnull (node);
   renderer = gtk_native_get_renderer (GTK_NATIVE (window));
   texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
   path = g_build_filename (dir, name, NULL);
