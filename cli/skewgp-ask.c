@@ -134,7 +134,7 @@ run_ask (const char *path, double repeat_rate, SbStudy *study, const char *code,
     return FALSE;
   if (print_if_settled (session))
     return TRUE;
-  q = study ? sb_population_ask (study, code, session, &err)
+  q = study ? sb_population_ask (study, code, session, NULL, &err)
             : sb_ask_tell_ask_with_repeats (session, repeat_rate, &err);
   if (q == NULL)
     return skewgp_forward_error (err, error);

@@ -9,6 +9,7 @@
 #include "sb-parameter-kinds.h"
 #include "sb-recommend.h"
 #include "sb-session.h"
+#include "sb-test-points.h"
 
 #include "sg-bo.h"
 #include "sg-rng.h"
@@ -45,42 +46,6 @@ sb_ask_tell_current (SbSession *session)
   if (q == NULL || q->n_log != sb_session_get_n_observations (session))
     return NULL;
   return q;
-}
-
-/* Refits the hyperparameters when the engine's schedule asks for it and
- * the stored ones did not see these answers yet, as the window does
- * (sb-campaign.c). A failed fit keeps the stored values: a fit is an
- * improvement, never a condition for the next question. */
-static gboolean
-refit_if_due (SbSession *session, GError **error)
-{
-  g_autoptr (GError) fit_error = NULL;
-  SbJobInput *input = sb_job_input_new (session);
-  const SbHyper *stored = sb_session_get_hyper (session);
-  SbFitResult *fit = NULL;
-  struct sg_bo *bo = sb_job_replay (input, error);
-  gboolean due, ok = TRUE;
-  size_t n;
-
-  if (bo == NULL)
-    {
-      sb_job_input_free (input);
-      return FALSE;
-    }
-  due = sg_bo_refit_due (bo);
-  n = sg_bo_n_answers (bo);
-  sg_bo_free (bo);
-  if (due && !(stored->valid && stored->n_answers == n))
-    {
-      fit = sb_job_fit (NULL, input, &fit_error);
-      if (fit != NULL)
-        ok = sb_session_set_hyper (session, &fit->hyper, error);
-      else
-        g_debug ("refit failed, keeping the stored hyperparameters: %s", fit_error->message);
-    }
-  g_free (fit);
-  sb_job_input_free (input);
-  return ok;
 }
 
 /* ---- Opening -------------------------------------------------------------------- */
@@ -167,65 +132,94 @@ sb_ask_tell_ask (SbSession *session, GError **error)
 const SbQuestion *
 sb_ask_tell_ask_with_repeats (SbSession *session, double repeat_rate, GError **error)
 {
-  return sb_ask_tell_ask_with_proposer (session, repeat_rate, NULL, NULL, error);
+  return sb_ask_tell_ask_with_proposer (session, repeat_rate, NULL, NULL, NULL, error);
 }
 
 /* Q = PROPOSER's duel; *DECLINED when it leaves the question to the
  * session. */
 static gboolean
 pose_from_proposer (SbSession *session, SbAskProposer proposer, gpointer user_data,
-                    SbQuestion *q, gboolean *declined, GError **error)
+                    SbQuestion *q, gboolean *declined, SbModelInfo *info, GError **error)
 {
   *declined = FALSE;
   memset (q, 0, sizeof *q);
-  if (!proposer (session, user_data, q->options[0], q->options[1], declined, error))
+  if (!proposer (session, user_data, q->options[0], q->options[1], declined, info, error))
     return FALSE;
   q->kind = SB_QUESTION_DUEL;
   q->n_options = 2;
   return TRUE;
 }
 
-/* Q = the engine's proposal from SESSION's log, refitted first when due. */
+/* Q = the engine's proposal from SESSION's log, with the newest stored
+ * fit (sb-stored-fit.h): never a refit in front of the question. */
 static gboolean
-pose_from_engine (SbSession *session, SbQuestion *q, GError **error)
+pose_from_engine (SbSession *session, SbQuestion *q, SbModelInfo *info, GError **error)
 {
   g_autoptr (SbProposal) proposal = NULL;
   SbJobInput *input;
 
-  if (!refit_if_due (session, error))
-    return FALSE;
   input = sb_job_input_new (session);
   proposal = sb_job_propose (NULL, input, error);
   sb_job_input_free (input);
   if (proposal == NULL)
     return FALSE;
+  *info = proposal->model_info;
   sb_ask_tell_from_proposal (proposal, q);
   return TRUE;
 }
 
+gboolean
+sb_ask_tell_model (SbSession *session, SbModelInfo *info, GError **error)
+{
+  SbJobInput *input = sb_job_input_new (session);
+  gboolean ok = sb_job_input_model (input, info, error);
+
+  sb_job_input_free (input);
+  return ok;
+}
+
 const SbQuestion *
 sb_ask_tell_ask_with_proposer (SbSession *session, double repeat_rate, SbAskProposer proposer,
-                               gpointer user_data, GError **error)
+                               gpointer user_data, SbModelInfo *info, GError **error)
 {
   const SbExperiment *exp = sb_session_get_experiment (session);
   const SbQuestion *current = sb_ask_tell_current (session);
   gboolean declined = TRUE;
+  SbModelInfo local;
   SbQuestion q;
 
-  if (current != NULL)
-    return current;
-  if (sb_ask_tell_is_done (session))
+  if (info == NULL)
+    info = &local;
+  memset (info, 0, sizeof *info);
+  if (current != NULL || sb_ask_tell_is_done (session)
+      || sb_ask_tell_pick_repeat (session, repeat_rate, &q))
     {
+      /* no model chose it: the one the session's questions use now */
+      (void) sb_ask_tell_model (session, info, NULL);
+      if (current != NULL)
+        return current;
+      if (!sb_ask_tell_is_done (session))
+        return sb_ask_tell_open (session, &q, error);
       g_set_error (error, SB_QUESTION_ERROR, SB_QUESTION_ERROR_DONE,
                    "the budget of %u answers is used", exp->budget);
       return NULL;
     }
-  if (sb_ask_tell_pick_repeat (session, repeat_rate, &q))
-    return sb_ask_tell_open (session, &q, error);
-  if (proposer != NULL && !pose_from_proposer (session, proposer, user_data, &q, &declined, error))
+  if (proposer != NULL
+      && !pose_from_proposer (session, proposer, user_data, &q, &declined, info, error))
     return NULL;
-  if (declined && !pose_from_engine (session, &q, error))
-    return NULL;
+  if (declined)
+    {
+      char note[sizeof info->note];
+      g_strlcpy (note, info->note, sizeof note);
+      if (!pose_from_engine (session, &q, info, error))
+        return NULL;
+      g_strlcpy (info->note, note, sizeof info->note);
+    }
+  {
+    g_autofree char *name = sb_model_info_name (info);
+    g_autofree char *point = g_strconcat ("question-proposed: ", name, NULL);
+    sb_test_point (point);
+  }
   return sb_ask_tell_open (session, &q, error);
 }
 

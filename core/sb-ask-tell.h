@@ -68,11 +68,13 @@ void sb_ask_tell_from_proposal (const SbProposal *proposal, SbQuestion *q);
 gboolean sb_ask_tell_pick_repeat (SbSession *session, double repeat_rate, SbQuestion *q);
 
 /* The current question; when there is none, proposes the next one from
- * the log (refitting the hyperparameters first when the engine's schedule
- * asks for it, as the window does), opens it and saves the session. NULL
- * with ERROR: SB_QUESTION_ERROR_DONE when the budget is used,
- * SB_ENGINE_ERROR when the engine failed, a session error when saving
- * failed. */
+ * the log with the newest stored fit (sb-stored-fit.h: the stored
+ * hyperparameters, beyond the exact model the stored sparse fit; no fit
+ * runs in front of a question: sb_session_refit does that beside them),
+ * opens it and saves the session. NULL with ERROR:
+ * SB_QUESTION_ERROR_DONE when the budget is used, SB_ENGINE_ERROR when
+ * the engine failed, SB_FIT_ERROR when no stored fit can serve a session
+ * this large, a session error when saving failed. */
 const SbQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
 /* The same, with repeated pairs scheduled at REPEAT_RATE (0 .. 1): a
  * question may be a past duel asked again, its options swapped and shown
@@ -84,17 +86,25 @@ const SbQuestion *sb_ask_tell_ask_with_repeats (SbSession *session, double repea
 
 /* A proposer of duels from outside the session's own model (a
  * hierarchical study's, sb-population.h): fills A and B, the options 0
- * and 1 of the duel (A the incumbent), or sets *DECLINED for the session
- * to propose as usual. FALSE with ERROR when it failed. */
+ * and 1 of the duel (A the incumbent), and INFO with the model that chose
+ * them, or sets *DECLINED for the session to propose as usual. FALSE
+ * with ERROR when it failed. */
 typedef gboolean (*SbAskProposer) (SbSession *session, gpointer user_data, double *a,
-                                   double *b, gboolean *declined, GError **error);
-/* sb_ask_tell_ask_with_repeats with PROPOSER asked first whenever a new
- * question is proposed (not for an open question, a repeat or a used
- * budget); the question is opened exactly as the
- * session's own. */
+                                   double *b, gboolean *declined, SbModelInfo *info,
+                                   GError **error);
+/* sb_ask_tell_ask_with_repeats with PROPOSER (may be NULL) asked first
+ * whenever a new question is proposed (not for an open question, a
+ * repeat or a used budget); the question is opened exactly as the
+ * session's own. INFO (may be NULL) receives the model that chose a new
+ * question; for an open question or a repeat, the model the session's
+ * questions use now (sb_ask_tell_model). */
 const SbQuestion *sb_ask_tell_ask_with_proposer (SbSession *session, double repeat_rate,
-                                                        SbAskProposer proposer,
-                                                        gpointer user_data, GError **error);
+                                                 SbAskProposer proposer, gpointer user_data,
+                                                 SbModelInfo *info, GError **error);
+/* The model SESSION's next question uses (sb-stored-fit.h's rule), with
+ * the answers its stored fit saw; FALSE with ERROR (SB_FIT_ERROR) when
+ * none can serve it. */
+gboolean sb_ask_tell_model (SbSession *session, SbModelInfo *info, GError **error);
 
 /* Records ANSWER to the open question and saves: the log entry it maps to
  * (sb_answer_to_entry) with the question id, the order shown, and the

@@ -40,6 +40,7 @@ struct _SbCampaign
   guint slice_x, slice_y;
   double slice_fixed[SB_MAX_PARAMETERS];
   gboolean auto_refit;
+  gboolean needs_fit;        /* stalled until a stored fit serves the session */
   double repeat_rate;        /* share of duels that repeat a past one */
   gboolean autoplay;
   guint autoplay_delay;
@@ -153,6 +154,8 @@ schedule_autoplay (SbCampaign *self)
 
 /* ---- Fits -------------------------------------------------------------- */
 
+static void request_question (SbCampaign *self);
+
 static void
 start_fit (SbCampaign *self)
 {
@@ -162,7 +165,8 @@ start_fit (SbCampaign *self)
     return;
   sb_worker_submit (self->worker, SB_WORKER_LANE_FIT, sb_job_fit,
                     sb_job_input_new (self->session),
-                    (GDestroyNotify) sb_job_input_free, g_free);
+                    (GDestroyNotify) sb_job_input_free,
+                    (GDestroyNotify) sb_fit_result_free);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
 }
 
@@ -171,10 +175,15 @@ fit_finished (SbCampaign *self, const SbFitResult *fit)
 {
   g_autoptr (GError) error = NULL;
 
-  if (self->session && !sb_session_set_hyper (self->session, &fit->hyper, &error))
+  if (self->session && !sb_session_store_fit (self->session, fit, &error))
     set_string (self, &self->save_error, error->message, PROP_SAVE_ERROR);
-  /* The plots show the refit history. */
-  submit_plot (self);
+  /* A question that waited for a stored fit (a long session opened
+   * without one) is asked now; otherwise the plots show the refit
+   * history. */
+  if (self->state == SB_CAMPAIGN_STALLED && self->needs_fit)
+    request_question (self);
+  else
+    submit_plot (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FITTING]);
   g_signal_emit (self, signals[FIT_FINISHED], 0, fit, NULL);
 }
@@ -353,8 +362,20 @@ on_job_failed (SbWorker *worker, guint lane, guint64 generation, const GError *e
       if (cancelled)
         break;
       {
-        g_autofree char *msg = g_strdup_printf ("The engine could not compute the next question: %s",
-                                                error->message);
+        g_autofree char *msg = NULL;
+        /* A long session without a usable stored fit: the fit lane makes
+         * one (auto-refit or not: no question can be asked without it),
+         * and the question follows when it is stored. */
+        self->needs_fit = g_error_matches (error, SB_FIT_ERROR, SB_FIT_ERROR_NEEDS_FIT);
+        if (self->needs_fit)
+          {
+            msg = g_strdup_printf ("Fitting the sparse model of this long session before its "
+                                   "next question: %s", error->message);
+            start_fit (self);
+          }
+        else
+          msg = g_strdup_printf ("The engine could not compute the next question: %s",
+                                 error->message);
         set_string (self, &self->error, msg, PROP_ERROR);
         set_state (self, SB_CAMPAIGN_STALLED);
       }

@@ -30,10 +30,15 @@
  * writes nothing, reloads the file whenever it changes on disk and shows
  * the model of what is there (state FOLLOWING).
  *
- * Hyperparameters are refitted when the engine's schedule says so (unless
- * auto-refit is off, as in the guided demos), on the fit lane, never
- * delaying a question; each fit is stored in the session with the answers
- * it saw (sb_session_get_refits).
+ * Fits are made when the refit schedule says so (sb_fit_schedule_due,
+ * the same as `skewgp refit --if-due` and the study server; unless
+ * auto-refit is off, as in the guided demos), on the fit lane
+ * (sb_job_fit), never delaying a question: each fit is stored in the
+ * session with the answers it saw (sb_session_get_refits), and beyond
+ * the exact model the sparse fit beside the session file
+ * (sb-stored-fit.h), which the next question uses. A long session opened
+ * without a usable stored fit stalls with a message while the fit lane
+ * makes one, then asks.
  *
  * Signals (all on the main thread):
  *   ::question-ready     a question is on screen (state ASKING)

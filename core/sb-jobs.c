@@ -5,7 +5,9 @@
 #include "sb-question.h"
 #include "sb-candidates.h"
 #include "sb-engine-job.h"
+#include "sb-fit-file.h"
 #include "sb-parameter-kinds.h"
+#include "sb-test-points.h"
 
 #include "sg-bo.h"
 #include "sg-ep.h"
@@ -13,9 +15,11 @@
 #include "sg-laplace.h"
 #include "sg-problems.h"
 #include "sg-rng.h"
+#include "sg-svgp-rows.h"
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 struct _SbModel
 {
@@ -27,6 +31,7 @@ struct _SbModel
   guint n_log;
   gboolean has_best;
   double best[SB_MAX_PARAMETERS];  /* natural units */
+  SbModelInfo info;    /* which model this is                          */
   /* The Laplace and EP posteriors of the same data and GP hyperparameters
    * (the "compare" overlays), built once under LOCK by the first plot or
    * density job that needs them (index SB_POSTERIOR_LAPLACE / _EP). */
@@ -64,9 +69,28 @@ sb_job_input_new (SbSession *session)
 {
   SbJobInput *input = g_new0 (SbJobInput, 1);
 
+  GFile *file = sb_session_get_file (session);
+  g_autoptr (GError) error = NULL;
+
   input->experiment = sb_experiment_copy (sb_session_get_experiment (session));
   input->observations = sb_session_dup_observations (session);
   input->hyper = *sb_session_get_hyper (session);
+  input->path = file ? g_file_get_path (file) : NULL;
+  /* the stored sparse fit matters beyond the exact model only */
+  if (sb_answers_count (input->observations) <= SB_EXACT_MAX_ANSWERS)
+    return input;
+  if (input->path == NULL)
+    {
+      input->fit_problem = g_strdup ("the session has no file, so no stored fit");
+      return input;
+    }
+  input->fit = sb_session_fit_load (input->path, input->experiment->n_parameters, &error);
+  if (input->fit != NULL && !sb_session_fit_matches (input->fit, input->observations, &error))
+    g_clear_pointer (&input->fit, sb_session_fit_unref);
+  if (input->fit == NULL)
+    input->fit_problem = g_error_matches (error, SB_FIT_FILE_ERROR, SB_FIT_FILE_ERROR_MISSING)
+                           ? g_strdup ("no sparse fit is stored")
+                           : g_strdup (error->message);
   return input;
 }
 
@@ -77,7 +101,92 @@ sb_job_input_free (SbJobInput *input)
     return;
   sb_experiment_free (input->experiment);
   g_ptr_array_unref (input->observations);
+  g_free (input->path);
+  g_clear_pointer (&input->fit, sb_session_fit_unref);
+  g_free (input->fit_problem);
   g_free (input);
+}
+
+/* The refit schedule for INPUT with N answers: the exact model's fit is
+ * the stored hyperparameters, a sparse model's the stored sparse fit. */
+static gboolean
+refit_due (const SbJobInput *input, guint n)
+{
+  if (input->experiment->surrogate == SG_BO_SURROGATE_RANDOM)
+    return FALSE;
+  if (n <= SB_EXACT_MAX_ANSWERS || input->experiment->surrogate != SG_BO_SURROGATE_SKEWGP)
+    return sb_fit_schedule_due (n, input->hyper.valid, input->hyper.n_answers);
+  return sb_fit_schedule_due (n, input->fit != NULL, input->fit ? input->fit->n_seen : 0);
+}
+
+gboolean
+sb_job_input_model (const SbJobInput *input, SbModelInfo *info, GError **error)
+{
+  const SbExperiment *exp = input->experiment;
+  guint n = sb_answers_count (input->observations);
+
+  memset (info, 0, sizeof *info);
+  info->answers = info->exact_answers = n;
+  info->surrogate = exp->surrogate;
+  info->fit_answers = input->hyper.valid ? input->hyper.n_answers : 0;
+  info->refit_due = refit_due (input, n);
+  if (n > SB_SESSION_MAX_ANSWERS)
+    {
+      g_set_error (error, SB_FIT_ERROR, SB_FIT_ERROR_TOO_LARGE,
+                   "the session has %u answers; its models run up to %u answers "
+                   "(skewgp --help, \"Sizes\")", n, SB_SESSION_MAX_ANSWERS);
+      return FALSE;
+    }
+  switch (exp->surrogate)
+    {
+    case SG_BO_SURROGATE_RANDOM:
+      info->kind = SB_MODEL_NONE;
+      return TRUE;
+    case SG_BO_SURROGATE_SKEWGP:
+      info->kind = SB_MODEL_EXACT;
+      break;
+    case SG_BO_SURROGATE_SVGP:
+      info->kind = SB_MODEL_APPROXIMATE;
+      return TRUE;
+    default:
+      info->kind = SB_MODEL_APPROXIMATE;
+      break;
+    }
+  if (n <= SB_EXACT_MAX_ANSWERS)
+    return TRUE;
+  if (exp->surrogate != SG_BO_SURROGATE_SKEWGP)
+    {
+      g_autofree char *name = sb_model_info_name (info);
+      g_set_error (error, SB_FIT_ERROR, SB_FIT_ERROR_TOO_LARGE,
+                   "the session has %u answers; the %s surrogate runs up to %u (the exact "
+                   "SkewGP surrogate, \"skewgp\", runs beyond with a stored sparse fit)",
+                   n, name, SB_EXACT_MAX_ANSWERS);
+      return FALSE;
+    }
+  if (input->fit == NULL)
+    {
+      g_set_error (error, SB_FIT_ERROR, SB_FIT_ERROR_NEEDS_FIT,
+                   "the session has %u answers: beyond %u a question uses the stored sparse "
+                   "fit of its answers, and %s; run skewgp refit %s (its questions are then "
+                   "answered from the fit, however many answers come after it, up to %u)",
+                   n, SB_EXACT_MAX_ANSWERS, input->fit_problem,
+                   input->path ? input->path : "SESSION", SB_EXACT_MAX_ANSWERS);
+      return FALSE;
+    }
+  if (n - input->fit->n_seen > SB_EXACT_MAX_ANSWERS)
+    {
+      g_set_error (error, SB_FIT_ERROR, SB_FIT_ERROR_NEEDS_FIT,
+                   "%u answers came after the stored sparse fit (of %u answers), more than "
+                   "the %u a question conditions on exactly; run skewgp refit %s",
+                   n - input->fit->n_seen, input->fit->n_seen, SB_EXACT_MAX_ANSWERS,
+                   input->path ? input->path : "SESSION");
+      return FALSE;
+    }
+  info->kind = SB_MODEL_SPARSE;
+  info->n_inducing = (guint) input->fit->summary.M;
+  info->fit_answers = input->fit->n_seen;
+  info->exact_answers = n - input->fit->n_seen;
+  return TRUE;
 }
 
 void
@@ -259,11 +368,35 @@ entry_to_model (const SbExperiment *exp, const SbLogEntry *obs)
   return copy;
 }
 
+/* Uses INPUT's stored sparse fit in BO when INFO says so: its
+ * hyperparameters and its pseudo-observations of the answers it saw. */
+static gboolean
+use_model (const SbJobInput *input, const SbModelInfo *info, sg_bo *bo, GError **error)
+{
+  g_auto (sg_kernel) kernel = { 0 };
+  sg_hyper h;
+
+  if (info->kind != SB_MODEL_SPARSE)
+    return TRUE;
+  /* a kernel of its own to write the fit's values into */
+  h = *sg_bo_get_hyper (bo);
+  if (sb_engine_failed (sg_kernel_copy (&kernel, &h.kernel), "the stored fit's kernel", error))
+    return FALSE;
+  h.kernel = kernel;
+  hyper_to_engine (&input->fit->hyper, input->experiment->n_parameters, &h);
+  return !sb_engine_failed (sg_bo_set_hyper (bo, &h), "the stored fit's hyperparameters", error)
+         && !sb_engine_failed (sg_bo_set_summary (bo, &input->fit->summary, input->fit->n_seen),
+                               "the stored sparse fit", error);
+}
+
 /* Rebuilds the loop from the session log. *N_SKIPS counts the skips after
  * the last answer (they change the proposal's random stream, so skipping
- * gives a different question). */
+ * gives a different question). With INFO (a question's, a plot's or a
+ * recommendation's loop) the model the rule of sb-stored-fit.h chooses
+ * is set up and described there, or the sizes it refuses fail; without
+ * (a refit), every answer enters the exact model as it is. */
 static sg_bo *
-replay (const SbJobInput *input, guint *n_skips, GError **error)
+replay (const SbJobInput *input, guint *n_skips, SbModelInfo *info, GError **error)
 {
   const SbExperiment *exp = input->experiment;
   sg_bo_config config = { 0 };
@@ -341,6 +474,12 @@ replay (const SbJobInput *input, guint *n_skips, GError **error)
            * the defaults rather than failing the experiment. */
           (void) sg_bo_set_hyper (bo, &h);
         }
+    }
+  if (info != NULL
+      && (!sb_job_input_model (input, info, error) || !use_model (input, info, bo, error)))
+    {
+      sg_bo_free (bo);
+      return NULL;
     }
   return bo;
 }
@@ -584,7 +723,7 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
   sg_bo *bo;
   int status;
 
-  bo = replay (input, &n_skips, error);
+  bo = replay (input, &n_skips, &q->model_info, error);
   if (bo == NULL)
     return NULL;
 
@@ -638,7 +777,9 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
     }
   q->prob_better = query.prob_better;
   q->prob_safe = query.prob_safe;
-  q->refit_due = sg_bo_refit_due (bo);
+  if (query.random && q->model_info.kind != SB_MODEL_NONE)
+    q->model_info.kind = SB_MODEL_NONE;   /* the initial design */
+  q->refit_due = q->model_info.refit_due;
   question_from_model (input->experiment, q);
   fill_options (input->experiment, q);
   fill_oracle (input, q);
@@ -651,6 +792,7 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
       q->model->bo = bo;
       q->model->experiment = sb_experiment_copy (input->experiment);
       q->model->n_log = q->n_log;
+      q->model->info = q->model_info;
       q->model->has_best = q->has_best;
       memcpy (q->model->best, q->best, sizeof q->best);
     }
@@ -662,54 +804,205 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
 
 /* ---- Fit ------------------------------------------------------------------ */
 
-gpointer
-sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
+void
+sb_fit_result_free (SbFitResult *result)
 {
-  SbJobInput *input = data;
-  SbJobProgress pctx = { job, "Fitting hyperparameters" };
-  sg_progress progress = { sb_job_forward_progress, &pctx };
-  SbFitResult *result;
-  sg_fit_result res = { 0 };
-  guint n_skips;
-  sg_bo *bo;
+  if (result == NULL)
+    return;
+  g_clear_pointer (&result->sparse, sb_session_fit_unref);
+  g_free (result);
+}
+
+#define SPARSE_FITTED "ELBO of the sparse variational model (lengthscales)"
+#define SB_STREAM_SESSION_FIT 201
+
+static double
+cpu_seconds (void)
+{
+  return (double) clock () / CLOCKS_PER_SEC;
+}
+
+/* Beyond the exact model: the sparse variational model of BO's answers
+ * with its lengthscales fitted on the ELBO, from the current values. */
+static SbSessionFit *
+sparse_fit (const SbJobInput *input, sg_bo *bo, const sg_progress *progress, GError **error)
+{
+  const SbExperiment *exp = input->experiment;
+  g_autoptr (SbSessionFit) fit = g_new0 (SbSessionFit, 1);
+  sg_svgp_rows_options opt;
+  sg_hyper h = *sg_bo_get_hyper (bo);
+  sg_svgp q = { 0 };
+  gsl_rng *rng = sg_rng_new (exp->seed, SB_STREAM_SESSION_FIT);
+  size_t n = sg_bo_n_answers (bo);
+  double start = cpu_seconds ();
   int status;
 
-  bo = replay (input, &n_skips, error);
+  g_atomic_ref_count_init (&fit->ref_count);
+  sg_svgp_rows_options_default (&opt);
+  opt.n_inducing = SB_SESSION_INDUCING;
+  status = rng ? sg_svgp_rows_session_summary (&h, sg_bo_data (bo), n, &opt, rng, progress, &q,
+                                               &fit->summary)
+               : SG_ENOMEM;
+  sg_rng_free (rng);
+  if (sb_engine_failed (status, "the sparse variational fit", error))
+    return NULL;
+  /* the learned kernel is the fit's: the pseudo-observations hold under it */
+  sb_hyper_from_engine (&h, exp->n_parameters, (guint) n, &fit->hyper);
+  for (guint j = 0; j < exp->n_parameters; j++)
+    fit->hyper.lengthscales[j] = q.kernel.lengthscales[j];
+  fit->hyper.variance = q.kernel.variance;
+  sg_svgp_clear (&q);
+  fit->dim = exp->n_parameters;
+  fit->fitted = g_strdup (SPARSE_FITTED);
+  fit->n_seen = (guint) n;
+  fit->digest = sb_answers_digest (input->observations, (guint) n);
+  fit->seconds = cpu_seconds () - start;
+  if (input->path != NULL && !sb_session_fit_save (fit, input->path, error))
+    return NULL;
+  return g_steal_pointer (&fit);
+}
+
+/* TRUE when a question of INPUT has a model at its size once fitted: the
+ * sizes of sb_job_input_model, whatever fit is stored now. */
+static gboolean
+within_model_sizes (const SbJobInput *input, GError **error)
+{
+  SbJobInput sized = *input;
+  SbSessionFit none = { .n_seen = sb_answers_count (input->observations) };
+  SbModelInfo info;
+
+  sized.fit = &none;
+  return sb_job_input_model (&sized, &info, error);
+}
+
+SbFitResult *
+sb_session_refit (const SbJobInput *input, const sg_progress *progress, GError **error)
+{
+  g_autoptr (SbFitResult) result = g_new0 (SbFitResult, 1);
+  sg_fit_result res = { 0 };
+  double start = cpu_seconds ();
+  guint n_skips;
+  sg_bo *bo;
+
+  sb_test_point ("fit-session");
+  if (!within_model_sizes (input, error))
+    return NULL;
+  bo = replay (input, &n_skips, NULL, error);
   if (bo == NULL)
     return NULL;
-  if (job != NULL)
-    sb_worker_job_progress (job, 0.0, "Fitting hyperparameters");
-  status = sg_bo_refit (bo, NULL, &progress, &res);
-  if (sb_engine_failed (status, "fitting the hyperparameters", error))
+  if (sg_bo_n_answers (bo) > SB_EXACT_MAX_ANSWERS
+      && input->experiment->surrogate == SG_BO_SURROGATE_SKEWGP)
+    {
+      result->sparse = sparse_fit (input, bo, progress, error);
+      sg_bo_free (bo);
+      if (result->sparse == NULL)
+        return NULL;
+      result->hyper = result->sparse->hyper;
+      result->fitted = SPARSE_FITTED;
+      result->seconds = result->sparse->seconds;
+      return g_steal_pointer (&result);
+    }
+  if (sb_engine_failed (sg_bo_refit (bo, NULL, progress, &res), "fitting the hyperparameters",
+                        error))
     {
       sg_bo_free (bo);
       return NULL;
     }
-  result = g_new0 (SbFitResult, 1);
   sb_hyper_from_engine (sg_bo_get_hyper (bo), input->experiment->n_parameters,
-                     sg_bo_n_answers (bo), &result->hyper);
+                        sg_bo_n_answers (bo), &result->hyper);
   result->hyper.log_evidence = res.n_evals > 0 ? res.log_evidence : NAN;
   result->n_evals = res.n_evals;
-  result->seconds = res.seconds;
+  result->fitted = "exact evidence";
+  result->seconds = cpu_seconds () - start;
   sg_bo_free (bo);
-  return result;
+  return g_steal_pointer (&result);
+}
+
+gpointer
+sb_job_fit (SbWorkerJob *job, gpointer data, GError **error)
+{
+  SbJobProgress pctx = { job, "Fitting hyperparameters" };
+  sg_progress progress = { sb_job_forward_progress, &pctx };
+
+  if (job != NULL)
+    sb_worker_job_progress (job, 0.0, "Fitting hyperparameters");
+  return sb_session_refit (data, &progress, error);
+}
+
+/* ---- The refit in a thread of its own -------------------------------------------- */
+
+typedef struct {
+  SbJobInput *input;
+  SbFitProgress *progress;
+} RefitTask;
+
+static void
+refit_task_free (RefitTask *t)
+{
+  sb_job_input_free (t->input);
+  sb_fit_progress_free (t->progress);
+  g_free (t);
+}
+
+static void
+refit_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  RefitTask *t = task_data;
+  GError *error = NULL;
+  SbFitResult *result = sb_session_refit (t->input, sb_fit_progress_get (t->progress), &error);
+
+  if (result != NULL)
+    g_task_return_pointer (task, result, (GDestroyNotify) sb_fit_result_free);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+sb_session_refit_async (SbSession *session, GCancellable *cancellable,
+                        SbFitProgressFunc progress_func, gpointer progress_data,
+                        GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr (GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  RefitTask *t = g_new0 (RefitTask, 1);
+
+  t->input = sb_job_input_new (session);
+  t->progress = sb_fit_progress_new (cancellable, progress_func, progress_data);
+  g_task_set_source_tag (task, sb_session_refit_async);
+  g_task_set_task_data (task, t, (GDestroyNotify) refit_task_free);
+  g_task_run_in_thread (task, refit_thread);
+}
+
+SbFitResult *
+sb_session_refit_finish (GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+gboolean
+sb_session_store_fit (SbSession *session, const SbFitResult *result, GError **error)
+{
+  return sb_session_set_hyper (session, &result->hyper, error);
+}
+
+gboolean
+sb_session_refit_due (SbSession *session)
+{
+  SbJobInput *input = sb_job_input_new (session);
+  gboolean due = refit_due (input, sb_answers_count (input->observations));
+
+  sb_job_input_free (input);
+  return due;
 }
 
 /* ---- Plot data -------------------------------------------------------------- */
 
 /* How the plots' legends name the session's own model: the exact SkewGP
  * posterior is "exact"; an approximate surrogate is named as such. */
-static const char *
+static char *
 model_label (const SbModel *model)
 {
-  switch (sg_bo_get_config (model->bo)->surrogate)
-    {
-    case SG_BO_SURROGATE_LAPLACE: return "Laplace";
-    case SG_BO_SURROGATE_EP:      return "EP";
-    case SG_BO_SURROGATE_SVGP:    return "SVGP";
-    case SG_BO_SURROGATE_TWO_GP:  return "two-GP";
-    default:                      return "exact";
-    }
+  return sb_model_info_name (&model->info);
 }
 
 static GArray *
@@ -835,6 +1128,13 @@ ensure_approx_locked (SbModel *model, const sg_progress *progress)
 
   if (model->approx_tried)
     return;
+  /* Beside a sparse model the overlays would be Laplace and EP on every
+   * answer, the cost the sparse model is there to avoid: left out. */
+  if (model->info.kind == SB_MODEL_SPARSE)
+    {
+      model->approx_tried = TRUE;
+      return;
+    }
   sg_hyper_approx_model (sg_bo_get_hyper (model->bo), SG_LINK_PROBIT, &am);
   model->has_approx[SB_POSTERIOR_LAPLACE]
     = sg_laplace_posterior (&am, data, NULL, progress, NULL,
@@ -1254,7 +1554,8 @@ sb_job_plot (SbWorkerJob *job, gpointer data, GError **error)
   sg_problem *problem = NULL;
   gboolean ok;
 
-  sb_plot_snapshot_set_model_label (snap, model_label (input->model));
+  g_autofree char *label = model_label (input->model);
+  sb_plot_snapshot_set_model_label (snap, label);
   set_parameters (snap, exp, TRUE);
   for (guint j = 0; j < dim; j++)
     {
@@ -1401,6 +1702,7 @@ sg_bo *
 sb_job_replay (const SbJobInput *input, GError **error)
 {
   guint n_skips;
+  SbModelInfo info;
 
-  return replay (input, &n_skips, error);
+  return replay (input, &n_skips, &info, error);
 }

@@ -24,6 +24,7 @@
 
 #include "sb-question.h"
 #include "sb-session.h"
+#include "sb-stored-fit.h"
 #include "sb-worker.h"
 #include "sb-engine-job.h"
 
@@ -38,10 +39,20 @@ typedef struct {
   SbExperiment *experiment;
   GPtrArray *observations;   /* SbLogEntry */
   SbHyper hyper;
+  char *path;                /* the session file, or NULL                  */
+  /* Beyond SB_EXACT_MAX_ANSWERS answers: the session's stored sparse fit
+   * when it is usable for this log (sb-stored-fit.h), else NULL and
+   * FIT_PROBLEM says why (missing, damaged, or it saw answers since
+   * removed). */
+  SbSessionFit *fit;
+  char *fit_problem;
 } SbJobInput;
 
 SbJobInput *sb_job_input_new (SbSession *session);
 void sb_job_input_free (SbJobInput *input);
+/* The model a question of INPUT uses (sb-stored-fit.h's rule) into INFO:
+ * FALSE with ERROR (SB_FIT_ERROR) when none can serve one. */
+gboolean sb_job_input_model (const SbJobInput *input, SbModelInfo *info, GError **error);
 
 /* ---- The model of a proposal (shared, immutable once published) -------- */
 
@@ -90,7 +101,8 @@ typedef struct {
   double oracle_value;
   /* True objective (benchmark template), NaN otherwise. */
   double truth_a, truth_b, truth_best, truth_optimum;
-  gboolean refit_due;        /* the engine's schedule asks for a refit    */
+  gboolean refit_due;        /* the refit schedule asks for a refit       */
+  SbModelInfo model_info;    /* the model that made it                    */
   double seconds;            /* time spent in the job                     */
   SbModel *model;            /* owned reference, NULL for random proposals */
 } SbProposal;
@@ -104,14 +116,51 @@ gpointer sb_job_propose (SbWorkerJob *job, gpointer input, GError **error);
 
 /* ---- Hyperparameter fits -------------------------------------------------- */
 
+/* A session's refit, on the one schedule (sb_fit_schedule_due): up to
+ * SB_EXACT_MAX_ANSWERS answers the hyperparameters that maximise the
+ * exact evidence (sg_bo_refit); beyond, the sparse variational model of
+ * every answer (SB_SESSION_INDUCING points) with its lengthscales fitted
+ * on its ELBO (the variance and noise held: the ELBO of probit answers
+ * cannot tell the variance from the noise), which is also the stored
+ * sparse fit the questions use (SbSessionFit). */
 typedef struct {
   SbHyper hyper;            /* the fitted values (valid)                  */
+  SbSessionFit *sparse;     /* beyond the exact model: the sparse fit, or
+                               NULL                                       */
+  const char *fitted;       /* "exact evidence" or the ELBO's name        */
   guint n_evals;
-  double seconds;
+  double seconds;           /* CPU time of the fit                        */
 } SbFitResult;
 
-/* SbWorkerFunc: INPUT an SbJobInput, result an SbFitResult (g_free). */
+void sb_fit_result_free (SbFitResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbFitResult, sb_fit_result_free)
+
+/* SbWorkerFunc: INPUT an SbJobInput, result an SbFitResult
+ * (sb_fit_result_free). A sparse fit is written beside the session file
+ * (INPUT->path) before the job returns; storing the hyperparameters in
+ * the session is the caller's (sb_session_set_hyper, on its thread). */
 gpointer sb_job_fit (SbWorkerJob *job, gpointer input, GError **error);
+/* The same with PROGRESS (may be NULL) instead of a worker job: for
+ * `skewgp refit` and the study server's background refits
+ * (sb_session_refit_async). */
+SbFitResult *sb_session_refit (const SbJobInput *input, const sg_progress *progress,
+                               GError **error);
+
+/* The refit in a thread of its own (GTask), for a process that keeps
+ * answering while it runs (the study server): a snapshot of SESSION is
+ * taken now; PROGRESS_FUNC (may be NULL) is called on the caller's
+ * thread-default main context with the fraction done; CANCELLABLE stops
+ * it. sb_session_refit_finish gives the result (the sparse fit is on
+ * disk already); store it with sb_session_store_fit. */
+void sb_session_refit_async (SbSession *session, GCancellable *cancellable,
+                             SbFitProgressFunc progress_func, gpointer progress_data,
+                             GAsyncReadyCallback callback, gpointer user_data);
+SbFitResult *sb_session_refit_finish (GAsyncResult *result, GError **error);
+/* Stores RESULT's hyperparameters in SESSION (saved; they join the refit
+ * history). */
+gboolean sb_session_store_fit (SbSession *session, const SbFitResult *result, GError **error);
+/* TRUE when the refit schedule asks for a refit of SESSION now. */
+gboolean sb_session_refit_due (SbSession *session);
 
 /* ---- Plot data ------------------------------------------------------------
  * The plot job fills an SbPlotSnapshot (core/sb-plot-data.h, the plots'
@@ -181,10 +230,12 @@ gpointer sb_job_density (SbWorkerJob *job, gpointer input, GError **error);
 
 /* ---- Replay --------------------------------------------------------------
  * The optimisation loop rebuilt from INPUT's log, with the stored
- * hyperparameters restored: the first step of every job above, for jobs
- * that live elsewhere (the link diagnostic, sb-link-job.c). NULL with
- * ERROR (SB_ENGINE_ERROR) when the log does not fit the experiment.
- * Free with sg_bo_free. */
+ * hyperparameters restored and the model a question uses set up
+ * (sb_job_input_model: beyond the exact model, the stored sparse fit):
+ * the first step of every job above, for jobs that live elsewhere (the
+ * link diagnostic, sb-link-job.c; the recommendation). NULL with ERROR
+ * (SB_ENGINE_ERROR) when the log does not fit the experiment, or
+ * SB_FIT_ERROR when no model can serve it. Free with sg_bo_free. */
 struct sg_bo *sb_job_replay (const SbJobInput *input, GError **error);
 /* The engine's hyperparameters H as the session stores them (VALID, with
  * N_ANSWERS the answers they describe, LOG_EVIDENCE unknown). */

@@ -9,380 +9,13 @@
 
 #include "sb-candidates.h"
 #include "sb-engine-job.h"
+#include "sb-fit-file.h"
 #include "sg-hier.h"
 #include "sg-rng.h"
 
 #include <gsl/gsl_qrng.h>
 #include <math.h>
 #include <string.h>
-
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (sg_hier_model, sg_hier_model_clear)
-
-/* ---- The snapshot --------------------------------------------------------- */
-
-static void
-input_free_logs (SbPopulationInput *input)
-{
-  for (guint i = 0; input->logs && i < input->n_people; i++)
-    g_clear_pointer (&input->logs[i], g_ptr_array_unref);
-  g_clear_pointer (&input->logs, g_free);
-}
-
-void
-sb_population_input_free (SbPopulationInput *input)
-{
-  if (input == NULL)
-    return;
-  g_clear_pointer (&input->experiment, sb_experiment_free);
-  input_free_logs (input);
-  g_strfreev (input->codes);
-  g_free (input);
-}
-
-SbPopulationInput *
-sb_population_input_new (SbStudy *study, GError **error)
-{
-  g_autoptr (SbPopulationInput) input = g_new0 (SbPopulationInput, 1);
-  guint n = sb_study_get_n_participants (study);
-
-  input->experiment = sb_experiment_copy (sb_study_get_experiment (study));
-  input->codes = g_new0 (char *, n + 1);
-  input->logs = g_new0 (GPtrArray *, n);
-  for (guint i = 0; i < n; i++)
-    {
-      const SbParticipant *p = sb_study_get_participant (study, i);
-      g_autoptr (SbSession) session = NULL;
-      if (p->status == SB_PARTICIPANT_EXCLUDED)
-        continue;
-      session = sb_study_open_session (study, p->code, error);
-      if (session == NULL)
-        return NULL;
-      input->codes[input->n_people] = g_strdup (p->code);
-      input->logs[input->n_people] = sb_session_dup_observations (session);
-      input->n_people++;
-    }
-  input->fit = TRUE;
-  input->pop_variance = 1;
-  input->pop_lengthscale = 0.2;
-  input->ind_variance = SB_POPULATION_IND_VARIANCE;
-  input->ind_lengthscale = 0.2;
-  input->probit_sd = M_SQRT1_2;
-  input->fit_max_evals = 150;
-  return g_steal_pointer (&input);
-}
-
-int
-sb_population_input_find (const SbPopulationInput *input, const char *code)
-{
-  for (guint i = 0; code && i < input->n_people; i++)
-    if (g_ascii_strcasecmp (input->codes[i], code) == 0)
-      return (int) i;
-  return -1;
-}
-
-static gboolean
-entry_counts (const SbLogEntry *e)
-{
-  return !sb_log_entry_is_removed (e) && e->kind != SB_LOG_SKIP;
-}
-
-static guint
-person_n_answers (const SbPopulationInput *input, guint p)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < input->logs[p]->len; i++)
-    n += entry_counts (g_ptr_array_index (input->logs[p], i));
-  return n;
-}
-
-guint
-sb_population_input_n_answers (const SbPopulationInput *input)
-{
-  guint n = 0;
-
-  for (guint p = 0; p < input->n_people; p++)
-    n += person_n_answers (input, p);
-  return n;
-}
-
-/* ---- Coordinates: the box scaled to [0, 1] ---------------------------------- */
-
-/* The model's coordinates (sb-parameter-kinds.h: log scales in log
- * space, categorical levels by index) scaled so that the box is [0, 1]^d;
- * a periodic coordinate's range is one period, so its period is 1. */
-static double
-unit_width (const SbParameter *p, double *lower)
-{
-  *lower = sb_parameter_to_model (p, p->lower);
-  return sb_parameter_to_model (p, p->upper) - *lower;
-}
-
-static void
-to_unit (const SbExperiment *exp, const double *x, double *u)
-{
-  for (guint j = 0; j < exp->n_parameters; j++)
-    {
-      double lower, width = unit_width (&exp->parameters[j], &lower);
-      u[j] = (sb_parameter_to_model (&exp->parameters[j], x[j]) - lower) / width;
-    }
-}
-
-static void
-from_unit (const SbExperiment *exp, const double *u, double *x)
-{
-  for (guint j = 0; j < exp->n_parameters; j++)
-    {
-      double lower, width = unit_width (&exp->parameters[j], &lower);
-      x[j] = sb_parameter_from_model (&exp->parameters[j], lower + u[j] * width);
-    }
-}
-
-/* X = the answered setting it is within round-off of (1e-9 box widths in
- * every coordinate), when there is one: the box scaling does not give
- * back the stored digits, and the incumbent of a duel must be the very
- * setting answered (the same input of the model, the same pair when
- * repeated). */
-static void
-snap_to_answered (const SbPopulationInput *input, double *x)
-{
-  const SbExperiment *exp = input->experiment;
-
-  for (guint p = 0; p < input->n_people; p++)
-    for (guint i = 0; i < input->logs[p]->len; i++)
-      {
-        const SbLogEntry *e = g_ptr_array_index (input->logs[p], i);
-        if (!entry_counts (e))
-          continue;
-        for (guint k = 0; k < sb_log_entry_n_options (e); k++)
-          {
-            const double *o = sb_log_entry_option (e, k);
-            gboolean same = TRUE;
-            for (guint j = 0; j < exp->n_parameters && same; j++)
-              same = fabs (o[j] - x[j])
-                     <= 1e-9 * (exp->parameters[j].upper - exp->parameters[j].lower);
-            if (same)
-              {
-                memcpy (x, o, exp->n_parameters * sizeof (double));
-                return;
-              }
-          }
-      }
-}
-
-/* ---- Answers into the model's data (as sb-jobs.c replays a session) -------- */
-
-/* The option shown first of a two-option entry, as the data name it:
- * 0 = the winner, 1 = the loser. */
-static size_t
-duel_shown_first (const SbLogEntry *e)
-{
-  if (e->n_shown == 0)
-    return SG_SHOWN_NONE;
-  return (e->shown_order[0] == 0) == (e->winner == 0) ? 0 : 1;
-}
-
-static int
-add_choice (sg_hier_data *hd, size_t p, const SbExperiment *exp, const SbLogEntry *e)
-{
-  guint d = exp->n_parameters, k = e->n_options;
-  double chosen[SB_MAX_PARAMETERS];
-  g_autofree double *others = g_new (double, (gsize) (k - 1) * d);
-  size_t first = SG_SHOWN_NONE;
-
-  to_unit (exp, sb_log_entry_option (e, e->chosen), chosen);
-  for (guint i = 0, j = 0; i < k; i++)
-    if (i != e->chosen)
-      to_unit (exp, sb_log_entry_option (e, i), others + (gsize) (j++) * d);
-  if (e->n_shown > 0)
-    {
-      guint s = e->shown_order[0];
-      first = s == e->chosen ? 0 : s < e->chosen ? s + 1 : s;
-    }
-  return sg_hier_add_choice (hd, p, chosen, others, k - 1, e->confidence, first);
-}
-
-static int
-add_ranking (sg_hier_data *hd, size_t p, const SbExperiment *exp, const SbLogEntry *e)
-{
-  guint d = exp->n_parameters;
-  g_autofree double *order = g_new (double, (gsize) e->n_options * d);
-
-  for (guint r = 0; r < e->n_options; r++)
-    to_unit (exp, sb_log_entry_option (e, e->ranking[r]), order + (gsize) r * d);
-  return sg_hier_add_ranking (hd, p, order, e->n_options);
-}
-
-/* A measured value or a failed setting: numeric in preference and mixed
- * mode, valid above the threshold in safe mode; failed: below it. */
-static int
-add_measurement (sg_hier_data *hd, size_t p, const SbExperiment *exp, const SbLogEntry *e)
-{
-  double u[SB_MAX_PARAMETERS], point[SB_MAX_PARAMETERS + 1];
-
-  to_unit (exp, e->a, u);
-  if (e->kind == SB_LOG_VALUE && exp->mode != SB_MODE_SAFE)
-    return sg_hier_add_numeric (hd, p, u, e->value);
-  if (sg_hier_points (hd->dim, p, u, 1, point) != SG_OK)
-    return SG_EINVAL;
-  if (e->kind == SB_LOG_VALUE)
-    return sg_data_add_valid (&hd->data, point, e->value, exp->threshold);
-  return sg_data_add_invalid (&hd->data, point, exp->threshold);
-}
-
-static int
-add_entry (sg_hier_data *hd, size_t p, const SbExperiment *exp, const SbLogEntry *e)
-{
-  double a[SB_MAX_PARAMETERS], b[SB_MAX_PARAMETERS];
-
-  switch (e->kind)
-    {
-    case SB_LOG_DUEL:
-      to_unit (exp, e->a, a);
-      to_unit (exp, e->b, b);
-      return sg_hier_add_duel (hd, p, e->winner == 0 ? a : b, e->winner == 0 ? b : a,
-                               e->confidence, duel_shown_first (e), exp->ties_allowed);
-    case SB_LOG_TIE:
-      to_unit (exp, e->a, a);
-      to_unit (exp, e->b, b);
-      return sg_hier_add_tie (hd, p, a, b);
-    case SB_LOG_CHOICE:
-      return add_choice (hd, p, exp, e);
-    case SB_LOG_RANKING:
-      return add_ranking (hd, p, exp, e);
-    case SB_LOG_VALUE:
-    case SB_LOG_FAILED:
-      return add_measurement (hd, p, exp, e);
-    case SB_LOG_SKIP:
-    default:
-      return SG_OK;
-    }
-}
-
-/* HD (initialised here) = every included participant's answers that count. */
-static gboolean
-build_data (const SbPopulationInput *input, sg_hier_data *hd, GError **error)
-{
-  const SbExperiment *exp = input->experiment;
-
-  if (sb_engine_failed (sg_hier_data_init (hd, exp->n_parameters, MAX (input->n_people, 1)),
-                        "the study's model", error))
-    return FALSE;
-  for (guint p = 0; p < input->n_people; p++)
-    for (guint i = 0; i < input->logs[p]->len; i++)
-      {
-        const SbLogEntry *e = g_ptr_array_index (input->logs[p], i);
-        int status;
-        if (!sb_experiment_check_observation (exp, e, i, error))
-          goto fail;
-        if (!entry_counts (e))
-          continue;
-        status = add_entry (hd, p, exp, e);
-        if (status != SG_OK)
-          {
-            g_set_error (error, SB_ENGINE_ERROR, status,
-                         "participant '%s', observation %u (%s) does not fit the study: %s",
-                         input->codes[p], i + 1, sb_log_kind_to_string (e->kind),
-                         sg_strerror (status));
-            goto fail;
-          }
-      }
-  return TRUE;
-fail:
-  sg_hier_data_clear (hd);
-  return FALSE;
-}
-
-/* ---- The model and its fit ------------------------------------------------------ */
-
-static gboolean
-model_init (const SbPopulationInput *input, sg_hier_model *model, GError **error)
-{
-  guint d = input->experiment->n_parameters;
-
-  if (sb_engine_failed (sg_hier_model_init (model, SG_KERNEL_RBF, d, input->pop_variance,
-                                            input->pop_lengthscale, input->ind_variance,
-                                            input->ind_lengthscale),
-                        "the study's model", error))
-    return FALSE;
-  for (guint j = 0; j < d; j++)
-    {
-      sg_dim_kind kind = sb_parameter_dim_kind (&input->experiment->parameters[j]);
-      if (kind == SG_DIM_LINEAR)
-        continue;
-      if (sb_engine_failed (sg_kernel_set_dim_kind (&model->pop, j, kind, 1.0),
-                            "the study's model", error)
-          || sb_engine_failed (sg_kernel_set_dim_kind (&model->ind, j, kind, 1.0),
-                               "the study's model", error))
-        return FALSE;
-    }
-  model->noise.probit_sd = input->probit_sd;
-  /* a session's model of measured values (sg_bo_config_default) */
-  model->noise.numeric_sd = 0.1;
-  return TRUE;
-}
-
-/* Fits MODEL's kernels on HD's exact evidence when INPUT asks for it; a
- * failed fit keeps the start values (a fit improves the model, it is
- * never a condition for one). */
-static void
-fit_model (const SbPopulationInput *input, sg_hier_model *model, const sg_hier_data *hd,
-           const sg_progress *progress, SbPopulationHyper *hyper)
-{
-  sg_hier_fit_spec spec;
-  sg_fit_options fo;
-  sg_fit_result res;
-  gsl_rng *rng;
-
-  hyper->fitted = FALSE;
-  hyper->log_evidence = NAN;
-  if (!input->fit || hd->data.n_obs == 0)
-    return;
-  /* lengthscales from 0.05 to 2 box widths, as a session's refits
-   * (sg_bo_config: a few duels otherwise favour white-noise lengthscales) */
-  if (sg_hier_fit_spec_default (&spec, 0, hd) != SG_OK)
-    return;
-  /* variances: g's from 0.1 to 100; a person's deviation from 0.01 to 1
-   * (a deviation of sd 1 on the probit scale turns a sure duel into an
-   * 84% one), so that a few answers per person, which cannot tell shared
-   * from personal preferences apart, do not hand everything to h_p */
-  spec.variance.lower = 0.1;
-  spec.variance.upper = 100;
-  spec.ind_variance.lower = 0.01;
-  spec.ind_variance.upper = 1;
-  for (guint j = 0; j < input->experiment->n_parameters; j++)
-    {
-      spec.lengthscale[j].lower = spec.ind_lengthscale[j].lower = 0.05;
-      spec.lengthscale[j].upper = spec.ind_lengthscale[j].upper = 2;
-    }
-  sg_fit_options_default (&fo);
-  fo.n_starts = 2;
-  fo.max_evals = input->fit_max_evals;
-  rng = sg_rng_new (input->experiment->seed, SB_POPULATION_STREAM_FIT);
-  if (rng != NULL && sg_hier_fit (&spec, model, hd, &fo, rng, progress, &res) == SG_OK)
-    {
-      hyper->fitted = TRUE;
-      hyper->log_evidence = res.log_evidence;
-      hyper->n_evals = res.n_evals;
-    }
-  sg_rng_free (rng);
-}
-
-static void
-hyper_from_model (const SbExperiment *exp, const sg_hier_model *model, SbPopulationHyper *h)
-{
-  h->matern52 = model->pop.type == SG_KERNEL_MATERN52;
-  h->pop_variance = model->pop.variance;
-  h->ind_variance = model->ind.variance;
-  for (guint j = 0; j < exp->n_parameters; j++)
-    {
-      double lower, width = unit_width (&exp->parameters[j], &lower);
-      h->pop_lengthscales[j] = model->pop.lengthscales[j] * width;
-      h->ind_lengthscales[j] = model->ind.lengthscales[j] * width;
-    }
-  h->probit_sd = model->noise.probit_sd;
-}
 
 /* ---- Candidates ------------------------------------------------------------------- */
 
@@ -414,7 +47,7 @@ candidates_new (const SbPopulationInput *input)
     {
       for (guint i = 0; i < exp->candidates->n; i++)
         {
-          to_unit (exp, exp->candidates->values + (gsize) i * d, u);
+          sb_population_to_unit (exp, exp->candidates->values + (gsize) i * d, u);
           g_array_append_vals (cand, u, d);
         }
       return cand;
@@ -423,13 +56,13 @@ candidates_new (const SbPopulationInput *input)
     for (guint i = 0; i < input->logs[p]->len; i++)
       {
         const SbLogEntry *e = g_ptr_array_index (input->logs[p], i);
-        if (!entry_counts (e))
+        if (!sb_population_entry_counts (e))
           continue;
         for (guint k = 0; k < sb_log_entry_n_options (e); k++)
           {
             if (n_answered >= SB_POPULATION_MAX_ANSWERED)
               break;
-            to_unit (exp, sb_log_entry_option (e, k), u);
+            sb_population_to_unit (exp, sb_log_entry_option (e, k), u);
             if (!near_any (cand, d, u))
               {
                 g_array_append_vals (cand, u, d);
@@ -461,8 +94,8 @@ sb_population_candidates (const SbPopulationInput *input, guint *n)
   *n = cand->len / d;
   for (guint i = 0; i < *n; i++)
     {
-      from_unit (exp, &g_array_index (cand, double, (gsize) i * d), out + (gsize) i * d);
-      snap_to_answered (input, out + (gsize) i * d);
+      sb_population_from_unit (exp, &g_array_index (cand, double, (gsize) i * d), out + (gsize) i * d);
+      sb_population_snap_to_answered (input, out + (gsize) i * d);
     }
   return out;
 }
@@ -537,7 +170,7 @@ result_new (const SbPopulationInput *input)
   for (guint p = 0; p < input->n_people; p++)
     {
       r->people[p].code = g_strdup (input->codes[p]);
-      r->people[p].n_answers = person_n_answers (input, p);
+      r->people[p].n_answers = sb_population_input_person_answers (input, p);
       r->people[p].mean = r->people[p].prob_best_differs = r->people[p].se = NAN;
     }
   return r;
@@ -568,39 +201,37 @@ population_best (const SbPopulationInput *input, const sg_skewgp_posterior *post
     status = sg_skewgp_summarize (post, samples, point, 1, &so, NULL, &sum);
   if (status != SG_OK)
     return status;
-  from_unit (exp, C + best * d, r->best);
-  snap_to_answered (input, r->best);
+  sb_population_from_unit (exp, C + best * d, r->best);
+  sb_population_snap_to_answered (input, r->best);
   r->mean = sum.mean;
   r->lower = sum.lower;
   r->upper = sum.upper;
   return SG_OK;
 }
 
+/* Person P's best of CAND (f_p's largest posterior mean) and
+ * P(their best differs from the population's), from POST, where they are
+ * person IDX. */
 static int
-people_bests (const SbPopulationInput *input, const sg_skewgp_posterior *post,
-              const sg_skewgp_samples *samples, const GArray *cand, SbPopulationResult *r)
+person_best (const SbPopulationInput *input, guint p, size_t idx,
+             const sg_skewgp_posterior *post, const sg_skewgp_samples *samples,
+             const GArray *cand, gsl_rng *rng, SbPersonResult *pr)
 {
   const SbExperiment *exp = input->experiment;
   guint d = exp->n_parameters, c = cand->len / d;
   const double *C = (const double *) cand->data;
-  gsl_rng *rng = sg_rng_new (exp->seed, SB_POPULATION_STREAM_BEST_DIFFERS);
-  int status = rng ? SG_OK : SG_ENOMEM;
+  size_t best;
+  int status;
 
-  for (guint p = 0; status == SG_OK && p < input->n_people; p++)
+  status = sg_hier_best_mean (post, samples, C, c, idx, &best, &pr->mean);
+  if (status == SG_OK)
+    status = sg_hier_prob_best_differs (post, samples, C, c, idx, SB_POPULATION_SAME_BEST,
+                                        rng, &pr->prob_best_differs, &pr->se);
+  if (status == SG_OK)
     {
-      SbPersonResult *pr = &r->people[p];
-      size_t best;
-      status = sg_hier_best_mean (post, samples, C, c, p, &best, &pr->mean);
-      if (status == SG_OK)
-        status = sg_hier_prob_best_differs (post, samples, C, c, p, SB_POPULATION_SAME_BEST,
-                                            rng, &pr->prob_best_differs, &pr->se);
-      if (status == SG_OK)
-        {
-          from_unit (exp, C + best * d, pr->best);
-          snap_to_answered (input, pr->best);
-        }
+      sb_population_from_unit (exp, C + best * d, pr->best);
+      sb_population_snap_to_answered (input, pr->best);
     }
-  sg_rng_free (rng);
   return status;
 }
 
@@ -629,138 +260,354 @@ curve_values (const SbParameter *p, guint n_asked, guint *n)
   return x;
 }
 
-/* Curve J of the plot: g's summaries and every f_p's mean along
- * parameter J, the others at BEST (box units). */
+/* Curve J's points in box units: BEST (box units) with parameter J at
+ * each of CURVE's values (n x d, g_free). */
+static double *
+curve_points (const SbExperiment *exp, const SbPopulationCurve *curve, const double *best,
+              guint j)
+{
+  guint d = exp->n_parameters;
+  double *u = g_new (double, (gsize) curve->n * d);
+  double point[SB_MAX_PARAMETERS], unit[SB_MAX_PARAMETERS];
+
+  sb_population_from_unit (exp, best, point);
+  for (guint i = 0; i < curve->n; i++)
+    {
+      point[j] = curve->x[i];
+      sb_population_to_unit (exp, point, unit);
+      memcpy (u + (gsize) i * d, best, d * sizeof (double));
+      u[(gsize) i * d + j] = unit[j];
+    }
+  return u;
+}
+
+/* The plot's curves with g's mean and 95% equal-tailed band from POST
+ * (g's posterior: the study's, or the population cache's), the others
+ * through BEST (box units); the people's means NaN until plot_person. */
 static int
-population_curve (const SbPopulationInput *input, const sg_skewgp_posterior *post,
-                  const sg_skewgp_samples *samples, const double *best, guint j,
-                  const sg_progress *progress, SbPopulationCurve *curve)
+plot_new (const SbPopulationInput *input, const double *best, const sg_skewgp_posterior *post,
+          const sg_skewgp_samples *samples, const sg_progress *progress,
+          SbPopulationPlot **out)
 {
   const SbExperiment *exp = input->experiment;
-  guint d = exp->n_parameters, n, P = input->n_people;
-  g_autofree double *x = curve_values (&exp->parameters[j], input->n_plot, &n);
-  g_autofree double *u = g_new (double, (gsize) n * d);
-  g_autofree double *points = g_new (double, (gsize) n * MAX (P, 1) * (d + 1));
-  g_autofree sg_point_summary *g = g_new (sg_point_summary, n);
-  g_autofree sg_point_summary *f = g_new (sg_point_summary, (gsize) n * MAX (P, 1));
-  g_autofree double *person_mean = g_new (double, (gsize) n * MAX (P, 1));
+  guint d = exp->n_parameters, P = input->n_people;
+  SbPopulationPlot *plot = g_new0 (SbPopulationPlot, 1);
   sg_summary_options so;
-  int status;
+  int status = SG_OK;
 
-  for (guint i = 0; i < n; i++)
-    {
-      double lower, width = unit_width (&exp->parameters[j], &lower);
-      memcpy (u + (gsize) i * d, best, d * sizeof (double));
-      u[(gsize) i * d + j] = (sb_parameter_to_model (&exp->parameters[j], x[i]) - lower) / width;
-    }
-  /* g: mean and the 95% equal-tailed band from the samples */
   sg_summary_options_default (&so);
   so.fields = SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES;
   so.level = 0.95;
-  status = sg_hier_points (d, SG_HIER_POPULATION, u, n, points);
-  if (status == SG_OK)
-    status = sg_skewgp_summarize (post, samples, points, n, &so, progress, g);
-  /* every f_p's mean: the same samples' first moment (sg_summary_options'
-   * fast path: the sample mean to round-off) */
-  for (guint p = 0; status == SG_OK && p < P; p++)
-    status = sg_hier_points (d, p, u, n, points + (gsize) p * n * (d + 1));
-  sg_summary_options_default (&so);
-  so.fields = SG_SUMMARY_MOMENTS;
-  so.fast_moments = SG_SUMMARY_FAST_MEAN_SD;
-  if (status == SG_OK && P > 0)
-    status = sg_skewgp_summarize (post, samples, points, (gsize) n * P, &so, progress, f);
-  if (status != SG_OK)
-    return status;
-  for (gsize k = 0; k < (gsize) n * P; k++)
-    person_mean[k] = f[k].mean;
-  curve->n = n;
-  curve->x = g_steal_pointer (&x);
-  curve->g = g_steal_pointer (&g);
-  curve->person_mean = g_steal_pointer (&person_mean);
-  return SG_OK;
-}
-
-static int
-population_plot (const SbPopulationInput *input, const sg_skewgp_posterior *post,
-                 const sg_skewgp_samples *samples, SbPopulationResult *r,
-                 const sg_progress *progress)
-{
-  const SbExperiment *exp = input->experiment;
-  SbPopulationPlot *plot = g_new0 (SbPopulationPlot, 1);
-  double best[SB_MAX_PARAMETERS];
-  int status = SG_OK;
-
-  plot->n_people = input->n_people;
-  to_unit (exp, r->best, best);
-  for (guint j = 0; status == SG_OK && j < exp->n_parameters; j++)
+  plot->n_people = P;
+  for (guint j = 0; status == SG_OK && j < d; j++)
     {
-      status = population_curve (input, post, samples, best, j, progress, &plot->curves[j]);
+      SbPopulationCurve *curve = &plot->curves[j];
+      g_autofree double *u = NULL;
+      g_autofree double *points = NULL;
+      curve->x = curve_values (&exp->parameters[j], input->n_plot, &curve->n);
+      curve->g = g_new (sg_point_summary, curve->n);
+      curve->person_mean = g_new (double, (gsize) curve->n * MAX (P, 1));
+      for (gsize k = 0; k < (gsize) curve->n * P; k++)
+        curve->person_mean[k] = NAN;
+      plot->dim = j + 1;
+      u = curve_points (exp, curve, best, j);
+      points = g_new (double, (gsize) curve->n * (d + 1));
+      status = sg_hier_points (d, SG_HIER_POPULATION, u, curve->n, points);
       if (status == SG_OK)
-        plot->dim = j + 1;
+        status = sg_skewgp_summarize (post, samples, points, curve->n, &so, progress, curve->g);
     }
   if (status != SG_OK)
     {
       plot_free (plot);
       return status;
     }
-  r->plot = plot;
+  *out = plot;
   return SG_OK;
+}
+
+/* Person P's mean of f_p along every curve, from POST where they are
+ * person IDX (the samples' first moment: sg_summary_options' fast path,
+ * the sample mean to round-off). */
+static int
+plot_person (const SbPopulationInput *input, SbPopulationPlot *plot, const double *best,
+             guint p, size_t idx, const sg_skewgp_posterior *post,
+             const sg_skewgp_samples *samples, const sg_progress *progress)
+{
+  const SbExperiment *exp = input->experiment;
+  guint d = exp->n_parameters;
+  sg_summary_options so;
+  int status = SG_OK;
+
+  sg_summary_options_default (&so);
+  so.fields = SG_SUMMARY_MOMENTS;
+  so.fast_moments = SG_SUMMARY_FAST_MEAN_SD;
+  for (guint j = 0; status == SG_OK && j < plot->dim; j++)
+    {
+      SbPopulationCurve *curve = &plot->curves[j];
+      g_autofree double *u = curve_points (exp, curve, best, j);
+      g_autofree double *points = g_new (double, (gsize) curve->n * (d + 1));
+      g_autofree sg_point_summary *f = g_new (sg_point_summary, curve->n);
+      status = sg_hier_points (d, idx, u, curve->n, points);
+      if (status == SG_OK)
+        status = sg_skewgp_summarize (post, samples, points, curve->n, &so, progress, f);
+      for (guint i = 0; status == SG_OK && i < curve->n; i++)
+        curve->person_mean[(gsize) p * curve->n + i] = f[i].mean;
+    }
+  return status;
+}
+
+/* ---- The report from the exact model ------------------------------------------------- */
+
+/* The posterior of MODEL given HD (NULL: the summary alone) and PSEUDO
+ * (NULL: HD alone), with its samples (stream STREAM of EXP's seed). */
+static int
+posterior_with_samples (const SbExperiment *exp, const sg_hier_model *model,
+                        const sg_hier_data *hd, const sg_svgp_pseudo *pseudo, guint64 stream,
+                        const sg_progress *progress, sg_skewgp_posterior **post,
+                        sg_skewgp_samples **samples)
+{
+  gsl_rng *rng = sg_rng_new (exp->seed, stream);
+  int status = rng ? SG_OK : SG_ENOMEM;
+
+  *post = NULL;
+  *samples = NULL;
+  if (status == SG_OK)
+    status = pseudo ? sg_hier_posterior_new_summary (model, hd, pseudo, post)
+                    : sg_hier_posterior_new (model, hd, post);
+  if (status == SG_OK)
+    status = sg_skewgp_sample (*post, SB_POPULATION_N_SAMPLES, NULL, rng, progress, samples);
+  sg_rng_free (rng);
+  return status;
+}
+
+/* Everyone from one exact posterior of HD under MODEL. */
+static int
+report_exact (const SbPopulationInput *input, const sg_hier_model *model,
+              const sg_hier_data *hd, const GArray *cand, const sg_progress *progress,
+              SbPopulationResult *r)
+{
+  const SbExperiment *exp = input->experiment;
+  sg_skewgp_posterior *post = NULL;
+  sg_skewgp_samples *samples = NULL;
+  gsl_rng *rng = sg_rng_new (exp->seed, SB_POPULATION_STREAM_BEST_DIFFERS);
+  double best[SB_MAX_PARAMETERS];
+  int status;
+
+  status = posterior_with_samples (exp, model, hd, NULL, SB_POPULATION_STREAM_SAMPLE, progress,
+                                   &post, &samples);
+  if (status == SG_OK)
+    status = population_best (input, post, samples, cand, r);
+  for (guint p = 0; status == SG_OK && p < input->n_people; p++)
+    status = rng ? person_best (input, p, p, post, samples, cand, rng, &r->people[p])
+                 : SG_ENOMEM;
+  sb_population_to_unit (exp, r->best, best);
+  if (status == SG_OK && input->n_plot > 0)
+    status = plot_new (input, best, post, samples, progress, &r->plot);
+  for (guint p = 0; status == SG_OK && r->plot && p < input->n_people; p++)
+    status = plot_person (input, r->plot, best, p, p, post, samples, progress);
+  sg_skewgp_samples_free (samples);
+  sg_skewgp_posterior_free (post);
+  sg_rng_free (rng);
+  return status;
+}
+
+static SbPopulationResult *
+compute_exact (const SbPopulationInput *input, const sg_progress *progress, GError **error)
+{
+  const SbExperiment *exp = input->experiment;
+  g_autoptr (SbPopulationResult) r = result_new (input);
+  g_autoptr (GArray) cand = NULL;
+  SbPopulationKernels k;
+  SbPopulationHyper fit = { 0 };
+  sg_hier_data hd;
+  sg_hier_model model;
+  int status;
+
+  if (!sb_population_build_data (input, &hd, error))
+    return NULL;
+  sb_population_kernels_default (input, &k);
+  if (!sb_population_model_new (exp, &k, &model, error))
+    {
+      sg_hier_data_clear (&hd);
+      return NULL;
+    }
+  r->n_answers = sb_population_input_n_answers (input);
+  fit.fitted_on = "";
+  fit.log_evidence = NAN;
+  if (input->fit)
+    sb_population_fit (exp, input->fit_max_evals, &model, &hd, progress, &fit);
+  sb_population_hyper_from_model (exp, &model, &r->hyper);
+  r->hyper.fitted = fit.fitted;
+  r->hyper.fitted_on = fit.fitted_on;
+  r->hyper.log_evidence = fit.log_evidence;
+  r->hyper.n_evals = fit.n_evals;
+  r->model.kind = SB_MODEL_EXACT;
+  r->model.answers = r->model.exact_answers = r->n_answers;
+  r->model.fit_answers = fit.fitted ? r->n_answers : 0;
+  cand = candidates_new (input);
+  r->n_candidates = cand->len / exp->n_parameters;
+  status = report_exact (input, &model, &hd, cand, progress, r);
+  sg_hier_model_clear (&model);
+  sg_hier_data_clear (&hd);
+  if (sb_engine_failed (status, "the population model", error))
+    return NULL;
+  return g_steal_pointer (&r);
+}
+
+/* ---- The report from the population cache ----------------------------------------------- */
+
+/* Person P's best and plot from their question model: CACHE's summary
+ * of everyone else and their own answers exactly. */
+static int
+report_person (const SbPopulationInput *input, const SbPopulationCache *cache,
+               const sg_hier_model *model, guint p, const GArray *cand, const double *best,
+               gsl_rng *rng, const sg_progress *progress, SbPopulationResult *r,
+               GError **error)
+{
+  const SbExperiment *exp = input->experiment;
+  sg_skewgp_posterior *post = NULL;
+  sg_skewgp_samples *samples = NULL;
+  sg_svgp_pseudo ps;
+  sg_hier_data own;
+  size_t idx;
+  int status;
+
+  if (!sb_population_cache_person (cache, exp, model, input->codes[p], input->logs[p], &own,
+                                   &idx, &ps, error))
+    return SG_EINVAL;
+  status = posterior_with_samples (exp, model, &own, &ps, SB_POPULATION_STREAM_SAMPLE + 1000 + p,
+                                   progress, &post, &samples);
+  if (status == SG_OK)
+    status = person_best (input, p, idx, post, samples, cand, rng, &r->people[p]);
+  if (status == SG_OK && r->plot)
+    status = plot_person (input, r->plot, best, p, idx, post, samples, progress);
+  sg_skewgp_samples_free (samples);
+  sg_skewgp_posterior_free (post);
+  sg_svgp_pseudo_clear (&ps);
+  sg_hier_data_clear (&own);
+  return status;
+}
+
+/* g's posterior from everyone in CACHE: its best and the plot's g. */
+static int
+report_population (const SbPopulationInput *input, const SbPopulationCache *cache,
+                   const sg_hier_model *model, const GArray *cand,
+                   const sg_progress *progress, SbPopulationResult *r)
+{
+  const SbExperiment *exp = input->experiment;
+  sg_skewgp_posterior *post = NULL;
+  sg_skewgp_samples *samples = NULL;
+  sg_svgp_pseudo ps;
+  sg_hier_data none;
+  double best[SB_MAX_PARAMETERS];
+  int status;
+
+  status = sg_hier_data_init (&none, exp->n_parameters, MAX (input->n_people, 1));
+  if (status != SG_OK)
+    return status;
+  status = sg_hier_population_pseudo (&cache->pop, model, NULL, SG_HIER_POPULATION, &ps);
+  if (status == SG_OK)
+    {
+      status = posterior_with_samples (exp, model, &none, &ps, SB_POPULATION_STREAM_SAMPLE,
+                                       progress, &post, &samples);
+      sg_svgp_pseudo_clear (&ps);
+    }
+  if (status == SG_OK)
+    status = population_best (input, post, samples, cand, r);
+  sb_population_to_unit (exp, r->best, best);
+  if (status == SG_OK && input->n_plot > 0)
+    status = plot_new (input, best, post, samples, progress, &r->plot);
+  sg_skewgp_samples_free (samples);
+  sg_skewgp_posterior_free (post);
+  sg_hier_data_clear (&none);
+  return status;
+}
+
+static SbPopulationResult *
+compute_cached (const SbPopulationInput *input, const SbPopulationCache *cache,
+                const sg_progress *progress, GError **error)
+{
+  const SbExperiment *exp = input->experiment;
+  g_autoptr (SbPopulationResult) r = result_new (input);
+  g_autoptr (GArray) cand = candidates_new (input);
+  gsl_rng *rng = sg_rng_new (exp->seed, SB_POPULATION_STREAM_BEST_DIFFERS);
+  double best[SB_MAX_PARAMETERS];
+  sg_hier_model model;
+  int status;
+
+  if (!sb_population_model_new (exp, &cache->kernels, &model, error))
+    {
+      sg_rng_free (rng);
+      return NULL;
+    }
+  r->n_answers = sb_population_input_n_answers (input);
+  r->n_candidates = cand->len / exp->n_parameters;
+  r->hyper = cache->hyper;
+  r->model.kind = SB_MODEL_POPULATION;
+  r->model.n_inducing = (guint) cache->pop.M;
+  r->model.answers = r->n_answers;
+  r->model.fit_answers = cache->n_answers;
+  status = rng ? report_population (input, cache, &model, cand, progress, r) : SG_ENOMEM;
+  sb_population_to_unit (exp, r->best, best);
+  for (guint p = 0; status == SG_OK && p < input->n_people; p++)
+    {
+      GError *local = NULL;
+      status = report_person (input, cache, &model, p, cand, best, rng, progress, r, &local);
+      if (local != NULL)
+        {
+          g_propagate_error (error, local);
+          sg_hier_model_clear (&model);
+          sg_rng_free (rng);
+          return NULL;
+        }
+    }
+  sg_hier_model_clear (&model);
+  sg_rng_free (rng);
+  if (sb_engine_failed (status, "the population model", error))
+    return NULL;
+  return g_steal_pointer (&r);
 }
 
 SbPopulationResult *
 sb_population_compute (const SbPopulationInput *input, const sg_progress *progress,
                        GError **error)
 {
-  g_autoptr (SbPopulationResult) r = result_new (input);
-  g_autoptr (GArray) cand = NULL;
-  sg_hier_data hd;
-  g_auto (sg_hier_model) model = { 0 };
-  sg_skewgp_posterior *post = NULL;
-  sg_skewgp_samples *samples = NULL;
-  gsl_rng *rng = NULL;
-  int status;
+  g_autoptr (SbPopulationCache) cache = NULL;
+  guint n = sb_population_input_n_answers (input);
 
-  if (!build_data (input, &hd, error))
-    return NULL;
-  if (!model_init (input, &model, error))
+  if (n == 0)
     {
-      sg_hier_data_clear (&hd);
-      return NULL;
+      SbPopulationResult *r = result_new (input);
+      SbPopulationKernels k;
+      sg_hier_model model;
+      sb_population_kernels_default (input, &k);
+      if (!sb_population_model_new (input->experiment, &k, &model, error))
+        {
+          sb_population_result_free (r);
+          return NULL;
+        }
+      sb_population_hyper_from_model (input->experiment, &model, &r->hyper);
+      r->hyper.fitted_on = "";
+      sg_hier_model_clear (&model);
+      return r;
     }
-  r->n_answers = sb_population_input_n_answers (input);
-  if (r->n_answers == 0 || hd.data.n_obs == 0)
+  if (n <= SB_STUDY_EXACT_MAX_ANSWERS)
+    return compute_exact (input, progress, error);
+  /* beyond: from the stored cache when it saw every answer, else from
+   * one made now under its kernels and stored, so the questions that
+   * follow use it (a folder that cannot take it still gets its report) */
+  cache = input->dir ? sb_population_cache_load (input->dir, input->experiment, NULL) : NULL;
+  if (cache == NULL || !sb_population_cache_covers (cache, input))
     {
-      r->n_answers = 0;
-      hyper_from_model (input->experiment, &model, &r->hyper);
-      sg_hier_data_clear (&hd);
-      return g_steal_pointer (&r);
+      SbPopulationCache *built = sb_population_cache_build (input, cache, FALSE, progress, error);
+      if (built == NULL)
+        return NULL;
+      g_clear_pointer (&cache, sb_population_cache_unref);
+      cache = built;
+      if (input->dir != NULL)
+        (void) sb_population_cache_save (cache, input->experiment, input->dir, NULL);
     }
-  fit_model (input, &model, &hd, progress, &r->hyper);
-  hyper_from_model (input->experiment, &model, &r->hyper);
-  cand = candidates_new (input);
-  r->n_candidates = cand->len / input->experiment->n_parameters;
-
-  status = sg_hier_posterior_new (&model, &hd, &post);
-  if (status == SG_OK)
-    {
-      rng = sg_rng_new (input->experiment->seed, SB_POPULATION_STREAM_SAMPLE);
-      status = rng ? sg_skewgp_sample (post, SB_POPULATION_N_SAMPLES, NULL, rng, progress,
-                                       &samples)
-                   : SG_ENOMEM;
-    }
-  if (status == SG_OK)
-    status = population_best (input, post, samples, cand, r);
-  if (status == SG_OK)
-    status = people_bests (input, post, samples, cand, r);
-  if (status == SG_OK && input->n_plot > 0)
-    status = population_plot (input, post, samples, r, progress);
-  sg_skewgp_samples_free (samples);
-  sg_skewgp_posterior_free (post);
-  sg_rng_free (rng);
-  sg_hier_data_clear (&hd);
-  if (sb_engine_failed (status, "the population model", error))
-    return NULL;
-  return g_steal_pointer (&r);
+  return compute_cached (input, cache, progress, error);
 }
 
 gpointer
@@ -832,6 +679,8 @@ add_hyper (JsonBuilder *b, guint d, const SbPopulationHyper *h)
   sb_json_add_number (b, "probit_sd", h->probit_sd);
   json_builder_set_member_name (b, "fitted");
   json_builder_add_boolean_value (b, h->fitted);
+  json_builder_set_member_name (b, "fitted_on");
+  json_builder_add_string_value (b, h->fitted_on ? h->fitted_on : "");
   sb_json_add_number (b, "log_evidence", h->log_evidence);
   json_builder_set_member_name (b, "evaluations");
   json_builder_add_int_value (b, h->n_evals);
@@ -914,44 +763,67 @@ sb_population_can_propose (const SbExperiment *exp)
          && exp->surrogate == SG_BO_SURROGATE_SKEWGP && exp->candidates == NULL;
 }
 
+/* The duel of Q (box units) in the parameters' units, snapped to the
+ * answered settings of LOG (a person's) or INPUT (everyone's). */
+static void
+duel_from_unit (const SbExperiment *exp, const sg_hier_question *q, GPtrArray *log,
+                const SbPopulationInput *input, double *a, double *b)
+{
+  sb_population_from_unit (exp, q->x_ref, a);
+  sb_population_from_unit (exp, q->x, b);
+  if (input != NULL)
+    {
+      sb_population_snap_to_answered (input, a);
+      sb_population_snap_to_answered (input, b);
+    }
+  else
+    {
+      sb_population_snap_to_log (exp, log, a);
+      sb_population_snap_to_log (exp, log, b);
+    }
+}
+
+/* A stream per state of the study and per person. */
+static gsl_rng *
+propose_rng (const SbExperiment *exp, guint n_answers, size_t person)
+{
+  guint64 stream = ((guint64) n_answers << 32) ^ ((guint64) person << 8)
+                   ^ SB_POPULATION_STREAM_PROPOSE;
+  return sg_rng_new (exp->seed, stream);
+}
+
 gboolean
 sb_population_propose_duel (const SbPopulationInput *input, guint person, double *a,
                             double *b, GError **error)
 {
   const SbExperiment *exp = input->experiment;
-  SbPopulationHyper unused;
   sg_hier_propose_options opt;
+  SbPopulationKernels k;
   sg_hier_question q;
   sg_hier_data hd;
-  g_auto (sg_hier_model) model = { 0 };
+  sg_hier_model model;
   gsl_rng *rng;
-  guint64 stream;
   int status;
 
   g_return_val_if_fail (person < input->n_people, FALSE);
-  if (!build_data (input, &hd, error))
+  if (!sb_population_build_data (input, &hd, error))
     return FALSE;
-  if (!model_init (input, &model, error))
+  sb_population_kernels_default (input, &k);
+  if (!sb_population_model_new (exp, &k, &model, error))
     {
       sg_hier_data_clear (&hd);
       return FALSE;
     }
-  fit_model (input, &model, &hd, NULL, &unused);
   sg_hier_propose_options_default (&opt, exp->n_parameters);
   opt.acquisition = exp->acquisition;
-  /* a stream per state of the study and per person */
-  stream = ((guint64) sb_population_input_n_answers (input) << 32)
-           ^ ((guint64) person << 8) ^ SB_POPULATION_STREAM_PROPOSE;
-  rng = sg_rng_new (exp->seed, stream);
+  rng = propose_rng (exp, sb_population_input_n_answers (input), person);
   status = rng ? sg_hier_propose_duel (&model, &hd, person, &opt, rng, NULL, &q) : SG_ENOMEM;
   sg_rng_free (rng);
   sg_hier_data_clear (&hd);
+  sg_hier_model_clear (&model);
   if (sb_engine_failed (status, "the study's duel", error))
     return FALSE;
-  from_unit (exp, q.x_ref, a);
-  from_unit (exp, q.x, b);
-  snap_to_answered (input, a);
-  snap_to_answered (input, b);
+  duel_from_unit (exp, &q, NULL, input, a, b);
   return TRUE;
 }
 
@@ -960,33 +832,136 @@ typedef struct {
   const char *code;
 } AskContext;
 
+/* The duel from CACHE's summary and LOG (the person's answers) exactly. */
 static gboolean
-propose_hierarchical (SbSession *session, gpointer user_data, double *a, double *b,
-                      gboolean *declined, GError **error)
+propose_from_cache (const SbExperiment *exp, const SbPopulationCache *cache, const char *code,
+                    GPtrArray *log, double *a, double *b, SbModelInfo *info, GError **error)
 {
-  AskContext *ctx = user_data;
+  sg_hier_propose_options opt;
+  sg_hier_question q;
+  sg_svgp_pseudo ps;
+  sg_hier_data own;
+  sg_hier_model model;
+  size_t person;
+  gsl_rng *rng;
+  int status;
+
+  if (!sb_population_model_new (exp, &cache->kernels, &model, error))
+    return FALSE;
+  if (!sb_population_cache_person (cache, exp, &model, code, log, &own, &person, &ps, error))
+    {
+      sg_hier_model_clear (&model);
+      return FALSE;
+    }
+  sg_hier_propose_options_default (&opt, exp->n_parameters);
+  opt.acquisition = exp->acquisition;
+  opt.population = &ps;
+  rng = propose_rng (exp, cache->n_answers + (guint) own.data.n_obs, person);
+  status = rng ? sg_hier_propose_duel (&model, &own, person, &opt, rng, NULL, &q) : SG_ENOMEM;
+  sg_rng_free (rng);
+  info->kind = SB_MODEL_POPULATION;
+  info->n_inducing = (guint) cache->pop.M;
+  info->exact_answers = (guint) own.data.n_obs;
+  sg_svgp_pseudo_clear (&ps);
+  sg_hier_data_clear (&own);
+  sg_hier_model_clear (&model);
+  if (sb_engine_failed (status, "the study's duel", error))
+    return FALSE;
+  duel_from_unit (exp, &q, log, NULL, a, b);
+  return TRUE;
+}
+
+/* The answers the study's model sees now, from CACHE and the person's
+ * own LOG (their answers since the cache are theirs to add). */
+static guint
+answers_now (const SbPopulationCache *cache, const char *code, GPtrArray *log)
+{
+  int index = sb_population_cache_find (cache, code);
+  guint seen = index >= 0 ? (guint) cache->pop.seen[index] : 0;
+
+  return cache->n_answers - seen + sb_answers_count (log);
+}
+
+/* Without a cache: the exact model of everyone's answers, up to its size. */
+static gboolean
+propose_exact (AskContext *ctx, const char *why, double *a, double *b, gboolean *declined,
+               SbModelInfo *info, GError **error)
+{
   g_autoptr (SbPopulationInput) input = sb_population_input_new (ctx->study, error);
+  guint n;
   int person;
 
   if (input == NULL)
     return FALSE;
+  n = sb_population_input_n_answers (input);
   person = sb_population_input_find (input, ctx->code);
-  if (person < 0 || sb_population_input_n_answers (input) < input->experiment->initial)
+  if (person < 0 || n < input->experiment->initial)
     {
       *declined = TRUE;
       return TRUE;
     }
+  if (n > SB_STUDY_EXACT_MAX_ANSWERS)
+    {
+      g_set_error (error, SB_FIT_ERROR, SB_FIT_ERROR_NEEDS_FIT,
+                   "the study has %u answers: beyond %u a question uses the population cache "
+                   "(%s), and %s; run skewgp refit %s (or skewgp status %s, which refreshes "
+                   "it)", n, SB_STUDY_EXACT_MAX_ANSWERS, SB_POPULATION_CACHE_FILE, why,
+                   sb_study_get_dir (ctx->study), sb_study_get_dir (ctx->study));
+      return FALSE;
+    }
+  info->kind = SB_MODEL_EXACT;
+  info->answers = info->exact_answers = n;
   return sb_population_propose_duel (input, (guint) person, a, b, error);
 }
 
+static gboolean
+propose_hierarchical (SbSession *session, gpointer user_data, double *a, double *b,
+                      gboolean *declined, SbModelInfo *info, GError **error)
+{
+  AskContext *ctx = user_data;
+  const SbExperiment *exp = sb_study_get_experiment (ctx->study);
+  g_autoptr (GPtrArray) log = sb_session_dup_observations (session);
+  g_autoptr (GError) why = NULL;
+  g_autoptr (GError) conflict = NULL;
+  g_autoptr (SbPopulationCache) cache = sb_population_cache_load (sb_study_get_dir (ctx->study),
+                                                                   exp, &why);
+
+  if (cache == NULL)
+    return propose_exact (ctx, g_error_matches (why, SB_FIT_FILE_ERROR,
+                                                SB_FIT_FILE_ERROR_MISSING)
+                                 ? "none is stored" : why->message,
+                          a, b, declined, info, error);
+  info->answers = answers_now (cache, ctx->code, log);
+  info->fit_answers = cache->n_answers;
+  info->refit_due = sb_population_cache_due (cache, info->answers);
+  if (info->answers < exp->initial)
+    {
+      *declined = TRUE;
+      return TRUE;
+    }
+  if (propose_from_cache (exp, cache, ctx->code, log, a, b, info, &conflict))
+    return TRUE;
+  if (!g_error_matches (conflict, SB_FIT_ERROR, SB_FIT_ERROR_NEEDS_FIT))
+    {
+      g_propagate_error (error, g_steal_pointer (&conflict));
+      return FALSE;
+    }
+  /* their answers changed under the cache: their own model asks */
+  g_snprintf (info->note, sizeof info->note, "asked from this participant's own answers "
+              "until the population cache is refreshed: %s", conflict->message);
+  *declined = TRUE;
+  return TRUE;
+}
+
 const SbQuestion *
-sb_population_ask (SbStudy *study, const char *code, SbSession *session, GError **error)
+sb_population_ask (SbStudy *study, const char *code, SbSession *session, SbModelInfo *info,
+                   GError **error)
 {
   AskContext ctx = { study, code };
   double rate = sb_study_get_repeat_rate (study);
 
   if (sb_study_get_model (study) != SB_STUDY_MODEL_HIERARCHICAL
       || !sb_population_can_propose (sb_study_get_experiment (study)))
-    return sb_ask_tell_ask_with_repeats (session, rate, error);
-  return sb_ask_tell_ask_with_proposer (session, rate, propose_hierarchical, &ctx, error);
+    return sb_ask_tell_ask_with_proposer (session, rate, NULL, NULL, info, error);
+  return sb_ask_tell_ask_with_proposer (session, rate, propose_hierarchical, &ctx, info, error);
 }

@@ -64,6 +64,9 @@ sb_recommend_from_input (const SbJobInput *input, SbRecommendation *out, GError 
         }
     }
   sb_hyper_from_engine (sg_bo_get_hyper (bo), exp->n_parameters, rec.n_answers, &rec.hyper);
+  (void) sb_job_input_model (input, &rec.model, NULL);
+  if (!(rec.has_best && isfinite (rec.mean)))
+    rec.model.kind = SB_MODEL_NONE;
   if (rec.has_best)
     sb_experiment_from_model (exp, rec.best, rec.best);  /* model -> natural units */
   sg_rng_free (rng);
@@ -181,6 +184,7 @@ sb_recommendation_to_json (const SbExperiment *exp, const SbRecommendation *rec)
   else
     json_builder_add_null_value (b);
   add_hyper (b, exp, &rec->hyper);
+  sb_model_info_add_json (b, "model", &rec->model);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

@@ -30,6 +30,7 @@ typedef struct {
   double mean, lower, upper;
   guint n_answers;  /* the answers the model saw                     */
   SbHyper hyper;    /* the model's hyperparameters                   */
+  SbModelInfo model; /* which model gave MEAN and the interval       */
 } SbRecommendation;
 
 /* The recommendation after replaying INPUT's log, the model built as a
@@ -52,7 +53,9 @@ gpointer sb_job_recommend (SbWorkerJob *job, gpointer input, GError **error);
  *    "credible_interval": {"level": 0.95, "lower": lo, "upper": hi} | null,
  *    "hyperparameters": {"kernel": "rbf" | "matern52", "variance",
  *                        "lengthscales": [...], "mean", "numeric_sd",
- *                        "probit_sd"}} */
+ *                        "probit_sd"},
+ *    "model": {"name", ...}}      the model behind the mean and interval
+ *                                 (sb_model_info_add_json) */
 JsonNode *sb_recommendation_to_json (const SbExperiment *exp, const SbRecommendation *rec);
 /* Writes sb_recommendation_to_json to FILE (atomically, replacing it). */
 gboolean sb_recommendation_save (const SbExperiment *exp, const SbRecommendation *rec,

@@ -327,7 +327,7 @@ test_log_scale (Fixture *f, gconstpointer data)
   g_assert_cmpfloat (r->best[0], <=, 20);
 
   g_autoptr (SbSession) s = sb_study_open_session (study, "L2", &error);
-  const SbQuestion *q = sb_population_ask (study, "L2", s, &error);
+  const SbQuestion *q = sb_population_ask (study, "L2", s, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (q);
   for (guint i = 0; i < q->n_options; i++)
@@ -349,7 +349,7 @@ test_ask_hierarchical (Fixture *f, gconstpointer data)
   g_assert_nonnull (sb_study_add_participant (study, "B", NULL, &error));
   answer_duels (study, "A", 5, 0, rand);
   g_autoptr (SbSession) s = sb_study_open_session (study, "B", &error);
-  const SbQuestion *q = sb_population_ask (study, "B", s, &error);
+  const SbQuestion *q = sb_population_ask (study, "B", s, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (q);
   g_assert_cmpint (q->kind, ==, SB_QUESTION_DUEL);
