@@ -21,6 +21,7 @@ static const SkewgpCommand *const commands[] = {
   &skewgp_command_ask,
   &skewgp_command_tell,
   &skewgp_command_status,
+  &skewgp_command_refit,
   &skewgp_command_export,
   &skewgp_command_study,
 };
