@@ -1,5 +1,5 @@
-/* sb-playground-job.c — exact SkewGP vs Laplace vs EP on a grid, and BALD
- * (see sb-playground-job.h). */
+/* sb-playground-job.c — exact SkewGP vs Laplace vs EP on a grid, two
+ * classes or three one-vs-rest, and BALD (see sb-playground-job.h). */
 #include "config.h"
 
 #include "sb-playground-job.h"
@@ -30,6 +30,7 @@ sb_playground_input_new (guint dim, const double *lower, const double *upper)
       in->upper[j] = upper[j];
     }
   in->points = g_new0 (SbPlaygroundPoint, SB_PLAYGROUND_MAX_POINTS);
+  in->n_classes = 2;
   in->lengthscale = 1;
   in->variance = 1;
   in->laplace = in->ep = TRUE;
@@ -58,17 +59,17 @@ sb_playground_input_free (SbPlaygroundInput *input)
 }
 
 gboolean
-sb_playground_input_add (SbPlaygroundInput *input, const double *x, gboolean positive)
+sb_playground_input_add (SbPlaygroundInput *input, const double *x, guint label)
 {
   SbPlaygroundPoint *p;
 
-  if (input->n_points >= SB_PLAYGROUND_MAX_POINTS)
+  if (input->n_points >= SB_PLAYGROUND_MAX_POINTS || label >= input->n_classes)
     return FALSE;
   p = &input->points[input->n_points++];
   memset (p, 0, sizeof *p);
   for (guint j = 0; j < input->dim; j++)
     p->x[j] = CLAMP (x[j], input->lower[j], input->upper[j]);
-  p->positive = positive;
+  p->label = label;
   return TRUE;
 }
 
@@ -97,6 +98,7 @@ sb_playground_result_free (SbPlaygroundResult *result)
     {
       g_free (result->method[k].error);
       g_free (result->method[k].summary);
+      g_free (result->method[k].prob);
     }
   g_free (result->bald);
   sb_playground_input_free (result->input);
@@ -202,29 +204,47 @@ fit_hyper (const SbPlaygroundInput *in, const sg_data *data, sg_fit_method metho
 }
 
 static void
-method_hyper (SbPlaygroundMethod *m, const sg_hyper *h, guint dim)
+record_fit (SbPlaygroundFit *f, const sg_hyper *h, guint dim)
 {
-  m->lengthscale[0] = h->kernel.lengthscales[0];
-  m->lengthscale[1] = dim > 1 ? h->kernel.lengthscales[1] : NAN;
-  m->variance = h->kernel.variance;
-  m->s = (guint) h->s;
+  f->lengthscale[0] = h->kernel.lengthscales[0];
+  f->lengthscale[1] = dim > 1 ? h->kernel.lengthscales[1] : NAN;
+  f->variance = h->kernel.variance;
+  f->s = (guint) h->s;
   if (h->s > 0)
     {
-      memcpy (m->pseudo_points, h->pseudo_points, h->s * dim * sizeof (double));
-      memcpy (m->gamma, h->gamma, h->s * sizeof (double));
+      memcpy (f->pseudo_points, h->pseudo_points, h->s * dim * sizeof (double));
+      memcpy (f->gamma, h->gamma, h->s * sizeof (double));
     }
 }
 
 /* ---- The exact posterior ----------------------------------------------------------- */
 
+/* One binary model's computation: model MODEL of N_MODELS on DATA. */
 typedef struct {
   const SbPlaygroundInput *in;
   const sg_data *data;
+  guint model, n_models;
   const double *cells;       /* n_cells x dim */
   guint n_cells;
   gsl_rng *rng;
   SbWorkerJob *job;
 } Ctx;
+
+/* The progress text of STEP, naming the class of a one-vs-rest model. */
+static char *
+step_text (const Ctx *c, const char *step)
+{
+  if (c->n_models == 1)
+    return g_strdup (step);
+  return g_strdup_printf ("%s, class %u against the rest", step, c->model);
+}
+
+/* The summaries block of model C->model. */
+static sg_point_summary *
+model_block (const Ctx *c, SbPlaygroundMethod *m)
+{
+  return m->summary + (gsize) c->model * c->n_cells;
+}
 
 /* BALD (001 eq. 43) at every cell from N samples of f(x) under the exact
  * posterior. Samples are drawn for batches of cells at once
@@ -500,7 +520,8 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
 {
   const SbPlaygroundInput *in = c->in;
   SbPlaygroundMethod *m = &r->method[SB_POSTERIOR_EXACT];
-  SbJobProgress pctx = { c->job, "Fitting the exact SkewGP evidence" };
+  g_autofree char *text = step_text (c, "Fitting the exact SkewGP evidence");
+  SbJobProgress pctx = { c->job, text };
   sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_skewgp_posterior *post = NULL;
   sg_skewgp_samples *samples = NULL;
@@ -511,6 +532,7 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
   sg_likelihood lik;
   g_auto (SkewArrays) arrays = { 0 };
   sg_hyper h;
+  double ess = NAN;
   int status = init_hyper (in, TRUE, &arrays, &h);
 
   if (sb_engine_failed (status, "the kernel", error))
@@ -521,7 +543,7 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
       if (sb_engine_failed (status, "fitting the exact evidence", error))
         return FALSE;
     }
-  method_hyper (m, &h, in->dim);
+  record_fit (&m->fit[c->model], &h, in->dim);
 
   sg_hyper_skewgp_prior (&h, &prior);
   status = sg_likelihood_build (c->data, &h.noise, &lik);
@@ -532,60 +554,65 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
   if (sb_engine_failed (status, "the exact posterior", error))
     return FALSE;
 
-  pctx.text = "Sampling the exact posterior";
-  /* The smoothed band needs a few samples in each 2.5% tail. */
-  gboolean smooth_hpd = in->n_samples >= 100;
+  g_free (text);
+  pctx.text = text = step_text (c, "Sampling the exact posterior");
+  /* The smoothed band needs a few samples in each 2.5% tail; the band is
+   * drawn only for a binary model (the 1-D view). */
+  gboolean smooth_hpd = in->n_samples >= 100 && c->n_models == 1;
   sg_skewgp_sample_options_default (&so);
   status = sg_skewgp_sample (post, in->n_samples, &so, c->rng, &progress, &samples);
   if (status == SG_OK)
-    status = sg_skewgp_samples_ess (samples, &r->ess);
+    status = sg_skewgp_samples_ess (samples, &ess);
   if (status == SG_OK)
     {
-      pctx.text = "Summarising the exact posterior";
+      g_free (text);
+      pctx.text = text = step_text (c, "Summarising the exact posterior");
       sg_summary_options_default (&sopt);
-      sopt.fields = SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES | SG_SUMMARY_CLASS_PROB
-                    | (smooth_hpd ? 0 : SG_SUMMARY_HPD);
-      m->summary = g_new (sg_point_summary, c->n_cells);
+      sopt.fields = SG_SUMMARY_MOMENTS | SG_SUMMARY_CLASS_PROB
+                    | (c->n_models == 1 ? SG_SUMMARY_QUANTILES : 0)
+                    | (c->n_models == 1 && !smooth_hpd ? SG_SUMMARY_HPD : 0);
       status = sg_skewgp_summarize (post, samples, c->cells, c->n_cells, &sopt, &progress,
-                                    m->summary);
+                                    model_block (c, m));
     }
   if (status == SG_OK && smooth_hpd)
     status = sg_progress_report (&progress, 1);
   if (status == SG_OK && smooth_hpd)
-    status = compute_smooth_hpd (c, post, samples, sopt.level, m->summary);
+    status = compute_smooth_hpd (c, post, samples, sopt.level, model_block (c, m));
+  if (status == SG_OK && !(r->ess <= ess))
+    r->ess = ess;
   /* The evidence at the hyperparameters used, for the read-out. */
-  m->log_evidence = status == SG_OK
-                      && sg_skewgp_posterior_log_evidence (post, NULL, NULL, &ev) == SG_OK
-                      ? ev.log_ml : NAN;
-  if (status == SG_OK && in->dim == 1 && c->data->n_obs <= SB_PLAYGROUND_CHECK_MAX_LABELS)
+  m->fit[c->model].log_evidence = status == SG_OK
+                                  && sg_skewgp_posterior_log_evidence (post, NULL, NULL, &ev) == SG_OK
+                                  ? ev.log_ml : NAN;
+  if (status == SG_OK && c->n_models == 1 && in->dim == 1
+      && c->data->n_obs <= SB_PLAYGROUND_CHECK_MAX_LABELS)
     {
       pctx.text = "Exact class probability (000 Corollary 2)";
       status = compute_checks (c, post, &progress, r);
     }
-  if (status == SG_OK && in->bald)
+  if (status == SG_OK && c->n_models == 1 && in->bald)
     {
       pctx.text = "BALD on the grid";
       status = compute_bald (c, post, samples, &progress, r);
     }
   sg_skewgp_samples_free (samples);
   sg_skewgp_posterior_free (post);
-  if (sb_engine_failed (status, "the exact posterior summaries", error))
-    return FALSE;
-  m->ok = TRUE;
-  return TRUE;
+  return !sb_engine_failed (status, "the exact posterior summaries", error);
 }
 
 /* ---- Laplace and EP ------------------------------------------------------------------ */
 
 /* Returns FALSE only on cancellation (ERROR set); any other failure is
- * recorded in the method and the job goes on. */
+ * recorded in the method (which is then not ok) and the job goes on. */
 static gboolean
 compute_gaussian (const Ctx *c, SbPosteriorMethod which, SbPlaygroundResult *r, GError **error)
 {
   const SbPlaygroundInput *in = c->in;
   SbPlaygroundMethod *m = &r->method[which];
   gboolean laplace = which == SB_POSTERIOR_LAPLACE;
-  SbJobProgress pctx = { c->job, laplace ? "Laplace approximation" : "Expectation propagation" };
+  const char *name = laplace ? "Laplace approximation" : "Expectation propagation";
+  g_autofree char *text = step_text (c, name);
+  SbJobProgress pctx = { c->job, text };
   sg_progress progress = { sb_job_forward_progress, &pctx };
   sg_gauss_post gp;
   sg_approx_model model;
@@ -593,10 +620,12 @@ compute_gaussian (const Ctx *c, SbPosteriorMethod which, SbPlaygroundResult *r, 
   sg_hyper h;
   int status = init_hyper (in, FALSE, &arrays, &h);
 
+  if (m->error)
+    return TRUE;   /* an earlier model of this method failed */
   if (status == SG_OK && in->fit && c->data->n_obs >= 2)
     status = fit_hyper (in, c->data, laplace ? SG_FIT_METHOD_LAPLACE : SG_FIT_METHOD_EP,
                         c->rng, &progress, &h);
-  method_hyper (m, &h, in->dim);
+  record_fit (&m->fit[c->model], &h, in->dim);
   if (status == SG_OK)
     {
       sg_hyper_approx_model (&h, SG_LINK_PROBIT, &model);
@@ -606,79 +635,146 @@ compute_gaussian (const Ctx *c, SbPosteriorMethod which, SbPlaygroundResult *r, 
         status = sg_ep_posterior (&model, c->data, NULL, &progress, NULL, &gp);
       if (status == SG_OK)
         {
-          m->log_evidence = gp.log_evidence;
-          m->summary = g_new (sg_point_summary, c->n_cells);
-          status = sg_gauss_post_summaries (&gp, c->cells, c->n_cells, 0.95, NULL, m->summary);
+          m->fit[c->model].log_evidence = gp.log_evidence;
+          status = sg_gauss_post_summaries (&gp, c->cells, c->n_cells, 0.95, NULL,
+                                            model_block (c, m));
           sg_gauss_post_clear (&gp);
         }
     }
   if (status == SG_ECANCELLED)
-    return !sb_engine_failed (status, pctx.text, error);
+    return !sb_engine_failed (status, text, error);
   if (status != SG_OK)
+    m->error = g_strdup_printf ("%s failed: %s", text, sg_strerror (status));
+  return TRUE;
+}
+
+/* The class probabilities of method M from its models' P(y = +1): two
+ * classes (1 - p, p); three P(c) = p_c / sum_k p_k (000 sec. 7.2). */
+static void
+class_probabilities (SbPlaygroundMethod *m, guint n_classes, guint n_cells)
+{
+  m->prob = g_new (double, (gsize) n_cells * n_classes);
+  for (guint i = 0; i < n_cells; i++)
     {
-      g_clear_pointer (&m->summary, g_free);
-      m->error = g_strdup_printf ("%s failed: %s", pctx.text, sg_strerror (status));
-      return TRUE;
+      double *p = m->prob + (gsize) i * n_classes, sum = 0;
+      if (m->n_models == 1)
+        {
+          p[1] = CLAMP (m->summary[i].class_probability, 0.0, 1.0);
+          p[0] = 1 - p[1];
+          continue;
+        }
+      for (guint k = 0; k < n_classes; k++)
+        sum += p[k] = MAX (m->summary[(gsize) k * n_cells + i].class_probability, 0.0);
+      for (guint k = 0; k < n_classes; k++)
+        p[k] = sum > 0 ? p[k] / sum : 1.0 / n_classes;
     }
-  m->ok = TRUE;
+}
+
+/* The binary labels of model MODEL: two classes, label 1 is +1; three,
+ * class MODEL against the rest. */
+static gboolean
+model_data (const SbPlaygroundInput *in, guint model, guint n_models, sg_data *data)
+{
+  sg_data_init (data, in->dim);
+  for (guint i = 0; i < in->n_points; i++)
+    {
+      guint positive = n_models == 1 ? 1 : model;
+      if (sg_data_add_binary (data, in->points[i].x, in->points[i].label == positive ? 1 : -1)
+          != SG_OK)
+        return FALSE;
+    }
   return TRUE;
 }
 
 /* ---- The job -------------------------------------------------------------------------- */
+
+/* Model MODEL of every method: its data, its random stream (the binary
+ * model's is the one a two-class input always had; one-vs-rest model m
+ * has its own, so a class's pictures do not depend on the others), the
+ * exact posterior, then Laplace and EP. */
+static gboolean
+compute_model (SbWorkerJob *job, const SbPlaygroundInput *in, const double *cells,
+               guint model, SbPlaygroundResult *r, GError **error)
+{
+  sg_data data;
+  gboolean ok = TRUE;
+  Ctx c = { in, &data, model, r->method[0].n_models, cells, r->n_cells, NULL, job };
+
+  if (!model_data (in, model, c.n_models, &data))
+    {
+      sg_data_clear (&data);
+      g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "a point is not finite");
+      return FALSE;
+    }
+  c.rng = sg_rng_new (in->seed, in->n_points + ((guint64) model << 32));
+  if (c.rng == NULL)
+    ok = !sb_engine_failed (SG_ENOMEM, "the random stream", error);
+  if (ok)
+    ok = compute_exact (&c, r, error);
+  if (ok && in->laplace)
+    ok = compute_gaussian (&c, SB_POSTERIOR_LAPLACE, r, error);
+  if (ok && in->ep)
+    ok = compute_gaussian (&c, SB_POSTERIOR_EP, r, error);
+  sg_rng_free (c.rng);
+  sg_data_clear (&data);
+  return ok;
+}
 
 SbPlaygroundResult *
 sb_playground_compute (SbWorkerJob *job, const SbPlaygroundInput *input, GError **error)
 {
   g_autoptr (SbPlaygroundResult) r = g_new0 (SbPlaygroundResult, 1);
   gint64 start = g_get_monotonic_time ();
-  guint dim = input->dim;
+  guint dim = input->dim, n_models;
   g_autofree double *cells = NULL;
-  gboolean ok = TRUE;
-  sg_data data;
-  Ctx c;
+  gboolean wanted[SB_N_POSTERIOR_METHODS] = { TRUE, input->laplace, input->ep };
 
   if (input->n_grid < 2 || input->n_samples < 2 || !(input->lengthscale > 0)
-      || !(input->variance > 0))
+      || !(input->variance > 0) || input->n_classes < 2
+      || input->n_classes > SB_PLAYGROUND_MAX_CLASSES)
     {
       g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "invalid playground settings");
       return NULL;
     }
+  for (guint i = 0; i < input->n_points; i++)
+    if (input->points[i].label >= input->n_classes)
+      {
+        g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "point %u has class %u of %u", i + 1,
+                     input->points[i].label, input->n_classes);
+        return NULL;
+      }
   r->generation = input->generation;
   r->input = sb_playground_input_copy (input);
+  r->n_classes = input->n_classes;
   r->n_cells = sb_playground_input_n_cells (input);
+  n_models = input->n_classes == 2 ? 1 : input->n_classes;
   for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
-    r->method[k].log_evidence = NAN;
+    {
+      SbPlaygroundMethod *m = &r->method[k];
+      m->n_models = n_models;
+      for (guint j = 0; j < n_models; j++)
+        m->fit[j].log_evidence = NAN;
+      if (wanted[k])
+        m->summary = g_new0 (sg_point_summary, (gsize) n_models * r->n_cells);
+    }
   r->ess = NAN;
 
   cells = g_new (double, (gsize) r->n_cells * dim);
   for (guint i = 0; i < r->n_cells; i++)
     sb_playground_input_cell (input, i, cells + (gsize) i * dim);
 
-  sg_data_init (&data, dim);
-  for (guint i = 0; i < input->n_points && ok; i++)
-    ok = sg_data_add_binary (&data, input->points[i].x, input->points[i].positive ? 1 : -1)
-         == SG_OK;
-  if (!ok)
-    {
-      sg_data_clear (&data);
-      g_set_error (error, SB_ENGINE_ERROR, SG_EINVAL, "a point is not finite");
+  for (guint model = 0; model < n_models; model++)
+    if (!compute_model (job, input, cells, model, r, error))
       return NULL;
+  for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
+    {
+      SbPlaygroundMethod *m = &r->method[k];
+      m->ok = wanted[k] && m->error == NULL;
+      if (m->ok)
+        class_probabilities (m, r->n_classes, r->n_cells);
+      else
+        g_clear_pointer (&m->summary, g_free);
     }
-
-  /* One random stream per input: the same points give the same picture. */
-  c = (Ctx) { input, &data, cells, r->n_cells, sg_rng_new (input->seed, input->n_points), job };
-  if (c.rng == NULL)
-    ok = !sb_engine_failed (SG_ENOMEM, "the random stream", error);
-  if (ok)
-    ok = compute_exact (&c, r, error);
-  if (ok && input->laplace)
-    ok = compute_gaussian (&c, SB_POSTERIOR_LAPLACE, r, error);
-  if (ok && input->ep)
-    ok = compute_gaussian (&c, SB_POSTERIOR_EP, r, error);
-  sg_rng_free (c.rng);
-  sg_data_clear (&data);
-  if (!ok)
-    return NULL;
   r->seconds = (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC;
   return g_steal_pointer (&r);
 }

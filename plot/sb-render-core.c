@@ -44,6 +44,10 @@ sb_palette_init_light (SbPalette *p)
   set_hex (&p->roles[SB_ROLE_BEST], 0xd55e00);
   set_hex (&p->roles[SB_ROLE_NEXT], 0xc01c28);
   set_hex (&p->roles[SB_ROLE_ACQUISITION], 0x009e73);
+  /* Tol's high contrast: dark blue, yellow, red. */
+  set_hex (&p->roles[SB_ROLE_CLASS_0], 0x004488);
+  set_hex (&p->roles[SB_ROLE_CLASS_0 + 1], 0xddaa33);
+  set_hex (&p->roles[SB_ROLE_CLASS_0 + 2], 0xbb5566);
   static const guint32 series[8] = { 0x0072b2, 0xe69f00, 0x009e73, 0xcc79a7,
                                      0xd55e00, 0x56b4e9, 0x8f8a00, 0x5e5c64 };
   for (int i = 0; i < 8; i++)
@@ -71,6 +75,10 @@ sb_palette_init_dark (SbPalette *p)
   set_hex (&p->roles[SB_ROLE_BEST], 0xff7800);
   set_hex (&p->roles[SB_ROLE_NEXT], 0xf66151);
   set_hex (&p->roles[SB_ROLE_ACQUISITION], 0x33d17a);
+  /* The light members of Tol's medium-contrast scheme, same hue order. */
+  set_hex (&p->roles[SB_ROLE_CLASS_0], 0x6699cc);
+  set_hex (&p->roles[SB_ROLE_CLASS_0 + 1], 0xeecc66);
+  set_hex (&p->roles[SB_ROLE_CLASS_0 + 2], 0xee99aa);
   static const guint32 series[8] = { 0x56b4e9, 0xf5c211, 0x33d17a, 0xe4a0c8,
                                      0xff7800, 0x99c1f1, 0xdcd36a, 0xc0bfbc };
   for (int i = 0; i < 8; i++)

@@ -46,6 +46,15 @@ sb_style_marker (SbRole role, SbMarker marker, double size, gboolean filled)
   return st;
 }
 
+static gboolean
+all_finite (const double *v, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (!isfinite (v[i]))
+      return FALSE;
+  return TRUE;
+}
+
 static double *
 dup_doubles (const double *v, gsize n)
 {
@@ -90,6 +99,7 @@ sb_layer_unref (SbLayer *l)
   g_free (l->x2);
   g_free (l->y2);
   g_free (l->grid);
+  g_free (l->classes);
   g_free (l->levels);
   g_clear_pointer (&l->image, cairo_surface_destroy);
   g_clear_pointer (&l->points, g_array_unref);
@@ -238,6 +248,102 @@ heatmap_image (SbLayer *l)
 }
 
 SbLayer *
+sb_layer_new_classmap (const char *id, const char *label, guint nx, guint ny,
+                       guint n_classes, const double *probs, double x0, double x1,
+                       double y0, double y1)
+{
+  g_return_val_if_fail (nx >= 2 && ny >= 2 && probs != NULL, NULL);
+  g_return_val_if_fail (n_classes >= 2 && n_classes <= SB_N_CLASS_ROLES, NULL);
+  SbLayer *l = layer_alloc (SB_LAYER_CLASSMAP, id, label, NULL);
+  gsize n = (gsize) nx * ny;
+
+  l->nx = nx;
+  l->ny = ny;
+  l->gx0 = x0; l->gx1 = x1; l->gy0 = y0; l->gy1 = y1;
+  l->grid = dup_doubles (probs, n * n_classes);
+  l->n_classes = n_classes;
+  l->classes = g_new (guint8, n);
+  for (gsize i = 0; i < n; i++)
+    {
+      const double *p = probs + i * n_classes;
+      guint best = 0;
+      for (guint k = 1; k < n_classes; k++)
+        if (p[k] > p[best])
+          best = k;
+      l->classes[i] = (guint8) best;
+    }
+  l->vmin = 1.0 / n_classes;
+  l->vmax = 1;
+  return l;
+}
+
+void
+_sb_classmap_color (const SbPalette *palette, guint n_classes, guint k, double p,
+                    SbColor *out)
+{
+  const SbColor *bg = &palette->background;
+  const SbColor *c = sb_palette_role (palette, SB_ROLE_CLASS_0 + MIN (k, SB_N_CLASS_ROLES - 1));
+  double t = SB_CLASSMAP_TINT * CLAMP ((p - 1.0 / n_classes) / (1 - 1.0 / n_classes), 0, 1);
+
+  out->r = bg->r + t * (c->r - bg->r);
+  out->g = bg->g + t * (c->g - bg->g);
+  out->b = bg->b + t * (c->b - bg->b);
+  out->a = 1;
+}
+
+/* The class map's colours for PALETTE: recomputed only when the palette's
+ * background or class colours differ from those of the image held. */
+static cairo_surface_t *
+classmap_image (SbLayer *l, const SbPalette *palette)
+{
+  SbColor want[SB_N_CLASS_ROLES + 1];
+  want[0] = palette->background;
+  for (guint k = 0; k < SB_N_CLASS_ROLES; k++)
+    want[k + 1] = *sb_palette_role (palette, SB_ROLE_CLASS_0 + k);
+  if (l->image && memcmp (want, l->image_colors, sizeof want) == 0)
+    return l->image;
+  g_clear_pointer (&l->image, cairo_surface_destroy);
+  memcpy (l->image_colors, want, sizeof want);
+  guint nx = l->nx, ny = l->ny;
+  l->image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, nx, ny);
+  cairo_surface_flush (l->image);
+  unsigned char *data = cairo_image_surface_get_data (l->image);
+  int stride = cairo_image_surface_get_stride (l->image);
+  for (guint j = 0; j < ny; j++)
+    {
+      guint32 *row = (guint32 *) (data + (gsize) (ny - 1 - j) * stride);
+      for (guint i = 0; i < nx; i++)
+        {
+          gsize node = (gsize) j * nx + i;
+          double p = l->grid[node * l->n_classes + l->classes[node]];
+          SbColor c;
+          if (!isfinite (p))
+            {
+              row[i] = 0;
+              continue;
+            }
+          _sb_classmap_color (palette, l->n_classes, l->classes[node], p, &c);
+          row[i] = 0xff000000u | ((guint32) lround (c.r * 255) << 16)
+                   | ((guint32) lround (c.g * 255) << 8) | (guint32) lround (c.b * 255);
+        }
+    }
+  cairo_surface_mark_dirty (l->image);
+  return l->image;
+}
+
+guint
+_sb_layer_get_n_classes (const SbLayer *l)
+{
+  return l->kind == SB_LAYER_CLASSMAP ? l->n_classes : 0;
+}
+
+gboolean
+_sb_layer_is_image (const SbLayer *l)
+{
+  return l->kind == SB_LAYER_HEATMAP || l->kind == SB_LAYER_CLASSMAP;
+}
+
+SbLayer *
 sb_layer_new_contours (const char *id, const char *label, const SbStyle *style,
                        guint nx, guint ny, const double *values, double x0,
                        double x1, double y0, double y1, gsize n_levels,
@@ -254,6 +360,12 @@ sb_layer_new_contours (const char *id, const char *label, const SbStyle *style,
   for (gsize k = 0; k < n_levels; k++)
     sb_contour_lines (values, nx, ny, x0, x1, y0, y1, levels[k], l->points, l->lengths);
   return l;
+}
+
+void
+sb_layer_set_readout (SbLayer *layer, gboolean readout)
+{
+  layer->readout_off = !readout;
 }
 
 SbLayerKind sb_layer_get_kind (const SbLayer *l) { return l->kind; }
@@ -292,6 +404,7 @@ sb_layer_get_extent (const SbLayer *l, double *x0, double *x1, double *y0,
   switch (l->kind)
     {
     case SB_LAYER_HEATMAP:
+    case SB_LAYER_CLASSMAP:
     case SB_LAYER_CONTOURS:
       *x0 = MIN (l->gx0, l->gx1); *x1 = MAX (l->gx0, l->gx1);
       *y0 = MIN (l->gy0, l->gy1); *y1 = MAX (l->gy0, l->gy1);
@@ -362,7 +475,9 @@ sb_layer_equal (const SbLayer *a, const SbLayer *b)
       || a->gy0 != b->gy0 || a->gy1 != b->gy1 || a->map != b->map
       || a->vmin != b->vmin || a->vmax != b->vmax || a->n_levels != b->n_levels)
     return FALSE;
-  return same_doubles (a->grid, b->grid, (gsize) a->nx * a->ny)
+  if (a->n_classes != b->n_classes || a->readout_off != b->readout_off)
+    return FALSE;
+  return same_doubles (a->grid, b->grid, (gsize) a->nx * a->ny * MAX (a->n_classes, 1))
          && same_doubles (a->levels, b->levels, a->n_levels);
 }
 
@@ -653,7 +768,7 @@ render_links (const SbLayer *l, cairo_t *cr, const SbFrame *f,
 }
 
 static void
-render_heatmap (const SbLayer *l, cairo_t *cr, const SbFrame *f)
+render_heatmap (const SbLayer *l, cairo_t *cr, const SbFrame *f, cairo_surface_t *image)
 {
   /* Grid node (i, j) is the centre of image pixel (i, ny - 1 - j): map
    * device -> image coordinates with u = (x - x0) / hx + 0.5. Bilinear
@@ -664,7 +779,7 @@ render_heatmap (const SbLayer *l, cairo_t *cr, const SbFrame *f)
   double dx1 = sb_frame_x_to_device (f, l->gx1 + 0.5 * hx);
   double dy0 = sb_frame_y_to_device (f, l->gy1 + 0.5 * hy);   /* top    */
   double dy1 = sb_frame_y_to_device (f, l->gy0 - 0.5 * hy);   /* bottom */
-  cairo_pattern_t *pat = cairo_pattern_create_for_surface (heatmap_image ((SbLayer *) l));
+  cairo_pattern_t *pat = cairo_pattern_create_for_surface (image);
   cairo_matrix_t m;
 
   cairo_matrix_init_scale (&m, l->nx / (dx1 - dx0), l->ny / (dy1 - dy0));
@@ -809,7 +924,10 @@ sb_layer_render (const SbLayer *l, cairo_t *cr, const SbFrame *f,
       render_links (l, cr, f, palette);
       break;
     case SB_LAYER_HEATMAP:
-      render_heatmap (l, cr, f);
+      render_heatmap (l, cr, f, heatmap_image ((SbLayer *) l));
+      break;
+    case SB_LAYER_CLASSMAP:
+      render_heatmap (l, cr, f, classmap_image ((SbLayer *) l, palette));
       break;
     case SB_LAYER_CONTOURS:
       render_contours (l, cr, f, palette);
@@ -878,6 +996,16 @@ _sb_layer_render_swatch (const SbLayer *l, cairo_t *cr, double x, double y,
           cairo_fill (cr);
         }
       break;
+    case SB_LAYER_CLASSMAP:
+      for (guint k = 0; k < l->n_classes; k++)
+        {
+          SbColor cm;
+          _sb_classmap_color (palette, l->n_classes, k, 1.0, &cm);
+          _sb_set_color (cr, &cm, 1.0);
+          cairo_rectangle (cr, x + k * w / l->n_classes, y + 2, w / l->n_classes + 0.5, h - 4);
+          cairo_fill (cr);
+        }
+      break;
     default:
       stroke_style (cr, l, palette);
       if (l->kind == SB_LAYER_VLINE)
@@ -940,7 +1068,7 @@ sb_layer_describe (const SbLayer *l, const SbFrame *f, double x, double y,
   const char *name = l->label;
   const double pick = 8.0;   /* device units around a marker that count */
 
-  if (name == NULL)
+  if (name == NULL || l->readout_off)
     return FALSE;
   switch (l->kind)
     {
@@ -1012,6 +1140,20 @@ sb_layer_describe (const SbLayer *l, const SbFrame *f, double x, double y,
           g_string_append_printf (out, "%s at %.4g", name, l->x[which]);
         else
           g_string_append_printf (out, "%s: (%.4g, %.4g)", name, l->x[which], l->y[which]);
+        return TRUE;
+      }
+    case SB_LAYER_CLASSMAP:
+      {
+        double u = (x - l->gx0) / (l->gx1 - l->gx0) * (l->nx - 1);
+        double v = (y - l->gy0) / (l->gy1 - l->gy0) * (l->ny - 1);
+        if (!(u >= 0 && v >= 0 && u <= l->nx - 1 && v <= l->ny - 1))
+          return FALSE;
+        const double *p = l->grid + ((gsize) lround (v) * l->nx + (gsize) lround (u)) * l->n_classes;
+        if (!all_finite (p, l->n_classes))
+          return FALSE;
+        g_string_append_printf (out, "%s:", name);
+        for (guint k = 0; k < l->n_classes; k++)
+          g_string_append_printf (out, "%s P(class %u) = %.3f", k ? "," : "", k, p[k]);
         return TRUE;
       }
     case SB_LAYER_HEATMAP:

@@ -25,16 +25,31 @@ struct _SbLayer
   double *grid;
   SbColormap map;
   double vmin, vmax;
-  cairo_surface_t *image;   /* HEATMAP: nx x ny colours, computed once */
+  cairo_surface_t *image;   /* HEATMAP: nx x ny colours, computed once;
+                               CLASSMAP: once per palette               */
+  guint n_classes;          /* CLASSMAP: grid holds n_classes           */
+  guint8 *classes;          /*   probabilities per node, classes the     */
+                            /*   most probable one                      */
+  SbColor image_colors[SB_N_CLASS_ROLES + 1];   /* the palette colours */
+                                                /* the image was made of */
+  gboolean readout_off;     /* no hover read-out (sb_layer_set_readout) */
   gsize n_levels;
   double *levels;
   GArray *points;           /* CONTOURS: polyline points (x, y), once  */
   GArray *lengths;          /* CONTOURS: points per polyline (guint)   */
 };
 
-/* The heatmap layer's colour map and value range (for the colour bar). */
+/* The heatmap layer's colour map and value range (for the colour bar);
+ * a class map's range is [1 / n_classes, 1]. */
 void _sb_layer_get_colormap (const SbLayer *layer, SbColormap *map,
                              double *vmin, double *vmax);
+/* A HEATMAP or CLASSMAP: an image with a colour bar, not a legend entry. */
+gboolean _sb_layer_is_image (const SbLayer *layer);
+/* A class map's number of classes (0 for other layers) and the colour of
+ * class K at probability P in PALETTE. */
+guint _sb_layer_get_n_classes (const SbLayer *layer);
+void _sb_classmap_color (const SbPalette *palette, guint n_classes, guint k, double p,
+                         SbColor *out);
 
 /* Text helpers: a layout in the plot font at SCALE x the base size. */
 PangoLayout *_sb_text_layout (cairo_t *cr, const char *text, double scale,

@@ -209,7 +209,7 @@ colorbar_layer (const SbScene *s)
   if (s->colorbar_layer == NULL)
     return NULL;
   SbLayer *l = sb_scene_find_layer (s, s->colorbar_layer);
-  return l && sb_layer_get_kind (l) == SB_LAYER_HEATMAP ? l : NULL;
+  return l && _sb_layer_is_image (l) ? l : NULL;
 }
 
 static void
@@ -417,7 +417,7 @@ legend_flow (const SbScene *s, cairo_t *cr, double x, double y, double width,
       SbLayer *l = g_ptr_array_index (s->layers, i);
       const char *label = sb_layer_get_label (l);
       gboolean dup = FALSE;
-      if (label == NULL || sb_layer_get_kind (l) == SB_LAYER_HEATMAP)
+      if (label == NULL || _sb_layer_is_image (l))
         continue;
       for (guint k = 0; k < seen->len; k++)
         if (g_strcmp0 (seen->pdata[k], label) == 0)
@@ -462,6 +462,14 @@ measure_header (const SbScene *s, cairo_t *cr, double width, Header *h)
 
 /* ---- Layout ---------------------------------------------------------------- */
 
+/* The bar's width: a class map's has a strip of 6 units per class. */
+static double
+colorbar_width (const SbLayer *cb)
+{
+  guint n = _sb_layer_get_n_classes (cb);
+  return n > 1 ? 6.0 * n : COLORBAR_W;
+}
+
 static double
 colorbar_extra (const SbScene *s, cairo_t *cr)
 {
@@ -483,7 +491,7 @@ colorbar_extra (const SbScene *s, cairo_t *cr)
   double lh = 0;
   if (s->colorbar_label)
     text_size (cr, s->colorbar_label, 0.95, FALSE, &w, &lh);
-  return 12 + COLORBAR_W + 4 + wmax + 6 + lh;
+  return 12 + colorbar_width (cb) + 4 + wmax + 6 + lh;
 }
 
 void
@@ -569,18 +577,29 @@ render_colorbar (const SbScene *s, cairo_t *cr, const SbFrame *f,
   double vmin, vmax;
   _sb_layer_get_colormap (cb, &map, &vmin, &vmax);
 
-  double x = f->px + f->pw + 12, y0 = f->py, h = f->ph;
-  cairo_pattern_t *pat = cairo_pattern_create_linear (0, y0 + h, 0, y0);
-  for (int k = 0; k <= 32; k++)
+  double x = f->px + f->pw + 12, y0 = f->py, h = f->ph, bw = colorbar_width (cb);
+  /* A class map: one strip per class, its colour from P = 1 / C (bottom)
+   * to 1 (top). */
+  guint n_strips = MAX (_sb_layer_get_n_classes (cb), 1);
+  for (guint strip = 0; strip < n_strips; strip++)
     {
-      SbColor c;
-      sb_colormap_eval (map, k / 32.0, &c);
-      cairo_pattern_add_color_stop_rgba (pat, k / 32.0, c.r, c.g, c.b, c.a);
+      double sx = x + strip * bw / n_strips;
+      cairo_pattern_t *pat = cairo_pattern_create_linear (0, y0 + h, 0, y0);
+      for (int k = 0; k <= 32; k++)
+        {
+          SbColor c;
+          if (n_strips > 1)
+            _sb_classmap_color (p, n_strips, strip, vmin + (vmax - vmin) * k / 32.0, &c);
+          else
+            sb_colormap_eval (map, k / 32.0, &c);
+          cairo_pattern_add_color_stop_rgba (pat, k / 32.0, c.r, c.g, c.b, c.a);
+        }
+      cairo_rectangle (cr, sx, y0, bw / n_strips, h);
+      cairo_set_source (cr, pat);
+      cairo_fill (cr);
+      cairo_pattern_destroy (pat);
     }
-  cairo_rectangle (cr, x, y0, COLORBAR_W, h);
-  cairo_set_source (cr, pat);
-  cairo_fill_preserve (cr);
-  cairo_pattern_destroy (pat);
+  cairo_rectangle (cr, x, y0, bw, h);
   _sb_set_color (cr, &p->foreground, 0.6);
   cairo_set_line_width (cr, 1);
   cairo_set_dash (cr, NULL, 0, 0);
@@ -595,17 +614,17 @@ render_colorbar (const SbScene *s, cairo_t *cr, const SbFrame *f,
       double w, th;
       double ty = y0 + h - (t[i] - vmin) / (vmax - vmin) * h;
       sb_format_tick (t[i], dec, buf, sizeof buf);
-      cairo_move_to (cr, x + COLORBAR_W, round (ty) + 0.5);
-      cairo_line_to (cr, x + COLORBAR_W + 3, round (ty) + 0.5);
+      cairo_move_to (cr, x + bw, round (ty) + 0.5);
+      cairo_line_to (cr, x + bw + 3, round (ty) + 0.5);
       cairo_stroke (cr);
-      draw_text (cr, buf, 0.9, FALSE, x + COLORBAR_W + 4, ty, 0, 0.5, &p->foreground);
+      draw_text (cr, buf, 0.9, FALSE, x + bw + 4, ty, 0, 0.5, &p->foreground);
       text_size (cr, buf, 0.9, FALSE, &w, &th);
       wmax = MAX (wmax, w);
     }
   if (s->colorbar_label)
     {
       cairo_save (cr);
-      cairo_translate (cr, x + COLORBAR_W + 4 + wmax + 6, y0 + h / 2);
+      cairo_translate (cr, x + bw + 4 + wmax + 6, y0 + h / 2);
       cairo_rotate (cr, G_PI / 2);
       draw_text (cr, s->colorbar_label, 0.95, FALSE, 0, 0, 0.5, 1.0, &p->foreground);
       cairo_restore (cr);
@@ -729,7 +748,7 @@ is_2d (const SbScene *s)
   if (s->aspect_equal)
     return TRUE;
   for (guint i = 0; i < s->layers->len; i++)
-    if (sb_layer_get_kind (g_ptr_array_index (s->layers, i)) == SB_LAYER_HEATMAP)
+    if (_sb_layer_is_image (g_ptr_array_index (s->layers, i)))
       return TRUE;
   return FALSE;
 }

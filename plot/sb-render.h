@@ -30,6 +30,9 @@ typedef struct {
   double r, g, b, a;
 } SbColor;
 
+/* Classes with a colour of their own: SB_ROLE_CLASS_0 + k. */
+#define SB_N_CLASS_ROLES 3
+
 /* What a layer draws with; resolved against the palette at draw time. */
 typedef enum {
   SB_ROLE_FOREGROUND = 0,
@@ -43,7 +46,8 @@ typedef enum {
   SB_ROLE_BEST,
   SB_ROLE_NEXT,
   SB_ROLE_ACQUISITION,
-  SB_ROLE_SERIES_0,      /* categorical series (hyperparameters) ...     */
+  SB_ROLE_CLASS_0,       /* the classes of a classifier (SB_N_CLASS_ROLES) */
+  SB_ROLE_SERIES_0 = SB_ROLE_CLASS_0 + SB_N_CLASS_ROLES,  /* categorical series ... */
   SB_N_ROLES = SB_ROLE_SERIES_0 + 8,
 } SbRole;
 
@@ -57,7 +61,9 @@ typedef struct {
 } SbPalette;
 
 /* Presets tuned for light and dark backgrounds (Okabe-Ito hues, which stay
- * distinguishable under the common colour-vision deficiencies). */
+ * distinguishable under the common colour-vision deficiencies; the class
+ * colours are Paul Tol's high-contrast scheme, distinct in hue and in
+ * lightness, so also in grey). */
 void sb_palette_init_light (SbPalette *palette);
 void sb_palette_init_dark (SbPalette *palette);
 /* From the theme's foreground colour: picks the light or dark preset by the
@@ -148,6 +154,8 @@ typedef enum {
   SB_LAYER_HISTOGRAM,    /* bars: edges x[0..n], heights y[0..n-1]         */
   SB_LAYER_VLINE,        /* vertical line at x[0]                          */
   SB_LAYER_HLINE,        /* horizontal line at y[0]                        */
+  SB_LAYER_CLASSMAP,     /* grid image: the most probable class's colour,
+                            paler where it is less probable               */
 } SbLayerKind;
 
 typedef enum {
@@ -232,12 +240,28 @@ SbLayer *sb_layer_new_heatmap (const char *id, const char *label,
                                guint nx, guint ny, const double *values,
                                double x0, double x1, double y0, double y1,
                                SbColormap map, double vmin, double vmax);
+/* The most probable class of a grid of class probabilities (PROBS: the
+ * NX x NY nodes in the heatmap's layout, N_CLASSES probabilities each,
+ * 2 <= N_CLASSES <= SB_N_CLASS_ROLES): node colour = the background mixed
+ * with the class's colour (SB_ROLE_CLASS_0 + k) in proportion to how far
+ * its probability is above 1 / N_CLASSES (white, or the dark background,
+ * where every class is equally likely; at most SB_CLASSMAP_TINT of the
+ * class colour, so that points drawn in the full colour stand out). A
+ * colour bar shows one strip per class over P from 1 / N_CLASSES to 1. */
+#define SB_CLASSMAP_TINT 0.7
+SbLayer *sb_layer_new_classmap (const char *id, const char *label, guint nx, guint ny,
+                                guint n_classes, const double *probs, double x0, double x1,
+                                double y0, double y1);
 /* Contour lines of the same kind of grid at N_LEVELS levels. */
 SbLayer *sb_layer_new_contours (const char *id, const char *label,
                                 const SbStyle *style, guint nx, guint ny,
                                 const double *values, double x0, double x1,
                                 double y0, double y1, gsize n_levels,
                                 const double *levels);
+
+/* Whether the layer names its value under the pointer in hover read-outs
+ * (default TRUE); set before the layer is shown. */
+void sb_layer_set_readout (SbLayer *layer, gboolean readout);
 
 SbLayerKind sb_layer_get_kind (const SbLayer *layer);
 const char *sb_layer_get_id (const SbLayer *layer);

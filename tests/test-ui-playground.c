@@ -61,9 +61,9 @@ destroy (SbPlayground *pg)
 
 /* Widget coordinates of data point X in chart 0. */
 static void
-to_widget (SbPlayground *pg, const double *x, gboolean positive, double *wx, double *wy)
+to_widget (SbPlayground *pg, const double *x, guint label, double *wx, double *wy)
 {
-  g_assert_true (sb_playground_point_to_widget (pg, x, positive, wx, wy));
+  g_assert_true (sb_playground_point_to_widget (pg, x, label, wx, wy));
 }
 
 /* One device pixel in data units along x: the resolution of a click. */
@@ -101,7 +101,7 @@ test_edits (void)
   click (pg, GDK_BUTTON_PRIMARY, 0, wx, wy);
   in = sb_playground_get_last_input (pg);
   g_assert_cmpuint (in->n_points, ==, 1);
-  g_assert_true (in->points[0].positive);
+  g_assert_cmpuint (in->points[0].label, ==, 1);
   g_assert_cmpfloat (fabs (in->points[0].x[0] - 3.0), <=, px);
 
   /* Shift+click at x = 7 (P = 0 line): class 0. */
@@ -109,7 +109,7 @@ test_edits (void)
   click (pg, GDK_BUTTON_PRIMARY, GDK_SHIFT_MASK, wx, wy);
   in = sb_playground_get_last_input (pg);
   g_assert_cmpuint (in->n_points, ==, 2);
-  g_assert_false (in->points[1].positive);
+  g_assert_cmpuint (in->points[1].label, ==, 0);
   g_assert_cmpfloat (fabs (in->points[1].x[0] - 7.0), <=, px);
 
   /* Drag the class-0 point from 7 to 5.5: moved, not added. */
@@ -128,7 +128,7 @@ test_edits (void)
   }
   in = sb_playground_get_last_input (pg);
   g_assert_cmpuint (in->n_points, ==, 2);
-  g_assert_false (in->points[1].positive);
+  g_assert_cmpuint (in->points[1].label, ==, 0);
   g_assert_cmpfloat (fabs (in->points[1].x[0] - 5.5), <=, px);
   g_assert_cmpfloat (fabs (in->points[0].x[0] - 3.0), <=, px);
 
@@ -137,7 +137,7 @@ test_edits (void)
   click (pg, GDK_BUTTON_SECONDARY, 0, wx, wy);
   in = sb_playground_get_last_input (pg);
   g_assert_cmpuint (in->n_points, ==, 1);
-  g_assert_false (in->points[0].positive);
+  g_assert_cmpuint (in->points[0].label, ==, 0);
 
   /* Undo brings it back (both points, as before the delete). */
   g_assert_true (sb_playground_undo (pg));
@@ -153,7 +153,7 @@ test_edits (void)
   g_action_group_activate_action (G_ACTION_GROUP (pg), "delete-selected", NULL);
   in = sb_playground_get_last_input (pg);
   g_assert_cmpuint (in->n_points, ==, 1);
-  g_assert_true (in->points[0].positive);
+  g_assert_cmpuint (in->points[0].label, ==, 1);
 
   /* Clear. */
   g_action_group_activate_action (G_ACTION_GROUP (pg), "clear", NULL);
@@ -294,7 +294,7 @@ test_bald (void)
   const SbPlaygroundPoint *pts = sb_playground_get_points (pg, &n);
   g_assert_cmpuint (n, ==, 51);
   g_assert_cmpfloat (pts[50].x[0], ==, x[0]);
-  g_assert_false (pts[50].positive);
+  g_assert_cmpuint (pts[50].label, ==, 0);
   g_assert_true (sb_playground_get_last_input (pg)->bald);
   SPIN_UNTIL (has_bald (pg));
   check_bald (pg);
@@ -322,7 +322,7 @@ test_preset (void)
   pts = sb_playground_get_points (pg, &n);
   g_assert_cmpuint (n, ==, 50);
   for (guint i = 0; i < n; i++)
-    n1 += pts[i].positive;
+    n1 += pts[i].label == 1;
   g_assert_cmpuint (n1, ==, 29);
   in = sb_playground_get_last_input (pg);
   g_assert_cmpuint (in->n_points, ==, 50);
@@ -349,7 +349,7 @@ test_preset (void)
 
     sg_data_init (&data, 1);
     for (guint i = 0; i < n; i++)
-      g_assert_cmpint (sg_data_add_binary (&data, pts[i].x, pts[i].positive ? 1 : -1), ==, SG_OK);
+      g_assert_cmpint (sg_data_add_binary (&data, pts[i].x, pts[i].label == 1 ? 1 : -1), ==, SG_OK);
     sg_kernel_init (&h.kernel, SG_KERNEL_RBF, 1, in->variance, in->lengthscale);
     h.noise.numeric_sd = h.noise.probit_sd = 1;
     g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data.dim, &data), ==, SG_OK);
@@ -379,8 +379,8 @@ test_preset (void)
     for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
       {
         g_assert_true (r->method[k].ok);
-        g_assert_cmpfloat (r->method[k].lengthscale[0], ==, 2.541);
-        g_assert_cmpfloat (r->method[k].variance, ==, 26.09);
+        g_assert_cmpfloat (r->method[k].fit[0].lengthscale[0], ==, 2.541);
+        g_assert_cmpfloat (r->method[k].fit[0].variance, ==, 26.09);
       }
     /* cell 0 is x = 0 */
     g_test_message ("x = 0: exact P = %.3f mean %.2f, Laplace P = %.3f mean %.2f",
@@ -522,7 +522,7 @@ test_fit (void)
 
   g_assert_true (sb_playground_load_preset (pg, SB_PLAYGROUND_PRESET_LAPLACE));
   SPIN_UNTIL (result_current (pg));
-  fixed_exact_evidence = sb_playground_get_result (pg)->method[SB_POSTERIOR_EXACT].log_evidence;
+  fixed_exact_evidence = sb_playground_get_result (pg)->method[SB_POSTERIOR_EXACT].fit[0].log_evidence;
 
   g_action_group_change_action_state (G_ACTION_GROUP (pg), "fit", g_variant_new_boolean (TRUE));
   g_assert_true (sb_playground_get_last_input (pg)->fit);
@@ -532,25 +532,25 @@ test_fit (void)
     {
       g_assert_true (r->method[k].ok);
       g_test_message ("fitted %d: l = %.4f, v = %.3f, log evidence %.4f", k,
-                      r->method[k].lengthscale[0], r->method[k].variance, r->method[k].log_evidence);
+                      r->method[k].fit[0].lengthscale[0], r->method[k].fit[0].variance, r->method[k].fit[0].log_evidence);
       /* inside the job's box: lengthscale in [0.2, 20], variance in [0.05, 60] */
-      g_assert_cmpfloat (r->method[k].lengthscale[0], >=, 0.2);
-      g_assert_cmpfloat (r->method[k].lengthscale[0], <=, 20);
-      g_assert_cmpfloat (r->method[k].variance, >=, 0.05);
-      g_assert_cmpfloat (r->method[k].variance, <=, 60);
+      g_assert_cmpfloat (r->method[k].fit[0].lengthscale[0], >=, 0.2);
+      g_assert_cmpfloat (r->method[k].fit[0].lengthscale[0], <=, 20);
+      g_assert_cmpfloat (r->method[k].fit[0].variance, >=, 0.05);
+      g_assert_cmpfloat (r->method[k].fit[0].variance, <=, 60);
     }
   /* Laplace's own maximiser is the preset's (that is how the preset was
    * made), up to the optimiser's tolerance. */
-  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_LAPLACE].lengthscale[0] / 2.541 - 1), <, 0.05);
-  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_LAPLACE].variance / 26.09 - 1), <, 0.1);
+  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_LAPLACE].fit[0].lengthscale[0] / 2.541 - 1), <, 0.05);
+  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_LAPLACE].fit[0].variance / 26.09 - 1), <, 0.1);
   /* The exact evidence at its own maximiser is not below its value at
    * Laplace's hyperparameters (both are QMC estimates with errors of a
    * few 1e-3 nats; 0.02 covers them). */
-  g_assert_cmpfloat (r->method[SB_POSTERIOR_EXACT].log_evidence, >=, fixed_exact_evidence - 0.02);
+  g_assert_cmpfloat (r->method[SB_POSTERIOR_EXACT].fit[0].log_evidence, >=, fixed_exact_evidence - 0.02);
   /* ...and the three methods choose differently. */
-  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_EXACT].lengthscale[0]
-                           - r->method[SB_POSTERIOR_LAPLACE].lengthscale[0]), >, 0.05);
-  g_assert_cmpuint (r->method[SB_POSTERIOR_EXACT].s, ==, 0);
+  g_assert_cmpfloat (fabs (r->method[SB_POSTERIOR_EXACT].fit[0].lengthscale[0]
+                           - r->method[SB_POSTERIOR_LAPLACE].fit[0].lengthscale[0]), >, 0.05);
+  g_assert_cmpuint (r->method[SB_POSTERIOR_EXACT].fit[0].s, ==, 0);
 
   /* 000 Figure 7: the exact method's prior becomes a SkewGP with s = 2
    * pseudo-points, fitted with the kernel: they stay inside the inputs'
@@ -566,21 +566,21 @@ test_fit (void)
   SPIN_UNTIL (result_current (pg));
   r = sb_playground_get_result (pg);
   g_assert_true (r->method[SB_POSTERIOR_EXACT].ok);
-  g_assert_cmpuint (r->method[SB_POSTERIOR_EXACT].s, ==, 2);
-  g_assert_cmpuint (r->method[SB_POSTERIOR_LAPLACE].s, ==, 0);
+  g_assert_cmpuint (r->method[SB_POSTERIOR_EXACT].fit[0].s, ==, 2);
+  g_assert_cmpuint (r->method[SB_POSTERIOR_LAPLACE].fit[0].s, ==, 0);
   for (guint i = 0; i < 2; i++)
     {
       const SbPlaygroundMethod *m = &r->method[SB_POSTERIOR_EXACT];
-      g_test_message ("SkewGP prior: r%u = %.3f, gamma%u = %.3f", i + 1, m->pseudo_points[i], i + 1,
-                      m->gamma[i]);
-      g_assert_cmpfloat (m->pseudo_points[i], >=, 0.034);
-      g_assert_cmpfloat (m->pseudo_points[i], <=, 9.606);
-      g_assert_cmpfloat (fabs (m->gamma[i]), <=, 3);
+      g_test_message ("SkewGP prior: r%u = %.3f, gamma%u = %.3f", i + 1, m->fit[0].pseudo_points[i], i + 1,
+                      m->fit[0].gamma[i]);
+      g_assert_cmpfloat (m->fit[0].pseudo_points[i], >=, 0.034);
+      g_assert_cmpfloat (m->fit[0].pseudo_points[i], <=, 9.606);
+      g_assert_cmpfloat (fabs (m->fit[0].gamma[i]), <=, 3);
     }
   g_test_message ("s = 2: l = %.3f, v = %.3f, log evidence %.4f",
-                  r->method[SB_POSTERIOR_EXACT].lengthscale[0], r->method[SB_POSTERIOR_EXACT].variance,
-                  r->method[SB_POSTERIOR_EXACT].log_evidence);
-  g_assert_true (isfinite (r->method[SB_POSTERIOR_EXACT].log_evidence));
+                  r->method[SB_POSTERIOR_EXACT].fit[0].lengthscale[0], r->method[SB_POSTERIOR_EXACT].fit[0].variance,
+                  r->method[SB_POSTERIOR_EXACT].fit[0].log_evidence);
+  g_assert_true (isfinite (r->method[SB_POSTERIOR_EXACT].fit[0].log_evidence));
   g_assert_nonnull (sb_scene_find_layer (sb_chart_get_scene (sb_playground_get_chart (pg, 1)),
                                          "pseudo-points"));
   destroy (pg);
@@ -612,8 +612,8 @@ test_plane (void)
   g_assert_cmpuint (in->n_points, ==, 2);
   g_assert_cmpfloat (fabs (in->points[0].x[0] - 2.0), <=, px);
   g_assert_cmpfloat (fabs (in->points[0].x[1] - 7.5), <=, px);  /* equal aspect */
-  g_assert_true (in->points[0].positive);
-  g_assert_false (in->points[1].positive);
+  g_assert_cmpuint (in->points[0].label, ==, 1);
+  g_assert_cmpuint (in->points[1].label, ==, 0);
   g_assert_cmpfloat (in->points[1].x[0], >, in->points[0].x[0]);
   g_assert_cmpfloat (in->points[1].x[1], <, in->points[0].x[1]);   /* y grows upwards */
   SPIN_UNTIL (result_current (pg));
@@ -628,6 +628,239 @@ test_plane (void)
   sb_playground_suggest (pg);
   SPIN_UNTIL (has_bald (pg));
   check_bald (pg);
+  destroy (pg);
+}
+
+static gboolean
+is_dropdown (GtkWidget *w, gconstpointer data)
+{
+  return GTK_IS_DROP_DOWN (w);
+}
+
+/* ---- Three classes in the plane ----------------------------------------------- */
+
+/* The class probabilities of every method are rows summing to one, the
+ * normalised one-vs-rest probabilities of its three models. */
+static void
+check_class_probabilities (const SbPlaygroundResult *r)
+{
+  guint n = r->n_cells;
+
+  for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
+    {
+      const SbPlaygroundMethod *m = &r->method[k];
+      g_assert_true (m->ok);
+      g_assert_cmpuint (m->n_models, ==, 3);
+      for (guint i = 0; i < n; i++)
+        {
+          double sum = 0, ovr = 0;
+          for (guint c = 0; c < 3; c++)
+            {
+              g_assert_cmpfloat (m->prob[3 * i + c], >=, 0);
+              g_assert_cmpfloat (m->prob[3 * i + c], <=, 1);
+              sum += m->prob[3 * i + c];
+              ovr += m->summary[c * n + i].class_probability;
+            }
+          g_assert_cmpfloat (fabs (sum - 1), <, 1e-12);
+          for (guint c = 0; c < 3; c++)
+            g_assert_cmpfloat (fabs (m->prob[3 * i + c]
+                                     - m->summary[c * n + i].class_probability / ovr), <, 1e-12);
+        }
+    }
+}
+
+/* The most probable class of METHOD at X (nearest grid cell) and its
+ * probability. */
+static guint
+most_probable (const SbPlaygroundResult *r, int method, const double *x, double *p)
+{
+  const SbPlaygroundInput *in = r->input;
+  guint g = in->n_grid;
+  guint i = (guint) lround ((x[0] - in->lower[0]) / (in->upper[0] - in->lower[0]) * (g - 1));
+  guint j = (guint) lround ((x[1] - in->lower[1]) / (in->upper[1] - in->lower[1]) * (g - 1));
+  const double *row = r->method[method].prob + 3 * (j * g + i);
+  guint best = 0;
+
+  for (guint c = 1; c < 3; c++)
+    if (row[c] > row[best])
+      best = c;
+  *p = row[best];
+  return best;
+}
+
+/* Model C of a one-vs-rest result is the binary model of class C against
+ * the rest: the same numbers as a two-class job whose class 1 is C. The
+ * exact model 0 shares the binary job's random stream, so its sampled
+ * probabilities agree exactly too. */
+static void
+check_one_vs_rest (const SbPlaygroundResult *r)
+{
+  guint n = r->n_cells;
+
+  for (guint c = 0; c < 3; c++)
+    {
+      g_autoptr (SbPlaygroundInput) in = sb_playground_input_copy (r->input);
+      g_autoptr (GError) error = NULL;
+      in->n_classes = 2;
+      for (guint i = 0; i < in->n_points; i++)
+        in->points[i].label = r->input->points[i].label == c;
+      g_autoptr (SbPlaygroundResult) b = sb_playground_compute (NULL, in, &error);
+      g_assert_no_error (error);
+      for (int k = c == 0 ? SB_POSTERIOR_EXACT : SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
+        for (guint i = 0; i < n; i++)
+          g_assert_cmpfloat (fabs (b->method[k].summary[i].class_probability
+                                   - r->method[k].summary[c * n + i].class_probability), <, 1e-12);
+      if (c > 0)
+        {
+          /* The exact one's own stream: equal within the Monte Carlo
+           * error of 2000 samples (|P - P'| <= 4 * 0.5 / sqrt(ESS) each). */
+          double tol = 2 * 4 * 0.5 / sqrt (MIN (r->ess, b->ess));
+          for (guint i = 0; i < n; i++)
+            g_assert_cmpfloat (fabs (b->method[SB_POSTERIOR_EXACT].summary[i].class_probability
+                                     - r->method[SB_POSTERIOR_EXACT].summary[c * n + i].class_probability),
+                               <, tol);
+        }
+    }
+}
+
+static gboolean
+has_label (SbScene *scene, const char *id, const char *text)
+{
+  SbLayer *l = sb_scene_find_layer (scene, id);
+  return l && sb_layer_get_label (l) && strstr (sb_layer_get_label (l), text);
+}
+
+static void
+test_three_classes (void)
+{
+  SbPlayground *pg = new_playground ();
+  SbChart *chart = sb_playground_get_chart (pg, 0), *second = sb_playground_get_chart (pg, 1);
+  const SbPlaygroundInput *in;
+  const SbPlaygroundResult *r;
+  double wx, wy;
+
+  /* The class switch is for the plane; BALD for two classes. */
+  g_action_group_change_action_state (G_ACTION_GROUP (pg), "classes", g_variant_new_string ("3"));
+  g_assert_cmpuint (sb_playground_get_n_classes (pg), ==, 2);
+  g_action_group_change_action_state (G_ACTION_GROUP (pg), "mode", g_variant_new_string ("2d"));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (pg), "suggest"));
+  g_action_group_change_action_state (G_ACTION_GROUP (pg), "classes", g_variant_new_string ("3"));
+  g_assert_cmpuint (sb_playground_get_n_classes (pg), ==, 3);
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (pg), "suggest"));
+  g_assert_true (g_action_group_get_action_enabled (G_ACTION_GROUP (pg), "place-class"));
+  SPIN_UNTIL (result_current (pg));
+  g_assert_cmpuint (sb_playground_get_result (pg)->n_classes, ==, 3);
+
+  /* A click places the chosen class, Shift+click class 0. */
+  {
+    double a[2] = { 2, 2 }, b[2] = { 8, 2 }, c[2] = { 5, 8 };
+    to_widget (pg, a, 0, &wx, &wy);
+    click (pg, GDK_BUTTON_PRIMARY, GDK_SHIFT_MASK, wx, wy);
+    to_widget (pg, b, 0, &wx, &wy);
+    click (pg, GDK_BUTTON_PRIMARY, 0, wx, wy);
+    g_action_group_change_action_state (G_ACTION_GROUP (pg), "place-class",
+                                        g_variant_new_string ("2"));
+    to_widget (pg, c, 0, &wx, &wy);
+    click (pg, GDK_BUTTON_PRIMARY, 0, wx, wy);
+  }
+  in = sb_playground_get_last_input (pg);
+  g_assert_cmpuint (in->n_classes, ==, 3);
+  g_assert_cmpuint (in->n_points, ==, 3);
+  g_assert_cmpuint (in->points[0].label, ==, 0);
+  g_assert_cmpuint (in->points[1].label, ==, 1);
+  g_assert_cmpuint (in->points[2].label, ==, 2);
+  g_assert_false (in->bald);
+  SPIN_UNTIL (result_current (pg));
+  check_class_probabilities (sb_playground_get_result (pg));
+  g_assert_true (has_label (sb_chart_get_scene (chart), "points/class2", "class 2 (click)"));
+
+  /* Back to two classes: class 2's point goes, Ctrl+Z brings it back
+   * with the three classes. */
+  sb_playground_set_n_classes (pg, 2);
+  g_assert_cmpuint (sb_playground_get_last_input (pg)->n_points, ==, 2);
+  g_assert_cmpuint (sb_playground_get_last_input (pg)->n_classes, ==, 2);
+  g_assert_true (sb_playground_undo (pg));
+  g_assert_cmpuint (sb_playground_get_n_classes (pg), ==, 3);
+  g_assert_cmpuint (sb_playground_get_last_input (pg)->n_points, ==, 3);
+  g_assert_cmpuint (sb_playground_get_last_input (pg)->points[2].label, ==, 2);
+
+  /* The preset: three clusters. */
+  g_assert_true (sb_playground_load_preset (pg, SB_PLAYGROUND_PRESET_THREE));
+  SPIN_UNTIL (result_current (pg));
+  r = sb_playground_get_result (pg);
+  g_assert_cmpuint (r->n_classes, ==, 3);
+  g_assert_cmpuint (r->input->n_points, ==, 21);
+  check_class_probabilities (r);
+  {
+    /* Each cluster's centre is its own class's, by every method. */
+    static const double centre[3][2] = { { 2.57, 2.97 }, { 7.42, 2.62 }, { 5.2, 7.37 } };
+    for (guint c = 0; c < 3; c++)
+      for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
+        {
+          double p;
+          g_assert_cmpuint (most_probable (r, k, centre[c], &p), ==, c);
+          g_assert_cmpfloat (p, >, 0.5);
+        }
+  }
+  check_one_vs_rest (r);
+
+  /* What the editing chart shows: the class map with its colour bar, the
+   * decision boundaries of each method, the classes named in the legend;
+   * hovering names the three probabilities. */
+  {
+    SbScene *scene = sb_chart_get_scene (chart);
+    SbLayer *map = sb_scene_find_layer (scene, "classmap");
+    g_autofree char *hover = NULL;
+    SbFrame f;
+    g_assert_nonnull (map);
+    g_assert_cmpint (sb_layer_get_kind (map), ==, SB_LAYER_CLASSMAP);
+    g_assert_null (sb_scene_find_layer (scene, "heatmap"));
+    for (guint c = 0; c < 3; c++)
+      {
+        char id[32], name[16];
+        g_snprintf (id, sizeof id, "boundary/exact/%u", c);
+        g_assert_nonnull (sb_scene_find_layer (scene, id));
+        g_snprintf (id, sizeof id, "points/class%u", c);
+        g_snprintf (name, sizeof name, "class %u", c);
+        g_assert_true (has_label (scene, id, name));
+      }
+    g_assert_true (has_label (scene, "boundary/laplace/0", "Laplace decision boundary"));
+    g_assert_true (has_label (scene, "boundary/ep/0", "EP decision boundary"));
+    g_assert_true (sb_chart_get_frame (chart, &f));
+    hover = sb_chart_hover_at (chart, f.px + f.pw / 2, f.py + f.ph / 2);
+    g_assert_nonnull (strstr (hover, "P(class 0) = "));
+    g_assert_nonnull (strstr (hover, "P(class 2) = "));
+    g_assert_null (strstr (hover, "boundary"));
+  }
+  /* Laplace off: its boundaries go at once. */
+  g_action_group_change_action_state (G_ACTION_GROUP (pg), "compare-laplace",
+                                      g_variant_new_boolean (FALSE));
+  g_assert_null (sb_scene_find_layer (sb_chart_get_scene (chart), "boundary/laplace/0"));
+  g_assert_nonnull (sb_scene_find_layer (sb_chart_get_scene (chart), "boundary/ep/0"));
+  g_action_group_change_action_state (G_ACTION_GROUP (pg), "compare-laplace",
+                                      g_variant_new_boolean (TRUE));
+  SPIN_UNTIL (result_current (pg));
+
+  /* The second chart: a class's probability, a latent's skewness, EP's
+   * departure from the exact probabilities. */
+  {
+    GtkDropDown *dd = GTK_DROP_DOWN (ui_find_widget (GTK_WIDGET (pg), is_dropdown, NULL));
+    g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (dd)), ==, 8);
+    gtk_drop_down_set_selected (dd, 2);
+    g_assert_nonnull (strstr (sb_scene_get_title (sb_chart_get_scene (second)), "P(class 2)"));
+    g_assert_nonnull (sb_scene_find_layer (sb_chart_get_scene (second), "contour/exact"));
+    gtk_drop_down_set_selected (dd, 4);
+    g_assert_nonnull (strstr (sb_scene_get_title (sb_chart_get_scene (second)), "class 1"));
+    g_assert_nonnull (sb_scene_find_layer (sb_chart_get_scene (second), "field"));
+    gtk_drop_down_set_selected (dd, 7);
+    g_assert_nonnull (strstr (sb_scene_get_title (sb_chart_get_scene (second)), "EP"));
+    g_assert_nonnull (sb_scene_find_layer (sb_chart_get_scene (second), "field"));
+  }
+
+  /* A line holds two classes. */
+  g_action_group_change_action_state (G_ACTION_GROUP (pg), "mode", g_variant_new_string ("1d"));
+  g_assert_cmpuint (sb_playground_get_n_classes (pg), ==, 2);
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (pg), "place-class"));
   destroy (pg);
 }
 
@@ -667,6 +900,7 @@ main (int argc, char *argv[])
     /* /slow/: a thorough case, run by the slow suite (tests/meson.build). */
     { "/slow/ui/playground/fit", test_fit },
     { "/ui/playground/plane", test_plane },
+    { "/ui/playground/three-classes", test_three_classes },
     { "/ui/playground/menu-entry", test_menu_entry },
   };
 

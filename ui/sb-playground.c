@@ -29,6 +29,21 @@ typedef enum {
   FIELD_BALD,
 } SecondField;
 
+/* The second plot with three classes: per class its probability and its
+ * one-vs-rest latent's skewness, then the approximations' errors. */
+typedef enum {
+  FIELD3_PROB = 0,                                   /* + class */
+  FIELD3_SKEWNESS = SB_PLAYGROUND_MAX_CLASSES,       /* + class */
+  FIELD3_ERROR_LAPLACE = 2 * SB_PLAYGROUND_MAX_CLASSES,
+  FIELD3_ERROR_EP,
+} ThreeClassField;
+
+/* An undo entry: the points and the number of classes they had. */
+typedef struct {
+  GArray *points;
+  guint n_classes;
+} UndoEntry;
+
 struct _SbPlayground
 {
   GtkApplicationWindow parent_instance;
@@ -36,12 +51,15 @@ struct _SbPlayground
   /* Owned */
   SbWorker *worker;
   GArray *points;              /* SbPlaygroundPoint                       */
-  GPtrArray *undo;             /* GArray copies of earlier point sets     */
+  GPtrArray *undo;             /* UndoEntry: earlier point sets           */
   SbPlaygroundInput *last_input;
   SbPlaygroundResult *result;
   char *explanation;
   char *preset_title;
+  char *notice;                /* shown above the result until the next edit */
   guint dim;
+  guint n_classes;             /* 2, or 3 (2-D only): one-vs-rest         */
+  guint place_class;           /* three classes: what a click places      */
   double lower[2], upper[2];
   double lengthscale, variance;
   gboolean fit, laplace, ep;
@@ -72,6 +90,10 @@ struct _SbPlayground
   GtkScale *variance_scale;
   GtkWidget *field_box;
   GtkDropDown *field_dropdown;
+  GtkWidget *classes_box;
+  GtkWidget *place_box;
+  GtkBox *place_buttons;
+  GListModel *fields2, *fields3;   /* the second plot's choices (owned) */
   GtkLabel *info_label;
   GtkSpinner *spinner;
   GtkLabel *status_label;
@@ -89,6 +111,7 @@ static guint signals[N_SIGNALS];
 
 static void submit (SbPlayground *self);
 static void rebuild_scenes (SbPlayground *self);
+static void update_info (SbPlayground *self);
 
 /* ---- Presets ------------------------------------------------------------------ */
 
@@ -133,6 +156,16 @@ static const double clusters_x[][2] = {
 };
 static const guint8 clusters_y[] = { 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0 };
 
+/* "three-classes-2d": three clusters in the square, each of six points,
+ * and one point of each class near the others (no paper setting). */
+static const double three_x[][2] = {
+  { 1.8, 2.2 }, { 2.9, 1.5 }, { 2.4, 3.4 }, { 3.6, 2.7 }, { 1.4, 3.9 }, { 3.3, 4.1 },
+  { 7.1, 2.0 }, { 8.2, 2.9 }, { 6.6, 3.3 }, { 7.8, 1.4 }, { 8.6, 4.2 }, { 6.2, 1.9 },
+  { 4.4, 7.6 }, { 5.6, 8.3 }, { 5.1, 6.6 }, { 6.3, 7.2 }, { 3.9, 8.6 }, { 5.9, 5.9 },
+  { 4.8, 3.6 }, { 5.3, 3.1 }, { 3.2, 5.6 },
+};
+static const guint8 three_y[] = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 0, 1, 2 };
+
 typedef struct {
   const char *id;
   const char *title;
@@ -149,7 +182,25 @@ static const char help_text[] =
   "the dashed ones are the Laplace and EP approximations of the same "
   "model. \"Suggest Next Point\" computes BALD (" SB_PAPER_001_SHORT ", eq. 43) "
   "on the grid (Ctrl+B) and marks its maximiser with a diamond: click it to label it class 1, "
-  "Shift+click for class 0, and the next suggestion follows.";
+  "Shift+click for class 0, and the next suggestion follows.\n\n"
+  "In the plane, \"Classes: Three\" adds a class 2: each method then fits one classifier "
+  "per class against the rest (" SB_PAPER_000_SHORT ", sec. 7.2). A click places the class "
+  "chosen under \"Click places\" (keys 0, 1, 2), Shift+click class 0.";
+
+static const char three_text[] =
+  "Three classes in the plane. Every method fits one binary classifier per class, that "
+  "class against the other two (" SB_PAPER_000_SHORT ", sec. 7.2), and the class "
+  "probabilities are P(c) = p_c / (p_0 + p_1 + p_2) of their probabilities p_k.\n\n"
+  "The colour is the exact SkewGP's most probable class, paler where it is less sure: "
+  "white where all three are equally likely (1/3 each), the full tint at P = 1. The "
+  "solid black lines are the exact decision boundaries, where the most probable class "
+  "changes; dashed Laplace's, dash-dotted EP's. Choose the class a click places under "
+  "\"Click places\" (or press 0, 1, 2); Shift+click places class 0.\n\n"
+  "What to look at: near the data the three methods draw nearly the same boundaries, "
+  "but away from it and between the clusters Laplace's probabilities are flatter "
+  "(closer to 1/3) than the exact ones; the second plot shows, per class, the "
+  "probability, the skewness of its one-vs-rest latent, and where Laplace or EP "
+  "depart from the exact probabilities.";
 
 static const Preset presets[] = {
   { SB_PLAYGROUND_PRESET_LAPLACE, "Is Laplace overconfident? (" SB_PAPER_000_SHORT ", Figure 5)",
@@ -176,6 +227,7 @@ static const Preset presets[] = {
     "fitted with the kernel." },
   { "empty-1d", "Empty line (1-D)", help_text },
   { "clusters-2d", "Two clusters (2-D)", help_text },
+  { SB_PLAYGROUND_PRESET_THREE, "Three classes (2-D)", three_text },
 };
 
 const char *const *
@@ -261,6 +313,27 @@ sync_controls (SbPlayground *self)
   a = g_action_map_lookup_action (G_ACTION_MAP (self), "mode");
   g_simple_action_set_state (G_SIMPLE_ACTION (a),
                              g_variant_new_string (self->dim == 1 ? "1d" : "2d"));
+  a = g_action_map_lookup_action (G_ACTION_MAP (self), "classes");
+  g_simple_action_set_state (G_SIMPLE_ACTION (a),
+                             g_variant_new_string (self->n_classes == 3 ? "3" : "2"));
+  a = g_action_map_lookup_action (G_ACTION_MAP (self), "place-class");
+  {
+    char id[2] = { (char) ('0' + self->place_class), 0 };
+    g_simple_action_set_state (G_SIMPLE_ACTION (a), g_variant_new_string (id));
+  }
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (a), self->n_classes == 3);
+  /* BALD is defined here for a binary model only. */
+  a = g_action_map_lookup_action (G_ACTION_MAP (self), "suggest");
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (a), self->n_classes == 2);
+  gtk_widget_set_tooltip_text (self->suggest_button, self->n_classes == 2
+    ? "Mark the most informative place for the next label (Benavoli et al. 2021, eq. 43); "
+      "click it to label it class 1, Shift+click for class 0 (Ctrl+B)"
+    : "BALD is computed for two classes");
+  gtk_widget_set_visible (self->classes_box, self->dim == 2);
+  gtk_widget_set_visible (self->place_box, self->n_classes == 3);
+  GListModel *fields = self->n_classes == 3 ? self->fields3 : self->fields2;
+  if (gtk_drop_down_get_model (self->field_dropdown) != fields)
+    gtk_drop_down_set_model (self->field_dropdown, fields);
   update_hyper_labels (self);
   self->syncing = FALSE;
 }
@@ -268,12 +341,22 @@ sync_controls (SbPlayground *self)
 /* ---- Edits and undo ------------------------------------------------------------------ */
 
 static void
+undo_entry_free (gpointer data)
+{
+  UndoEntry *e = data;
+  g_array_unref (e->points);
+  g_free (e);
+}
+
+static void
 push_undo (SbPlayground *self)
 {
-  GArray *copy = g_array_sized_new (FALSE, FALSE, sizeof (SbPlaygroundPoint), self->points->len);
+  UndoEntry *e = g_new (UndoEntry, 1);
 
-  g_array_append_vals (copy, self->points->data, self->points->len);
-  g_ptr_array_add (self->undo, copy);
+  e->points = g_array_sized_new (FALSE, FALSE, sizeof (SbPlaygroundPoint), self->points->len);
+  g_array_append_vals (e->points, self->points->data, self->points->len);
+  e->n_classes = self->n_classes;
+  g_ptr_array_add (self->undo, e);
   if (self->undo->len > MAX_UNDO)
     g_ptr_array_remove_index (self->undo, 0);
 }
@@ -283,6 +366,7 @@ push_undo (SbPlayground *self)
 static void
 points_changed (SbPlayground *self, gboolean labelled_suggestion)
 {
+  g_clear_pointer (&self->notice, g_free);
   self->has_suggestion = FALSE;
   if (!labelled_suggestion)
     self->want_bald = FALSE;
@@ -293,11 +377,12 @@ points_changed (SbPlayground *self, gboolean labelled_suggestion)
 }
 
 static gboolean
-add_point_internal (SbPlayground *self, const double *x, gboolean positive,
+add_point_internal (SbPlayground *self, const double *x, guint label,
                     gboolean labelled_suggestion)
 {
-  SbPlaygroundPoint p = { { 0, 0 }, positive };
+  SbPlaygroundPoint p = { { 0, 0 }, label };
 
+  g_return_val_if_fail (label < self->n_classes, FALSE);
   if (self->points->len >= SB_PLAYGROUND_MAX_POINTS)
     {
       gtk_label_set_text (self->status_label, "The playground holds at most 500 points");
@@ -313,10 +398,10 @@ add_point_internal (SbPlayground *self, const double *x, gboolean positive,
 }
 
 gboolean
-sb_playground_add_point (SbPlayground *self, const double *x, gboolean positive)
+sb_playground_add_point (SbPlayground *self, const double *x, guint label)
 {
   g_return_val_if_fail (SB_IS_PLAYGROUND (self), FALSE);
-  return add_point_internal (self, x, positive, FALSE);
+  return add_point_internal (self, x, label, FALSE);
 }
 
 void
@@ -356,17 +441,64 @@ sb_playground_clear (SbPlayground *self)
 gboolean
 sb_playground_undo (SbPlayground *self)
 {
-  GArray *prev;
+  UndoEntry *prev;
 
   g_return_val_if_fail (SB_IS_PLAYGROUND (self), FALSE);
   if (self->undo->len == 0)
     return FALSE;
   prev = g_ptr_array_steal_index (self->undo, self->undo->len - 1);
   g_array_unref (self->points);
-  self->points = prev;
+  self->points = prev->points;
+  self->n_classes = prev->n_classes;
+  g_free (prev);
   self->selected = -1;
+  sync_controls (self);
   points_changed (self, FALSE);
   return TRUE;
+}
+
+void
+sb_playground_set_n_classes (SbPlayground *self, guint n_classes)
+{
+  guint removed = 0;
+
+  g_return_if_fail (SB_IS_PLAYGROUND (self));
+  n_classes = self->dim == 2 && n_classes >= 3 ? 3 : 2;
+  if (n_classes == self->n_classes)
+    return;
+  push_undo (self);
+  for (guint i = self->points->len; i-- > 0;)
+    if (point_at (self, i)->label >= n_classes)
+      {
+        g_array_remove_index (self->points, i);
+        removed++;
+      }
+  self->n_classes = n_classes;
+  self->place_class = MIN (self->place_class, n_classes - 1);
+  self->selected = -1;
+  sync_controls (self);
+  points_changed (self, FALSE);
+  if (removed > 0)
+    {
+      self->notice = g_strdup_printf ("%u point%s of class 2 removed: Ctrl+Z brings them back.",
+                                      removed, removed == 1 ? "" : "s");
+      update_info (self);
+    }
+}
+
+guint
+sb_playground_get_n_classes (SbPlayground *self)
+{
+  g_return_val_if_fail (SB_IS_PLAYGROUND (self), 2);
+  return self->n_classes;
+}
+
+void
+sb_playground_set_place_class (SbPlayground *self, guint label)
+{
+  g_return_if_fail (SB_IS_PLAYGROUND (self));
+  self->place_class = MIN (label, self->n_classes - 1);
+  sync_controls (self);
 }
 
 const SbPlaygroundPoint *
@@ -393,8 +525,9 @@ submit (SbPlayground *self)
   SbPlaygroundInput *in = sb_playground_input_new (self->dim, self->lower, self->upper);
 
   g_clear_handle_id (&self->drag_submit_source, g_source_remove);
+  in->n_classes = self->n_classes;
   for (guint i = 0; i < self->points->len; i++)
-    sb_playground_input_add (in, point_at (self, i)->x, point_at (self, i)->positive);
+    sb_playground_input_add (in, point_at (self, i)->x, point_at (self, i)->label);
   in->fit = self->fit;
   in->lengthscale = self->lengthscale;
   in->variance = self->variance;
@@ -411,7 +544,7 @@ submit (SbPlayground *self)
               (self->dim == 1 ? sizeof u1 : sizeof u2));
       in->gamma[0] = in->gamma[1] = 0;
     }
-  in->bald = self->want_bald;
+  in->bald = self->want_bald && self->n_classes == 2;
   in->generation = sb_worker_get_generation (self->worker, SB_WORKER_LANE_PLOT) + 1;
 
   sb_playground_input_free (self->last_input);
@@ -423,17 +556,43 @@ submit (SbPlayground *self)
   gtk_label_set_text (self->status_label, self->fit ? "Fitting and computing…" : "Computing…");
 }
 
+/* One model's hyperparameters and evidence, for the read-out. */
+static void
+append_fit (GString *s, const SbPlaygroundFit *f, guint dim)
+{
+  g_string_append_printf (s, "ℓ = %.3g", f->lengthscale[0]);
+  if (dim > 1)
+    g_string_append_printf (s, ", %.3g", f->lengthscale[1]);
+  g_string_append_printf (s, ", σ² = %.3g, log p(y) ≈ %.2f", f->variance, f->log_evidence);
+  for (guint i = 0; i < f->s; i++)
+    {
+      if (dim == 1)
+        g_string_append_printf (s, "%s r%u = %.3g", i ? "," : "; SkewGP prior:", i + 1,
+                                f->pseudo_points[i]);
+      else
+        g_string_append_printf (s, "%s r%u = (%.3g, %.3g)", i ? "," : "; SkewGP prior:", i + 1,
+                                f->pseudo_points[2 * i], f->pseudo_points[2 * i + 1]);
+      g_string_append_printf (s, " γ%u = %.2f", i + 1, f->gamma[i]);
+    }
+}
+
 static void
 update_info (SbPlayground *self)
 {
   const SbPlaygroundResult *r = self->result;
-  guint n1 = 0;
+  guint count[SB_PLAYGROUND_MAX_CLASSES] = { 0 };
   GString *s = g_string_new (NULL);
 
+  if (self->notice)
+    g_string_append_printf (s, "%s\n", self->notice);
   for (guint i = 0; i < self->points->len; i++)
-    n1 += point_at (self, i)->positive;
-  g_string_append_printf (s, "%u points: %u of class 1, %u of class 0.", self->points->len, n1,
-                          self->points->len - n1);
+    count[MIN (point_at (self, i)->label, SB_PLAYGROUND_MAX_CLASSES - 1)]++;
+  if (self->n_classes == 2)
+    g_string_append_printf (s, "%u points: %u of class 1, %u of class 0.", self->points->len,
+                            count[1], count[0]);
+  else
+    g_string_append_printf (s, "%u points: %u of class 0, %u of class 1, %u of class 2.",
+                            self->points->len, count[0], count[1], count[2]);
   if (r != NULL)
     {
       for (int k = 0; k < SB_N_POSTERIOR_METHODS; k++)
@@ -443,27 +602,22 @@ update_info (SbPlayground *self)
                              : k == SB_POSTERIOR_LAPLACE ? "Laplace" : "EP";
           if (m->error)
             g_string_append_printf (s, "\n%s: %s", name, m->error);
-          else if (m->ok)
+          else if (m->ok && m->n_models == 1)
             {
-              g_string_append_printf (s, "\n%s: ℓ = %.3g", name, m->lengthscale[0]);
-              if (r->input->dim > 1)
-                g_string_append_printf (s, ", %.3g", m->lengthscale[1]);
-              g_string_append_printf (s, ", σ² = %.3g, log p(y) ≈ %.2f", m->variance,
-                                      m->log_evidence);
-              for (guint i = 0; i < m->s; i++)
-                {
-                  if (r->input->dim == 1)
-                    g_string_append_printf (s, "%s r%u = %.3g", i ? "," : "; SkewGP prior:", i + 1,
-                                            m->pseudo_points[i]);
-                  else
-                    g_string_append_printf (s, "%s r%u = (%.3g, %.3g)", i ? "," : "; SkewGP prior:",
-                                            i + 1, m->pseudo_points[2 * i], m->pseudo_points[2 * i + 1]);
-                  g_string_append_printf (s, " γ%u = %.2f", i + 1, m->gamma[i]);
-                }
+              g_string_append_printf (s, "\n%s: ", name);
+              append_fit (s, &m->fit[0], r->input->dim);
             }
+          else if (m->ok)
+            for (guint c = 0; c < m->n_models; c++)
+              {
+                g_string_append_printf (s, "\n%s, class %u vs rest: ", name, c);
+                append_fit (s, &m->fit[c], r->input->dim);
+              }
         }
-      g_string_append_printf (s, "\nExact posterior: %u samples, effective %.0f; %.2f s.",
-                              r->input->n_samples, r->ess, r->seconds);
+      g_string_append_printf (s, "\nExact posterior: %u samples, effective %.0f%s; %.2f s.",
+                              r->input->n_samples, r->ess,
+                              r->method[SB_POSTERIOR_EXACT].n_models > 1 ? " (smallest)" : "",
+                              r->seconds);
       if (r->n_check > 0 && r->method[SB_POSTERIOR_EXACT].ok)
         {
           double worst = 0;
@@ -537,7 +691,8 @@ summaries (SbPlayground *self, int k)
 {
   const SbPlaygroundResult *r = self->result;
 
-  if (r == NULL || r->input->dim != self->dim || !r->method[k].ok)
+  if (r == NULL || r->input->dim != self->dim || r->n_classes != self->n_classes
+      || !r->method[k].ok)
     return NULL;
   if ((k == SB_POSTERIOR_LAPLACE && !self->laplace) || (k == SB_POSTERIOR_EP && !self->ep))
     return NULL;
@@ -557,43 +712,64 @@ column (const sg_point_summary *s, guint n, Column c)
   return v;
 }
 
-/* The points as two marker layers (class 1 filled, class 0 hollow), the
- * selection and the BALD suggestion. Y1 / Y0 give the 1-D heights of the
- * two classes (NaN: the bottom edge). */
+/* The shapes of the three classes' markers (their colours are
+ * SB_ROLE_CLASS_0 + c), so that the classes differ without colour too. */
+static const SbMarker class_marker[SB_PLAYGROUND_MAX_CLASSES] = {
+  SB_MARKER_CIRCLE, SB_MARKER_TRIANGLE_UP, SB_MARKER_SQUARE,
+};
+
+/* The legend's name of class C (on the editing chart: how to place it). */
+static void
+class_label (SbPlayground *self, guint c, char *buf, gsize size)
+{
+  if (self->n_classes == 2)
+    g_snprintf (buf, size, c == 1 ? "class 1 (click)" : "class 0 (Shift+click)");
+  else if (c == 0)
+    g_snprintf (buf, size, "class 0 (%sShift+click)", self->place_class == 0 ? "click, " : "");
+  else
+    g_snprintf (buf, size, "class %u%s", c, self->place_class == c ? " (click)" : "");
+}
+
+/* The points as marker layers (two classes: class 1 filled, class 0
+ * hollow; three: each class in its colour and shape), the selection and
+ * the BALD suggestion. Y1 / Y0 give the 1-D heights of the two classes
+ * (NaN: the bottom edge). */
 static void
 add_points (SbPlayground *self, SbScene *scene, const char *prefix, double y1, double y0,
             gboolean primary)
 {
   guint n = self->points->len;
-  g_autofree double *x1 = g_new (double, n + 1), *yy1 = g_new (double, n + 1);
-  g_autofree double *x0 = g_new (double, n + 1), *yy0 = g_new (double, n + 1);
-  guint k1 = 0, k0 = 0;
-  char id[48];
+  g_autofree double *xs = g_new (double, n + 1), *ys = g_new (double, n + 1);
+  char id[48], label[48];
   SbStyle st;
 
-  for (guint i = 0; i < n; i++)
+  for (guint o = 0; o < self->n_classes; o++)
     {
-      const SbPlaygroundPoint *p = point_at (self, i);
-      double y = self->dim == 2 ? p->x[1] : p->positive ? y1 : y0;
-      if (p->positive)
-        x1[k1] = p->x[0], yy1[k1++] = y;
+      /* two classes: class 1 first, as the legend always had it */
+      guint c = self->n_classes == 2 ? 1 - o : o, k = 0;
+      for (guint i = 0; i < n; i++)
+        {
+          const SbPlaygroundPoint *p = point_at (self, i);
+          if (p->label != c)
+            continue;
+          xs[k] = p->x[0];
+          ys[k++] = self->dim == 2 ? p->x[1] : c == 1 ? y1 : y0;
+        }
+      if (self->n_classes == 2)
+        st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, c == 1);
       else
-        x0[k0] = p->x[0], yy0[k0++] = y;
+        st = sb_style_marker (SB_ROLE_CLASS_0 + c, class_marker[c], 5.5, TRUE);
+      class_label (self, c, label, sizeof label);
+      g_snprintf (id, sizeof id, "%s/class%u", prefix, c);
+      sb_scene_take_layer (scene, sb_layer_new_markers (id, primary ? label : NULL, &st, k, xs,
+                                                        ys));
     }
-  st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, TRUE);
-  g_snprintf (id, sizeof id, "%s/class1", prefix);
-  sb_scene_take_layer (scene, sb_layer_new_markers (id, primary ? "class 1 (click)" : NULL, &st,
-                                                    k1, x1, yy1));
-  st = sb_style_marker (SB_ROLE_OBSERVATION, SB_MARKER_CIRCLE, 4.5, FALSE);
-  g_snprintf (id, sizeof id, "%s/class0", prefix);
-  sb_scene_take_layer (scene, sb_layer_new_markers (id, primary ? "class 0 (Shift+click)" : NULL,
-                                                    &st, k0, x0, yy0));
 
   /* The charts other than the editing one repeat the markers unlabelled. */
   if (primary && self->selected >= 0 && self->selected < (int) n)
     {
       const SbPlaygroundPoint *p = point_at (self, self->selected);
-      double y = self->dim == 2 ? p->x[1] : p->positive ? y1 : y0;
+      double y = self->dim == 2 ? p->x[1] : p->label == 1 ? y1 : y0;
       st = sb_style_marker (SB_ROLE_NEXT, SB_MARKER_SQUARE, 8.0, FALSE);
       st.alpha = 0.9;
       sb_scene_take_layer (scene, sb_layer_new_markers ("selected", "selected (Delete removes it)",
@@ -627,35 +803,41 @@ add_suggestion_1d (SbPlayground *self, SbScene *scene, const double *grid,
 }
 
 /* The exact prior's pseudo-points (000 Figure 7's red dot): in 1-D on
- * the curve CURVE over GRID (nearest cell), in 2-D at their place. */
+ * the curve CURVE over GRID (nearest cell), in 2-D at their place (with
+ * three classes, every one-vs-rest model's). */
 static void
 add_pseudo_points (SbPlayground *self, SbScene *scene, const double *grid, const double *curve,
                    guint n)
 {
   const SbPlaygroundMethod *m = &self->result->method[SB_POSTERIOR_EXACT];
-  double x[SB_PLAYGROUND_MAX_S], y[SB_PLAYGROUND_MAX_S];
+  double x[SB_PLAYGROUND_MAX_S * SB_PLAYGROUND_MAX_CLASSES];
+  double y[SB_PLAYGROUND_MAX_S * SB_PLAYGROUND_MAX_CLASSES];
+  guint k = 0;
   SbStyle st;
 
-  if (m->s == 0 || self->result->input->dim != self->dim)
+  if (self->result->input->dim != self->dim)
     return;
-  for (guint i = 0; i < m->s; i++)
-    if (self->dim == 1)
-      {
-        guint c = 0;
-        x[i] = m->pseudo_points[i];
-        for (guint k = 1; k < n; k++)
-          if (fabs (grid[k] - x[i]) < fabs (grid[c] - x[i]))
-            c = k;
-        y[i] = n ? curve[c] : NAN;
-      }
-    else
-      {
-        x[i] = m->pseudo_points[2 * i];
-        y[i] = m->pseudo_points[2 * i + 1];
-      }
+  for (guint j = 0; j < m->n_models; j++)
+    for (guint i = 0; i < m->fit[j].s; i++, k++)
+      if (self->dim == 1)
+        {
+          guint c = 0;
+          x[k] = m->fit[j].pseudo_points[i];
+          for (guint g = 1; g < n; g++)
+            if (fabs (grid[g] - x[k]) < fabs (grid[c] - x[k]))
+              c = g;
+          y[k] = n ? curve[c] : NAN;
+        }
+      else
+        {
+          x[k] = m->fit[j].pseudo_points[2 * i];
+          y[k] = m->fit[j].pseudo_points[2 * i + 1];
+        }
+  if (k == 0)
+    return;
   st = sb_style_marker (SB_ROLE_BEST, SB_MARKER_STAR, 6.5, TRUE);
   sb_scene_take_layer (scene, sb_layer_new_markers ("pseudo-points", "SkewGP pseudo-points r", &st,
-                                                    m->s, x, y));
+                                                    k, x, y));
 }
 
 static double *
@@ -931,6 +1113,203 @@ build_second_2d (SbPlayground *self)
   return scene;
 }
 
+/* ---- 2-D, three classes ---------------------------------------------------------------- */
+
+/* Method K's class probabilities (n_cells x n_classes), when shown and
+ * current. */
+static const double *
+class_probs (SbPlayground *self, int k)
+{
+  return summaries (self, k) ? self->result->method[k].prob : NULL;
+}
+
+/* Every shown method's decision boundaries: for each class c the zero
+ * level of p_c - max_{j != c} p_j, where c stops being the most probable
+ * class (each boundary is thus traced from both sides, on the same
+ * line). The exact one solid and heavier, drawn last. */
+static void
+add_boundaries (SbPlayground *self, SbScene *scene)
+{
+  const SbPlaygroundInput *in = self->result->input;
+  guint g = in->n_grid, C = self->n_classes;
+  g_autofree double *margin = g_new (double, (gsize) g * g);
+  const double zero = 0;
+
+  for (int k = SB_N_POSTERIOR_METHODS - 1; k >= 0; k--)
+    {
+      const double *p = class_probs (self, k);
+      if (p == NULL)
+        continue;
+      SbStyle st = sb_style_line (k == SB_POSTERIOR_EXACT ? SB_ROLE_FOREGROUND : method_role[k],
+                                  k == SB_POSTERIOR_EXACT ? 2.4 : 2.0, method_dash[k], 1.0);
+      for (guint c = 0; c < C; c++)
+        {
+          char id[48], label[64];
+          for (guint i = 0; i < g * g; i++)
+            {
+              double other = -1;
+              for (guint j = 0; j < C; j++)
+                if (j != c)
+                  other = MAX (other, p[(gsize) i * C + j]);
+              margin[i] = p[(gsize) i * C + c] - other;
+            }
+          g_snprintf (id, sizeof id, "boundary/%s/%u", sb_posterior_method_id (k), c);
+          g_snprintf (label, sizeof label, "%s decision boundary", method_label[k]);
+          SbLayer *l = sb_layer_new_contours (id, c == 0 ? label : NULL, &st, g, g, margin,
+                                              in->lower[0], in->upper[0], in->lower[1],
+                                              in->upper[1], 1, &zero);
+          /* the class map under it names the probabilities */
+          sb_layer_set_readout (l, FALSE);
+          sb_scene_take_layer (scene, l);
+        }
+    }
+}
+
+static SbScene *
+build_classes_2d (SbPlayground *self)
+{
+  SbScene *scene = new_plane_scene (self, "Most probable class, exact SkewGP one-vs-rest");
+  const double *p = class_probs (self, SB_POSTERIOR_EXACT);
+
+  if (p)
+    {
+      const SbPlaygroundInput *in = self->result->input;
+      guint g = in->n_grid;
+      sb_scene_take_layer (scene, sb_layer_new_classmap ("classmap", "exact SkewGP", g, g,
+                                                         self->n_classes, p, in->lower[0],
+                                                         in->upper[0], in->lower[1],
+                                                         in->upper[1]));
+      sb_scene_set_colorbar (scene, "classmap", "P(most probable class)");
+      add_boundaries (self, scene);
+      add_pseudo_points (self, scene, NULL, NULL, 0);
+    }
+  else
+    sb_scene_set_subtitle (scene, self->points->len ? "Computing…"
+                                                    : "Click to add a point of the class chosen "
+                                                      "under Click places, Shift+click for class 0");
+  add_points (self, scene, "points", NAN, NAN, TRUE);
+  return scene;
+}
+
+/* The largest |P(c) - P_exact(c)| over the classes, per cell, of method
+ * K (NULL when either is not shown). */
+static double *
+probability_error (SbPlayground *self, int k)
+{
+  const double *p = class_probs (self, k), *e = class_probs (self, SB_POSTERIOR_EXACT);
+  guint n = self->result->n_cells, C = self->n_classes;
+
+  if (p == NULL || e == NULL)
+    return NULL;
+  double *v = g_new (double, n);
+  for (guint i = 0; i < n; i++)
+    {
+      v[i] = 0;
+      for (guint c = 0; c < C; c++)
+        v[i] = MAX (v[i], fabs (p[(gsize) i * C + c] - e[(gsize) i * C + c]));
+    }
+  return v;
+}
+
+static SbScene *
+build_second_classes_2d (SbPlayground *self)
+{
+  guint f = gtk_drop_down_get_selected (self->field_dropdown);
+  const SbPlaygroundResult *r = self->result;
+  const double *p = class_probs (self, SB_POSTERIOR_EXACT);
+  guint c = f % SB_PLAYGROUND_MAX_CLASSES, C = self->n_classes;
+  g_autofree char *title = NULL, *name = NULL;
+  g_autofree double *v = NULL;
+  SbColormap map = SB_COLORMAP_VIRIDIS;
+  double vmin = 0, vmax = 1;
+  SbScene *scene;
+
+  if (f < FIELD3_SKEWNESS)
+    {
+      title = g_strdup_printf ("P(class %u), exact; lines: P = 0.5", c);
+      name = g_strdup_printf ("P(class %u)", c);
+    }
+  else if (f < FIELD3_ERROR_LAPLACE)
+    {
+      title = g_strdup_printf ("Skewness SS(x) of class %u's one-vs-rest latent, exact", c);
+      name = g_strdup ("SS(x)");
+    }
+  else
+    {
+      int k = f == FIELD3_ERROR_LAPLACE ? SB_POSTERIOR_LAPLACE : SB_POSTERIOR_EP;
+      title = g_strdup_printf ("%s against exact: largest |ΔP(class)|", method_label[k]);
+      name = g_strdup ("|ΔP|");
+    }
+  scene = new_plane_scene (self, title);
+  if (p == NULL)
+    {
+      add_points (self, scene, "points", NAN, NAN, FALSE);
+      return scene;
+    }
+
+  guint g = r->input->n_grid, n = r->n_cells;
+  const SbPlaygroundInput *in = r->input;
+  if (f < FIELD3_SKEWNESS)
+    {
+      v = g_new (double, n);
+      for (guint i = 0; i < n; i++)
+        v[i] = p[(gsize) i * C + c];
+    }
+  else if (f < FIELD3_ERROR_LAPLACE)
+    {
+      v = column (summaries (self, SB_POSTERIOR_EXACT) + (gsize) c * n, n, COL_SKEW);
+      double m = 0;
+      for (guint i = 0; i < n; i++)
+        m = MAX (m, fabs (v[i]));
+      vmin = -(m > 0 ? m : 1);
+      vmax = -vmin;
+      map = SB_COLORMAP_COOLWARM;
+    }
+  else
+    {
+      v = probability_error (self, f == FIELD3_ERROR_LAPLACE ? SB_POSTERIOR_LAPLACE
+                                                             : SB_POSTERIOR_EP);
+      if (v)
+        {
+          vmax = 0;
+          for (guint i = 0; i < n; i++)
+            vmax = MAX (vmax, v[i]);
+          vmax = vmax > 0 ? vmax : 1;
+        }
+      else
+        sb_scene_set_subtitle (scene, "Tick the method under Compare with");
+    }
+  if (v)
+    {
+      sb_scene_take_layer (scene, sb_layer_new_heatmap ("field", name, g, g, v, in->lower[0],
+                                                        in->upper[0], in->lower[1], in->upper[1],
+                                                        map, vmin, vmax));
+      sb_scene_set_colorbar (scene, "field", name);
+    }
+  if (f < FIELD3_SKEWNESS)
+    for (int k = SB_N_POSTERIOR_METHODS - 1; k >= 0; k--)
+      {
+        const double *pk = class_probs (self, k);
+        const double half = 0.5;
+        char id[32], label[64];
+        if (pk == NULL)
+          continue;
+        g_autofree double *pc = g_new (double, n);
+        for (guint i = 0; i < n; i++)
+          pc[i] = pk[(gsize) i * C + c];
+        SbStyle st = sb_style_line (k == SB_POSTERIOR_EXACT ? SB_ROLE_FOREGROUND : method_role[k],
+                                    k == SB_POSTERIOR_EXACT ? 2.4 : 2.0, method_dash[k], 1.0);
+        g_snprintf (id, sizeof id, "contour/%s", sb_posterior_method_id (k));
+        g_snprintf (label, sizeof label, "%s P = 0.5", method_label[k]);
+        sb_scene_take_layer (scene, sb_layer_new_contours (id, label, &st, g, g, pc,
+                                                           in->lower[0], in->upper[0],
+                                                           in->lower[1], in->upper[1], 1,
+                                                           &half));
+      }
+  add_points (self, scene, "points", NAN, NAN, FALSE);
+  return scene;
+}
+
 static void
 rebuild_scenes (SbPlayground *self)
 {
@@ -942,6 +1321,12 @@ rebuild_scenes (SbPlayground *self)
       b = build_latent_1d (self);
       c = build_bald_1d (self);
       gtk_widget_set_visible (GTK_WIDGET (self->bald_chart), self->has_suggestion);
+    }
+  else if (self->n_classes == 3)
+    {
+      a = build_classes_2d (self);
+      b = build_second_classes_2d (self);
+      gtk_widget_set_visible (GTK_WIDGET (self->bald_chart), FALSE);
     }
   else
     {
@@ -957,7 +1342,7 @@ rebuild_scenes (SbPlayground *self)
 /* ---- Pointer editing ----------------------------------------------------------------------- */
 
 gboolean
-sb_playground_point_to_widget (SbPlayground *self, const double *x, gboolean positive,
+sb_playground_point_to_widget (SbPlayground *self, const double *x, guint label,
                                double *wx, double *wy)
 {
   SbFrame f;
@@ -966,7 +1351,7 @@ sb_playground_point_to_widget (SbPlayground *self, const double *x, gboolean pos
   if (!sb_chart_get_frame (self->prob_chart, &f))
     return FALSE;
   *wx = sb_frame_x_to_device (&f, x[0]);
-  *wy = sb_frame_y_to_device (&f, self->dim == 2 ? x[1] : positive ? 1.0 : 0.0);
+  *wy = sb_frame_y_to_device (&f, self->dim == 2 ? x[1] : label == 1 ? 1.0 : 0.0);
   return TRUE;
 }
 
@@ -995,7 +1380,7 @@ hit_point (SbPlayground *self, double wx, double wy)
     {
       const SbPlaygroundPoint *p = point_at (self, i);
       double px, py;
-      if (!sb_playground_point_to_widget (self, p->x, p->positive, &px, &py))
+      if (!sb_playground_point_to_widget (self, p->x, p->label, &px, &py))
         return -1;
       double d = (px - wx) * (px - wx) + (py - wy) * (py - wy);
       if (d <= best)
@@ -1015,7 +1400,7 @@ hit_suggestion (SbPlayground *self, double wx, double wy)
   double px, py;
 
   if (!self->has_suggestion
-      || !sb_playground_point_to_widget (self, self->suggestion, TRUE, &px, &py))
+      || !sb_playground_point_to_widget (self, self->suggestion, 1, &px, &py))
     return FALSE;
   if (self->dim == 1)
     return fabs (px - wx) <= HIT_RADIUS;
@@ -1054,14 +1439,17 @@ sb_playground_pointer_press (SbPlayground *self, guint button, GdkModifierType s
       rebuild_scenes (self);
       return;
     }
+  /* Shift+click: class 0; a click: class 1, or with three classes the
+   * class chosen to place. */
+  guint label = state & GDK_SHIFT_MASK ? 0 : self->n_classes == 2 ? 1 : self->place_class;
   if (hit_suggestion (self, wx, wy))
     {
       /* Label the suggested point exactly where BALD put it. */
       memcpy (x, self->suggestion, sizeof x);
-      add_point_internal (self, x, !(state & GDK_SHIFT_MASK), TRUE);
+      add_point_internal (self, x, label, TRUE);
       return;
     }
-  if (add_point_internal (self, x, !(state & GDK_SHIFT_MASK), FALSE))
+  if (add_point_internal (self, x, label, FALSE))
     self->drag_index = (int) self->points->len - 1;  /* press-and-drag places it */
   self->drag_pushed = TRUE;                           /* the add pushed the undo entry */
 }
@@ -1155,6 +1543,8 @@ reset_domain (SbPlayground *self, guint dim)
     }
   g_array_set_size (self->points, 0);
   g_ptr_array_set_size (self->undo, 0);
+  self->n_classes = 2;
+  self->place_class = 1;
   self->selected = -1;
   self->has_suggestion = self->want_bald = FALSE;
   g_clear_pointer (&self->result, sb_playground_result_free);
@@ -1219,6 +1609,21 @@ sb_playground_load_preset (SbPlayground *self, const char *preset_id)
       self->lengthscale = 3;
       self->variance = 20;
       self->fit = FALSE;
+    }
+  else if (g_str_equal (p->id, SB_PLAYGROUND_PRESET_THREE))
+    {
+      reset_domain (self, 2);
+      self->n_classes = 3;
+      for (guint i = 0; i < G_N_ELEMENTS (three_y); i++)
+        {
+          SbPlaygroundPoint pt = { { three_x[i][0], three_x[i][1] }, three_y[i] };
+          g_array_append_val (self->points, pt);
+        }
+      self->lengthscale = 2.5;
+      self->variance = 20;
+      self->fit = FALSE;
+      self->skew = FALSE;
+      self->laplace = self->ep = TRUE;
     }
   else
     {
@@ -1391,10 +1796,36 @@ scale_changed_cb (GtkRange *range, SbPlayground *self)
 static void
 field_changed_cb (SbPlayground *self)
 {
+  if (self->syncing)
+    return;
   /* BALD is computed on request: choosing its plot asks for it. */
   if (gtk_drop_down_get_selected (self->field_dropdown) == FIELD_BALD && !self->has_suggestion
-      && !self->want_bald && self->dim == 2)
+      && !self->want_bald && self->dim == 2 && self->n_classes == 2)
     sb_playground_suggest (self);
+  rebuild_scenes (self);
+}
+
+static void
+classes_change_state (GSimpleAction *a, GVariant *value, gpointer data)
+{
+  SbPlayground *self = data;
+
+  if (self->syncing)
+    return;
+  g_simple_action_set_state (a, value);
+  sb_playground_set_n_classes (self, g_str_equal (g_variant_get_string (value, NULL), "3") ? 3 : 2);
+}
+
+static void
+place_class_change_state (GSimpleAction *a, GVariant *value, gpointer data)
+{
+  SbPlayground *self = data;
+  const char *id = g_variant_get_string (value, NULL);
+
+  if (self->syncing || id[0] < '0' || id[0] > '2' || id[1] != 0)
+    return;
+  g_simple_action_set_state (a, value);
+  sb_playground_set_place_class (self, (guint) (id[0] - '0'));
   rebuild_scenes (self);
 }
 
@@ -1405,11 +1836,80 @@ static const GActionEntry win_actions[] = {
   { .name = "suggest", .activate = suggest_action },
   { .name = "load-preset", .activate = load_preset_action, .parameter_type = "s" },
   { .name = "mode", .state = "'1d'", .change_state = mode_change_state, .parameter_type = "s" },
+  { .name = "classes", .state = "'2'", .change_state = classes_change_state, .parameter_type = "s" },
+  { .name = "place-class", .state = "'1'", .change_state = place_class_change_state,
+    .parameter_type = "s" },
   { .name = "fit", .state = "false", .change_state = toggle_change_state },
   { .name = "skew", .state = "false", .change_state = toggle_change_state },
   { .name = "compare-laplace", .state = "true", .change_state = toggle_change_state },
   { .name = "compare-ep", .state = "true", .change_state = toggle_change_state },
 };
+
+/* The second plot's choices with three classes (ThreeClassField order). */
+static GListModel *
+three_class_fields (void)
+{
+  GtkStringList *list = gtk_string_list_new (NULL);
+
+  for (guint c = 0; c < SB_PLAYGROUND_MAX_CLASSES; c++)
+    {
+      g_autofree char *s = g_strdup_printf ("Probability of class %u", c);
+      gtk_string_list_append (list, s);
+    }
+  for (guint c = 0; c < SB_PLAYGROUND_MAX_CLASSES; c++)
+    {
+      g_autofree char *s = g_strdup_printf ("Latent skewness, class %u vs rest", c);
+      gtk_string_list_append (list, s);
+    }
+  gtk_string_list_append (list, "Laplace vs exact probabilities");
+  gtk_string_list_append (list, "EP vs exact probabilities");
+  return G_LIST_MODEL (list);
+}
+
+/* A swatch of class C's colour and marker, as the plots draw them. */
+static void
+draw_swatch (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  SbPlayground *self = g_object_get_data (G_OBJECT (area), "playground");
+  guint c = GPOINTER_TO_UINT (data);
+  const SbPalette *palette = sb_chart_get_palette (self->prob_chart);
+  SbStyle st = sb_style_marker (SB_ROLE_CLASS_0 + c, class_marker[c], 5.5, TRUE);
+  g_autoptr (SbLayer) l = sb_layer_new_markers ("swatch", NULL, &st, 1, &(double) { 0.5 },
+                                                &(double) { 0.5 });
+  SbFrame f = { .width = width, .height = height, .px = 0, .py = 0, .pw = width, .ph = height,
+                .x0 = 0, .x1 = 1, .y0 = 0, .y1 = 1 };
+
+  sb_layer_render (l, cr, &f, palette);
+}
+
+/* "Click places": one toggle button per class, bound to win.place-class. */
+static void
+add_place_buttons (SbPlayground *self)
+{
+  for (guint c = 0; c < SB_PLAYGROUND_MAX_CLASSES; c++)
+    {
+      char id[2] = { (char) ('0' + c), 0 };
+      g_autofree char *text = g_strdup_printf ("%u", c);
+      g_autofree char *tip = g_strdup_printf ("A click places class %u (key %u)", c, c);
+      GtkWidget *button = gtk_toggle_button_new ();
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+      GtkWidget *swatch = gtk_drawing_area_new ();
+      GtkWidget *label = gtk_label_new (text);
+
+      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (swatch), 14);
+      gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (swatch), 14);
+      g_object_set_data (G_OBJECT (swatch), "playground", self);
+      gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (swatch), draw_swatch,
+                                      GUINT_TO_POINTER (c), NULL);
+      gtk_box_append (GTK_BOX (box), swatch);
+      gtk_box_append (GTK_BOX (box), label);
+      gtk_button_set_child (GTK_BUTTON (button), box);
+      gtk_widget_set_tooltip_text (button, tip);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "win.place-class");
+      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", id);
+      gtk_box_append (self->place_buttons, button);
+    }
+}
 
 /* ---- GObject ---------------------------------------------------------------------------- */
 
@@ -1436,10 +1936,13 @@ sb_playground_finalize (GObject *object)
 
   g_clear_pointer (&self->points, g_array_unref);
   g_clear_pointer (&self->undo, g_ptr_array_unref);
+  g_clear_object (&self->fields2);
+  g_clear_object (&self->fields3);
   g_clear_pointer (&self->last_input, sb_playground_input_free);
   g_clear_pointer (&self->result, sb_playground_result_free);
   g_free (self->explanation);
   g_free (self->preset_title);
+  g_free (self->notice);
   G_OBJECT_CLASS (sb_playground_parent_class)->finalize (object);
 }
 
@@ -1472,6 +1975,9 @@ sb_playground_class_init (SbPlaygroundClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbPlayground, variance_scale);
   gtk_widget_class_bind_template_child (widget_class, SbPlayground, field_box);
   gtk_widget_class_bind_template_child (widget_class, SbPlayground, field_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, SbPlayground, classes_box);
+  gtk_widget_class_bind_template_child (widget_class, SbPlayground, place_box);
+  gtk_widget_class_bind_template_child (widget_class, SbPlayground, place_buttons);
   gtk_widget_class_bind_template_child (widget_class, SbPlayground, info_label);
   gtk_widget_class_bind_template_child (widget_class, SbPlayground, spinner);
   gtk_widget_class_bind_template_child (widget_class, SbPlayground, status_label);
@@ -1486,7 +1992,12 @@ sb_playground_init (SbPlayground *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
   self->points = g_array_new (FALSE, FALSE, sizeof (SbPlaygroundPoint));
-  self->undo = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  self->undo = g_ptr_array_new_with_free_func (undo_entry_free);
+  self->n_classes = 2;
+  self->place_class = 1;
+  self->fields2 = g_object_ref (gtk_drop_down_get_model (self->field_dropdown));
+  self->fields3 = three_class_fields ();
+  add_place_buttons (self);
   self->lengthscale = 1;
   self->variance = 1;
   self->laplace = self->ep = TRUE;
@@ -1527,6 +2038,15 @@ sb_playground_init (SbPlayground *self)
                                                                   GDK_CONTROL_MASK),
                                           gtk_named_action_new ("win.mode"));
       gtk_shortcut_set_arguments (sc, g_variant_new_string (d == 1 ? "1d" : "2d"));
+      gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), sc);
+    }
+  /* 0, 1, 2: the class a click places (three classes). */
+  for (guint c = 0; c < SB_PLAYGROUND_MAX_CLASSES; c++)
+    {
+      char id[2] = { (char) ('0' + c), 0 };
+      GtkShortcut *sc = gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_0 + c, 0),
+                                          gtk_named_action_new ("win.place-class"));
+      gtk_shortcut_set_arguments (sc, g_variant_new_string (id));
       gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts), sc);
     }
   gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);

@@ -8,9 +8,19 @@
  * HPD band in 1-D; a heatmap with the 0.5 contour in 2-D) and, on
  * request, BALD (001 eq. 43) with its most informative point.
  *
+ * In 2-D it also takes three classes: each method then fits one model
+ * per class against the rest (000 sec. 7.2), and the editing chart shows
+ * the exact most probable class in its colour (paler where it is less
+ * probable, white where all are equally likely) with every method's
+ * decision boundaries; the second chart a class's probability, the
+ * skewness of its one-vs-rest latent, or where Laplace and EP depart from
+ * the exact probabilities. BALD is offered for two classes only.
+ *
  * Editing (the probability chart; the plot's own drag-zoom is replaced by
  * these, Ctrl+scroll still zooms):
- *   click                 a class-1 point (or label the suggested point)
+ *   click                 a class-1 point (or label the suggested point);
+ *                         with three classes the class chosen to place
+ *                         (keys 0, 1, 2 or the "Click places" buttons)
  *   Shift+click           a class-0 point (or label the suggestion 0)
  *   drag a point          move it
  *   right-click a point   delete it; or click to select it and press Delete
@@ -18,7 +28,8 @@
  * Each edit submits an sb_playground_job (core/sb-playground-job.h) to the
  * window's worker; a newer edit supersedes the running job.
  *
- * Actions (win.): mode (state "1d" / "2d"), undo, clear, delete-selected,
+ * Actions (win.): mode (state "1d" / "2d"), classes (state "2" / "3"),
+ * place-class (state "0" / "1" / "2"), undo, clear, delete-selected,
  * suggest (BALD), fit (bool), skew (bool: the exact method's prior is a
  * SkewGP with s = 2, 000 Figure 7), compare-laplace / compare-ep (bool),
  * load-preset (string: a preset id).
@@ -43,6 +54,8 @@ G_DECLARE_FINAL_TYPE (SbPlayground, sb_playground, SB, PLAYGROUND, GtkApplicatio
  * lengthscale and variance maximise the Laplace approximation of the
  * evidence (see sb-playground.c for the numbers and how they were made). */
 #define SB_PLAYGROUND_PRESET_LAPLACE "laplace-overconfident"
+/* Three clusters of three classes in the plane. */
+#define SB_PLAYGROUND_PRESET_THREE "three-classes-2d"
 
 SbPlayground *sb_playground_new (GtkApplication *application);
 
@@ -55,14 +68,21 @@ const char *sb_playground_preset_title (const char *preset_id);
 /* The explanation shown in the side panel (the preset's, or the help). */
 const char *sb_playground_get_explanation (SbPlayground *self);
 
-/* 1 (a line) or 2 (a square); switching keeps no points. */
+/* 1 (a line) or 2 (a square); switching keeps no points and sets two
+ * classes. */
 void sb_playground_set_dim (SbPlayground *self, guint dim);
 guint sb_playground_get_dim (SbPlayground *self);
+/* 2, or 3 in 2-D. Going to two classes removes the points of class 2;
+ * the switch is an edit that Ctrl+Z undoes (points and classes). */
+void sb_playground_set_n_classes (SbPlayground *self, guint n_classes);
+guint sb_playground_get_n_classes (SbPlayground *self);
+/* With three classes: the class that a click places (Shift+click: 0). */
+void sb_playground_set_place_class (SbPlayground *self, guint label);
 
 /* The points on screen (borrowed; valid until the next edit). */
 const SbPlaygroundPoint *sb_playground_get_points (SbPlayground *self, guint *n);
 /* Edits, as the pointer makes them (each is undoable and submits a job). */
-gboolean sb_playground_add_point (SbPlayground *self, const double *x, gboolean positive);
+gboolean sb_playground_add_point (SbPlayground *self, const double *x, guint label);
 void sb_playground_move_point (SbPlayground *self, guint i, const double *x);
 void sb_playground_remove_point (SbPlayground *self, guint i);
 void sb_playground_clear (SbPlayground *self);
@@ -94,9 +114,10 @@ void sb_playground_pointer_press (SbPlayground *self, guint button,
                                   GdkModifierType state, double x, double y);
 void sb_playground_pointer_motion (SbPlayground *self, double x, double y);
 void sb_playground_pointer_release (SbPlayground *self, double x, double y);
-/* Where data point X (dim coordinates; a class-1 / class-0 label sits at
- * P = 1 / 0 in 1-D) is drawn in chart 0; FALSE before its first layout. */
+/* Where data point X (dim coordinates) of class LABEL is drawn in chart
+ * 0 (in 1-D class 1 sits at P = 1, class 0 at P = 0); FALSE before its
+ * first layout. */
 gboolean sb_playground_point_to_widget (SbPlayground *self, const double *x,
-                                        gboolean positive, double *wx, double *wy);
+                                        guint label, double *wx, double *wy);
 
 G_END_DECLS
