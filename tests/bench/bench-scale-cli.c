@@ -29,6 +29,7 @@
 #include "../scale-fixtures.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
@@ -41,9 +42,37 @@ typedef struct {
   double cpu, wall, rss_mb;
   int status;
   char *out;
+  char *points;  /* the test points it passed, one a line */
 } Run;
 
+static char *read_points (void);
+
 static const char *skewgp;
+/* The file the children's test points go to (SB_PROGRESS_FD=3). */
+static int points_fd = -1;
+
+static void
+points_to_fd3 (gpointer data)
+{
+  /* dup2 of a descriptor onto itself would keep its close-on-exec */
+  if (points_fd == 3)
+    fcntl (3, F_SETFD, 0);
+  else
+    dup2 (points_fd, 3);
+}
+
+static char *
+read_points (void)
+{
+  GString *s = g_string_new (NULL);
+  char buf[4096];
+  ssize_t k;
+
+  lseek (points_fd, 0, SEEK_SET);
+  while ((k = read (points_fd, buf, sizeof buf)) > 0)
+    g_string_append_len (s, buf, k);
+  return g_string_free (s, FALSE);
+}
 
 /* Runs `skewgp ARGS...` with INPUT (may be NULL) on stdin. */
 static Run G_GNUC_NULL_TERMINATED
@@ -60,6 +89,7 @@ run (const char *input, const char *first, ...)
   GPid pid;
   Run r = { 0 };
   va_list ap;
+  g_auto (GStrv) envp = g_environ_setenv (g_get_environ (), "SB_PROGRESS_FD", "3", TRUE);
 
   g_ptr_array_add (argv, (gpointer) skewgp);
   va_start (ap, first);
@@ -68,9 +98,11 @@ run (const char *input, const char *first, ...)
   va_end (ap);
   g_ptr_array_add (argv, NULL);
   start = g_get_monotonic_time ();
-  if (!g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL,
-                                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                                 NULL, &pid, &in_fd, &out_fd, NULL, &error))
+  if (ftruncate (points_fd, 0) != 0 || lseek (points_fd, 0, SEEK_SET) != 0)
+    g_error ("the points file: %s", g_strerror (errno));
+  if (!g_spawn_async_with_pipes (NULL, (char **) argv->pdata, envp,
+                                 G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+                                 points_to_fd3, NULL, &pid, &in_fd, &out_fd, NULL, &error))
     g_error ("%s", error->message);
   if (input != NULL && write (in_fd, input, strlen (input)) < 0)
     g_error ("writing to skewgp: %s", g_strerror (errno));
@@ -86,6 +118,7 @@ run (const char *input, const char *first, ...)
   r.rss_mb = ru.ru_maxrss / 1024.0;
   r.status = WIFEXITED (status) ? WEXITSTATUS (status) : -1;
   r.out = g_string_free (out, FALSE);
+  r.points = read_points ();
   return r;
 }
 
@@ -123,6 +156,7 @@ typedef struct {
   double rss_mb;
   char *model;
   guint refused;
+  guint fits;    /* questions that ran a fit or a refresh (none should) */
 } Series;
 
 static void
@@ -133,6 +167,7 @@ series_init (Series *s)
   s->rss_mb = 0;
   s->model = g_strdup ("");
   s->refused = 0;
+  s->fits = 0;
 }
 
 static void
@@ -187,7 +222,19 @@ ask_series (const char *target, char **participants, guint k, Series *s)
       g_array_append_val (s->cpu, a.cpu);
       g_array_append_val (s->wall, a.wall);
       s->rss_mb = MAX (s->rss_mb, a.rss_mb);
+      if (strstr (a.points, "fit-") || strstr (a.points, "population-refresh"))
+        s->fits++;
+      {
+        const char *q = strstr (a.points, "question-proposed: ");
+        if (q != NULL)
+          {
+            g_free (s->model);
+            s->model = g_strndup (q + strlen ("question-proposed: "),
+                                  strcspn (q + strlen ("question-proposed: "), "\n"));
+          }
+      }
       g_free (a.out);
+      g_free (a.points);
       answer = g_strdup_printf ("{\"question\": %s, \"answer\": {\"chosen\": 0}}", id);
       t = code ? run (answer, "tell", target, "--participant", code, "-", NULL)
                : run (answer, "tell", target, "-", NULL);
@@ -195,26 +242,6 @@ ask_series (const char *target, char **participants, guint k, Series *s)
         g_error ("tell failed on %s", target);
       g_free (t.out);
     }
-}
-
-/* The name of the model in `status TARGET` (under PARENT, may be NULL). */
-static char *
-model_name (const char *target, const char *parent)
-{
-  g_autoptr (JsonParser) p = json_parser_new ();
-  Run st = run (NULL, "status", target, NULL);
-  char *name = NULL;
-
-  if (st.status == 0 && json_parser_load_from_data (p, st.out, -1, NULL))
-    {
-      JsonObject *o = json_node_get_object (json_parser_get_root (p));
-      if (parent != NULL)
-        o = json_object_get_object_member (o, parent);
-      name = g_strdup (json_object_get_string_member (json_object_get_object_member (o, "model"),
-                                                      "name"));
-    }
-  g_free (st.out);
-  return name ? name : g_strdup ("(status failed)");
 }
 
 static void
@@ -226,9 +253,10 @@ print_row (const char *what, const Series *s, const char *refit, const char *ext
               refit, extra);
       return;
     }
-  printf ("| %s | %.3f | %.3f | %.2f | %.2f | %.0f | %s | %s | %s |\n", what,
-          quantile (s->cpu, 0.5), quantile (s->cpu, 0.95), quantile (s->wall, 0.5),
-          quantile (s->wall, 0.95), s->rss_mb, s->model, refit, extra);
+  printf ("| %s | %.3f | %.3f | %.2f | %.2f | %.0f | %s | %s | %u of %u questions ran a fit%s%s |\n",
+          what, quantile (s->cpu, 0.5), quantile (s->cpu, 0.95), quantile (s->wall, 0.5),
+          quantile (s->wall, 0.95), s->rss_mb, s->model, refit, s->fits, s->cpu->len,
+          *extra ? "; " : "", extra);
   fflush (stdout);
 }
 
@@ -277,8 +305,6 @@ bench_session (const char *dir, guint n, guint k)
       scale_session_write (bare, first, 100 + n);
       series_init (&s);
       ask_series (bare, NULL, k, &s);
-      g_free (s.model);
-      s.model = model_name (bare, NULL);
       what = g_strdup_printf ("session, %u answers, no fit ever stored", n);
       print_row (what, &s, "", "");
       series_clear (&s);
@@ -293,8 +319,6 @@ bench_session (const char *dir, guint n, guint k)
 
   series_init (&s);
   ask_series (path, NULL, k, &s);
-  g_free (s.model);
-  s.model = model_name (path, NULL);
   what = g_strdup_printf ("session, %u answers, fit stored (%u answers)", n, first);
   print_row (what, &s, refit_text, "");
   series_clear (&s);
@@ -303,8 +327,6 @@ bench_session (const char *dir, guint n, guint k)
   add_answers (path, due, 7 + n);
   series_init (&s);
   ask_series (path, NULL, k, &s);
-  g_free (s.model);
-  s.model = model_name (path, NULL);
   what = g_strdup_printf ("session, %u answers, fit due (%u answers since it)", n,
                           n - first - k);
   print_row (what, &s, "", "refit due");
@@ -344,8 +366,6 @@ bench_study (const char *dir, guint people, guint answers, guint k)
   after_text = g_strdup_printf ("%s; after %u answers: status %.2f cpu (%.1f wall, "
                                 "refreshes)", status_text, s.cpu->len, r.cpu, r.wall);
   g_free (r.out);
-  g_free (s.model);
-  s.model = model_name (path, "population");
   what = g_strdup_printf ("hierarchical study, %u x %u", people, answers);
   print_row (what, &s, refit_text, after_text);
   series_clear (&s);
@@ -394,6 +414,13 @@ main (int argc, char **argv)
         k = (guint) atoi (argv[i + 1]);
     }
   g_mkdir_with_parents (argv[2], 0755);
+  {
+    g_autofree char *points = NULL;
+    points_fd = g_file_open_tmp ("bench-scale-points-XXXXXX", &points, NULL);
+    if (points_fd < 0)
+      g_error ("no temporary file for the test points");
+    g_unlink (points);
+  }
   printf ("| what | ask cpu median s | ask cpu p95 s | ask wall median s | ask wall p95 s "
           "| ask peak MB | model | refit | notes |\n");
   printf ("|---|---|---|---|---|---|---|---|---|\n");
