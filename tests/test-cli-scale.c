@@ -198,7 +198,7 @@ test_long_session (void)
   }
   r = cli_run_args (NULL, "ask", path, NULL);
   g_assert_cmpint (r.status, ==, 2);
-  g_assert_nonnull (strstr (r.err, "removed, restored or changed"));
+  g_assert_nonnull (strstr (r.err, "undone or removed"));
   g_assert_nonnull (strstr (r.err, "skewgp refit"));
   cli_result_clear (&r);
 
