@@ -724,6 +724,7 @@ skewgp_resolve_target (const char *command, const char *target, const char *part
 {
   g_autoptr (SbStudy) study = NULL;
   const SbParticipant *p;
+  GError *err = NULL;
 
   *rate = 0;
   if (participant == NULL)
@@ -741,7 +742,9 @@ skewgp_resolve_target (const char *command, const char *target, const char *part
   if (p == NULL)
     return skewgp_input_error (error, "the study %s has no participant '%s' (add one with "
                                "skewgp study add)", target, participant);
-  *path = sb_study_participant_path (study, p->code);
+  *path = sb_study_participant_file (study, p->code, &err);
+  if (*path == NULL)
+    return skewgp_forward_error (err, error);
   *rate = sb_study_get_repeat_rate (study);
   if (study_out)
     *study_out = g_steal_pointer (&study);

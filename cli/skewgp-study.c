@@ -10,6 +10,7 @@
 #include "skewgp-experiment.h"
 
 #include "sb-session-history.h"
+#include "sb-stimulus.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -119,6 +120,9 @@ study_new (const StudyArgs *args, GError **error)
 
   if (doc == NULL || (exp = skewgp_parse_experiment (json_node_get_object (doc), base_dir, error)) == NULL)
     return FALSE;
+  /* the participants' sessions live in the study's folder, not beside
+   * the experiment's renderer */
+  sb_stimulus_resolve_command (exp, base_dir);
   if (args->repeat_rate && !skewgp_option_double ("--repeat-rate", args->repeat_rate, &rate,
                                                   error))
     return FALSE;

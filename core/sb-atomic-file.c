@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-atomic-file.h"
+#include "sb-test-points.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -178,12 +179,14 @@ sb_atomic_file_write (const char *path, const char *data, gsize length, GError *
       g_unlink (temp);
       return io_failed (error, saved, path);
     }
+  sb_test_point ("written");
   if (close (fd) != 0 || g_rename (temp, target) != 0)
     {
       saved = errno;
       g_unlink (temp);
       return io_failed (error, saved, path);
     }
+  sb_test_point ("renamed");
   sync_directory (dir);
   return TRUE;
 }

@@ -506,7 +506,10 @@ follow_file (SbCampaign *self, GFile *file, const char *reason)
   self->read_only_reason = g_strdup (reason);
   self->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
   if (self->monitor)
-    g_signal_connect (self->monitor, "changed", G_CALLBACK (on_file_changed), self);
+    {
+      g_signal_connect (self->monitor, "changed", G_CALLBACK (on_file_changed), self);
+      g_debug ("following %s", g_file_peek_path (file));
+    }
   else
     g_debug ("cannot follow %s: %s", g_file_peek_path (file), error->message);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_READ_ONLY]);

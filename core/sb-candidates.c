@@ -4,10 +4,12 @@
 #include "sb-candidates.h"
 
 #include "sb-csv.h"
+#include "sb-file-read.h"
 #include "sb-stimulus.h"
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 /* PATH as it is (absolute) or inside DIR. */
 static char *
@@ -92,6 +94,19 @@ check_ranges (const SbExperiment *exp, const SbCsvTable *t, const char *path, co
               lower[p] -= 1;
               upper[p] += 1;
             }
+          if (!isfinite (upper[p] - lower[p]))
+            {
+              /* the range's width overflows: the model scales by it */
+              gsize worst = 0;
+              for (gsize i = 1; i < t->rows; i++)
+                if (fabs (values[i * dim + p]) > fabs (values[worst * dim + p]))
+                  worst = i;
+              return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": cell %" G_GSIZE_FORMAT
+                              " %g of the parameter '%s' is too large: its column's range "
+                              "[%g, %g] is wider than a double holds", path, t->line[worst],
+                              cols[p] + 1, values[worst * dim + p], par->name, lower[p],
+                              upper[p]);
+            }
           continue;
         }
       lower[p] = par->lower;
@@ -111,34 +126,67 @@ check_ranges (const SbExperiment *exp, const SbCsvTable *t, const char *path, co
 
 /* No two rows are the same setting (the engine's rule, sg_bo_candidate_index). */
 static gboolean
-check_distinct (const SbCsvTable *t, const char *path, guint dim, const double *values,
-                const double *lower, const double *upper, GError **error)
+check_distinct (const SbCsvTable *t, const char *path, guint dim, const gsize *cols,
+                const double *values, const double *lower, const double *upper,
+                GError **error)
 {
   for (gsize i = 1; i < t->rows; i++)
     {
       size_t first;
-      if (sg_bo_candidate_index (values, i, dim, lower, upper, values + i * dim, &first) == SG_OK)
-        return sb_invalid (error, "%s lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
-                           ": two stimuli with the same parameter values (the model could not "
-                           "tell them apart)", path, t->line[first], t->line[i]);
+      if (sg_bo_candidate_index (values, i, dim, lower, upper, values + i * dim, &first) != SG_OK)
+        continue;
+      for (guint p = 0; p < dim; p++)
+        if (values[first * dim + p] != values[i * dim + p])
+          {
+            /* different values that the parameter's range makes one: an
+             * extreme cell (1e308) stretched it */
+            gsize worst = 0;
+            for (gsize k = 1; k < t->rows; k++)
+              if (fabs (values[k * dim + p]) > fabs (values[worst * dim + p]))
+                worst = k;
+            return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the value %g of column %"
+                            G_GSIZE_FORMAT " stretches its parameter's range to [%g, %g], "
+                            "in which lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
+                            " (%g and %g) can no longer be told apart", path, t->line[worst],
+                            values[worst * dim + p], cols[p] + 1, lower[p], upper[p],
+                            t->line[first], t->line[i], values[first * dim + p],
+                            values[i * dim + p]);
+          }
+      return sb_invalid (error, "%s lines %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT
+                      ": two stimuli with the same parameter values (the model could not "
+                      "tell them apart)", path, t->line[first], t->line[i]);
     }
   return TRUE;
 }
 
-/* Every row names a stimulus file that exists, inside DIR. */
+/* Every row names a stimulus file inside DIR: a relative name without
+ * "..", not a link out of DIR, a regular file (not a fifo or a device,
+ * which would hang or never end when shown) of at most
+ * SB_CANDIDATE_FILE_MAX_BYTES. */
 static gboolean
 check_files (const SbCsvTable *t, const char *path, gsize fcol, const char *dir, GError **error)
 {
   for (gsize i = 0; i < t->rows; i++)
     {
       const char *name = t->cells[i * t->cols + fcol];
-      if (*name == '\0')
-        return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file name is empty",
-                           path, t->line[i]);
-      g_autofree char *file = resolve (dir, name);
-      if (!g_file_test (file, G_FILE_TEST_IS_REGULAR))
-        return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does not "
-                           "exist", path, t->line[i], file);
+      g_autoptr (GError) why = NULL;
+      g_autofree char *file = sb_file_resolve_inside (dir, name, &why);
+      int fd;
+
+      if (file == NULL)
+        return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": %s", path, t->line[i],
+                        why->message);
+      fd = sb_file_open_bounded (file, SB_CANDIDATE_FILE_MAX_BYTES, SB_FILE_READ_DEFAULT,
+                                 "the stimulus file", &why);
+      if (fd < 0)
+        {
+          if (g_error_matches (why, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+            return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": the stimulus file '%s' does "
+                            "not exist", path, t->line[i], file);
+          return sb_invalid (error, "%s line %" G_GSIZE_FORMAT ": %s", path, t->line[i],
+                          why->message);
+        }
+      close (fd);
     }
   return TRUE;
 }
@@ -171,7 +219,7 @@ sb_experiment_load_candidates (SbExperiment *exp, const char *csv, const char *f
   gboolean ok = find_columns (exp, &t, path, c->file_column, cols, &fcol, error)
                 && read_values (exp, &t, path, cols, values, error)
                 && check_ranges (exp, &t, path, cols, values, derive, lower, upper, error)
-                && check_distinct (&t, path, c->dim, values, lower, upper, error)
+                && check_distinct (&t, path, c->dim, cols, values, lower, upper, error)
                 && check_files (&t, path, fcol, dir, error);
   if (ok && t.rows < MAX (exp->n_options, 2))
     ok = sb_invalid (error, "%s: %" G_GSIZE_FORMAT " stimuli, fewer than the %u options of one "

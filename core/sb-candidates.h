@@ -17,7 +17,11 @@
  * header, a missing file column or parameter column, a cell that is not
  * a number (line and column), a value outside its parameter's range, two
  * rows with the same values (line numbers), a stimulus file that does
- * not exist, fewer rows than one question shows.
+ * not exist, fewer rows than one question shows. A stimulus file name
+ * must stay inside FOLDER (relative, no "..", not a symlink leading out)
+ * and name a regular file of at most SB_CANDIDATE_FILE_MAX_BYTES: a
+ * candidate set received from someone else cannot hand a client any
+ * other file, nor a fifo or a device.
  */
 #pragma once
 
@@ -25,6 +29,8 @@
 
 G_BEGIN_DECLS
 
+/* 256 MiB: a long uncompressed sound or a large image, not a disk image. */
+#define SB_CANDIDATE_FILE_MAX_BYTES ((goffset) 256 * 1024 * 1024)
 
 /* Reads the candidate set CSV (FILE_COLUMN NULL: "file"; FOLDER NULL or
  * "": the CSV's folder), relative to BASE_DIR, for EXP's parameters and

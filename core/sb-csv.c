@@ -3,6 +3,7 @@
 
 #include "sb-csv.h"
 
+#include "sb-file-read.h"
 #include "sb-json-read.h"
 
 #include <string.h>
@@ -60,6 +61,14 @@ normalise_line_ends (char *text)
   *w = '\0';
 }
 
+/* TEXT after a UTF-8 byte-order mark, which spreadsheets ("CSV UTF-8")
+ * put before the first column's name. */
+static const char *
+skip_bom (const char *text)
+{
+  return g_str_has_prefix (text, "\xEF\xBB\xBF") ? text + 3 : text;
+}
+
 static gboolean
 is_blank (const char *line)
 {
@@ -93,17 +102,11 @@ sb_csv_read_table (const char *path, SbCsvTable *t, GError **error)
   memset (t, 0, sizeof *t);
   g_autofree char *text = NULL;
   gsize text_length = 0;
-  if (!g_file_get_contents (path, &text, &text_length, error))
+  if (!sb_file_read_bounded (path, SB_CSV_MAX_BYTES, SB_FILE_READ_DEFAULT, "the CSV file",
+                             &text, &text_length, error))
     return FALSE;
-  if (text_length > SB_CSV_MAX_BYTES)
-    {
-      g_set_error (error, SB_CSV_ERROR, SB_CSV_ERROR_INVALID,
-                   "%s: %" G_GSIZE_FORMAT " bytes, more than the limit of %d MiB", path,
-                   text_length, SB_CSV_MAX_BYTES >> 20);
-      return FALSE;
-    }
   normalise_line_ends (text);
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) lines = g_strsplit (skip_bom (text), "\n", -1);
   GPtrArray *cells = g_ptr_array_new ();
   GArray *line_of = g_array_new (FALSE, FALSE, sizeof (gsize));
   gsize cols = 0, first_line = 0;

@@ -2,14 +2,16 @@
  * tables) and candidate sets (sb-candidates.h: feature values plus a
  * column of file names).
  *
- * Accepted: comma-separated cells, optional surrounding double quotes, LF,
+ * Accepted: an optional UTF-8 byte-order mark, comma-separated cells, optional surrounding double quotes, LF,
  * CRLF or CR line ends, blank lines (skipped), and an optional header as
  * the first non-blank line: a line none of whose cells is a number. Every
  * other line must have the same number of cells. Cells are kept as text
  * (trimmed, quotes removed); sb_csv_cell_number reads one as a number as JSON
  * writes one (001, .5, 0x1A, inf, nan are refused, naming line and
- * column). Files above SB_CSV_MAX_BYTES are refused.
- * Errors: G_FILE_ERROR when the file cannot be read, SB_CSV_ERROR_INVALID
+ * column). Only regular files are read (a fifo or a device is refused
+ * before it is opened for reading) and files above SB_CSV_MAX_BYTES are
+ * refused from their size, before they are read (sb-file-read.h).
+ * Errors: G_IO_ERROR when the file cannot be read, SB_CSV_ERROR_INVALID
  * otherwise, naming the file and the line, e.g. "train.csv line 7: 3
  * cells, expected 4 (as on line 2)".
  */

@@ -29,6 +29,14 @@ typedef struct _SbFileLock SbFileLock;
  * 14:03:11)"). Other I/O errors (unwritable directory) keep their codes. */
 SbFileLock *sb_file_lock_acquire (const char *path, const char *program, GError **error);
 
+/* As sb_file_lock_acquire(), but a lock held by another writer is waited
+ * for, up to TIMEOUT_MS (retried every 10-40 ms): for short writes that
+ * queue instead of failing, such as two experimenters adding participants
+ * to one study at once. G_IO_ERROR_BUSY, naming the holder, once the time
+ * is up. */
+SbFileLock *sb_file_lock_acquire_wait (const char *path, const char *program, guint timeout_ms,
+                                       GError **error);
+
 /* Releases the lock and removes the lock file. NULL is allowed. */
 void sb_file_lock_release (SbFileLock *lock);
 

@@ -6,10 +6,12 @@
 #include "sb-stimulus.h"
 
 #include <errno.h>
+#include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 G_DEFINE_QUARK (sb-stimulus-error-quark, sb_stimulus_error)
@@ -17,6 +19,9 @@ G_DEFINE_QUARK (sb-stimulus-error-quark, sb_stimulus_error)
 /* The most of a failing command's stderr a message quotes. */
 #define STDERR_TAIL_LINES 4
 #define STDERR_TAIL_CHARS 400
+/* How long stderr is still read after the command exited and its process
+ * group was killed (a child outside the group may hold the pipe). */
+#define STDERR_DRAIN_MS 1000
 
 typedef struct _RenderJob RenderJob;
 
@@ -42,10 +47,21 @@ struct _RenderJob
   char *program;                 /* argv[0], for messages */
   char *final_path;
   char *part_path;
-  GSubprocess *process;
+  GPid pid;                      /* the command; its process group's id too */
+  GInputStream *err_stream;      /* its stderr */
+  int wait_status;               /* as waitpid gave it, once exited */
+  guint watch_id;
   GCancellable *cancellable;     /* stops reading its stderr */
   guint timeout_id;
+  guint drain_id;                /* the bound on reading stderr after the exit */
   gboolean timed_out;
+  gboolean exited;               /* the command's own process has exited */
+  gboolean stderr_closed;        /* its stderr reached the end (or failed) */
+  gboolean done;                 /* answered: only the leftovers go */
+  int pending;                   /* async calls that still hold the job */
+  GByteArray *err_text;          /* the last SB_RENDERER_STDERR_KEEP bytes of stderr */
+  guint64 err_bytes;             /* all the bytes it wrote there */
+  guint8 err_chunk[8192];
   GPtrArray *waiters;            /* GTask */
 };
 
@@ -53,29 +69,26 @@ static void
 render_job_free (RenderJob *job)
 {
   g_clear_handle_id (&job->timeout_id, g_source_remove);
+  g_clear_handle_id (&job->drain_id, g_source_remove);
+  g_byte_array_unref (job->err_text);
   g_free (job->key);
   g_free (job->program);
   g_free (job->final_path);
   g_free (job->part_path);
-  g_clear_object (&job->process);
+  g_clear_object (&job->err_stream);
   g_clear_object (&job->cancellable);
   g_ptr_array_unref (job->waiters);
   g_free (job);
 }
 
-/* Kills the command and everything it started (its process group). */
+/* Kills everything in the command's process group: the command and what
+ * it started, also after the command itself has exited (the group is
+ * known from the start, not from the process). */
 static void
 render_job_kill (RenderJob *job)
 {
-  const char *id = job->process ? g_subprocess_get_identifier (job->process) : NULL;
-
-  if (id != NULL)
-    {
-      pid_t pid = (pid_t) g_ascii_strtoll (id, NULL, 10);
-      if (pid > 0)
-        kill (-pid, SIGKILL);
-      g_subprocess_force_exit (job->process);
-    }
+  if (job->pid > 0)
+    kill (-job->pid, SIGKILL);
 }
 
 /* Answers every waiting request: FILE, or ERROR. */
@@ -101,65 +114,71 @@ render_job_finish (RenderJob *job, GFile *file, const GError *error)
     }
 }
 
-/* The last lines of a command's stderr, for a message. */
+/* The last lines of a command's stderr, for a message: text (invalid
+ * UTF-8 replaced), the number of bytes not kept said first. */
 static char *
-stderr_tail (const char *text)
+stderr_tail (const RenderJob *job)
 {
+  g_autofree char *text = g_utf8_make_valid ((const char *) job->err_text->data,
+                                             (gssize) job->err_text->len);
   g_auto (GStrv) lines = NULL;
   g_autoptr (GString) out = g_string_new (NULL);
   guint n, first;
 
-  if (text == NULL)
-    return g_strdup ("");
-  lines = g_strsplit (g_strstrip ((char *) text), "\n", -1);
+  lines = g_strsplit (g_strstrip (text), "\n", -1);
   n = g_strv_length (lines);
   first = n > STDERR_TAIL_LINES ? n - STDERR_TAIL_LINES : 0;
   for (guint i = first; i < n; i++)
     g_string_append_printf (out, "%s%s", out->len ? " / " : "", g_strstrip (lines[i]));
   if (out->len > STDERR_TAIL_CHARS)
     {
-      g_string_erase (out, 0, out->len - STDERR_TAIL_CHARS);
+      const char *cut = g_utf8_find_next_char (out->str + out->len - STDERR_TAIL_CHARS, NULL);
+      g_string_erase (out, 0, cut ? cut - out->str : 0);
       g_string_prepend (out, "…");
+    }
+  if (job->err_bytes > job->err_text->len && out->len > 0)
+    {
+      g_autofree char *size = g_format_size (job->err_bytes);
+      g_string_prepend (out, "… ");
+      g_string_append_printf (out, " (%s written to stderr in all)", size);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* The outcome once the command has exited and stderr is read: the exit
+ * status and the output file decide, stderr only explains. */
 static void
-communicate_done (GObject *source, GAsyncResult *result, gpointer user_data)
+render_job_judge (RenderJob *job)
 {
-  RenderJob *job = user_data;
-  GSubprocess *process = G_SUBPROCESS (source);
-  g_autofree char *err_text = NULL;
-  g_autoptr (GError) io_error = NULL;
+  int status = job->wait_status;
   g_autoptr (GError) error = NULL;
   GStatBuf st;
 
-  g_subprocess_communicate_utf8_finish (process, result, NULL, &err_text, &io_error);
-  if (job->timed_out || job->renderer == NULL)
+  if (WIFSIGNALED (status))
     {
-      /* Answered already (timeout, cancel_all); only the leftovers go. */
-      g_unlink (job->part_path);
-      render_job_free (job);
-      return;
+      g_autofree char *tail = stderr_tail (job);
+      g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
+                   "the renderer '%s' was killed by signal %d%s%s", job->program,
+                   WTERMSIG (status), *tail ? ": " : "", tail);
     }
-  if (io_error != NULL)
-    g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
-                 "the renderer '%s' could not be followed: %s", job->program, io_error->message);
-  else if (g_subprocess_get_if_signaled (process))
-    g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
-                 "the renderer '%s' was killed by signal %d", job->program,
-                 g_subprocess_get_term_sig (process));
-  else if (g_subprocess_get_exit_status (process) != 0)
+  else if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
     {
-      g_autofree char *tail = stderr_tail (err_text);
+      g_autofree char *tail = stderr_tail (job);
       g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED,
                    "the renderer '%s' failed (exit status %d)%s%s", job->program,
-                   g_subprocess_get_exit_status (process), *tail ? ": " : "", tail);
+                   WIFEXITED (status) ? WEXITSTATUS (status) : -1, *tail ? ": " : "", tail);
     }
-  else if (g_stat (job->part_path, &st) != 0 || st.st_size == 0)
+  else if (g_lstat (job->part_path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size == 0)
     g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_NO_OUTPUT,
                  "the renderer '%s' exited normally but wrote nothing to {output}",
                  job->program);
+  else if (st.st_size > SB_RENDERER_OUTPUT_MAX_BYTES)
+    {
+      g_autofree char *size = g_format_size (st.st_size);
+      g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_NO_OUTPUT,
+                   "the renderer '%s' wrote %s, more than a stimulus may have (%d MiB)",
+                   job->program, size, (int) (SB_RENDERER_OUTPUT_MAX_BYTES >> 20));
+    }
   else if (g_rename (job->part_path, job->final_path) != 0)
     g_set_error (&error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_NO_OUTPUT,
                  "the renderer's output could not be kept in '%s': %s", job->final_path,
@@ -175,7 +194,89 @@ communicate_done (GObject *source, GAsyncResult *result, gpointer user_data)
       g_autoptr (GFile) file = g_file_new_for_path (job->final_path);
       render_job_finish (job, file, NULL);
     }
-  render_job_free (job);
+}
+
+/* One of the job's async calls returned: the job is judged once the
+ * command has exited and stderr is closed (or its drain time is over),
+ * and freed when nothing holds it any more. */
+static void
+render_job_step (RenderJob *job)
+{
+  if (!job->done && job->exited && (job->stderr_closed || job->drain_id == 0))
+    {
+      job->done = TRUE;
+      g_cancellable_cancel (job->cancellable);
+      if (job->timed_out || job->renderer == NULL)
+        g_unlink (job->part_path);   /* answered already (timeout, cancel_all) */
+      else
+        render_job_judge (job);
+    }
+  if (job->done && job->pending == 0)
+    render_job_free (job);
+}
+
+static gboolean
+drain_over_cb (gpointer user_data)
+{
+  RenderJob *job = user_data;
+
+  job->drain_id = 0;
+  render_job_step (job);
+  return G_SOURCE_REMOVE;
+}
+
+static void read_stderr (RenderJob *job);
+
+static void
+stderr_read_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  RenderJob *job = user_data;
+  gssize got = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+
+  job->pending--;
+  if (got > 0 && !job->done)
+    {
+      job->err_bytes += (guint64) got;
+      g_byte_array_append (job->err_text, job->err_chunk, (guint) got);
+      /* keep the last SB_RENDERER_STDERR_KEEP bytes, trimming in halves */
+      if (job->err_text->len > 2 * SB_RENDERER_STDERR_KEEP)
+        g_byte_array_remove_range (job->err_text, 0,
+                                   job->err_text->len - SB_RENDERER_STDERR_KEEP);
+      read_stderr (job);
+      return;
+    }
+  job->stderr_closed = TRUE;
+  if (job->exited)
+    g_clear_handle_id (&job->drain_id, g_source_remove);
+  render_job_step (job);
+}
+
+static void
+read_stderr (RenderJob *job)
+{
+  job->pending++;
+  g_input_stream_read_async (job->err_stream, job->err_chunk,
+                             sizeof job->err_chunk, G_PRIORITY_DEFAULT, job->cancellable,
+                             stderr_read_done, job);
+}
+
+/* The command itself exited: what it left running in its group is killed
+ * (a stimulus is made when the command exits), and stderr is read to its
+ * end for at most STDERR_DRAIN_MS. */
+static void
+child_exited (GPid pid, int status, gpointer user_data)
+{
+  RenderJob *job = user_data;
+
+  g_spawn_close_pid (pid);
+  job->watch_id = 0;
+  job->pending--;
+  job->exited = TRUE;
+  job->wait_status = status;
+  kill (-job->pid, SIGKILL);
+  if (!job->stderr_closed && !job->done)
+    job->drain_id = g_timeout_add (STDERR_DRAIN_MS, drain_over_cb, job);
+  render_job_step (job);
 }
 
 static gboolean
@@ -249,7 +350,7 @@ start_job (SbStimulusRenderer *self, const char *key, const double *x, GError **
   const char *ext = self->experiment->stimulus.extension;
   g_autofree char *base = g_strdup_printf ("%s.%s", key, ext);
   g_autofree char *part = g_strdup_printf ("%s.part-%d.%s", key, (int) getpid (), ext);
-  g_autoptr (GSubprocessLauncher) launcher = NULL;
+  int err_fd = -1;
   g_auto (GStrv) argv = NULL;
   RenderJob *job;
   GError *local = NULL;
@@ -267,6 +368,7 @@ start_job (SbStimulusRenderer *self, const char *key, const double *x, GError **
   job->final_path = g_build_filename (self->cache_dir, base, NULL);
   job->part_path = g_build_filename (self->cache_dir, part, NULL);
   job->waiters = g_ptr_array_new_with_free_func (g_object_unref);
+  job->err_text = g_byte_array_new ();
   job->cancellable = g_cancellable_new ();
   argv = fill_in (self, x, job->part_path, error);
   if (argv == NULL)
@@ -274,13 +376,14 @@ start_job (SbStimulusRenderer *self, const char *key, const double *x, GError **
       render_job_free (job);
       return NULL;
     }
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT
-                                        | G_SUBPROCESS_FLAGS_STDOUT_SILENCE
-                                        | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_set_cwd (launcher, self->work_dir);
-  g_subprocess_launcher_set_child_setup (launcher, child_setup, NULL, NULL);
-  job->process = g_subprocess_launcher_spawnv (launcher, (const char *const *) argv, &local);
-  if (job->process == NULL)
+  /* g_spawn rather than GSubprocess: the process id must be known even
+   * when the command exits at once (GSubprocess forgets it once reaped),
+   * since it names the group that is killed afterwards. */
+  if (!g_spawn_async_with_pipes (self->work_dir, argv, NULL,
+                                 G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD
+                                 | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_CHILD_INHERITS_STDIN
+                                 | G_SPAWN_CLOEXEC_PIPES,
+                                 child_setup, NULL, &job->pid, NULL, NULL, &err_fd, &local))
     {
       g_set_error (error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_START,
                    "the renderer '%s' could not be started: %s", job->program, local->message);
@@ -288,12 +391,18 @@ start_job (SbStimulusRenderer *self, const char *key, const double *x, GError **
       render_job_free (job);
       return NULL;
     }
+  /* the parent sets the group too, so that a kill right after the
+   * spawn finds it whichever of the two ran first */
+  setpgid (job->pid, job->pid);
+  job->err_stream = g_unix_input_stream_new (err_fd, TRUE);
   self->n_started++;
   job->renderer = self;
   g_hash_table_insert (self->jobs, job->key, job);
   job->timeout_id = g_timeout_add ((guint) (self->experiment->stimulus.timeout * 1000), timeout_cb,
                                    job);
-  g_subprocess_communicate_utf8_async (job->process, NULL, job->cancellable, communicate_done, job);
+  job->pending++;
+  job->watch_id = g_child_watch_add (job->pid, child_exited, job);
+  read_stderr (job);
   return job;
 }
 
@@ -446,6 +555,16 @@ sb_stimulus_renderer_new (const SbExperiment *exp, const char *work_dir, const c
       self->argv_template[0] = g_strdup ("");
     }
   self->work_dir = work_dir ? g_strdup (work_dir) : g_get_current_dir ();
+  /* a program of the experiment's folder runs from there, whatever the
+   * cwd's PATH lookup would find */
+  {
+    g_autofree char *program = sb_stimulus_program_path (s->command, self->work_dir);
+    if (program != NULL)
+      {
+        g_free (self->argv_template[0]);
+        self->argv_template[0] = g_steal_pointer (&program);
+      }
+  }
   self->cache_dir = cache_dir ? g_strdup (cache_dir)
                               : g_build_filename (g_get_user_cache_dir (), "skewbench", "stimuli",
                                                   NULL);

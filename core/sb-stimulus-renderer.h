@@ -3,20 +3,28 @@
  *
  * For a setting X the renderer fills the command template in, argument
  * by argument (never through a shell), and runs it asynchronously with
- * GSubprocess in the working folder (the session file's), writing into
+ * g_spawn in the working folder (the session file's), writing into
  * a cache folder. The result is the file the command wrote. Outputs are
  * cached per setting: the key is the command as filled in with the
  * setting's values as written (with the working folder and the
  * extension), so a setting is rendered once, and a request for a setting
  * that is being rendered waits for that run instead of starting another.
  *
- * A command that runs longer than the stimulus's timeout is killed with
- * its whole process group (a shell script's children too). Failures are
- * GErrors in SB_STIMULUS_ERROR whose messages say what happened: the
- * command could not be started, exited with status N (with the last lines
- * it wrote to stderr), was killed by a signal, took longer than the
- * timeout, or wrote no output. A failure is not cached: asking again runs
- * the command again.
+ * The command runs in a process group of its own. It has rendered when
+ * it exits with status 0 and its output is a non-empty regular file (of
+ * at most SB_RENDERER_OUTPUT_MAX_BYTES); whatever it left running in its
+ * group is then killed, and stderr is read for at most a second more, so
+ * a background child that holds the pipe neither delays nor fails the
+ * stimulus. A command that runs longer than the stimulus's timeout, and
+ * every command still running when the renderer is cancelled or
+ * finalised (the app's exit), is killed with its whole process group,
+ * also after its first process has exited. Of stderr the last
+ * SB_RENDERER_STDERR_KEEP bytes are kept (the rest is counted), as text
+ * with invalid UTF-8 replaced. Failures are GErrors in SB_STIMULUS_ERROR
+ * whose messages say what happened: the command could not be started,
+ * exited with status N or was killed by signal N (with the last lines it
+ * wrote to stderr), took longer than the timeout, or wrote no output. A
+ * failure is not cached: asking again runs the command again.
  *
  * Everything runs on the thread-default main context of the caller; no
  * GTK here.
@@ -28,6 +36,11 @@
 #include "sb-session.h"
 
 G_BEGIN_DECLS
+
+/* Of a command's stderr, the last 64 KiB are kept. */
+#define SB_RENDERER_STDERR_KEEP (64 * 1024)
+/* A rendered stimulus is at most 256 MiB. */
+#define SB_RENDERER_OUTPUT_MAX_BYTES ((goffset) 256 * 1024 * 1024)
 
 #define SB_STIMULUS_ERROR (sb_stimulus_error_quark ())
 GQuark sb_stimulus_error_quark (void);

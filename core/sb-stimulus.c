@@ -317,3 +317,53 @@ sb_stimulus_validate (const SbExperiment *exp, GError **error)
     return FALSE;
   return s->text == NULL || check_template (exp, "text", s->text, FALSE, error);
 }
+
+char *
+sb_stimulus_program_path (const char *command, const char *base_dir)
+{
+  g_auto (GStrv) argv = NULL;
+  g_autofree char *local = NULL;
+  const char *program;
+
+  if (command == NULL || !g_shell_parse_argv (command, NULL, &argv, NULL))
+    return NULL;
+  program = argv[0];
+  if (g_path_is_absolute (program) || base_dir == NULL)
+    return g_strdup (program);
+  local = g_build_filename (base_dir, program, NULL);
+  if (strchr (program, G_DIR_SEPARATOR) != NULL
+      || g_file_test (local, G_FILE_TEST_IS_EXECUTABLE | G_FILE_TEST_IS_REGULAR))
+    return g_canonicalize_filename (program, base_dir);
+  return g_strdup (program);
+}
+
+void
+sb_stimulus_resolve_command (SbExperiment *exp, const char *base_dir)
+{
+  g_autofree char *program = sb_stimulus_program_path (exp->stimulus.command, base_dir);
+  g_auto (GStrv) argv = NULL;
+  g_autoptr (GString) out = NULL;
+
+  if (program == NULL || !g_shell_parse_argv (exp->stimulus.command, NULL, &argv, NULL)
+      || g_str_equal (program, argv[0]))
+    return;
+  out = g_string_new (NULL);
+  for (guint i = 0; argv[i] != NULL; i++)
+    {
+      const char *arg = i == 0 ? program : argv[i];
+      gboolean plain = *arg != '\0';
+      for (const char *c = arg; *c && plain; c++)
+        plain = g_ascii_isalnum (*c) || strchr ("_{}./:=+,@%-", *c) != NULL;
+      if (i > 0)
+        g_string_append_c (out, ' ');
+      if (plain)
+        g_string_append (out, arg);
+      else
+        {
+          g_autofree char *quoted = g_shell_quote (arg);
+          g_string_append (out, quoted);
+        }
+    }
+  g_free (exp->stimulus.command);
+  exp->stimulus.command = g_string_free (g_steal_pointer (&out), FALSE);
+}

@@ -65,6 +65,18 @@ JsonNode *sb_stimulus_to_json (const SbStimulus *stimulus);
  * {smil} in 'command' (known: {width}, {smile}, {output})". */
 gboolean sb_stimulus_validate (const SbExperiment *exp, GError **error);
 
+/* The program of a renderer COMMAND (its first word) as a path to run:
+ * a relative path with a folder ("./render.sh", "bin/render") or a bare
+ * name of an executable file in BASE_DIR ("render.sh") is made absolute
+ * against BASE_DIR, the experiment's folder; other bare names are looked
+ * up in PATH as usual. NULL when COMMAND does not split. */
+char *sb_stimulus_program_path (const char *command, const char *base_dir);
+/* EXP's renderer command with its program made absolute as
+ * sb_stimulus_program_path() says (the rest unchanged, re-quoted): for
+ * an experiment copied away from its folder, as a study's participants'
+ * sessions are. */
+void sb_stimulus_resolve_command (SbExperiment *exp, const char *base_dir);
+
 /* TEMPLATE with the placeholders replaced by the values of X (the
  * experiment's dimension) and {output} by OUTPUT (NULL: refused as
  * unknown, as in text). Values are written in full precision when

@@ -7,6 +7,7 @@
 
 #include "sb-enum-names.h"
 
+#include "sb-file-read.h"
 #include "sb-json-read.h"
 #include "sb-json-write.h"
 #include "sb-session.h"
@@ -322,7 +323,8 @@ read_index (SbStudy *self, GError **error)
   JsonNode *n;
   gsize length;
 
-  if (!g_file_get_contents (path, &data, &length, &local))
+  if (!sb_file_read_bounded (path, SB_JSON_READ_MAX_BYTES, SB_FILE_READ_DEFAULT, "the study index",
+                             &data, &length, &local))
     {
       g_set_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_INVALID,
                    "%s is not a study folder: %s", self->dir, local->message);
@@ -399,6 +401,22 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* How PATH stands, for a refusal: NULL when it is what WANT says (or
+ * absent, when ABSENT_OK), else what it is. */
+static const char *
+odd_file_kind (const char *path, mode_t want, gboolean absent_ok)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    return errno == ENOENT && absent_ok ? NULL : "missing";
+  if (S_ISLNK (st.st_mode))
+    return "a symbolic link";
+  if ((st.st_mode & S_IFMT) != want)
+    return want == S_IFDIR ? "not a folder" : "not a regular file";
+  return NULL;
+}
+
 /* Session files the index does not list (added by a writer killed
  * between the session and the index) join the roster as active. */
 static void
@@ -421,9 +439,13 @@ adopt_unlisted (SbStudy *self)
       GStatBuf st;
       if (!sb_study_code_is_valid (code, NULL) || sb_study_find (self, code) != NULL)
         continue;
+      /* Only a regular file of the folder's own joins: a symlink to a
+       * session elsewhere would have that session written. */
+      path = sb_study_participant_path (self, code);
+      if (odd_file_kind (path, S_IFREG, FALSE) != NULL)
+        continue;
       SbParticipant *p = g_new0 (SbParticipant, 1);
       p->code = g_strdup (code);
-      path = sb_study_participant_path (self, code);
       p->added = g_stat (path, &st) == 0 ? (gint64) st.st_mtime * G_USEC_PER_SEC
                                          : g_get_real_time ();
       g_ptr_array_add (self->roster, p);
@@ -586,6 +608,32 @@ sb_study_participant_path (SbStudy *self, const char *code)
   return g_build_filename (self->dir, SB_STUDY_PARTICIPANTS, file, NULL);
 }
 
+char *
+sb_study_participant_file (SbStudy *self, const char *code, GError **error)
+{
+  g_autofree char *folder = g_build_filename (self->dir, SB_STUDY_PARTICIPANTS, NULL);
+  g_autofree char *path = sb_study_participant_path (self, code);
+  const char *odd;
+
+  if ((odd = odd_file_kind (folder, S_IFDIR, FALSE)) != NULL)
+    {
+      study_error (error, SB_STUDY_ERROR_INVALID, "%s is %s; a study keeps its participants' "
+                   "sessions in a folder of its own", folder, odd);
+      return NULL;
+    }
+  if ((odd = odd_file_kind (path, S_IFREG, TRUE)) != NULL)
+    {
+      study_error (error, SB_STUDY_ERROR_INVALID, "the session of participant '%s', %s, is %s; "
+                   "it is not read or written (a participant's session is a file in %s)",
+                   code, path, odd, folder);
+      return NULL;
+    }
+  return g_steal_pointer (&path);
+}
+
+/* How long a roster change waits for another one to finish. */
+#define SB_STUDY_ROSTER_WAIT_MS 15000
+
 /* ---- Roster changes --------------------------------------------------------
  * Under the index's write lock, on the index read again. */
 
@@ -593,7 +641,8 @@ static SbFileLock *
 lock_roster (SbStudy *self, const char *program, GError **error)
 {
   g_autofree char *path = index_path (self->dir);
-  SbFileLock *lock = sb_file_lock_acquire (path, program, error);
+  /* roster changes are short: a second writer queues for them */
+  SbFileLock *lock = sb_file_lock_acquire_wait (path, program, SB_STUDY_ROSTER_WAIT_MS, error);
 
   if (lock == NULL)
     return NULL;
@@ -641,7 +690,9 @@ sb_study_add_participant (SbStudy *self, const char *code, const char *note, GEr
       return NULL;
     }
   chosen = code ? g_strdup (code) : sb_study_new_code (self);
-  path = sb_study_participant_path (self, chosen);
+  path = sb_study_participant_file (self, chosen, error);
+  if (path == NULL)
+    return NULL;
   if (g_lstat (path, &st) == 0)
     {
       study_error (error, SB_STUDY_ERROR_TAKEN, "%s exists already", path);
@@ -711,7 +762,9 @@ sb_study_open_session (SbStudy *self, const char *code, GError **error)
       study_error (error, SB_STUDY_ERROR_UNKNOWN, "the study has no participant '%s'", code);
       return NULL;
     }
-  path = sb_study_participant_path (self, p->code);
+  path = sb_study_participant_file (self, p->code, error);
+  if (path == NULL)
+    return NULL;
   file = g_file_new_for_path (path);
   return sb_session_load (file, error);
 }

@@ -144,6 +144,13 @@ gboolean sb_study_set_note (SbStudy *self, const char *code, const char *note,
 
 /* The session file of CODE (whether or not it exists). */
 char *sb_study_participant_path (SbStudy *self, const char *code);
+/* The session file of CODE when it may be read and written as the
+ * participant's: `participants/` is a folder of the study's own (not a
+ * symlink) and CODE.json is absent or a regular file there, not a
+ * symlink (a file received with the study could otherwise make every
+ * answer write a session elsewhere). NULL with SB_STUDY_ERROR_INVALID
+ * naming the file otherwise. */
+char *sb_study_participant_file (SbStudy *self, const char *code, GError **error);
 /* The participant's session read from its file (_UNKNOWN for a code the
  * roster does not have). */
 SbSession *sb_study_open_session (SbStudy *self, const char *code, GError **error);

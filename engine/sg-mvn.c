@@ -62,7 +62,10 @@
  *    8x (d = 200).
  *
  * Dimension 1 is closed form; dimension 2 is the conditional 1-D integral
- * of step 3 done by adaptive Gauss-Kronrod quadrature in scaled log space.
+ * of step 3 done by adaptive Gauss-Kronrod quadrature in scaled log space,
+ * from the unfloored correlation and with the edges of the conditional
+ * step as starting points, so that correlations within the double spacing
+ * of +-1 stay exact (bvn_prob).
  * A one-factor covariance (a a^T + positive diagonal, e.g. equicorrelated)
  * is recognised and integrated over its factor, also a 1-D integral done
  * the same way (see one_factor_prob), unless qmc_only asks for the QMC.
@@ -98,6 +101,9 @@
 /* A bound still beyond this many sds on the near side of the mean has a
  * log probability below -DBL_MAX / 2: not representable. */
 #define LOG_OVERFLOW_BOUND 1e150
+/* A near-perfectly correlated pair is folded into one interval only when
+ * that interval is longer than this many sds of the pair's residual. */
+#define FOLD_MARGIN 1e6
 #define FOLD_BELOW 1e-200 /* fold a point's running product into its log sum */
 #define DEFAULT_POINTS 10000
 #define DEFAULT_SHIFTS 10
@@ -553,6 +559,42 @@ extract_problem (sg_mvn_workspace *w, size_t d, const double *mean,
   return SG_OK;
 }
 
+/* Removes the coordinates with DROP[j] set from the kept problem in W
+ * (S, lo, up, active: M of them), keeping the others in their order;
+ * returns how many are kept. */
+static size_t
+compact_kept (sg_mvn_workspace *w, size_t m, const size_t *drop)
+{
+  double *S = w->S;
+  size_t n = 0;
+  for (size_t j = 0; j < m; j++)
+    {
+      if (drop[j])
+        continue;
+      w->active[n] = w->active[j];
+      w->lo[n] = w->lo[j];
+      w->up[n] = w->up[j];
+      n++;
+    }
+  if (n < m)
+    {
+      size_t a = 0;
+      for (size_t i = 0; i < m; i++)
+        {
+          if (drop[i])
+            continue;
+          size_t b = 0;
+          for (size_t j = 0; j < m; j++)
+            if (!drop[j])
+              S[a * n + b++] = S[i * m + j];
+          a++;
+        }
+    }
+  return n;
+}
+
+static void bvn_prob (const double *S, const double *lo, const double *up, sg_mvn_result *res);
+
 /* Degenerate coordinates of the kept problem in W (S, lo, up, active: M
  * of them), removed exactly:
  *   - a constant (S_ii = 0 and its row zero, so X_i = its mean): its bounds
@@ -607,6 +649,12 @@ reduce_degenerate (sg_mvn_workspace *w, size_t *m_io, int *zero)
           double gap = 1 - rho * rho;
           if (!(fabs (gap) <= VAR_FLOOR))
             continue;
+          /* Two coordinates short of perfect correlation: bvn_prob is
+           * exact for them, and folding would drop the strip of width
+           * sqrt(1 - rho^2) that can hold all of the probability (X1 ~ -X2,
+           * both below 0). */
+          if (m == 2 && fabs (rho) < 1)
+            continue;
           /* Cov(X_j - c X_i, X_k) is at most sd(X_j - c X_i) sd_k */
           double c = S[i * m + j] / sd[i] / sd[i];
           double slack = 2 * sqrt (fmax (fabs (gap), DBL_EPSILON)) * sd[j];
@@ -622,6 +670,16 @@ reduce_degenerate (sg_mvn_workspace *w, size_t *m_io, int *zero)
               a = b;
               b = t;
             }
+          /* Short of perfect correlation, X_j - c X_i has the sd RESID (in
+           * X_i's units): folding moves X_j's ends by that much, which is
+           * negligible unless the folded interval is itself that short (or
+           * empty by about that much), where all of the probability can lie
+           * in the strip folding drops. Such a pair is left to the
+           * factorisation. */
+          double resid = sd[j] * sqrt (fmax (gap, 0)) / fabs (c);
+          double ends_lo = fmax (w->lo[i], a), ends_up = fmin (w->up[i], b);
+          if (resid > 0 && !(ends_up - ends_lo > FOLD_MARGIN * resid))
+            continue;
           w->lo[i] = fmax (w->lo[i], a);
           w->up[i] = fmin (w->up[i], b);
           if (!(w->lo[i] < w->up[i]))
@@ -629,32 +687,61 @@ reduce_degenerate (sg_mvn_workspace *w, size_t *m_io, int *zero)
           drop[j] = 1;
         }
     }
-  size_t n = 0;
-  for (size_t j = 0; j < m; j++)
-    {
-      if (drop[j])
-        continue;
-      w->active[n] = w->active[j];
-      w->lo[n] = w->lo[j];
-      w->up[n] = w->up[j];
-      n++;
-    }
-  if (n < m)
-    {
-      size_t a = 0;
-      for (size_t i = 0; i < m; i++)
-        {
-          if (drop[i])
-            continue;
-          size_t b = 0;
-          for (size_t j = 0; j < m; j++)
-            if (!drop[j])
-              S[a * n + b++] = S[i * m + j];
-          a++;
-        }
-    }
-  *m_io = n;
+  *m_io = compact_kept (w, m, drop);
   return SG_OK;
+}
+
+/* Coordinates of the kept problem in W that are independent of all the
+ * others but at most one (blocks of size 1 or 2 of a block-diagonal
+ * covariance) are integrated exactly on their own (closed form, bvn_prob)
+ * and removed: their log probability is added to *LOG_P, and *REL_ERR
+ * gets their relative error. A near-singular pair independent of the rest
+ * is then as exact as in dimension 2. *M is updated. */
+static void
+split_small_blocks (sg_mvn_workspace *w, size_t *m_io, double *log_p, double *rel_err)
+{
+  size_t m = *m_io;
+  const double *S = w->S;
+  size_t *drop = w->perm2;
+  for (size_t i = 0; i < m; i++)
+    drop[i] = 0;
+  for (size_t i = 0; i < m; i++)
+    {
+      size_t partner = m, links = 0;
+      for (size_t k = 0; k < m; k++)
+        if (k != i && S[i * m + k] != 0)
+          {
+            partner = k;
+            links++;
+          }
+      if (links == 0)
+        {
+          *log_p += sg_norm_logdiff (w->lo[i] / sqrt (S[i * m + i]),
+                                     w->up[i] / sqrt (S[i * m + i]));
+          *rel_err += 100 * DBL_EPSILON;
+          drop[i] = 1;
+          continue;
+        }
+      if (links > 1 || partner < i)
+        continue;
+      int alone = 1;
+      for (size_t k = 0; k < m && alone; k++)
+        alone = k == i || k == partner || S[partner * m + k] == 0;
+      if (!alone)
+        continue;
+      double S2[4] = { S[i * m + i], S[i * m + partner], S[partner * m + i],
+                       S[partner * m + partner] };
+      double lo2[2] = { w->lo[i], w->lo[partner] }, up2[2] = { w->up[i], w->up[partner] };
+      double gap = S2[0] * S2[3] - S2[1] * S2[2];
+      if (!(gap > 0))
+        continue;   /* not positive definite: the factorisation decides */
+      sg_mvn_result r;
+      bvn_prob (S2, lo2, up2, &r);
+      *log_p += r.log_value;
+      *rel_err += r.log_error;
+      drop[i] = drop[partner] = 1;
+    }
+  *m_io = compact_kept (w, m, drop);
 }
 
 /* Position of coordinate C among the sorted kept coordinates, or M. */
@@ -1524,19 +1611,27 @@ gk15 (const log_integrand *f, double a, double b, double *kr, double *err)
 
 #define GK_MAX_INTERVALS 400
 
-/* Integral of exp(log_f - shift) over [a, b] by globally adaptive GK15
- * (bisect the interval with the largest error estimate) to REL_TOL. */
+/* Integral of exp(log_f - shift) over [p_0, p_n] by globally adaptive
+ * GK15 (bisect the interval with the largest error estimate) to REL_TOL,
+ * starting from the N intervals between the sorted points P[0..N]: an
+ * integrand with a kink or a near-step at a known place is resolved when
+ * that place is a starting point (a bisection never samples a step
+ * narrower than its nodes' spacing otherwise). */
 static void
-adaptive_gk15 (const log_integrand *f, double a, double b, double rel_tol,
-               double *total_out, double *err_out)
+adaptive_gk15_points (const log_integrand *f, const double *p, size_t n, double rel_tol,
+                      double *total_out, double *err_out)
 {
   double ia[GK_MAX_INTERVALS], ib[GK_MAX_INTERVALS], ik[GK_MAX_INTERVALS],
          ie[GK_MAX_INTERVALS];
-  size_t n = 1;
-  ia[0] = a;
-  ib[0] = b;
-  gk15 (f, a, b, &ik[0], &ie[0]);
-  double total = ik[0], terr = ie[0];
+  double total = 0, terr = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      ia[i] = p[i];
+      ib[i] = p[i + 1];
+      gk15 (f, ia[i], ib[i], &ik[i], &ie[i]);
+      total += ik[i];
+      terr += ie[i];
+    }
   while (n + 1 < GK_MAX_INTERVALS && terr > rel_tol * total)
     {
       size_t worst = 0;
@@ -1562,37 +1657,120 @@ adaptive_gk15 (const log_integrand *f, double a, double b, double rel_tol,
   *err_out = terr;
 }
 
+static void
+adaptive_gk15 (const log_integrand *f, double a, double b, double rel_tol,
+               double *total_out, double *err_out)
+{
+  double p[2] = { a, b };
+  adaptive_gk15_points (f, p, 1, rel_tol, total_out, err_out);
+}
+
+/* The standardised bivariate problem: X0 in [l0, u0] and X1 in [l1, u1]
+ * with unit variances and correlation RHO, |RHO| < 1; S = sqrt(1 - RHO^2)
+ * computed as sqrt((1 - |RHO|)(1 + |RHO|)), which keeps its relative
+ * accuracy as |RHO| -> 1 (1 - RHO^2 would lose it to rounding). */
 typedef struct {
-  double l0, u0, l1, u1, l10;   /* scaled bounds and L[1][0] */
+  double l0, u0, l1, u1, rho, s;
 } bvn_problem;
 
-/* log of the conditional probability of variable 1 at quantile W of the
- * truncated variable 0 (Genz's SOV integrand for d = 2). */
+/* log P(l1 < X1 < u1 | X0 = z) with z the quantile W of X0 truncated to
+ * [l0, u0]: P = P(l0 < X0 < u0) int_0^1 exp(this) dw (Genz 1992, SOV). */
 static double
 bvn_log_integrand (const void *ctx, double w)
 {
   const bvn_problem *p = ctx;
   double z = sg_norm_trunc_quantile (p->l0, p->u0, w);
-  return sg_norm_logdiff (p->l1 - p->l10 * z, p->u1 - p->l10 * z);
+  /* w rounds to 0 or 1 at a node next to a starting point near an end:
+   * a single point of no mass (rho z would be inf - inf) */
+  if (!isfinite (z))
+    return -INFINITY;
+  return sg_norm_logdiff ((p->l1 - p->rho * z) / p->s, (p->u1 - p->rho * z) / p->s);
 }
 
-/* P for m = 2 by globally adaptive GK15 on w in [0, 1]. */
-static void
-bvn_prob (const sg_mvn_workspace *w, sg_mvn_result *res)
+/* The quantile level of Z in X0 truncated to [l0, u0], from the smaller
+ * of the two tail masses so that levels near 1 keep their accuracy. */
+static double
+bvn_level (const bvn_problem *p, double z, double log_mass)
 {
-  bvn_problem p = { w->lo[0], w->up[0], w->lo[1], w->up[1], w->L[2] };
+  double below = exp (sg_norm_logdiff (p->l0, z) - log_mass);
+  if (below <= 0.5)
+    return below;
+  return 1 - exp (sg_norm_logdiff (z, p->u0) - log_mass);
+}
+
+/* Sorted, distinct starting points of the quadrature in (0, 1): the
+ * conditional probability of X1 steps from 0 to 1 (or back) within a few
+ * multiples of s / |rho| of z = l1 / rho and z = u1 / rho; near rho = +-1
+ * that width is far below the spacing of the quadrature's nodes, so the
+ * step's edges start intervals of their own. Returns the number of
+ * intervals (points - 1). */
+#define BVN_EDGE_STEPS 9
+static size_t
+bvn_points (const bvn_problem *p, double log_mass, double *pts)
+{
+  static const double t[BVN_EDGE_STEPS] = { -40, -8, -3, -1, 0, 1, 3, 8, 40 };
+  size_t n = 0;
+  pts[n++] = 0;
+  for (int side = 0; side < 2 && p->rho != 0; side++)
+    {
+      double edge = side == 0 ? p->l1 : p->u1;
+      if (!isfinite (edge))
+        continue;
+      for (int k = 0; k < BVN_EDGE_STEPS; k++)
+        {
+          double z = edge / p->rho + t[k] * p->s / fabs (p->rho);
+          if (z > p->l0 && z < p->u0)
+            {
+              double v = bvn_level (p, z, log_mass);
+              if (v > 0 && v < 1)
+                pts[n++] = v;
+            }
+        }
+    }
+  pts[n++] = 1;
+  /* insertion sort of a handful, then drop repeats */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && pts[j - 1] > pts[j]; j--)
+      {
+        double x = pts[j];
+        pts[j] = pts[j - 1];
+        pts[j - 1] = x;
+      }
+  size_t k = 1;
+  for (size_t i = 1; i < n; i++)
+    if (pts[i] > pts[k - 1])
+      pts[k++] = pts[i];
+  return k - 1;
+}
+
+/* P(l0 < X0 < u0, l1 < X1 < u1) for the 2 x 2 covariance S (both
+ * variances positive, |correlation| < 1) and bounds in X's units, by
+ * globally adaptive GK15 over the level w of X0, in scaled log space,
+ * from starting points at the edges of X1's conditional step
+ * (bvn_points). Exact to the quadrature's tolerance for every correlation
+ * short of +-1, including 1 - |rho| down to the double spacing near 1,
+ * where the conditional step is far narrower than the quadrature's nodes
+ * (tests/data/mvn-near-singular.json: mvtnorm's and scipy's values). */
+static void
+bvn_prob (const double *S, const double *lo, const double *up, sg_mvn_result *res)
+{
+  double sd0 = sqrt (S[0]), sd1 = sqrt (S[3]);
+  double rho = fmax (-1.0, fmin (1.0, S[1] / sd0 / sd1));
+  double ar = fabs (rho);
+  bvn_problem p = { lo[0] / sd0, up[0] / sd0, lo[1] / sd1, up[1] / sd1, rho,
+                    sqrt ((1 - ar) * (1 + ar)) };
   log_integrand f = { bvn_log_integrand, &p, 0 };
+  double pts[2 * BVN_EDGE_STEPS + 2];
+  double l0 = sg_norm_logdiff (p.l0, p.u0);
+  size_t n = bvn_points (&p, l0, pts);
   double peak = -INFINITY;
   for (int i = 0; i <= 64; i++)
-    {
-      double v = bvn_log_integrand (&p, (i + 0.5) / 65.5);
-      if (v > peak)
-        peak = v;
-    }
+    peak = fmax (peak, bvn_log_integrand (&p, (i + 0.5) / 65.5));
+  for (size_t i = 1; i < n; i++)
+    peak = fmax (peak, bvn_log_integrand (&p, pts[i]));
   f.shift = isfinite (peak) ? peak : 0;
   double total, terr;
-  adaptive_gk15 (&f, 0, 1, 1e-14, &total, &terr);
-  double l0 = sg_norm_logdiff (p.l0, p.u0);
+  adaptive_gk15_points (&f, pts, n, 1e-14, &total, &terr);
   res->log_value = total > 0 ? l0 + f.shift + log (total) : -INFINITY;
   res->value = exp (res->log_value);
   res->log_error = total > 0 ? terr / total + 100 * DBL_EPSILON : 0;
@@ -1824,6 +2002,20 @@ one_factor_prob (const sg_mvn_workspace *w, size_t m, const double *a,
 /* ------------------------------------------------------------ entry point */
 
 
+/* R times the probability of the blocks split off (split_small_blocks):
+ * LOG_SPLIT added to its log, SPLIT_ERR to its relative error. */
+static void
+times_split_blocks (sg_mvn_result *r, int split, double log_split, double split_err)
+{
+  if (!split)
+    return;
+  double rel = r->value > 0 ? r->error / r->value : r->log_error;
+  r->log_value += log_split;
+  r->value = exp (r->log_value);
+  r->log_error = rel + split_err;
+  r->error = r->log_error * r->value;
+}
+
 /* Copies R into RES unless it is not a probability: a NaN or +inf log, a
  * value off [0, 1] beyond its error, or (BEYOND_REACH: a bound was taken
  * as infinite) a finite log below LOG_BEYOND_REACH, where the bound's
@@ -1870,10 +2062,15 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
   if (status != SG_OK)
     return status;
   sg_mvn_result r = { 0 };
+  double log_split = 0, split_err = 0;
+  size_t m_before_split = m;
+  if (!zero && m >= 3 && !opt.qmc_only)
+    split_small_blocks (w, &m, &log_split, &split_err);
   if (!zero && m >= 3 && !opt.qmc_only && detect_one_factor (w, m, w->mu, w->x))
     {
       /* PSD by construction; no order, no points */
       one_factor_prob (w, m, w->mu, w->x, &r);
+      times_split_blocks (&r, m < m_before_split, log_split, split_err);
       return finish_result (&r, beyond_reach, res);
     }
   /* the latent-factor split: not inside optimisers (deterministic,
@@ -1887,6 +2084,13 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
       memcpy (w->up0, w->up, m * sizeof *w->up);
     }
   w->nf = 0;
+  double S2[4], lo2[2], up2[2];   /* the bivariate problem before ordering and scaling */
+  if (m == 2)
+    {
+      memcpy (S2, w->S, sizeof S2);
+      memcpy (lo2, w->lo, sizeof lo2);
+      memcpy (up2, w->up, sizeof up2);
+    }
   status = prepare_factor (w, m, d, opt.keep_order, 1);   /* also the PSD check */
   if (status != SG_OK)
     return status;
@@ -1897,7 +2101,7 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
   else if (m == 1)
     set_exact (&r, sg_norm_logdiff (w->lo[0], w->up[0]));
   else if (m == 2)
-    bvn_prob (w, &r);
+    bvn_prob (S2, lo2, up2, &r);
   else
     {
       if (opt.method == SG_MVN_TILTED)
@@ -1920,5 +2124,6 @@ sg_mvn_prob (sg_mvn_workspace *w, size_t d, const double *mean,
       if (!opt.deterministic)
         w->calls++;
     }
+  times_split_blocks (&r, m < m_before_split, log_split, split_err);
   return finish_result (&r, beyond_reach, res);
 }

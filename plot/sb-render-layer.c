@@ -214,16 +214,16 @@ sb_layer_new_heatmap (const char *id, const char *label, guint nx, guint ny,
   return l;
 }
 
-/* The colours of the grid nodes, computed once, on first draw: a layer that
- * a chart discards as equal to the one it shows never pays for it. Row 0 of
- * the image is the top (largest y); premultiplied ARGB as Cairo wants it.
- * (Layers are drawn from one thread at a time: the main loop, or a test.) */
+/* The colour of grid node NODE of layer L (transparent where undefined). */
+typedef void (*NodeColor) (const SbLayer *l, gsize node, const SbPalette *palette, SbColor *c);
+
+/* Makes L's image from the colours of its grid nodes. Row 0 of the image
+ * is the top (largest y); premultiplied ARGB as Cairo wants it. */
 static cairo_surface_t *
-heatmap_image (SbLayer *l)
+fill_grid_image (SbLayer *l, NodeColor node_color, const SbPalette *palette)
 {
-  if (l->image)
-    return l->image;
   guint nx = l->nx, ny = l->ny;
+  g_clear_pointer (&l->image, cairo_surface_destroy);
   l->image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, nx, ny);
   cairo_surface_flush (l->image);
   unsigned char *data = cairo_image_surface_get_data (l->image);
@@ -233,9 +233,8 @@ heatmap_image (SbLayer *l)
       guint32 *row = (guint32 *) (data + (gsize) (ny - 1 - j) * stride);
       for (guint i = 0; i < nx; i++)
         {
-          double v = l->grid[(gsize) j * nx + i];
           SbColor c;
-          sb_colormap_eval (l->map, isfinite (v) ? (v - l->vmin) / (l->vmax - l->vmin) : NAN, &c);
+          node_color (l, (gsize) j * nx + i, palette, &c);
           guint32 a = (guint32) lround (c.a * 255);
           guint32 r = (guint32) lround (c.r * c.a * 255);
           guint32 g = (guint32) lround (c.g * c.a * 255);
@@ -245,6 +244,22 @@ heatmap_image (SbLayer *l)
     }
   cairo_surface_mark_dirty (l->image);
   return l->image;
+}
+
+static void
+heatmap_color (const SbLayer *l, gsize node, const SbPalette *palette, SbColor *c)
+{
+  double v = l->grid[node];
+  sb_colormap_eval (l->map, isfinite (v) ? (v - l->vmin) / (l->vmax - l->vmin) : NAN, c);
+}
+
+/* The colours of the grid nodes, computed once, on first draw: a layer that
+ * a chart discards as equal to the one it shows never pays for it.
+ * (Layers are drawn from one thread at a time: the main loop, or a test.) */
+static cairo_surface_t *
+heatmap_image (SbLayer *l)
+{
+  return l->image ? l->image : fill_grid_image (l, heatmap_color, NULL);
 }
 
 SbLayer *
@@ -291,6 +306,16 @@ _sb_classmap_color (const SbPalette *palette, guint n_classes, guint k, double p
   out->a = 1;
 }
 
+static void
+classmap_color (const SbLayer *l, gsize node, const SbPalette *palette, SbColor *c)
+{
+  double p = l->grid[node * l->n_classes + l->classes[node]];
+  if (isfinite (p))
+    _sb_classmap_color (palette, l->n_classes, l->classes[node], p, c);
+  else
+    *c = (SbColor) { 0, 0, 0, 0 };
+}
+
 /* The class map's colours for PALETTE: recomputed only when the palette's
  * background or class colours differ from those of the image held. */
 static cairo_surface_t *
@@ -302,33 +327,8 @@ classmap_image (SbLayer *l, const SbPalette *palette)
     want[k + 1] = *sb_palette_role (palette, SB_ROLE_CLASS_0 + k);
   if (l->image && memcmp (want, l->image_colors, sizeof want) == 0)
     return l->image;
-  g_clear_pointer (&l->image, cairo_surface_destroy);
   memcpy (l->image_colors, want, sizeof want);
-  guint nx = l->nx, ny = l->ny;
-  l->image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, nx, ny);
-  cairo_surface_flush (l->image);
-  unsigned char *data = cairo_image_surface_get_data (l->image);
-  int stride = cairo_image_surface_get_stride (l->image);
-  for (guint j = 0; j < ny; j++)
-    {
-      guint32 *row = (guint32 *) (data + (gsize) (ny - 1 - j) * stride);
-      for (guint i = 0; i < nx; i++)
-        {
-          gsize node = (gsize) j * nx + i;
-          double p = l->grid[node * l->n_classes + l->classes[node]];
-          SbColor c;
-          if (!isfinite (p))
-            {
-              row[i] = 0;
-              continue;
-            }
-          _sb_classmap_color (palette, l->n_classes, l->classes[node], p, &c);
-          row[i] = 0xff000000u | ((guint32) lround (c.r * 255) << 16)
-                   | ((guint32) lround (c.g * 255) << 8) | (guint32) lround (c.b * 255);
-        }
-    }
-  cairo_surface_mark_dirty (l->image);
-  return l->image;
+  return fill_grid_image (l, classmap_color, palette);
 }
 
 guint

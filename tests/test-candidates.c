@@ -8,6 +8,8 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char session_text[] =
   "{\"format\": \"skewbench-session\", \"version\": 1,"
@@ -165,6 +167,130 @@ test_file_stimulus (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* A session whose c.csv has ROWS (after the header "file,w"), in DIR;
+ * NULL with ERROR when refused. */
+static SbSession *
+session_with_rows (const char *dir, const char *rows, GError **error)
+{
+  g_autofree char *csv = g_build_filename (dir, "c.csv", NULL);
+  g_autofree char *text = g_strconcat ("file,w\n", rows, NULL);
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  const char *doc =
+    "{\"format\": \"skewbench-session\", \"version\": 1,"
+    " \"experiment\": {\"title\": \"t\", \"template\": \"custom\", \"mode\": \"preference\","
+    "  \"budget\": 5, \"parameters\": [{\"name\": \"w\"}],"
+    "  \"candidates\": {\"csv\": \"c.csv\", \"folder\": \"img\"}}, \"observations\": []}";
+
+  g_assert_true (g_file_set_contents (csv, text, -1, NULL));
+  return sb_session_load_from_data (doc, -1, path, error);
+}
+
+static void
+assert_rows_refused (const char *dir, const char *rows, const char *why)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbSession) s = session_with_rows (dir, rows, &error);
+
+  g_assert_null (s);
+  g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+  if (strstr (error->message, why) == NULL)
+    g_error ("“%s” does not say “%s”", error->message, why);
+}
+
+/* A candidate set received from someone else names only files inside
+ * its folder: absolute names, "..", a symlink out of the folder, a fifo
+ * or a device are refused with the line; a subfolder is fine. */
+static void
+test_files_stay_inside (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sb-cand-XXXXXX", NULL);
+  g_autofree char *img = g_build_filename (dir, "img", NULL);
+  g_autofree char *sub = g_build_filename (img, "sub", NULL);
+  g_autofree char *a = g_build_filename (img, "a.png", NULL);
+  g_autofree char *b = g_build_filename (sub, "b.png", NULL);
+  g_autofree char *outside = g_build_filename (dir, "secret.png", NULL);
+  g_autofree char *link = g_build_filename (img, "link.png", NULL);
+  g_autofree char *fifo = g_build_filename (img, "fifo.png", NULL);
+  g_autofree char *abs_rows = g_strdup_printf ("a.png,0.5\n%s,2.5\n", outside);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (sub, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (a, "x", -1, NULL));
+  g_assert_true (g_file_set_contents (b, "x", -1, NULL));
+  g_assert_true (g_file_set_contents (outside, "x", -1, NULL));
+  g_assert_cmpint (symlink (outside, link), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+
+  g_autoptr (SbSession) fine = session_with_rows (dir, "a.png,0.5\nsub/b.png,2.5\n", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (fine);
+
+  assert_rows_refused (dir, abs_rows, "line 3: the file name");
+  assert_rows_refused (dir, abs_rows, "is absolute");
+  assert_rows_refused (dir, "a.png,0.5\n../secret.png,2.5\n", "leads out of its folder");
+  assert_rows_refused (dir, "a.png,0.5\nsub/../../secret.png,2.5\n", "leads out of its folder");
+  assert_rows_refused (dir, "a.png,0.5\nlink.png,2.5\n", "outside its folder");
+  assert_rows_refused (dir, "a.png,0.5\nfifo.png,2.5\n", "is a fifo");
+  /* a cell of 1e308 beside -1e308 is named (it was "two stimuli with the
+   * same parameter values") */
+  assert_rows_refused (dir, "a.png,-1e308\nsub/b.png,1e308\n", "line 2: cell 2 -1e+308");
+  assert_rows_refused (dir, "a.png,0.1\nsub/b.png,0.5\nlink.png,1e308\n",
+                       "line 4: the value 1e+308 of column 2 stretches");
+
+  g_unlink (fifo);
+  g_unlink (link);
+  g_unlink (outside);
+  g_unlink (b);
+  g_unlink (a);
+  g_rmdir (sub);
+  g_rmdir (img);
+  for (const char *const *f = (const char *const[]) { "c.csv", NULL }; *f; f++)
+    {
+      g_autofree char *p = g_build_filename (dir, *f, NULL);
+      g_unlink (p);
+    }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+/* The CSV itself: a fifo is refused at once (it used to block the open
+ * for ever), a file with a byte-order mark reads its first column's name. */
+static void
+test_csv_file_checked (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sb-cand-XXXXXX", NULL);
+  g_autofree char *csv = g_build_filename (dir, "c.csv", NULL);
+  g_autofree char *img = g_build_filename (dir, "img", NULL);
+  g_autofree char *a = g_build_filename (img, "a.png", NULL);
+  g_autofree char *b = g_build_filename (img, "b.png", NULL);
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  const char *doc =
+    "{\"format\": \"skewbench-session\", \"version\": 1,"
+    " \"experiment\": {\"title\": \"t\", \"template\": \"custom\", \"mode\": \"preference\","
+    "  \"budget\": 5, \"parameters\": [{\"name\": \"w\"}],"
+    "  \"candidates\": {\"csv\": \"c.csv\", \"folder\": \"img\"}}, \"observations\": []}";
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (img, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (a, "x", -1, NULL));
+  g_assert_true (g_file_set_contents (b, "x", -1, NULL));
+  g_assert_cmpint (mkfifo (csv, 0644), ==, 0);
+  g_assert_null (sb_session_load_from_data (doc, -1, path, &error));
+  g_assert_nonnull (strstr (error->message, "is a fifo"));
+  g_clear_error (&error);
+  g_unlink (csv);
+
+  g_assert_true (g_file_set_contents (csv, "\xEF\xBB\xBF" "file,w\na.png,1\nb.png,2\n", -1, NULL));
+  g_autoptr (SbSession) s = sb_session_load_from_data (doc, -1, path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+
+  g_unlink (csv);
+  g_unlink (a);
+  g_unlink (b);
+  g_rmdir (img);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -172,5 +298,7 @@ main (int argc, char **argv)
   g_test_add_func ("/candidates/session-round-trip", test_session_round_trip);
   g_test_add_func ("/candidates/kind-for-file", test_kind_for_file);
   g_test_add_func ("/candidates/file-stimulus", test_file_stimulus);
+  g_test_add_func ("/candidates/files-stay-inside", test_files_stay_inside);
+  g_test_add_func ("/candidates/csv-file-checked", test_csv_file_checked);
   return g_test_run ();
 }

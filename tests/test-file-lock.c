@@ -4,6 +4,7 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,6 +149,113 @@ test_unwritable_directory (void)
   g_assert_nonnull (strstr (error->message, ".s.json.lock"));
 }
 
+/* A symlink at the lock file's name (planted in a folder someone sent)
+ * is refused with a message naming it, and neither its target nor the
+ * link is touched: the target keeps its text, the link stays. */
+static void
+test_symlink_lock_refused (void)
+{
+  g_autofree char *path = scratch_file ("s.json");
+  g_autofree char *lock_path = sb_file_lock_path_for (path);
+  g_autofree char *victim = g_strconcat (path, ".victim", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (victim, "precious\n", -1, NULL));
+  g_assert_cmpint (symlink (victim, lock_path), ==, 0);
+  g_assert_null (sb_file_lock_acquire (path, "skewgp tell", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_assert_nonnull (strstr (error->message, ".s.json.lock"));
+  g_assert_nonnull (strstr (error->message, "symbolic link"));
+  g_assert_true (g_file_get_contents (victim, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "precious\n");
+  g_assert_true (g_file_test (lock_path, G_FILE_TEST_IS_SYMLINK));
+  g_unlink (victim);
+  remove_scratch (path);
+}
+
+/* A dangling symlink would make O_CREAT create its target, a file
+ * outside the folder: refused, and nothing is created. */
+static void
+test_dangling_symlink_lock_refused (void)
+{
+  g_autofree char *path = scratch_file ("s.json");
+  g_autofree char *lock_path = sb_file_lock_path_for (path);
+  g_autofree char *target = g_strconcat (path, ".created", NULL);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (symlink (target, lock_path), ==, 0);
+  g_assert_null (sb_file_lock_acquire (path, "skewgp tell", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_assert_false (g_file_test (target, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (lock_path, G_FILE_TEST_IS_SYMLINK));
+  remove_scratch (path);
+}
+
+/* A fifo at the lock file's name neither blocks the open nor is used. */
+static void
+test_fifo_lock_refused (void)
+{
+  g_autofree char *path = scratch_file ("s.json");
+  g_autofree char *lock_path = sb_file_lock_path_for (path);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (mkfifo (lock_path, 0644), ==, 0);
+  g_assert_null (sb_file_lock_acquire (path, "skewgp tell", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE);
+  g_assert_nonnull (strstr (error->message, "special file"));
+  remove_scratch (path);
+}
+
+/* A writer that waits gets the file once its holder releases it (two
+ * experimenters adding participants at once both get in), and is refused
+ * as BUSY when the holder keeps it past the wait. */
+static void
+test_wait_for_holder (void)
+{
+  g_autofree char *path = scratch_file ("s.json");
+  int ready[2], go[2];
+  pid_t child;
+  char c;
+  int status;
+  SbFileLock *lock;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (pipe (ready), ==, 0);
+  g_assert_cmpint (pipe (go), ==, 0);
+  child = fork ();
+  g_assert_cmpint (child, >=, 0);
+  if (child == 0)
+    {
+      SbFileLock *held = sb_file_lock_acquire (path, "skewgp study add", NULL);
+      c = held ? 'y' : 'n';
+      if (write (ready[1], &c, 1) != 1 || read (go[0], &c, 1) != 1)
+        _exit (3);
+      g_usleep (200 * 1000);   /* still held when the parent starts waiting */
+      sb_file_lock_release (held);
+      _exit (0);
+    }
+  close (ready[1]);
+  close (go[0]);
+  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
+  close (ready[0]);
+  g_assert_cmpint (c, ==, 'y');
+  /* held throughout: a short wait ends BUSY, naming the holder */
+  g_assert_null (sb_file_lock_acquire_wait (path, "skewgp study add", 50, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, "skewgp study add (process"));
+  g_clear_error (&error);
+  /* released 200 ms after "go": a wait of a minute gets it */
+  g_assert_cmpint (write (go[1], "g", 1), ==, 1);
+  close (go[1]);
+  lock = sb_file_lock_acquire_wait (path, "skewgp study add", 60000, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (lock);
+  sb_file_lock_release (lock);
+  g_assert_cmpint (waitpid (child, &status, 0), ==, child);
+  remove_scratch (path);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -157,5 +265,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/file-lock/stale-lock-file", test_stale_lock_file);
   g_test_add_func ("/file-lock/killed-holder", test_killed_holder);
   g_test_add_func ("/file-lock/unwritable-directory", test_unwritable_directory);
+  g_test_add_func ("/file-lock/symlink-refused", test_symlink_lock_refused);
+  g_test_add_func ("/file-lock/dangling-symlink-refused", test_dangling_symlink_lock_refused);
+  g_test_add_func ("/file-lock/fifo-refused", test_fifo_lock_refused);
+  g_test_add_func ("/file-lock/wait-for-holder", test_wait_for_holder);
   return g_test_run ();
 }

@@ -1098,6 +1098,54 @@ test_far_bounds (void)
   sg_mvn_workspace_free (w);
 }
 
+/* Correlations within 1e-7 .. 1e-12 of +-1: the orthant P(X1 < 0, X2 < 0)
+ * and two rectangles, against R mvtnorm's pmvnorm (Genz's bivariate
+ * method) and Sheppard's closed form 1/4 + asin(rho) / (2 pi), from
+ * tests/data/gen-mvn-near-singular-ref.R; scipy agrees to 1e-12
+ * (gen-mvn-near-singular-ref.py) except at -0.999999999999, where it
+ * gives 0. The tolerance 1e-9 is the quadrature's 1e-14 plus the
+ * conditioning of rho near -1 (relative errors grow as 1 / (1 + rho)
+ * times the rounding of the bounds' scaling, ~1e-16). The old code gave
+ * 0.5 "exact", a failure, and an exact 0 for the first three. */
+static void
+test_near_singular (void)
+{
+  static const struct { double rho, p; } orthant[] = {
+    { 0.9999999, 0.49992882374508391 },
+    { -0.99999999, 2.2507907979232653e-05 },
+    { -0.999999999999, 2.2507658945733087e-07 },
+    { 0.999999, 0.49977492090220088 },
+    { -0.9999, 0.0022508095474045968 },
+  };
+  const double inf = INFINITY;
+  for (gsize i = 0; i < G_N_ELEMENTS (orthant); i++)
+    {
+      double rho = orthant[i].rho, cov[4] = { 1, rho, rho, 1 };
+      double lo[2] = { -inf, -inf }, up[2] = { 0, 0 };
+      sg_mvn_result r = run (2, NULL, cov, lo, up, NULL);
+      assert_rel (r.value, orthant[i].p, 1e-9);
+      g_assert_true (r.exact);
+      g_assert_cmpfloat (r.error, <=, 1e-9 * r.value);
+      /* the same pair beside an independent third coordinate: the pair is
+       * a block of its own and as exact (P times 1/2) */
+      double cov3[9] = { 1, rho, 0, rho, 1, 0, 0, 0, 1 };
+      double lo3[3] = { -inf, -inf, -inf }, up3[3] = { 0, 0, 0 };
+      r = run (3, NULL, cov3, lo3, up3, NULL);
+      assert_rel (r.value, 0.5 * orthant[i].p, 1e-9);
+      g_assert_true (r.exact);
+    }
+  {
+    double rho = 0.99999999, cov[4] = { 1, rho, rho, 1 };
+    double lo[2] = { -1, 0.2 }, up[2] = { 0.5, 2 };
+    assert_rel (run (2, NULL, cov, lo, up, NULL).value, 0.11220275183491002, 1e-9);
+  }
+  {
+    double rho = -0.9999999999, cov[4] = { 1, rho, rho, 1 };
+    double lo[2] = { 0, -1e-5 }, up[2] = { 1, 3 };
+    assert_rel (run (2, NULL, cov, lo, up, NULL).value, 4.7858761455521481e-06, 1e-9);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1119,6 +1167,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/mvn/tilted-vs-genz", test_tilted_vs_genz);
   g_test_add_func ("/mvn/mvtnorm-regressions", test_mvtnorm_regressions);
   g_test_add_func ("/mvn/singular", test_singular);
+  g_test_add_func ("/mvn/near-singular", test_near_singular);
   g_test_add_func ("/mvn/far-bounds", test_far_bounds);
   return g_test_run ();
 }

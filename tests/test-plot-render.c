@@ -815,6 +815,68 @@ test_heatmap_colors (void)
   canvas_clear (&c);
 }
 
+/* The class map's colour for class K at probability P: the background
+ * moved towards the class colour by SB_CLASSMAP_TINT times how far P is
+ * from 1/3 towards 1 (three classes). */
+static SbColor
+class_tint (const SbPalette *p, guint k, double prob)
+{
+  const SbColor *bg = &p->background, *c = &p->roles[SB_ROLE_CLASS_0 + k];
+  double t = SB_CLASSMAP_TINT * (prob - 1.0 / 3) / (2.0 / 3);
+  return (SbColor) { bg->r + t * (c->r - bg->r), bg->g + t * (c->g - bg->g),
+                     bg->b + t * (c->b - bg->b), 1 };
+}
+
+static void
+assert_close_color (guint32 got, const SbColor *want, double tol, const char *what)
+{
+  double r = ((got >> 16) & 0xff) / 255.0, g = ((got >> 8) & 0xff) / 255.0, b = (got & 0xff) / 255.0;
+  if (fabs (r - want->r) > tol || fabs (g - want->g) > tol || fabs (b - want->b) > tol)
+    g_error ("%s: got #%06x, want (%.3f, %.3f, %.3f)", what, got, want->r, want->g, want->b);
+}
+
+static void
+test_classmap_colors (void)
+{
+  /* Three blocks of columns on [0, 8] x [0, 2]: class 0 certain, all
+   * three equally likely, class 2 at P = 0.6. */
+  enum { NX = 9, NY = 3 };
+  static const double block[3][3] = { { 1, 0, 0 }, { 1.0 / 3, 1.0 / 3, 1.0 / 3 }, { 0.2, 0.2, 0.6 } };
+  double probs[NX * NY * 3];
+  for (int j = 0; j < NY; j++)
+    for (int i = 0; i < NX; i++)
+      memcpy (probs + 3 * (j * NX + i), block[i / 3], sizeof block[0]);
+  g_autoptr (SbScene) scene = sb_scene_new ("classes", "x", "y");
+  sb_scene_set_x_range (scene, 0, 8);
+  sb_scene_set_y_range (scene, 0, 2);
+  sb_scene_take_layer (scene, sb_layer_new_classmap ("c", "classes", NX, NY, 3, probs, 0, 8, 0, 2));
+  sb_scene_set_colorbar (scene, "c", "P");
+  SbPalette p;
+  Canvas c;
+  test_palette (&p);
+  canvas_render (&c, scene, NULL, &p);
+  /* Node centres (bilinear filtering between equal neighbours changes
+   * nothing; 0.02 covers rounding to 8 bits). */
+  SbColor want[3] = { class_tint (&p, 0, 1), p.background, class_tint (&p, 2, 0.6) };
+  for (int b = 0; b < 3; b++)
+    {
+      int px = (int) sb_frame_x_to_device (&c.frame, 3 * b + 1);
+      int py = (int) sb_frame_y_to_device (&c.frame, 1);
+      assert_close_color (pixel (&c, px, py), &want[b], 0.02, "class map block");
+    }
+  /* The colour bar: one strip per class, each its class's full tint at
+   * the top (P = 1) and the background at the bottom (P = 1/3). */
+  for (guint k = 0; k < 3; k++)
+    {
+      int bx = (int) (c.frame.px + c.frame.pw + 12 + 6 * k + 3);
+      SbColor top = class_tint (&p, k, 1);
+      assert_close_color (pixel (&c, bx, (int) c.frame.py + 2), &top, 0.06, "colour bar top");
+      assert_close_color (pixel (&c, bx, (int) (c.frame.py + c.frame.ph) - 2), &p.background, 0.06,
+                          "colour bar bottom");
+    }
+  canvas_clear (&c);
+}
+
 /* ---- zoom and clipping ------------------------------------------------------------ */
 
 static void
@@ -1556,6 +1618,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/plot/markers/duels", test_duel_markers_fixture);
   g_test_add_func ("/plot/markers/ties-choices", test_tie_choice_layers);
   g_test_add_func ("/plot/heatmap/colors", test_heatmap_colors);
+  g_test_add_func ("/plot/classmap/colors", test_classmap_colors);
   g_test_add_func ("/plot/zoom", test_zoom_and_clip);
   g_test_add_func ("/plot/hover", test_hover);
   g_test_add_func ("/plot/layers/equal", test_layer_equality);

@@ -14,6 +14,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- Colour ------------------------------------------------------------------ */
@@ -539,6 +540,112 @@ test_renderer_no_shell (Fixture *f, gconstpointer data)
   result_clear (&res);
 }
 
+/* A renderer running SCRIPT (shell text) with $1 = {output}, in F's folder. */
+static SbStimulusRenderer *
+shell_renderer (Fixture *f, const char *script_text, double timeout)
+{
+  g_autofree char *path = g_build_filename (f->dir, "render.sh", NULL);
+  g_autoptr (SbExperiment) exp = face_experiment ("sh ./render.sh {output} {smile}", timeout);
+
+  g_assert_true (g_file_set_contents (path, script_text, -1, NULL));
+  return sb_stimulus_renderer_new (exp, f->dir, f->cache);
+}
+
+/* A renderer that leaves a background child holding stderr has rendered
+ * when it exits with 0 and wrote its output (it used to time out waiting
+ * for the pipe to close), and the child is stopped with it. */
+static void
+test_renderer_background_child (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStimulusRenderer) r = shell_renderer (
+    f, "sleep 300 &\necho $! > child.pid\necho rendering >&2\nprintf PNG > \"$1\"\n", 30);
+  g_autofree char *pid_path = g_build_filename (f->dir, "child.pid", NULL);
+  g_autofree char *pid_text = NULL;
+  double x[2] = { 20, 0.5 };
+  Result res = { 0 };
+  gint64 start = g_get_monotonic_time ();
+
+  sb_stimulus_renderer_render_async (r, x, NULL, render_done, &res);
+  SPIN_UNTIL (res.done);
+  g_assert_no_error (res.error);
+  g_assert_nonnull (res.file);
+  /* well before the 30 s timeout */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 15 * G_TIME_SPAN_SECOND);
+  g_assert_true (g_file_get_contents (pid_path, &pid_text, NULL, NULL));
+  SPIN_UNTIL (process_gone ((pid_t) atoi (pid_text)));
+  SPIN_UNTIL (sb_stimulus_renderer_get_n_running (r) == 0);
+  result_clear (&res);
+}
+
+/* 50 MB on stderr: kept to its last 64 KiB, quoted as a short tail with
+ * the total and the exit status; invalid UTF-8 is shown as text. */
+static void
+test_renderer_stderr_bounded (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStimulusRenderer) r = shell_renderer (
+    f, "head -c 50000000 /dev/zero | tr '\\0' x >&2\nprintf '\\nbad \\377\\376 bytes\\n' >&2\nexit 3\n", 60);
+  double x[2] = { 20, 0.5 };
+  Result res = { 0 };
+
+  sb_stimulus_renderer_render_async (r, x, NULL, render_done, &res);
+  SPIN_UNTIL (res.done);
+  g_assert_error (res.error, SB_STIMULUS_ERROR, SB_STIMULUS_ERROR_FAILED);
+  g_test_message ("%s", res.error->message);
+  g_assert_true (g_utf8_validate (res.error->message, -1, NULL));
+  g_assert_nonnull (strstr (res.error->message, "failed (exit status 3)"));
+  g_assert_nonnull (strstr (res.error->message, "bad "));
+  g_assert_nonnull (strstr (res.error->message, " bytes"));
+  g_assert_nonnull (strstr (res.error->message, "MB written to stderr in all"));
+  g_assert_nonnull (strstr (res.error->message, "(50.0"));
+  g_assert_cmpuint (strlen (res.error->message), <, 1000);
+  result_clear (&res);
+}
+
+/* A renderer relative to the experiment's folder is made absolute for a
+ * copy of the experiment that lives elsewhere (a study's participants):
+ * "./x" and a bare name of an executable file there; PATH names and
+ * absolute paths stay; arguments keep their words. */
+static void
+test_resolve_command (Fixture *f, gconstpointer data)
+{
+  g_autofree char *folder = g_build_filename (f->dir, "my experiment", NULL);
+  g_autofree char *script = g_build_filename (folder, "render.sh", NULL);
+  g_autofree char *expected = NULL;
+  g_auto (GStrv) argv = NULL;
+  g_autoptr (SbExperiment) exp = face_experiment ("./render.sh --width {width} 'two words' -o {output}", 5);
+
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (script, "#!/bin/sh\n", -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+
+  sb_stimulus_resolve_command (exp, folder);
+  g_assert_true (g_shell_parse_argv (exp->stimulus.command, NULL, &argv, NULL));
+  g_assert_cmpstr (argv[0], ==, script);
+  g_assert_cmpstr (argv[1], ==, "--width");
+  g_assert_cmpstr (argv[2], ==, "{width}");
+  g_assert_cmpstr (argv[3], ==, "two words");
+  g_assert_cmpstr (argv[5], ==, "{output}");
+  g_test_message ("%s", exp->stimulus.command);
+
+  g_free (exp->stimulus.command);
+  exp->stimulus.command = g_strdup ("render.sh -o {output}");   /* bare, executable there */
+  sb_stimulus_resolve_command (exp, folder);
+  expected = g_strdup_printf ("'%s' -o {output}", script);
+  g_assert_cmpstr (exp->stimulus.command, ==, expected);
+
+  g_free (exp->stimulus.command);
+  exp->stimulus.command = g_strdup ("sox -n -o {output}");     /* a PATH program */
+  sb_stimulus_resolve_command (exp, folder);
+  g_assert_cmpstr (exp->stimulus.command, ==, "sox -n -o {output}");
+
+  g_free (exp->stimulus.command);
+  exp->stimulus.command = g_strdup ("/usr/bin/env -o {output}");
+  sb_stimulus_resolve_command (exp, folder);
+  g_assert_cmpstr (exp->stimulus.command, ==, "/usr/bin/env -o {output}");
+  g_unlink (script);
+  g_rmdir (folder);
+}
+
 static void
 test_renderer_missing_program (Fixture *f, gconstpointer data)
 {
@@ -677,6 +784,12 @@ main (int argc, char **argv)
   g_test_add_func ("/stimulus/refused", test_stimulus_refused);
   g_test_add_func ("/stimulus/expand", test_stimulus_expand);
   g_test_add ("/renderer/png", Fixture, NULL, fixture_set_up, test_renderer_png, fixture_tear_down);
+  g_test_add ("/renderer/resolve-command", Fixture, NULL, fixture_set_up,
+              test_resolve_command, fixture_tear_down);
+  g_test_add ("/renderer/background-child", Fixture, NULL, fixture_set_up,
+              test_renderer_background_child, fixture_tear_down);
+  g_test_add ("/renderer/stderr-bounded", Fixture, NULL, fixture_set_up,
+              test_renderer_stderr_bounded, fixture_tear_down);
   g_test_add ("/renderer/cache", Fixture, NULL, fixture_set_up, test_renderer_cache,
               fixture_tear_down);
   g_test_add ("/renderer/failure", Fixture, NULL, fixture_set_up, test_renderer_failure,

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
   char *root;  /* a temporary folder */
@@ -376,6 +377,55 @@ test_session_csv_shortest (void)
   g_assert_null (strstr (wide, "46.799999"));
 }
 
+/* A participant's session that is a symlink (to a session elsewhere) is
+ * neither adopted nor opened nor written; a participants folder that is
+ * a symlink is refused for every participant; the target is untouched. */
+static void
+test_symlinked_participant (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 0);
+  g_autoptr (GError) error = NULL;
+  const SbParticipant *p = sb_study_add_participant (study, "P1", NULL, &error);
+  g_autofree char *p1 = NULL;
+  g_autofree char *elsewhere = g_build_filename (f->root, "elsewhere.json", NULL);
+  g_autofree char *link = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  p1 = sb_study_participant_path (study, "P1");
+  /* a real session outside the study, linked in as P2 (not in the index) */
+  g_assert_true (g_file_get_contents (p1, &before, NULL, NULL));
+  g_assert_true (g_file_set_contents (elsewhere, before, -1, NULL));
+  link = sb_study_participant_path (study, "P2");
+  g_assert_cmpint (symlink (elsewhere, link), ==, 0);
+
+  g_clear_object (&study);
+  study = sb_study_open (f->dir, &error);
+  g_assert_no_error (error);
+  g_assert_null (sb_study_find (study, "P2"));   /* not adopted */
+  g_assert_null (sb_study_participant_file (study, "P2", &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "symbolic link"));
+  g_clear_error (&error);
+  /* adding P2 finds the link and refuses, leaving it and its target */
+  g_assert_null (sb_study_add_participant (study, "P2", NULL, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  g_assert_true (g_file_get_contents (elsewhere, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, before);
+
+  /* P1's file replaced by a link: opening it is refused */
+  g_assert_cmpint (g_unlink (p1), ==, 0);
+  g_assert_cmpint (symlink (elsewhere, p1), ==, 0);
+  g_assert_null (sb_study_open_session (study, "P1", &error));
+  g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "participant 'P1'"));
+  g_clear_error (&error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -388,5 +438,6 @@ main (int argc, char **argv)
   ADD ("/study/summaries-population", test_summaries_population);
   ADD ("/study/csv", test_csv);
   g_test_add_func ("/study/session-csv-shortest", test_session_csv_shortest);
+  ADD ("/study/symlinked-participant", test_symlinked_participant);
   return g_test_run ();
 }

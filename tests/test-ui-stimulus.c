@@ -9,6 +9,7 @@
  * end. TAP-skips without a display. */
 #include "sb-application.h"
 #include "sb-candidates.h"
+#include "sb-command-trust.h"
 #include "sb-stimulus-view.h"
 #include "sb-window-private.h"
 
@@ -46,6 +47,7 @@ typedef struct {
   GFile *file;
   SbWindow *window;
   SbSession *session;
+  gboolean not_allowed;     /* TRUE: the consent dialog comes up */
 } Fixture;
 
 /* A window asking duels over (width, smile) shown as KIND stimuli that
@@ -68,6 +70,10 @@ fixture_open_experiment (Fixture *f, const SbExperiment *exp)
   gtk_window_present (GTK_WINDOW (f->window));
   f->session = sb_session_new (exp);
   g_assert_true (sb_session_save_as (f->session, f->file, &error));
+  /* the user allowed this file's command before (the consent is tested
+   * on its own) */
+  if (exp->stimulus.command != NULL && !f->not_allowed)
+    g_assert_true (sb_command_trust_allow (session_path, exp->stimulus.command, &error));
   sb_window_set_session (f->window, f->session);
   SPIN_UNTIL (sb_window_get_question (f->window) != NULL);
 }
@@ -547,6 +553,134 @@ test_tone_played (void)
   fixture_close (&f);
 }
 
+/* The first message dialog on screen, or NULL. */
+static AdwMessageDialog *
+message_dialog (void)
+{
+  g_autoptr (GList) tops = gtk_window_list_toplevels ();
+
+  for (GList *l = tops; l; l = l->next)
+    if (ADW_IS_MESSAGE_DIALOG (l->data) && gtk_widget_get_visible (l->data))
+      return l->data;
+  return NULL;
+}
+
+/* A file's renderer command runs only with the user's consent: the app
+ * shows the exact command and asks; "Don't Run" leaves the options
+ * saying so with a Retry that asks again; "Run Command" renders and is
+ * remembered for the file and command. The old app ran it at once. */
+static void
+test_command_consent (void)
+{
+  Fixture f = { .not_allowed = TRUE };
+  SbStimulusView *a, *b;
+  AdwMessageDialog *dialog;
+  g_autofree char *runs = NULL;
+  const char *command;
+
+  fixture_open (&f, SB_STIMULUS_IMAGE, "stimulus-png.sh", 10);
+  command = sb_session_get_experiment (f.session)->stimulus.command;
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL ((dialog = message_dialog ()) != NULL);
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "stimulus-png.sh"));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "--smile {smile} -o {output}"));
+  g_assert_cmpstr (sb_stimulus_view_get_page (a), ==, "failed");
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (a), "Waiting for your permission"));
+  runs = g_build_filename (f.dir, "runs.log", NULL);
+  g_assert_false (g_file_test (runs, G_FILE_TEST_EXISTS));   /* nothing ran */
+  g_assert_false (enabled (&f, "answer-a"));
+
+  adw_message_dialog_response (dialog, "cancel");
+  SPIN_UNTIL (message_dialog () == NULL);
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (b), "not allowed to run"));
+  g_assert_false (g_file_test (runs, G_FILE_TEST_EXISTS));
+  g_assert_false (sb_command_trust_is_allowed (g_file_peek_path (f.file), command));
+
+  sb_stimulus_view_retry (b);   /* asks again */
+  SPIN_UNTIL ((dialog = message_dialog ()) != NULL);
+  adw_message_dialog_response (dialog, "run");
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (b), "image") == 0
+              && g_strcmp0 (sb_stimulus_view_get_page (a), "image") == 0);
+  g_assert_true (g_file_test (runs, G_FILE_TEST_EXISTS));
+  g_assert_true (sb_command_trust_is_allowed (g_file_peek_path (f.file), command));
+  /* another command in the same file is asked for again */
+  g_assert_false (sb_command_trust_is_allowed (g_file_peek_path (f.file), "other {output}"));
+  fixture_close (&f);
+}
+
+/* A render that failed is tried again by Retry, and its error goes once
+ * it succeeds (it stayed on screen until the app restarted). */
+static void
+test_retry_after_failure (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autofree char *png = g_test_build_filename (G_TEST_DIST, "data", "stimulus-png.sh", NULL);
+  g_autofree char *script = NULL, *wrapper = NULL, *flag = NULL;
+  SbStimulusView *a, *b;
+
+  f.dir = g_dir_make_tmp ("sb-ui-stimulus-XXXXXX", NULL);
+  wrapper = g_build_filename (f.dir, "render.sh", NULL);
+  flag = g_build_filename (f.dir, "fixed", NULL);
+  script = g_strdup_printf ("if [ -e fixed ]; then exec sh '%s' \"$@\"; fi\n"
+                            "echo 'the renderer is not set up yet' >&2\nexit 4\n", png);
+  g_assert_true (g_file_set_contents (wrapper, script, -1, NULL));
+  sb_experiment_add_parameter (exp, "width", "mm", 10, 50);
+  sb_experiment_add_parameter (exp, "smile", "", -1, 1);
+  exp->stimulus.kind = SB_STIMULUS_IMAGE;
+  exp->stimulus.command = g_strdup ("sh render.sh --smile {smile} -o {output}");
+  exp->stimulus.timeout = 10;
+  fixture_open_experiment (&f, exp);
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (b), "failed") == 0);
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (b), "not set up yet"));
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (b), "exit status 4"));
+
+  g_assert_true (g_file_set_contents (flag, "", -1, NULL));
+  sb_stimulus_view_retry (b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (b), "image") == 0
+              && g_strcmp0 (sb_stimulus_view_get_page (a), "image") == 0);
+  g_assert_null (sb_stimulus_view_get_error (b));
+  g_assert_null (blocker (&f));
+  g_unlink (flag);
+  g_unlink (wrapper);
+  fixture_close (&f);
+}
+
+/* An image whose header claims 20000 x 20000 pixels (a 69-byte PNG,
+ * 1.6 GB decoded) is refused from its header, before decoding. */
+static void
+test_huge_image_refused (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autofree char *wrapper = NULL;
+  SbStimulusView *a, *b;
+  const char *script =
+    "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+    "printf '\\211\\120\\116\\107\\015\\012\\032\\012\\000\\000\\000\\015\\111\\110\\104\\122"
+    "\\000\\000\\116\\040\\000\\000\\116\\040\\010\\006\\000\\000\\000\\343\\160\\106\\071"
+    "\\000\\000\\000\\014\\111\\104\\101\\124\\170\\234\\143\\140\\240\\014\\000\\000"
+    "\\000\\100\\000\\001\\267\\064\\174\\357"
+    "\\000\\000\\000\\000\\111\\105\\116\\104\\256\\102\\140\\202' > \"$out\"\n";
+
+  f.dir = g_dir_make_tmp ("sb-ui-stimulus-XXXXXX", NULL);
+  wrapper = g_build_filename (f.dir, "huge.sh", NULL);
+  g_assert_true (g_file_set_contents (wrapper, script, -1, NULL));
+  sb_experiment_add_parameter (exp, "width", "mm", 10, 50);
+  sb_experiment_add_parameter (exp, "smile", "", -1, 1);
+  exp->stimulus.kind = SB_STIMULUS_IMAGE;
+  exp->stimulus.command = g_strdup ("sh huge.sh --smile {smile} -o {output}");
+  exp->stimulus.timeout = 10;
+  fixture_open_experiment (&f, exp);
+  duel_views (&f, &a, &b);
+  SPIN_UNTIL (g_strcmp0 (sb_stimulus_view_get_page (b), "failed") == 0);
+  g_test_message ("%s", sb_stimulus_view_get_error (b));
+  g_assert_nonnull (strstr (sb_stimulus_view_get_error (b), "20000 × 20000 pixels"));
+  g_unlink (wrapper);
+  fixture_close (&f);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -559,6 +693,9 @@ main (int argc, char *argv[])
     { "/ui/stimulus/candidate-images", test_candidate_images },
     { "/ui/stimulus/candidate-missing", test_candidate_missing },
     { "/ui/stimulus/tone-played", test_tone_played },
+    { "/ui/stimulus/command-consent", test_command_consent },
+    { "/ui/stimulus/retry-after-failure", test_retry_after_failure },
+    { "/ui/stimulus/huge-image-refused", test_huge_image_refused },
   };
   g_autofree char *cache = g_dir_make_tmp ("sb-ui-stimulus-cache-XXXXXX", NULL);
   int status;

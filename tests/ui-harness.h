@@ -41,8 +41,9 @@ ui_harness_wait_for_jobs (void)
 
 /* Registers the N TESTS. Without a display they are TAP skips and this
  * returns FALSE (the caller just runs them); otherwise GTK is initialised
- * with the Cairo renderer, libadwaita and a scratch XDG_DATA_HOME (never the user's
- * recent files or demo copies) before they are added. */
+ * with the Cairo renderer, libadwaita and a scratch XDG_DATA_HOME and
+ * XDG_CONFIG_HOME (never the user's recent files, demo copies or allowed
+ * commands) before they are added. */
 static inline gboolean
 ui_harness_init (int *argc, char ***argv, const UiTest *tests, guint n)
 {
@@ -54,6 +55,11 @@ ui_harness_init (int *argc, char ***argv, const UiTest *tests, guint n)
       return FALSE;
     }
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  {
+    /* never the user's allowed renderer commands (set before GLib reads it) */
+    g_autofree char *config = g_dir_make_tmp ("sb-config-XXXXXX", NULL);
+    g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  }
   gtk_test_init (argc, argv, NULL);
   adw_init ();
   {

@@ -6,12 +6,24 @@
 
 #include <glib/gi18n.h>
 
+#include "sb-command-trust.h"
 #include "sb-experiment-templates.h"
+#include "sb-stimulus-renderer.h"
 #include "sb-stimulus-view.h"
+
+#include <adwaita.h>
 
 #include <locale.h>
 #include <math.h>
 #include <string.h>
+
+/* The user's word on running the experiment's renderer command. */
+typedef enum {
+  SB_CONSENT_UNKNOWN,   /* not asked yet (nor remembered)       */
+  SB_CONSENT_ASKING,    /* the dialog is open                   */
+  SB_CONSENT_ALLOWED,   /* remembered, or "Run" just now        */
+  SB_CONSENT_REFUSED,   /* "Don't Run": asked again on Retry    */
+} SbConsent;
 
 struct _SbDuelPanel
 {
@@ -78,6 +90,9 @@ struct _SbDuelPanel
 
   /* Stimuli (sb-duel-panel-stimuli.c) */
   char *stimulus_folder;         /* where renderers run: the session's   */
+  char *trust_file;              /* whose consent covers the command     */
+  SbConsent consent;             /* may the experiment's command run?    */
+  AdwMessageDialog *consent_dialog;  /* asking now, or NULL            */
   SbStimulusRenderer *renderer;  /* image and sound stimuli, or NULL     */
   GPtrArray *option_views;       /* SbStimulusView of the k options      */
   char *answer_blocker;          /* why no answer can be given yet       */
@@ -124,23 +139,190 @@ stimulus_blocker_changed (SbStimulusView *view, SbDuelPanel *self)
   update_answer_blocker (self);
 }
 
-/* The renderer of image and sound stimuli, made on first use. */
+static void show_stimuli (SbDuelPanel *self);
+static void refresh_option_stimuli (SbDuelPanel *self);
+static void ask_consent (SbDuelPanel *self);
+
+/* TRUE when the experiment's renderer command may run: allowed before for
+ * this file (remembered) or just now. */
+static gboolean
+command_allowed (SbDuelPanel *self)
+{
+  const char *command = self->experiment->stimulus.command;
+
+  if (self->consent == SB_CONSENT_UNKNOWN && command != NULL && self->trust_file != NULL
+      && sb_command_trust_is_allowed (self->trust_file, command))
+    self->consent = SB_CONSENT_ALLOWED;
+  return self->consent == SB_CONSENT_ALLOWED;
+}
+
+/* The renderer of image and sound stimuli, made on first use once the
+ * user allowed its command; NULL (and the question asked) until then. */
 static SbStimulusRenderer *
 stimulus_renderer (SbDuelPanel *self)
 {
   SbStimulusKind kind = self->experiment ? self->experiment->stimulus.kind : SB_STIMULUS_NONE;
 
-  if (self->renderer == NULL && (kind == SB_STIMULUS_IMAGE || kind == SB_STIMULUS_SOUND))
+  if (kind != SB_STIMULUS_IMAGE && kind != SB_STIMULUS_SOUND)
+    return NULL;
+  if (!command_allowed (self))
+    {
+      if (self->consent == SB_CONSENT_UNKNOWN)
+        ask_consent (self);
+      return NULL;
+    }
+  if (self->renderer == NULL)
     self->renderer = sb_stimulus_renderer_new (self->experiment, self->stimulus_folder, NULL);
   return self->renderer;
 }
 
+/* What a view says while the command may not run. */
+static const char *
+refusal_text (SbDuelPanel *self)
+{
+  return self->consent == SB_CONSENT_REFUSED
+           ? _("The experiment's renderer command was not allowed to run; Retry asks again")
+           : _("Waiting for your permission to run the experiment's renderer command");
+}
+
+/* Every stimulus view of the panel: A, B and the k options. */
+static GPtrArray *
+stimulus_views (SbDuelPanel *self)
+{
+  GPtrArray *views = g_ptr_array_new ();
+
+  g_ptr_array_add (views, self->swatch_a);
+  g_ptr_array_add (views, self->swatch_b);
+  g_ptr_array_extend (views, self->option_views, NULL, NULL);
+  return views;
+}
+
+static void
+set_refusal_texts (SbDuelPanel *self)
+{
+  g_autoptr (GPtrArray) views = stimulus_views (self);
+
+  for (guint i = 0; i < views->len; i++)
+    sb_stimulus_view_set_renderer_refusal (g_ptr_array_index (views, i), refusal_text (self));
+}
+
+/* Shows every stimulus again: after the user's answer on the command, or
+ * a Retry. */
+static void
+reshow_stimuli (SbDuelPanel *self)
+{
+  set_refusal_texts (self);
+  show_stimuli (self);
+  refresh_option_stimuli (self);
+}
+
+static void
+consent_response (AdwMessageDialog *dialog, const char *response, SbDuelPanel *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  self->consent_dialog = NULL;
+  /* a response given otherwise than by a button (keyboard, a test) */
+  gtk_window_close (GTK_WINDOW (dialog));
+  if (g_strcmp0 (response, "run") == 0)
+    {
+      self->consent = SB_CONSENT_ALLOWED;
+      if (self->trust_file != NULL
+          && !sb_command_trust_allow (self->trust_file, self->experiment->stimulus.command, &error))
+        g_warning ("the command's permission could not be remembered: %s", error->message);
+    }
+  else
+    self->consent = SB_CONSENT_REFUSED;
+  reshow_stimuli (self);
+}
+
+static void
+present_consent (GtkWidget *widget, gpointer unused)
+{
+  SbDuelPanel *self = SB_DUEL_PANEL (widget);
+
+  g_signal_handlers_disconnect_by_func (self, present_consent, NULL);
+  if (self->consent_dialog != NULL)
+    gtk_window_present (GTK_WINDOW (self->consent_dialog));
+}
+
+/* Shows the exact command and asks whether it may run. */
+static void
+ask_consent (SbDuelPanel *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  g_autofree char *folder = self->stimulus_folder ? g_markup_escape_text (self->stimulus_folder, -1)
+                                                  : g_strdup (".");
+  g_autofree char *command = g_markup_escape_text (self->experiment->stimulus.command
+                                                   ? self->experiment->stimulus.command : "", -1);
+  g_autofree char *file = self->trust_file ? g_markup_escape_text (self->trust_file, -1)
+                                           : g_strdup (_("this experiment"));
+  g_autofree char *body = g_strdup_printf (
+    _("%s renders its stimuli by running this command on your computer, in %s:\n\n"
+      "<tt>%s</tt>\n\nA command can do anything you can do. Run it only if you trust "
+      "whoever made the file. Your answer is remembered for this file and command."),
+    file, folder, command);
+  AdwMessageDialog *dialog;
+
+  self->consent = SB_CONSENT_ASKING;
+  set_refusal_texts (self);
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                                       _("Run the renderer command?"), NULL));
+  adw_message_dialog_set_body_use_markup (dialog, TRUE);
+  adw_message_dialog_set_body (dialog, body);
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Don't Run"), "run", _("_Run Command"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (dialog, "run", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (dialog, "cancel");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (consent_response), self, 0);
+  self->consent_dialog = dialog;
+  /* above the window: once it is on screen (a session opened at start-up
+   * asks before the window is mapped, and a dialog mapped first would lie
+   * under it) */
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    gtk_window_present (GTK_WINDOW (dialog));
+  else
+    g_signal_connect (self, "map", G_CALLBACK (present_consent), NULL);
+}
+
+static void
+stimulus_retry (SbStimulusView *view, SbDuelPanel *self)
+{
+  if (self->consent == SB_CONSENT_REFUSED)
+    self->consent = SB_CONSENT_UNKNOWN;
+  reshow_stimuli (self);
+}
+
+/* Stops the renderer and forgets the consent: a new experiment or file
+ * asks again (unless remembered). */
 static void
 drop_renderer (SbDuelPanel *self)
 {
   if (self->renderer)
     sb_stimulus_renderer_cancel_all (self->renderer);
   g_clear_object (&self->renderer);
+  self->consent = SB_CONSENT_UNKNOWN;
+  if (self->consent_dialog != NULL)
+    {
+      AdwMessageDialog *dialog = g_steal_pointer (&self->consent_dialog);
+      g_signal_handlers_disconnect_by_data (dialog, self);
+      gtk_window_destroy (GTK_WINDOW (dialog));
+    }
+}
+
+/* The k options' views show their settings again. */
+static void
+refresh_option_stimuli (SbDuelPanel *self)
+{
+  for (guint i = 0; i < self->option_views->len; i++)
+    {
+      SbStimulusView *view = g_ptr_array_index (self->option_views, i);
+      guint option = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (view), "option"));
+      if (self->has_question && option < self->question.n_options)
+        sb_stimulus_view_show (view, self->experiment, stimulus_renderer (self),
+                               self->question.options[option]);
+    }
 }
 
 /* TRUE when R recommends the incumbent x_r of the last question. */
@@ -268,13 +450,22 @@ sb_duel_panel_play_next (SbDuelPanel *self)
 }
 
 void
-sb_duel_panel_set_stimulus_folder (SbDuelPanel *self, const char *folder)
+sb_duel_panel_set_session_file (SbDuelPanel *self, GFile *session_file)
 {
+  g_autofree char *folder = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *trust = NULL;
+
   g_return_if_fail (SB_IS_DUEL_PANEL (self));
-  if (g_strcmp0 (self->stimulus_folder, folder) == 0)
+  folder = sb_stimulus_work_dir_for (session_file);
+  path = session_file ? g_file_get_path (session_file) : NULL;
+  trust = path ? sb_command_trust_file_for (path) : NULL;
+  if (g_strcmp0 (self->stimulus_folder, folder) == 0 && g_strcmp0 (self->trust_file, trust) == 0)
     return;
   g_free (self->stimulus_folder);
-  self->stimulus_folder = g_strdup (folder);
+  self->stimulus_folder = g_steal_pointer (&folder);
+  g_free (self->trust_file);
+  self->trust_file = g_steal_pointer (&trust);
   drop_renderer (self);
 }
 
@@ -434,7 +625,10 @@ add_option_stimulus (SbDuelPanel *self, GtkWidget *box, guint option)
   GtkWidget *view = sb_stimulus_view_new ();
 
   g_ptr_array_add (self->option_views, view);
+  g_object_set_data (G_OBJECT (view), "option", GUINT_TO_POINTER (option));
   g_signal_connect (view, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
+  g_signal_connect (view, "retry", G_CALLBACK (stimulus_retry), self);
+  sb_stimulus_view_set_renderer_refusal (SB_STIMULUS_VIEW (view), refusal_text (self));
   gtk_box_append (GTK_BOX (box), view);
   sb_stimulus_view_show (SB_STIMULUS_VIEW (view), exp, stimulus_renderer (self),
                          self->question.options[option]);
@@ -1206,6 +1400,7 @@ sb_duel_panel_finalize (GObject *object)
   g_clear_pointer (&self->value_labels, g_ptr_array_unref);
   g_clear_pointer (&self->option_views, g_ptr_array_unref);
   g_free (self->stimulus_folder);
+  g_free (self->trust_file);
   g_free (self->answer_blocker);
   g_free (self->read_only);
   G_OBJECT_CLASS (sb_duel_panel_parent_class)->finalize (object);
@@ -1279,6 +1474,8 @@ sb_duel_panel_init (SbDuelPanel *self)
   self->option_views = g_ptr_array_new ();
   g_signal_connect (self->swatch_a, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
   g_signal_connect (self->swatch_b, "blocker-changed", G_CALLBACK (stimulus_blocker_changed), self);
+  g_signal_connect (self->swatch_a, "retry", G_CALLBACK (stimulus_retry), self);
+  g_signal_connect (self->swatch_b, "retry", G_CALLBACK (stimulus_retry), self);
   g_signal_connect (self->value_entry, "activate", G_CALLBACK (value_entry_activate), self);
   build_extra_answers (self);
 }

@@ -102,7 +102,9 @@ const char *sb_duel_panel_get_answer_blocker (SbDuelPanel *self);
 /* Sounds: plays the first option not heard yet (in the order shown),
  * else the first; FALSE when no option has a sound to play. */
 gboolean sb_duel_panel_play_next (SbDuelPanel *self);
-/* Where image and sound renderers run: the session file's folder. */
-void sb_duel_panel_set_stimulus_folder (SbDuelPanel *self, const char *folder);
+/* The session's file (NULL: unsaved): its folder is where renderer
+ * commands run, and the user's consent to run the experiment's command is
+ * asked and remembered for it (sb-command-trust.h). */
+void sb_duel_panel_set_session_file (SbDuelPanel *self, GFile *session_file);
 
 G_END_DECLS

@@ -626,10 +626,7 @@ sb_participant_view_new (SbCampaign *campaign, const SbParticipantSettings *sett
   self->settings = *settings;
   self->code = g_strdup (code);
   apply_surround (self);
-  {
-    g_autofree char *folder = sb_stimulus_work_dir_for (sb_session_get_file (session));
-    sb_duel_panel_set_stimulus_folder (self->panel, folder);
-  }
+  sb_duel_panel_set_session_file (self->panel, sb_session_get_file (session));
   sb_duel_panel_set_experiment (self->panel, sb_session_get_experiment (session));
   g_signal_connect_object (self->panel, "notify::answer-blocker", G_CALLBACK (on_answer_blocker),
                            self, G_CONNECT_SWAPPED);

@@ -8,11 +8,17 @@
 #include "sb-candidates.h"
 #include "sb-colour.h"
 #include "sb-experiment-templates.h"
+#include "sb-file-read.h"
 #include "sb-stimulus.h"
 
 #include <string.h>
+#include <unistd.h>
 
 /* The colour patch inside its surround, in the swatch's fixed size. */
+/* The largest image a stimulus may be: 16384 pixels a side (the texture
+ * size GL drivers allow) and 40 million pixels (160 MB decoded). */
+#define SB_IMAGE_MAX_SIDE 16384
+#define SB_IMAGE_MAX_PIXELS 40000000
 #define PATCH_WIDTH 96
 #define PATCH_HEIGHT 64
 /* The surround: a neutral grey of OKLCH lightness 0.6. */
@@ -31,6 +37,7 @@ struct _SbStimulusView
   char *blocker;
   char *error;
   char *file;                   /* the image or sound file shown */
+  char *renderer_refusal;       /* why there is no renderer, when there is none */
   gboolean heard;
 
   /* Template widgets (borrowed) */
@@ -44,6 +51,7 @@ struct _SbStimulusView
   GtkLabel *text_label;
   GtkSpinner *spinner;
   GtkLabel *error_label;
+  GtkWidget *retry_button;
   gboolean mapped;               /* the colour shown was mapped into sRGB */
   GtkLabel *caption_label;
 };
@@ -52,6 +60,7 @@ G_DEFINE_FINAL_TYPE (SbStimulusView, sb_stimulus_view, GTK_TYPE_WIDGET)
 
 enum {
   BLOCKER_CHANGED,
+  RETRY,
   N_SIGNALS
 };
 
@@ -195,11 +204,44 @@ drop_media (SbStimulusView *self)
 
 /* Decodes the image off the main thread (gdk_texture_new_from_file is
  * thread-safe): a large photo must not stall the window. */
+/* FILE may be decoded: a regular file of at most
+ * SB_CANDIDATE_FILE_MAX_BYTES whose header (read by gdk-pixbuf's loaders,
+ * without decoding) gives at most SB_IMAGE_MAX_SIDE pixels a side and
+ * SB_IMAGE_MAX_PIXELS in all. A 400 KB PNG can claim 20000 x 20000
+ * pixels, 1.6 GB once decoded. */
+static gboolean
+image_size_allowed (GFile *file, GError **error)
+{
+  g_autofree char *path = g_file_get_path (file);
+  int fd, width = 0, height = 0;
+
+  if (path == NULL)
+    return TRUE;   /* not a local file: the loader's own checks */
+  fd = sb_file_open_bounded (path, SB_CANDIDATE_FILE_MAX_BYTES, SB_FILE_READ_DEFAULT,
+                             _("the image"), error);
+  if (fd < 0)
+    return FALSE;
+  close (fd);
+  if (gdk_pixbuf_get_file_info (path, &width, &height) == NULL)
+    return TRUE;   /* no header gdk-pixbuf knows: the decoder says why */
+  if (width > SB_IMAGE_MAX_SIDE || height > SB_IMAGE_MAX_SIDE
+      || (gint64) width * height > SB_IMAGE_MAX_PIXELS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NO_SPACE,
+                   _("it is %d × %d pixels, more than a stimulus may have (%d pixels a side, "
+                     "%d million in all)"), width, height, SB_IMAGE_MAX_SIDE,
+                   SB_IMAGE_MAX_PIXELS / 1000000);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 load_texture_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   GError *error = NULL;
-  GdkTexture *texture = gdk_texture_new_from_file (G_FILE (task_data), &error);
+  GdkTexture *texture = image_size_allowed (G_FILE (task_data), &error)
+                        ? gdk_texture_new_from_file (G_FILE (task_data), &error) : NULL;
 
   if (texture)
     g_task_return_pointer (task, texture, g_object_unref);
@@ -361,7 +403,8 @@ sb_stimulus_view_show (SbStimulusView *self, const SbExperiment *exp,
       set_blocker (self, _("The options are still being rendered"));
       if (renderer == NULL)
         {
-          set_blocker (self, _("No renderer for this stimulus"));
+          show_failure (self, self->renderer_refusal ? self->renderer_refusal
+                                                     : _("No renderer for this stimulus"));
           break;
         }
       self->cancellable = g_cancellable_new ();
@@ -385,6 +428,21 @@ sb_stimulus_view_show (SbStimulusView *self, const SbExperiment *exp,
       set_blocker (self, NULL);
       break;
     }
+}
+
+void
+sb_stimulus_view_retry (SbStimulusView *self)
+{
+  g_return_if_fail (SB_IS_STIMULUS_VIEW (self));
+  g_signal_emit (self, signals[RETRY], 0);
+}
+
+void
+sb_stimulus_view_set_renderer_refusal (SbStimulusView *self, const char *why)
+{
+  g_return_if_fail (SB_IS_STIMULUS_VIEW (self));
+  g_free (self->renderer_refusal);
+  self->renderer_refusal = g_strdup (why);
 }
 
 const char *
@@ -446,6 +504,7 @@ sb_stimulus_view_finalize (GObject *object)
   g_free (self->blocker);
   g_free (self->error);
   g_free (self->file);
+  g_free (self->renderer_refusal);
   G_OBJECT_CLASS (sb_stimulus_view_parent_class)->finalize (object);
 }
 
@@ -462,6 +521,10 @@ sb_stimulus_view_class_init (SbStimulusViewClass *klass)
   signals[BLOCKER_CHANGED] = g_signal_new ("blocker-changed", G_TYPE_FROM_CLASS (klass),
                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                            G_TYPE_NONE, 0);
+  /* The user asks for a failed stimulus again (the Retry button): the
+   * owner shows the setting again, with a renderer it may now have. */
+  signals[RETRY] = g_signal_new ("retry", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                 NULL, NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/skewbench/SkewBench/ui/sb-stimulus-view.ui");
@@ -475,6 +538,7 @@ sb_stimulus_view_class_init (SbStimulusViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbStimulusView, text_label);
   gtk_widget_class_bind_template_child (widget_class, SbStimulusView, spinner);
   gtk_widget_class_bind_template_child (widget_class, SbStimulusView, error_label);
+  gtk_widget_class_bind_template_child (widget_class, SbStimulusView, retry_button);
   gtk_widget_class_bind_template_child (widget_class, SbStimulusView, caption_label);
   gtk_widget_class_set_css_name (widget_class, "stimulusview");
 }
@@ -485,6 +549,8 @@ sb_stimulus_view_init (SbStimulusView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   gtk_drawing_area_set_draw_func (self->swatch, draw_swatch, self, NULL);
   g_signal_connect (self->play_button, "clicked", G_CALLBACK (play_clicked), self);
+  g_signal_connect_swapped (self->retry_button, "clicked", G_CALLBACK (sb_stimulus_view_retry),
+                            self);
 }
 
 GtkWidget *

@@ -40,6 +40,11 @@ void sb_stimulus_view_show (SbStimulusView *self, const SbExperiment *exp,
 /* Why this option cannot be judged yet ("Rendering…", the renderer's
  * error, "Listen to … to the end first"), or NULL when it can. */
 const char *sb_stimulus_view_get_blocker (SbStimulusView *self);
+/* What the view says when it is shown an image or sound setting without
+ * a renderer (the command not allowed to run yet), or NULL. */
+void sb_stimulus_view_set_renderer_refusal (SbStimulusView *self, const char *why);
+/* Emits "retry", as the Retry button of a failure does. */
+void sb_stimulus_view_retry (SbStimulusView *self);
 /* Sounds: plays the sound from its start; FALSE when there is none (yet). */
 gboolean sb_stimulus_view_play (SbStimulusView *self);
 /* Sounds: whether it was played to the end since it was shown. */

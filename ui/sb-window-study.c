@@ -11,6 +11,8 @@
 #include "sb-window-private.h"
 
 #include "sb-new-study-dialog.h"
+#include "sb-stimulus.h"
+#include "sb-stimulus-renderer.h"
 
 #include <glib/gi18n.h>
 
@@ -64,9 +66,20 @@ sb_window_create_study (SbWindow *self, const char *dir, const SbExperiment *exp
                         double repeat_rate, GError **error)
 {
   g_autoptr (SbStudy) study = NULL;
+  g_autoptr (SbExperiment) copy = NULL;
+  SbSession *current;
 
   g_return_val_if_fail (SB_IS_WINDOW (self), FALSE);
-  study = sb_study_create (dir, exp, repeat_rate, error);
+  /* a renderer beside the current session stays found from the study's
+   * participants/ folder */
+  copy = sb_experiment_copy (exp);
+  current = sb_window_get_session (self);
+  if (current != NULL && sb_session_get_file (current) != NULL)
+    {
+      g_autofree char *folder = sb_stimulus_work_dir_for (sb_session_get_file (current));
+      sb_stimulus_resolve_command (copy, folder);
+    }
+  study = sb_study_create (dir, copy, repeat_rate, error);
   if (study == NULL)
     return FALSE;
   set_study (self, study);

@@ -515,10 +515,7 @@ show_session (SbWindow *self, SbSession *session, gboolean follow)
   _sb_window_clear_error (self);
   exp = sb_session_get_experiment (session);
   gtk_stack_set_visible_child_name (self->main_stack, "duel");
-  {
-    g_autofree char *folder = sb_stimulus_work_dir_for (sb_session_get_file (session));
-    sb_duel_panel_set_stimulus_folder (self->duel_panel, folder);
-  }
+  sb_duel_panel_set_session_file (self->duel_panel, sb_session_get_file (session));
   sb_duel_panel_set_experiment (self->duel_panel, exp);
   sb_campaign_set_autoplay_delay (self->campaign, sb_duel_panel_get_autoplay_delay (self->duel_panel));
   sb_campaign_set_auto_refit (self->campaign, TRUE);

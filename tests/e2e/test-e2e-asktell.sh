@@ -32,9 +32,9 @@ export G_MESSAGES_DEBUG='SkewBench skewbench skewbench-core'
 n=0
 ok () { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok () { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-wait_log () {  # FILE PATTERN: up to 60 s
+wait_log () {  # FILE PATTERN: up to 300 s (a loaded 2-core machine)
   local i
-  for i in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  for i in $(seq 3000); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   return 1
 }
 # Answers the open question for a participant who prefers larger x.
@@ -82,7 +82,8 @@ fi
 # ---- 3. the app follows a script's answers ---------------------------------------
 "$app" --follow "$session" >"$tmp/app2.log" 2>&1 &
 pid=$!
-sleep 2
+# the app watches the file before the script answers (not a fixed delay)
+wait_log "$tmp/app2.log" "following "
 status=0
 for i in 1 2 3; do answer_one >/dev/null 2>>"$tmp/three.err" || status=1; done
 if [ $status = 0 ]; then ok "three more answers by ask/tell while the app follows"; else not_ok "three more answers by ask/tell while the app follows" "$(cat "$tmp/three.err")"; fi
