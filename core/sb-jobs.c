@@ -7,6 +7,7 @@
 #include "sb-engine-job.h"
 #include "sb-fit-file.h"
 #include "sb-parameter-kinds.h"
+#include "sb-smooth-hpd.h"
 #include "sb-test-points.h"
 
 #include "sg-bo.h"
@@ -1115,6 +1116,30 @@ summarize_locked (SbModel *model, const double *xs, gsize n, unsigned fields,
   return status;
 }
 
+/* Replaces the band of the exact posterior's summaries OUT at N points XS
+ * by the smoothed one (sb-smooth-hpd.h); the Gaussian models' bands are in
+ * closed form and stay. The same normal variates for every curve of one
+ * model (the experiment's seed), so the band does not flicker between
+ * redraws. */
+static int
+smooth_band_locked (SbModel *model, const double *xs, gsize n, sg_point_summary *out)
+{
+  g_autofree double *u = points_to_model (model, xs, n);
+  int status = SG_OK;
+
+  g_mutex_lock (&model->lock);
+  const sg_skewgp_posterior *post = sg_bo_skewgp_posterior (model->bo);
+  const sg_skewgp_samples *samples = sg_bo_skewgp_samples (model->bo);
+  if (post && samples && sg_skewgp_samples_count (samples) >= SB_SMOOTH_HPD_MIN_SAMPLES)
+    {
+      gsl_rng *rng = sg_rng_new (model->experiment->seed, G_GUINT64_CONSTANT (0xba4d));
+      status = rng ? sb_smooth_hpd_band (post, samples, u, n, 0.95, rng, out) : SG_ENOMEM;
+      sg_rng_free (rng);
+    }
+  g_mutex_unlock (&model->lock);
+  return status;
+}
+
 /* The Laplace (002; R&W alg. 3.1/3.2) and EP (R&W alg. 3.5) posteriors
  * of the model's data with its GP hyperparameters (docs/DESIGN.md §3.9: the s = 0
  * part of a SkewGP prior), computed once per model. A failure (EP not
@@ -1376,7 +1401,9 @@ add_curve (SbPlotSnapshot *snap, const SbPlotInput *input, const double *fixed,
       xs[(gsize) i * dim + axis] = CLAMP (sb_parameter_from_axis (p, grid[i]), p->lower, p->upper);
     }
   if (sb_engine_failed (summarize_locked (input->model, xs, n, SG_SUMMARY_ALL, progress, summary),
-                        "summarising the posterior", error))
+                        "summarising the posterior", error)
+      || sb_engine_failed (smooth_band_locked (input->model, xs, n, summary),
+                           "smoothing the posterior's band", error))
     return FALSE;
   sb_plot_snapshot_set_curve_grid (snap, axis, n, grid);
   sb_plot_snapshot_set_summaries (snap, SB_POSTERIOR_EXACT, summary);

@@ -6,12 +6,12 @@
 
 #include "sb-engine-job.h"
 #include "sb-jobs.h"
+#include "sb-smooth-hpd.h"
 #include "sg-acq.h"
 #include "sg-fit.h"
 #include "sg-rng.h"
 #include "sg-skewgp.h"
 
-#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,205 +284,6 @@ compute_bald (const Ctx *c, const sg_skewgp_posterior *post, const sg_skewgp_sam
   return SG_OK;
 }
 
-/* ---- The exact band: a smoothed HPD interval ------------------------------------------ */
-
-/* The exact 95% band is the shortest interval holding 95% of the posterior
- * of f(x), estimated from the N samples. Taken from raw order statistics
- * (the shortest run of ceil(0.95 N) sorted samples, as sg_skewgp_summarize
- * does) it is jagged along x: which run is shortest switches from one
- * start index to another between neighbouring cells, and the bounds jump
- * by the gap between tail samples. More samples shrink the jumps only as
- * 1/N, at N times the sampling cost. Instead the band uses smoothed
- * quantiles of the same samples:
- *   - common random numbers across x: f_j(x) = m_j(x) + sqrt(v(x)) g_j
- *     with the same chain draws and the same normal variates g_j at every
- *     cell (sg_skewgp_joint_samples_each), so each sample is a smooth
- *     function of x and neighbouring cells see the same Monte Carlo error;
- *   - Harrell-Davis quantiles Q(p) = sum_i w_i(p) f_(i), the weights the
- *     Beta(p (N+1), (1-p)(N+1)) mass of ((i-1)/N, i/N]: a smooth function
- *     of p and of the sorted samples, with O(1/N) bias (Harrell & Davis
- *     1982, Biometrika 69:635);
- *   - the start probability a of the interval [Q(a), Q(a + 0.95)] chosen
- *     by minimising the width over a grid of a in (0, 0.05) refined by a
- *     parabola, so it moves continuously with x.
- * The weights do not depend on x and are computed once per job; each
- * Beta's mass lies within 9 standard deviations of its mean, so each
- * weight vector is a short window of the sorted samples. */
-enum { HPD_N_START = 41 };
-
-typedef struct {
-  gsize first, len;   /* the order statistics f_(first+1) .. f_(first+len) */
-  double *w;          /* their weights (len)                              */
-} HdWeights;
-
-typedef struct {
-  gsize N;
-  double level;
-  double start[HPD_N_START];                       /* the grid of a      */
-  HdWeights lo[HPD_N_START], hi[HPD_N_START];      /* Q(a), Q(a + level) */
-  double *sorted;                                  /* N                  */
-  sg_point_summary *out;
-} SmoothHpd;
-
-static void
-hd_weights_init (HdWeights *hw, double p, gsize N)
-{
-  double a = p * (N + 1), b = (1 - p) * (N + 1);
-  double sd = sqrt (p * (1 - p) / (N + 2));
-  gsize first = (gsize) MAX (0.0, floor ((p - 9 * sd) * N));
-  gsize last = (gsize) MIN ((double) N, ceil ((p + 9 * sd) * N));
-  double prev = gsl_cdf_beta_P ((double) first / N, a, b), sum = 0;
-
-  hw->first = first;
-  hw->len = last - first;
-  hw->w = g_new (double, hw->len);
-  for (gsize i = 0; i < hw->len; i++)
-    {
-      double next = gsl_cdf_beta_P ((double) (first + i + 1) / N, a, b);
-      hw->w[i] = next - prev;
-      sum += hw->w[i];
-      prev = next;
-    }
-  /* The mass outside the window (below 1e-15) is put back in. */
-  for (gsize i = 0; i < hw->len; i++)
-    hw->w[i] /= sum;
-}
-
-static double
-hd_quantile (const HdWeights *hw, const double *sorted)
-{
-  double q = 0;
-  for (gsize i = 0; i < hw->len; i++)
-    q += hw->w[i] * sorted[hw->first + i];
-  return q;
-}
-
-static void
-smooth_hpd_init (SmoothHpd *h, gsize N, double level, sg_point_summary *out)
-{
-  /* a in [1, (1 - level) N] / (N + 1): the Beta shapes stay >= 1. */
-  double a0 = 1.0 / (N + 1), a1 = (1 - level) * N / (N + 1);
-
-  h->N = N;
-  h->level = level;
-  h->out = out;
-  h->sorted = g_new (double, N);
-  for (int k = 0; k < HPD_N_START; k++)
-    {
-      h->start[k] = a0 + (a1 - a0) * k / (HPD_N_START - 1);
-      hd_weights_init (&h->lo[k], h->start[k], N);
-      hd_weights_init (&h->hi[k], h->start[k] + level, N);
-    }
-}
-
-static void
-smooth_hpd_clear (SmoothHpd *h)
-{
-  for (int k = 0; k < HPD_N_START; k++)
-    {
-      g_free (h->lo[k].w);
-      g_free (h->hi[k].w);
-    }
-  g_free (h->sorted);
-}
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
-/* The minimiser, as a fractional index in [0, n - 1], of the curve W[K],
- * K = 0..n-1: the vertex of a weighted least-squares parabola, the weights
- * exp(-(W[K] - min W)^2 / (2 (0.01 min W)^2)) keeping the points within
- * about 2% of the minimum (the width curve steepens sharply towards the
- * extreme tails, where a parabola does not fit). The weights change
- * continuously with W, so the vertex does too; the raw argmin when the
- * fit has no minimum. */
-static double
-smooth_minimum (const double *w, int n)
-{
-  int best = 0;
-  for (int k = 1; k < n; k++)
-    if (w[k] < w[best])
-      best = k;
-  double scale = 0.01 * fabs (w[best]) + 1e-300;
-  /* Moments about the raw argmin: sum om u^p (p = 0..4), sum om u^p w. */
-  double S[5] = { 0 }, T[3] = { 0 };
-  for (int k = 0; k < n; k++)
-    {
-      double z = (w[k] - w[best]) / scale, om = exp (-0.5 * z * z), u = k - best, up = 1;
-      for (int p = 0; p < 5; p++, up *= u)
-        {
-          S[p] += om * up;
-          if (p < 3)
-            T[p] += om * up * w[k];
-        }
-    }
-  /* Normal equations [S0 S1 S2; S1 S2 S3; S2 S3 S4] c = T, by Cramer's rule. */
-  double det = S[0] * (S[2] * S[4] - S[3] * S[3]) - S[1] * (S[1] * S[4] - S[3] * S[2])
-               + S[2] * (S[1] * S[3] - S[2] * S[2]);
-  double d1 = S[0] * (T[1] * S[4] - S[3] * T[2]) - T[0] * (S[1] * S[4] - S[3] * S[2])
-              + S[2] * (S[1] * T[2] - T[1] * S[2]);
-  double d2 = S[0] * (S[2] * T[2] - T[1] * S[3]) - S[1] * (S[1] * T[2] - T[1] * S[2])
-              + T[0] * (S[1] * S[3] - S[2] * S[2]);
-  if (!(fabs (det) > 1e-12 * S[0] * S[2] * S[4]) || !(d2 / det > 0))
-    return best;
-  return CLAMP (best - d1 / (2 * d2), 0.0, n - 1.0);
-}
-
-/* Y at the fractional index T by linear interpolation. */
-static double
-interpolate (const double *y, int n, double t)
-{
-  int k = MIN ((int) t, n - 2);
-  return y[k] + (t - k) * (y[k + 1] - y[k]);
-}
-
-/* sg_skewgp_point_fn: the smoothed HPD bounds of cell C from its samples F.
- * The width is flat near its minimum, so the minimiser of the raw grid
- * values wanders with the Monte Carlo noise and drags both bounds along
- * their quantile curves; the vertex of a parabola fitted around the
- * minimum does not. */
-static void
-smooth_hpd_cell (size_t c, const double *F, void *user_data)
-{
-  SmoothHpd *h = user_data;
-  double lo[HPD_N_START], hi[HPD_N_START], w[HPD_N_START];
-
-  memcpy (h->sorted, F, h->N * sizeof *F);
-  qsort (h->sorted, h->N, sizeof *h->sorted, compare_doubles);
-  for (int k = 0; k < HPD_N_START; k++)
-    {
-      lo[k] = hd_quantile (&h->lo[k], h->sorted);
-      hi[k] = hd_quantile (&h->hi[k], h->sorted);
-      w[k] = hi[k] - lo[k];
-    }
-  double t = smooth_minimum (w, HPD_N_START);
-  h->out[c].hpd_lower = interpolate (lo, HPD_N_START, t);
-  h->out[c].hpd_upper = interpolate (hi, HPD_N_START, t);
-}
-
-/* Replaces the summaries' HPD bounds by the smoothed ones (above). */
-static int
-compute_smooth_hpd (const Ctx *c, const sg_skewgp_posterior *post,
-                    const sg_skewgp_samples *samples, double level, sg_point_summary *out)
-{
-  gsize N = sg_skewgp_samples_count (samples);
-  g_autofree double *G = g_new (double, N);
-  SmoothHpd h;
-  int status;
-
-  for (gsize j = 0; j < N; j++)
-    G[j] = sg_rng_gaussian (c->rng);
-  smooth_hpd_init (&h, N, level, out);
-  status = sg_skewgp_joint_samples_each (post, samples, c->cells, c->n_cells, NULL, G,
-                                         smooth_hpd_cell, &h);
-  smooth_hpd_clear (&h);
-  return status;
-}
-
 /* 000 Corollary 2 at SB_PLAYGROUND_N_CHECK evenly spaced cells: one
  * orthant probability of dimension m + 1 per cell over the common
  * denominator P(t > 0 | y) (sg_skewgp_class_probability_exact). */
@@ -556,9 +357,8 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
 
   g_free (text);
   pctx.text = text = step_text (c, "Sampling the exact posterior");
-  /* The smoothed band needs a few samples in each 2.5% tail; the band is
-   * drawn only for a binary model (the 1-D view). */
-  gboolean smooth_hpd = in->n_samples >= 100 && c->n_models == 1;
+  /* The band is drawn only for a binary model (the 1-D view). */
+  gboolean smooth_hpd = in->n_samples >= SB_SMOOTH_HPD_MIN_SAMPLES && c->n_models == 1;
   sg_skewgp_sample_options_default (&so);
   status = sg_skewgp_sample (post, in->n_samples, &so, c->rng, &progress, &samples);
   if (status == SG_OK)
@@ -577,7 +377,8 @@ compute_exact (const Ctx *c, SbPlaygroundResult *r, GError **error)
   if (status == SG_OK && smooth_hpd)
     status = sg_progress_report (&progress, 1);
   if (status == SG_OK && smooth_hpd)
-    status = compute_smooth_hpd (c, post, samples, sopt.level, model_block (c, m));
+    status = sb_smooth_hpd_band (post, samples, c->cells, c->n_cells, sopt.level, c->rng,
+                                 model_block (c, m));
   if (status == SG_OK && !(r->ess <= ess))
     r->ess = ess;
   /* The evidence at the hyperparameters used, for the read-out. */

@@ -22,9 +22,8 @@
  *      their posteriors, as in 000 Figure 6;
  *   2. the exact posterior (sg_skewgp_posterior_new), N samples of its
  *      truncated part (sg_skewgp_sample) and per-cell summaries
- *      (sg_skewgp_summarize): mean, a smoothed 95% HPD band (common
- *      random numbers across the grid and Harrell-Davis quantiles, so it
- *      does not step from cell to cell), skewness and the
+ *      (sg_skewgp_summarize): mean, the smoothed 95% HPD band
+ *      (sb-smooth-hpd.h: it does not step from cell to cell), skewness and the
  *      predictive class probability E[Phi(f(x))] (Rao-Blackwellised over
  *      the Gaussian remainder, i.e. Monte Carlo only in the truncated
  *      part; 000 Corollary 2 gives the same number as a ratio of orthant

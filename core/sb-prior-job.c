@@ -4,6 +4,7 @@
 #include "sb-prior-job.h"
 #include "sb-engine-job.h"
 #include "sb-jobs.h"
+#include "sb-smooth-hpd.h"
 
 #include "sg-rng.h"
 #include "sg-skewgp-sun.h"
@@ -181,13 +182,15 @@ sb_prior_job_curves (SbWorkerJob *job, gpointer data, GError **error)
   gsl_rng *rng = sg_rng_new (in->seed, 1);
   int status = rng ? sg_skewgp_sample (post, ns, NULL, rng, &progress, &samples) : SG_ENOMEM;
   g_autofree sg_point_summary *sum = g_new0 (sg_point_summary, n);
+  sg_summary_options so;
+  sg_summary_options_default (&so);
   if (status == SG_OK)
     {
-      sg_summary_options so;
-      sg_summary_options_default (&so);
       so.fields = SG_SUMMARY_MOMENTS | SG_SUMMARY_QUANTILES | SG_SUMMARY_HPD;
       status = sg_skewgp_summarize (post, samples, xs, n, &so, &progress, sum);
     }
+  if (status == SG_OK && ns >= SB_SMOOTH_HPD_MIN_SAMPLES)
+    status = sb_smooth_hpd_band (post, samples, xs, n, so.level, rng, sum);
   guint k = MIN (in->n_paths, ns);
   g_autofree double *out = g_new (double, (gsize) n * MAX (k, 1));
   if (status == SG_OK && k > 0)

@@ -886,13 +886,28 @@ render_rule (const SbLayer *l, cairo_t *cr, const SbFrame *f,
   cairo_stroke (cr);
 }
 
+const SbLayer *
+_sb_layer_magnified (const SbLayer *l, double m, SbLayer *copy)
+{
+  if (m == 1 || l->kind == SB_LAYER_HEATMAP)
+    return l;
+  *copy = *l;
+  copy->style.line_width *= m;
+  copy->style.marker_size *= m;
+  return copy;
+}
+
 void
-sb_layer_render (const SbLayer *l, cairo_t *cr, const SbFrame *f,
+sb_layer_render (const SbLayer *layer, cairo_t *cr, const SbFrame *f,
                  const SbPalette *palette)
 {
-  g_return_if_fail (l != NULL && cr != NULL && f != NULL && palette != NULL);
+  SbLayer copy;
+  const SbLayer *l;
+
+  g_return_if_fail (layer != NULL && cr != NULL && f != NULL && palette != NULL);
   if (!(f->pw > 0 && f->ph > 0 && f->x1 > f->x0 && f->y1 > f->y0))
     return;
+  l = _sb_layer_magnified (layer, _sb_frame_magnify (f), &copy);
 
   cairo_save (cr);
   if (l->kind == SB_LAYER_MARKERS || l->kind == SB_LAYER_LINKS)

@@ -70,3 +70,15 @@ void _sb_layer_render_swatch (const SbLayer *layer, cairo_t *cr, double x,
                               const SbPalette *palette);
 
 #define SB_BASE_FONT_SIZE 9.0   /* points */
+
+/* The frame's magnification (1 for a frame made without a view). */
+static inline double
+_sb_frame_magnify (const SbFrame *f)
+{
+  return f->magnify > 0 ? f->magnify : 1.0;
+}
+
+/* LAYER with its line widths and marker sizes M times larger: LAYER
+ * itself at M = 1 and for a heatmap (whose colour image is cached on
+ * it), else a shallow copy in *COPY, valid while LAYER is. */
+const SbLayer *_sb_layer_magnified (const SbLayer *layer, double m, SbLayer *copy);

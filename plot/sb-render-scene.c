@@ -146,6 +146,7 @@ void
 sb_view_init_auto (SbView *v)
 {
   v->x0 = v->x1 = v->y0 = v->y1 = NAN;
+  v->magnify = 1;
 }
 
 gboolean
@@ -171,11 +172,27 @@ _sb_text_layout (cairo_t *cr, const char *text, double scale, gboolean bold)
   return layout;
 }
 
-static void
-text_size (cairo_t *cr, const char *text, double scale, gboolean bold,
-           double *w, double *h)
+/* TEXT's layout at SCALE x the base size, wrapped (between words, or
+ * within a word that is longer than the line) at WRAP device units when
+ * WRAP > 0, so no text is wider than the room given to it. */
+static PangoLayout *
+text_layout (cairo_t *cr, const char *text, double scale, gboolean bold, double wrap)
 {
   PangoLayout *layout = _sb_text_layout (cr, text, scale, bold);
+
+  if (wrap > 0)
+    {
+      pango_layout_set_width (layout, (int) (MAX (wrap, 1.0) * PANGO_SCALE));
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+    }
+  return layout;
+}
+
+static void
+text_size_wrapped (cairo_t *cr, const char *text, double scale, gboolean bold, double wrap,
+                   double *w, double *h)
+{
+  PangoLayout *layout = text_layout (cr, text, scale, bold, wrap);
   int pw, ph;
 
   pango_layout_get_pixel_size (layout, &pw, &ph);
@@ -184,13 +201,21 @@ text_size (cairo_t *cr, const char *text, double scale, gboolean bold,
   g_object_unref (layout);
 }
 
-/* Draws TEXT with its anchor point (AX, AY) at relative position (FX, FY)
- * of its box: (0, 0) top-left, (0.5, 0.5) centre, (1, 1) bottom-right. */
 static void
-draw_text (cairo_t *cr, const char *text, double scale, gboolean bold,
-           double x, double y, double fx, double fy, const SbColor *c)
+text_size (cairo_t *cr, const char *text, double scale, gboolean bold,
+           double *w, double *h)
 {
-  PangoLayout *layout = _sb_text_layout (cr, text, scale, bold);
+  text_size_wrapped (cr, text, scale, bold, 0, w, h);
+}
+
+/* Draws TEXT (wrapped at WRAP when > 0) with its anchor point (X, Y) at
+ * relative position (FX, FY) of its box: (0, 0) top-left, (0.5, 0.5)
+ * centre, (1, 1) bottom-right. */
+static void
+draw_text_wrapped (cairo_t *cr, const char *text, double scale, gboolean bold, double wrap,
+                   double x, double y, double fx, double fy, const SbColor *c)
+{
+  PangoLayout *layout = text_layout (cr, text, scale, bold, wrap);
   int w, h;
 
   pango_layout_get_pixel_size (layout, &w, &h);
@@ -199,6 +224,13 @@ draw_text (cairo_t *cr, const char *text, double scale, gboolean bold,
   pango_cairo_show_layout (cr, layout);
   cairo_new_path (cr);
   g_object_unref (layout);
+}
+
+static void
+draw_text (cairo_t *cr, const char *text, double scale, gboolean bold,
+           double x, double y, double fx, double fy, const SbColor *c)
+{
+  draw_text_wrapped (cr, text, scale, bold, 0, x, y, fx, fy, c);
 }
 
 /* ---- Ranges and ticks ---------------------------------------------------- */
@@ -314,6 +346,43 @@ compute_ranges (const SbScene *s, const SbView *v, SbFrame *f)
   f->y_log = s->y_log;
 }
 
+/* Every axis is read from at least this many labelled ticks: one tick
+ * names a value, but only two or more give the scale and three show
+ * that it is linear. */
+#define MIN_TICKS 3
+
+/* Linear ticks on [LO, HI] with about TARGET intervals, at least
+ * MIN_TICKS of them: a nice step can leave a short range with one or two
+ * ticks (e.g. [-0.04, 0.07] with a step of 0.1), so the target is raised
+ * until the step is fine enough. */
+static int
+linear_ticks (double lo, double hi, int target, double *ticks, int *decimals)
+{
+  int n = 0;
+
+  for (int t = target; t <= 4 * MAX (target, MIN_TICKS) && n < MIN_TICKS; t++)
+    {
+      double a = lo, b = hi;
+      n = sb_ticks (&a, &b, t, FALSE, ticks, MAX_TICKS, decimals);
+    }
+  return n;
+}
+
+/* Ticks of a log10 axis on [10^LO, 10^HI] as values (LOG_POSITIONS:
+ * as their log10 positions); a span shorter than a decade, with fewer
+ * than MIN_TICKS of the 1-2-5 values, gets linear nice values. */
+static int
+log_ticks (double lo, double hi, gboolean log_positions, double *ticks)
+{
+  int n = sb_ticks_log (pow (10, lo), pow (10, hi), ticks, MAX_TICKS), dec;
+
+  if (n < MIN_TICKS)
+    n = linear_ticks (pow (10, lo), pow (10, hi), MIN_TICKS, ticks, &dec);
+  for (int i = 0; log_positions && i < n; i++)
+    ticks[i] = log10 (ticks[i]);
+  return n;
+}
+
 /* Ticks of an axis whose coordinates are scaled (sb_scene_set_axis_scale):
  * log10 positions of nice values, whole numbers, or level indices. */
 static int
@@ -321,12 +390,7 @@ scaled_ticks (const SbScene *s, int k, double lo, double hi, int target, double 
 {
   int n = 0;
   if (s->axis_scale[k] == SB_AXIS_LOG10)
-    {
-      n = sb_ticks_log (pow (10, lo), pow (10, hi), ticks, MAX_TICKS);
-      for (int i = 0; i < n; i++)
-        ticks[i] = log10 (ticks[i]);
-      return n;
-    }
+    return log_ticks (lo, hi, TRUE, ticks);
   if (s->axis_scale[k] == SB_AXIS_LEVELS)
     {
       guint n_levels = s->axis_levels[k] ? g_strv_length (s->axis_levels[k]) : 0;
@@ -337,8 +401,8 @@ scaled_ticks (const SbScene *s, int k, double lo, double hi, int target, double 
   /* integers: the nice ticks that are whole, at least every whole number
    * when there are few */
   int dec;
-  double t[MAX_TICKS], a = lo, b = hi;
-  int m = sb_ticks (&a, &b, target, FALSE, t, MAX_TICKS, &dec);
+  double t[MAX_TICKS];
+  int m = linear_ticks (lo, hi, target, t, &dec);
   if (dec > 0 && hi - lo <= target)
     for (double v = ceil (lo); v <= hi && n < MAX_TICKS; v++)
       ticks[n++] = v;
@@ -354,15 +418,16 @@ static int
 axis_ticks (const SbScene *s, const SbFrame *f, gboolean y_axis, double *ticks, int *decimals)
 {
   double lo = y_axis ? f->y0 : f->x0, hi = y_axis ? f->y1 : f->x1;
-  int target = y_axis ? MAX (2, (int) (f->ph / 45)) : MAX (2, (int) (f->pw / 90));
+  double text = y_axis ? 45 : 90;   /* device units per label, at 1x */
+  int target = (int) ((y_axis ? f->ph : f->pw) / (text * _sb_frame_magnify (f)));
 
   *decimals = 0;
+  target = CLAMP (target, 2, 10);
   if (y_axis && f->y_log)
-    return sb_ticks_log (pow (10, lo), pow (10, hi), ticks, MAX_TICKS);
-  target = MIN (target, 10);
+    return log_ticks (lo, hi, FALSE, ticks);
   if (s->axis_scale[y_axis ? 1 : 0] != SB_AXIS_LINEAR)
     return scaled_ticks (s, y_axis ? 1 : 0, lo, hi, target, ticks);
-  return sb_ticks (&lo, &hi, target, FALSE, ticks, MAX_TICKS, decimals);
+  return linear_ticks (lo, hi, target, ticks, decimals);
 }
 
 static void
@@ -398,66 +463,93 @@ sb_scene_tick_labels (const SbScene *s, const SbFrame *f, gboolean y_axis)
 
 /* ---- Legend -------------------------------------------------------------- */
 
-typedef struct {
-  double title_h, subtitle_h, legend_h;
-} Header;
-
-/* Lays out the legend entries in rows within WIDTH; when DRAW, draws them
- * with the first row's top at (X, Y). Returns the height used. */
-static double
-legend_flow (const SbScene *s, cairo_t *cr, double x, double y, double width,
-             const SbPalette *palette, gboolean draw)
+/* The legend's entries: the labelled layers, one per label (a label shared
+ * by several layers, e.g. a band and its edges, is listed once); heatmaps
+ * are read from the colour bar instead. */
+static GPtrArray *
+legend_entries (const SbScene *s)
 {
-  double cx = x, cy = y, row_h = 0, gap = 16;
-  GPtrArray *seen = g_ptr_array_new ();
-  gboolean any = FALSE;
+  GPtrArray *entries = g_ptr_array_new ();
 
   for (guint i = 0; i < s->layers->len; i++)
     {
       SbLayer *l = g_ptr_array_index (s->layers, i);
       const char *label = sb_layer_get_label (l);
       gboolean dup = FALSE;
+
       if (label == NULL || _sb_layer_is_image (l))
         continue;
-      for (guint k = 0; k < seen->len; k++)
-        if (g_strcmp0 (seen->pdata[k], label) == 0)
-          dup = TRUE;
-      if (dup)
-        continue;
-      g_ptr_array_add (seen, (gpointer) label);
-
-      double tw, th;
-      text_size (cr, label, 0.95, FALSE, &tw, &th);
-      double ew = SWATCH_W + 5 + tw;
-      if (cx > x && cx + ew > x + width)
-        {
-          cx = x;
-          cy += row_h + 3;
-          row_h = 0;
-        }
-      if (draw)
-        {
-          _sb_layer_render_swatch (l, cr, cx, cy, SWATCH_W, th, palette);
-          draw_text (cr, label, 0.95, FALSE, cx + SWATCH_W + 5, cy, 0, 0, &palette->foreground);
-        }
-      cx += ew + gap;
-      row_h = MAX (row_h, th);
-      any = TRUE;
+      for (guint k = 0; k < entries->len && !dup; k++)
+        dup = g_strcmp0 (sb_layer_get_label (entries->pdata[k]), label) == 0;
+      if (!dup)
+        g_ptr_array_add (entries, l);
     }
-  g_ptr_array_unref (seen);
-  return any ? cy - y + row_h : 0;
+  return entries;
 }
 
-static void
-measure_header (const SbScene *s, cairo_t *cr, double width, Header *h)
+/* Lays out ENTRIES with the first one's top-left at (X, Y) within WIDTH:
+ * side by side in rows, or one per row (COLUMN); text at SCALE x the base
+ * size, swatches and gaps at magnification M. A label that does not fit
+ * beside its swatch wraps onto more lines: nothing is ever cut. Draws
+ * the entries when PALETTE is set. Returns the height used and, in
+ * *USED_W, the width of the widest row. */
+static double
+legend_place (GPtrArray *entries, cairo_t *cr, double x, double y, double width,
+              gboolean column, double scale, double m, const SbPalette *palette,
+              double *used_w)
 {
-  double w;
-  h->title_h = h->subtitle_h = 0;
+  double sw = SWATCH_W * m, gap = 16 * m, line_h, w0;
+  double cx = x, cy = y, row_h = 0, widest = 0;
+
+  text_size (cr, "0", scale, FALSE, &w0, &line_h);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      SbLayer *l = entries->pdata[i];
+      const char *label = sb_layer_get_label (l);
+      double room = width - sw - 5 * m, tw, th;
+
+      text_size_wrapped (cr, label, scale, FALSE, room, &tw, &th);
+      double ew = sw + 5 * m + tw;
+      if (cx > x && (column || cx + ew > x + width))
+        {
+          cx = x;
+          cy += row_h + 3 * m;
+          row_h = 0;
+        }
+      if (palette)
+        {
+          SbLayer copy;
+          const SbLayer *shown = _sb_layer_magnified (l, m, &copy);
+          _sb_layer_render_swatch (shown, cr, cx, cy, sw, line_h, palette);
+          draw_text_wrapped (cr, label, scale, FALSE, room, cx + sw + 5 * m, cy, 0, 0,
+                             &palette->foreground);
+        }
+      widest = MAX (widest, cx + ew - x);
+      cx += ew + gap;
+      row_h = MAX (row_h, th);
+    }
+  if (used_w)
+    *used_w = widest;
+  return entries->len ? cy - y + row_h : 0;
+}
+
+/* Heights of the title and subtitle, wrapped at WIDTH. */
+static double
+title_height (const SbScene *s, cairo_t *cr, double width, double m)
+{
+  double w, h = 0, th;
+
   if (s->title && *s->title)
-    text_size (cr, s->title, 1.15, TRUE, &w, &h->title_h);
+    {
+      text_size_wrapped (cr, s->title, 1.15 * m, TRUE, width, &w, &th);
+      h += th;
+    }
   if (s->subtitle && *s->subtitle)
-    text_size (cr, s->subtitle, 0.9, FALSE, &w, &h->subtitle_h);
-  h->legend_h = legend_flow (s, cr, 0, 0, width, NULL, FALSE);
+    {
+      text_size_wrapped (cr, s->subtitle, 0.9 * m, FALSE, width, &w, &th);
+      h += 2 * m + th;
+    }
+  return h;
 }
 
 /* ---- Layout ---------------------------------------------------------------- */
@@ -471,7 +563,7 @@ colorbar_width (const SbLayer *cb)
 }
 
 static double
-colorbar_extra (const SbScene *s, cairo_t *cr)
+colorbar_extra (const SbScene *s, cairo_t *cr, double m)
 {
   SbLayer *cb = colorbar_layer (s);
   if (cb == NULL)
@@ -485,49 +577,130 @@ colorbar_extra (const SbScene *s, cairo_t *cr)
     {
       char buf[64];
       sb_format_tick (t[i], dec, buf, sizeof buf);
-      text_size (cr, buf, 0.9, FALSE, &w, &h);
+      text_size (cr, buf, 0.9 * m, FALSE, &w, &h);
       wmax = MAX (wmax, w);
     }
   double lh = 0;
   if (s->colorbar_label)
-    text_size (cr, s->colorbar_label, 0.95, FALSE, &w, &lh);
-  return 12 + colorbar_width (cb) + 4 + wmax + 6 + lh;
+    text_size (cr, s->colorbar_label, 0.95 * m, FALSE, &w, &lh);
+  return (12 + colorbar_width (cb) + 4) * m + wmax + 6 * m + lh;
+}
+
+/* Legend rows above the plot may take this fraction of the drawing's
+ * height in normal text; a column on the right at most this fraction of
+ * its width. */
+#define LEGEND_TOP_MAX 0.2
+#define LEGEND_RIGHT_MAX 0.4
+
+/* Chooses the legend's place and text size for a drawing of WIDTH x
+ * HEIGHT whose plot would be PLOT_W x PLOT_H without a legend: rows
+ * above the plot in normal text when they take at most LEGEND_TOP_MAX of
+ * the height; otherwise, of rows or a column on the right, in normal or
+ * smaller text, the one that leaves the plot the largest area (normal
+ * text when it leaves at least 90% of the best). A column is a choice
+ * only when it fits the plot's height. */
+static void
+choose_legend (GPtrArray *entries, cairo_t *cr, double width, double height, double plot_w,
+               double plot_h, double m, SbFrame *f)
+{
+  static const double scales[2] = { 0.95, 0.8 };
+  double area[2][2] = { { -1, -1 }, { -1, -1 } }, col_w[2] = { 0 }, best = 0;
+
+  f->legend_scale = scales[0] * m;
+  f->legend = entries->len ? SB_LEGEND_TOP : SB_LEGEND_NONE;
+  if (entries->len == 0)
+    return;
+  for (int k = 0; k < 2; k++)
+    {
+      double used, rows_h, col_h;
+      rows_h = legend_place (entries, cr, 0, 0, plot_w, FALSE, scales[k] * m, m, NULL, &used);
+      if (k == 0 && rows_h <= LEGEND_TOP_MAX * height)
+        return;
+      area[k][0] = plot_w * MAX (plot_h - rows_h - 6 * m, 0);
+      col_h = legend_place (entries, cr, 0, 0, LEGEND_RIGHT_MAX * width, TRUE, scales[k] * m, m,
+                            NULL, &col_w[k]);
+      if (col_h <= plot_h)
+        area[k][1] = MAX (plot_w - col_w[k] - 12 * m, 0) * plot_h;
+      best = MAX (best, MAX (area[k][0], area[k][1]));
+    }
+  /* Rows always fit (they push the plot down); a column only when it is
+   * no taller than the plot. With no room for any plot at all, rows of
+   * the smaller text. */
+  if (best == 0)
+    area[0][0] = area[0][1] = area[1][1] = -1;
+  for (int k = 0; k < 2; k++)
+    for (int right = 1; right >= 0; right--)
+      if (area[k][right] >= 0 && area[k][right] >= (k == 0 ? 0.9 : 1.0) * best)
+        {
+          f->legend_scale = scales[k] * m;
+          f->legend = right ? SB_LEGEND_RIGHT : SB_LEGEND_TOP;
+          if (right)
+            f->lw = col_w[k];
+          return;
+        }
 }
 
 void
 sb_scene_layout (const SbScene *s, const SbView *v, cairo_t *cr, double width,
                  double height, SbFrame *f)
 {
+  double m = v && v->magnify > 0 ? v->magnify : 1;
+  double pad = PAD * m, tick = TICK * m;
+  g_autoptr (GPtrArray) entries = legend_entries (s);
+
   memset (f, 0, sizeof *f);
   f->width = width;
   f->height = height;
+  f->magnify = m;
   compute_ranges (s, v, f);
 
   /* Left: y tick labels and the rotated y label. Ticks depend on the plot
    * height, which depends only on the top/bottom margins: estimate it. */
   double w, h, lab_h = 0, tick_h = 0, xlab_h = 0;
-  text_size (cr, "0", 0.9, FALSE, &w, &tick_h);
+  text_size (cr, "0", 0.9 * m, FALSE, &w, &tick_h);
   if (s->y_label && *s->y_label)
-    text_size (cr, s->y_label, 1.0, FALSE, &w, &lab_h);
+    text_size (cr, s->y_label, 1.0 * m, FALSE, &w, &lab_h);
   if (s->x_label && *s->x_label)
-    text_size (cr, s->x_label, 1.0, FALSE, &w, &xlab_h);
+    text_size (cr, s->x_label, 1.0 * m, FALSE, &w, &xlab_h);
 
-  double bottom = TICK + 3 + tick_h + (xlab_h > 0 ? 4 + xlab_h : 0) + PAD;
-  double right = PAD + 4 + colorbar_extra (s, cr);
+  double bottom = tick + 3 * m + tick_h + (xlab_h > 0 ? 4 * m + xlab_h : 0) + pad;
+  double right = pad + 4 * m + colorbar_extra (s, cr, m);
+  double left = pad + 40 * m;
 
-  /* Two passes: the legend's rows depend on the plot width, which depends
-   * on the left margin, which depends on the tick labels. */
-  double left = PAD + 40;
-  for (int pass = 0; pass < 2; pass++)
+  choose_legend (entries, cr, width, height, width - left - right,
+                 height - 2 * pad - title_height (s, cr, width - left - pad, m) - bottom, m, f);
+  if (f->legend == SB_LEGEND_RIGHT)
+    right += f->lw + 12 * m;
+
+  /* Passes: the legend's rows and the title's lines depend on the plot's
+   * width, which depends on the left margin, which depends on the tick
+   * labels, which depend on the plot's height. The last pass lays out the
+   * header at the final width, exactly as sb_scene_render_axes draws it. */
+  for (int pass = 0; pass < 3; pass++)
     {
-      Header hd;
-      measure_header (s, cr, MAX (width - left - right, 50), &hd);
-      double top = PAD + hd.title_h + (hd.subtitle_h > 0 ? 2 + hd.subtitle_h : 0)
-                   + (hd.legend_h > 0 ? 6 + hd.legend_h : 0) + PAD;
+      double avail = MAX (width - left - pad, 10);
+      double top = pad + title_height (s, cr, avail, m);
+      if (f->legend == SB_LEGEND_TOP)
+        {
+          f->lx = left;
+          f->ly = top + 6 * m;
+          f->lw = avail;
+          f->lh = legend_place (entries, cr, 0, 0, avail, FALSE, f->legend_scale, m, NULL, NULL);
+          top += 6 * m + f->lh;
+        }
+      else if (f->legend == SB_LEGEND_RIGHT)
+        {
+          f->lx = width - pad - f->lw;
+          f->ly = top + 6 * m;
+          f->lh = legend_place (entries, cr, 0, 0, f->lw, TRUE, f->legend_scale, m, NULL, NULL);
+        }
+      top += pad;
       f->px = left;
       f->py = top;
       f->pw = MAX (width - left - right, 10);
       f->ph = MAX (height - top - bottom, 10);
+      if (pass == 2)
+        break;
 
       double t[MAX_TICKS];
       int dec;
@@ -537,13 +710,11 @@ sb_scene_layout (const SbScene *s, const SbView *v, cairo_t *cr, double width,
         {
           char buf[64];
           tick_label (s, f, TRUE, t[i], dec, buf, sizeof buf);
-          text_size (cr, buf, 0.9, FALSE, &w, &h);
+          text_size (cr, buf, 0.9 * m, FALSE, &w, &h);
           wmax = MAX (wmax, w);
         }
-      left = PAD + (lab_h > 0 ? lab_h + 6 : 0) + wmax + 3 + TICK;
+      left = pad + (lab_h > 0 ? lab_h + 6 * m : 0) + wmax + 3 * m + tick;
     }
-  f->px = left;
-  f->pw = MAX (width - left - right, 10);
 
   if (s->aspect_equal)
     {
@@ -574,10 +745,10 @@ render_colorbar (const SbScene *s, cairo_t *cr, const SbFrame *f,
   if (cb == NULL)
     return;
   SbColormap map;
-  double vmin, vmax;
+  double vmin, vmax, m = _sb_frame_magnify (f);
   _sb_layer_get_colormap (cb, &map, &vmin, &vmax);
 
-  double x = f->px + f->pw + 12, y0 = f->py, h = f->ph, bw = colorbar_width (cb);
+  double x = f->px + f->pw + 12 * m, y0 = f->py, h = f->ph, bw = colorbar_width (cb) * m;
   /* A class map: one strip per class, its colour from P = 1 / C (bottom)
    * to 1 (top). */
   guint n_strips = MAX (_sb_layer_get_n_classes (cb), 1);
@@ -601,7 +772,7 @@ render_colorbar (const SbScene *s, cairo_t *cr, const SbFrame *f,
     }
   cairo_rectangle (cr, x, y0, bw, h);
   _sb_set_color (cr, &p->foreground, 0.6);
-  cairo_set_line_width (cr, 1);
+  cairo_set_line_width (cr, m);
   cairo_set_dash (cr, NULL, 0, 0);
   cairo_stroke (cr);
 
@@ -615,18 +786,18 @@ render_colorbar (const SbScene *s, cairo_t *cr, const SbFrame *f,
       double ty = y0 + h - (t[i] - vmin) / (vmax - vmin) * h;
       sb_format_tick (t[i], dec, buf, sizeof buf);
       cairo_move_to (cr, x + bw, round (ty) + 0.5);
-      cairo_line_to (cr, x + bw + 3, round (ty) + 0.5);
+      cairo_line_to (cr, x + bw + 3 * m, round (ty) + 0.5);
       cairo_stroke (cr);
-      draw_text (cr, buf, 0.9, FALSE, x + bw + 4, ty, 0, 0.5, &p->foreground);
-      text_size (cr, buf, 0.9, FALSE, &w, &th);
+      draw_text (cr, buf, 0.9 * m, FALSE, x + bw + 4 * m, ty, 0, 0.5, &p->foreground);
+      text_size (cr, buf, 0.9 * m, FALSE, &w, &th);
       wmax = MAX (wmax, w);
     }
   if (s->colorbar_label)
     {
       cairo_save (cr);
-      cairo_translate (cr, x + bw + 4 + wmax + 6, y0 + h / 2);
+      cairo_translate (cr, x + bw + 4 * m + wmax + 6 * m, y0 + h / 2);
       cairo_rotate (cr, G_PI / 2);
-      draw_text (cr, s->colorbar_label, 0.95, FALSE, 0, 0, 0.5, 1.0, &p->foreground);
+      draw_text (cr, s->colorbar_label, 0.95 * m, FALSE, 0, 0, 0.5, 1.0, &p->foreground);
       cairo_restore (cr);
     }
 }
@@ -635,6 +806,8 @@ void
 sb_scene_render_axes (const SbScene *s, cairo_t *cr, const SbFrame *f,
                       const SbPalette *p, gboolean draw_background)
 {
+  double m = _sb_frame_magnify (f), tick = TICK * m, pad = PAD * m;
+
   cairo_save (cr);
   if (draw_background)
     {
@@ -665,6 +838,7 @@ sb_scene_render_axes (const SbScene *s, cairo_t *cr, const SbFrame *f,
   cairo_stroke (cr);
 
   /* Frame and ticks. */
+  cairo_set_line_width (cr, m);
   _sb_set_color (cr, &p->foreground, 0.55);
   cairo_rectangle (cr, round (f->px) + 0.5, round (f->py) + 0.5, round (f->pw), round (f->ph));
   cairo_stroke (cr);
@@ -675,55 +849,58 @@ sb_scene_render_axes (const SbScene *s, cairo_t *cr, const SbFrame *f,
       double dx = round (sb_frame_x_to_device (f, xt[i])) + 0.5;
       _sb_set_color (cr, &p->foreground, 0.55);
       cairo_move_to (cr, dx, base_y);
-      cairo_line_to (cr, dx, base_y + TICK);
+      cairo_line_to (cr, dx, base_y + tick);
       cairo_stroke (cr);
       tick_label (s, f, FALSE, xt[i], xdec, buf, sizeof buf);
-      draw_text (cr, buf, 0.9, FALSE, dx, base_y + TICK + 2, 0.5, 0, &p->foreground);
+      draw_text (cr, buf, 0.9 * m, FALSE, dx, base_y + tick + 2 * m, 0.5, 0, &p->foreground);
     }
   for (int i = 0; i < ny; i++)
     {
       double dy = round (sb_frame_y_to_device (f, yt[i])) + 0.5;
       _sb_set_color (cr, &p->foreground, 0.55);
-      cairo_move_to (cr, f->px - TICK, dy);
+      cairo_move_to (cr, f->px - tick, dy);
       cairo_line_to (cr, f->px, dy);
       cairo_stroke (cr);
       tick_label (s, f, TRUE, yt[i], ydec, buf, sizeof buf);
-      draw_text (cr, buf, 0.9, FALSE, f->px - TICK - 3, dy, 1, 0.5, &p->foreground);
+      draw_text (cr, buf, 0.9 * m, FALSE, f->px - tick - 3 * m, dy, 1, 0.5, &p->foreground);
     }
 
   /* Axis titles. */
   double w, th;
-  text_size (cr, "0", 0.9, FALSE, &w, &th);
+  text_size (cr, "0", 0.9 * m, FALSE, &w, &th);
   if (s->x_label && *s->x_label)
-    draw_text (cr, s->x_label, 1.0, FALSE, f->px + f->pw / 2,
-               base_y + TICK + 3 + th + 3, 0.5, 0, &p->foreground);
+    draw_text (cr, s->x_label, 1.0 * m, FALSE, f->px + f->pw / 2,
+               base_y + tick + 3 * m + th + 3 * m, 0.5, 0, &p->foreground);
   if (s->y_label && *s->y_label)
     {
       cairo_save (cr);
-      cairo_translate (cr, PAD, f->py + f->ph / 2);
+      cairo_translate (cr, pad, f->py + f->ph / 2);
       cairo_rotate (cr, -G_PI / 2);
-      draw_text (cr, s->y_label, 1.0, FALSE, 0, 0, 0.5, 0, &p->foreground);
+      draw_text (cr, s->y_label, 1.0 * m, FALSE, 0, 0, 0.5, 0, &p->foreground);
       cairo_restore (cr);
     }
 
-  /* Title, subtitle, legend: above the plot, left-aligned with it. */
-  Header hd;
-  measure_header (s, cr, f->width - f->px - PAD, &hd);
-  double y = PAD;
-  if (hd.title_h > 0)
+  /* Title and subtitle above the plot, left-aligned with it and wrapped
+   * at the drawing's right edge, as sb_scene_layout measured them. */
+  double avail = MAX (f->width - f->px - pad, 10), y = pad, tw;
+  if (s->title && *s->title)
     {
-      draw_text (cr, s->title, 1.15, TRUE, f->px, y, 0, 0, &p->foreground);
-      y += hd.title_h;
+      draw_text_wrapped (cr, s->title, 1.15 * m, TRUE, avail, f->px, y, 0, 0, &p->foreground);
+      text_size_wrapped (cr, s->title, 1.15 * m, TRUE, avail, &tw, &th);
+      y += th;
     }
-  if (hd.subtitle_h > 0)
+  if (s->subtitle && *s->subtitle)
     {
       SbColor dim = p->foreground;
       dim.a = 0.75;
-      draw_text (cr, s->subtitle, 0.9, FALSE, f->px, y + 2, 0, 0, &dim);
-      y += 2 + hd.subtitle_h;
+      draw_text_wrapped (cr, s->subtitle, 0.9 * m, FALSE, avail, f->px, y + 2 * m, 0, 0, &dim);
     }
-  if (hd.legend_h > 0)
-    legend_flow (s, cr, f->px, y + 6, f->width - f->px - PAD, p, TRUE);
+  if (f->legend != SB_LEGEND_NONE)
+    {
+      g_autoptr (GPtrArray) entries = legend_entries (s);
+      legend_place (entries, cr, f->lx, f->ly, f->lw, f->legend == SB_LEGEND_RIGHT,
+                    f->legend_scale > 0 ? f->legend_scale : 0.95 * m, m, p, NULL);
+    }
 
   render_colorbar (s, cr, f, p);
   cairo_restore (cr);
@@ -798,7 +975,8 @@ sb_scene_render_hover (const SbScene *s, cairo_t *cr, const SbFrame *f,
     }
   cairo_stroke (cr);
 
-  PangoLayout *layout = _sb_text_layout (cr, text, 0.9, FALSE);
+  double m = _sb_frame_magnify (f);
+  PangoLayout *layout = _sb_text_layout (cr, text, 0.9 * m, FALSE);
   int w, h;
   pango_layout_get_pixel_size (layout, &w, &h);
   double bw = w + 12, bh = h + 10;

@@ -128,11 +128,24 @@ gsize sb_contour_lines (const double *values, guint nx, guint ny, double x0,
 
 /* ---- Frame --------------------------------------------------------------- */
 
+/* Where the legend goes: in rows above the plot, in a column to its
+ * right (when rows would take too much of the height), or nowhere (no
+ * labelled layer). */
+typedef enum {
+  SB_LEGEND_NONE = 0,
+  SB_LEGEND_TOP,
+  SB_LEGEND_RIGHT,
+} SbLegendPlace;
+
 typedef struct {
   double width, height;            /* whole drawing                         */
   double px, py, pw, ph;           /* plot area in device units             */
   double x0, x1, y0, y1;           /* data range shown                      */
   gboolean y_log;                  /* y0, y1 are then log10 of the range    */
+  double magnify;                  /* text, lines and markers (SbView)      */
+  SbLegendPlace legend;            /* the legend's place ...                */
+  double lx, ly, lw, lh;           /* ... and box (device units)            */
+  double legend_scale;             /* its text size, x the base size        */
 } SbFrame;
 
 double sb_frame_x_to_device (const SbFrame *frame, double x);
@@ -333,9 +346,14 @@ void sb_scene_set_subtitle (SbScene *scene, const char *subtitle);
  * The view is not part of the data: it survives sb_chart_set_scene. */
 typedef struct {
   double x0, x1, y0, y1;
+  /* Text, line widths and markers drawn this many times larger (a
+   * projector's presentation mode); not part of the zoom. */
+  double magnify;
 } SbView;
 
+/* Automatic ranges at magnification 1. */
 void sb_view_init_auto (SbView *view);
+/* TRUE when VIEW zooms nowhere (whatever its magnification). */
 gboolean sb_view_is_auto (const SbView *view);
 
 /* Computes the frame for a WIDTH x HEIGHT drawing. CR is used only to

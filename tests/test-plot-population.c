@@ -5,10 +5,12 @@
  * coordinates named under the title, a log-scale parameter drawn on a
  * log axis (log10 coordinates), and an empty scene that says why. */
 #include "sb-render-population.h"
+#include "sb-study-report.h"
 
 #include <fontconfig/fontconfig.h>
 #include <glib/gstdio.h>
 #include <math.h>
+#include <string.h>
 #include <pango/pangocairo.h>
 
 #define N 5
@@ -134,12 +136,96 @@ test_empty_and_export (void)
   g_rmdir (dir);
 }
 
+
+/* Pages of the PDF at PATH: its "/Type /Page" objects (cairo writes the
+ * page dictionaries uncompressed). */
+static guint
+pdf_pages (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  guint n = 0;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  g_assert_true (len > 5 && memcmp (data, "%PDF-", 5) == 0);
+  /* memmem: the file has binary streams with NUL bytes */
+  for (const char *p = data; (p = memmem (p, len - (p - data), "/Type /Page", 11)); p++)
+    if ((gsize) (p - data) + 11 < len && p[11] != 's')
+      n++;
+  return n;
+}
+
+/* The study report: one A4 page holding the title, the model, the
+ * population plot and the roster; a roster of 90 participants ends with
+ * the count of those left out; a participant with no answers shows no
+ * P(best differs) (checked through the rows' cells indirectly: the page
+ * is written whatever the model says of them). */
+static void
+test_report (void)
+{
+  g_autoptr (SbExperiment) exp = experiment ();
+  g_autoptr (SbPopulationResult) r = fake_result (exp);
+  g_autofree char *dir = g_dir_make_tmp ("sb-report-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "report.pdf", NULL);
+  g_autofree SbReportRow *rows = g_new0 (SbReportRow, 90);
+  g_autoptr (GPtrArray) codes = g_ptr_array_new_with_free_func (g_free);
+  SbStudyReport report = { "colour-lab", exp, r, 0, rows, 0, "2026-11-29" };
+  g_autoptr (GError) error = NULL;
+  SbReportLayout lay;
+
+  exp->title = g_strdup ("Favourite gain");
+  r->people[0].prob_best_differs = 0.12;
+  r->people[0].n_answers = 10;
+  r->people[1].prob_best_differs = NAN;
+  for (guint i = 0; i < 90; i++)
+    {
+      char *code = g_strdup_printf ("P-%04u", i);
+      g_ptr_array_add (codes, code);
+      rows[i].code = code;
+      rows[i].ok = i != 3;
+      rows[i].error = i == 3 ? "no such file" : NULL;
+      rows[i].summary.answered = i % 30;
+      rows[i].summary.budget = 30;
+      rows[i].summary.consistency.n_repeats = 6;
+      rows[i].summary.consistency.n_agree = 5;
+    }
+  for (guint n = 5; n <= 90; n += 85)
+    {
+      report.n_rows = n;
+      g_assert_true (sb_study_report_write_pdf (&report, path, &lay, &error));
+      g_assert_no_error (error);
+      g_test_message ("%u participants: %u rows shown, plot %.0fx%.0f at %.0f, bottom %.0f of %.0f",
+                      n, lay.rows_shown, lay.plot_w, lay.plot_h, lay.plot_y, lay.bottom, lay.height);
+      g_assert_cmpuint (pdf_pages (path), ==, 1);
+      g_assert_cmpfloat (lay.plot_x, >=, 0);
+      g_assert_cmpfloat (lay.plot_x + lay.plot_w, <=, lay.width);
+      g_assert_cmpfloat (lay.plot_h, >=, 200);
+      g_assert_cmpfloat (lay.bottom, <=, lay.height);
+      if (n == 5)
+        g_assert_cmpuint (lay.rows_shown, ==, 5);
+      else
+        {
+          g_assert_cmpuint (lay.rows_shown, <, 90);
+          g_assert_cmpuint (lay.rows_shown, >=, 20);
+        }
+    }
+  /* a path that cannot be written: an error naming it */
+  g_assert_false (sb_study_report_write_pdf (&report, "/nonexistent-dir/report.pdf", NULL, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "/nonexistent-dir/report.pdf"));
+  if (g_getenv ("SB_REPORT_PDF"))
+    g_assert_true (sb_study_report_write_pdf (&report, g_getenv ("SB_REPORT_PDF"), NULL, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/plot/population/layers", test_layers);
   g_test_add_func ("/plot/population/empty-and-export", test_empty_and_export);
+  g_test_add_func ("/plot/population/report", test_report);
   int status = g_test_run ();
   /* Release the font caches (as test-plot-render does) so memory
    * checkers see only real leaks. */

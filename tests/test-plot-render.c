@@ -167,6 +167,165 @@ test_log_ticks (void)
   g_assert_cmpint (sb_ticks_log (-1, 10, t, 64), ==, 0);
 }
 
+
+/* The frame of SCENE laid out at W x H (magnification M). */
+static void
+layout_at (SbScene *scene, double w, double h, double m, SbFrame *f)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
+  SbView view;
+
+  sb_view_init_auto (&view);
+  view.magnify = m;
+  sb_scene_layout (scene, &view, cr, w, h, f);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+}
+
+/* Every axis carries at least three labelled ticks: a skewness curve
+ * whose values stay within [-0.04, 0.07] (a nice step of 0.1 would label
+ * it "0.0" alone), on plots from 460 px down to 90 px high, a short x
+ * range on a narrow plot, and a log axis spanning less than a decade. */
+static void
+test_ticks_at_least_three (void)
+{
+  static const double x[] = { 0, 0.5, 1 }, y[] = { -0.04, 0.07, 0.01 };
+  static const double heights[] = { 460, 200, 120, 90 };
+  g_autoptr (SbScene) scene = sb_scene_new ("Skewness SS(x)", "x1", "SS(x)");
+  g_autoptr (SbScene) log_scene = sb_scene_new ("t", "x", "y");
+  SbStyle st = sb_style_line (SB_ROLE_EXACT, 1.5, SB_DASH_SOLID, 1);
+
+  sb_scene_take_layer (scene, sb_layer_new_line ("ss", "SS(x)", &st, 3, x, y));
+  for (guint i = 0; i < G_N_ELEMENTS (heights); i++)
+    for (int axis = 0; axis < 2; axis++)
+      {
+        SbFrame f;
+        g_auto (GStrv) labels = NULL;
+        layout_at (scene, axis ? 400 : 240, heights[i], 1, &f);
+        labels = sb_scene_tick_labels (scene, &f, axis);
+        g_test_message ("%s axis at %.0f px: %u ticks", axis ? "y" : "x", heights[i],
+                        g_strv_length (labels));
+        g_assert_cmpuint (g_strv_length (labels), >=, 3);
+        /* distinct labels: three ticks that all read "0.0" say nothing */
+        g_assert_cmpstr (labels[0], !=, labels[1]);
+        g_assert_cmpstr (labels[1], !=, labels[2]);
+      }
+  sb_scene_take_layer (log_scene, sb_layer_new_line ("l", "l", &st, 3, x, (double[]) { 3, 8, 5 }));
+  sb_scene_set_y_log (log_scene, TRUE);
+  sb_scene_set_y_range (log_scene, 3, 8);
+  {
+    SbFrame f;
+    g_auto (GStrv) labels = NULL;
+    layout_at (log_scene, 400, 300, 1, &f);
+    labels = sb_scene_tick_labels (log_scene, &f, TRUE);
+    g_assert_cmpuint (g_strv_length (labels), >=, 3);
+  }
+}
+
+/* A posterior's eleven legend entries (one label longer than the plot is
+ * wide) are placed whole inside the drawing and outside the plot area,
+ * at every size from a phone to a projector (magnification 2): in rows
+ * above the plot that take at most a fifth of the height, else in a
+ * column on its right, else in rows of smaller text; the plot keeps at
+ * least half of the drawing. */
+static void
+test_legend_placement (void)
+{
+  static const char *labels[] = {
+    "95% HPD band (exact)", "posterior samples", "median (exact)", "mean (exact)",
+    "Laplace 95%", "Laplace mean", "EP 95%", "EP mean", "duel: winner \u25b2 \u2192 loser \u25bd",
+    "next query", "current best x_r, the answered setting of largest posterior mean",
+  };
+  static const double sizes[][3] = {
+    { 760, 460, 1 }, { 560, 420, 1 }, { 480, 300, 1 }, { 330, 440, 1 }, { 300, 180, 1 },
+    { 1000, 640, 1.8 }, { 1200, 700, 2 }, { 620, 560, 1.8 },
+  };
+  static const double x[] = { 0, 1 }, y[] = { 0, 1 };
+  g_autoptr (SbScene) scene = sb_scene_new ("Posterior of f", "x1", "f(x)");
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      SbStyle st = sb_style_line (SB_ROLE_SERIES_0 + i % 8, 1.5, SB_DASH_SOLID, 1);
+      g_autofree char *id = g_strdup_printf ("l%u", i);
+      sb_scene_take_layer (scene, sb_layer_new_line (id, labels[i], &st, 2, x, y));
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (sizes); k++)
+    {
+      double w = sizes[k][0], h = sizes[k][1], m = sizes[k][2];
+      SbFrame f;
+
+      layout_at (scene, w, h, m, &f);
+      g_test_message ("%.0f x %.0f at %.1fx: legend %s at %.0f,%.0f %.0fx%.0f, plot %.0fx%.0f",
+                      w, h, m, f.legend == SB_LEGEND_TOP ? "top" : "right", f.lx, f.ly, f.lw,
+                      f.lh, f.pw, f.ph);
+      g_assert_cmpint (f.legend, !=, SB_LEGEND_NONE);
+      g_assert_cmpfloat (f.lx, >=, 0);
+      g_assert_cmpfloat (f.ly, >=, 0);
+      g_assert_cmpfloat (f.lx + f.lw, <=, w + 1e-9);
+      g_assert_cmpfloat (f.ly + f.lh, <=, h + 1e-9);
+      if (f.legend == SB_LEGEND_TOP)
+        g_assert_cmpfloat (f.ly + f.lh, <=, f.py);
+      else
+        g_assert_cmpfloat (f.lx, >=, f.px + f.pw);
+      g_assert_cmpfloat (f.legend_scale, >=, 0.8 * m);
+      /* the smallest drawing holds the legend whole, and little else */
+      if (w * h >= 300 * 300)
+        g_assert_cmpfloat (f.pw * f.ph, >=, 0.3 * w * h);
+    }
+}
+
+/* Presentation mode: at magnification 2 the text, ticks and margins are
+ * twice as large (the plot area shrinks accordingly), lines and markers
+ * are drawn twice as wide, and a zoom keeps the magnification. */
+static void
+test_magnify (void)
+{
+  static const double x[] = { 0, 1 };
+  g_autoptr (SbScene) scene = sb_scene_new ("Posterior of f", "x1", "f(x)");
+  SbStyle st = sb_style_line (SB_ROLE_EXACT, 4, SB_DASH_SOLID, 1);
+  SbPalette p;
+  SbFrame f1, f2;
+  guint dark[2];
+
+  sb_palette_init_light (&p);
+  sb_scene_take_layer (scene, sb_layer_new_line ("mean", "mean", &st, 2, x, (double[]) { 0.5, 0.5 }));
+  sb_scene_set_y_range (scene, 0, 1);
+  sb_scene_set_x_range (scene, 0, 1);
+  layout_at (scene, 800, 600, 1, &f1);
+  layout_at (scene, 800, 600, 2, &f2);
+  g_assert_cmpfloat (f2.magnify, ==, 2);
+  g_assert_cmpfloat (f2.legend_scale, ==, 2 * f1.legend_scale);
+  g_assert_cmpfloat (f2.py - f1.py, >, 0.5 * f1.py);
+  g_assert_cmpfloat (f2.px - f1.px, >, 0.5 * f1.px);
+  /* the horizontal mean line at y = 0.5: count its rows at the centre */
+  for (int k = 0; k < 2; k++)
+    {
+      cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 800, 600);
+      cairo_t *cr = cairo_create (surface);
+      SbFrame *f = k ? &f2 : &f1;
+      int stride, col = (int) (f->px + f->pw / 2);
+      guchar *data;
+
+      sb_scene_render (scene, &(SbView) { NAN, NAN, NAN, NAN, k ? 2 : 1 }, cr, 800, 600, &p, TRUE);
+      cairo_surface_flush (surface);
+      data = cairo_image_surface_get_data (surface);
+      stride = cairo_image_surface_get_stride (surface);
+      dark[k] = 0;
+      for (int row = (int) f->py; row < (int) (f->py + f->ph); row++)
+        {
+          guint32 px = *(guint32 *) (data + row * stride + 4 * col);
+          if (((px >> 16) & 0xff) < 128)   /* the exact role's blue: red channel low */
+            dark[k]++;
+        }
+      cairo_destroy (cr);
+      cairo_surface_destroy (surface);
+    }
+  g_test_message ("mean line rows: %u at 1x, %u at 2x", dark[0], dark[1]);
+  g_assert_cmpuint (dark[0], >=, 3);
+  g_assert_cmpuint (dark[1], >=, 2 * dark[0] - 1);
+}
+
 /* The tick labels of SCENE's axis laid out at 760 x 460, joined by ' '. */
 static char *
 axis_labels (SbScene *scene, gboolean y_axis)
@@ -1608,6 +1767,9 @@ main (int argc, char *argv[])
   g_test_add_func ("/plot/ticks/nice", test_nice_numbers);
   g_test_add_func ("/plot/ticks/log", test_log_ticks);
   g_test_add_func ("/plot/ticks/parameter-axes", test_parameter_axes);
+  g_test_add_func ("/plot/ticks/at-least-three", test_ticks_at_least_three);
+  g_test_add_func ("/plot/legend/placement", test_legend_placement);
+  g_test_add_func ("/plot/magnify", test_magnify);
   g_test_add_func ("/plot/colormaps", test_colormaps);
   g_test_add_func ("/plot/contours", test_contours);
   g_test_add_func ("/plot/palette", test_palette_from_theme);

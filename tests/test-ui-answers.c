@@ -60,6 +60,14 @@ fixture_close (Fixture *f)
   g_object_unref (f->file);
 }
 
+/* A visible rank badge reading TEXT. */
+static gboolean
+is_rank_badge (GtkWidget *w, gconstpointer text)
+{
+  return GTK_IS_LABEL (w) && gtk_widget_has_css_class (w, "sb-rank-badge")
+         && gtk_widget_get_visible (w) && g_str_equal (gtk_label_get_text (GTK_LABEL (w)), text);
+}
+
 static gboolean
 question_shown (Fixture *f)
 {
@@ -205,6 +213,131 @@ test_rank_with_undo (void)
   fixture_close (&f);
 }
 
+
+/* The hardware key of the digit DIGIT (1 … 9) and the symbol Shift gives
+ * it in the keymap in use ("@" for 2 on the US layout of Xvfb). */
+static void
+shifted_digit (GtkWidget *widget, guint digit, guint *keycode, guint *shifted)
+{
+  GdkDisplay *display = gtk_widget_get_display (widget);
+  g_autofree GdkKeymapKey *keys = NULL;
+  int n = 0;
+
+  g_assert_true (gdk_display_map_keyval (display, GDK_KEY_1 + digit - 1, &keys, &n));
+  g_assert_cmpint (n, >, 0);
+  *keycode = keys[0].keycode;
+  g_assert_true (gdk_display_translate_key (display, *keycode, GDK_SHIFT_MASK, keys[0].group,
+                                            shifted, NULL, NULL, NULL));
+  g_test_message ("Shift+%u: keycode %u gives %s", digit, *keycode, gdk_keyval_name (*shifted));
+}
+
+static const char *
+status_text (Fixture *f)
+{
+  return gtk_label_get_text (f->window->status_label);
+}
+
+/* Shift with a digit chooses that option with confidence (as the hint
+ * says): the key arrives as the layout's shifted symbol, which is read as
+ * its digit. A digit past the options is refused with the reason shown. */
+static void
+test_shift_digit_sure (void)
+{
+  Fixture f = { 0 };
+  const SbProposal *q;
+  guint keycode, shifted, option;
+
+  fixture_open (&f, SB_ASK_CHOICE, 4, FALSE);
+  SPIN_UNTIL (question_shown (&f));
+  q = sb_window_get_question (f.window);
+  option = q->shown_order[1];
+  shifted_digit (GTK_WIDGET (f.window), 2, &keycode, &shifted);
+  g_assert_cmpuint (shifted, !=, GDK_KEY_2);
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), shifted, keycode, GDK_SHIFT_MASK));
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 0);
+    g_assert_cmpint (e->kind, ==, SB_LOG_CHOICE);
+    g_assert_cmpuint (e->chosen, ==, option);
+    g_assert_cmpint (e->confidence, ==, SG_CONFIDENCE_STRONG);
+  }
+  SPIN_UNTIL (question_shown (&f));
+  /* 5 of 4 options: refused, and the status line says why */
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_5, 0, 0));
+  g_assert_cmpstr (status_text (&f), ==, "There are 4 options: press 1 … 4");
+  /* a duel's key on a best-of-4 question */
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_Left, 0, 0));
+  g_assert_nonnull (strstr (status_text (&f), "best of the options"));
+  g_assert_cmpuint (sb_session_get_n_observations (f.session), ==, 1);
+  fixture_close (&f);
+}
+
+/* Keys refused while no question is on screen, or that the experiment
+ * does not take, say why in the status line. */
+static void
+test_refused_keys_say_why (void)
+{
+  Fixture f = { 0 };
+
+  fixture_open (&f, SB_ASK_DUEL, 2, FALSE);
+  SPIN_UNTIL (question_shown (&f));
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_t, 0, 0));
+  g_assert_nonnull (strstr (status_text (&f), "does not take “about the same”"));
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_3, 0, 0));
+  g_assert_nonnull (strstr (status_text (&f), "is a duel"));
+  /* answered: until the next question is shown, its keys wait */
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_Left, 0, 0));
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_Right, 0, 0));
+  if (!question_shown (&f))
+    g_assert_nonnull (strstr (status_text (&f), "being computed"));
+  SPIN_UNTIL (question_shown (&f));
+  fixture_close (&f);
+}
+
+/* A ranking marks each option with its rank as it is clicked; Confirm
+ * (and Enter) is enabled only when the ranking is complete, and Enter
+ * before then says how many are missing. */
+static void
+test_rank_marks_and_confirm (void)
+{
+  Fixture f = { 0 };
+  SbDuelPanel *panel;
+  const SbProposal *q;
+  guint order[SB_MAX_OPTIONS];
+
+  fixture_open (&f, SB_ASK_RANKING, 3, FALSE);
+  panel = sb_window_get_duel_panel (f.window);
+  SPIN_UNTIL (question_shown (&f));
+  q = sb_window_get_question (f.window);
+  g_assert_false (enabled (&f, "rank-confirm"));
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_Return, 0, 0));
+  g_assert_cmpstr (status_text (&f), ==, "The ranking is not complete: 0 of 3 options ranked; "
+                                         "rank 2 more (the last needs no click), then Enter");
+  /* the option shown second, ranked first: marked "Rank 1" */
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_2, 0, 0));
+  g_assert_cmpuint (sb_duel_panel_get_ranking (panel, order), ==, 1);
+  g_assert_false (enabled (&f, "rank-confirm"));
+  {
+    GtkWidget *badge = ui_find_widget (GTK_WIDGET (panel), is_rank_badge, "Rank 1");
+    g_assert_nonnull (badge);
+    g_assert_true (gtk_widget_is_drawable (badge));
+    g_assert_null (ui_find_widget (GTK_WIDGET (panel), is_rank_badge, "Rank 2"));
+  }
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_KP_Enter, 0, 0));
+  g_assert_nonnull (strstr (status_text (&f), "1 of 3 options ranked"));
+  g_assert_cmpuint (sb_session_get_n_observations (f.session), ==, 0);
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_3, 0, 0));
+  g_assert_true (enabled (&f, "rank-confirm"));
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_Return, 0, 0));
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 0);
+    g_assert_cmpint (e->kind, ==, SB_LOG_RANKING);
+    g_assert_cmpuint (e->ranking[0], ==, q->shown_order[1]);
+    g_assert_cmpuint (e->ranking[1], ==, q->shown_order[2]);
+    g_assert_cmpuint (e->ranking[2], ==, q->shown_order[0]);
+  }
+  fixture_close (&f);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -212,6 +345,9 @@ main (int argc, char *argv[])
     { "/ui/answers/ties-and-confidence", test_ties_and_confidence },
     { "/ui/answers/choose-best-of-k", test_choose_best_of_k },
     { "/ui/answers/rank-with-undo", test_rank_with_undo },
+    { "/ui/answers/shift-digit-sure", test_shift_digit_sure },
+    { "/ui/answers/refused-keys-say-why", test_refused_keys_say_why },
+    { "/ui/answers/rank-marks-and-confirm", test_rank_marks_and_confirm },
   };
   int status;
 

@@ -6,7 +6,8 @@
  *    experiment in New Experiment (its default button);
  *  - undoing an answer shows a toast "Answer N taken back" whose Redo
  *    restores the same entry;
- *  - greyed-out buttons say why in their tooltips.
+ *  - greyed-out buttons say why in their tooltips;
+ *  - the mouse wheel changes a spin button only while it has the focus.
  * TAP-skips without a display. */
 #include "config.h"
 
@@ -368,6 +369,56 @@ test_shortcuts_window_complete (void)
   g_assert_cmpuint (checked, >, 20);
 }
 
+
+/* ---- Forms --------------------------------------------------------------------- */
+
+/* The scroll controller of SPIN (a spin button's own). */
+static GtkEventController *
+scroll_controller (GtkWidget *spin)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (spin);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr (GtkEventController) c = g_list_model_get_item (controllers, i);
+      if (GTK_IS_EVENT_CONTROLLER_SCROLL (c))
+        return c;
+    }
+  return NULL;
+}
+
+/* In New Experiment the mouse wheel over a spin button scrolls the form
+ * (the wheel's events pass the spin button by) until the spin button has
+ * the focus; then the wheel changes its value, and again not once the
+ * focus has left. */
+static void
+test_spin_scroll_when_focused (void)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  GtkWidget *spin, *title;
+  GtkEventController *scroll;
+
+  gtk_window_present (GTK_WINDOW (dialog));
+  spin_for (100);
+  spin = gtk_widget_get_ancestor (first_text (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON),
+                                  GTK_TYPE_SPIN_BUTTON);
+  title = first_text (GTK_WIDGET (dialog), GTK_TYPE_ENTRY);
+  g_assert_nonnull (spin);
+  scroll = scroll_controller (spin);
+  g_assert_nonnull (scroll);
+  gtk_widget_grab_focus (title);
+  spin_for (50);
+  g_assert_cmpint (gtk_event_controller_get_propagation_phase (scroll), ==, GTK_PHASE_NONE);
+  gtk_widget_grab_focus (spin);
+  spin_for (50);
+  g_assert_true (gtk_widget_has_focus (gtk_root_get_focus (GTK_ROOT (dialog))));
+  g_assert_cmpint (gtk_event_controller_get_propagation_phase (scroll), ==, GTK_PHASE_BUBBLE);
+  gtk_widget_grab_focus (title);
+  spin_for (50);
+  g_assert_cmpint (gtk_event_controller_get_propagation_phase (scroll), ==, GTK_PHASE_NONE);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -378,6 +429,7 @@ main (int argc, char **argv)
     { "/ui/hig/undo-toast-and-redo", test_undo_toast_and_redo },
     { "/ui/hig/disabled-say-why", test_disabled_say_why },
     { "/ui/hig/shortcuts-window-complete", test_shortcuts_window_complete },
+    { "/ui/hig/spin-scroll-when-focused", test_spin_scroll_when_focused },
   };
   int status;
 

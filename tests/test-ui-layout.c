@@ -8,7 +8,13 @@
  *  - at 3000 x 800 the layout is side by side, and the question panel is
  *    clamped: the table's labels and values stay within a readable
  *    width, the plots take the rest;
- *  - both in the light and the dark style.
+ *  - both in the light and the dark style;
+ *  - at 1024 x 768 and 1280 x 800 (a projector, a laptop), with the guided
+ *    demo's banner and without it, in normal and presentation mode: the
+ *    plot takes at least half of the plot pane, its legend lies whole
+ *    inside the chart and outside the plotted area, every tool of the
+ *    plot's row lies inside the row or is offered in its menu, and F9
+ *    shows the plots alone and brings the question back.
  * GTK's warnings are fatal in these tests, so "allocates without
  * warnings" is checked by the run itself. With SB_LAYOUT_PNG_DIR set the
  * windows are also written there as PNGs. TAP-skips without a display. */
@@ -18,7 +24,10 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "sb-demos.h"
 #include "sb-experiment-templates.h"
+#include "sb-plot-view.h"
+#include "sb-tool-row.h"
 #include "sb-window.h"
 
 #include "ui-harness.h"
@@ -50,6 +59,16 @@ fixture_tear_down (Fixture *f, gconstpointer data)
     gtk_window_destroy (GTK_WINDOW (f->window));
   spin_for (50);
   g_unlink (path);
+  {
+    /* a demo's copy and its lock file */
+    g_autoptr (GDir) dir = g_dir_open (f->dir, 0, NULL);
+    const char *name;
+    while (dir && (name = g_dir_read_name (dir)))
+      {
+        g_autofree char *file = g_build_filename (f->dir, name, NULL);
+        g_unlink (file);
+      }
+  }
   g_rmdir (f->dir);
   g_free (f->dir);
   g_object_unref (f->file);
@@ -149,6 +168,24 @@ maybe_write_png (SbWindow *window, const char *name)
   g_test_message ("wrote %s", path);
 }
 
+static gboolean
+is_leaflet (GtkWidget *w, gconstpointer unused)
+{
+  return ADW_IS_LEAFLET (w);
+}
+
+/* The window applied its fold (sb-window.c does so on an idle after the
+ * leaflet folds): the question panel has the margins of its layout. */
+static gboolean
+layout_settled (SbWindow *window)
+{
+  GtkWidget *leaflet = ui_find_widget (GTK_WIDGET (window), is_leaflet, NULL);
+  GtkWidget *panel = GTK_WIDGET (sb_window_get_duel_panel (window));
+
+  return leaflet && gtk_widget_get_margin_start (panel)
+                    == (adw_leaflet_get_folded (ADW_LEAFLET (leaflet)) ? 12 : 18);
+}
+
 /* The colour study at WIDTH x HEIGHT after two answers, in the light or
  * dark style. */
 static SbWindow *
@@ -170,6 +207,7 @@ open_window (Fixture *f, int width, int height, gboolean dark)
     }
   SPIN_UNTIL (sb_window_get_question (window) != NULL && best_shown (window));
   SPIN_UNTIL (gtk_widget_get_width (GTK_WIDGET (window)) > 0);
+  SPIN_UNTIL (layout_settled (window));
   spin_for (300);
   return window;
 }
@@ -276,7 +314,8 @@ check_wide (Fixture *f, gboolean dark)
   assert_shown_inside (window, must_find (window, has_action, "win.answer-a"), "answer A");
   assert_shown_inside (window, must_find (window, has_action, "win.answer-b"), "answer B");
   assert_shown_inside (window, must_find (window, has_name, "best-label"), "best");
-  /* Side by side: the plots' column is shown too, the toggle is not. */
+  /* Side by side: the plots' column is shown too, the toggle is not (F9
+   * and the main menu show the plots alone). */
   assert_shown_inside (window, plots, "answers list");
   g_assert_false (gtk_widget_is_drawable (must_find (window, has_action, "win.show-plots")));
   /* A readable line: a parameter's name and its values within 760 px
@@ -317,10 +356,58 @@ assert_inside_pane (GtkWidget *pane, GtkWidget *w, const char *what)
   g_assert_cmpfloat (r.origin.x + r.size.width, <=, gtk_widget_get_width (pane));
 }
 
+static gboolean
+is_tool_row (GtkWidget *w, gconstpointer unused)
+{
+  return SB_IS_TOOL_ROW (w);
+}
+
+/* TRUE when MODEL (or one of its sections) has an item for ACTION. */
+static gboolean
+menu_has_action (GMenuModel *model, const char *action)
+{
+  for (int i = 0; model && i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr (GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name)
+          && g_str_equal (name, action))
+        return TRUE;
+      if (section && menu_has_action (section, action))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* TOOL is shown whole inside PANE, or (not in the tool row) offered by the
+ * row's "More tools" menu as an item for ACTION. */
+static void
+assert_tool_reachable (GtkWidget *pane, SbToolRow *row, GtkWidget *tool, const char *action,
+                       const char *what)
+{
+  GtkWidget *more = sb_tool_row_get_menu_button (row);
+
+  g_assert_true (gtk_widget_get_visible (tool));
+  if (sb_tool_row_get_tool_shown (row, gtk_widget_get_parent (tool) == GTK_WIDGET (row)
+                                         ? tool : gtk_widget_get_parent (tool)))
+    {
+      assert_inside_pane (pane, tool, what);
+      return;
+    }
+  g_test_message ("%s: in the More tools menu", what);
+  assert_inside_pane (pane, more, "more tools");
+  gtk_menu_button_popup (GTK_MENU_BUTTON (more));
+  spin_for (100);
+  g_assert_true (menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (more)), action));
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (more));
+  spin_for (100);
+}
+
 /* A simulated 1-D benchmark (every posterior tool shown: Laplace, EP,
  * samples, the true f) at 1200 px: the plot pane is narrower than its
- * tools in one row, so they wrap, and the last ones (reset zoom, export)
- * are shown whole. */
+ * tools in one row, so those that do not fit are in the row's "More
+ * tools" menu, and every one is reachable: shown whole, or a menu item
+ * for its action. */
 static void
 test_plot_tools_1200 (Fixture *f, gconstpointer d)
 {
@@ -328,6 +415,7 @@ test_plot_tools_1200 (Fixture *f, gconstpointer d)
   g_autoptr (SbSession) session = NULL;
   SbWindow *window;
   GtkWidget *pane;
+  SbToolRow *row;
 
   g_assert_nonnull (exp);
   exp->simulated = TRUE;
@@ -336,15 +424,203 @@ test_plot_tools_1200 (Fixture *f, gconstpointer d)
   g_assert_true (sb_session_save_as (session, f->file, NULL));
   window = open_window (f, 1200, 800, FALSE);
   pane = must_find (window, is_plot_view, NULL);
+  row = SB_TOOL_ROW (must_find (window, is_tool_row, NULL));
   assert_surface_size (window, 1200, 800);
-  g_assert_true (gtk_widget_is_drawable (must_find (window, has_tooltip,
-                                                    "Show the true function of the simulated oracle")));
 
   assert_inside_pane (pane, must_find (window, has_tooltip, "Which plot"), "plot kind");
-  assert_inside_pane (pane, must_find (window, has_tooltip, "Reset zoom (or double-click the plot)"),
-                      "reset zoom");
-  assert_inside_pane (pane, must_find (window, has_tooltip, "Export this plot"), "export");
-  assert_shown_inside (window, must_find (window, has_tooltip, "Export this plot"), "export");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Compare with the Laplace approximation"),
+                         "plot.show-laplace", "Laplace");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Show posterior sample paths"),
+                         "plot.show-samples", "samples");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Show the true function of the simulated oracle"),
+                         "plot.show-truth", "true f");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Reset zoom (or double-click the plot)"),
+                         "plot.reset-zoom", "reset zoom");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Export this plot"),
+                         "plot.export", "export");
+}
+
+/* The colour study's 2-D plots on a phone-sized window (folded, F9):
+ * the field, the overlays, reset zoom and export are all reachable. */
+static void
+test_plot_tools_360 (Fixture *f, gconstpointer d)
+{
+  SbWindow *window = open_window (f, 360, 640, FALSE);
+  GtkWidget *pane;
+  SbToolRow *row;
+
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "show-plots", g_variant_new_boolean (TRUE));
+  spin_for (400);
+  pane = must_find (window, is_plot_view, NULL);
+  row = SB_TOOL_ROW (must_find (window, is_tool_row, NULL));
+  assert_surface_size (window, 360, 640);
+  assert_inside_pane (pane, must_find (window, has_tooltip, "Which plot"), "plot kind");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Field shown in the 2-D slice"),
+                         "plot.field", "field");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Compare with the Laplace approximation"),
+                         "plot.show-laplace", "Laplace");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Reset zoom (or double-click the plot)"),
+                         "plot.reset-zoom", "reset zoom");
+  assert_tool_reachable (pane, row, must_find (window, has_tooltip, "Export this plot"),
+                         "plot.export", "export");
+}
+
+/* ---- Plots first: the demo at projector and laptop sizes ---------------- */
+
+static gboolean
+is_chart (GtkWidget *w, gconstpointer unused)
+{
+  return SB_IS_CHART (w);
+}
+
+
+/* W's bounds in ANCESTOR's coordinates lie within ANCESTOR. */
+static void
+assert_within (GtkWidget *ancestor, GtkWidget *w, const char *what)
+{
+  graphene_rect_t r;
+
+  g_assert_true (gtk_widget_compute_bounds (w, ancestor, &r));
+  g_test_message ("%s: %.0f,%.0f %.0fx%.0f in %dx%d", what, r.origin.x, r.origin.y,
+                  r.size.width, r.size.height, gtk_widget_get_width (ancestor),
+                  gtk_widget_get_height (ancestor));
+  g_assert_cmpfloat (r.origin.x, >=, 0);
+  g_assert_cmpfloat (r.origin.y, >=, 0);
+  g_assert_cmpfloat (r.origin.x + r.size.width, <=, gtk_widget_get_width (ancestor) + 0.5);
+  g_assert_cmpfloat (r.origin.y + r.size.height, <=, gtk_widget_get_height (ancestor) + 0.5);
+}
+
+typedef struct {
+  int width, height;
+  gboolean banner, presentation;
+} PaneCase;
+
+/* The guided demo "preference-skewed" (45 duels, the posterior with its
+ * eleven legend entries, Laplace and EP shown) in a WIDTH x HEIGHT
+ * window. */
+static SbWindow *
+open_demo (Fixture *f, const PaneCase *c)
+{
+  const SbDemo *demo = sb_demos_lookup ("preference-skewed");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbSession) session = sb_demo_copy_session (demo, f->dir, &error);
+  SbWindow *window;
+
+  g_assert_no_error (error);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_LIGHT);
+  window = f->window = sb_window_new (GTK_APPLICATION (app));
+  gtk_window_set_default_size (GTK_WINDOW (window), c->width, c->height);
+  sb_window_show_demo (window, demo, session);
+  gtk_window_present (GTK_WINDOW (window));
+  /* the posterior of the 45 duels, not the empty plot shown first */
+  SPIN_UNTIL (sb_window_get_plot_snapshot (window) != NULL && sb_window_get_question (window) != NULL
+              && sb_plot_snapshot_get_n_observations (sb_window_get_plot_snapshot (window)) > 0);
+  /* the posterior with its eleven legend entries (the demo may open on
+   * another of its views) */
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "plot-kind",
+                                      g_variant_new_string ("posterior"));
+  {
+    SbChart *chart = sb_plot_view_get_chart (SB_PLOT_VIEW (must_find (window, is_plot_view, NULL)));
+    SPIN_UNTIL (sb_chart_get_scene (chart) && sb_scene_get_n_layers (sb_chart_get_scene (chart)) > 0);
+  }
+  if (!c->banner)
+    g_action_group_activate_action (G_ACTION_GROUP (window), "demo-close", NULL);
+  if (c->presentation)
+    g_action_group_change_action_state (G_ACTION_GROUP (window), "presentation",
+                                        g_variant_new_boolean (TRUE));
+  spin_for (600);
+  return window;
+}
+
+/* The plot pane of WINDOW: the chart takes at least half of it, its
+ * legend is whole inside the chart and off the plotted area, and each
+ * tool of the plot's row is inside the row or in its menu. */
+static void
+check_plot_pane (SbWindow *window)
+{
+  GtkWidget *pane = must_find (window, has_name, "plot-pane");
+  GtkWidget *chart = must_find (window, is_chart, NULL);
+  SbToolRow *row = SB_TOOL_ROW (must_find (window, is_tool_row, NULL));
+  double pane_area = (double) gtk_widget_get_width (pane) * gtk_widget_get_height (pane);
+  double chart_area = (double) gtk_widget_get_width (chart) * gtk_widget_get_height (chart);
+  gboolean in_menu = FALSE;
+  SbFrame fr;
+
+  assert_shown_inside (window, pane, "plot pane");
+  assert_within (pane, chart, "chart");
+  g_test_message ("chart %.0f %% of the plot pane", 100 * chart_area / pane_area);
+  g_assert_cmpfloat (chart_area, >=, 0.5 * pane_area);
+
+  g_assert_true (sb_chart_get_frame (SB_CHART (chart), &fr));
+  g_test_message ("plot area %.0fx%.0f; legend %s at %.0f,%.0f %.0fx%.0f, text %.2f",
+                  fr.pw, fr.ph, fr.legend == SB_LEGEND_TOP ? "top" : "right", fr.lx, fr.ly,
+                  fr.lw, fr.lh, fr.legend_scale);
+  g_assert_cmpint (fr.legend, !=, SB_LEGEND_NONE);
+  g_assert_cmpfloat (fr.lx, >=, 0);
+  g_assert_cmpfloat (fr.ly, >=, 0);
+  g_assert_cmpfloat (fr.lx + fr.lw, <=, gtk_widget_get_width (chart));
+  g_assert_cmpfloat (fr.ly + fr.lh, <=, gtk_widget_get_height (chart));
+  if (fr.legend == SB_LEGEND_TOP)
+    g_assert_cmpfloat (fr.ly + fr.lh, <=, fr.py);
+  else
+    g_assert_cmpfloat (fr.lx, >=, fr.px + fr.pw);
+
+  assert_within (pane, GTK_WIDGET (row), "tool row");
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (row)); c; c = gtk_widget_get_next_sibling (c))
+    {
+      if (c == sb_tool_row_get_menu_button (row) || !gtk_widget_get_visible (c))
+        continue;
+      if (sb_tool_row_get_tool_shown (row, c))
+        assert_within (GTK_WIDGET (row), c, G_OBJECT_TYPE_NAME (c));
+      else
+        in_menu = TRUE;
+    }
+  /* a tool left out of the row is in the menu, whose button is shown */
+  if (in_menu)
+    assert_within (GTK_WIDGET (row), sb_tool_row_get_menu_button (row), "more tools");
+}
+
+static void
+test_plot_pane (Fixture *f, gconstpointer data)
+{
+  const PaneCase *c = data;
+  SbWindow *window = open_demo (f, c);
+  GtkWidget *question = must_find (window, has_action, "win.answer-a");
+  g_autofree char *png = g_strdup_printf ("plots-%dx%d%s%s.png", c->width, c->height,
+                                          c->banner ? "-banner" : "",
+                                          c->presentation ? "-presentation" : "");
+
+  assert_surface_size (window, c->width, c->height);
+  check_plot_pane (window);
+  maybe_write_png (window, png);
+  /* Presentation mode: the plot alone, magnified. */
+  g_assert_cmpint (gtk_widget_is_drawable (question), ==, !c->presentation);
+  g_assert_cmpfloat (sb_chart_get_magnify (SB_CHART (must_find (window, is_chart, NULL))), ==,
+                     c->presentation ? 1.8 : 1.0);
+  if (c->presentation)
+    return;
+  /* F9: the plots alone (no leaflet fold at this width), then back. */
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "show-plots", g_variant_new_boolean (TRUE));
+  spin_for (400);
+  g_assert_false (gtk_widget_is_drawable (question));
+  check_plot_pane (window);
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "show-plots", g_variant_new_boolean (FALSE));
+  spin_for (400);
+  g_assert_true (gtk_widget_is_drawable (question));
+}
+
+static const PaneCase pane_cases[] = {
+  { 1024, 768, TRUE, FALSE }, { 1024, 768, FALSE, FALSE },
+  { 1024, 768, TRUE, TRUE }, { 1024, 768, FALSE, TRUE },
+  { 1280, 800, TRUE, FALSE }, { 1280, 800, FALSE, FALSE },
+  { 1280, 800, TRUE, TRUE }, { 1280, 800, FALSE, TRUE },
+};
+
+static char *
+pane_case_path (const PaneCase *c)
+{
+  return g_strdup_printf ("/ui/layout/plots/%dx%d%s%s", c->width, c->height,
+                          c->banner ? "-banner" : "", c->presentation ? "-presentation" : "");
 }
 
 static void test_narrow_light (Fixture *f, gconstpointer d) { check_narrow (f, FALSE); }
@@ -367,12 +643,18 @@ main (int argc, char **argv)
     { "/ui/layout/3000x800" },
     { "/ui/layout/3000x800-dark" },
     { "/ui/layout/1200x800-plot-tools" },
+    { "/ui/layout/360x640-plot-tools" },
   };
   int status;
 
   if (!have_display ())
     {
       ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests));
+      for (guint i = 0; i < G_N_ELEMENTS (pane_cases); i++)
+        {
+          g_autofree char *path = pane_case_path (&pane_cases[i]);
+          g_test_add_func (path, ui_harness_skip_without_display);
+        }
       return g_test_run ();
     }
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
@@ -387,6 +669,12 @@ main (int argc, char **argv)
   add ("/ui/layout/3000x800", test_wide_light);
   add ("/ui/layout/3000x800-dark", test_wide_dark);
   add ("/ui/layout/1200x800-plot-tools", test_plot_tools_1200);
+  add ("/ui/layout/360x640-plot-tools", test_plot_tools_360);
+  for (guint i = 0; i < G_N_ELEMENTS (pane_cases); i++)
+    {
+      g_autofree char *path = pane_case_path (&pane_cases[i]);
+      g_test_add (path, Fixture, &pane_cases[i], fixture_set_up, test_plot_pane, fixture_tear_down);
+    }
   status = g_test_run ();
   g_object_unref (app);
   return status;

@@ -93,38 +93,10 @@ n_log (Fixture *f)
   return sb_session_get_n_observations (f->session);
 }
 
-/* Runs the key controllers on the way to the focus widget as GTK does:
- * capture from the window down, then bubble back up; TRUE when one took
- * the key. */
 static gboolean
 press (Fixture *f, guint keyval, GdkModifierType state)
 {
-  GtkWidget *target = gtk_root_get_focus (GTK_ROOT (f->window));
-  g_autoptr (GPtrArray) path = g_ptr_array_new ();
-
-  if (target == NULL)
-    target = GTK_WIDGET (f->window);
-  for (GtkWidget *w = target; w; w = gtk_widget_get_parent (w))
-    g_ptr_array_insert (path, 0, w);
-  for (int pass = 0; pass < 2; pass++)
-    for (guint i = 0; i < path->len; i++)
-      {
-        GtkWidget *w = g_ptr_array_index (path, pass == 0 ? i : path->len - 1 - i);
-        g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (w);
-        for (guint c = 0; c < g_list_model_get_n_items (controllers); c++)
-          {
-            g_autoptr (GtkEventController) ctl = g_list_model_get_item (controllers, c);
-            gboolean handled = FALSE;
-            if (!GTK_IS_EVENT_CONTROLLER_KEY (ctl)
-                || gtk_event_controller_get_propagation_phase (ctl)
-                   != (pass == 0 ? GTK_PHASE_CAPTURE : GTK_PHASE_BUBBLE))
-              continue;
-            g_signal_emit_by_name (ctl, "key-pressed", keyval, 0, state, &handled);
-            if (handled)
-              return TRUE;
-          }
-      }
-  return FALSE;
+  return ui_press_key (GTK_WIDGET (f->window), keyval, 0, state);
 }
 
 static gboolean

@@ -15,6 +15,7 @@
 #include "sb-window-private.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <gtk/gtk.h>
 #include <string.h>
 
@@ -282,6 +283,96 @@ test_study_population_plot (void)
   g_assert_false (sb_study_view_get_prob_best_differs (view, "P3", &prob));
   g_assert_true (sb_study_view_get_prob_best_differs (view, "P1", &prob));
 
+  close_window (window);
+  remove_tree (tmp);
+}
+
+
+/* The study's exports from the Study view: the long CSV of everyone is
+ * the file `skewgp export STUDY` writes (sb_study_to_csv of the study as
+ * it is on disk), the population model's JSON is the documented format
+ * naming every included participant, and the report is a one-page PDF; a
+ * participant who has not answered shows no P(best differs); the main
+ * menu's one-session CSV is off while the Study view is shown. */
+static void
+test_study_exports (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("sb-study-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (tmp, "exports", NULL);
+  g_autofree char *csv_path = g_build_filename (tmp, "answers.csv", NULL);
+  g_autofree char *model_path = g_build_filename (tmp, "model.json", NULL);
+  g_autofree char *pdf_path = g_build_filename (tmp, "report.pdf", NULL);
+  g_autoptr (SbExperiment) exp = sb_experiment_new ();
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  g_autoptr (GError) error = NULL;
+  const char *codes[] = { "P1", "P2", "P3", "P4" };
+  SbWindow *window = new_window ();
+  SbStudyView *view;
+  double prob;
+
+  g_assert_true (sb_experiment_add_parameter (exp, "x", "", 0.0, 10.0));
+  g_assert_true (sb_experiment_add_parameter (exp, "y", "", -1.0, 1.0));
+  exp->budget = 20;
+  exp->seed = 4;
+  {
+    g_autoptr (SbStudy) study = sb_study_create (dir, exp, 0.0, &error);
+    g_assert_no_error (error);
+    for (guint p = 0; p < 4; p++)
+      {
+        g_assert_nonnull (sb_study_add_participant (study, codes[p], NULL, &error));
+        if (p < 3)
+          answer_duels (study, codes[p], 8, p - 1.0, rand);
+      }
+  }
+  g_assert_true (sb_window_open_study (window, dir, &error));
+  view = sb_window_get_study_view (window);
+  wait_roster (view);
+  g_assert_false (g_action_group_get_action_enabled (G_ACTION_GROUP (window), "export-csv"));
+  /* the model's exports wait for the model */
+  if (sb_study_view_get_model_loading (view))
+    {
+      g_autoptr (GFile) early = g_file_new_for_path (model_path);
+      g_assert_false (sb_study_view_export_model (view, early, &error));
+      g_assert_nonnull (error);
+      g_clear_error (&error);
+    }
+  SPIN_UNTIL (!sb_study_view_get_model_loading (view));
+  g_assert_true (sb_study_view_get_prob_best_differs (view, "P1", &prob));
+  g_assert_false (sb_study_view_get_prob_best_differs (view, "P4", &prob));
+
+  {
+    g_autoptr (GFile) file = g_file_new_for_path (csv_path);
+    g_autoptr (SbStudy) again = sb_study_open (dir, &error);
+    g_autofree char *expected = sb_study_to_csv (again, NULL, FALSE, &error);
+    g_autofree char *written = NULL;
+    g_assert_true (sb_study_view_export_csv (view, file, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (csv_path, &written, NULL, NULL));
+    g_assert_cmpstr (written, ==, expected);
+    /* everyone who answered is in it */
+    g_assert_nonnull (strstr (written, "P1"));
+    g_assert_nonnull (strstr (written, "P3"));
+  }
+  {
+    g_autoptr (GFile) file = g_file_new_for_path (model_path);
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    JsonObject *root;
+    g_assert_true (sb_study_view_export_model (view, file, &error));
+    g_assert_no_error (error);
+    g_assert_true (json_parser_load_from_file (parser, model_path, &error));
+    root = json_node_get_object (json_parser_get_root (parser));
+    g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "skewbench-population-model");
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "participants")), ==, 4);
+  }
+  {
+    g_autoptr (GFile) file = g_file_new_for_path (pdf_path);
+    g_autofree char *pdf = NULL;
+    gsize len = 0;
+    g_assert_true (sb_study_view_export_report (view, file, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (pdf_path, &pdf, &len, NULL));
+    g_assert_true (len > 1000 && memcmp (pdf, "%PDF-", 5) == 0);
+  }
   close_window (window);
   remove_tree (tmp);
 }
@@ -555,6 +646,7 @@ main (int argc, char **argv)
   static const UiTest tests[] = {
     { "/ui/study/roster", test_study_roster },
     { "/ui/study/population-plot", test_study_population_plot },
+    { "/ui/study/exports", test_study_exports },
     { "/ui/study/participant-mode", test_study_participant_mode },
     { "/ui/study/new-dialog", test_study_new_dialog },
     { "/ui/history/remove-restore", test_history_remove_restore },

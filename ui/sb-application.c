@@ -241,6 +241,58 @@ quit_on_signals (GApplication *app)
     g_unix_signal_add (quit_signals[i], on_quit_signal, app);
 }
 
+/* ---- Forms: the mouse wheel scrolls the form ---------------------------- */
+
+/* A spin button takes the mouse wheel only while it has the focus:
+ * scrolling a form (New Experiment, a study's settings, any dialog) with
+ * the pointer passing over a spin button scrolls the form, as the user
+ * meant, instead of changing the number under the pointer unseen. The
+ * spin button's own scroll controller is switched off (its events go on
+ * to the scrolled window around it) until the focus enters it. */
+static void
+spin_focus_changed (GtkEventControllerFocus *focus, GParamSpec *pspec, GtkEventController *scroll)
+{
+  gtk_event_controller_set_propagation_phase (scroll,
+                                              gtk_event_controller_focus_contains_focus (focus)
+                                              ? GTK_PHASE_BUBBLE : GTK_PHASE_NONE);
+}
+
+static void
+spin_scroll_when_focused (GtkWidget *spin)
+{
+  g_autoptr (GListModel) controllers = gtk_widget_observe_controllers (spin);
+  g_autoptr (GtkEventController) scroll = NULL;
+  GtkEventController *focus;
+
+  if (g_object_get_data (G_OBJECT (spin), "sb-scroll-when-focused"))
+    return;
+  g_object_set_data (G_OBJECT (spin), "sb-scroll-when-focused", GINT_TO_POINTER (1));
+  /* found first: the observed list changes as a controller is added */
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && scroll == NULL; i++)
+    {
+      g_autoptr (GtkEventController) c = g_list_model_get_item (controllers, i);
+      if (GTK_IS_EVENT_CONTROLLER_SCROLL (c))
+        scroll = g_steal_pointer (&c);
+    }
+  if (scroll == NULL)
+    return;
+  focus = gtk_event_controller_focus_new ();
+  g_signal_connect_object (focus, "notify::contains-focus", G_CALLBACK (spin_focus_changed),
+                           scroll, 0);
+  gtk_widget_add_controller (spin, focus);
+  spin_focus_changed (GTK_EVENT_CONTROLLER_FOCUS (focus), NULL, scroll);
+}
+
+static gboolean
+widget_realized (GSignalInvocationHint *hint, guint n_params, const GValue *params, gpointer data)
+{
+  GObject *widget = g_value_get_object (&params[0]);
+
+  if (GTK_IS_SPIN_BUTTON (widget))
+    spin_scroll_when_focused (GTK_WIDGET (widget));
+  return TRUE;  /* stay for every later one */
+}
+
 static void
 sb_application_startup (GApplication *app)
 {
@@ -257,6 +309,10 @@ sb_application_startup (GApplication *app)
   sb_settings_follow_theme (adw_style_manager_get_default ());
   add_settings_actions (app);
   quit_on_signals (G_APPLICATION (app));
+  /* (the class kept alive, so the signal exists before any widget) */
+  g_type_class_ref (GTK_TYPE_SPIN_BUTTON);
+  g_signal_add_emission_hook (g_signal_lookup ("realize", GTK_TYPE_WIDGET), 0, widget_realized,
+                              NULL, NULL);
   gtk_css_provider_load_from_resource (css, "/org/skewbench/SkewBench/style.css");
   gtk_style_context_add_provider_for_display (gdk_display_get_default (),
                                               GTK_STYLE_PROVIDER (css),
@@ -372,6 +428,7 @@ static const struct {
   { "win.demo-next", { "<Alt>Right", NULL } },
   { "win.autoplay", { "<Control>p", NULL } },   /* also while typing a value */
   { "win.show-plots", { "F9", NULL } },
+  { "win.presentation", { "F5", NULL } },
   { "win.participant-mode", { "F11", NULL } },
   { "win.plot-kind::posterior", { "<Control>1", NULL } },
   { "win.plot-kind::skewness", { "<Control>2", NULL } },

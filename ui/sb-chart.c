@@ -79,7 +79,10 @@ frame_equal (const SbFrame *a, const SbFrame *b)
 {
   return a->width == b->width && a->height == b->height && a->px == b->px && a->py == b->py
          && a->pw == b->pw && a->ph == b->ph && a->x0 == b->x0 && a->x1 == b->x1
-         && a->y0 == b->y0 && a->y1 == b->y1 && !a->y_log == !b->y_log;
+         && a->y0 == b->y0 && a->y1 == b->y1 && !a->y_log == !b->y_log
+         && a->magnify == b->magnify && a->legend == b->legend && a->lx == b->lx
+         && a->ly == b->ly && a->lw == b->lw && a->lh == b->lh
+         && a->legend_scale == b->legend_scale;
 }
 
 static gboolean
@@ -112,7 +115,7 @@ static gboolean
 view_equal (const SbView *a, const SbView *b)
 {
   return same_value (a->x0, b->x0) && same_value (a->x1, b->x1)
-         && same_value (a->y0, b->y0) && same_value (a->y1, b->y1);
+         && same_value (a->y0, b->y0) && same_value (a->y1, b->y1) && a->magnify == b->magnify;
 }
 
 /* Lays the scene out for the current size; redraws every layer when the
@@ -586,8 +589,13 @@ sb_chart_get_scene (SbChart *self)
 void
 sb_chart_set_view (SbChart *self, const SbView *view)
 {
+  SbView v;
+
   g_return_if_fail (SB_IS_CHART (self) && view != NULL);
-  set_view_internal (self, view);
+  /* a zoom: the magnification stays (sb_chart_set_magnify) */
+  v = *view;
+  v.magnify = self->view.magnify;
+  set_view_internal (self, &v);
 }
 
 void
@@ -603,7 +611,28 @@ sb_chart_reset_zoom (SbChart *self)
   SbView v;
   g_return_if_fail (SB_IS_CHART (self));
   sb_view_init_auto (&v);
+  v.magnify = self->view.magnify;
   set_view_internal (self, &v);
+}
+
+void
+sb_chart_set_magnify (SbChart *self, double magnify)
+{
+  SbView v;
+
+  g_return_if_fail (SB_IS_CHART (self));
+  g_return_if_fail (magnify > 0);
+  v = self->view;
+  v.magnify = magnify;
+  set_view_internal (self, &v);
+  gtk_widget_queue_resize (GTK_WIDGET (self));
+}
+
+double
+sb_chart_get_magnify (SbChart *self)
+{
+  g_return_val_if_fail (SB_IS_CHART (self), 1);
+  return self->view.magnify;
 }
 
 gboolean

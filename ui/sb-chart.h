@@ -37,6 +37,10 @@ void sb_chart_set_view (SbChart *self, const SbView *view);
 void sb_chart_get_view (SbChart *self, SbView *view);
 void sb_chart_reset_zoom (SbChart *self);
 gboolean sb_chart_get_zoomed (SbChart *self);
+/* Text, lines and markers MAGNIFY times larger (presentation mode: a
+ * plot read from the back of a room); kept across scenes and zooms. */
+void sb_chart_set_magnify (SbChart *self, double magnify);
+double sb_chart_get_magnify (SbChart *self);
 
 /* The frame of the last allocation (FALSE before the first one). */
 gboolean sb_chart_get_frame (SbChart *self, SbFrame *frame);

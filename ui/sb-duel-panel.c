@@ -85,8 +85,11 @@ struct _SbDuelPanel
   GtkWidget *options_box;     /* GtkFlowBox of the k options (choice, ranking) */
   GtkWidget *rank_box;
   GtkLabel *rank_label;
+  GtkWidget *rank_confirm;
   guint rank[SB_MAX_OPTIONS];
   guint n_ranked;
+  GtkWidget *rank_badges[SB_MAX_OPTIONS];  /* "Rank 2" on each option, by option */
+  GtkWidget *option_buttons[SB_MAX_OPTIONS];
 
   /* Stimuli (sb-duel-panel-stimuli.c) */
   char *stimulus_folder;         /* where renderers run: the session's   */
@@ -656,6 +659,8 @@ rebuild_options (SbDuelPanel *self)
   while ((child = gtk_widget_get_first_child (self->options_box)))
     gtk_flow_box_remove (GTK_FLOW_BOX (self->options_box), child);
   g_ptr_array_set_size (self->option_views, 0);
+  memset (self->rank_badges, 0, sizeof self->rank_badges);
+  memset (self->option_buttons, 0, sizeof self->option_buttons);
   if (exp == NULL || !self->has_question || !k_options (q))
     return;
   for (guint pos = 0; pos < q->n_options; pos++)
@@ -669,6 +674,12 @@ rebuild_options (SbDuelPanel *self)
 
       gtk_widget_add_css_class (heading, "heading");
       gtk_box_append (GTK_BOX (box), heading);
+      /* a ranking marks each option with its rank as it is clicked */
+      self->rank_badges[option] = gtk_label_new ("");
+      gtk_widget_add_css_class (self->rank_badges[option], "sb-rank-badge");
+      gtk_widget_set_visible (self->rank_badges[option], FALSE);
+      gtk_box_append (GTK_BOX (box), self->rank_badges[option]);
+      self->option_buttons[option] = button;
       if (exp->stimulus.kind != SB_STIMULUS_NONE)
         {
           /* The stimulus above its own answer button: a sound's play
@@ -703,15 +714,52 @@ rebuild_options (SbDuelPanel *self)
     }
 }
 
-/* "Your ranking: 3, 1, …" in the numbers shown. */
+/* Each ranked option's badge ("Rank 2") and look; the rest unmarked. */
+static void
+mark_ranks (SbDuelPanel *self)
+{
+  for (guint option = 0; option < SB_MAX_OPTIONS; option++)
+    {
+      GtkWidget *badge = self->rank_badges[option];
+      guint rank = 0;
+
+      if (badge == NULL)
+        continue;
+      for (guint r = 0; r < self->n_ranked; r++)
+        if (self->rank[r] == option)
+          rank = r + 1;
+      if (rank)
+        {
+          g_autofree char *text = g_strdup_printf ("Rank %u", rank);
+          gtk_label_set_text (GTK_LABEL (badge), text);
+          gtk_widget_add_css_class (self->option_buttons[option], "sb-ranked");
+        }
+      else
+        gtk_widget_remove_css_class (self->option_buttons[option], "sb-ranked");
+      gtk_widget_set_visible (badge, rank > 0);
+    }
+}
+
+/* "Your ranking: 3, 1, …" in the numbers shown; the options marked with
+ * their ranks; Confirm says what is missing while it is greyed out. */
 static void
 update_ranking (SbDuelPanel *self)
 {
   const SbProposal *q = &self->question;
   g_autoptr (GString) text = g_string_new ("Your ranking (best first): ");
 
+  mark_ranks (self);
   if (!self->has_question || q->kind != SB_QUESTION_RANKING)
     return;
+  if (self->n_ranked + 1 >= q->n_options)
+    gtk_widget_set_tooltip_text (self->rank_confirm, "Record this ranking (Enter)");
+  else
+    {
+      g_autofree char *tip = g_strdup_printf ("Rank %u more option%s first (the last needs no "
+                                              "click)", q->n_options - 1 - self->n_ranked,
+                                              q->n_options - 1 - self->n_ranked == 1 ? "" : "s");
+      gtk_widget_set_tooltip_text (self->rank_confirm, tip);
+    }
   for (guint r = 0; r < self->n_ranked; r++)
     for (guint pos = 0; pos < q->n_options; pos++)
       if (q->shown_order[pos] == self->rank[r])
@@ -804,7 +852,7 @@ build_extra_answers (SbDuelPanel *self)
   gtk_label_set_wrap (self->rank_label, TRUE);
   undo = gtk_button_new_with_label ("Undo click (⌫)");
   gtk_actionable_set_action_name (GTK_ACTIONABLE (undo), "win.rank-undo");
-  confirm = gtk_button_new_with_label ("Confirm ranking (Enter)");
+  confirm = self->rank_confirm = gtk_button_new_with_label ("Confirm ranking (Enter)");
   gtk_actionable_set_action_name (GTK_ACTIONABLE (confirm), "win.rank-confirm");
   gtk_widget_add_css_class (confirm, "suggested-action");
   gtk_box_append (GTK_BOX (self->rank_box), GTK_WIDGET (self->rank_label));
@@ -913,7 +961,6 @@ update_participant (SbDuelPanel *self)
       gtk_label_set_text (self->swatch_b_title, duel ? "Right" : "Setting");
       gtk_widget_set_visible (GTK_WIDGET (self->best_label), FALSE);
       gtk_widget_set_visible (gtk_widget_get_prev_sibling (GTK_WIDGET (self->best_label)), FALSE);
-      gtk_widget_set_visible (GTK_WIDGET (self->keys_label), FALSE);
       /* colours are judged by their swatches, not their numbers */
       if (gtk_widget_get_visible (self->swatch_box))
         gtk_widget_set_visible (gtk_widget_get_parent (GTK_WIDGET (self->table)), FALSE);
@@ -924,7 +971,6 @@ update_participant (SbDuelPanel *self)
     {
       gtk_widget_set_visible (GTK_WIDGET (self->best_label), TRUE);
       gtk_widget_set_visible (gtk_widget_get_prev_sibling (GTK_WIDGET (self->best_label)), TRUE);
-      gtk_widget_set_visible (GTK_WIDGET (self->keys_label), !self->compact);
     }
   for (guint side = 0; side < 2; side++)
     {
@@ -940,6 +986,50 @@ update_participant (SbDuelPanel *self)
       else
         gtk_label_set_text (label, side == 0 ? "← I prefer A" : "I prefer B →");
     }
+}
+
+/* The keys that answer the question on screen, or NULL when no key
+ * answers here (no question, the budget answered, a session only
+ * followed, the participant view, which shows no hints). */
+static char *
+keys_hint (SbDuelPanel *self)
+{
+  const SbExperiment *exp = self->experiment;
+  const SbProposal *q = &self->question;
+  const char *undo = "S skips · Ctrl+Z undoes the last answer";
+  g_autofree char *answer = NULL;
+
+  if (!self->has_question || self->finished || self->read_only || self->participant)
+    return NULL;
+  switch (q->kind)
+    {
+    case SB_QUESTION_CHOICE:
+      answer = g_strdup_printf ("1 … %u choose the best (with Shift: sure)", q->n_options);
+      break;
+    case SB_QUESTION_RANKING:
+      answer = g_strdup_printf ("1 … %u rank the next best · ⌫ takes back a click · Enter "
+                                "confirms", q->n_options);
+      break;
+    case SB_QUESTION_VALUE:
+      answer = g_strdup ("type the value, Enter records it · F: it failed");
+      break;
+    case SB_QUESTION_DUEL:
+    default:
+      answer = g_strdup_printf ("← or A prefers A · → or B prefers B%s · Shift with an answer: "
+                                "sure", exp->ties_allowed ? " · T or ↓ about the same" : "");
+      break;
+    }
+  return g_strdup_printf ("Keys: %s · %s%s", answer, undo,
+                          exp->simulated ? " · O: the oracle answers once · Ctrl+P auto-play" : "");
+}
+
+static void
+update_keys_hint (SbDuelPanel *self)
+{
+  g_autofree char *hint = keys_hint (self);
+
+  gtk_label_set_text (self->keys_label, hint ? hint : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->keys_label), hint && !self->compact);
 }
 
 static void
@@ -1068,6 +1158,7 @@ update (SbDuelPanel *self)
   update_table (self);
   update_best (self);
   update_participant (self);
+  update_keys_hint (self);
 }
 
 void
@@ -1085,7 +1176,6 @@ sb_duel_panel_set_compact (SbDuelPanel *self, gboolean compact)
     }
   gtk_box_set_spacing (GTK_BOX (self->root), compact ? 10 : 14);
   gtk_grid_set_column_spacing (self->table, compact ? 12 : 24);
-  gtk_widget_set_visible (GTK_WIDGET (self->keys_label), !compact);
   self->compact = compact;
   update (self);
 }

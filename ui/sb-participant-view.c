@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "sb-participant-view.h"
+#include "sb-keys.h"
 #include "sb-stimulus-renderer.h"
 
 #include <adwaita.h>
@@ -410,18 +411,18 @@ side_option (const SbProposal *q, guint pos)
 
 /* A key that answers the question on screen; FALSE for any other key. */
 static gboolean
-answer_key (SbParticipantView *self, guint keyval, GdkModifierType state)
+answer_key (SbParticipantView *self, GtkEventControllerKey *controller, guint keyval,
+            guint keycode, GdkModifierType state)
 {
   const SbProposal *q = sb_duel_panel_get_question (self->panel);
   gboolean k_options = q && (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING);
   SbAnswer a = { .kind = SB_ANSWER_SKIP, .value = NAN };
+  guint pos;
 
   if (q == NULL)
     return FALSE;
-  if (k_options && ((keyval >= GDK_KEY_1 && keyval <= GDK_KEY_9)
-                    || (keyval >= GDK_KEY_KP_1 && keyval <= GDK_KEY_KP_9)))
+  if (k_options && sb_key_digit_place (controller, keyval, keycode, state, &pos))
     {
-      guint pos = keyval >= GDK_KEY_KP_1 ? keyval - GDK_KEY_KP_1 : keyval - GDK_KEY_1;
       const char *action = q->kind == SB_QUESTION_CHOICE ? "win.choose" : "win.rank-add";
       if (pos >= q->n_options)
         return FALSE;
@@ -496,8 +497,13 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     case SB_PARTICIPANT_ANSWERING:
       if (keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab)
         return FALSE;  /* moving between the buttons */
-      if ((mods & ~GDK_SHIFT_MASK) == 0)
-        answer_key (self, keyval, state);
+      /* a key that answers nothing here: the bell (the participant
+       * view shows no hints to read) */
+      if ((mods & ~GDK_SHIFT_MASK) != 0
+          || !answer_key (self, controller, keyval, keycode, state))
+        if (!((keyval >= GDK_KEY_Shift_L && keyval <= GDK_KEY_Hyper_R)
+              || keyval == GDK_KEY_ISO_Level3_Shift || keyval == GDK_KEY_Num_Lock))
+          gtk_widget_error_bell (GTK_WIDGET (self));
       return TRUE;
     case SB_PARTICIPANT_BLANK:
     case SB_PARTICIPANT_PRESENTING:

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-plot-view.h"
+#include "sb-tool-row.h"
 
 #include <math.h>
 #include <string.h>
@@ -11,7 +12,10 @@ struct _SbPlotView
   GtkBox parent_instance;
 
   /* Template widgets (borrowed) */
-  GtkWidget *toolbar;
+  SbToolRow *toolbar;
+  GtkWidget *compare_box;
+  GtkWidget *view_box;
+  GMenuModel *field_menu, *compare_menu, *samples_menu, *truth_menu, *view_menu;
   GtkDropDown *kind_dropdown;
   GtkDropDown *field_dropdown;
   GtkMenuButton *slice_button;
@@ -90,29 +94,23 @@ is_curve_kind (SbPlotKind k)
          || k == SB_PLOT_VALIDITY;
 }
 
-/* Controls that mean something for the current plot and data. */
-/* Shows or hides TOOL and, with it, its cell of the toolbar's flow box
- * (a hidden tool's cell would still take a column's spacing); a cell
- * holding a group of tools stays while any of them is shown. */
+/* Shows or hides TOOL and, with it, the group (a direct child of the
+ * tool row) holding it: a group stays while any of its tools is shown. */
 static void
-set_tool_visible (GtkWidget *tool, gboolean visible)
+set_tool_visible (SbPlotView *self, GtkWidget *tool, gboolean visible)
 {
-  GtkWidget *cell = gtk_widget_get_ancestor (tool, GTK_TYPE_FLOW_BOX_CHILD);
-  GtkWidget *top;
+  GtkWidget *group = gtk_widget_get_parent (tool);
   gboolean any = FALSE;
 
   gtk_widget_set_visible (tool, visible);
-  if (cell == NULL)
+  if (group == GTK_WIDGET (self->toolbar))
     return;
-  top = gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (cell));
-  if (top == tool)
-    any = visible;
-  else
-    for (GtkWidget *c = gtk_widget_get_first_child (top); c && !any; c = gtk_widget_get_next_sibling (c))
-      any = gtk_widget_get_visible (c);
-  gtk_widget_set_visible (cell, any);
+  for (GtkWidget *c = gtk_widget_get_first_child (group); c && !any; c = gtk_widget_get_next_sibling (c))
+    any = gtk_widget_get_visible (c);
+  gtk_widget_set_visible (group, any);
 }
 
+/* Controls that mean something for the current plot and data. */
 static void
 update_controls (SbPlotView *self)
 {
@@ -134,17 +132,18 @@ update_controls (SbPlotView *self)
   if (s)
     sb_plot_snapshot_get_sample_paths (s, &n_paths);
 
-  set_tool_visible (GTK_WIDGET (self->field_dropdown), o->kind == SB_PLOT_HEATMAP);
-  set_tool_visible (GTK_WIDGET (self->slice_button),
+  set_tool_visible (self, GTK_WIDGET (self->field_dropdown), o->kind == SB_PLOT_HEATMAP);
+  set_tool_visible (self, GTK_WIDGET (self->slice_button),
                     o->kind == SB_PLOT_HEATMAP && s && sb_plot_snapshot_get_dim (s) > 2);
-  set_tool_visible (GTK_WIDGET (self->laplace_toggle), compare);
-  set_tool_visible (GTK_WIDGET (self->ep_toggle), compare);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->laplace_toggle), has[SB_POSTERIOR_LAPLACE]);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->ep_toggle), has[SB_POSTERIOR_EP]);
-  set_tool_visible (GTK_WIDGET (self->samples_toggle), o->kind == SB_PLOT_POSTERIOR);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->samples_toggle), n_paths > 0);
-  set_tool_visible (GTK_WIDGET (self->truth_toggle), o->kind == SB_PLOT_POSTERIOR);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->truth_toggle), s && sb_plot_snapshot_get_truth (s));
+  set_tool_visible (self, GTK_WIDGET (self->laplace_toggle), compare);
+  set_tool_visible (self, GTK_WIDGET (self->ep_toggle), compare);
+  /* the toggles and their menu items follow their actions */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-laplace", has[SB_POSTERIOR_LAPLACE]);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-ep", has[SB_POSTERIOR_EP]);
+  set_tool_visible (self, GTK_WIDGET (self->samples_toggle), o->kind == SB_PLOT_POSTERIOR);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-samples", n_paths > 0);
+  set_tool_visible (self, GTK_WIDGET (self->truth_toggle), o->kind == SB_PLOT_POSTERIOR);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.show-truth", s && sb_plot_snapshot_get_truth (s));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "plot.reset-zoom", sb_chart_get_zoomed (self->chart));
 }
 
@@ -603,11 +602,24 @@ sb_plot_view_class_init (SbPlotViewClass *klass)
 
   gtk_widget_class_install_action (widget_class, "plot.reset-zoom", NULL, reset_zoom_action);
   gtk_widget_class_install_action (widget_class, "plot.export", "s", export_action);
+  gtk_widget_class_install_property_action (widget_class, "plot.field", "field");
+  gtk_widget_class_install_property_action (widget_class, "plot.show-laplace", "show-laplace");
+  gtk_widget_class_install_property_action (widget_class, "plot.show-ep", "show-ep");
+  gtk_widget_class_install_property_action (widget_class, "plot.show-samples", "show-samples");
+  gtk_widget_class_install_property_action (widget_class, "plot.show-truth", "show-truth");
 
   g_type_ensure (SB_TYPE_CHART);
+  g_type_ensure (SB_TYPE_TOOL_ROW);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/org/skewbench/SkewBench/ui/sb-plot-view.ui");
   gtk_widget_class_bind_template_child (widget_class, SbPlotView, toolbar);
+  gtk_widget_class_bind_template_child (widget_class, SbPlotView, compare_box);
+  gtk_widget_class_bind_template_child (widget_class, SbPlotView, view_box);
+  gtk_widget_class_bind_template_child (widget_class, SbPlotView, field_menu);
+  gtk_widget_class_bind_template_child (widget_class, SbPlotView, compare_menu);
+  gtk_widget_class_bind_template_child (widget_class, SbPlotView, samples_menu);
+  gtk_widget_class_bind_template_child (widget_class, SbPlotView, truth_menu);
+  gtk_widget_class_bind_template_child (widget_class, SbPlotView, view_menu);
   gtk_widget_class_bind_template_child (widget_class, SbPlotView, kind_dropdown);
   gtk_widget_class_bind_template_child (widget_class, SbPlotView, field_dropdown);
   gtk_widget_class_bind_template_child (widget_class, SbPlotView, slice_button);
@@ -628,14 +640,13 @@ sb_plot_view_init (SbPlotView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   sb_plot_options_init (&self->options, SB_PLOT_POSTERIOR);
 
-  g_object_bind_property (self, "show-laplace", self->laplace_toggle, "active",
-                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-  g_object_bind_property (self, "show-ep", self->ep_toggle, "active",
-                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-  g_object_bind_property (self, "show-samples", self->samples_toggle, "active",
-                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
-  g_object_bind_property (self, "show-truth", self->truth_toggle, "active",
-                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  /* kind and slice stay in the row; the others have menu items */
+  sb_tool_row_set_n_pinned (self->toolbar, 2);
+  sb_tool_row_set_menu (self->toolbar, GTK_WIDGET (self->field_dropdown), self->field_menu);
+  sb_tool_row_set_menu (self->toolbar, self->compare_box, self->compare_menu);
+  sb_tool_row_set_menu (self->toolbar, GTK_WIDGET (self->samples_toggle), self->samples_menu);
+  sb_tool_row_set_menu (self->toolbar, GTK_WIDGET (self->truth_toggle), self->truth_menu);
+  sb_tool_row_set_menu (self->toolbar, self->view_box, self->view_menu);
   g_signal_connect_swapped (self->kind_dropdown, "notify::selected", G_CALLBACK (kind_selected_cb), self);
   g_signal_connect_swapped (self->field_dropdown, "notify::selected", G_CALLBACK (field_selected_cb), self);
   g_signal_connect_swapped (self->chart, "point-clicked", G_CALLBACK (point_clicked_cb), self);

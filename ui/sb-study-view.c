@@ -5,11 +5,14 @@
 
 #include "sb-chart.h"
 #include "sb-population.h"
+#include "sb-json-write.h"
 #include "sb-render-population.h"
+#include "sb-study-report.h"
 #include "sb-worker.h"
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 /* One participant as the summary thread read it. */
 typedef struct {
@@ -77,7 +80,7 @@ struct _SbStudyView
 
 G_DEFINE_FINAL_TYPE (SbStudyView, sb_study_view, GTK_TYPE_WIDGET)
 
-enum { START_SESSION, START_PARTICIPANT_MODE, ROSTER_LOADED, N_SIGNALS };
+enum { START_SESSION, START_PARTICIPANT_MODE, ROSTER_LOADED, EXPORTED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static const char *const status_names[] = { N_("active"), N_("withdrawn"), N_("excluded"), NULL };
@@ -550,7 +553,9 @@ show_differs (SbStudyView *self)
     {
       int p = model_person (self, code);
       g_autofree char *text = NULL, *tip = NULL;
-      if (p < 0 || self->model->n_answers == 0 || !isfinite (self->model->people[p].prob_best_differs))
+      /* a participant without answers has no best of their own */
+      if (p < 0 || self->model->n_answers == 0 || self->model->people[p].n_answers == 0
+          || !isfinite (self->model->people[p].prob_best_differs))
         {
           gtk_label_set_text (label, self->model_loading ? "…" : "–");
           gtk_widget_set_tooltip_text (label, NULL);
@@ -892,7 +897,8 @@ sb_study_view_get_prob_best_differs (SbStudyView *self, const char *code, double
 
   g_return_val_if_fail (SB_IS_STUDY_VIEW (self), FALSE);
   p = model_person (self, code);
-  if (p < 0 || !isfinite (self->model->people[p].prob_best_differs))
+  if (p < 0 || self->model->people[p].n_answers == 0
+      || !isfinite (self->model->people[p].prob_best_differs))
     return FALSE;
   *prob = self->model->people[p].prob_best_differs;
   return TRUE;
@@ -937,6 +943,142 @@ sb_study_view_get_population (SbStudyView *self)
 {
   g_return_val_if_fail (SB_IS_STUDY_VIEW (self), NULL);
   return self->roster && self->roster->has_population ? &self->roster->population : NULL;
+}
+
+/* ---- Exports ------------------------------------------------------------------ */
+
+static gboolean
+write_text (GFile *file, const char *text, GError **error)
+{
+  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE,
+                                  NULL, NULL, error);
+}
+
+gboolean
+sb_study_view_export_csv (SbStudyView *self, GFile *file, GError **error)
+{
+  g_autofree char *csv = NULL;
+
+  g_return_val_if_fail (SB_IS_STUDY_VIEW (self) && self->study, FALSE);
+  /* the file `skewgp export STUDY` writes: everyone, long format */
+  csv = sb_study_to_csv (self->study, NULL, FALSE, error);
+  return csv && write_text (file, csv, error);
+}
+
+/* The latest population model, or NULL with ERROR saying why not. */
+static const SbPopulationResult *
+exportable_model (SbStudyView *self, GError **error)
+{
+  if (self->model && !self->model_loading)
+    return self->model;
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_PENDING,
+                       self->model_error && !self->model_loading
+                       ? self->model_error
+                       : _("The population model is still being computed: export it once the "
+                           "plot shows it"));
+  return NULL;
+}
+
+gboolean
+sb_study_view_export_model (SbStudyView *self, GFile *file, GError **error)
+{
+  const SbPopulationResult *model = exportable_model (self, error);
+  g_autoptr (JsonNode) doc = NULL;
+  g_autofree char *text = NULL;
+
+  if (model == NULL)
+    return FALSE;
+  /* the document `skewgp export STUDY --model` writes */
+  doc = sb_population_result_to_json (sb_study_get_experiment (self->study),
+                                      sb_study_get_name (self->study), model);
+  text = sb_json_write (doc, TRUE, NULL);
+  return write_text (file, text, error);
+}
+
+gboolean
+sb_study_view_export_report (SbStudyView *self, GFile *file, GError **error)
+{
+  const SbPopulationResult *model = exportable_model (self, error);
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
+  g_autofree char *path = g_file_get_path (file);
+  g_autofree SbReportRow *rows = NULL;
+  guint n = self->roster ? self->roster->rows->len : 0;
+  SbStudyReport report;
+
+  if (model == NULL)
+    return FALSE;
+  if (path == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           _("The report is written to a local file"));
+      return FALSE;
+    }
+  rows = g_new0 (SbReportRow, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    {
+      const RosterRow *r = &g_array_index (self->roster->rows, RosterRow, i);
+      rows[i] = (SbReportRow) { r->code, r->status, r->ok, r->error, r->summary };
+    }
+  report = (SbStudyReport) { sb_study_get_name (self->study), sb_study_get_experiment (self->study),
+                             model, gtk_drop_down_get_selected (self->axis_dropdown), rows, n,
+                             date };
+  return sb_study_report_write_pdf (&report, path, NULL, error);
+}
+
+typedef gboolean (*ExportFunc) (SbStudyView *self, GFile *file, GError **error);
+
+static void
+export_response (GtkNativeDialog *dialog, int response, SbStudyView *self)
+{
+  ExportFunc func = g_object_get_data (G_OBJECT (dialog), "export");
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr (GError) error = NULL;
+      if (file && func (self, file, &error))
+        {
+          g_autofree char *name = g_file_get_parse_name (file);
+          g_signal_emit (self, signals[EXPORTED], 0, name);
+        }
+      else if (error)
+        {
+          gtk_label_set_text (self->error_label, error->message);
+          gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
+        }
+    }
+  g_object_unref (dialog);
+}
+
+static void
+export_action (GtkWidget *widget, const char *action, GVariant *param)
+{
+  static const struct { const char *what, *suffix, *title; ExportFunc func; } kinds[] = {
+    { "csv", "answers.csv", N_("Export the Study's Answers (CSV)"), sb_study_view_export_csv },
+    { "model", "population-model.json", N_("Export the Population Model (JSON)"),
+      sb_study_view_export_model },
+    { "report", "report.pdf", N_("Export the Study Report (PDF)"), sb_study_view_export_report },
+  };
+  SbStudyView *self = SB_STUDY_VIEW (widget);
+  const char *what = g_variant_get_string (param, NULL);
+  GtkRoot *root = gtk_widget_get_root (widget);
+
+  if (self->study == NULL)
+    return;
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    if (g_str_equal (what, kinds[k].what))
+      {
+        GtkFileChooserNative *dialog =
+          gtk_file_chooser_native_new (_(kinds[k].title), GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                       GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+        g_autofree char *name = g_strdup_printf ("%s-%s", sb_study_get_name (self->study),
+                                                 kinds[k].suffix);
+        gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+        g_object_set_data (G_OBJECT (dialog), "export", kinds[k].func);
+        g_signal_connect (dialog, "response", G_CALLBACK (export_response), self);
+        gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+      }
 }
 
 /* ---- GObject ------------------------------------------------------------------ */
@@ -985,6 +1127,9 @@ sb_study_view_class_init (SbStudyViewClass *klass)
                                                   G_TYPE_STRING);
   signals[ROSTER_LOADED] = g_signal_new ("roster-loaded", G_TYPE_FROM_CLASS (klass),
                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[EXPORTED] = g_signal_new ("exported", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  gtk_widget_class_install_action (widget_class, "study.export", "s", export_action);
 
   g_type_ensure (SB_TYPE_CHART);
   gtk_widget_class_set_template_from_resource (widget_class,

@@ -24,6 +24,13 @@
  *   ::start-session (const char *code)
  *   ::start-participant-mode (const char *code)
  *   ::roster-loaded ()       new summaries are shown
+ *   ::exported (const char *where)  an export was written
+ *
+ * Exports (the header's Export menu, action "study.export" with "csv",
+ * "model" or "report"): the long CSV of everyone (the file `skewgp
+ * export STUDY` writes: one core function, sb_study_to_csv, serves both),
+ * the population model's JSON (as `skewgp export STUDY --model`), and a
+ * one-page PDF report (plot/sb-study-report.h).
  */
 #pragma once
 
@@ -77,5 +84,11 @@ gboolean sb_study_view_set_status (SbStudyView *self, const char *code,
                                    SbParticipantStatus status, GError **error);
 gboolean sb_study_view_set_note (SbStudyView *self, const char *code, const char *note,
                                  GError **error);
+
+/* The exports, written to FILE; FALSE with ERROR (the model ones while the
+ * population model is still being computed, or why it failed). */
+gboolean sb_study_view_export_csv (SbStudyView *self, GFile *file, GError **error);
+gboolean sb_study_view_export_model (SbStudyView *self, GFile *file, GError **error);
+gboolean sb_study_view_export_report (SbStudyView *self, GFile *file, GError **error);
 
 G_END_DECLS

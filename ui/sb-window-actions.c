@@ -5,6 +5,7 @@
 
 #include "sb-window-private.h"
 
+#include "sb-keys.h"
 #include "sb-link-dialog.h"
 #include "sb-new-experiment-dialog.h"
 #include "sb-playground.h"
@@ -44,8 +45,13 @@ _sb_window_update_actions (SbWindow *self)
   _sb_window_set_action_enabled (self, "choose", asking && q->kind == SB_QUESTION_CHOICE && judged);
   _sb_window_set_action_enabled (self, "rank-add", asking && q->kind == SB_QUESTION_RANKING && judged);
   _sb_window_set_action_enabled (self, "rank-undo", asking && q->kind == SB_QUESTION_RANKING);
-  _sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
-                                                   && judged);
+  /* complete: every option ranked but the last, which needs no click */
+  {
+    guint order[SB_MAX_OPTIONS];
+    guint n_ranked = sb_duel_panel_get_ranking (self->duel_panel, order);
+    _sb_window_set_action_enabled (self, "rank-confirm", asking && q->kind == SB_QUESTION_RANKING
+                                                     && judged && n_ranked + 1 >= q->n_options);
+  }
   _sb_window_set_action_enabled (self, "skip", asking);
   _sb_window_set_action_enabled (self, "answer-value", value_q);
   /* value questions are asked in mixed and safe mode, and both take "it failed" */
@@ -58,7 +64,12 @@ _sb_window_update_actions (SbWindow *self)
   _sb_window_set_action_enabled (self, "extend-budget", writer);
   _sb_window_set_action_enabled (self, "participant-mode", writer);
   _sb_window_set_action_enabled (self, "save-as", session != NULL);
-  _sb_window_set_action_enabled (self, "export-csv", session != NULL);
+  /* One session's answers: not while the Study view is shown, which has
+   * its own Export menu for everyone's (a participant's session may be
+   * open behind it, and its CSV is not the study's). */
+  _sb_window_set_action_enabled (self, "export-csv", session != NULL
+                                && g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack),
+                                              "study") != 0);
   _sb_window_set_action_enabled (self, "export-recommendation", session != NULL);
   _sb_window_set_action_enabled (self, "refit", writer && !fitting);
   /* The link diagnostic needs answered duels. It stays enabled without
@@ -97,8 +108,7 @@ answer_full (SbWindow *self, SbAnswer *a)
     a->confidence = sb_duel_panel_get_confidence (self->duel_panel);
   if (sb_campaign_answer (self->campaign, a, &error))
     return TRUE;
-  g_debug ("answer refused: %s", error->message);
-  gtk_widget_error_bell (GTK_WIDGET (self));
+  _sb_window_refuse (self, error->message);
   return FALSE;
 }
 
@@ -147,7 +157,8 @@ rank_add_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   SbWindow *self = SB_WINDOW (user_data);
 
   if (!sb_duel_panel_rank_add (self->duel_panel, g_variant_get_uint32 (p)))
-    gtk_widget_error_bell (GTK_WIDGET (self));
+    _sb_window_refuse (self, "That option is ranked already (⌫ takes back the last click)");
+  _sb_window_update_actions (self);
 }
 
 static void
@@ -156,7 +167,8 @@ rank_undo_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   SbWindow *self = SB_WINDOW (user_data);
 
   if (!sb_duel_panel_rank_undo (self->duel_panel))
-    gtk_widget_error_bell (GTK_WIDGET (self));
+    _sb_window_refuse (self, "No option is ranked yet: nothing to take back");
+  _sb_window_update_actions (self);
 }
 
 /* Records the ranking clicked so far; the last option, when one is left,
@@ -180,7 +192,7 @@ rank_confirm_action (GSimpleAction *a, GVariant *p, gpointer user_data)
       }
   if (q == NULL || n != q->n_options)
     {
-      gtk_widget_error_bell (GTK_WIDGET (self));
+      _sb_window_refuse (self, _sb_window_refusal (self, "rank-confirm"));
       return;
     }
   answer_full (self, &answer);
@@ -212,6 +224,7 @@ answer_value_action (GSimpleAction *a, GVariant *p, gpointer user_data)
 
   if (!sb_duel_panel_get_entered_value (self->duel_panel, &value))
     {
+      /* the panel's hint says what to type instead */
       gtk_widget_error_bell (GTK_WIDGET (self));
       return;
     }
@@ -534,6 +547,12 @@ show_plots_change_state (GSimpleAction *action, GVariant *state, gpointer user_d
   _sb_window_show_plots (SB_WINDOW (user_data), g_variant_get_boolean (state));
 }
 
+static void
+presentation_change_state (GSimpleAction *action, GVariant *state, gpointer user_data)
+{
+  _sb_window_set_presentation (SB_WINDOW (user_data), g_variant_get_boolean (state));
+}
+
 static const GActionEntry window_actions[] = {
   { .name = "answer-a", .activate = answer_a_action },
   { .name = "answer-b", .activate = answer_b_action },
@@ -563,6 +582,7 @@ static const GActionEntry window_actions[] = {
   { .name = "playground", .activate = playground_action },
   { .name = "prior-explorer", .activate = prior_explorer_action },
   { .name = "show-plots", .state = "false", .change_state = show_plots_change_state },
+  { .name = "presentation", .state = "false", .change_state = presentation_change_state },
   { .name = "none" },
 };
 
@@ -602,6 +622,99 @@ typing_keeps_key (SbWindow *self, GtkWidget *focus, guint keyval, GdkModifierTyp
     }
 }
 
+/* ---- Refused answers say why ------------------------------------------------ */
+
+/* How long a refusal stays in the status line. */
+#define REFUSAL_SECONDS 6
+
+static gboolean
+refusal_timeout (gpointer data)
+{
+  SbWindow *self = data;
+
+  self->refusal_timeout = 0;
+  gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "sb-refusal");
+  _sb_window_update_status (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+_sb_window_refuse (SbWindow *self, const char *reason)
+{
+  /* the debug log's line is what the e2e tests count refusals by */
+  g_debug ("answer refused: %s", reason);
+  gtk_widget_error_bell (GTK_WIDGET (self));
+  gtk_label_set_text (self->status_label, reason);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), reason);
+  gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "sb-refusal");
+  g_clear_handle_id (&self->refusal_timeout, g_source_remove);
+  self->refusal_timeout = g_timeout_add_seconds (REFUSAL_SECONDS, refusal_timeout, self);
+}
+
+/* What a question of kind Q asks for, by key. */
+static const char *
+keys_for (const SbProposal *q)
+{
+  switch (q->kind)
+    {
+    case SB_QUESTION_CHOICE:
+      return "this question asks for the best of the options: press its number (Shift: sure)";
+    case SB_QUESTION_RANKING:
+      return "this question asks for a ranking: press the numbers from best to worst, then Enter";
+    case SB_QUESTION_VALUE:
+      return "this question asks for a measured value: type it and press Enter (F: it failed)";
+    case SB_QUESTION_DUEL:
+    default:
+      return "this question is a duel: ← or A, → or B";
+    }
+}
+
+const char *
+_sb_window_refusal (SbWindow *self, const char *action)
+{
+  SbSession *session = sb_window_get_session (self);
+  const SbExperiment *exp = session ? sb_session_get_experiment (session) : NULL;
+  const SbProposal *q = sb_campaign_get_question (self->campaign);
+  const char *blocker = sb_duel_panel_get_answer_blocker (self->duel_panel);
+  const char *read_only = NULL;
+  static char text[256];
+
+  if (session == NULL)
+    return "No experiment is open: nothing to answer";
+  if (sb_campaign_get_read_only (self->campaign, &read_only))
+    return read_only ? read_only : "This session is only followed here: answers are not taken";
+  if (sb_campaign_get_state (self->campaign) == SB_CAMPAIGN_FINISHED)
+    return "Every question of the budget is answered: continue with more questions to answer again";
+  if (q == NULL)
+    return "The next question is being computed: answer it once it is shown";
+  if (g_str_equal (action, "oracle-answer"))
+    return "Only a simulated experiment has an oracle to answer for you";
+  if (g_str_equal (action, "answer-tie") && q->kind == SB_QUESTION_DUEL && !exp->ties_allowed)
+    return "This experiment does not take “about the same”: choose A or B, or skip (S)";
+  if (g_str_equal (action, "answer-failed") && q->kind != SB_QUESTION_VALUE)
+    {
+      g_snprintf (text, sizeof text, "“Failed” answers a measured value; %s", keys_for (q));
+      return text;
+    }
+  if (g_str_equal (action, "rank-confirm") && q->kind == SB_QUESTION_RANKING)
+    {
+      guint order[SB_MAX_OPTIONS];
+      guint n = sb_duel_panel_get_ranking (self->duel_panel, order);
+      if (n + 1 < q->n_options)
+        {
+          g_snprintf (text, sizeof text,
+                      "The ranking is not complete: %u of %u options ranked; rank %u more "
+                      "(the last needs no click), then Enter", n, q->n_options,
+                      q->n_options - 1 - n);
+          return text;
+        }
+    }
+  if (blocker)
+    return blocker;
+  g_snprintf (text, sizeof text, "Not an answer to this question: %s", keys_for (q));
+  return text;
+}
+
 static gboolean
 on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
                 GdkModifierType state, SbWindow *self)
@@ -610,6 +723,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
   const char *action = NULL;
   GVariant *target = NULL;
   const SbProposal *q = sb_window_get_question (self);
+  guint pos;
 
   /* The participant view takes its own keys. */
   if (self->participant_view)
@@ -629,15 +743,20 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
       && !g_str_equal (gtk_stack_get_visible_child_name (self->main_stack), "duel"))
     return FALSE;
 
-  /* 1 .. k: the option shown in that place (choice and ranking questions) */
-  if (q && (q->kind == SB_QUESTION_CHOICE || q->kind == SB_QUESTION_RANKING)
-      && ((keyval >= GDK_KEY_1 && keyval <= GDK_KEY_9) || (keyval >= GDK_KEY_KP_1
-                                                           && keyval <= GDK_KEY_KP_9)))
+  /* 1 .. k: the option shown in that place (choice and ranking
+   * questions); with Shift, a sure choice */
+  if (sb_key_digit_place (controller, keyval, keycode, state, &pos))
     {
-      guint pos = keyval >= GDK_KEY_KP_1 ? keyval - GDK_KEY_KP_1 : keyval - GDK_KEY_1;
+      if (q == NULL || (q->kind != SB_QUESTION_CHOICE && q->kind != SB_QUESTION_RANKING))
+        {
+          _sb_window_refuse (self, _sb_window_refusal (self, "choose"));
+          return TRUE;
+        }
       if (pos >= q->n_options)
         {
-          gtk_widget_error_bell (GTK_WIDGET (self));
+          g_autofree char *why = g_strdup_printf ("There are %u options: press 1 … %u",
+                                                  q->n_options, q->n_options);
+          _sb_window_refuse (self, why);
           return TRUE;
         }
       action = q->kind == SB_QUESTION_CHOICE ? "choose" : "rank-add";
@@ -676,7 +795,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
     case GDK_KEY_r: case GDK_KEY_R:
       /* sound stimuli: play the next option not heard yet */
       if (!sb_duel_panel_play_next (self->duel_panel))
-        gtk_widget_error_bell (GTK_WIDGET (self));
+        _sb_window_refuse (self, "Nothing to play: R replays the options' sounds");
       return TRUE;
     case GDK_KEY_p: case GDK_KEY_P:
       {
@@ -698,8 +817,7 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
         g_variant_unref (g_variant_ref_sink (target));
       /* E.g. an answer while the next question is being computed: it
        * would refer to a question the person has not seen. */
-      g_debug ("answer refused: %s is not available now", action);
-      gtk_widget_error_bell (GTK_WIDGET (self));
+      _sb_window_refuse (self, _sb_window_refusal (self, action));
       return TRUE;
     }
   /* Shift with an answer: a strong ("sure") answer */

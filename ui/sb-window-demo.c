@@ -301,11 +301,35 @@ demo_close_action (GSimpleAction *a, GVariant *p, gpointer user_data)
   gtk_revealer_set_reveal_child (self->demo_revealer, FALSE);
 }
 
+void
+_sb_window_set_demo_collapsed (SbWindow *self, gboolean collapsed)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "demo-collapse");
+
+  self->demo_collapsed = !!collapsed;
+  gtk_widget_set_visible (GTK_WIDGET (self->demo_text_label), !collapsed);
+  gtk_widget_set_visible (GTK_WIDGET (self->demo_settings_label), !collapsed);
+  gtk_button_set_icon_name (GTK_BUTTON (self->demo_collapse_button),
+                            collapsed ? "go-down-symbolic" : "go-up-symbolic");
+  gtk_widget_set_tooltip_text (self->demo_collapse_button,
+                               collapsed ? "Show the whole explanation"
+                                         : "Collapse the explanation to one line");
+  if (action)
+    g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (collapsed));
+}
+
+static void
+demo_collapse_change_state (GSimpleAction *a, GVariant *state, gpointer user_data)
+{
+  _sb_window_set_demo_collapsed (SB_WINDOW (user_data), g_variant_get_boolean (state));
+}
+
 static const GActionEntry demo_actions[] = {
   { .name = "demo-previous", .activate = demo_previous_action },
   { .name = "demo-next", .activate = demo_next_action },
   { .name = "demo-view", .activate = demo_view_action, .parameter_type = "s" },
   { .name = "demo-close", .activate = demo_close_action },
+  { .name = "demo-collapse", .state = "false", .change_state = demo_collapse_change_state },
 };
 
 void

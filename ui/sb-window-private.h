@@ -30,6 +30,10 @@ struct _SbWindow
   GPtrArray *demo_log;         /* its full prepared log (SbLogEntry)      */
   gboolean demo_density;       /* show the demo's density when a model is */
   guint folded_idle;           /* applies a fold of the layout            */
+  gboolean plots_only;         /* side by side: the question pane hidden  */
+  gboolean presentation;       /* plots only, magnified, for a projector  */
+  gboolean demo_collapsed;     /* the demo banner on one line             */
+  guint refusal_timeout;       /* restores the status line after a refusal */
   AdwToast *undo_toast;        /* "Answer N taken back", while shown (weak) */
   AdwToastOverlay *toast_overlay; /* the window's child (borrowed)        */
   /* Participant mode (sb-window-participant.c) */
@@ -57,6 +61,9 @@ struct _SbWindow
   GtkWidget *undo_button;
   SbDuelPanel *duel_panel;
   GtkBox *plots_box;
+  GtkWidget *answers_box;
+  GtkWidget *question_scroller;
+  GtkWidget *pane_separator;
   GtkListBox *history_list;
   GtkLabel *refused_label;
   GtkRevealer *progress_revealer;
@@ -70,6 +77,7 @@ struct _SbWindow
   GtkBox *demo_views_box;
   GtkWidget *demo_step_box;
   GtkLabel *demo_step_label;
+  GtkWidget *demo_collapse_button;
 };
 
 /* sb-window.c */
@@ -80,11 +88,23 @@ void _sb_window_update_titles (SbWindow *self);
 void _sb_window_remember_file (SbWindow *self, GFile *file);
 void _sb_window_request_plot (SbWindow *self);
 
-/* The layout: folded (one page at a time, narrow windows) or not. */
+/* The plots instead of the question: folded (one page at a time, narrow
+ * windows), the plots' page; side by side, the plots alone. */
 void _sb_window_show_plots (SbWindow *self, gboolean show);
+/* Presentation mode: the plots alone, magnified, the answers list and
+ * the demo's explanation folded away. */
+void _sb_window_set_presentation (SbWindow *self, gboolean presentation);
+/* The demo banner reduced to its title line and buttons (sb-window-demo.c). */
+void _sb_window_set_demo_collapsed (SbWindow *self, gboolean collapsed);
 
 /* sb-window-actions.c */
 void _sb_window_install_actions (SbWindow *self);
+/* A key or click that cannot answer now: the bell, and REASON in the
+ * status line (and its tooltip) for a few seconds. */
+void _sb_window_refuse (SbWindow *self, const char *reason);
+/* Why window action ACTION (an answer) cannot be taken now (a static
+ * string, valid until the next call). */
+const char *_sb_window_refusal (SbWindow *self, const char *action);
 void _sb_window_update_actions (SbWindow *self);
 void _sb_window_set_action_enabled (SbWindow *self, const char *name, gboolean enabled);
 

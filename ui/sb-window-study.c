@@ -27,6 +27,14 @@ update_study_actions (SbWindow *self)
   gtk_widget_set_visible (self->study_button, self->study != NULL && !shown);
 }
 
+static void
+on_exported (SbStudyView *view, const char *where, SbWindow *self)
+{
+  g_autofree char *text = g_strdup_printf (_("Exported to %s"), where);
+
+  gtk_label_set_text (self->status_label, text);
+}
+
 void
 sb_window_show_study (SbWindow *self)
 {
@@ -166,6 +174,7 @@ static void
 on_stack_page (GtkStack *stack, GParamSpec *pspec, SbWindow *self)
 {
   update_study_actions (self);
+  _sb_window_update_actions (self);
 }
 
 /* ---- Actions --------------------------------------------------------------------- */
@@ -254,6 +263,7 @@ _sb_window_install_study_actions (SbWindow *self)
   g_signal_connect (self->study_view, "start-participant-mode",
                     G_CALLBACK (on_start_participant_mode), self);
   g_signal_connect (self->main_stack, "notify::visible-child-name", G_CALLBACK (on_stack_page), self);
+  g_signal_connect (self->study_view, "exported", G_CALLBACK (on_exported), self);
 
   /* Back to the roster from a participant's session. */
   self->study_button = gtk_button_new_with_mnemonic (_("_Study"));

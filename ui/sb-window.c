@@ -433,17 +433,55 @@ on_session_changed (SbSession *session, SbWindow *self)
 /* ---- Adaptive layout ------------------------------------------------------ */
 
 /* Folded, the leaflet shows the question or (header toggle, F9, or a
- * swipe) the plots and answers; unfolded, both. */
+ * swipe) the plots and answers; unfolded, both, or (F9) the plots alone
+ * over the whole width, the question pane hidden (the leaflet lays out
+ * only its visible pages; answer keys still work). */
 void
 _sb_window_show_plots (SbWindow *self, gboolean show)
 {
   gboolean folded = adw_leaflet_get_folded (self->leaflet);
   GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "show-plots");
 
-  show = show && folded;
-  adw_leaflet_set_visible_child_name (self->leaflet, show ? "plots" : "question");
+  if (folded && !self->plots_only)
+    adw_leaflet_set_visible_child_name (self->leaflet, show ? "plots" : "question");
+  else
+    {
+      self->plots_only = show;
+      gtk_widget_set_visible (self->question_scroller, !show);
+      gtk_widget_set_visible (self->pane_separator, !show);
+      if (!show)
+        adw_leaflet_set_visible_child_name (self->leaflet, "question");
+    }
   if (action)
     g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (show));
+}
+
+/* Presentation mode: text and lines of the plot this many times larger
+ * (9 pt labels become 16 pt: about 2.5 % of a 768-line projector's
+ * height, the size slides use for text read from the back of a room). */
+#define PRESENTATION_MAGNIFY 1.8
+
+void
+_sb_window_set_presentation (SbWindow *self, gboolean presentation)
+{
+  GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "presentation");
+
+  presentation = !!presentation;
+  if (self->presentation != presentation)
+    {
+      self->presentation = presentation;
+      _sb_window_show_plots (self, presentation);
+      gtk_widget_set_visible (self->answers_box, !presentation);
+      sb_chart_set_magnify (sb_plot_view_get_chart (self->plot_view),
+                            presentation ? PRESENTATION_MAGNIFY : 1);
+      _sb_window_set_demo_collapsed (self, presentation);
+      if (presentation)
+        gtk_widget_add_css_class (GTK_WIDGET (self), "sb-presentation");
+      else
+        gtk_widget_remove_css_class (GTK_WIDGET (self), "sb-presentation");
+    }
+  if (action)
+    g_simple_action_set_state (G_SIMPLE_ACTION (action), g_variant_new_boolean (presentation));
 }
 
 /* The leaflet folds while it is being allocated: the header's toggle and
@@ -463,7 +501,7 @@ apply_folded (gpointer user_data)
   gtk_widget_set_margin_start (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
   gtk_widget_set_margin_end (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
   gtk_widget_set_margin_top (GTK_WIDGET (self->duel_panel), folded ? 12 : 18);
-  if (!folded)
+  if (!folded && !self->plots_only)
     _sb_window_show_plots (self, FALSE);
   return G_SOURCE_REMOVE;
 }
@@ -471,8 +509,13 @@ apply_folded (gpointer user_data)
 static void
 on_folded_changed (AdwLeaflet *leaflet, GParamSpec *pspec, SbWindow *self)
 {
+  /* Before the next frame is drawn (GTK lays out and paints at lower
+   * priorities): at the default idle priority this waited behind every
+   * frame of an animation (the busy spinner), and on a slow or loaded
+   * machine the first frames showed the wide panel in a narrow window,
+   * its answer buttons below the window's edge. */
   if (self->folded_idle == 0)
-    self->folded_idle = g_idle_add (apply_folded, self);
+    self->folded_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE, apply_folded, self, NULL);
 }
 
 static void
@@ -481,7 +524,7 @@ on_visible_page_changed (AdwLeaflet *leaflet, GParamSpec *pspec, SbWindow *self)
   const char *name = adw_leaflet_get_visible_child_name (leaflet);
   GAction *action = g_action_map_lookup_action (G_ACTION_MAP (self), "show-plots");
 
-  if (action && name)
+  if (action && name && !self->plots_only)
     g_simple_action_set_state (G_SIMPLE_ACTION (action),
                                g_variant_new_boolean (g_str_equal (name, "plots")));
 }
@@ -733,6 +776,7 @@ sb_window_dispose (GObject *object)
   self->recent = NULL;
   g_clear_pointer (&self->demo_log, g_ptr_array_unref);
   g_clear_handle_id (&self->folded_idle, g_source_remove);
+  g_clear_handle_id (&self->refusal_timeout, g_source_remove);
   if (self->undo_toast)
     {
       g_signal_handlers_disconnect_by_data (self->undo_toast, self);
@@ -790,6 +834,10 @@ sb_window_class_init (SbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbWindow, undo_button);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, duel_panel);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, plots_box);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, answers_box);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, question_scroller);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, pane_separator);
+  gtk_widget_class_bind_template_child (widget_class, SbWindow, demo_collapse_button);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, history_list);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, refused_label);
   gtk_widget_class_bind_template_child (widget_class, SbWindow, progress_revealer);
