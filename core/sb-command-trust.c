@@ -87,3 +87,21 @@ sb_command_trust_allow (const char *file, const char *command, GError **error)
   g_string_append (out, line);
   return sb_atomic_file_write (path, out->str, out->len, error);
 }
+
+gboolean
+sb_command_trust_check (const char *session_path, const char *command, gboolean allow_commands,
+                        GError **error)
+{
+  g_autofree char *file = NULL;
+
+  if (allow_commands)
+    return TRUE;
+  file = sb_command_trust_file_for (session_path);
+  if (sb_command_trust_is_allowed (file, command))
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+               "%s asks to run the command '%s' to render its stimuli, which you have not "
+               "allowed: open it in SkewBench and allow the command, or pass --allow-commands "
+               "if you trust the file", file, command);
+  return FALSE;
+}

@@ -28,4 +28,13 @@ gboolean sb_command_trust_is_allowed (const char *file, const char *command);
 /* Remembers that the user allowed COMMAND for FILE. */
 gboolean sb_command_trust_allow (const char *file, const char *command, GError **error);
 
+/* For a program without a window (skewgp, the study server): may the
+ * session at SESSION_PATH run COMMAND? TRUE when ALLOW_COMMANDS (the
+ * user started that program with --allow-commands) or when the user
+ * allowed COMMAND for the session's file (or its study) in the app
+ * before; otherwise FALSE and a G_IO_ERROR_PERMISSION_DENIED error that
+ * names the command and both ways to allow it. */
+gboolean sb_command_trust_check (const char *session_path, const char *command,
+                                 gboolean allow_commands, GError **error);
+
 G_END_DECLS

@@ -9,15 +9,39 @@
 #include <math.h>
 #include <string.h>
 
+/* Digits, one optional sign, point and exponent, and nothing else:
+ * what a spreadsheet reads as a number, never as a formula. */
+static gboolean
+is_plain_number (const char *text)
+{
+  char *end;
+  double v;
+
+  if (text[strspn (text, "0123456789+-.eE")] != '\0')
+    return FALSE;
+  v = g_ascii_strtod (text, &end);
+  return end != text && *end == '\0' && isfinite (v);
+}
+
+static gboolean
+starts_a_formula (const char *text)
+{
+  return text[0] != '\0' && strchr ("=+-@\t\r", text[0]) != NULL && !is_plain_number (text);
+}
+
 void
 sb_csv_field (GString *out, const char *text)
 {
-  if (strpbrk (text, ",\"\n\r") == NULL)
+  gboolean formula = starts_a_formula (text);
+
+  if (!formula && strpbrk (text, ",\"\n\r") == NULL)
     {
       g_string_append (out, text);
       return;
     }
   g_string_append_c (out, '"');
+  if (formula)
+    g_string_append_c (out, '\'');
   for (const char *p = text; *p; p++)
     {
       if (*p == '"')

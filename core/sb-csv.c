@@ -96,6 +96,46 @@ split_line (const char *line, gsize *ncells, gboolean *any_number)
   return cells;
 }
 
+/* The line (from 1) and column (in bytes, from 1) of TEXT + AT. */
+static void
+locate (const char *text, gsize at, gsize *line, gsize *column)
+{
+  const char *start = text;
+
+  *line = 1;
+  for (gsize i = 0; i < at; i++)
+    if (text[i] == '\n')
+      {
+        (*line)++;
+        start = text + i + 1;
+      }
+  *column = (gsize) (text + at - start) + 1;
+}
+
+/* TEXT (LENGTH bytes) is UTF-8 without NUL bytes: a name read from it
+ * goes into JSON (skewgp ask's files, the session), which must be
+ * UTF-8, and a NUL would silently end the table. */
+static gboolean
+check_text (const char *path, const char *text, gsize length, GError **error)
+{
+  const char *bad = memchr (text, '\0', length);
+  gsize line, column;
+
+  if (bad == NULL && g_utf8_validate_len (text, length, &bad))
+    return TRUE;
+  locate (text, (gsize) (bad - text), &line, &column);
+  if (*bad == '\0')
+    g_set_error (error, SB_CSV_ERROR, SB_CSV_ERROR_INVALID,
+                 "%s line %" G_GSIZE_FORMAT " byte %" G_GSIZE_FORMAT ": a NUL byte (the file "
+                 "is not text)", path, line, column);
+  else
+    g_set_error (error, SB_CSV_ERROR, SB_CSV_ERROR_INVALID,
+                 "%s line %" G_GSIZE_FORMAT " byte %" G_GSIZE_FORMAT ": the byte 0x%02X is not "
+                 "UTF-8 (save the file as \"CSV UTF-8\" text)", path, line, column,
+                 (guint) (guchar) *bad);
+  return FALSE;
+}
+
 gboolean
 sb_csv_read_table (const char *path, SbCsvTable *t, GError **error)
 {
@@ -104,6 +144,8 @@ sb_csv_read_table (const char *path, SbCsvTable *t, GError **error)
   gsize text_length = 0;
   if (!sb_file_read_bounded (path, SB_CSV_MAX_BYTES, SB_FILE_READ_DEFAULT, "the CSV file",
                              &text, &text_length, error))
+    return FALSE;
+  if (!check_text (path, text, text_length, error))
     return FALSE;
   normalise_line_ends (text);
   g_auto (GStrv) lines = g_strsplit (skip_bom (text), "\n", -1);

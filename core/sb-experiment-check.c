@@ -91,6 +91,22 @@ check_parameter (const SbExperiment *exp, guint i, GError **error)
     return sb_invalid (error, "parameter '%s': the range [%s, %s] is empty", p->name,
                        sb_json_format_double (p->lower, lo, sizeof lo),
                        sb_json_format_double (p->upper, hi, sizeof hi));
+  /* the model works in the range scaled to [0, 1]: its width must be a
+   * double, and it must hold more than a few doubles (1e-12 of the
+   * bounds' magnitude leaves thousands) or every setting asked is one of
+   * its two ends */
+  if (!isfinite (p->upper - p->lower))
+    return sb_invalid (error, "parameter '%s': the range [%s, %s] is wider than a number can "
+                       "hold (its width overflows); give bounds whose difference is below "
+                       "1.8e308", p->name,
+                       sb_json_format_double (p->lower, lo, sizeof lo),
+                       sb_json_format_double (p->upper, hi, sizeof hi));
+  if (p->upper - p->lower < 1e-12 * MAX (fabs (p->lower), fabs (p->upper)))
+    return sb_invalid (error, "parameter '%s': the range [%s, %s] is too narrow for the size of "
+                       "its bounds (its width is below 1e-12 of them, so too few numbers lie "
+                       "inside); shift or rescale the parameter", p->name,
+                       sb_json_format_double (p->lower, lo, sizeof lo),
+                       sb_json_format_double (p->upper, hi, sizeof hi));
   for (guint j = 0; j < i; j++)
     if (g_str_equal (p->name, exp->parameters[j].name))
       return sb_invalid (error, "two parameters are called '%s'", p->name);

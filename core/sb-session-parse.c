@@ -698,6 +698,9 @@ parse_answer_details (const ParseContext *ctx, JsonObject *o, const char *what,
          && parse_confidence (ctx, o, what, obs, error);
 }
 
+/* 9999-12-31T23:59:59.999999Z, the last time an ISO 8601 date holds. */
+#define SB_TIME_US_MAX G_GINT64_CONSTANT (253402300799999999)
+
 /* A time given as "time_us" (microseconds since the epoch) or, when that
  * is absent, as the ISO 8601 "time"; REQUIRED: one of them must be there. */
 static gboolean
@@ -711,6 +714,13 @@ parse_time (const ParseContext *ctx, JsonObject *o, const char *what, gboolean r
   if (member)
     {
       *out = json_node_get_int (member);
+      if (*out < 0 || *out > SB_TIME_US_MAX)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "time_us",
+                         "%s: 'time_us' %" G_GINT64_FORMAT " is not a time from 1970 to the "
+                         "year 9999 (microseconds since 1970-01-01)", what, *out);
+          return FALSE;
+        }
       return TRUE;
     }
   if (!parse_string (ctx, o, "time", required, &time, error))

@@ -253,7 +253,8 @@ test_files_stay_inside (void)
 }
 
 /* The CSV itself: a fifo is refused at once (it used to block the open
- * for ever), a file with a byte-order mark reads its first column's name. */
+ * for ever), text that is not UTF-8 is named, a file with a byte-order
+ * mark reads its first column's name. */
 static void
 test_csv_file_checked (void)
 {
@@ -278,6 +279,17 @@ test_csv_file_checked (void)
   g_assert_nonnull (strstr (error->message, "is a fifo"));
   g_clear_error (&error);
   g_unlink (csv);
+
+  /* a Latin-1 file name (it would reach skewgp ask's JSON as invalid
+   * UTF-8) and a NUL byte are named with their line */
+  g_assert_true (g_file_set_contents (csv, "file,w\na.png,1\nb\xE9.png,2\n", -1, NULL));
+  g_assert_null (sb_session_load_from_data (doc, -1, path, &error));
+  g_assert_nonnull (strstr (error->message, "line 3 byte 2: the byte 0xE9 is not UTF-8"));
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (csv, "file,w\na.png,1\0\nb.png,2\n", 24, NULL));
+  g_assert_null (sb_session_load_from_data (doc, -1, path, &error));
+  g_assert_nonnull (strstr (error->message, "line 2 byte 8: a NUL byte"));
+  g_clear_error (&error);
 
   g_assert_true (g_file_set_contents (csv, "\xEF\xBB\xBF" "file,w\na.png,1\nb.png,2\n", -1, NULL));
   g_autoptr (SbSession) s = sb_session_load_from_data (doc, -1, path, &error);

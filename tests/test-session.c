@@ -3,6 +3,7 @@
  * Needs no display (the session has no widgets). */
 #include "sb-experiment-templates.h"
 #include "sb-session.h"
+#include "sb-session-history.h"
 #include "sg-bo.h"
 
 #include <glib/gstdio.h>
@@ -247,6 +248,52 @@ test_csv (void)
   g_assert_cmpstr (lines[3], ==, "");
 }
 
+/* Text cells a spreadsheet would evaluate are written as text (OWASP's
+ * CSV injection rule); numbers and plain-number texts are untouched. */
+static void
+test_csv_formulas (void)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  double a[2] = { 25.0, 3.5 }, b[2] = { 70.25, 12.0 };
+  const struct { const char *note, *cell; } cases[] = {
+    { "=SUM(1+2)", "\"'=SUM(1+2)\"" },
+    { "+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\"" },
+    { "-2+3", "\"'-2+3\"" },
+    { "@SUM(A1)", "\"'@SUM(A1)\"" },
+    { "\tx", "\"'\tx\"" },
+    { "\rx", "\"'\rx\"" },
+    { "=\"a\",b", "\"'=\"\"a\"\",b\"" },
+    { "-1.5", "-1.5" },
+    { "+3e2", "+3e2" },
+    { "looked away", "looked away" },
+  };
+
+  g_free (exp->parameters[0].name);
+  exp->parameters[0].name = g_strdup ("=HYPERLINK(\"x\")");
+  exp->mode = SB_MODE_MIXED;
+  session = sb_session_new (exp);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *csv = NULL;
+      g_autofree char *long_csv = NULL;
+      g_autofree char *suffix = g_strdup_printf (",%s\n", cases[i].cell);
+
+      g_assert_true (sb_session_add_value (session, b, -1.5, NULL));
+      g_assert_true (sb_session_set_entry_note (session, i, cases[i].note, "tester", NULL));
+      csv = sb_session_to_csv (session);
+      g_assert_true (g_str_has_suffix (csv, suffix));
+      long_csv = sb_session_to_csv_long (session);
+      g_autofree char *inner = g_strdup_printf (",%s,", cases[i].cell);
+      g_assert_nonnull (strstr (long_csv, inner));
+    }
+  /* the value column stays a number */
+  g_assert_true (sb_session_add_duel (session, a, b, 0, NULL));
+  g_autofree char *wide = sb_session_to_csv (session);
+  g_assert_nonnull (strstr (wide, ",value,,-1.5,"));
+  g_assert_true (g_str_has_prefix (wide, "index,time,kind,answer,value,\"a_=HYPERLINK"));
+}
+
 static void
 test_validation (void)
 {
@@ -262,6 +309,26 @@ test_validation (void)
   g_assert_false (sb_experiment_validate (exp, &error));
   g_assert_nonnull (strstr (error->message, "two parameters"));
   g_clear_error (&error);
+
+  /* ranges the model cannot scale: named with the parameter */
+  const struct { double lower, upper; const char *why; } ranges[] = {
+    { -1e308, 1e308, "parameter 'y': the range [-1e+308, 1e+308] is wider than a number" },
+    { 1e300, 1.0000000000000002e300, "parameter 'y': the range [1e+300, 1.0000000000000002e+300] "
+                                     "is too narrow" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
+    {
+      g_autoptr (SbExperiment) r = sb_experiment_new ();
+      g_assert_true (sb_experiment_add_parameter (r, "y", "", ranges[i].lower, ranges[i].upper));
+      g_assert_false (sb_experiment_validate (r, &error));
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, ranges[i].why));
+      g_clear_error (&error);
+    }
+  g_autoptr (SbExperiment) wide = sb_experiment_new ();
+  g_assert_true (sb_experiment_add_parameter (wide, "y", "", 0, 1e308));
+  g_assert_true (sb_experiment_validate (wide, &error));
+  g_assert_no_error (error);
 
   /* Surrogates: each in the modes it serves (unknown names are refused
    * when the file is read: test_engine_names). */
@@ -564,6 +631,8 @@ test_non_finite_refused (void)
   const char *files[] = {
     "{\"kind\": \"value\", \"x\": [10, 50, 50], \"value\": 1e999}",
     "{\"kind\": \"value\", \"x\": [10, 1e999, 50], \"value\": 1}",
+    "{\"kind\": \"value\", \"x\": [10, 50, 50], \"value\": 1, "
+    "\"time_us\": 9223372036854775807}",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)
@@ -585,6 +654,8 @@ test_non_finite_refused (void)
                      || g_error_matches (e, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID));
       g_test_message ("%s", e->message);
       g_assert_true (g_str_has_prefix (e->message, p));
+      if (i == 2)
+        g_assert_nonnull (strstr (e->message, "'time_us' 9223372036854775807 is not a time"));
       g_assert_true (g_file_get_contents (p, &msg, NULL, NULL));
       g_assert_cmpstr (msg, ==, text);
     }
@@ -962,6 +1033,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/session/atomic-save", test_atomic_save);
   g_test_add_func ("/session/refuse-damaged", test_refuse_damaged);
   g_test_add_func ("/session/csv", test_csv);
+  g_test_add_func ("/session/csv-formulas", test_csv_formulas);
   g_test_add_func ("/session/validation", test_validation);
   g_test_add_func ("/session/engine-names", test_engine_names);
   g_test_add_func ("/session/every-acquisition", test_every_acquisition);

@@ -1,3 +1,4 @@
+#include "sb-command-trust.h"
 /* test-stimulus.c — stimuli without a display: OKLCH against published
  * reference values, the experiment's "stimulus" in the session file, and
  * the external renderer (fake renderers in tests/data: one writes a PNG,
@@ -771,10 +772,59 @@ test_renderer_tone (Fixture *f, gconstpointer data)
   result_clear (&res);
 }
 
+/* A program without a window runs a file's command only when told to
+ * (--allow-commands) or when the user allowed it in the app; a study's
+ * participants go by the study's consent. The configuration folder is
+ * the test's own (G_TEST_OPTION_ISOLATE_DIRS). */
+static void
+test_command_trust_check (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("sb-trust-XXXXXX", NULL);
+  g_autofree char *session = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *study = g_build_filename (dir, "st", NULL);
+  g_autofree char *participants = g_build_filename (study, "participants", NULL);
+  g_autofree char *index = g_build_filename (study, "study.json", NULL);
+  g_autofree char *member = g_build_filename (participants, "P-1.json", NULL);
+  g_autofree char *trusted = NULL;
+  const char *command = "sh -c 'touch ~/x' {output}";
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (sb_command_trust_check (session, command, FALSE, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED);
+  g_assert_nonnull (strstr (error->message, "'sh -c 'touch ~/x' {output}'"));
+  g_assert_nonnull (strstr (error->message, "--allow-commands"));
+  g_clear_error (&error);
+  g_assert_true (sb_command_trust_check (session, command, TRUE, &error));
+  g_assert_no_error (error);
+  g_assert_false (sb_command_trust_is_allowed (session, command));   /* not remembered */
+
+  g_assert_true (sb_command_trust_allow (session, command, &error));
+  g_assert_true (sb_command_trust_check (session, command, FALSE, &error));
+  g_assert_false (sb_command_trust_check (session, "other {output}", FALSE, &error));
+  g_clear_error (&error);
+
+  g_assert_cmpint (g_mkdir_with_parents (participants, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (index, "{}", -1, NULL));
+  trusted = sb_command_trust_file_for (member);
+  g_assert_cmpstr (trusted, ==, index);
+  g_assert_false (sb_command_trust_check (member, command, FALSE, &error));
+  g_assert_nonnull (strstr (error->message, index));
+  g_clear_error (&error);
+  g_assert_true (sb_command_trust_allow (index, command, &error));
+  g_assert_true (sb_command_trust_check (member, command, FALSE, &error));
+  g_assert_no_error (error);
+
+  g_unlink (index);
+  g_rmdir (participants);
+  g_rmdir (study);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, NULL);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/command-trust/check", test_command_trust_check);
   g_test_add_func ("/colour/oklch-css-primaries", test_oklch_css_primaries);
   g_test_add_func ("/colour/oklab-ottosson-table", test_oklab_ottosson_table);
   g_test_add_func ("/colour/gamut-mapping", test_oklch_gamut_mapping);

@@ -357,6 +357,21 @@ test_csv (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (with_notes, ",\"blinked, said \"\"b\"\"\",\"secret, private\"\n"));
   g_assert_null (sb_study_to_csv (study, "P-NONE", FALSE, &error));
   g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_UNKNOWN);
+  g_clear_error (&error);
+
+  /* notes a spreadsheet would evaluate are written as text */
+  g_autoptr (SbSession) t = NULL;
+  g_autofree char *formulas = NULL;
+  duel.note = (char *) "+1+1";
+  duel.question = 0;
+  g_assert_nonnull (sb_study_add_participant (study, "P-IJKL", "=cmd|' /C calc'!A0", &error));
+  t = sb_study_open_session (study, "P-IJKL", &error);
+  g_assert_true (sb_session_add_entry (t, &duel, &error));
+  formulas = sb_study_to_csv (study, "P-IJKL", TRUE, &error);
+  g_assert_no_error (error);
+  g_test_message ("%s", formulas);
+  g_assert_true (g_str_has_suffix (formulas, ",\"'+1+1\",\"'=cmd|' /C calc'!A0\"\n"));
+  g_assert_nonnull (strstr (formulas, "colour-study,P-IJKL,,1,duel,0,46.8,0.1,"));
 }
 
 /* The session CSV writes numbers as typed too. */

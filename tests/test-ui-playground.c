@@ -888,6 +888,28 @@ test_menu_entry (void)
   gtk_window_destroy (GTK_WINDOW (main_window));
 }
 
+/* The playground (its 2-D view, the larger) fits a 1024 x 768 screen: its
+ * smallest size and its default size (a title bar aside) are within it. */
+static void
+test_fits_1024x768 (void)
+{
+  SbPlayground *pg = sb_playground_new (NULL);
+  int min_w, min_h, def_w, def_h;
+
+  gtk_window_present (GTK_WINDOW (pg));
+  sb_playground_set_dim (pg, 2);
+  SPIN_UNTIL (has_frame (pg));
+  gtk_widget_measure (GTK_WIDGET (pg), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (pg), GTK_ORIENTATION_VERTICAL, min_w, &min_h, NULL, NULL, NULL);
+  gtk_window_get_default_size (GTK_WINDOW (pg), &def_w, &def_h);
+  g_test_message ("2-D playground: smallest %d x %d, default %d x %d", min_w, min_h, def_w, def_h);
+  g_assert_cmpint (min_w, <=, 1024);
+  g_assert_cmpint (min_h, <=, 768 - 40);
+  g_assert_cmpint (def_w, <=, 1024);
+  g_assert_cmpint (def_h, <=, 768 - 40);
+  destroy (pg);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -902,6 +924,7 @@ main (int argc, char *argv[])
     { "/ui/playground/plane", test_plane },
     { "/ui/playground/three-classes", test_three_classes },
     { "/ui/playground/menu-entry", test_menu_entry },
+    { "/ui/playground/fits-1024x768", test_fits_1024x768 },
   };
 
   ui_harness_init (&argc, &argv, tests, G_N_ELEMENTS (tests));

@@ -323,6 +323,26 @@ test_supersede (void)
   close_explorer (ex, window);
 }
 
+/* The explorer fits a 1024 x 768 screen: its smallest size and its
+ * default size (a title bar aside) are within it. */
+static void
+test_fits_1024x768 (void)
+{
+  SbWindow *window;
+  SbPriorExplorer *ex = open_explorer (&window);
+  int min_w, min_h, def_w, def_h;
+
+  gtk_widget_measure (GTK_WIDGET (ex), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (ex), GTK_ORIENTATION_VERTICAL, min_w, &min_h, NULL, NULL, NULL);
+  gtk_window_get_default_size (GTK_WINDOW (ex), &def_w, &def_h);
+  g_test_message ("prior explorer: smallest %d x %d, default %d x %d", min_w, min_h, def_w, def_h);
+  g_assert_cmpint (min_w, <=, 1024);
+  g_assert_cmpint (min_h, <=, 768 - 40);
+  g_assert_cmpint (def_w, <=, 1024);
+  g_assert_cmpint (def_h, <=, 768 - 40);
+  close_explorer (ex, window);
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -331,6 +351,7 @@ main (int argc, char *argv[])
     { "/ui/prior/controls", test_controls },
     { "/ui/prior/drag", test_drag },
     { "/ui/prior/supersede", test_supersede },
+    { "/ui/prior/fits-1024x768", test_fits_1024x768 },
   };
 
   int status;
