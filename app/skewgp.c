@@ -24,6 +24,7 @@ static const SkewgpCommand *const commands[] = {
   &skewgp_command_refit,
   &skewgp_command_export,
   &skewgp_command_study,
+  &skewgp_command_serve,
 };
 
 static void

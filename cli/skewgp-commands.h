@@ -17,3 +17,4 @@ extern const SkewgpCommand skewgp_command_status;       /* skewgp-status.c */
 extern const SkewgpCommand skewgp_command_refit;        /* skewgp-refit.c */
 extern const SkewgpCommand skewgp_command_export;       /* skewgp-export.c */
 extern const SkewgpCommand skewgp_command_study;        /* skewgp-study.c */
+extern const SkewgpCommand skewgp_command_serve;        /* skewgp-serve.c */
