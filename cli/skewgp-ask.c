@@ -9,6 +9,7 @@
 #include "sb-ask-tell.h"
 #include "sb-candidates.h"
 #include "sb-population.h"
+#include "sb-question-json.h"
 #include "sb-setting.h"
 
 static const char ask_help[] =
@@ -53,48 +54,17 @@ static const char ask_help[] =
 static void
 print_question (const SbQuestion *q, const SbExperiment *exp)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) doc = sb_question_to_json (q, exp);
 
-  json_builder_begin_object (b);
-  skewgp_add_int (b, "question", (gint64) q->id);
-  skewgp_add_string (b, "kind", sb_question_kind_to_string (q->kind));
-  json_builder_set_member_name (b, "options");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < q->n_options; i++)
-    json_builder_add_value (b, sb_experiment_setting_to_json (exp, q->options[i]));
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "shown_order");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < q->n_options; i++)
-    json_builder_add_int_value (b, q->shown_order[i]);
-  json_builder_end_array (b);
-  if (exp->candidates != NULL)
-    {
-      json_builder_set_member_name (b, "files");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < q->n_options; i++)
-        {
-          g_autofree char *file = sb_experiment_candidate_file (exp, q->options[i]);
-          if (file)
-            json_builder_add_string_value (b, file);
-          else
-            json_builder_add_null_value (b);
-        }
-      json_builder_end_array (b);
-    }
-  json_builder_end_object (b);
-  skewgp_print_builder (b, FALSE);
+  skewgp_print_json (doc);
 }
 
 static void
 print_done (SbSession *session)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) doc = sb_question_progress_to_json (session);
 
-  json_builder_begin_object (b);
-  skewgp_add_done (b, session);
-  json_builder_end_object (b);
-  skewgp_print_builder (b, FALSE);
+  skewgp_print_json (doc);
 }
 
 /* Safe mode with no new setting safe enough to ask: done, and why. */

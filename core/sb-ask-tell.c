@@ -17,20 +17,6 @@
 #include <math.h>
 #include <string.h>
 
-static gboolean
-stale (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-stale (GError **error, const char *format, ...)
-{
-  va_list args;
-
-  va_start (args, format);
-  g_propagate_error (error, g_error_new_valist (SB_QUESTION_ERROR, SB_QUESTION_ERROR_STALE,
-                                                format, args));
-  va_end (args);
-  return FALSE;
-}
 
 gboolean
 sb_ask_tell_is_done (SbSession *session)
@@ -243,14 +229,17 @@ check_question (SbSession *session, const SbAnswer *answer, GError **error)
   guint64 id = answer->question;
 
   if (id > asked)
-    return stale (error, "question %" G_GUINT64_FORMAT " was never asked (the last question "
-                  "asked is %" G_GUINT64_FORMAT ")", id, asked);
+    return sb_question_fail (error, SB_QUESTION_ERROR_STALE,
+                             "question %" G_GUINT64_FORMAT " was never asked (the last question "
+                             "asked is %" G_GUINT64_FORMAT ")", id, asked);
   if (open == NULL || open->id != id)
-    return stale (error, "question %" G_GUINT64_FORMAT " is not open: it was answered or "
-                  "replaced (ask again for the open question)", id);
+    return sb_question_fail (error, SB_QUESTION_ERROR_STALE,
+                             "question %" G_GUINT64_FORMAT " is not open: it was answered or "
+                             "replaced (ask again for the open question)", id);
   if (sb_ask_tell_current (session) == NULL)
-    return stale (error, "question %" G_GUINT64_FORMAT " is out of date: answers were added or "
-                  "undone since it was asked (ask again)", id);
+    return sb_question_fail (error, SB_QUESTION_ERROR_STALE,
+                             "question %" G_GUINT64_FORMAT " is out of date: answers were added or "
+                             "undone since it was asked (ask again)", id);
   return TRUE;
 }
 

@@ -49,6 +49,12 @@ typedef enum {
                                      to ask (the message says why)           */
 } SbQuestionError;
 
+/* Sets ERROR to CODE in SB_QUESTION_ERROR with a printf-style message and
+ * returns FALSE, so that a check reads "return sb_question_fail (...)":
+ * the one way the protocol refuses a question or an answer. */
+gboolean sb_question_fail (GError **error, SbQuestionError code, const char *format, ...)
+  G_GNUC_PRINTF (3, 4);
+
 typedef enum {
   SB_QUESTION_DUEL = 0,   /* "A (the current best) or B?"                 */
   SB_QUESTION_VALUE,      /* "what did you measure?" (or "it failed")     */

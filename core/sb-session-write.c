@@ -1,13 +1,13 @@
-/* sb-session-write.c — a session into its JSON document, and the
- * document onto disk.
+/* sb-session-write.c — a session into its JSON document (sb-session-write.h).
  *
  * Saving follows GNOME Text Editor's editor-session.c: serialise the whole
- * state to a versioned document and replace the file atomically (see
- * "Onto disk" below for how, and for symbolic links and the temporary
- * files a killed save leaves behind).
+ * state to a versioned document, which sb-session.c writes over the file
+ * atomically (sb-atomic-file.h: symbolic links, and the temporary files a
+ * killed save leaves behind).
  */
 #include "config.h"
 
+#include "sb-session-write.h"
 #include "sb-session-private.h"
 #include "sb-atomic-file.h"
 #include "sb-candidates.h"
@@ -15,15 +15,9 @@
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static JsonNode *
 vector_node (const double *x, guint n)
