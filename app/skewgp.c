@@ -21,8 +21,10 @@ static const SkewgpCommand *const commands[] = {
   &skewgp_command_ask,
   &skewgp_command_tell,
   &skewgp_command_status,
+  &skewgp_command_refit,
   &skewgp_command_export,
   &skewgp_command_study,
+  &skewgp_command_serve,
 };
 
 static void
@@ -31,7 +33,7 @@ print_usage (FILE *out)
   fprintf (out,
            "Usage: skewgp COMMAND FILE|-\n"
            "       skewgp COMMAND [OPTION...]   (bo, classify)\n"
-           "       skewgp new|ask|tell|status|export SESSION.json ...   (ask/tell)\n"
+           "       skewgp new|ask|tell|status|refit|export SESSION.json ...   (ask/tell)\n"
            "       skewgp study new|add|set|... STUDY ...   (many participants)\n"
            "       skewgp COMMAND --help\n\n"
            "Reads one JSON document from FILE (or standard input for '-'),\n"
@@ -44,6 +46,11 @@ print_usage (FILE *out)
            "few GB of memory: mvn-cdf and tmvn-sample d <= 2000, posterior and\n"
            "fit 5000 observations, link n x n_basis^2 <= 2^28, classify CSV\n"
            "files 64 MiB (see each command's --help); larger inputs exit 2.\n"
+           "Sizes of ask/tell: a session's questions use the exact model up to\n"
+           "500 answers and the stored sparse fit (skewgp refit) up to 10,000;\n"
+           "a hierarchical study's, the exact model up to 300 answers in all\n"
+           "and the stored population cache up to 10,000 answers and 500\n"
+           "participants (skewgp refit --help).\n"
            "Exit status: 0 success, 1 numerical failure, 2 bad input.\n\n"
            "Commands:\n", SB_JSON_READ_MAX_BYTES >> 20, SB_JSON_READ_MAX_DEPTH);
   for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)

@@ -9,6 +9,7 @@
 #include "sb-ask-tell.h"
 #include "sb-candidates.h"
 #include "sb-population.h"
+#include "sb-question-json.h"
 #include "sb-setting.h"
 
 static const char ask_help[] =
@@ -32,6 +33,10 @@ static const char ask_help[] =
   "and \"files\": [path, ...] gives each option's stimulus file, in the order\n"
   "of \"options\" (paths as the session's folder and the CSV name them).\n"
   "When the budget is used: {\"done\": true, \"answers\": n, \"budget\": N}.\n"
+  "In safe mode, when no new setting is safe enough to ask (skewgp new\n"
+  "--help, \"confidence_level\"): {\"done\": true, \"safe_exhausted\": true,\n"
+  "\"reason\": \"Best safe setting found: ...\", \"answers\": n, \"budget\": N};\n"
+  "an undo or a changed answer may make a setting safe again.\n"
   "With --participant CODE the session is the participant's in the study\n"
   "folder STUDY (skewgp study --help), and at the study's repeat rate a\n"
   "question may be a duel the participant answered a few questions ago,\n"
@@ -49,46 +54,31 @@ static const char ask_help[] =
 static void
 print_question (const SbQuestion *q, const SbExperiment *exp)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) doc = sb_question_to_json (q, exp);
 
-  json_builder_begin_object (b);
-  skewgp_add_int (b, "question", (gint64) q->id);
-  skewgp_add_string (b, "kind", sb_question_kind_to_string (q->kind));
-  json_builder_set_member_name (b, "options");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < q->n_options; i++)
-    json_builder_add_value (b, sb_experiment_setting_to_json (exp, q->options[i]));
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "shown_order");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < q->n_options; i++)
-    json_builder_add_int_value (b, q->shown_order[i]);
-  json_builder_end_array (b);
-  if (exp->candidates != NULL)
-    {
-      json_builder_set_member_name (b, "files");
-      json_builder_begin_array (b);
-      for (guint i = 0; i < q->n_options; i++)
-        {
-          g_autofree char *file = sb_experiment_candidate_file (exp, q->options[i]);
-          if (file)
-            json_builder_add_string_value (b, file);
-          else
-            json_builder_add_null_value (b);
-        }
-      json_builder_end_array (b);
-    }
-  json_builder_end_object (b);
-  skewgp_print_builder (b, FALSE);
+  skewgp_print_json (doc);
 }
 
 static void
 print_done (SbSession *session)
 {
+  g_autoptr (JsonNode) doc = sb_question_progress_to_json (session);
+
+  skewgp_print_json (doc);
+}
+
+/* Safe mode with no new setting safe enough to ask: done, and why. */
+static void
+print_safe_exhausted (SbSession *session, const char *reason)
+{
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  skewgp_add_done (b, session);
+  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
+  skewgp_add_int (b, "budget", sb_session_get_experiment (session)->budget);
+  skewgp_add_bool (b, "done", TRUE);
+  skewgp_add_bool (b, "safe_exhausted", TRUE);
+  skewgp_add_string (b, "reason", reason);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
 }
@@ -136,6 +126,12 @@ run_ask (const char *path, double repeat_rate, SbStudy *study, const char *code,
     return TRUE;
   q = study ? sb_population_ask (study, code, session, NULL, &err)
             : sb_ask_tell_ask_with_repeats (session, repeat_rate, &err);
+  if (q == NULL && g_error_matches (err, SB_QUESTION_ERROR, SB_QUESTION_ERROR_SAFE_EXHAUSTED))
+    {
+      print_safe_exhausted (session, err->message);
+      g_error_free (err);
+      return TRUE;
+    }
   if (q == NULL)
     return skewgp_forward_error (err, error);
   print_question (q, sb_session_get_experiment (session));

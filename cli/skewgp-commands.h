@@ -14,5 +14,7 @@ extern const SkewgpCommand skewgp_command_new;          /* skewgp-new.c */
 extern const SkewgpCommand skewgp_command_ask;          /* skewgp-ask.c */
 extern const SkewgpCommand skewgp_command_tell;         /* skewgp-tell.c */
 extern const SkewgpCommand skewgp_command_status;       /* skewgp-status.c */
+extern const SkewgpCommand skewgp_command_refit;        /* skewgp-refit.c */
 extern const SkewgpCommand skewgp_command_export;       /* skewgp-export.c */
 extern const SkewgpCommand skewgp_command_study;        /* skewgp-study.c */
+extern const SkewgpCommand skewgp_command_serve;        /* skewgp-serve.c */

@@ -211,7 +211,7 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
 {
   static const char *const known[] = { "title", "mode", "parameters", "budget", "question",
                                        "seed", "initial", "acquisition", "surrogate",
-                                       "numeric_every", "threshold", "safe_start",
+                                       "numeric_every", "threshold", "confidence_level", "safe_start",
                                        "candidates", "stimulus", NULL };
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
   const char *title = NULL, *mode = NULL;
@@ -231,6 +231,7 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
       || !skewgp_get_int (obj, "initial", FALSE, 0, 1000, &initial, error)
       || !skewgp_get_int (obj, "numeric_every", FALSE, 0, 100000, &numeric_every, error)
       || !skewgp_get_double (obj, "threshold", FALSE, &exp->threshold, error)
+      || !skewgp_get_double (obj, "confidence_level", FALSE, &exp->confidence_level, error)
       || !parse_engine_name (obj, "acquisition", parse_acquisition, sb_acquisition_known_names,
                              &acquisition, error)
       || !parse_engine_name (obj, "surrogate", parse_surrogate, NULL, &surrogate, error)

@@ -6,13 +6,15 @@
 #include "skewgp-commands.h"
 
 #include "sb-json-write.h"
+#include "sb-serve-store.h"
 
 #include <stdio.h>
 
 static const char export_help[] =
   "Usage: skewgp export SESSION.json [-o FILE] [--wide]\n"
   "       skewgp export STUDY [--participant CODE] [--with-notes] [-o FILE]\n"
-  "       skewgp export STUDY --model MODEL.json|-\n\n"
+  "       skewgp export STUDY --model MODEL.json|-\n"
+  "       skewgp export STUDY --external-ids [-o FILE]\n\n"
   "Writes the session's answers as CSV to standard output (or FILE).\n"
   "Long format (default): one row per option shown, with the columns\n"
   "  index, question, time, kind (duel|tie|choice|ranking|value|failed|skip),\n"
@@ -53,6 +55,11 @@ static const char export_help[] =
   "  time             ISO 8601 UTC\n"
   "Notes are personal: they are left out unless --with-notes adds the\n"
   "columns note (the answer's) and participant_note.\n\n"
+  "--external-ids writes the key file of an online study (skewgp serve\n"
+  "--help) instead: code, external_id, joined, consent_time,\n"
+  "consent_sha256, one row per participant who joined online. It links the\n"
+  "pseudonymous codes to identities (Prolific PIDs): keep it apart from the\n"
+  "answers.\n\n"
   "--model MODEL.json writes the study's fitted population model instead of\n"
   "the CSV ('-': standard output): {\"format\": \"skewbench-population-model\",\n"
   "\"version\": 1, \"study\", \"title\", \"model\", \"parameters\", \"answers\",\n"
@@ -112,6 +119,7 @@ typedef struct {
   char *participant;   /* --participant CODE */
   gboolean with_notes; /* --with-notes      */
   char *model;         /* --model FILE      */
+  gboolean external_ids; /* --external-ids  */
 } ExportOptions;
 
 static void
@@ -139,6 +147,19 @@ run_export_study (const char *dir, const ExportOptions *args, GError **error)
                                    "out --participant, --with-notes, --wide and -o");
       return export_model (study, args->model, error);
     }
+  if (args->external_ids)
+    {
+      g_autoptr (SbServeAccess) access = NULL;
+      g_autofree char *keys = NULL;
+      if (args->participant || args->with_notes || args->wide)
+        return skewgp_input_error (error, "--external-ids writes the key file alone: leave out "
+                                   "--participant, --with-notes and --wide");
+      access = sb_serve_access_load (sb_study_get_dir (study), &err);
+      if (access == NULL)
+        return skewgp_forward_error (err, error);
+      keys = sb_serve_access_to_csv (access);
+      return write_csv (keys, args->output, error);
+    }
   if (args->wide)
     return skewgp_input_error (error, "--wide is the layout of one session; a study is "
                                "exported in long format");
@@ -158,6 +179,7 @@ export_argv (int argc, char **argv)
     { "participant", 0, 0, G_OPTION_ARG_FILENAME, &args.participant, NULL, NULL },
     { "with-notes", 0, 0, G_OPTION_ARG_NONE, &args.with_notes, NULL, NULL },
     { "model", 0, 0, G_OPTION_ARG_FILENAME, &args.model, NULL, NULL },
+    { "external-ids", 0, 0, G_OPTION_ARG_NONE, &args.external_ids, NULL, NULL },
     { NULL },
   };
   const SkewgpOptionSpec spec = { "export", entries, NULL, NULL, 1 };
@@ -168,9 +190,10 @@ export_argv (int argc, char **argv)
     skewgp_input_error (&error, "expected SESSION.json or STUDY (see skewgp export --help)");
   if (error == NULL && skewgp_is_study (positional->pdata[0]))
     run_export_study (positional->pdata[0], &args, &error);
-  else if (error == NULL && (args.participant || args.with_notes || args.model))
-    skewgp_input_error (&error, "--participant, --with-notes and --model apply to a study "
-                        "folder, and '%s' is not one", (const char *) positional->pdata[0]);
+  else if (error == NULL
+           && (args.participant || args.with_notes || args.model || args.external_ids))
+    skewgp_input_error (&error, "--participant, --with-notes, --model and --external-ids "
+                        "apply to a study folder, and '%s' is not one", (const char *) positional->pdata[0]);
   else if (error == NULL)
     run_export (positional->pdata[0], args.output, args.wide, &error);
   return skewgp_finish ("export", error);

@@ -16,7 +16,7 @@ static const char status_help[] =
   "       skewgp status STUDY [--participant CODE]\n\n"
   "Prints {\"answers\": n, \"budget\": N, \"done\": bool, \"best\": [x...] | null,\n"
   "\"best_description\": \"name = value unit, ...\", \"best_mean\": m | null,\n"
-  "\"best_interval\": [lo, hi] | null, \"open_question\": ID | null}.\n"
+  "\"best_interval\": [lo, hi] | null, \"model\": {...}, \"open_question\": ID | null}.\n"
   "\"best\" is the recommendation, null before the first answer: in preference\n"
   "mode the answered setting of largest posterior mean (as good as the last\n"
   "winner after decisive duels, and closer to the optimum when ties are\n"
@@ -25,7 +25,18 @@ static const char status_help[] =
   "Before the model exists (the random initial questions, or the random\n"
   "surrogate) it is the last winner, and \"best_mean\" and \"best_interval\"\n"
   "are null; otherwise they are the posterior mean of the utility there and\n"
-  "its 95% equal-tailed credible interval.\n\n"
+  "its 95% equal-tailed credible interval.\n"
+  "\"model\" names the model that made these numbers and asks the next\n"
+  "question: {\"name\": \"exact\" (the exact SkewGP posterior of every answer,\n"
+  "up to 500 answers) | \"sparse variational, 200 inducing points\" (beyond:\n"
+  "the stored fit, skewgp refit) | \"Laplace\" | \"EP\" | \"SVGP\" | \"two-GP\" |\n"
+  "\"none (random initial questions)\", \"answers\" (behind the numbers),\n"
+  "\"fit_answers\" (the answers the stored fit saw: its hyperparameters, and\n"
+  "beyond 500 answers its sparse summary; 0 when none is stored),\n"
+  "\"exact_answers\" (conditioned on exactly), \"inducing\" (M, or null),\n"
+  "\"refit_due\" (the refit schedule asks for skewgp refit), \"note\" (when\n"
+  "there is something to say)}. Beyond 500 answers without a usable stored\n"
+  "fit, status and ask are refused naming skewgp refit.\n\n"
   "With --participant CODE: the same for the participant's session in the\n"
   "study folder STUDY, with \"participant\" and \"consistency\":\n"
   "  {\"duels\", \"repeats\" (duels of a pair shown before),\n"
@@ -46,12 +57,20 @@ static const char status_help[] =
   "\"population\": {\"participants\", \"included\" (not excluded), \"done\",\n"
   "\"answers\", \"duels\", \"repeats\", \"repeats_agreeing\", \"agreement\",\n"
   "\"triples\", \"intransitive_triples\", \"side_duels\", \"first_shown_chosen\",\n"
-  "\"at_chance\", \"best\", \"mean\", \"interval\", \"hyperparameters\"}}: the\n"
+  "\"at_chance\", \"best\", \"mean\", \"interval\", \"hyperparameters\", \"model\"}}: the\n"
   "counts pooled over the included participants, and the population model\n"
   "(skewgp study --help): every included participant's utility is\n"
   "f_p(x) = g(x) + h_p(x), a population utility g shared by everyone plus\n"
   "a deviation h_p of their own, both Gaussian processes (variances and\n"
-  "lengthscales fitted on the exact evidence of everyone's answers).\n"
+  "lengthscales fitted by skewgp refit STUDY).\n"
+  "\"model\" ({\"name\", \"answers\", \"fit_answers\", ...} as above) is the model\n"
+  "of these numbers: up to 300 answers in all, \"exact\" (the exact SkewGP\n"
+  "posterior of everyone's answers, its hyperparameters fitted on its exact\n"
+  "evidence); beyond, \"sparse variational population, 100 inducing points\":\n"
+  "the study's population cache (STUDY/population.fit), refreshed here under\n"
+  "its stored hyperparameters when it saw fewer answers than there are, so\n"
+  "the participants' questions use it from then on (up to 10,000 answers\n"
+  "and 500 participants).\n"
   "\"best\" is the population's recommendation: of the answered settings\n"
   "and 128 settings spread over the box (or the candidate set), the one\n"
   "where g's posterior mean is largest; \"mean\" and \"interval\" are g's\n"
@@ -120,6 +139,7 @@ run_status (const char *path, const char *participant, GError **error)
       skewgp_add_double_or_null (b, "best_mean", rec.mean);
       skewgp_add_vector (b, "best_interval", isfinite (rec.lower) ? interval : NULL, 2);
     }
+  sb_model_info_add_json (b, "model", &rec.model);
   open = sb_ask_tell_current (session);
   json_builder_set_member_name (b, "open_question");
   if (open)
@@ -184,6 +204,7 @@ add_population_model (JsonBuilder *b, SbStudy *study, const SbPopulationResult *
   skewgp_add_vector (b, "interval", known && isfinite (model->lower) ? interval : NULL, 2);
   json_builder_set_member_name (b, "hyperparameters");
   json_builder_add_value (b, json_node_copy (hyper));
+  sb_model_info_add_json (b, "model", &model->model);
 }
 
 /* The study's population: each participant's summary, the pooled

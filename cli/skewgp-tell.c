@@ -6,6 +6,7 @@
 #include "skewgp-commands.h"
 
 #include "sb-ask-tell.h"
+#include "sb-question-json.h"
 
 static const char tell_help[] =
   "Usage: skewgp tell SESSION.json ANSWER.json|-\n"
@@ -56,12 +57,8 @@ run_tell (const char *path, const char *answer_path, GError **error)
   if (!sb_ask_tell_tell (session, &answer, &err))
     return skewgp_forward_error (err, error);
 
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  json_builder_begin_object (b);
-  skewgp_add_int (b, "recorded", (gint64) answer.question);
-  skewgp_add_done (b, session);
-  json_builder_end_object (b);
-  skewgp_print_builder (b, FALSE);
+  g_autoptr (JsonNode) reply = sb_question_recorded_to_json (session, answer.question);
+  skewgp_print_json (reply);
   return TRUE;
 }
 

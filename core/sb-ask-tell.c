@@ -17,20 +17,6 @@
 #include <math.h>
 #include <string.h>
 
-static gboolean
-stale (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-stale (GError **error, const char *format, ...)
-{
-  va_list args;
-
-  va_start (args, format);
-  g_propagate_error (error, g_error_new_valist (SB_QUESTION_ERROR, SB_QUESTION_ERROR_STALE,
-                                                format, args));
-  va_end (args);
-  return FALSE;
-}
 
 gboolean
 sb_ask_tell_is_done (SbSession *session)
@@ -151,7 +137,9 @@ pose_from_proposer (SbSession *session, SbAskProposer proposer, gpointer user_da
 }
 
 /* Q = the engine's proposal from SESSION's log, with the newest stored
- * fit (sb-stored-fit.h): never a refit in front of the question. */
+ * fit (sb-stored-fit.h): never a refit in front of the question; in safe
+ * mode SB_QUESTION_ERROR_SAFE_EXHAUSTED when nothing new is safe enough
+ * to ask. */
 static gboolean
 pose_from_engine (SbSession *session, SbQuestion *q, SbModelInfo *info, GError **error)
 {
@@ -160,6 +148,13 @@ pose_from_engine (SbSession *session, SbQuestion *q, SbModelInfo *info, GError *
 
   input = sb_job_input_new (session);
   proposal = sb_job_propose (NULL, input, error);
+  if (proposal != NULL && proposal->safe_exhausted)
+    {
+      /* safe mode: nothing new is safe enough to ask */
+      g_autofree char *why = sb_proposal_safe_statement (input->experiment, proposal);
+      g_set_error_literal (error, SB_QUESTION_ERROR, SB_QUESTION_ERROR_SAFE_EXHAUSTED, why);
+      g_clear_pointer (&proposal, sb_proposal_free);
+    }
   sb_job_input_free (input);
   if (proposal == NULL)
     return FALSE;
@@ -234,14 +229,17 @@ check_question (SbSession *session, const SbAnswer *answer, GError **error)
   guint64 id = answer->question;
 
   if (id > asked)
-    return stale (error, "question %" G_GUINT64_FORMAT " was never asked (the last question "
-                  "asked is %" G_GUINT64_FORMAT ")", id, asked);
+    return sb_question_fail (error, SB_QUESTION_ERROR_STALE,
+                             "question %" G_GUINT64_FORMAT " was never asked (the last question "
+                             "asked is %" G_GUINT64_FORMAT ")", id, asked);
   if (open == NULL || open->id != id)
-    return stale (error, "question %" G_GUINT64_FORMAT " is not open: it was answered or "
-                  "replaced (ask again for the open question)", id);
+    return sb_question_fail (error, SB_QUESTION_ERROR_STALE,
+                             "question %" G_GUINT64_FORMAT " is not open: it was answered or "
+                             "replaced (ask again for the open question)", id);
   if (sb_ask_tell_current (session) == NULL)
-    return stale (error, "question %" G_GUINT64_FORMAT " is out of date: answers were added or "
-                  "undone since it was asked (ask again)", id);
+    return sb_question_fail (error, SB_QUESTION_ERROR_STALE,
+                             "question %" G_GUINT64_FORMAT " is out of date: answers were added or "
+                             "undone since it was asked (ask again)", id);
   return TRUE;
 }
 

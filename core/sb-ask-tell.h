@@ -72,9 +72,12 @@ gboolean sb_ask_tell_pick_repeat (SbSession *session, double repeat_rate, SbQues
  * hyperparameters, beyond the exact model the stored sparse fit; no fit
  * runs in front of a question: sb_session_refit does that beside them),
  * opens it and saves the session. NULL with ERROR:
- * SB_QUESTION_ERROR_DONE when the budget is used, SB_ENGINE_ERROR when
- * the engine failed, SB_FIT_ERROR when no stored fit can serve a session
- * this large, a session error when saving failed. */
+ * SB_QUESTION_ERROR_DONE when the budget is used,
+ * SB_QUESTION_ERROR_SAFE_EXHAUSTED in safe mode when no new setting is
+ * safe enough to ask (the message is sb_proposal_safe_statement's; asking
+ * again after the log or the fit changes may find one), SB_ENGINE_ERROR
+ * when the engine failed, SB_FIT_ERROR when no stored fit can serve a
+ * session this large, a session error when saving failed. */
 const SbQuestion *sb_ask_tell_ask (SbSession *session, GError **error);
 /* The same, with repeated pairs scheduled at REPEAT_RATE (0 .. 1): a
  * question may be a past duel asked again, its options swapped and shown

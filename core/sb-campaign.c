@@ -284,7 +284,7 @@ question_computed (SbCampaign *self, const SbProposal *result)
 
   if (self->read_only)
     set_state (self, SB_CAMPAIGN_FOLLOWING);
-  else if (budget_used (self))
+  else if (budget_used (self) || q->safe_exhausted)
     set_state (self, SB_CAMPAIGN_FINISHED);
   else if (log_settled (self))
     ask (self);
@@ -729,7 +729,9 @@ sb_campaign_answer (SbCampaign *self, const SbAnswer *answer, GError **error)
   if (self->read_only)
     return refuse (error, SB_CAMPAIGN_ERROR_READ_ONLY, self->read_only_reason);
   if (self->state == SB_CAMPAIGN_FINISHED)
-    return refuse (error, SB_CAMPAIGN_ERROR_FINISHED, "all questions of the budget are answered");
+    return refuse (error, SB_CAMPAIGN_ERROR_FINISHED,
+                   budget_used (self) ? "all questions of the budget are answered"
+                                      : "no setting left is safe enough to ask");
   if (self->state != SB_CAMPAIGN_ASKING)
     return refuse (error, SB_CAMPAIGN_ERROR_NOT_READY, "the next question is not on screen yet");
 

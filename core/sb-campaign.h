@@ -14,7 +14,10 @@
  * question the person saw and no answer lives only in memory while the
  * next one can be given. When the budget is used the campaign is
  * FINISHED: no question, the best found stays, and
- * sb_campaign_extend_budget continues it.
+ * sb_campaign_extend_budget continues it. In safe mode it is FINISHED
+ * too when no new setting is safe enough to ask (the latest proposal is
+ * safe_exhausted; sb_proposal_safe_statement says why); an undo or an
+ * edited answer asks again.
  *
  * It keeps what the window shows stable between questions: the best
  * setting of the latest model (sb_campaign_get_best) survives the
@@ -80,7 +83,8 @@ typedef enum {
   SB_CAMPAIGN_COMPUTING,  /* the engine chooses the next question, or the
                              last answer is still being written             */
   SB_CAMPAIGN_ASKING,     /* a question is on screen: answers are taken       */
-  SB_CAMPAIGN_FINISHED,   /* the budget is used: the result is shown          */
+  SB_CAMPAIGN_FINISHED,   /* the budget is used, or nothing safe enough is
+                             left to ask: the result is shown               */
   SB_CAMPAIGN_STALLED,    /* the engine failed (error): retry or undo         */
   SB_CAMPAIGN_FOLLOWING,  /* read-only: the model of a session another
                              process writes is shown, nothing is asked      */

@@ -210,6 +210,9 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
   if (!isfinite (exp->threshold))
     return sb_invalid (error, "the threshold or failure level ('threshold') is not a finite "
                        "number");
+  if (!(exp->confidence_level >= 0.5 && exp->confidence_level < 1))
+    return sb_invalid (error, "the confidence level ('confidence_level') must be at least 0.5 and "
+                       "below 1 (it is %g)", exp->confidence_level);
   if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
     return sb_invalid (error, "'oracle_noise' must be a finite number >= 0");
   if (!resolutions_fit (exp, error) || !safe_start_fits (exp, error))

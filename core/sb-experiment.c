@@ -54,6 +54,7 @@ sb_experiment_new (void)
   exp->initial = 2;
   exp->seed = 1;
   exp->threshold = 0.0;
+  exp->confidence_level = SB_DEFAULT_CONFIDENCE;
   exp->numeric_every = 4;
   exp->problem = g_strdup ("");
   exp->autoplay_ms = 600;

@@ -30,6 +30,8 @@ G_BEGIN_DECLS
 #define SB_SESSION_MAX_INITIAL 1000
 #define SB_SESSION_MAX_NUMERIC_EVERY 100000
 #define SB_SESSION_MAX_AUTOPLAY_MS 600000
+/* Safe mode's default confidence level (the engine's). */
+#define SB_DEFAULT_CONFIDENCE 0.95
 
 /* The engine's loops a person can answer (sg_bo_mode without active
  * classification): the values are the engine's, the names too. */
@@ -140,6 +142,10 @@ typedef struct {
   /* Safe mode: a setting is safe when f >= this. Mixed mode: the failure
    * level, a failed setting's utility is below it (sg_bo_answer_invalid). */
   double threshold;
+  /* Safe mode: the confidence level, the probability of being safe a
+   * setting needs before it is proposed (sg-bo.h, "Safe mode"), in
+   * [0.5, 1); "confidence_level" in the file (default 0.95). */
+  double confidence_level;
   /* Safe mode: a setting known to be safe, asked first (the engine's
    * safe start) instead of a random one; "safe_start" in the file. */
   gboolean has_safe_start;

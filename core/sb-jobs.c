@@ -108,13 +108,23 @@ sb_job_input_free (SbJobInput *input)
   g_free (input);
 }
 
+/* Safe mode refits after each answer up to this many. */
+#define SB_SAFE_REFIT_UNTIL 10
+
 /* The refit schedule for INPUT with N answers: the exact model's fit is
  * the stored hyperparameters, a sparse model's the stored sparse fit. */
+
 static gboolean
 refit_due (const SbJobInput *input, guint n)
 {
   if (input->experiment->surrogate == SG_BO_SURROGATE_RANDOM)
     return FALSE;
+  /* safe mode refits after each of its first answers too: its first
+   * steps lean on the fit's variance and lengthscale bounds, and fits of
+   * a few answers are quick (build_config's refit_until) */
+  if (input->experiment->mode == SB_MODE_SAFE && n >= 2 && n <= SB_SAFE_REFIT_UNTIL
+      && !(input->hyper.valid && input->hyper.n_answers >= n))
+    return TRUE;
   if (n <= SB_EXACT_MAX_ANSWERS || input->experiment->surrogate != SG_BO_SURROGATE_SKEWGP)
     return sb_fit_schedule_due (n, input->hyper.valid, input->hyper.n_answers);
   return sb_fit_schedule_due (n, input->fit != NULL, input->fit ? input->fit->n_seen : 0);
@@ -228,10 +238,14 @@ build_config (const SbExperiment *exp, sg_bo_config *config, double **cand_model
   config->seed = exp->seed;
   /* A person answers every few seconds: refit every 5 answers rather than
    * after each of the first 30 (the batch experiments' schedule), so the
-   * fit does not compete with every proposal for the CPU. */
-  config->refit_until = 0;
+   * fit does not compete with every proposal for the CPU. Safe mode refits
+   * after each of its first 10 answers too: its first steps lean on the
+   * fit's variance and lengthscale bounds, and fits of a few answers are
+   * quick. */
+  config->refit_until = exp->mode == SB_MODE_SAFE ? SB_SAFE_REFIT_UNTIL : 0;
   config->refit_every = 5;
   config->refit_free = sg_bo_default_refit_free (config->mode);
+  config->safe_probability = exp->confidence_level;
   /* Best-of-k and rank-k questions: the engine proposes the k options by
    * qEUBO (a ranking is asked of the same options); duels that offer
    * "about the same" carry tie_offered. Both in preference mode, where
@@ -778,6 +792,8 @@ sb_job_propose (SbWorkerJob *job, gpointer data, GError **error)
     }
   q->prob_better = query.prob_better;
   q->prob_safe = query.prob_safe;
+  q->safe_exhausted = query.safe_exhausted;
+  q->has_safe = sg_bo_safe_last (bo, &q->safe) == SG_OK;
   if (query.random && q->model_info.kind != SB_MODEL_NONE)
     q->model_info.kind = SB_MODEL_NONE;   /* the initial design */
   q->refit_due = q->model_info.refit_due;
@@ -912,6 +928,13 @@ sb_session_refit (const SbJobInput *input, const sg_progress *progress, GError *
   sb_hyper_from_engine (sg_bo_get_hyper (bo), input->experiment->n_parameters,
                         sg_bo_n_answers (bo), &result->hyper);
   result->hyper.log_evidence = res.n_evals > 0 ? res.log_evidence : NAN;
+  {
+    /* safe mode: where the fit was shortened to its conservative end */
+    sg_bo_safe_fit fit;
+    if (sg_bo_safe_last_fit (bo, &fit) == SG_OK)
+      for (guint j = 0; j < input->experiment->n_parameters; j++)
+        result->hyper.fitted_lengthscales[j] = fit.shortened[j] ? fit.fitted[j] : 0;
+  }
   result->n_evals = res.n_evals;
   result->fitted = "exact evidence";
   result->seconds = cpu_seconds () - start;

@@ -93,6 +93,15 @@ typedef struct {
   gboolean initial;          /* from the random initial design            */
   double prob_better;        /* P(f(B) > f(A)) from the model, or NaN      */
   double prob_safe;          /* safe mode: P(f(B) >= h), or NaN           */
+  /* Safe mode's SafeOpt rule (sg-bo.h, "Safe mode"): SAFE_EXHAUSTED when
+   * no new setting is safe enough to ask (B is then the best safe setting
+   * measured, and nothing is asked: sb_proposal_safe_statement says why);
+   * HAS_SAFE when SAFE holds the rule's account of this proposal (its
+   * role, counts and the hyperparameters its model used, in the engine's
+   * coordinates: a log parameter's lengthscale in natural-log units). */
+  gboolean safe_exhausted;
+  gboolean has_safe;
+  sg_bo_safe_info safe;
   /* Simulated oracle (benchmark template with simulated = TRUE). */
   gboolean has_oracle;
   int oracle_winner;         /* duels: 0 = A, 1 = B; choices: the option  */
@@ -109,6 +118,22 @@ typedef struct {
 
 void sb_proposal_free (SbProposal *q);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbProposal, sb_proposal_free)
+
+/* What safe mode's rule says of proposal Q in a sentence a person reads
+ * (g_free; NULL outside safe mode's SafeOpt rule): when it is exhausted,
+ * "Best safe setting found: no setting outside the measured region is
+ * safe at 95 %." (or that the safe settings left are known within the
+ * measurement noise and none can grow the safe set); otherwise whether it
+ * grows the safe set or seeks the best inside it. */
+char *sb_proposal_safe_statement (const SbExperiment *exp, const SbProposal *q);
+/* The hyperparameters Q's model used in safe mode and why, in a sentence
+ * per change (g_free; NULL when there is no account): the mean at the
+ * threshold, the variance raised to its floor, a lengthscale cut to the
+ * measured settings' spread, and, from the stored fit HYPER (may be
+ * NULL), a lengthscale the refit shortened because the evidence could not
+ * tell it from a shorter one. */
+char *sb_proposal_safe_model_text (const SbExperiment *exp, const SbProposal *q,
+                                   const SbHyper *hyper);
 
 /* SbWorkerFunc: INPUT is an SbJobInput, the result an SbProposal
  * (free with sb_proposal_free). */

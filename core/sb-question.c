@@ -21,11 +21,8 @@ static const char *const answer_names[] = { "chosen", "value", "failed", "tie", 
 SB_NAMED_ENUM (SbAnswerKind, sb_answer_kind_to_string, sb_answer_kind_from_string, answer_names,
                "?")
 
-static gboolean
-fail (GError **error, SbQuestionError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
-
-static gboolean
-fail (GError **error, SbQuestionError code, const char *format, ...)
+gboolean
+sb_question_fail (GError **error, SbQuestionError code, const char *format, ...)
 {
   va_list args;
 
@@ -159,8 +156,8 @@ only_known (JsonObject *obj, const char *where, const char *const *known, GError
 
   for (GList *l = members; l; l = l->next)
     if (!g_strv_contains (known, l->data))
-      return fail (error, SB_QUESTION_ERROR_INVALID, "unknown member '%s' in %s",
-                   (const char *) l->data, where);
+      return sb_question_fail (error, SB_QUESTION_ERROR_INVALID, "unknown member '%s' in %s",
+                               (const char *) l->data, where);
   return TRUE;
 }
 
@@ -176,24 +173,25 @@ parse_inner_answer (JsonObject *obj, SbAnswer *answer, GError **error)
   if (!only_known (obj, "'answer'", known, error))
     return FALSE;
   if (g_list_length (members) != 1)
-    return fail (error, SB_QUESTION_ERROR_INVALID,
-                 "'answer' must hold exactly one of 'chosen', 'value', 'failed', 'tie', "
-                 "'ranking' or 'skip'");
+    return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                             "'answer' must hold exactly one of 'chosen', 'value', 'failed', "
+                             "'tie', 'ranking' or 'skip'");
   name = members->data;
   node = json_object_get_member (obj, name);
   if (g_str_equal (name, "chosen"))
     {
       if (!holds_type (node, G_TYPE_INT64) || json_node_get_int (node) < 0
           || json_node_get_int (node) >= SB_MAX_OPTIONS)
-        return fail (error, SB_QUESTION_ERROR_INVALID,
-                     "'chosen' must be the index of an option (0, 1, ...)");
+        return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                                 "'chosen' must be the index of an option (0, 1, ...)");
       answer->kind = SB_ANSWER_CHOSEN;
       answer->chosen = (guint) json_node_get_int (node);
     }
   else if (g_str_equal (name, "value"))
     {
       if (!holds_number (node) || !isfinite (json_node_get_double (node)))
-        return fail (error, SB_QUESTION_ERROR_INVALID, "'value' must be a finite number");
+        return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                                 "'value' must be a finite number");
       answer->kind = SB_ANSWER_VALUE;
       answer->value = json_node_get_double (node);
     }
@@ -201,7 +199,7 @@ parse_inner_answer (JsonObject *obj, SbAnswer *answer, GError **error)
            || g_str_equal (name, "skip"))
     {
       if (!holds_type (node, G_TYPE_BOOLEAN) || !json_node_get_boolean (node))
-        return fail (error, SB_QUESTION_ERROR_INVALID, "'%s' must be true", name);
+        return sb_question_fail (error, SB_QUESTION_ERROR_INVALID, "'%s' must be true", name);
       answer->kind = g_str_equal (name, "tie") ? SB_ANSWER_TIE
                      : g_str_equal (name, "skip") ? SB_ANSWER_SKIP : SB_ANSWER_FAILED;
     }
@@ -211,16 +209,17 @@ parse_inner_answer (JsonObject *obj, SbAnswer *answer, GError **error)
       guint n = order ? json_array_get_length (order) : 0;
 
       if (order == NULL || n < 2 || n > SB_MAX_OPTIONS)
-        return fail (error, SB_QUESTION_ERROR_INVALID,
-                     "'ranking' must be an array of 2 to %d option indices, best first",
-                     SB_MAX_OPTIONS);
+        return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                                 "'ranking' must be an array of 2 to %d option indices, best first",
+                                 SB_MAX_OPTIONS);
       for (guint i = 0; i < n; i++)
         {
           JsonNode *element = json_array_get_element (order, i);
           if (!holds_type (element, G_TYPE_INT64) || json_node_get_int (element) < 0
               || json_node_get_int (element) >= SB_MAX_OPTIONS)
-            return fail (error, SB_QUESTION_ERROR_INVALID,
-                         "'ranking' entry %u must be the index of an option (0, 1, ...)", i + 1);
+            return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                                     "'ranking' entry %u must be the index of an option "
+                                     "(0, 1, ...)", i + 1);
           answer->ranking[i] = (guint) json_node_get_int (element);
         }
       answer->kind = SB_ANSWER_RANKING;
@@ -239,26 +238,28 @@ sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error)
   JsonNode *node;
 
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    return fail (error, SB_QUESTION_ERROR_INVALID, "the answer must be a JSON object");
+    return sb_question_fail (error, SB_QUESTION_ERROR_INVALID, "the answer must be a JSON object");
   obj = json_node_get_object (root);
   if (!only_known (obj, "the answer", known, error))
     return FALSE;
 
   node = json_object_get_member (obj, "question");
   if (node == NULL)
-    return fail (error, SB_QUESTION_ERROR_INVALID,
-                 "'question' is missing: name the question you answer (its id from ask)");
+    return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                             "'question' is missing: name the question you answer (its id "
+                             "from ask)");
   if (!holds_type (node, G_TYPE_INT64) || json_node_get_int (node) < 1)
-    return fail (error, SB_QUESTION_ERROR_INVALID,
-                 "'question' must be a question id (1, 2, ...)");
+    return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                             "'question' must be a question id (1, 2, ...)");
   out.question = (guint64) json_node_get_int (node);
 
   node = json_object_get_member (obj, "answer");
   if (node == NULL)
-    return fail (error, SB_QUESTION_ERROR_INVALID, "'answer' is missing");
+    return sb_question_fail (error, SB_QUESTION_ERROR_INVALID, "'answer' is missing");
   if (!JSON_NODE_HOLDS_OBJECT (node))
-    return fail (error, SB_QUESTION_ERROR_INVALID,
-                 "'answer' must be an object, e.g. {\"chosen\": 1} or {\"value\": 2.5}");
+    return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                             "'answer' must be an object, e.g. {\"chosen\": 1} or "
+                             "{\"value\": 2.5}");
   if (!parse_inner_answer (json_node_get_object (node), &out, error))
     return FALSE;
 
@@ -267,8 +268,8 @@ sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error)
     {
       if (!holds_number (node) || !(json_node_get_double (node) >= 0)
           || !isfinite (json_node_get_double (node)))
-        return fail (error, SB_QUESTION_ERROR_INVALID,
-                     "'response_time' must be a number of seconds >= 0");
+        return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                                 "'response_time' must be a number of seconds >= 0");
       out.has_response_time = TRUE;
       out.response_time = json_node_get_double (node);
     }
@@ -277,8 +278,8 @@ sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error)
     {
       if (!holds_type (node, G_TYPE_STRING)
           || sg_confidence_parse (json_node_get_string (node), &out.confidence) != SG_OK)
-        return fail (error, SB_QUESTION_ERROR_INVALID,
-                     "'confidence' must be \"weak\", \"normal\" or \"strong\"");
+        return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                                 "'confidence' must be \"weak\", \"normal\" or \"strong\"");
     }
   *answer = out;
   return TRUE;
@@ -312,13 +313,15 @@ wrong_kind (const SbExperiment *exp, const SbQuestion *q, SbQuestionError code,
             const char *what, GError **error)
 {
   if (q->kind == SB_QUESTION_VALUE)
-    return fail (error, code, "question %" G_GUINT64_FORMAT " asks for a value and takes no %s: "
-                 "answer %s", q->id, what, how_to_answer (exp, q));
-  return fail (error, code,
-               "question %" G_GUINT64_FORMAT " is a %s question%s and takes no %s: answer %s",
-               q->id, sb_question_kind_to_string (q->kind),
-               q->kind == SB_QUESTION_DUEL && !exp->ties_allowed ? " without ties" : "", what,
-               how_to_answer (exp, q));
+    return sb_question_fail (error, code,
+                             "question %" G_GUINT64_FORMAT " asks for a value and takes no %s: "
+                             "answer %s", q->id, what, how_to_answer (exp, q));
+  return sb_question_fail (error, code,
+                           "question %" G_GUINT64_FORMAT " is a %s question%s and takes no "
+                           "%s: answer %s", q->id, sb_question_kind_to_string (q->kind),
+                           q->kind == SB_QUESTION_DUEL && !exp->ties_allowed
+                             ? " without ties" : "",
+                           what, how_to_answer (exp, q));
 }
 
 /* A ranking of all of Q's options, each once (N_RANKED 0: as many as Q
@@ -376,9 +379,9 @@ answer_kind (const SbExperiment *exp, const SbQuestion *q, const SbAnswer *answe
       if (q->kind == SB_QUESTION_VALUE || q->kind == SB_QUESTION_RANKING)
         return wrong_kind (exp, q, SB_QUESTION_ERROR_INVALID, "'chosen'", error);
       if (answer->chosen >= q->n_options)
-        return fail (error, SB_QUESTION_ERROR_INVALID,
-                     "'chosen' is %u, but the question has options 0 to %u", answer->chosen,
-                     q->n_options - 1);
+        return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
+                                 "'chosen' is %u, but the question has options 0 to %u",
+                                 answer->chosen, q->n_options - 1);
       e->kind = many ? SB_LOG_CHOICE : SB_LOG_DUEL;
       e->chosen = many ? answer->chosen : 0;
       e->winner = many ? 0 : (int) answer->chosen;
@@ -392,7 +395,7 @@ answer_kind (const SbExperiment *exp, const SbQuestion *q, const SbAnswer *answe
       e->value = answer->kind == SB_ANSWER_VALUE ? answer->value : NAN;
       return TRUE;
     default:
-      return fail (error, SB_QUESTION_ERROR_INVALID, "unknown answer");
+      return sb_question_fail (error, SB_QUESTION_ERROR_INVALID, "unknown answer");
     }
 }
 

@@ -45,7 +45,15 @@ typedef enum {
                                      (a tie without ties, a ranking of a choice) */
   SB_QUESTION_ERROR_INVALID,      /* an answer that does not fit the question */
   SB_QUESTION_ERROR_DONE,         /* the budget is used: nothing to ask       */
+  SB_QUESTION_ERROR_SAFE_EXHAUSTED, /* safe mode: no new setting is safe enough
+                                     to ask (the message says why)           */
 } SbQuestionError;
+
+/* Sets ERROR to CODE in SB_QUESTION_ERROR with a printf-style message and
+ * returns FALSE, so that a check reads "return sb_question_fail (...)":
+ * the one way the protocol refuses a question or an answer. */
+gboolean sb_question_fail (GError **error, SbQuestionError code, const char *format, ...)
+  G_GNUC_PRINTF (3, 4);
 
 typedef enum {
   SB_QUESTION_DUEL = 0,   /* "A (the current best) or B?"                 */

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "sb-session.h"
 #include "sb-session-private.h"
 #include "sb-csv-write.h"
 #include "sb-setting.h"

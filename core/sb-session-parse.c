@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include "sb-session.h"
 #include "sb-session-private.h"
 #include "sb-atomic-file.h"
 #include "sb-candidates.h"
@@ -395,6 +396,9 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   GET_OR_FAIL (obj, "threshold", G_TYPE_DOUBLE, FALSE, node);
   if (node)
     exp->threshold = json_node_get_double (node);
+  GET_OR_FAIL (obj, "confidence_level", G_TYPE_DOUBLE, FALSE, node);
+  if (node)
+    exp->confidence_level = json_node_get_double (node);
   GET_OR_FAIL (obj, "oracle_noise", G_TYPE_DOUBLE, FALSE, node);
   if (node)
     exp->oracle_noise = json_node_get_double (node);
@@ -958,7 +962,15 @@ parse_hyper (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp, Sb
   if (!parse_vector (ctx, o, "lengthscales", "hyperparameters", "lengthscales", exp, &ls, error))
     return FALSE;
   memcpy (h->lengthscales, ls, exp->n_parameters * sizeof (double));
-  g_free (ls);
+  g_clear_pointer (&ls, g_free);
+  if (json_object_has_member (o, "fitted_lengthscales"))
+    {
+      if (!parse_vector (ctx, o, "fitted_lengthscales", "hyperparameters", "fitted_lengthscales",
+                         exp, &ls, error))
+        return FALSE;
+      memcpy (h->fitted_lengthscales, ls, exp->n_parameters * sizeof (double));
+      g_free (ls);
+    }
   h->valid = TRUE;
   if (!sb_hyper_validate (h, exp->n_parameters, &local))
     {

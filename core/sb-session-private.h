@@ -10,15 +10,24 @@
  *                         reading the file again;
  *   sb-session-csv.c      the observation log as CSV;
  *   sb-session-history.c  the experimenter's edits of the log.
- * Not installed, not for the app: the public API is sb-session.h.
+ * This header is below them all: it includes only what the struct is
+ * made of, never sb-session.h, so that the writer, which the session
+ * calls, does not reach up to it. Not installed, not for the app: the
+ * public API is sb-session.h.
  */
 #pragma once
 
-#include "sb-session.h"
+#include "sb-experiment.h"
+#include "sb-hyper.h"
+#include "sb-log-entry.h"
+#include "sb-question.h"
 
-#include <json-glib/json-glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
+
+/* As G_DECLARE_FINAL_TYPE declares it in sb-session.h. */
+typedef struct _SbSession SbSession;
 
 #define SB_SWAP(type, a, b) G_STMT_START { type swap_ = (a); (a) = (b); (b) = swap_; } G_STMT_END
 

@@ -1,13 +1,13 @@
-/* sb-session-write.c — a session into its JSON document, and the
- * document onto disk.
+/* sb-session-write.c — a session into its JSON document (sb-session-write.h).
  *
  * Saving follows GNOME Text Editor's editor-session.c: serialise the whole
- * state to a versioned document and replace the file atomically (see
- * "Onto disk" below for how, and for symbolic links and the temporary
- * files a killed save leaves behind).
+ * state to a versioned document, which sb-session.c writes over the file
+ * atomically (sb-atomic-file.h: symbolic links, and the temporary files a
+ * killed save leaves behind).
  */
 #include "config.h"
 
+#include "sb-session-write.h"
 #include "sb-session-private.h"
 #include "sb-atomic-file.h"
 #include "sb-candidates.h"
@@ -15,15 +15,9 @@
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
-#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static JsonNode *
 vector_node (const double *x, guint n)
@@ -95,6 +89,11 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
   json_builder_add_int_value (b, (gint64) exp->seed);
   json_builder_set_member_name (b, "threshold");
   json_builder_add_double_value (b, exp->threshold);
+  if (exp->mode == SB_MODE_SAFE)
+    {
+      json_builder_set_member_name (b, "confidence_level");
+      json_builder_add_double_value (b, exp->confidence_level);
+    }
   if (exp->has_safe_start)
     {
       json_builder_set_member_name (b, "safe_start");
@@ -296,6 +295,13 @@ hyper_to_node (const SbHyper *h, guint dim)
   json_object_set_double_member (o, "probit_sd", h->probit_sd);
   if (isfinite (h->log_evidence))
     json_object_set_double_member (o, "log_evidence", h->log_evidence);
+  for (guint j = 0; j < dim; j++)
+    if (h->fitted_lengthscales[j] != 0)
+      {
+        json_object_set_member (o, "fitted_lengthscales",
+                                vector_node (h->fitted_lengthscales, dim));
+        break;
+      }
   json_node_take_object (node, o);
   return node;
 }

@@ -29,35 +29,13 @@
 #include "sb-experiment.h"
 #include "sb-experiment-check.h"
 #include "sb-file-lock.h"
+#include "sb-hyper.h"
 #include "sb-log-entry.h"
 #include "sb-question.h"
+#include "sb-session-write.h"
 #include "sg-bo.h"
 
 G_BEGIN_DECLS
-
-#define SB_SESSION_FORMAT "skewbench-session"
-#define SB_SESSION_VERSION 1
-
-/* Hyperparameters of a refit (the engine's sg_hyper with s = 0), stored
- * with the session because they are not a function of the answers alone
- * (sg-bo.h). VALID = FALSE: the engine's defaults. */
-typedef struct {
-  gboolean valid;
-  guint n_answers;          /* answers the fit saw                      */
-  gboolean matern52;        /* kernel: RBF (FALSE) or Matern 5/2        */
-  double variance;
-  double lengthscales[SB_MAX_PARAMETERS];
-  double mean;
-  double numeric_sd;
-  double probit_sd;
-  double log_evidence;
-} SbHyper;
-
-/* TRUE when H is nothing stored (valid = FALSE) or a usable set for DIM
- * parameters: variance, noise sds and lengthscales positive and finite, a
- * finite mean (LOG_EVIDENCE may be NaN: unknown, and is then not saved).
- * Otherwise ERROR names the field. */
-gboolean sb_hyper_validate (const SbHyper *h, guint dim, GError **error);
 
 #define SB_TYPE_SESSION (sb_session_get_type ())
 G_DECLARE_FINAL_TYPE (SbSession, sb_session, SB, SESSION, GObject)
@@ -84,8 +62,6 @@ gboolean sb_session_save (SbSession *self, GError **error);
 /* Changes (answers, undo, hyperparameters, the open question) are saved
  * before the call returns; ::saved (guint n, the log length on disk)
  * follows each save of a change. */
-/* The JSON document (pretty-printed, newline-terminated). */
-char *sb_session_to_data (SbSession *self, gsize *length);
 
 guint sb_session_get_n_observations (SbSession *self);
 const SbLogEntry *sb_session_get_observation (SbSession *self, guint index);
@@ -178,11 +154,10 @@ char *sb_session_to_csv (SbSession *self);
 char *sb_session_to_csv_long (SbSession *self);
 gboolean sb_session_export_csv (SbSession *self, GFile *file, GError **error);
 
-/* The experiment as the session file holds it (sb-session-write.c,
- * sb-session-parse.c; a study file holds it too) ("experiment"), and back:
- * OBJ read from the text DATA of the file NAME (for "NAME:LINE:COLUMN"
- * messages), checked as a session's experiment is. */
-JsonNode *sb_experiment_to_node (const SbExperiment *exp);
+/* The experiment of a session or study file ("experiment", written by
+ * sb_experiment_to_node in sb-session-write.h): OBJ read from the text
+ * DATA of the file NAME (for "NAME:LINE:COLUMN" messages), checked as a
+ * session's experiment is. */
 SbExperiment *sb_experiment_from_node (JsonObject *obj, const char *name, const char *data,
                                        GError **error);
 /* Line and column (1-based) of the first member named KEY in DATA. */

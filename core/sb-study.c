@@ -28,6 +28,7 @@ struct _SbStudy
   SbStudyModel model;
   gint64 created;
   GPtrArray *roster;  /* SbParticipant, owned */
+  SbFileLock *held;   /* the index's write lock while held (sb_study_hold) */
 };
 
 G_DEFINE_FINAL_TYPE (SbStudy, sb_study, G_TYPE_OBJECT)
@@ -63,6 +64,7 @@ sb_study_finalize (GObject *object)
 {
   SbStudy *self = SB_STUDY (object);
 
+  g_clear_pointer (&self->held, sb_file_lock_release);
   g_free (self->dir);
   g_free (self->name);
   g_clear_pointer (&self->experiment, sb_experiment_free);
@@ -637,22 +639,62 @@ sb_study_participant_file (SbStudy *self, const char *code, GError **error)
 /* ---- Roster changes --------------------------------------------------------
  * Under the index's write lock, on the index read again. */
 
-static SbFileLock *
-lock_roster (SbStudy *self, const char *program, GError **error)
+/* The index's write lock for one change, or the lock held for the whole
+ * time (sb_study_hold): *TAKEN is the lock taken here (NULL while held;
+ * released by the caller). */
+static gboolean
+lock_roster (SbStudy *self, const char *program, SbFileLock **taken, GError **error)
 {
   g_autofree char *path = index_path (self->dir);
-  /* roster changes are short: a second writer queues for them */
-  SbFileLock *lock = sb_file_lock_acquire_wait (path, program, SB_STUDY_ROSTER_WAIT_MS, error);
 
-  if (lock == NULL)
-    return NULL;
+  *taken = NULL;
+  /* roster changes are short: a second writer queues for them */
+  if (self->held == NULL
+      && (*taken = sb_file_lock_acquire_wait (path, program, SB_STUDY_ROSTER_WAIT_MS, error))
+           == NULL)
+    return FALSE;
   if (!read_index (self, error))
     {
-      sb_file_lock_release (lock);
-      return NULL;
+      g_clear_pointer (taken, sb_file_lock_release);
+      return FALSE;
     }
   adopt_unlisted (self);
-  return lock;
+  return TRUE;
+}
+
+gboolean
+sb_study_hold (SbStudy *self, const char *program, GError **error)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (SB_IS_STUDY (self), FALSE);
+  g_return_val_if_fail (self->held == NULL, FALSE);
+  path = index_path (self->dir);
+  self->held = sb_file_lock_acquire (path, program, error);
+  if (self->held == NULL)
+    return FALSE;
+  /* what another writer changed before the lock was taken */
+  if (!read_index (self, error))
+    {
+      g_clear_pointer (&self->held, sb_file_lock_release);
+      return FALSE;
+    }
+  adopt_unlisted (self);
+  return TRUE;
+}
+
+void
+sb_study_release (SbStudy *self)
+{
+  g_return_if_fail (SB_IS_STUDY (self));
+  g_clear_pointer (&self->held, sb_file_lock_release);
+}
+
+gboolean
+sb_study_is_held (SbStudy *self)
+{
+  g_return_val_if_fail (SB_IS_STUDY (self), FALSE);
+  return self->held != NULL;
 }
 
 static SbParticipant *
@@ -680,8 +722,7 @@ sb_study_add_participant (SbStudy *self, const char *code, const char *note, GEr
   g_return_val_if_fail (SB_IS_STUDY (self), NULL);
   if (code != NULL && !sb_study_code_is_valid (code, error))
     return NULL;
-  lock = lock_roster (self, "skewgp study add", error);
-  if (lock == NULL)
+  if (!lock_roster (self, "skewgp study add", &lock, error))
     return NULL;
   if (code != NULL && sb_study_find (self, code) != NULL)
     {
@@ -726,8 +767,8 @@ sb_study_set_status (SbStudy *self, const char *code, SbParticipantStatus status
   SbParticipant *p;
 
   g_return_val_if_fail (SB_IS_STUDY (self), FALSE);
-  lock = lock_roster (self, "skewgp study", error);
-  if (lock == NULL || (p = find_mutable (self, code, error)) == NULL)
+  if (!lock_roster (self, "skewgp study", &lock, error)
+      || (p = find_mutable (self, code, error)) == NULL)
     return FALSE;
   p->status = status;
   return write_index (self, error);
@@ -740,8 +781,8 @@ sb_study_set_note (SbStudy *self, const char *code, const char *note, GError **e
   SbParticipant *p;
 
   g_return_val_if_fail (SB_IS_STUDY (self), FALSE);
-  lock = lock_roster (self, "skewgp study", error);
-  if (lock == NULL || (p = find_mutable (self, code, error)) == NULL)
+  if (!lock_roster (self, "skewgp study", &lock, error)
+      || (p = find_mutable (self, code, error)) == NULL)
     return FALSE;
   g_free (p->note);
   p->note = note && *note ? g_strdup (note) : NULL;

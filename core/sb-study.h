@@ -124,6 +124,16 @@ const SbParticipant *sb_study_get_participant (SbStudy *self, guint index);
 /* The participant with CODE (case-insensitive), or NULL. */
 const SbParticipant *sb_study_find (SbStudy *self, const char *code);
 
+/* Takes the index's write lock for PROGRAM and keeps it until
+ * sb_study_release (or the study is finalised): the study's only writer
+ * (the study server) holds it while it runs, so that `skewgp study add`
+ * or another window is refused, naming it. Roster changes through SELF
+ * use the held lock. FALSE with ERROR (G_IO_ERROR_BUSY naming the
+ * holder) when another writer has it. */
+gboolean sb_study_hold (SbStudy *self, const char *program, GError **error);
+void sb_study_release (SbStudy *self);
+gboolean sb_study_is_held (SbStudy *self);
+
 /* TRUE when CODE can name a participant (see above); ERROR says why not. */
 gboolean sb_study_code_is_valid (const char *code, GError **error);
 /* A generated code no participant of the study has. */

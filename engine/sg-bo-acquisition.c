@@ -795,6 +795,14 @@ _sg_bo_model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_
       status = maximise (&a, SG_BO_ACQ_TARGET_BALD, rng,
                          sg_progress_part_init (&sp, progress, 0.5, 1.0), x, &v);
     }
+  else if (_sg_bo_safe_rule_on (bo))
+    {
+      a.target = SG_BO_ACQ_TARGET_SAFE;
+      status = _sg_bo_safe_query (bo, rng, sg_progress_part_init (&sp, progress, 0.5, 1.0), q);
+      memcpy (x, q->x, c->dim * sizeof *x);
+      v = q->acquisition;
+      a.crn_seed = bo->safe_crn_seed;
+    }
   else if (c->mode == SG_BO_SAFE)
     {
       q->kind = SG_BO_QUERY_VALUE;
@@ -826,7 +834,8 @@ _sg_bo_model_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_
             }
         }
     }
-  if (status == SG_OK && k == 0)
+  /* (the SafeOpt rule describes its own proposal) */
+  if (status == SG_OK && k == 0 && !_sg_bo_safe_rule_on (bo))
     status = describe (&a, x, q);
   if (status == SG_OK)
     {
@@ -885,7 +894,9 @@ acq_target_name (const sg_bo_config *c, sg_bo_acq_target target)
     case SG_BO_ACQ_TARGET_NUMERIC:
       return c->numeric_acquisition == SG_BO_NUMERIC_EI ? "EI" : "UCB";
     case SG_BO_ACQ_TARGET_SAFE:
-      return "safe UCB";
+      return c->safe_rule == SG_BO_SAFE_SAFEOPT && c->surrogate != SG_BO_SURROGATE_RANDOM
+                 && c->surrogate != SG_BO_SURROGATE_TWO_GP
+               ? "SafeOpt" : "safe UCB";
     case SG_BO_ACQ_TARGET_BALD:
       return "BALD";
     case SG_BO_ACQ_TARGET_QEUBO:
@@ -955,10 +966,40 @@ eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progr
   return status;
 }
 
+/* Safe mode's SafeOpt rule at B points, blocks of EVAL_BLOCK with a
+ * progress report each: P(safe) into P, the rule's acquisition into ACQ
+ * (either may be NULL). */
+static int
+safe_eval_last (const sg_bo *bo, const double *XS, size_t b, const sg_progress *progress,
+                double *p, double *acq)
+{
+  if (bo == NULL || XS == NULL || b == 0 || !bo->acq.valid)
+    return SG_EINVAL;
+  size_t dim = bo->cfg.dim;
+  for (size_t i = 0; i < b * dim; i++)
+    if (!isfinite (XS[i]))
+      return SG_EINVAL;
+  double *v = malloc (b * sizeof *v);
+  int status = v ? SG_OK : SG_ENOMEM;
+  for (size_t i = 0; i < b && status == SG_OK; i += EVAL_BLOCK)
+    {
+      size_t n = b - i < EVAL_BLOCK ? b - i : EVAL_BLOCK;
+      status = sg_progress_report (progress, (double) i / (double) b);
+      if (status == SG_OK)
+        status = _sg_bo_safe_eval (bo, XS + i * dim, n, p ? v + i : NULL, acq ? v + i : NULL);
+    }
+  if (status == SG_OK)
+    memcpy (p ? p : acq, v, b * sizeof *v);
+  free (v);
+  return status;
+}
+
 sg_status
 sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
                       const sg_progress *progress, double *out)
 {
+  if (bo != NULL && _sg_bo_safe_rule_on (bo) && out != NULL)
+    return safe_eval_last (bo, XS, b, progress, NULL, out);
   return eval_last (bo, XS, b, progress, acquisition_value, out);
 }
 
@@ -966,5 +1007,7 @@ sg_status
 sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                      const sg_progress *progress, double *out)
 {
+  if (bo != NULL && _sg_bo_safe_rule_on (bo) && out != NULL)
+    return safe_eval_last (bo, XS, b, progress, out, NULL);
   return eval_last (bo, XS, b, progress, prob_valid_value, out);
 }

@@ -40,7 +40,8 @@ sg_bo_config_default (sg_bo_config *c, size_t dim, const double *lower,
   c->ucb_level = 0.95;
   c->eiig_k = 0.1;
   c->threshold = 0;
-  c->safe_probability = 0.7;
+  c->safe_rule = SG_BO_SAFE_SAFEOPT;
+  c->safe_probability = 0.95;
   c->safe_penalty = 1000;
   c->mixed_policy = SG_BO_MIXED_SCHEDULE;
   c->mixed_every = 4;
@@ -318,7 +319,10 @@ sg_bo_config_check (const sg_bo_config *c)
         return SG_EINVAL;
     }
   if (!(c->ucb_level > 0 && c->ucb_level < 1) || !(c->eiig_k >= 0) || !isfinite (c->eiig_k)
-      || !isfinite (c->threshold) || !(c->safe_probability >= 0 && c->safe_probability <= 1)
+      || !isfinite (c->threshold) || (unsigned) c->safe_rule > SG_BO_SAFE_PENALTY
+      || !(c->safe_rule == SG_BO_SAFE_PENALTY
+             ? c->safe_probability >= 0 && c->safe_probability <= 1
+             : c->safe_probability >= 0.5 && c->safe_probability < 1)
       || !(c->safe_penalty >= 0) || !isfinite (c->safe_penalty) || c->mixed_every == 0
       || !(c->mixed_confidence > 0.5 && c->mixed_confidence <= 1) || c->n_samples < 2
       || c->search.n_candidates == 0 || !(c->refit_lengthscale_min > 0)
@@ -339,6 +343,7 @@ static const char *const acq_names[] = { "ucb", "eiig", "epi", "thompson", "qeub
 _Static_assert (sizeof acq_names / sizeof acq_names[0] == SG_BO_ACQ_LAST + 1,
                 "one name per acquisition");
 static const char *const question_names[] = { "duel", "choice" };
+static const char *const safe_rule_names[] = { "safeopt", "penalty" };
 static const char *const surrogate_names[] = { "skewgp", "laplace", "ep", "random", "two-gp",
                                                 "svgp" };
 
@@ -388,6 +393,18 @@ sg_bo_question_name (sg_bo_question q)
       return st_;                                                              \
     }                                                                          \
   while (0)
+
+const char *
+sg_bo_safe_rule_name (sg_bo_safe_rule r)
+{
+  return sg_name_of (safe_rule_names, N_NAMES (safe_rule_names), (size_t) r);
+}
+
+sg_status
+sg_bo_safe_rule_parse (const char *name, sg_bo_safe_rule *rule)
+{
+  PARSE_NAME (safe_rule_names, name, rule, sg_bo_safe_rule);
+}
 
 sg_status
 sg_bo_mode_parse (const char *name, sg_bo_mode *mode)

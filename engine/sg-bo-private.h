@@ -3,6 +3,7 @@
  *   sg-bo-config.c       configuration, its checks, box geometry, names
  *   sg-bo-initial.c      random questions and the initial design
  *   sg-bo-two-gp.c       the two-GP (SafeOpt-style) safe surrogate
+ *   sg-bo-safe.c         safe mode's SafeOpt rule and its hyperparameters
  *   sg-bo-acquisition.c  the acquisition search on joint posterior samples
  *   sg-bo.c              the loop: answers, the model, proposals, refits
  */
@@ -47,6 +48,11 @@ struct sg_bo {
   sg_hyper hyper;        /* current hyperparameters; arrays in hyper_buf,
                             a kernel of the loop's own                     */
   double *hyper_buf;
+  /* The hyperparameters the model of the last proposal used: HYPER, but
+   * for safe mode's SafeOpt rule with its mean, variance floor and
+   * lengthscale caps (sg-bo-safe.c); a kernel of its own, the latent
+   * part's arrays borrowed from HYPER. */
+  sg_hyper model_hyper;
   sg_data data;
   answer_record *log;
   size_t n_log, cap_log;
@@ -74,6 +80,13 @@ struct sg_bo {
   int has_summary;       /* a long session's sparse summary (sg_bo_set_summary) */
   sg_svgp_pseudo summary;
   size_t summary_seen;   /* the answers it stands for                     */
+  /* Safe mode's SafeOpt rule (sg-bo-safe.c): its last proposal and the
+   * common random numbers of its intervals, and the last refit's choice. */
+  sg_bo_safe_info safe_info;
+  unsigned long safe_crn_seed;
+  size_t safe_n_obs;             /* the observations it saw                */
+  double safe_widest_maximiser;  /* the width the expanders had to beat   */
+  sg_bo_safe_fit safe_fit;
 };
 
 
@@ -130,3 +143,29 @@ int _sg_bo_two_gp_samples (const sg_bo *bo, const double *x, size_t n, const dou
                            double *F);
 /* The safe-UCB value of the samples F (2n) of the two models. */
 double _sg_bo_two_gp_safe_ucb (const sg_bo *bo, const double *F, size_t n, double *scratch);
+
+/* ---- Safe mode's SafeOpt rule (sg-bo-safe.c) ------------------------------ */
+
+/* The rule applies: safe mode with the SafeOpt rule, a model surrogate. */
+int _sg_bo_safe_rule_on (const sg_bo *bo);
+/* The largest lengthscale the model may use along J, and the smallest
+ * variance (sg-bo.h, "Safe mode"). */
+double _sg_bo_safe_lengthscale_cap (const sg_bo *bo, size_t j);
+double _sg_bo_safe_variance_floor (const sg_bo *bo);
+/* H (a copy of the current hyperparameters) made the model's; INFO's
+ * hyperparameter fields say what changed. */
+void _sg_bo_safe_model_hyper (const sg_bo *bo, sg_hyper *h, sg_bo_safe_info *info);
+/* A safe-mode refit: the mean fixed at h, the variance and lengthscale
+ * bounds into SPEC, H moved inside them. */
+void _sg_bo_safe_fit_spec (const sg_bo *bo, sg_fit_spec *spec, sg_hyper *h);
+/* After the fit H (log evidence BEST): each lengthscale longer than its
+ * default moved to the conservative end of its profile-likelihood
+ * interval; bo->safe_fit records the choice. */
+int _sg_bo_safe_profile (sg_bo *bo, sg_evidence_fn eval, void *ctx, double best,
+                         const sg_progress *progress, sg_hyper *h);
+/* The next setting by the rule into Q (the model built). */
+int _sg_bo_safe_query (sg_bo *bo, gsl_rng *rng, const sg_progress *progress, sg_bo_query *q);
+/* P(safe) (OUT) and the rule's acquisition (ACQ, may be NULL: the
+ * interval's width at maximisers and at expanders wider than every
+ * maximiser, -inf elsewhere) of the last proposal's model at N points. */
+int _sg_bo_safe_eval (const sg_bo *bo, const double *X, size_t n, double *p_safe, double *acq);

@@ -7,8 +7,9 @@
  * SafeOpt-style baseline (sg-bo.h): an EP GP classifier of validity and a
  * GP regression of the valid values, independent given the kernel. */
 
-/* REG: the valid values as numeric observations; CLS: every safe answer as
- * a binary label (+1 valid, -1 invalid). Both initialised by the call. */
+/* REG: the measured values as numeric observations; CLS: every safe answer
+ * as a binary label (+1 valid, -1 invalid or a value below h). Both
+ * initialised by the call. */
 int
 _sg_bo_two_gp_split (const sg_data *data, sg_data *reg, sg_data *cls)
 {
@@ -24,6 +25,12 @@ _sg_bo_two_gp_split (const sg_data *data, sg_data *reg, sg_data *cls)
           status = sg_data_add_numeric (reg, x, o->y);
           if (status == SG_OK)
             status = sg_data_add_binary (cls, x, +1);
+        }
+      else if (o->kind == SG_OBS_NUMERIC)  /* a value below h: unsafe */
+        {
+          status = sg_data_add_numeric (reg, x, o->y);
+          if (status == SG_OK)
+            status = sg_data_add_binary (cls, x, -1);
         }
       else if (o->kind == SG_OBS_INVALID)
         status = sg_data_add_binary (cls, x, -1);
@@ -43,10 +50,13 @@ _sg_bo_two_gp_build (sg_bo *bo, const sg_progress *progress)
   int status = _sg_bo_two_gp_split (&bo->data, &reg, &cls);
   if (status != SG_OK)
     return status;
-  /* the classifier: latent f_c with mean 0, labels through probit_sd */
+  /* the classifier: latent f_c with mean 0, labels through probit_sd, on
+   * the scale of the hyperparameters (a floor on f's variance in f's units
+   * says nothing of f_c's) */
   sg_approx_model model;
-  sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
+  sg_hyper_approx_model (&bo->model_hyper, SG_LINK_PROBIT, &model);
   model.prior_mean = 0;
+  model.kernel.variance = bo->hyper.kernel.variance;
   status = sg_ep_posterior (&model, &cls, NULL, progress, &bo->cls_warm,
                             &bo->cls_post);
   if (status == SG_OK)
@@ -56,7 +66,7 @@ _sg_bo_two_gp_build (sg_bo *bo, const sg_progress *progress)
        * sg_laplace_posterior does no approximation) */
       if (reg.n_obs > 0)
         {
-          sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
+          sg_hyper_approx_model (&bo->model_hyper, SG_LINK_PROBIT, &model);
           status = sg_laplace_posterior (&model, &reg, NULL, progress, NULL,
                                          &bo->reg_post);
           bo->has_reg = status == SG_OK;
@@ -72,7 +82,7 @@ _sg_bo_two_gp_build (sg_bo *bo, const sg_progress *progress)
 int
 _sg_bo_two_gp_samples (const sg_bo *bo, const double *x, size_t n, const double *Z, double *F)
 {
-  double mean = bo->hyper.mean, var = bo->hyper.kernel.variance;  /* the prior */
+  double mean = bo->model_hyper.mean, var = bo->model_hyper.kernel.variance;  /* the prior */
   int status = SG_OK;
   if (bo->has_reg)
     status = sg_gauss_post_predict (&bo->reg_post, x, 1, &mean, &var);

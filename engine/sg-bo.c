@@ -56,9 +56,11 @@ sg_bo_new (const sg_bo_config *config, sg_bo **out)
   memset (&bo->cfg.prior.kernel, 0, sizeof bo->cfg.prior.kernel);
   if (bo->prior_buf == NULL || bo->hyper_buf == NULL || (ncand && bo->cand_buf == NULL)
       || sg_kernel_copy (&bo->cfg.prior.kernel, &config->prior.kernel) != SG_OK
-      || sg_kernel_copy (&bo->hyper.kernel, &config->prior.kernel) != SG_OK)
+      || sg_kernel_copy (&bo->hyper.kernel, &config->prior.kernel) != SG_OK
+      || sg_kernel_copy (&bo->model_hyper.kernel, &config->prior.kernel) != SG_OK)
     {
       sg_kernel_clear (&bo->cfg.prior.kernel);
+      sg_kernel_clear (&bo->hyper.kernel);
       free (bo->prior_buf); free (bo->hyper_buf); free (bo->cand_buf); free (bo);
       return SG_ENOMEM;
     }
@@ -98,6 +100,7 @@ drop_model (sg_bo *bo)
   bo->has_svgp = 0;
   bo->model_n = SIZE_MAX;
   bo->acq.valid = 0;
+  bo->safe_info.valid = 0;
 }
 
 void
@@ -114,6 +117,7 @@ sg_bo_free (sg_bo *bo)
   free (bo->log);
   sg_kernel_clear (&bo->cfg.prior.kernel);
   sg_kernel_clear (&bo->hyper.kernel);
+  sg_kernel_clear (&bo->model_hyper.kernel);
   free (bo->prior_buf);
   free (bo->hyper_buf);
   free (bo->cand_buf);
@@ -329,6 +333,43 @@ sg_bo_answer_ranking (sg_bo *bo, const double *order, size_t k)
   return status;
 }
 
+/* x_r failed (or, in safe mode, measured below h), so it gives up its
+ * place to the setting with the highest measured (safe) value other than
+ * it, if there is one; otherwise it stays in mixed mode (nothing else is
+ * known to be better) and there is none in safe mode (nothing is known
+ * to be safe). */
+static void
+replace_failed_ref (sg_bo *bo)
+{
+  const sg_data *data = &bo->data;
+  int safe = bo->cfg.mode == SG_BO_SAFE;
+  double best_y = -INFINITY;
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < data->n_obs; i++)
+    {
+      const sg_obs *o = &data->obs[i];
+      if (o->kind != (safe ? SG_OBS_VALID : SG_OBS_NUMERIC) || !(o->y > best_y)
+          || is_ref (bo, data->X + o->a * bo->cfg.dim))
+        continue;
+      /* the setting's last measurement counts (safe mode: a later failure
+       * or value below h, or a lower value, replaces this one) */
+      size_t k = i + 1;
+      while (k < data->n_obs
+             && !(data->obs[k].a == o->a
+                  && (data->obs[k].kind == SG_OBS_VALID || data->obs[k].kind == SG_OBS_NUMERIC
+                      || data->obs[k].kind == SG_OBS_INVALID)))
+        k++;
+      if (safe && k < data->n_obs)
+        continue;
+      best_y = o->y;
+      best = o->a;
+    }
+  if (best != SIZE_MAX)
+    set_ref (bo, data->X + best * bo->cfg.dim, best_y);
+  else if (safe)
+    bo->has_ref = 0;  /* no setting is known to be safe */
+}
+
 sg_status
 sg_bo_answer_value (sg_bo *bo, const double *x, double y)
 {
@@ -342,43 +383,31 @@ sg_bo_answer_value (sg_bo *bo, const double *x, double y)
   int status = reserve_log (bo);
   if (status != SG_OK)
     return status;
-  if (bo->cfg.mode == SG_BO_SAFE)
+  /* Safe mode: a value at or above h is eq. 40's valid factor; one below
+   * h was measured at an unsafe setting, and the valid factor (which says
+   * f >= h) would contradict it: it is a plain measurement. */
+  int unsafe = bo->cfg.mode == SG_BO_SAFE && y < bo->cfg.threshold;
+  if (bo->cfg.mode == SG_BO_SAFE && !unsafe)
     status = sg_data_add_valid (&bo->data, x, y, bo->cfg.threshold);
   else
     status = sg_data_add_numeric (&bo->data, x, y);
   if (status != SG_OK)
     return status;
   push_record (bo);
+  if (unsafe)
+    {
+      /* an unsafe value is never x_r; x_r measured unsafe gives way */
+      if (is_ref (bo, x))
+        replace_failed_ref (bo);
+      return SG_OK;
+    }
   /* A value moves x_r only when it can be compared with x_r's own value
    * (or there is no x_r yet): a duel winner whose value was never
    * measured stays x_r, since a value alone says nothing about it. In
-   * safe mode every x_r was measured, so x_r is the best valid value. */
+   * safe mode every x_r was measured, so x_r is the best safe value. */
   if (!bo->has_ref || is_ref (bo, x) || (isfinite (bo->ref_value) && y > bo->ref_value))
     set_ref (bo, x, y);
   return SG_OK;
-}
-
-/* Mixed mode: x_r failed when measured, so it gives up its place to the
- * setting with the highest measured value other than it, if there is one
- * (otherwise it stays: nothing else is known to be better). */
-static void
-replace_failed_ref (sg_bo *bo)
-{
-  const sg_data *data = &bo->data;
-  double best_y = -INFINITY;
-  size_t best = SIZE_MAX;
-  for (size_t i = 0; i < data->n_obs; i++)
-    {
-      const sg_obs *o = &data->obs[i];
-      if (o->kind == SG_OBS_NUMERIC && o->y > best_y
-          && !is_ref (bo, data->X + o->a * bo->cfg.dim))
-        {
-          best_y = o->y;
-          best = o->a;
-        }
-    }
-  if (best != SIZE_MAX)
-    set_ref (bo, data->X + best * bo->cfg.dim, best_y);
 }
 
 /* "X failed": a one-sided (censored) observation, the non-valid factor of
@@ -405,7 +434,7 @@ sg_bo_answer_invalid (sg_bo *bo, const double *x)
   if (status != SG_OK)
     return status;
   push_record (bo);
-  if (bo->cfg.mode == SG_BO_MIXED && is_ref (bo, x))
+  if (is_ref (bo, x))
     replace_failed_ref (bo);
   return SG_OK;
 }
@@ -492,7 +521,7 @@ summary_posterior (sg_bo *bo, const sg_skewgp_prior *prior)
   int status = sg_data_tail (&bo->data, bo->summary_seen, &tail);
   if (status != SG_OK)
     return status;
-  status = sg_likelihood_build (&tail, &bo->hyper.noise, &lik);
+  status = sg_likelihood_build (&tail, &bo->model_hyper.noise, &lik);
   if (status == SG_OK)
     {
       status = sg_svgp_pseudo_append (&bo->summary, tail.X, tail.n_inputs, &lik, &X, &all);
@@ -561,13 +590,21 @@ static int
 build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
 {
   int status;
+  const sg_hyper *hy = &bo->model_hyper;
+  sg_kernel own = bo->model_hyper.kernel;
+  bo->model_hyper = bo->hyper;  /* the latent part's arrays borrowed */
+  bo->model_hyper.kernel = own;
+  (void) sg_kernel_memcpy (&bo->model_hyper.kernel, &bo->hyper.kernel);
+  bo->safe_info.valid = 0;
+  if (_sg_bo_safe_rule_on (bo))
+    _sg_bo_safe_model_hyper (bo, &bo->model_hyper, &bo->safe_info);
   if (bo->cfg.surrogate == SG_BO_SURROGATE_TWO_GP)
     status = _sg_bo_two_gp_build (bo, progress);
   else if (bo->cfg.surrogate == SG_BO_SURROGATE_SVGP)
     {
       sg_svgp_options o;
       sg_svgp_options_default (&o);
-      status = rng ? sg_svgp_fit_preferences (&bo->hyper.kernel, bo->hyper.noise.probit_sd,
+      status = rng ? sg_svgp_fit_preferences (&hy->kernel, hy->noise.probit_sd,
                                               &bo->data, &o, rng, progress, &bo->svgp)
                    : SG_EINVAL;
       bo->has_svgp = status == SG_OK;
@@ -575,10 +612,9 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
   else if (bo->cfg.surrogate == SG_BO_SURROGATE_SKEWGP)
     {
       sg_skewgp_prior prior;
-      sg_hyper_skewgp_prior (&bo->hyper, &prior);
+      sg_hyper_skewgp_prior (hy, &prior);
       status = bo->has_summary ? summary_posterior (bo, &prior)
-                               : skewgp_posterior (&bo->data, &bo->hyper.noise, &prior,
-                                                   &bo->post);
+                               : skewgp_posterior (&bo->data, &hy->noise, &prior, &bo->post);
       if (status == SG_OK)
         status = sg_skewgp_sample (bo->post, bo->cfg.n_samples, &bo->cfg.sampling,
                                    rng, progress, &bo->samples);
@@ -586,7 +622,7 @@ build_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
   else
     {
       sg_approx_model model;
-      sg_hyper_approx_model (&bo->hyper, SG_LINK_PROBIT, &model);
+      sg_hyper_approx_model (hy, SG_LINK_PROBIT, &model);
       if (bo->cfg.surrogate == SG_BO_SURROGATE_LAPLACE)
         {
           status = sg_laplace_posterior (&model, &bo->data, NULL, progress,
@@ -692,7 +728,7 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
   if (!has_tie_rows (data))
     free_mask &= ~(unsigned) SG_FIT_TIE_MARGIN;
   if (bo->cfg.surrogate == SG_BO_SURROGATE_RANDOM || bo->cfg.surrogate == SG_BO_SURROGATE_SVGP
-      || data->n_obs < 2 || free_mask == 0)
+      || data->n_obs < (_sg_bo_safe_rule_on (bo) ? 1 : 2) || free_mask == 0)
     {
       bo->refit_done = 1;
       bo->refit_n = bo->n_log;
@@ -730,6 +766,11 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
       spec.lengthscale[j].lower = bo->cfg.refit_lengthscale_min * w;
       spec.lengthscale[j].upper = bo->cfg.refit_lengthscale_max * w;
     }
+  /* safe mode's SafeOpt rule: the mean at h, the variance floor and the
+   * lengthscale caps of the model bound the fit (sg-bo.h, "Safe mode") */
+  int safe = _sg_bo_safe_rule_on (bo);
+  if (safe)
+    _sg_bo_safe_fit_spec (bo, &spec, &h);
   /* the two-GP regression data are numeric only: the Laplace "approximation"
    * is then the exact GP evidence */
   sg_fit_method method = bo->cfg.surrogate == SG_BO_SURROGATE_LAPLACE ? SG_FIT_METHOD_LAPLACE
@@ -751,6 +792,9 @@ refit_on (sg_bo *bo, const sg_data *data, gsl_rng *rng, const sg_progress *progr
     opt.n_starts = 1;
   if (status == SG_OK)
     status = sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, progress, &h, &r);
+  bo->safe_fit.valid = 0;
+  if (status == SG_OK && safe)
+    status = _sg_bo_safe_profile (bo, sg_evidence_eval, &ctx, r.log_evidence, progress, &h);
   if (status == SG_OK)
     {
       hyper_copy (&bo->hyper, &h, bo->hyper_buf, dim);
@@ -801,7 +845,26 @@ sg_bo_set_hyper (sg_bo *bo, const sg_hyper *hyper)
     return SG_EINVAL;
   hyper_copy (&bo->hyper, hyper, bo->hyper_buf, bo->cfg.dim);
   _sg_bo_apply_kinds (&bo->cfg, &bo->hyper.kernel);
+  bo->safe_fit.valid = 0;
   drop_model (bo);
+  return SG_OK;
+}
+
+sg_status
+sg_bo_safe_last (const sg_bo *bo, sg_bo_safe_info *info)
+{
+  if (bo == NULL || info == NULL || !bo->safe_info.valid)
+    return SG_EINVAL;
+  *info = bo->safe_info;
+  return SG_OK;
+}
+
+sg_status
+sg_bo_safe_last_fit (const sg_bo *bo, sg_bo_safe_fit *fit)
+{
+  if (bo == NULL || fit == NULL || !bo->safe_fit.valid)
+    return SG_EINVAL;
+  *fit = bo->safe_fit;
   return SG_OK;
 }
 

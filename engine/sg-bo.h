@@ -29,8 +29,11 @@
  *               the failure level h (config.threshold).
  *   safe        every query asks for g(x), answered by a value or
  *               "invalid" (g(x) < h, no output); likelihood 001 eq. 40;
- *               x_r is the valid point with the largest value (the last
- *               measurement counts when a point is measured again).
+ *               a value below h is a measurement of an unsafe setting
+ *               (a numeric observation: eq. 40's valid factor would say
+ *               f >= h). x_r is the setting with the largest value at or
+ *               above h (the last measurement counts when a point is
+ *               measured again). See "Safe mode" below.
  *   active      active learning of a binary classifier (001 sec. 5.1):
  *               every query asks for the label (+1 / -1) of x, chosen by
  *               maximising BALD (001 eq. 43, sg_acq_bald) on posterior
@@ -172,6 +175,15 @@ typedef enum {
   SG_BO_ACTIVE,     /* active binary classification by BALD (001 sec. 5.1) */
 } sg_bo_mode;
 
+/* How safe mode chooses its next setting (see "Safe mode" below). */
+typedef enum {
+  SG_BO_SAFE_SAFEOPT = 0,  /* SafeOpt's safe set, expanders and maximisers
+                              at the confidence level (the default)      */
+  SG_BO_SAFE_PENALTY,      /* paper 001 sec. 5.2.3 as published: the UCB
+                              of f minus safe_penalty where P(f >= h) <
+                              safe_probability (0.7 in the paper)        */
+} sg_bo_safe_rule;
+
 /* The acquisition for duels (and, in safe mode, ignored). */
 typedef enum {
   SG_BO_ACQ_UCB = 0,    /* dueling UCB, upper end of the HPD of f(x)-f(x_r) */
@@ -258,8 +270,10 @@ typedef struct {
   double eiig_k;           /* k of EIIG (default 0.1)                      */
   double threshold;        /* h: safe mode's threshold, mixed mode's
                               failure level (default 0)                   */
-  double safe_probability; /* safe mode: required P(f >= h) (default 0.7)  */
-  double safe_penalty;     /* safe mode: penalty below it (default 1000)   */
+  sg_bo_safe_rule safe_rule;  /* safe mode's rule (default SAFEOPT)     */
+  double safe_probability; /* safe mode: the confidence level, the P(f >= h)
+                              a proposal needs (default 0.95; in [0.5, 1)) */
+  double safe_penalty;     /* PENALTY rule: the penalty below it (1000)    */
 
   /* Mixed mode. */
   sg_bo_mixed_policy mixed_policy;
@@ -333,10 +347,10 @@ typedef struct {
  * lengthscales 0.2 x the box widths, mean 0, numeric_sd 0.1, probit_sd
  * 1/sqrt2 (so a duel's likelihood is Phi(f(a) - f(b)), as in the
  * reference code), the other noise fields as sg_noise_default, s = 0,
- * threshold 0, safe 0.7 / 1000, mixed every 4, 5 initial, refits 30 / 10,
- * 1000 samples, seed 0. The prior's kernel has storage of its own
- * (sg-kernel.h): release it with sg_bo_config_clear. Returns SG_EINVAL
- * for a bad box, SG_ENOMEM. */
+ * threshold 0, safe SafeOpt at 0.95 (penalty 1000 for the PENALTY rule),
+ * mixed every 4, 5 initial, refits 30 / 10, 1000 samples, seed 0. The
+ * prior's kernel has storage of its own (sg-kernel.h): release it with
+ * sg_bo_config_clear. Returns SG_EINVAL for a bad box, SG_ENOMEM. */
 sg_status sg_bo_config_default (sg_bo_config *config, size_t dim,
                                 const double *lower, const double *upper);
 /* Releases the prior kernel's storage (CONFIG NULL or cleared: nothing). */
@@ -426,6 +440,13 @@ typedef enum {
   SG_BO_QUERY_CHOICE,      /* "which of options[0..n_options) is best?"   */
 } sg_bo_query_kind;
 
+/* Why the SafeOpt rule chose a setting (Sui et al. 2015). */
+typedef enum {
+  SG_BO_SAFE_ROLE_NONE = 0,   /* not chosen by the rule (initial, other modes) */
+  SG_BO_SAFE_ROLE_EXPANDER,   /* measuring it may make unsafe settings safe  */
+  SG_BO_SAFE_ROLE_MAXIMISER,  /* it may beat the best safe lower bound       */
+} sg_bo_safe_role;
+
 typedef struct {
   sg_bo_query_kind kind;
   double x[SG_BO_MAX_DIM];      /* the new point (A of a duel; options[0]) */
@@ -444,6 +465,13 @@ typedef struct {
   double prob_safe;             /* safe mode: P(f(x) >= h) (else NaN); with
                                    the two-GP surrogate the classifier's
                                    P(f_c(x) >= 0)                          */
+  sg_bo_safe_role safe_role;    /* safe mode, SafeOpt rule: why x was
+                                   chosen                                  */
+  int safe_exhausted;           /* safe mode, SafeOpt rule: no new setting
+                                   is safe at the level, or none teaches
+                                   anything (sg_bo_safe_last says which):
+                                   x is x_r, the best safe setting measured,
+                                   and nothing needs to be asked           */
 } sg_bo_query;
 
 /* The recommended RNG for the next proposal: sg_rng_new(config.seed,
@@ -549,7 +577,8 @@ typedef enum {
   SG_BO_ACQ_TARGET_NONE = 0,
   SG_BO_ACQ_TARGET_DUEL,     /* config.acquisition of h = f(x) - f(x_r)    */
   SG_BO_ACQ_TARGET_NUMERIC,  /* config.numeric_acquisition (mixed values)  */
-  SG_BO_ACQ_TARGET_SAFE,     /* safe UCB of f(x) (safe mode)               */
+  SG_BO_ACQ_TARGET_SAFE,     /* safe mode: the safe UCB of f(x), or the
+                                SafeOpt rule's interval width             */
   SG_BO_ACQ_TARGET_BALD,     /* BALD of the label at x (active mode)       */
   SG_BO_ACQ_TARGET_QEUBO,    /* qEUBO of the set {options found before x,
                                 x}: the last step of the greedy search    */
@@ -562,7 +591,8 @@ typedef struct {
   sg_bo_acq_target target;   /* which acquisition was maximised            */
   const char *name;          /* "dueling UCB", "EIIG", "EPI", "Thompson",
                                 "qEUBO", "HB-EI", "HB-UCB", "DTS", "MUC",
-                                "UCB", "EI", "safe UCB" or "BALD" (static) */
+                                "UCB", "EI", "safe UCB", "SafeOpt" or
+                                "BALD" (static)                            */
   double x[SG_BO_MAX_DIM];   /* its maximiser (the proposed x; for qEUBO
                                 the last option added)                     */
   double value;              /* the value there (query.acquisition; NaN
@@ -588,7 +618,13 @@ sg_status sg_bo_acquisition_at (const sg_bo *bo, const double *XS, size_t b,
 /* P(f(x) >= config.threshold) at B points (001 sec. 5.2.3; the h of safe
  * mode), as the fraction of the same joint samples at or above h, so its
  * value at the proposal is query.prob_safe. Any mode; same errors. With
- * the two-GP surrogate: the classifier's P(f_c(x) >= 0) (its samples). */
+ * the two-GP surrogate: the classifier's P(f_c(x) >= 0) (its samples).
+ * With safe mode's SafeOpt rule: its P(safe), the Gaussian remainder
+ * integrated over every latent sample; and sg_bo_acquisition_at gives the
+ * rule's interval width u - l at the settings it would take as
+ * maximisers, or as expanders wider than every maximiser (judged against
+ * the points among XS it deems unsafe), -inf elsewhere, with the answers
+ * as they were at the proposal. */
 sg_status sg_bo_prob_valid_at (const sg_bo *bo, const double *XS, size_t b,
                                const sg_progress *progress, double *out);
 
@@ -608,6 +644,128 @@ sg_status sg_bo_fit_model (sg_bo *bo, gsl_rng *rng, const sg_progress *progress)
  * model; SG_EINVAL when there is none (random surrogate, initial design). */
 sg_status sg_bo_class_probability (const sg_bo *bo, const double *XS, size_t b,
                                    const sg_progress *progress, double *prob);
+
+/* ---- Safe mode -----------------------------------------------------------
+ * The SafeOpt rule (config.safe_rule = SG_BO_SAFE_SAFEOPT; Sui, Gotovos,
+ * Burdick and Krause, "Safe exploration for optimization with Gaussian
+ * processes", ICML 2015; Berkenkamp, Krause and Schoellig, "Bayesian
+ * optimization with safety constraints", Machine Learning 2023) on the
+ * model's posterior of f (the exact SkewGP of 001 eq. 40 by default;
+ * Laplace and EP alike). The two-GP surrogate, paper 001's baseline, keeps
+ * the PENALTY rule at the level: its classifier alone cannot make a
+ * setting safe at 95 % from a few valid labels. With LEVEL the confidence
+ * level config.safe_probability:
+ *   safe set    the settings with P(f(x) >= h | answers) >= LEVEL (for the
+ *               SkewGP the Gaussian remainder integrated exactly over each
+ *               latent sample, sg_skewgp_conditional_all) that are
+ *               - within one lengthscale (the model's) of a measured safe
+ *                 setting: the set grows by steps from measured settings;
+ *               - new: farther than the resolution from every measured
+ *                 setting in some coordinate (the configured resolution,
+ *                 at least half a step of an integer and 0.5 % of the
+ *                 range of a continuous coordinate: sg_bo_safe_resolution);
+ *               - not within the resolution of a failed setting or of a
+ *                 value below h, unless the model now says that setting
+ *                 is safe at LEVEL (the evidence has moved past it);
+ *   bounds      l(x), u(x): the ends of the LEVEL highest-density interval
+ *               of f(x);
+ *   maximisers  the safe settings with u(x) >= the largest l(x) of a safe
+ *               setting, measured or not;
+ *   expanders   the safe settings where a measurement as high as u(x)
+ *               would make a nearby unsafe setting safe at LEVEL (the
+ *               Gaussian part of the model conditioned on it, the latent
+ *               samples held fixed);
+ *   proposal    the maximiser or expander with the widest interval
+ *               u - l (SafeOpt's rule; expanders are tested widest first
+ *               and only when wider than every maximiser). Intervals
+ *               narrower than 4 numeric_sd teach nothing and are skipped.
+ * The settings considered are drawn around the measured safe settings
+ * (a ball of one lengthscale around each, and steps of a quarter and half
+ * a lengthscale along each axis, +-1 along an integer one), moved onto
+ * the settings the kinds allow, then refined around the best. When no
+ * setting qualifies the query is safe_exhausted: x is x_r, and
+ * sg_bo_safe_last says whether nothing new is safe at LEVEL or the safe
+ * settings left teach nothing. A failure and a value below h shrink the
+ * safe set at once: P(safe) is computed from all answers at every
+ * proposal (not intersected with earlier intervals as SafeOpt does, which
+ * would keep a setting safe that a failure has refuted).
+ *
+ * Hyperparameters. The model uses the current ones with three changes
+ * that keep it from being confident where it has no data:
+ *   mean        h: far from every measurement P(safe) = 1/2 < LEVEL;
+ *   variance    at least the largest (y - h)^2 of a measured value y: f
+ *               may fall from any measured value to h;
+ *   lengthscale along j at most max(its default, the spread of the
+ *               measured settings along j): a correlation over distances
+ *               the data have not spanned is not taken from a fit. The
+ *               default is the prior's lengthscale (at least 2 for an
+ *               integer, so that a neighbour can become safe).
+ * A refit in safe mode fits the lengthscales and the variance with the
+ * mean at h, inside those bounds; then, where the fit is poorly
+ * identified, it takes the conservative end: a fitted lengthscale longer
+ * than its default becomes the shortest whose log evidence is within 1.92
+ * nats of the maximum (the end of its 95 % profile-likelihood interval,
+ * the others held at the fit), and the default itself when the evidence
+ * cannot tell them apart (sg_bo_safe_last_fit).
+ * The PENALTY rule is paper 001 sec. 5.2.3 as published (with 0.7 as its
+ * level): the safe UCB of sg-acq.h, hyperparameters as they are.
+ */
+typedef enum {
+  SG_BO_SAFE_GROWING = 0,   /* a maximiser or an expander was proposed     */
+  SG_BO_SAFE_NOTHING_SAFE,  /* no new setting is safe at the level         */
+  SG_BO_SAFE_KNOWN_ENOUGH,  /* new safe settings remain, but none expands
+                               the safe set and every maximiser is known
+                               within the measurement noise               */
+} sg_bo_safe_state;
+
+/* What the model of the last proposal changed in the hyperparameters. */
+enum {
+  SG_BO_SAFE_MEAN_AT_THRESHOLD = 1u << 0,  /* the mean was moved to h      */
+  SG_BO_SAFE_VARIANCE_RAISED = 1u << 1,    /* up to its floor              */
+};
+
+typedef struct {
+  int valid;                 /* a SafeOpt-rule proposal was made           */
+  double level;              /* config.safe_probability                    */
+  sg_bo_safe_state state;
+  sg_bo_safe_role role;
+  double x[SG_BO_MAX_DIM];   /* the proposal (x_r when exhausted)          */
+  double value;              /* its interval's width (NaN when exhausted)  */
+  size_t n_candidates, n_safe, n_maximisers, n_expanders;  /* the search's */
+  double best_lower;         /* the largest l(x) of a safe setting         */
+  double width_floor;        /* 4 numeric_sd                               */
+  /* The hyperparameters the model used, and what was changed. */
+  double mean, variance, lengthscales[SG_BO_MAX_DIM];
+  unsigned adjusted;         /* SG_BO_SAFE_MEAN_AT_THRESHOLD | ...         */
+  double variance_floor;
+  double lengthscale_cap[SG_BO_MAX_DIM];
+  unsigned char capped[SG_BO_MAX_DIM];  /* 1: cut to its cap              */
+} sg_bo_safe_info;
+
+/* The SafeOpt rule's last proposal (safe mode); SG_EINVAL when there is
+ * none (another rule or mode, the initial design, a model dropped). */
+sg_status sg_bo_safe_last (const sg_bo *bo, sg_bo_safe_info *info);
+
+typedef struct {
+  int valid;                 /* the last refit was a safe-mode one         */
+  double log_evidence;       /* its maximum                                */
+  double fitted[SG_BO_MAX_DIM];         /* the evidence's maximiser       */
+  unsigned char shortened[SG_BO_MAX_DIM];  /* 1: taken at the interval's
+                                              end (or the default)         */
+} sg_bo_safe_fit;
+
+/* The last refit's conservative choice (see "Safe mode"); SG_EINVAL when
+ * there is none since the hyperparameters were last set. */
+sg_status sg_bo_safe_last_fit (const sg_bo *bo, sg_bo_safe_fit *fit);
+
+/* The resolution the SafeOpt rule uses along J: the configured one, at
+ * least 0.5 for an integer coordinate and 0.5 % of the range of a
+ * continuous one; 0 for a categorical one (levels differ or not). */
+double sg_bo_safe_resolution (const sg_bo_config *config, size_t j);
+
+/* "safeopt" and "penalty"; parse returns SG_EINVAL for others. */
+const char *sg_bo_safe_rule_name (sg_bo_safe_rule rule);
+sg_status sg_bo_safe_rule_parse (const char *name, sg_bo_safe_rule *rule);
 
 /* ---- Two-GP surrogate (safe mode; SG_BO_SURROGATE_TWO_GP) ------------------
  * The baseline of 001 sec. 5.2.3 / Figure 15 in the style of SafeOpt

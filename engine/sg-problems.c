@@ -19,7 +19,16 @@ typedef struct {
   objective_fn value;
   double optimum;            /* max value (NaN: computed at creation)     */
   double optimizer[SG_PROBLEM_MAX_DIM];
-  int safe;                  /* has a threshold and a safe start          */
+  /* Safe problems: SAFE = 1, the threshold and a safe start (GP_DRAW:
+   * both fixed by the draw, h = 0 and x = 0). */
+  int safe;
+  int gp_draw;               /* safe-gp1d: the objective is a random draw */
+  double threshold;
+  double safe_start[SG_PROBLEM_MAX_DIM];
+  /* What each coordinate is (SG_DIM_LINEAR unless said) and its
+   * measurement resolution (0: none given). */
+  sg_dim_kind kind[SG_PROBLEM_MAX_DIM];
+  double resolution[SG_PROBLEM_MAX_DIM];
 } problem_spec;
 
 struct sg_problem {
@@ -29,6 +38,7 @@ struct sg_problem {
   double optimizer[SG_PROBLEM_MAX_DIM];
   double threshold;
   double safe_start[SG_PROBLEM_MAX_DIM];
+  double safe_optimum;       /* max g over the safe region of the start  */
   /* safe-gp1d: g(x) = k(x, grid) alpha, the GP mean through the draw */
   sg_kernel kernel;
   double *grid;    /* SG_SAFE_GP_GRID points */
@@ -279,6 +289,16 @@ safe_gp (const sg_problem *p, const double *x)
   return s;
 }
 
+/* The engineer's machine (see the header): a tilted Gaussian bump of 100
+ * over ln(gain), taps and temperature. */
+static double
+machine3 (const sg_problem *p, const double *x)
+{
+  (void) p;
+  double a = (x[0] - 0.9) / 1.6, b = (x[1] - 5) / 3.0, c = (x[2] - 220) / 22.0;
+  return 100 * exp (-0.5 * (a * a + b * b + c * c + 0.6 * a * c));
+}
+
 static const problem_spec problems[] = {
   { "cos1d", "cos(5x) + exp(-x^2/2) on [-2.6, 2.6] (1-D)", 1, { -2.6 }, { 2.6 },
     cos1d, 2.0, { 0 }, 0 },
@@ -328,7 +348,26 @@ static const problem_spec problems[] = {
     alpine1, 0.0, { 0, 0, 0, 0, 0, 0, 0 }, 0 },
   { "safe-gp1d", "random GP draw (variance 2, lengthscale U[1,2], g(0) >= 0) "
     "on [-10,10], threshold 0, safe start 0; the seed picks it (1-D, safe)",
-    1, { -10 }, { 10 }, safe_gp, NAN, { 0 }, 1 },
+    1, { -10 }, { 10 }, safe_gp, NAN, { 0 }, .safe = 1, .gp_draw = 1 },
+  /* Safe versions of the benchmarks above: each threshold leaves one
+   * connected safe region that holds the start and the maximiser. */
+  { "safe-branin", "negated Branin on [-5,10]x[0,15], threshold -20, safe start (2, 6) "
+    "(2-D, safe)", 2, { -5, 0 }, { 10, 15 }, branin, -0.39788735772973816, { -M_PI, 12.275 },
+    .safe = 1, .threshold = -20, .safe_start = { 2, 6 } },
+  { "safe-hartmann3", "Hartmann-3 on [0,1]^3, threshold 1, safe start (0.3, 0.5, 0.6) "
+    "(3-D, safe)", 3, { 0, 0, 0 }, { 1, 1, 1 }, hartmann3, 3.862779787332663,
+    { 0.11458889702441237, 0.5556488967529246, 0.8525469840241771 },
+    .safe = 1, .threshold = 1, .safe_start = { 0.3, 0.5, 0.6 } },
+  { "safe-hartmann4", "Hartmann-4 on [0,1]^4, threshold 0.5, safe start (0.5, 0.5, 0.5, 0.5) "
+    "(4-D, safe)", 4, { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, hartmann4, 3.1344941412223988,
+    { 0.18739527253812469, 0.19415152680651854, 0.557917775744383, 0.2647796209499559 },
+    .safe = 1, .threshold = 0.5, .safe_start = { 0.5, 0.5, 0.5, 0.5 } },
+  { "safe-machine", "a machine: 100 exp(-q/2) over ln(gain) in [ln 0.01, ln 100], integer "
+    "taps 1..9, temperature 180..260 (resolution 2), threshold 50, safe start (ln 1, 3, 210) "
+    "(3-D mixed kinds, safe)", 3, { -4.605170185988091, 1, 180 },
+    { 4.605170185988092, 9, 260 }, machine3, 100.0, { 0.9, 5, 220 },
+    .safe = 1, .threshold = 50, .safe_start = { 0, 3, 210 },
+    .kind = { SG_DIM_LINEAR, SG_DIM_INTEGER, SG_DIM_LINEAR }, .resolution = { 0, 0, 2 } },
 };
 
 #define N_PROBLEMS (sizeof problems / sizeof problems[0])
@@ -434,6 +473,30 @@ maximise_1d (sg_problem *p)
   p->optimizer[0] = xb;
 }
 
+/* The largest value of a 1-D safe problem over the safe interval that
+ * holds the start: the grid of maximise_1d walked both ways from the
+ * start while g >= h (the safe region a safe method can reach). */
+static double
+safe_region_max_1d (const sg_problem *p)
+{
+  const int n = 4001;
+  double lo = p->lower[0], hi = p->upper[0], h = (hi - lo) / (n - 1);
+  int i0 = (int) lround ((p->safe_start[0] - lo) / h);
+  double best = p->spec->value (p, p->safe_start);
+  for (int dir = -1; dir <= 1; dir += 2)
+    for (int i = i0 + dir; i >= 0 && i < n; i += dir)
+      {
+        double x = lo + i * h, v = p->spec->value (p, &x);
+        if (v < p->threshold)
+          break;
+        best = fmax (best, v);
+      }
+  /* the global maximiser, when it lies in that interval, is exact */
+  if (p->optimum - best < 1e-6 * fmax (1, fabs (p->optimum)))
+    best = p->optimum;
+  return best;
+}
+
 sg_status
 sg_problem_new (const char *name, uint64_t seed, sg_problem **out)
 {
@@ -456,8 +519,10 @@ sg_problem_new (const char *name, uint64_t seed, sg_problem **out)
       p->optimizer[j] = spec->optimizer[j];
     }
   p->optimum = spec->optimum;
-  p->threshold = spec->safe ? 0.0 : NAN;
-  if (spec->safe)
+  p->threshold = spec->safe ? spec->threshold : NAN;
+  memcpy (p->safe_start, spec->safe_start, sizeof p->safe_start);
+  p->safe_optimum = spec->safe ? spec->optimum : NAN;
+  if (spec->gp_draw)
     {
       int status = safe_gp_draw (p, seed);
       if (status != SG_OK)
@@ -466,6 +531,7 @@ sg_problem_new (const char *name, uint64_t seed, sg_problem **out)
           return status;
         }
       maximise_1d (p);
+      p->safe_optimum = safe_region_max_1d (p);
     }
   *out = p;
   return SG_OK;
@@ -489,6 +555,19 @@ const double *sg_problem_upper (const sg_problem *p) { return p->upper; }
 double sg_problem_optimum (const sg_problem *p) { return p->optimum; }
 const double *sg_problem_optimizer (const sg_problem *p) { return p->optimizer; }
 double sg_problem_threshold (const sg_problem *p) { return p->threshold; }
+double sg_problem_safe_optimum (const sg_problem *p) { return p->safe_optimum; }
+
+sg_dim_kind
+sg_problem_kind (const sg_problem *p, size_t j)
+{
+  return j < p->spec->dim ? p->spec->kind[j] : SG_DIM_LINEAR;
+}
+
+double
+sg_problem_resolution (const sg_problem *p, size_t j)
+{
+  return j < p->spec->dim ? p->spec->resolution[j] : 0;
+}
 
 const double *
 sg_problem_safe_start (const sg_problem *p)

@@ -45,11 +45,35 @@
  *                   SG_SAFE_GP_GRID points and interpolated between them by
  *                   the GP posterior mean given those values; the SEED of
  *                   sg_problem_new picks the function. Its optimum is the
- *                   largest value over a dense grid refined locally.
+ *                   largest value over a dense grid refined locally; its
+ *                   safe optimum the largest over the safe interval
+ *                   around 0 (the grid walked from 0 while g >= 0).
+ *   Safe versions with a fixed threshold and safe start (each threshold
+ *   leaves one connected safe region holding the start and the global
+ *   maximiser, so the safe optimum is the optimum; checked on grids of
+ *   301^2, 61^3 and 31^4 points by tests/test-problems.c's flood fill):
+ *   safe-branin     branin, h = -20 (33 % of the box safe), start (2, 6)
+ *                   (g = -13.1).
+ *   safe-hartmann3  hartmann3, h = 1 (33 %), start (0.3, 0.5, 0.6)
+ *                   (g = 1.36).
+ *   safe-hartmann4  hartmann4, h = 0.5 (28 %), start (0.5, 0.5, 0.5, 0.5)
+ *                   (g = 1.08).
+ *   safe-machine    an engineer's machine with parameters of three kinds:
+ *                   g = 100 exp(-q/2), q = a^2 + b^2 + c^2 + 0.6 a c with
+ *                   a = (u - 0.9) / 1.6, b = (taps - 5) / 3,
+ *                   c = (temperature - 220) / 22, where u = ln(gain) is
+ *                   the first coordinate (the model coordinate of a gain
+ *                   on a log scale 0.01 .. 100: the box is
+ *                   [ln 0.01, ln 100]), taps an integer 1 .. 9
+ *                   (sg_problem_kind) and the temperature 180 .. 260 with
+ *                   a resolution of 2 (sg_problem_resolution); h = 50
+ *                   (11 % safe), start gain 1, 3 taps, 210 (g = 57.1);
+ *                   max 100 at gain e^0.9 = 2.46, 5 taps, 220.
  */
 #pragma once
 
 #include "sg-common.h"
+#include "sg-kernel.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
@@ -83,6 +107,13 @@ const double *sg_problem_optimizer (const sg_problem *p);
  * point. Others: NaN and NULL. */
 double sg_problem_threshold (const sg_problem *p);
 const double *sg_problem_safe_start (const sg_problem *p);
+/* The largest g over the connected safe region that holds the safe start
+ * (what a safe method can reach; NaN for problems without a threshold). */
+double sg_problem_safe_optimum (const sg_problem *p);
+/* What coordinate J is (SG_DIM_LINEAR, or SG_DIM_INTEGER for whole
+ * numbers) and its measurement resolution (0: none). */
+sg_dim_kind sg_problem_kind (const sg_problem *p, size_t j);
+double sg_problem_resolution (const sg_problem *p, size_t j);
 /* 1 if g(x) >= h (always 1 for problems without a threshold). */
 int sg_problem_is_valid (const sg_problem *p, const double *x);
 

@@ -198,6 +198,19 @@ sg_status sg_skewgp_joint_samples_each (const sg_skewgp_posterior *post,
 sg_status sg_skewgp_conditional (const sg_skewgp_posterior *post,
                                  const sg_skewgp_samples *samples, size_t j,
                                  const double *XS, size_t b, double *mean, double *var);
+/* The same for every stored sample at once: MEAN (b x N) row i holds
+ * E[f(XS_i) | y, t_j] for j = 0 .. N-1, VAR (b) the remainder variances,
+ * and COV (b x b, NULL: not wanted) the remainder covariance
+ * K(XS, XS) - W^T W of the B points (its diagonal is VAR). So f(XS) given
+ * the data is the equal-weight mixture over j of N(MEAN[., j], COV):
+ * P(f(x) >= h) = mean_j Phi((MEAN[i, j] - h) / sqrt(VAR[i])) integrates
+ * the remainder exactly (Rao-Blackwellised), and conditioning the
+ * Gaussian part on one more measurement at XS_k is the textbook update
+ * with COV's column k, the latent samples held fixed (safe mode's
+ * expanders, sg-bo.h). SG_EINVAL, SG_ENOMEM. */
+sg_status sg_skewgp_conditional_all (const sg_skewgp_posterior *post,
+                                     const sg_skewgp_samples *samples, const double *XS,
+                                     size_t b, double *mean, double *var, double *cov);
 
 /* Sample paths for plots: like sg_skewgp_joint_samples, but only for the K
  * stored samples whose indices (< N) are listed in WHICH; OUT is b x K.

@@ -601,8 +601,20 @@ build_validity (const SbPlotOptions *o, const SbPlotSnapshot *s)
   sb_scene_take_layer (scene, sb_layer_new_band ("validity/area", NULL, &st, n, x, zero, pv));
   if (isfinite (required))
     {
+      /* the safe set: the settings at or above the confidence level,
+       * shaded over the plot's height */
       char label[64];
-      g_snprintf (label, sizeof label, "required %.2f", required);
+      g_autofree double *lo = g_new (double, n), *hi = g_new (double, n);
+      for (gsize i = 0; i < n; i++)
+        {
+          gboolean in = pv[i] >= required;
+          lo[i] = in ? 0 : NAN;
+          hi[i] = in ? 1.05 : NAN;
+        }
+      g_snprintf (label, sizeof label, "safe set: P ≥ %.0f %%", 100 * required);
+      st = sb_style_line (SB_ROLE_VALID, 0, SB_DASH_SOLID, 0.12);
+      sb_scene_take_layer (scene, sb_layer_new_band ("safe-set", label, &st, n, x, lo, hi));
+      g_snprintf (label, sizeof label, "confidence level %.2f", required);
       st = sb_style_line (SB_ROLE_INVALID, 1.4, SB_DASH_DASHED, 0.9);
       sb_scene_take_layer (scene, sb_layer_new_rule (SB_LAYER_HLINE, "required", label, &st, required));
     }
@@ -769,9 +781,9 @@ build_heatmap (const SbPlotOptions *o, const SbPlotSnapshot *s)
       double required;
       sb_plot_snapshot_get_validity (s, &required);
       if (!isfinite (required))
-        required = 0.7;
+        required = 0.95;
       char label[64];
-      g_snprintf (label, sizeof label, "P(valid) = %.2f", required);
+      g_snprintf (label, sizeof label, "safe set edge: P = %.2f", required);
       st = sb_style_line (SB_ROLE_INVALID, 2.2, SB_DASH_SOLID, 1.0);
       sb_scene_take_layer (scene, sb_layer_new_contours ("contours/required", label, &st, nx, ny, v,
                                                          x0, x1, y0, y1, 1, &required));

@@ -111,6 +111,8 @@ run_checked (const sg_bo_config *c, const double *cand, size_t n)
       sg_rng_free (rng);
       size_t rows[SG_BO_MAX_OPTIONS];
       g_assert_cmpuint (row_of (cand, q.x), !=, SIZE_MAX);
+      if (q.safe_exhausted)
+        break;  /* safe mode: no new row is safe enough (x is x_r) */
       for (size_t i = 0; i < q.n_options; i++)
         {
           rows[i] = row_of (cand, q.options[i]);

@@ -75,7 +75,7 @@ test_reference_values (void)
       rows++;
     }
   fclose (f);
-  g_assert_cmpint (rows, ==, 190);
+  g_assert_cmpint (rows, ==, 230);
 }
 
 /* The stated optimum is attained at the stated optimiser (to the 8 digits
@@ -116,7 +116,7 @@ static void
 test_safe_gp (void)
 {
   double s2 = 0, prev = NAN;
-  int invalid_seen = 0;
+  int invalid_seen = 0, unreachable = 0;
   const int n = 300;
   for (int seed = 0; seed < n; seed++)
     {
@@ -128,6 +128,10 @@ test_safe_gp (void)
       g_assert_nonnull (sg_problem_safe_start (p));
       g_assert_cmpfloat (sg_problem_safe_start (p)[0], ==, 0.0);
       g_assert_true (sg_problem_is_valid (p, &zero));
+      /* the safe optimum: reachable from 0, at most the global one */
+      g_assert_cmpfloat (sg_problem_safe_optimum (p), <=, sg_problem_optimum (p));
+      g_assert_cmpfloat (sg_problem_safe_optimum (p), >=, sg_problem_value (p, &zero));
+      unreachable += sg_problem_safe_optimum (p) < sg_problem_optimum (p);
       double v = sg_problem_value (p, &nine);
       g_assert_true (v != prev);
       prev = v;
@@ -150,6 +154,9 @@ test_safe_gp (void)
       sg_problem_free (p);
     }
   g_assert_cmpint (invalid_seen, >, 0);
+  /* some draws hide their global maximum behind an unsafe gap */
+  g_test_message ("%d of %d draws have an unreachable global maximum", unreachable, n);
+  g_assert_cmpint (unreachable, >, 0);
   double var = s2 / n;
   g_test_message ("Var g(9) over %d draws = %.3f (expect 2)", n, var);
   g_assert_cmpfloat (fabs (var / 2 - 1), <, 0.37);
@@ -161,6 +168,112 @@ test_safe_gp (void)
   g_assert_cmpfloat (sg_problem_value (a, &x), ==, sg_problem_value (b, &x));
   sg_problem_free (a);
   sg_problem_free (b);
+}
+
+/* Grid cells of a safe problem: N per coordinate (an integer coordinate
+ * takes its whole numbers). */
+typedef struct {
+  const sg_problem *p;
+  size_t d, n[SG_PROBLEM_MAX_DIM], total;
+} safe_grid;
+
+static void
+safe_grid_point (const safe_grid *g, size_t cell, double *x)
+{
+  for (size_t j = 0; j < g->d; j++)
+    {
+      size_t i = cell % g->n[j];
+      cell /= g->n[j];
+      double lo = sg_problem_lower (g->p)[j], hi = sg_problem_upper (g->p)[j];
+      x[j] = lo + (hi - lo) * (double) i / (double) (g->n[j] - 1);
+    }
+}
+
+static size_t
+safe_grid_cell (const safe_grid *g, const double *x)
+{
+  size_t cell = 0, stride = 1;
+  for (size_t j = 0; j < g->d; j++)
+    {
+      double lo = sg_problem_lower (g->p)[j], hi = sg_problem_upper (g->p)[j];
+      cell += stride * (size_t) lround ((x[j] - lo) / (hi - lo) * (double) (g->n[j] - 1));
+      stride *= g->n[j];
+    }
+  return cell;
+}
+
+/* The safe benchmarks keep their promise (sg-problems.h): the start is
+ * safe, and the cells with g >= h reachable from it by grid steps (a
+ * flood fill over the 2d neighbours) hold the cell of the maximiser and
+ * cover a part of the box that is neither trivial nor everything. */
+static void
+test_safe_regions (void)
+{
+  static const struct {
+    const char *name;
+    size_t n;
+    double min_frac, max_frac;
+  } cases[] = { { "safe-branin", 151, 0.25, 0.4 }, { "safe-hartmann3", 41, 0.25, 0.4 },
+                { "safe-hartmann4", 17, 0.2, 0.35 }, { "safe-machine", 81, 0.08, 0.15 } };
+  for (size_t c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      sg_problem *p = NULL;
+      g_assert_cmpint (sg_problem_new (cases[c].name, 0, &p), ==, SG_OK);
+      safe_grid g = { .p = p, .d = sg_problem_dim (p), .total = 1 };
+      for (size_t j = 0; j < g.d; j++)
+        {
+          g.n[j] = sg_problem_kind (p, j) == SG_DIM_INTEGER
+                     ? (size_t) (sg_problem_upper (p)[j] - sg_problem_lower (p)[j] + 1)
+                     : cases[c].n;
+          g.total *= g.n[j];
+        }
+      const double *start = sg_problem_safe_start (p);
+      g_assert_nonnull (start);
+      g_assert_true (sg_problem_is_valid (p, start));
+      g_assert_cmpfloat (sg_problem_safe_optimum (p), ==, sg_problem_optimum (p));
+      unsigned char *seen = g_malloc0 (g.total);
+      size_t *queue = g_new (size_t, g.total), head = 0, tail = 0, n_safe = 0;
+      queue[tail++] = safe_grid_cell (&g, start);
+      seen[queue[0]] = 1;
+      while (head < tail)
+        {
+          size_t cell = queue[head++], stride = 1;
+          double x[SG_PROBLEM_MAX_DIM];
+          n_safe++;
+          for (size_t j = 0; j < g.d; stride *= g.n[j], j++)
+            {
+              size_t i = cell / stride % g.n[j];
+              for (int dir = -1; dir <= 1; dir += 2)
+                {
+                  if ((dir < 0 && i == 0) || (dir > 0 && i + 1 == g.n[j]))
+                    continue;
+                  size_t next = dir < 0 ? cell - stride : cell + stride;
+                  safe_grid_point (&g, next, x);
+                  if (!seen[next] && sg_problem_is_valid (p, x))
+                    {
+                      seen[next] = 1;
+                      queue[tail++] = next;
+                    }
+                }
+            }
+        }
+      double frac = (double) n_safe / (double) g.total;
+      g_test_message ("%s: the start's safe region is %.3f of the grid", cases[c].name, frac);
+      g_assert_true (seen[safe_grid_cell (&g, sg_problem_optimizer (p))]);
+      g_assert_cmpfloat (frac, >=, cases[c].min_frac);
+      g_assert_cmpfloat (frac, <=, cases[c].max_frac);
+      g_free (seen);
+      g_free (queue);
+      sg_problem_free (p);
+    }
+  /* the machine's kinds: an integer coordinate and a resolution */
+  sg_problem *m = NULL;
+  sg_problem_new ("safe-machine", 0, &m);
+  g_assert_cmpint (sg_problem_kind (m, 1), ==, SG_DIM_INTEGER);
+  g_assert_cmpfloat (sg_problem_resolution (m, 2), ==, 2);
+  g_assert_cmpint (sg_problem_kind (m, 0), ==, SG_DIM_LINEAR);
+  g_assert_cmpfloat (sg_problem_resolution (m, 0), ==, 0);
+  sg_problem_free (m);
 }
 
 static void
@@ -246,6 +359,7 @@ main (int argc, char **argv)
   g_test_add_func ("/problems/reference-values", test_reference_values);
   g_test_add_func ("/problems/optima", test_optima);
   g_test_add_func ("/problems/safe-gp1d", test_safe_gp);
+  g_test_add_func ("/problems/safe-regions", test_safe_regions);
   g_test_add_func ("/problems/oracle", test_oracle);
   return g_test_run ();
 }

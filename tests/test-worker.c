@@ -359,9 +359,11 @@ run_job (SbWorker *w, SbWorkerLane lane, SbWorkerFunc func, gpointer input,
 }
 
 /* Answers the simulated oracle's questions until N_ANSWERS answers are
- * in, then returns the next question (which has a model). */
+ * in, then returns the next question (which has a model); with REFIT,
+ * refits the hyperparameters whenever the engine's schedule asks, as the
+ * window does. */
 static SbProposal *
-play (SbWorker *w, SbSession *session, guint n_answers)
+play_with (SbWorker *w, SbSession *session, guint n_answers, gboolean refit)
 {
   for (;;)
     {
@@ -371,6 +373,20 @@ play (SbWorker *w, SbSession *session, guint n_answers)
       gboolean ok;
 
       g_assert_true (q->has_oracle);
+      if (refit && q->refit_due
+          && sb_session_get_hyper (session)->n_answers != sb_session_get_n_answers (session))
+        {
+          /* the window's schedule: refit, then ask again */
+          SbFitResult *fit = run_job (w, SB_WORKER_LANE_FIT, sb_job_fit,
+                                      sb_job_input_new (session),
+                                      (GDestroyNotify) sb_job_input_free);
+          ok = sb_session_set_hyper (session, &fit->hyper, &error);
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_free (fit);
+          sb_proposal_free (q);
+          continue;
+        }
       if (sb_session_get_n_answers (session) >= n_answers && q->model)
         return q;
       if (q->kind == SB_QUESTION_DUEL)
@@ -383,6 +399,12 @@ play (SbWorker *w, SbSession *session, guint n_answers)
       g_assert_true (ok);
       sb_proposal_free (q);
     }
+}
+
+static SbProposal *
+play (SbWorker *w, SbSession *session, guint n_answers)
+{
+  return play_with (w, session, n_answers, FALSE);
 }
 
 static SbPlotSnapshot *
@@ -518,8 +540,9 @@ test_plot_job_preference_1d (void)
 }
 
 /* Safe run on the 1-D GP draw of 001 sec. 5.2.3: P(valid) is a curve of
- * probabilities with the required 0.7; the safe UCB is shown only where
- * P(valid) >= 0.7, and the proposal is such a point. */
+ * probabilities with the required confidence level (0.95); the SafeOpt
+ * rule's acquisition is shown only where P(valid) reaches it, and the
+ * proposal is such a point. */
 static void
 test_plot_job_safe_1d (void)
 {
@@ -530,9 +553,15 @@ test_plot_job_safe_1d (void)
 
   g_assert_no_error (error);
   g_assert_cmpint (exp->mode, ==, SB_MODE_SAFE);
+  /* seed 1's draw starts 0.1 above the threshold: at 95 % nothing near
+   * the start is safe enough and safe mode stops at once; seed 2's start
+   * (0.54) lets the safe set grow */
+  exp->seed = 2;
   session = sb_session_new (exp);
-  SbProposal *q = play (w, session, 6);
+  /* safe mode leans on its refits (after each of the first answers) */
+  SbProposal *q = play_with (w, session, 3, TRUE);
   g_assert_cmpint (q->kind, ==, SB_QUESTION_VALUE);
+  g_assert_false (q->safe_exhausted);
 
   SbPlotSnapshot *snap = plot (w, session, q, TRUE);
   const double *x;
@@ -543,15 +572,16 @@ test_plot_job_safe_1d (void)
   gsize n_safe = 0;
 
   g_assert_nonnull (pv);
-  g_assert_cmpfloat (required, ==, 0.7);
+  g_assert_cmpfloat (required, ==, 0.95);
   for (gsize i = 0; i < n; i++)
     {
       g_assert_true (pv[i] >= 0 && pv[i] <= 1);
-      g_assert_cmpint (isfinite (acq[i]), ==, pv[i] >= required);
+      if (isfinite (acq[i]))
+        g_assert_cmpfloat (pv[i], >=, required);
       n_safe += pv[i] >= required;
     }
   g_assert_cmpuint (n_safe, >, 0);
-  gsize near = check_acquisition_curve (snap, q, "safe UCB", 1);
+  gsize near = check_acquisition_curve (snap, q, "SafeOpt", 1);
   /* the proposal lies in the safe set: q->prob_safe is P(valid) there,
    * computed from the same samples */
   g_test_message ("P(valid) at the proposal %.3f (grid neighbour %.3f)", q->prob_safe, pv[near]);
@@ -561,7 +591,8 @@ test_plot_job_safe_1d (void)
 }
 
 /* 2-D runs on Six-hump camel: the acquisition field exists and is finite;
- * in safe mode (h = -1) also the P(valid) field, probabilities; the
+ * in safe mode (h = -1, refits as the window makes them) also the P(valid)
+ * field, probabilities, and the acquisition only inside the safe set; the
  * Laplace / EP mean and sd fields are there with compare. */
 static void
 test_plot_job_fields_2d (void)
@@ -582,7 +613,7 @@ test_plot_job_fields_2d (void)
           exp->initial = 4;
         }
       session = sb_session_new (exp);
-      SbProposal *q = play (w, session, 8);
+      SbProposal *q = play_with (w, session, 8, safe);
       SbPlotSnapshot *snap = plot (w, session, q, TRUE);
       SbGrid2 *acq = sb_plot_snapshot_get_field (snap, SB_FIELD_ACQUISITION, SB_POSTERIOR_EXACT);
       SbGrid2 *pv = sb_plot_snapshot_get_field (snap, SB_FIELD_P_VALID, SB_POSTERIOR_EXACT);
@@ -605,12 +636,16 @@ test_plot_job_fields_2d (void)
           g_assert_true (sb_grid2_get_range (pv, &lo, &hi));
           g_assert_cmpfloat (lo, >=, 0);
           g_assert_cmpfloat (hi, <=, 1);
-          g_assert_cmpfloat (hi, >=, 0.7);   /* the safe start's region */
+          g_assert_cmpfloat (hi, >=, exp->confidence_level);   /* the safe start's region */
           v = sb_grid2_get_values (pv);
           const double *a = sb_grid2_get_values (acq);
+          /* the SafeOpt rule scores only settings in its safe set */
           for (guint i = 0; i < cells; i++)
-            g_assert_cmpint (isfinite (a[i]), ==, v[i] >= 0.7);
-          g_assert_cmpfloat (q->prob_safe, >=, 0.7);
+            if (isfinite (a[i]))
+              g_assert_cmpfloat (v[i], >=, exp->confidence_level);
+          g_assert_false (q->safe_exhausted);
+          g_assert_cmpuint (finite, >, 0);
+          g_assert_cmpfloat (q->prob_safe, >=, exp->confidence_level);
         }
       else
         {

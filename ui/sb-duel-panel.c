@@ -42,6 +42,7 @@ struct _SbDuelPanel
   SbProposal best;
   gboolean has_best;
   char *read_only;         /* why nothing is asked here, or NULL     */
+  char *finished_reason;   /* safe mode stopped early: why, or NULL  */
   GPtrArray *value_labels; /* GtkLabel per table cell: 2 per parameter row */
 
   /* Template widgets (borrowed) */
@@ -1066,7 +1067,10 @@ update (SbDuelPanel *self)
     colour = colour && !many;
   }
 
-  if (self->finished)
+  if (self->finished && self->finished_reason)
+    number = g_strdup_printf ("%u of %u questions answered · nothing new is safe enough",
+                              self->n_answers, exp->budget);
+  else if (self->finished)
     number = g_strdup_printf ("All %u questions answered", exp->budget);
   else
     number = g_strdup_printf ("Question %u of %u%s", self->n_answers + 1, exp->budget,
@@ -1082,6 +1086,13 @@ update (SbDuelPanel *self)
     gtk_label_set_text (self->prompt_label, self->read_only);
   else if (self->finished && self->participant)
     gtk_label_set_text (self->prompt_label, "All questions are answered. Thank you!");
+  else if (self->finished && self->finished_reason)
+    {
+      g_autofree char *text = g_strdup_printf ("%s The best setting found is below; undo "
+                                               "(Ctrl+Z) to revise the last answer, or start "
+                                               "a new experiment.", self->finished_reason);
+      gtk_label_set_text (self->prompt_label, text);
+    }
   else if (self->finished)
     gtk_label_set_text (self->prompt_label,
                         "Every question of the budget is answered. The best setting found is "
@@ -1246,6 +1257,7 @@ sb_duel_panel_set_read_only (SbDuelPanel *self, const char *reason)
   if (g_strcmp0 (self->read_only, reason) == 0)
     return;
   g_free (self->read_only);
+  g_free (self->finished_reason);
   self->read_only = g_strdup (reason);
   update (self);
 }
@@ -1332,6 +1344,18 @@ sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished)
     self->has_recommendation = FALSE;
   update (self);
   show_stimuli (self);
+}
+
+void
+sb_duel_panel_set_finished_reason (SbDuelPanel *self, const char *reason)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+
+  if (g_strcmp0 (self->finished_reason, reason) == 0)
+    return;
+  g_free (self->finished_reason);
+  self->finished_reason = g_strdup (reason);
+  update (self);
 }
 
 /* The decimal separator of the user's locale ('.' or ','). */

@@ -60,6 +60,10 @@ void sb_duel_panel_set_read_only (SbDuelPanel *self, const char *reason);
 /* The budget is used up: the panel shows the best setting found and
  * offers to continue for N more questions (win.extend-budget, "u"). */
 void sb_duel_panel_set_finished (SbDuelPanel *self, gboolean finished);
+/* Safe mode stopped before the budget: REASON says why in a sentence
+ * (sb_proposal_safe_statement), shown while the panel is finished; NULL
+ * when the budget is what finished it. */
+void sb_duel_panel_set_finished_reason (SbDuelPanel *self, const char *reason);
 
 /* The participant's view (property "participant"): the options under
  * neutral names ("Left" / "Right", or 1 .. k), a duel's sides in the

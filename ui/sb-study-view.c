@@ -7,6 +7,7 @@
 #include "sb-population.h"
 #include "sb-json-write.h"
 #include "sb-render-population.h"
+#include "sb-serve-panel.h"
 #include "sb-study-report.h"
 #include "sb-worker.h"
 
@@ -49,6 +50,7 @@ struct _SbStudyView
   char *model_error;           /* why the latest one failed, or NULL     */
   char *highlight;             /* the participant drawn out, or NULL     */
   GHashTable *differs_labels;  /* code -> its P(best differs) GtkLabel   */
+  SbServePanel *serve_panel;   /* serving online (a child, borrowed)     */
 
   /* template children (borrowed) */
   GtkLabel *title_label;
@@ -836,6 +838,7 @@ sb_study_view_set_study (SbStudyView *self, SbStudy *study)
       return;
     }
   g_set_object (&self->study, study);
+  sb_serve_panel_set_study (self->serve_panel, study);
   g_clear_pointer (&self->roster, roster_free);
   sb_worker_cancel (self->worker, SB_WORKER_LANE_PLOT);
   self->model_generation = 0;
@@ -1089,6 +1092,8 @@ sb_study_view_dispose (GObject *object)
   SbStudyView *self = SB_STUDY_VIEW (object);
   GtkWidget *child;
 
+  if (self->serve_panel)
+    sb_serve_panel_stop (self->serve_panel);
   if (self->loading)
     g_cancellable_cancel (self->loading);
   g_clear_object (&self->loading);
@@ -1177,6 +1182,20 @@ sb_study_view_init (SbStudyView *self)
   g_signal_connect_swapped (self->code_entry, "activate", G_CALLBACK (on_add_confirm), self);
   g_signal_connect_swapped (self->note_entry, "activate", G_CALLBACK (on_add_confirm), self);
   g_signal_connect_swapped (self->refresh_button, "clicked", G_CALLBACK (sb_study_view_refresh), self);
+  /* serving online: the roster and the population plot follow the
+   * answers as they arrive */
+  self->serve_panel = SB_SERVE_PANEL (sb_serve_panel_new ());
+  gtk_widget_insert_after (GTK_WIDGET (self->serve_panel), GTK_WIDGET (self),
+                           GTK_WIDGET (self->pooled_label));
+  g_signal_connect_swapped (self->serve_panel, "answers-changed",
+                            G_CALLBACK (sb_study_view_refresh), self);
+}
+
+SbServePanel *
+sb_study_view_get_serve_panel (SbStudyView *self)
+{
+  g_return_val_if_fail (SB_IS_STUDY_VIEW (self), NULL);
+  return self->serve_panel;
 }
 
 GtkWidget *

@@ -37,6 +37,7 @@
 #include <gtk/gtk.h>
 
 #include "sb-chart.h"
+#include "sb-serve-panel.h"
 #include "sb-study.h"
 
 G_BEGIN_DECLS
@@ -45,6 +46,10 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (SbStudyView, sb_study_view, SB, STUDY_VIEW, GtkWidget)
 
 GtkWidget *sb_study_view_new (void);
+
+/* "Serve online" (ui/sb-serve-panel.h): the study server in process; the
+ * view refreshes as answers arrive. */
+SbServePanel *sb_study_view_get_serve_panel (SbStudyView *self);
 
 /* Shows STUDY (a reference is taken; NULL: none) and refreshes. */
 void sb_study_view_set_study (SbStudyView *self, SbStudy *study);

@@ -329,6 +329,15 @@ on_state_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
     sb_duel_panel_set_question (self->duel_panel, NULL,
                                 session ? sb_session_get_n_answers (session) : 0);
   sb_duel_panel_set_busy (self->duel_panel, state == SB_CAMPAIGN_COMPUTING);
+  {
+    /* safe mode may finish before the budget: the panel says why */
+    const SbProposal *latest = sb_campaign_get_latest (campaign);
+    g_autofree char *why = state == SB_CAMPAIGN_FINISHED && latest && latest->safe_exhausted
+                             ? sb_proposal_safe_statement (sb_session_get_experiment (session),
+                                                           latest)
+                             : NULL;
+    sb_duel_panel_set_finished_reason (self->duel_panel, why);
+  }
   sb_duel_panel_set_finished (self->duel_panel, state == SB_CAMPAIGN_FINISHED);
   /* "Best found" comes with the model's mean and credible interval there */
   if (state == SB_CAMPAIGN_FINISHED)

@@ -73,6 +73,10 @@ def hartmann3(x):
     return np.sum(Ha * np.exp(-np.sum(A * (np.asarray(x) - P) ** 2, 1)))
 def hartmann4(x):
     return (np.sum(Ha * np.exp(-np.sum(HA[:, :4] * (np.asarray(x) - HP[:, :4]) ** 2, 1))) - 1.1) / 0.839
+def machine(x):
+    # the safe-machine problem: x = (ln gain, taps, temperature)
+    a, b, c = (x[0] - 0.9) / 1.6, (x[1] - 5) / 3.0, (x[2] - 220) / 22.0
+    return 100 * np.exp(-0.5 * (a * a + b * b + c * c + 0.6 * a * c))
 def alpine1(x):
     x = np.asarray(x)
     return -np.sum(abs(x * np.sin(x) + 0.1 * x))
@@ -98,6 +102,11 @@ problems = [
     ("ackley6", ackley, [-2] * 6, [2] * 6, [0] * 6),
     ("alpine1-7", alpine1, [-10] * 7, [10] * 7, [0] * 7),
     ("levy4-takeno", levy_takeno, [-10] * 4, [10] * 4, [1] * 4),
+    # the safe benchmarks (sg-problems.h)
+    ("safe-branin", branin, [-5, 0], [10, 15], [-np.pi, 12.275]),
+    ("safe-hartmann3", hartmann3, [0] * 3, [1] * 3, [0.114614, 0.555649, 0.852547]),
+    ("safe-hartmann4", hartmann4, [0] * 4, [1] * 4, [0.1873, 0.1941, 0.5579, 0.2648]),
+    ("safe-machine", machine, [np.log(0.01), 1, 180], [np.log(100), 9, 260], [0.9, 5, 220]),
 ]
 rng = np.random.default_rng(20260001)
 with open(sys.argv[1] + "/problems-ref.csv", "w") as out:

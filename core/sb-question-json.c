@@ -1,0 +1,81 @@
+/* sb-question-json.c — the question protocol's documents (sb-question-json.h). */
+#include "config.h"
+
+#include "sb-question-json.h"
+
+#include "sb-ask-tell.h"
+#include "sb-candidates.h"
+#include "sb-setting.h"
+
+JsonNode *
+sb_question_to_json (const SbQuestion *q, const SbExperiment *exp)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "question");
+  json_builder_add_int_value (b, (gint64) q->id);
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, sb_question_kind_to_string (q->kind));
+  json_builder_set_member_name (b, "options");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < q->n_options; i++)
+    json_builder_add_value (b, sb_experiment_setting_to_json (exp, q->options[i]));
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "shown_order");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < q->n_options; i++)
+    json_builder_add_int_value (b, q->shown_order[i]);
+  json_builder_end_array (b);
+  if (exp->candidates != NULL)
+    {
+      json_builder_set_member_name (b, "files");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < q->n_options; i++)
+        {
+          g_autofree char *file = sb_experiment_candidate_file (exp, q->options[i]);
+          if (file)
+            json_builder_add_string_value (b, file);
+          else
+            json_builder_add_null_value (b);
+        }
+      json_builder_end_array (b);
+    }
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+add_progress (JsonBuilder *b, SbSession *session)
+{
+  json_builder_set_member_name (b, "answers");
+  json_builder_add_int_value (b, sb_session_get_n_answers (session));
+  json_builder_set_member_name (b, "budget");
+  json_builder_add_int_value (b, sb_session_get_experiment (session)->budget);
+  json_builder_set_member_name (b, "done");
+  json_builder_add_boolean_value (b, sb_ask_tell_is_done (session));
+}
+
+JsonNode *
+sb_question_recorded_to_json (SbSession *session, guint64 id)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "recorded");
+  json_builder_add_int_value (b, (gint64) id);
+  add_progress (b, session);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+JsonNode *
+sb_question_progress_to_json (SbSession *session)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  add_progress (b, session);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}

@@ -1,0 +1,210 @@
+"""What the browser tests of the study server share: a WebDriver client
+for chromedriver (python3's standard library only), `skewgp serve` as a
+child process, study folders made with `skewgp study new`, and TAP
+output."""
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run",
+         "--disable-dev-shm-usage", "--window-size=1280,800"]
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
+KEYS = {"left": "\ue012", "right": "\ue014", "shift": "\ue008", "enter": "\ue007",
+        "backspace": "\ue003"}
+TIMEOUT = 90  # seconds for any one wait: a loaded 2-core machine
+
+n_test = 0
+
+
+def tap_plan():
+    print("1..%d" % n_test, flush=True)
+
+
+def ok(cond, what):
+    global n_test
+    n_test += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (n_test, what), flush=True)
+    return cond
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def http(method, url, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
+            return json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        raise RuntimeError("%s %s: %s %s" % (method, url, e.code, e.read()[:300]))
+
+
+class Browser:
+    """One WebDriver session: a browser profile of its own (its own
+    localStorage), as a participant on their own device."""
+
+    def __init__(self, driver):
+        self.driver = driver
+        caps = {"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": CHROMIUM, "args": FLAGS}}}}
+        self.id = http("POST", driver + "/session", caps)["value"]["sessionId"]
+        self.base = driver + "/session/" + self.id
+
+    def cmd(self, method, path, body=None):
+        return http(method, self.base + path, body)["value"]
+
+    def go(self, url):
+        self.cmd("POST", "/url", {"url": url})
+
+    def js(self, script, *args):
+        return self.cmd("POST", "/execute/sync", {"script": script, "args": list(args)})
+
+    def find(self, css):
+        return self.cmd("POST", "/element", {"using": "css selector", "value": css})[ELEMENT]
+
+    def click(self, css):
+        self.cmd("POST", "/element/%s/click" % self.find(css), {})
+
+    def click_until_gone(self, css):
+        """Clicks CSS and waits until that element has left the page."""
+        element = self.find(css)
+        self.cmd("POST", "/element/%s/click" % element, {})
+        end = time.time() + TIMEOUT
+        while time.time() < end:
+            try:
+                if not self.js("return document.body.contains(arguments[0]);", {ELEMENT: element}):
+                    return
+            except RuntimeError as e:
+                # chromedriver refuses to pass an element that has left the page
+                if "stale element" in str(e):
+                    return
+                raise
+            time.sleep(0.1)
+        raise RuntimeError("%s stayed on the page after a click" % css)
+
+    def keys(self, *names, shift=False):
+        seq = []
+        if shift:
+            seq.append({"type": "keyDown", "value": KEYS["shift"]})
+        for n in names:
+            v = KEYS.get(n, n)
+            seq += [{"type": "keyDown", "value": v}, {"type": "keyUp", "value": v}]
+        if shift:
+            seq.append({"type": "keyUp", "value": KEYS["shift"]})
+        self.cmd("POST", "/actions", {"actions": [{"type": "key", "id": "kb", "actions": seq}]})
+        self.cmd("DELETE", "/actions")
+
+    def refresh(self):
+        self.cmd("POST", "/refresh", {})
+
+    def wait(self, script, what):
+        end = time.time() + TIMEOUT
+        while time.time() < end:
+            v = self.js(script)
+            if v:
+                return v
+            time.sleep(0.1)
+        raise RuntimeError("timed out waiting for " + what)
+
+    def question_on_screen(self, after=None):
+        """The id of the question shown and ready to answer (not AFTER)."""
+        return int(self.wait(
+            "const q = document.getElementById('question');"
+            "const id = q.dataset.question;"
+            "return !q.hidden && id && id !== arguments[0] ? id : null;".replace(
+                "arguments[0]", json.dumps(str(after) if after else "")),
+            "a question on screen"))
+
+    def participant(self, host):
+        state = self.js("return localStorage.getItem(arguments[0]);", "skewbench:" + host)
+        return json.loads(state)["participant"]
+
+    def close(self):
+        try:
+            http("DELETE", self.base)
+        except Exception:
+            pass
+
+
+def require_browser():
+    """False after a TAP skip of the whole program where Debian's chromium
+    or chromedriver is not installed."""
+    for tool in (CHROMIUM, CHROMEDRIVER):
+        if not os.access(tool, os.X_OK):
+            print("1..0 # SKIP %s is not installed (build-aux/install-deps --tests installs "
+                  "chromium and chromium-driver)" % tool)
+            return False
+    return True
+
+
+class Driver:
+    """chromedriver on a free port of 127.0.0.1."""
+
+    def __init__(self):
+        port = free_port()
+        self.proc = subprocess.Popen([CHROMEDRIVER, "--port=%d" % port, "--allowed-ips=127.0.0.1"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = "http://127.0.0.1:%d" % port
+        end = time.time() + TIMEOUT
+        while True:
+            try:
+                http("GET", self.url + "/status")
+                return
+            except Exception:
+                if time.time() > end:
+                    raise
+                time.sleep(0.2)
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class Server:
+    def __init__(self, skewgp, study, *options):
+        self.proc = subprocess.Popen([skewgp, "serve", study, "--port", "0", *options],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.proc.stdout.readline()
+        ready = json.loads(line)
+        self.url = ready["url"]
+        self.host = self.url.split("/")[2]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        return self.proc.returncode
+
+
+def make_study(skewgp, root, name, question):
+    exp = {"title": "Browser test " + name, "mode": "preference",
+           "parameters": [{"name": "x", "lower": 0, "upper": 1},
+                          {"name": "y", "lower": 0, "upper": 1}],
+           "budget": 4, "initial": 2, "seed": 11, "question": question}
+    path = os.path.join(root, name + ".json")
+    with open(path, "w") as f:
+        json.dump(exp, f)
+    study = os.path.join(root, name)
+    subprocess.run([skewgp, "study", "new", path, study, "--model", "independent",
+                    "--repeat-rate", "0"], check=True, stdout=subprocess.DEVNULL)
+    return study
+
+
