@@ -13,6 +13,7 @@
 #include "sb-stimulus-renderer.h"
 
 #include <errno.h>
+#include <glib/gi18n.h>
 #include <math.h>
 #include <string.h>
 
@@ -76,7 +77,7 @@ _sb_window_update_status (SbWindow *self)
   GFile *file = session ? sb_session_get_file (session) : NULL;
   g_autofree char *path = file ? g_file_get_parse_name (file) : NULL;
   g_autofree char *text = NULL;
-  guint n, saved;
+  guint n, saved, answers;
 
   if (session == NULL)
     {
@@ -85,11 +86,13 @@ _sb_window_update_status (SbWindow *self)
     }
   n = sb_session_get_n_observations (session);
   saved = sb_campaign_get_n_saved (self->campaign);
+  answers = sb_session_get_n_answers (session);
   if (path && saved < n && sb_campaign_get_save_error (self->campaign))
-    text = g_strdup_printf ("%u answers · %u on disk, %u not saved · %s",
-                            sb_session_get_n_answers (session), saved, n - saved, path);
+    text = g_strdup_printf (ngettext ("%u answer · %u on disk, %u not saved · %s",
+                                      "%u answers · %u on disk, %u not saved · %s", answers),
+                            answers, saved, n - saved, path);
   else
-    text = g_strdup_printf ("%u answers · %s", sb_session_get_n_answers (session),
+    text = g_strdup_printf (ngettext ("%u answer · %s", "%u answers · %s", answers), answers,
                             path ? path : "not saved");
   gtk_label_set_text (self->status_label, text);
 }
