@@ -229,8 +229,8 @@ safe_loop (const SbExperiment *exp, const sg_problem *p)
   h.kernel.variance = 2.0;
   h.kernel.lengthscales[0] = 1.5;
   g_assert_cmpint (sg_bo_set_hyper (bo, &h), ==, SG_OK);
-  return bo;
   sg_bo_config_clear (&cfg);
+  return bo;
 }
 
 /* The run of draw SEED: N_FAILED failed settings, N_EXPANDERS proposals

@@ -446,8 +446,8 @@ small_posterior (sg_bo_acquisition acq, sg_bo_query *q, gsl_rng *rng)
   g_assert_cmpint (sg_bo_propose (bo, rng, NULL, q), ==, SG_OK);
   g_assert_cmpint (q->kind, ==, SG_BO_QUERY_DUEL);
   g_assert_false (q->random);
-  return bo;
   sg_bo_config_clear (&c);
+  return bo;
 }
 
 /* M prior draws at the inputs {0.2, 0.7, 0.5} and the NP points PTS, kept

@@ -341,8 +341,8 @@ exact_log_evidence (const sg_data *data, const sg_noise *noise)
   sg_skewgp_evidence ev;
   g_assert_cmpint (sg_skewgp_log_evidence (&prior, data->X, &lik, NULL, &mo, &ev), ==, SG_OK);
   sg_likelihood_clear (&lik);
-  return ev.log_ml;
   sg_kernel_clear (&k);
+  return ev.log_ml;
 }
 
 static void

@@ -911,8 +911,8 @@ run (const char *problem, sg_bo_mode mode, sg_bo_surrogate s, sg_bo_acquisition 
   r.best = sg_problem_value (p, best);
   sg_bo_free (bo);
   sg_problem_free (p);
-  return r;
   sg_bo_config_clear (&c);
+  return r;
 }
 
 static int

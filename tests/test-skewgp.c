@@ -1199,8 +1199,8 @@ skewed_prior_means (double g1, double g2, double L2)
   sg_skewgp_posterior_free (post);
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
-  return r;
   sg_kernel_clear (&k);
+  return r;
 }
 
 static void
