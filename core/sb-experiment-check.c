@@ -5,9 +5,12 @@
 #include "sb-experiment-check.h"
 
 #include "sb-candidates.h"
+#include "sb-confidence-scale.h"
 #include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
+
+#include "sg-problems.h"
 
 #include <math.h>
 
@@ -213,6 +216,11 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
   if (!(exp->confidence_level >= 0.5 && exp->confidence_level < 1))
     return sb_invalid (error, "the confidence level ('confidence_level') must be at least 0.5 and "
                        "below 1 (it is %g)", exp->confidence_level);
+  if (exp->confidence_levels == 1 || exp->confidence_levels > SG_CONFIDENCE_MAX_LEVELS)
+    return sb_invalid (error, "'confidence_scale': a rating needs 2 to %d levels (it has %u)",
+                       SG_CONFIDENCE_MAX_LEVELS, exp->confidence_levels);
+  if (exp->question_text != NULL && !sb_question_text_validate (exp->question_text, error))
+    return FALSE;
   if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
     return sb_invalid (error, "'oracle_noise' must be a finite number >= 0");
   if (!resolutions_fit (exp, error) || !safe_start_fits (exp, error))
@@ -222,3 +230,30 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
          && sb_stimulus_validate (exp, error) && candidates_fit (exp, error);
 }
 
+
+gboolean
+sb_experiment_check_safe_new (const SbExperiment *exp, GError **error)
+{
+  gboolean problem_start = FALSE;
+
+  if (exp->mode != SB_MODE_SAFE)
+    return TRUE;
+  if (exp->surrogate == SG_BO_SURROGATE_RANDOM)
+    return sb_invalid (error, "safe mode cannot use the 'random' surrogate: it asks random "
+                       "settings, which are not known to be safe");
+  if (exp->template_kind == SB_TEMPLATE_BENCHMARK && exp->problem != NULL)
+    {
+      sg_problem *p = NULL;
+      problem_start = sg_problem_new (exp->problem, exp->seed, &p) == SG_OK
+                      && sg_problem_safe_start (p) != NULL;
+      sg_problem_free (p);
+    }
+  if (!exp->has_safe_start && !problem_start)
+    return sb_invalid (error, exp->template_kind == SB_TEMPLATE_BENCHMARK
+                       ? "safe mode needs a safe start: the problem '%s' has none (choose one "
+                         "of the safe-... problems)"
+                       : "safe mode needs a safe start ('safe_start'): a setting measured safe, "
+                         "from which the safe set grows%s",
+                       exp->template_kind == SB_TEMPLATE_BENCHMARK ? exp->problem : "");
+  return TRUE;
+}
