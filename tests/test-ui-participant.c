@@ -261,6 +261,13 @@ is_visible_flow_box (GtkWidget *w, gconstpointer unused)
   return GTK_IS_FLOW_BOX (w) && gtk_widget_get_visible (w);
 }
 
+static gboolean
+is_option_button (GtkWidget *w, gconstpointer unused)
+{
+  const char *tip = gtk_widget_get_tooltip_text (w);
+  return GTK_IS_BUTTON (w) && tip && g_str_has_prefix (tip, "Option ");
+}
+
 /* The experiment's own question and its 1-5 confidence rating, as the
  * participant sees them: the wording and the rating buttons are on
  * screen, Shift+3 sets the rating without answering, ← answers with it. */
@@ -318,7 +325,7 @@ test_choice_grid (void)
       SPIN_UNTIL (phase (&f) == SB_PARTICIPANT_ANSWERING);
       const SbProposal *q = sb_window_get_question (f.window);
       GtkWidget *box = ui_find_widget (GTK_WIDGET (view (&f)), is_visible_flow_box, NULL);
-      graphene_rect_t cell[4];
+      graphene_rect_t cell[4], button[4];
       guint order[SB_MAX_OPTIONS];
 
       g_assert_nonnull (box);
@@ -329,7 +336,13 @@ test_choice_grid (void)
           GtkWidget *child = GTK_WIDGET (gtk_flow_box_get_child_at_index (GTK_FLOW_BOX (box), p));
           g_assert_nonnull (child);
           g_assert_true (gtk_widget_compute_bounds (child, box, &cell[p]));
+          GtkWidget *choose = ui_find_widget (child, is_option_button, NULL);
+          g_assert_nonnull (choose);
+          g_assert_true (gtk_widget_compute_bounds (choose, box, &button[p]));
         }
+      /* the answer buttons of a row line up, whatever the captions */
+      g_assert_cmpfloat (button[0].origin.y, ==, button[1].origin.y);
+      g_assert_cmpfloat (button[2].origin.y, ==, button[3].origin.y);
       g_assert_null (gtk_flow_box_get_child_at_index (GTK_FLOW_BOX (box), 4));
       /* places 1 2 / 3 4: two rows of two, equal cells */
       g_assert_cmpfloat (cell[0].origin.y, ==, cell[1].origin.y);

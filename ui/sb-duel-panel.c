@@ -716,7 +716,11 @@ rebuild_options (SbDuelPanel *self)
           g_object_set_data (G_OBJECT (button), "option", GUINT_TO_POINTER (option));
           g_signal_connect (button, "clicked", G_CALLBACK (option_clicked), self);
           gtk_button_set_child (GTK_BUTTON (button),
-                                gtk_label_new (q->kind == SB_QUESTION_CHOICE ? "Choose" : "Rank next"));
+                                gtk_label_new (q->kind == SB_QUESTION_CHOICE ? _("Choose")
+                                                                              : _("Rank next")));
+          /* the buttons of a row line up whatever the captions' lengths */
+          gtk_widget_set_vexpand (button, TRUE);
+          gtk_widget_set_valign (button, GTK_ALIGN_END);
           gtk_box_append (GTK_BOX (box), button);
           gtk_flow_box_append (GTK_FLOW_BOX (self->options_box), cell);
           continue;
