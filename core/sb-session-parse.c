@@ -50,7 +50,16 @@ typedef struct {
   const char *name;  /* file name for messages */
   const char *data;
   const char *dir;   /* its folder: relative paths in the file start there */
+  SbJsonSeen *seen;  /* the members read (may be NULL) */
 } ParseContext;
+
+/* Member KEY of OBJ (NULL when absent), marked as read. */
+static JsonNode *
+member (const ParseContext *ctx, JsonObject *obj, const char *key)
+{
+  sb_json_seen_mark (ctx->seen, obj, key);
+  return json_object_get_member (obj, key);
+}
 
 G_GNUC_PRINTF (5, 6) static void
 content_error (const ParseContext *ctx, GError **error, SbSessionError code,
@@ -71,7 +80,7 @@ static gboolean
 get_member (const ParseContext *ctx, JsonObject *obj, const char *key, GType type,
             gboolean required, JsonNode **out, GError **error)
 {
-  JsonNode *node = json_object_get_member (obj, key);
+  JsonNode *node = member (ctx, obj, key);
 
   *out = NULL;
   if (node == NULL)
@@ -296,7 +305,7 @@ parse_question (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GEr
 static gboolean
 parse_wording (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
 {
-  JsonNode *node = json_object_get_member (obj, "confidence_scale");
+  JsonNode *node = member (ctx, obj, "confidence_scale");
   GError *local = NULL;
 
   if (!parse_string (ctx, obj, "question_text", FALSE, &exp->question_text, error))
@@ -319,7 +328,7 @@ parse_wording (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GErr
 static gboolean
 parse_stimulus (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
 {
-  JsonNode *node = json_object_get_member (obj, "stimulus");
+  JsonNode *node = member (ctx, obj, "stimulus");
   GError *local = NULL;
 
   if (node == NULL)
@@ -657,20 +666,20 @@ static gboolean
 parse_confidence (const ParseContext *ctx, JsonObject *o, const char *what,
                   const SbExperiment *exp, SbLogEntry *obs, GError **error)
 {
-  JsonNode *member = json_object_get_member (o, "confidence");
+  JsonNode *given = member (ctx, o, "confidence");
   g_autofree char *scale = sb_confidence_scale_describe (exp->confidence_levels);
   GError *local = NULL;
   GType vt;
 
-  if (member == NULL)
+  if (given == NULL)
     return TRUE;
-  vt = JSON_NODE_HOLDS_VALUE (member) ? json_node_get_value_type (member) : G_TYPE_INVALID;
+  vt = JSON_NODE_HOLDS_VALUE (given) ? json_node_get_value_type (given) : G_TYPE_INVALID;
   if (vt == G_TYPE_STRING || (vt == G_TYPE_INT64 && exp->confidence_levels != 0))
     {
       sg_confidence word = SG_CONFIDENCE_NONE;
-      gint64 rating = vt == G_TYPE_INT64 ? json_node_get_int (member) : 0;
+      gint64 rating = vt == G_TYPE_INT64 ? json_node_get_int (given) : 0;
       if ((vt == G_TYPE_STRING
-           && sg_confidence_parse (json_node_get_string (member), &word) != SG_OK)
+           && sg_confidence_parse (json_node_get_string (given), &word) != SG_OK)
           || (vt == G_TYPE_INT64 && (rating < 1 || rating > SG_CONFIDENCE_MAX_LEVELS)))
         {
           content_error (ctx, error, SB_SESSION_ERROR_INVALID, "confidence",
@@ -690,7 +699,7 @@ parse_confidence (const ParseContext *ctx, JsonObject *o, const char *what,
   if (exp->confidence_levels == 0 && (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64))
     {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
-      double v = json_node_get_double (member);
+      double v = json_node_get_double (given);
       g_autofree char *old = obs->note;
 
       if (!isfinite (v))
@@ -1084,10 +1093,11 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
 }
 
 SbExperiment *
-sb_experiment_from_node (JsonObject *obj, const char *name, const char *data, GError **error)
+sb_experiment_from_node (JsonObject *obj, const char *name, const char *data, SbJsonSeen *seen,
+                         GError **error)
 {
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
-  ParseContext context = { name, data };
+  ParseContext context = { name, data, NULL, seen };
   GError *local = NULL;
 
   if (!parse_experiment (&context, obj, exp, error))
@@ -1115,7 +1125,8 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
   g_autoptr (GPtrArray) log = NULL;
   g_autofree char *text = len < 0 ? g_strdup (data) : g_strndup (data, len);
   g_autofree char *dir = g_path_get_dirname (name);
-  ParseContext context = { name, text, dir }, *ctx = &context;
+  g_autoptr (SbJsonSeen) seen = sb_json_seen_new ();
+  ParseContext context = { name, text, dir, seen }, *ctx = &context;
   GError *local = NULL;
   g_autoptr (JsonNode) root = NULL;
   JsonNode *node;
@@ -1143,7 +1154,7 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
       return NULL;
     }
   obj = json_node_get_object (root);
-  node = json_object_get_member (obj, "format");
+  node = member (ctx, obj, "format");
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
       || json_node_get_value_type (node) != G_TYPE_STRING
       || !g_str_equal (json_node_get_string (node), SB_SESSION_FORMAT))
@@ -1248,7 +1259,7 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
   self->experiment = g_steal_pointer (&exp);
   g_ptr_array_unref (self->observations);
   self->observations = g_steal_pointer (&log);
-  node = json_object_get_member (obj, "created");
+  node = member (ctx, obj, "created");
   if (node && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
     {
       g_autoptr (GDateTime) dt = g_date_time_new_from_iso8601 (json_node_get_string (node), NULL);
@@ -1256,6 +1267,7 @@ sb_session_load_from_data (const char *data, gssize len, const char *name, GErro
         self->created = g_date_time_to_unix (dt) * G_USEC_PER_SEC
                         + g_date_time_get_microsecond (dt);
     }
+  self->unknown = sb_json_unknown_collect (root, seen);
   return self;
 }
 
@@ -1333,6 +1345,7 @@ sb_session_reload (SbSession *self, GError **error)
   SB_SWAP (SbHyper, self->hyper, fresh->hyper);
   SB_SWAP (SbQuestion *, self->pending, fresh->pending);
   SB_SWAP (GArray *, self->edits, fresh->edits);
+  SB_SWAP (SbJsonUnknown *, self->unknown, fresh->unknown);
   /* Edits made elsewhere: the stacks of this object's edits no longer apply. */
   g_array_set_size (self->undo_edits, 0);
   g_array_set_size (self->redo_edits, 0);

@@ -19,6 +19,7 @@
 
 #include "sb-experiment.h"
 #include "sb-hyper.h"
+#include "sb-json-unknown.h"
 #include "sb-log-entry.h"
 #include "sb-question.h"
 
@@ -46,6 +47,7 @@ struct _SbSession
   GArray *edits;               /* SbEdit: the journal, oldest first */
   GArray *undo_edits;          /* guint: journal records undoable, last on top */
   GArray *redo_edits;          /* guint: journal records undone, last on top */
+  SbJsonUnknown *unknown;      /* members of the file this program does not read */
 };
 
 /* Saves after a change and emits ::changed (sb-session.c). */

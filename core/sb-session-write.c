@@ -362,6 +362,8 @@ sb_session_to_data (SbSession *self, gsize *length)
     }
   json_node_take_object (node, root);
 
+  /* members of the file read that this program does not know, as they were */
+  sb_json_unknown_restore (self->unknown, node);
   /* Not json_generator: json-glib 1.6 writes 1e-14 as "1e-14.0". */
   return sb_json_write (node, TRUE, length);
 }

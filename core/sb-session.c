@@ -79,6 +79,7 @@ sb_session_finalize (GObject *object)
   g_clear_pointer (&self->edits, g_array_unref);
   g_clear_pointer (&self->undo_edits, g_array_unref);
   g_clear_pointer (&self->redo_edits, g_array_unref);
+  g_clear_pointer (&self->unknown, sb_json_unknown_free);
   g_clear_object (&self->file);
   G_OBJECT_CLASS (sb_session_parent_class)->finalize (object);
 }

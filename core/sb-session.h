@@ -30,6 +30,7 @@
 #include "sb-experiment-check.h"
 #include "sb-file-lock.h"
 #include "sb-hyper.h"
+#include "sb-json-unknown.h"
 #include "sb-log-entry.h"
 #include "sb-question.h"
 #include "sb-session-write.h"
@@ -157,9 +158,10 @@ gboolean sb_session_export_csv (SbSession *self, GFile *file, GError **error);
 /* The experiment of a session or study file ("experiment", written by
  * sb_experiment_to_node in sb-session-write.h): OBJ read from the text
  * DATA of the file NAME (for "NAME:LINE:COLUMN" messages), checked as a
- * session's experiment is. */
+ * session's experiment is. The members read are marked in SEEN (may be
+ * NULL; sb-json-unknown.h). */
 SbExperiment *sb_experiment_from_node (JsonObject *obj, const char *name, const char *data,
-                                       GError **error);
+                                       SbJsonSeen *seen, GError **error);
 /* Line and column (1-based) of the first member named KEY in DATA. */
 void sb_json_locate_member (const char *data, const char *key, guint *line, guint *column);
 

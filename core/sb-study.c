@@ -9,6 +9,7 @@
 
 #include "sb-file-read.h"
 #include "sb-json-read.h"
+#include "sb-json-unknown.h"
 #include "sb-json-write.h"
 #include "sb-session.h"
 
@@ -29,6 +30,7 @@ struct _SbStudy
   gint64 created;
   GPtrArray *roster;  /* SbParticipant, owned */
   SbFileLock *held;   /* the index's write lock while held (sb_study_hold) */
+  SbJsonUnknown *unknown;  /* members of the index this program does not read */
 };
 
 G_DEFINE_FINAL_TYPE (SbStudy, sb_study, G_TYPE_OBJECT)
@@ -69,6 +71,7 @@ sb_study_finalize (GObject *object)
   g_free (self->name);
   g_clear_pointer (&self->experiment, sb_experiment_free);
   g_clear_pointer (&self->roster, g_ptr_array_unref);
+  g_clear_pointer (&self->unknown, sb_json_unknown_free);
   G_OBJECT_CLASS (sb_study_parent_class)->finalize (object);
 }
 
@@ -211,6 +214,7 @@ index_to_data (SbStudy *self, gsize *length)
     }
   json_object_set_array_member (o, "participants", people);
   json_node_take_object (root, o);
+  sb_json_unknown_restore (self->unknown, root);
   return sb_json_write (root, TRUE, length);
 }
 
@@ -227,6 +231,7 @@ write_index (SbStudy *self, GError **error)
 typedef struct {
   const char *name;
   const char *data;
+  SbJsonSeen *seen;  /* the members read */
 } IndexText;
 
 static gboolean index_error (const IndexText *t, GError **error, const char *key,
@@ -249,10 +254,18 @@ index_error (const IndexText *t, GError **error, const char *key, const char *fo
   return FALSE;
 }
 
-static const char *
-member_string (JsonObject *o, const char *key)
+/* Member KEY of O (NULL when absent), marked in SEEN as read. */
+static JsonNode *
+member (SbJsonSeen *seen, JsonObject *o, const char *key)
 {
-  JsonNode *n = json_object_get_member (o, key);
+  sb_json_seen_mark (seen, o, key);
+  return json_object_get_member (o, key);
+}
+
+static const char *
+member_string (SbJsonSeen *seen, JsonObject *o, const char *key)
+{
+  JsonNode *n = member (seen, o, key);
 
   if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_STRING)
     return NULL;
@@ -260,9 +273,9 @@ member_string (JsonObject *o, const char *key)
 }
 
 static gboolean
-parse_time_member (JsonObject *o, const char *key, gint64 *out)
+parse_time_member (SbJsonSeen *seen, JsonObject *o, const char *key, gint64 *out)
 {
-  const char *text = member_string (o, key);
+  const char *text = member_string (seen, o, key);
   g_autoptr (GDateTime) dt = text ? g_date_time_new_from_iso8601 (text, NULL) : NULL;
 
   if (dt == NULL)
@@ -283,7 +296,7 @@ parse_participant (const IndexText *t, JsonNode *node, guint index, GPtrArray *r
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return index_error (t, error, "participants", "participant %u is not an object", index + 1);
   o = json_node_get_object (node);
-  code = member_string (o, "code");
+  code = member_string (t->seen, o, "code");
   if (code == NULL)
     return index_error (t, error, "participants", "participant %u: 'code' must be a string",
                         index + 1);
@@ -296,14 +309,14 @@ parse_participant (const IndexText *t, JsonNode *node, guint index, GPtrArray *r
   p = g_new0 (SbParticipant, 1);
   g_ptr_array_add (roster, p);
   p->code = g_strdup (code);
-  status = member_string (o, "status");
+  status = member_string (t->seen, o, "status");
   if (status && !sb_participant_status_from_string (status, &p->status))
     return index_error (t, error, "status", "participant '%s': unknown status '%s' (expected "
                         "\"active\", \"withdrawn\" or \"excluded\")", code, status);
-  if (json_object_has_member (o, "added") && !parse_time_member (o, "added", &p->added))
+  if (json_object_has_member (o, "added") && !parse_time_member (t->seen, o, "added", &p->added))
     return index_error (t, error, "added", "participant '%s': 'added' is not an ISO 8601 time",
                         code);
-  note = member_string (o, "note");
+  note = member_string (t->seen, o, "note");
   if (json_object_has_member (o, "note") && note == NULL)
     return index_error (t, error, "note", "participant '%s': 'note' must be a string", code);
   p->note = g_strdup (note);
@@ -320,7 +333,8 @@ read_index (SbStudy *self, GError **error)
   g_autoptr (JsonNode) root = NULL;
   g_autoptr (GPtrArray) roster = roster_new ();
   g_autoptr (SbExperiment) exp = NULL;
-  IndexText t = { path, NULL };
+  g_autoptr (SbJsonSeen) seen = sb_json_seen_new ();
+  IndexText t = { path, NULL, seen };
   JsonObject *o;
   JsonNode *n;
   gsize length;
@@ -344,15 +358,15 @@ read_index (SbStudy *self, GError **error)
   if (!JSON_NODE_HOLDS_OBJECT (root))
     return index_error (&t, error, NULL, "not a SkewBench study (not a JSON object)");
   o = json_node_get_object (root);
-  if (g_strcmp0 (member_string (o, "format"), SB_STUDY_FORMAT) != 0)
+  if (g_strcmp0 (member_string (t.seen, o, "format"), SB_STUDY_FORMAT) != 0)
     return index_error (&t, error, "format", "not a SkewBench study (\"format\" is not \"%s\")",
                         SB_STUDY_FORMAT);
-  n = json_object_get_member (o, "version");
+  n = member (t.seen, o, "version");
   if (n == NULL || !JSON_NODE_HOLDS_VALUE (n) || json_node_get_value_type (n) != G_TYPE_INT64
       || json_node_get_int (n) < 1 || json_node_get_int (n) > SB_STUDY_VERSION)
     return index_error (&t, error, "version", "'version' must be 1 (this program reads study "
                         "version %d)", SB_STUDY_VERSION);
-  n = json_object_get_member (o, "repeat_rate");
+  n = member (t.seen, o, "repeat_rate");
   if (n != NULL)
     {
       GType vt = JSON_NODE_HOLDS_VALUE (n) ? json_node_get_value_type (n) : G_TYPE_INVALID;
@@ -366,34 +380,36 @@ read_index (SbStudy *self, GError **error)
   self->model = SB_STUDY_MODEL_INDEPENDENT;
   if (json_object_has_member (o, "model"))
     {
-      const char *model = member_string (o, "model");
+      const char *model = member_string (t.seen, o, "model");
       if (model == NULL || !sb_study_model_from_string (model, &self->model))
         return index_error (&t, error, "model", "unknown model %s%s%s (expected "
                             "\"hierarchical\" or \"independent\")", model ? "'" : "",
                             model ? model : "(not a string)", model ? "'" : "");
     }
-  n = json_object_get_member (o, "experiment");
+  n = member (t.seen, o, "experiment");
   if (n == NULL || !JSON_NODE_HOLDS_OBJECT (n))
     return index_error (&t, error, "experiment", "the member 'experiment' must be an object");
   g_clear_error (&local);
-  exp = sb_experiment_from_node (json_node_get_object (n), path, data, &local);
+  exp = sb_experiment_from_node (json_node_get_object (n), path, data, t.seen, &local);
   if (exp == NULL)
     {
       g_set_error_literal (error, SB_STUDY_ERROR, SB_STUDY_ERROR_INVALID, local->message);
       return FALSE;
     }
-  n = json_object_get_member (o, "participants");
+  n = member (t.seen, o, "participants");
   if (n == NULL || !JSON_NODE_HOLDS_ARRAY (n))
     return index_error (&t, error, "participants", "the member 'participants' must be an array");
   for (guint i = 0; i < json_array_get_length (json_node_get_array (n)); i++)
     if (!parse_participant (&t, json_array_get_element (json_node_get_array (n), i), i, roster,
                             error))
       return FALSE;
-  parse_time_member (o, "created", &self->created);
+  parse_time_member (t.seen, o, "created", &self->created);
   g_clear_pointer (&self->experiment, sb_experiment_free);
   self->experiment = g_steal_pointer (&exp);
   g_ptr_array_unref (self->roster);
   self->roster = g_steal_pointer (&roster);
+  g_clear_pointer (&self->unknown, sb_json_unknown_free);
+  self->unknown = sb_json_unknown_collect (root, seen);
   return TRUE;
 }
 

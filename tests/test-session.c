@@ -7,6 +7,7 @@
 #include "sg-bo.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1025,11 +1026,69 @@ test_directory_refused (void)
   remove_dir (dir);
 }
 
+/* Members a newer SkewBench wrote (at the top, in the experiment, in a
+ * parameter, in an answer) survive this program's next save, in their
+ * places; a later answer does not take an earlier one's member. */
+static void
+test_unknown_members (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *path = g_build_filename (dir, "s.json", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (SbSession) opened = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonNode) after = NULL;
+  g_autofree char *text = NULL, *written = NULL;
+  double a[2] = { 25.0, 3.5 }, b[2] = { 70.25, 12.0 };
+  JsonObject *o, *e, *p0, *obs0, *obs1;
+
+  g_assert_true (sb_session_save_as (session, file, &error));
+  g_assert_true (sb_session_add_duel (session, a, b, 1, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  root = json_from_string (text, &error);
+  g_assert_no_error (error);
+  o = json_node_get_object (root);
+  json_object_set_string_member (o, "future_session", "kept");
+  e = json_object_get_object_member (o, "experiment");
+  json_object_set_int_member (e, "future_experiment", 3);
+  p0 = json_array_get_object_element (json_object_get_array_member (e, "parameters"), 0);
+  json_object_set_boolean_member (p0, "future_parameter", TRUE);
+  obs0 = json_array_get_object_element (json_object_get_array_member (o, "observations"), 0);
+  json_object_set_string_member (obs0, "future_answer", "left eye");
+  g_free (text);
+  text = json_to_string (root, TRUE);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+
+  opened = sb_session_load (file, &error);
+  g_assert_no_error (error);
+  g_assert_true (sb_session_add_duel (opened, b, a, 0, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
+  after = json_from_string (written, &error);
+  g_assert_no_error (error);
+  o = json_node_get_object (after);
+  g_assert_cmpstr (json_object_get_string_member (o, "future_session"), ==, "kept");
+  e = json_object_get_object_member (o, "experiment");
+  g_assert_cmpint (json_object_get_int_member (e, "future_experiment"), ==, 3);
+  p0 = json_array_get_object_element (json_object_get_array_member (e, "parameters"), 0);
+  g_assert_true (json_object_get_boolean_member (p0, "future_parameter"));
+  obs0 = json_array_get_object_element (json_object_get_array_member (o, "observations"), 0);
+  obs1 = json_array_get_object_element (json_object_get_array_member (o, "observations"), 1);
+  g_assert_cmpstr (json_object_get_string_member (obs0, "future_answer"), ==, "left eye");
+  g_assert_false (json_object_has_member (obs1, "future_answer"));
+  remove_dir (dir);
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/session/round-trip", test_round_trip);
+  g_test_add_func ("/session/unknown-members", test_unknown_members);
   g_test_add_func ("/session/atomic-save", test_atomic_save);
   g_test_add_func ("/session/refuse-damaged", test_refuse_damaged);
   g_test_add_func ("/session/csv", test_csv);

@@ -10,7 +10,9 @@
 #include "sb-study.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -465,6 +467,87 @@ test_symlinked_participant (Fixture *f, gconstpointer data)
   g_clear_error (&error);
 }
 
+/* The member NAME of the object at PATH ("participants/0" style) in the
+ * study's index, or NULL. */
+static JsonNode *
+index_member (JsonNode *root, const char *path, const char *name)
+{
+  g_auto (GStrv) steps = g_strsplit (path, "/", -1);
+  JsonNode *node = root;
+
+  for (char **s = steps; node && *s && **s; s++)
+    node = g_ascii_isdigit (**s)
+           ? json_array_get_element (json_node_get_array (node), atoi (*s))
+           : json_object_get_member (json_node_get_object (node), *s);
+  return node ? json_object_get_member (json_node_get_object (node), name) : NULL;
+}
+
+static JsonNode *
+read_index_json (const char *dir)
+{
+  g_autofree char *text = read_text (dir, "study.json");
+  g_autoptr (GError) error = NULL;
+  JsonNode *root = json_from_string (text, &error);
+
+  g_assert_no_error (error);
+  return root;
+}
+
+/* Members a newer SkewBench wrote (at the top, in the experiment, in a
+ * parameter, in a participant's entry) survive this program's roster
+ * writes; members it knows and clears (a note) do not come back. */
+static void
+test_unknown_members (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbStudy) study = create (f, 0);
+  g_autoptr (SbStudy) back = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (JsonNode) after = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "study.json", NULL);
+  g_autofree char *text = NULL;
+
+  g_assert_nonnull (sb_study_add_participant (study, "P1", "first", &error));
+  g_assert_no_error (error);
+  root = read_index_json (f->dir);
+  json_object_set_string_member (json_node_get_object (root), "future_top", "kept");
+  json_object_set_int_member (json_node_get_object (index_member (root, "", "experiment")),
+                              "future_experiment", 7);
+  json_object_set_boolean_member (
+    json_node_get_object (json_array_get_element (
+      json_node_get_array (index_member (root, "experiment", "parameters")), 1)),
+    "future_parameter", TRUE);
+  json_object_set_string_member (
+    json_node_get_object (json_array_get_element (
+      json_node_get_array (index_member (root, "", "participants")), 0)),
+    "future_participant", "consent form 3");
+  text = json_to_string (root, TRUE);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+
+  back = sb_study_open (f->dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sb_study_add_participant (back, "P2", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (sb_study_set_note (back, "P1", NULL, &error));
+  g_assert_no_error (error);
+
+  after = read_index_json (f->dir);
+  g_assert_cmpstr (json_node_get_string (index_member (after, "", "future_top")), ==, "kept");
+  g_assert_cmpint (json_node_get_int (index_member (after, "experiment", "future_experiment")),
+                   ==, 7);
+  g_assert_true (json_node_get_boolean (index_member (after, "experiment/parameters/1",
+                                                      "future_parameter")));
+  g_assert_null (index_member (after, "experiment/parameters/0", "future_parameter"));
+  g_assert_cmpstr (json_node_get_string (index_member (after, "participants/0",
+                                                       "future_participant")),
+                   ==, "consent form 3");
+  g_assert_null (index_member (after, "participants/1", "future_participant"));
+  /* the note P1 had, cleared here, stays cleared */
+  g_assert_null (index_member (after, "participants/0", "note"));
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (
+                      index_member (after, "", "participants"))), ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -479,5 +562,6 @@ main (int argc, char **argv)
   ADD ("/study/csv-rating", test_csv_rating);
   g_test_add_func ("/study/session-csv-shortest", test_session_csv_shortest);
   ADD ("/study/symlinked-participant", test_symlinked_participant);
+  ADD ("/study/unknown-members", test_unknown_members);
   return g_test_run ();
 }
