@@ -114,13 +114,9 @@ run_ask (const char *path, double repeat_rate, SbStudy *study, const char *code,
     return FALSE;
   if (print_if_settled (session))
     return TRUE;
-  lock = skewgp_lock_session (path, "skewgp ask", error);
-  if (lock == NULL)
-    return FALSE;
   /* Read again under the lock: another writer may have asked meanwhile. */
-  g_clear_object (&session);
-  session = skewgp_load_session (path, error);
-  if (session == NULL)
+  lock = skewgp_lock_and_read_session (path, "skewgp ask", &session, error);
+  if (lock == NULL)
     return FALSE;
   if (print_if_settled (session))
     return TRUE;

@@ -668,6 +668,21 @@ skewgp_lock_session (const char *path, const char *command, GError **error)
   return lock;
 }
 
+SbFileLock *
+skewgp_lock_and_read_session (const char *path, const char *command, SbSession **session,
+                              GError **error)
+{
+  SbFileLock *lock = skewgp_lock_session (path, command, error);
+
+  if (lock == NULL)
+    return NULL;
+  g_clear_object (session);
+  *session = skewgp_load_session (path, error);
+  if (*session == NULL)
+    g_clear_pointer (&lock, sb_file_lock_release);
+  return lock;
+}
+
 int
 skewgp_finish (const char *command, GError *error)
 {

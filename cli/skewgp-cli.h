@@ -161,6 +161,11 @@ int skewgp_finish (const char *command, GError *error);
 SbSession *skewgp_load_session (const char *path, GError **error);
 /* The write lock of the session at PATH for COMMAND ("skewgp tell"). */
 SbFileLock *skewgp_lock_session (const char *path, const char *command, GError **error);
+/* The write lock of the session at PATH for COMMAND, with the session read
+ * under it into *SESSION (replacing what it held: another writer may have
+ * changed the file since it was read), or NULL with ERROR. */
+SbFileLock *skewgp_lock_and_read_session (const char *path, const char *command,
+                                          SbSession **session, GError **error);
 /* Members "answers", "budget" and "done" of SESSION. */
 void skewgp_add_done (JsonBuilder *b, SbSession *session);
 /* Member "parameters": the names of EXP's parameters. */

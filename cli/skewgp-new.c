@@ -7,6 +7,8 @@
 #include "skewgp-commands.h"
 #include "skewgp-experiment.h"
 
+#include "sb-experiment-check.h"
+
 #include <glib/gstdio.h>
 
 static const char new_help[] =
@@ -53,8 +55,13 @@ static const char new_help[] =
   "  {\"kind\": \"choice\", \"options\": k}   the best of k options (k = 3 to 6)\n"
   "  {\"kind\": \"ranking\", \"options\": k}  all k options in order, best first\n"
   "Choices, rankings and ties are modelled exactly by the \"skewgp\"\n"
-  "surrogate only, and safe mode asks for values: other combinations are\n"
-  "refused, naming what cannot serve them.\n\n"
+  "surrogate only: other combinations are refused, naming what cannot\n"
+  "serve them.\n\n"
+  "Safe mode asks for the measured value of one setting at a time, chosen\n"
+  "by the SafeOpt rule: it needs \"threshold\" and \"safe_start\", and\n"
+  "refuses \"question\", \"acquisition\" and \"initial\" (duels, their\n"
+  "acquisitions and random initial settings have no place in it) and the\n"
+  "\"random\" surrogate, each naming the field.\n\n"
   "Optional settings:\n"
   "  \"initial\": n          random initial questions before the model is used\n"
   "                        (default 2)\n"
@@ -68,8 +75,8 @@ static const char new_help[] =
   "                        mode) or \"svgp\" (preference mode)\n"
   "  \"numeric_every\": k    mixed mode: every k-th question after the initial\n"
   "                        design asks for a measured value (default 4)\n"
-  "  \"threshold\": h        safe mode: a setting is safe when its value is\n"
-  "                        >= h (default 0); a failed setting counts as below.\n"
+  "  \"threshold\": h        safe mode (required): a setting is safe when its\n"
+  "                        value is >= h; a failed setting counts as below.\n"
   "                        Mixed mode: the failure level, a failed setting's\n"
   "                        utility is below h (default 0)\n"
   "  \"confidence_level\": p safe mode: the confidence level (default 0.95, at\n"
@@ -79,10 +86,8 @@ static const char new_help[] =
   "                        settings measured safe, and no setting is asked\n"
   "                        again within its resolution or next to a failure\n"
   "                        (SafeOpt on the exact model; README, \"Safe mode\")\n"
-  "  \"safe_start\": [x...]  safe mode: a setting known to be safe, asked\n"
-  "                        first; without it safe mode starts from random\n"
-  "                        settings inside the box (choose the box so that\n"
-  "                        they are safe to try)\n"
+  "  \"safe_start\": [x...]  safe mode (required): a setting known to be safe,\n"
+  "                        asked first; the safe set grows from it\n"
   "  \"candidates\": {\"csv\": \"faces.csv\", \"file_column\": \"file\",\n"
   "                  \"folder\": \"faces/\"}\n"
   "                        a fixed set of stimuli (images, sounds) to choose\n"
@@ -127,6 +132,36 @@ static const char new_help[] =
   "Exit status: 0 success, 1 numerical failure, 2 bad input (or the session\n"
   "exists, or another program is writing it).\n";
 
+/* Safe mode's document: the threshold is given, the safe set grows from
+ * a safe start, and nothing of preference questions or random settings
+ * is asked for (safe mode asks one setting's measured value at a time,
+ * chosen by the SafeOpt rule at 'confidence_level'). */
+static gboolean
+check_safe_document (JsonObject *obj, const SbExperiment *exp, GError **error)
+{
+  static const struct { const char *field; const char *why; } unused[] = {
+    { "question", "safe mode asks for the measured value of one setting, never a duel, choice "
+                  "or ranking" },
+    { "acquisition", "safe mode chooses its settings by the SafeOpt rule (expanders and "
+                     "maximisers at 'confidence_level'), not by a duel acquisition" },
+    { "initial", "safe mode asks no random settings: it starts at 'safe_start'" },
+  };
+  GError *err = NULL;
+
+  if (exp->mode != SB_MODE_SAFE)
+    return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (unused); i++)
+    if (json_object_has_member (obj, unused[i].field))
+      return skewgp_input_error (error, "'%s': %s; leave '%s' out", unused[i].field,
+                                 unused[i].why, unused[i].field);
+  if (!json_object_has_member (obj, "threshold"))
+    return skewgp_input_error (error, "safe mode needs 'threshold': the value a setting must "
+                               "reach to be safe");
+  if (!sb_experiment_check_safe_new (exp, &err))
+    return skewgp_forward_error (err, error);
+  return TRUE;
+}
+
 static gboolean
 run_new (const char *experiment_path, const char *session_path, GError **error)
 {
@@ -143,7 +178,8 @@ run_new (const char *experiment_path, const char *session_path, GError **error)
   g_autofree char *base_dir = g_str_equal (experiment_path, "-")
                                 ? g_strdup (".") : g_path_get_dirname (experiment_path);
   if (doc == NULL
-      || (exp = skewgp_parse_experiment (json_node_get_object (doc), base_dir, error)) == NULL)
+      || (exp = skewgp_parse_experiment (json_node_get_object (doc), base_dir, error)) == NULL
+      || !check_safe_document (json_node_get_object (doc), exp, error))
     return FALSE;
   lock = skewgp_lock_session (session_path, "skewgp new", error);
   if (lock == NULL)

@@ -99,12 +99,8 @@ refit_session (const char *path, gboolean if_due, GError **error)
       if (result == NULL)
         return skewgp_forward_error (err, error);
       /* the fit took its time: store it in the session as it is now */
-      lock = skewgp_lock_session (path, "skewgp refit", error);
+      lock = skewgp_lock_and_read_session (path, "skewgp refit", &session, error);
       if (lock == NULL)
-        return FALSE;
-      g_clear_object (&session);
-      session = skewgp_load_session (path, error);
-      if (session == NULL)
         return FALSE;
       if (!sb_session_store_fit (session, result, &err))
         return skewgp_forward_error (err, error);

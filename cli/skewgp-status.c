@@ -17,6 +17,13 @@ static const char status_help[] =
   "Prints {\"answers\": n, \"budget\": N, \"done\": bool, \"best\": [x...] | null,\n"
   "\"best_description\": \"name = value unit, ...\", \"best_mean\": m | null,\n"
   "\"best_interval\": [lo, hi] | null, \"model\": {...}, \"open_question\": ID | null}.\n"
+  "In safe mode also \"confidence_level\" (the experiment's, skewgp new --help)\n"
+  "and \"safe_exhausted\": true when no new setting is safe enough to ask at\n"
+  "that level (what skewgp ask would answer now: \"done\" is then true and\n"
+  "\"reason\" says why, e.g. \"Best safe setting found: no setting outside\n"
+  "the measured region is safe at 95 %.\"; \"best\" is the best safe setting\n"
+  "measured); false while a question is open, the budget is used, or a new\n"
+  "setting can still be asked.\n"
   "\"best\" is the recommendation, null before the first answer: in preference\n"
   "mode the answered setting of largest posterior mean (as good as the last\n"
   "winner after decisive duels, and closer to the optimum when ties are\n"
@@ -105,6 +112,37 @@ add_consistency (JsonBuilder *b, const SbConsistency *c)
   json_builder_end_object (b);
 }
 
+/* Members "answers", "budget" and "done"; in safe mode also
+ * "confidence_level", "safe_exhausted" and, when exhausted, "reason" (a
+ * question that would be asked now, not stored: sb_session_safe_exhausted). */
+static gboolean
+add_progress (JsonBuilder *b, SbSession *session, GError **error)
+{
+  const SbExperiment *exp = sb_session_get_experiment (session);
+  g_autofree char *reason = NULL;
+  gboolean exhausted = FALSE;
+
+  if (exp->mode != SB_MODE_SAFE)
+    {
+      skewgp_add_done (b, session);
+      return TRUE;
+    }
+  if (sb_ask_tell_current (session) == NULL && !sb_ask_tell_is_done (session))
+    {
+      GError *err = NULL;
+      if (!sb_session_safe_exhausted (session, &exhausted, &reason, &err))
+        return skewgp_forward_error (err, error);
+    }
+  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
+  skewgp_add_int (b, "budget", exp->budget);
+  skewgp_add_bool (b, "done", exhausted || sb_ask_tell_is_done (session));
+  skewgp_add_double (b, "confidence_level", exp->confidence_level);
+  skewgp_add_bool (b, "safe_exhausted", exhausted);
+  if (exhausted)
+    skewgp_add_string (b, "reason", reason);
+  return TRUE;
+}
+
 static gboolean
 run_status (const char *path, const char *participant, GError **error)
 {
@@ -124,7 +162,8 @@ run_status (const char *path, const char *participant, GError **error)
   json_builder_begin_object (b);
   if (participant)
     skewgp_add_string (b, "participant", participant);
-  skewgp_add_done (b, session);
+  if (!add_progress (b, session, error))
+    return FALSE;
   json_builder_set_member_name (b, "best");
   if (rec.has_best)
     json_builder_add_value (b, sb_experiment_setting_to_json (exp, rec.best));

@@ -48,11 +48,8 @@ run_tell (const char *path, const char *answer_path, GError **error)
     return FALSE;
   if (!sb_answer_from_json (doc, &answer, &err))
     return skewgp_forward_error (err, error);
-  lock = skewgp_lock_session (path, "skewgp tell", error);
+  lock = skewgp_lock_and_read_session (path, "skewgp tell", &session, error);
   if (lock == NULL)
-    return FALSE;
-  session = skewgp_load_session (path, error);
-  if (session == NULL)
     return FALSE;
   if (!sb_ask_tell_tell (session, &answer, &err))
     return skewgp_forward_error (err, error);

@@ -9,6 +9,8 @@
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
 
+#include "sg-problems.h"
+
 #include <math.h>
 
 /* The surrogate serves the mode: the sparse variational GP models duels
@@ -222,3 +224,30 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
          && sb_stimulus_validate (exp, error) && candidates_fit (exp, error);
 }
 
+
+gboolean
+sb_experiment_check_safe_new (const SbExperiment *exp, GError **error)
+{
+  gboolean problem_start = FALSE;
+
+  if (exp->mode != SB_MODE_SAFE)
+    return TRUE;
+  if (exp->surrogate == SG_BO_SURROGATE_RANDOM)
+    return sb_invalid (error, "safe mode cannot use the 'random' surrogate: it asks random "
+                       "settings, which are not known to be safe");
+  if (exp->template_kind == SB_TEMPLATE_BENCHMARK && exp->problem != NULL)
+    {
+      sg_problem *p = NULL;
+      problem_start = sg_problem_new (exp->problem, exp->seed, &p) == SG_OK
+                      && sg_problem_safe_start (p) != NULL;
+      sg_problem_free (p);
+    }
+  if (!exp->has_safe_start && !problem_start)
+    return sb_invalid (error, exp->template_kind == SB_TEMPLATE_BENCHMARK
+                       ? "safe mode needs a safe start: the problem '%s' has none (choose one "
+                         "of the safe-... problems)"
+                       : "safe mode needs a safe start ('safe_start'): a setting measured safe, "
+                         "from which the safe set grows%s",
+                       exp->template_kind == SB_TEMPLATE_BENCHMARK ? exp->problem : "");
+  return TRUE;
+}

@@ -26,5 +26,14 @@ gboolean sb_experiment_validate (const SbExperiment *exp, GError **error);
  * always chosen by qEUBO, whatever ACQ says. Otherwise ERROR says why. */
 gboolean sb_acquisition_fits (SbMode mode, sg_bo_surrogate surrogate, sg_bo_acquisition acq,
                               GError **error);
+/* TRUE when a NEW experiment in safe mode can keep safe mode's promise
+ * (TRUE outside safe mode): it starts from a setting known to be safe
+ * (its 'safe_start', or its benchmark problem's), because the safe set
+ * grows only from settings measured safe and a random first setting may
+ * not be; and its surrogate is not 'random' (random settings are not
+ * known to be safe). Sessions saved without a safe start still load
+ * (sb_experiment_validate); this is the rule for creating one. Otherwise
+ * ERROR names the field. */
+gboolean sb_experiment_check_safe_new (const SbExperiment *exp, GError **error);
 
 G_END_DECLS

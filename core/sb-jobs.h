@@ -134,6 +134,15 @@ char *sb_proposal_safe_statement (const SbExperiment *exp, const SbProposal *q);
  * tell it from a shorter one. */
 char *sb_proposal_safe_model_text (const SbExperiment *exp, const SbProposal *q,
                                    const SbHyper *hyper);
+/* Safe mode, read only: *EXHAUSTED when a new question of SESSION
+ * would find no new setting safe enough to ask (the proposal the engine
+ * makes now from the same answers and stored fit, as sb_ask_tell_ask does
+ * when no question is open; nothing is stored), with
+ * sb_proposal_safe_statement's sentence in *REASON (g_free; NULL when not
+ * exhausted). Outside safe mode *EXHAUSTED is FALSE and nothing runs.
+ * FALSE with ERROR when the engine failed. */
+gboolean sb_session_safe_exhausted (SbSession *session, gboolean *exhausted, char **reason,
+                                    GError **error);
 
 /* SbWorkerFunc: INPUT is an SbJobInput, the result an SbProposal
  * (free with sb_proposal_free). */

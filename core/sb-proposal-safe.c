@@ -1,5 +1,7 @@
-/* sb-proposal-safe.c — safe mode's account of a proposal in words
- * (sb-jobs.h: sb_proposal_safe_statement, sb_proposal_safe_model_text). */
+/* sb-proposal-safe.c — safe mode's account of a proposal in words, and
+ * whether a session's safe set can still grow (sb-jobs.h:
+ * sb_proposal_safe_statement, sb_proposal_safe_model_text,
+ * sb_session_safe_exhausted). */
 #include "sb-jobs.h"
 
 #include "sb-parameter-kinds.h"
@@ -80,4 +82,26 @@ sb_proposal_safe_model_text (const SbExperiment *exp, const SbProposal *q, const
         }
     }
   return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+gboolean
+sb_session_safe_exhausted (SbSession *session, gboolean *exhausted, char **reason,
+                           GError **error)
+{
+  g_autoptr (SbProposal) proposal = NULL;
+  SbJobInput *input;
+
+  *exhausted = FALSE;
+  *reason = NULL;
+  if (sb_session_get_experiment (session)->mode != SB_MODE_SAFE)
+    return TRUE;
+  input = sb_job_input_new (session);
+  proposal = sb_job_propose (NULL, input, error);
+  if (proposal != NULL && proposal->safe_exhausted)
+    {
+      *exhausted = TRUE;
+      *reason = sb_proposal_safe_statement (input->experiment, proposal);
+    }
+  sb_job_input_free (input);
+  return proposal != NULL;
 }

@@ -1656,8 +1656,8 @@ active_accuracy_run (uint64_t seed, int random_labels, size_t n_labels)
   sg_bo_free (judge);
   sg_bo_free (bo);
   sg_problem_free (p);
-  return (double) right / G;
   sg_bo_config_clear (&c);
+  return (double) right / G;
 }
 
 /* BALD active learning beats random labelling: after 25 labels on the 1-D

@@ -1285,8 +1285,9 @@ keep_order_posterior (double lengthscale, const double *gamma, sg_data *data,
   sg_skewgp_prior prior = { .kernel = k, .mean = 0, .s = 3, .pseudo_points = U,
                             .phases = L, .gamma = gamma };
   sg_noise noise = { 0.5, 0.3 };
-  return make_posterior (&prior, data, &noise, lik);
+  sg_skewgp_posterior *post = make_posterior (&prior, data, &noise, lik);
   sg_kernel_clear (&k);
+  return post;
 }
 
 /* log P(t > 0) of N(mean, cov), deterministic points, on workspace W. */
@@ -1469,8 +1470,8 @@ moment_map_max_errors (size_t duels, size_t grid, int jitter, double *dmean,
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
   sg_rng_free (rng);
-  return max_skew;
   sg_kernel_clear (&k);
+  return max_skew;
 }
 
 /* Mean and sd are the same sample moments computed in another order: they

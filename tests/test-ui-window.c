@@ -605,8 +605,6 @@ test_new_experiment_questions (void)
     { SB_ASK_CHOICE, FALSE, 0, "Laplace", { "choices", "laplace" } },
     { SB_ASK_RANKING, FALSE, 0, "propagation", { "rankings", "'ep'" } },
     { SB_ASK_DUEL, TRUE, 0, "variational", { "ties", "svgp" } },
-    { SB_ASK_CHOICE, FALSE, SB_MODE_SAFE, "SkewGP", { "safe mode", "choices" } },
-    { SB_ASK_DUEL, TRUE, SB_MODE_SAFE, "SkewGP", { "safe mode", "ties" } },
   };
 
   g_assert_nonnull (question);
@@ -671,6 +669,122 @@ test_new_experiment_questions (void)
       shown = find_widget (GTK_WIDGET (dialog), GTK_TYPE_LABEL, error->message);
       g_assert_nonnull (shown);
       g_assert_true (gtk_widget_get_visible (shown));
+    }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+/* Safe mode's rows: the confidence level shows (and builds the level) in
+ * safe mode only; the question kind, its options and ties, the duel
+ * acquisition and the random initial questions are hidden there, and
+ * whatever they held builds a value experiment; an experiment that could
+ * not keep safe mode's promise is refused naming why (no safe start: the
+ * colour template, a benchmark without one; the random surrogate) and
+ * Create shows the message. */
+static void
+test_new_experiment_safe (void)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  GtkDropDown *mode = find_dropdown (GTK_WIDGET (dialog), "Safe");
+  GtkDropDown *question = find_dropdown (GTK_WIDGET (dialog), "Best of k");
+  GtkDropDown *acq = find_dropdown (GTK_WIDGET (dialog), "thompson");
+  GtkDropDown *sur = find_dropdown (GTK_WIDGET (dialog), "Random search");
+  GtkWidget *level = find_widget (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON, "probability of being safe");
+  GtkWidget *initial = find_widget (GTK_WIDGET (dialog), GTK_TYPE_LABEL, "Initial random questions");
+  GtkWidget *ties = find_widget (GTK_WIDGET (dialog), GTK_TYPE_CHECK_BUTTON, "About the same");
+  GtkWidget *threshold;
+  GtkWidget *hidden[] = { GTK_WIDGET (question), GTK_WIDGET (acq), initial, ties };
+  const struct { const char *problem; const char *needle; } benchmarks[] = {
+    { "safe-machine", NULL }, { "safe-branin", NULL }, { "branin", "'branin' has none" },
+  };
+
+  g_assert_nonnull (mode);
+  g_assert_nonnull (level);
+  for (guint i = 0; i < G_N_ELEMENTS (hidden); i++)
+    g_assert_nonnull (hidden[i]);
+  gtk_window_present (GTK_WINDOW (dialog));
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_CUSTOM);
+  gtk_drop_down_set_selected (mode, SB_MODE_SAFE);
+  threshold = find_widget (GTK_WIDGET (dialog), GTK_TYPE_LABEL, "Safety threshold");
+  g_assert_nonnull (threshold);
+  gtk_drop_down_set_selected (mode, SB_MODE_PREFERENCE);
+  /* preference answers chosen before switching to safe mode */
+  gtk_drop_down_set_selected (question, SB_ASK_DUEL);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (ties), TRUE);
+  for (guint m = 0; m <= SB_MODE_SAFE; m++)
+    {
+      gboolean safe = m == SB_MODE_SAFE;
+      gtk_drop_down_set_selected (mode, m);
+      g_assert_cmpint (gtk_widget_get_visible (level), ==, safe);
+      g_assert_cmpint (gtk_widget_get_visible (threshold), ==, m != SB_MODE_PREFERENCE);
+      for (guint i = 0; i < G_N_ELEMENTS (hidden); i++)
+        g_assert_cmpint (gtk_widget_get_visible (hidden[i]), ==, !safe);
+    }
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (level), 0.9);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SbExperiment) exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (exp->mode, ==, SB_MODE_SAFE);
+    g_assert_cmpfloat_with_epsilon (exp->confidence_level, 0.9, 1e-9);
+    g_assert_true (exp->has_safe_start);
+    g_assert_cmpint (exp->question, ==, SB_ASK_DUEL);
+    g_assert_false (exp->ties_allowed);
+  }
+  /* a best-of question hidden behind safe mode builds a value experiment */
+  gtk_drop_down_set_selected (mode, SB_MODE_PREFERENCE);
+  gtk_drop_down_set_selected (question, SB_ASK_CHOICE);
+  gtk_drop_down_set_selected (mode, SB_MODE_SAFE);
+  {
+    g_autoptr (SbExperiment) exp = sb_new_experiment_dialog_build (dialog, NULL);
+    g_assert_nonnull (exp);
+    g_assert_cmpint (exp->question, ==, SB_ASK_DUEL);
+    g_assert_cmpuint (exp->n_options, ==, 2);
+  }
+  /* the random surrogate asks settings not known to be safe */
+  for (guint r = 0; r < g_list_model_get_n_items (gtk_drop_down_get_model (sur)); r++)
+    if (strstr (gtk_string_list_get_string (GTK_STRING_LIST (gtk_drop_down_get_model (sur)), r),
+                "Random"))
+      gtk_drop_down_set_selected (sur, r);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SbExperiment) exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_null (exp);
+    g_assert_nonnull (strstr (error->message, "'random' surrogate"));
+    gtk_widget_activate_action (GTK_WIDGET (dialog), "dialog.create", NULL);
+    g_assert_true (gtk_widget_get_visible (find_widget (GTK_WIDGET (dialog), GTK_TYPE_LABEL,
+                                                        error->message)));
+  }
+  gtk_drop_down_set_selected (sur, 0);
+  /* no safe start: the colour template, a benchmark problem without one */
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_COLOUR);
+  gtk_drop_down_set_selected (mode, SB_MODE_SAFE);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SbExperiment) exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_null (exp);
+    g_assert_nonnull (strstr (error->message, "safe mode needs a safe start"));
+  }
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_BENCHMARK);
+  for (guint i = 0; i < G_N_ELEMENTS (benchmarks); i++)
+    {
+      GtkDropDown *problems = find_dropdown (GTK_WIDGET (dialog), "six-hump-camel");
+      GListModel *rows = gtk_drop_down_get_model (problems);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (SbExperiment) exp = NULL;
+
+      for (guint r = 0; r < g_list_model_get_n_items (rows); r++)
+        if (g_str_equal (gtk_string_list_get_string (GTK_STRING_LIST (rows), r),
+                         benchmarks[i].problem))
+          gtk_drop_down_set_selected (problems, r);
+      gtk_drop_down_set_selected (mode, SB_MODE_SAFE);
+      exp = sb_new_experiment_dialog_build (dialog, &error);
+      if (benchmarks[i].needle == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_cmpstr (exp->problem, ==, benchmarks[i].problem);
+        }
+      else
+        g_assert_nonnull (strstr (error->message, benchmarks[i].needle));
     }
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
@@ -847,7 +961,6 @@ test_safe_start_from_dialog (Fixture *f, gconstpointer data)
 {
   SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
   GtkDropDown *mode = find_dropdown (GTK_WIDGET (dialog), "this setting failed");
-  GtkWidget *check = find_widget (GTK_WIDGET (dialog), GTK_TYPE_CHECK_BUTTON, "known to be safe");
   g_autoptr (GPtrArray) starts = g_ptr_array_new ();
   g_autoptr (GPtrArray) resolutions = g_ptr_array_new ();
   g_autoptr (SbExperiment) exp = NULL;
@@ -858,15 +971,13 @@ test_safe_start_from_dialog (Fixture *f, gconstpointer data)
   gtk_window_present (GTK_WINDOW (dialog));
   sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_CUSTOM);
   g_assert_nonnull (mode);
-  g_assert_nonnull (check);
-  gtk_drop_down_set_selected (mode, SB_MODE_SAFE);
-  g_assert_true (gtk_widget_get_visible (check));
   find_all_by_tooltip (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON, "Safe start:", starts);
   find_all_by_tooltip (GTK_WIDGET (dialog), GTK_TYPE_SPIN_BUTTON, "Measurement resolution", resolutions);
   g_assert_cmpuint (starts->len, ==, 2);
   g_assert_cmpuint (resolutions->len, ==, 2);
+  /* safe mode needs a safe start: its rows show in safe mode only */
   g_assert_false (gtk_widget_is_visible (g_ptr_array_index (starts, 0)));
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+  gtk_drop_down_set_selected (mode, SB_MODE_SAFE);
   g_assert_true (gtk_widget_is_visible (g_ptr_array_index (starts, 0)));
 
   /* outside the first parameter's range: refused, naming it */
@@ -1078,6 +1189,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
   g_test_add_func ("/ui/new-experiment-questions", test_new_experiment_questions);
+  g_test_add_func ("/ui/new-experiment-safe", test_new_experiment_safe);
   g_test_add_func ("/ui/entered-number", test_entered_number);
   status = g_test_run ();
   g_object_unref (app);

@@ -6,6 +6,7 @@
 #include "sb-new-experiment-dialog.h"
 
 #include "sb-acquisition-row.h"
+#include "sb-experiment-check.h"
 #include "sb-experiment-templates.h"
 #include "sb-settings.h"
 
@@ -33,20 +34,25 @@ struct _SbNewExperimentDialog
   GtkListBox *parameter_list;
   GtkEntry *title_entry;
   GtkDropDown *mode_dropdown;
+  GtkWidget *acquisition_label;
   GtkDropDown *acquisition_dropdown;
   GtkDropDown *surrogate_dropdown;
   GtkSpinButton *budget_spin;
+  GtkWidget *initial_label;
   GtkSpinButton *initial_spin;
   GtkSpinButton *seed_spin;
   GtkWidget *threshold_label;
   GtkSpinButton *threshold_spin;
   GtkWidget *numeric_every_label;
   GtkSpinButton *numeric_every_spin;
+  GtkWidget *confidence_label;
+  GtkSpinButton *confidence_spin;
+  GtkWidget *question_label;
   GtkDropDown *question_dropdown;   /* rows in SbAskKind order */
   GtkWidget *options_label;
   GtkSpinButton *options_spin;
   GtkCheckButton *ties_check;
-  GtkCheckButton *safe_start_check;
+  GtkWidget *safe_start_hint;
   GtkLabel *error_label;
 };
 
@@ -75,7 +81,7 @@ typedef struct {
   GtkEntry *unit;       /* a categorical parameter's levels, comma-separated */
   GtkDropDown *scale;   /* rows in SbScale order */
   GtkSpinButton *resolution;  /* 0: none (categorical: none) */
-  GtkWidget *safe_start_box;  /* safe mode with a safe start only */
+  GtkWidget *safe_start_box;  /* safe mode only */
   GtkSpinButton *safe_start;
 } ParameterRow;
 
@@ -166,8 +172,8 @@ activates_default (GtkWidget *spin)
 }
 
 /* The row's second line: the measurement resolution, and the parameter's
- * value in the known safe setting (shown in safe mode when a safe start
- * is asked for, sync_safe_start_rows). */
+ * value in the known safe setting (shown in safe mode, which needs it:
+ * sync_safe_start_rows). */
 static GtkWidget *
 bench_line (ParameterRow *row, double lower, double upper)
 {
@@ -294,14 +300,15 @@ apply_defaults (SbNewExperimentDialog *self, const SbExperiment *exp)
   gtk_spin_button_set_value (self->budget_spin, exp->budget);
   gtk_spin_button_set_value (self->initial_spin, MAX (exp->initial, 1));
   gtk_spin_button_set_value (self->threshold_spin, exp->threshold);
+  gtk_spin_button_set_value (self->confidence_spin, exp->confidence_level);
 }
 
-/* A safe start belongs to safe mode, and is entered only when asked for. */
+/* Safe mode grows its safe set from a setting measured safe: a custom
+ * experiment in safe mode gives one (a benchmark's is its problem's). */
 static gboolean
 wants_safe_start (SbNewExperimentDialog *self)
 {
-  return gtk_drop_down_get_selected (self->mode_dropdown) == SB_MODE_SAFE
-         && gtk_check_button_get_active (self->safe_start_check);
+  return gtk_drop_down_get_selected (self->mode_dropdown) == SB_MODE_SAFE;
 }
 
 static void
@@ -309,6 +316,7 @@ sync_safe_start_rows (SbNewExperimentDialog *self)
 {
   gboolean show = wants_safe_start (self);
 
+  gtk_widget_set_visible (self->safe_start_hint, show);
   for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->parameter_list)); c;
        c = gtk_widget_get_next_sibling (c))
     {
@@ -324,6 +332,7 @@ update_sensitivity (SbNewExperimentDialog *self)
   guint mode = gtk_drop_down_get_selected (self->mode_dropdown);
   gboolean simulated = gtk_check_button_get_active (self->simulated_check);
   SbAskKind question = (SbAskKind) gtk_drop_down_get_selected (self->question_dropdown);
+  gboolean safe = mode == SB_MODE_SAFE;
 
   /* One number, two meanings: safe mode's threshold, mixed mode's failure
    * level (a failed setting's utility is below it). */
@@ -338,11 +347,21 @@ update_sensitivity (SbNewExperimentDialog *self)
   gtk_widget_set_visible (self->numeric_every_label, mode == SB_MODE_MIXED);
   gtk_widget_set_visible (GTK_WIDGET (self->numeric_every_spin), mode == SB_MODE_MIXED);
   gtk_widget_set_sensitive (GTK_WIDGET (self->noise_spin), simulated);
-  gtk_widget_set_visible (self->options_label, question != SB_ASK_DUEL);
-  gtk_widget_set_visible (GTK_WIDGET (self->options_spin), question != SB_ASK_DUEL);
-  gtk_widget_set_visible (GTK_WIDGET (self->ties_check), question == SB_ASK_DUEL);
+  /* Safe mode asks one setting's value at a time, chosen by the SafeOpt
+   * rule at its confidence level from the safe start: no question kind,
+   * ties, duel acquisition or random initial questions. */
+  gtk_widget_set_visible (self->confidence_label, safe);
+  gtk_widget_set_visible (GTK_WIDGET (self->confidence_spin), safe);
+  gtk_widget_set_visible (self->question_label, !safe);
+  gtk_widget_set_visible (GTK_WIDGET (self->question_dropdown), !safe);
+  gtk_widget_set_visible (self->acquisition_label, !safe);
+  gtk_widget_set_visible (GTK_WIDGET (self->acquisition_dropdown), !safe);
+  gtk_widget_set_visible (self->initial_label, !safe);
+  gtk_widget_set_visible (GTK_WIDGET (self->initial_spin), !safe);
+  gtk_widget_set_visible (self->options_label, !safe && question != SB_ASK_DUEL);
+  gtk_widget_set_visible (GTK_WIDGET (self->options_spin), !safe && question != SB_ASK_DUEL);
+  gtk_widget_set_visible (GTK_WIDGET (self->ties_check), !safe && question == SB_ASK_DUEL);
   sb_acquisition_row_offer (self->acquisition_dropdown, (SbMode) mode, question);
-  gtk_widget_set_visible (GTK_WIDGET (self->safe_start_check), mode == SB_MODE_SAFE);
   sync_safe_start_rows (self);
 }
 
@@ -514,12 +533,17 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
   exp->seed = (guint64) gtk_spin_button_get_value (self->seed_spin);
   exp->threshold = gtk_spin_button_get_value (self->threshold_spin);
   exp->numeric_every = gtk_spin_button_get_value_as_int (self->numeric_every_spin);
-  exp->question = (SbAskKind) gtk_drop_down_get_selected (self->question_dropdown);
+  exp->confidence_level = gtk_spin_button_get_value (self->confidence_spin);
+  /* the hidden rows of safe mode ask nothing: one value at a time */
+  exp->question = exp->mode == SB_MODE_SAFE
+                  ? SB_ASK_DUEL : (SbAskKind) gtk_drop_down_get_selected (self->question_dropdown);
   exp->n_options = exp->question == SB_ASK_DUEL ? 2
                    : (guint) gtk_spin_button_get_value_as_int (self->options_spin);
-  exp->ties_allowed = exp->question == SB_ASK_DUEL
+  exp->ties_allowed = exp->mode != SB_MODE_SAFE && exp->question == SB_ASK_DUEL
                       && gtk_check_button_get_active (self->ties_check);
-  if (!sb_experiment_validate (exp, error))
+  if (exp->mode == SB_MODE_SAFE)
+    exp->acquisition = SG_BO_ACQ_UCB;
+  if (!sb_experiment_validate (exp, error) || !sb_experiment_check_safe_new (exp, error))
     return NULL;
   return g_steal_pointer (&exp);
 }
@@ -597,7 +621,12 @@ sb_new_experiment_dialog_class_init (SbNewExperimentDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, options_label);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, options_spin);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, ties_check);
-  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, safe_start_check);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, safe_start_hint);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, confidence_label);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, confidence_spin);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, question_label);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, acquisition_label);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, initial_label);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, error_label);
 
   gtk_widget_class_install_action (widget_class, "dialog.create", NULL, create_action);
@@ -634,14 +663,13 @@ sb_new_experiment_dialog_init (SbNewExperimentDialog *self)
   g_signal_connect_swapped (self->mode_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->simulated_check, "toggled", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->question_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
-  g_signal_connect_swapped (self->safe_start_check, "toggled", G_CALLBACK (sync_safe_start_rows), self);
   problem_changed (self);
   template_changed (self);
   select_default_acquisition (self);
   {
     GtkSpinButton *spins[] = { self->noise_spin, self->budget_spin, self->initial_spin,
                                self->seed_spin, self->threshold_spin, self->numeric_every_spin,
-                               self->options_spin };
+                               self->confidence_spin, self->options_spin };
     for (guint i = 0; i < G_N_ELEMENTS (spins); i++)
       activates_default (GTK_WIDGET (spins[i]));
   }

@@ -99,8 +99,8 @@ make_loop_acq (const sg_problem *p, size_t n_duels, uint64_t seed, sg_bo_acquisi
         memcpy (xr, x, dim * sizeof *x);
     }
   sg_rng_free (rng);
-  return bo;
   sg_bo_config_clear (&c);
+  return bo;
 }
 
 static sg_bo *

@@ -380,6 +380,6 @@ main (int argc, char **argv)
   free (sum);
   free (X);
   free (y);
-  return 0;
   sg_kernel_clear (&k);
+  return 0;
 }
