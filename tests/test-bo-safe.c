@@ -328,6 +328,76 @@ test_exhausted (void)
   sg_bo_free (bo);
 }
 
+/* 001 sec. 5.2.3's setting (the bench's safe-gp1d: [-10, 10], h = 0,
+ * variance 2, measurement sd 0.05, the start at 0 measured g0 above h):
+ * with one value the model is a Gaussian process, so the safe set has a
+ * closed form. P(f(z) >= 0) = Phi(m(z) / s(z)) with k(z) = 2 exp(-z^2 /
+ * (2 l^2)), m = k g0 / (2 + sd^2), s^2 = 2 - k^2 / (2 + sd^2), largest
+ * just beyond the resolution 0.1 (0.5 % of the range). The rule's
+ * P(safe) at its proposal is that value (up to the validity factor of
+ * eq. 40 at the start, a small tilt), and it stops at the start
+ * exactly when the closed form leaves nothing new safe at 95 %: with the
+ * paper's lengthscale 1.5 cut to its cap 1 (5 % of the range), the
+ * draw's start 0.1018 (seed 1) is not enough for any lengthscale the
+ * draws have (1 to 2), 0.2154 (seed 10) not for 1, 0.6 is. */
+static double
+closed_form_p_safe (double g0, double l, double z)
+{
+  double k = 2 * exp (-z * z / (2 * l * l)), d = 2 + 0.05 * 0.05;
+  return sg_norm_cdf (k * g0 / d / sqrt (2 - k * k / d));
+}
+
+static void
+test_closed_form_reach (void)
+{
+  static const struct { double g0; int exhausted; } cases[] = {
+    { 0.1018, 1 }, { 0.2154, 1 }, { 0.6, 0 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      double lo = -10, up = 10, x0 = 0, g0 = cases[i].g0;
+      sg_bo_config c;
+      sg_bo *bo = NULL;
+      g_assert_cmpint (sg_bo_config_default (&c, 1, &lo, &up), ==, SG_OK);
+      c.mode = SG_BO_SAFE;
+      c.n_samples = 400;
+      c.refit_until = c.refit_every = 0;
+      c.has_safe_start = 1;
+      c.safe_start[0] = 0;
+      c.prior.kernel.variance = 2;
+      c.prior.kernel.lengthscales[0] = 1.5;
+      c.prior.noise.numeric_sd = 0.05;
+      g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
+      sg_bo_config_clear (&c);
+      g_assert_cmpint (sg_bo_answer_value (bo, &x0, g0), ==, SG_OK);
+      sg_bo_query q;
+      sg_bo_safe_info info;
+      g_assert_cmpint (propose (bo, &q), ==, SG_OK);
+      g_assert_cmpint (sg_bo_safe_last (bo, &info), ==, SG_OK);
+      g_assert_cmpfloat (info.lengthscales[0], ==, 1);   /* the cap */
+      g_assert_cmpfloat (info.variance, ==, 2);
+      double beyond = closed_form_p_safe (g0, 1, 0.1);
+      g_test_message ("g0 = %g: P(safe) just beyond the resolution %.4f (l = 1), %.4f (l = 2); "
+                      "%s", g0, beyond, closed_form_p_safe (g0, 2, 0.1),
+                      q.safe_exhausted ? "exhausted" : "proposes");
+      g_assert_cmpint (beyond < 0.95, ==, cases[i].exhausted);
+      g_assert_cmpint (q.safe_exhausted, ==, cases[i].exhausted);
+      if (g0 < 0.2)  /* no draw's lengthscale makes a new setting safe */
+        g_assert_cmpfloat (closed_form_p_safe (g0, 2, 0.1), <, 0.95);
+      if (!q.safe_exhausted)
+        {
+          /* one step, beyond the resolution, safe by the closed form */
+          g_assert_cmpfloat (fabs (q.x[0]), >, 0.1);
+          g_assert_cmpfloat (fabs (q.x[0]), <=, 1 + 1e-9);
+          /* eq. 40's validity factor at the start tilts the Gaussian
+           * slightly, and its latent samples are Monte Carlo */
+          g_assert_cmpfloat (fabs (q.prob_safe - closed_form_p_safe (g0, 1, q.x[0])), <, 0.01);
+          g_assert_cmpfloat (q.prob_safe, >=, 0.95);
+        }
+      sg_bo_free (bo);
+    }
+}
+
 /* Kinds: an integer, a categorical and a periodic coordinate; every
  * proposal is a setting of the box (whole numbers, levels, [lower,
  * upper)), the integer one moves (a step of one is in reach) and no
@@ -445,6 +515,7 @@ main (int argc, char **argv)
   g_test_add_func ("/bo-safe/hyperparameters", test_hyperparameters);
   g_test_add_func ("/bo-safe/failures", test_failures);
   g_test_add_func ("/bo-safe/exhausted", test_exhausted);
+  g_test_add_func ("/bo-safe/closed-form-reach", test_closed_form_reach);
   g_test_add_func ("/bo-safe/kinds", test_kinds);
   g_test_add_func ("/bo-safe/surrogates", test_surrogates);
   g_test_add_func ("/bo-safe/penalty-rule", test_penalty_rule);

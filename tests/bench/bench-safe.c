@@ -43,6 +43,7 @@
 #include "sg-problems.h"
 #include "sg-rng.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,16 +322,44 @@ mean_se (const double *v, size_t n, double *mean, double *se)
   *se = n > 1 ? sqrt (ss / (double) (n - 1) / (double) n) : NAN;
 }
 
+/* The share of R's K runs' model proposals (the start excluded) that
+ * were truly safe, its standard error over runs (the runs are the
+ * independent units: a ratio estimator's), and the one-sided 95 %
+ * Clopper-Pearson upper bound of the unsafe share. */
+static void
+proposal_safety (const run *const *r, size_t k, double *share, double *se, double *upper)
+{
+  double n = 0, u = 0, ss = 0;
+  for (size_t i = 0; i < k; i++)
+    for (size_t e = 0; e < r[i]->n; e++)
+      if (!isnan (r[i]->p[e]))
+        n++, u += !r[i]->safe[e];
+  double p_unsafe = n > 0 ? u / n : NAN;
+  for (size_t i = 0; i < k; i++)
+    {
+      double ni = 0, ui = 0;
+      for (size_t e = 0; e < r[i]->n; e++)
+        if (!isnan (r[i]->p[e]))
+          ni++, ui += !r[i]->safe[e];
+      ss += (ui - p_unsafe * ni) * (ui - p_unsafe * ni);
+    }
+  *share = 1 - p_unsafe;
+  *se = k > 1 && n > 0 ? sqrt (ss / ((double) k * (double) (k - 1))) / (n / (double) k) : NAN;
+  *upper = n == 0 ? NAN : u >= n ? 1 : gsl_cdf_beta_Pinv (0.95, u + 1, n - u);
+}
+
 static void
 print_outcomes (const run *runs, size_t n_runs)
 {
   printf ("| problem | method | runs | evaluations | unsafe | unsafe share | runs with an "
-          "unsafe one | stopped early | regret@20 | regret@40 | CPU s / run |\n");
-  printf ("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+          "unsafe one | stopped early | proposals truly safe (± SE) | unsafe share <= (95 %%) "
+          "| regret@20 | regret@40 | CPU s / run |\n");
+  printf ("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (size_t pi = 0; pi < N_PROBLEMS; pi++)
     for (size_t mi = 0; mi < N_METHODS; mi++)
       {
         double r20[256], r40[256], cpu = 0;
+        const run *of[256];
         size_t k = 0, evals = 0, unsafe = 0, runs_unsafe = 0, early = 0;
         for (size_t i = 0; i < n_runs && k < 256; i++)
           {
@@ -348,17 +377,18 @@ print_outcomes (const run *runs, size_t n_runs)
             r20[k] = regret_at (r, 20, opt);
             r40[k] = regret_at (r, 40, opt);
             cpu += r->cpu;
-            k++;
+            of[k++] = r;
           }
         if (k == 0)
           continue;
-        double m20, s20, m40, s40;
+        double m20, s20, m40, s40, share, share_se, upper;
         mean_se (r20, k, &m20, &s20);
         mean_se (r40, k, &m40, &s40);
-        printf ("| %s | %s | %zu | %zu | %zu | %.1f %% | %zu | %zu | %.3g ± %.2g | %.3g ± %.2g "
-                "| %.0f |\n", problems[pi], methods[mi].name, k, evals, unsafe,
-                100.0 * (double) unsafe / (double) evals, runs_unsafe, early, m20, s20, m40, s40,
-                cpu / (double) k);
+        proposal_safety (of, k, &share, &share_se, &upper);
+        printf ("| %s | %s | %zu | %zu | %zu | %.1f %% | %zu | %zu | %.1f ± %.1f %% | %.1f %% "
+                "| %.3g ± %.2g | %.3g ± %.2g | %.1f |\n", problems[pi], methods[mi].name, k, evals,
+                unsafe, 100.0 * (double) unsafe / (double) evals, runs_unsafe, early,
+                100 * share, 100 * share_se, 100 * upper, m20, s20, m40, s40, cpu / (double) k);
       }
 }
 
@@ -412,6 +442,58 @@ print_calibration (const run *runs, size_t n_runs, const char *mname)
     }
 }
 
+static const run *
+find_run (const run *runs, size_t n_runs, const char *pname, const char *mname, unsigned seed)
+{
+  for (size_t i = 0; i < n_runs; i++)
+    if (runs[i].seed == seed && strcmp (runs[i].problem, pname) == 0
+        && strcmp (runs[i].method, mname) == 0)
+      return &runs[i];
+  return NULL;
+}
+
+/* safe-gp1d seed by seed: why the SafeOpt rule stops where it does. The
+ * start's true value g0 = f(0) above h = 0, and the farthest setting any
+ * correct GP model (the draw's own prior: variance 2, lengthscale at most
+ * 2) can call safe at 95 % from it, even knowing f(0) exactly: with
+ * k = exp(-d^2 / (2 l^2)) the posterior at d is N(g0 k, 2 (1 - k^2)), safe
+ * at 95 % while g0 k / sqrt(2 (1 - k^2)) >= z = 1.645, that is up to
+ *   d* = l sqrt(ln(1 + r^2)),  r = g0 / (sqrt 2 z).
+ * Below the resolution (0.5 % of the range, 0.1) no new setting can be
+ * safe at 95 % under the true model: stopping there is SafeOpt's promise
+ * at work, not a defect. */
+static void
+print_gp1d_seeds (const run *runs, size_t n_runs)
+{
+  static const char *const shown[] = { "penalty-fixed", "safeopt-fixed", "penalty", "safeopt" };
+  printf ("\nsafe-gp1d seed by seed (regret@40; evaluations made; unsafe ones):\n\n");
+  printf ("| seed | g0 = f(start) | d* (l = 2) | new setting safe at 95 %% possible |");
+  for (size_t m = 0; m < 4; m++)
+    printf (" %s |", shown[m]);
+  printf ("\n|---:|---:|---:|---|---:|---:|---:|---:|\n");
+  for (unsigned seed = 1; seed <= 256; seed++)
+    {
+      const run *first = find_run (runs, n_runs, "safe-gp1d", "safeopt", seed);
+      if (first == NULL || first->n == 0)
+        continue;
+      double g0 = first->g[0], opt = safe_optimum_of ("safe-gp1d", seed);
+      double r = g0 / (M_SQRT2 * 1.6448536269514722), dstar = 2 * sqrt (log1p (r * r));
+      printf ("| %u | %.3f | %.3f | %s |", seed, g0, dstar, dstar > 0.1 ? "yes" : "no");
+      for (size_t m = 0; m < 4; m++)
+        {
+          const run *x = find_run (runs, n_runs, "safe-gp1d", shown[m], seed);
+          size_t u = 0;
+          for (size_t e = 0; x && e < x->n; e++)
+            u += !x->safe[e];
+          if (x)
+            printf (" %.3f (%zu; %zu) |", regret_at (x, 40, opt), x->n, u);
+          else
+            printf (" |");
+        }
+      printf ("\n");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -453,6 +535,7 @@ main (int argc, char **argv)
 
   printf ("OpenBLAS core: %s; %zu runs in %s\n\n", openblas_get_corename (), n_runs, state);
   print_outcomes (runs, n_runs);
+  print_gp1d_seeds (runs, n_runs);
   for (size_t mi = 0; mi < N_METHODS; mi++)
     print_calibration (runs, n_runs, methods[mi].name);
   free (runs);
