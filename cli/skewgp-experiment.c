@@ -7,6 +7,7 @@
 #include "skewgp-cli.h"
 
 #include "sb-candidates.h"
+#include "sb-confidence-scale.h"
 #include "sb-experiment-templates.h"
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
@@ -212,9 +213,10 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
   static const char *const known[] = { "title", "mode", "parameters", "budget", "question",
                                        "seed", "initial", "acquisition", "surrogate",
                                        "numeric_every", "threshold", "confidence_level", "safe_start",
-                                       "candidates", "stimulus", NULL };
+                                       "candidates", "stimulus", "question_text",
+                                       "confidence_scale", NULL };
   g_autoptr (SbExperiment) exp = sb_experiment_new ();
-  const char *title = NULL, *mode = NULL;
+  const char *title = NULL, *mode = NULL, *question_text = NULL;
   gint64 budget = 0, seed = (gint64) exp->seed, initial = exp->initial;
   gint64 numeric_every = exp->numeric_every;
   int acquisition = exp->acquisition, surrogate = exp->surrogate;
@@ -226,6 +228,7 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
   if (!skewgp_check_fields (obj, "the experiment", known, error)
       || !skewgp_get_string (obj, "title", TRUE, &title, error)
       || !skewgp_get_string (obj, "mode", TRUE, &mode, error)
+      || !skewgp_get_string (obj, "question_text", FALSE, &question_text, error)
       || !skewgp_get_int (obj, "budget", TRUE, 1, SB_MAX_BUDGET, &budget, error)
       || !skewgp_get_int (obj, "seed", FALSE, 0, G_MAXINT64, &seed, error)
       || !skewgp_get_int (obj, "initial", FALSE, 0, 1000, &initial, error)
@@ -271,6 +274,14 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
       exp->has_safe_start = TRUE;
       memcpy (exp->safe_start, start, exp->n_parameters * sizeof (double));
     }
+  if (json_object_has_member (obj, "confidence_scale")
+      && !sb_confidence_scale_from_json (json_object_get_member (obj, "confidence_scale"),
+                                         &exp->confidence_levels, &err))
+    {
+      skewgp_forward_error (err, error);
+      return NULL;
+    }
+  exp->question_text = g_strdup (question_text);
   if (json_object_has_member (obj, "stimulus")
       && !sb_stimulus_from_json (json_object_get_member (obj, "stimulus"), &exp->stimulus, &err))
     {

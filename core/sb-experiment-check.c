@@ -5,6 +5,7 @@
 #include "sb-experiment-check.h"
 
 #include "sb-candidates.h"
+#include "sb-confidence-scale.h"
 #include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
@@ -215,6 +216,11 @@ sb_experiment_validate (const SbExperiment *exp, GError **error)
   if (!(exp->confidence_level >= 0.5 && exp->confidence_level < 1))
     return sb_invalid (error, "the confidence level ('confidence_level') must be at least 0.5 and "
                        "below 1 (it is %g)", exp->confidence_level);
+  if (exp->confidence_levels == 1 || exp->confidence_levels > SG_CONFIDENCE_MAX_LEVELS)
+    return sb_invalid (error, "'confidence_scale': a rating needs 2 to %d levels (it has %u)",
+                       SG_CONFIDENCE_MAX_LEVELS, exp->confidence_levels);
+  if (exp->question_text != NULL && !sb_question_text_validate (exp->question_text, error))
+    return FALSE;
   if (!isfinite (exp->oracle_noise) || exp->oracle_noise < 0)
     return sb_invalid (error, "'oracle_noise' must be a finite number >= 0");
   if (!resolutions_fit (exp, error) || !safe_start_fits (exp, error))

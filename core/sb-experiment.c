@@ -69,6 +69,7 @@ sb_experiment_copy (const SbExperiment *exp)
   SbExperiment *copy = g_memdup2 (exp, sizeof *exp);
 
   copy->title = g_strdup (exp->title);
+  copy->question_text = g_strdup (exp->question_text);
   copy->problem = g_strdup (exp->problem);
   copy->candidates = sb_candidates_copy (exp->candidates);
   sb_stimulus_copy_into (&copy->stimulus, &exp->stimulus);
@@ -87,6 +88,7 @@ sb_experiment_free (SbExperiment *exp)
   if (exp == NULL)
     return;
   g_free (exp->title);
+  g_free (exp->question_text);
   g_free (exp->problem);
   sb_candidates_free (exp->candidates);
   sb_stimulus_clear (&exp->stimulus);

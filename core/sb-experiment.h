@@ -164,6 +164,14 @@ typedef struct {
   SbAskKind question;
   guint n_options;        /* options per question: 2 for duels, 3 .. SB_MAX_OPTIONS */
   gboolean ties_allowed;  /* duels: "about the same" is an answer          */
+  /* The wording of a preference question ("question_text" in the file;
+   * NULL: the default, SB_DEFAULT_QUESTION_TEXT in files, the app's own
+   * translated wording on screen). */
+  char *question_text;
+  /* How people give their confidence ("confidence_scale" in the file,
+   * sb-confidence-scale.h): 0 for the words weak/normal/strong (the
+   * default), or k = 2 .. SG_CONFIDENCE_MAX_LEVELS for a rating 1 .. k. */
+  guint confidence_levels;
   SbStimulus stimulus;    /* "stimulus" in the file; absent: NONE        */
   guint n_parameters;
   SbParameter parameters[SB_MAX_PARAMETERS];

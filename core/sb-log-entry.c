@@ -5,6 +5,7 @@
 #include "sb-log-entry.h"
 
 #include "sb-candidates.h"
+#include "sb-confidence-scale.h"
 #include "sb-enum-names.h"
 #include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
@@ -194,7 +195,8 @@ sb_log_kind_fits_question (SbLogKind kind, const SbExperiment *exp)
 
 /* The optional details of an answer. */
 static gboolean
-check_answer_details (const SbLogEntry *obs, const char *what, GError **error)
+check_answer_details (const SbExperiment *exp, const SbLogEntry *obs, const char *what,
+                      GError **error)
 {
   guint n_points = sb_log_entry_n_options (obs);
 
@@ -204,8 +206,13 @@ check_answer_details (const SbLogEntry *obs, const char *what, GError **error)
                        n_points);
   if (obs->has_response_time && !(isfinite (obs->response_time) && obs->response_time >= 0))
     return sb_invalid (error, "%s: 'response_time' must be a finite number of seconds >= 0", what);
-  if ((guint) obs->confidence > SG_CONFIDENCE_STRONG)
-    return sb_invalid (error, "%s: 'confidence' must be \"weak\", \"normal\" or \"strong\"", what);
+  if (obs->confidence != SG_CONFIDENCE_NONE
+      && !sb_confidence_fits_scale (obs->confidence, exp->confidence_levels))
+    {
+      g_autofree char *scale = sb_confidence_scale_describe (exp->confidence_levels);
+      return sb_invalid (error, "%s: 'confidence' must be %s (the experiment's confidence scale)",
+                         what, scale);
+    }
   if (obs->confidence != SG_CONFIDENCE_NONE && obs->kind != SB_LOG_DUEL
       && obs->kind != SB_LOG_CHOICE)
     return sb_invalid (error, "%s: a confidence is given for duels and choices only", what);
@@ -268,7 +275,7 @@ sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs,
         return sb_invalid (error, "%s: the options are missing", what);
       if (!check_options (exp, obs, what, error))
         return FALSE;
-      return check_answer_details (obs, what, error);
+      return check_answer_details (exp, obs, what, error);
     }
   two_points = obs->kind == SB_LOG_DUEL || obs->kind == SB_LOG_SKIP || obs->kind == SB_LOG_TIE;
   if (obs->a == NULL || (obs->b != NULL) != two_points || obs->options != NULL)
@@ -283,7 +290,7 @@ sb_experiment_check_observation (const SbExperiment *exp, const SbLogEntry *obs,
     return sb_invalid (error, "%s: a and b are the same setting", what);
   if (obs->kind == SB_LOG_VALUE && !isfinite (obs->value))
     return sb_invalid (error, "%s: the value is not a finite number", what);
-  return check_answer_details (obs, what, error);
+  return check_answer_details (exp, obs, what, error);
 }
 
 /* ---- The experimenter's edits ------------------------------------------- */

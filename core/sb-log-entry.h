@@ -31,11 +31,12 @@ typedef enum {
  * n_options rows of OPTIONS (a and b NULL), in the order the campaign
  * proposed them (sb_log_entry_option reads them all alike).
  *
- * The confidence is one of the engine's levels (sg_confidence: none,
- * "weak", "normal", "strong"), given for duels and choices. Older files
- * held any number there, on a scale only the experimenter knew; such a
- * number loads as no confidence and is kept in the note as
- * "confidence: <number>".
+ * The confidence is one of the engine's levels on the experiment's scale
+ * (sg_confidence: none, "weak", "normal", "strong", or a rating 1 .. k;
+ * sb-confidence-scale.h), given for duels and choices. Older files held
+ * any number there, on a scale only the experimenter knew; under the
+ * words scale such a number loads as no confidence and is kept in the
+ * note as "confidence: <number>".
  *
  * SHOWN_ORDER lists the options in the order they were presented (on
  * screen: left to right, or reading order of a grid), by index: 0 = a, 1

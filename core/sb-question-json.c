@@ -5,6 +5,7 @@
 
 #include "sb-ask-tell.h"
 #include "sb-candidates.h"
+#include "sb-confidence-scale.h"
 #include "sb-setting.h"
 
 JsonNode *
@@ -41,6 +42,11 @@ sb_question_to_json (const SbQuestion *q, const SbExperiment *exp)
         }
       json_builder_end_array (b);
     }
+  json_builder_set_member_name (b, "question_text");
+  json_builder_add_string_value (b, exp->question_text ? exp->question_text
+                                                       : SB_DEFAULT_QUESTION_TEXT);
+  json_builder_set_member_name (b, "confidence_scale");
+  json_builder_add_value (b, sb_confidence_scale_to_json (exp->confidence_levels));
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

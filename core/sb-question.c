@@ -4,6 +4,7 @@
 
 #include "sb-question.h"
 
+#include "sb-confidence-scale.h"
 #include "sb-enum-names.h"
 
 #include <math.h>
@@ -276,10 +277,16 @@ sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error)
   node = json_object_get_member (obj, "confidence");
   if (node != NULL)
     {
-      if (!holds_type (node, G_TYPE_STRING)
-          || sg_confidence_parse (json_node_get_string (node), &out.confidence) != SG_OK)
+      gboolean number = holds_type (node, G_TYPE_INT64);
+      if (number && json_node_get_int (node) >= 1 && json_node_get_int (node) <= SG_CONFIDENCE_MAX_LEVELS)
+        out.confidence_rating = (guint) json_node_get_int (node);
+      else if (number || !holds_type (node, G_TYPE_STRING)
+               || sg_confidence_parse (json_node_get_string (node), &out.confidence) != SG_OK)
         return sb_question_fail (error, SB_QUESTION_ERROR_INVALID,
-                                 "'confidence' must be \"weak\", \"normal\" or \"strong\"");
+                                 "'confidence' must be \"weak\", \"normal\" or \"strong\", or "
+                                 "a whole number from 1 to %d where the experiment's confidence "
+                                 "scale is a rating (the question's 'confidence_scale')",
+                                 SG_CONFIDENCE_MAX_LEVELS);
     }
   *answer = out;
   return TRUE;
@@ -442,8 +449,29 @@ sb_answer_to_entry (const SbExperiment *exp, const SbQuestion *q, const SbAnswer
           sizeof e->shown_order);
   e->has_response_time = answer->has_response_time;
   e->response_time = answer->response_time;
-  e->confidence = answer->kind == SB_ANSWER_SKIP ? SG_CONFIDENCE_NONE : answer->confidence;
+  if (answer->kind != SB_ANSWER_SKIP
+      && (answer->confidence != SG_CONFIDENCE_NONE || answer->confidence_rating != 0))
+    {
+      g_autoptr (GError) local = NULL;
+      if (!sb_confidence_on_scale (exp->confidence_levels, answer->confidence_rating,
+                                   answer->confidence, &e->confidence, &local))
+        {
+          sb_question_fail (error, SB_QUESTION_ERROR_INVALID, "%s", local->message);
+          return NULL;
+        }
+    }
   return g_steal_pointer (&e);
+}
+
+/* TRUE when C, as recorded, is the confidence ANSWER gives. */
+static gboolean
+same_confidence (const SbAnswer *answer, sg_confidence c)
+{
+  unsigned r;
+
+  if (answer->confidence_rating != 0)
+    return sg_confidence_rating_of (c, &r, NULL) && r == answer->confidence_rating;
+  return c == answer->confidence;
 }
 
 gboolean
@@ -458,7 +486,7 @@ sb_answer_matches_entry (const SbAnswer *answer, const SbLogEntry *entry)
   if (entry->question != answer->question || entry->kind != kind
       || entry->has_response_time != answer->has_response_time
       || (answer->has_response_time && entry->response_time != answer->response_time)
-      || (kind != SB_LOG_SKIP && entry->confidence != answer->confidence))
+      || (kind != SB_LOG_SKIP && !same_confidence (answer, entry->confidence)))
     return FALSE;
   switch (kind)
     {

@@ -128,7 +128,12 @@ typedef struct {
   double value;              /* SB_ANSWER_VALUE  */
   gboolean has_response_time;
   double response_time;      /* seconds, >= 0 */
-  sg_confidence confidence;  /* SG_CONFIDENCE_NONE when not given */
+  /* The confidence as given: a word or the engine's level in CONFIDENCE
+   * (SG_CONFIDENCE_NONE when not given), or a rating's number in
+   * CONFIDENCE_RATING (1 .., 0 when none), which the experiment's scale
+   * reads when the answer is recorded (sb_answer_to_entry). */
+  sg_confidence confidence;
+  guint confidence_rating;
   /* The order the options were really shown in, when the client did not
    * show them in the question's (the workbench panel draws a duel's A on
    * the left); 0: as the question says. */
@@ -141,7 +146,9 @@ typedef struct {
  *                            | {"tie": true} | {"ranking": [i, ...]}
  *                            | {"skip": true},
  *    "response_time"?: seconds,
- *    "confidence"?: "weak" | "normal" | "strong"}
+ *    "confidence"?: "weak" | "normal" | "strong" | rating}
+ * (the confidence on the experiment's scale, sb-confidence-scale.h; a
+ * rating's number is checked against the scale by sb_answer_to_entry).
  * Unknown members are refused. FALSE with ERROR (SB_QUESTION_ERROR_INVALID)
  * naming the member otherwise. */
 gboolean sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error);
@@ -155,7 +162,9 @@ gboolean sb_answer_from_json (JsonNode *root, SbAnswer *answer, GError **error);
  * where another client could (a tie where ties are not allowed, a
  * ranking of a choice question), _INVALID for one that cannot answer it
  * (a value to a duel, an option that does not exist), SB_SESSION_ERROR_INVALID
- * for a ranking that is not a permutation of the options. The log's own rules (sb_experiment_check_observation)
+ * for a ranking that is not a permutation of the options,
+ * SB_QUESTION_ERROR_INVALID naming the experiment's confidence scale for
+ * a confidence not on it. The log's own rules (sb_experiment_check_observation)
  * apply when it is recorded. */
 SbLogEntry *sb_answer_to_entry (const SbExperiment *exp, const SbQuestion *q,
                                 const SbAnswer *answer, GError **error);

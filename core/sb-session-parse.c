@@ -11,6 +11,7 @@
 #include "sb-session-private.h"
 #include "sb-atomic-file.h"
 #include "sb-candidates.h"
+#include "sb-confidence-scale.h"
 #include "sb-json-read.h"
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
@@ -290,6 +291,29 @@ parse_question (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GEr
   return TRUE;
 }
 
+/* "question_text" and "confidence_scale" (sb-confidence-scale.h; absent
+ * in older files: the default wording, the words). */
+static gboolean
+parse_wording (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, "confidence_scale");
+  GError *local = NULL;
+
+  if (!parse_string (ctx, obj, "question_text", FALSE, &exp->question_text, error))
+    return FALSE;
+  const char *key = exp->question_text != NULL
+                      && !sb_question_text_validate (exp->question_text, &local)
+                      ? "question_text"
+                    : node != NULL && !sb_confidence_scale_from_json (node, &exp->confidence_levels,
+                                                                     &local)
+                      ? "confidence_scale" : NULL;
+  if (key == NULL)
+    return TRUE;
+  content_error (ctx, error, SB_SESSION_ERROR_INVALID, key, "%s", local->message);
+  g_error_free (local);
+  return FALSE;
+}
+
 /* "stimulus" (sb-stimulus.h). A colour experiment written before it
  * existed showed HSL swatches, and still does. */
 static gboolean
@@ -405,7 +429,8 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
   GET_OR_FAIL (obj, "show_truth", G_TYPE_BOOLEAN, FALSE, node);
   if (node)
     exp->show_truth = json_node_get_boolean (node);
-  if (!parse_question (ctx, obj, exp, error) || !parse_stimulus (ctx, obj, exp, error))
+  if (!parse_question (ctx, obj, exp, error) || !parse_wording (ctx, obj, exp, error)
+      || !parse_stimulus (ctx, obj, exp, error))
     return FALSE;
   GET_OR_FAIL (obj, "oracle", G_TYPE_STRING, FALSE, node);
   if (node)
@@ -625,31 +650,44 @@ parse_options (const ParseContext *ctx, JsonObject *o, const char *what,
   return TRUE;
 }
 
-/* The optional "confidence": a level name, or (older files) a number on
- * the experimenter's own scale, which is kept in the note. */
+/* The optional "confidence" on the experiment's scale: a word, or a
+ * rating's number. A number in a file whose experiment has the words is
+ * an older file's note on the experimenter's own scale, kept in the note. */
 static gboolean
-parse_confidence (const ParseContext *ctx, JsonObject *o, const char *what, SbLogEntry *obs,
-                  GError **error)
+parse_confidence (const ParseContext *ctx, JsonObject *o, const char *what,
+                  const SbExperiment *exp, SbLogEntry *obs, GError **error)
 {
   JsonNode *member = json_object_get_member (o, "confidence");
+  g_autofree char *scale = sb_confidence_scale_describe (exp->confidence_levels);
+  GError *local = NULL;
   GType vt;
 
   if (member == NULL)
     return TRUE;
   vt = JSON_NODE_HOLDS_VALUE (member) ? json_node_get_value_type (member) : G_TYPE_INVALID;
-  if (vt == G_TYPE_STRING)
+  if (vt == G_TYPE_STRING || (vt == G_TYPE_INT64 && exp->confidence_levels != 0))
     {
-      sg_confidence c;
-      if (sg_confidence_parse (json_node_get_string (member), &c) != SG_OK)
+      sg_confidence word = SG_CONFIDENCE_NONE;
+      gint64 rating = vt == G_TYPE_INT64 ? json_node_get_int (member) : 0;
+      if ((vt == G_TYPE_STRING
+           && sg_confidence_parse (json_node_get_string (member), &word) != SG_OK)
+          || (vt == G_TYPE_INT64 && (rating < 1 || rating > SG_CONFIDENCE_MAX_LEVELS)))
         {
           content_error (ctx, error, SB_SESSION_ERROR_INVALID, "confidence",
-                         "%s: 'confidence' must be \"weak\", \"normal\" or \"strong\"", what);
+                         "%s: 'confidence' must be %s", what, scale);
           return FALSE;
         }
-      obs->confidence = c;
+      if (!sb_confidence_on_scale (exp->confidence_levels, (guint) rating, word,
+                                   &obs->confidence, &local))
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "confidence", "%s: %s", what,
+                         local->message);
+          g_error_free (local);
+          return FALSE;
+        }
       return TRUE;
     }
-  if (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64)
+  if (exp->confidence_levels == 0 && (vt == G_TYPE_DOUBLE || vt == G_TYPE_INT64))
     {
       char buf[G_ASCII_DTOSTR_BUF_SIZE];
       double v = json_node_get_double (member);
@@ -667,14 +705,14 @@ parse_confidence (const ParseContext *ctx, JsonObject *o, const char *what, SbLo
       return TRUE;
     }
   content_error (ctx, error, SB_SESSION_ERROR_INVALID, "confidence",
-                 "%s: 'confidence' must be \"weak\", \"normal\" or \"strong\"", what);
+                 "%s: 'confidence' must be %s", what, scale);
   return FALSE;
 }
 
 /* The optional details an ask/tell answer carries (sb-session.h). */
 static gboolean
 parse_answer_details (const ParseContext *ctx, JsonObject *o, const char *what,
-                      SbLogEntry *obs, GError **error)
+                      const SbExperiment *exp, SbLogEntry *obs, GError **error)
 {
   JsonNode *member;
 
@@ -699,7 +737,7 @@ parse_answer_details (const ParseContext *ctx, JsonObject *o, const char *what,
       obs->response_time = json_node_get_double (member);
     }
   return parse_string (ctx, o, "note", FALSE, &obs->note, error)
-         && parse_confidence (ctx, o, what, obs, error);
+         && parse_confidence (ctx, o, what, exp, obs, error);
 }
 
 /* 9999-12-31T23:59:59.999999Z, the last time an ISO 8601 date holds. */
@@ -912,7 +950,7 @@ parse_observation (const ParseContext *ctx, JsonNode *node, guint index,
     if (!parse_time (ctx, o, where, FALSE, &obs->time, error))
       return FALSE;
   }
-  if (!parse_answer_details (ctx, o, what, obs, error)
+  if (!parse_answer_details (ctx, o, what, exp, obs, error)
       || !parse_removed (ctx, o, what, obs, error))
     return FALSE;
   /* What the engine would refuse is refused here, by the same check. */

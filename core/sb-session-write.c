@@ -11,6 +11,7 @@
 #include "sb-session-private.h"
 #include "sb-atomic-file.h"
 #include "sb-candidates.h"
+#include "sb-confidence-scale.h"
 #include "sb-json-write.h"
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
@@ -122,6 +123,18 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
       json_builder_set_member_name (b, "ties_allowed");
       json_builder_add_boolean_value (b, exp->ties_allowed);
     }
+  /* The default wording and the words scale are left out, as older
+   * files have them. */
+  if (exp->question_text != NULL)
+    {
+      json_builder_set_member_name (b, "question_text");
+      json_builder_add_string_value (b, exp->question_text);
+    }
+  if (exp->confidence_levels != 0)
+    {
+      json_builder_set_member_name (b, "confidence_scale");
+      json_builder_add_value (b, sb_confidence_scale_to_json (exp->confidence_levels));
+    }
   if (exp->stimulus.kind != SB_STIMULUS_NONE)
     {
       json_builder_set_member_name (b, "stimulus");
@@ -215,7 +228,7 @@ observation_to_node (const SbLogEntry *obs)
   if (obs->has_response_time)
     json_object_set_double_member (o, "response_time", obs->response_time);
   if (obs->confidence != SG_CONFIDENCE_NONE)
-    json_object_set_string_member (o, "confidence", sg_confidence_name (obs->confidence));
+    json_object_set_member (o, "confidence", sb_confidence_to_json (obs->confidence));
   if (obs->note != NULL)
     json_object_set_string_member (o, "note", obs->note);
   if (sb_log_entry_is_removed (obs))

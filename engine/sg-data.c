@@ -40,10 +40,64 @@ static const char *const confidence_names[] = {
 };
 #define N_CONFIDENCES (sizeof confidence_names / sizeof confidence_names[0])
 
+/* A rating's value: past the words, one block of SG_CONFIDENCE_MAX_LEVELS
+ * values per scale length. */
+#define RATING_BASE 16u
+
+sg_status
+sg_confidence_rating (unsigned rating, unsigned levels, sg_confidence *confidence)
+{
+  if (levels < 2 || levels > SG_CONFIDENCE_MAX_LEVELS || rating < 1 || rating > levels)
+    return SG_EINVAL;
+  *confidence = (sg_confidence) (RATING_BASE + (levels - 2) * SG_CONFIDENCE_MAX_LEVELS
+                                 + rating - 1);
+  return SG_OK;
+}
+
+int
+sg_confidence_rating_of (sg_confidence confidence, unsigned *rating, unsigned *levels)
+{
+  unsigned v = (unsigned) confidence;
+  if (v < RATING_BASE || v >= RATING_BASE + (SG_CONFIDENCE_MAX_LEVELS - 1) * SG_CONFIDENCE_MAX_LEVELS)
+    return 0;
+  unsigned k = (v - RATING_BASE) / SG_CONFIDENCE_MAX_LEVELS + 2;
+  unsigned r = (v - RATING_BASE) % SG_CONFIDENCE_MAX_LEVELS + 1;
+  if (r > k)
+    return 0;
+  if (rating)
+    *rating = r;
+  if (levels)
+    *levels = k;
+  return 1;
+}
+
 const char *
 sg_confidence_name (sg_confidence confidence)
 {
+  static const char *const numbers[] = { "1", "2", "3", "4", "5", "6", "7" };
+  unsigned r;
+  if (sg_confidence_rating_of (confidence, &r, NULL))
+    return numbers[r - 1];
   return sg_name_of (confidence_names, N_CONFIDENCES, (size_t) confidence);
+}
+
+double
+sg_confidence_noise_scale (sg_confidence confidence, const sg_noise *noise)
+{
+  unsigned r, k;
+  if (sg_confidence_rating_of (confidence, &r, &k))
+    {
+      double u = 2.0 * (r - 1) / (k - 1) - 1;
+      return u < 0 ? pow (noise->weak_scale, -u) : pow (noise->strong_scale, u);
+    }
+  switch (confidence)
+    {
+    case SG_CONFIDENCE_NONE:
+    case SG_CONFIDENCE_NORMAL: return 1;
+    case SG_CONFIDENCE_WEAK: return noise->weak_scale;
+    case SG_CONFIDENCE_STRONG: return noise->strong_scale;
+    default: return NAN;
+    }
 }
 
 /* "" (no confidence) is not a name one can give. */
@@ -204,7 +258,7 @@ sg_data_add_preference (sg_data *data, const double *winner, const double *loser
 static int
 confidence_ok (sg_confidence c)
 {
-  return (size_t) c < N_CONFIDENCES;
+  return (size_t) c < N_CONFIDENCES || sg_confidence_rating_of (c, NULL, NULL);
 }
 
 /* Adds an observation at the two inputs P and Q (o.a, o.b); on failure the
@@ -520,8 +574,7 @@ check_noise (const sg_data *data, const sg_noise *noise)
         return SG_EINVAL;
       if (o->shown_first != SG_SHOWN_NONE && !isfinite (noise->side_bias))
         return SG_EINVAL;
-      if ((o->confidence == SG_CONFIDENCE_WEAK && !positive (noise->weak_scale))
-          || (o->confidence == SG_CONFIDENCE_STRONG && !positive (noise->strong_scale)))
+      if (!positive (sg_confidence_noise_scale (o->confidence, noise)))
         return SG_EINVAL;
     }
   return SG_OK;
@@ -531,12 +584,7 @@ check_noise (const sg_data *data, const sg_noise *noise)
 static double
 option_sd (const sg_obs *o, const sg_noise *noise)
 {
-  switch (o->confidence)
-    {
-    case SG_CONFIDENCE_WEAK: return noise->probit_sd * noise->weak_scale;
-    case SG_CONFIDENCE_STRONG: return noise->probit_sd * noise->strong_scale;
-    default: return noise->probit_sd;
-    }
+  return noise->probit_sd * sg_confidence_noise_scale (o->confidence, noise);
 }
 
 /* The side bias of option J of answer O minus that of option 0: the

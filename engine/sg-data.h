@@ -41,11 +41,31 @@ typedef enum {
   SG_CONFIDENCE_STRONG,
 } sg_confidence;
 
-/* "weak", "normal", "strong" ("" for NONE, "?" for another value). */
+/* A confidence can also be a rating R on a numeric scale 1 .. LEVELS
+ * (1 the least sure), as a Likert-style confidence question gives it:
+ * sg_confidence_rating makes its value (opaque, outside the words' values).
+ * A rating scales the noise sd geometrically between the weak and the
+ * strong scale, at equal steps of log(sd), since the scales multiply the
+ * sd and a Likert rating is read as equally spaced:
+ *   u = 2 (R - 1) / (LEVELS - 1) - 1 in [-1, 1],
+ *   scale = weak_scale^(-u) for u < 0, strong_scale^u for u >= 0,
+ * so rating 1 is "weak", LEVELS is "strong", the middle rating of an odd
+ * scale is "normal", and a 3-level rating is the three words exactly
+ * (sg_confidence_noise_scale). */
+#define SG_CONFIDENCE_MAX_LEVELS 7
+
+/* "weak", "normal", "strong", a rating's number ("1" .. "7"); "" for NONE,
+ * "?" for another value. */
 const char *sg_confidence_name (sg_confidence confidence);
 /* The level NAME spells ("weak", "normal", "strong"); SG_EINVAL (and
  * CONFIDENCE untouched) otherwise. */
 sg_status sg_confidence_parse (const char *name, sg_confidence *confidence);
+/* Rating RATING of LEVELS into *CONFIDENCE; SG_EINVAL (untouched) unless
+ * 2 <= LEVELS <= SG_CONFIDENCE_MAX_LEVELS and 1 <= RATING <= LEVELS. */
+sg_status sg_confidence_rating (unsigned rating, unsigned levels, sg_confidence *confidence);
+/* Nonzero when CONFIDENCE is a rating; then *RATING and *LEVELS (either
+ * may be NULL) are set. */
+int sg_confidence_rating_of (sg_confidence confidence, unsigned *rating, unsigned *levels);
 
 /* sg_obs.shown_first when the answer does not say which option came first. */
 #define SG_SHOWN_NONE ((size_t) -1)
@@ -150,6 +170,10 @@ typedef struct {
 
 /* numeric_sd = probit_sd = 1 and the defaults above. */
 void sg_noise_default (sg_noise *noise);
+/* The factor CONFIDENCE multiplies the noise sd of an answer's options by
+ * under NOISE: 1 for none and "normal", weak_scale, strong_scale, or a
+ * rating's interpolation (above). NaN for a value that is no confidence. */
+double sg_confidence_noise_scale (sg_confidence confidence, const sg_noise *noise);
 
 /* The lowered likelihood. Owns its arrays (sg_likelihood_clear). */
 typedef struct {

@@ -412,6 +412,69 @@ test_neutral_settings (void)
   sg_data_clear (&sided);
 }
 
+/* A rating on a 1..k scale: the words are the 3-level scale exactly, and
+ * the ratings of a 5-level scale step the sd by equal factors between
+ * weak_scale and strong_scale (sqrt(weak), 1, sqrt(strong) inside). */
+static void
+test_confidence_ratings (void)
+{
+  sg_confidence c = SG_CONFIDENCE_NONE;
+  g_assert_cmpint (sg_confidence_rating (1, 1, &c), ==, SG_EINVAL);
+  g_assert_cmpint (sg_confidence_rating (1, SG_CONFIDENCE_MAX_LEVELS + 1, &c), ==, SG_EINVAL);
+  g_assert_cmpint (sg_confidence_rating (0, 5, &c), ==, SG_EINVAL);
+  g_assert_cmpint (sg_confidence_rating (6, 5, &c), ==, SG_EINVAL);
+  g_assert_cmpint (c, ==, SG_CONFIDENCE_NONE);
+  g_assert_false (sg_confidence_rating_of (SG_CONFIDENCE_STRONG, NULL, NULL));
+  for (unsigned k = 2; k <= SG_CONFIDENCE_MAX_LEVELS; k++)
+    for (unsigned r = 1; r <= k; r++)
+      {
+        unsigned r2 = 0, k2 = 0;
+        char name[4];
+        g_assert_cmpint (sg_confidence_rating (r, k, &c), ==, SG_OK);
+        g_assert_true (sg_confidence_rating_of (c, &r2, &k2));
+        g_assert_cmpuint (r2, ==, r);
+        g_assert_cmpuint (k2, ==, k);
+        g_snprintf (name, sizeof name, "%u", r);
+        g_assert_cmpstr (sg_confidence_name (c), ==, name);
+      }
+
+  sg_noise noise;
+  test_noise (&noise);
+  const sg_confidence words[] = { SG_CONFIDENCE_WEAK, SG_CONFIDENCE_NORMAL, SG_CONFIDENCE_STRONG };
+  sg_data by_words, by_rating;
+  sg_data_init (&by_words, 1);
+  sg_data_init (&by_rating, 1);
+  for (unsigned r = 1; r <= 3; r++)
+    {
+      g_assert_cmpint (sg_confidence_rating (r, 3, &c), ==, SG_OK);
+      g_assert_cmpint (sg_data_add_duel (&by_words, X0, X1, words[r - 1], SG_SHOWN_NONE, 0),
+                       ==, SG_OK);
+      g_assert_cmpint (sg_data_add_duel (&by_rating, X0, X1, c, SG_SHOWN_NONE, 0), ==, SG_OK);
+    }
+  assert_same_lowering (&by_words, &noise, &by_rating, &noise);
+
+  sg_data five;
+  sg_data_init (&five, 1);
+  for (unsigned r = 1; r <= 5; r++)
+    {
+      g_assert_cmpint (sg_confidence_rating (r, 5, &c), ==, SG_OK);
+      g_assert_cmpint (sg_data_add_duel (&five, X0, X1, c, SG_SHOWN_NONE, 0), ==, SG_OK);
+    }
+  sg_likelihood lik;
+  g_assert_cmpint (sg_likelihood_build (&five, &noise, &lik), ==, SG_OK);
+  const double factor[] = { noise.weak_scale, sqrt (noise.weak_scale), 1,
+                            sqrt (noise.strong_scale), noise.strong_scale };
+  for (size_t r = 0; r < 5; r++)
+    g_assert_cmpfloat (fabs (lik.sigma[r] / lik.sigma[2] - factor[r]), <, 1e-14);
+  sg_likelihood_clear (&lik);
+  /* a rating below the middle needs a usable weak_scale */
+  noise.weak_scale = 0;
+  g_assert_cmpint (sg_likelihood_build (&five, &noise, &lik), ==, SG_EINVAL);
+  sg_data_clear (&by_words);
+  sg_data_clear (&by_rating);
+  sg_data_clear (&five);
+}
+
 /* The choice and ranking blocks are s^2 (I + 11^T) and s^2 tridiag(-1,2,-1). */
 static void
 test_block_covariances (void)
@@ -696,6 +759,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/answers/ranking-quadrature", test_ranking_quadrature);
   g_test_add_func ("/answers/choice-of-two-is-duel", test_choice_of_two_is_duel);
   g_test_add_func ("/answers/neutral-settings", test_neutral_settings);
+  g_test_add_func ("/answers/confidence-ratings", test_confidence_ratings);
   g_test_add_func ("/answers/block-covariances", test_block_covariances);
   g_test_add_func ("/answers/tie-margin-to-zero", test_tie_margin_to_zero);
   g_test_add_func ("/answers/bad-answers", test_bad_answers);

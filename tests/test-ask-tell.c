@@ -5,6 +5,7 @@
 #include "sb-ask-tell.h"
 #include "sb-experiment-templates.h"
 #include "sb-parameter-kinds.h"
+#include "sb-question-json.h"
 #include "sb-recommend.h"
 #include "sb-session.h"
 #include "sb-worker.h"
@@ -332,7 +333,9 @@ test_answer_document (void)
     { "{\"question\": 1, \"answer\": {\"winner\": 0}}", "unknown member 'winner'" },
     { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"time\": 3}", "unknown member 'time'" },
     { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"response_time\": -1}", "response_time" },
-    { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"confidence\": 4}", "\"weak\", \"normal\"" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"confidence\": 8}", "\"weak\", \"normal\"" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"confidence\": 0}", "whole number from 1" },
+    { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"confidence\": 2.5}", "whole number from 1" },
     { "{\"question\": 1, \"answer\": {\"chosen\": 0}, \"confidence\": \"sure\"}", "confidence" },
   };
   g_autoptr (JsonNode) good = parse ("{\"question\": 4, \"answer\": {\"value\": -2.5}, "
@@ -355,6 +358,134 @@ test_answer_document (void)
         g_test_message ("%s: %s", bad[i].text, error->message);
       g_assert_nonnull (strstr (error->message, bad[i].needle));
     }
+}
+
+/* Tells ANSWER (a JSON document) to SESSION; NULL when recorded, else the
+ * refusal's message (nothing recorded then). */
+static char *
+tell_text (SbSession *session, const char *text)
+{
+  g_autoptr (JsonNode) doc = json_from_string (text, NULL);
+  g_autoptr (GError) error = NULL;
+  guint before = sb_session_get_n_observations (session);
+  SbAnswer answer;
+
+  g_assert_true (sb_answer_from_json (doc, &answer, &error));
+  if (sb_ask_tell_tell (session, &answer, &error))
+    return NULL;
+  g_assert_cmpuint (sb_session_get_n_observations (session), ==, before);
+  return g_strdup (error->message);
+}
+
+/* The experiment's confidence scale and wording: a 1-5 rating is what tell
+ * takes (a word refused naming the scale), the question document names
+ * the scale and carries the wording, the rating goes through the session
+ * file and into the long CSV as given; the words scale refuses a number
+ * by naming its words. */
+static void
+test_confidence_rating (void)
+{
+  g_autoptr (SbExperiment) exp = experiment (SB_MODE_PREFERENCE);
+  g_autoptr (GError) error = NULL;
+
+  exp->confidence_levels = 5;
+  exp->question_text = g_strdup ("Which sound is more pleasant?");
+  g_assert_true (sb_experiment_validate (exp, &error));
+  g_autoptr (SbSession) session = sb_session_new (exp);
+
+  const SbQuestion *q = sb_ask_tell_ask (session, &error);
+  g_assert_no_error (error);
+  g_autoptr (JsonNode) doc = sb_question_to_json (q, exp);
+  g_autofree char *text = json_to_string (doc, FALSE);
+  g_assert_nonnull (strstr (text, "\"question_text\":\"Which sound is more pleasant?\""));
+  g_assert_nonnull (strstr (text, "\"confidence_scale\":{\"kind\":\"rating\",\"levels\":5}"));
+
+  g_autofree char *word = tell_text (session, "{\"question\": 1, \"answer\": {\"chosen\": 1}, "
+                                              "\"confidence\": \"strong\"}");
+  g_autofree char *high = tell_text (session, "{\"question\": 1, \"answer\": {\"chosen\": 1}, "
+                                              "\"confidence\": 6}");
+  g_assert_nonnull (strstr (word, "whole number from 1 (least sure) to 5"));
+  g_assert_nonnull (strstr (high, "'confidence' 6 is not on this experiment's confidence scale"));
+  g_assert_null (tell_text (session, "{\"question\": 1, \"answer\": {\"chosen\": 1}, "
+                                     "\"confidence\": 3}"));
+  unsigned r = 0, k = 0;
+  const SbLogEntry *e = sb_session_get_observation (session, 0);
+  g_assert_true (sg_confidence_rating_of (e->confidence, &r, &k));
+  g_assert_cmpuint (r, ==, 3);
+  g_assert_cmpuint (k, ==, 5);
+
+  /* the session file keeps the scale, the wording and the rating */
+  g_autofree char *data = sb_session_to_data (session, NULL);
+  g_assert_nonnull (strstr (data, "\"confidence\": 3"));
+  g_autoptr (SbSession) loaded = sb_session_load_from_data (data, -1, "rating.json", &error);
+  g_assert_no_error (error);
+  const SbExperiment *lexp = sb_session_get_experiment (loaded);
+  g_assert_cmpuint (lexp->confidence_levels, ==, 5);
+  g_assert_cmpstr (lexp->question_text, ==, "Which sound is more pleasant?");
+  g_assert_cmpint (sb_session_get_observation (loaded, 0)->confidence, ==, e->confidence);
+  g_autofree char *again = sb_session_to_data (loaded, NULL);
+  g_assert_cmpstr (again, ==, data);
+
+  /* the long CSV's confidence column holds what the person gave */
+  g_autofree char *csv = sb_session_to_csv_long (loaded);
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  g_auto (GStrv) cells = g_strsplit (lines[1], ",", -1);
+  g_assert_cmpstr (cells[10], ==, "3");
+
+  /* the words scale: a number is refused by naming the words */
+  g_autoptr (SbExperiment) words = experiment (SB_MODE_PREFERENCE);
+  g_autoptr (SbSession) ws = sb_session_new (words);
+  g_assert_nonnull (sb_ask_tell_ask (ws, NULL));
+  g_autofree char *number = tell_text (ws, "{\"question\": 1, \"answer\": {\"chosen\": 0}, "
+                                           "\"confidence\": 3}");
+  g_assert_nonnull (strstr (number, "it takes \"weak\", \"normal\" or \"strong\""));
+  g_autoptr (JsonNode) wdoc = sb_question_to_json (sb_session_get_open_question (ws), words);
+  g_autofree char *wtext = json_to_string (wdoc, FALSE);
+  g_assert_nonnull (strstr (wtext, "\"question_text\":\"Which setting works better?\""));
+  g_assert_nonnull (strstr (wtext, "\"confidence_scale\":{\"kind\":\"words\"}"));
+}
+
+/* A session file's scale and wording are checked like every member: the
+ * message names the member and points at it. */
+static void
+test_confidence_scale_file (void)
+{
+  static const struct { const char *from, *to, *needle; } bad[] = {
+    { "\"levels\": 5", "\"levels\": 9", "'confidence_scale' of kind \"rating\" needs" },
+    { "\"levels\": 5", "\"levels\": 1", "from 2 to 7" },
+    { "\"rating\"", "\"stars\"", "kind 'stars' is unknown" },
+    { "\"Which sound is more pleasant?\"", "\"  \"", "'question_text' is empty" },
+    { "\"Which sound is more pleasant?\"", "7", "'question_text' must be a string" },
+    { "\"confidence\": 3", "\"confidence\": \"weak\"", "it takes a whole number from 1" },
+    { "\"confidence\": 3", "\"confidence\": 7", "'confidence' 7 is not on" },
+  };
+  g_autoptr (SbExperiment) exp = experiment (SB_MODE_PREFERENCE);
+  g_autoptr (GError) error = NULL;
+
+  exp->confidence_levels = 5;
+  exp->question_text = g_strdup ("Which sound is more pleasant?");
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_assert_nonnull (sb_ask_tell_ask (session, NULL));
+  g_assert_null (tell_text (session, "{\"question\": 1, \"answer\": {\"chosen\": 0}, "
+                                     "\"confidence\": 3}"));
+  g_autofree char *data = sb_session_to_data (session, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr (GString) text = g_string_new (data);
+      g_autoptr (GError) err = NULL;
+      g_assert_cmpuint (g_string_replace (text, bad[i].from, bad[i].to, 1), ==, 1);
+      g_autoptr (SbSession) s = sb_session_load_from_data (text->str, -1, "bad.json", &err);
+      g_assert_null (s);
+      g_assert_error (err, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+      if (strstr (err->message, bad[i].needle) == NULL)
+        g_test_message ("%s -> %s: %s", bad[i].from, bad[i].to, err->message);
+      g_assert_nonnull (strstr (err->message, bad[i].needle));
+      g_assert_true (g_str_has_prefix (err->message, "bad.json:"));
+    }
+  /* an experiment built in code is checked the same way */
+  exp->confidence_levels = 8;
+  g_assert_false (sb_experiment_validate (exp, &error));
+  g_assert_nonnull (strstr (error->message, "'confidence_scale'"));
 }
 
 static void
@@ -558,6 +689,8 @@ main (int argc, char *argv[])
   g_test_add_func ("/ask-tell/file-round-trip", test_file_round_trip);
   g_test_add_func ("/ask-tell/answer-document", test_answer_document);
   g_test_add_func ("/ask-tell/long-csv", test_long_csv);
+  g_test_add_func ("/ask-tell/confidence-rating", test_confidence_rating);
+  g_test_add_func ("/ask-tell/confidence-scale-file", test_confidence_scale_file);
   g_test_add_func ("/ask-tell/recommendation", test_recommendation);
   g_test_add_func ("/ask-tell/colour-hue-wraps", test_colour_hue_wraps);
   return g_test_run ();

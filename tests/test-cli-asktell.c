@@ -147,6 +147,14 @@ test_new (void)
       "safe mode asks for values, not choices or rankings" },
     { "{\"title\": \"t\", \"mode\": \"preference\", \"parameters\": "
       "[{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}", "field 'budget' is required" },
+    { ONE_PARAMETER ("preference", "\"confidence_scale\": {\"kind\": \"rating\", \"levels\": 8}"),
+      "'confidence_scale' of kind \"rating\" needs \"levels\": a whole number from 2 to 7" },
+    { ONE_PARAMETER ("preference", "\"confidence_scale\": {\"kind\": \"likert\"}"),
+      "'confidence_scale' kind 'likert' is unknown" },
+    { ONE_PARAMETER ("preference", "\"confidence_scale\": \"words\""),
+      "'confidence_scale' must be an object" },
+    { ONE_PARAMETER ("preference", "\"question_text\": \"\""), "'question_text' is empty" },
+    { ONE_PARAMETER ("preference", "\"question_text\": 3"), "question_text" },
     { "{\"title\": \"t\", \"mode\": \"preference\", \"budget\": 5, \"colour\": 1, "
       "\"parameters\": [{\"name\": \"x\", \"lower\": 0, \"upper\": 1}]}",
       "unknown field 'colour'" },
@@ -351,13 +359,23 @@ test_ask_tell_status_export (void)
   g_assert_cmpuint (json_array_get_length (order), ==, 2);
   g_assert_cmpint (json_array_get_int_element (order, 0) + json_array_get_int_element (order, 1),
                    ==, 1);
-  g_assert_cmpuint (json_object_get_size (cli_object (&first)), ==, 4);
+  g_assert_cmpuint (json_object_get_size (cli_object (&first)), ==, 6);
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&first), "question_text"), ==,
+                   "Which setting works better?");
+  JsonObject *scale = json_object_get_object_member (cli_object (&first), "confidence_scale");
+  g_assert_cmpstr (json_object_get_string_member (scale, "kind"), ==, "words");
   after_ask = read_file (s.session);
   again = cli_run_args (NULL, "ask", s.session, NULL);
   g_assert_cmpint (again.status, ==, 0);
   g_assert_cmpstr (again.out, ==, first.out);
   after_again = read_file (s.session);
   g_assert_cmpstr (after_again, ==, after_ask);
+
+  /* a number is refused under the words scale, naming the words */
+  g_autofree char *before_tell = read_file (s.session);
+  told = cli_run_args ("{\"question\": 1, \"answer\": {\"chosen\": 1}, \"confidence\": 3}",
+                       "tell", s.session, "-", NULL);
+  assert_refused (&s, &told, before_tell, "it takes \"weak\", \"normal\" or \"strong\"");
 
   /* tell, with the optional details. */
   told = cli_run_args ("{\"question\": 1, \"answer\": {\"chosen\": 1}, \"response_time\": 2.5, "
@@ -493,6 +511,45 @@ export_rows (const Study *s)
   lines = g_strsplit (r.out, "\n", -1);
   cli_result_clear (&r);
   return lines;
+}
+
+/* An experiment with its own wording and a 1-5 confidence rating, as the
+ * README's example: ask carries both, tell takes "confidence": 3 and
+ * refuses a word naming the scale, export writes the 3 as given. */
+static void
+test_confidence_rating (void)
+{
+  Study s;
+  CliResult r;
+
+  study_init (&s, "{\"title\": \"Pictures\", \"mode\": \"preference\",\n"
+              " \"parameters\": [{\"name\": \"gamma\", \"lower\": 1.8, \"upper\": 2.6}],\n"
+              " \"budget\": 25, \"question_text\": \"Which picture looks more natural?\",\n"
+              " \"confidence_scale\": {\"kind\": \"rating\", \"levels\": 5}, \"seed\": 7}\n");
+  study_new (&s);
+  r = cli_run_args (NULL, "ask", s.session, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "question_text"), ==,
+                   "Which picture looks more natural?");
+  JsonObject *scale = json_object_get_object_member (cli_object (&r), "confidence_scale");
+  g_assert_cmpstr (json_object_get_string_member (scale, "kind"), ==, "rating");
+  g_assert_cmpint (json_object_get_int_member (scale, "levels"), ==, 5);
+  gint64 id = json_object_get_int_member (cli_object (&r), "question");
+  cli_result_clear (&r);
+
+  tell_refused (&s, id, "\"answer\": {\"chosen\": 1}, \"confidence\": \"strong\"",
+                "it takes a whole number from 1 (least sure) to 5 (surest)");
+  tell_refused (&s, id, "\"answer\": {\"chosen\": 1}, \"confidence\": 6",
+                "'confidence' 6 is not on this experiment's confidence scale");
+  tell_ok (&s, id, "\"answer\": {\"chosen\": 1}, \"response_time\": 2.4, \"confidence\": 3");
+  g_auto (GStrv) rows = export_rows (&s);
+  g_assert_nonnull (strstr (rows[1], ",2.4,3,,"));
+  g_assert_nonnull (strstr (rows[2], ",2.4,3,,"));
+  g_autofree char *file = read_file (s.session);
+  g_assert_nonnull (strstr (file, "\"confidence\": 3"));
+  g_assert_nonnull (strstr (file, "\"confidence_scale\": {"));
+  g_assert_nonnull (strstr (file, "\"levels\": 5"));
+  study_clear (&s);
 }
 
 /* Ties, best-of-k choices and rankings through new / ask / tell: ask
@@ -953,6 +1010,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/cli/asktell/ask-tell-status-export", test_ask_tell_status_export);
   g_test_add_func ("/cli/asktell/stale-and-unknown-refused", test_stale_and_unknown_refused);
   g_test_add_func ("/cli/asktell/question-kinds", test_question_kinds);
+  g_test_add_func ("/cli/asktell/confidence-rating", test_confidence_rating);
   g_test_add_func ("/cli/asktell/mixed-failed", test_mixed_failed);
   g_test_add_func ("/cli/asktell/second-writer-refused", test_second_writer_refused);
   g_test_add_func ("/cli/asktell/study-converges", test_study_converges);

@@ -114,15 +114,19 @@ test_grouped_values (void)
   g_assert_cmpfloat_with_epsilon (sg_kernel_eval (&k, xp, yp), kp, 1e-15);
   g_assert_cmpfloat (sg_kernel_eval (&k, x0, x0), ==, 1.3 + 0.6);
 
-  /* one part may be absent, not both; the parts must match */
+  /* one part may be absent, not both; the parts must match (K and IND
+   * are overwritten, not released, by the calls that succeed) */
+  sg_kernel_clear (&k);
   g_assert_cmpint (sg_kernel_grouped (&k, NULL, &ind), ==, SG_OK);
   g_assert_cmpfloat (sg_kernel_eval (&k, x0, y1), ==, 0);
   g_assert_cmpint (sg_kernel_check (&k), ==, SG_OK);
   g_assert_cmpint (sg_kernel_grouped (&k, NULL, NULL), ==, SG_EINVAL);
   ind.type = SG_KERNEL_MATERN52;
   g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_EINVAL);
+  sg_kernel_clear (&ind);
   g_assert_cmpint (sg_kernel_init (&ind, SG_KERNEL_RBF, 3, 0.6, 0.5), ==, SG_OK);
   g_assert_cmpint (sg_kernel_grouped (&k, &pop, &ind), ==, SG_EINVAL);
+  sg_kernel_clear (&k);
   g_assert_cmpint (sg_kernel_grouped (&k, &pop, NULL), ==, SG_OK);
   k.variance = 0;
   g_assert_cmpint (sg_kernel_check (&k), ==, SG_EINVAL);
