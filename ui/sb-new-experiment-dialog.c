@@ -381,6 +381,11 @@ template_changed (SbNewExperimentDialog *self)
   g_autoptr (SbExperiment) exp = NULL;
 
   gtk_stack_set_visible_child_name (self->template_stack, sb_template_to_string (kind));
+  /* the wording an empty question text leaves (the duel panel's) */
+  gtk_entry_set_placeholder_text (self->question_text_entry,
+                                  kind == SB_TEMPLATE_COLOUR ? _("Which colour do you like better?")
+                                  : kind == SB_TEMPLATE_BENCHMARK ? _("Which point scores higher?")
+                                  : _("Which setting works better?"));
   if (kind == self->last_template)
     return;
   self->last_template = kind;
