@@ -181,7 +181,7 @@ put_roster (Page *pg, const SbStudyReport *r, SbReportLayout *out)
       const SbReportRow *row = &r->rows[i];
       const SbConsistency *c = &row->summary.consistency;
       const SbPersonResult *p = person (r->model, row->code);
-      g_autofree char *cells[8] = { NULL };
+      char *cells[8] = { NULL };
 
       /* room for this line and the "more" line under it */
       if (i + 1 < r->n_rows && pg->y + 2 * row_h > PAGE_H - MARGIN)
@@ -209,6 +209,7 @@ put_roster (Page *pg, const SbStudyReport *r, SbReportLayout *out)
           if (cells[k])
             put_cell (pg->cr, cells[k], x, pg->y, w, 0.85, FALSE);
           x += widths[k] * pg->w;
+          g_free (cells[k]);
         }
       pg->y += row_h;
       shown++;

@@ -173,6 +173,7 @@ test_report (void)
   g_autoptr (GError) error = NULL;
   SbReportLayout lay;
 
+  g_free (exp->title);
   exp->title = g_strdup ("Favourite gain");
   r->people[0].prob_best_differs = 0.12;
   r->people[0].n_answers = 10;
