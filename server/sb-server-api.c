@@ -145,17 +145,9 @@ run_job (Job *job, GTaskThreadFunc func)
 static void
 job_error (Job *job, guint status, const char *message)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonNode) root = NULL;
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "error");
-  json_builder_add_string_value (b, message);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
   job->status = status;
   g_free (job->body);
-  job->body = _sb_server_json_text (root);
+  job->body = _sb_server_error_text (message);
 }
 
 static void
@@ -550,6 +542,7 @@ _sb_server_join (SbServer *self, SoupServerMessage *msg)
       _sb_server_reply_error (self, msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, "%s", err->message);
       return;
     }
+  _sb_server_joined (self, p->code);
   reply_joined (self, msg, p->code, token, FALSE);
 }
 

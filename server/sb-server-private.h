@@ -75,6 +75,8 @@ void _sb_server_reply_json (SbServer *self, SoupServerMessage *msg, guint status
 /* A reply {"error": MESSAGE}. */
 void _sb_server_reply_error (SbServer *self, SoupServerMessage *msg, guint status,
                              const char *format, ...) G_GNUC_PRINTF (4, 5);
+/* {"error": MESSAGE} as text. */
+char *_sb_server_error_text (const char *message);
 /* The document NODE as compact text. */
 char *_sb_server_json_text (JsonNode *node);
 /* The request's body as JSON, or NULL after a 400 reply. */
@@ -82,6 +84,8 @@ JsonNode *_sb_server_read_body (SbServer *self, SoupServerMessage *msg);
 /* The live record of CODE, made on first sight. */
 SbServeLive *_sb_server_live (SbServer *self, const char *code);
 void _sb_server_changed (SbServer *self, const char *code, gboolean answered);
+/* CODE was added to the study's roster by a join. */
+void _sb_server_joined (SbServer *self, const char *code);
 
 /* sb-server-api.c: the protocol's routes. */
 void _sb_server_join (SbServer *self, SoupServerMessage *msg);

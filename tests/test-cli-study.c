@@ -444,6 +444,48 @@ test_model_refused (Fixture *f, gconstpointer data)
   cli_result_clear (&r);
 }
 
+/* examples/ask-tell-study-many.sh on a small study (4 people, 3 duels
+ * each): it runs to the end, times every ask and tell, and the study's
+ * status after it has every answer, each person done, and the population
+ * model the questions used. */
+static void
+test_many_example (void)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "..", "examples",
+                                                   "ask-tell-study-many.sh", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("skewgp-many-XXXXXX", NULL);
+  g_autofree char *study = g_build_filename (dir, "study", NULL);
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GSubprocess) proc = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                           &error, "/bin/sh", script, study, "4", "3", NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, &err, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  if (g_subprocess_get_exit_status (proc) != 0)
+    g_test_message ("stderr: %s", err);
+  g_assert_cmpint (g_subprocess_get_exit_status (proc), ==, 0);
+  g_assert_true (g_str_has_prefix (out, "ask: 12 commands, median "));
+  g_assert_nonnull (strstr (out, "\ntell: 12 commands, median "));
+  g_assert_true (json_parser_load_from_data (parser, strchr (out, '{'), -1, &error));
+  g_assert_no_error (error);
+  JsonObject *status = json_node_get_object (json_parser_get_root (parser));
+  JsonArray *people = json_object_get_array_member (status, "participants");
+  g_assert_cmpuint (json_array_get_length (people), ==, 4);
+  for (guint i = 0; i < 4; i++)
+    g_assert_true (json_object_get_boolean_member (json_array_get_object_element (people, i),
+                                                   "done"));
+  JsonObject *pop = json_object_get_object_member (status, "population");
+  g_assert_cmpint (json_object_get_int_member (pop, "answers"), ==, 12);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (pop, "model"),
+                                               "answers"), ==, 12);
+  remove_tree (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -455,5 +497,6 @@ main (int argc, char **argv)
   g_test_add ("/cli/study/levels-in-status", Fixture, NULL, set_up, test_levels_in_status,
               tear_down);
   g_test_add ("/cli/study/model-refused", Fixture, NULL, set_up, test_model_refused, tear_down);
+  g_test_add_func ("/cli/study/many-example", test_many_example);
   return g_test_run ();
 }

@@ -6,12 +6,11 @@
  * log axis (log10 coordinates), and an empty scene that says why. */
 #include "sb-render-population.h"
 #include "sb-study-report.h"
+#include "test-font-release.h"
 
-#include <fontconfig/fontconfig.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
-#include <pango/pangocairo.h>
 
 #define N 5
 
@@ -228,10 +227,6 @@ main (int argc, char **argv)
   g_test_add_func ("/plot/population/empty-and-export", test_empty_and_export);
   g_test_add_func ("/plot/population/report", test_report);
   int status = g_test_run ();
-  /* Release the font caches (as test-plot-render does) so memory
-   * checkers see only real leaks. */
-  pango_cairo_font_map_set_default (NULL);
-  cairo_debug_reset_static_data ();
-  FcFini ();
+  test_font_release ();
   return status;
 }

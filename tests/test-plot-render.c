@@ -10,12 +10,11 @@
  */
 #include "sb-render.h"
 #include "sb-render-views.h"
+#include "test-font-release.h"
 #include "test-plot-fixture.h"
 
 #include <cairo.h>
-#include <fontconfig/fontconfig.h>
 #include <gdk-pixbuf/gdk-pixbuf.h>
-#include <pango/pangocairo.h>
 #include <math.h>
 #include <string.h>
 #include <glib/gstdio.h>
@@ -1831,10 +1830,6 @@ main (int argc, char *argv[])
       g_test_add_data_func (path, &view_cases[i], test_views);
     }
   int status = g_test_run ();
-  /* Release the font caches (Pango's font map, Cairo's static data,
-   * fontconfig) so memory checkers see only real leaks. */
-  pango_cairo_font_map_set_default (NULL);
-  cairo_debug_reset_static_data ();
-  FcFini ();
+  test_font_release ();
   return status;
 }

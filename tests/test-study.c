@@ -308,6 +308,30 @@ test_summaries_population (Fixture *f, gconstpointer data)
   g_assert_error (error, SB_STUDY_ERROR, SB_STUDY_ERROR_UNKNOWN);
 }
 
+/* A study whose experiment takes a 1-5 confidence rating exports the
+ * rating as the participant gave it. */
+static void
+test_csv_rating (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = experiment ();
+  g_autoptr (GError) error = NULL;
+  double a[2] = { 46.8, 0.1 }, b[2] = { 12.3, 7.7 };
+  SbLogEntry duel = { .kind = SB_LOG_DUEL, .dim = 2, .a = a, .b = b, .winner = 1 };
+
+  exp->confidence_levels = 5;
+  g_assert_cmpint (sg_confidence_rating (2, 5, &duel.confidence), ==, SG_OK);
+  g_autoptr (SbStudy) study = sb_study_create (f->dir, exp, 0, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sb_study_add_participant (study, "P-ABCD", NULL, &error));
+  g_autoptr (SbSession) s = sb_study_open_session (study, "P-ABCD", &error);
+  g_assert_true (sb_session_add_entry (s, &duel, &error));
+  g_autofree char *csv = sb_study_to_csv (study, NULL, FALSE, &error);
+  g_assert_no_error (error);
+  g_auto (GStrv) lines = g_strsplit (csv, "\n", -1);
+  g_assert_true (g_str_has_prefix (lines[1], "colour-study,P-ABCD,,1,duel,0,46.8,0.1,,0,0,,,2,,"));
+  g_assert_true (g_str_has_prefix (lines[2], "colour-study,P-ABCD,,1,duel,1,12.3,7.7,,1,0,,,2,,"));
+}
+
 /* Crafted answers: a duel typed as 46.8 reads 46.8, not 46.799999999999997. */
 static void
 test_csv (Fixture *f, gconstpointer data)
@@ -452,6 +476,7 @@ main (int argc, char **argv)
   ADD ("/study/damaged-index", test_damaged_index);
   ADD ("/study/summaries-population", test_summaries_population);
   ADD ("/study/csv", test_csv);
+  ADD ("/study/csv-rating", test_csv_rating);
   g_test_add_func ("/study/session-csv-shortest", test_session_csv_shortest);
   ADD ("/study/symlinked-participant", test_symlinked_participant);
   return g_test_run ();

@@ -27,7 +27,7 @@ typedef struct {
 
 /* A window running a colour experiment asking QUESTION with K options. */
 static void
-fixture_open (Fixture *f, SbAskKind question, guint k, gboolean ties)
+fixture_open_rated (Fixture *f, SbAskKind question, guint k, gboolean ties, guint levels)
 {
   g_autoptr (SbExperiment) exp = sb_template_colour ();
   g_autoptr (GError) error = NULL;
@@ -35,6 +35,7 @@ fixture_open (Fixture *f, SbAskKind question, guint k, gboolean ties)
   exp->question = question;
   exp->n_options = k;
   exp->ties_allowed = ties;
+  exp->confidence_levels = levels;
   f->dir = g_dir_make_tmp ("sb-answers-XXXXXX", NULL);
   f->path = g_build_filename (f->dir, "session.json", NULL);
   f->file = g_file_new_for_path (f->path);
@@ -44,6 +45,12 @@ fixture_open (Fixture *f, SbAskKind question, guint k, gboolean ties)
   f->session = sb_session_new (exp);
   g_assert_true (sb_session_save_as (f->session, f->file, &error));
   sb_window_set_session (f->window, f->session);
+}
+
+static void
+fixture_open (Fixture *f, SbAskKind question, guint k, gboolean ties)
+{
+  fixture_open_rated (f, question, k, ties, 0);
 }
 
 static void
@@ -271,6 +278,69 @@ test_shift_digit_sure (void)
   fixture_close (&f);
 }
 
+/* A 1-5 confidence rating: Shift with a digit sets the next answer's
+ * rating (every level reachable, nothing answered), the digit then
+ * chooses with it; a rating off the scale is refused saying so; Shift
+ * with an answer key gives the surest rating. */
+static void
+test_shift_digit_rating (void)
+{
+  Fixture f = { 0 };
+  const SbProposal *q;
+  guint keycode, shifted, option;
+  unsigned r = 0, k = 0;
+
+  fixture_open_rated (&f, SB_ASK_CHOICE, 4, FALSE, 5);
+  SPIN_UNTIL (question_shown (&f));
+  for (guint level = 1; level <= 5; level++)
+    {
+      shifted_digit (GTK_WIDGET (f.window), level, &keycode, &shifted);
+      g_assert_true (ui_press_key (GTK_WIDGET (f.window), shifted, keycode, GDK_SHIFT_MASK));
+      g_assert_true (sg_confidence_rating_of (sb_duel_panel_get_confidence (f.window->duel_panel),
+                                              &r, &k));
+      g_assert_cmpuint (r, ==, level);
+      g_assert_cmpuint (k, ==, 5);
+    }
+  shifted_digit (GTK_WIDGET (f.window), 6, &keycode, &shifted);
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), shifted, keycode, GDK_SHIFT_MASK));
+  g_assert_cmpstr (status_text (&f), ==, "The confidence scale is 1 … 5: press Shift+1 … Shift+5");
+  shifted_digit (GTK_WIDGET (f.window), 4, &keycode, &shifted);
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), shifted, keycode, GDK_SHIFT_MASK));
+  g_assert_cmpuint (sb_session_get_n_observations (f.session), ==, 0);
+  q = sb_window_get_question (f.window);
+  option = q->shown_order[1];
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_2, 0, 0));
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 0);
+    g_assert_cmpint (e->kind, ==, SB_LOG_CHOICE);
+    g_assert_cmpuint (e->chosen, ==, option);
+    g_assert_true (sg_confidence_rating_of (e->confidence, &r, &k));
+    g_assert_cmpuint (r, ==, 4);
+    g_assert_cmpuint (k, ==, 5);
+  }
+  /* the next question starts without a rating; Shift with the digit
+   * that answers is the surest rating */
+  SPIN_UNTIL (question_shown (&f));
+  g_assert_cmpint (sb_duel_panel_get_confidence (f.window->duel_panel), ==, SG_CONFIDENCE_NONE);
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_1, 0, 0));
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 1);
+    g_assert_cmpint (e->confidence, ==, SG_CONFIDENCE_NONE);
+  }
+  fixture_close (&f);
+
+  fixture_open_rated (&f, SB_ASK_DUEL, 2, FALSE, 5);
+  SPIN_UNTIL (question_shown (&f));
+  g_assert_true (ui_press_key (GTK_WIDGET (f.window), GDK_KEY_Left, 0, GDK_SHIFT_MASK));
+  {
+    g_autoptr (SbLogEntry) e = on_disk (&f, 0);
+    g_assert_cmpint (e->kind, ==, SB_LOG_DUEL);
+    g_assert_true (sg_confidence_rating_of (e->confidence, &r, &k));
+    g_assert_cmpuint (r, ==, 5);
+  }
+  fixture_close (&f);
+}
+
 /* Keys refused while no question is on screen, or that the experiment
  * does not take, say why in the status line. */
 static void
@@ -346,6 +416,7 @@ main (int argc, char *argv[])
     { "/ui/answers/choose-best-of-k", test_choose_best_of_k },
     { "/ui/answers/rank-with-undo", test_rank_with_undo },
     { "/ui/answers/shift-digit-sure", test_shift_digit_sure },
+    { "/ui/answers/shift-digit-rating", test_shift_digit_rating },
     { "/ui/answers/refused-keys-say-why", test_refused_keys_say_why },
     { "/ui/answers/rank-marks-and-confirm", test_rank_marks_and_confirm },
   };

@@ -37,14 +37,11 @@ typedef struct {
 /* A window running a colour duel experiment (ties allowed), a question on
  * screen, then participant mode with ITI_MS and BREAK_EVERY. */
 static void
-fixture_open (Fixture *f, guint iti_ms, guint break_every)
+fixture_open_exp (Fixture *f, const SbExperiment *exp, guint iti_ms, guint break_every)
 {
-  g_autoptr (SbExperiment) exp = sb_template_colour ();
   g_autoptr (GError) error = NULL;
   SbParticipantSettings settings = { .iti_ms = iti_ms, .break_every = break_every };
 
-  exp->ties_allowed = TRUE;
-  exp->budget = 40;
   f->dir = g_dir_make_tmp ("sb-participant-XXXXXX", NULL);
   f->path = g_build_filename (f->dir, "session.json", NULL);
   f->file = g_file_new_for_path (f->path);
@@ -58,6 +55,16 @@ fixture_open (Fixture *f, guint iti_ms, guint break_every)
   SPIN_UNTIL (sb_window_get_question (f->window) != NULL);
   gdk_rgba_parse (&settings.surround, "#6e6e6e");
   g_assert_true (sb_window_enter_participant_mode (f->window, &settings, CODE));
+}
+
+static void
+fixture_open (Fixture *f, guint iti_ms, guint break_every)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+
+  exp->ties_allowed = TRUE;
+  exp->budget = 40;
+  fixture_open_exp (f, exp, iti_ms, break_every);
 }
 
 static void
@@ -245,6 +252,121 @@ test_sides_randomised (void)
   g_test_message ("A on the left %u times, B %u times", left_is[0], left_is[1]);
   g_assert_cmpuint (left_is[0], >, 0);
   g_assert_cmpuint (left_is[1], >, 0);
+  fixture_close (&f);
+}
+
+static gboolean
+is_visible_flow_box (GtkWidget *w, gconstpointer unused)
+{
+  return GTK_IS_FLOW_BOX (w) && gtk_widget_get_visible (w);
+}
+
+static gboolean
+is_option_button (GtkWidget *w, gconstpointer unused)
+{
+  const char *tip = gtk_widget_get_tooltip_text (w);
+  return GTK_IS_BUTTON (w) && tip && g_str_has_prefix (tip, "Option ");
+}
+
+/* The experiment's own question and its 1-5 confidence rating, as the
+ * participant sees them: the wording and the rating buttons are on
+ * screen, Shift+3 sets the rating without answering, ← answers with it. */
+static void
+test_wording_and_rating (void)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  g_autoptr (GString) texts = g_string_new (NULL);
+  Fixture f = { 0 };
+  unsigned r = 0, k = 0;
+
+  exp->budget = 40;
+  exp->confidence_levels = 5;
+  exp->question_text = g_strdup ("Which colour feels calmer?");
+  fixture_open_exp (&f, exp, 0, 0);
+  SPIN_UNTIL (phase (&f) == SB_PARTICIPANT_ANSWERING);
+  visible_texts (GTK_WIDGET (view (&f)), texts);
+  g_assert_nonnull (strstr (texts->str, "Which colour feels calmer?\n"));
+  g_assert_null (strstr (texts->str, "Which setting works better?"));
+  g_assert_nonnull (strstr (texts->str, "How sure are you? 1 = not sure … 5 = very sure:\n"));
+  for (guint level = 1; level <= 5; level++)
+    {
+      g_autofree char *button = g_strdup_printf ("\n%u\n", level);
+      g_assert_nonnull (strstr (texts->str, button));
+    }
+  g_assert_null (strstr (texts->str, "\n6\n"));
+  g_assert_null (strstr (texts->str, "Unsure"));
+  g_assert_true (press (&f, GDK_KEY_3, GDK_SHIFT_MASK));
+  g_assert_cmpuint (n_log (&f), ==, 0);
+  g_assert_true (press (&f, GDK_KEY_Left, 0));
+  g_assert_cmpuint (n_log (&f), ==, 1);
+  g_assert_true (sg_confidence_rating_of (sb_session_get_observation (f.session, 0)->confidence,
+                                          &r, &k));
+  g_assert_cmpuint (r, ==, 3);
+  g_assert_cmpuint (k, ==, 5);
+  fixture_close (&f);
+}
+
+/* Best of 4 in participant mode: a 2 x 2 grid of equal cells, the option
+ * in each place the question's shown order says (randomised per
+ * question), and the answer records that order. */
+static void
+test_choice_grid (void)
+{
+  g_autoptr (SbExperiment) exp = sb_template_colour ();
+  Fixture f = { 0 };
+  g_autoptr (GHashTable) orders = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  exp->budget = 40;
+  exp->question = SB_ASK_CHOICE;
+  exp->n_options = 4;
+  fixture_open_exp (&f, exp, 0, 0);
+  for (guint i = 0; i < 6; i++)
+    {
+      SPIN_UNTIL (phase (&f) == SB_PARTICIPANT_ANSWERING);
+      const SbProposal *q = sb_window_get_question (f.window);
+      GtkWidget *box = ui_find_widget (GTK_WIDGET (view (&f)), is_visible_flow_box, NULL);
+      graphene_rect_t cell[4], button[4];
+      guint order[SB_MAX_OPTIONS];
+
+      g_assert_nonnull (box);
+      g_assert_cmpint (q->kind, ==, SB_QUESTION_CHOICE);
+      SPIN_UNTIL (gtk_widget_get_width (box) > 0);
+      for (guint p = 0; p < 4; p++)
+        {
+          GtkWidget *child = GTK_WIDGET (gtk_flow_box_get_child_at_index (GTK_FLOW_BOX (box), p));
+          g_assert_nonnull (child);
+          g_assert_true (gtk_widget_compute_bounds (child, box, &cell[p]));
+          GtkWidget *choose = ui_find_widget (child, is_option_button, NULL);
+          g_assert_nonnull (choose);
+          g_assert_true (gtk_widget_compute_bounds (choose, box, &button[p]));
+        }
+      /* the answer buttons of a row line up, whatever the captions */
+      g_assert_cmpfloat (button[0].origin.y, ==, button[1].origin.y);
+      g_assert_cmpfloat (button[2].origin.y, ==, button[3].origin.y);
+      g_assert_null (gtk_flow_box_get_child_at_index (GTK_FLOW_BOX (box), 4));
+      /* places 1 2 / 3 4: two rows of two, equal cells */
+      g_assert_cmpfloat (cell[0].origin.y, ==, cell[1].origin.y);
+      g_assert_cmpfloat (cell[2].origin.y, ==, cell[3].origin.y);
+      g_assert_cmpfloat (cell[2].origin.y, >, cell[0].origin.y);
+      g_assert_cmpfloat (cell[0].origin.x, ==, cell[2].origin.x);
+      g_assert_cmpfloat (cell[1].origin.x, ==, cell[3].origin.x);
+      g_assert_cmpfloat (cell[1].origin.x, >, cell[0].origin.x);
+      for (guint p = 1; p < 4; p++)
+        g_assert_cmpfloat (fabs (cell[p].size.width - cell[0].size.width), <=, 1);  /* a pixel of rounding */
+      memcpy (order, q->shown_order, sizeof order);
+      g_hash_table_add (orders, g_strdup_printf ("%u%u%u%u", order[0], order[1], order[2],
+                                                 order[3]));
+      /* the key of place 3 chooses the option shown there */
+      g_assert_true (press (&f, GDK_KEY_3, 0));
+      g_assert_cmpuint (n_log (&f), ==, i + 1);
+      const SbLogEntry *e = sb_session_get_observation (f.session, i);
+      g_assert_cmpint (e->kind, ==, SB_LOG_CHOICE);
+      g_assert_cmpuint (e->chosen, ==, order[2]);
+      g_assert_cmpuint (e->n_shown, ==, 4);
+      g_assert_cmpmem (e->shown_order, 4 * sizeof (guint), order, 4 * sizeof (guint));
+    }
+  g_test_message ("%u different orders in 6 questions", g_hash_table_size (orders));
+  g_assert_cmpuint (g_hash_table_size (orders), >, 1);
   fixture_close (&f);
 }
 
@@ -462,6 +584,8 @@ main (int argc, char **argv)
     { "/ui/participant/enter-hides-analysis", test_enter_hides_analysis },
     { "/ui/participant/interval-refuses-answers", test_interval_refuses_answers },
     { "/ui/participant/sides-randomised", test_sides_randomised },
+    { "/ui/participant/wording-and-rating", test_wording_and_rating },
+    { "/ui/participant/choice-grid", test_choice_grid },
     { "/ui/participant/nothing-leaves", test_nothing_leaves },
     { "/ui/participant/unlock", test_unlock },
     { "/ui/participant/response-time", test_response_time },

@@ -673,6 +673,46 @@ test_new_experiment_questions (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* The wording and confidence scale rows build the experiment's
+ * question_text and confidence_levels (empty text: the default wording);
+ * safe mode, which asks values, hides them and builds neither. */
+static void
+test_new_experiment_wording (void)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  GtkEntry *text = GTK_ENTRY (find_widget (GTK_WIDGET (dialog), GTK_TYPE_ENTRY,
+                                           "question participants read"));
+  GtkDropDown *scale = find_dropdown (GTK_WIDGET (dialog), "Rating 1–5");
+  GtkDropDown *mode = find_dropdown (GTK_WIDGET (dialog), "Safe");
+
+  g_assert_nonnull (text);
+  g_assert_nonnull (scale);
+  gtk_window_present (GTK_WINDOW (dialog));
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_COLOUR);
+  {
+    g_autoptr (SbExperiment) exp = sb_new_experiment_dialog_build (dialog, NULL);
+    g_assert_null (exp->question_text);
+    g_assert_cmpuint (exp->confidence_levels, ==, 0);
+  }
+  gtk_editable_set_text (GTK_EDITABLE (text), "  Which colour feels calmer? ");
+  gtk_drop_down_set_selected (scale, 4);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SbExperiment) exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (exp->question_text, ==, "Which colour feels calmer?");
+    g_assert_cmpuint (exp->confidence_levels, ==, 5);
+  }
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_CUSTOM);
+  for (guint r = 0; r < g_list_model_get_n_items (gtk_drop_down_get_model (mode)); r++)
+    if (strstr (gtk_string_list_get_string (GTK_STRING_LIST (gtk_drop_down_get_model (mode)), r),
+                "Safe"))
+      gtk_drop_down_set_selected (mode, r);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (text)));
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (scale)));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 /* Safe mode's rows: the confidence level shows (and builds the level) in
  * safe mode only; the question kind, its options and ties, the duel
  * acquisition and the random initial questions are hidden there, and
@@ -1189,6 +1229,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
   g_test_add_func ("/ui/new-experiment-questions", test_new_experiment_questions);
+  g_test_add_func ("/ui/new-experiment-wording", test_new_experiment_wording);
   g_test_add_func ("/ui/new-experiment-safe", test_new_experiment_safe);
   g_test_add_func ("/ui/entered-number", test_entered_number);
   status = g_test_run ();

@@ -81,8 +81,11 @@ struct _SbDuelPanel
   GtkWidget *tie_button;
   GtkWidget *confidence_box;
   gboolean compact;        /* a narrow window: rows stacked            */
+  GtkLabel *confidence_label;
   GtkToggleButton *weak_toggle;
   GtkToggleButton *strong_toggle;
+  /* A rating scale's 1 .. k (the experiment's confidence_levels) */
+  GtkToggleButton *rating_toggles[SG_CONFIDENCE_MAX_LEVELS];
   GtkWidget *options_box;     /* GtkFlowBox of the k options (choice, ranking) */
   GtkWidget *rank_box;
   GtkLabel *rank_label;
@@ -649,6 +652,26 @@ add_option_stimulus (SbDuelPanel *self, GtkWidget *box, guint option)
   return box;
 }
 
+/* The options' grid: rows of equal length, so that no place stands out:
+ * one row up to 3, 2 x 2 for 4, then the fewest columns that fill every
+ * row (the smallest divisor of k at least sqrt(k)). The participant's grid
+ * is fixed; the workbench's may wrap on a narrow window. */
+static void
+layout_options (SbDuelPanel *self, guint k)
+{
+  guint columns = k;
+
+  for (guint c = 2; c < k; c++)
+    if (k % c == 0 && c * c >= k)
+      {
+        columns = c;
+        break;
+      }
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (self->options_box), columns);
+  gtk_flow_box_set_min_children_per_line (GTK_FLOW_BOX (self->options_box),
+                                          self->participant ? columns : 1);
+}
+
 /* One button per option, in the order shown, numbered as the keys. */
 static void
 rebuild_options (SbDuelPanel *self)
@@ -693,7 +716,11 @@ rebuild_options (SbDuelPanel *self)
           g_object_set_data (G_OBJECT (button), "option", GUINT_TO_POINTER (option));
           g_signal_connect (button, "clicked", G_CALLBACK (option_clicked), self);
           gtk_button_set_child (GTK_BUTTON (button),
-                                gtk_label_new (q->kind == SB_QUESTION_CHOICE ? "Choose" : "Rank next"));
+                                gtk_label_new (q->kind == SB_QUESTION_CHOICE ? _("Choose")
+                                                                              : _("Rank next")));
+          /* the buttons of a row line up whatever the captions' lengths */
+          gtk_widget_set_vexpand (button, TRUE);
+          gtk_widget_set_valign (button, GTK_ALIGN_END);
           gtk_box_append (GTK_BOX (box), button);
           gtk_flow_box_append (GTK_FLOW_BOX (self->options_box), cell);
           continue;
@@ -806,10 +833,26 @@ sb_duel_panel_get_ranking (SbDuelPanel *self, guint *order)
   return self->n_ranked;
 }
 
+/* The experiment's rating levels, 0 for the words. */
+static guint
+rating_levels (SbDuelPanel *self)
+{
+  return self->experiment ? self->experiment->confidence_levels : 0;
+}
+
 sg_confidence
 sb_duel_panel_get_confidence (SbDuelPanel *self)
 {
+  guint k;
+  sg_confidence c = SG_CONFIDENCE_NONE;
+
   g_return_val_if_fail (SB_IS_DUEL_PANEL (self), SG_CONFIDENCE_NONE);
+  k = rating_levels (self);
+  for (guint r = 1; r <= k; r++)
+    if (gtk_toggle_button_get_active (self->rating_toggles[r - 1]))
+      sg_confidence_rating (r, k, &c);
+  if (k != 0)
+    return c;
   return gtk_toggle_button_get_active (self->strong_toggle) ? SG_CONFIDENCE_STRONG
          : gtk_toggle_button_get_active (self->weak_toggle) ? SG_CONFIDENCE_WEAK
                                                             : SG_CONFIDENCE_NONE;
@@ -818,9 +861,54 @@ sb_duel_panel_get_confidence (SbDuelPanel *self)
 void
 sb_duel_panel_set_confidence (SbDuelPanel *self, sg_confidence confidence)
 {
+  unsigned rating = 0;
+
   g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  sg_confidence_rating_of (confidence, &rating, NULL);
+  for (guint r = 1; r <= SG_CONFIDENCE_MAX_LEVELS; r++)
+    gtk_toggle_button_set_active (self->rating_toggles[r - 1], r == rating);
   gtk_toggle_button_set_active (self->weak_toggle, confidence == SG_CONFIDENCE_WEAK);
   gtk_toggle_button_set_active (self->strong_toggle, confidence == SG_CONFIDENCE_STRONG);
+}
+
+gboolean
+sb_duel_panel_set_rating (SbDuelPanel *self, guint rating)
+{
+  sg_confidence c;
+
+  g_return_val_if_fail (SB_IS_DUEL_PANEL (self), FALSE);
+  if (sg_confidence_rating (rating, rating_levels (self), &c) != SG_OK)
+    return FALSE;
+  sb_duel_panel_set_confidence (self, c);
+  return TRUE;
+}
+
+void
+sb_duel_panel_mark_sure (SbDuelPanel *self)
+{
+  g_return_if_fail (SB_IS_DUEL_PANEL (self));
+  if (rating_levels (self) != 0)
+    sb_duel_panel_set_rating (self, rating_levels (self));
+  else
+    sb_duel_panel_set_confidence (self, SG_CONFIDENCE_STRONG);
+}
+
+/* The confidence row for the experiment's scale: "Unsure" / "Sure" for
+ * the words, the buttons 1 .. k for a rating. */
+static void
+update_confidence_scale (SbDuelPanel *self)
+{
+  guint k = rating_levels (self);
+  g_autofree char *text = NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->weak_toggle), k == 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->strong_toggle), k == 0);
+  for (guint r = 1; r <= SG_CONFIDENCE_MAX_LEVELS; r++)
+    gtk_widget_set_visible (GTK_WIDGET (self->rating_toggles[r - 1]), r <= k);
+  /* TRANSLATORS: %u is the top of the rating scale, e.g. 5 */
+  text = k == 0 ? g_strdup (_("Confidence of the next answer:"))
+                : g_strdup_printf (_("How sure are you? 1 = not sure … %u = very sure:"), k);
+  gtk_label_set_text (self->confidence_label, text);
 }
 
 /* The answers beyond a plain duel, added to the template's layout. */
@@ -862,43 +950,74 @@ build_extra_answers (SbDuelPanel *self)
   gtk_box_insert_child_after (GTK_BOX (self->root), self->rank_box, self->options_box);
 
   self->confidence_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  label = gtk_label_new ("Confidence of the next answer:");
+  label = gtk_label_new (_("Confidence of the next answer:"));
+  self->confidence_label = GTK_LABEL (label);
   gtk_widget_add_css_class (label, "dim-label");
   /* Wraps rather than widening a narrow window. */
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 0);
-  self->weak_toggle = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label ("Unsure"));
-  self->strong_toggle = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label ("Sure"));
+  self->weak_toggle = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label (_("Unsure")));
+  self->strong_toggle = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label (_("Sure")));
   gtk_toggle_button_set_group (self->strong_toggle, self->weak_toggle);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->strong_toggle),
-                               "Sure: a strong answer (or hold Shift with the answer key)");
+                               _("Sure: a strong answer (or hold Shift with the answer key)"));
   gtk_box_append (GTK_BOX (self->confidence_box), label);
   gtk_box_append (GTK_BOX (self->confidence_box), GTK_WIDGET (self->weak_toggle));
   gtk_box_append (GTK_BOX (self->confidence_box), GTK_WIDGET (self->strong_toggle));
+  {
+    /* the rating's buttons share the words' group: one confidence at a time */
+    GtkWidget *rating_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+    gtk_widget_add_css_class (rating_box, "linked");
+    for (guint r = 1; r <= SG_CONFIDENCE_MAX_LEVELS; r++)
+      {
+        g_autofree char *number = g_strdup_printf ("%u", r);
+        /* TRANSLATORS: the tooltip of a confidence rating button */
+        g_autofree char *tip = g_strdup_printf (_("Confidence %u (Shift+%u)"), r, r);
+        GtkToggleButton *t = GTK_TOGGLE_BUTTON (gtk_toggle_button_new_with_label (number));
+        gtk_toggle_button_set_group (t, self->weak_toggle);
+        gtk_widget_set_tooltip_text (GTK_WIDGET (t), tip);
+        gtk_widget_set_visible (GTK_WIDGET (t), FALSE);
+        self->rating_toggles[r - 1] = t;
+        gtk_box_append (GTK_BOX (rating_box), GTK_WIDGET (t));
+      }
+    gtk_box_append (GTK_BOX (self->confidence_box), rating_box);
+  }
   gtk_box_insert_child_after (GTK_BOX (self->root), self->confidence_box, self->rank_box);
 }
 
 /* ---- State -------------------------------------------------------------- */
 
-static const char *
+/* What the question asks: the experiment's own wording (question_text)
+ * when it gives one, with how a choice or ranking is answered; the app's
+ * translated wording otherwise. */
+static char *
 prompt_for (const SbExperiment *exp, const SbProposal *q)
 {
-  if (q->kind == SB_QUESTION_CHOICE)
-    return "Which is the best? Click it, or press its number.";
-  if (q->kind == SB_QUESTION_RANKING)
-    return "Rank them: click from best to worst (or press the numbers), then confirm.";
+  const char *own = exp->question_text;
+
   if (q->kind == SB_QUESTION_VALUE)
-    return "Try setting B. Enter the value you measured, or report that it failed.";
+    return g_strdup (_("Try setting B. Enter the value you measured, or report that it failed."));
+  if (q->kind == SB_QUESTION_CHOICE)
+    /* TRANSLATORS: %s is the experiment's question, e.g. "Which sound is more pleasant?" */
+    return own ? g_strdup_printf (_("%s Click the best, or press its number."), own)
+               : g_strdup (_("Which is the best? Click it, or press its number."));
+  if (q->kind == SB_QUESTION_RANKING)
+    return own ? g_strdup_printf (_("%s Rank them: click from best to worst (or press the "
+                                    "numbers), then confirm."), own)
+               : g_strdup (_("Rank them: click from best to worst (or press the numbers), "
+                             "then confirm."));
+  if (own)
+    return g_strdup (own);
   switch (exp->template_kind)
     {
     case SB_TEMPLATE_COLOUR:
-      return "Which colour do you like better?";
+      return g_strdup (_("Which colour do you like better?"));
     case SB_TEMPLATE_BENCHMARK:
-      return exp->simulated ? "Which point scores higher? (The simulated oracle knows.)"
-                            : "Which point scores higher?";
+      return g_strdup (exp->simulated ? _("Which point scores higher? (The simulated oracle knows.)")
+                                      : _("Which point scores higher?"));
     case SB_TEMPLATE_CUSTOM:
     default:
-      return "Which setting works better?";
+      return g_strdup (_("Which setting works better?"));
     }
 }
 
@@ -1002,10 +1121,14 @@ keys_hint (SbDuelPanel *self)
 
   if (!self->has_question || self->finished || self->read_only || self->participant)
     return NULL;
+  guint k = rating_levels (self);
+  g_autofree char *sure = k ? g_strdup_printf (" · Shift+1 … %u: how sure, for the next answer", k)
+                            : NULL;
   switch (q->kind)
     {
     case SB_QUESTION_CHOICE:
-      answer = g_strdup_printf ("1 … %u choose the best (with Shift: sure)", q->n_options);
+      answer = k ? g_strdup_printf ("1 … %u choose the best%s", q->n_options, sure)
+                 : g_strdup_printf ("1 … %u choose the best (with Shift: sure)", q->n_options);
       break;
     case SB_QUESTION_RANKING:
       answer = g_strdup_printf ("1 … %u rank the next best · ⌫ takes back a click · Enter "
@@ -1016,8 +1139,9 @@ keys_hint (SbDuelPanel *self)
       break;
     case SB_QUESTION_DUEL:
     default:
-      answer = g_strdup_printf ("← or A prefers A · → or B prefers B%s · Shift with an answer: "
-                                "sure", exp->ties_allowed ? " · T or ↓ about the same" : "");
+      answer = g_strdup_printf ("← or A prefers A · → or B prefers B%s%s",
+                                exp->ties_allowed ? " · T or ↓ about the same" : "",
+                                k ? sure : " · Shift with an answer: sure");
       break;
     }
   return g_strdup_printf ("Keys: %s · %s%s", answer, undo,
@@ -1049,6 +1173,8 @@ update (SbDuelPanel *self)
     gboolean many = self->has_question && k_options (q) && !self->finished && !self->read_only;
     gboolean preference = duel && !self->finished && !self->read_only;
     gtk_widget_set_visible (self->options_box, many);
+    if (many)
+      layout_options (self, q->n_options);
     gtk_widget_set_visible (self->rank_box, many && q->kind == SB_QUESTION_RANKING);
     gtk_widget_set_visible (self->tie_button, exp->ties_allowed);
     /* On a narrow window the answer buttons keep the room; Shift with an
@@ -1103,7 +1229,10 @@ update (SbDuelPanel *self)
                         "The engine is choosing the next question; it can be answered as "
                         "soon as it is shown.");
   else if (self->has_question)
-    gtk_label_set_text (self->prompt_label, prompt_for (exp, q));
+    {
+      g_autofree char *prompt = prompt_for (exp, q);
+      gtk_label_set_text (self->prompt_label, prompt);
+    }
   else
     gtk_label_set_text (self->prompt_label, "");
 
@@ -1206,6 +1335,7 @@ sb_duel_panel_set_experiment (SbDuelPanel *self, const SbExperiment *exp)
   if (exp)
     gtk_adjustment_set_value (self->speed_adjustment, exp->autoplay_ms);
   rebuild_table (self);
+  update_confidence_scale (self);
   update (self);
   show_stimuli (self);
 }

@@ -9,7 +9,9 @@
  * Duels show A and B (and "About the same" when the experiment allows
  * ties); choice and ranking questions show their k options in the order
  * the question says (SbProposal.shown_order), numbered 1 .. k on screen:
- * colour swatches for the colour template, a table of values otherwise.
+ * colour swatches for the colour template, a table of values otherwise,
+ * in rows of equal length (a row up to 3, 2 x 2 for 4). The prompt is the
+ * experiment's question_text when it gives one.
  * Clicking an option chooses it, or adds it to the ranking.
  */
 #pragma once
@@ -40,6 +42,14 @@ const SbProposal *sb_duel_panel_get_question (SbDuelPanel *self);
  * clears it. */
 sg_confidence sb_duel_panel_get_confidence (SbDuelPanel *self);
 void sb_duel_panel_set_confidence (SbDuelPanel *self, sg_confidence confidence);
+/* The panel shows the experiment's confidence scale: "Unsure" / "Sure"
+ * for the words, buttons 1 .. k for a rating. RATING (1 .. k) becomes the
+ * next answer's confidence; FALSE (nothing changed) when the scale is the
+ * words or RATING is not on it. */
+gboolean sb_duel_panel_set_rating (SbDuelPanel *self, guint rating);
+/* The surest confidence of the scale: "strong", or the rating k (Shift
+ * with an answer key). */
+void sb_duel_panel_mark_sure (SbDuelPanel *self);
 
 /* Ranking questions: the options clicked so far, best first. Adding an
  * option already ranked, or one that does not exist, is FALSE. The

@@ -52,6 +52,10 @@ struct _SbNewExperimentDialog
   GtkWidget *options_label;
   GtkSpinButton *options_spin;
   GtkCheckButton *ties_check;
+  GtkWidget *question_text_label;
+  GtkEntry *question_text_entry;
+  GtkWidget *confidence_scale_label;
+  GtkDropDown *confidence_scale_dropdown;  /* words, then ratings 1-2 .. 1-7 */
   GtkWidget *safe_start_hint;
   GtkLabel *error_label;
 };
@@ -361,6 +365,11 @@ update_sensitivity (SbNewExperimentDialog *self)
   gtk_widget_set_visible (self->options_label, !safe && question != SB_ASK_DUEL);
   gtk_widget_set_visible (GTK_WIDGET (self->options_spin), !safe && question != SB_ASK_DUEL);
   gtk_widget_set_visible (GTK_WIDGET (self->ties_check), !safe && question == SB_ASK_DUEL);
+  /* what participants read and how they say how sure they are */
+  gtk_widget_set_visible (self->question_text_label, !safe);
+  gtk_widget_set_visible (GTK_WIDGET (self->question_text_entry), !safe);
+  gtk_widget_set_visible (self->confidence_scale_label, !safe);
+  gtk_widget_set_visible (GTK_WIDGET (self->confidence_scale_dropdown), !safe);
   sb_acquisition_row_offer (self->acquisition_dropdown, (SbMode) mode, question);
   sync_safe_start_rows (self);
 }
@@ -372,6 +381,11 @@ template_changed (SbNewExperimentDialog *self)
   g_autoptr (SbExperiment) exp = NULL;
 
   gtk_stack_set_visible_child_name (self->template_stack, sb_template_to_string (kind));
+  /* the wording an empty question text leaves (the duel panel's) */
+  gtk_entry_set_placeholder_text (self->question_text_entry,
+                                  kind == SB_TEMPLATE_COLOUR ? _("Which colour do you like better?")
+                                  : kind == SB_TEMPLATE_BENCHMARK ? _("Which point scores higher?")
+                                  : _("Which setting works better?"));
   if (kind == self->last_template)
     return;
   self->last_template = kind;
@@ -543,6 +557,15 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
                       && gtk_check_button_get_active (self->ties_check);
   if (exp->mode == SB_MODE_SAFE)
     exp->acquisition = SG_BO_ACQ_UCB;
+  {
+    g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (
+                                          GTK_EDITABLE (self->question_text_entry))));
+    guint scale = gtk_drop_down_get_selected (self->confidence_scale_dropdown);
+    g_free (exp->question_text);
+    exp->question_text = exp->mode != SB_MODE_SAFE && *text ? g_steal_pointer (&text) : NULL;
+    exp->confidence_levels = exp->mode != SB_MODE_SAFE && scale != GTK_INVALID_LIST_POSITION
+                             && scale > 0 ? scale + 1 : 0;
+  }
   if (!sb_experiment_validate (exp, error) || !sb_experiment_check_safe_new (exp, error))
     return NULL;
   return g_steal_pointer (&exp);
@@ -621,6 +644,11 @@ sb_new_experiment_dialog_class_init (SbNewExperimentDialogClass *klass)
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, options_label);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, options_spin);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, ties_check);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, question_text_label);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, question_text_entry);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, confidence_scale_label);
+  gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog,
+                                        confidence_scale_dropdown);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, safe_start_hint);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, confidence_label);
   gtk_widget_class_bind_template_child (widget_class, SbNewExperimentDialog, confidence_spin);

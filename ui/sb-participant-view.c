@@ -421,13 +421,22 @@ answer_key (SbParticipantView *self, GtkEventControllerKey *controller, guint ke
 
   if (q == NULL)
     return FALSE;
+  /* a rating scale: Shift+1 … k is the next answer's confidence */
+  if ((state & GDK_SHIFT_MASK) && q->kind != SB_QUESTION_RANKING && q->kind != SB_QUESTION_VALUE
+      && sb_session_get_experiment (sb_campaign_get_session (self->campaign))->confidence_levels
+      && sb_key_digit_place (controller, keyval, keycode, state, &pos))
+    {
+      if (!sb_duel_panel_set_rating (self->panel, pos + 1))
+        gtk_widget_error_bell (GTK_WIDGET (self));
+      return TRUE;
+    }
   if (k_options && sb_key_digit_place (controller, keyval, keycode, state, &pos))
     {
       const char *action = q->kind == SB_QUESTION_CHOICE ? "win.choose" : "win.rank-add";
       if (pos >= q->n_options)
         return FALSE;
       if (state & GDK_SHIFT_MASK)
-        sb_duel_panel_set_confidence (self->panel, SG_CONFIDENCE_STRONG);
+        sb_duel_panel_mark_sure (self->panel);
       gtk_widget_activate_action (GTK_WIDGET (self), action, "u", q->shown_order[pos]);
       return TRUE;
     }
@@ -465,7 +474,7 @@ answer_key (SbParticipantView *self, GtkEventControllerKey *controller, guint ke
       return FALSE;
     }
   if ((state & GDK_SHIFT_MASK) && a.kind != SB_ANSWER_TIE)
-    sb_duel_panel_set_confidence (self->panel, SG_CONFIDENCE_STRONG);
+    sb_duel_panel_mark_sure (self->panel);
   answer (self, &a);
   return TRUE;
 }

@@ -743,6 +743,21 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
       && !g_str_equal (gtk_stack_get_visible_child_name (self->main_stack), "duel"))
     return FALSE;
 
+  /* a rating scale: Shift+1 … k is the next answer's confidence */
+  SbSession *session = sb_window_get_session (self);
+  guint levels = session ? sb_session_get_experiment (session)->confidence_levels : 0;
+  if ((state & GDK_SHIFT_MASK) && levels && q && q->kind != SB_QUESTION_RANKING
+      && q->kind != SB_QUESTION_VALUE
+      && sb_key_digit_place (controller, keyval, keycode, state, &pos))
+    {
+      if (!sb_duel_panel_set_rating (self->duel_panel, pos + 1))
+        {
+          g_autofree char *why = g_strdup_printf ("The confidence scale is 1 … %u: press "
+                                                  "Shift+1 … Shift+%u", levels, levels);
+          _sb_window_refuse (self, why);
+        }
+      return TRUE;
+    }
   /* 1 .. k: the option shown in that place (choice and ranking
    * questions); with Shift, a sure choice */
   if (sb_key_digit_place (controller, keyval, keycode, state, &pos))
@@ -820,9 +835,9 @@ on_key_pressed (GtkEventControllerKey *controller, guint keyval, guint keycode,
       _sb_window_refuse (self, _sb_window_refusal (self, action));
       return TRUE;
     }
-  /* Shift with an answer: a strong ("sure") answer */
+  /* Shift with an answer: the surest confidence of the scale */
   if (state & GDK_SHIFT_MASK)
-    sb_duel_panel_set_confidence (self->duel_panel, SG_CONFIDENCE_STRONG);
+    sb_duel_panel_mark_sure (self->duel_panel);
   g_action_group_activate_action (G_ACTION_GROUP (self), action, target);
   return TRUE;
 }

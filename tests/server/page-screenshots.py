@@ -60,7 +60,7 @@ def main():
         study, consent = make_colour_study(skewgp, root)
         server = Server(skewgp, study, "--consent", consent)
         driver = Driver()
-        b = Browser(driver.url)
+        b = Browser(driver)
         b.cmd("POST", "/window/rect", {"width": 390, "height": 844})
         b.go(server.url)
         b.wait("return !document.getElementById('welcome').hidden", "the welcome screen")

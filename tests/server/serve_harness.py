@@ -4,17 +4,27 @@ child process, study folders made with `skewgp study new`, and TAP
 output."""
 import json
 import os
+import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
+# --no-sandbox: the suite may run as root (a fresh root's chroot), where
+# chromium refuses its sandbox; --disable-dev-shm-usage: a minimal root may
+# have a small or no /dev/shm.
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run",
-         "--disable-dev-shm-usage", "--window-size=1280,800"]
+         "--disable-dev-shm-usage", "--window-size=1280,800", "--enable-automation",
+         "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
+         "--disable-renderer-backgrounding", "--disable-hang-monitor", "--disable-popup-blocking",
+         "--password-store=basic", "--remote-debugging-address=127.0.0.1",
+         "--remote-debugging-port=0"]
+LOG_TAIL = 4000  # characters of a program's stderr shown when it fails
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 KEYS = {"left": "\ue012", "right": "\ue014", "shift": "\ue008", "enter": "\ue007",
         "backspace": "\ue003"}
@@ -34,6 +44,11 @@ def ok(cond, what):
     return cond
 
 
+def comment(text):
+    """TEXT as TAP diagnostic lines."""
+    return "\n".join("# " + line for line in text.splitlines())
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -51,17 +66,67 @@ def http(method, url, body=None):
         raise RuntimeError("%s %s: %s %s" % (method, url, e.code, e.read()[:300]))
 
 
+def log_tail(path):
+    """The last LOG_TAIL characters of the file PATH, or why there are none."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - LOG_TAIL))
+            return f.read().decode("utf-8", "replace")
+    except OSError as e:
+        return "(no log: %s)" % e
+
+
 class Browser:
-    """One WebDriver session: a browser profile of its own (its own
-    localStorage), as a participant on their own device."""
+    """One WebDriver session: a chromium of its own with its own profile (its
+    own localStorage), as a participant on their own device.
+
+    The browser is started here and chromedriver attaches to it at
+    127.0.0.1: chromedriver's own launch reaches the browser's DevTools at
+    the name "localhost", which a minimal root without /etc/hosts cannot
+    resolve ("unable to connect to renderer")."""
 
     def __init__(self, driver):
-        self.driver = driver
-        caps = {"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {"binary": CHROMIUM, "args": FLAGS}}}}
-        self.id = http("POST", driver + "/session", caps)["value"]["sessionId"]
-        self.base = driver + "/session/" + self.id
+        self.id = None
+        self.stderr = ""  # the tail of chromium's stderr, once it has stopped
+        self.profile = tempfile.mkdtemp(prefix="sb-chromium-")
+        self.log = os.path.join(self.profile, "stderr.txt")
+        # its temporary files (shared memory without /dev/shm) go with the profile
+        env = dict(os.environ, TMPDIR=self.profile)
+        with open(self.log, "wb") as err:
+            self.proc = subprocess.Popen(
+                [CHROMIUM, *FLAGS, "--user-data-dir=" + self.profile, "about:blank"],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        try:
+            port = self._devtools_port()
+            caps = {"capabilities": {"alwaysMatch": {
+                "browserName": "chrome",
+                "goog:chromeOptions": {"debuggerAddress": "127.0.0.1:%d" % port}}}}
+            self.id = http("POST", driver.url + "/session", caps)["value"]["sessionId"]
+        except Exception as e:
+            self.close()  # stops chromium, so its stderr is whole
+            raise RuntimeError("no browser session: %s\n# chromium's stderr:\n%s\n"
+                               "# chromedriver's stderr:\n%s"
+                               % (e, comment(self.stderr), comment(driver.log_tail())))
+        self.base = driver.url + "/session/" + self.id
+
+    def _devtools_port(self):
+        """The port chromium's DevTools listen on (its profile's
+        DevToolsActivePort), once it is ready."""
+        path = os.path.join(self.profile, "DevToolsActivePort")
+        end = time.time() + TIMEOUT
+        while time.time() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError("chromium exited with status %d" % self.proc.returncode)
+            try:
+                with open(path) as f:
+                    first = f.readline().strip()
+                if first:
+                    return int(first)
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("chromium did not open its DevTools port in %d s" % TIMEOUT)
 
     def cmd(self, method, path, body=None):
         return http(method, self.base + path, body)["value"]
@@ -133,10 +198,23 @@ class Browser:
         return json.loads(state)["participant"]
 
     def close(self):
-        try:
-            http("DELETE", self.base)
-        except Exception:
-            pass
+        """Ends the session and the browser; again is harmless."""
+        if self.id:
+            try:
+                http("DELETE", self.base)
+            except Exception:
+                pass
+            self.id = None
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if os.path.isdir(self.profile):
+            self.stderr = log_tail(self.log)
+            shutil.rmtree(self.profile, ignore_errors=True)
 
 
 def require_browser():
@@ -155,25 +233,37 @@ class Driver:
 
     def __init__(self):
         port = free_port()
-        self.proc = subprocess.Popen([CHROMEDRIVER, "--port=%d" % port, "--allowed-ips=127.0.0.1"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.dir = tempfile.mkdtemp(prefix="sb-chromedriver-")
+        self.log = os.path.join(self.dir, "stderr.txt")
+        with open(self.log, "wb") as err:
+            self.proc = subprocess.Popen([CHROMEDRIVER, "--port=%d" % port,
+                                          "--allowed-ips=127.0.0.1"],
+                                         stdin=subprocess.DEVNULL, stdout=err, stderr=err)
         self.url = "http://127.0.0.1:%d" % port
         end = time.time() + TIMEOUT
         while True:
             try:
                 http("GET", self.url + "/status")
                 return
-            except Exception:
-                if time.time() > end:
-                    raise
+            except Exception as e:
+                if time.time() > end or self.proc.poll() is not None:
+                    self.stop()
+                    raise RuntimeError("chromedriver did not answer: %s\n# its output:\n%s"
+                                       % (e, comment(self.log_tail())))
                 time.sleep(0.2)
 
+    def log_tail(self):
+        return log_tail(self.log)
+
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 class Server:

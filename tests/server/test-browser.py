@@ -169,7 +169,7 @@ def main():
         for style, reload_at, who in (("keys", None, "participant 1 (keys)"),
                                       ("clicks", None, "participant 2 (clicks)"),
                                       ("keys", 1, "participant 3 (reload)")):
-            b = Browser(driver.url)
+            b = Browser(driver)
             browsers.append(b)
             expected, code = answer_duels(b, server, duels, style, reload_at)
             check_duels(duels, code, expected, who)
@@ -179,7 +179,7 @@ def main():
         choice = make_study(skewgp, root, "choice", {"kind": "choice", "options": 3})
         server = Server(skewgp, choice)
         servers.append(server)
-        b = Browser(driver.url)
+        b = Browser(driver)
         browsers.append(b)
         run_choice(b, server, choice)
         b.close()
@@ -188,7 +188,7 @@ def main():
         ranking = make_study(skewgp, root, "ranking", {"kind": "ranking", "options": 3})
         server = Server(skewgp, ranking)
         servers.append(server)
-        b = Browser(driver.url)
+        b = Browser(driver)
         browsers.append(b)
         run_ranking(b, server, ranking)
         b.close()

@@ -47,7 +47,7 @@ def main():
         study = make_study(skewgp, root, "jspsych", {"kind": "duel", "ties": False})
         server = Server(skewgp, study, "--origin", origin)
         driver = Driver()
-        b = Browser(driver.url)
+        b = Browser(driver)
         b.go("%s/index.html?server=%s" % (origin, server.url))
         b.wait("return document.querySelector('.jspsych-btn') !== null", "the consent screen")
         b.click(".jspsych-btn")
