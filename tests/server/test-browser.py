@@ -91,25 +91,32 @@ def check_duels(study, code, expected, who):
             print("# recorded %s\n# expected %s" % (json.dumps(o), json.dumps(e)))
 
 
-def run_choice(b, server, study):
+def each_question(b, server, study):
+    """Starts the page and yields (question id, the open question as the
+    session file has it, its number from 0) until done; after each, waits
+    for the next question on screen."""
     b.go(server.url)
     b.wait("return !document.getElementById('welcome').hidden", "the welcome screen")
     b.click("#start")
-    expected, last, n = [], None, 0
+    n = 0
     while not b.js("return !document.getElementById('done').hidden"):
-        qid = b.question_on_screen(last)
-        code = b.participant(server.host)
-        pending = open_question(study, code)
+        qid = b.question_on_screen()
+        yield qid, open_question(study, b.participant(server.host)), n
+        n += 1
+        b.wait("const q = document.getElementById('question');"
+               "return !document.getElementById('done').hidden || "
+               "(q.dataset.question && q.dataset.question !== '%d');" % qid, "the next question")
+
+
+def run_choice(b, server, study):
+    expected = []
+    for qid, pending, n in each_question(b, server, study):
         place = n % 3
         if n % 2 == 0:
             b.keys(str(place + 1))
         else:
             b.click("#options .option:nth-child(%d)" % (place + 1))
         expected.append((qid, pending["shown_order"][place]))
-        last, n = qid, n + 1
-        b.wait("const q = document.getElementById('question');"
-               "return !document.getElementById('done').hidden || "
-               "(q.dataset.question && q.dataset.question !== '%d');" % qid, "the next question")
     code = b.participant(server.host)
     obs = observations(study, code)
     ok(len(obs) == len(expected), "best of 3: %d answers recorded" % len(obs))
@@ -123,14 +130,8 @@ def run_own_wording(b, server, study, text, levels):
     """A duel study with its own question text and a rating scale 1..LEVELS:
     the page shows the text and one button per rating; each answer is
     sent with the rating pressed (none for the first), as a number."""
-    b.go(server.url)
-    b.wait("return !document.getElementById('welcome').hidden", "the welcome screen")
-    b.click("#start")
-    expected, last, n = [], None, 0
-    while not b.js("return !document.getElementById('done').hidden"):
-        qid = b.question_on_screen(last)
-        code = b.participant(server.host)
-        pending = open_question(study, code)
+    expected = []
+    for qid, pending, n in each_question(b, server, study):
         ok(b.js("return document.getElementById('prompt').textContent") == text,
            "own wording: question %d shows the experiment's question text" % qid)
         shown = b.js("return Array.from(document.querySelectorAll('#confidence-buttons button'))"
@@ -143,10 +144,6 @@ def run_own_wording(b, server, study, text, levels):
         place = n % 2
         b.click("#options .option:nth-child(%d)" % (place + 1))
         expected.append((qid, pending["shown_order"][place], rating))
-        last, n = qid, n + 1
-        b.wait("const q = document.getElementById('question');"
-               "return !document.getElementById('done').hidden || "
-               "(q.dataset.question && q.dataset.question !== '%d');" % qid, "the next question")
     code = b.participant(server.host)
     obs = observations(study, code)
     ok(len(obs) == len(expected), "own wording: %d answers recorded" % len(obs))
@@ -159,14 +156,8 @@ def run_own_wording(b, server, study, text, levels):
 
 
 def run_ranking(b, server, study):
-    b.go(server.url)
-    b.wait("return !document.getElementById('welcome').hidden", "the welcome screen")
-    b.click("#start")
-    expected, last, n = [], None, 0
-    while not b.js("return !document.getElementById('done').hidden"):
-        qid = b.question_on_screen(last)
-        code = b.participant(server.host)
-        pending = open_question(study, code)
+    expected = []
+    for qid, pending, n in each_question(b, server, study):
         order = pending["shown_order"]
         # places clicked best first: 3rd, 1st, 2nd (a wrong one undone first)
         places = [2, 0, 1]
@@ -179,10 +170,6 @@ def run_ranking(b, server, study):
         b.keys("enter")
         ok(confirm_before, "ranking: Confirm is disabled until every option is ranked")
         expected.append((qid, [order[p] for p in places]))
-        last, n = qid, n + 1
-        b.wait("const q = document.getElementById('question');"
-               "return !document.getElementById('done').hidden || "
-               "(q.dataset.question && q.dataset.question !== '%d');" % qid, "the next question")
     code = b.participant(server.host)
     obs = observations(study, code)
     ok(len(obs) == len(expected), "ranking: %d answers recorded" % len(obs))
