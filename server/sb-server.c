@@ -10,12 +10,13 @@
 #include "sb-json-read.h"
 #include "sb-json-write.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 G_DEFINE_FINAL_TYPE (SbServer, sb_server, G_TYPE_OBJECT)
 G_DEFINE_QUARK (sb-server-error-quark, sb_server_error)
 
-enum { PARTICIPANT_CHANGED, ANSWER_RECORDED, STOPPED, N_SIGNALS };
+enum { PARTICIPANT_JOINED, PARTICIPANT_CHANGED, ANSWER_RECORDED, STOPPED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static const char *const state_names[] = { "joined", "answering", "done", "idle" };
@@ -86,27 +87,34 @@ _sb_server_reply_json (SbServer *self, SoupServerMessage *msg, guint status, cha
                                     strlen (text));
 }
 
+char *
+_sb_server_error_text (const char *message)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "error");
+  json_builder_add_string_value (b, message);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return _sb_server_json_text (root);
+}
+
 void
 _sb_server_reply_error (SbServer *self, SoupServerMessage *msg, guint status,
                         const char *format, ...)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonNode) root = NULL;
   g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "error");
-  json_builder_add_string_value (b, message);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
   if (status == SB_STATUS_TOO_MANY_REQUESTS || status == SOUP_STATUS_SERVICE_UNAVAILABLE)
     soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                   "Retry-After", "1");
-  _sb_server_reply_json (self, msg, status, _sb_server_json_text (root));
+  _sb_server_reply_json (self, msg, status, _sb_server_error_text (message));
 }
 
 JsonNode *
@@ -137,12 +145,38 @@ _sb_server_read_body (SbServer *self, SoupServerMessage *msg)
 
 /* ---- Live participants ---------------------------------------------------- */
 
+gboolean
+_sb_file_stamp (const char *path, SbFileStamp *stamp)
+{
+  struct stat st;
+
+  memset (stamp, 0, sizeof *stamp);
+  if (g_stat (path, &st) != 0)
+    return FALSE;
+  stamp->dev = st.st_dev;
+  stamp->ino = st.st_ino;
+  stamp->size = st.st_size;
+  stamp->mtime_ns = (gint64) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  stamp->ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+  return TRUE;
+}
+
+void
+_sb_serve_ready_clear (SbServeReady *ready)
+{
+  g_free (ready->text);
+  memset (ready, 0, sizeof *ready);
+}
+
 static void
 live_free (gpointer data)
 {
   SbServeLive *live = data;
 
   g_free (live->pub.code);
+  g_free (live->path);
+  _sb_serve_ready_clear (&live->ready);
+  g_warn_if_fail (g_queue_is_empty (&live->waiting));
   g_mutex_clear (&live->lock);
   g_hash_table_unref (live->replies);
   g_free (live);
@@ -158,6 +192,7 @@ _sb_server_live (SbServer *self, const char *code)
       live = g_new0 (SbServeLive, 1);
       live->pub.code = g_strdup (code);
       live->pub.budget = sb_study_get_experiment (self->study)->budget;
+      live->path = sb_study_participant_path (self->study, code);
       g_mutex_init (&live->lock);
       live->replies = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
       g_hash_table_insert (self->live, live->pub.code, live);
@@ -165,6 +200,14 @@ _sb_server_live (SbServer *self, const char *code)
     }
   live->pub.last_seen = g_get_monotonic_time ();
   return live;
+}
+
+void
+_sb_server_joined (SbServer *self, const char *code)
+{
+  g_autofree char *copy = g_strdup (code);
+
+  g_signal_emit (self, signals[PARTICIPANT_JOINED], 0, copy);
 }
 
 void
@@ -441,7 +484,123 @@ handle (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable
   route (self, msg, path);
 }
 
-/* Before the body is read: refuse what is too large to read at all. */
+/* ---- Bodies refused before they are read ---------------------------------------- */
+
+/* A connection taken from libsoup to refuse its request: the reply is
+ * written, the sending side closed, and what the client still sends is
+ * read and dropped for a moment (closing with unread data would reset the
+ * connection before the client reads the reply). */
+typedef struct {
+  GIOStream *stream;
+  GBytes *reply;
+  GCancellable *cancellable;
+  guint timeout;
+  gsize drained;
+  char buffer[4096];
+} Refusal;
+
+/* What a refused client may still send before the connection is closed. */
+#define REFUSAL_DRAIN_BYTES (1024 * 1024)
+#define REFUSAL_DRAIN_SECONDS 2
+
+static void
+refusal_free (Refusal *r)
+{
+  if (r->timeout)
+    g_source_destroy (g_main_context_find_source_by_id (g_main_context_get_thread_default (),
+                                                        r->timeout));
+  g_io_stream_close (r->stream, NULL, NULL);
+  g_object_unref (r->stream);
+  g_bytes_unref (r->reply);
+  g_object_unref (r->cancellable);
+  g_free (r);
+}
+
+static gboolean
+refusal_timeout (gpointer data)
+{
+  Refusal *r = data;
+
+  r->timeout = 0;
+  g_cancellable_cancel (r->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+refusal_drained (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Refusal *r = data;
+  gssize n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, NULL);
+
+  r->drained += n > 0 ? (gsize) n : 0;
+  if (n <= 0 || r->drained >= REFUSAL_DRAIN_BYTES)
+    {
+      refusal_free (r);
+      return;
+    }
+  g_input_stream_read_async (G_INPUT_STREAM (source), r->buffer, sizeof r->buffer,
+                             G_PRIORITY_DEFAULT, r->cancellable, refusal_drained, r);
+}
+
+static void
+refusal_written (GObject *source, GAsyncResult *result, gpointer data)
+{
+  Refusal *r = data;
+
+  if (!g_output_stream_write_all_finish (G_OUTPUT_STREAM (source), result, NULL, NULL))
+    {
+      refusal_free (r);
+      return;
+    }
+  if (G_IS_SOCKET_CONNECTION (r->stream))
+    g_socket_shutdown (g_socket_connection_get_socket (G_SOCKET_CONNECTION (r->stream)), FALSE,
+                       TRUE, NULL);
+  {
+    GSource *timeout = g_timeout_source_new_seconds (REFUSAL_DRAIN_SECONDS);
+    g_source_set_callback (timeout, refusal_timeout, r, NULL);
+    r->timeout = g_source_attach (timeout, g_main_context_get_thread_default ());
+    g_source_unref (timeout);
+  }
+  g_input_stream_read_async (g_io_stream_get_input_stream (r->stream), r->buffer,
+                             sizeof r->buffer, G_PRIORITY_DEFAULT, r->cancellable,
+                             refusal_drained, r);
+}
+
+/* Replies STATUS {"error": MESSAGE} to MSG as soon as its headers are read
+ * and closes the connection, without reading its body: libsoup would read
+ * the whole body before any reply, however large the client says it is. */
+static void
+refuse_before_body (SbServer *self, SoupServerMessage *msg, guint status, const char *message)
+{
+  g_autofree char *body = _sb_server_error_text (message);
+  g_autoptr (GString) reply = g_string_new (NULL);
+  Refusal *r;
+
+  g_string_append_printf (reply, "HTTP/1.1 %u %s\r\n", status, soup_status_get_phrase (status));
+  g_string_append (reply, "Content-Type: application/json\r\n"
+                          "Cache-Control: no-store\r\n"
+                          "X-Content-Type-Options: nosniff\r\n"
+                          "Connection: close\r\n");
+  g_string_append_printf (reply, "Content-Length: %zu\r\n\r\n%s", strlen (body), body);
+  /* the deadline of a request that is no longer libsoup's */
+  g_object_set_data (G_OBJECT (msg), "sb-deadline", NULL);
+  r = g_new0 (Refusal, 1);
+  r->stream = soup_server_message_steal_connection (msg);
+  if (r->stream == NULL)
+    {
+      g_free (r);
+      return;
+    }
+  r->reply = g_string_free_to_bytes (g_steal_pointer (&reply));
+  r->cancellable = g_cancellable_new ();
+  g_output_stream_write_all_async (g_io_stream_get_output_stream (r->stream),
+                                   g_bytes_get_data (r->reply, NULL),
+                                   g_bytes_get_size (r->reply), G_PRIORITY_DEFAULT,
+                                   r->cancellable, refusal_written, r);
+}
+
+/* Before the body is read: refuse what is too large to read at all, and
+ * bodies of no stated length. */
 static void
 handle_early (SoupServer *server, SoupServerMessage *msg, const char *path, GHashTable *query,
               gpointer user_data)
@@ -453,23 +612,13 @@ handle_early (SoupServer *server, SoupServerMessage *msg, const char *path, GHas
   if (encoding == SOUP_ENCODING_CONTENT_LENGTH
       && soup_message_headers_get_content_length (req) > SB_SERVER_MAX_BODY)
     {
-      /* whatever of the body still arrives is dropped, never kept */
-      soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
-      security_headers (msg);
-      _sb_server_reply_error (self, msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE,
-                              "the request body is larger than %d bytes", SB_SERVER_MAX_BODY);
-      soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                    "Connection", "close");
+      g_autofree char *message = g_strdup_printf ("the request body is larger than %d bytes",
+                                                  SB_SERVER_MAX_BODY);
+      refuse_before_body (self, msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, message);
     }
   else if (encoding == SOUP_ENCODING_CHUNKED || encoding == SOUP_ENCODING_EOF)
-    {
-      soup_message_body_set_accumulate (soup_server_message_get_request_body (msg), FALSE);
-      security_headers (msg);
-      _sb_server_reply_error (self, msg, SOUP_STATUS_LENGTH_REQUIRED,
-                              "a request body needs a Content-Length");
-      soup_message_headers_replace (soup_server_message_get_response_headers (msg),
-                                    "Connection", "close");
-    }
+    refuse_before_body (self, msg, SOUP_STATUS_LENGTH_REQUIRED,
+                        "a request body needs a Content-Length");
 }
 
 /* ---- Slow clients: a deadline for each request ----------------------------------- */
@@ -611,6 +760,7 @@ sb_server_start (SbServer *self, const char *address, guint port, GError **error
   self->admin_token = sb_serve_new_token ();
   self->started = g_get_monotonic_time ();
   self->running = TRUE;
+  _sb_server_jobs_start (self);
   _sb_server_fits_start (self);
   return TRUE;
 }
@@ -627,6 +777,7 @@ sb_server_stop (SbServer *self)
    * replies go nowhere */
   while (self->n_pending > 0)
     g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
+  _sb_server_jobs_stop (self);
   /* a fit under way stops at its next progress report; what it stored
    * is whole (written atomically) */
   _sb_server_fits_stop (self);
@@ -677,6 +828,9 @@ sb_server_class_init (SbServerClass *klass)
 
   object_class->dispose = sb_server_dispose;
   object_class->finalize = sb_server_finalize;
+  signals[PARTICIPANT_JOINED] =
+    g_signal_new ("participant-joined", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[PARTICIPANT_CHANGED] =
     g_signal_new ("participant-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                   NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);

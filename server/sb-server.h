@@ -116,6 +116,8 @@ guint64 sb_server_get_n_answers (SbServer *self);
 guint64 sb_server_get_n_fits (SbServer *self);
 
 /* Signals (main thread):
+ *   "participant-joined"  (const char *code): a new participant is in the
+ *                         study's roster (before any question)
  *   "participant-changed" (const char *code): joined, asked, answered
  *   "answer-recorded"     (const char *code): an answer was saved
  *   "stopped"             (): the server stopped (sb_server_stop) */

@@ -611,6 +611,7 @@ approx_evidences (const sg_data *data, const sg_noise *noise, int *status,
   unit_kernel (&model.kernel);
   status[0] = sg_laplace_log_evidence (&model, data, NULL, NULL, NULL, lap, NULL);
   status[1] = sg_ep_log_evidence (&model, data, NULL, NULL, NULL, ep, NULL);
+  sg_kernel_clear (&model.kernel);
 }
 
 static void
@@ -748,6 +749,8 @@ test_fit_margin_and_bias (void)
   g_assert_cmpfloat (fabs (h.noise.side_bias - beta), <, 0.4);
   sg_mvn_workspace_free (ctx.workspace);
   sg_data_clear (&data);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 int

@@ -175,6 +175,7 @@ test_config_and_answers (void)
   g_assert_cmpint (sg_bo_config_check (&bad), ==, SG_EINVAL);
   memcpy (bad.safe_start, cand + 3 * DIM, sizeof (double) * DIM);
   g_assert_cmpint (sg_bo_config_check (&bad), ==, SG_OK);
+  sg_bo_config_clear (&bad);
 
   /* sg_bo_new copies the set */
   double mine[N_CAND * DIM];
@@ -206,12 +207,14 @@ test_config_and_answers (void)
   sg_bo_free (bo);
 
   /* value, failure and label answers too */
+  sg_bo_config_clear (&c);
   config_for (&c, cand, SG_BO_SAFE);
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
   g_assert_cmpint (sg_bo_answer_value (bo, off, 1.0), ==, SG_EINVAL);
   g_assert_cmpint (sg_bo_answer_invalid (bo, off), ==, SG_EINVAL);
   g_assert_cmpint (sg_bo_answer_invalid (bo, cand), ==, SG_OK);
   sg_bo_free (bo);
+  sg_bo_config_clear (&c);
   config_for (&c, cand, SG_BO_ACTIVE);
   g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
   g_assert_cmpint (sg_bo_answer_label (bo, off, 1), ==, SG_EINVAL);

@@ -7,11 +7,13 @@
 #include <math.h>
 #include <string.h>
 
-/* A small loop on the box [LO, UP] (dim 2) with coordinate kinds KINDS. */
+/* A small loop on the box [LO, UP] (dim 2) with coordinate kinds KINDS.
+ * C is zeroed or a configuration of its own, released first. */
 static void
 kinds_config (sg_bo_config *c, sg_bo_mode mode, const double *lo, const double *up,
               const sg_dim_kind *kinds)
 {
+  sg_bo_config_clear (c);
   g_assert_cmpint (sg_bo_config_default (c, 2, lo, up), ==, SG_OK);
   c->mode = mode;
   c->n_initial = 2;
@@ -207,6 +209,7 @@ test_refusals (void)
 
   /* whole-number bounds for integer and categorical coordinates */
   double frac[2] = { 0.5, 0 };
+  sg_bo_config_clear (&c);
   g_assert_cmpint (sg_bo_config_default (&c, 2, frac, up), ==, SG_OK);
   g_assert_cmpint (sg_bo_config_set_kind (&c, 0, SG_DIM_INTEGER), ==, SG_EINVAL);
   g_assert_cmpint (c.kind[0], ==, SG_DIM_LINEAR);

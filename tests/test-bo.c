@@ -58,9 +58,13 @@ test_config (void)
   b.has_safe_start = 1;
   b.safe_start[0] = 3;
   g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  /* a kernel of 3 coordinates in a 2-parameter problem */
   b = c;
-  b.prior.kernel.dim = 3;
+  sg_kernel wide = { 0 };
+  g_assert_cmpint (sg_kernel_init (&wide, SG_KERNEL_RBF, 3, 1.0, 0.4), ==, SG_OK);
+  b.prior.kernel = wide;
   g_assert_cmpint (sg_bo_config_check (&b), ==, SG_EINVAL);
+  sg_kernel_clear (&wide);
   /* a SkewGP latent part is for the exact surrogate only */
   double U[2] = { 0.5, 1 }, L[1] = { 1 }, g[1] = { 0.3 };
   b = c;
@@ -170,6 +174,7 @@ test_answers_mixed_safe (void)
   g_assert_cmpfloat (best, ==, a);
   sg_bo_free (bo);
 
+  sg_bo_config_clear (&c);
   small_config (&c, 1, SG_BO_SAFE, SG_BO_SURROGATE_SKEWGP);
   sg_bo_new (&c, &bo);
   g_assert_cmpint (sg_bo_answer_duel (bo, &a, &b, 1), ==, SG_EINVAL); /* no duels */
@@ -308,6 +313,7 @@ test_initial_design_and_schedule (void)
   sg_bo_free (bo);
 
   /* safe mode: the safe start first */
+  sg_bo_config_clear (&c);
   small_config (&c, 1, SG_BO_SAFE, SG_BO_SURROGATE_SKEWGP);
   c.safe_start[0] = 0.25;
   sg_bo_new (&c, &bo);
@@ -1692,6 +1698,7 @@ test_svgp_surrogate (void)
   sg_bo_config c = { 0 };
   small_config (&c, 1, SG_BO_MIXED, SG_BO_SURROGATE_SVGP);
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_EINVAL);
+  sg_bo_config_clear (&c);
   small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SVGP);
   g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
   sg_bo_surrogate ss;

@@ -196,6 +196,7 @@ test_single_binary (void)
                                   sg_norm_logcdf (0.3 / sqrt (0.25 + 1.7)), 1e-12);
   sg_gauss_post_clear (&post);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 static void
@@ -224,6 +225,7 @@ test_single_preference (void)
   g_assert_cmpfloat_with_epsilon (post.log_evidence, ex.log_z, 1e-8);
   sg_gauss_post_clear (&post);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 /* Safe-BO data: a measured value at xa, "failed" at xb (001 eq. 40). */
@@ -254,6 +256,7 @@ test_numeric_and_invalid (void)
   g_assert_cmpfloat_with_epsilon (post.log_evidence, ex.log_z, 1e-8);
   sg_gauss_post_clear (&post);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 /* Numeric rows only: EP and Laplace are both exact GP regression
@@ -283,6 +286,7 @@ test_gp_regression (void)
   sg_gauss_post_clear (&ep);
   sg_gauss_post_clear (&la);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 /* Nearly noise-free numeric values next to a duel (mixed BO with an exact
@@ -318,6 +322,7 @@ test_small_numeric_noise (void)
       sg_gauss_post_clear (&post[k]);
     }
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 /* ---- skewed posteriors: Laplace misplaces the mean, EP does not -------- */
@@ -418,6 +423,7 @@ test_skewed (void)
   g_assert_cmpfloat (rep.ep_diff_err, <, 1e-7);
   g_assert_cmpfloat (rep.ep_mean_err, <, 1e-7);
   sg_data_clear (&pref);
+  sg_kernel_clear (&model.kernel);
 }
 
 /* ---- gradient, damping, warm start, errors ---------------------------- */
@@ -473,6 +479,7 @@ test_gradient (void)
       g_assert_cmpfloat_with_epsilon (grad[p], fd, 1e-6 * (1 + fabs (fd)));
     }
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 static void
@@ -506,6 +513,7 @@ test_damping (void)
   sg_gauss_post_clear (&a);
   sg_gauss_post_clear (&b);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 static void
@@ -539,6 +547,7 @@ test_warm_start (void)
   sg_gauss_post_clear (&c);
   sg_ep_warm_clear (&warm);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 static int
@@ -612,6 +621,7 @@ test_errors (void)
   sg_gauss_post_clear (&la);
   sg_data_clear (&tail);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 int

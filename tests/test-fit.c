@@ -79,9 +79,11 @@ read_rows (const char *name, size_t ncol, GArray *out)
   return rows;
 }
 
+/* H is zeroed or holds a kernel of its own, released first. */
 static void
 hyper_gp (sg_hyper *h, size_t dim, double variance, double lengthscale)
 {
+  sg_kernel_clear (&h->kernel);
   memset (h, 0, sizeof *h);
   g_assert_cmpint (sg_kernel_init (&h->kernel, SG_KERNEL_RBF, dim, variance,
                                    lengthscale), ==, SG_OK);
@@ -101,7 +103,7 @@ test_spec (void)
   g_assert_cmpint (sg_data_add_numeric (&data, x[1], 3.0), ==, SG_OK);
   g_assert_cmpint (sg_data_add_preference (&data, x[2], x[0]), ==, SG_OK);
 
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_ALL, data.dim, &data), ==, SG_OK);
   /* ranges 2 and 4, numeric values 1 and 3: mean 2, sd sqrt 2 */
   g_assert_cmpfloat_with_epsilon (spec.lengthscale[0].lower, 0.02, 1e-15);
@@ -116,7 +118,7 @@ test_spec (void)
 
   /* A SkewGP_1 hyperparameter set: every group free. */
   double u[2] = { 0.5, 0.5 }, phase = 1, gamma = 0.25;
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 2, 2.0, 0.7);
   h.kernel.lengthscales[1] = 1.3;
   h.noise.numeric_sd = 0.1;
@@ -195,9 +197,12 @@ test_spec (void)
   g_assert_cmpint (sg_fit_spec_check (&spec, &h), ==, SG_OK);
 
   /* No data: unit scales. */
+  sg_fit_spec_clear (&spec);
   g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES, 1, NULL), ==, SG_OK);
   g_assert_cmpfloat (spec.lengthscale[0].upper, ==, 10);
   sg_data_clear (&data);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 /* ---- 2. The driver on synthetic objectives ------------------------------- */
@@ -244,9 +249,11 @@ synth_evidence (const sg_hyper *h, void *user_data, double *le, double *err)
   return SG_OK;
 }
 
+/* SPEC is zeroed or holds storage of its own, released first. */
 static void
 synth_spec (sg_fit_spec *spec)
 {
+  sg_fit_spec_clear (spec);
   g_assert_cmpint (sg_fit_spec_default (spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE
                                         | SG_FIT_MEAN, 1, NULL), ==, SG_OK);
   spec->lengthscale[0] = (sg_fit_range) { 0.05, 20 };
@@ -257,10 +264,10 @@ synth_spec (sg_fit_spec *spec)
 static void
 test_synthetic_optimum (void)
 {
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   synth_spec (&spec);
   synth s = { .centre = { 0.3, 2.0, -0.4 } };
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 1, 1.0, 1.0);
   h.noise.probit_sd = 0.7;   /* fixed: must come back unchanged */
   sg_fit_options opt;
@@ -300,6 +307,8 @@ test_synthetic_optimum (void)
   gsl_rng *rng = sg_rng_new (1, 0);
   g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_EINVAL);
   sg_rng_free (rng);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 /* Started in the lower bowl, one run stays there; the hypercube starts
@@ -307,14 +316,14 @@ test_synthetic_optimum (void)
 static void
 test_multistart (void)
 {
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   synth_spec (&spec);
   spec.free = SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE;
   synth s = { .centre = { 0.3, 2.0, 0 }, .bimodal = 1 };
   sg_fit_options opt;
   sg_fit_options_default (&opt);
   opt.n_starts = 1;
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 1, 2.0, 0.3);
   sg_fit_result res;
   g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, NULL, NULL, &h, &res), ==, SG_OK);
@@ -335,12 +344,14 @@ test_multistart (void)
       found[rep] = h.kernel.lengthscales[0];
     }
   g_assert_cmpfloat (found[0], ==, found[1]);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 static void
 test_budgets (void)
 {
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   synth_spec (&spec);
   synth s = { .centre = { 0.3, 2.0, -0.4 } };
   sg_fit_options opt;
@@ -349,7 +360,7 @@ test_budgets (void)
   opt.max_evals = 15;
   opt.xtol_abs = 1e-12;
   gsl_rng *rng = sg_rng_new (5, 0);
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 1, 1.0, 1.0);
   sg_fit_result res;
   g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_OK);
@@ -372,6 +383,8 @@ test_budgets (void)
   g_assert_cmpuint (s.calls, <=, 13);
   g_assert_cmpuint (s.calls, >=, 1);
   sg_rng_free (rng);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 typedef struct {
@@ -399,7 +412,7 @@ progress_cb (double fraction, void *user_data)
 static void
 test_progress_cancel (void)
 {
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   synth_spec (&spec);
   synth s = { .centre = { 0.3, 2.0, -0.4 } };
   progress_log log = { .monotone = 1, .s = &s };
@@ -409,7 +422,7 @@ test_progress_cancel (void)
   opt.n_starts = 2;
   opt.max_evals = 60;
   gsl_rng *rng = sg_rng_new (5, 0);
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 1, 1.0, 1.0);
   sg_fit_result res;
   g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, &progress, &h, &res), ==, SG_OK);
@@ -436,12 +449,14 @@ test_progress_cancel (void)
   g_assert_cmpuint (res.n_evals, ==, res_before.n_evals);
   g_assert_cmpuint (res.n_starts, ==, res_before.n_starts);
   sg_rng_free (rng);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 static void
 test_failures (void)
 {
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   synth_spec (&spec);
   spec.free = SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE;
   /* The optimum l = 3 lies in the infeasible region log l > 0.5: the fit
@@ -451,7 +466,7 @@ test_failures (void)
   sg_fit_options_default (&opt);
   opt.n_starts = 3;
   gsl_rng *rng = sg_rng_new (9, 0);
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 1, 1.0, 1.0);
   sg_fit_result res;
   g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_OK);
@@ -471,6 +486,8 @@ test_failures (void)
   g_assert_cmpint (sg_fit (&spec, synth_evidence, &s, &opt, rng, NULL, &h, &res), ==, SG_ENOMEM);
   g_assert_cmpuint (s.calls, ==, 7);
   sg_rng_free (rng);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 /* ---- 3. Against external optima ------------------------------------------ */
@@ -501,7 +518,7 @@ test_gpr_sklearn (void)
                                     SG_FIT_METHOD_EP };
   for (size_t k = 0; k < G_N_ELEMENTS (methods); k++)
     {
-      sg_fit_spec spec;
+      sg_fit_spec spec = { 0 };
       g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE
                                             | SG_FIT_NUMERIC_SD, data.dim, &data), ==, SG_OK);
       sg_evidence_ctx ctx;
@@ -513,7 +530,7 @@ test_gpr_sklearn (void)
       opt.ftol_abs = 0;
       opt.max_evals = 2000;
       gsl_rng *rng = sg_rng_new (3, k);
-      sg_hyper h;
+      sg_hyper h = { 0 };
       hyper_gp (&h, 1, 1.0, 1.0);
       h.noise.numeric_sd = 0.5;
       sg_fit_result res;
@@ -533,6 +550,8 @@ test_gpr_sklearn (void)
       g_assert_cmpfloat (fabs (h.kernel.lengthscales[0] / ref_l - 1), <, 1e-3);
       g_assert_cmpfloat (fabs (h.kernel.variance / ref_v - 1), <, 1e-3);
       g_assert_cmpfloat (fabs (h.noise.numeric_sd / ref_sd - 1), <, 1e-3);
+      sg_fit_spec_clear (&spec);
+      sg_kernel_clear (&h.kernel);
     }
   sg_data_clear (&data);
 }
@@ -557,7 +576,7 @@ test_gpc_laplace_sklearn (void)
   g_assert_cmpuint (meta_values (meta, "lengthscales", ref_l, 2), ==, 2);
   const double ref_v = meta_value (meta, "variance");
 
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data.dim,
                                         &data), ==, SG_OK);
   spec.variance = (sg_fit_range) { 1e-2, 1e3 };   /* sklearn's bounds */
@@ -573,7 +592,7 @@ test_gpc_laplace_sklearn (void)
   opt.ftol_abs = 0;
   opt.max_evals = 2000;
   gsl_rng *rng = sg_rng_new (4, 0);
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 2, 1.0, 1.0);
   sg_fit_result res;
   g_assert_cmpint (sg_fit (&spec, sg_evidence_eval, &ctx, &opt, rng, NULL, &h, &res), ==, SG_OK);
@@ -614,6 +633,8 @@ test_gpc_laplace_sklearn (void)
   double le;
   g_assert_cmpint (sg_evidence_eval (&h, &ctx, &le, NULL), ==, SG_EINVAL);
   sg_data_clear (&data);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 static void
@@ -650,7 +671,7 @@ test_skewgp_gp_prior (void)
   const char *meta = "fit-skewgp-meta.csv";
   sg_data data;
   load_duels (&data);
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_LENGTHSCALES | SG_FIT_VARIANCE, data.dim,
                                         &data), ==, SG_OK);
   sg_evidence_ctx ctx;
@@ -661,7 +682,7 @@ test_skewgp_gp_prior (void)
   sg_fit_options_default (&opt);
   opt.n_starts = 3;
   sg_fit_result res[2];
-  sg_hyper h[2];
+  sg_hyper h[2] = { { .s = 0 }, { .s = 0 } };
   for (int rep = 0; rep < 2; rep++)
     {
       gsl_rng *rng = sg_rng_new (8, 0);
@@ -692,6 +713,9 @@ test_skewgp_gp_prior (void)
                                 / meta_value (meta, "gp_lengthscale"))), <, 0.1);
   sg_mvn_workspace_free (ctx.workspace);
   sg_data_clear (&data);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h[0].kernel);
+  sg_kernel_clear (&h[1].kernel);
 }
 
 /* SkewGP_1 prior with a fixed kernel and pseudo-point: gamma free. */
@@ -703,14 +727,14 @@ test_skewgp_gamma (void)
   load_duels (&data);
   double u = meta_value (meta, "skew_pseudo_point");
   double phase = meta_value (meta, "skew_phase"), gamma = 0;
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 1, meta_value (meta, "skew_variance"),
             meta_value (meta, "skew_lengthscale"));
   h.s = 1;
   h.pseudo_points = &u;
   h.phases = &phase;
   h.gamma = &gamma;
-  sg_fit_spec spec;
+  sg_fit_spec spec = { 0 };
   g_assert_cmpint (sg_fit_spec_default (&spec, SG_FIT_GAMMA, data.dim, &data), ==, SG_OK);
   sg_evidence_ctx ctx;
   sg_evidence_ctx_init (&ctx, SG_FIT_METHOD_SKEWGP, &data);
@@ -742,6 +766,8 @@ test_skewgp_gamma (void)
   g_assert_cmpfloat (u, >=, spec.pseudo_point[0].lower);
   g_assert_cmpfloat (u, <=, spec.pseudo_point[0].upper);
   sg_data_clear (&data);
+  sg_fit_spec_clear (&spec);
+  sg_kernel_clear (&h.kernel);
 }
 
 /* Second differences of the SkewGP objective of one context along log l
@@ -783,7 +809,7 @@ test_skewgp_objective_smooth (void)
         sg_data_add_preference (&data, &b, &a);
     }
   sg_rng_free (rng);
-  sg_hyper h;
+  sg_hyper h = { 0 };
   hyper_gp (&h, 1, 50.0, 0.4);
   sg_mvn_workspace *w = sg_mvn_workspace_new (40);
   sg_evidence_ctx ctx;
@@ -802,6 +828,7 @@ test_skewgp_objective_smooth (void)
   g_assert_cmpfloat (per_call, >, 1e-3);
   sg_mvn_workspace_free (w);
   sg_data_clear (&data);
+  sg_kernel_clear (&h.kernel);
 }
 
 int

@@ -611,6 +611,8 @@ test_approx_gradients (void)
     }
   g_assert_cmpint (sg_hier_add_preference (&hd, 0, w, l), ==, SG_OK);
   g_assert_cmpint (sg_hier_add_preference (&hd, 1, l, w), ==, SG_OK);
+  sg_hier_model_clear (&model);
+  sg_kernel_clear (&am.kernel);
   g_assert_cmpint (sg_hier_model_init (&model, SG_KERNEL_RBF, d, 1, 1.5, 0.5, 1.5), ==, SG_OK);
   g_assert_cmpint (sg_hier_model_kernel (&model, &am.kernel), ==, SG_OK);
   np = sg_kernel_n_params (&am.kernel);
@@ -623,6 +625,7 @@ test_approx_gradients (void)
   g_assert_cmpfloat (grad[np], ==, 12345);
   sg_hier_data_clear (&hd);
   sg_hier_model_clear (&model);
+  sg_kernel_clear (&am.kernel);
 }
 
 int

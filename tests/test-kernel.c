@@ -65,10 +65,7 @@ check_gradient_kinds (sg_kernel_type type, const sg_dim_kind *kinds)
         g_assert_cmpfloat_with_epsilon (dK[i], (Kp[i] - Km[i]) / (2 * h), 1e-7);
       sg_kernel_clear (&kp);
       sg_kernel_clear (&km);
-      sg_kernel_clear (&kp);
-      sg_kernel_clear (&km);
     }
-  sg_kernel_clear (&k);
   sg_kernel_clear (&k);
 }
 
@@ -177,10 +174,7 @@ check_grouped_gradient (sg_kernel_type type, const sg_dim_kind *kinds)
       g_assert_cmpfloat (nonzero, >, 1e-3);  /* every parameter matters here */
       sg_kernel_clear (&kp);
       sg_kernel_clear (&km);
-      sg_kernel_clear (&kp);
-      sg_kernel_clear (&km);
     }
-  sg_kernel_clear (&k);
   sg_kernel_clear (&k);
 }
 
@@ -286,6 +280,7 @@ test_periodic (void)
   sg_kernel k = { 0 };
   for (int t = 0; t < 2; t++)
     {
+      sg_kernel_clear (&k);
       g_assert_cmpint (sg_kernel_init (&k, t ? SG_KERNEL_MATERN52 : SG_KERNEL_RBF, 1, 1.5, 40),
                        ==, SG_OK);
       g_assert_cmpint (sg_kernel_set_dim_kind (&k, 0, SG_DIM_PERIODIC, 360), ==, SG_OK);
@@ -301,7 +296,6 @@ test_periodic (void)
       g_assert_cmpint (sg_kernel_copy (&lin, &k), ==, SG_OK);
       lin.kinds[0] = SG_DIM_LINEAR;
       g_assert_cmpfloat (sg_kernel_eval (&lin, &a, &b), <, 1e-6);
-      sg_kernel_clear (&lin);
       sg_kernel_clear (&lin);
     }
   /* (p / pi)^2 sin^2(pi d / p) = d^2 (1 - (pi d / p)^2 / 3 + ...) */

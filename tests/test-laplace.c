@@ -235,6 +235,7 @@ check_sklearn (gconstpointer name)
   sg_gauss_post_clear (&post);
   sg_data_clear (&data);
   free_ref (&ref);
+  sg_kernel_clear (&model.kernel);
 }
 
 /* ---- exactness for Gaussian rows --------------------------------------- */
@@ -295,6 +296,7 @@ test_gp_regression (void)
   g_assert_cmpint (post.iterations, <=, 2);   /* Newton is exact on a quadratic */
   sg_gauss_post_clear (&post);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 /* ---- gradients ------------------------------------------------------- */
@@ -336,6 +338,7 @@ check_gradient_fd (sg_link link)
       g_assert_cmpfloat_with_epsilon (grad[p], fd, 1e-6 * (1 + fabs (fd)));
     }
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 static void
@@ -389,6 +392,7 @@ test_warm_start (void)
   sg_gauss_post_clear (&c);
   sg_laplace_warm_clear (&warm);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 static int
@@ -409,9 +413,13 @@ test_errors (void)
   sg_gauss_post post = { .log_evidence = 42 };
   double lml = 42;
 
+  /* a kernel of 3 coordinates on 2-coordinate data */
   sg_approx_model bad = model;
-  bad.kernel.dim = 3;
+  sg_kernel wide = { 0 };
+  g_assert_cmpint (sg_kernel_init (&wide, SG_KERNEL_RBF, 3, 2.0, 0.6), ==, SG_OK);
+  bad.kernel = wide;
   g_assert_cmpint (sg_laplace_posterior (&bad, &data, NULL, NULL, NULL, &post), ==, SG_EINVAL);
+  sg_kernel_clear (&wide);
   bad = model;
   bad.noise.probit_sd = 0;
   g_assert_cmpint (sg_laplace_log_evidence (&bad, &data, NULL, NULL, NULL, &lml, NULL), ==, SG_EINVAL);
@@ -445,6 +453,7 @@ test_errors (void)
   g_assert_cmpfloat_with_epsilon (var, 2.0, 1e-15);
   sg_gauss_post_clear (&post);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 /* ---- the summary interface ------------------------------------------- */
@@ -552,6 +561,7 @@ test_summaries (void)
   sg_gauss_post_clear (&post);
   sg_gauss_post_clear (&lpost);
   sg_data_clear (&data);
+  sg_kernel_clear (&model.kernel);
 }
 
 int

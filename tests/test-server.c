@@ -3,7 +3,8 @@
  * consent, external ids kept out of the answers), questions exactly as
  * `skewgp ask` gives them, answers saved before their reply, retries
  * recorded once, stale answers refused, every error a JSON body with its
- * status (400, 401, 403, 404, 405, 409, 411, 413, 429), CORS for listed
+ * status (400, 401, 403, 404, 405, 409, 411, 413, 429; a body too large
+ * refused as soon as its headers arrive), CORS for listed
  * origins only, the experimenter's status, the study's lock, the page's
  * own files, and stimulus files only from inside the study folder. */
 #include "sb-ask-tell.h"
@@ -38,6 +39,8 @@ typedef struct {
   /* the client */
   SoupSession *client;
   SoupMessageHeaders *last_headers;
+  /* codes of ::participant-joined, under lock */
+  GPtrArray *joined;
 } Fixture;
 
 /* ---- The study ----------------------------------------------------------- */
@@ -96,6 +99,14 @@ remove_tree (const char *path)
 
 /* ---- The server thread ----------------------------------------------------- */
 
+static void
+on_joined (SbServer *server, const char *code, Fixture *f)
+{
+  g_mutex_lock (&f->lock);
+  g_ptr_array_add (f->joined, g_strdup (code));
+  g_mutex_unlock (&f->lock);
+}
+
 static gpointer
 server_thread (gpointer data)
 {
@@ -109,6 +120,7 @@ server_thread (gpointer data)
       f->server = sb_server_new (f->study);
       sb_server_set_limits (f->server, f->burst, f->rate);
       sb_server_set_origins (f->server, f->origins);
+      g_signal_connect (f->server, "participant-joined", G_CALLBACK (on_joined), f);
       if (sb_server_start (f->server, "127.0.0.1", 0, &error))
         {
           f->url = g_strdup (sb_server_get_url (f->server));
@@ -179,12 +191,14 @@ fixture_set_up (Fixture *f, gconstpointer data)
   f->burst = 1000;
   f->rate = 1000;
   f->client = soup_session_new ();
+  f->joined = g_ptr_array_new_with_free_func (g_free);
 }
 
 static void
 fixture_tear_down (Fixture *f, gconstpointer data)
 {
   stop (f);
+  g_ptr_array_unref (f->joined);
   g_clear_pointer (&f->last_headers, soup_message_headers_unref);
   g_clear_object (&f->client);
   remove_tree (f->root);
@@ -723,6 +737,52 @@ test_status (Fixture *f, gconstpointer data)
                                                   "code"), ==, code);
 }
 
+/* A participant is in the study's roster as soon as they joined, before
+ * any question: in the study folder's index, in the status, and told to
+ * the app (::participant-joined, whose Study view reads the roster). */
+static void
+test_joined_in_roster (Fixture *f, gconstpointer data)
+{
+  g_autofree char *token = NULL, *code = NULL, *reply = NULL;
+  g_autoptr (JsonObject) doc = NULL;
+  g_autoptr (SbStudy) study = NULL;
+  g_autoptr (GError) error = NULL;
+  SbParticipantSummary summary;
+  JsonObject *person;
+
+  make_study_with_model (f, SB_ASK_DUEL, 4, SB_STUDY_MODEL_HIERARCHICAL);
+  g_assert_true (start (f));
+  token = join (f, NULL, &code);
+
+  g_mutex_lock (&f->lock);
+  g_assert_cmpuint (f->joined->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->joined, 0), ==, code);
+  g_mutex_unlock (&f->lock);
+
+  study = sb_study_open (f->dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (sb_study_find (study, code));
+  g_assert_true (sb_study_summarise (study, code, &summary, &error));
+  g_assert_cmpuint (summary.answered, ==, 0);
+
+  g_assert_cmpuint (request (f, "GET", "/api/status", f->admin, NULL, &reply), ==, 200);
+  doc = parse (reply);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (doc, "participants")),
+                    ==, 1);
+  person = json_array_get_object_element (json_object_get_array_member (doc, "participants"), 0);
+  g_assert_cmpstr (json_object_get_string_member (person, "code"), ==, code);
+  g_assert_cmpstr (json_object_get_string_member (person, "state"), ==, "joined");
+  g_assert_cmpint (json_object_get_int_member (person, "answers"), ==, 0);
+
+  /* joining again with the same external id is no new participant */
+  g_clear_pointer (&token, g_free);
+  token = join (f, "{\"external_id\": \"PID-1\"}", NULL);
+  g_free (join (f, "{\"external_id\": \"PID-1\"}", NULL));
+  g_mutex_lock (&f->lock);
+  g_assert_cmpuint (f->joined->len, ==, 2);
+  g_mutex_unlock (&f->lock);
+}
+
 /* The study's only writer: a second server and `study add` are refused
  * while it runs, and work again after it stopped. */
 static void
@@ -884,6 +944,120 @@ test_fits (Fixture *f, gconstpointer data)
   g_assert_cmpuint (sb_session_get_n_answers (session), ==, 3);
 }
 
+static gboolean
+reply_complete (const char *text)
+{
+  const char *body = strstr (text, "\r\n\r\n");
+  const char *length = g_strstr_len (text, body ? body - text : 0, "Content-Length: ");
+
+  return body != NULL && length != NULL
+         && strlen (body + 4) >= g_ascii_strtoull (length + 16, NULL, 10);
+}
+
+/* What a raw request REQUEST (headers and the start of a body whose rest
+ * never comes) gets back, and after how many seconds (*SECONDS). */
+static char *
+raw_reply (Fixture *f, const char *request, double *seconds)
+{
+  g_autoptr (GUri) uri = g_uri_parse (f->url, G_URI_FLAGS_NONE, NULL);
+  g_autoptr (GSocketClient) client = g_socket_client_new ();
+  g_autoptr (GSocketConnection) conn = NULL;
+  g_autoptr (GString) got = g_string_new (NULL);
+  GError *error = NULL;
+  gint64 t0;
+  char buffer[1024];
+  gssize n;
+
+  g_socket_client_set_timeout (client, 60);
+  conn = g_socket_client_connect_to_host (client, "127.0.0.1", g_uri_get_port (uri), NULL,
+                                          &error);
+  g_assert_no_error (error);
+  t0 = g_get_monotonic_time ();
+  g_assert_true (g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)),
+                                            request, strlen (request), NULL, NULL, &error));
+  g_assert_no_error (error);
+  /* until the whole reply is there (its Content-Length) or the server
+   * closes the connection */
+  while (!reply_complete (got->str)
+         && (n = g_input_stream_read (g_io_stream_get_input_stream (G_IO_STREAM (conn)), buffer,
+                                      sizeof buffer, NULL, &error)) > 0)
+    g_string_append_len (got, buffer, n);
+  g_assert_no_error (error);
+  *seconds = (g_get_monotonic_time () - t0) / 1e6;
+  return g_string_free (g_steal_pointer (&got), FALSE);
+}
+
+/* A request that promises a body over the limit (or none of known
+ * length) is refused as soon as its headers are read, with its JSON
+ * error, and the connection closed: the server does not wait for (or
+ * keep) a gigabyte, nor for its slow-client deadline. */
+static void
+test_body_refused_early (Fixture *f, gconstpointer data)
+{
+  static const struct {
+    const char *request;
+    const char *status;
+  } cases[] = {
+    { "POST /api/answer HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: 1000000000\r\n\r\n{\"question\": 1, \"answer\": ",
+      "HTTP/1.1 413 " },
+    { "POST /api/join HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "10\r\n{\"external_id\": ",
+      "HTTP/1.1 411 " },
+  };
+
+  make_study (f, SB_ASK_DUEL, 4);
+  g_assert_true (start (f));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      double seconds = 0;
+      g_autofree char *reply = raw_reply (f, cases[i].request, &seconds);
+      const char *body = strstr (reply, "\r\n\r\n");
+      JsonObject *doc;
+
+      g_assert_true (g_str_has_prefix (reply, cases[i].status));
+      g_assert_nonnull (body);
+      doc = parse (body + 4);
+      g_assert_true (json_object_has_member (doc, "error"));
+      json_object_unref (doc);
+      /* an order of magnitude below the slow-client deadline, on a
+       * loaded machine */
+      g_assert_cmpfloat (seconds, <, SB_SERVER_REQUEST_SECONDS / 3.0);
+    }
+  /* the server goes on serving */
+  g_free (join (f, NULL, NULL));
+}
+
+/* The question the server keeps after an answer is the session file's
+ * open question only while the file is unchanged: a change by another
+ * writer (here the budget) is what the next request sees. */
+static void
+test_question_follows_file (Fixture *f, gconstpointer data)
+{
+  g_autofree char *token = NULL, *code = NULL;
+  g_autoptr (JsonObject) q = NULL;
+  g_autoptr (JsonObject) again = NULL;
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+
+  make_study (f, SB_ASK_DUEL, 4);
+  g_assert_true (start (f));
+  token = join (f, NULL, &code);
+  answer_n (f, token, 1);
+  q = get_question (f, token);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (q, "progress"),
+                                               "budget"), ==, 4);
+  session = session_of (f, code);
+  g_assert_true (sb_session_set_budget (session, 3, &error));
+  g_assert_true (sb_session_save (session, &error));
+  g_assert_no_error (error);
+  again = get_question (f, token);
+  g_assert_cmpint (json_object_get_int_member (again, "question"), ==,
+                   json_object_get_int_member (q, "question"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (again, "progress"),
+                                               "budget"), ==, 3);
+}
+
 static void
 add (const char *path, void (*func) (Fixture *, gconstpointer))
 {
@@ -898,12 +1072,15 @@ main (int argc, char **argv)
   add ("/server/done", test_done);
   add ("/server/ranking", test_ranking);
   add ("/server/errors", test_errors);
+  add ("/server/body-refused-early", test_body_refused_early);
   add ("/server/own-questions", test_own_questions);
   add ("/server/join-rules", test_join_rules);
   add ("/server/withdrawn", test_withdrawn);
   add ("/server/rate-limit", test_rate_limit);
   add ("/server/origins", test_origins);
   add ("/server/status", test_status);
+  add ("/server/joined-in-roster", test_joined_in_roster);
+  add ("/server/question-follows-file", test_question_follows_file);
   add ("/server/lock", test_lock);
   add ("/server/page", test_page);
   add ("/server/read-inside", test_read_inside);

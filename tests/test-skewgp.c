@@ -272,6 +272,7 @@ test_conditional_all (void)
   sg_skewgp_posterior_free (post);
   sg_likelihood_clear (&lik);
   sg_data_clear (&data);
+  sg_kernel_clear (&k);
 }
 
 /* ---- 1b. Order statistics: selection vs a full sort ----------------------- */
@@ -470,6 +471,7 @@ test_density (void)
    * (the mixture's mean is exactly xi + mean_j a^T(t_j - mu); the only
    * error is the trapezoid rule on a 2001-point grid over +-10 sd, < 1e-6) */
   build_case (3, &data);
+  sg_kernel_clear (&k);
   sg_kernel_init (&k, SG_KERNEL_RBF, 1, 1.3, 0.7);
   sg_skewgp_prior_gp (&prior, &k, 0.2);
   noise = (sg_noise) { 0.4, 0.6 };

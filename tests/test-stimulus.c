@@ -775,7 +775,7 @@ test_renderer_tone (Fixture *f, gconstpointer data)
 /* A program without a window runs a file's command only when told to
  * (--allow-commands) or when the user allowed it in the app; a study's
  * participants go by the study's consent. The configuration folder is
- * the test's own (G_TEST_OPTION_ISOLATE_DIRS). */
+ * the test's own (main). */
 static void
 test_command_trust_check (void)
 {
@@ -823,7 +823,17 @@ test_command_trust_check (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  {
+    /* never the user's allowed commands or stimulus cache (set before GLib
+     * reads them; G_TEST_OPTION_ISOLATE_DIRS would do it per test case,
+     * but GLib keeps every previous folder name, which LeakSanitizer
+     * reports) */
+    g_autofree char *config = g_dir_make_tmp ("sb-config-XXXXXX", NULL);
+    g_autofree char *cache = g_dir_make_tmp ("sb-cache-XXXXXX", NULL);
+    g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+    g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  }
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/command-trust/check", test_command_trust_check);
   g_test_add_func ("/colour/oklch-css-primaries", test_oklch_css_primaries);
   g_test_add_func ("/colour/oklab-ottosson-table", test_oklab_ottosson_table);

@@ -881,6 +881,7 @@ test_bo_summary (void)
   sg_rng_free (rng);
   sg_rng_free (r1);
   sg_rng_free (r2);
+  sg_bo_config_clear (&cfg);
 }
 
 /* ---- 6. Bad input ----------------------------------------------------------- */

@@ -3,7 +3,8 @@
  * participant link and a QR code of it (finder patterns where ISO/IEC
  * 18004 puts them), and each participant live as a libsoup client joins
  * (joined), asks (answering question 1) and answers (done); the view's
- * roster and population model follow the answers; the experimenter's
+ * roster has a participant as soon as they joined, and the roster and
+ * population model follow the answers; the experimenter's
  * roster edits still work while serving (the server holds the study's
  * lock and the view edits through it); stopping releases the lock.
  * With SB_SCREENSHOT_DIR set, the window is saved as serve-panel.png
@@ -217,6 +218,9 @@ test_serve_panel (void)
   code = g_strdup (json_object_get_string_member (joined, "participant"));
   token = g_strdup (json_object_get_string_member (joined, "token"));
   g_assert_cmpstr (sb_serve_panel_get_row_state (panel, code), ==, "joined");
+  /* in the view's roster before any answer */
+  SPIN_UNTIL (sb_study_view_get_row (SB_STUDY_VIEW (view), code, &status, &summary)
+              && summary.answered == 0 && !sb_study_view_get_loading (SB_STUDY_VIEW (view)));
   for (guint i = 0; i < 2; i++)
     {
       g_autoptr (JsonObject) q = call (client, sb_server_get_url (server), "GET", "/api/question",

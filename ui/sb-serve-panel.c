@@ -15,7 +15,7 @@ struct _SbServePanel
   SbStudy *study;
   SbServer *server;              /* while serving, else NULL              */
   GHashTable *row_states;        /* code -> the state text shown          */
-  guint refresh_source;          /* the coalesced ::answers-changed       */
+  guint refresh_source;          /* the coalesced ::study-changed         */
   guint tick_source;             /* idle states age every few seconds     */
 
   /* children (borrowed) */
@@ -34,7 +34,7 @@ struct _SbServePanel
 
 G_DEFINE_FINAL_TYPE (SbServePanel, sb_serve_panel, GTK_TYPE_WIDGET)
 
-enum { ANSWERS_CHANGED, SERVING_CHANGED, N_SIGNALS };
+enum { STUDY_CHANGED, SERVING_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* ---- The participants, live ---------------------------------------------------- */
@@ -116,12 +116,12 @@ show_people (SbServePanel *self)
 }
 
 static gboolean
-emit_answers_changed (gpointer data)
+emit_study_changed (gpointer data)
 {
   SbServePanel *self = data;
 
   self->refresh_source = 0;
-  g_signal_emit (self, signals[ANSWERS_CHANGED], 0);
+  g_signal_emit (self, signals[STUDY_CHANGED], 0);
   return G_SOURCE_REMOVE;
 }
 
@@ -131,13 +131,15 @@ on_participant_changed (SbServer *server, const char *code, SbServePanel *self)
   show_people (self);
 }
 
+/* A participant joined (the roster has them before any answer) or an
+ * answer was recorded. */
 static void
-on_answer_recorded (SbServer *server, const char *code, SbServePanel *self)
+on_study_changed (SbServer *server, const char *code, SbServePanel *self)
 {
   /* answers arrive in bursts: the view reads every file again, so once
-   * per interval is enough for the plot to follow */
+   * per interval is enough for the roster and the plot to follow */
   if (self->refresh_source == 0)
-    self->refresh_source = g_timeout_add (SB_SERVE_PANEL_REFRESH_MS, emit_answers_changed, self);
+    self->refresh_source = g_timeout_add (SB_SERVE_PANEL_REFRESH_MS, emit_study_changed, self);
 }
 
 static gboolean
@@ -218,7 +220,8 @@ sb_serve_panel_start (SbServePanel *self, const char *address, guint port, GErro
   self->server = g_steal_pointer (&server);
   g_signal_connect (self->server, "participant-changed", G_CALLBACK (on_participant_changed),
                     self);
-  g_signal_connect (self->server, "answer-recorded", G_CALLBACK (on_answer_recorded), self);
+  g_signal_connect (self->server, "participant-joined", G_CALLBACK (on_study_changed), self);
+  g_signal_connect (self->server, "answer-recorded", G_CALLBACK (on_study_changed), self);
   self->tick_source = g_timeout_add_seconds (5, tick, self);
   gtk_expander_set_expanded (GTK_EXPANDER (self->expander), TRUE);
   show_serving (self);
@@ -393,7 +396,7 @@ sb_serve_panel_class_init (SbServePanelClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = sb_serve_panel_dispose;
   gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BIN_LAYOUT);
-  signals[ANSWERS_CHANGED] = g_signal_new ("answers-changed", G_TYPE_FROM_CLASS (klass),
+  signals[STUDY_CHANGED] = g_signal_new ("study-changed", G_TYPE_FROM_CLASS (klass),
                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
                                            0);
   signals[SERVING_CHANGED] = g_signal_new ("serving-changed", G_TYPE_FROM_CLASS (klass),

@@ -11,9 +11,9 @@
  * only when the experimenter ticks "Run the study's stimulus command".
  *
  * Signals:
- *   ::answers-changed ()  an answer was recorded (the view refreshes its
- *                         roster and population plot, at most every
- *                         SB_SERVE_PANEL_REFRESH_MS)
+ *   ::study-changed ()    a participant joined or an answer was recorded
+ *                         (the view refreshes its roster and population
+ *                         plot, at most every SB_SERVE_PANEL_REFRESH_MS)
  *   ::serving-changed ()  serving started or stopped
  */
 #pragma once

@@ -1187,7 +1187,7 @@ sb_study_view_init (SbStudyView *self)
   self->serve_panel = SB_SERVE_PANEL (sb_serve_panel_new ());
   gtk_widget_insert_after (GTK_WIDGET (self->serve_panel), GTK_WIDGET (self),
                            GTK_WIDGET (self->pooled_label));
-  g_signal_connect_swapped (self->serve_panel, "answers-changed",
+  g_signal_connect_swapped (self->serve_panel, "study-changed",
                             G_CALLBACK (sb_study_view_refresh), self);
 }
 
