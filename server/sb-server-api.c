@@ -1,13 +1,17 @@
 /* sb-server-api.c — the study server's protocol: join, question, answer,
- * info and status (sb-server.h). Questions and answers run in worker
- * threads, one at a time per participant (its SbServeLive lock), each
- * under the session file's write lock, through core's question protocol;
- * the reply is sent from the main context once the session is saved. */
+ * info and status (sb-server.h). Questions and answers run in the
+ * server's worker threads, one at a time per participant (queued on the
+ * main context, so that a request waiting for its turn holds no thread),
+ * each under the session file's write lock, through core's question
+ * protocol; the reply is sent from the main context once the session is
+ * saved. The question an answer's job makes next is kept in memory and
+ * answers the participant's next request while the file is unchanged. */
 #include "config.h"
 
 #include "sb-server-private.h"
 
 #include "sb-ask-tell.h"
+#include "sb-confidence-scale.h"
 #include "sb-population.h"
 #include "sb-question-json.h"
 
@@ -15,14 +19,18 @@
 
 /* ---- Jobs ------------------------------------------------------------------ */
 
-typedef struct {
+typedef struct _Job Job;
+typedef void (*JobFunc) (Job *job);
+
+struct _Job {
   gint refs;
   SbServer *self;           /* referenced */
   SoupServerMessage *msg;   /* referenced */
   SbServeLive *live;        /* the server's: lives as long as it does */
   GMainContext *context;
+  JobFunc func;             /* run in a worker with live->lock held      */
   char *code, *path, *dir;
-  char *completion;         /* questions: the completion URL, or NULL    */
+  char *completion;         /* the completion URL, or NULL               */
   SbAnswer answer;
   /* results, read on the main context */
   guint status;
@@ -33,11 +41,12 @@ typedef struct {
   guint answers;
   gboolean done;
   guint64 open_question;
+  SbServeReady made;        /* the open question after the job, if made  */
   /* fits the schedule asks for, started on the main context */
   gboolean population;      /* questions from the study's population model */
   gboolean population_due;
   SbJobInput *refit;        /* the session's snapshot for its own refit   */
-} Job;
+};
 
 static void
 job_unref (Job *job)
@@ -53,6 +62,7 @@ job_unref (Job *job)
   g_free (job->dir);
   g_free (job->completion);
   g_free (job->body);
+  _sb_serve_ready_clear (&job->made);
   g_clear_pointer (&job->refit, sb_job_input_free);
   g_free (job);
 }
@@ -64,7 +74,7 @@ message_gone (SoupServerMessage *msg, Job *job)
 }
 
 static Job *
-job_new (SbServer *self, SoupServerMessage *msg, const char *code)
+job_new (SbServer *self, SoupServerMessage *msg, const char *code, JobFunc func)
 {
   Job *job = g_new0 (Job, 1);
 
@@ -73,13 +83,24 @@ job_new (SbServer *self, SoupServerMessage *msg, const char *code)
   job->msg = g_object_ref (msg);
   job->live = _sb_server_live (self, code);
   job->context = g_main_context_ref_thread_default ();
+  job->func = func;
   job->code = g_strdup (code);
-  job->path = sb_study_participant_path (self->study, code);
+  job->path = g_strdup (job->live->path);
   job->dir = g_strdup (self->dir);
+  job->completion = g_strdup (self->settings.completion_url);
   job->population = sb_study_get_model (self->study) == SB_STUDY_MODEL_HIERARCHICAL
                     && sb_population_can_propose (sb_study_get_experiment (self->study));
   g_signal_connect (msg, "disconnected", G_CALLBACK (message_gone), job);
   return job;
+}
+
+static void
+show_state (SbServeParticipant *p, guint answers, gboolean done, guint64 question)
+{
+  p->answers = answers;
+  p->question = question;
+  p->state = done ? SB_SERVE_DONE : question ? SB_SERVE_ANSWERING : SB_SERVE_JOINED;
+  p->last_seen = g_get_monotonic_time ();
 }
 
 /* On the main context: the reply goes out (once). */
@@ -92,14 +113,7 @@ deliver (Job *job)
     return;
   job->delivered = TRUE;
   if (job->known)
-    {
-      SbServeParticipant *p = &job->live->pub;
-      p->answers = job->answers;
-      p->question = job->open_question;
-      p->state = job->done ? SB_SERVE_DONE
-                 : job->open_question ? SB_SERVE_ANSWERING : SB_SERVE_JOINED;
-      p->last_seen = g_get_monotonic_time ();
-    }
+    show_state (&job->live->pub, job->answers, job->done, job->open_question);
   if (!job->gone && self->running)
     {
       _sb_server_reply_json (self, job->msg, job->status, g_steal_pointer (&job->body));
@@ -116,29 +130,116 @@ deliver_idle (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* TRUE when LIVE's open question, as its last job made it, still holds:
+ * the session file has not changed since (a refit's store, or another
+ * program, sends the question through a job again). */
+static gboolean
+ready_holds (SbServeLive *live)
+{
+  SbFileStamp now;
+
+  return live->ready.text != NULL && _sb_file_stamp (live->path, &now)
+         && memcmp (&now, &live->ready.stamp, sizeof now) == 0;
+}
+
+/* The open question from memory, with no thread and no file read. */
 static void
-job_finished (GObject *source, GAsyncResult *result, gpointer data)
+reply_ready (SbServer *self, SoupServerMessage *msg, SbServeLive *live)
+{
+  show_state (&live->pub, live->ready.answers, live->ready.done, live->ready.question);
+  _sb_server_reply_json (self, msg, SOUP_STATUS_OK, g_strdup (live->ready.text));
+  _sb_server_changed (self, live->pub.code, FALSE);
+}
+
+static void question_locked (Job *job);
+
+/* The next of LIVE's waiting jobs: a question whose answer is in memory
+ * is answered at once, anything else goes to a worker. */
+static void
+start_next (SbServer *self, SbServeLive *live)
+{
+  Job *job;
+
+  while (!live->busy && (job = g_queue_pop_head (&live->waiting)) != NULL)
+    {
+      if (self->running && !(job->func == question_locked && ready_holds (live)))
+        {
+          live->busy = TRUE;
+          g_thread_pool_push (self->jobs, job, NULL);
+          return;
+        }
+      if (self->running && !job->gone)
+        {
+          reply_ready (self, job->msg, live);
+          soup_server_message_unpause (job->msg);
+        }
+      job->delivered = TRUE;
+      self->n_pending--;
+      job_unref (job);
+    }
+}
+
+static gboolean
+job_finished (gpointer data)
+{
+  Job *job = data;
+  SbServer *self = job->self;
+  SbServeLive *live = job->live;
+
+  deliver (job);
+  if (job->made.text != NULL)
+    {
+      _sb_serve_ready_clear (&live->ready);
+      live->ready = job->made;
+      memset (&job->made, 0, sizeof job->made);
+    }
+  live->busy = FALSE;
+  self->n_pending--;
+  _sb_server_fits_due (self, job->code, &job->refit, job->population_due);
+  start_next (self, live);
+  job_unref (job);
+  return G_SOURCE_REMOVE;
+}
+
+/* In a worker: the job, with the participant's session to itself; then
+ * back to the main context. */
+static void
+job_thread (gpointer data, gpointer user_data)
 {
   Job *job = data;
 
-  deliver (job);
-  job->self->n_pending--;
-  _sb_server_fits_due (job->self, job->code, &job->refit, job->population_due);
-  job_unref (job);
+  g_mutex_lock (&job->live->lock);
+  job->func (job);
+  g_mutex_unlock (&job->live->lock);
+  g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, job_finished, job, NULL);
 }
 
-/* Runs FUNC(JOB) in a worker thread with the participant's lock held;
- * MSG waits, paused. */
+/* JOB runs after the participant's jobs before it; MSG waits, paused. */
 static void
-run_job (Job *job, GTaskThreadFunc func)
+run_job (Job *job)
 {
-  GTask *task = g_task_new (NULL, NULL, job_finished, job);
+  SbServer *self = job->self;
 
   soup_server_message_pause (job->msg);
-  job->self->n_pending++;
-  g_task_set_task_data (task, job, NULL);
-  g_task_run_in_thread (task, func);
-  g_object_unref (task);
+  self->n_pending++;
+  g_queue_push_tail (&job->live->waiting, job);
+  start_next (self, job->live);
+}
+
+void
+_sb_server_jobs_start (SbServer *self)
+{
+  /* a few more workers than cores: a worker may wait for its fsync, but
+   * more questions at once than cores only make each of them later */
+  self->jobs = g_thread_pool_new (job_thread, NULL, (int) g_get_num_processors () + 2, FALSE,
+                                  NULL);
+}
+
+void
+_sb_server_jobs_stop (SbServer *self)
+{
+  if (self->jobs != NULL)
+    g_thread_pool_free (g_steal_pointer (&self->jobs), FALSE, TRUE);
 }
 
 /* The reply in JOB: STATUS with {"error": MESSAGE}. */
@@ -224,8 +325,11 @@ ask (Job *job, SbSession *session, GError **error)
   return q;
 }
 
+/* The question document of Q (or the done document when Q is NULL) for
+ * SESSION, kept in job->made with the session file it was made from
+ * (still under the file's lock). */
 static void
-job_reply_question (Job *job, SbSession *session, const SbQuestion *q, const char *completion)
+job_make_question (Job *job, SbSession *session, const SbQuestion *q)
 {
   const SbExperiment *exp = sb_session_get_experiment (session);
   g_autoptr (JsonNode) doc = q ? sb_question_to_json (q, exp)
@@ -240,12 +344,15 @@ job_reply_question (Job *job, SbSession *session, const SbQuestion *q, const cha
       json_object_set_int_member (progress, "budget", exp->budget);
       json_object_set_object_member (obj, "progress", progress);
     }
-  else if (completion != NULL)
-    json_object_set_string_member (obj, "completion_url", completion);
-  job->status = SOUP_STATUS_OK;
-  g_free (job->body);
-  job->body = _sb_server_json_text (doc);
-  job_note_session (job, session);
+  else if (job->completion != NULL)
+    json_object_set_string_member (obj, "completion_url", job->completion);
+  _sb_serve_ready_clear (&job->made);
+  if (!_sb_file_stamp (job->path, &job->made.stamp))
+    return;
+  job->made.text = _sb_server_json_text (doc);
+  job->made.answers = sb_session_get_n_answers (session);
+  job->made.done = sb_ask_tell_is_done (session);
+  job->made.question = q ? q->id : 0;
 }
 
 /* Under the participant's lock: the open question, or a new one. */
@@ -270,27 +377,31 @@ question_locked (Job *job)
       job_error (job, SOUP_STATUS_INTERNAL_SERVER_ERROR, err->message);
     }
   else
-    job_reply_question (job, session, q, job->completion);
-}
-
-static void
-question_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  Job *job = data;
-
-  g_mutex_lock (&job->live->lock);
-  question_locked (job);
-  g_mutex_unlock (&job->live->lock);
-  g_task_return_boolean (task, TRUE);
+    {
+      job_make_question (job, session, q);
+      job_note_session (job, session);
+      if (job->made.text == NULL)
+        job_error (job, SOUP_STATUS_INTERNAL_SERVER_ERROR,
+                   "the participant's session file cannot be read");
+      else
+        {
+          job->status = SOUP_STATUS_OK;
+          g_free (job->body);
+          job->body = g_strdup (job->made.text);
+        }
+    }
 }
 
 void
 _sb_server_question (SbServer *self, SoupServerMessage *msg, const char *code)
 {
-  Job *job = job_new (self, msg, code);
+  SbServeLive *live = _sb_server_live (self, code);
 
-  job->completion = g_strdup (self->settings.completion_url);
-  run_job (job, question_thread);
+  /* the question the last answer's job made while its reply travelled */
+  if (!live->busy && ready_holds (live))
+    reply_ready (self, msg, live);
+  else
+    run_job (job_new (self, msg, code, question_locked));
 }
 
 /* ---- Answers ---------------------------------------------------------------- */
@@ -315,6 +426,7 @@ answer_locked (Job *job)
   g_autoptr (SbSession) session = job_open_session (job, &lock);
   g_autoptr (GError) err = NULL;
   guint64 id = job->answer.question;
+  const SbQuestion *next;
 
   if (session == NULL)
     return;
@@ -346,23 +458,16 @@ answer_locked (Job *job)
   if (!job->population && sb_session_refit_due (session))
     job->refit = sb_job_input_new (session);
   /* saved: the reply goes out now, and the next question is made while
-   * the client reads it, so that its request finds it open */
+   * the client reads it; the client's request for it waits for this job
+   * and is answered from job->made */
   g_atomic_int_inc (&job->refs);
   g_main_context_invoke_full (job->context, G_PRIORITY_DEFAULT, deliver_idle, job,
                               (GDestroyNotify) job_unref);
-  if (!sb_ask_tell_is_done (session) && ask (job, session, &err) == NULL && err != NULL)
+  next = ask (job, session, &err);
+  if (next == NULL && err != NULL)
     g_warning ("participant %s: the next question: %s", job->code, err->message);
-}
-
-static void
-answer_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  Job *job = data;
-
-  g_mutex_lock (&job->live->lock);
-  answer_locked (job);
-  g_mutex_unlock (&job->live->lock);
-  g_task_return_boolean (task, TRUE);
+  else
+    job_make_question (job, session, next);
 }
 
 void
@@ -380,9 +485,9 @@ _sb_server_answer (SbServer *self, SoupServerMessage *msg, const char *code)
       _sb_server_reply_error (self, msg, SOUP_STATUS_BAD_REQUEST, "%s", err->message);
       return;
     }
-  job = job_new (self, msg, code);
+  job = job_new (self, msg, code, answer_locked);
   job->answer = answer;
-  run_job (job, answer_thread);
+  run_job (job);
 }
 
 /* ---- Join ----------------------------------------------------------------------- */
@@ -579,12 +684,14 @@ _sb_server_info (SbServer *self, SoupServerMessage *msg)
                                     "report that it failed.");
   json_builder_set_member_name (b, "ties");
   json_builder_add_boolean_value (b, exp->ties_allowed);
-  json_builder_set_member_name (b, "confidence");
-  json_builder_begin_array (b);
-  json_builder_add_string_value (b, "weak");
-  json_builder_add_string_value (b, "normal");
-  json_builder_add_string_value (b, "strong");
-  json_builder_end_array (b);
+  /* the experiment's own wording of its questions, or null */
+  json_builder_set_member_name (b, "question_text");
+  if (exp->question_text != NULL)
+    json_builder_add_string_value (b, exp->question_text);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "confidence_scale");
+  json_builder_add_value (b, sb_confidence_scale_to_json (exp->confidence_levels));
   json_builder_set_member_name (b, "budget");
   json_builder_add_int_value (b, exp->budget);
   json_builder_set_member_name (b, "consent");

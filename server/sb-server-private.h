@@ -25,11 +25,38 @@ G_BEGIN_DECLS
  * closed (slow clients). */
 #define SB_SERVER_REQUEST_SECONDS 15
 
+/* What a file was when something was made from it: that holds while the
+ * file is unchanged (every save replaces the file). */
+typedef struct {
+  guint64 dev, ino, size;
+  gint64 mtime_ns, ctime_ns;
+} SbFileStamp;
+
+/* A participant's open question (or done document) as the last job made
+ * it, with the session file it was made from. */
+typedef struct {
+  char *text;
+  SbFileStamp stamp;
+  guint answers;
+  gboolean done;
+  guint64 question;
+} SbServeReady;
+
 typedef struct {
   SbServeParticipant pub;
-  GMutex lock;              /* one question or answer at a time          */
+  char *path;               /* the session file                          */
+  GMutex lock;              /* the session file: a job or a refit's store */
   GHashTable *replies;      /* question id -> first reply text (retries)  */
+  /* on the main context only: their jobs run one at a time, in order,
+   * and a job waiting for its turn holds no thread */
+  gboolean busy;            /* a job of theirs is in a worker             */
+  GQueue waiting;           /* their jobs after it                        */
+  SbServeReady ready;       /* their open question, while the file holds  */
 } SbServeLive;
+
+/* STAMP of the file at PATH; FALSE when it cannot be read. */
+gboolean _sb_file_stamp (const char *path, SbFileStamp *stamp);
+void _sb_serve_ready_clear (SbServeReady *ready);
 
 struct _SbServer
 {
@@ -54,10 +81,12 @@ struct _SbServer
   SbStimulusRenderer *renderer;  /* commands' stimuli, when allowed      */
 
   GHashTable *live;         /* code -> SbServeLive (owned)               */
+  GThreadPool *jobs;        /* questions and answers (sb-server-api.c)    */
   GPtrArray *live_order;    /* SbServeParticipant (borrowed from live)   */
   GHashTable *buckets;      /* rate key -> SbRateBucket                  */
   guint n_pending;          /* jobs under way                            */
   struct {                  /* fits beside the questions (sb-server-fits.c) */
+    GThreadPool *pool;      /* threads at a lower priority than questions */
     GCancellable *cancellable;
     GHashTable *refitting;  /* codes whose session is being refitted      */
     gboolean refreshing;    /* the population cache is being refreshed    */
@@ -87,7 +116,10 @@ void _sb_server_changed (SbServer *self, const char *code, gboolean answered);
 /* CODE was added to the study's roster by a join. */
 void _sb_server_joined (SbServer *self, const char *code);
 
-/* sb-server-api.c: the protocol's routes. */
+/* sb-server-api.c: the protocol's routes, and the worker threads of
+ * questions and answers (started and stopped with the server). */
+void _sb_server_jobs_start (SbServer *self);
+void _sb_server_jobs_stop (SbServer *self);
 void _sb_server_join (SbServer *self, SoupServerMessage *msg);
 void _sb_server_question (SbServer *self, SoupServerMessage *msg, const char *code);
 void _sb_server_answer (SbServer *self, SoupServerMessage *msg, const char *code);

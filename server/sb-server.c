@@ -10,6 +10,7 @@
 #include "sb-json-read.h"
 #include "sb-json-write.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 G_DEFINE_FINAL_TYPE (SbServer, sb_server, G_TYPE_OBJECT)
@@ -144,12 +145,38 @@ _sb_server_read_body (SbServer *self, SoupServerMessage *msg)
 
 /* ---- Live participants ---------------------------------------------------- */
 
+gboolean
+_sb_file_stamp (const char *path, SbFileStamp *stamp)
+{
+  struct stat st;
+
+  memset (stamp, 0, sizeof *stamp);
+  if (g_stat (path, &st) != 0)
+    return FALSE;
+  stamp->dev = st.st_dev;
+  stamp->ino = st.st_ino;
+  stamp->size = st.st_size;
+  stamp->mtime_ns = (gint64) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  stamp->ctime_ns = (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+  return TRUE;
+}
+
+void
+_sb_serve_ready_clear (SbServeReady *ready)
+{
+  g_free (ready->text);
+  memset (ready, 0, sizeof *ready);
+}
+
 static void
 live_free (gpointer data)
 {
   SbServeLive *live = data;
 
   g_free (live->pub.code);
+  g_free (live->path);
+  _sb_serve_ready_clear (&live->ready);
+  g_warn_if_fail (g_queue_is_empty (&live->waiting));
   g_mutex_clear (&live->lock);
   g_hash_table_unref (live->replies);
   g_free (live);
@@ -165,6 +192,7 @@ _sb_server_live (SbServer *self, const char *code)
       live = g_new0 (SbServeLive, 1);
       live->pub.code = g_strdup (code);
       live->pub.budget = sb_study_get_experiment (self->study)->budget;
+      live->path = sb_study_participant_path (self->study, code);
       g_mutex_init (&live->lock);
       live->replies = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
       g_hash_table_insert (self->live, live->pub.code, live);
@@ -732,6 +760,7 @@ sb_server_start (SbServer *self, const char *address, guint port, GError **error
   self->admin_token = sb_serve_new_token ();
   self->started = g_get_monotonic_time ();
   self->running = TRUE;
+  _sb_server_jobs_start (self);
   _sb_server_fits_start (self);
   return TRUE;
 }
@@ -748,6 +777,7 @@ sb_server_stop (SbServer *self)
    * replies go nowhere */
   while (self->n_pending > 0)
     g_main_context_iteration (g_main_context_get_thread_default (), TRUE);
+  _sb_server_jobs_stop (self);
   /* a fit under way stops at its next progress report; what it stored
    * is whole (written atomically) */
   _sb_server_fits_stop (self);

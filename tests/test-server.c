@@ -1028,6 +1028,36 @@ test_body_refused_early (Fixture *f, gconstpointer data)
   g_free (join (f, NULL, NULL));
 }
 
+/* The question the server keeps after an answer is the session file's
+ * open question only while the file is unchanged: a change by another
+ * writer (here the budget) is what the next request sees. */
+static void
+test_question_follows_file (Fixture *f, gconstpointer data)
+{
+  g_autofree char *token = NULL, *code = NULL;
+  g_autoptr (JsonObject) q = NULL;
+  g_autoptr (JsonObject) again = NULL;
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+
+  make_study (f, SB_ASK_DUEL, 4);
+  g_assert_true (start (f));
+  token = join (f, NULL, &code);
+  answer_n (f, token, 1);
+  q = get_question (f, token);
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (q, "progress"),
+                                               "budget"), ==, 4);
+  session = session_of (f, code);
+  g_assert_true (sb_session_set_budget (session, 3, &error));
+  g_assert_true (sb_session_save (session, &error));
+  g_assert_no_error (error);
+  again = get_question (f, token);
+  g_assert_cmpint (json_object_get_int_member (again, "question"), ==,
+                   json_object_get_int_member (q, "question"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (again, "progress"),
+                                               "budget"), ==, 3);
+}
+
 static void
 add (const char *path, void (*func) (Fixture *, gconstpointer))
 {
@@ -1050,6 +1080,7 @@ main (int argc, char **argv)
   add ("/server/origins", test_origins);
   add ("/server/status", test_status);
   add ("/server/joined-in-roster", test_joined_in_roster);
+  add ("/server/question-follows-file", test_question_follows_file);
   add ("/server/lock", test_lock);
   add ("/server/page", test_page);
   add ("/server/read-inside", test_read_inside);

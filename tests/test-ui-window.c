@@ -1079,6 +1079,61 @@ best_label_says (Fixture *f, const char *text)
          && strstr (gtk_label_get_text (GTK_LABEL (label)), text) != NULL;
 }
 
+static gboolean
+label_is (GtkWidget *w, gconstpointer text)
+{
+  return GTK_IS_LABEL (w) && gtk_widget_is_visible (w)
+         && g_str_equal (gtk_label_get_text (GTK_LABEL (w)), text);
+}
+
+static gboolean
+label_starts (GtkWidget *w, gconstpointer text)
+{
+  return GTK_IS_LABEL (w) && gtk_widget_is_visible (w)
+         && g_str_has_prefix (gtk_label_get_text (GTK_LABEL (w)), text);
+}
+
+/* Safe mode's panel makes sense before the first answer and when the
+ * safe set cannot grow: the first question measures the safe start (it
+ * is not random), and once nothing new is safe at the level the table
+ * shows the best safe setting found instead of empty A and B columns. */
+static void
+test_safe_panel_ends (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = NULL;
+  g_autoptr (GError) error = NULL;
+  GtkWidget *entry = sb_duel_panel_get_value_entry (sb_window_get_duel_panel (f->window));
+  GtkWidget *best;
+
+  while (exp->n_parameters > 1)
+    {
+      exp->n_parameters--;
+      g_clear_pointer (&exp->parameters[exp->n_parameters].name, g_free);
+      g_clear_pointer (&exp->parameters[exp->n_parameters].unit, g_free);
+    }
+  exp->parameters[0].lower = 0;
+  exp->parameters[0].upper = 10;
+  exp->mode = SB_MODE_SAFE;
+  exp->threshold = 1;
+  exp->confidence_level = 0.9;
+  exp->has_safe_start = TRUE;
+  exp->safe_start[0] = 5;
+  session = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (session, f->file, &error));
+  sb_window_set_session (f->window, session);
+  SPIN_UNTIL (question_shown (f));
+  best = ui_find_widget (GTK_WIDGET (f->window), named, "best-label");
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (best)), "measures the safe start"));
+  /* barely above the threshold: nothing else is safe at 90 % */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "1.01");
+  activate (f, "answer-value");
+  SPIN_UNTIL (ui_find_widget (GTK_WIDGET (f->window), label_is, "Best found") != NULL);
+  SPIN_UNTIL (ui_find_widget (GTK_WIDGET (f->window), label_starts, "5.0 ") != NULL);
+  g_assert_null (ui_find_widget (GTK_WIDGET (f->window), label_is, "A · current best"));
+  g_assert_null (ui_find_widget (GTK_WIDGET (f->window), label_is, "B · new candidate"));
+}
+
 /* A finished study: "Best found" comes with the model's posterior mean
  * and 95% credible interval, and Export Recommendation writes them as
  * JSON. Both are computed on the worker: the export call returns before
@@ -1186,8 +1241,9 @@ main (int argc, char *argv[])
     "/ui/window/damaged-file-refused", "/ui/window/responsive-during-fit",
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
     "/ui/window/safe-start-from-dialog", "/ui/window/recommendation-export",
-    "/ui/window/best-found-is-best-mean",
-    "/ui/new-experiment-dialog", "/ui/new-experiment-choices", "/ui/entered-number",
+    "/ui/window/best-found-is-best-mean", "/ui/window/safe-panel-ends",
+    "/ui/new-experiment-dialog", "/ui/new-experiment-choices", "/ui/new-experiment-questions",
+    "/ui/new-experiment-safe", "/ui/entered-number",
   };
   int status;
 
@@ -1225,6 +1281,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/value-questions", Fixture, NULL, fixture_set_up, test_value_questions, fixture_tear_down);
   g_test_add ("/ui/window/safe-start-from-dialog", Fixture, NULL, fixture_set_up, test_safe_start_from_dialog, fixture_tear_down);
   g_test_add ("/ui/window/recommendation-export", Fixture, NULL, fixture_set_up, test_recommendation_export, fixture_tear_down);
+  g_test_add ("/ui/window/safe-panel-ends", Fixture, NULL, fixture_set_up, test_safe_panel_ends, fixture_tear_down);
   g_test_add ("/ui/window/best-found-is-best-mean", Fixture, NULL, fixture_set_up, test_best_found_is_best_mean, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);

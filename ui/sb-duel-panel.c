@@ -555,6 +555,8 @@ update_table (SbDuelPanel *self)
   guint n;
   GtkWidget *header_b;
   const double *left = side_setting (self, 0), *right = side_setting (self, 1);
+  /* finished: nothing is asked; the table shows the best found */
+  const double *found = self->finished && !self->participant ? best_setting (self) : NULL;
 
   if (exp == NULL || self->value_labels->len == 0)
     return;
@@ -562,18 +564,23 @@ update_table (SbDuelPanel *self)
   header_b = gtk_grid_get_child_at (self->table, 2, 0);
   gtk_label_set_text (GTK_LABEL (header_b),
                       self->participant ? (duel ? "Right" : "Setting")
+                      : found ? ""
                       : self->has_question && !duel ? "B · setting to measure"
                       : self->has_question && !q->has_best ? "B" : "B · new candidate");
   gtk_label_set_text (GTK_LABEL (gtk_grid_get_child_at (self->table, 1, 0)),
                       self->participant ? (duel ? "Left" : "")
+                      : found ? "Best found"
                       : self->has_question && !q->has_best ? "A" : "A · current best");
   show_a = show_a && (duel || !self->participant);
 
   for (guint j = 0; j < n; j++)
     {
-      g_autofree char *a = show_a ? sb_format_coordinate (&exp->parameters[j], left[j]) : g_strdup ("—");
-      g_autofree char *b = self->has_question ? sb_format_coordinate (&exp->parameters[j], right[j])
-                                              : g_strdup ("—");
+      g_autofree char *a = found ? sb_format_coordinate (&exp->parameters[j], found[j])
+                           : show_a ? sb_format_coordinate (&exp->parameters[j], left[j])
+                           : g_strdup ("—");
+      g_autofree char *b = found ? g_strdup ("")
+                           : self->has_question ? sb_format_coordinate (&exp->parameters[j], right[j])
+                           : g_strdup ("—");
       /* which values changed would point at the new candidate */
       gboolean differs = show_a && self->has_question && !self->participant && g_strcmp0 (a, b) != 0;
       set_cell (self, 2 * j, a, FALSE);
@@ -1047,7 +1054,11 @@ update_best (SbDuelPanel *self)
 
   if (best_setting (self) == NULL)
     {
-      gtk_label_set_text (self->best_label, "Current best: none yet — the first questions explore at random.");
+      gtk_label_set_text (self->best_label,
+                          exp->mode == SB_MODE_SAFE
+                          && (exp->has_safe_start || exp->template_kind == SB_TEMPLATE_BENCHMARK)
+                          ? "Current best: none yet — the first question measures the safe start."
+                          : "Current best: none yet — the first questions explore at random.");
       return;
     }
   {
@@ -1457,6 +1468,7 @@ sb_duel_panel_set_recommendation (SbDuelPanel *self, const SbRecommendation *rec
     self->recommendation = *rec;
   if (self->experiment)
     {
+      update_table (self);  /* finished: the table shows the best found */
       update_best (self);
       show_stimuli (self);
     }

@@ -16,7 +16,8 @@
   let question = null;      // the open question's document
   let shownAt = 0;          // performance.now() when its stimuli were on screen
   let ranking = [];         // option indices, best first
-  let confidence = null;    // "weak" | "strong" | null (normal)
+  let confidence = null;    // the confidence chosen: a word or a rating, or null (none)
+  let scale = null;         // the question's confidence_scale
   let soundsLeft = 0;       // sounds not yet heard to the end
   let sending = false;
   let answersSinceBreak = 0;
@@ -220,13 +221,14 @@
     confidence = null;
     soundsLeft = 0;
     clearBlobs();
-    for (const b of ["conf-weak", "conf-strong"]) $(b).setAttribute("aria-pressed", "false");
     const n = q.options.length;
     const box = $("options");
     box.textContent = "";
     box.style.setProperty("--n", q.kind === "value" ? 1 : n);
     box.className = "options" + (n === 4 ? " grid2" : n > 2 ? " many" : "");
-    $("prompt").textContent = q.kind === "value" ? info.value_prompt : info.prompt;
+    // the experiment's own question text, else the wording for its kind
+    $("prompt").textContent = q.kind === "value" ? info.value_prompt
+                              : info.question_text && q.question_text ? q.question_text : info.prompt;
     const elements = await Promise.all(q.shown_order.map((i) => stimulusElement(q.stimuli[i])));
     q.shown_order.forEach((optionIndex, place) => {
       const card = document.createElement(q.kind === "value" ? "div" : "button");
@@ -250,6 +252,7 @@
     $("rank-undo").hidden = $("rank-confirm").hidden = q.kind !== "ranking";
     $("value-box").hidden = q.kind !== "value";
     $("confidence").hidden = !(q.kind === "duel" || q.kind === "choice");
+    renderConfidence(q.confidence_scale || { kind: "words" });
     if (q.progress) progress(q.progress.answers, q.progress.budget);
     show("question");
     // response time counts from the first frame that shows the stimuli
@@ -260,6 +263,51 @@
     // what is on screen, for people who test the page
     $("question").dataset.question = String(q.question);
     if (q.kind === "value") $("value-input").focus();
+  }
+
+  // ---- Confidence: the experiment's scale ------------------------------------------------
+
+  // The levels of SCALE as [value sent, button text]: the words weak,
+  // normal and strong, or the ratings 1 (least sure) .. k (surest).
+  function scaleLevels(s) {
+    if (s.kind === "rating" && s.levels >= 2) {
+      return Array.from({ length: s.levels }, (_, i) => [i + 1, String(i + 1)]);
+    }
+    return [["weak", "Unsure"], ["normal", "Fairly sure"], ["strong", "Sure"]];
+  }
+
+  function surest() {
+    const levels = scaleLevels(scale);
+    return levels[levels.length - 1][0];
+  }
+
+  function renderConfidence(s) {
+    scale = s;
+    const box = $("confidence-buttons");
+    box.textContent = "";
+    const levels = scaleLevels(s);
+    levels.forEach(([value, text], i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = text;
+      b.dataset.confidence = String(value);
+      b.setAttribute("aria-pressed", "false");
+      if (s.kind === "rating") {
+        b.className = "rating";
+        b.title = i === 0 ? "least sure" : i === levels.length - 1 ? "surest" : "";
+        b.setAttribute("aria-label", text + (b.title ? " (" + b.title + ")" : ""));
+      }
+      b.onclick = () => {
+        confidence = confidence === value ? null : value;
+        for (const other of box.children) {
+          other.setAttribute("aria-pressed", String(other.dataset.confidence === String(confidence)));
+        }
+      };
+      box.appendChild(b);
+    });
+    $("confidence").classList.toggle("rating", s.kind === "rating");
+    $("confidence-label").textContent = s.kind === "rating"
+      ? "How sure are you? 1 = least sure, " + levels.length + " = surest" : "How sure are you?";
   }
 
   function markRanks() {
@@ -295,7 +343,7 @@
     updateEnabled();
     const doc = { question: question.question, answer,
                   response_time: Math.max(0, (performance.now() - shownAt) / 1000) };
-    const conf = sure ? "strong" : confidence;
+    const conf = sure ? surest() : confidence;
     if (conf && (question.kind === "duel" || question.kind === "choice") && !answer.tie) doc.confidence = conf;
     setPending(doc);
     await deliver(doc);
@@ -399,13 +447,6 @@
   };
   $("value-input").addEventListener("keydown", (ev) => { if (ev.key === "Enter") $("value-send").click(); });
   $("value-failed").onclick = () => send({ failed: true }, false);
-  for (const [id, level] of [["conf-weak", "weak"], ["conf-strong", "strong"]]) {
-    $(id).onclick = () => {
-      confidence = confidence === level ? null : level;
-      $("conf-weak").setAttribute("aria-pressed", String(confidence === "weak"));
-      $("conf-strong").setAttribute("aria-pressed", String(confidence === "strong"));
-    };
-  }
 
   // ---- Start ------------------------------------------------------------------------------
 

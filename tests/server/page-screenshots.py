@@ -4,8 +4,9 @@ and a phone size: a colour study served by `skewgp serve` on 127.0.0.1,
 its consent text, then a question with the colours on screen.
 
 Usage: page-screenshots.py SKEWGP OUTPUT_DIR
-Writes serve-page-desktop.png, serve-page-phone.png and
-serve-page-consent-phone.png into OUTPUT_DIR.
+Writes serve-page-desktop.png (1280x800), serve-page-desktop-1024.png
+(1024x768), serve-page-phone.png and serve-page-consent-phone.png into
+OUTPUT_DIR.
 """
 import base64
 import json
@@ -70,6 +71,7 @@ def main():
         b.question_on_screen()
         shot(b, os.path.join(out, "serve-page-phone.png"), 390, 844)
         shot(b, os.path.join(out, "serve-page-desktop.png"), 1280, 800)
+        shot(b, os.path.join(out, "serve-page-desktop-1024.png"), 1024, 768)
     finally:
         if b:
             b.close()

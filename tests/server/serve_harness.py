@@ -284,11 +284,12 @@ class Server:
         return self.proc.returncode
 
 
-def make_study(skewgp, root, name, question):
+def make_study(skewgp, root, name, question, extra=None):
     exp = {"title": "Browser test " + name, "mode": "preference",
            "parameters": [{"name": "x", "lower": 0, "upper": 1},
                           {"name": "y", "lower": 0, "upper": 1}],
            "budget": 4, "initial": 2, "seed": 11, "question": question}
+    exp.update(extra or {})
     path = os.path.join(root, name + ".json")
     with open(path, "w") as f:
         json.dump(exp, f)

@@ -6,8 +6,10 @@ library only), against `skewgp serve` on 127.0.0.1.
 Three participants answer a duel study (one with the arrow keys and
 Shift for a sure answer, one by clicking, one who reloads the page in the
 middle of a question and then answers), a fourth a best-of-3 study (digit
-keys and clicks) and a fifth a ranking study (clicks, a key, Backspace to
-undo, Enter to confirm). Before each answer the open question is read
+keys and clicks), a fifth a duel study with its own question text and a
+confidence rating 1..5 (the page shows the text and the five ratings, and
+sends the rating pressed) and a sixth a ranking study (clicks, a key,
+Backspace to undo, Enter to confirm). Before each answer the open question is read
 from the session file (what the page was given); afterwards every
 participant's session file must hold exactly the answers clicked: the
 question id, the option chosen (the option shown at the place clicked),
@@ -89,25 +91,32 @@ def check_duels(study, code, expected, who):
             print("# recorded %s\n# expected %s" % (json.dumps(o), json.dumps(e)))
 
 
-def run_choice(b, server, study):
+def each_question(b, server, study):
+    """Starts the page and yields (question id, the open question as the
+    session file has it, its number from 0) until done; after each, waits
+    for the next question on screen."""
     b.go(server.url)
     b.wait("return !document.getElementById('welcome').hidden", "the welcome screen")
     b.click("#start")
-    expected, last, n = [], None, 0
+    n = 0
     while not b.js("return !document.getElementById('done').hidden"):
-        qid = b.question_on_screen(last)
-        code = b.participant(server.host)
-        pending = open_question(study, code)
+        qid = b.question_on_screen()
+        yield qid, open_question(study, b.participant(server.host)), n
+        n += 1
+        b.wait("const q = document.getElementById('question');"
+               "return !document.getElementById('done').hidden || "
+               "(q.dataset.question && q.dataset.question !== '%d');" % qid, "the next question")
+
+
+def run_choice(b, server, study):
+    expected = []
+    for qid, pending, n in each_question(b, server, study):
         place = n % 3
         if n % 2 == 0:
             b.keys(str(place + 1))
         else:
             b.click("#options .option:nth-child(%d)" % (place + 1))
         expected.append((qid, pending["shown_order"][place]))
-        last, n = qid, n + 1
-        b.wait("const q = document.getElementById('question');"
-               "return !document.getElementById('done').hidden || "
-               "(q.dataset.question && q.dataset.question !== '%d');" % qid, "the next question")
     code = b.participant(server.host)
     obs = observations(study, code)
     ok(len(obs) == len(expected), "best of 3: %d answers recorded" % len(obs))
@@ -117,15 +126,38 @@ def run_choice(b, server, study):
             print("# recorded %s, expected chosen %d" % (json.dumps(o), chosen))
 
 
+def run_own_wording(b, server, study, text, levels):
+    """A duel study with its own question text and a rating scale 1..LEVELS:
+    the page shows the text and one button per rating; each answer is
+    sent with the rating pressed (none for the first), as a number."""
+    expected = []
+    for qid, pending, n in each_question(b, server, study):
+        ok(b.js("return document.getElementById('prompt').textContent") == text,
+           "own wording: question %d shows the experiment's question text" % qid)
+        shown = b.js("return Array.from(document.querySelectorAll('#confidence-buttons button'))"
+                     ".map((e) => e.textContent)")
+        ok(shown == [str(i) for i in range(1, levels + 1)],
+           "own wording: question %d offers the ratings 1 to %d (%s)" % (qid, levels, shown))
+        rating = None if n == 0 else 1 + (n * 2) % levels
+        if rating is not None:
+            b.click("#confidence-buttons button:nth-child(%d)" % rating)
+        place = n % 2
+        b.click("#options .option:nth-child(%d)" % (place + 1))
+        expected.append((qid, pending["shown_order"][place], rating))
+    code = b.participant(server.host)
+    obs = observations(study, code)
+    ok(len(obs) == len(expected), "own wording: %d answers recorded" % len(obs))
+    for o, (qid, chosen, rating) in zip(obs, expected):
+        winner = {"a": 0, "b": 1}.get(o.get("winner"))
+        good = (o.get("question") == qid and winner == chosen and o.get("confidence") == rating
+                and (rating is None or type(o.get("confidence")) is int))
+        if not ok(good, "own wording: question %d recorded with rating %s" % (qid, rating)):
+            print("# recorded %s" % json.dumps(o))
+
+
 def run_ranking(b, server, study):
-    b.go(server.url)
-    b.wait("return !document.getElementById('welcome').hidden", "the welcome screen")
-    b.click("#start")
-    expected, last, n = [], None, 0
-    while not b.js("return !document.getElementById('done').hidden"):
-        qid = b.question_on_screen(last)
-        code = b.participant(server.host)
-        pending = open_question(study, code)
+    expected = []
+    for qid, pending, n in each_question(b, server, study):
         order = pending["shown_order"]
         # places clicked best first: 3rd, 1st, 2nd (a wrong one undone first)
         places = [2, 0, 1]
@@ -138,10 +170,6 @@ def run_ranking(b, server, study):
         b.keys("enter")
         ok(confirm_before, "ranking: Confirm is disabled until every option is ranked")
         expected.append((qid, [order[p] for p in places]))
-        last, n = qid, n + 1
-        b.wait("const q = document.getElementById('question');"
-               "return !document.getElementById('done').hidden || "
-               "(q.dataset.question && q.dataset.question !== '%d');" % qid, "the next question")
     code = b.participant(server.host)
     obs = observations(study, code)
     ok(len(obs) == len(expected), "ranking: %d answers recorded" % len(obs))
@@ -182,6 +210,18 @@ def main():
         b = Browser(driver)
         browsers.append(b)
         run_choice(b, server, choice)
+        b.close()
+        server.stop()
+
+        text = "Which picture looks more natural?"
+        wording = make_study(skewgp, root, "wording", {"kind": "duel", "ties": True},
+                             {"question_text": text,
+                              "confidence_scale": {"kind": "rating", "levels": 5}})
+        server = Server(skewgp, wording)
+        servers.append(server)
+        b = Browser(driver)
+        browsers.append(b)
+        run_own_wording(b, server, wording, text, 5)
         b.close()
         server.stop()
 
