@@ -5,7 +5,10 @@
  * SPIN_UNTIL (cond) iterates the main loop until COND holds; after
  * UI_HARNESS_SPIN_SECONDS (default 60; define it before including this
  * file) without it the test fails — a hang is a failure, and engine jobs
- * on a loaded 2-core machine can take seconds. spin_for (ms) iterates the
+ * on a loaded 2-core machine can take seconds. Under the valgrind and
+ * asan setups (SB_TEST_INSTRUMENTED set), where the engine runs 10-50x
+ * slower, the wait is UI_HARNESS_INSTRUMENTED_FACTOR times longer.
+ * spin_for (ms) iterates the
  * main loop for MS milliseconds (a 5 ms timer keeps it waking up). */
 #pragma once
 #include <glib.h>
@@ -13,6 +16,16 @@
 #ifndef UI_HARNESS_SPIN_SECONDS
 #define UI_HARNESS_SPIN_SECONDS 60
 #endif
+#define UI_HARNESS_INSTRUMENTED_FACTOR 10
+
+static inline gint64
+ui_harness_spin_deadline (void)
+{
+  gint64 seconds = UI_HARNESS_SPIN_SECONDS;
+  if (g_getenv ("SB_TEST_INSTRUMENTED"))
+    seconds *= UI_HARNESS_INSTRUMENTED_FACTOR;
+  return g_get_monotonic_time () + seconds * G_TIME_SPAN_SECOND;
+}
 
 static inline gboolean
 ui_harness_wake (gpointer data)
@@ -24,8 +37,7 @@ ui_harness_wake (gpointer data)
  * main-loop event (a flag set by a worker thread). */
 #define SPIN_UNTIL(cond)                                                        \
   G_STMT_START {                                                                \
-    gint64 deadline_ = g_get_monotonic_time ()                                  \
-                       + UI_HARNESS_SPIN_SECONDS * G_TIME_SPAN_SECOND;          \
+    gint64 deadline_ = ui_harness_spin_deadline ();                             \
     guint wake_ = g_timeout_add (5, ui_harness_wake, NULL);                     \
     while (!(cond) && g_get_monotonic_time () < deadline_)                      \
       g_main_context_iteration (NULL, TRUE);                                    \
