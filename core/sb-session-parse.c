@@ -424,6 +424,13 @@ parse_experiment (const ParseContext *ctx, JsonObject *obj, SbExperiment *exp, G
     return FALSE;
 
   GET_OR_FAIL (obj, "seed", G_TYPE_INT64, FALSE, node);
+  if (node && json_node_get_int (node) < 0)
+    {
+      /* the range skewgp new accepts: a seed is 0 or more */
+      content_error (ctx, error, SB_SESSION_ERROR_INVALID, "seed",
+                     "'seed' must be 0 or more, not %" G_GINT64_FORMAT, json_node_get_int (node));
+      return FALSE;
+    }
   if (node)
     exp->seed = (guint64) json_node_get_int (node);
   GET_OR_FAIL (obj, "threshold", G_TYPE_DOUBLE, FALSE, node);

@@ -1083,12 +1083,33 @@ test_unknown_members (void)
   remove_dir (dir);
 }
 
+/* A negative seed is refused when the file is read, as skewgp new
+ * refuses it, naming the member (it was read as a huge unsigned seed). */
+static void
+test_negative_seed (void)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) session = sb_session_new (exp);
+  g_autoptr (GError) error = NULL;
+  gsize length;
+  g_autofree char *text = sb_session_to_data (session, &length);
+  g_autoptr (GString) bad = g_string_new (text);
+  g_autoptr (SbSession) back = NULL;
+
+  g_assert_cmpuint (g_string_replace (bad, "\"seed\": 1,", "\"seed\": -1,", 1), ==, 1);
+  back = sb_session_load_from_data (bad->str, -1, "s.json", &error);
+  g_assert_null (back);
+  g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "'seed' must be 0 or more, not -1"));
+}
+
 int
 main (int argc, char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/session/round-trip", test_round_trip);
   g_test_add_func ("/session/unknown-members", test_unknown_members);
+  g_test_add_func ("/session/negative-seed", test_negative_seed);
   g_test_add_func ("/session/atomic-save", test_atomic_save);
   g_test_add_func ("/session/refuse-damaged", test_refuse_damaged);
   g_test_add_func ("/session/csv", test_csv);
