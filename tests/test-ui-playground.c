@@ -366,6 +366,8 @@ test_preset (void)
     g_assert_cmpfloat (fabs (h.kernel.lengthscales[0] / 2.541 - 1), <, 0.05);
     g_assert_cmpfloat (fabs (h.kernel.variance / 26.09 - 1), <, 0.1);
     sg_data_clear (&data);
+    sg_fit_spec_clear (&spec);
+    sg_kernel_clear (&h.kernel);
   }
 
   /* The result: the three methods at the same hyperparameters; Laplace's
