@@ -66,6 +66,19 @@ def http(method, url, body=None):
         raise RuntimeError("%s %s: %s %s" % (method, url, e.code, e.read()[:300]))
 
 
+def stop_process(proc, timeout=10):
+    """Ends PROC (SIGTERM, SIGKILL after TIMEOUT s) unless it has ended;
+    its exit status (negative: the signal that ended it)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 def log_tail(path):
     """The last LOG_TAIL characters of the file PATH, or why there are none."""
     try:
@@ -205,13 +218,7 @@ class Browser:
             except Exception:
                 pass
             self.id = None
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         if os.path.isdir(self.profile):
             self.stderr = log_tail(self.log)
             shutil.rmtree(self.profile, ignore_errors=True)
@@ -256,13 +263,7 @@ class Driver:
         return log_tail(self.log)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -276,12 +277,7 @@ class Server:
         self.host = self.url.split("/")[2]
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-        return self.proc.returncode
+        return stop_process(self.proc, timeout=30)
 
 
 def make_study(skewgp, root, name, question, extra=None):
