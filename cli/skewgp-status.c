@@ -60,8 +60,11 @@ static const char status_help[] =
   "Answers the experimenter removed do not count anywhere.\n"
   "STUDY without --participant: {\"study\", \"repeat_rate\",\n"
   "\"participants\": [{\"code\", \"status\", \"answers\", \"budget\", \"done\",\n"
-  "\"removed\", \"skipped\", \"open_question\", \"consistency\"}, ...],\n"
-  "\"population\": {\"participants\", \"included\" (not excluded), \"done\",\n"
+  "\"removed\", \"skipped\", \"open_question\", \"consistency\"}, ...]\n"
+  "(a participant whose session file is missing or cannot be read gets\n"
+  "{\"code\", \"status\", \"error\": why} and is left out of the population),\n"
+  "\"population\": {\"participants\", \"included\" (not excluded), \"unreadable\"\n"
+  "(included, session unreadable), \"done\",\n"
   "\"answers\", \"duels\", \"repeats\", \"repeats_agreeing\", \"agreement\",\n"
   "\"triples\", \"intransitive_triples\", \"side_duels\", \"first_shown_chosen\",\n"
   "\"at_chance\", \"best\", \"mean\", \"interval\", \"hyperparameters\", \"model\"}}: the\n"
@@ -272,11 +275,17 @@ run_population (const char *dir, GError **error)
     {
       const SbParticipant *p = sb_study_get_participant (study, i);
       SbParticipantSummary s;
-      if (!sb_study_summarise (study, p->code, &s, &err))
-        return skewgp_forward_error (err, error);
+      g_autoptr (GError) unreadable = NULL;
       json_builder_begin_object (b);
       skewgp_add_string (b, "code", p->code);
       skewgp_add_string (b, "status", sb_participant_status_to_string (p->status));
+      if (!sb_study_summarise (study, p->code, &s, &unreadable))
+        {
+          /* one lost or broken file is reported, not fatal to everyone */
+          skewgp_add_string (b, "error", unreadable->message);
+          json_builder_end_object (b);
+          continue;
+        }
       skewgp_add_int (b, "answers", s.answered);
       skewgp_add_int (b, "budget", s.budget);
       skewgp_add_bool (b, "done", s.done);
@@ -294,6 +303,7 @@ run_population (const char *dir, GError **error)
   json_builder_begin_object (b);
   skewgp_add_int (b, "participants", pop.n_participants);
   skewgp_add_int (b, "included", pop.n_included);
+  skewgp_add_int (b, "unreadable", pop.n_unreadable);
   skewgp_add_int (b, "done", pop.n_done);
   skewgp_add_int (b, "answers", pop.n_answers);
   skewgp_add_int (b, "duels", pop.n_duels);

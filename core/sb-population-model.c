@@ -54,9 +54,12 @@ sb_population_input_new (SbStudy *study, GError **error)
       g_autoptr (SbSession) session = NULL;
       if (p->status == SB_PARTICIPANT_EXCLUDED)
         continue;
-      session = sb_study_open_session (study, p->code, error);
+      session = sb_study_open_session (study, p->code, NULL);
       if (session == NULL)
-        return NULL;
+        {
+          input->n_unreadable++;
+          continue;
+        }
       input->codes[input->n_people] = g_strdup (p->code);
       input->logs[input->n_people] = sb_session_dup_observations (session);
       input->n_people++;

@@ -54,7 +54,9 @@ G_BEGIN_DECLS
 typedef struct {
   SbExperiment *experiment;  /* the study's (copy)                              */
   char *dir;                 /* the study's folder (NULL: none)                  */
-  guint n_people;            /* included participants                            */
+  guint n_people;            /* included participants whose session was read     */
+  guint n_unreadable;        /* included participants whose session could not be
+                              * read (missing, unreadable or invalid): left out */
   char **codes;              /* their codes, in roster order (n_people)         */
   GPtrArray **logs;          /* each one's observation log (SbLogEntry copies)  */
   /* Model options (sb_population_input_new sets the defaults above). */
@@ -68,8 +70,11 @@ typedef struct {
   guint n_plot;
 } SbPopulationInput;
 
-/* The included participants' sessions read from STUDY's files. NULL with
- * ERROR when one cannot be read. */
+/* The included participants' sessions read from STUDY's files. A session
+ * that cannot be read leaves that participant out (counted in
+ * n_unreadable; skewgp status and the Study view name the reason per
+ * participant), so one lost file does not stop everyone's model. NULL with
+ * ERROR only for the study itself. */
 SbPopulationInput *sb_population_input_new (SbStudy *study, GError **error);
 void sb_population_input_free (SbPopulationInput *input);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SbPopulationInput, sb_population_input_free)

@@ -868,8 +868,11 @@ sb_study_population (SbStudy *self, SbPopulation *out, GError **error)
       SbParticipantSummary s;
       if (p->status == SB_PARTICIPANT_EXCLUDED)
         continue;
-      if (!sb_study_summarise (self, p->code, &s, error))
-        return FALSE;
+      if (!sb_study_summarise (self, p->code, &s, NULL))
+        {
+          out->n_unreadable++;
+          continue;
+        }
       out->n_included++;
       out->n_done += s.done;
       out->n_answers += s.answered;

@@ -197,6 +197,9 @@ typedef struct {
   guint n_side;
   guint n_first_chosen;
   guint n_at_chance;        /* included participants flagged at chance    */
+  guint n_unreadable;       /* included, but the session cannot be read
+                             * (missing or invalid file): not in the
+                             * counts above; sb_study_summarise says why */
 } SbPopulation;
 gboolean sb_study_population (SbStudy *self, SbPopulation *out, GError **error);
 

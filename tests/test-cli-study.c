@@ -486,6 +486,42 @@ test_many_example (void)
   remove_tree (dir);
 }
 
+/* A roster entry whose session file is gone: status STUDY still reports
+ * everyone else and the population of the readable ones, and names the
+ * lost file on that participant's entry (it used to fail for all). */
+static void
+test_lost_file (Fixture *f, gconstpointer data)
+{
+  const char *codes[] = { "lab-1", "lab-2", "lab-3" };
+  for (guint i = 0; i < 3; i++)
+    {
+      CliResult r = cli_run_args (NULL, "study", "add", f->study, "--code", codes[i], NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      cli_result_clear (&r);
+      g_assert_cmpuint (answer_all (f, codes[i]), ==, 8);
+    }
+  g_autofree char *lost = g_build_filename (f->study, "participants", "lab-2.json", NULL);
+  g_assert_cmpint (g_unlink (lost), ==, 0);
+
+  CliResult r = cli_run_args (NULL, "status", f->study, NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  JsonArray *people = json_object_get_array_member (cli_object (&r), "participants");
+  g_assert_cmpuint (json_array_get_length (people), ==, 3);
+  JsonObject *gone = json_array_get_object_element (people, 1);
+  g_assert_cmpstr (json_object_get_string_member (gone, "code"), ==, "lab-2");
+  g_assert_nonnull (strstr (json_object_get_string_member (gone, "error"), "lab-2.json"));
+  g_assert_false (json_object_has_member (gone, "answers"));
+  for (guint i = 0; i < 3; i += 2)
+    g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (people, i),
+                                                 "answers"), ==, 8);
+  JsonObject *pop = json_object_get_object_member (cli_object (&r), "population");
+  g_assert_cmpint (json_object_get_int_member (pop, "included"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (pop, "unreadable"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (pop, "answers"), ==, 16);
+  g_assert_false (json_node_is_null (json_object_get_member (pop, "best")));
+  cli_result_clear (&r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -497,6 +533,7 @@ main (int argc, char **argv)
   g_test_add ("/cli/study/levels-in-status", Fixture, NULL, set_up, test_levels_in_status,
               tear_down);
   g_test_add ("/cli/study/model-refused", Fixture, NULL, set_up, test_model_refused, tear_down);
+  g_test_add ("/cli/study/lost-file", Fixture, NULL, set_up, test_lost_file, tear_down);
   g_test_add_func ("/cli/study/many-example", test_many_example);
   return g_test_run ();
 }
