@@ -1398,7 +1398,6 @@ sb_duel_panel_set_read_only (SbDuelPanel *self, const char *reason)
   if (g_strcmp0 (self->read_only, reason) == 0)
     return;
   g_free (self->read_only);
-  g_free (self->finished_reason);
   self->read_only = g_strdup (reason);
   update (self);
 }
@@ -1659,6 +1658,7 @@ sb_duel_panel_finalize (GObject *object)
   g_free (self->trust_file);
   g_free (self->answer_blocker);
   g_free (self->read_only);
+  g_free (self->finished_reason);
   G_OBJECT_CLASS (sb_duel_panel_parent_class)->finalize (object);
 }
 
