@@ -8,6 +8,7 @@
  * does nothing when the schedule does not ask; a stored fit whose answers
  * were undone is not used. */
 #include "cli-harness.h"
+#include "remove-tree.h"
 #include "scale-fixtures.h"
 #include "sb-file-lock.h"
 
@@ -16,23 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 /* Runs `skewgp ARGV...` (NULL-terminated, INPUT on stdin) with its test
  * points written to a file; *POINTS gets them (one per line). */

@@ -3,6 +3,7 @@
  * answered to the end with repeats, the population status, history edits,
  * the long CSV (notes only when asked), and refusals with exit 2. */
 #include "cli-harness.h"
+#include "remove-tree.h"
 
 #include <glib/gstdio.h>
 #include <stdarg.h>
@@ -17,24 +18,6 @@ typedef struct {
   char *root;
   char *study;
 } Fixture;
-
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 static void
 set_up (Fixture *f, gconstpointer data)

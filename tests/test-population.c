@@ -5,6 +5,7 @@
  * hierarchical study's duel is stored as the pending question and
  * answered; removed answers never reach the model. */
 #include "sb-ask-tell.h"
+#include "remove-tree.h"
 #include "sb-population.h"
 #include "sb-session-history.h"
 
@@ -21,23 +22,6 @@ typedef struct {
   char *dir;
 } Fixture;
 
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 static void
 set_up (Fixture *f, gconstpointer data)

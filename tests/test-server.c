@@ -8,6 +8,7 @@
  * origins only, the experimenter's status, the study's lock, the page's
  * own files, and stimulus files only from inside the study folder. */
 #include "sb-ask-tell.h"
+#include "remove-tree.h"
 #include "sb-question-json.h"
 #include "sb-serve-store.h"
 #include "sb-server-private.h"
@@ -79,23 +80,6 @@ make_study (Fixture *f, SbAskKind kind, guint budget)
   make_study_with_model (f, kind, budget, SB_STUDY_MODEL_INDEPENDENT);
 }
 
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 /* ---- The server thread ----------------------------------------------------- */
 

@@ -1,4 +1,5 @@
 #include "sb-command-trust.h"
+#include "remove-tree.h"
 /* test-stimulus.c — stimuli without a display: OKLCH against published
  * reference values, the experiment's "stimulus" in the session file, and
  * the external renderer (fake renderers in tests/data: one writes a PNG,
@@ -306,23 +307,6 @@ fixture_set_up (Fixture *f, gconstpointer data)
   f->dir = g_dir_make_tmp ("sb-stimulus-XXXXXX", NULL);
   g_assert_nonnull (f->dir);
   f->cache = g_build_filename (f->dir, "cache dir", NULL);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 static void

@@ -6,6 +6,7 @@
  * the pooled population, and the long CSV (numbers as typed, notes only
  * when asked, removed answers left out). */
 #include "sb-ask-tell.h"
+#include "remove-tree.h"
 #include "sb-session-history.h"
 #include "sb-study.h"
 
@@ -28,23 +29,6 @@ fixture_set_up (Fixture *f, gconstpointer data)
   f->dir = g_build_filename (f->root, "colour-study", NULL);
 }
 
-static void
-remove_tree (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-      const char *name;
-      while (d && (name = g_dir_read_name (d)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 static void
 fixture_tear_down (Fixture *f, gconstpointer data)

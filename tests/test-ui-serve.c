@@ -10,6 +10,7 @@
  * With SB_SCREENSHOT_DIR set, the window is saved as serve-panel.png
  * there. TAP-skips without a display. */
 #include "sb-qr-code.h"
+#include "remove-tree.h"
 #include "sb-serve-panel.h"
 #include "sb-study-view.h"
 
@@ -21,26 +22,6 @@
 #include "ui-harness.h"
 
 static SbApplication *app;
-
-static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir)
-    {
-      while ((name = g_dir_read_name (dir)))
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_dir_close (dir);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 static gboolean
 is_qr_code (GtkWidget *widget, gconstpointer data)

@@ -8,6 +8,7 @@
  * options, and a missing one says so; the tone example plays to the
  * end. TAP-skips without a display. */
 #include "sb-application.h"
+#include "remove-tree.h"
 #include "sb-candidates.h"
 #include "sb-command-trust.h"
 #include "sb-stimulus-view.h"
@@ -102,23 +103,6 @@ static void
 fixture_open (Fixture *f, SbStimulusKind kind, const char *script, double timeout)
 {
   fixture_open_k (f, kind, script, timeout, 2);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr (GDir) d = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (d && (name = g_dir_read_name (d)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
 }
 
 static void

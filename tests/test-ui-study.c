@@ -8,6 +8,7 @@
  * which changes the log the model sees and the session file; the toast
  * undoes the removal and then offers Redo. TAP-skips without a display. */
 #include "sb-application.h"
+#include "remove-tree.h"
 #include "sb-experiment-templates.h"
 #include "sb-new-study-dialog.h"
 #include "sb-participant-dialog.h"
@@ -22,26 +23,6 @@
 #include "ui-harness.h"
 
 static SbApplication *app;
-
-static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir)
-    {
-      while ((name = g_dir_read_name (dir)))
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          remove_tree (child);
-        }
-      g_dir_close (dir);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 static SbWindow *
 new_window (void)
