@@ -118,8 +118,7 @@ set_n_saved (SbCampaign *self, guint n)
 static gboolean
 budget_used (SbCampaign *self)
 {
-  return sb_session_get_n_answers (self->session)
-         >= sb_session_get_experiment (self->session)->budget;
+  return sb_ask_tell_is_done (self->session);
 }
 
 /* Every log entry is on disk, or cannot be until a save works again (the
@@ -242,6 +241,19 @@ open_question (SbCampaign *self, SbProposal *p)
     show_open_question (p, open);
 }
 
+/* A followed session shows the question its writer asked and nobody has
+ * answered yet, with the model of what is on disk; without one nothing is
+ * asked (the engine's own proposal is nobody's question). */
+static void
+follow_open_question (SbCampaign *self, SbProposal *p)
+{
+  const SbQuestion *open = sb_ask_tell_current (self->session);
+
+  self->open_id = open ? open->id : 0;
+  if (open)
+    show_open_question (p, open);
+}
+
 /* The latest result becomes the question on screen, the session's open
  * question. */
 static void
@@ -277,6 +289,8 @@ question_computed (SbCampaign *self, const SbProposal *result)
   self->latest = q;
   self->latest_opened = FALSE;
   set_string (self, &self->error, NULL, PROP_ERROR);
+  if (self->read_only)
+    follow_open_question (self, q);
 
   if (q->refit_due && self->auto_refit)
     start_fit (self);
@@ -284,7 +298,7 @@ question_computed (SbCampaign *self, const SbProposal *result)
 
   if (self->read_only)
     set_state (self, SB_CAMPAIGN_FOLLOWING);
-  else if (budget_used (self) || q->safe_exhausted)
+  else if (sb_campaign_get_done (self))
     set_state (self, SB_CAMPAIGN_FINISHED);
   else if (log_settled (self))
     ask (self);
@@ -420,8 +434,10 @@ on_session_changed (SbSession *session, SbCampaign *self)
   self->log_changes++;
   self->n_edits = sb_session_get_n_edits (session);
 
-  /* A new proposal supersedes the running one (its result is dropped). */
-  if (edited
+  /* A new proposal supersedes the running one (its result is dropped).
+   * A followed file changed: its open question may be another one even
+   * when its answers are the same. */
+  if (edited || self->read_only
       || (computing ? self->computing_n_log != n
                     : self->latest == NULL || self->latest->n_log != n
                       || self->state == SB_CAMPAIGN_STALLED))
@@ -630,6 +646,21 @@ sb_campaign_get_question (SbCampaign *self)
 {
   g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
   return self->state == SB_CAMPAIGN_ASKING ? self->latest : NULL;
+}
+
+const SbProposal *
+sb_campaign_get_followed_question (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), NULL);
+  return self->state == SB_CAMPAIGN_FOLLOWING && self->open_id != 0 ? self->latest : NULL;
+}
+
+gboolean
+sb_campaign_get_done (SbCampaign *self)
+{
+  g_return_val_if_fail (SB_IS_CAMPAIGN (self), FALSE);
+  return self->session != NULL
+         && (budget_used (self) || (self->latest != NULL && self->latest->safe_exhausted));
 }
 
 const SbProposal *
@@ -991,8 +1022,9 @@ submit_plot (SbCampaign *self)
     return;
   input = sb_plot_input_new (self->latest->model, self->session, self->latest, 0,
                              sb_worker_get_generation (self->worker, SB_WORKER_LANE_PROPOSE));
-  /* A finished campaign asks nothing more: no next-question markers. */
-  input->show_next = !budget_used (self);
+  /* A finished campaign asks nothing more, and a followed one shows only
+   * the question its writer asked: no next-question markers otherwise. */
+  input->show_next = !budget_used (self) && (!self->read_only || self->open_id != 0);
   input->has_slice = self->has_slice;
   input->slice_x = self->slice_x;
   input->slice_y = self->slice_y;

@@ -31,7 +31,9 @@
  * answers. When another process holds the lock, or when asked to follow
  * (sb_campaign_follow), the campaign is read-only: it takes no answer,
  * writes nothing, reloads the file whenever it changes on disk and shows
- * the model of what is there (state FOLLOWING).
+ * the model of what is there with the question the writer asked and
+ * nobody has answered yet (state FOLLOWING,
+ * sb_campaign_get_followed_question).
  *
  * Fits are made when the refit schedule says so (sb_fit_schedule_due,
  * the same as `skewgp refit --if-due` and the study server; unless
@@ -113,6 +115,13 @@ SbCampaignState sb_campaign_get_state (SbCampaign *self);
 
 /* The question on screen (state ASKING), else NULL. */
 const SbProposal *sb_campaign_get_question (SbCampaign *self);
+/* Following (state FOLLOWING): the question the file's writer asked and
+ * nobody has answered yet, shown on the model of the answers on disk;
+ * NULL when the file has no open question or in any other state. */
+const SbProposal *sb_campaign_get_followed_question (SbCampaign *self);
+/* TRUE when nothing is left to ask: the budget is used, or in safe mode
+ * no new setting is safe enough (the latest proposal is safe_exhausted). */
+gboolean sb_campaign_get_done (SbCampaign *self);
 /* The latest model's result: the question on screen, or while computing
  * or finished the last one computed (its best, truths and model); NULL
  * before the first. */

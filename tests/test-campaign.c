@@ -505,6 +505,23 @@ test_autoplay_and_refits (Fixture *f, gconstpointer data)
   }
 }
 
+/* The follower's question is the writer's question Q: its kind and
+ * options in their shown order. */
+static gboolean
+followed_is (SbCampaign *follower, const SbProposal *q)
+{
+  const SbProposal *p = sb_campaign_get_followed_question (follower);
+
+  if (p == NULL || q == NULL || p->n_log != q->n_log || p->kind != q->kind
+      || p->n_options != q->n_options)
+    return FALSE;
+  for (guint i = 0; i < q->n_options; i++)
+    if (memcmp (p->options[i], q->options[i], q->dim * sizeof (double)) != 0
+        || p->shown_order[i] != q->shown_order[i])
+      return FALSE;
+  return TRUE;
+}
+
 /* One writer per file: the campaign holds the write lock; a second
  * campaign on the same file (another window or process) is read-only,
  * refuses answers, writes nothing and follows the writer's answers. */
@@ -512,12 +529,15 @@ static void
 test_one_writer_others_follow (Fixture *f, gconstpointer data)
 {
   g_autoptr (SbExperiment) exp = sb_template_colour ();
-  g_autoptr (SbSession) session = start (f, exp);
+  g_autoptr (SbSession) session = NULL;
   g_autoptr (SbCampaign) follower = sb_campaign_new ();
   g_autoptr (SbSession) copy = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *before = NULL, *after = NULL;
   const char *reason = NULL;
+
+  exp->budget = 3;
+  session = start (f, exp);
 
   g_assert_false (sb_campaign_get_read_only (f->campaign, NULL));
   g_assert_null (sb_file_lock_acquire (f->path, "test", &error));
@@ -547,8 +567,21 @@ test_one_writer_others_follow (Fixture *f, gconstpointer data)
   g_assert_cmpint (sb_session_get_observation (copy, 1)->winner, ==,
                    sb_session_get_observation (session, 1)->winner);
 
-  /* The follower never wrote: the file is the writer's. */
+  /* It shows the question the writer asked (not one of its own), with
+   * the model of the answers on disk. */
   SPIN_UNTIL (asking (f));
+  SPIN_UNTIL (followed_is (follower, sb_campaign_get_question (f->campaign)));
+  g_assert_false (sb_campaign_get_done (follower));
+
+  /* The writer's last answer: nothing is open, nothing more to ask. */
+  answer_n (f, 1);
+  SPIN_UNTIL (sb_campaign_get_state (f->campaign) == SB_CAMPAIGN_FINISHED);
+  SPIN_UNTIL (sb_session_get_n_observations (copy) == 3
+              && sb_campaign_get_state (follower) == SB_CAMPAIGN_FOLLOWING);
+  g_assert_true (sb_campaign_get_done (follower));
+  g_assert_null (sb_campaign_get_followed_question (follower));
+
+  /* The follower never wrote: the file is the writer's. */
   g_assert_true (g_file_get_contents (f->path, &before, NULL, NULL));
   sb_campaign_set_session (follower, NULL);
   g_assert_true (g_file_get_contents (f->path, &after, NULL, NULL));

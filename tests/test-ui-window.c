@@ -6,7 +6,9 @@
  * running while a hyperparameter fit runs, and the new-experiment dialog
  * builds every template. TAP-skips when there is no display. */
 #include "sb-application.h"
+#include "sb-ask-tell.h"
 #include "sb-recommend.h"
+#include "sb-setting.h"
 #include "sb-experiment-templates.h"
 #include "sb-new-experiment-dialog.h"
 #include "sb-window.h"
@@ -1232,6 +1234,62 @@ test_best_found_is_best_mean (Fixture *f, gconstpointer data)
   g_assert_true (best_label_says (f, "temperature = 70"));
 }
 
+/* A script answers a session by ask/tell while the window follows the
+ * file (skewbench --follow): the window shows the question the script was
+ * asked, counts against the budget and, once the script is done, says so
+ * with the best setting `skewgp status` reports (the recommendation). */
+static void
+test_follow_shows_writer (Fixture *f, gconstpointer data)
+{
+  g_autoptr (SbExperiment) exp = sb_template_custom ();
+  g_autoptr (SbSession) writer = NULL;
+  g_autoptr (GError) error = NULL;
+  const double duels[][4] = { { 70, 20, 30, 5 }, { 70, 20, 50, 25 }, { 40, 10, 70, 20 } };
+  const SbQuestion *q;
+  SbAnswer answer = { .kind = SB_ANSWER_CHOSEN };
+  SbRecommendation rec;
+
+  exp->budget = 4;
+  exp->initial = 2;
+  writer = sb_session_new (exp);
+  g_assert_true (sb_session_save_as (writer, f->file, &error));
+  for (guint i = 0; i < G_N_ELEMENTS (duels); i++)
+    g_assert_true (sb_session_add_duel (writer, duels[i], duels[i] + 2, i == 2, &error));
+  /* nothing asked yet: no question shown, none of the window's own */
+  g_assert_true (sb_window_follow_file (f->window, f->file));
+  SPIN_UNTIL (sb_campaign_get_state (sb_window_get_campaign (f->window)) == SB_CAMPAIGN_FOLLOWING);
+  g_assert_null (sb_campaign_get_followed_question (sb_window_get_campaign (f->window)));
+
+  /* the script asks: only the file's open question changes */
+  q = sb_ask_tell_ask (writer, &error);
+  g_assert_no_error (error);
+  SPIN_UNTIL (sb_campaign_get_followed_question (sb_window_get_campaign (f->window)) != NULL);
+  g_assert_nonnull (ui_find_widget (GTK_WIDGET (f->window), label_is, "Question 4 of 4"));
+  {
+    const SbProposal *shown = sb_campaign_get_followed_question (sb_window_get_campaign (f->window));
+    g_assert_cmpuint (shown->n_options, ==, q->n_options);
+    for (guint i = 0; i < q->n_options; i++)
+      g_assert_cmpmem (shown->options[i], shown->dim * sizeof (double),
+                       q->options[i], shown->dim * sizeof (double));
+  }
+
+  answer.question = q->id;
+  g_assert_true (sb_ask_tell_tell (writer, &answer, &error));
+  {
+    SbJobInput *input = sb_job_input_new (writer);
+    g_assert_true (sb_recommend_from_input (input, &rec, &error));
+    sb_job_input_free (input);
+  }
+  SPIN_UNTIL (ui_find_widget (GTK_WIDGET (f->window), label_is, "All 4 questions answered") != NULL);
+  g_assert_null (sb_campaign_get_followed_question (sb_window_get_campaign (f->window)));
+  {
+    g_autofree char *mean = g_strdup_printf ("Posterior mean %.4g", rec.mean);
+    g_autofree char *best = sb_experiment_describe_setting (exp, rec.best);
+    SPIN_UNTIL (best_label_says (f, mean));
+    g_assert_true (best_label_says (f, best));
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -1242,8 +1300,9 @@ main (int argc, char *argv[])
     "/ui/window/cancel-fit", "/ui/window/autoplay", "/ui/window/value-questions",
     "/ui/window/safe-start-from-dialog", "/ui/window/recommendation-export",
     "/ui/window/best-found-is-best-mean", "/ui/window/safe-panel-ends",
+    "/ui/window/follow-shows-writer",
     "/ui/new-experiment-dialog", "/ui/new-experiment-choices", "/ui/new-experiment-questions",
-    "/ui/new-experiment-safe", "/ui/entered-number",
+    "/ui/new-experiment-wording", "/ui/new-experiment-safe", "/ui/entered-number",
   };
   int status;
 
@@ -1283,6 +1342,7 @@ main (int argc, char *argv[])
   g_test_add ("/ui/window/recommendation-export", Fixture, NULL, fixture_set_up, test_recommendation_export, fixture_tear_down);
   g_test_add ("/ui/window/safe-panel-ends", Fixture, NULL, fixture_set_up, test_safe_panel_ends, fixture_tear_down);
   g_test_add ("/ui/window/best-found-is-best-mean", Fixture, NULL, fixture_set_up, test_best_found_is_best_mean, fixture_tear_down);
+  g_test_add ("/ui/window/follow-shows-writer", Fixture, NULL, fixture_set_up, test_follow_shows_writer, fixture_tear_down);
   g_test_add_func ("/ui/new-experiment-dialog", test_new_experiment_dialog);
   g_test_add_func ("/ui/new-experiment-choices", test_new_experiment_choices);
   g_test_add_func ("/ui/new-experiment-questions", test_new_experiment_questions);

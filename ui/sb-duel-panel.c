@@ -1029,9 +1029,10 @@ prompt_for (const SbExperiment *exp, const SbProposal *q)
 }
 
 /* The recommendation (sb-recommend.h): once the study is finished it is
- * the best found; while questions are asked, only when it is about the
- * incumbent shown (or there is no other: a session opened after its last
- * answer has no question). */
+ * the best found, and on a followed file (read-only) the best `skewgp
+ * status` reports; while questions are asked here, only when it is about
+ * the incumbent shown (or there is no other: a session opened after its
+ * last answer has no question). */
 static const SbRecommendation *
 current_recommendation (SbDuelPanel *self)
 {
@@ -1039,7 +1040,7 @@ current_recommendation (SbDuelPanel *self)
 
   if (!self->has_recommendation || !r->has_best)
     return NULL;
-  if (!self->finished && self->has_best && !recommends_incumbent (self, r))
+  if (!self->finished && !self->read_only && self->has_best && !recommends_incumbent (self, r))
     return NULL;
   return r;
 }

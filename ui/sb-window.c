@@ -321,29 +321,36 @@ on_question_ready (SbCampaign *campaign, SbWindow *self)
 }
 
 /* The panel follows the campaign's state: no question (and no answer
- * taken) while it computes, the result once it is finished. */
+ * taken) while it computes, the result once it is finished. A followed
+ * file shows its writer's open question (read-only) and is finished as
+ * the writer's session is. */
 static void
 on_state_changed (SbCampaign *campaign, GParamSpec *pspec, SbWindow *self)
 {
   SbCampaignState state = sb_campaign_get_state (campaign);
   SbSession *session = sb_campaign_get_session (campaign);
+  gboolean following = state == SB_CAMPAIGN_FOLLOWING;
+  gboolean finished = state == SB_CAMPAIGN_FINISHED
+                      || (following && sb_campaign_get_done (campaign));
 
   if (state != SB_CAMPAIGN_ASKING)
-    sb_duel_panel_set_question (self->duel_panel, NULL,
+    sb_duel_panel_set_question (self->duel_panel,
+                                following ? sb_campaign_get_followed_question (campaign) : NULL,
                                 session ? sb_session_get_n_answers (session) : 0);
   sb_duel_panel_set_busy (self->duel_panel, state == SB_CAMPAIGN_COMPUTING);
   {
     /* safe mode may finish before the budget: the panel says why */
     const SbProposal *latest = sb_campaign_get_latest (campaign);
-    g_autofree char *why = state == SB_CAMPAIGN_FINISHED && latest && latest->safe_exhausted
+    g_autofree char *why = finished && latest && latest->safe_exhausted
                              ? sb_proposal_safe_statement (sb_session_get_experiment (session),
                                                            latest)
                              : NULL;
     sb_duel_panel_set_finished_reason (self->duel_panel, why);
   }
-  sb_duel_panel_set_finished (self->duel_panel, state == SB_CAMPAIGN_FINISHED);
-  /* "Best found" comes with the model's mean and credible interval there */
-  if (state == SB_CAMPAIGN_FINISHED)
+  sb_duel_panel_set_finished (self->duel_panel, finished);
+  /* "Best found" comes with the model's mean and credible interval there;
+   * a followed file shows the recommendation `skewgp status` reports. */
+  if (finished || following)
     _sb_window_request_recommendation (self);
   show_campaign_errors (self);
   _sb_window_update_actions (self);
