@@ -68,6 +68,8 @@ sb_ask_tell_from_proposal (const SbProposal *proposal, SbQuestion *q)
     case SB_QUESTION_VALUE:
       q->n_options = 1;
       memcpy (q->options[0], proposal->b, size);
+      q->has_prob_safe = isfinite (proposal->prob_safe);
+      q->prob_safe = q->has_prob_safe ? proposal->prob_safe : 0;
       break;
     default:
       q->n_options = proposal->n_options;

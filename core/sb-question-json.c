@@ -42,6 +42,11 @@ sb_question_to_json (const SbQuestion *q, const SbExperiment *exp)
         }
       json_builder_end_array (b);
     }
+  if (q->has_prob_safe)
+    {
+      json_builder_set_member_name (b, "prob_safe");
+      json_builder_add_double_value (b, q->prob_safe);
+    }
   json_builder_set_member_name (b, "question_text");
   json_builder_add_string_value (b, exp->question_text ? exp->question_text
                                                        : SB_DEFAULT_QUESTION_TEXT);

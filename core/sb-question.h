@@ -81,6 +81,12 @@ typedef struct {
   guint n_log;                /* the log's length when it was asked: once
                                  the log changes otherwise (another answer,
                                  an undo) the question is out of date      */
+  /* Safe mode's value question: P(f >= threshold) at the setting asked,
+   * under the model that chose it (sg_bo_query's prob_safe), so whoever
+   * sets a machine to it sees the risk; FALSE for the safe start and
+   * outside safe mode. */
+  gboolean has_prob_safe;
+  double prob_safe;
 } SbQuestion;
 
 /* The number of options a question of KIND shows in EXP. */

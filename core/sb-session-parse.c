@@ -1096,6 +1096,19 @@ parse_pending (const ParseContext *ctx, JsonObject *o, const SbExperiment *exp,
     q->created = json_node_get_int (node);
   if (!parse_count (ctx, o, "repeat_of", 0, G_MAXINT, &q->repeat_of, error))
     return FALSE;
+  GET_OR_FAIL (o, "prob_safe", G_TYPE_DOUBLE, FALSE, node);
+  if (node)
+    {
+      q->has_prob_safe = TRUE;
+      q->prob_safe = json_node_get_double (node);
+      if (q->kind != SB_QUESTION_VALUE || q->prob_safe < 0 || q->prob_safe > 1)
+        {
+          content_error (ctx, error, SB_SESSION_ERROR_INVALID, "prob_safe",
+                         "%s: 'prob_safe' %g is not a probability of a value question", what,
+                         q->prob_safe);
+          return FALSE;
+        }
+    }
   return parse_count (ctx, o, "log_length", 0, G_MAXINT, &q->n_log, error);
 }
 

@@ -286,6 +286,8 @@ pending_to_node (const SbQuestion *q, guint dim)
   json_object_set_member (o, "shown_order", order_node (q->shown_order, q->n_options));
   if (q->repeat_of != 0)
     json_object_set_int_member (o, "repeat_of", q->repeat_of);
+  if (q->has_prob_safe)
+    json_object_set_double_member (o, "prob_safe", q->prob_safe);
   json_object_set_string_member (o, "created", created);
   json_object_set_int_member (o, "created_us", q->created);
   json_object_set_int_member (o, "log_length", q->n_log);

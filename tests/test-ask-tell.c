@@ -305,6 +305,21 @@ test_file_round_trip (void)
   g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "never given out"));
 
+  /* A safety probability on a duel, or outside 0..1, is refused by name. */
+  {
+    g_autoptr (GString) hostile = g_string_new (saved);
+    const char *at = strstr (hostile->str, "\"log_length\"");
+    g_assert_nonnull (at);
+    g_string_insert (hostile, at - hostile->str, "\"prob_safe\": 0.97, ");
+    g_clear_object (&loaded);
+    g_clear_error (&error);
+    loaded = sb_session_load_from_data (hostile->str, -1, "bad.json", &error);
+    g_assert_null (loaded);
+    g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "'prob_safe' 0.97 is not a probability of a value "
+                                              "question"));
+  }
+
   g_unlink (path);
   g_rmdir (dir);
 }

@@ -304,6 +304,20 @@ test_machine (void)
       check_option (json_array_get_array_element (json_object_get_array_member (o, "options"),
                                                   0), x);
       id = ask_id (&r);
+      /* the engineer sees the model's P(safe) before setting the machine:
+       * at least the confidence level (95 %) for every setting a model
+       * chose, and the same when the open question is printed again */
+      if (n == 0)
+        g_assert_false (json_object_has_member (o, "prob_safe"));
+      else
+        {
+          double p = json_object_get_double_member (o, "prob_safe");
+          CliResult again = cli_run_args (NULL, "ask", b.session, NULL);
+          g_assert_cmpfloat (p, >=, 0.95);
+          g_assert_cmpfloat (p, <=, 1);
+          g_assert_cmpfloat (json_object_get_double_member (cli_object (&again), "prob_safe"), ==, p);
+          cli_result_clear (&again);
+        }
       cli_result_clear (&r);
       to_model (x, zx);
       if (n == 0)
