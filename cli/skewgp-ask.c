@@ -82,11 +82,11 @@ print_safe_exhausted (SbSession *session, const char *reason)
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
-  skewgp_add_int (b, "budget", sb_session_get_experiment (session)->budget);
-  skewgp_add_bool (b, "done", TRUE);
-  skewgp_add_bool (b, "safe_exhausted", TRUE);
-  skewgp_add_string (b, "reason", reason);
+  sb_json_add_int (b, "answers", sb_session_get_n_answers (session));
+  sb_json_add_int (b, "budget", sb_session_get_experiment (session)->budget);
+  sb_json_add_bool (b, "done", TRUE);
+  sb_json_add_bool (b, "safe_exhausted", TRUE);
+  sb_json_add_string (b, "reason", reason);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
 }

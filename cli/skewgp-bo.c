@@ -344,16 +344,16 @@ list_problems (void)
     {
       g_autoptr (JsonBuilder) b = json_builder_new ();
       json_builder_begin_object (b);
-      skewgp_add_string (b, "name", sg_problem_name_at (i));
-      skewgp_add_string (b, "description", sg_problem_description_at (i));
+      sb_json_add_string (b, "name", sg_problem_name_at (i));
+      sb_json_add_string (b, "description", sg_problem_description_at (i));
       sg_problem *p = NULL;
       if (sg_problem_new (sg_problem_name_at (i), 0, &p) == SG_OK)
         {
-          skewgp_add_int (b, "dim", (gint64) sg_problem_dim (p));
+          sb_json_add_int (b, "dim", (gint64) sg_problem_dim (p));
           skewgp_add_vector (b, "lower", sg_problem_lower (p), sg_problem_dim (p));
           skewgp_add_vector (b, "upper", sg_problem_upper (p), sg_problem_dim (p));
           skewgp_add_double_or_null (b, "optimum", sg_problem_optimum (p));
-          skewgp_add_bool (b, "safe", sg_problem_safe_start (p) != NULL);
+          sb_json_add_bool (b, "safe", sg_problem_safe_start (p) != NULL);
           sg_problem_free (p);
         }
       json_builder_end_object (b);
@@ -542,9 +542,9 @@ static void
 add_iteration_head (JsonBuilder *b, size_t it, const sg_bo_query *q, const char *kind,
                     size_t dim)
 {
-  skewgp_add_int (b, "iteration", (gint64) it);
-  skewgp_add_bool (b, "initial", q->initial);
-  skewgp_add_string (b, "kind", kind);
+  sb_json_add_int (b, "iteration", (gint64) it);
+  sb_json_add_bool (b, "initial", q->initial);
+  sb_json_add_string (b, "kind", kind);
   skewgp_add_vector (b, "query", q->x, dim);
 }
 
@@ -565,7 +565,7 @@ add_timings (JsonBuilder *b, BoRun *r)
 {
   skewgp_add_double_or_null (b, "median_seconds", median_of (r->times, r->n_times));
   skewgp_add_double (b, "total_seconds", r->total_seconds);
-  skewgp_add_int (b, "refits", (gint64) r->refits);
+  sb_json_add_int (b, "refits", (gint64) r->refits);
   skewgp_add_double (b, "refit_seconds", r->refit_seconds);
 }
 
@@ -772,18 +772,18 @@ loop_iteration (BoRun *r, sg_oracle *oracle, gsl_rng *oracle_rng, size_t it)
       json_builder_end_array (b);
     }
   if (duel)
-    skewgp_add_bool (b, "tie_offered", q.tie_offered);
+    sb_json_add_bool (b, "tie_offered", q.tie_offered);
   int status = answer_query (r, oracle, oracle_rng, &q, b, &violation);
   if (status != SG_OK)
     return fail ("answer", status);
   r->options_shown += q.n_options;
-  skewgp_add_int (b, "options_shown", (gint64) r->options_shown);
+  sb_json_add_int (b, "options_shown", (gint64) r->options_shown);
   double best[SG_BO_MAX_DIM];
   int has_best = sg_bo_best (r->bo, best);
   skewgp_add_vector (b, "best_x", has_best ? best : NULL, dim);
   skewgp_add_double_or_null (b, "best_value", has_best ? sg_problem_value (r->p, best) : NAN);
   if (r->a->mode == SG_BO_SAFE)
-    skewgp_add_bool (b, "violation", violation);
+    sb_json_add_bool (b, "violation", violation);
   skewgp_add_double_or_null (b, "acquisition", q.acquisition);
   if (recommends (r->a) && r->a->recommend_every > 0 && it % (size_t) r->a->recommend_every == 0
       && !q.initial)
@@ -805,30 +805,30 @@ print_loop_summary (BoRun *r, size_t n_init)
   double value = has_best ? sg_problem_value (r->p, best) : NAN;
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_bool (b, "summary", TRUE);
-  skewgp_add_string (b, "problem", a->problem);
-  skewgp_add_string (b, "mode", sg_bo_mode_name (a->mode));
-  skewgp_add_string (b, "acquisition", sg_bo_acquisition_name (a->acquisition));
-  skewgp_add_string (b, "surrogate", sg_bo_surrogate_name (a->surrogate));
-  skewgp_add_string (b, "question", sg_bo_question_name (a->question));
-  skewgp_add_int (b, "options", a->options);
-  skewgp_add_bool (b, "ties", a->ties);
+  sb_json_add_bool (b, "summary", TRUE);
+  sb_json_add_string (b, "problem", a->problem);
+  sb_json_add_string (b, "mode", sg_bo_mode_name (a->mode));
+  sb_json_add_string (b, "acquisition", sg_bo_acquisition_name (a->acquisition));
+  sb_json_add_string (b, "surrogate", sg_bo_surrogate_name (a->surrogate));
+  sb_json_add_string (b, "question", sg_bo_question_name (a->question));
+  sb_json_add_int (b, "options", a->options);
+  sb_json_add_bool (b, "ties", a->ties);
   skewgp_add_double_or_null (b, "tie_margin", a->ties ? a->tie_margin : NAN);
   skewgp_add_double (b, "noise", a->noise);
-  skewgp_add_string (b, "noise_model", a->logistic ? "logistic" : "probit");
+  sb_json_add_string (b, "noise_model", a->logistic ? "logistic" : "probit");
   skewgp_add_double (b, "lengthscale_min", a->lengthscale_min);
   skewgp_add_double (b, "variance_max", a->variance_max);
-  skewgp_add_int (b, "seed", (gint64) a->seed);
-  skewgp_add_int (b, "iterations", a->iterations);
-  skewgp_add_int (b, "initial", (gint64) n_init);
+  sb_json_add_int (b, "seed", (gint64) a->seed);
+  sb_json_add_int (b, "iterations", a->iterations);
+  sb_json_add_int (b, "initial", (gint64) n_init);
   skewgp_add_vector (b, "best_x", has_best ? best : NULL, r->cfg.dim);
   skewgp_add_double_or_null (b, "best_value", value);
   skewgp_add_double_or_null (b, "optimum", sg_problem_optimum (r->p));
   skewgp_add_double_or_null (b, "regret", sg_problem_optimum (r->p) - value);
-  skewgp_add_int (b, "violations", (gint64) r->violations);
-  skewgp_add_int (b, "options_shown", (gint64) r->options_shown);
-  skewgp_add_int (b, "ties_answered", (gint64) r->ties_answered);
-  skewgp_add_int (b, "proposals", (gint64) r->n_times);
+  sb_json_add_int (b, "violations", (gint64) r->violations);
+  sb_json_add_int (b, "options_shown", (gint64) r->options_shown);
+  sb_json_add_int (b, "ties_answered", (gint64) r->ties_answered);
+  sb_json_add_int (b, "proposals", (gint64) r->n_times);
   add_timings (b, r);
   if (recommends (a) && has_best)
     {
@@ -985,7 +985,7 @@ active_iteration (BoRun *r, ActiveTest *test, double h, size_t it, double *accur
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   add_iteration_head (b, it, &q, "label", r->cfg.dim);
-  skewgp_add_int (b, "answer", label);
+  sb_json_add_int (b, "answer", label);
   skewgp_add_double_or_null (b, "acquisition", q.acquisition);
   skewgp_add_double (b, "accuracy", *accuracy);
   print_iteration_tail (b, r, t, t_refit);
@@ -998,17 +998,17 @@ print_active_summary (BoRun *r, double h, double accuracy, size_t n_test)
   const sg_data *d = sg_bo_data (r->bo);
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_bool (b, "summary", TRUE);
-  skewgp_add_string (b, "problem", r->a->problem);
-  skewgp_add_string (b, "mode", "active");
-  skewgp_add_string (b, "surrogate", sg_bo_surrogate_name (r->a->surrogate));
-  skewgp_add_int (b, "seed", (gint64) r->a->seed);
+  sb_json_add_bool (b, "summary", TRUE);
+  sb_json_add_string (b, "problem", r->a->problem);
+  sb_json_add_string (b, "mode", "active");
+  sb_json_add_string (b, "surrogate", sg_bo_surrogate_name (r->a->surrogate));
+  sb_json_add_int (b, "seed", (gint64) r->a->seed);
   skewgp_add_double (b, "threshold", h);
-  skewgp_add_int (b, "labels", (gint64) d->n_obs);
+  sb_json_add_int (b, "labels", (gint64) d->n_obs);
   skewgp_add_double (b, "accuracy", accuracy);
   skewgp_add_double_or_null (b, "unique_fraction",
                      d->n_obs ? (double) d->n_inputs / (double) d->n_obs : NAN);
-  skewgp_add_int (b, "test_points", (gint64) n_test);
+  sb_json_add_int (b, "test_points", (gint64) n_test);
   add_timings (b, r);
   json_builder_end_object (b);
   skewgp_print_builder (b, TRUE);

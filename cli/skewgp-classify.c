@@ -1282,8 +1282,8 @@ add_hyper_json (JsonBuilder *b, const ClsRun *run)
   if (run->inducing > 0)
     {
       skewgp_add_double_or_null (b, "delta", run->delta);
-      skewgp_add_int (b, "inducing", (gint64) run->inducing);
-      skewgp_add_int (b, "iterations", (gint64) run->iterations);
+      sb_json_add_int (b, "inducing", (gint64) run->inducing);
+      sb_json_add_int (b, "iterations", (gint64) run->iterations);
     }
   skewgp_add_double_or_null (b, "log_evidence", run->log_evidence);
   skewgp_add_double (b, "seconds", run->seconds);
@@ -1365,10 +1365,10 @@ add_cv_method_json (JsonBuilder *b, const ClsArgs *a, ClsMethod method, gsize n,
                     const CvScore *sc)
 {
   json_builder_begin_object (b);
-  skewgp_add_string (b, "method", method_names[method]);
+  sb_json_add_string (b, "method", method_names[method]);
   if (method == METHOD_SKEWGP)
-    skewgp_add_int (b, "skew_dim", a->skew_dim);
-  skewgp_add_string (b, "model", method == METHOD_SVGP_SOFTMAX ? "004 softmax (GPCsm)"
+    sb_json_add_int (b, "skew_dim", a->skew_dim);
+  sb_json_add_string (b, "model", method == METHOD_SVGP_SOFTMAX ? "004 softmax (GPCsm)"
                                  : method == METHOD_SVGP && C > 2 ? "004 multi-class probit (GPC-II)"
                                  : C > 2 ? "one-vs-rest" : "binary");
   skewgp_add_double (b, "accuracy", sc->correct / (double) n);
@@ -1399,11 +1399,11 @@ print_cv_result (const ClsArgs *a, const ClsTable *t, const gsize *count, const 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   gsize C = t->n_classes;
   json_builder_begin_object (b);
-  skewgp_add_string (b, "data", a->data);
-  skewgp_add_int (b, "n", (gint64) t->n);
+  sb_json_add_string (b, "data", a->data);
+  sb_json_add_int (b, "n", (gint64) t->n);
   if (C == 2)
-    skewgp_add_int (b, "n_positive", (gint64) count[1]);
-  skewgp_add_int (b, "dim", (gint64) t->dim);
+    sb_json_add_int (b, "n_positive", (gint64) count[1]);
+  sb_json_add_int (b, "dim", (gint64) t->dim);
   json_builder_set_member_name (b, "classes");
   json_builder_begin_array (b);
   for (gsize c = 0; c < C; c++)
@@ -1414,17 +1414,17 @@ print_cv_result (const ClsArgs *a, const ClsTable *t, const gsize *count, const 
   for (gsize c = 0; c < C; c++)
     json_builder_add_int_value (b, (gint64) count[c]);
   json_builder_end_array (b);
-  skewgp_add_int (b, "folds", a->cv);
-  skewgp_add_int (b, "seed", (gint64) a->seed);
-  skewgp_add_string (b, "kernel", sg_kernel_type_name (a->kernel));
-  skewgp_add_bool (b, "fit", a->fit);
-  skewgp_add_bool (b, "standardize", a->standardize);
-  skewgp_add_string (b, "nll", "mean_i -log p(y_i | x_i), p clipped to [1e-15, 1-1e-15] "
+  sb_json_add_int (b, "folds", a->cv);
+  sb_json_add_int (b, "seed", (gint64) a->seed);
+  sb_json_add_string (b, "kernel", sg_kernel_type_name (a->kernel));
+  sb_json_add_bool (b, "fit", a->fit);
+  sb_json_add_bool (b, "standardize", a->standardize);
+  sb_json_add_string (b, "nll", "mean_i -log p(y_i | x_i), p clipped to [1e-15, 1-1e-15] "
                                "(natural log; 004 sec. IV)");
   if (C == 2)
-    skewgp_add_string (b, "information", "I = 1 + mean_i log2 p(y_i | x_i), p clipped to "
+    sb_json_add_string (b, "information", "I = 1 + mean_i log2 p(y_i | x_i), p clipped to "
                                          "[1e-15, 1-1e-15] (000 sec. 7.1, Kuss & Rasmussen 2005)");
-  skewgp_add_string (b, "confusion", "rows: the true class, columns: the predicted one, "
+  sb_json_add_string (b, "confusion", "rows: the true class, columns: the predicted one, "
                                      "in the order of \"classes\"");
   json_builder_set_member_name (b, "methods");
   json_builder_begin_array (b);

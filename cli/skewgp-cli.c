@@ -377,27 +377,6 @@ skewgp_add_double_or_null (JsonBuilder *b, const char *name, double value)
 }
 
 void
-skewgp_add_int (JsonBuilder *b, const char *name, gint64 value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, value);
-}
-
-void
-skewgp_add_bool (JsonBuilder *b, const char *name, gboolean value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_boolean_value (b, value);
-}
-
-void
-skewgp_add_string (JsonBuilder *b, const char *name, const char *value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_string_value (b, value);
-}
-
-void
 skewgp_add_vector (JsonBuilder *b, const char *name, const double *x, gsize n)
 {
   json_builder_set_member_name (b, name);
@@ -698,9 +677,9 @@ skewgp_finish (const char *command, GError *error)
 void
 skewgp_add_done (JsonBuilder *b, SbSession *session)
 {
-  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
-  skewgp_add_int (b, "budget", sb_session_get_experiment (session)->budget);
-  skewgp_add_bool (b, "done", sb_ask_tell_is_done (session));
+  sb_json_add_int (b, "answers", sb_session_get_n_answers (session));
+  sb_json_add_int (b, "budget", sb_session_get_experiment (session)->budget);
+  sb_json_add_bool (b, "done", sb_ask_tell_is_done (session));
 }
 
 

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include "sb-json-write.h"
 #include "sb-population.h"
 #include "sb-session.h"
 #include "sb-study.h"
@@ -93,7 +94,8 @@ gboolean skewgp_check_fields (JsonObject *obj, const char *where,
 JsonNode *skewgp_vector_node (const double *x, gsize n);
 JsonNode *skewgp_matrix_node (const double *a, gsize rows, gsize cols);
 
-/* Members of the result object B is building, one call each. Numbers that
+/* Members of the result object B is building, one call each (integers,
+ * booleans and strings by sb_json_add_int, _bool, _string). Numbers that
  * are NaN or infinite come out as null (sb-json-write). */
 /* NAME: VALUE when finite, else null: for members documented as null in
  * that case (e.g. the log of a probability that is exactly 0). A
@@ -101,9 +103,6 @@ JsonNode *skewgp_matrix_node (const double *a, gsize rows, gsize cols);
  * (skewgp_print_builder exits 1 naming the member). */
 void skewgp_add_double_or_null (JsonBuilder *b, const char *name, double value);
 void skewgp_add_double (JsonBuilder *b, const char *name, double value);
-void skewgp_add_int (JsonBuilder *b, const char *name, gint64 value);
-void skewgp_add_bool (JsonBuilder *b, const char *name, gboolean value);
-void skewgp_add_string (JsonBuilder *b, const char *name, const char *value);
 /* A vector of N numbers, or null when X is NULL. */
 void skewgp_add_vector (JsonBuilder *b, const char *name, const double *x, gsize n);
 void skewgp_add_matrix (JsonBuilder *b, const char *name, const double *a, gsize rows,

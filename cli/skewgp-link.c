@@ -74,8 +74,8 @@ print_link (const SbLinkResult *res)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_string (b, "kind", "link");
-  skewgp_add_int (b, "n", res->n);
+  sb_json_add_string (b, "kind", "link");
+  sb_json_add_int (b, "n", res->n);
   skewgp_add_double (b, "probit_sd", res->probit_sd);
   skewgp_add_double (b, "level", res->level);
   skewgp_add_vector (b, "grid", res->grid, res->n_grid);
@@ -84,10 +84,10 @@ print_link (const SbLinkResult *res)
   skewgp_add_vector (b, "upper", res->p_upper, res->n_grid);
   skewgp_add_vector (b, "probit", res->p_probit, res->n_grid);
   skewgp_add_double (b, "coverage", res->coverage);
-  skewgp_add_bool (b, "consistent", res->consistent);
-  skewgp_add_string (b, "verdict", res->verdict);
+  sb_json_add_bool (b, "consistent", res->consistent);
+  sb_json_add_string (b, "verdict", res->verdict);
   skewgp_add_double (b, "log_evidence", res->log_evidence);
-  skewgp_add_int (b, "newton_iterations", res->newton_iterations);
+  sb_json_add_int (b, "newton_iterations", res->newton_iterations);
   skewgp_add_vector (b, "d", res->d, res->n);
   skewgp_add_vector (b, "answer", res->answer, res->n);
   skewgp_add_double (b, "seconds", res->seconds);
@@ -225,10 +225,10 @@ print_regression (gsize n, double noise_sd, gboolean selected, double level,
     }
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_string (b, "kind", "regression");
-  skewgp_add_int (b, "n", (gint64) n);
+  sb_json_add_string (b, "kind", "regression");
+  sb_json_add_int (b, "n", (gint64) n);
   skewgp_add_double (b, "noise_sd", noise_sd);
-  skewgp_add_bool (b, "noise_sd_selected", selected);
+  sb_json_add_bool (b, "noise_sd_selected", selected);
   skewgp_add_double (b, "level", level);
   skewgp_add_vector (b, "grid", grid, k);
   skewgp_add_vector (b, "mean", cols, k);
@@ -237,7 +237,7 @@ print_regression (gsize n, double noise_sd, gboolean selected, double level,
   skewgp_add_vector (b, "lower", cols + 3 * k, k);
   skewgp_add_vector (b, "upper", cols + 4 * k, k);
   skewgp_add_double (b, "log_evidence", fit->log_evidence);
-  skewgp_add_int (b, "newton_iterations", (gint64) fit->n_iter);
+  sb_json_add_int (b, "newton_iterations", (gint64) fit->n_iter);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
 }

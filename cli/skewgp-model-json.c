@@ -412,7 +412,7 @@ skewgp_add_model_members (JsonBuilder *b, const sg_hyper *h)
   size_t dim = h->kernel.dim;
   json_builder_set_member_name (b, "kernel");
   json_builder_begin_object (b);
-  skewgp_add_string (b, "type", sg_kernel_type_name (h->kernel.type));
+  sb_json_add_string (b, "type", sg_kernel_type_name (h->kernel.type));
   skewgp_add_double (b, "variance", h->kernel.variance);
   skewgp_add_vector (b, "lengthscales", h->kernel.lengthscales, dim);
   json_builder_end_object (b);

@@ -202,8 +202,8 @@ mvn_cdf_run (JsonObject *in, GError **error)
   skewgp_add_double_or_null (b, "log_value", res.log_value);
   skewgp_add_double (b, "error", res.error);
   skewgp_add_double (b, "log_error", res.log_error);
-  skewgp_add_int (b, "points", (gint64) res.n_points);
-  skewgp_add_bool (b, "exact", res.exact != 0);
+  sb_json_add_int (b, "points", (gint64) res.n_points);
+  sb_json_add_bool (b, "exact", res.exact != 0);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
   return TRUE;

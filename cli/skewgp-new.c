@@ -208,9 +208,9 @@ run_new (const char *experiment_path, const char *session_path, GError **error)
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_string (b, "session", session_path);
-  skewgp_add_string (b, "mode", sb_mode_to_string (exp->mode));
-  skewgp_add_int (b, "budget", exp->budget);
+  sb_json_add_string (b, "session", session_path);
+  sb_json_add_string (b, "mode", sb_mode_to_string (exp->mode));
+  sb_json_add_int (b, "budget", exp->budget);
   skewgp_add_parameter_names (b, exp);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);

@@ -55,11 +55,11 @@ print_refit (gboolean refitted, const char *fitted, guint answers, double second
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  skewgp_add_bool (b, "refitted", refitted);
+  sb_json_add_bool (b, "refitted", refitted);
   if (refitted)
     {
-      skewgp_add_string (b, "fitted", fitted);
-      skewgp_add_int (b, "answers", answers);
+      sb_json_add_string (b, "fitted", fitted);
+      sb_json_add_int (b, "answers", answers);
       skewgp_add_double (b, "seconds", seconds);
     }
   else
@@ -69,7 +69,7 @@ print_refit (gboolean refitted, const char *fitted, guint answers, double second
       skewgp_add_node (b, "seconds", json_node_new (JSON_NODE_NULL));
     }
   if (file != NULL)
-    skewgp_add_string (b, "file", file);
+    sb_json_add_string (b, "file", file);
   else
     skewgp_add_node (b, "file", json_node_new (JSON_NODE_NULL));
   sb_model_info_add_json (b, "model", model);

@@ -99,19 +99,19 @@ add_consistency (JsonBuilder *b, const SbConsistency *c)
 {
   json_builder_set_member_name (b, "consistency");
   json_builder_begin_object (b);
-  skewgp_add_int (b, "duels", c->n_duels);
-  skewgp_add_int (b, "repeats", c->n_repeats);
-  skewgp_add_int (b, "repeats_agreeing", c->n_agree);
+  sb_json_add_int (b, "duels", c->n_duels);
+  sb_json_add_int (b, "repeats", c->n_repeats);
+  sb_json_add_int (b, "repeats_agreeing", c->n_agree);
   skewgp_add_double_or_null (b, "agreement", c->agreement);
   skewgp_add_double_or_null (b, "agreement_p", c->agreement_p);
-  skewgp_add_int (b, "triples", c->n_triples);
-  skewgp_add_int (b, "intransitive_triples", c->n_intransitive);
-  skewgp_add_int (b, "side_duels", c->n_side);
-  skewgp_add_int (b, "first_shown_chosen", c->n_first_chosen);
+  sb_json_add_int (b, "triples", c->n_triples);
+  sb_json_add_int (b, "intransitive_triples", c->n_intransitive);
+  sb_json_add_int (b, "side_duels", c->n_side);
+  sb_json_add_int (b, "first_shown_chosen", c->n_first_chosen);
   skewgp_add_double_or_null (b, "first_shown_rate", c->first_rate);
   skewgp_add_double_or_null (b, "side_p", c->side_p);
   skewgp_add_double_or_null (b, "log_bayes_factor_vs_coin", c->log_bf);
-  skewgp_add_bool (b, "at_chance", c->at_chance);
+  sb_json_add_bool (b, "at_chance", c->at_chance);
   json_builder_end_object (b);
 }
 
@@ -136,13 +136,13 @@ add_progress (JsonBuilder *b, SbSession *session, GError **error)
       if (!sb_session_safe_exhausted (session, &exhausted, &reason, &err))
         return skewgp_forward_error (err, error);
     }
-  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
-  skewgp_add_int (b, "budget", exp->budget);
-  skewgp_add_bool (b, "done", exhausted || sb_ask_tell_is_done (session));
+  sb_json_add_int (b, "answers", sb_session_get_n_answers (session));
+  sb_json_add_int (b, "budget", exp->budget);
+  sb_json_add_bool (b, "done", exhausted || sb_ask_tell_is_done (session));
   skewgp_add_double (b, "confidence_level", exp->confidence_level);
-  skewgp_add_bool (b, "safe_exhausted", exhausted);
+  sb_json_add_bool (b, "safe_exhausted", exhausted);
   if (exhausted)
-    skewgp_add_string (b, "reason", reason);
+    sb_json_add_string (b, "reason", reason);
   return TRUE;
 }
 
@@ -164,7 +164,7 @@ run_status (const char *path, const char *participant, GError **error)
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   if (participant)
-    skewgp_add_string (b, "participant", participant);
+    sb_json_add_string (b, "participant", participant);
   if (!add_progress (b, session, error))
     return FALSE;
   json_builder_set_member_name (b, "best");
@@ -176,7 +176,7 @@ run_status (const char *path, const char *participant, GError **error)
     {
       g_autofree char *text = sb_experiment_describe_setting (exp, rec.best);
       double interval[2] = { rec.lower, rec.upper };
-      skewgp_add_string (b, "best_description", text);
+      sb_json_add_string (b, "best_description", text);
       /* The model's utility at the best setting (null before a model). */
       skewgp_add_double_or_null (b, "best_mean", rec.mean);
       skewgp_add_vector (b, "best_interval", isfinite (rec.lower) ? interval : NULL, 2);
@@ -266,9 +266,9 @@ run_population (const char *dir, GError **error)
   if (model == NULL)
     return FALSE;
   json_builder_begin_object (b);
-  skewgp_add_string (b, "study", sb_study_get_name (study));
+  sb_json_add_string (b, "study", sb_study_get_name (study));
   skewgp_add_double (b, "repeat_rate", sb_study_get_repeat_rate (study));
-  skewgp_add_string (b, "model", sb_study_model_to_string (sb_study_get_model (study)));
+  sb_json_add_string (b, "model", sb_study_model_to_string (sb_study_get_model (study)));
   json_builder_set_member_name (b, "participants");
   json_builder_begin_array (b);
   for (guint i = 0; i < sb_study_get_n_participants (study); i++)
@@ -277,21 +277,21 @@ run_population (const char *dir, GError **error)
       SbParticipantSummary s;
       g_autoptr (GError) unreadable = NULL;
       json_builder_begin_object (b);
-      skewgp_add_string (b, "code", p->code);
-      skewgp_add_string (b, "status", sb_participant_status_to_string (p->status));
+      sb_json_add_string (b, "code", p->code);
+      sb_json_add_string (b, "status", sb_participant_status_to_string (p->status));
       if (!sb_study_summarise (study, p->code, &s, &unreadable))
         {
           /* one lost or broken file is reported, not fatal to everyone */
-          skewgp_add_string (b, "error", unreadable->message);
+          sb_json_add_string (b, "error", unreadable->message);
           json_builder_end_object (b);
           continue;
         }
-      skewgp_add_int (b, "answers", s.answered);
-      skewgp_add_int (b, "budget", s.budget);
-      skewgp_add_bool (b, "done", s.done);
-      skewgp_add_int (b, "removed", s.removed);
-      skewgp_add_int (b, "skipped", s.skipped);
-      skewgp_add_bool (b, "open_question", s.open_question);
+      sb_json_add_int (b, "answers", s.answered);
+      sb_json_add_int (b, "budget", s.budget);
+      sb_json_add_bool (b, "done", s.done);
+      sb_json_add_int (b, "removed", s.removed);
+      sb_json_add_int (b, "skipped", s.skipped);
+      sb_json_add_bool (b, "open_question", s.open_question);
       add_consistency (b, &s.consistency);
       add_person_model (b, sb_study_get_experiment (study), model, p->code);
       json_builder_end_object (b);
@@ -301,21 +301,21 @@ run_population (const char *dir, GError **error)
     return skewgp_forward_error (err, error);
   json_builder_set_member_name (b, "population");
   json_builder_begin_object (b);
-  skewgp_add_int (b, "participants", pop.n_participants);
-  skewgp_add_int (b, "included", pop.n_included);
-  skewgp_add_int (b, "unreadable", pop.n_unreadable);
-  skewgp_add_int (b, "done", pop.n_done);
-  skewgp_add_int (b, "answers", pop.n_answers);
-  skewgp_add_int (b, "duels", pop.n_duels);
-  skewgp_add_int (b, "repeats", pop.n_repeats);
-  skewgp_add_int (b, "repeats_agreeing", pop.n_agree);
+  sb_json_add_int (b, "participants", pop.n_participants);
+  sb_json_add_int (b, "included", pop.n_included);
+  sb_json_add_int (b, "unreadable", pop.n_unreadable);
+  sb_json_add_int (b, "done", pop.n_done);
+  sb_json_add_int (b, "answers", pop.n_answers);
+  sb_json_add_int (b, "duels", pop.n_duels);
+  sb_json_add_int (b, "repeats", pop.n_repeats);
+  sb_json_add_int (b, "repeats_agreeing", pop.n_agree);
   skewgp_add_double_or_null (b, "agreement", pop.n_repeats ? (double) pop.n_agree / pop.n_repeats
                                                            : NAN);
-  skewgp_add_int (b, "triples", pop.n_triples);
-  skewgp_add_int (b, "intransitive_triples", pop.n_intransitive);
-  skewgp_add_int (b, "side_duels", pop.n_side);
-  skewgp_add_int (b, "first_shown_chosen", pop.n_first_chosen);
-  skewgp_add_int (b, "at_chance", pop.n_at_chance);
+  sb_json_add_int (b, "triples", pop.n_triples);
+  sb_json_add_int (b, "intransitive_triples", pop.n_intransitive);
+  sb_json_add_int (b, "side_duels", pop.n_side);
+  sb_json_add_int (b, "first_shown_chosen", pop.n_first_chosen);
+  sb_json_add_int (b, "at_chance", pop.n_at_chance);
   add_population_model (b, study, model);
   json_builder_end_object (b);
   json_builder_end_object (b);

@@ -137,10 +137,10 @@ study_new (const StudyArgs *args, GError **error)
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_string (b, "study", args->study);
+  sb_json_add_string (b, "study", args->study);
   skewgp_add_double (b, "repeat_rate", rate);
-  skewgp_add_string (b, "model", sb_study_model_to_string (model));
-  skewgp_add_int (b, "budget", exp->budget);
+  sb_json_add_string (b, "model", sb_study_model_to_string (model));
+  sb_json_add_int (b, "budget", exp->budget);
   skewgp_add_parameter_names (b, exp);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
@@ -164,8 +164,8 @@ study_add (const StudyArgs *args, GError **error)
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_string (b, "participant", p->code);
-  skewgp_add_string (b, "session", path);
+  sb_json_add_string (b, "participant", p->code);
+  sb_json_add_string (b, "session", path);
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
   return TRUE;
@@ -191,8 +191,8 @@ study_set (const StudyArgs *args, GError **error)
   g_autoptr (JsonBuilder) b = json_builder_new ();
   const SbParticipant *p = sb_study_find (study, args->participant);
   json_builder_begin_object (b);
-  skewgp_add_string (b, "participant", p->code);
-  skewgp_add_string (b, "status", sb_participant_status_to_string (p->status));
+  sb_json_add_string (b, "participant", p->code);
+  sb_json_add_string (b, "status", sb_participant_status_to_string (p->status));
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
   return TRUE;
@@ -237,11 +237,11 @@ study_edit (const char *action, const StudyArgs *args, GError **error)
 
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
-  skewgp_add_string (b, "participant", args->participant);
-  skewgp_add_int (b, "answer", n);
-  skewgp_add_bool (b, "removed",
+  sb_json_add_string (b, "participant", args->participant);
+  sb_json_add_int (b, "answer", n);
+  sb_json_add_bool (b, "removed",
                    sb_log_entry_is_removed (sb_session_get_observation (session, (guint) n - 1)));
-  skewgp_add_int (b, "answers", sb_session_get_n_answers (session));
+  sb_json_add_int (b, "answers", sb_session_get_n_answers (session));
   json_builder_end_object (b);
   skewgp_print_builder (b, FALSE);
   return TRUE;

@@ -296,7 +296,7 @@ tmvn_run (JsonObject *input, GError **error)
   skewgp_add_vector (b, "mean", mean, d);
   skewgp_add_matrix (b, "covariance", cov, d, d);
   skewgp_add_double (b, "effective_sample_size", ess);
-  skewgp_add_int (b, "thin", (gint64) info.thin);
+  sb_json_add_int (b, "thin", (gint64) info.thin);
   if (req.return_samples)
     skewgp_add_matrix (b, "samples", x, n, d);
   json_builder_end_object (b);

@@ -5,6 +5,7 @@
 #include "sb-confidence-scale.h"
 
 #include "sb-error.h"
+#include "sb-json-write.h"
 
 #include <string.h>
 
@@ -14,12 +15,10 @@ sb_confidence_scale_to_json (guint levels)
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "kind");
-  json_builder_add_string_value (b, levels == 0 ? "words" : "rating");
+  sb_json_add_string (b, "kind", levels == 0 ? "words" : "rating");
   if (levels != 0)
     {
-      json_builder_set_member_name (b, "levels");
-      json_builder_add_int_value (b, levels);
+      sb_json_add_int (b, "levels", levels);
     }
   json_builder_end_object (b);
   return json_builder_get_root (b);

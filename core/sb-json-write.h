@@ -22,5 +22,10 @@ const char *sb_json_format_double (double x, char *buf, gsize size);
 /* Adds member NAME with the number V, or null when V is NaN or infinite
  * (JSON has no such numbers). */
 void sb_json_add_number (JsonBuilder *b, const char *name, double v);
+/* Adds member NAME with an integer, a boolean, or a string (null when
+ * VALUE is NULL): one call per member of the object B is building. */
+void sb_json_add_int (JsonBuilder *b, const char *name, gint64 value);
+void sb_json_add_bool (JsonBuilder *b, const char *name, gboolean value);
+void sb_json_add_string (JsonBuilder *b, const char *name, const char *value);
 
 G_END_DECLS

@@ -672,18 +672,14 @@ add_hyper (JsonBuilder *b, guint d, const SbPopulationHyper *h)
 {
   json_builder_set_member_name (b, "hyperparameters");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "kernel");
-  json_builder_add_string_value (b, h->matern52 ? "matern52" : "rbf");
+  sb_json_add_string (b, "kernel", h->matern52 ? "matern52" : "rbf");
   add_kernel (b, "population", h->pop_variance, h->pop_lengthscales, d);
   add_kernel (b, "individual", h->ind_variance, h->ind_lengthscales, d);
   sb_json_add_number (b, "probit_sd", h->probit_sd);
-  json_builder_set_member_name (b, "fitted");
-  json_builder_add_boolean_value (b, h->fitted);
-  json_builder_set_member_name (b, "fitted_on");
-  json_builder_add_string_value (b, h->fitted_on ? h->fitted_on : "");
+  sb_json_add_bool (b, "fitted", h->fitted);
+  sb_json_add_string (b, "fitted_on", h->fitted_on ? h->fitted_on : "");
   sb_json_add_number (b, "log_evidence", h->log_evidence);
-  json_builder_set_member_name (b, "evaluations");
-  json_builder_add_int_value (b, h->n_evals);
+  sb_json_add_int (b, "evaluations", h->n_evals);
   json_builder_end_object (b);
 }
 
@@ -696,26 +692,19 @@ sb_population_result_to_json (const SbExperiment *exp, const char *study_name,
   double interval[2] = { r->lower, r->upper };
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "format");
-  json_builder_add_string_value (b, "skewbench-population-model");
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "study");
-  json_builder_add_string_value (b, study_name ? study_name : "");
-  json_builder_set_member_name (b, "title");
-  json_builder_add_string_value (b, exp->title ? exp->title : "");
-  json_builder_set_member_name (b, "model");
-  json_builder_add_string_value (b, "f_p(x) = g(x) + h_p(x), g ~ GP(0, k_pop), "
+  sb_json_add_string (b, "format", "skewbench-population-model");
+  sb_json_add_int (b, "version", 1);
+  sb_json_add_string (b, "study", study_name ? study_name : "");
+  sb_json_add_string (b, "title", exp->title ? exp->title : "");
+  sb_json_add_string (b, "model", "f_p(x) = g(x) + h_p(x), g ~ GP(0, k_pop), "
                                     "h_p ~ GP(0, k_ind)");
   json_builder_set_member_name (b, "parameters");
   json_builder_begin_array (b);
   for (guint j = 0; j < exp->n_parameters; j++)
     json_builder_add_string_value (b, exp->parameters[j].name);
   json_builder_end_array (b);
-  json_builder_set_member_name (b, "answers");
-  json_builder_add_int_value (b, r->n_answers);
-  json_builder_set_member_name (b, "candidates");
-  json_builder_add_int_value (b, r->n_candidates);
+  sb_json_add_int (b, "answers", r->n_answers);
+  sb_json_add_int (b, "candidates", r->n_candidates);
   add_hyper (b, exp->n_parameters, &r->hyper);
   json_builder_set_member_name (b, "population");
   json_builder_begin_object (b);
@@ -729,10 +718,8 @@ sb_population_result_to_json (const SbExperiment *exp, const char *study_name,
     {
       const SbPersonResult *pr = &r->people[p];
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "code");
-      json_builder_add_string_value (b, pr->code);
-      json_builder_set_member_name (b, "answers");
-      json_builder_add_int_value (b, pr->n_answers);
+      sb_json_add_string (b, "code", pr->code);
+      sb_json_add_int (b, "answers", pr->n_answers);
       add_setting (b, exp, "best", pr->best, known);
       sb_json_add_number (b, "mean", pr->mean);
       sb_json_add_number (b, "prob_best_differs", pr->prob_best_differs);

@@ -6,6 +6,7 @@
 #include "sb-ask-tell.h"
 #include "sb-candidates.h"
 #include "sb-confidence-scale.h"
+#include "sb-json-write.h"
 #include "sb-setting.h"
 
 JsonNode *
@@ -14,10 +15,8 @@ sb_question_to_json (const SbQuestion *q, const SbExperiment *exp)
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "question");
-  json_builder_add_int_value (b, (gint64) q->id);
-  json_builder_set_member_name (b, "kind");
-  json_builder_add_string_value (b, sb_question_kind_to_string (q->kind));
+  sb_json_add_int (b, "question", (gint64) q->id);
+  sb_json_add_string (b, "kind", sb_question_kind_to_string (q->kind));
   json_builder_set_member_name (b, "options");
   json_builder_begin_array (b);
   for (guint i = 0; i < q->n_options; i++)
@@ -47,8 +46,7 @@ sb_question_to_json (const SbQuestion *q, const SbExperiment *exp)
       json_builder_set_member_name (b, "prob_safe");
       json_builder_add_double_value (b, q->prob_safe);
     }
-  json_builder_set_member_name (b, "question_text");
-  json_builder_add_string_value (b, exp->question_text ? exp->question_text
+  sb_json_add_string (b, "question_text", exp->question_text ? exp->question_text
                                                        : SB_DEFAULT_QUESTION_TEXT);
   json_builder_set_member_name (b, "confidence_scale");
   json_builder_add_value (b, sb_confidence_scale_to_json (exp->confidence_levels));
@@ -59,12 +57,9 @@ sb_question_to_json (const SbQuestion *q, const SbExperiment *exp)
 static void
 add_progress (JsonBuilder *b, SbSession *session)
 {
-  json_builder_set_member_name (b, "answers");
-  json_builder_add_int_value (b, sb_session_get_n_answers (session));
-  json_builder_set_member_name (b, "budget");
-  json_builder_add_int_value (b, sb_session_get_experiment (session)->budget);
-  json_builder_set_member_name (b, "done");
-  json_builder_add_boolean_value (b, sb_ask_tell_is_done (session));
+  sb_json_add_int (b, "answers", sb_session_get_n_answers (session));
+  sb_json_add_int (b, "budget", sb_session_get_experiment (session)->budget);
+  sb_json_add_bool (b, "done", sb_ask_tell_is_done (session));
 }
 
 JsonNode *
@@ -73,8 +68,7 @@ sb_question_recorded_to_json (SbSession *session, guint64 id)
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "recorded");
-  json_builder_add_int_value (b, (gint64) id);
+  sb_json_add_int (b, "recorded", (gint64) id);
   add_progress (b, session);
   json_builder_end_object (b);
   return json_builder_get_root (b);

@@ -99,8 +99,7 @@ add_hyper (JsonBuilder *b, const SbExperiment *exp, const SbHyper *h)
 {
   json_builder_set_member_name (b, "hyperparameters");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "kernel");
-  json_builder_add_string_value (b, h->matern52 ? "matern52" : "rbf");
+  sb_json_add_string (b, "kernel", h->matern52 ? "matern52" : "rbf");
   json_builder_set_member_name (b, "variance");
   json_builder_add_double_value (b, h->variance);
   json_builder_set_member_name (b, "lengthscales");
@@ -135,10 +134,8 @@ add_best (JsonBuilder *b, const SbExperiment *exp, const SbRecommendation *rec)
   for (guint j = 0; j < exp->n_parameters; j++)
     {
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, exp->parameters[j].name);
-      json_builder_set_member_name (b, "unit");
-      json_builder_add_string_value (b, exp->parameters[j].unit ? exp->parameters[j].unit : "");
+      sb_json_add_string (b, "name", exp->parameters[j].name);
+      sb_json_add_string (b, "unit", exp->parameters[j].unit ? exp->parameters[j].unit : "");
       sb_json_add_number (b, "value", rec->has_best ? rec->best[j] : NAN);
       json_builder_end_object (b);
     }
@@ -146,8 +143,7 @@ add_best (JsonBuilder *b, const SbExperiment *exp, const SbRecommendation *rec)
   if (rec->has_best)
     {
       g_autofree char *text = sb_experiment_describe_setting (exp, rec->best);
-      json_builder_set_member_name (b, "best_description");
-      json_builder_add_string_value (b, text);
+      sb_json_add_string (b, "best_description", text);
     }
 }
 
@@ -157,16 +153,11 @@ sb_recommendation_to_json (const SbExperiment *exp, const SbRecommendation *rec)
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "format");
-  json_builder_add_string_value (b, "skewbench-recommendation");
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "title");
-  json_builder_add_string_value (b, exp->title ? exp->title : "");
-  json_builder_set_member_name (b, "answers");
-  json_builder_add_int_value (b, rec->n_answers);
-  json_builder_set_member_name (b, "budget");
-  json_builder_add_int_value (b, exp->budget);
+  sb_json_add_string (b, "format", "skewbench-recommendation");
+  sb_json_add_int (b, "version", 1);
+  sb_json_add_string (b, "title", exp->title ? exp->title : "");
+  sb_json_add_int (b, "answers", rec->n_answers);
+  sb_json_add_int (b, "budget", exp->budget);
   add_best (b, exp, rec);
   sb_json_add_number (b, "posterior_mean", rec->mean);
   json_builder_set_member_name (b, "credible_interval");

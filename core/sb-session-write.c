@@ -54,14 +54,11 @@ add_candidates (JsonBuilder *b, const SbCandidates *c, const char *session_dir)
 
   json_builder_set_member_name (b, "candidates");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "csv");
-  json_builder_add_string_value (b, csv);
-  json_builder_set_member_name (b, "file_column");
-  json_builder_add_string_value (b, c->file_column);
+  sb_json_add_string (b, "csv", csv);
+  sb_json_add_string (b, "file_column", c->file_column);
   if (*folder != '\0')
     {
-      json_builder_set_member_name (b, "folder");
-      json_builder_add_string_value (b, folder);
+      sb_json_add_string (b, "folder", folder);
     }
   json_builder_end_object (b);
 }
@@ -72,22 +69,14 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "title");
-  json_builder_add_string_value (b, exp->title);
-  json_builder_set_member_name (b, "template");
-  json_builder_add_string_value (b, sb_template_to_string (exp->template_kind));
-  json_builder_set_member_name (b, "mode");
-  json_builder_add_string_value (b, sb_mode_to_string (exp->mode));
-  json_builder_set_member_name (b, "acquisition");
-  json_builder_add_string_value (b, sg_bo_acquisition_name (exp->acquisition));
-  json_builder_set_member_name (b, "surrogate");
-  json_builder_add_string_value (b, sg_bo_surrogate_name (exp->surrogate));
-  json_builder_set_member_name (b, "budget");
-  json_builder_add_int_value (b, exp->budget);
-  json_builder_set_member_name (b, "initial");
-  json_builder_add_int_value (b, exp->initial);
-  json_builder_set_member_name (b, "seed");
-  json_builder_add_int_value (b, (gint64) exp->seed);
+  sb_json_add_string (b, "title", exp->title);
+  sb_json_add_string (b, "template", sb_template_to_string (exp->template_kind));
+  sb_json_add_string (b, "mode", sb_mode_to_string (exp->mode));
+  sb_json_add_string (b, "acquisition", sg_bo_acquisition_name (exp->acquisition));
+  sb_json_add_string (b, "surrogate", sg_bo_surrogate_name (exp->surrogate));
+  sb_json_add_int (b, "budget", exp->budget);
+  sb_json_add_int (b, "initial", exp->initial);
+  sb_json_add_int (b, "seed", (gint64) exp->seed);
   json_builder_set_member_name (b, "threshold");
   json_builder_add_double_value (b, exp->threshold);
   if (exp->mode == SB_MODE_SAFE)
@@ -100,35 +89,26 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
       json_builder_set_member_name (b, "safe_start");
       json_builder_add_value (b, vector_node (exp->safe_start, exp->n_parameters));
     }
-  json_builder_set_member_name (b, "numeric_every");
-  json_builder_add_int_value (b, exp->numeric_every);
-  json_builder_set_member_name (b, "problem");
-  json_builder_add_string_value (b, exp->problem ? exp->problem : "");
-  json_builder_set_member_name (b, "oracle");
-  json_builder_add_string_value (b, exp->simulated ? "simulated" : "human");
-  json_builder_set_member_name (b, "show_truth");
-  json_builder_add_boolean_value (b, exp->show_truth);
-  json_builder_set_member_name (b, "autoplay_ms");
-  json_builder_add_int_value (b, exp->autoplay_ms);
+  sb_json_add_int (b, "numeric_every", exp->numeric_every);
+  sb_json_add_string (b, "problem", exp->problem ? exp->problem : "");
+  sb_json_add_string (b, "oracle", exp->simulated ? "simulated" : "human");
+  sb_json_add_bool (b, "show_truth", exp->show_truth);
+  sb_json_add_int (b, "autoplay_ms", exp->autoplay_ms);
   json_builder_set_member_name (b, "oracle_noise");
   json_builder_add_double_value (b, exp->oracle_noise);
   /* Duels without ties, the question of older files, are written as
    * before. */
   if (exp->question != SB_ASK_DUEL || exp->ties_allowed)
     {
-      json_builder_set_member_name (b, "question");
-      json_builder_add_string_value (b, sb_ask_kind_to_string (exp->question));
-      json_builder_set_member_name (b, "options");
-      json_builder_add_int_value (b, exp->n_options);
-      json_builder_set_member_name (b, "ties_allowed");
-      json_builder_add_boolean_value (b, exp->ties_allowed);
+      sb_json_add_string (b, "question", sb_ask_kind_to_string (exp->question));
+      sb_json_add_int (b, "options", exp->n_options);
+      sb_json_add_bool (b, "ties_allowed", exp->ties_allowed);
     }
   /* The default wording and the words scale are left out, as older
    * files have them. */
   if (exp->question_text != NULL)
     {
-      json_builder_set_member_name (b, "question_text");
-      json_builder_add_string_value (b, exp->question_text);
+      sb_json_add_string (b, "question_text", exp->question_text);
     }
   if (exp->confidence_levels != 0)
     {
@@ -146,10 +126,8 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
     {
       const SbParameter *p = &exp->parameters[i];
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, p->name);
-      json_builder_set_member_name (b, "unit");
-      json_builder_add_string_value (b, p->unit);
+      sb_json_add_string (b, "name", p->name);
+      sb_json_add_string (b, "unit", p->unit);
       json_builder_set_member_name (b, "lower");
       json_builder_add_double_value (b, p->lower);
       json_builder_set_member_name (b, "upper");
@@ -162,8 +140,7 @@ experiment_to_node (const SbExperiment *exp, const char *session_dir)
       /* linear parameters are written as before this member existed */
       if (p->scale != SB_SCALE_LINEAR)
         {
-          json_builder_set_member_name (b, "scale");
-          json_builder_add_string_value (b, sb_scale_to_string (p->scale));
+          sb_json_add_string (b, "scale", sb_scale_to_string (p->scale));
         }
       if (p->levels)
         {

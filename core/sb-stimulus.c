@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-stimulus.h"
+#include "sb-json-write.h"
 #include "sb-setting.h"
 
 #include "sb-enum-names.h"
@@ -128,29 +129,24 @@ sb_stimulus_to_json (const SbStimulus *s)
     return NULL;
   b = json_builder_new ();
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "kind");
-  json_builder_add_string_value (b, sb_stimulus_kind_to_string (s->kind));
+  sb_json_add_string (b, "kind", sb_stimulus_kind_to_string (s->kind));
   if (s->kind == SB_STIMULUS_COLOUR)
     {
-      json_builder_set_member_name (b, "space");
-      json_builder_add_string_value (b, space_names[s->colour_space]);
+      sb_json_add_string (b, "space", space_names[s->colour_space]);
     }
   if (s->command)
     {
-      json_builder_set_member_name (b, "command");
-      json_builder_add_string_value (b, s->command);
+      sb_json_add_string (b, "command", s->command);
       json_builder_set_member_name (b, "timeout");
       json_builder_add_double_value (b, s->timeout);
     }
   if (s->extension)
     {
-      json_builder_set_member_name (b, "extension");
-      json_builder_add_string_value (b, s->extension);
+      sb_json_add_string (b, "extension", s->extension);
     }
   if (s->text)
     {
-      json_builder_set_member_name (b, "text");
-      json_builder_add_string_value (b, s->text);
+      sb_json_add_string (b, "text", s->text);
     }
   json_builder_end_object (b);
   return json_builder_get_root (b);

@@ -51,25 +51,19 @@ sb_model_info_add_json (JsonBuilder *b, const char *member, const SbModelInfo *i
 
   json_builder_set_member_name (b, member);
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, name);
-  json_builder_set_member_name (b, "answers");
-  json_builder_add_int_value (b, info->answers);
-  json_builder_set_member_name (b, "fit_answers");
-  json_builder_add_int_value (b, info->fit_answers);
-  json_builder_set_member_name (b, "exact_answers");
-  json_builder_add_int_value (b, info->exact_answers);
+  sb_json_add_string (b, "name", name);
+  sb_json_add_int (b, "answers", info->answers);
+  sb_json_add_int (b, "fit_answers", info->fit_answers);
+  sb_json_add_int (b, "exact_answers", info->exact_answers);
   json_builder_set_member_name (b, "inducing");
   if (sparse)
     json_builder_add_int_value (b, info->n_inducing);
   else
     json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "refit_due");
-  json_builder_add_boolean_value (b, info->refit_due);
+  sb_json_add_bool (b, "refit_due", info->refit_due);
   if (info->note[0] != '\0')
     {
-      json_builder_set_member_name (b, "note");
-      json_builder_add_string_value (b, info->note);
+      sb_json_add_string (b, "note", info->note);
     }
   json_builder_end_object (b);
 }

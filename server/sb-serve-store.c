@@ -225,18 +225,13 @@ sb_serve_settings_save (const char *study_dir, const SbServeSettings *settings, 
   if (!sb_serve_settings_check (settings, error))
     return FALSE;
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "format");
-  json_builder_add_string_value (b, SETTINGS_FORMAT);
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "open");
-  json_builder_add_boolean_value (b, settings->open);
-  json_builder_set_member_name (b, "max_participants");
-  json_builder_add_int_value (b, settings->max_participants);
+  sb_json_add_string (b, "format", SETTINGS_FORMAT);
+  sb_json_add_int (b, "version", 1);
+  sb_json_add_bool (b, "open", settings->open);
+  sb_json_add_int (b, "max_participants", settings->max_participants);
   add_string_or_null (b, "consent", settings->consent);
   add_string_or_null (b, "completion_url", settings->completion_url);
-  json_builder_set_member_name (b, "break_every");
-  json_builder_add_int_value (b, settings->break_every);
+  sb_json_add_int (b, "break_every", settings->break_every);
   json_builder_end_object (b);
   return write_document (study_dir, "settings.json", b, error);
 }
@@ -370,10 +365,8 @@ save_access (SbServeAccess *access, const char *study_dir, GError **error)
   g_autoptr (JsonBuilder) b = json_builder_new ();
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "format");
-  json_builder_add_string_value (b, ACCESS_FORMAT);
-  json_builder_set_member_name (b, "version");
-  json_builder_add_int_value (b, 1);
+  sb_json_add_string (b, "format", ACCESS_FORMAT);
+  sb_json_add_int (b, "version", 1);
   json_builder_set_member_name (b, "participants");
   json_builder_begin_array (b);
   for (guint i = 0; i < access->entries->len; i++)

@@ -12,6 +12,7 @@
 
 #include "sb-ask-tell.h"
 #include "sb-confidence-scale.h"
+#include "sb-json-write.h"
 #include "sb-population.h"
 #include "sb-question-json.h"
 
@@ -556,15 +557,10 @@ reply_joined (SbServer *self, SoupServerMessage *msg, const char *code, char *to
   g_autofree char *owned = token;
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "participant");
-  json_builder_add_string_value (b, code);
-  json_builder_set_member_name (b, "token");
-  json_builder_add_string_value (b, token);
+  sb_json_add_string (b, "participant", code);
+  sb_json_add_string (b, "token", token);
   if (returning)
-    {
-      json_builder_set_member_name (b, "returning");
-      json_builder_add_boolean_value (b, TRUE);
-    }
+    sb_json_add_bool (b, "returning", TRUE);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   _sb_server_reply_json (self, msg, SOUP_STATUS_OK, _sb_server_json_text (root));
@@ -675,34 +671,19 @@ _sb_server_info (SbServer *self, SoupServerMessage *msg)
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "title");
-  json_builder_add_string_value (b, exp->title ? exp->title : "");
-  json_builder_set_member_name (b, "prompt");
-  json_builder_add_string_value (b, prompt_for (exp));
-  json_builder_set_member_name (b, "value_prompt");
-  json_builder_add_string_value (b, "Try this setting. Enter the value you measured, or "
-                                    "report that it failed.");
-  json_builder_set_member_name (b, "ties");
-  json_builder_add_boolean_value (b, exp->ties_allowed);
+  sb_json_add_string (b, "title", exp->title ? exp->title : "");
+  sb_json_add_string (b, "prompt", prompt_for (exp));
+  sb_json_add_string (b, "value_prompt", "Try this setting. Enter the value you measured, or "
+                                        "report that it failed.");
+  sb_json_add_bool (b, "ties", exp->ties_allowed);
   /* the experiment's own wording of its questions, or null */
-  json_builder_set_member_name (b, "question_text");
-  if (exp->question_text != NULL)
-    json_builder_add_string_value (b, exp->question_text);
-  else
-    json_builder_add_null_value (b);
+  sb_json_add_string (b, "question_text", exp->question_text);
   json_builder_set_member_name (b, "confidence_scale");
   json_builder_add_value (b, sb_confidence_scale_to_json (exp->confidence_levels));
-  json_builder_set_member_name (b, "budget");
-  json_builder_add_int_value (b, exp->budget);
-  json_builder_set_member_name (b, "consent");
-  if (self->settings.consent)
-    json_builder_add_string_value (b, self->settings.consent);
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "break_every");
-  json_builder_add_int_value (b, self->settings.break_every);
-  json_builder_set_member_name (b, "open");
-  json_builder_add_boolean_value (b, self->settings.open);
+  sb_json_add_int (b, "budget", exp->budget);
+  sb_json_add_string (b, "consent", self->settings.consent);
+  sb_json_add_int (b, "break_every", self->settings.break_every);
+  sb_json_add_bool (b, "open", self->settings.open);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   _sb_server_reply_json (self, msg, SOUP_STATUS_OK, _sb_server_json_text (root));
@@ -734,8 +715,7 @@ status_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
       return;
     }
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "study");
-  json_builder_add_string_value (b, sb_study_get_name (study));
+  sb_json_add_string (b, "study", sb_study_get_name (study));
   json_builder_set_member_name (b, "participants");
   json_builder_begin_array (b);
   for (guint i = 0; i < sb_study_get_n_participants (study); i++)
@@ -750,23 +730,17 @@ status_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
           return;
         }
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "code");
-      json_builder_add_string_value (b, p->code);
-      json_builder_set_member_name (b, "status");
-      json_builder_add_string_value (b, sb_participant_status_to_string (p->status));
+      sb_json_add_string (b, "code", p->code);
+      sb_json_add_string (b, "status", sb_participant_status_to_string (p->status));
       json_builder_set_member_name (b, "state");
       if (live)
         json_builder_add_string_value (b, sb_serve_state_to_string (live->state));
       else
         json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "answers");
-      json_builder_add_int_value (b, s.answered);
-      json_builder_set_member_name (b, "budget");
-      json_builder_add_int_value (b, s.budget);
-      json_builder_set_member_name (b, "done");
-      json_builder_add_boolean_value (b, s.done);
-      json_builder_set_member_name (b, "open_question");
-      json_builder_add_boolean_value (b, s.open_question);
+      sb_json_add_int (b, "answers", s.answered);
+      sb_json_add_int (b, "budget", s.budget);
+      sb_json_add_bool (b, "done", s.done);
+      sb_json_add_bool (b, "open_question", s.open_question);
       json_builder_set_member_name (b, "idle_seconds");
       if (live)
         json_builder_add_int_value (b, (g_get_monotonic_time () - live->last_seen)
@@ -778,14 +752,10 @@ status_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
   json_builder_end_array (b);
   json_builder_set_member_name (b, "population");
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "participants");
-  json_builder_add_int_value (b, pop.n_participants);
-  json_builder_set_member_name (b, "included");
-  json_builder_add_int_value (b, pop.n_included);
-  json_builder_set_member_name (b, "done");
-  json_builder_add_int_value (b, pop.n_done);
-  json_builder_set_member_name (b, "answers");
-  json_builder_add_int_value (b, pop.n_answers);
+  sb_json_add_int (b, "participants", pop.n_participants);
+  sb_json_add_int (b, "included", pop.n_included);
+  sb_json_add_int (b, "done", pop.n_done);
+  sb_json_add_int (b, "answers", pop.n_answers);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "server");
   json_builder_add_value (b, json_from_string (in->head, NULL));

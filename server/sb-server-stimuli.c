@@ -15,6 +15,7 @@
 #include "sb-ask-tell.h"
 #include "sb-candidates.h"
 #include "sb-experiment-templates.h"
+#include "sb-json-write.h"
 #include "sb-setting.h"
 #include "sb-stimulus.h"
 
@@ -56,8 +57,7 @@ add_caption (JsonBuilder *b, const SbExperiment *exp, const double *x)
   text = sb_stimulus_expand (exp->stimulus.text, exp, x, NULL, FALSE, NULL);
   if (text == NULL)
     return;
-  json_builder_set_member_name (b, "caption");
-  json_builder_add_string_value (b, text);
+  sb_json_add_string (b, "caption", text);
 }
 
 JsonNode *
@@ -80,18 +80,15 @@ _sb_server_stimuli_json (const SbExperiment *exp, const SbQuestion *q)
                                                   (guint) lround (255 * g),
                                                   (guint) lround (255 * bl));
           json_builder_add_string_value (b, "colour");
-          json_builder_set_member_name (b, "rgb");
-          json_builder_add_string_value (b, hex);
-          json_builder_set_member_name (b, "mapped");
-          json_builder_add_boolean_value (b, mapped);
+          sb_json_add_string (b, "rgb", hex);
+          sb_json_add_bool (b, "mapped", mapped);
         }
       else if (kind == SB_STIMULUS_TEXT)
         {
           g_autofree char *text = sb_stimulus_expand (exp->stimulus.text, exp, x, NULL, FALSE,
                                                       NULL);
           json_builder_add_string_value (b, "text");
-          json_builder_set_member_name (b, "text");
-          json_builder_add_string_value (b, text ? text : "");
+          sb_json_add_string (b, "text", text ? text : "");
         }
       else if ((kind == SB_STIMULUS_FILE || kind == SB_STIMULUS_IMAGE
                 || kind == SB_STIMULUS_SOUND) && file_kind (exp, x) != SB_STIMULUS_NONE)
@@ -100,16 +97,14 @@ _sb_server_stimuli_json (const SbExperiment *exp, const SbQuestion *q)
                                                   q->id, i);
           json_builder_add_string_value (b, file_kind (exp, x) == SB_STIMULUS_SOUND ? "sound"
                                                                                    : "image");
-          json_builder_set_member_name (b, "url");
-          json_builder_add_string_value (b, url);
+          sb_json_add_string (b, "url", url);
           add_caption (b, exp, x);
         }
       else
         {
           g_autofree char *text = sb_experiment_describe_setting (exp, x);
           json_builder_add_string_value (b, "setting");
-          json_builder_set_member_name (b, "text");
-          json_builder_add_string_value (b, text);
+          sb_json_add_string (b, "text", text);
         }
       json_builder_end_object (b);
     }

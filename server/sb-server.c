@@ -94,8 +94,7 @@ _sb_server_error_text (const char *message)
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "error");
-  json_builder_add_string_value (b, message);
+  sb_json_add_string (b, "error", message);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   return _sb_server_json_text (root);
