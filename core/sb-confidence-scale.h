@@ -23,6 +23,10 @@ G_BEGIN_DECLS
 
 /* The question's wording when the experiment gives none ("question_text"). */
 #define SB_DEFAULT_QUESTION_TEXT "Which setting works better?"
+/* What a value question asks (mixed and safe mode): the experiment's
+ * "question_text" words its preference questions only. */
+#define SB_VALUE_QUESTION_TEXT \
+  "Try this setting. Enter the value you measured, or report that it failed."
 /* The longest "question_text", in bytes. */
 #define SB_MAX_QUESTION_TEXT 500
 

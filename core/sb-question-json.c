@@ -42,12 +42,10 @@ sb_question_to_json (const SbQuestion *q, const SbExperiment *exp)
       json_builder_end_array (b);
     }
   if (q->has_prob_safe)
-    {
-      json_builder_set_member_name (b, "prob_safe");
-      json_builder_add_double_value (b, q->prob_safe);
-    }
-  sb_json_add_string (b, "question_text", exp->question_text ? exp->question_text
-                                                       : SB_DEFAULT_QUESTION_TEXT);
+    sb_json_add_number (b, "prob_safe", q->prob_safe);
+  sb_json_add_string (b, "question_text", q->kind == SB_QUESTION_VALUE ? SB_VALUE_QUESTION_TEXT
+                                          : exp->question_text ? exp->question_text
+                                          : SB_DEFAULT_QUESTION_TEXT);
   json_builder_set_member_name (b, "confidence_scale");
   json_builder_add_value (b, sb_confidence_scale_to_json (exp->confidence_levels));
   json_builder_end_object (b);

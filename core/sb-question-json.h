@@ -6,9 +6,11 @@
  *   question  {"question": ID, "kind": "duel" | "choice" | "ranking" | "value",
  *              "options": [setting, ...], "shown_order": [i, ...],
  *              "files"?: [path | null, ...],   (with a candidate set)
+ *              "prob_safe"?: p,                (safe mode's value questions)
  *              "question_text": wording, "confidence_scale": scale}
- *            the experiment's wording (SB_DEFAULT_QUESTION_TEXT when it
- *            gives none) and confidence scale (sb-confidence-scale.h:
+ *            the experiment's wording of a preference question
+ *            (SB_DEFAULT_QUESTION_TEXT when it gives none; a value
+ *            question's is SB_VALUE_QUESTION_TEXT) and confidence scale (sb-confidence-scale.h:
  *            {"kind": "words"} or {"kind": "rating", "levels": k})
  *   recorded  {"recorded": ID, "answers": n, "budget": N, "done": bool}
  *   done      {"done": true, "answers": n, "budget": N}

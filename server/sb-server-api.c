@@ -673,8 +673,7 @@ _sb_server_info (SbServer *self, SoupServerMessage *msg)
   json_builder_begin_object (b);
   sb_json_add_string (b, "title", exp->title ? exp->title : "");
   sb_json_add_string (b, "prompt", prompt_for (exp));
-  sb_json_add_string (b, "value_prompt", "Try this setting. Enter the value you measured, or "
-                                        "report that it failed.");
+  sb_json_add_string (b, "value_prompt", SB_VALUE_QUESTION_TEXT);
   sb_json_add_bool (b, "ties", exp->ties_allowed);
   /* the experiment's own wording of its questions, or null */
   sb_json_add_string (b, "question_text", exp->question_text);

@@ -3,6 +3,7 @@
  * with their details, stale and unknown questions refused with nothing
  * changed, the pending question through the file, the long CSV. */
 #include "sb-ask-tell.h"
+#include "sb-confidence-scale.h"
 #include "sb-experiment-templates.h"
 #include "sb-parameter-kinds.h"
 #include "sb-question-json.h"
@@ -167,6 +168,13 @@ test_value_questions (void)
 
   /* Safe mode: a value, then a failed setting, both observations. */
   pose_value_question (safe, 2.0, 1.0);
+  /* its document words a measurement, not the preference question (the
+   * experiment's wording is a duel's) */
+  {
+    g_autoptr (JsonNode) doc = sb_question_to_json (sb_session_get_open_question (safe), safe_exp);
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (doc), "question_text"),
+                     ==, SB_VALUE_QUESTION_TEXT);
+  }
   answer = answer_of (1, SB_ANSWER_CHOSEN);
   assert_refused (safe, &answer, SB_QUESTION_ERROR_INVALID, "asks for a value");
   answer = answer_of (1, SB_ANSWER_VALUE);
