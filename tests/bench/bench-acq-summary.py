@@ -38,8 +38,9 @@ when the runs recorded them).
         status                        finished runs per protocol and arm
         table PROTO [METRIC] [AT]     the table of one protocol folder
         wins [REF]                    the --wins table
-        overall PROTO [REF]           every arm against REF and random
+        overall PROTO [REF] [LO-HI]   every arm against REF and random
                                       over all problems and seeds at once
+                                      (those of LO to HI parameters)
         diagnose PROTO                where each arm asked and what the
                                       refits chose (needs OUT/PROTO/PROBLEMS,
                                       the output of `skewgp bo --list`)
@@ -297,13 +298,23 @@ def wins(runs, ref):
         print(f"| {proto} | {prob} | {', '.join(ahead) or 'none'} | {refc} |")
 
 
-def overall(runs, proto, ref):
+def dimension(arms):
+    """The number of parameters of a problem's runs (ARMS: arm -> seed -> run)."""
+    run = next(iter(next(iter(arms.values())).values()))
+    return len(run.summary["best_x"])
+
+
+def overall(runs, proto, ref, dims=None):
     """Each arm against REF and random over every (problem, seed) pair of
     PROTO at once: paired differences of log10 regret at 20, 50 and all
-    duels (the protocol's rule), mean +- s.e., wins/losses."""
+    duels (the protocol's rule), mean +- s.e., wins/losses. DIMS "LO-HI"
+    keeps the problems of LO to HI parameters."""
     metric = DEFAULT_METRIC.get(base(proto), "winner")
     log_metric = metric if metric.startswith("log10-") else "log10-" + metric
     keys = sorted(k for k in runs if k[0] == proto)
+    if dims is not None:
+        lo, hi = (int(x) for x in dims.split("-"))
+        keys = [k for k in keys if lo <= dimension(runs[k]) <= hi]
     if not keys:
         return
     ats = [20, 50, None]
@@ -424,7 +435,8 @@ def update(path, out, runs, skipped, binaries, ref):
             elif what[0] == "diagnose":
                 diagnose(out, what[1])
             elif what[0] == "overall":
-                overall(runs, what[1], what[2] if len(what) > 2 else ref)
+                overall(runs, what[1], what[2] if len(what) > 2 else ref,
+                        what[3] if len(what) > 3 else None)
             elif what[0] == "wins":
                 wins(runs, what[1] if len(what) > 1 else ref)
             elif what[0] == "rules":
