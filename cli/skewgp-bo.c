@@ -352,7 +352,7 @@ list_problems (void)
           sb_json_add_int (b, "dim", (gint64) sg_problem_dim (p));
           skewgp_add_vector (b, "lower", sg_problem_lower (p), sg_problem_dim (p));
           skewgp_add_vector (b, "upper", sg_problem_upper (p), sg_problem_dim (p));
-          skewgp_add_double_or_null (b, "optimum", sg_problem_optimum (p));
+          sb_json_add_number (b, "optimum", sg_problem_optimum (p));
           sb_json_add_bool (b, "safe", sg_problem_safe_start (p) != NULL);
           sg_problem_free (p);
         }
@@ -563,7 +563,7 @@ print_iteration_tail (JsonBuilder *b, const BoRun *r, double t, double t_refit)
 static void
 add_timings (JsonBuilder *b, BoRun *r)
 {
-  skewgp_add_double_or_null (b, "median_seconds", median_of (r->times, r->n_times));
+  sb_json_add_number (b, "median_seconds", median_of (r->times, r->n_times));
   skewgp_add_double (b, "total_seconds", r->total_seconds);
   sb_json_add_int (b, "refits", (gint64) r->refits);
   skewgp_add_double (b, "refit_seconds", r->refit_seconds);
@@ -735,7 +735,7 @@ add_recommendations (JsonBuilder *b, BoRun *r, gboolean full)
         skewgp_add_vector (b, xk, xs[i], dim);
       skewgp_add_double (b, vk, value);
       if (full)
-        skewgp_add_double_or_null (b, rk, sg_problem_optimum (r->p) - value);
+        sb_json_add_number (b, rk, sg_problem_optimum (r->p) - value);
     }
   return SKEWGP_EXIT_OK;
 }
@@ -781,10 +781,10 @@ loop_iteration (BoRun *r, sg_oracle *oracle, gsl_rng *oracle_rng, size_t it)
   double best[SG_BO_MAX_DIM];
   int has_best = sg_bo_best (r->bo, best);
   skewgp_add_vector (b, "best_x", has_best ? best : NULL, dim);
-  skewgp_add_double_or_null (b, "best_value", has_best ? sg_problem_value (r->p, best) : NAN);
+  sb_json_add_number (b, "best_value", has_best ? sg_problem_value (r->p, best) : NAN);
   if (r->a->mode == SG_BO_SAFE)
     sb_json_add_bool (b, "violation", violation);
-  skewgp_add_double_or_null (b, "acquisition", q.acquisition);
+  sb_json_add_number (b, "acquisition", q.acquisition);
   if (recommends (r->a) && r->a->recommend_every > 0 && it % (size_t) r->a->recommend_every == 0
       && !q.initial)
     {
@@ -813,7 +813,7 @@ print_loop_summary (BoRun *r, size_t n_init)
   sb_json_add_string (b, "question", sg_bo_question_name (a->question));
   sb_json_add_int (b, "options", a->options);
   sb_json_add_bool (b, "ties", a->ties);
-  skewgp_add_double_or_null (b, "tie_margin", a->ties ? a->tie_margin : NAN);
+  sb_json_add_number (b, "tie_margin", a->ties ? a->tie_margin : NAN);
   skewgp_add_double (b, "noise", a->noise);
   sb_json_add_string (b, "noise_model", a->logistic ? "logistic" : "probit");
   skewgp_add_double (b, "lengthscale_min", a->lengthscale_min);
@@ -822,9 +822,9 @@ print_loop_summary (BoRun *r, size_t n_init)
   sb_json_add_int (b, "iterations", a->iterations);
   sb_json_add_int (b, "initial", (gint64) n_init);
   skewgp_add_vector (b, "best_x", has_best ? best : NULL, r->cfg.dim);
-  skewgp_add_double_or_null (b, "best_value", value);
-  skewgp_add_double_or_null (b, "optimum", sg_problem_optimum (r->p));
-  skewgp_add_double_or_null (b, "regret", sg_problem_optimum (r->p) - value);
+  sb_json_add_number (b, "best_value", value);
+  sb_json_add_number (b, "optimum", sg_problem_optimum (r->p));
+  sb_json_add_number (b, "regret", sg_problem_optimum (r->p) - value);
   sb_json_add_int (b, "violations", (gint64) r->violations);
   sb_json_add_int (b, "options_shown", (gint64) r->options_shown);
   sb_json_add_int (b, "ties_answered", (gint64) r->ties_answered);
@@ -986,7 +986,7 @@ active_iteration (BoRun *r, ActiveTest *test, double h, size_t it, double *accur
   json_builder_begin_object (b);
   add_iteration_head (b, it, &q, "label", r->cfg.dim);
   sb_json_add_int (b, "answer", label);
-  skewgp_add_double_or_null (b, "acquisition", q.acquisition);
+  sb_json_add_number (b, "acquisition", q.acquisition);
   skewgp_add_double (b, "accuracy", *accuracy);
   print_iteration_tail (b, r, t, t_refit);
   return SKEWGP_EXIT_OK;
@@ -1006,7 +1006,7 @@ print_active_summary (BoRun *r, double h, double accuracy, size_t n_test)
   skewgp_add_double (b, "threshold", h);
   sb_json_add_int (b, "labels", (gint64) d->n_obs);
   skewgp_add_double (b, "accuracy", accuracy);
-  skewgp_add_double_or_null (b, "unique_fraction",
+  sb_json_add_number (b, "unique_fraction",
                      d->n_obs ? (double) d->n_inputs / (double) d->n_obs : NAN);
   sb_json_add_int (b, "test_points", (gint64) n_test);
   add_timings (b, r);

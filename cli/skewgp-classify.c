@@ -1281,11 +1281,11 @@ add_hyper_json (JsonBuilder *b, const ClsRun *run)
     }
   if (run->inducing > 0)
     {
-      skewgp_add_double_or_null (b, "delta", run->delta);
+      sb_json_add_number (b, "delta", run->delta);
       sb_json_add_int (b, "inducing", (gint64) run->inducing);
       sb_json_add_int (b, "iterations", (gint64) run->iterations);
     }
-  skewgp_add_double_or_null (b, "log_evidence", run->log_evidence);
+  sb_json_add_number (b, "log_evidence", run->log_evidence);
   skewgp_add_double (b, "seconds", run->seconds);
   json_builder_end_object (b);
 }

@@ -371,12 +371,6 @@ skewgp_add_double (JsonBuilder *b, const char *name, double value)
 }
 
 void
-skewgp_add_double_or_null (JsonBuilder *b, const char *name, double value)
-{
-  sb_json_add_number (b, name, value);
-}
-
-void
 skewgp_add_vector (JsonBuilder *b, const char *name, const double *x, gsize n)
 {
   json_builder_set_member_name (b, name);
@@ -402,7 +396,7 @@ skewgp_add_node (JsonBuilder *b, const char *name, JsonNode *node)
 
 /* The first number in NODE that is not finite, as a path into the
  * document ("summary[3].sd"), or NULL. Values that are null on purpose
- * (skewgp_add_double_or_null) are JSON nulls, not numbers. */
+ * (sb_json_add_number) are JSON nulls, not numbers. */
 static char *
 non_finite_member (JsonNode *node, const char *path)
 {

@@ -95,13 +95,11 @@ JsonNode *skewgp_vector_node (const double *x, gsize n);
 JsonNode *skewgp_matrix_node (const double *a, gsize rows, gsize cols);
 
 /* Members of the result object B is building, one call each (integers,
- * booleans and strings by sb_json_add_int, _bool, _string). Numbers that
- * are NaN or infinite come out as null (sb-json-write). */
-/* NAME: VALUE when finite, else null: for members documented as null in
- * that case (e.g. the log of a probability that is exactly 0). A
- * non-finite VALUE given to skewgp_add_double is a numerical failure
- * (skewgp_print_builder exits 1 naming the member). */
-void skewgp_add_double_or_null (JsonBuilder *b, const char *name, double value);
+ * booleans and strings by sb_json_add_int, _bool, _string; a number that
+ * is null when not finite, for members documented as null in that case
+ * such as the log of a probability that is exactly 0, by
+ * sb_json_add_number). A non-finite VALUE given to skewgp_add_double is a
+ * numerical failure (skewgp_print_builder exits 1 naming the member). */
 void skewgp_add_double (JsonBuilder *b, const char *name, double value);
 /* A vector of N numbers, or null when X is NULL. */
 void skewgp_add_vector (JsonBuilder *b, const char *name, const double *x, gsize n);

@@ -199,7 +199,7 @@ mvn_cdf_run (JsonObject *in, GError **error)
   g_autoptr (JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
   skewgp_add_double (b, "value", res.value);
-  skewgp_add_double_or_null (b, "log_value", res.log_value);
+  sb_json_add_number (b, "log_value", res.log_value);
   skewgp_add_double (b, "error", res.error);
   skewgp_add_double (b, "log_error", res.log_error);
   sb_json_add_int (b, "points", (gint64) res.n_points);

@@ -102,15 +102,15 @@ add_consistency (JsonBuilder *b, const SbConsistency *c)
   sb_json_add_int (b, "duels", c->n_duels);
   sb_json_add_int (b, "repeats", c->n_repeats);
   sb_json_add_int (b, "repeats_agreeing", c->n_agree);
-  skewgp_add_double_or_null (b, "agreement", c->agreement);
-  skewgp_add_double_or_null (b, "agreement_p", c->agreement_p);
+  sb_json_add_number (b, "agreement", c->agreement);
+  sb_json_add_number (b, "agreement_p", c->agreement_p);
   sb_json_add_int (b, "triples", c->n_triples);
   sb_json_add_int (b, "intransitive_triples", c->n_intransitive);
   sb_json_add_int (b, "side_duels", c->n_side);
   sb_json_add_int (b, "first_shown_chosen", c->n_first_chosen);
-  skewgp_add_double_or_null (b, "first_shown_rate", c->first_rate);
-  skewgp_add_double_or_null (b, "side_p", c->side_p);
-  skewgp_add_double_or_null (b, "log_bayes_factor_vs_coin", c->log_bf);
+  sb_json_add_number (b, "first_shown_rate", c->first_rate);
+  sb_json_add_number (b, "side_p", c->side_p);
+  sb_json_add_number (b, "log_bayes_factor_vs_coin", c->log_bf);
   sb_json_add_bool (b, "at_chance", c->at_chance);
   json_builder_end_object (b);
 }
@@ -178,7 +178,7 @@ run_status (const char *path, const char *participant, GError **error)
       double interval[2] = { rec.lower, rec.upper };
       sb_json_add_string (b, "best_description", text);
       /* The model's utility at the best setting (null before a model). */
-      skewgp_add_double_or_null (b, "best_mean", rec.mean);
+      sb_json_add_number (b, "best_mean", rec.mean);
       skewgp_add_vector (b, "best_interval", isfinite (rec.lower) ? interval : NULL, 2);
     }
   sb_model_info_add_json (b, "model", &rec.model);
@@ -228,8 +228,8 @@ add_person_model (JsonBuilder *b, const SbExperiment *exp, const SbPopulationRes
   gboolean known = r != NULL && model->n_answers > 0;
 
   add_best (b, exp, known ? r->best : NULL);
-  skewgp_add_double_or_null (b, "prob_best_differs", known ? r->prob_best_differs : NAN);
-  skewgp_add_double_or_null (b, "se", known ? r->se : NAN);
+  sb_json_add_number (b, "prob_best_differs", known ? r->prob_best_differs : NAN);
+  sb_json_add_number (b, "se", known ? r->se : NAN);
 }
 
 static void
@@ -242,7 +242,7 @@ add_population_model (JsonBuilder *b, SbStudy *study, const SbPopulationResult *
   JsonNode *hyper = json_object_get_member (json_node_get_object (doc), "hyperparameters");
 
   add_best (b, sb_study_get_experiment (study), known ? model->best : NULL);
-  skewgp_add_double_or_null (b, "mean", known ? model->mean : NAN);
+  sb_json_add_number (b, "mean", known ? model->mean : NAN);
   skewgp_add_vector (b, "interval", known && isfinite (model->lower) ? interval : NULL, 2);
   json_builder_set_member_name (b, "hyperparameters");
   json_builder_add_value (b, json_node_copy (hyper));
@@ -309,7 +309,7 @@ run_population (const char *dir, GError **error)
   sb_json_add_int (b, "duels", pop.n_duels);
   sb_json_add_int (b, "repeats", pop.n_repeats);
   sb_json_add_int (b, "repeats_agreeing", pop.n_agree);
-  skewgp_add_double_or_null (b, "agreement", pop.n_repeats ? (double) pop.n_agree / pop.n_repeats
+  sb_json_add_number (b, "agreement", pop.n_repeats ? (double) pop.n_agree / pop.n_repeats
                                                            : NAN);
   sb_json_add_int (b, "triples", pop.n_triples);
   sb_json_add_int (b, "intransitive_triples", pop.n_intransitive);

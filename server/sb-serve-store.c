@@ -145,16 +145,6 @@ string_or_null (JsonObject *obj, const char *member)
   return json_node_get_string (node);
 }
 
-static void
-add_string_or_null (JsonBuilder *b, const char *member, const char *value)
-{
-  json_builder_set_member_name (b, member);
-  if (value)
-    json_builder_add_string_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
 static gint64
 parse_time (const char *text)
 {
@@ -229,8 +219,8 @@ sb_serve_settings_save (const char *study_dir, const SbServeSettings *settings, 
   sb_json_add_int (b, "version", 1);
   sb_json_add_bool (b, "open", settings->open);
   sb_json_add_int (b, "max_participants", settings->max_participants);
-  add_string_or_null (b, "consent", settings->consent);
-  add_string_or_null (b, "completion_url", settings->completion_url);
+  sb_json_add_string (b, "consent", settings->consent);
+  sb_json_add_string (b, "completion_url", settings->completion_url);
   sb_json_add_int (b, "break_every", settings->break_every);
   json_builder_end_object (b);
   return write_document (study_dir, "settings.json", b, error);
@@ -374,17 +364,17 @@ save_access (SbServeAccess *access, const char *study_dir, GError **error)
       AccessEntry *e = g_ptr_array_index (access->entries, i);
       g_autofree char *joined = sb_format_time (e->joined);
       json_builder_begin_object (b);
-      add_string_or_null (b, "code", e->code);
-      add_string_or_null (b, "token_sha256", e->token_sha256);
-      add_string_or_null (b, "external_id", e->external_id);
-      add_string_or_null (b, "joined", joined);
+      sb_json_add_string (b, "code", e->code);
+      sb_json_add_string (b, "token_sha256", e->token_sha256);
+      sb_json_add_string (b, "external_id", e->external_id);
+      sb_json_add_string (b, "joined", joined);
       json_builder_set_member_name (b, "consent");
       if (e->consent_sha256)
         {
           g_autofree char *when = sb_format_time (e->consent_time);
           json_builder_begin_object (b);
-          add_string_or_null (b, "time", when);
-          add_string_or_null (b, "text_sha256", e->consent_sha256);
+          sb_json_add_string (b, "time", when);
+          sb_json_add_string (b, "text_sha256", e->consent_sha256);
           json_builder_end_object (b);
         }
       else
