@@ -144,8 +144,9 @@ parse_flags (int argc, char **argv, BoFlags *f, GError **error)
     { "mode", 0, 0, G_OPTION_ARG_STRING, &f->mode,
       "preference (default) | mixed | safe | active", "MODE" },
     { "acquisition", 0, 0, G_OPTION_ARG_STRING, &f->acquisition,
-      "ucb (default) | eiig | epi | thompson | muc | hb-ei | hb-ucb (x vs x_r) | dts | "
-      "qeubo (free options)", "A" },
+      "hb-ucb (default for preference duels of up to 4 parameters) | ucb (default "
+      "otherwise) | eiig | epi | thompson | muc | hb-ei (x vs x_r) | dts | qeubo (free "
+      "options)", "A" },
     { "question", 0, 0, G_OPTION_ARG_STRING, &f->question,
       "duel (default) | choice (best of --options K)", "Q" },
     { "options", 0, 0, G_OPTION_ARG_STRING, &f->options,
@@ -200,6 +201,7 @@ typedef struct {
   const char *problem;
   sg_bo_mode mode;
   sg_bo_acquisition acquisition;
+  gboolean default_acquisition;  /* none named: sg_bo_default_acquisition */
   sg_bo_numeric_acquisition numeric_acquisition;
   sg_bo_surrogate surrogate;
   sg_bo_question question;
@@ -239,8 +241,11 @@ read_choices (const BoFlags *f, bo_args *a, GError **error)
     return invalid_value ("--surrogate", f->surrogate, error);
   if (f->question && sg_bo_question_parse (f->question, &a->question) != SG_OK)
     return invalid_value ("--question", f->question, error);
-  if (a->question == SG_BO_QUESTION_CHOICE && !f->acquisition)
-    a->acquisition = SG_BO_ACQ_QEUBO;
+  /* without --acquisition, the measured default for the mode, question,
+   * surrogate and (args_from_flags) the problem's number of parameters */
+  a->default_acquisition = f->acquisition == NULL;
+  if (a->default_acquisition)
+    a->acquisition = sg_bo_default_acquisition (a->mode, a->question, a->surrogate, 1);
   return TRUE;
 }
 
@@ -334,6 +339,14 @@ args_from_flags (const BoFlags *f, bo_args *a, GError **error)
     return FALSE;
   if (!a->list && a->problem == NULL)
     return skewgp_input_error (error, "--problem is required (see skewgp bo --list)");
+  if (a->default_acquisition && a->problem != NULL)
+    {
+      sg_problem *p = NULL;
+      if (sg_problem_new (a->problem, 1, &p) == SG_OK)
+        a->acquisition = sg_bo_default_acquisition (a->mode, a->question, a->surrogate,
+                                                    sg_problem_dim (p));
+      sg_problem_free (p);
+    }
   return TRUE;
 }
 

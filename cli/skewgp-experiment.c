@@ -8,6 +8,7 @@
 
 #include "sb-candidates.h"
 #include "sb-confidence-scale.h"
+#include "sb-experiment-check.h"
 #include "sb-experiment-templates.h"
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"
@@ -297,6 +298,8 @@ skewgp_parse_experiment (JsonObject *obj, const char *base_dir, GError **error)
   exp->numeric_every = (guint) numeric_every;
   exp->acquisition = (sg_bo_acquisition) acquisition;
   exp->surrogate = (sg_bo_surrogate) surrogate;
+  if (!json_object_has_member (obj, "acquisition"))
+    sb_experiment_use_default_acquisition (exp);
   if (!sb_experiment_validate (exp, &err))
     {
       skewgp_forward_error (err, error);

@@ -46,16 +46,22 @@ static const char study_help[] =
   "                         the experiment's \"initial\" answers; before\n"
   "                         that, random duels. Duel experiments in\n"
   "                         preference mode with the \"skewgp\" surrogate\n"
-  "                         and no candidate set only: choice and ranking\n"
-  "                         questions, mixed and safe mode, candidate sets\n"
-  "                         and other surrogates are asked independently\n"
+  "                         and no candidate set only, asked by ucb, eiig,\n"
+  "                         epi or thompson (an experiment that says or\n"
+  "                         defaults to hb-ucb is asked by ucb: the\n"
+  "                         believer needs one person's exact posterior);\n"
+  "                         choice and ranking questions, mixed and safe\n"
+  "                         mode, candidate sets, integer or categorical\n"
+  "                         parameters, other surrogates and other duel\n"
+  "                         rules are asked independently\n"
   "           independent   each participant's questions come from their\n"
   "                         own answers only (for comparison). A study.json\n"
   "                         without \"model\" (made before it existed) is\n"
   "                         independent, so it asks as it always did.\n"
   "         Either way skewgp status STUDY reports the population model.\n"
   "         Prints {\"study\": STUDY, \"repeat_rate\": R, \"model\": M,\n"
-  "         \"budget\": N, \"parameters\": [names]}.\n"
+  "         \"acquisition\": the duel rule, \"budget\": N, \"parameters\":\n"
+  "         [names]}.\n"
   "add      adds a participant and creates their session. --code CODE\n"
   "         chooses the code (1 to 32 letters, digits, '-' or '_'; unique\n"
   "         regardless of case); without it a code like \"P-7KQ3\" is made\n"
@@ -140,6 +146,8 @@ study_new (const StudyArgs *args, GError **error)
   sb_json_add_string (b, "study", args->study);
   skewgp_add_double (b, "repeat_rate", rate);
   sb_json_add_string (b, "model", sb_study_model_to_string (model));
+  sb_json_add_string (b, "acquisition",
+                      sg_bo_acquisition_name (sb_study_get_experiment (study)->acquisition));
   sb_json_add_int (b, "budget", exp->budget);
   skewgp_add_parameter_names (b, exp);
   json_builder_end_object (b);

@@ -49,6 +49,27 @@ sb_acquisition_fits (SbMode mode, sg_bo_surrogate surrogate, sg_bo_acquisition a
   return TRUE;
 }
 
+void
+sb_experiment_use_default_acquisition (SbExperiment *exp)
+{
+  sg_bo_question question = exp->question == SB_ASK_DUEL ? SG_BO_QUESTION_DUEL
+                                                         : SG_BO_QUESTION_CHOICE;
+
+  exp->acquisition = sg_bo_default_acquisition ((sg_bo_mode) exp->mode, question,
+                                                exp->surrogate, exp->n_parameters);
+}
+
+gboolean
+sb_experiment_population_fits (const SbExperiment *exp)
+{
+  for (guint j = 0; j < exp->n_parameters; j++)
+    if (exp->parameters[j].scale == SB_SCALE_INTEGER
+        || exp->parameters[j].scale == SB_SCALE_CATEGORICAL)
+      return FALSE;
+  return exp->mode == SB_MODE_PREFERENCE && exp->question == SB_ASK_DUEL
+         && exp->surrogate == SG_BO_SURROGATE_SKEWGP && exp->candidates == NULL;
+}
+
 /* The question kind, its number of options and ties: choices, rankings
  * and ties are preference answers (not in safe mode) that only the exact
  * SkewGP represents (Laplace and EP have independent half-line sites,

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sb-experiment-templates.h"
+#include "sb-experiment-check.h"
 #include "sb-parameter-kinds.h"
 
 #include "sb-colour.h"
@@ -34,6 +35,7 @@ sb_template_colour (void)
   exp->parameters[0].scale = SB_SCALE_PERIODIC;
   sb_experiment_add_parameter (exp, "chroma", "%", 5.0, 80.0);
   sb_experiment_add_parameter (exp, "lightness", "%", 35.0, 85.0);
+  sb_experiment_use_default_acquisition (exp);
   return exp;
 }
 
@@ -74,6 +76,7 @@ sb_template_benchmark (const char *problem, GError **error)
                                    sg_problem_upper (p)[j]);
     }
   sg_problem_free (p);
+  sb_experiment_use_default_acquisition (exp);
   return exp;
 }
 
@@ -89,6 +92,7 @@ sb_template_custom (void)
   exp->initial = 3;
   sb_experiment_add_parameter (exp, "temperature", "°C", 20.0, 80.0);
   sb_experiment_add_parameter (exp, "duration", "min", 1.0, 30.0);
+  sb_experiment_use_default_acquisition (exp);
   return exp;
 }
 

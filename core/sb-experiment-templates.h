@@ -8,6 +8,8 @@
  *   benchmark  a problem of the engine's benchmark set (sg-bo.h), answered
  *              by the simulated oracle (auto-play) or by the human;
  *   custom     parameters named by the user, shown side by side as a table.
+ * Each asks by the default duel rule of its mode
+ * (sb_experiment_use_default_acquisition).
  */
 #pragma once
 

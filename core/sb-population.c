@@ -9,6 +9,7 @@
 
 #include "sb-candidates.h"
 #include "sb-engine-job.h"
+#include "sb-experiment-check.h"
 #include "sb-fit-file.h"
 #include "sg-hier.h"
 #include "sg-rng.h"
@@ -736,18 +737,12 @@ sb_population_result_to_json (const SbExperiment *exp, const char *study_name,
 gboolean
 sb_population_can_propose (const SbExperiment *exp)
 {
-  /* the population's proposals are not rounded to whole numbers */
-  for (guint j = 0; j < exp->n_parameters; j++)
-    if (exp->parameters[j].scale == SB_SCALE_INTEGER
-        || exp->parameters[j].scale == SB_SCALE_CATEGORICAL)
-      return FALSE;
   /* the hierarchical duel challenges x_r by ucb, eiig, epi or thompson;
    * the other rules ask from the participant's own model */
   if (exp->acquisition != SG_BO_ACQ_UCB && exp->acquisition != SG_BO_ACQ_EIIG
       && exp->acquisition != SG_BO_ACQ_EPI && exp->acquisition != SG_BO_ACQ_THOMPSON)
     return FALSE;
-  return exp->mode == SB_MODE_PREFERENCE && exp->question == SB_ASK_DUEL
-         && exp->surrogate == SG_BO_SURROGATE_SKEWGP && exp->candidates == NULL;
+  return sb_experiment_population_fits (exp);
 }
 
 /* The duel of Q (box units) in the parameters' units, snapped to the

@@ -156,9 +156,9 @@ JsonNode *sb_population_result_to_json (const SbExperiment *exp, const char *stu
 
 /* ---- Questions ----------------------------------------------------------------- */
 
-/* TRUE when a hierarchical duel can be asked in EXP: preference mode,
- * duels, the exact SkewGP surrogate, no candidate set, an acquisition
- * that challenges x_r (ucb, eiig, epi, thompson: sg_hier_propose_duel). */
+/* TRUE when a hierarchical duel can be asked in EXP: the population
+ * model fits it (sb_experiment_population_fits) and its acquisition
+ * challenges x_r (ucb, eiig, epi, thompson: sg_hier_propose_duel). */
 gboolean sb_population_can_propose (const SbExperiment *exp);
 
 /* A duel for participant PERSON (an index of INPUT) from the exact model

@@ -6,6 +6,7 @@
 #include "sb-atomic-file.h"
 
 #include "sb-enum-names.h"
+#include "sb-experiment-check.h"
 
 #include "sb-file-read.h"
 #include "sb-json-read.h"
@@ -560,6 +561,14 @@ sb_study_create_with_model (const char *dir, const SbExperiment *exp, double rep
     }
   self = study_new (dir);
   self->experiment = sb_experiment_copy (exp);
+  /* The population model asks a hierarchical study's duels by ucb, eiig,
+   * epi or thompson: the believer's hallucination is a sample of one
+   * person's exact posterior, which it does not have. The default for
+   * one person's duels, hb-ucb, becomes the population's ucb (hb-ucb is
+   * the UCB of the believer), written in study.json as it is asked. */
+  if (model == SB_STUDY_MODEL_HIERARCHICAL && exp->acquisition == SG_BO_ACQ_HB_UCB
+      && sb_experiment_population_fits (exp))
+    self->experiment->acquisition = SG_BO_ACQ_UCB;
   self->repeat_rate = repeat_rate;
   self->model = model;
   self->created = g_get_real_time ();

@@ -78,9 +78,12 @@ typedef enum {
  *   "independent"   each participant's session proposes from their own
  *                   answers only; studies written before the field existed
  *                   read as this, so they ask as they always did.
- * Choice and ranking experiments, mixed and safe mode, candidate sets and
- * surrogates other than the exact SkewGP are asked independently in
- * either case (the hierarchical proposal asks duels over the box). */
+ * Choice and ranking experiments, mixed and safe mode, candidate sets,
+ * integer and categorical parameters, surrogates other than the exact
+ * SkewGP and duel rules other than ucb, eiig, epi and thompson are asked
+ * independently in either case (the hierarchical proposal challenges the
+ * current best over the box); hb-ucb, the default for one person's
+ * duels, becomes ucb when a hierarchical study is created. */
 typedef enum {
   SB_STUDY_MODEL_INDEPENDENT = 0,
   SB_STUDY_MODEL_HIERARCHICAL,
@@ -104,7 +107,10 @@ G_DECLARE_FINAL_TYPE (SbStudy, sb_study, SB, STUDY, GObject)
 
 /* Creates the folder DIR (it must not exist, or be an empty folder) with
  * its index for EXP (checked) and REPEAT_RATE (0 .. 0.5: the share of
- * questions that repeat a past duel, sb-consistency.h). */
+ * questions that repeat a past duel, sb-consistency.h). A hierarchical
+ * study of an experiment whose duels the population model asks
+ * (sb_experiment_population_fits) by hb-ucb asks them by ucb, and its
+ * experiment (sb_study_get_experiment, study.json) says so. */
 SbStudy *sb_study_create (const char *dir, const SbExperiment *exp, double repeat_rate,
                           GError **error);
 /* The same with the study's MODEL (sb_study_create: hierarchical). */

@@ -471,6 +471,7 @@ answers_target (sg_bo_acq_target target, sg_obs_kind kind)
   switch (target)
     {
     case SG_BO_ACQ_TARGET_DUEL:
+    case SG_BO_ACQ_TARGET_BELIEVER:
     case SG_BO_ACQ_TARGET_QEUBO:
       return kind == SG_OBS_PREFERENCE || kind == SG_OBS_TIE || kind == SG_OBS_CHOICE
              || kind == SG_OBS_RANKING;
@@ -486,7 +487,8 @@ answers_target (sg_bo_acq_target target, sg_obs_kind kind)
 }
 
 /* The question the search would ask with X was asked before (the same
- * options, in any order): a duel of x_r against X, the qEUBO set of the
+ * options, in any order): a duel of x_r against X (a challenger's or the
+ * believer's), the qEUBO set of the
  * fixed options and X once the set is complete, a value or label at X.
  * Only the candidate search avoids these (sg-bo.h, "Candidate sets"). */
 static int
@@ -496,7 +498,7 @@ question_asked (const acq_ctx *a, const double *x)
   const sg_data *d = &bo->data;
   size_t dim = bo->cfg.dim, want[SG_BO_MAX_OPTIONS], k = 0;
 
-  if (a->target == SG_BO_ACQ_TARGET_DUEL)
+  if (is_duel_target (a->target))
     {
       if (!a->has_ref || !find_input (d, a->ref, &want[k++]))
         return 0;

@@ -356,6 +356,20 @@ sg_bo_default_refit_free (sg_bo_mode mode)
   return groups;
 }
 
+sg_bo_acquisition
+sg_bo_default_acquisition (sg_bo_mode mode, sg_bo_question question, sg_bo_surrogate surrogate,
+                           size_t dim)
+{
+  /* choices are asked by qEUBO alone (and in preference mode only,
+   * which sg_bo_config_check enforces with the mode named) */
+  if (question == SG_BO_QUESTION_CHOICE)
+    return SG_BO_ACQ_QEUBO;
+  if (mode != SG_BO_PREFERENCE || surrogate != SG_BO_SURROGATE_SKEWGP
+      || dim > SG_BO_HB_DEFAULT_MAX_DIM)
+    return SG_BO_ACQ_UCB;
+  return SG_BO_ACQ_HB_UCB;
+}
+
 #define N_NAMES(names) (sizeof names / sizeof names[0])
 
 const char *

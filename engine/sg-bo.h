@@ -116,7 +116,7 @@
  * the box search does), and the argmax is the proposal, which is exact on
  * a finite set. A question already asked is not asked again while an
  * unasked one is available: a duel of x_r against a candidate it already
- * met, a qEUBO set of options already shown, a value query at a candidate
+ * met (a challenger's or the believer's), a qEUBO set of options already shown, a value query at a candidate
  * already measured, a label already given (the pool-based active learning
  * of 001 sec. 5.1). Repeating them is allowed when nothing else is left,
  * since the answers are noisy. The random initial design draws candidates
@@ -343,7 +343,8 @@ typedef struct {
 } sg_bo_config;
 
 /* Defaults for a box (DIM <= SG_BO_MAX_DIM): preference mode, duels of x
- * against x_r, UCB, exact SkewGP, RBF kernel with variance 1 and
+ * against x_r, UCB (valid in every mode; sg_bo_default_acquisition is
+ * the measured choice once the mode is set), exact SkewGP, RBF kernel with variance 1 and
  * lengthscales 0.2 x the box widths, mean 0, numeric_sd 0.1, probit_sd
  * 1/sqrt2 (so a duel's likelihood is Phi(f(a) - f(b)), as in the
  * reference code), the other noise fields as sg_noise_default, s = 0,
@@ -793,6 +794,25 @@ const char *sg_bo_mode_name (sg_bo_mode mode);
  * numeric_sd is never freed by default: fitted from a handful of values it
  * collapses the kernel variance and turns the fit into pure noise. */
 unsigned sg_bo_default_refit_free (sg_bo_mode mode);
+/* The largest number of parameters the default duel rule is hb-ucb for. */
+#define SG_BO_HB_DEFAULT_MAX_DIM 4
+/* The duel rule a new experiment of DIM parameters asks by when it names
+ * none, chosen by the published protocols run in full
+ * (tests/bench/results-acq.md, "The default"): hb-ucb for preference-mode
+ * duels with the exact SkewGP surrogate (ties or not) of up to
+ * SG_BO_HB_DEFAULT_MAX_DIM parameters, where it beat dueling UCB over the
+ * Takeno protocol's 2- to 4-parameter functions at a quarter of its cost;
+ * ucb from 5 parameters (behind it on all three 6- and 7-parameter
+ * functions measured, none of 5 was) and everywhere else the believer
+ * cannot run: mixed mode's duels, the Gaussian surrogates and the random
+ * baseline (it needs the exact posterior's latent samples), and safe and
+ * active mode, which ignore the rule; qeubo for best-of-k choices in any
+ * mode (the only rule that asks them; outside preference mode the choice
+ * itself is refused). sg_bo_config_default keeps ucb, which every mode
+ * takes; a caller that sets the mode, question and surrogate asks this
+ * for the measured choice. */
+sg_bo_acquisition sg_bo_default_acquisition (sg_bo_mode mode, sg_bo_question question,
+                                             sg_bo_surrogate surrogate, size_t dim);
 const char *sg_bo_acquisition_name (sg_bo_acquisition acq);
 /* "duel" and "choice". */
 const char *sg_bo_question_name (sg_bo_question question);

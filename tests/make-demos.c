@@ -118,6 +118,8 @@ make_preference (void)
 
   g_free (exp->title);
   exp->title = g_strdup ("Demo: preference posteriors are skewed (001 Fig. 5)");
+  /* paper 001's duel rule, whose figure the demo reproduces */
+  exp->acquisition = SG_BO_ACQ_UCB;
   exp->seed = PREF_SEED;
   exp->budget = 65;
   exp->autoplay_ms = 600;
@@ -178,6 +180,7 @@ make_mixed (void)
   exp->title = g_strdup ("Demo: mixed numeric and preference data (001 Fig. 6)");
   exp->template_kind = SB_TEMPLATE_CUSTOM;
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   exp->budget = 80;
   exp->initial = 5;
   exp->numeric_every = 4;

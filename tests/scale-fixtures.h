@@ -6,13 +6,15 @@
  * Header-only, as the other fixtures. */
 #pragma once
 
+#include "sb-experiment-check.h"
 #include "sb-session.h"
 #include "sb-study.h"
 
 #include <gio/gio.h>
 #include <math.h>
 
-/* The experiment: BUDGET answers, seed 11. */
+/* The experiment: BUDGET answers, seed 11, the default duel rule (a
+ * session asks by hb-ucb, a hierarchical study by ucb). */
 static inline SbExperiment *
 scale_experiment (guint budget)
 {
@@ -22,6 +24,7 @@ scale_experiment (guint budget)
   g_assert_true (sb_experiment_add_parameter (exp, "y", "", -1.0, 1.0));
   exp->budget = budget;
   exp->seed = 11;
+  sb_experiment_use_default_acquisition (exp);
   return exp;
 }
 

@@ -238,6 +238,7 @@ test_proposals_are_candidates (void)
   struct { sg_bo_mode mode; sg_bo_acquisition acq; sg_bo_question question; size_t k; } runs[] = {
     { SG_BO_PREFERENCE, SG_BO_ACQ_UCB, SG_BO_QUESTION_DUEL, 2 },
     { SG_BO_PREFERENCE, SG_BO_ACQ_EIIG, SG_BO_QUESTION_DUEL, 2 },
+    { SG_BO_PREFERENCE, SG_BO_ACQ_HB_UCB, SG_BO_QUESTION_DUEL, 2 },
     { SG_BO_PREFERENCE, SG_BO_ACQ_QEUBO, SG_BO_QUESTION_DUEL, 2 },
     { SG_BO_PREFERENCE, SG_BO_ACQ_QEUBO, SG_BO_QUESTION_CHOICE, 3 },
     { SG_BO_MIXED, SG_BO_ACQ_UCB, SG_BO_QUESTION_DUEL, 2 },
@@ -315,6 +316,7 @@ test_finds_best_candidate (void)
   size_t want = best_candidate (cand);
   struct { sg_bo_acquisition acq; sg_bo_question question; size_t k; } runs[] = {
     { SG_BO_ACQ_UCB, SG_BO_QUESTION_DUEL, 2 },
+    { SG_BO_ACQ_HB_UCB, SG_BO_QUESTION_DUEL, 2 },
     { SG_BO_ACQ_QEUBO, SG_BO_QUESTION_CHOICE, 3 },
   };
   for (size_t r = 0; r < G_N_ELEMENTS (runs); r++)

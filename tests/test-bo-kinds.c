@@ -155,6 +155,28 @@ test_categorical_levels (void)
   sg_bo_config_clear (&c);
 }
 
+/* The default duel rule, HB-UCB, on integer, periodic and categorical
+ * coordinates: its believer's maximiser is rounded and wrapped like every
+ * proposal (run checks each one), and it asks past the initial design. */
+static void
+test_hb_ucb_kinds (void)
+{
+  double lo[2] = { 0, 0 }, up_periodic[2] = { 12, 360 }, up_levels[2] = { 12, 3 };
+  sg_dim_kind periodic[2] = { SG_DIM_INTEGER, SG_DIM_PERIODIC };
+  sg_dim_kind levels[2] = { SG_DIM_INTEGER, SG_DIM_CATEGORICAL };
+  sg_bo_config c = { 0 };
+  for (int k = 0; k < 2; k++)
+    {
+      kinds_config (&c, SG_BO_PREFERENCE, lo, k ? up_levels : up_periodic,
+                    k ? levels : periodic);
+      c.acquisition = sg_bo_default_acquisition (c.mode, c.question, c.surrogate, c.dim);
+      g_assert_cmpint (c.acquisition, ==, SG_BO_ACQ_HB_UCB);
+      sg_bo *bo = run (&c, 12);
+      sg_bo_free (bo);
+    }
+  sg_bo_config_clear (&c);
+}
+
 /* Safe mode with an integer coordinate: the safe start must be a whole
  * number, and the model's proposals are. */
 static void
@@ -281,6 +303,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/bo-kinds/integer-periodic", test_integer_periodic);
   g_test_add_func ("/bo-kinds/categorical-levels", test_categorical_levels);
+  g_test_add_func ("/bo-kinds/hb-ucb", test_hb_ucb_kinds);
   g_test_add_func ("/bo-kinds/safe-integer", test_safe_integer);
   g_test_add_func ("/bo-kinds/refusals", test_refusals);
   g_test_add_func ("/bo-kinds/periodic-resolution", test_periodic_resolution);

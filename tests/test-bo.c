@@ -15,7 +15,8 @@
 static void
 small_config (sg_bo_config *c, size_t dim, sg_bo_mode mode, sg_bo_surrogate s)
 {
-  double lo[4] = { -1, -1, -1, -1 }, up[4] = { 1, 1, 1, 1 };
+  double lo[8] = { -1, -1, -1, -1, -1, -1, -1, -1 }, up[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+  g_assert_cmpuint (dim, <=, 8);
   g_assert_cmpint (sg_bo_config_default (c, dim, lo, up), ==, SG_OK);
   c->mode = mode;
   c->surrogate = s;
@@ -962,6 +963,8 @@ test_beats_random (void)
   const race races[] = {
     { "cos1d", SG_BO_PREFERENCE, SG_BO_ACQ_UCB, NAN, 0 },
     { "six-hump-camel", SG_BO_PREFERENCE, SG_BO_ACQ_EIIG, NAN, 0 },
+    { "cos1d", SG_BO_PREFERENCE, SG_BO_ACQ_HB_UCB, NAN, 0 },
+    { "six-hump-camel", SG_BO_PREFERENCE, SG_BO_ACQ_HB_UCB, NAN, 0 },
     { "cos1d", SG_BO_MIXED, SG_BO_ACQ_UCB, NAN, 0 },
     { "six-hump-camel", SG_BO_MIXED, SG_BO_ACQ_EIIG, NAN, 0 },
     { "cos1d", SG_BO_SAFE, SG_BO_ACQ_UCB, 0.5, 0.3 },
@@ -1934,20 +1937,24 @@ test_choice_of_two_is_duel (void)
   sg_bo_config_clear (&c);
 }
 
-/* Ties offered: every duel query says so; a person with a margin larger
- * than cos1d's range answers only ties (recorded as tie observations,
- * x_r never moves from the first point), a person with no margin only
- * decisive duels (recorded with tie_offered); a refit frees the tie
- * margin; without ties offered a tie answer is refused. */
+/* Ties offered, by dueling UCB and by the default HB-UCB (whose
+ * hallucination samples the tie intervals' latent variables too): every
+ * duel query says so; a person with a margin larger than cos1d's range
+ * answers only ties (recorded as tie observations, x_r never moves from
+ * the first point), a person with no margin only decisive duels
+ * (recorded with tie_offered); a refit frees the tie margin; without
+ * ties offered a tie answer is refused. */
 static void
 test_ties_loop (void)
 {
   sg_problem *p;
   g_assert_cmpint (sg_problem_new ("cos1d", 0, &p), ==, SG_OK);
-  for (int wide = 1; wide >= 0; wide--)
+  for (int run = 0; run < 4; run++)
     {
+      int wide = run % 2;
       sg_bo_config c = { 0 };
       small_config (&c, 1, SG_BO_PREFERENCE, SG_BO_SURROGATE_SKEWGP);
+      c.acquisition = run < 2 ? SG_BO_ACQ_UCB : SG_BO_ACQ_HB_UCB;
       c.lower[0] = sg_problem_lower (p)[0];
       c.upper[0] = sg_problem_upper (p)[0];
       c.prior.kernel.lengthscales[0] = 1.0;
@@ -1956,6 +1963,7 @@ test_ties_loop (void)
       sg_bo *bo;
       g_assert_cmpint (sg_bo_new (&c, &bo), ==, SG_OK);
       double margin = wide ? 10 : 0, first[1];
+      size_t n_model = 0;
       for (size_t n = 0; n < 5; n++)
         {
           gsl_rng *rng = sg_bo_rng (bo);
@@ -1964,6 +1972,7 @@ test_ties_loop (void)
           sg_rng_free (rng);
           g_assert_cmpint (q.kind, ==, SG_BO_QUERY_DUEL);
           g_assert_true (q.tie_offered);
+          n_model += !q.random;
           double d = sg_problem_value (p, q.x) - sg_problem_value (p, q.x_ref);
           if (n == 0)
             first[0] = q.x[0];
@@ -1972,6 +1981,8 @@ test_ties_loop (void)
           else
             g_assert_cmpint (sg_bo_answer_duel (bo, q.x, q.x_ref, d >= 0), ==, SG_OK);
         }
+      /* the rule under test asked past the initial design */
+      g_assert_cmpuint (n_model, >=, 2);
       const sg_data *d = sg_bo_data (bo);
       for (size_t i = 0; i < d->n_obs; i++)
         if (wide)
@@ -2045,11 +2056,63 @@ test_qeubo_free_duel (void)
   sg_bo_config_clear (&c);
 }
 
+/* The measured default duel rule: hb-ucb for exact-SkewGP preference
+ * duels of up to 4 parameters, ucb from 5, qeubo for choices, ucb
+ * elsewhere; and for every mode, question, surrogate, ties setting and
+ * number of parameters that some acquisition can run, the default is one
+ * of them (it never turns a valid experiment into a refused one). */
+static void
+test_default_acquisition (void)
+{
+  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL,
+                                              SG_BO_SURROGATE_SKEWGP, 1), ==, SG_BO_ACQ_HB_UCB);
+  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL,
+                                              SG_BO_SURROGATE_SKEWGP, 4), ==, SG_BO_ACQ_HB_UCB);
+  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL,
+                                              SG_BO_SURROGATE_SKEWGP, 5), ==, SG_BO_ACQ_UCB);
+  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL,
+                                              SG_BO_SURROGATE_LAPLACE, 2), ==, SG_BO_ACQ_UCB);
+  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_MIXED, SG_BO_QUESTION_DUEL,
+                                              SG_BO_SURROGATE_SKEWGP, 2), ==, SG_BO_ACQ_UCB);
+  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_CHOICE,
+                                              SG_BO_SURROGATE_SKEWGP, 6), ==, SG_BO_ACQ_QEUBO);
+  guint valid = 0;
+  for (size_t dim = 2; dim <= 6; dim += 4)
+  for (int mode = 0; mode <= SG_BO_ACTIVE; mode++)
+    for (int question = 0; question <= SG_BO_QUESTION_CHOICE; question++)
+      for (int sur = 0; sur <= SG_BO_SURROGATE_SVGP; sur++)
+        for (int ties = 0; ties <= 1; ties++)
+          {
+            sg_bo_config c = { 0 };
+            gboolean any = FALSE;
+            small_config (&c, dim, (sg_bo_mode) mode, (sg_bo_surrogate) sur);
+            c.question = (sg_bo_question) question;
+            c.n_options = question == SG_BO_QUESTION_CHOICE ? 3 : 2;
+            c.ties = ties;
+            for (int a = 0; a <= SG_BO_ACQ_LAST; a++)
+              {
+                c.acquisition = (sg_bo_acquisition) a;
+                any = any || sg_bo_config_check (&c) == SG_OK;
+              }
+            c.acquisition = sg_bo_default_acquisition (c.mode, c.question, c.surrogate, c.dim);
+            if (any)
+              {
+                g_assert_cmpint (sg_bo_config_check (&c), ==, SG_OK);
+                valid++;
+              }
+            sg_bo_config_clear (&c);
+          }
+  g_test_message ("%u valid combinations of dimension, mode, question, surrogate and ties",
+                  valid);
+  g_assert_cmpuint (valid, >=, 20);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/bo/config", test_config);
+  g_test_add_func ("/bo/default-acquisition", test_default_acquisition);
   g_test_add_func ("/bo/random-duel-not-against-ref", test_random_duel_not_against_ref);
   g_test_add_func ("/bo/questions-config", test_questions_config);
   g_test_add_func ("/bo/choice-loop", test_choice_loop);

@@ -856,6 +856,7 @@ test_safe_start_first (Fixture *f, gconstpointer data)
   const SbProposal *q;
 
   exp->mode = SB_MODE_SAFE;
+  sb_experiment_use_default_acquisition (exp);
   exp->parameters[0].resolution = 0.01 * (exp->parameters[0].upper - exp->parameters[0].lower);
   exp->has_safe_start = TRUE;
   for (guint j = 0; j < exp->n_parameters; j++)
@@ -889,6 +890,7 @@ test_safe_start_first (Fixture *f, gconstpointer data)
   g_clear_error (&error);
   exp->parameters[0].resolution = 0;
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   g_assert_false (sb_experiment_validate (exp, &error));
   g_assert_nonnull (strstr (error->message, "safe_start"));
 }

@@ -4,6 +4,7 @@
  * a second writer refused naming the holder, a 25-question study against a
  * simulated participant that converges, and the example shell client. */
 #include "cli-harness.h"
+#include "remove-tree.h"
 #include "sb-file-lock.h"
 #include "sb-session.h"
 
@@ -278,6 +279,75 @@ test_new_every_acquisition (void)
  * last winner: gain 8 beat four settings, then (1, -4) won one duel far
  * away, against (0, 4). The last winner is the engine's x_r (the duel's
  * incumbent); the recommendation is (8, 0). */
+/* An experiment that names no acquisition asks by the measured default
+ * of its mode, question, surrogate and number of parameters, and its
+ * session says which: hb-ucb for preference duels of up to 4 parameters
+ * with the exact SkewGP (ties and integer parameters too), ucb from 5,
+ * in mixed and safe mode and with a Gaussian surrogate, qeubo for
+ * choices; a named one is kept. A hierarchical
+ * study of the default experiment asks by ucb and says so; an
+ * independent one keeps hb-ucb. */
+static void
+test_new_default_acquisition (void)
+{
+#define ONE_X(mode, rest) \
+    "{\"title\": \"t\", \"mode\": \"" mode "\", \"budget\": 5, \"parameters\": " \
+    "[{\"name\": \"x\", \"lower\": 0, \"upper\": 4" rest
+  static const struct { const char *json; const char *acquisition; } cases[] = {
+    { ONE_X ("preference", "}]}"), "hb-ucb" },
+    { ONE_X ("preference", "}], \"question\": {\"kind\": \"duel\", \"ties\": true}}"),
+      "hb-ucb" },
+    { ONE_X ("preference", ", \"scale\": \"integer\"}]}"), "hb-ucb" },
+    { ONE_X ("preference", "}], \"surrogate\": \"laplace\"}"), "ucb" },
+    { ONE_X ("preference", "}], \"surrogate\": \"random\"}"), "ucb" },
+    { ONE_X ("preference", "}], \"acquisition\": \"ucb\"}"), "ucb" },
+    { ONE_X ("preference", "}], \"question\": {\"kind\": \"choice\", \"options\": 3}}"),
+      "qeubo" },
+    { ONE_X ("mixed", "}]}"), "ucb" },
+    { ONE_X ("preference", "}, {\"name\": \"y\", \"lower\": 0, \"upper\": 1}, "
+             "{\"name\": \"z\", \"lower\": 0, \"upper\": 1}, "
+             "{\"name\": \"u\", \"lower\": 0, \"upper\": 1}]}"), "hb-ucb" },
+    { ONE_X ("preference", "}, {\"name\": \"y\", \"lower\": 0, \"upper\": 1}, "
+             "{\"name\": \"z\", \"lower\": 0, \"upper\": 1}, "
+             "{\"name\": \"u\", \"lower\": 0, \"upper\": 1}, "
+             "{\"name\": \"v\", \"lower\": 0, \"upper\": 1}]}"), "ucb" },
+    { ONE_X ("safe", "}], \"threshold\": 0, \"safe_start\": [1]}"), "ucb" },
+  };
+#undef ONE_X
+  g_autofree char *dir = g_dir_make_tmp ("skewgp-default-acq-XXXXXX", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/s%u.json", dir, i);
+      g_autoptr (GFile) file = g_file_new_for_path (path);
+      g_autoptr (SbSession) session = NULL;
+      g_autoptr (GError) error = NULL;
+      CliResult r = cli_run_args (cases[i].json, "new", "-", path, NULL);
+
+      if (r.status != 0)
+        g_test_message ("case %u: %s", i, r.err);
+      g_assert_cmpint (r.status, ==, 0);
+      cli_result_clear (&r);
+      session = sb_session_load (file, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (sg_bo_acquisition_name (sb_session_get_experiment (session)->acquisition),
+                       ==, cases[i].acquisition);
+    }
+  for (int independent = 0; independent <= 1; independent++)
+    {
+      g_autofree char *study = g_strdup_printf ("%s/study%d", dir, independent);
+      CliResult r = cli_run_args (cases[0].json, "study", "new", "-", study,
+                                  independent ? "--model" : NULL, "independent", NULL);
+      g_assert_cmpint (r.status, ==, 0);
+      g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "model"), ==,
+                       independent ? "independent" : "hierarchical");
+      g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "acquisition"), ==,
+                       independent ? "hb-ucb" : "ucb");
+      cli_result_clear (&r);
+    }
+  remove_tree (dir);
+}
+
 static void
 test_status_best_mean (void)
 {
@@ -1009,6 +1079,7 @@ main (int argc, char *argv[])
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/asktell/new", test_new);
   g_test_add_func ("/cli/asktell/new-every-acquisition", test_new_every_acquisition);
+  g_test_add_func ("/cli/asktell/new-default-acquisition", test_new_default_acquisition);
   g_test_add_func ("/cli/asktell/status-best-mean", test_status_best_mean);
   g_test_add_func ("/cli/asktell/parameter-kinds", test_parameter_kinds);
   g_test_add_func ("/cli/asktell/new-stimulus-example", test_new_stimulus_example);

@@ -128,6 +128,26 @@ check_run (CliResult *r, guint expect_lines, gint64 dim, gboolean safe)
   return objs;
 }
 
+/* Without --acquisition, preference duels ask by the measured default for
+ * the problem's number of parameters: hb-ucb up to 4, ucb from 5. */
+static void
+test_default_acquisition (void)
+{
+  const struct { const char *problem; gint64 dim; const char *acquisition; } cases[] = {
+    { "six-hump-camel", 2, "hb-ucb" }, { "hartmann4", 4, "hb-ucb" },
+    { "rosenbrock5", 5, "ucb" }, { "hartmann6", 6, "ucb" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      CliResult r = run_bo ("--problem", cases[i].problem, "--iterations", "1", "--initial", "2",
+                            "--samples", "100", "--candidates", "50", NULL);
+      g_autoptr (GPtrArray) objs = check_run (&r, 3, cases[i].dim, FALSE);
+      g_assert_cmpstr (json_object_get_string_member (line (objs, 3), "acquisition"), ==,
+                       cases[i].acquisition);
+      cli_result_clear (&r);
+    }
+}
+
 static void
 test_preference (void)
 {
@@ -595,6 +615,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cli/bo/list", test_list);
   g_test_add_func ("/cli/bo/preference", test_preference);
+  g_test_add_func ("/cli/bo/default-acquisition", test_default_acquisition);
   g_test_add_func ("/cli/bo/surrogates", test_surrogates);
   g_test_add_func ("/cli/bo/mixed", test_mixed);
   g_test_add_func ("/cli/bo/safe", test_safe);

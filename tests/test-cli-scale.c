@@ -133,7 +133,14 @@ test_long_session (void)
   g_clear_pointer (&points, g_free);
   cli_result_clear (&r);
 
-  /* two questions, an answer between them: from the stored fit, no fit */
+  /* two questions by the default rule (hb-ucb: its hallucination samples
+   * the answers since the fit, the fit's pseudo-observations are
+   * Gaussian rows), an answer between them: from the stored fit, no fit */
+  {
+    g_autoptr (GFile) file = g_file_new_for_path (path);
+    g_autoptr (SbSession) session = sb_session_load (file, NULL);
+    g_assert_cmpint (sb_session_get_experiment (session)->acquisition, ==, SG_BO_ACQ_HB_UCB);
+  }
   for (guint k = 0; k < 2; k++)
     {
       r = run_with_points (&points, NULL, "ask", path, NULL);
@@ -201,6 +208,12 @@ test_large_study (void)
   CliResult r;
 
   scale_study_write (dir, 50, 30, 9);
+  /* the default experiment's hb-ucb became the population's ucb, so the
+   * questions below come from the population model */
+  {
+    g_autoptr (SbStudy) study = sb_study_open (dir, NULL);
+    g_assert_cmpint (sb_study_get_experiment (study)->acquisition, ==, SG_BO_ACQ_UCB);
+  }
 
   /* 1,500 answers and no cache: refused naming refit */
   r = run_with_points (&points, NULL, "ask", dir, "--participant", "P7", NULL);

@@ -273,6 +273,7 @@ test_duels_ties (void)
   g_autoptr (SbExperiment) exp = sb_template_benchmark ("branin", NULL);
 
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   exp->numeric_every = 3;
   exp->ties_allowed = TRUE;
   exp->simulated = FALSE;
@@ -285,6 +286,7 @@ test_values_failed (void)
   g_autoptr (SbExperiment) exp = sb_template_benchmark ("branin", NULL);
 
   exp->mode = SB_MODE_SAFE;
+  sb_experiment_use_default_acquisition (exp);
   exp->threshold = -100;
   exp->simulated = FALSE;
   check_experiment (exp, "safe: values, failed settings");

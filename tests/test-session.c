@@ -57,6 +57,7 @@ test_round_trip (void)
   /* Mixed mode: duels, values and a failed setting (below the failure
    * level 'threshold'). */
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   exp->threshold = 1.5;
   session = sb_session_new (exp);
   g_assert_true (sb_session_save_as (session, file, &error));
@@ -234,6 +235,7 @@ test_csv (void)
   g_free (exp->parameters[1].name);
   exp->parameters[1].name = g_strdup ("time, \"wall\"");
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   session = sb_session_new (exp);
   g_assert_true (sb_session_add_duel (session, a, b, 0, NULL));
   g_assert_true (sb_session_add_value (session, b, -1.5, NULL));
@@ -273,6 +275,7 @@ test_csv_formulas (void)
   g_free (exp->parameters[0].name);
   exp->parameters[0].name = g_strdup ("=HYPERLINK(\"x\")");
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   session = sb_session_new (exp);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -477,6 +480,7 @@ test_every_acquisition (void)
                                                  "duels only; mixed mode takes",
                                                  sg_bo_acquisition_name (preference_only[i]));
       exp->mode = SB_MODE_MIXED;
+      sb_experiment_use_default_acquisition (exp);
       exp->acquisition = preference_only[i];
       g_assert_false (sb_experiment_validate (exp, &error));
       g_assert_error (error, SB_SESSION_ERROR, SB_SESSION_ERROR_INVALID);
@@ -484,6 +488,7 @@ test_every_acquisition (void)
       g_clear_error (&error);
     }
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   exp->acquisition = SG_BO_ACQ_MUC;
   g_assert_true (sb_experiment_validate (exp, &error));
   exp->mode = SB_MODE_PREFERENCE;
@@ -662,6 +667,7 @@ test_non_finite_refused (void)
     }
 
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   session = sb_session_new (exp);
   g_assert_true (sb_session_save_as (session, file, &error));
   g_assert_true (sb_session_add_duel (session, a, b, 0, &error));
@@ -786,6 +792,7 @@ test_add_undo_reloads (void)
       g_autoptr (SbSession) session = NULL;
 
       exp->mode = modes[m];
+      sb_experiment_use_default_acquisition (exp);
       session = sb_session_new (exp);
       g_assert_true (sb_session_save_as (session, file, NULL));
       for (guint step = 0; step < 150; step++)

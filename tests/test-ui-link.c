@@ -198,6 +198,7 @@ test_no_duels (void)
 
   /* A safe-mode experiment asks no duels: the dialog says so. */
   exp->mode = SB_MODE_SAFE;
+  sb_experiment_use_default_acquisition (exp);
   g_autoptr (SbSession) safe = sb_session_new (exp);
   dialog = sb_link_dialog_new (NULL, safe);
   gtk_window_present (GTK_WINDOW (dialog));

@@ -96,7 +96,9 @@ test_session_dir (void)
 static void
 test_acquisition_nick (void)
 {
-  g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "ucb");
+  /* "default" (each experiment's measured default), with or without
+   * schema */
+  g_assert_null (sb_settings_get_default_acquisition ());
   if (!expect_schema ())
     return;
   g_settings_set_string (settings (), "default-acquisition", "thompson");
@@ -104,7 +106,7 @@ test_acquisition_nick (void)
   g_settings_set_string (settings (), "default-acquisition", "hb-ucb");
   g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "hb-ucb");
   g_settings_reset (settings (), "default-acquisition");
-  g_assert_cmpstr (sb_settings_get_default_acquisition (), ==, "ucb");
+  g_assert_null (sb_settings_get_default_acquisition ());
 }
 
 /* ---- With a display --------------------------------------------------------- */
@@ -122,8 +124,10 @@ test_dialog_acquisition (void)
 {
   SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
 
-  /* The dialog's list order for duels: the engine's, ucb, eiig, epi, ... */
-  g_assert_cmpuint (gtk_drop_down_get_selected (acquisition_dropdown (dialog)), ==, 0);
+  /* The dialog's list order for duels: the engine's, ucb, eiig, epi, ...;
+   * the default, hb-ucb, preselected */
+  g_assert_cmpuint (gtk_drop_down_get_selected (acquisition_dropdown (dialog)), ==,
+                    SG_BO_ACQ_HB_UCB);
   gtk_window_destroy (GTK_WINDOW (dialog));
   if (!expect_schema ())
     return;
@@ -136,6 +140,56 @@ test_dialog_acquisition (void)
   g_assert_cmpuint (gtk_drop_down_get_selected (acquisition_dropdown (dialog)), ==, 2);
   gtk_window_destroy (GTK_WINDOW (dialog));
   g_settings_reset (settings (), "default-acquisition");
+}
+
+/* The remove button in W's tree (a parameter row's). */
+static GtkWidget *
+remove_button (GtkWidget *w)
+{
+  if (GTK_IS_BUTTON (w)
+      && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (w)), "list-remove-symbolic") == 0)
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *b = remove_button (c);
+      if (b)
+        return b;
+    }
+  return NULL;
+}
+
+/* The default follows the number of parameters: the custom template's 2
+ * parameters ask by HB-UCB; with 5 the default is dueling UCB (the
+ * measured rule beyond 4), and the experiment built says so; back to 4,
+ * HB-UCB. A choice the user made is kept whatever the count. */
+static void
+test_dialog_acquisition_dimension (void)
+{
+  SbNewExperimentDialog *dialog = sb_new_experiment_dialog_new (NULL);
+  GtkDropDown *acq = acquisition_dropdown (dialog);
+  GtkWidget *list = (GtkWidget *) gtk_widget_get_template_child (GTK_WIDGET (dialog),
+                                                   SB_TYPE_NEW_EXPERIMENT_DIALOG,
+                                                   "parameter_list");
+
+  sb_new_experiment_dialog_set_template (dialog, SB_TEMPLATE_CUSTOM);
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_HB_UCB);
+  for (int i = 0; i < 3; i++)
+    gtk_widget_activate_action (GTK_WIDGET (dialog), "dialog.add-parameter", NULL);
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_UCB);
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SbExperiment) exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (exp->n_parameters, ==, 5);
+    g_assert_cmpint (exp->acquisition, ==, SG_BO_ACQ_UCB);
+  }
+  /* the last row's remove button, as a person clicks it */
+  g_signal_emit_by_name (remove_button (gtk_widget_get_last_child (list)), "clicked");
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_HB_UCB);
+  gtk_drop_down_set_selected (acq, SG_BO_ACQ_EIIG);
+  gtk_widget_activate_action (GTK_WIDGET (dialog), "dialog.add-parameter", NULL);
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_EIIG);
+  gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 static GtkDropDown *
@@ -161,10 +215,13 @@ offered (SbNewExperimentDialog *dialog)
 }
 
 /* Duels in preference mode offer every acquisition of the engine, dueling
- * UCB first and preselected; each selection's tooltip names its source
- * and the experiment built asks by it. Mixed mode offers the challenger
- * rules; choices and rankings qEUBO alone; a selection still offered is
- * kept across the switches. */
+ * UCB first, the default HB-UCB preselected; each selection's tooltip
+ * names its source and the experiment built asks by it. Mixed mode offers
+ * the challenger rules; choices and rankings qEUBO alone; a Gaussian
+ * surrogate no believer. The user's choice is kept where it is offered
+ * and comes back where it is offered again; where it is not, the
+ * measured default of the mode, question and surrogate is selected, and
+ * the experiment built from it is valid. */
 static void
 test_dialog_acquisitions_offered (void)
 {
@@ -172,13 +229,38 @@ test_dialog_acquisitions_offered (void)
   GtkDropDown *acq = acquisition_dropdown (dialog);
   GtkDropDown *question = template_dropdown (dialog, "question_dropdown");
   GtkDropDown *mode = template_dropdown (dialog, "mode_dropdown");
+  GtkDropDown *surrogate = template_dropdown (dialog, "surrogate_dropdown");
   const char *sources[] = { "paper 001", "paper 001", "paper 001", "paper 001", "Astudillo",
                             "Takeno", "Takeno", "González", "Fauvel & Chalk" };
   g_autofree char *duels = offered (dialog);
   g_autofree char *mixed = NULL, *choices = NULL, *back = NULL;
 
   g_assert_cmpstr (duels, ==, "ucb,eiig,epi,thompson,qeubo,hb-ei,hb-ucb,dts,muc");
-  g_assert_cmpuint (gtk_drop_down_get_selected (acq), ==, 0);
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_HB_UCB);
+  /* mixed mode has no believer: dueling UCB, its default; back in
+   * preference mode the default HB-UCB again */
+  gtk_drop_down_set_selected (mode, SB_MODE_MIXED);
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_UCB);
+  gtk_drop_down_set_selected (mode, SB_MODE_PREFERENCE);
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_HB_UCB);
+  /* Laplace: no believer offered, dueling UCB selected, and what is built
+   * is valid; the exact SkewGP again: HB-UCB */
+  {
+    g_autofree char *laplace = NULL;
+    g_autoptr (GError) error = NULL;
+    g_autoptr (SbExperiment) exp = NULL;
+
+    gtk_drop_down_set_selected (surrogate, 1);
+    laplace = offered (dialog);
+    g_assert_cmpstr (laplace, ==, "ucb,eiig,epi,thompson,qeubo,dts,muc");
+    g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_UCB);
+    exp = sb_new_experiment_dialog_build (dialog, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (exp->surrogate, ==, SG_BO_SURROGATE_LAPLACE);
+    g_assert_cmpint (exp->acquisition, ==, SG_BO_ACQ_UCB);
+    gtk_drop_down_set_selected (surrogate, 0);
+    g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_HB_UCB);
+  }
   for (guint i = 0; i < G_N_ELEMENTS (sources); i++)
     {
       g_autoptr (GError) error = NULL;
@@ -210,8 +292,8 @@ test_dialog_acquisitions_offered (void)
   gtk_drop_down_set_selected (question, SB_ASK_DUEL);
   back = offered (dialog);
   g_assert_cmpstr (back, ==, duels);
-  /* qEUBO was the choice's; the duel keeps it (it asks duels too) */
-  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_QEUBO);
+  /* qEUBO was the choice's default; the duel comes back to the user's */
+  g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_HB_UCB);
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
@@ -329,6 +411,7 @@ main (int argc, char *argv[])
 {
   static const UiTest tests[] = {
     { "/ui/settings/dialog-acquisition", test_dialog_acquisition },
+    { "/ui/settings/dialog-acquisition-dimension", test_dialog_acquisition_dimension },
     { "/ui/settings/dialog-acquisitions-offered", test_dialog_acquisitions_offered },
     { "/ui/settings/session-in-autosave-folder", test_session_in_autosave_folder },
     { "/ui/settings/theme", test_theme },

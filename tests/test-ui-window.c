@@ -869,6 +869,7 @@ test_value_questions (Fixture *f, gconstpointer data)
   guint duels = 0, values = 0;
 
   exp->mode = SB_MODE_MIXED;
+  sb_experiment_use_default_acquisition (exp);
   exp->initial = 2;
   session = sb_session_new (exp);
   g_assert_true (sb_session_save_as (session, f->file, &error));
@@ -964,6 +965,7 @@ test_value_questions (Fixture *f, gconstpointer data)
     g_autoptr (SbExperiment) safe = sb_template_custom ();
     g_autoptr (SbSession) s2 = NULL;
     safe->mode = SB_MODE_SAFE;
+    sb_experiment_use_default_acquisition (safe);
     safe->threshold = 1.0;
     safe->initial = 1;
     s2 = sb_session_new (safe);
@@ -1117,6 +1119,7 @@ test_safe_panel_ends (Fixture *f, gconstpointer data)
   exp->parameters[0].lower = 0;
   exp->parameters[0].upper = 10;
   exp->mode = SB_MODE_SAFE;
+  sb_experiment_use_default_acquisition (exp);
   exp->threshold = 1;
   exp->confidence_level = 0.9;
   exp->has_safe_start = TRUE;

@@ -466,8 +466,9 @@ check_acquisition_curve (SbPlotSnapshot *snap, const SbProposal *q, const char *
   return near;
 }
 
-/* 1-D preferential run on cos1d: the acquisition curve peaks at the
- * proposal; Laplace and EP summaries are there with compare and not
+/* 1-D preferential run on cos1d by the template's duel rule (the
+ * default, HB-UCB): the acquisition curve, the believer's UCB, peaks at
+ * the proposal; Laplace and EP summaries are there with compare and not
  * without; the density job adds their Gaussians to the exact density. */
 static void
 test_plot_job_preference_1d (void)
@@ -478,6 +479,7 @@ test_plot_job_preference_1d (void)
   g_autoptr (SbSession) session = NULL;
 
   g_assert_no_error (error);
+  g_assert_cmpint (exp->acquisition, ==, SG_BO_ACQ_HB_UCB);
   exp->seed = 3;
   session = sb_session_new (exp);
   SbProposal *q = play (w, session, 9);
@@ -485,7 +487,7 @@ test_plot_job_preference_1d (void)
 
   SbPlotSnapshot *snap = plot (w, session, q, TRUE);
   gsize n = sb_plot_snapshot_get_curve_grid (snap, NULL, NULL);
-  check_acquisition_curve (snap, q, "dueling UCB", n - 1);
+  check_acquisition_curve (snap, q, "HB-UCB", n - 1);
   g_assert_null (sb_plot_snapshot_get_validity (snap, NULL));
   const sg_point_summary *ex = sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EXACT);
   for (SbPosteriorMethod k = SB_POSTERIOR_LAPLACE; k < SB_N_POSTERIOR_METHODS; k++)
@@ -535,6 +537,27 @@ test_plot_job_preference_1d (void)
   g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_LAPLACE));
   g_assert_null (sb_plot_snapshot_get_summaries (snap, SB_POSTERIOR_EP));
   g_assert_nonnull (sb_plot_snapshot_get_acquisition (snap, NULL, NULL));
+  sb_plot_snapshot_unref (snap);
+  sb_proposal_free (q);
+}
+
+/* The same run asked by dueling UCB: its curve peaks at its proposal. */
+static void
+test_plot_job_preference_1d_ucb (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (SbExperiment) exp = sb_template_benchmark ("cos1d", &error);
+  g_autoptr (SbWorker) w = sb_worker_new ();
+  g_autoptr (SbSession) session = NULL;
+
+  g_assert_no_error (error);
+  exp->acquisition = SG_BO_ACQ_UCB;
+  exp->seed = 3;
+  session = sb_session_new (exp);
+  SbProposal *q = play (w, session, 9);
+  SbPlotSnapshot *snap = plot (w, session, q, FALSE);
+  check_acquisition_curve (snap, q, "dueling UCB",
+                           sb_plot_snapshot_get_curve_grid (snap, NULL, NULL) - 1);
   sb_plot_snapshot_unref (snap);
   sb_proposal_free (q);
 }
@@ -609,6 +632,7 @@ test_plot_job_fields_2d (void)
       if (safe)
         {
           exp->mode = SB_MODE_SAFE;
+          sb_experiment_use_default_acquisition (exp);
           exp->threshold = -1;
           exp->initial = 4;
         }
@@ -676,6 +700,7 @@ main (int argc, char *argv[])
   g_test_add_func ("/worker/worker-gone", test_worker_gone);
   g_test_add_func ("/worker/error", test_error);
   g_test_add_func ("/jobs/plot-preference-1d", test_plot_job_preference_1d);
+  g_test_add_func ("/jobs/plot-preference-1d-ucb", test_plot_job_preference_1d_ucb);
   g_test_add_func ("/jobs/plot-safe-1d", test_plot_job_safe_1d);
   g_test_add_func ("/jobs/plot-fields-2d", test_plot_job_fields_2d);
   return g_test_run ();

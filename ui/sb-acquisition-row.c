@@ -15,7 +15,8 @@ static const struct {
 } texts[SG_BO_ACQ_LAST + 1] = {
   [SG_BO_ACQ_UCB] = { N_("Dueling UCB"),
                       N_("Upper end of the 95% credible interval of the improvement over the "
-                         "current best (Benavoli et al., paper 001 sec. 5.2.1); the default") },
+                         "current best (Benavoli et al., paper 001 sec. 5.2.1); the default in "
+                         "mixed mode and with the Gaussian surrogates") },
   [SG_BO_ACQ_EIIG] = { N_("EIIG (improvement + information gain)"),
                        N_("Expected improvement plus information gain (Benavoli et al., "
                           "paper 001 sec. 5.2.1)") },
@@ -35,7 +36,8 @@ static const struct {
   [SG_BO_ACQ_HB_UCB] = { N_("Hallucination believer UCB"),
                          N_("The current best against the UCB maximiser of the model given one "
                             "posterior sample of the duels (Takeno et al., ICML 2023); exact "
-                            "SkewGP only") },
+                            "SkewGP only; the default for preference duels, chosen by the "
+                            "published benchmark protocols") },
   [SG_BO_ACQ_DTS] = { N_("Dueling Thompson sampling"),
                       N_("A posterior sample's maximiser against the setting whose win "
                          "probability is most uncertain (González et al., ICML 2017)") },
@@ -80,11 +82,33 @@ bind_row (GtkSignalListItemFactory *factory, GtkListItem *item, gpointer user_da
   gtk_widget_set_tooltip_text (label, sb_acquisition_row_tooltip (acq));
 }
 
-/* The drop-down itself says what its selection is. */
+/* The acquisition the user last chose (or sb_acquisition_row_select
+ * set): selected again whenever it is offered. -1: none. */
+static const char wanted_key[] = "sb-acquisition-wanted";
+/* Set while sb_acquisition_row_offer changes the selection itself. */
+static const char offering_key[] = "sb-acquisition-offering";
+
+static int
+wanted (GtkDropDown *dropdown)
+{
+  return GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dropdown), wanted_key)) - 1;
+}
+
+static void
+set_wanted (GtkDropDown *dropdown, sg_bo_acquisition acq)
+{
+  g_object_set_data (G_OBJECT (dropdown), wanted_key, GINT_TO_POINTER ((int) acq + 1));
+}
+
+/* The drop-down itself says what its selection is; a selection the user
+ * makes is the one wanted from then on. */
 static void
 selection_changed (GtkDropDown *dropdown)
 {
   gpointer item = gtk_drop_down_get_selected_item (dropdown);
+
+  if (item != NULL && g_object_get_data (G_OBJECT (dropdown), offering_key) == NULL)
+    set_wanted (dropdown, item_acquisition (item));
 
   gtk_widget_set_tooltip_text (GTK_WIDGET (dropdown),
                                item ? sb_acquisition_row_tooltip (item_acquisition (item)) : NULL);
@@ -120,15 +144,17 @@ row_of (GtkDropDown *dropdown, sg_bo_acquisition acq)
 }
 
 void
-sb_acquisition_row_offer (GtkDropDown *dropdown, SbMode mode, SbAskKind question)
+sb_acquisition_row_offer (GtkDropDown *dropdown, SbMode mode, SbAskKind question,
+                          sg_bo_surrogate surrogate, guint dim)
 {
   g_autoptr (GtkStringList) names = gtk_string_list_new (NULL);
   GListModel *old = gtk_drop_down_get_model (dropdown);
-  sg_bo_acquisition selected = sb_acquisition_row_selected (dropdown);
+  sg_bo_question kind = question == SB_ASK_DUEL ? SG_BO_QUESTION_DUEL : SG_BO_QUESTION_CHOICE;
+  sg_bo_acquisition fallback = sg_bo_default_acquisition ((sg_bo_mode) mode, kind, surrogate, dim);
   gboolean same;
 
   for (int a = 0; a <= SG_BO_ACQ_LAST; a++)
-    if (question == SB_ASK_DUEL ? sb_acquisition_fits (mode, SG_BO_SURROGATE_SKEWGP, a, NULL)
+    if (question == SB_ASK_DUEL ? sb_acquisition_fits (mode, surrogate, a, NULL)
                                 : a == SG_BO_ACQ_QEUBO)
       gtk_string_list_append (names, sg_bo_acquisition_name (a));
   same = old != NULL && g_list_model_get_n_items (old) == g_list_model_get_n_items (G_LIST_MODEL (names));
@@ -138,12 +164,21 @@ sb_acquisition_row_offer (GtkDropDown *dropdown, SbMode mode, SbAskKind question
       same = g_str_equal (gtk_string_object_get_string (GTK_STRING_OBJECT (item)),
                           gtk_string_list_get_string (names, i));
     }
-  if (same)
+  /* the same rows and a choice of the user's: nothing changes (without
+   * one, the default may follow the number of parameters) */
+  if (same && wanted (dropdown) >= 0)
     return;
-  gtk_drop_down_set_model (dropdown, G_LIST_MODEL (names));
-  if (!sb_acquisition_row_select (dropdown, selected))
+  g_object_set_data (G_OBJECT (dropdown), offering_key, GINT_TO_POINTER (1));
+  if (!same)
+    gtk_drop_down_set_model (dropdown, G_LIST_MODEL (names));
+  if (row_of (dropdown, wanted (dropdown)) != GTK_INVALID_LIST_POSITION)
+    gtk_drop_down_set_selected (dropdown, row_of (dropdown, wanted (dropdown)));
+  else if (row_of (dropdown, fallback) != GTK_INVALID_LIST_POSITION)
+    gtk_drop_down_set_selected (dropdown, row_of (dropdown, fallback));
+  else
     gtk_drop_down_set_selected (dropdown, 0);
   selection_changed (dropdown);
+  g_object_set_data (G_OBJECT (dropdown), offering_key, NULL);
 }
 
 gboolean
@@ -151,6 +186,7 @@ sb_acquisition_row_select (GtkDropDown *dropdown, sg_bo_acquisition acq)
 {
   guint row = row_of (dropdown, acq);
 
+  set_wanted (dropdown, acq);
   if (row == GTK_INVALID_LIST_POSITION)
     return FALSE;
   gtk_drop_down_set_selected (dropdown, row);

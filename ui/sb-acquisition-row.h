@@ -14,10 +14,15 @@ G_BEGIN_DECLS
 void sb_acquisition_row_init (GtkDropDown *dropdown);
 /* Offers the acquisitions that fit: qEUBO alone for choices and rankings
  * (the engine asks them by qEUBO), for duels every rule
- * sb_acquisition_fits takes in MODE. The selection is kept when it is
- * still offered, else the first row (dueling UCB for duels) is selected. */
-void sb_acquisition_row_offer (GtkDropDown *dropdown, SbMode mode, SbAskKind question);
-/* Selects ACQ; FALSE (selection unchanged) when it is not offered. */
+ * sb_acquisition_fits takes in MODE with SURROGATE. The selected row is
+ * the one wanted (the user's last choice, or sb_acquisition_row_select's)
+ * when it is offered, else the measured default of MODE, QUESTION,
+ * SURROGATE and DIM parameters (sg_bo_default_acquisition), else the
+ * first. */
+void sb_acquisition_row_offer (GtkDropDown *dropdown, SbMode mode, SbAskKind question,
+                               sg_bo_surrogate surrogate, guint dim);
+/* Makes ACQ the one wanted and selects it; FALSE (selection unchanged)
+ * when it is not offered now. */
 gboolean sb_acquisition_row_select (GtkDropDown *dropdown, sg_bo_acquisition acq);
 /* The selected acquisition (dueling UCB when nothing is offered). */
 sg_bo_acquisition sb_acquisition_row_selected (GtkDropDown *dropdown);

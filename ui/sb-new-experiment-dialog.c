@@ -155,13 +155,16 @@ bound_spin (double value)
   return GTK_SPIN_BUTTON (spin);
 }
 
+static void offer_acquisitions (SbNewExperimentDialog *self);
+
 static void
-remove_row_clicked (GtkButton *button, GtkListBox *list)
+remove_row_clicked (GtkButton *button, SbNewExperimentDialog *self)
 {
   GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_LIST_BOX_ROW);
 
   if (row)
-    gtk_list_box_remove (list, row);
+    gtk_list_box_remove (self->parameter_list, row);
+  offer_acquisitions (self);
 }
 
 /* Enter in a spin button's text creates the experiment too (GTK 4.8's
@@ -230,7 +233,7 @@ add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, 
   row->scale = scale_dropdown_new (row);
   remove = gtk_button_new_from_icon_name ("list-remove-symbolic");
   gtk_widget_set_tooltip_text (remove, _("Remove this parameter"));
-  g_signal_connect (remove, "clicked", G_CALLBACK (remove_row_clicked), self->parameter_list);
+  g_signal_connect (remove, "clicked", G_CALLBACK (remove_row_clicked), self);
 
   gtk_entry_set_activates_default (row->name, TRUE);
   gtk_entry_set_activates_default (row->unit, TRUE);
@@ -260,6 +263,7 @@ add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, 
   g_object_set_data_full (G_OBJECT (list_row), "sb-parameter-row", row, g_free);
   gtk_list_box_append (self->parameter_list, list_row);
   sync_safe_start_rows (self);
+  offer_acquisitions (self);
 }
 
 static void
@@ -294,6 +298,48 @@ current_problem (SbNewExperimentDialog *self)
 {
   guint i = gtk_drop_down_get_selected (self->problem_dropdown);
   return self->problems && i < g_strv_length (self->problems) ? self->problems[i] : NULL;
+}
+
+static sg_bo_surrogate
+current_surrogate (SbNewExperimentDialog *self)
+{
+  guint i = gtk_drop_down_get_selected (self->surrogate_dropdown);
+  return surrogate_choices[MIN (i, G_N_ELEMENTS (surrogate_choices) - 1)];
+}
+
+/* The number of parameters the experiment built now would have. */
+static guint
+current_dimension (SbNewExperimentDialog *self)
+{
+  g_autoptr (SbExperiment) exp = NULL;
+  guint n = 0;
+
+  switch (current_template (self))
+    {
+    case SB_TEMPLATE_BENCHMARK:
+      exp = current_problem (self) ? sb_template_benchmark (current_problem (self), NULL) : NULL;
+      return exp ? exp->n_parameters : 1;
+    case SB_TEMPLATE_CUSTOM:
+      for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->parameter_list)); c;
+           c = gtk_widget_get_next_sibling (c))
+        n++;
+      return n;
+    case SB_TEMPLATE_COLOUR:
+    default:
+      exp = sb_template_colour ();
+      return exp->n_parameters;
+    }
+}
+
+/* The acquisitions that fit the mode, question kind, model and number of
+ * parameters, the measured default among them where none is wanted. */
+static void
+offer_acquisitions (SbNewExperimentDialog *self)
+{
+  sb_acquisition_row_offer (self->acquisition_dropdown,
+                            (SbMode) gtk_drop_down_get_selected (self->mode_dropdown),
+                            (SbAskKind) gtk_drop_down_get_selected (self->question_dropdown),
+                            current_surrogate (self), current_dimension (self));
 }
 
 static void
@@ -370,7 +416,7 @@ update_sensitivity (SbNewExperimentDialog *self)
   gtk_widget_set_visible (GTK_WIDGET (self->question_text_entry), !safe);
   gtk_widget_set_visible (self->confidence_scale_label, !safe);
   gtk_widget_set_visible (GTK_WIDGET (self->confidence_scale_dropdown), !safe);
-  sb_acquisition_row_offer (self->acquisition_dropdown, (SbMode) mode, question);
+  offer_acquisitions (self);
   sync_safe_start_rows (self);
 }
 
@@ -420,14 +466,16 @@ problem_changed (SbNewExperimentDialog *self)
   update_sensitivity (self);
 }
 
-/* The acquisition preference (ui/sb-settings.c) is preselected when the
- * question kind and mode offer it. */
+/* The acquisition preference (ui/sb-settings.c), when the user set one,
+ * is preselected where the question kind, mode and model offer it;
+ * otherwise the measured default of each combination is. */
 static void
 select_default_acquisition (SbNewExperimentDialog *self)
 {
+  const char *name = sb_settings_get_default_acquisition ();
   sg_bo_acquisition preferred;
 
-  if (sg_bo_acquisition_parse (sb_settings_get_default_acquisition (), &preferred) == SG_OK)
+  if (name != NULL && sg_bo_acquisition_parse (name, &preferred) == SG_OK)
     sb_acquisition_row_select (self->acquisition_dropdown, preferred);
 }
 
@@ -448,7 +496,6 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
   SbTemplate kind = current_template (self);
   g_autoptr (SbExperiment) exp = NULL;
   const char *title = gtk_editable_get_text (GTK_EDITABLE (self->title_entry));
-  guint sur = gtk_drop_down_get_selected (self->surrogate_dropdown);
 
   switch (kind)
     {
@@ -541,7 +588,7 @@ sb_new_experiment_dialog_build (SbNewExperimentDialog *self, GError **error)
     }
   exp->mode = (SbMode) gtk_drop_down_get_selected (self->mode_dropdown);
   exp->acquisition = sb_acquisition_row_selected (self->acquisition_dropdown);
-  exp->surrogate = surrogate_choices[MIN (sur, G_N_ELEMENTS (surrogate_choices) - 1)];
+  exp->surrogate = current_surrogate (self);
   exp->budget = gtk_spin_button_get_value_as_int (self->budget_spin);
   exp->initial = gtk_spin_button_get_value_as_int (self->initial_spin);
   exp->seed = (guint64) gtk_spin_button_get_value (self->seed_spin);
@@ -691,6 +738,7 @@ sb_new_experiment_dialog_init (SbNewExperimentDialog *self)
   g_signal_connect_swapped (self->mode_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->simulated_check, "toggled", G_CALLBACK (update_sensitivity), self);
   g_signal_connect_swapped (self->question_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
+  g_signal_connect_swapped (self->surrogate_dropdown, "notify::selected", G_CALLBACK (update_sensitivity), self);
   problem_changed (self);
   template_changed (self);
   select_default_acquisition (self);

@@ -67,14 +67,17 @@ sb_settings_dup_session_dir (void)
 }
 
 /* The acquisition a new experiment starts with, as the session file
- * names it (the schema's nicks are the engine's names). */
+ * names it (the schema's nicks are the engine's names), or NULL for the
+ * schema's "default" (and without a schema): the measured default of
+ * each experiment's mode, question, model and number of parameters. */
 const char *
 sb_settings_get_default_acquisition (void)
 {
   GSettings *settings = sb_settings_get_default ();
-  int value = settings ? g_settings_get_enum (settings, "default-acquisition") : 0;
+  int value = settings ? g_settings_get_enum (settings, "default-acquisition") : -1;
 
-  return sg_bo_acquisition_name ((sg_bo_acquisition) CLAMP (value, 0, SG_BO_ACQ_LAST));
+  return value >= 0 && value <= SG_BO_ACQ_LAST ? sg_bo_acquisition_name ((sg_bo_acquisition) value)
+                                               : NULL;
 }
 
 /* ---- Window size ---------------------------------------------------------- */
