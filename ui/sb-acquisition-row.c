@@ -15,8 +15,8 @@ static const struct {
 } texts[SG_BO_ACQ_LAST + 1] = {
   [SG_BO_ACQ_UCB] = { N_("Dueling UCB"),
                       N_("Upper end of the 95% credible interval of the improvement over the "
-                         "current best (Benavoli et al., paper 001 sec. 5.2.1); the default in "
-                         "mixed mode and with the Gaussian surrogates") },
+                         "current best (Benavoli et al., paper 001 sec. 5.2.1); the default for "
+                         "5 or more parameters, in mixed mode and with the Gaussian surrogates") },
   [SG_BO_ACQ_EIIG] = { N_("EIIG (improvement + information gain)"),
                        N_("Expected improvement plus information gain (Benavoli et al., "
                           "paper 001 sec. 5.2.1)") },
@@ -36,8 +36,8 @@ static const struct {
   [SG_BO_ACQ_HB_UCB] = { N_("Hallucination believer UCB"),
                          N_("The current best against the UCB maximiser of the model given one "
                             "posterior sample of the duels (Takeno et al., ICML 2023); exact "
-                            "SkewGP only; the default for preference duels, chosen by the "
-                            "published benchmark protocols") },
+                            "SkewGP only; the default for preference duels of up to 4 parameters, "
+                            "chosen by the published benchmark protocols") },
   [SG_BO_ACQ_DTS] = { N_("Dueling Thompson sampling"),
                       N_("A posterior sample's maximiser against the setting whose win "
                          "probability is most uncertain (González et al., ICML 2017)") },

@@ -37,10 +37,13 @@ when the runs recorded them).
       the next "<!-- /acq -->" with fresh output, WHAT being
         status                        finished runs per protocol and arm
         table PROTO [METRIC] [AT]     the table of one protocol folder
-        wins [REF]                    the --wins table
-        overall PROTO [REF] [LO-HI]   every arm against REF and random
+        wins [REF]                    the --wins table (REF "default":
+                                      skewgp bo's default per problem)
+        overall PROTO [REF] [LO-HI] [METRIC]
+                                      every arm against REF and random
                                       over all problems and seeds at once
-                                      (those of LO to HI parameters)
+                                      (those of LO to HI parameters; by
+                                      METRIC instead of the protocol's)
         diagnose PROTO                where each arm asked and what the
                                       refits chose (needs OUT/PROTO/PROBLEMS,
                                       the output of `skewgp bo --list`)
@@ -280,9 +283,22 @@ def curves(runs, binaries):
                       f"{binaries.get(proto, '-')}")
 
 
+# The default duel rule of `skewgp bo` (sg_bo_default_acquisition): hb-ucb
+# up to this many parameters, ucb beyond.
+HB_DEFAULT_MAX_DIM = 4
+
+
+def default_arm(arms):
+    """The arm `skewgp bo` runs without --acquisition on a problem."""
+    return "hb-ucb" if dimension(arms) <= HB_DEFAULT_MAX_DIM else "ucb"
+
+
 def wins(runs, ref):
-    """Which arms beat random by more than one paired s.e. at the end."""
-    print("| protocol | problem | arms ahead of random by > 1 paired s.e. (end) | default (" + ref + ") |")
+    """Which arms beat random by more than one paired s.e. at the end, and
+    REF against random ("default": skewgp bo's default for the problem)."""
+    label = (f"default (hb-ucb up to {HB_DEFAULT_MAX_DIM} parameters, ucb beyond)"
+             if ref == "default" else ref)
+    print("| protocol | problem | arms ahead of random by > 1 paired s.e. (end) | " + label + " |")
     print("|---|---|---|---|")
     for (proto, prob), arms in sorted(runs.items()):
         metric = DEFAULT_METRIC.get(base(proto), "winner")
@@ -293,8 +309,9 @@ def wins(runs, ref):
             p = paired_stats(arms[arm], arms["random"], metric, None)
             if p and p[1] == p[1] and p[0] < -p[1]:
                 ahead.append(f"{arm} ({p[0] / p[1]:.1f} s.e.)")
-        refp = paired_stats(arms[ref], arms["random"], metric, None) if ref in arms else None
-        refc = f"{refp[0]:+.3g} ± {fmt(refp[1])}" if refp else "-"
+        arm = default_arm(arms) if ref == "default" else ref
+        refp = paired_stats(arms[arm], arms["random"], metric, None) if arm in arms else None
+        refc = f"{arm} {refp[0]:+.3g} ± {fmt(refp[1])}" if refp else "-"
         print(f"| {proto} | {prob} | {', '.join(ahead) or 'none'} | {refc} |")
 
 
@@ -304,12 +321,12 @@ def dimension(arms):
     return len(run.summary["best_x"])
 
 
-def overall(runs, proto, ref, dims=None):
+def overall(runs, proto, ref, dims=None, metric=None):
     """Each arm against REF and random over every (problem, seed) pair of
     PROTO at once: paired differences of log10 regret at 20, 50 and all
-    duels (the protocol's rule), mean +- s.e., wins/losses. DIMS "LO-HI"
-    keeps the problems of LO to HI parameters."""
-    metric = DEFAULT_METRIC.get(base(proto), "winner")
+    duels (METRIC, or the protocol's rule), mean +- s.e., wins/losses.
+    DIMS "LO-HI" keeps the problems of LO to HI parameters."""
+    metric = metric or DEFAULT_METRIC.get(base(proto), "winner")
     log_metric = metric if metric.startswith("log10-") else "log10-" + metric
     keys = sorted(k for k in runs if k[0] == proto)
     if dims is not None:
@@ -435,8 +452,10 @@ def update(path, out, runs, skipped, binaries, ref):
             elif what[0] == "diagnose":
                 diagnose(out, what[1])
             elif what[0] == "overall":
-                overall(runs, what[1], what[2] if len(what) > 2 else ref,
-                        what[3] if len(what) > 3 else None)
+                rest = what[3:]
+                dims = next((w for w in rest if re.fullmatch(r"\d+-\d+", w)), None)
+                metric = next((w for w in rest if w != dims), None)
+                overall(runs, what[1], what[2] if len(what) > 2 else ref, dims, metric)
             elif what[0] == "wins":
                 wins(runs, what[1] if len(what) > 1 else ref)
             elif what[0] == "rules":
