@@ -15,8 +15,8 @@ static const char new_help[] =
   "Usage: skewgp new EXPERIMENT.json SESSION.json\n\n"
   "Creates the session file SESSION.json for the experiment described in\n"
   "EXPERIMENT.json ('-' reads it from standard input). An existing file is\n"
-  "never overwritten. Prints {\"session\": PATH, \"mode\", \"budget\",\n"
-  "\"parameters\": [names]}.\n\n"
+  "never overwritten. Prints {\"session\": PATH, \"mode\", \"acquisition\" (the\n"
+  "duel rule; not in safe mode), \"budget\", \"parameters\": [names]}.\n\n"
   "EXPERIMENT.json:\n"
   "  {\"title\": \"Display tuning\",\n"
   "   \"mode\": \"preference\" | \"mixed\" | \"safe\",\n"
@@ -215,6 +215,9 @@ run_new (const char *experiment_path, const char *session_path, GError **error)
   json_builder_begin_object (b);
   sb_json_add_string (b, "session", session_path);
   sb_json_add_string (b, "mode", sb_mode_to_string (exp->mode));
+  /* the duel rule, named or the measured default, as the session has it */
+  if (exp->mode != SB_MODE_SAFE)
+    sb_json_add_string (b, "acquisition", sg_bo_acquisition_name (exp->acquisition));
   sb_json_add_int (b, "budget", exp->budget);
   skewgp_add_parameter_names (b, exp);
   json_builder_end_object (b);

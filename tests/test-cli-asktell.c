@@ -327,6 +327,12 @@ test_new_default_acquisition (void)
       if (r.status != 0)
         g_test_message ("case %u: %s", i, r.err);
       g_assert_cmpint (r.status, ==, 0);
+      /* `new` says which rule it wrote (safe mode has none) */
+      if (g_str_equal (json_object_get_string_member (cli_object (&r), "mode"), "safe"))
+        g_assert_false (json_object_has_member (cli_object (&r), "acquisition"));
+      else
+        g_assert_cmpstr (json_object_get_string_member (cli_object (&r), "acquisition"), ==,
+                         cases[i].acquisition);
       cli_result_clear (&r);
       session = sb_session_load (file, &error);
       g_assert_no_error (error);
