@@ -142,20 +142,11 @@ test_dialog_acquisition (void)
   g_settings_reset (settings (), "default-acquisition");
 }
 
-/* The remove button in W's tree (a parameter row's). */
-static GtkWidget *
-remove_button (GtkWidget *w)
+/* W is a button showing the icon ICON (a parameter row's remove button). */
+static gboolean
+is_icon_button (GtkWidget *w, gconstpointer icon)
 {
-  if (GTK_IS_BUTTON (w)
-      && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (w)), "list-remove-symbolic") == 0)
-    return w;
-  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *b = remove_button (c);
-      if (b)
-        return b;
-    }
-  return NULL;
+  return GTK_IS_BUTTON (w) && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (w)), icon) == 0;
 }
 
 /* The default follows the number of parameters: the custom template's 2
@@ -184,7 +175,8 @@ test_dialog_acquisition_dimension (void)
     g_assert_cmpint (exp->acquisition, ==, SG_BO_ACQ_UCB);
   }
   /* the last row's remove button, as a person clicks it */
-  g_signal_emit_by_name (remove_button (gtk_widget_get_last_child (list)), "clicked");
+  g_signal_emit_by_name (ui_find_widget (gtk_widget_get_last_child (list), is_icon_button,
+                                         "list-remove-symbolic"), "clicked");
   g_assert_cmpint (sb_acquisition_row_selected (acq), ==, SG_BO_ACQ_HB_UCB);
   gtk_drop_down_set_selected (acq, SG_BO_ACQ_EIIG);
   gtk_widget_activate_action (GTK_WIDGET (dialog), "dialog.add-parameter", NULL);

@@ -470,19 +470,30 @@ check_acquisition_curve (SbPlotSnapshot *snap, const SbProposal *q, const char *
  * default, HB-UCB): the acquisition curve, the believer's UCB, peaks at
  * the proposal; Laplace and EP summaries are there with compare and not
  * without; the density job adds their Gaussians to the exact density. */
-static void
-test_plot_job_preference_1d (void)
+/* A session of the cos1d template (seed 3) asking by ACQ (-1: the
+ * template's own), played 9 duels: the open proposal. */
+static SbProposal *
+play_cos1d (SbWorker *w, int acq, SbSession **session)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (SbExperiment) exp = sb_template_benchmark ("cos1d", &error);
-  g_autoptr (SbWorker) w = sb_worker_new ();
-  g_autoptr (SbSession) session = NULL;
 
   g_assert_no_error (error);
-  g_assert_cmpint (exp->acquisition, ==, SG_BO_ACQ_HB_UCB);
+  if (acq >= 0)
+    exp->acquisition = (sg_bo_acquisition) acq;
   exp->seed = 3;
-  session = sb_session_new (exp);
-  SbProposal *q = play (w, session, 9);
+  *session = sb_session_new (exp);
+  return play (w, *session, 9);
+}
+
+static void
+test_plot_job_preference_1d (void)
+{
+  g_autoptr (SbWorker) w = sb_worker_new ();
+  g_autoptr (SbSession) session = NULL;
+  SbProposal *q = play_cos1d (w, -1, &session);
+
+  g_assert_cmpint (sb_session_get_experiment (session)->acquisition, ==, SG_BO_ACQ_HB_UCB);
   g_assert_cmpint (q->kind, ==, SB_QUESTION_DUEL);
 
   SbPlotSnapshot *snap = plot (w, session, q, TRUE);
@@ -545,16 +556,9 @@ test_plot_job_preference_1d (void)
 static void
 test_plot_job_preference_1d_ucb (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (SbExperiment) exp = sb_template_benchmark ("cos1d", &error);
   g_autoptr (SbWorker) w = sb_worker_new ();
   g_autoptr (SbSession) session = NULL;
-
-  g_assert_no_error (error);
-  exp->acquisition = SG_BO_ACQ_UCB;
-  exp->seed = 3;
-  session = sb_session_new (exp);
-  SbProposal *q = play (w, session, 9);
+  SbProposal *q = play_cos1d (w, SG_BO_ACQ_UCB, &session);
   SbPlotSnapshot *snap = plot (w, session, q, FALSE);
   check_acquisition_curve (snap, q, "dueling UCB",
                            sb_plot_snapshot_get_curve_grid (snap, NULL, NULL) - 1);
