@@ -8,7 +8,6 @@
 
 #include "sb-candidates.h"
 #include "sb-confidence-scale.h"
-#include "sb-experiment-check.h"
 #include "sb-experiment-templates.h"
 #include "sb-parameter-kinds.h"
 #include "sb-stimulus.h"

@@ -49,16 +49,6 @@ sb_acquisition_fits (SbMode mode, sg_bo_surrogate surrogate, sg_bo_acquisition a
   return TRUE;
 }
 
-void
-sb_experiment_use_default_acquisition (SbExperiment *exp)
-{
-  sg_bo_question question = exp->question == SB_ASK_DUEL ? SG_BO_QUESTION_DUEL
-                                                         : SG_BO_QUESTION_CHOICE;
-
-  exp->acquisition = sg_bo_default_acquisition ((sg_bo_mode) exp->mode, question,
-                                                exp->surrogate, exp->n_parameters);
-}
-
 gboolean
 sb_experiment_population_fits (const SbExperiment *exp)
 {

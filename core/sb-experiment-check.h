@@ -26,15 +26,6 @@ gboolean sb_experiment_validate (const SbExperiment *exp, GError **error);
  * always chosen by qEUBO, whatever ACQ says. Otherwise ERROR says why. */
 gboolean sb_acquisition_fits (SbMode mode, sg_bo_surrogate surrogate, sg_bo_acquisition acq,
                               GError **error);
-/* Gives EXP the duel rule a new experiment asks by when it names none,
- * for its mode, question kind, surrogate and number of parameters
- * (sg_bo_default_acquisition: hb-ucb for preference-mode duels of up to 4
- * parameters with the exact SkewGP, qeubo for choices and rankings, ucb
- * otherwise); call it once the parameters are added. Templates, `skewgp new` and the
- * New Experiment dialog start from it; a file that names no acquisition
- * when it is read (sb_experiment_from_node) keeps reading as ucb, as it
- * was written. */
-void sb_experiment_use_default_acquisition (SbExperiment *exp);
 /* TRUE when a hierarchical study's population model can ask EXP's duels,
  * whatever their rule: preference-mode duels with the exact SkewGP, no
  * candidate set, no integer or categorical parameter (the population's

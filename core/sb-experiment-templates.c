@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include "sb-experiment-templates.h"
-#include "sb-experiment-check.h"
 #include "sb-parameter-kinds.h"
 
 #include "sb-colour.h"

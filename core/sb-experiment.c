@@ -63,6 +63,16 @@ sb_experiment_new (void)
   return exp;
 }
 
+void
+sb_experiment_use_default_acquisition (SbExperiment *exp)
+{
+  sg_bo_question question = exp->question == SB_ASK_DUEL ? SG_BO_QUESTION_DUEL
+                                                         : SG_BO_QUESTION_CHOICE;
+
+  exp->acquisition = sg_bo_default_acquisition ((sg_bo_mode) exp->mode, question,
+                                                exp->surrogate, exp->n_parameters);
+}
+
 SbExperiment *
 sb_experiment_copy (const SbExperiment *exp)
 {

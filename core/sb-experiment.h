@@ -182,8 +182,19 @@ typedef struct {
 
 #define SB_TYPE_EXPERIMENT (sb_experiment_get_type ())
 GType sb_experiment_get_type (void) G_GNUC_CONST;
-/* Zeroed experiment with the defaults (preference, ucb, skewgp, budget 30). */
+/* Zeroed experiment with the defaults (preference, ucb, skewgp, budget
+ * 30): ucb is valid in every mode; the measured default follows from the
+ * parameters (sb_experiment_use_default_acquisition). */
 SbExperiment *sb_experiment_new (void);
+/* Gives EXP the duel rule a new experiment asks by when it names none,
+ * for its mode, question kind, surrogate and number of parameters
+ * (sg_bo_default_acquisition: hb-ucb for preference-mode duels of up to
+ * 4 parameters with the exact SkewGP, qeubo for choices and rankings,
+ * ucb otherwise); call it once the parameters are added. Templates and
+ * `skewgp new` start from it; a file that names no acquisition when it
+ * is read (sb_experiment_from_node) keeps reading as ucb, as it was
+ * written. */
+void sb_experiment_use_default_acquisition (SbExperiment *exp);
 SbExperiment *sb_experiment_copy (const SbExperiment *exp);
 void sb_experiment_free (SbExperiment *exp);
 /* Appends a parameter; FALSE (and nothing added) when the table is full,

@@ -6,7 +6,6 @@
  * Header-only, as the other fixtures. */
 #pragma once
 
-#include "sb-experiment-check.h"
 #include "sb-session.h"
 #include "sb-study.h"
 
