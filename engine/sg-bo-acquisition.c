@@ -317,10 +317,36 @@ score_point (size_t c, const double *F, void *user_data)
   bc->values[c] = bc->value (a);
 }
 
+/* The believer's Gaussian (sg_skewgp_conditional) at all N points of the
+ * block at once, one whitening of the block as the pairs' joint samples
+ * have, then VALUE at each point not excluded. */
+static int
+score_believer (batch_ctx *bc, size_t n)
+{
+  acq_ctx *a = bc->a;
+  const sg_bo *bo = a->bo;
+  double *mv = malloc ((2 * n + 1) * sizeof *mv);
+  int status = mv ? sg_skewgp_conditional (bo->post, bo->samples, a->sample, bc->X, n, mv, mv + n)
+                  : SG_ENOMEM;
+
+  for (size_t c = 0; c < n && status == SG_OK; c++)
+    if (excluded (bc, bc->X + c * bo->cfg.dim))
+      bc->values[c] = -INFINITY;
+    else
+      {
+        a->F[0] = mv[c];
+        a->F[1] = mv[n + c];
+        bc->values[c] = bc->value (a);
+      }
+  free (mv);
+  return status;
+}
+
 /* VALUE at each of the N points X, into VALUES: for the exact posterior
  * one product of the latent samples with all the points (the common
  * random numbers of the remainder are Z's first b x N normals, what
- * samples_at's restarted stream draws), for the other models point by
+ * samples_at's restarted stream draws; the believer: its Gaussian at
+ * all of them), for the other models point by
  * point. A failure is kept in a->status (the values are then -inf). */
 static void
 score_points (acq_ctx *a, const double *X, size_t n, sample_value_fn value, double *values)
@@ -342,6 +368,8 @@ score_points (acq_ctx *a, const double *X, size_t n, sample_value_fn value, doub
       status = sg_skewgp_joint_samples_each (bo->post, bo->samples, X, n,
                                              a->b == 2 ? a->ref : NULL, a->Z, score_point, &bc);
     }
+  else if (status == SG_OK && bo->post != NULL && a->target == SG_BO_ACQ_TARGET_BELIEVER)
+    status = score_believer (&bc, n);
   else
     for (size_t c = 0; c < n && status == SG_OK; c++)
       {
