@@ -2064,18 +2064,24 @@ test_qeubo_free_duel (void)
 static void
 test_default_acquisition (void)
 {
-  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL,
-                                              SG_BO_SURROGATE_SKEWGP, 1), ==, SG_BO_ACQ_HB_UCB);
-  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL,
-                                              SG_BO_SURROGATE_SKEWGP, 4), ==, SG_BO_ACQ_HB_UCB);
-  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL,
-                                              SG_BO_SURROGATE_SKEWGP, 5), ==, SG_BO_ACQ_UCB);
-  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL,
-                                              SG_BO_SURROGATE_LAPLACE, 2), ==, SG_BO_ACQ_UCB);
-  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_MIXED, SG_BO_QUESTION_DUEL,
-                                              SG_BO_SURROGATE_SKEWGP, 2), ==, SG_BO_ACQ_UCB);
-  g_assert_cmpint (sg_bo_default_acquisition (SG_BO_PREFERENCE, SG_BO_QUESTION_CHOICE,
-                                              SG_BO_SURROGATE_SKEWGP, 6), ==, SG_BO_ACQ_QEUBO);
+  const struct {
+    sg_bo_mode mode;
+    sg_bo_question question;
+    sg_bo_surrogate surrogate;
+    size_t dim;
+    sg_bo_acquisition want;
+  } cases[] = {
+    { SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL, SG_BO_SURROGATE_SKEWGP, 1, SG_BO_ACQ_HB_UCB },
+    { SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL, SG_BO_SURROGATE_SKEWGP, 4, SG_BO_ACQ_HB_UCB },
+    { SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL, SG_BO_SURROGATE_SKEWGP, 5, SG_BO_ACQ_UCB },
+    { SG_BO_PREFERENCE, SG_BO_QUESTION_DUEL, SG_BO_SURROGATE_LAPLACE, 2, SG_BO_ACQ_UCB },
+    { SG_BO_MIXED, SG_BO_QUESTION_DUEL, SG_BO_SURROGATE_SKEWGP, 2, SG_BO_ACQ_UCB },
+    { SG_BO_PREFERENCE, SG_BO_QUESTION_CHOICE, SG_BO_SURROGATE_SKEWGP, 6, SG_BO_ACQ_QEUBO },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_assert_cmpint (sg_bo_default_acquisition (cases[i].mode, cases[i].question,
+                                                cases[i].surrogate, cases[i].dim),
+                     ==, cases[i].want);
   guint valid = 0;
   for (size_t dim = 2; dim <= 6; dim += 4)
   for (int mode = 0; mode <= SG_BO_ACTIVE; mode++)
