@@ -201,7 +201,6 @@ typedef struct {
   const char *problem;
   sg_bo_mode mode;
   sg_bo_acquisition acquisition;
-  gboolean default_acquisition;  /* none named: sg_bo_default_acquisition */
   sg_bo_numeric_acquisition numeric_acquisition;
   sg_bo_surrogate surrogate;
   sg_bo_question question;
@@ -220,6 +219,18 @@ invalid_value (const char *flag, const char *value, GError **error)
 {
   return skewgp_input_error (error, "invalid value '%s' for %s (see skewgp bo --help)", value,
                              flag);
+}
+
+/* The measured default duel rule for A's mode, question, surrogate and
+ * problem's number of parameters (an unknown problem is refused later). */
+static sg_bo_acquisition
+default_acquisition (const bo_args *a)
+{
+  sg_problem *p = NULL;
+  size_t dim = a->problem && sg_problem_new (a->problem, 1, &p) == SG_OK ? sg_problem_dim (p) : 1;
+
+  sg_problem_free (p);
+  return sg_bo_default_acquisition (a->mode, a->question, a->surrogate, dim);
 }
 
 /* The named choices: mode, acquisitions, surrogate. */
@@ -241,11 +252,8 @@ read_choices (const BoFlags *f, bo_args *a, GError **error)
     return invalid_value ("--surrogate", f->surrogate, error);
   if (f->question && sg_bo_question_parse (f->question, &a->question) != SG_OK)
     return invalid_value ("--question", f->question, error);
-  /* without --acquisition, the measured default for the mode, question,
-   * surrogate and (args_from_flags) the problem's number of parameters */
-  a->default_acquisition = f->acquisition == NULL;
-  if (a->default_acquisition)
-    a->acquisition = sg_bo_default_acquisition (a->mode, a->question, a->surrogate, 1);
+  if (!f->acquisition)
+    a->acquisition = default_acquisition (a);
   return TRUE;
 }
 
@@ -339,14 +347,6 @@ args_from_flags (const BoFlags *f, bo_args *a, GError **error)
     return FALSE;
   if (!a->list && a->problem == NULL)
     return skewgp_input_error (error, "--problem is required (see skewgp bo --list)");
-  if (a->default_acquisition && a->problem != NULL)
-    {
-      sg_problem *p = NULL;
-      if (sg_problem_new (a->problem, 1, &p) == SG_OK)
-        a->acquisition = sg_bo_default_acquisition (a->mode, a->question, a->surrogate,
-                                                    sg_problem_dim (p));
-      sg_problem_free (p);
-    }
   return TRUE;
 }
 

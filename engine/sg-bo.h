@@ -801,9 +801,9 @@ unsigned sg_bo_default_refit_free (sg_bo_mode mode);
  * (tests/bench/results-acq.md, "The default"): hb-ucb for preference-mode
  * duels with the exact SkewGP surrogate (ties or not) of up to
  * SG_BO_HB_DEFAULT_MAX_DIM parameters, where it beat dueling UCB over the
- * Takeno protocol's 2- to 4-parameter functions at a quarter of its cost;
- * ucb from 5 parameters (behind it on all three 6- and 7-parameter
- * functions measured, none of 5 was) and everywhere else the believer
+ * Takeno protocol's 2- to 4-parameter functions at a fifth to a third of
+ * its cost; ucb from 5 parameters (hb-ucb was behind it at 6 and 7
+ * parameters; none of 5 was measured) and everywhere else the believer
  * cannot run: mixed mode's duels, the Gaussian surrogates and the random
  * baseline (it needs the exact posterior's latent samples), and safe and
  * active mode, which ignore the rule; qeubo for best-of-k choices in any

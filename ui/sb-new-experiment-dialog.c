@@ -266,19 +266,25 @@ add_parameter_row (SbNewExperimentDialog *self, const char *name, double lower, 
   offer_acquisitions (self);
 }
 
-static void
-add_parameter_action (GtkWidget *widget, const char *name, GVariant *param)
+/* The custom template's parameter rows. */
+static guint
+n_parameter_rows (SbNewExperimentDialog *self)
 {
-  SbNewExperimentDialog *self = SB_NEW_EXPERIMENT_DIALOG (widget);
   guint n = 0;
 
   for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->parameter_list)); c;
        c = gtk_widget_get_next_sibling (c))
     n++;
-  {
-    g_autofree char *pname = g_strdup_printf (_("parameter %u"), n + 1);
-    add_parameter_row (self, pname, 0.0, 1.0, "");
-  }
+  return n;
+}
+
+static void
+add_parameter_action (GtkWidget *widget, const char *name, GVariant *param)
+{
+  SbNewExperimentDialog *self = SB_NEW_EXPERIMENT_DIALOG (widget);
+  g_autofree char *pname = g_strdup_printf (_("parameter %u"), n_parameter_rows (self) + 1);
+
+  add_parameter_row (self, pname, 0.0, 1.0, "");
 }
 
 /* ---- State ---------------------------------------------------------------- */
@@ -312,7 +318,6 @@ static guint
 current_dimension (SbNewExperimentDialog *self)
 {
   g_autoptr (SbExperiment) exp = NULL;
-  guint n = 0;
 
   switch (current_template (self))
     {
@@ -320,10 +325,7 @@ current_dimension (SbNewExperimentDialog *self)
       exp = current_problem (self) ? sb_template_benchmark (current_problem (self), NULL) : NULL;
       return exp ? exp->n_parameters : 1;
     case SB_TEMPLATE_CUSTOM:
-      for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->parameter_list)); c;
-           c = gtk_widget_get_next_sibling (c))
-        n++;
-      return n;
+      return n_parameter_rows (self);
     case SB_TEMPLATE_COLOUR:
     default:
       exp = sb_template_colour ();
